@@ -1,0 +1,57 @@
+import type { z } from 'zod';
+import {
+  calls,
+  isCallName,
+  MAX_MESSAGE_BYTES,
+  type CallHandlers,
+  type CallName,
+  type CallOutput,
+} from '../../shared/contract.js';
+import { ContractError, type ContractErrorInfo } from '../../shared/errors.js';
+
+/**
+ * The single entry every transport goes through: it treats the call name and payload as untrusted, parses the
+ * payload with the contract's schema, runs the handler, and checks the handler's answer against the contract
+ * too, so a core bug cannot leak an unexpected shape (or a secret) to the renderer.
+ */
+
+export type DispatchResult = { ok: true; value: unknown } | { ok: false; error: ContractErrorInfo };
+
+function issuesOf(error: z.ZodError): NonNullable<ContractErrorInfo['issues']> {
+  return error.issues.map((issue) => ({
+    path: issue.path.map(String).join('.') || '(input)',
+    message: issue.message,
+  }));
+}
+
+export async function dispatchCall(handlers: CallHandlers, name: unknown, payload: unknown): Promise<DispatchResult> {
+  if (!isCallName(name)) {
+    const shown = typeof name === 'string' ? JSON.stringify(name.slice(0, 60)) : typeof name;
+    return { ok: false, error: { code: 'unknown-call', message: `there is no call named ${shown}` } };
+  }
+  const spec = calls[name];
+  const input = spec.input.safeParse(payload ?? {});
+  if (!input.success) {
+    return {
+      ok: false,
+      error: { code: 'invalid-input', message: `invalid input for ${name}`, issues: issuesOf(input.error) },
+    };
+  }
+  try {
+    const handler = handlers[name] as (input: unknown) => Promise<CallOutput<CallName>>;
+    const output = spec.output.safeParse(await handler(input.data));
+    if (!output.success) {
+      return { ok: false, error: { code: 'internal', message: `${name} produced an answer outside the contract` } };
+    }
+    return { ok: true, value: output.data };
+  } catch (error) {
+    if (error instanceof ContractError) return { ok: false, error: error.toInfo() };
+    // Internal errors may carry request details: only the call name crosses the boundary.
+    return { ok: false, error: { code: 'internal', message: `${name} failed inside the app` } };
+  }
+}
+
+/** Size check for transports that receive raw text (the bridge); IPC has its own structured-clone limit. */
+export function isWithinMessageLimit(byteLength: number): boolean {
+  return byteLength <= MAX_MESSAGE_BYTES;
+}

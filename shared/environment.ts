@@ -1,0 +1,61 @@
+import { z } from 'zod';
+
+/** An environment's API profile: everything that may differ between deployments of the Order Service. */
+
+export const ORDER_SERVICE_SCOPES = [
+  'cloudrx_orderservice',
+  'cloudrx_productservice',
+  'cloudrx_smsservice',
+  'cloudrx_courierservice',
+] as const;
+
+export const grantSchema = z.enum(['device', 'client_credentials']);
+export type Grant = z.infer<typeof grantSchema>;
+
+export const codeListsSchema = z.object({
+  titles: z.array(z.string()),
+  genders: z.array(z.string()),
+  paymentTypes: z.array(z.string()),
+  courierCodes: z.array(z.string()),
+  currencyCodes: z.array(z.string()),
+  /** v1 text → v2 integer, for the v2 create route. */
+  v2Title: z.record(z.string(), z.number().int()),
+  v2PaymentType: z.record(z.string(), z.number().int()),
+  v2CourierCode: z.record(z.string(), z.number().int()),
+});
+export type CodeLists = z.infer<typeof codeListsSchema>;
+
+export const environmentSchema = z.object({
+  id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lower-case letters, digits and dashes'),
+  name: z.string().min(1).max(80),
+  /** `local-sandbox` is started by the app itself; its URLs are filled in when it runs. */
+  kind: z.enum(['local-sandbox', 'remote']),
+  apiBaseUrl: z.url(),
+  issuer: z.url(),
+  clientId: z.string().min(1),
+  grant: grantSchema,
+  scopes: z.array(z.string().min(1)).min(1),
+  /** Version segment of the create-with-clinic path: public pages list both. */
+  createWithClinicVersion: z.enum(['v1', 'v2']),
+  requestTimeoutMs: z.number().int().min(1000).max(300_000),
+  codeLists: codeListsSchema,
+});
+export type Environment = z.infer<typeof environmentSchema>;
+
+export const DEFAULT_CODE_LISTS: CodeLists = {
+  titles: ['Mr', 'Mrs', 'Miss', 'Ms', 'Mx', 'Dr', 'Prof', 'Rev'],
+  genders: ['Male', 'Female', 'Other', 'Unknown'],
+  paymentTypes: ['Account', 'Card', 'Invoice'],
+  courierCodes: ['RMT24', 'RMT48', 'DPD'],
+  currencyCodes: ['GBP'],
+  v2Title: { Mr: 1, Mrs: 2, Miss: 3, Ms: 4, Dr: 5, Prof: 6, Rev: 7, Mx: 8 },
+  v2PaymentType: { Account: 1, Card: 2, Invoice: 3 },
+  v2CourierCode: { RMT24: 1, RMT48: 2, DPD: 3 },
+};
+
+/** A public summary of an environment as the UI sees it (no secrets ever). */
+export const environmentViewSchema = environmentSchema.extend({
+  /** For the local sandbox: whether the app has it running right now. */
+  running: z.boolean(),
+});
+export type EnvironmentView = z.infer<typeof environmentViewSchema>;
