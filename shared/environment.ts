@@ -32,7 +32,8 @@ export const environmentSchema = z.object({
   kind: z.enum(['local-sandbox', 'remote']),
   apiBaseUrl: z.url(),
   issuer: z.url(),
-  clientId: z.string().min(1),
+  /** Empty until the supplier enters the id CloudRx issued them. */
+  clientId: z.string().max(200),
   grant: grantSchema,
   scopes: z.array(z.string().min(1)).min(1),
   /** Version segment of the create-with-clinic path: public pages list both. */

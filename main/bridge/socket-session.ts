@@ -1,0 +1,92 @@
+import type { RawData, WebSocket } from 'ws';
+import {
+  helloSchema,
+  POLICY_VIOLATION,
+  requestSchema,
+  type CallResult,
+  type ServerMessage,
+} from '../../shared/bridge-protocol.js';
+import type { CallHandlers } from '../../shared/contract.js';
+import type { CoreEvents } from '../core/events.js';
+import { dispatchCall } from '../transport/dispatch.js';
+import { secretMatches } from './bridge-secret.js';
+
+/** How long a new socket may stay silent before presenting the secret. */
+export const HELLO_TIMEOUT_MS = 10_000;
+
+const ENVELOPE_HELP = 'a request is a JSON object {"id": <integer>, "call": <call name>, "input": <object>}';
+
+export interface SessionDeps {
+  handlers: CallHandlers;
+  events: CoreEvents;
+  secret: string;
+}
+
+function send(socket: WebSocket, message: ServerMessage): void {
+  if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+}
+
+function textOf(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.from(data as ArrayBuffer).toString('utf8');
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The id of a request too broken to parse, when it still has a usable one, so the client can match the error. */
+function salvageId(message: unknown): number | null {
+  if (typeof message !== 'object' || message === null || !('id' in message)) return null;
+  const { id } = message;
+  return typeof id === 'number' && Number.isSafeInteger(id) && id >= 0 ? id : null;
+}
+
+/**
+ * One WebSocket from the renderer. Until it presents the launch secret it can do nothing and hears nothing;
+ * after that every message is still untrusted: the envelope is parsed here, the call's input by dispatchCall.
+ */
+export function runSocketSession(socket: WebSocket, deps: SessionDeps): void {
+  let unsubscribe: (() => void) | undefined;
+  const refuse = (reason: string) => socket.close(POLICY_VIOLATION, reason);
+  const helloTimer = setTimeout(() => refuse('secret not presented in time'), HELLO_TIMEOUT_MS);
+
+  const answer = async (raw: unknown) => {
+    const request = requestSchema.safeParse(raw);
+    if (!request.success) {
+      const error = { code: 'invalid-input' as const, message: ENVELOPE_HELP };
+      send(socket, { id: salvageId(raw), ok: false, error });
+      return;
+    }
+    const { id, call, input } = request.data;
+    const result: CallResult = await dispatchCall(deps.handlers, call, input);
+    send(socket, { id, ...result });
+  };
+
+  socket.on('message', (data, isBinary) => {
+    const message = isBinary ? undefined : parseJson(textOf(data));
+    if (!unsubscribe) {
+      clearTimeout(helloTimer);
+      const hello = helloSchema.safeParse(message);
+      if (!hello.success || !secretMatches(deps.secret, hello.data.secret)) {
+        refuse('the launch secret is missing or wrong');
+        return;
+      }
+      unsubscribe = deps.events.subscribeAll((event, payload) => send(socket, { event, payload }));
+      send(socket, { ready: true });
+      return;
+    }
+    void answer(message);
+  });
+
+  socket.on('close', () => {
+    clearTimeout(helloTimer);
+    unsubscribe?.();
+  });
+  // A socket error (e.g. an oversized frame) is followed by 'close'; without a listener it would be thrown.
+  socket.on('error', () => {});
+}

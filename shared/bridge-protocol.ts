@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { contractErrorSchema } from './errors.js';
+
+/**
+ * The browser bridge's WebSocket messages (JSON text frames). Both ends parse what they receive with these
+ * schemas: the server because any page could be talking to it, the renderer because types vanish at run time.
+ *
+ * 1. client → `{ secret }` first; the server answers `{ ready: true }` or closes with 1008.
+ * 2. client → `{ id, call, input }`; server → `{ id, ok: true, value }` or `{ id, ok: false, error }`.
+ * 3. server → `{ event, payload }` for every core event, at any time after `ready`.
+ */
+
+/** Path of the WebSocket endpoint on the bridge's origin. */
+export const BRIDGE_SOCKET_PATH = '/rpc';
+
+/** Close code the server uses for a refused client (RFC 6455 policy violation). */
+export const POLICY_VIOLATION = 1008;
+
+export const helloSchema = z.object({ secret: z.string().min(1).max(200) }).strict();
+
+const requestIdSchema = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+
+export const requestSchema = z
+  .object({ id: requestIdSchema, call: z.string().min(1).max(100), input: z.unknown().optional() })
+  .strict();
+export type BridgeRequest = z.infer<typeof requestSchema>;
+
+/** A call's outcome as every transport carries it; `null` id when the request was too broken to have one. */
+export const callResultSchema = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), value: z.unknown() }),
+  z.object({ ok: z.literal(false), error: contractErrorSchema }),
+]);
+export type CallResult = z.infer<typeof callResultSchema>;
+
+export const serverMessageSchema = z.union([
+  z.object({ ready: z.literal(true) }),
+  z.intersection(z.object({ id: requestIdSchema.nullable() }), callResultSchema),
+  z.object({ event: z.string(), payload: z.unknown() }),
+]);
+export type ServerMessage = z.infer<typeof serverMessageSchema>;
