@@ -17,7 +17,15 @@ export interface CatalogueProduct {
   unitPrice: number;
 }
 
-type Row = [dmdCode: string, name: string, form: string, strength: string, packSize: number, unitPrice: number, stock: number];
+type Row = [
+  dmdCode: string,
+  name: string,
+  form: string,
+  strength: string,
+  packSize: number,
+  unitPrice: number,
+  stock: number,
+];
 
 const rows: Row[] = [
   ['322236009', 'Paracetamol 500mg tablets', 'Tablet', '500mg', 32, 0.89, 240],
@@ -34,8 +42,24 @@ const rows: Row[] = [
   ['32667111000001105', 'Sertraline 50mg tablets', 'Tablet', '50mg', 28, 1.4, 85],
   ['37356111000001108', 'Citalopram 20mg tablets', 'Tablet', '20mg', 28, 1.1, 0],
   ['31859111000001109', 'Fluoxetine 20mg capsules', 'Capsule', '20mg', 30, 1.35, 70],
-  ['39900111000001103', 'Salbutamol 100micrograms/dose inhaler CFC free', 'Pressurised inhalation', '100micrograms/dose', 1, 3.2, 45],
-  ['32076111000001104', 'Beclometasone 100micrograms/dose inhaler CFC free', 'Pressurised inhalation', '100micrograms/dose', 1, 7.5, 0],
+  [
+    '39900111000001103',
+    'Salbutamol 100micrograms/dose inhaler CFC free',
+    'Pressurised inhalation',
+    '100micrograms/dose',
+    1,
+    3.2,
+    45,
+  ],
+  [
+    '32076111000001104',
+    'Beclometasone 100micrograms/dose inhaler CFC free',
+    'Pressurised inhalation',
+    '100micrograms/dose',
+    1,
+    7.5,
+    0,
+  ],
   ['33338111000001107', 'Doxycycline 100mg capsules', 'Capsule', '100mg', 8, 2.05, 55],
   ['34974111000001109', 'Clarithromycin 500mg tablets', 'Tablet', '500mg', 14, 3.6, 40],
   ['36211111000001102', 'Prednisolone 5mg tablets', 'Tablet', '5mg', 28, 1.25, 65],
@@ -51,7 +75,7 @@ const rows: Row[] = [
   ['412520111000001109', 'Atovaquone 250mg / Proguanil 100mg tablets', 'Tablet', '250mg/100mg', 12, 24.5, 0],
   ['172446111000001103', 'Chloramphenicol 0.5% eye drops', 'Eye drops', '0.5%', 1, 2.3, 30],
   ['34175111000001106', 'Orlistat 120mg capsules', 'Capsule', '120mg', 84, 31.99, 0],
-  ['42109611000001109', 'Propranolol 10mg tablets', 'Tablet', '10mg', 28, 0.99, 210],
+  ['31273111000001100', 'Propranolol 10mg tablets', 'Tablet', '10mg', 28, 0.99, 210],
 ];
 
 export const PRODUCTS: readonly CatalogueProduct[] = rows.map(

@@ -28,7 +28,11 @@ export class HttpError extends Error {
   }
 
   toReply(): Reply {
-    return { status: this.status, body: { error: this.error, status: this.status, details: this.details }, headers: this.headers };
+    return {
+      status: this.status,
+      body: { error: this.error, status: this.status, details: this.details },
+      headers: this.headers,
+    };
   }
 }
 

@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { contractErrorSchema } from './errors.js';
 
 /**
- * The browser bridge's WebSocket messages (JSON text frames). Both ends parse what they receive with these
+ * What the renderer's two remote transports carry. Both deliver raw call results and untyped event payloads;
+ * the renderer turns them into a typed `RxBatchApi` (and checks them against the contract) in one place.
+ *
+ * Electron: the preload exposes a `ContractTransport` as `window.rxBatch`. Results, not thrown errors, cross
+ * the context bridge, because an Error passing through it keeps only its message, not the contract's code.
+ *
+ * Browser mode: the bridge's WebSocket messages (JSON text frames). Both ends parse what they receive with these
  * schemas: the server because any page could be talking to it, the renderer because types vanish at run time.
  *
  * 1. client → `{ secret }` first; the server answers `{ ready: true }` or closes with 1008.
@@ -38,3 +44,9 @@ export const serverMessageSchema = z.union([
   z.object({ event: z.string(), payload: z.unknown() }),
 ]);
 export type ServerMessage = z.infer<typeof serverMessageSchema>;
+
+/** The untyped, serialisable side of a transport, as the preload exposes it and the WebSocket client provides it. */
+export interface ContractTransport {
+  call(name: string, input: unknown): Promise<CallResult>;
+  on(event: string, listener: (payload: unknown) => void): () => void;
+}

@@ -1,0 +1,137 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { ServiceError } from '../../../shared/errors.js';
+import { NO_FAULTS } from '../../../test/sandbox/faults.js';
+import { startSandbox, type RunningSandbox } from '../../../test/sandbox/index.js';
+import { clientCredentialsTokenSource } from '../../../test/support/client-credentials.js';
+import { sampleV1 } from '../../../test/support/sample-orders.js';
+import { createOrderServiceClient, type CallOutcome, type OrderServiceClient } from './client.js';
+
+/** Each sandbox fault switch, and the error kind the client turns it into. */
+
+function errorOf(outcome: CallOutcome<unknown>): ServiceError {
+  if (outcome.ok) throw new Error(`expected a failure, got ${JSON.stringify(outcome.value)}`);
+  return outcome.error;
+}
+
+let sandbox: RunningSandbox;
+let client: OrderServiceClient;
+
+const makeClient = (apiBaseUrl: string, timeoutMs = 10_000) =>
+  createOrderServiceClient({
+    apiBaseUrl,
+    tokens: clientCredentialsTokenSource({ issuer: sandbox.issuer, ...sandbox.serviceClient }),
+    timeoutMs,
+    userAgent: 'RxBatch/0.1.0-test',
+    createWithClinicVersion: 'v1',
+  });
+
+const storedIds = () => sandbox.listOrders().map((o) => o.clinicOrderId);
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ statusStepMs: 3_600_000 });
+  client = makeClient(sandbox.apiUrl);
+});
+
+afterEach(() => {
+  sandbox.setFaults(NO_FAULTS);
+});
+
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+describe('fault switches as the client sees them', () => {
+  it('errorRate 1 → retryable/server (500), nothing stored', async () => {
+    sandbox.setFaults({ errorRate: 1 });
+    const body = sampleV1();
+    expect(errorOf(await client.createWithClinic(body))).toMatchObject({
+      kind: 'retryable',
+      reason: 'server',
+      status: 500,
+    });
+    expect(errorOf(await client.courierPriceList())).toMatchObject({
+      kind: 'retryable',
+      reason: 'server',
+      status: 500,
+    });
+    expect(storedIds()).not.toContain(body.prescription.clinicOrderId);
+  });
+
+  it('rateLimitRate 1 → retryable/rate-limited with Retry-After in ms', async () => {
+    sandbox.setFaults({ rateLimitRate: 1, retryAfterSeconds: 7 });
+    const outcome = await client.status(100_001);
+    expect(errorOf(outcome)).toMatchObject({
+      kind: 'retryable',
+      reason: 'rate-limited',
+      status: 429,
+      retryAfterMs: 7000,
+    });
+  });
+
+  it('resetRate 1 → a create is in doubt, and was not stored; a GET is retryable', async () => {
+    sandbox.setFaults({ resetRate: 1 });
+    const body = sampleV1();
+    const outcome = await client.createWithClinic(body);
+    expect(errorOf(outcome)).toMatchObject({ kind: 'in-doubt', reason: 'reset' });
+    expect(outcome.meta.status).toBeUndefined();
+    expect(errorOf(await client.searchProducts('paracetamol'))).toMatchObject({ kind: 'retryable', reason: 'network' });
+    sandbox.setFaults(NO_FAULTS);
+    expect(storedIds()).not.toContain(body.prescription.clinicOrderId);
+  });
+
+  it('commitThenDropRate 1 → a create is in doubt, and the order exists afterwards', async () => {
+    sandbox.setFaults({ commitThenDropRate: 1 });
+    const body = sampleV1({ clinicCode: 'CLINIC-DROP' });
+    expect(errorOf(await client.createWithClinic(body))).toMatchObject({ kind: 'in-doubt', reason: 'reset' });
+    const order = sandbox.listOrders().find((o) => o.clinicOrderId === body.prescription.clinicOrderId);
+    expect(order?.status).toBe('Waiting Payment Success');
+
+    // A cancel is non-idempotent too: in doubt, yet done.
+    const cancel = await client.cancel({
+      orderId: order!.pharmacyOrderId,
+      clinicCode: 'CLINIC-DROP',
+      cancelReason: 'test',
+    });
+    expect(errorOf(cancel)).toMatchObject({ kind: 'in-doubt', reason: 'reset' });
+    expect(sandbox.listOrders().find((o) => o.pharmacyOrderId === order!.pharmacyOrderId)?.status).toBe('Cancelled');
+
+    // Reads are not affected by this switch.
+    const status = await client.status(order!.pharmacyOrderId);
+    expect(status.ok && status.value.orderStatus).toBe('Cancelled');
+  });
+
+  it('latency beyond the timeout → a create is in doubt (timeout); a GET is retryable', async () => {
+    sandbox.setFaults({ latencyMs: 1500 });
+    const impatient = makeClient(sandbox.apiUrl, 300);
+    expect(errorOf(await impatient.createWithClinic(sampleV1()))).toMatchObject({
+      kind: 'in-doubt',
+      reason: 'timeout',
+    });
+    expect(errorOf(await impatient.courierPriceList())).toMatchObject({ kind: 'retryable', reason: 'network' });
+  });
+
+  it('outage → retryable/network for reads; a create sent into it is in doubt and not stored', async () => {
+    sandbox.setFaults({ outage: true });
+    expect(errorOf(await client.status(100_001))).toMatchObject({ kind: 'retryable', reason: 'network' });
+    expect(errorOf(await client.searchProducts('para'))).toMatchObject({ kind: 'retryable', reason: 'network' });
+    const body = sampleV1();
+    expect(errorOf(await client.createWithClinic(body))).toMatchObject({ kind: 'in-doubt' });
+    sandbox.setFaults({ outage: false });
+    expect(storedIds()).not.toContain(body.prescription.clinicOrderId);
+    expect((await client.searchProducts('para')).ok).toBe(true);
+  });
+
+  it('a closed port → retryable/network, even for a create (nothing was sent)', async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+
+    const outcome = await makeClient(`http://127.0.0.1:${port}/`).createWithClinic(sampleV1());
+    expect(errorOf(outcome)).toMatchObject({ kind: 'retryable', reason: 'network' });
+    expect(errorOf(outcome).message).toMatch(/ECONNREFUSED/);
+    expect(outcome.meta.attempts).toBe(1);
+  });
+});

@@ -1,0 +1,379 @@
+import type { z } from 'zod';
+import { courierListSchema, type CourierOption } from '../../../shared/couriers.js';
+import type { FieldError, ServiceError, ServiceResult } from '../../../shared/errors.js';
+import {
+  cancelRequestSchema,
+  createResponseSchema,
+  createV2Schema,
+  createWithClinicV1Schema,
+  type CancelRequest,
+  type CreateResponse,
+  type CreateV2,
+  type CreateWithClinicV1,
+} from '../../../shared/orders.js';
+import {
+  priceCheckSchema,
+  productListSchema,
+  productRefSchema,
+  stockCheckSchema,
+  type PriceCheck,
+  type Product,
+  type ProductRef,
+  type StockCheck,
+} from '../../../shared/products.js';
+import { statusRecordListSchema, statusRecordSchema, type StatusRecord } from '../../../shared/status.js';
+import { parseWireJson, toWireJson } from '../../../shared/wire-json.js';
+import { silentLogger, type Logger } from '../logger.js';
+import { failureToError, statusToError } from './error-mapping.js';
+import { exchange, type ExchangeResult } from './http-exchange.js';
+
+/**
+ * The app's Order Service client: one method per endpoint, each returning a value or a ServiceError the caller
+ * can act on (retry, reconcile, sign in, show the admin), never a throw. It does not retry on its own, except
+ * once after refreshing the token on a 401: deciding when to send again is the outbox's job.
+ */
+
+export interface TokenSource {
+  /** The current access token, or null when not signed in. */
+  getAccessToken(): Promise<string | null>;
+  /** Gets a new access token (refresh token or client credentials); false when that is not possible now. */
+  refresh(): Promise<boolean>;
+}
+
+export interface OrderServiceClientOptions {
+  apiBaseUrl: string;
+  tokens: TokenSource | null;
+  timeoutMs: number;
+  /** e.g. 'RxBatch/0.1.0' */
+  userAgent: string;
+  createWithClinicVersion: 'v1' | 'v2';
+  logger?: Logger;
+}
+
+export interface CallMeta {
+  operation: string;
+  /** HTTP status of the last answer; absent when none came. */
+  status?: number;
+  latencyMs: number;
+  /** HTTP requests made (2 after a refresh-and-retry on 401; 0 when the input was refused locally). */
+  attempts: number;
+}
+
+export type CallOutcome<T> = ServiceResult<T> & { meta: CallMeta };
+
+export interface OrderServiceClient {
+  createWithClinic(body: CreateWithClinicV1): Promise<CallOutcome<CreateResponse>>;
+  createV2(body: CreateV2): Promise<CallOutcome<CreateResponse>>;
+  createWithHl7(message: string): Promise<CallOutcome<CreateResponse>>;
+  status(pharmacyOrderId: number): Promise<CallOutcome<StatusRecord>>;
+  statusWithClinicCode(q: {
+    clinicCode: string;
+    orderId?: number;
+    clinicOrderId?: string;
+  }): Promise<CallOutcome<StatusRecord[]>>;
+  statusByClinicOrderNumber(clinicOrderId: string): Promise<CallOutcome<StatusRecord>>;
+  statusByDateRange(q: { startDate: string; endDate: string }): Promise<CallOutcome<StatusRecord[]>>;
+  cancel(req: CancelRequest): Promise<CallOutcome<StatusRecord>>;
+  stockCheck(ref: ProductRef): Promise<CallOutcome<StockCheck>>;
+  priceCheck(ref: ProductRef, totalPacks: number): Promise<CallOutcome<PriceCheck>>;
+  /** Anonymous: no token is sent, none is needed. */
+  searchProducts(searchTerm: string): Promise<CallOutcome<Product[]>>;
+  courierPriceList(): Promise<CallOutcome<CourierOption[]>>;
+}
+
+type Query = Record<string, string | number | undefined>;
+
+interface Operation<T> {
+  name: string;
+  method: 'GET' | 'PUT' | 'POST';
+  /** Relative to the API base, no leading slash (so a base with a path prefix keeps it). */
+  path: string;
+  query?: Query;
+  body?: { text: string; contentType: string };
+  /** Sends the bearer token (every endpoint but product search). */
+  secured: boolean;
+  /** Creates and cancel: a lost answer leaves them in doubt. */
+  unsafe: boolean;
+  schema: z.ZodType<T>;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+function fieldsOf(error: z.ZodError): FieldError[] {
+  return error.issues.map((issue) => ({
+    field: issue.path.map(String).join('.') || '(input)',
+    message: issue.message,
+  }));
+}
+
+export function createOrderServiceClient(o: OrderServiceClientOptions): OrderServiceClient {
+  const logger = o.logger ?? silentLogger;
+  const base = new URL(o.apiBaseUrl.endsWith('/') ? o.apiBaseUrl : `${o.apiBaseUrl}/`);
+
+  function urlFor(path: string, query: Query = {}): URL {
+    const url = new URL(path, base);
+    for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value));
+    return url;
+  }
+
+  function finish<T>(
+    name: string,
+    started: number,
+    attempts: number,
+    status: number | undefined,
+    result: ServiceResult<T>,
+  ): CallOutcome<T> {
+    const meta: CallMeta = {
+      operation: name,
+      latencyMs: Math.round(performance.now() - started),
+      attempts,
+      ...(status !== undefined ? { status } : {}),
+    };
+    // Operational fields only: never bodies, tokens or anything about the patient.
+    const fields = {
+      operation: name,
+      status: status ?? null,
+      latencyMs: meta.latencyMs,
+      attempts,
+      outcome: result.ok ? 'ok' : result.error.kind,
+      ...(result.ok ? {} : { reason: 'reason' in result.error ? result.error.reason : null }),
+    };
+    if (result.ok) logger.info('order service call', fields);
+    else logger.warn('order service call failed', fields);
+    return { ...result, meta };
+  }
+
+  /** Refused before sending: the input breaks the shared schema, so the service would refuse it too. */
+  function refuseInput<T>(
+    name: string,
+    fields: FieldError[],
+    message = 'the request is invalid; nothing was sent',
+  ): CallOutcome<T> {
+    const started = performance.now();
+    return finish<T>(name, started, 0, undefined, {
+      ok: false,
+      error: { kind: 'rejected', status: 0, message, fields },
+    });
+  }
+
+  async function tokenOrNull(): Promise<string | null> {
+    try {
+      return (await o.tokens?.getAccessToken()) ?? null;
+    } catch {
+      logger.warn('token source failed to give a token');
+      return null;
+    }
+  }
+
+  async function refreshed(): Promise<boolean> {
+    try {
+      return (await o.tokens?.refresh()) ?? false;
+    } catch {
+      logger.warn('token refresh failed');
+      return false;
+    }
+  }
+
+  async function run<T>(op: Operation<T>): Promise<CallOutcome<T>> {
+    const started = performance.now();
+    const url = urlFor(op.path, op.query);
+    let attempts = 0;
+
+    const attempt = async (): Promise<ExchangeResult> => {
+      attempts += 1;
+      const token = op.secured ? await tokenOrNull() : null;
+      return exchange({
+        method: op.method,
+        url,
+        timeoutMs: o.timeoutMs,
+        headers: {
+          'user-agent': o.userAgent,
+          accept: 'application/json',
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...(op.body ? { 'content-type': op.body.contentType } : {}),
+        },
+        ...(op.body ? { body: op.body.text } : {}),
+      });
+    };
+
+    let result = await attempt();
+    // A 401 means the service did not act, so sending again (even a create) is safe: once, with a fresh token.
+    if (result.kind === 'response' && result.status === 401 && op.secured && o.tokens && (await refreshed())) {
+      result = await attempt();
+    }
+    if (result.kind === 'failure')
+      return finish(op.name, started, attempts, undefined, { ok: false, error: failureToError(result, op.unsafe) });
+    if (result.status < 200 || result.status >= 300) {
+      return finish(op.name, started, attempts, result.status, { ok: false, error: statusToError(result) });
+    }
+    const value = readValue(op, result);
+    return finish(op.name, started, attempts, result.status, value);
+  }
+
+  /** A 2xx whose body is not what the contract says: for a create the order may exist, so that is in doubt. */
+  function readValue<T>(op: Operation<T>, response: Extract<ExchangeResult, { kind: 'response' }>): ServiceResult<T> {
+    let parsed: z.ZodSafeParseResult<T> | undefined;
+    try {
+      parsed = op.schema.safeParse(parseWireJson(response.text));
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed?.success) return { ok: true, value: parsed.data };
+    const why = response.truncated
+      ? 'the answer was too large'
+      : parsed
+        ? 'the answer has an unexpected shape'
+        : 'the answer is not JSON';
+    const error: ServiceError = op.unsafe
+      ? {
+          kind: 'in-doubt',
+          reason: 'unreadable-response',
+          status: response.status,
+          message: `${why}: the outcome is unknown`,
+        }
+      : { kind: 'retryable', reason: 'unreadable-response', status: response.status, message: why };
+    return { ok: false, error };
+  }
+
+  function jsonBody<S extends z.ZodType>(
+    schema: S,
+    input: unknown,
+  ): { ok: true; text: string } | { ok: false; fields: FieldError[] } {
+    const parsed = schema.safeParse(input);
+    return parsed.success ? { ok: true, text: toWireJson(parsed.data) } : { ok: false, fields: fieldsOf(parsed.error) };
+  }
+
+  function create(name: string, path: string, schema: z.ZodType, body: unknown): Promise<CallOutcome<CreateResponse>> {
+    const checked = jsonBody(schema, body);
+    if (!checked.ok) return Promise.resolve(refuseInput(name, checked.fields));
+    return run({
+      name,
+      method: 'PUT',
+      path,
+      body: { text: checked.text, contentType: JSON_TYPE },
+      secured: true,
+      unsafe: true,
+      schema: createResponseSchema,
+    });
+  }
+
+  const getOrders = <T>(name: string, path: string, query: Query, schema: z.ZodType<T>) =>
+    run({ name, method: 'GET', path, query, secured: true, unsafe: false, schema });
+
+  function productQuery(
+    name: string,
+    ref: ProductRef,
+  ): { ok: true; query: Query } | { ok: false; outcome: CallOutcome<never> } {
+    const parsed = productRefSchema.safeParse(ref);
+    if (!parsed.success) return { ok: false, outcome: refuseInput(name, fieldsOf(parsed.error)) };
+    return { ok: true, query: { productId: parsed.data.productId, dmdCode: parsed.data.dmdCode } };
+  }
+
+  return {
+    createWithClinic: (body) =>
+      create(
+        'createWithClinic',
+        `api/${o.createWithClinicVersion}/Order/create-with-clinic`,
+        createWithClinicV1Schema,
+        body,
+      ),
+    createV2: (body) => create('createV2', 'api/v2/Order/create', createV2Schema, body),
+    createWithHl7: (message) => {
+      if (!/^MSH./.test(message.trimStart())) {
+        return Promise.resolve(
+          refuseInput('createWithHl7', [{ field: '(message)', message: 'an HL7 message starts with an MSH segment' }]),
+        );
+      }
+      return run({
+        name: 'createWithHl7',
+        method: 'PUT',
+        path: 'api/v2/Order/create-with-hl7message',
+        body: { text: message, contentType: 'text/plain; charset=utf-8' },
+        secured: true,
+        unsafe: true,
+        schema: createResponseSchema,
+      });
+    },
+    status: (pharmacyOrderId) =>
+      getOrders('status', 'api/v2/Order/status', { orderId: pharmacyOrderId }, statusRecordSchema),
+    statusWithClinicCode: (q) =>
+      getOrders(
+        'statusWithClinicCode',
+        'api/v2/Order/status-with-clinic-code',
+        { clinicCode: q.clinicCode, orderId: q.orderId, clinicOrderId: q.clinicOrderId },
+        statusRecordListSchema,
+      ),
+    statusByClinicOrderNumber: (clinicOrderId) =>
+      getOrders(
+        'statusByClinicOrderNumber',
+        'api/v2/Order/status-clinic-ordernumber',
+        { orderId: clinicOrderId },
+        statusRecordSchema,
+      ),
+    statusByDateRange: (q) =>
+      getOrders(
+        'statusByDateRange',
+        'api/v2/Order/status-date-range',
+        { startDate: q.startDate, endDate: q.endDate },
+        statusRecordListSchema,
+      ),
+    cancel: (req) => {
+      const checked = jsonBody(cancelRequestSchema, req);
+      if (!checked.ok) return Promise.resolve(refuseInput('cancel', checked.fields));
+      return run({
+        name: 'cancel',
+        method: 'POST',
+        path: 'api/v2/Order/cancel',
+        body: { text: checked.text, contentType: JSON_TYPE },
+        secured: true,
+        unsafe: true,
+        schema: statusRecordSchema,
+      });
+    },
+    stockCheck: (ref) => {
+      const q = productQuery('stockCheck', ref);
+      if (!q.ok) return Promise.resolve(q.outcome);
+      return run({
+        name: 'stockCheck',
+        method: 'GET',
+        path: 'api/v2/Product/stock-check',
+        query: q.query,
+        secured: true,
+        unsafe: false,
+        schema: stockCheckSchema,
+      });
+    },
+    priceCheck: (ref, totalPacks) => {
+      const q = productQuery('priceCheck', ref);
+      if (!q.ok) return Promise.resolve(q.outcome);
+      return run({
+        name: 'priceCheck',
+        method: 'GET',
+        path: 'api/v2/Product/price-check',
+        query: { ...q.query, totalPacks },
+        secured: true,
+        unsafe: false,
+        schema: priceCheckSchema,
+      });
+    },
+    searchProducts: (searchTerm) =>
+      run({
+        name: 'searchProducts',
+        method: 'GET',
+        path: 'api/v2/Product/search',
+        query: { searchTerm },
+        secured: false,
+        unsafe: false,
+        schema: productListSchema,
+      }),
+    courierPriceList: () =>
+      run({
+        name: 'courierPriceList',
+        method: 'GET',
+        path: 'api/v2/CourierService/price-check',
+        secured: true,
+        unsafe: false,
+        schema: courierListSchema,
+      }),
+  };
+}

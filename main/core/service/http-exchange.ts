@@ -1,0 +1,114 @@
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+
+/**
+ * One HTTP request/response over a fresh connection, reporting *whether the request could have reached the
+ * service* when it fails.
+ *
+ * Why node:http and not fetch (undici): the client must tell "refused before anything was sent" (safe to send
+ * again) from "dropped after the request went out" (a create may have happened). node:http exposes the socket,
+ * so the `connect` / `secureConnect` event marks the exact moment bytes can leave; fetch only gives a wrapped
+ * error, and its pooled keep-alive sockets add a third case (a stale pooled socket reset on reuse) that looks
+ * like a reset after sending. Hence also `agent: false`: one connection per request, never a reused socket.
+ */
+
+export interface ExchangeRequest {
+  method: 'GET' | 'PUT' | 'POST';
+  url: URL;
+  headers: Record<string, string>;
+  body?: string;
+  timeoutMs: number;
+}
+
+export type ExchangeResult =
+  | { kind: 'response'; status: number; headers: IncomingHttpHeaders; text: string; truncated: boolean }
+  | {
+      kind: 'failure';
+      /** The connection was open, so the request may have been received (and acted on). */
+      sent: boolean;
+      timedOut: boolean;
+      /** Node's error code (ECONNREFUSED, ECONNRESET, ENOTFOUND…) when there is one. */
+      code: string | undefined;
+      message: string;
+    };
+
+/** Far above any real answer (a product search is a few KB); a larger body is treated as unreadable. */
+export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+
+export function exchange(request: ExchangeRequest): Promise<ExchangeResult> {
+  return new Promise((resolve) => {
+    const secure = request.url.protocol === 'https:';
+    const signal = AbortSignal.timeout(request.timeoutMs);
+    let connected = false;
+    let settled = false;
+    const settle = (result: ExchangeResult) => {
+      if (settled) return;
+      settled = true;
+      resolve(result);
+    };
+    const fail = (error: unknown) => {
+      const timedOut = signal.aborted;
+      const code = timedOut ? 'ETIMEDOUT' : (error as NodeJS.ErrnoException | undefined)?.code;
+      const message = timedOut
+        ? `no answer within ${request.timeoutMs} ms`
+        : error instanceof Error
+          ? error.message
+          : 'the connection failed';
+      settle({ kind: 'failure', sent: connected, timedOut, code, message });
+      req.destroy();
+    };
+
+    const send = secure ? httpsRequest : httpRequest;
+    const req = send(
+      request.url,
+      {
+        method: request.method,
+        headers: {
+          ...request.headers,
+          ...(request.body !== undefined ? { 'content-length': String(Buffer.byteLength(request.body)) } : {}),
+        },
+        agent: false,
+        signal,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        let truncated = false;
+        const finish = () =>
+          settle({
+            kind: 'response',
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text: truncated ? '' : Buffer.concat(chunks).toString('utf8'),
+            truncated,
+          });
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_RESPONSE_BYTES) {
+            truncated = true;
+            finish();
+            req.destroy();
+            return;
+          }
+          chunks.push(chunk);
+        });
+        res.on('end', finish);
+        res.on('error', fail);
+        // A connection lost mid-body ends without 'end': that is a failure after sending, not an answer.
+        res.on('close', () => {
+          if (!res.complete)
+            fail(
+              Object.assign(new Error('the connection closed before the answer was complete'), { code: 'ECONNRESET' }),
+            );
+        });
+      },
+    );
+    req.on('socket', (socket) => {
+      socket.once(secure ? 'secureConnect' : 'connect', () => {
+        connected = true;
+      });
+    });
+    req.on('error', fail);
+    req.end(request.body);
+  });
+}

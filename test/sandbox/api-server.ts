@@ -1,0 +1,148 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Logger } from '../../main/core/logger.js';
+import { authorise, type AccessTokenVerifier } from './bearer-auth.js';
+import type { FaultSwitches } from './faults.js';
+import { handleAdmin } from './handlers/admin.js';
+import { HttpError, readBody, sendReply, type Reply } from './http-io.js';
+import type { LockedOutPatient } from './order-rules.js';
+import type { OrderStore } from './order-store.js';
+import { matchRoute } from './routes.js';
+
+/**
+ * The sandbox's HTTP front: admin routes go straight through; `/api/` routes pass the fault switches, then
+ * the bearer check, then their handler. Every failure is the service's `{ error, status, details }` envelope.
+ */
+
+export interface ApiServerDeps {
+  store: OrderStore;
+  faults: FaultSwitches;
+  verifyAccessToken: AccessTokenVerifier;
+  lockedOut: readonly LockedOutPatient[];
+  logger: Logger;
+}
+
+export interface ApiServer {
+  server: Server;
+  requestCount(): number;
+  /** Stops accepting, drops open connections and abandons requests still waiting out injected latency. */
+  close(): Promise<void>;
+}
+
+/** Destroys the connection with no reply: what a crash or a reset looks like from the client's side. */
+function drop(req: IncomingMessage): void {
+  req.socket.destroy();
+}
+
+export function createApiServer(deps: ApiServerDeps): ApiServer {
+  let apiRequests = 0;
+  let closing = false;
+  const waiting = new Set<{ timer: NodeJS.Timeout; resolve: (carryOn: boolean) => void }>();
+
+  /** Waits out the latency fault; resolves false when the sandbox closes meanwhile. */
+  const delay = (ms: number): Promise<boolean> =>
+    new Promise((resolve) => {
+      const entry = {
+        timer: setTimeout(() => {
+          waiting.delete(entry);
+          resolve(!closing);
+        }, ms),
+        resolve,
+      };
+      waiting.add(entry);
+    });
+
+  async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    apiRequests += 1;
+    const { faults } = deps;
+    // An outage refuses everything on arrival: the client sees its connection dropped with no answer.
+    if (faults.get().outage) return drop(req);
+    const rawBody = await readBody(req);
+    const { latencyMs, retryAfterSeconds } = faults.get();
+    if (latencyMs > 0 && !(await delay(latencyMs))) return drop(req);
+    if (faults.fires('rateLimitRate')) {
+      throw new HttpError(
+        429,
+        'Too Many Requests',
+        { message: `too many requests: retry after ${retryAfterSeconds} seconds` },
+        { 'retry-after': String(retryAfterSeconds) },
+      );
+    }
+    if (faults.fires('errorRate')) {
+      throw new HttpError(500, 'Internal Server Error', { message: 'the service failed (injected fault)' });
+    }
+    // Received in full but never processed: nothing is stored.
+    if (faults.fires('resetRate')) return drop(req);
+
+    const match = matchRoute(req.method ?? 'GET', url.pathname);
+    if (!match) throw new HttpError(404, 'Not Found', { message: `no endpoint ${url.pathname}` });
+    if ('allowed' in match) {
+      throw new HttpError(
+        405,
+        'Method Not Allowed',
+        { message: `use ${match.allowed.join(' or ')}` },
+        { allow: match.allowed.join(', ') },
+      );
+    }
+    const { route } = match;
+    if (route.scope) await authorise(req, route.scope, deps.verifyAccessToken);
+    if (closing) return drop(req);
+    const reply = route.handler({ url, rawBody, store: deps.store, lockedOut: deps.lockedOut });
+    // Committed above (better-sqlite3 is synchronous); now lose the answer, as a crash right after commit would.
+    if (route.mutating && reply.status < 300 && faults.fires('commitThenDropRate')) return drop(req);
+    sendReply(res, reply);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = Date.now();
+    const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
+    const path = url.pathname.toLowerCase();
+    try {
+      if (path.startsWith('/__sandbox/')) {
+        sendReply(res, handleAdmin(req.method ?? 'GET', path, await readBody(req), deps));
+      } else if (path.startsWith('/api/')) {
+        await handleApi(req, res, url);
+      } else {
+        throw new HttpError(404, 'Not Found', { message: `no endpoint ${url.pathname}` });
+      }
+    } catch (error) {
+      let reply: Reply;
+      if (error instanceof HttpError) {
+        reply = error.toReply();
+      } else {
+        deps.logger.error('sandbox handler failed', {
+          path,
+          error: error instanceof Error ? error.message : 'unknown',
+        });
+        reply = new HttpError(500, 'Internal Server Error', { message: 'the sandbox failed unexpectedly' }).toReply();
+      }
+      if (!closing) sendReply(res, reply);
+    } finally {
+      deps.logger.info('sandbox request', {
+        method: req.method,
+        path,
+        status: res.headersSent ? res.statusCode : 0,
+        latencyMs: Date.now() - started,
+      });
+    }
+  }
+
+  const server = createServer((req, res) => {
+    void handle(req, res);
+  });
+
+  return {
+    server,
+    requestCount: () => apiRequests,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        closing = true;
+        for (const entry of waiting) {
+          clearTimeout(entry.timer);
+          entry.resolve(false);
+        }
+        waiting.clear();
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
