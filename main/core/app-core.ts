@@ -1,4 +1,5 @@
 import type { CallHandlers } from '../../shared/contract.js';
+import type { Environment } from '../../shared/environment.js';
 import type { ServiceResult } from '../../shared/errors.js';
 import type { SecretStore } from './auth/secret-store.js';
 import { checkConnection } from './connection-check.js';
@@ -28,6 +29,19 @@ export interface Core {
 /** The service's outcome without the call's bookkeeping, as the contract carries it. */
 function result<T>(outcome: CallOutcome<T>): ServiceResult<T> {
   return outcome.ok ? { ok: true, value: outcome.value } : { ok: false, error: outcome.error };
+}
+
+/** Secured calls to an environment without a client id cannot succeed: say so without touching the network. */
+function notConfigured(environment: Environment): ServiceResult<never> | undefined {
+  if (environment.clientId) return undefined;
+  return {
+    ok: false,
+    error: {
+      kind: 'auth',
+      status: 0,
+      message: `${environment.name} has no client id yet: add the one CloudRx issued you, then sign in.`,
+    },
+  };
 }
 
 /**
@@ -63,6 +77,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     'connection.check': ({ environmentId }) =>
       checkConnection(environmentId, registry.client(environmentId, 'anonymous'), registry.session(environmentId)),
     'couriers.priceList': async ({ environmentId }) =>
+      notConfigured(registry.get(environmentId)) ??
       result(await registry.client(environmentId, 'secured').courierPriceList()),
     'products.search': async ({ environmentId, searchTerm }) =>
       result(await registry.client(environmentId, 'anonymous').searchProducts(searchTerm)),

@@ -1,0 +1,91 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RxBatchApi } from '../../shared/contract.js';
+import { ContractError } from '../../shared/errors.js';
+import { createDirectApi } from '../transport/direct-api.js';
+import { createCore, type Core } from './app-core.js';
+import { MemorySecretStore } from './auth/secret-store.js';
+import { LOCAL_SANDBOX_ID } from './environments/presets.js';
+import { silentLogger } from './logger.js';
+
+// The core as every transport sees it, reached here through the direct (in-process) transport.
+describe('the core on a fresh install', () => {
+  let dataDir: string;
+  let core: Core;
+  let api: RxBatchApi;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'rxbatch-core-'));
+    core = await createCore({
+      dataDir,
+      appVersion: '9.9.9',
+      transport: 'direct',
+      secrets: new MemorySecretStore(),
+      logger: silentLogger,
+    });
+    api = createDirectApi(core.handlers, core.events);
+  });
+
+  afterAll(async () => {
+    await core.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('lists the running local sandbox first, and the CloudRx environments', async () => {
+    const environments = await api.call('environments.list', {});
+    expect(environments.map((environment) => environment.id)).toEqual([
+      LOCAL_SANDBOX_ID,
+      'cloudrx-sandbox',
+      'cloudrx-production',
+    ]);
+    const local = environments[0];
+    expect(local).toMatchObject({ kind: 'local-sandbox', running: true, grant: 'client_credentials' });
+    expect(new URL(local?.apiBaseUrl ?? '').hostname).toBe('127.0.0.1');
+    // No secret ever crosses the contract.
+    expect(JSON.stringify(environments)).not.toMatch(/secret/i);
+  });
+
+  it('checks the connection to the local sandbox: API and identity server both answer', async () => {
+    const report = await api.call('connection.check', { environmentId: LOCAL_SANDBOX_ID });
+    expect(report.api).toMatchObject({ reachable: true, status: 200 });
+    expect(report.identity).toMatchObject({ reachable: true, deviceAuthorization: true, clientCredentials: true });
+  });
+
+  it('fetches the courier price list with the sandbox service account, signed in at start', async () => {
+    const result = await api.call('couriers.priceList', { environmentId: LOCAL_SANDBOX_ID });
+    expect(result.ok).toBe(true);
+    if (result.ok) {
+      expect(result.value.map((option) => option.courierCode)).toContain('RMT24');
+      for (const option of result.value) expect(option.currencyCode).toBe('GBP');
+    }
+  });
+
+  it('searches products anonymously, keeping 18-digit dm+d codes exact', async () => {
+    const result = await api.call('products.search', { environmentId: LOCAL_SANDBOX_ID, searchTerm: 'a' });
+    expect(result.ok).toBe(true);
+    if (result.ok) {
+      expect(result.value.length).toBeGreaterThan(0);
+      expect(result.value.some((product) => /^\d{18}$/.test(product.dmdCode))).toBe(true);
+    }
+  });
+
+  it('says an environment without a client id needs one, without calling out to it', async () => {
+    const result = await api.call('couriers.priceList', { environmentId: 'cloudrx-sandbox' });
+    expect(result).toEqual({
+      ok: false,
+      error: {
+        kind: 'auth',
+        status: 0,
+        message: 'CloudRx sandbox has no client id yet: add the one CloudRx issued you, then sign in.',
+      },
+    });
+  });
+
+  it('refuses an unknown environment with a clear contract error', async () => {
+    const call = api.call('couriers.priceList', { environmentId: 'nowhere' });
+    await expect(call).rejects.toBeInstanceOf(ContractError);
+    await expect(call).rejects.toThrow('no environment with id "nowhere"');
+  });
+});
