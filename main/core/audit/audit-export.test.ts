@@ -1,0 +1,212 @@
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { enqueueOrders, type Store } from '../store/store.js';
+import { manualClock, removeDir, sampleOrder, storeWithBatch } from '../store/testing/store-fixtures.js';
+import { csvCell } from './csv-cell.js';
+import { exportAuditLog } from './export-log.js';
+import { maskIdentifier } from './mask-identifier.js';
+
+/** Collects what was written; optionally slow, with a tiny buffer, to make the exporter wait for 'drain'. */
+function sink(options: { slow?: boolean; onChunk?: () => void } = {}) {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    highWaterMark: 64,
+    write(chunk: Buffer, _encoding, callback) {
+      chunks.push(chunk.toString());
+      options.onChunk?.();
+      if (options.slow) setImmediate(callback);
+      else callback();
+    },
+  });
+  return { stream, chunks, text: () => chunks.join('') };
+}
+
+/** RFC 4180 reader, to check what a spreadsheet would see. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const char = text[index]!;
+    if (quoted) {
+      if (char === '"' && text[index + 1] === '"') {
+        cell += '"';
+        index += 1;
+      } else if (char === '"') quoted = false;
+      else cell += char;
+    } else if (char === '"') quoted = true;
+    else if (char === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (char === '\r' && text[index + 1] === '\n') {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
+      index += 1;
+    } else cell += char;
+  }
+  return rows;
+}
+
+describe('audit export', () => {
+  let store: Store;
+  let dataDir: string;
+  let batchId: number;
+
+  function setUp() {
+    const clock = manualClock();
+    ({ store, dataDir, batchId } = storeWithBatch(clock.now));
+  }
+
+  afterEach(() => {
+    store.close();
+    removeDir(dataDir);
+  });
+
+  /** One order with an attempt whose service message is hostile to spreadsheets and quotes the clinic order id. */
+  function orderWithHostileMessage(message: string, clinicOrderId = 'RX-2025-000417') {
+    const [id] = enqueueOrders(store, batchId, [sampleOrder({ clinicOrderId })]);
+    store.attempts.record({
+      orderId: id!,
+      operation: 'create',
+      startedAt: new Date('2025-03-03T09:00:01.000Z'),
+      latencyMs: 42,
+      httpStatus: 400,
+      outcome: 'rejected',
+      errorMessage: message,
+    });
+    return id!;
+  }
+
+  it('writes CSV with a header, masked clinic order ids, and formulas neutralised', async () => {
+    setUp();
+    orderWithHostileMessage('=HYPERLINK("http://evil.test","clinicOrderId RX-2025-000417 exists")');
+    const out = sink();
+
+    const { count } = await exportAuditLog(store, out.stream, { format: 'csv' });
+
+    expect(count).toBe(1);
+    expect(out.text().endsWith('\r\n')).toBe(true);
+    const [header, row] = parseCsv(out.text());
+    const cell = (name: string) => row![header!.indexOf(name)];
+    expect(header!.slice(0, 9)).toEqual([
+      'seq',
+      'at',
+      'actor',
+      'action',
+      'environment_id',
+      'batch_id',
+      'order_id',
+      'clinic_code',
+      'clinic_order_id',
+    ]);
+    expect(cell('clinic_order_id')).toBe('***********417');
+    expect(cell('clinic_code')).toBe('CLINIC-A');
+    expect(cell('httpStatus')).toBe('400');
+    expect(cell('errorMessage')).toBe(`'=HYPERLINK("http://evil.test","clinicOrderId ***********417 exists")`);
+    expect(out.text()).not.toContain('RX-2025-000417');
+  });
+
+  it('shows clinic order ids in full when asked to unmask', async () => {
+    setUp();
+    orderWithHostileMessage('duplicate clinicOrderId RX-2025-000417');
+    const out = sink();
+    await exportAuditLog(store, out.stream, { format: 'csv', unmask: true });
+    const [header, row] = parseCsv(out.text());
+    expect(row![header!.indexOf('clinic_order_id')]).toBe('RX-2025-000417');
+    expect(row![header!.indexOf('errorMessage')]).toBe('duplicate clinicOrderId RX-2025-000417');
+  });
+
+  it('writes JSON Lines, one entry per line, masked by default and verifiable when unmasked', async () => {
+    setUp();
+    orderWithHostileMessage('+cmd|calc');
+    store.audit.append({ actor: 'user', action: 'signin' });
+
+    const masked = sink();
+    expect(await exportAuditLog(store, masked.stream, { format: 'jsonl' })).toEqual({ count: 2 });
+    const lines = masked
+      .text()
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.map((line) => line.seq)).toEqual([1, 2]);
+    expect(lines[0]).toMatchObject({ clinicOrderId: '***********417', details: { errorMessage: '+cmd|calc' } });
+    expect(lines[1]).toMatchObject({ action: 'signin', clinicOrderId: null });
+
+    const full = sink();
+    await exportAuditLog(store, full.stream, { format: 'jsonl', unmask: true });
+    const first = JSON.parse(full.text().split('\n')[0]!) as { clinicOrderId: string; hash: string };
+    expect(first.clinicOrderId).toBe('RX-2025-000417');
+    expect(first.hash).toBe(store.audit.page(0, 1)[0]!.hash);
+  });
+
+  it('streams page by page with backpressure, and exports a snapshot of the log as it was when it began', async () => {
+    setUp();
+    for (let index = 0; index < 40; index += 1) store.audit.append({ actor: 'user', action: 'signin' });
+    let appendedDuring = 0;
+    const out = sink({
+      slow: true,
+      onChunk: () => {
+        // The submitter keeps writing while the export runs: the connection must be free between pages.
+        if (appendedDuring < 5) {
+          store.audit.append({ actor: 'submitter', action: 'order.attempt' });
+          appendedDuring += 1;
+        }
+      },
+    });
+
+    const { count } = await exportAuditLog(store, out.stream, { format: 'jsonl', pageSize: 7 });
+
+    expect(count).toBe(40);
+    expect(appendedDuring).toBe(5);
+    expect(out.chunks.length).toBeGreaterThan(1);
+    expect(out.text().trimEnd().split('\n')).toHaveLength(40);
+    expect(out.text()).not.toContain('order.attempt');
+    expect(store.audit.lastSeq()).toBe(45);
+  });
+
+  it('rejects when the destination fails', async () => {
+    setUp();
+    store.audit.append({ actor: 'user', action: 'signin' });
+    const broken = new Writable({
+      write(_chunk, _encoding, callback) {
+        callback(new Error('disk full'));
+      },
+    });
+    await expect(exportAuditLog(store, broken, { format: 'csv' })).rejects.toThrow('disk full');
+  });
+});
+
+describe('csvCell', () => {
+  it.each([
+    ['=1+2', "'=1+2"],
+    ['+44 113 496 0000', "'+44 113 496 0000"],
+    ['-2', "'-2"],
+    ['@SUM(A1)', "'@SUM(A1)"],
+    ['\tcmd', "'\tcmd"],
+    ['\rcmd', `"'\rcmd"`],
+    ['plain text', 'plain text'],
+    ['a,b', '"a,b"'],
+    ['say "hi"', '"say ""hi"""'],
+    ['two\nlines', '"two\nlines"'],
+    ['=A1,"x"', `"'=A1,""x"""`],
+  ])('%j becomes %j', (input, expected) => {
+    expect(csvCell(input)).toBe(expected);
+  });
+
+  it('writes numbers and booleans as they are, and nothing for null', () => {
+    expect(csvCell(-3)).toBe('-3');
+    expect(csvCell(true)).toBe('true');
+    expect(csvCell(null)).toBe('');
+  });
+});
+
+describe('maskIdentifier', () => {
+  it('keeps the last three characters of a long id and hides a short one whole', () => {
+    expect(maskIdentifier('RX-2025-000417')).toBe('***********417');
+    expect(maskIdentifier('AB123')).toBe('*****');
+    expect(maskIdentifier('ABC123')).toBe('***123');
+  });
+});

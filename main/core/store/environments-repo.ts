@@ -1,0 +1,120 @@
+import type Database from 'better-sqlite3';
+import { z } from 'zod';
+import { codeListsSchema, environmentSchema, type Environment } from '../../../shared/environment.js';
+import { isoTime } from './time.js';
+
+/**
+ * How fast the submitter and the status poller may go against one environment. Kept beside the profile in the
+ * store; shared/environment.ts does not carry it yet (move it there when the settings screen edits it).
+ */
+export const sendingPaceSchema = z.object({
+  /** Creates in flight at once. */
+  concurrency: z.number().int().min(1).max(16),
+  /** Requests started per second, all kinds together. */
+  ratePerSecond: z.number().positive().max(100),
+  /** How often open orders' statuses are polled. */
+  pollIntervalMs: z.number().int().min(5_000).max(86_400_000),
+});
+export type SendingPace = z.infer<typeof sendingPaceSchema>;
+
+export const DEFAULT_SENDING_PACE: SendingPace = { concurrency: 2, ratePerSecond: 5, pollIntervalMs: 60_000 };
+
+/** A stored API profile: the shared environment plus its sending pace. */
+export type EnvironmentProfile = Environment & SendingPace;
+/** What upsert takes: pace fields left out keep their stored values (or the defaults, for a new profile). */
+export type EnvironmentProfileInput = Environment & Partial<SendingPace>;
+
+interface EnvironmentRow {
+  id: string;
+  name: string;
+  kind: string;
+  apiBaseUrl: string;
+  issuer: string;
+  clientId: string;
+  grant: string;
+  scopes: string;
+  createWithClinicVersion: string;
+  requestTimeoutMs: number;
+  codeLists: string;
+  concurrency: number;
+  ratePerSecond: number;
+  pollIntervalMs: number;
+}
+
+const COLUMNS = `id, name, kind, api_base_url AS apiBaseUrl, issuer, client_id AS clientId, grant_type AS "grant", scopes,
+  create_with_clinic_version AS createWithClinicVersion, request_timeout_ms AS requestTimeoutMs, code_lists AS codeLists,
+  concurrency, rate_per_second AS ratePerSecond, poll_interval_ms AS pollIntervalMs`;
+
+const profileSchema = environmentSchema.extend(sendingPaceSchema.shape);
+
+function toProfile(row: EnvironmentRow): EnvironmentProfile {
+  // Parsed on the way out too: a row edited by hand must not reach the client as a malformed profile.
+  return profileSchema.parse({
+    ...row,
+    scopes: JSON.parse(row.scopes) as unknown,
+    codeLists: codeListsSchema.parse(JSON.parse(row.codeLists)),
+  });
+}
+
+export class EnvironmentsRepo {
+  readonly #now: () => Date;
+  readonly #upsert: Database.Statement;
+  readonly #get: Database.Statement<[string], EnvironmentRow>;
+  readonly #list: Database.Statement<[], EnvironmentRow>;
+
+  constructor(db: Database.Database, now: () => Date) {
+    this.#now = now;
+    this.#upsert = db.prepare(`
+      INSERT INTO environments (id, name, kind, api_base_url, issuer, client_id, grant_type, scopes,
+        create_with_clinic_version, request_timeout_ms, code_lists, concurrency, rate_per_second, poll_interval_ms,
+        created_at, updated_at)
+      VALUES (@id, @name, @kind, @apiBaseUrl, @issuer, @clientId, @grant, @scopes, @createWithClinicVersion,
+        @requestTimeoutMs, @codeLists, coalesce(@concurrency, @defaultConcurrency),
+        coalesce(@ratePerSecond, @defaultRatePerSecond), coalesce(@pollIntervalMs, @defaultPollIntervalMs), @now, @now)
+      ON CONFLICT (id) DO UPDATE SET
+        name = excluded.name, kind = excluded.kind, api_base_url = excluded.api_base_url, issuer = excluded.issuer,
+        client_id = excluded.client_id, grant_type = excluded.grant_type, scopes = excluded.scopes,
+        create_with_clinic_version = excluded.create_with_clinic_version,
+        request_timeout_ms = excluded.request_timeout_ms, code_lists = excluded.code_lists,
+        concurrency = coalesce(@concurrency, concurrency),
+        rate_per_second = coalesce(@ratePerSecond, rate_per_second),
+        poll_interval_ms = coalesce(@pollIntervalMs, poll_interval_ms),
+        updated_at = excluded.updated_at`);
+    this.#get = db.prepare(`SELECT ${COLUMNS} FROM environments WHERE id = ?`);
+    this.#list = db.prepare(`SELECT ${COLUMNS} FROM environments ORDER BY created_at, rowid`);
+  }
+
+  /** Validates the profile with the shared schema, stores it, and returns it as stored. */
+  upsert(input: EnvironmentProfileInput): EnvironmentProfile {
+    const environment = environmentSchema.parse(input);
+    const pace = sendingPaceSchema.partial().parse({
+      concurrency: input.concurrency,
+      ratePerSecond: input.ratePerSecond,
+      pollIntervalMs: input.pollIntervalMs,
+    });
+    this.#upsert.run({
+      ...environment,
+      scopes: JSON.stringify(environment.scopes),
+      codeLists: JSON.stringify(environment.codeLists),
+      concurrency: pace.concurrency ?? null,
+      ratePerSecond: pace.ratePerSecond ?? null,
+      pollIntervalMs: pace.pollIntervalMs ?? null,
+      defaultConcurrency: DEFAULT_SENDING_PACE.concurrency,
+      defaultRatePerSecond: DEFAULT_SENDING_PACE.ratePerSecond,
+      defaultPollIntervalMs: DEFAULT_SENDING_PACE.pollIntervalMs,
+      now: isoTime(this.#now()),
+    });
+    const stored = this.get(environment.id);
+    if (!stored) throw new Error(`environment ${environment.id} was not stored`);
+    return stored;
+  }
+
+  get(id: string): EnvironmentProfile | undefined {
+    const row = this.#get.get(id);
+    return row && toProfile(row);
+  }
+
+  list(): EnvironmentProfile[] {
+    return this.#list.all().map(toProfile);
+  }
+}

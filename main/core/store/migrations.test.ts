@@ -1,0 +1,182 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { toWireJson } from '../../../shared/wire-json.js';
+import { sampleCreateWithClinic } from '../../../test/support/orders.js';
+import { AUDIT_ACTORS, GENESIS_HASH } from '../audit/audit-entry.js';
+import { verifyAuditChain } from '../audit/verify-chain.js';
+import { LATEST_SCHEMA_VERSION, migrate, MIGRATIONS, SchemaTooNewError } from './migrations/index.js';
+import { openDatabase } from './open-database.js';
+import {
+  AT_SERVICE_STATES,
+  ATTEMPT_OPERATIONS,
+  ATTEMPT_OUTCOMES,
+  BATCH_KINDS,
+  CANCELLATION_STATES,
+  NOT_ACCEPTED_STATES,
+  ORDER_ROUTES,
+  ORDER_STATES,
+} from './order-state.js';
+import { openStore, STORE_FILE, type Store } from './store.js';
+import { LOCAL, removeDir, tempDataDir } from './testing/store-fixtures.js';
+
+const EIGHTEEN_DIGITS = '987654321098765432';
+
+/** Writes a data directory exactly as the first release (schema 1) would have left it. */
+function writeVersionOneFile(dataDir: string): { v1Body: string; hl7Body: string } {
+  const db = openDatabase(join(dataDir, STORE_FILE));
+  db.pragma('journal_mode = WAL');
+  db.pragma('foreign_keys = ON');
+  expect(migrate(db, { target: 1 })).toEqual([1]);
+  const v1Body = toWireJson(sampleCreateWithClinic({ clinicOrderId: 'OLD-0001', dmdCode: EIGHTEEN_DIGITS }));
+  const hl7Body = 'MSH|^~\\&|CLINIC|A|RX|B|20250101||RDE^O11|1|P|2.5\rPID|1||X';
+  db.prepare(
+    `INSERT INTO environments (id, name, kind, api_base_url, issuer, client_id, grant_type, scopes,
+       create_with_clinic_version, request_timeout_ms, code_lists, concurrency, rate_per_second, poll_interval_ms,
+       created_at, updated_at)
+     VALUES (?, ?, 'local-sandbox', ?, ?, '', 'client_credentials', ?, 'v1', 30000, ?, 3, 2.5, 90000, ?, ?)`,
+  ).run(
+    LOCAL.id,
+    LOCAL.name,
+    LOCAL.apiBaseUrl,
+    LOCAL.issuer,
+    JSON.stringify(LOCAL.scopes),
+    JSON.stringify(LOCAL.codeLists),
+    '2025-01-01T00:00:00.000Z',
+    '2025-01-01T00:00:00.000Z',
+  );
+  db.prepare(
+    `INSERT INTO import_batches (id, environment_id, source_file_name, kind, row_count, invalid_count, order_count, created_at)
+     VALUES (7, ?, 'january.csv', 'csv', 2, 0, 2, '2025-01-01T00:00:00.000Z')`,
+  ).run(LOCAL.id);
+  const insertOrder = db.prepare(
+    `INSERT INTO orders (id, batch_id, environment_id, clinic_code, clinic_order_id, route, request_body, state,
+       pharmacy_order_id, remote_status, attempts, created_at, updated_at)
+     VALUES (?, 7, ?, 'CLINIC-A', ?, ?, ?, ?, ?, ?, ?, '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z')`,
+  );
+  insertOrder.run(11, LOCAL.id, 'OLD-0001', 'v1', v1Body, 'created', 100_001, 'Waiting Clinical Check', 1);
+  insertOrder.run(12, LOCAL.id, 'OLD-0002', 'hl7', hl7Body, 'queued', null, null, 0);
+  db.prepare(
+    `INSERT INTO attempts (order_id, operation, started_at, latency_ms, http_status, outcome, remote_id)
+     VALUES (11, 'create', '2025-01-01T00:00:01.000Z', 120, 200, 'ok', '100001')`,
+  ).run();
+  db.prepare(
+    `INSERT INTO status_history (order_id, status, observed_at) VALUES (11, 'Waiting Clinical Check', '2025-01-01T01:00:00.000Z')`,
+  ).run();
+  expect(db.pragma('user_version', { simple: true })).toBe(1);
+  db.close();
+  return { v1Body, hl7Body };
+}
+
+describe('migrations', () => {
+  const dirs: string[] = [];
+  const stores: Store[] = [];
+  afterEach(() => {
+    for (const store of stores.splice(0)) store.close();
+    for (const dir of dirs.splice(0)) removeDir(dir);
+  });
+
+  it('are numbered 1, 2, 3… without gaps', () => {
+    expect(MIGRATIONS.map((migration) => migration.version)).toEqual(
+      Array.from({ length: LATEST_SCHEMA_VERSION }, (_, index) => index + 1),
+    );
+  });
+
+  it("spell out the same value lists as the code's constants", () => {
+    const dataDir = tempDataDir();
+    dirs.push(dataDir);
+    const store = openStore({ dataDir });
+    stores.push(store);
+    const schema = (name: string) =>
+      store.db.prepare<[string], { sql: string }>('SELECT sql FROM sqlite_master WHERE name = ?').get(name)?.sql ?? '';
+    /** The quoted values of `<column> IN (…)` / `NOT IN (…)` in a CHECK or index, in order. */
+    const listAfter = (sql: string, prefix: string) => {
+      const start = sql.indexOf(`${prefix} (`);
+      expect(start, prefix).toBeGreaterThanOrEqual(0);
+      const list = sql.slice(start + prefix.length + 2, sql.indexOf(')', start));
+      return [...list.matchAll(/'([^']*)'/g)].map((match) => match[1]);
+    };
+    const orders = schema('orders');
+    expect(listAfter(orders, 'state IN')).toEqual([...ORDER_STATES]);
+    expect(listAfter(orders, 'route IN')).toEqual([...ORDER_ROUTES]);
+    expect(listAfter(orders, 'OR state NOT IN')).toEqual([...AT_SERVICE_STATES]);
+    expect(listAfter(schema('orders_accepted_once'), 'state NOT IN')).toEqual([...NOT_ACCEPTED_STATES]);
+    expect(listAfter(schema('import_batches'), 'kind IN')).toEqual([...BATCH_KINDS]);
+    expect(listAfter(schema('attempts'), 'operation IN')).toEqual([...ATTEMPT_OPERATIONS]);
+    expect(listAfter(schema('attempts'), 'outcome IN')).toEqual([...ATTEMPT_OUTCOMES]);
+    expect(listAfter(schema('cancellations'), 'state IN')).toEqual([...CANCELLATION_STATES]);
+    expect(listAfter(schema('audit_entries'), 'actor IN')).toEqual([...AUDIT_ACTORS]);
+    expect(schema('audit_entries_append_at_end')).toContain(`'${GENESIS_HASH}'`);
+  });
+
+  it('carry a schema-1 file forward to the latest schema keeping every row', () => {
+    const dataDir = tempDataDir();
+    dirs.push(dataDir);
+    const { v1Body, hl7Body } = writeVersionOneFile(dataDir);
+
+    const store = openStore({ dataDir });
+    stores.push(store);
+
+    expect(store.schemaVersion).toBe(LATEST_SCHEMA_VERSION);
+    expect(store.environments.get(LOCAL.id)).toMatchObject({
+      name: LOCAL.name,
+      codeLists: LOCAL.codeLists,
+      concurrency: 3,
+      ratePerSecond: 2.5,
+      pollIntervalMs: 90_000,
+    });
+    expect(store.batches.get(7)).toMatchObject({ sourceFileName: 'january.csv', orderCount: 2 });
+    const created = store.orders.get(11);
+    expect(created).toMatchObject({
+      state: 'created',
+      pharmacyOrderId: 100_001,
+      remoteStatus: 'Waiting Clinical Check',
+      attempts: 1,
+    });
+    expect(created?.requestBody).toBe(v1Body);
+    expect(store.orders.get(12)?.requestBody).toBe(hl7Body);
+    expect(store.attempts.list(11)).toHaveLength(1);
+    expect(store.statusHistory.list(11).map((entry) => entry.status)).toEqual(['Waiting Clinical Check']);
+
+    // Migration 3 back-filled searchable items from the JSON body, dm+d code digit for digit.
+    expect(store.orders.items(11)).toEqual([
+      expect.objectContaining({ dmdCode: EIGHTEEN_DIGITS, quantity: 1, medication: 'Paracetamol 500mg tablets' }),
+    ]);
+    expect(store.orders.list({ dmdCode: EIGHTEEN_DIGITS }).map((order) => order.id)).toEqual([11]);
+    expect(store.orders.items(12)).toEqual([]);
+
+    // Migration 2's audit log works on the migrated data.
+    expect(verifyAuditChain(store)).toEqual({ ok: true, count: 0 });
+    expect(store.orders.transition(12, ['queued'], 'held', {}, { actor: 'user', action: 'order.held' })).toBe(true);
+    expect(verifyAuditChain(store)).toEqual({ ok: true, count: 1 });
+  });
+
+  it('do nothing to a file that is already current', () => {
+    const dataDir = tempDataDir();
+    dirs.push(dataDir);
+    openStore({ dataDir }).close();
+    const db = openDatabase(join(dataDir, STORE_FILE));
+    try {
+      expect(migrate(db)).toEqual([]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('refuse a file written by a newer release, leaving it untouched', () => {
+    const dataDir = tempDataDir();
+    dirs.push(dataDir);
+    const db = openDatabase(join(dataDir, STORE_FILE));
+    db.pragma(`user_version = ${LATEST_SCHEMA_VERSION + 1}`);
+    db.close();
+
+    expect(() => openStore({ dataDir })).toThrow(SchemaTooNewError);
+    const after = openDatabase(join(dataDir, STORE_FILE));
+    try {
+      expect(after.pragma('user_version', { simple: true })).toBe(LATEST_SCHEMA_VERSION + 1);
+    } finally {
+      after.close();
+    }
+    // The refusal released the lock: the directory is not left locked.
+    expect(() => openStore({ dataDir })).toThrow(SchemaTooNewError);
+  });
+});

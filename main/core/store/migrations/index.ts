@@ -1,0 +1,59 @@
+import type Database from 'better-sqlite3';
+import * as outbox from './001-outbox.js';
+import * as auditLog from './002-audit-log.js';
+import * as orderItems from './003-order-items.js';
+
+/**
+ * Numbered migrations, applied in order, each in its own transaction with `PRAGMA user_version` set to its
+ * number inside it (the header change rolls back with the rest). Never edit a migration that has shipped: add
+ * the next number.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  up(db: Database.Database): void;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: 'outbox', up: outbox.up },
+  { version: 2, name: 'audit-log', up: auditLog.up },
+  { version: 3, name: 'order-items', up: orderItems.up },
+];
+
+export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;
+
+export class SchemaTooNewError extends Error {
+  constructor(
+    readonly found: number,
+    readonly known: number,
+  ) {
+    super(
+      `this data was written by a newer Rx Batch (schema ${found}; this version knows up to ${known}); update the app`,
+    );
+    this.name = 'SchemaTooNewError';
+  }
+}
+
+export function schemaVersion(db: Database.Database): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+/**
+ * Brings the database to `target` (default: latest) and returns the versions applied. `target` exists so a
+ * test can build a file exactly as an older release left it.
+ */
+export function migrate(db: Database.Database, options: { target?: number } = {}): number[] {
+  const target = options.target ?? LATEST_SCHEMA_VERSION;
+  const current = schemaVersion(db);
+  if (current > LATEST_SCHEMA_VERSION) throw new SchemaTooNewError(current, LATEST_SCHEMA_VERSION);
+  const applied: number[] = [];
+  for (const migration of MIGRATIONS) {
+    if (migration.version <= current || migration.version > target) continue;
+    db.transaction(() => {
+      migration.up(db);
+      db.pragma(`user_version = ${migration.version}`);
+    }).immediate();
+    applied.push(migration.version);
+  }
+  return applied;
+}

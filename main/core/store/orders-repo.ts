@@ -1,0 +1,414 @@
+import type Database from 'better-sqlite3';
+import type { ServiceErrorKind } from '../../../shared/errors.js';
+import type { AuditInput } from '../audit/audit-entry.js';
+import type { AuditRepo } from './audit-repo.js';
+import {
+  ENQUEUE_STATES,
+  ORDER_ROUTES,
+  ORDER_STATES,
+  type EnqueueState,
+  type OrderRoute,
+  type OrderState,
+} from './order-state.js';
+import { isoTime, isoTimeOrNull } from './time.js';
+
+export interface OrderItem {
+  /** dm+d code as digits (up to 18: beyond JavaScript's safe integers). */
+  dmdCode: string;
+  productId: number | null;
+  medication: string;
+  quantity: number;
+}
+
+export interface NewOrder {
+  clinicCode: string;
+  clinicOrderId: string;
+  route: OrderRoute;
+  /** The exact body that will be sent: wire JSON (dmdCode as number tokens) or the HL7 message. */
+  requestBody: string;
+  /** The prescribed items, from the parsed order, for search. */
+  items: ReadonlyArray<Omit<OrderItem, 'productId'> & { productId?: number | null }>;
+  /** Default `queued`. */
+  state?: EnqueueState;
+}
+
+export interface OrderError {
+  kind: ServiceErrorKind;
+  message: string;
+  field: string | null;
+}
+
+export interface OrderRecord {
+  id: number;
+  batchId: number;
+  environmentId: string;
+  clinicCode: string;
+  clinicOrderId: string;
+  route: OrderRoute;
+  requestBody: string;
+  state: OrderState;
+  pharmacyOrderId: number | null;
+  remoteStatus: string | null;
+  remoteStatusAt: string | null;
+  dispatchDate: string | null;
+  trackingId: string | null;
+  lastError: OrderError | null;
+  /** Create attempts made so far. */
+  attempts: number;
+  /** When a queued order may be sent (again); null means now. */
+  nextAttemptAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Fields a transition may set alongside the state; a field left out keeps its value, null clears it. */
+export interface OrderPatch {
+  pharmacyOrderId?: number | null;
+  remoteStatus?: string | null;
+  remoteStatusAt?: Date | null;
+  dispatchDate?: string | null;
+  trackingId?: string | null;
+  lastError?: { kind: ServiceErrorKind; message: string; field?: string | null } | null;
+  nextAttemptAt?: Date | null;
+}
+
+/** The audit entry of a transition; the store fills in the order's identifiers and the two states. */
+export type TransitionAudit = Pick<AuditInput, 'actor' | 'action' | 'details'>;
+
+export interface OrderFilter {
+  environmentId?: string;
+  batchId?: number;
+  states?: readonly OrderState[];
+  /** Orders with an item of this dm+d code. */
+  dmdCode?: string;
+  /** Keyset paging: orders with a larger id. */
+  afterId?: number;
+  /** Default 100. */
+  limit?: number;
+}
+
+/** The order's (environment, clinic, clinicOrderId) is already accepted in the outbox. */
+export class DuplicateOrderError extends Error {
+  constructor(
+    readonly environmentId: string,
+    readonly clinicCode: string,
+    readonly clinicOrderId: string,
+    /** Position in the enqueued list, when the duplicate came from enqueueOrders. */
+    readonly index: number | null,
+  ) {
+    super(`order ${clinicOrderId} of clinic ${clinicCode} is already in the outbox for ${environmentId}`);
+    this.name = 'DuplicateOrderError';
+  }
+}
+
+interface OrderRow extends Omit<OrderRecord, 'lastError'> {
+  lastErrorKind: ServiceErrorKind | null;
+  lastErrorMessage: string | null;
+  lastErrorField: string | null;
+}
+
+const COLUMNS = `id, batch_id AS batchId, environment_id AS environmentId, clinic_code AS clinicCode,
+  clinic_order_id AS clinicOrderId, route, request_body AS requestBody, state, pharmacy_order_id AS pharmacyOrderId,
+  remote_status AS remoteStatus, remote_status_at AS remoteStatusAt, dispatch_date AS dispatchDate,
+  tracking_id AS trackingId, last_error_kind AS lastErrorKind, last_error_message AS lastErrorMessage,
+  last_error_field AS lastErrorField, attempts, next_attempt_at AS nextAttemptAt, created_at AS createdAt,
+  updated_at AS updatedAt`;
+
+function toRecord(row: OrderRow): OrderRecord {
+  const { lastErrorKind, lastErrorMessage, lastErrorField, ...rest } = row;
+  return {
+    ...rest,
+    lastError:
+      lastErrorKind === null ? null : { kind: lastErrorKind, message: lastErrorMessage ?? '', field: lastErrorField },
+  };
+}
+
+function isAcceptedDuplicate(error: unknown): boolean {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return (
+    code === 'SQLITE_CONSTRAINT_UNIQUE' &&
+    typeof message === 'string' &&
+    message.includes('orders.environment_id, orders.clinic_code, orders.clinic_order_id')
+  );
+}
+
+const isOrderState = (state: string): state is OrderState => (ORDER_STATES as readonly string[]).includes(state);
+
+export class OrdersRepo {
+  readonly #now: () => Date;
+  readonly #audit: AuditRepo;
+  readonly #batchEnvironment: Database.Statement<[number], { environmentId: string }>;
+  readonly #insertOrder: Database.Statement;
+  readonly #insertItem: Database.Statement;
+  readonly #addToBatch: Database.Statement<[number, number]>;
+  readonly #get: Database.Statement<[number], OrderRow>;
+  readonly #items: Database.Statement<[number], OrderItem>;
+  readonly #update: Database.Statement;
+  readonly #claim: Database.Statement<[{ environmentId: string; now: string; limit: number }], OrderRow>;
+  readonly #findAccepted: Database.Statement<[string, string, string], OrderRow>;
+  readonly #findByPharmacyId: Database.Statement<[string, number], OrderRow>;
+  readonly #list: Database.Statement<[Record<string, string | number | null>], OrderRow>;
+  readonly #count: Database.Statement<[{ environmentId: string | null }], { state: OrderState; count: number }>;
+  readonly #enqueue: Database.Transaction<
+    (
+      batchId: number,
+      orders: readonly NewOrder[],
+      audit: Omit<AuditInput, 'environmentId' | 'batchId'> | null,
+    ) => number[]
+  >;
+  readonly #transition: Database.Transaction<
+    (orderId: number, from: readonly OrderState[], to: OrderState, patch: OrderPatch, audit: TransitionAudit) => boolean
+  >;
+
+  constructor(db: Database.Database, now: () => Date, audit: AuditRepo) {
+    this.#now = now;
+    this.#audit = audit;
+    this.#batchEnvironment = db.prepare('SELECT environment_id AS environmentId FROM import_batches WHERE id = ?');
+    this.#insertOrder = db.prepare(
+      `INSERT INTO orders (batch_id, environment_id, clinic_code, clinic_order_id, route, request_body, state,
+         created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.#insertItem = db.prepare(
+      'INSERT INTO order_items (order_id, position, dmd_code, product_id, medication, quantity) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    this.#addToBatch = db.prepare('UPDATE import_batches SET order_count = order_count + ? WHERE id = ?');
+    this.#get = db.prepare(`SELECT ${COLUMNS} FROM orders WHERE id = ?`);
+    this.#items = db.prepare(
+      `SELECT dmd_code AS dmdCode, product_id AS productId, medication, quantity FROM order_items
+       WHERE order_id = ? ORDER BY position`,
+    );
+    this.#update = db.prepare(`
+      UPDATE orders SET
+        state = @to,
+        pharmacy_order_id = CASE WHEN @setPharmacyOrderId THEN @pharmacyOrderId ELSE pharmacy_order_id END,
+        remote_status = CASE WHEN @setRemoteStatus THEN @remoteStatus ELSE remote_status END,
+        remote_status_at = CASE WHEN @setRemoteStatusAt THEN @remoteStatusAt ELSE remote_status_at END,
+        dispatch_date = CASE WHEN @setDispatchDate THEN @dispatchDate ELSE dispatch_date END,
+        tracking_id = CASE WHEN @setTrackingId THEN @trackingId ELSE tracking_id END,
+        last_error_kind = CASE WHEN @setLastError THEN @lastErrorKind ELSE last_error_kind END,
+        last_error_message = CASE WHEN @setLastError THEN @lastErrorMessage ELSE last_error_message END,
+        last_error_field = CASE WHEN @setLastError THEN @lastErrorField ELSE last_error_field END,
+        next_attempt_at = CASE WHEN @setNextAttemptAt THEN @nextAttemptAt ELSE next_attempt_at END,
+        updated_at = @updatedAt
+      WHERE id = @id AND state = @expected`);
+    // Never-tried orders are due from their creation, so a retry that came due earlier goes first.
+    this.#claim = db.prepare(`
+      UPDATE orders SET state = 'sending', updated_at = @now
+      WHERE id IN (
+        SELECT id FROM orders
+        WHERE environment_id = @environmentId AND state = 'queued'
+          AND (next_attempt_at IS NULL OR next_attempt_at <= @now)
+        ORDER BY coalesce(next_attempt_at, created_at), id
+        LIMIT @limit)
+      RETURNING ${COLUMNS}`);
+    this.#findAccepted = db.prepare(
+      `SELECT ${COLUMNS} FROM orders
+       WHERE environment_id = ? AND clinic_code = ? AND clinic_order_id = ? AND state NOT IN ('ready', 'rejected', 'withdrawn')`,
+    );
+    this.#findByPharmacyId = db.prepare(
+      `SELECT ${COLUMNS} FROM orders WHERE environment_id = ? AND pharmacy_order_id = ?`,
+    );
+    this.#list = db.prepare(`
+      SELECT ${COLUMNS} FROM orders
+      WHERE (@environmentId IS NULL OR environment_id = @environmentId)
+        AND (@batchId IS NULL OR batch_id = @batchId)
+        AND (@states IS NULL OR state IN (SELECT value FROM json_each(@states)))
+        AND (@dmdCode IS NULL OR id IN (SELECT order_id FROM order_items WHERE dmd_code = @dmdCode))
+        AND id > @afterId
+      ORDER BY id
+      LIMIT @limit`);
+    this.#count = db.prepare(
+      `SELECT state, count(*) AS count FROM orders WHERE @environmentId IS NULL OR environment_id = @environmentId GROUP BY state`,
+    );
+    this.#enqueue = db.transaction((batchId, orders, audit) => this.#enqueueNow(batchId, orders, audit));
+    this.#transition = db.transaction((orderId, from, to, patch, audit) =>
+      this.#transitionNow(orderId, from, to, patch, audit),
+    );
+  }
+
+  /**
+   * Inserts a batch's orders (and their items) in one transaction and returns their ids in order. All or
+   * nothing: a duplicate of an accepted order throws DuplicateOrderError and leaves no row behind. `audit`, when
+   * given, is appended in the same transaction with the batch's identifiers and the order count.
+   */
+  enqueue(
+    batchId: number,
+    orders: readonly NewOrder[],
+    audit: Omit<AuditInput, 'environmentId' | 'batchId'> | null = null,
+  ): number[] {
+    return this.#enqueue.immediate(batchId, orders, audit);
+  }
+
+  #enqueueNow(
+    batchId: number,
+    orders: readonly NewOrder[],
+    audit: Omit<AuditInput, 'environmentId' | 'batchId'> | null,
+  ): number[] {
+    const batch = this.#batchEnvironment.get(batchId);
+    if (!batch) throw new Error(`no import batch ${batchId}`);
+    const now = isoTime(this.#now());
+    const ids: number[] = [];
+    for (let index = 0; index < orders.length; index += 1) {
+      const order = orders[index]!;
+      const state = order.state ?? 'queued';
+      if (!(ENQUEUE_STATES as readonly string[]).includes(state)) throw new Error(`cannot enqueue in state "${state}"`);
+      if (!(ORDER_ROUTES as readonly string[]).includes(order.route)) throw new Error(`unknown route "${order.route}"`);
+      let orderId: number;
+      try {
+        const result = this.#insertOrder.run(
+          batchId,
+          batch.environmentId,
+          order.clinicCode,
+          order.clinicOrderId,
+          order.route,
+          order.requestBody,
+          state,
+          now,
+          now,
+        );
+        orderId = Number(result.lastInsertRowid);
+      } catch (error) {
+        if (isAcceptedDuplicate(error)) {
+          throw new DuplicateOrderError(batch.environmentId, order.clinicCode, order.clinicOrderId, index);
+        }
+        throw error;
+      }
+      for (let position = 0; position < order.items.length; position += 1) {
+        const item = order.items[position]!;
+        this.#insertItem.run(orderId, position, item.dmdCode, item.productId ?? null, item.medication, item.quantity);
+      }
+      ids.push(orderId);
+    }
+    this.#addToBatch.run(orders.length, batchId);
+    if (audit) {
+      this.#audit.append({
+        ...audit,
+        environmentId: batch.environmentId,
+        batchId,
+        details: { ...audit.details, orderCount: orders.length },
+      });
+    }
+    return ids;
+  }
+
+  /**
+   * Compare-and-set: moves the order to `to` only if its state is one of `from`, applying `patch`, and appends
+   * `audit` (with the order's identifiers and both states) in the same transaction. Returns false, writing
+   * nothing, when the order is missing or its state is not in `from`: the caller's view was stale.
+   */
+  transition(
+    orderId: number,
+    from: readonly OrderState[],
+    to: OrderState,
+    patch: OrderPatch,
+    audit: TransitionAudit,
+  ): boolean {
+    return this.#transition.immediate(orderId, from, to, patch, audit);
+  }
+
+  #transitionNow(
+    orderId: number,
+    from: readonly OrderState[],
+    to: OrderState,
+    patch: OrderPatch,
+    audit: TransitionAudit,
+  ): boolean {
+    if (!isOrderState(to)) throw new Error(`unknown order state "${String(to)}"`);
+    const current = this.#get.get(orderId);
+    if (!current || !from.includes(current.state)) return false;
+    const has = (key: keyof OrderPatch) => (Object.hasOwn(patch, key) && patch[key] !== undefined ? 1 : 0);
+    try {
+      const result = this.#update.run({
+        id: orderId,
+        expected: current.state,
+        to,
+        setPharmacyOrderId: has('pharmacyOrderId'),
+        pharmacyOrderId: patch.pharmacyOrderId ?? null,
+        setRemoteStatus: has('remoteStatus'),
+        remoteStatus: patch.remoteStatus ?? null,
+        setRemoteStatusAt: has('remoteStatusAt'),
+        remoteStatusAt: isoTimeOrNull(patch.remoteStatusAt),
+        setDispatchDate: has('dispatchDate'),
+        dispatchDate: patch.dispatchDate ?? null,
+        setTrackingId: has('trackingId'),
+        trackingId: patch.trackingId ?? null,
+        setLastError: has('lastError'),
+        lastErrorKind: patch.lastError?.kind ?? null,
+        lastErrorMessage: patch.lastError?.message ?? null,
+        lastErrorField: patch.lastError?.field ?? null,
+        setNextAttemptAt: has('nextAttemptAt'),
+        nextAttemptAt: isoTimeOrNull(patch.nextAttemptAt),
+        updatedAt: isoTime(this.#now()),
+      });
+      if (result.changes !== 1) return false;
+    } catch (error) {
+      if (isAcceptedDuplicate(error)) {
+        throw new DuplicateOrderError(current.environmentId, current.clinicCode, current.clinicOrderId, null);
+      }
+      throw error;
+    }
+    this.#audit.append({
+      ...audit,
+      environmentId: current.environmentId,
+      batchId: current.batchId,
+      orderId,
+      clinicCode: current.clinicCode,
+      clinicOrderId: current.clinicOrderId,
+      details: { ...audit.details, fromState: current.state, toState: to },
+    });
+    return true;
+  }
+
+  /**
+   * Atomically moves up to `limit` due `queued` orders of one environment to `sending` and returns them, oldest
+   * due first. Not audited: the attempt that follows is, and a crash in between leaves them `sending`, which
+   * start-up recovery treats as in doubt.
+   */
+  claimDue(environmentId: string, limit: number): OrderRecord[] {
+    if (!Number.isInteger(limit) || limit < 1) return [];
+    const claimed = this.#claim.all({ environmentId, now: isoTime(this.#now()), limit }).map(toRecord);
+    const dueKey = (order: OrderRecord) => order.nextAttemptAt ?? order.createdAt;
+    return claimed.sort((a, b) => (dueKey(a) < dueKey(b) ? -1 : dueKey(a) > dueKey(b) ? 1 : a.id - b.id));
+  }
+
+  get(orderId: number): OrderRecord | undefined {
+    const row = this.#get.get(orderId);
+    return row && toRecord(row);
+  }
+
+  items(orderId: number): OrderItem[] {
+    return this.#items.all(orderId);
+  }
+
+  /** The accepted order with this clinic order id, if any (what reconciliation and duplicate checks look up). */
+  findAccepted(environmentId: string, clinicCode: string, clinicOrderId: string): OrderRecord | undefined {
+    const row = this.#findAccepted.get(environmentId, clinicCode, clinicOrderId);
+    return row && toRecord(row);
+  }
+
+  findByPharmacyOrderId(environmentId: string, pharmacyOrderId: number): OrderRecord | undefined {
+    const row = this.#findByPharmacyId.get(environmentId, pharmacyOrderId);
+    return row && toRecord(row);
+  }
+
+  list(filter: OrderFilter = {}): OrderRecord[] {
+    return this.#list
+      .all({
+        environmentId: filter.environmentId ?? null,
+        batchId: filter.batchId ?? null,
+        states: filter.states ? JSON.stringify(filter.states) : null,
+        dmdCode: filter.dmdCode ?? null,
+        afterId: filter.afterId ?? 0,
+        limit: filter.limit ?? 100,
+      })
+      .map(toRecord);
+  }
+
+  /** Orders per state (every state present, zero when none), for one environment or all. */
+  countByState(environmentId?: string): Record<OrderState, number> {
+    const counts = Object.fromEntries(ORDER_STATES.map((state) => [state, 0])) as Record<OrderState, number>;
+    for (const { state, count } of this.#count.all({ environmentId: environmentId ?? null })) counts[state] = count;
+    return counts;
+  }
+}

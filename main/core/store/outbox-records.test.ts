@@ -1,0 +1,219 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { presetEnvironments } from '../environments/presets.js';
+import { DEFAULT_SENDING_PACE } from './environments-repo.js';
+import { enqueueOrders, type Store } from './store.js';
+import { LOCAL, manualClock, removeDir, sampleOrder, storeWithBatch } from './testing/store-fixtures.js';
+
+describe('outbox records', () => {
+  let store: Store;
+  let dataDir: string;
+  let batchId: number;
+  let clock: ReturnType<typeof manualClock>;
+
+  function setUp() {
+    clock = manualClock();
+    ({ store, dataDir, batchId } = storeWithBatch(clock.now));
+  }
+
+  afterEach(() => {
+    store.close();
+    removeDir(dataDir);
+  });
+
+  describe('environments', () => {
+    it('stores profiles with default pace, and keeps a pace the admin set when the profile is upserted again', () => {
+      setUp();
+      const [, remote] = presetEnvironments();
+      expect(store.environments.upsert(remote!)).toEqual({ ...remote, ...DEFAULT_SENDING_PACE });
+
+      store.environments.upsert({ ...remote!, concurrency: 6, ratePerSecond: 1.5 });
+      const renamed = store.environments.upsert({ ...remote!, name: 'CloudRx test', clientId: 'supplier-42' });
+
+      expect(renamed).toMatchObject({
+        name: 'CloudRx test',
+        clientId: 'supplier-42',
+        concurrency: 6,
+        ratePerSecond: 1.5,
+      });
+      expect(store.environments.list().map((environment) => environment.id)).toEqual([LOCAL.id, remote!.id]);
+      expect(store.environments.get('missing')).toBeUndefined();
+    });
+
+    it('refuses a profile the shared schema refuses, storing nothing', () => {
+      setUp();
+      expect(() => store.environments.upsert({ ...LOCAL, id: 'Bad Id!' })).toThrow();
+      expect(() => store.environments.upsert({ ...LOCAL, id: 'slow', concurrency: 0 })).toThrow();
+      expect(store.environments.list()).toHaveLength(1);
+    });
+  });
+
+  describe('batches', () => {
+    it('records the source file and counts, newest first per environment', () => {
+      setUp();
+      const second = store.batches.create({
+        environmentId: LOCAL.id,
+        sourceFileName: 'feb.hl7',
+        kind: 'hl7',
+        rowCount: 4,
+        invalidCount: 1,
+      });
+      expect(second).toMatchObject({ kind: 'hl7', rowCount: 4, invalidCount: 1, orderCount: 0 });
+      expect(store.batches.list(LOCAL.id).map((batch) => batch.id)).toEqual([second.id, batchId]);
+      expect(() =>
+        store.batches.create({
+          environmentId: LOCAL.id,
+          sourceFileName: 'x.csv',
+          kind: 'csv',
+          rowCount: 1,
+          invalidCount: 2,
+        }),
+      ).toThrow(/CHECK constraint/);
+    });
+  });
+
+  describe('attempts', () => {
+    it('records each call with its audit entry, counting only creates on the order', () => {
+      setUp();
+      const [id] = enqueueOrders(store, batchId, [sampleOrder({ clinicOrderId: 'ATT-1' })]);
+
+      store.attempts.record({
+        orderId: id!,
+        operation: 'create',
+        startedAt: clock.now(),
+        latencyMs: 30_000,
+        httpStatus: null,
+        outcome: 'in-doubt',
+        errorMessage: 'no answer within 30 s',
+      });
+      store.attempts.record({
+        orderId: id!,
+        operation: 'lookup',
+        startedAt: clock.now(),
+        latencyMs: 85.4,
+        httpStatus: 200,
+        outcome: 'ok',
+        remoteId: '100321',
+      });
+
+      expect(store.orders.get(id!)?.attempts).toBe(1);
+      expect(store.attempts.list(id!)).toMatchObject([
+        { operation: 'create', outcome: 'in-doubt', latencyMs: 30_000, httpStatus: null },
+        { operation: 'lookup', outcome: 'ok', latencyMs: 85, remoteId: '100321' },
+      ]);
+      expect(store.audit.forOrder(id!).map((entry) => entry.details)).toEqual([
+        {
+          operation: 'create',
+          outcome: 'in-doubt',
+          attempt: 1,
+          latencyMs: 30_000,
+          errorKind: 'in-doubt',
+          errorMessage: 'no answer within 30 s',
+        },
+        { operation: 'lookup', outcome: 'ok', httpStatus: 200, latencyMs: 85, remoteId: '100321' },
+      ]);
+      expect(store.audit.forOrder(id!)[0]).toMatchObject({
+        actor: 'submitter',
+        action: 'order.attempt',
+        clinicOrderId: 'ATT-1',
+      });
+    });
+
+    it('never stores a credential a service echoed into its error text', () => {
+      setUp();
+      const [id] = enqueueOrders(store, batchId, [sampleOrder()]);
+      const token = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl';
+      store.attempts.record({
+        orderId: id!,
+        operation: 'create',
+        startedAt: clock.now(),
+        latencyMs: 12,
+        httpStatus: 401,
+        outcome: 'auth',
+        errorMessage: `rejected header Authorization: Bearer ${token}`,
+      });
+      const stored = JSON.stringify([store.attempts.list(id!), store.audit.forOrder(id!)]);
+      expect(stored).not.toContain(token);
+      expect(stored).toContain('Bearer [redacted]');
+    });
+
+    it('can commit an attempt and the transition it leads to together, or neither', () => {
+      setUp();
+      const [id] = enqueueOrders(store, batchId, [sampleOrder()]);
+      expect(() =>
+        store.inTransaction(() => {
+          store.attempts.record({
+            orderId: id!,
+            operation: 'create',
+            startedAt: clock.now(),
+            latencyMs: 40,
+            httpStatus: 200,
+            outcome: 'ok',
+            remoteId: '100500',
+          });
+          // created without the pharmacy order id breaks a CHECK: everything above must roll back too.
+          store.orders.transition(id!, ['queued'], 'created', {}, { actor: 'submitter', action: 'order.created' });
+        }),
+      ).toThrow(/CHECK constraint/);
+      expect(store.attempts.list(id!)).toEqual([]);
+      expect(store.orders.get(id!)?.attempts).toBe(0);
+      expect(store.audit.lastSeq()).toBe(0);
+    });
+  });
+
+  describe('status history', () => {
+    it('appends only what changed and mirrors the latest onto the order', () => {
+      setUp();
+      const [id] = enqueueOrders(store, batchId, [sampleOrder()]);
+      const at = (minutes: number) => new Date(Date.UTC(2025, 2, 3, 10, minutes));
+
+      expect(store.statusHistory.append(id!, { status: 'Waiting Clinical Check', observedAt: at(0) })).toBe(true);
+      expect(store.statusHistory.append(id!, { status: 'Waiting Clinical Check', observedAt: at(1) })).toBe(false);
+      expect(
+        store.statusHistory.append(id!, {
+          status: 'Prescription Dispatched',
+          dispatchDate: '2025-03-04',
+          trackingId: 'RM123456789GB',
+          observedAt: at(2),
+        }),
+      ).toBe(true);
+      expect(store.statusHistory.append(id!, { status: 'Some New Status Text', observedAt: at(3) })).toBe(true);
+
+      expect(store.statusHistory.list(id!).map((entry) => [entry.status, entry.observedAt])).toEqual([
+        ['Waiting Clinical Check', at(0).toISOString()],
+        ['Prescription Dispatched', at(2).toISOString()],
+        ['Some New Status Text', at(3).toISOString()],
+      ]);
+      expect(store.orders.get(id!)).toMatchObject({
+        remoteStatus: 'Some New Status Text',
+        remoteStatusAt: at(3).toISOString(),
+        dispatchDate: null,
+        trackingId: null,
+      });
+    });
+  });
+
+  describe('cancellations', () => {
+    it('go requested → sent → cancelled | refused, one open per order', () => {
+      setUp();
+      const [id] = enqueueOrders(store, batchId, [sampleOrder()]);
+      const request = store.cancellations.request(id!, 'duplicate prescription');
+      expect(request).toMatchObject({ state: 'requested', sentAt: null });
+      expect(() => store.cancellations.request(id!, 'again')).toThrow(/UNIQUE constraint/);
+
+      expect(store.cancellations.finish(request.id, 'cancelled', 'ok')).toBe(false); // not sent yet
+      clock.advance(500);
+      expect(store.cancellations.markSent(request.id)).toBe(true);
+      expect(store.cancellations.markSent(request.id)).toBe(false);
+      expect(store.cancellations.finish(request.id, 'refused', 'Order already dispatched')).toBe(true);
+      expect(store.cancellations.get(request.id)).toMatchObject({
+        state: 'refused',
+        sentAt: clock.now().toISOString(),
+        resultMessage: 'Order already dispatched',
+      });
+      expect(store.cancellations.open(id!)).toBeUndefined();
+      // Refused, so a new request may be opened.
+      expect(store.cancellations.request(id!, 'try again').state).toBe('requested');
+      expect(store.cancellations.list(id!)).toHaveLength(2);
+    });
+  });
+});

@@ -1,0 +1,128 @@
+import type Database from 'better-sqlite3';
+import { join, resolve } from 'node:path';
+import { AttemptsRepo } from './attempts-repo.js';
+import { AuditRepo } from './audit-repo.js';
+import { BatchesRepo } from './batches-repo.js';
+import { CancellationsRepo } from './cancellations-repo.js';
+import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
+import { EnvironmentsRepo } from './environments-repo.js';
+import { migrate, schemaVersion } from './migrations/index.js';
+import { openDatabase } from './open-database.js';
+import { OrdersRepo, type NewOrder } from './orders-repo.js';
+import { ensurePrivateDir, ensurePrivateFile, tightenIfPresent } from './private-files.js';
+import { StatusHistoryRepo } from './status-history-repo.js';
+import type { AuditInput } from '../audit/audit-entry.js';
+
+export const STORE_FILE = 'rx-batch.sqlite';
+
+export interface StoreOptions {
+  /** The user data directory; created (0700) if missing. */
+  dataDir: string;
+  /** The clock for every time the store writes; tests pass a fixed one. */
+  now?: () => Date;
+}
+
+/**
+ * The local SQLite store: one file per data directory, opened by one process at a time. Each area has a small
+ * repository with prepared statements; no SQL lives outside this folder.
+ */
+export class Store {
+  readonly dataDir: string;
+  readonly file: string;
+  readonly now: () => Date;
+  /** For modules of this folder only (and their tests and bench). */
+  readonly db: Database.Database;
+  readonly environments: EnvironmentsRepo;
+  readonly batches: BatchesRepo;
+  readonly orders: OrdersRepo;
+  readonly attempts: AttemptsRepo;
+  readonly statusHistory: StatusHistoryRepo;
+  readonly cancellations: CancellationsRepo;
+  readonly audit: AuditRepo;
+  readonly #lock: DataDirLock;
+  #closed = false;
+
+  constructor(dataDir: string, db: Database.Database, lock: DataDirLock, now: () => Date) {
+    this.dataDir = dataDir;
+    this.file = db.name;
+    this.db = db;
+    this.now = now;
+    this.#lock = lock;
+    this.audit = new AuditRepo(db, now);
+    this.environments = new EnvironmentsRepo(db, now);
+    this.batches = new BatchesRepo(db, now);
+    this.orders = new OrdersRepo(db, now, this.audit);
+    this.attempts = new AttemptsRepo(db, this.audit);
+    this.statusHistory = new StatusHistoryRepo(db, now);
+    this.cancellations = new CancellationsRepo(db, now);
+  }
+
+  get schemaVersion(): number {
+    return schemaVersion(this.db);
+  }
+
+  get isOpen(): boolean {
+    return !this.#closed;
+  }
+
+  /**
+   * Runs `fn` in one write transaction (a savepoint when nested), so several repository calls commit together
+   * or not at all: e.g. an attempt, the order's transition and their audit entries.
+   */
+  inTransaction<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  /** Closes the database (checkpointing the WAL) and releases the data directory. Safe to call twice. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      this.db.close();
+    } finally {
+      this.#lock.release();
+    }
+  }
+}
+
+export function openStore(options: StoreOptions): Store {
+  const dataDir = resolve(options.dataDir);
+  ensurePrivateDir(dataDir);
+  const lock = acquireDataDirLock(dataDir);
+  let db: Database.Database | undefined;
+  try {
+    const file = join(dataDir, STORE_FILE);
+    ensurePrivateFile(file);
+    db = openDatabase(file);
+    configure(db);
+    migrate(db);
+    tightenIfPresent(`${file}-wal`);
+    tightenIfPresent(`${file}-shm`);
+    return new Store(dataDir, db, lock, options.now ?? (() => new Date()));
+  } catch (error) {
+    db?.close();
+    lock.release();
+    throw error;
+  }
+}
+
+/**
+ * WAL so readers never block the writer; synchronous=FULL so a commit the submitter relied on (an order marked
+ * sent) survives power loss, not just a crash; foreign keys, which SQLite leaves off by default.
+ */
+function configure(db: Database.Database): void {
+  const mode = db.pragma('journal_mode = WAL', { simple: true });
+  if (mode !== 'wal') throw new Error(`the store needs WAL journaling, SQLite gave "${String(mode)}"`);
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+}
+
+/** Enqueues a batch's orders in one transaction (see OrdersRepo.enqueue); the bench and the importer call this. */
+export function enqueueOrders(
+  store: Store,
+  batchId: number,
+  orders: readonly NewOrder[],
+  audit: Omit<AuditInput, 'environmentId' | 'batchId'> | null = null,
+): number[] {
+  return store.orders.enqueue(batchId, orders, audit);
+}
