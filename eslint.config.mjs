@@ -5,8 +5,26 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 const nodeBuiltins = [
-  'assert', 'buffer', 'child_process', 'crypto', 'dns', 'events', 'fs', 'fs/promises', 'http', 'https', 'net',
-  'os', 'path', 'process', 'stream', 'tls', 'url', 'util', 'worker_threads', 'zlib',
+  'assert',
+  'buffer',
+  'child_process',
+  'crypto',
+  'dns',
+  'events',
+  'fs',
+  'fs/promises',
+  'http',
+  'https',
+  'net',
+  'os',
+  'path',
+  'process',
+  'stream',
+  'tls',
+  'url',
+  'util',
+  'worker_threads',
+  'zlib',
 ];
 const noNodeInBrowserCode = {
   patterns: [
@@ -23,7 +41,10 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['*.mjs'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: { allowDefaultProject: ['*.mjs', 'scripts/*.mjs'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
       globals: { ...globals.node },
     },
     rules: {
@@ -38,6 +59,8 @@ export default tseslint.config(
       ],
     },
   },
+  // Plain-JS scripts carry no types to check against.
+  { files: ['**/*.mjs'], ...tseslint.configs.disableTypeChecked },
   {
     files: ['main/electron/**/*.ts'],
     rules: {

@@ -10,7 +10,10 @@ import { dirname, join } from 'node:path';
 export function electronBinary() {
   const dir = dirname(createRequire(import.meta.url).resolve('electron/package.json'));
   if (process.env.ELECTRON_OVERRIDE_DIST_PATH) {
-    const override = join(process.env.ELECTRON_OVERRIDE_DIST_PATH, process.platform === 'win32' ? 'electron.exe' : 'electron');
+    const override = join(
+      process.env.ELECTRON_OVERRIDE_DIST_PATH,
+      process.platform === 'win32' ? 'electron.exe' : 'electron',
+    );
     return existsSync(override) ? override : null;
   }
   const pathFile = join(dir, 'path.txt');

@@ -25,11 +25,21 @@ const env = { ...process.env, npm_config_nodedir: '' };
 const bin = (name) => join(root, 'node_modules', '.bin', process.platform === 'win32' ? `${name}.cmd` : name);
 try {
   // Electron prebuilds exist for most platforms: fetch one if the network allows, else compile from source.
-  execFileSync(bin('prebuild-install'), ['--runtime', 'electron', '--target', electronVersion], { cwd: work, env, stdio: 'inherit' });
+  execFileSync(bin('prebuild-install'), ['--runtime', 'electron', '--target', electronVersion], {
+    cwd: work,
+    env,
+    stdio: 'inherit',
+  });
 } catch {
   execFileSync(
     bin('node-gyp'),
-    ['rebuild', '--release', '--runtime=electron', `--target=${electronVersion}`, '--dist-url=https://electronjs.org/headers'],
+    [
+      'rebuild',
+      '--release',
+      '--runtime=electron',
+      `--target=${electronVersion}`,
+      '--dist-url=https://electronjs.org/headers',
+    ],
     { cwd: work, env, stdio: 'inherit' },
   );
 }

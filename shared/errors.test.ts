@@ -14,7 +14,9 @@ const read = (text: string) => {
 
 describe('reading the service error body', () => {
   it('takes the field from a single field-error detail', () => {
-    const read1 = read('{"error":"Invalid courier","status":400,"details":{"field":"courierCode","message":"unknown"}}');
+    const read1 = read(
+      '{"error":"Invalid courier","status":400,"details":{"field":"courierCode","message":"unknown"}}',
+    );
     expect(read1.fields).toEqual([{ field: 'courierCode', message: 'unknown' }]);
     expect(read1.message).toBe('Invalid courier: unknown');
     expect(read1.envelope?.status).toBe(400);

@@ -84,7 +84,10 @@ export class ContractError extends Error {
 }
 
 /** Reads whatever the service sent back on failure: the envelope when it is one, else a short plain text. */
-export function describeErrorBody(body: unknown, rawText: string): {
+export function describeErrorBody(
+  body: unknown,
+  rawText: string,
+): {
   message: string;
   fields: FieldError[];
   envelope?: ErrorEnvelope;
@@ -92,14 +95,13 @@ export function describeErrorBody(body: unknown, rawText: string): {
   const parsed = errorEnvelopeSchema.safeParse(body);
   if (parsed.success) {
     const { details } = parsed.data;
-    const fields = Array.isArray(details)
-      ? details
-      : details && 'field' in details
-        ? [details]
-        : [];
+    const fields = Array.isArray(details) ? details : details && 'field' in details ? [details] : [];
     const detailMessage = details && !Array.isArray(details) ? details.message : undefined;
     return {
-      message: detailMessage && detailMessage !== parsed.data.error ? `${parsed.data.error}: ${detailMessage}` : parsed.data.error,
+      message:
+        detailMessage && detailMessage !== parsed.data.error
+          ? `${parsed.data.error}: ${detailMessage}`
+          : parsed.data.error,
       fields,
       envelope: parsed.data,
     };

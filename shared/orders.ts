@@ -97,7 +97,10 @@ export const createV2Schema = z.object({
     clinicOrderValue: z.number().nonnegative().nullish(),
     paymentType: z.number().int().nonnegative(),
     courierCode: z.number().int().nonnegative(),
-    currencyCode: z.string().regex(/^[A-Z]{3}$/).nullish(),
+    currencyCode: z
+      .string()
+      .regex(/^[A-Z]{3}$/)
+      .nullish(),
   }),
   prescribedItems: z
     .array(itemV1Schema.extend({ allowedRepeats: z.number().int().nonnegative().nullish() }))

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { BRIDGE_SOCKET_PATH, POLICY_VIOLATION } from '../../shared/bridge-protocol.js';
+import { BRIDGE_SOCKET_PATH, POLICY_VIOLATION } from '../../shared/transport-protocol.js';
 import { MAX_MESSAGE_BYTES, type CallHandlers } from '../../shared/contract.js';
 import { CoreEvents } from '../core/events.js';
 import { presetEnvironments } from '../core/environments/presets.js';
@@ -22,7 +22,10 @@ const handlers: CallHandlers = {
       identity: { reachable: true, deviceAuthorization: true, clientCredentials: true, message: 'ok' },
     }),
   'couriers.priceList': () =>
-    Promise.resolve({ ok: true, value: [{ courierCode: 'RMT24', deliveryOption: 'Tracked 24', price: 4.5, currencyCode: 'GBP' }] }),
+    Promise.resolve({
+      ok: true,
+      value: [{ courierCode: 'RMT24', deliveryOption: 'Tracked 24', price: 4.5, currencyCode: 'GBP' }],
+    }),
   'products.search': ({ searchTerm }) =>
     Promise.resolve({
       ok: true,
@@ -53,7 +56,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-type Opened = { socket: WebSocket; next(): Promise<unknown>; closed: Promise<{ code: number; reason: string }> };
+type Opened = { socket: WebSocket; next: () => Promise<unknown>; closed: Promise<{ code: number; reason: string }> };
 
 function open(headers: Record<string, string> = { Origin: bridge.origin }): Promise<Opened> {
   const socket = new WebSocket(`ws://127.0.0.1:${bridge.port}${BRIDGE_SOCKET_PATH}`, { headers });
@@ -115,7 +118,9 @@ describe('the bridge WebSocket', () => {
 
   it('round-trips a valid call once the secret is presented', async () => {
     const { socket, next } = await authenticated();
-    socket.send(JSON.stringify({ id: 7, call: 'products.search', input: { environmentId: 'local-sandbox', searchTerm: 'x' } }));
+    socket.send(
+      JSON.stringify({ id: 7, call: 'products.search', input: { environmentId: 'local-sandbox', searchTerm: 'x' } }),
+    );
     expect(await next()).toEqual({
       id: 7,
       ok: true,
@@ -168,14 +173,18 @@ describe('the bridge WebSocket', () => {
 
   it('closes the socket on a message over the size limit', async () => {
     const { socket, closed } = await authenticated();
-    socket.send(JSON.stringify({ id: 1, call: 'products.search', input: { searchTerm: 'x'.repeat(MAX_MESSAGE_BYTES) } }));
+    socket.send(
+      JSON.stringify({ id: 1, call: 'products.search', input: { searchTerm: 'x'.repeat(MAX_MESSAGE_BYTES) } }),
+    );
     expect((await closed).code).toBe(1009);
   });
 
   it('answers an invalid envelope with a clear error, keeping the id when there is one', async () => {
     const { socket, next } = await authenticated();
     socket.send('not json');
-    expect(await next()).toMatchObject({ id: null, ok: false, error: { code: 'invalid-input', message: expect.stringContaining('"call"') } });
+    const broken = (await next()) as { id: unknown; ok: unknown; error: { code: string; message: string } };
+    expect(broken).toMatchObject({ id: null, ok: false, error: { code: 'invalid-input' } });
+    expect(broken.error.message).toContain('"call"');
     socket.send(JSON.stringify({ id: 3, name: 'app.info' }));
     expect(await next()).toMatchObject({ id: 3, ok: false, error: { code: 'invalid-input' } });
     socket.send(JSON.stringify({ id: 4, call: 'nope', input: {} }));

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer } from 'ws';
-import { BRIDGE_SOCKET_PATH } from '../../shared/bridge-protocol.js';
+import { BRIDGE_SOCKET_PATH } from '../../shared/transport-protocol.js';
 import { MAX_MESSAGE_BYTES, type CallHandlers } from '../../shared/contract.js';
 import type { CoreEvents } from '../core/events.js';
 import { createBridgeSecret } from './bridge-secret.js';
@@ -86,7 +86,10 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   port = (server.address() as AddressInfo).port;
   origin = `http://127.0.0.1:${port}`;

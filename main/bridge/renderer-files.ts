@@ -38,14 +38,14 @@ export async function resolveRendererFile(root: string, urlPath: string): Promis
     return undefined;
   }
   // Separators only ever come from the URL's own slashes; encoded ones or backslashes are refused outright.
-  if (decoded.includes('\0') || decoded.includes('\\')) return undefined;
+  if (decoded.includes('\0') || decoded.includes('\\') || /%2f|%5c/i.test(urlPath)) return undefined;
   const relativePath = decoded === '/' || decoded === '' ? 'index.html' : decoded.replace(/^\/+/, '');
   const realRoot = await realpath(root);
   const candidate = resolve(realRoot, relativePath.split('/').join(sep));
   if (!isInside(realRoot, candidate)) return undefined;
   try {
     const real = await realpath(candidate);
-
+    if (!isInside(realRoot, real)) return undefined;
     return (await stat(real)).isFile() ? real : undefined;
   } catch {
     return undefined;

@@ -5,7 +5,7 @@ import {
   requestSchema,
   type CallResult,
   type ServerMessage,
-} from '../../shared/bridge-protocol.js';
+} from '../../shared/transport-protocol.js';
 import type { CallHandlers } from '../../shared/contract.js';
 import type { CoreEvents } from '../core/events.js';
 import { dispatchCall } from '../transport/dispatch.js';

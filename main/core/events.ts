@@ -9,8 +9,8 @@ export class CoreEvents {
   subscribe<E extends EventName>(event: E, listener: Listener<E>): () => void {
     let set = this.#listeners.get(event);
     if (!set) this.#listeners.set(event, (set = new Set()));
-    set.add(listener as Listener<EventName>);
-    return () => set.delete(listener as Listener<EventName>);
+    set.add(listener);
+    return () => set.delete(listener);
   }
 
   emit<E extends EventName>(event: E, payload: EventPayload<E>): void {

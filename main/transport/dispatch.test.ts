@@ -67,6 +67,9 @@ describe('dispatchCall: the only door into the core', () => {
       error: { code: 'invalid-input', message: 'no such env' },
     });
     const internal = await dispatchCall(failing, 'environments.list', {});
-    expect(internal).toEqual({ ok: false, error: { code: 'internal', message: 'environments.list failed inside the app' } });
+    expect(internal).toEqual({
+      ok: false,
+      error: { code: 'internal', message: 'environments.list failed inside the app' },
+    });
   });
 });

@@ -1,0 +1,105 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createCore } from '../core/app-core.js';
+import { MemorySecretStore } from '../core/auth/secret-store.js';
+import { createLogger } from '../core/logger.js';
+import { ensurePrivateDir } from '../core/store/private-files.js';
+import { startBridge } from './bridge-server.js';
+import { defaultDataDir } from './data-dir.js';
+import { openInBrowser } from './open-browser.js';
+
+/**
+ * `npm run start:browser`: the whole app in a browser tab. Builds the same core as the desktop app, serves the
+ * built renderer and the contract on 127.0.0.1, prints the address (with its launch secret) and opens it.
+ */
+
+const usage = `Usage: tsx main/bridge/cli.ts [--port N] [--data-dir DIR] [--no-open]
+  --port N        port on 127.0.0.1 (default: any free port)
+  --data-dir DIR  where Rx Batch keeps its data (default: RXBATCH_DATA_DIR, else ${defaultDataDir()})
+  --no-open       print the address without opening a browser (also when CI is set)`;
+
+const repoRoot = resolve(import.meta.dirname, '../..');
+
+function fail(message: string): never {
+  console.error(message);
+  process.exit(2);
+}
+
+function parsePort(text: string | undefined): number {
+  if (text === undefined) return 0;
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65_535) fail(`--port must be a number from 0 to 65535\n${usage}`);
+  return port;
+}
+
+function appVersion(): string {
+  const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version?: unknown };
+  return typeof pkg.version === 'string' ? pkg.version : '0.0.0';
+}
+
+async function main(): Promise<void> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        port: { type: 'string' },
+        'data-dir': { type: 'string' },
+        'no-open': { type: 'boolean', default: false },
+        help: { type: 'boolean', default: false },
+      },
+    }));
+  } catch (error) {
+    fail(`${error instanceof Error ? error.message : String(error)}\n${usage}`);
+  }
+  if (values.help) {
+    console.log(usage);
+    return;
+  }
+  const port = parsePort(values.port);
+  const staticDir = join(repoRoot, 'out', 'renderer');
+  if (!existsSync(join(staticDir, 'index.html'))) fail('The renderer is not built yet: run `npm run build` first.');
+
+  const dataDir = resolve(values['data-dir'] ?? (process.env.RXBATCH_DATA_DIR || defaultDataDir()));
+  ensurePrivateDir(dataDir);
+  const logger = createLogger('rx-batch');
+  const core = await createCore({
+    dataDir,
+    appVersion: appVersion(),
+    transport: 'browser',
+    // Browser mode keeps secrets for this run only; the desktop app's safeStorage store comes with the shell.
+    secrets: new MemorySecretStore(),
+    logger,
+  });
+  let bridge;
+  try {
+    bridge = await startBridge({ handlers: core.handlers, events: core.events, staticDir, port });
+  } catch (error) {
+    await core.close();
+    throw error;
+  }
+  const running = bridge;
+
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    void running
+      .close()
+      .then(() => core.close())
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+
+  console.log(`Rx Batch is running at ${bridge.url}`);
+  if (!values['no-open'] && !process.env.CI) openInBrowser(bridge.url);
+}
+
+main().catch((error: unknown) => {
+  console.error(`Rx Batch could not start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

@@ -1,0 +1,54 @@
+import { Suspense, useId, useState, useTransition, type FormEvent } from 'react';
+import type { CallOutput } from '../../../../shared/contract.js';
+import { useApi } from '../../api/api-context.js';
+import { settle, type Settled } from '../../api/settle.js';
+import { ProductResults } from './ProductResults.js';
+
+interface Search {
+  searchTerm: string;
+  request: Promise<Settled<CallOutput<'products.search'>>>;
+}
+
+/** Anonymous product search (no sign-in needed). Render with `key={environmentId}`. */
+export function ProductSearch({ environmentId }: { environmentId: string }) {
+  const api = useApi();
+  const inputId = useId();
+  const [term, setTerm] = useState('');
+  const [search, setSearch] = useState<Search>();
+  const [searching, startSearch] = useTransition();
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const searchTerm = term.trim();
+    if (!searchTerm) return;
+    startSearch(() =>
+      setSearch({ searchTerm, request: settle(api.call('products.search', { environmentId, searchTerm })) }),
+    );
+  }
+
+  return (
+    <section aria-labelledby="products-heading" className="panel">
+      <h2 id="products-heading">Product search</h2>
+      <form role="search" aria-labelledby="products-heading" onSubmit={submit} className="search-form">
+        <label htmlFor={inputId}>Product name or dm+d code</label>
+        <input
+          id={inputId}
+          type="search"
+          value={term}
+          onChange={(event) => setTerm(event.target.value)}
+          maxLength={100}
+          required
+          autoComplete="off"
+        />
+        <button type="submit" disabled={searching}>
+          {searching ? 'Searching…' : 'Search'}
+        </button>
+      </form>
+      {search ? (
+        <Suspense fallback={<p role="status">Searching…</p>}>
+          <ProductResults searchTerm={search.searchTerm} request={search.request} />
+        </Suspense>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,68 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+
+export const REPO_ROOT = resolve(import.meta.dirname, '../../..');
+
+export interface BrowserModeApp {
+  /** The printed address, with the launch secret in its fragment. */
+  url: string;
+  origin: string;
+  port: number;
+  secret: string;
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+const READY_LINE = /^Rx Batch is running at (http:\/\/127\.0\.0\.1:(\d+)\/#secret=([A-Za-z0-9_-]+))$/;
+
+function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  }
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+}
+
+/**
+ * Starts browser mode exactly as `npm run start:browser` does after its build (the CLI under tsx, against the
+ * built renderer in out/renderer), with a fresh data directory, and waits for the line with its address.
+ */
+export async function startBrowserMode(): Promise<BrowserModeApp> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'rxbatch-e2e-'));
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'main/bridge/cli.ts', '--no-open', '--port', '0', '--data-dir', dataDir],
+    { cwd: REPO_ROOT, env: { ...process.env, CI: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const stderr: string[] = [];
+  child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
+  const tail = () => stderr.join('').slice(-2000);
+
+  let ready = false;
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    const { code, signal } = await exited(child);
+    await rm(dataDir, { recursive: true, force: true });
+    // A clean shutdown on SIGTERM is part of the CLI's contract (the core closes its database and sandbox).
+    if (ready && code !== 0) throw new Error(`browser mode did not shut down cleanly (${code ?? signal}):\n${tail()}`);
+  };
+
+  try {
+    const match = await new Promise<RegExpExecArray>((resolvePromise, reject) => {
+      const lines = createInterface({ input: child.stdout });
+      lines.on('line', (line) => {
+        const found = READY_LINE.exec(line.trim());
+        if (found) resolvePromise(found);
+      });
+      child.once('exit', (code) => reject(new Error(`browser mode exited (${code}) before it was ready:\n${tail()}`)));
+    });
+    ready = true;
+    const [, url = '', port = '', secret = ''] = match;
+    return { url, origin: new URL(url).origin, port: Number(port), secret, dataDir, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
