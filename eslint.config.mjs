@@ -70,6 +70,15 @@ export default tseslint.config(
         'error',
         { selector: "ImportSpecifier[imported.name='ipcMain']", message: 'Register handlers through ipc.ts.' },
         { selector: "ImportSpecifier[imported.name='ipcRenderer']", message: 'Only preload.ts uses ipcRenderer.' },
+        { selector: 'MemberExpression[property.name=/^ipc(Main|Renderer)$/]', message: 'IPC goes through ipc.ts.' },
+        {
+          selector: "ImportNamespaceSpecifier[parent.source.value='electron']",
+          message: 'Import the Electron names you use, so the IPC rule can see them.',
+        },
+        {
+          selector: "ImportDefaultSpecifier[parent.source.value='electron']",
+          message: 'Import the Electron names you use, so the IPC rule can see them.',
+        },
       ],
     },
   },

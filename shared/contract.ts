@@ -2,6 +2,19 @@ import { z } from 'zod';
 import { courierListSchema } from './couriers.js';
 import { environmentViewSchema } from './environment.js';
 import { serviceResultSchema } from './errors.js';
+import {
+  attentionSchema,
+  auditChainReportSchema,
+  auditEntryViewSchema,
+  cancelResultSchema,
+  deviceSignInStartSchema,
+  orderDetailSchema,
+  orderStateSchema,
+  orderSummarySchema,
+  outboxProgressSchema,
+  signInChangeSchema,
+  signInStatusSchema,
+} from './outbox-views.js';
 import { productListSchema } from './products.js';
 
 /**
@@ -11,6 +24,9 @@ import { productListSchema } from './products.js';
  */
 
 const environmentIdSchema = z.string().min(1).max(40);
+const onEnvironment = z.object({ environmentId: environmentIdSchema }).strict();
+const idSchema = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+const pageLimit = z.number().int().min(1).max(500).optional();
 
 export const connectionReportSchema = z.object({
   environmentId: z.string(),
@@ -52,10 +68,88 @@ export const calls = {
     input: z.object({ environmentId: environmentIdSchema, searchTerm: z.string().trim().min(1).max(100) }).strict(),
     output: serviceResultSchema(productListSchema),
   },
+
+  // Sign-in. Tokens and secrets never come back: a secret goes in once and lands in the SecretStore.
+  'signin.status': { input: onEnvironment, output: signInStatusSchema },
+  'signin.startDevice': { input: onEnvironment, output: deviceSignInStartSchema },
+  'signin.cancelDevice': { input: onEnvironment, output: z.object({ cancelled: z.boolean() }) },
+  'signin.clientCredentials': {
+    input: z
+      .object({ environmentId: environmentIdSchema, clientSecret: z.string().min(1).max(1000).optional() })
+      .strict(),
+    output: z.discriminatedUnion('ok', [
+      z.object({ ok: z.literal(true) }),
+      z.object({ ok: z.literal(false), code: z.string(), message: z.string() }),
+    ]),
+  },
+  'signin.signOut': { input: onEnvironment, output: signInStatusSchema },
+
+  // The outbox (submitter) per environment.
+  'outbox.progress': { input: onEnvironment, output: outboxProgressSchema },
+  'outbox.pause': { input: onEnvironment, output: outboxProgressSchema },
+  'outbox.resume': { input: onEnvironment, output: outboxProgressSchema },
+  'outbox.retryNow': {
+    input: z.object({ orderIds: z.array(idSchema).min(1).max(10_000) }).strict(),
+    output: z.object({ count: z.number().int().nonnegative() }),
+  },
+
+  // Orders: list (keyset paging by id), one with its history, cancel.
+  'orders.list': {
+    input: z
+      .object({
+        environmentId: environmentIdSchema.optional(),
+        states: z.array(orderStateSchema).min(1).max(12).optional(),
+        clinicCode: z.string().min(1).max(64).optional(),
+        clinicOrderId: z.string().min(1).max(64).optional(),
+        afterId: z.number().int().nonnegative().optional(),
+        limit: pageLimit,
+      })
+      .strict(),
+    output: z.object({ orders: z.array(orderSummarySchema), nextAfterId: z.number().int().nullable() }),
+  },
+  'orders.get': { input: z.object({ orderId: idSchema }).strict(), output: orderDetailSchema },
+  'orders.cancel': {
+    input: z
+      .object({ orderIds: z.array(idSchema).min(1).max(10_000), reason: z.string().trim().min(1).max(500) })
+      .strict(),
+    output: z.object({ results: z.array(cancelResultSchema) }),
+  },
+
+  // The audit log: newest first (keyset paging by seq), verify the chain, export.
+  'log.list': {
+    input: z
+      .object({
+        environmentId: environmentIdSchema.optional(),
+        orderId: idSchema.optional(),
+        /** An action or its prefix: `order.` gives every order action. */
+        action: z.string().min(1).max(64).optional(),
+        beforeSeq: idSchema.optional(),
+        limit: pageLimit,
+      })
+      .strict(),
+    output: z.object({ entries: z.array(auditEntryViewSchema), nextBeforeSeq: z.number().int().nullable() }),
+  },
+  'log.verify': { input: z.object({}).strict(), output: auditChainReportSchema },
+  'log.export': {
+    input: z.object({ format: z.enum(['csv', 'jsonl']), unmask: z.boolean().optional() }).strict(),
+    output: z.object({
+      format: z.enum(['csv', 'jsonl']),
+      masked: z.boolean(),
+      count: z.number().int().nonnegative(),
+      text: z.string(),
+    }),
+  },
 } as const;
 
 export const events = {
   'environments.changed': z.array(environmentViewSchema),
+  /** Device sign-in progress and sign-in results. */
+  'signin.changed': signInChangeSchema,
+  'outbox.progress': outboxProgressSchema,
+  /** Orders whose state, status or dispatch information changed: refetch them. */
+  'orders.changed': z.object({ environmentId: z.string(), orderIds: z.array(z.number().int()) }),
+  /** One per condition (sign-in required, service unavailable, an order set aside), for notifications. */
+  attention: attentionSchema,
 } as const;
 
 export type CallName = keyof typeof calls;

@@ -8,10 +8,11 @@ import { BRIDGE_SOCKET_PATH, POLICY_VIOLATION } from '../../shared/transport-pro
 import { MAX_MESSAGE_BYTES, type CallHandlers } from '../../shared/contract.js';
 import { CoreEvents } from '../core/events.js';
 import { presetEnvironments } from '../core/environments/presets.js';
+import { handlersWith } from '../../test/support/call-handlers.js';
 import { startBridge, type RunningBridge } from './bridge-server.js';
 
 /** A small but real core: every call answers from plain data, so what crosses the socket can be checked. */
-const handlers: CallHandlers = {
+const handlers: CallHandlers = handlersWith({
   'app.info': () => Promise.resolve({ name: 'Rx Batch', version: '9.9.9', transport: 'browser' }),
   'environments.list': () => Promise.resolve(presetEnvironments().map((e) => ({ ...e, running: false }))),
   'connection.check': ({ environmentId }) =>
@@ -31,7 +32,7 @@ const handlers: CallHandlers = {
       ok: true,
       value: [{ productId: 1, dmdCode: '123456789012345678', name: searchTerm, packSize: 28 }],
     }),
-};
+});
 
 let dir: string;
 let staticDir: string;

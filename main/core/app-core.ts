@@ -1,14 +1,14 @@
 import type { CallHandlers } from '../../shared/contract.js';
-import type { Environment } from '../../shared/environment.js';
-import type { ServiceResult } from '../../shared/errors.js';
+import { buildHandlers } from './app-handlers.js';
+import { AppServices } from './app-services.js';
 import type { SecretStore } from './auth/secret-store.js';
-import { checkConnection } from './connection-check.js';
-import { EnvironmentRegistry } from './environments/registry.js';
-import { LOCAL_SANDBOX_ID, presetEnvironments } from './environments/presets.js';
-import { CoreEvents } from './events.js';
+import { LOCAL_SANDBOX_ID } from './environments/presets.js';
+import type { CoreEvents } from './events.js';
 import { launchLocalSandbox } from './local-sandbox.js';
 import { createLogger, type Logger } from './logger.js';
-import type { CallOutcome } from './service/client.js';
+import { Outbox } from './outbox/outbox.js';
+import type { OutboxTuning } from './outbox/tuning.js';
+import type { PollerTuning } from './tracking/status-poller.js';
 
 export interface CoreOptions {
   dataDir: string;
@@ -18,76 +18,93 @@ export interface CoreOptions {
   logger?: Logger;
   /** Start the local sandbox service (the default environment). Default true. */
   startLocalSandbox?: boolean;
+  /** Start sending and status tracking for every environment with a client id. Default true. */
+  startOutbox?: boolean;
+  /** The clock for the store, the outbox and the poller; tests may pass their own. */
+  now?: () => Date;
+  outboxTuning?: Partial<OutboxTuning>;
+  pollerTuning?: Partial<PollerTuning>;
 }
 
 export interface Core {
   handlers: CallHandlers;
   events: CoreEvents;
+  /** The working parts behind the handlers, for in-process front ends (the CLI) and tests. */
+  services: AppServices;
   close(): Promise<void>;
 }
 
-/** The service's outcome without the call's bookkeeping, as the contract carries it. */
-function result<T>(outcome: CallOutcome<T>): ServiceResult<T> {
-  return outcome.ok ? { ok: true, value: outcome.value } : { ok: false, error: outcome.error };
-}
-
-/** Secured calls to an environment without a client id cannot succeed: say so without touching the network. */
-function notConfigured(environment: Environment): ServiceResult<never> | undefined {
-  if (environment.clientId) return undefined;
-  return {
-    ok: false,
-    error: {
-      kind: 'auth',
-      status: 0,
-      message: `${environment.name} has no client id yet: add the one CloudRx issued you, then sign in.`,
-    },
-  };
+/** Opens the core's services over a data directory with the real submitter; the CLI builds on this too. */
+export function openServices(options: {
+  dataDir: string;
+  secrets: SecretStore;
+  appVersion: string;
+  logger?: Logger;
+  now?: () => Date;
+  outboxTuning?: Partial<OutboxTuning>;
+  pollerTuning?: Partial<PollerTuning>;
+}): AppServices {
+  return new AppServices({
+    dataDir: options.dataDir,
+    secrets: options.secrets,
+    userAgent: `RxBatch/${options.appVersion}`,
+    createOutbox: (deps, tuning) => new Outbox(deps, tuning),
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.outboxTuning ? { outboxTuning: options.outboxTuning } : {}),
+    ...(options.pollerTuning ? { pollerTuning: options.pollerTuning } : {}),
+  });
 }
 
 /**
  * Builds the Electron-free core that every transport (IPC, browser bridge, direct calls) serves. Dependencies
  * (data directory, secret store, logger) come from the caller, so tests, the CLI and the shell build the same.
+ * It opens the store (taking the data directory's lock: a second app or CLI on it is refused with the owner's
+ * PID), seeds the preset environments on first run, updates the local sandbox's profile with this run's URLs,
+ * and starts the outbox and status tracking for every configured environment.
  */
 export async function createCore(options: CoreOptions): Promise<Core> {
   const logger = options.logger ?? createLogger('core');
-  const events = new CoreEvents();
-  const registry = new EnvironmentRegistry(presetEnvironments(), {
-    secrets: options.secrets,
-    logger,
-    userAgent: `RxBatch/${options.appVersion}`,
+  const services = openServices({ ...options, logger });
+  const closers: Array<() => Promise<void>> = [];
+  try {
+    if (options.startLocalSandbox ?? true) {
+      const local = await launchLocalSandbox(services.registry.get(LOCAL_SANDBOX_ID), options.dataDir);
+      closers.push(() => local.sandbox.close());
+      services.registry.update(local.environment, true);
+      const signedIn = await services.signin.clientCredentials(LOCAL_SANDBOX_ID, local.clientSecret, {
+        actor: 'system',
+      });
+      // The app still opens; the connection check and calls will say what is wrong.
+      if (!signedIn.ok) logger.warn('local sandbox sign-in failed', { code: signedIn.code });
+    }
+    if (options.startOutbox ?? true) services.startConfiguredEnvironments();
+  } catch (error) {
+    await services.close();
+    for (const close of closers.reverse()) await close();
+    throw error;
+  }
+  services.events.emit('environments.changed', services.registry.list());
+
+  const handlers = buildHandlers(services, {
+    'app.info': () => Promise.resolve({ name: 'Rx Batch', version: options.appVersion, transport: options.transport }),
   });
 
-  const closers: Array<() => Promise<void>> = [];
-  if (options.startLocalSandbox ?? true) {
-    const local = await launchLocalSandbox(registry.get(LOCAL_SANDBOX_ID), options.dataDir);
-    closers.push(() => local.sandbox.close());
-    registry.update(local.environment, true);
-    try {
-      await registry.session(LOCAL_SANDBOX_ID).signInWithClientCredentials(local.clientSecret);
-    } catch (error) {
-      // The app still opens; the connection check and calls will say what is wrong.
-      logger.warn('local sandbox sign-in failed', { reason: error instanceof Error ? error.name : 'unknown' });
-    }
-    events.emit('environments.changed', registry.list());
-  }
-
-  const handlers: CallHandlers = {
-    'app.info': () => Promise.resolve({ name: 'Rx Batch', version: options.appVersion, transport: options.transport }),
-    'environments.list': () => Promise.resolve(registry.list()),
-    'connection.check': ({ environmentId }) =>
-      checkConnection(environmentId, registry.client(environmentId, 'anonymous'), registry.session(environmentId)),
-    'couriers.priceList': async ({ environmentId }) =>
-      notConfigured(registry.get(environmentId)) ??
-      result(await registry.client(environmentId, 'secured').courierPriceList()),
-    'products.search': async ({ environmentId, searchTerm }) =>
-      result(await registry.client(environmentId, 'anonymous').searchProducts(searchTerm)),
-  };
-
+  let closed: Promise<void> | undefined;
   return {
     handlers,
-    events,
-    async close() {
-      for (const close of closers.reverse()) await close();
+    events: services.events,
+    services,
+    close() {
+      // The outbox and poller stop (requests in flight settle) before the local sandbox goes away.
+      closed ??= (async () => {
+        try {
+          await services.close();
+        } finally {
+          for (const close of closers.reverse()) await close();
+        }
+      })();
+      return closed;
     },
   };
 }

@@ -1,47 +1,127 @@
 import { join } from 'node:path';
-import { app } from 'electron';
-import { createCore } from '../core/app-core.js';
-import { MemorySecretStore } from '../core/auth/secret-store.js';
-import { createLogger } from '../core/logger.js';
+import { app, Menu, screen, session, shell, type BrowserWindow } from 'electron';
+import { createCore, type Core } from '../core/app-core.js';
 import { ensurePrivateDir } from '../core/store/private-files.js';
+import { appMenuTemplate } from './app-menu.js';
 import { APP_URL, registerAppScheme, serveRenderer } from './app-protocol.js';
+import { askPlainTextSecrets, chooseFolder, chooseImportFiles } from './dialogs.js';
+import { openExternalIfAllowed, signInIssuers } from './external-links.js';
 import { bindIpc } from './ipc.js';
-import { createMainWindow } from './window.js';
+import { filesFromSecondInstance, importFilesFromArgv, LaunchFiles, type SecondInstanceData } from './launch-files.js';
+import { electronNotifier, notifyFromCoreEvents } from './notifications.js';
+import { chooseSecretStore } from './secret-store-choice.js';
+import { createShellLogger } from './shell-log.js';
+import { hardenSession, hardenWebContents } from './web-contents-hardening.js';
+import { createMainWindow, MIN_HEIGHT, MIN_WIDTH } from './window.js';
+import { loadWindowState, rememberWindowState, restoreBounds, WINDOW_STATE_FILE } from './window-state.js';
 
-/** The desktop shell: one instance, one hardened window, the same core as every other transport. */
+/**
+ * The desktop shell: one instance, one hardened window, the same core as every other transport. Everything here
+ * is wiring; each piece lives (and is tested) in its own module.
+ */
 
+// The same directory browser mode defaults to (see main/bridge/data-dir.ts), so both modes share one store.
+const dataDir = process.env.RXBATCH_DATA_DIR || join(app.getPath('appData'), 'rx-batch');
+const logDir = join(dataDir, 'logs');
+ensurePrivateDir(dataDir);
+const logger = createShellLogger(logDir, { echo: !app.isPackaged });
+
+// Every renderer sandboxed, whatever a window's options say; the app:// scheme registered before ready.
+app.enableSandbox();
 registerAppScheme();
+
+const launchFiles = new LaunchFiles();
+const ownFiles = importFilesFromArgv(process.argv.slice(1), process.cwd());
+let core: Core | undefined;
+let mainWindow: BrowserWindow | undefined;
+
+// Links may leave for the system browser only to the issuer of an environment being signed in to.
+const links = {
+  openExternal: (url: string) =>
+    openExternalIfAllowed(url, () => (core ? signInIssuers(core.handlers) : Promise.resolve([])), shell),
+};
+app.on('web-contents-created', (_event, contents) => hardenWebContents(contents, links, logger));
+
+function showWindow(): void {
+  if (!mainWindow || mainWindow.isDestroyed()) return;
+  if (mainWindow.isMinimized()) mainWindow.restore();
+  mainWindow.show();
+  mainWindow.focus();
+}
+
+function openFolder(path: string): void {
+  void shell.openPath(path).then((problem) => {
+    if (problem) logger.warn('folder could not be opened', { reason: problem });
+  });
+}
+
+function installMenu(window: BrowserWindow): void {
+  const template = appMenuTemplate({
+    platform: process.platform,
+    devTools: !app.isPackaged,
+    actions: {
+      importFiles: () => void chooseImportFiles(window).then((files) => launchFiles.add(files)),
+      importFolder: () =>
+        void chooseFolder(window, 'Import a folder of batches').then((folder) => {
+          if (folder) launchFiles.add([folder]);
+        }),
+      openDataFolder: () => openFolder(dataDir),
+      openLogsFolder: () => openFolder(logDir),
+    },
+  });
+  Menu.setApplicationMenu(Menu.buildFromTemplate(template));
+}
 
 async function start(): Promise<void> {
   await app.whenReady();
-  const logger = createLogger('rx-batch');
+  logger.info('starting', { version: app.getVersion(), packaged: app.isPackaged, platform: process.platform });
+  hardenSession(session.defaultSession);
   serveRenderer(join(import.meta.dirname, '../renderer'));
-  // The same directory browser mode defaults to (see data-dir.ts), so both modes share one store.
-  const dataDir = process.env.RXBATCH_DATA_DIR || join(app.getPath('appData'), 'rx-batch');
-  ensurePrivateDir(dataDir);
-  const core = await createCore({
+
+  const secrets = await chooseSecretStore({ dataDir, logger, askPlainText: askPlainTextSecrets });
+  core = await createCore({
     dataDir,
     appVersion: app.getVersion(),
     transport: 'electron',
-    // Secrets live for this run only until the shell's safeStorage-backed store lands (the desktop shell issue).
-    secrets: new MemorySecretStore(),
+    secrets: secrets.store,
     logger,
   });
 
-  const window = createMainWindow(join(import.meta.dirname, '../preload/preload.cjs'));
-  const unbind = bindIpc(core, window);
-  app.on('second-instance', () => {
-    if (window.isMinimized()) window.restore();
-    window.focus();
-  });
-  app.on('window-all-closed', () => app.quit());
+  const stateFile = join(dataDir, WINDOW_STATE_FILE);
+  const saved = loadWindowState(stateFile);
+  const primary = screen.getPrimaryDisplay();
+  const workAreas = [primary, ...screen.getAllDisplays().filter((display) => display.id !== primary.id)].map(
+    (display) => display.workArea,
+  );
+  const window = createMainWindow(
+    join(import.meta.dirname, '../preload/preload.cjs'),
+    restoreBounds(saved, workAreas, { width: MIN_WIDTH, height: MIN_HEIGHT }),
+    !app.isPackaged,
+  );
+  mainWindow = window;
+  if (saved?.maximized) window.maximize();
+  rememberWindowState(window, stateFile, logger);
+  installMenu(window);
 
+  const unbind = bindIpc(core, window);
+  const stopNotifications = notifyFromCoreEvents(core.events, {
+    notifier: electronNotifier,
+    isWindowFocused: () => !window.isDestroyed() && window.isFocused(),
+    focusWindow: showWindow,
+  });
+  // Files to import (from the command line, a second launch, the File menu) wait here until the import call
+  // exists in the core; only their number is logged, never their names.
+  launchFiles.add(ownFiles);
+  if (launchFiles.waitingCount > 0) logger.info('files waiting for import', { count: launchFiles.waitingCount });
+
+  app.on('window-all-closed', () => app.quit());
   let closed = false;
   app.on('will-quit', (event) => {
-    if (closed) return;
+    if (closed || !core) return;
     // Hold the quit until the core has closed its database and the local sandbox.
     event.preventDefault();
     unbind();
+    stopNotifications();
     void core.close().finally(() => {
       closed = true;
       app.quit();
@@ -50,8 +130,21 @@ async function start(): Promise<void> {
   await window.loadURL(APP_URL);
 }
 
-if (app.requestSingleInstanceLock()) {
+// A second launch hands its files to this instance and quits; this one comes to the front.
+const secondInstanceData: SecondInstanceData = { files: ownFiles };
+if (app.requestSingleInstanceLock(secondInstanceData)) {
+  app.on('second-instance', (_event, argv, workingDirectory, additionalData) => {
+    launchFiles.add(filesFromSecondInstance(argv, workingDirectory, additionalData));
+    showWindow();
+  });
+  // macOS delivers "Open with" and dropped-on-Dock files as events, before or after ready.
+  app.on('open-file', (event, path) => {
+    event.preventDefault();
+    launchFiles.add(importFilesFromArgv([path], '/'));
+    showWindow();
+  });
   start().catch((error: unknown) => {
+    logger.error('start failed', { reason: error instanceof Error ? error.name : 'unknown' });
     console.error(`Rx Batch could not start: ${error instanceof Error ? error.message : String(error)}`);
     app.exit(1);
   });

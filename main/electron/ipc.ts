@@ -1,4 +1,5 @@
 import { ipcMain, type BrowserWindow, type WebFrameMain } from 'electron';
+import { MAX_MESSAGE_BYTES } from '../../shared/contract.js';
 import type { CallResult } from '../../shared/transport-protocol.js';
 import type { Core } from '../core/app-core.js';
 import { dispatchCall } from '../transport/dispatch.js';
@@ -6,15 +7,39 @@ import { isAppUrl } from './app-protocol.js';
 import { CALL_CHANNEL, EVENT_CHANNEL } from './channels.js';
 
 /** Only the window's own top frame, showing the app's own page, may call the core. */
-function isTrustedSender(frame: WebFrameMain | null, window: BrowserWindow): boolean {
-  return frame !== null && frame === window.webContents.mainFrame && isAppUrl(frame.url);
+export function isTrustedSender(frame: WebFrameMain | null | undefined, window: BrowserWindow): boolean {
+  return !window.isDestroyed() && frame != null && frame === window.webContents.mainFrame && isAppUrl(frame.url);
 }
 
-/** The only place that touches ipcMain: one handler for every call, and core events forwarded to the window. */
+/**
+ * The payload's size as JSON, or undefined when it is not plain JSON data (a BigInt, a cycle). IPC's structured
+ * clone carries more than the contract needs; the IPC door accepts what the bridge's does and no more.
+ */
+export function jsonByteLength(payload: unknown): number | undefined {
+  try {
+    const text = JSON.stringify(payload ?? null);
+    return Buffer.byteLength(text, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function refused(code: 'forbidden' | 'invalid-input', message: string): Promise<CallResult> {
+  return Promise.resolve({ ok: false, error: { code, message } });
+}
+
+/**
+ * The only place that touches ipcMain, and so the only way to reach the core over IPC: one handler for every
+ * call (sender checked, size checked, then `dispatchCall` parses the payload with the call's zod schema before
+ * the core sees it), and core events forwarded to the window.
+ */
 export function bindIpc(core: Pick<Core, 'handlers' | 'events'>, window: BrowserWindow): () => void {
   ipcMain.handle(CALL_CHANNEL, (event, name: unknown, input: unknown): Promise<CallResult> => {
-    if (!isTrustedSender(event.senderFrame, window)) {
-      return Promise.resolve({ ok: false, error: { code: 'forbidden', message: 'not the Rx Batch window' } });
+    if (!isTrustedSender(event.senderFrame, window)) return refused('forbidden', 'not the Rx Batch window');
+    const size = jsonByteLength(input);
+    if (size === undefined) return refused('invalid-input', 'the call input is not plain JSON data');
+    if (size > MAX_MESSAGE_BYTES) {
+      return refused('invalid-input', `the call input is too large (${size} bytes, at most ${MAX_MESSAGE_BYTES})`);
     }
     return dispatchCall(core.handlers, name, input);
   });

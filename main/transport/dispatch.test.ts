@@ -1,10 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { CallHandlers } from '../../shared/contract.js';
 import { ContractError } from '../../shared/errors.js';
+import { handlersWith } from '../../test/support/call-handlers.js';
 import { dispatchCall } from './dispatch.js';
 
 function handlers(overrides: Partial<CallHandlers> = {}): CallHandlers {
-  return {
+  return handlersWith({
     'app.info': () => Promise.resolve({ name: 'Rx Batch', version: '0.0.0', transport: 'direct' }),
     'environments.list': () => Promise.resolve([]),
     'connection.check': () => Promise.reject(new Error('not used')),
@@ -12,7 +13,7 @@ function handlers(overrides: Partial<CallHandlers> = {}): CallHandlers {
     'products.search': ({ searchTerm }) =>
       Promise.resolve({ ok: true, value: [{ productId: 1, dmdCode: '123456781000001114', name: searchTerm }] }),
     ...overrides,
-  };
+  });
 }
 
 describe('dispatchCall: the only door into the core', () => {

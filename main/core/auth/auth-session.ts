@@ -108,7 +108,8 @@ export class AuthSession {
     return this.status();
   }
 
-  async startDeviceLogin(): Promise<DeviceLogin> {
+  /** `onPoll` hears each "not yet" answer (pending, slow-down), so a UI can show the wait; it never sees tokens. */
+  async startDeviceLogin(options: { onPoll?: (reply: 'pending' | 'slow-down') => void } = {}): Promise<DeviceLogin> {
     this.#requireGrant('device');
     await this.#load();
     const server = await this.#discover();
@@ -134,7 +135,11 @@ export class AuthSession {
     });
 
     const result = pollDeviceGrant<TokenResponse>({
-      poll: () => this.#pollDeviceCode(config, response.device_code),
+      poll: async () => {
+        const reply = await this.#pollDeviceCode(config, response.device_code);
+        if (reply.kind === 'pending' || reply.kind === 'slow-down') options.onPoll?.(reply.kind);
+        return reply;
+      },
       intervalSeconds: interval,
       expiresAt,
       now: this.#now,

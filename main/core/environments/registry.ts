@@ -1,9 +1,11 @@
-import type { Environment, EnvironmentView } from '../../../shared/environment.js';
+import { environmentSchema, type Environment, type EnvironmentView } from '../../../shared/environment.js';
 import { ContractError } from '../../../shared/errors.js';
 import { AuthSession } from '../auth/auth-session.js';
 import type { SecretStore } from '../auth/secret-store.js';
 import type { Logger } from '../logger.js';
 import { createOrderServiceClient, type OrderServiceClient } from '../service/client.js';
+import type { EnvironmentProfile, EnvironmentProfileInput } from '../store/environments-repo.js';
+import type { Store } from '../store/store.js';
 
 export interface RegistryDeps {
   secrets: SecretStore;
@@ -12,41 +14,65 @@ export interface RegistryDeps {
 }
 
 /**
- * The environments the app knows, each with its sign-in session and service clients, built once per
- * environment and rebuilt when its profile changes. Persisted profiles arrive with the store (outbox issue).
+ * The environments the app knows, persisted in the store, each with its sign-in session and service clients,
+ * built once per environment and rebuilt when its profile changes.
  */
 export class EnvironmentRegistry {
-  readonly #environments = new Map<string, Environment>();
+  readonly #store: Store;
   readonly #running = new Set<string>();
   readonly #sessions = new Map<string, AuthSession>();
   readonly #clients = new Map<string, { secured: OrderServiceClient; anonymous: OrderServiceClient }>();
   readonly #deps: RegistryDeps;
 
-  constructor(environments: Environment[], deps: RegistryDeps) {
+  constructor(store: Store, deps: RegistryDeps) {
+    this.#store = store;
     this.#deps = deps;
-    for (const environment of environments) this.#environments.set(environment.id, environment);
+  }
+
+  /**
+   * Stores each preset the store does not have yet (all of them on first run; a preset added by a later release
+   * on upgrade). Presets already stored keep the admin's edits.
+   */
+  seed(presets: readonly Environment[]): void {
+    this.#store.inTransaction(() => {
+      for (const preset of presets)
+        if (!this.#store.environments.get(preset.id)) this.#store.environments.upsert(preset);
+    });
   }
 
   list(): EnvironmentView[] {
-    return [...this.#environments.values()].map((environment) => ({
-      ...environment,
-      running: this.#running.has(environment.id),
+    return this.#store.environments.list().map((profile) => ({
+      ...environmentSchema.parse(profile),
+      running: this.#running.has(profile.id),
     }));
   }
 
-  get(id: string): Environment {
-    const environment = this.#environments.get(id);
+  find(id: string): EnvironmentProfile | undefined {
+    return this.#store.environments.get(id);
+  }
+
+  get(id: string): EnvironmentProfile {
+    const environment = this.find(id);
     if (!environment) throw new ContractError({ code: 'invalid-input', message: `no environment with id "${id}"` });
     return environment;
   }
 
-  /** Replaces a profile (e.g. the local sandbox once its URLs are known) and drops what was built from the old one. */
-  update(environment: Environment, running = this.#running.has(environment.id)): void {
-    this.#environments.set(environment.id, environment);
+  /** Environments with a client id: the ones that can sign in and send. */
+  configured(): EnvironmentProfile[] {
+    return this.#store.environments.list().filter((environment) => environment.clientId !== '');
+  }
+
+  /**
+   * Stores a profile (new or edited; e.g. the local sandbox once its URLs are known) and drops the session and
+   * clients built from the old one. Saved tokens made for another issuer, client id or grant are then ignored.
+   */
+  update(environment: EnvironmentProfileInput, running = this.#running.has(environment.id)): EnvironmentProfile {
+    const stored = this.#store.environments.upsert(environment);
     if (running) this.#running.add(environment.id);
     else this.#running.delete(environment.id);
     this.#sessions.delete(environment.id);
     this.#clients.delete(environment.id);
+    return stored;
   }
 
   session(id: string): AuthSession {
@@ -60,6 +86,20 @@ export class EnvironmentRegistry {
       this.#sessions.set(id, session);
     }
     return session;
+  }
+
+  /**
+   * A client that always goes through the environment's current profile and session, for long-lived users (the
+   * outbox, the poller) that would otherwise keep a client built from a profile edited since.
+   */
+  liveClient(id: string): OrderServiceClient {
+    return new Proxy({} as OrderServiceClient, {
+      get: (_target, property: keyof OrderServiceClient) => {
+        const client = this.client(id, 'secured');
+        const value = Reflect.get(client, property) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(client) : value;
+      },
+    });
   }
 
   client(id: string, access: 'secured' | 'anonymous'): OrderServiceClient {

@@ -65,6 +65,12 @@ export interface OrderServiceClient {
   createWithClinic(body: CreateWithClinicV1): Promise<CallOutcome<CreateResponse>>;
   createV2(body: CreateV2): Promise<CallOutcome<CreateResponse>>;
   createWithHl7(message: string): Promise<CallOutcome<CreateResponse>>;
+  /**
+   * Sends a create body stored earlier exactly as stored (the outbox's path: no re-serialisation, so what was
+   * accepted is what goes out), after checking it against the route's schema: `v1` → create-with-clinic, `v2` →
+   * create, `hl7` → create-with-hl7message. A body that fails the check is refused unsent (rejected, status 0).
+   */
+  sendCreate(route: 'v1' | 'v2' | 'hl7', rawBody: string): Promise<CallOutcome<CreateResponse>>;
   status(pharmacyOrderId: number): Promise<CallOutcome<StatusRecord>>;
   statusWithClinicCode(q: {
     clinicCode: string;
@@ -257,6 +263,49 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     });
   }
 
+  /** A stored wire body: checked with the schema (dm+d codes read losslessly), then sent byte for byte. */
+  function createStored(
+    name: string,
+    path: string,
+    schema: z.ZodType,
+    rawBody: string,
+  ): Promise<CallOutcome<CreateResponse>> {
+    let parsed: unknown;
+    try {
+      parsed = parseWireJson(rawBody);
+    } catch {
+      return Promise.resolve(refuseInput(name, [{ field: '(body)', message: 'the stored body is not JSON' }]));
+    }
+    const checked = schema.safeParse(parsed);
+    if (!checked.success) return Promise.resolve(refuseInput(name, fieldsOf(checked.error)));
+    return run({
+      name,
+      method: 'PUT',
+      path,
+      body: { text: rawBody, contentType: JSON_TYPE },
+      secured: true,
+      unsafe: true,
+      schema: createResponseSchema,
+    });
+  }
+
+  const createWithHl7 = (message: string): Promise<CallOutcome<CreateResponse>> => {
+    if (!/^MSH./.test(message.trimStart())) {
+      return Promise.resolve(
+        refuseInput('createWithHl7', [{ field: '(message)', message: 'an HL7 message starts with an MSH segment' }]),
+      );
+    }
+    return run({
+      name: 'createWithHl7',
+      method: 'PUT',
+      path: 'api/v2/Order/create-with-hl7message',
+      body: { text: message, contentType: 'text/plain; charset=utf-8' },
+      secured: true,
+      unsafe: true,
+      schema: createResponseSchema,
+    });
+  };
+
   const getOrders = <T>(name: string, path: string, query: Query, schema: z.ZodType<T>) =>
     run({ name, method: 'GET', path, query, secured: true, unsafe: false, schema });
 
@@ -278,21 +327,16 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
         body,
       ),
     createV2: (body) => create('createV2', 'api/v2/Order/create', createV2Schema, body),
-    createWithHl7: (message) => {
-      if (!/^MSH./.test(message.trimStart())) {
-        return Promise.resolve(
-          refuseInput('createWithHl7', [{ field: '(message)', message: 'an HL7 message starts with an MSH segment' }]),
-        );
-      }
-      return run({
-        name: 'createWithHl7',
-        method: 'PUT',
-        path: 'api/v2/Order/create-with-hl7message',
-        body: { text: message, contentType: 'text/plain; charset=utf-8' },
-        secured: true,
-        unsafe: true,
-        schema: createResponseSchema,
-      });
+    createWithHl7,
+    sendCreate: (route, rawBody) => {
+      if (route === 'hl7') return createWithHl7(rawBody);
+      if (route === 'v2') return createStored('createV2', 'api/v2/Order/create', createV2Schema, rawBody);
+      return createStored(
+        'createWithClinic',
+        `api/${o.createWithClinicVersion}/Order/create-with-clinic`,
+        createWithClinicV1Schema,
+        rawBody,
+      );
     },
     status: (pharmacyOrderId) =>
       getOrders('status', 'api/v2/Order/status', { orderId: pharmacyOrderId }, statusRecordSchema),

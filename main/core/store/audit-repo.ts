@@ -22,6 +22,7 @@ export class AuditRepo {
   readonly #page: Database.Statement<[number, number, number], AuditRow>;
   readonly #all: Database.Statement<[], AuditRow>;
   readonly #forOrder: Database.Statement<[number], AuditRow>;
+  readonly #search: Database.Statement<[Record<string, string | number | null>], AuditRow>;
   readonly #append: Database.Transaction<(input: AuditInput) => AuditEntry>;
 
   constructor(db: Database.Database, now: () => Date) {
@@ -36,6 +37,14 @@ export class AuditRepo {
     this.#page = db.prepare(`SELECT ${ROW_COLUMNS} FROM audit_entries WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`);
     this.#all = db.prepare(`SELECT ${ROW_COLUMNS} FROM audit_entries ORDER BY seq`);
     this.#forOrder = db.prepare(`SELECT ${ROW_COLUMNS} FROM audit_entries WHERE order_id = ? ORDER BY seq`);
+    this.#search = db.prepare(`
+      SELECT ${ROW_COLUMNS} FROM audit_entries
+      WHERE seq < @beforeSeq
+        AND (@environmentId IS NULL OR environment_id = @environmentId)
+        AND (@orderId IS NULL OR order_id = @orderId)
+        AND (@action IS NULL OR action = @action OR substr(action, 1, length(@action)) = @action)
+      ORDER BY seq DESC
+      LIMIT @limit`);
     this.#append = db.transaction((input: AuditInput) => this.#appendNow(input));
   }
 
@@ -89,5 +98,27 @@ export class AuditRepo {
 
   forOrder(orderId: number): AuditEntry[] {
     return this.#forOrder.all(orderId).map(toAuditEntry);
+  }
+
+  /**
+   * Newest first, for the log screen: entries before `beforeSeq` (keyset paging), optionally of one environment,
+   * one order, or actions starting with `action` (`order.` gives every order action).
+   */
+  search(filter: {
+    environmentId?: string;
+    orderId?: number;
+    action?: string;
+    beforeSeq?: number;
+    limit?: number;
+  }): AuditEntry[] {
+    return this.#search
+      .all({
+        beforeSeq: filter.beforeSeq ?? Number.MAX_SAFE_INTEGER,
+        environmentId: filter.environmentId ?? null,
+        orderId: filter.orderId ?? null,
+        action: filter.action ?? null,
+        limit: filter.limit ?? 100,
+      })
+      .map(toAuditEntry);
   }
 }

@@ -81,6 +81,8 @@ export interface OrderFilter {
   states?: readonly OrderState[];
   /** Orders with an item of this dm+d code. */
   dmdCode?: string;
+  clinicCode?: string;
+  clinicOrderId?: string;
   /** Keyset paging: orders with a larger id. */
   afterId?: number;
   /** Default 100. */
@@ -215,6 +217,8 @@ export class OrdersRepo {
         AND (@batchId IS NULL OR batch_id = @batchId)
         AND (@states IS NULL OR state IN (SELECT value FROM json_each(@states)))
         AND (@dmdCode IS NULL OR id IN (SELECT order_id FROM order_items WHERE dmd_code = @dmdCode))
+        AND (@clinicCode IS NULL OR clinic_code = @clinicCode)
+        AND (@clinicOrderId IS NULL OR clinic_order_id = @clinicOrderId)
         AND id > @afterId
       ORDER BY id
       LIMIT @limit`);
@@ -399,6 +403,8 @@ export class OrdersRepo {
         batchId: filter.batchId ?? null,
         states: filter.states ? JSON.stringify(filter.states) : null,
         dmdCode: filter.dmdCode ?? null,
+        clinicCode: filter.clinicCode ?? null,
+        clinicOrderId: filter.clinicOrderId ?? null,
         afterId: filter.afterId ?? 0,
         limit: filter.limit ?? 100,
       })

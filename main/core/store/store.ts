@@ -9,6 +9,7 @@ import { EnvironmentsRepo } from './environments-repo.js';
 import { migrate, schemaVersion } from './migrations/index.js';
 import { openDatabase } from './open-database.js';
 import { OrdersRepo, type NewOrder } from './orders-repo.js';
+import { OutboxQueueRepo } from './outbox-queue-repo.js';
 import { ensurePrivateDir, ensurePrivateFile, tightenIfPresent } from './private-files.js';
 import { StatusHistoryRepo } from './status-history-repo.js';
 import type { AuditInput } from '../audit/audit-entry.js';
@@ -38,6 +39,8 @@ export class Store {
   readonly attempts: AttemptsRepo;
   readonly statusHistory: StatusHistoryRepo;
   readonly cancellations: CancellationsRepo;
+  /** What the submitter asks of the outbox: due lookups and cancels, open work, retry memory. */
+  readonly outboxQueue: OutboxQueueRepo;
   readonly audit: AuditRepo;
   readonly #lock: DataDirLock;
   #closed = false;
@@ -55,6 +58,7 @@ export class Store {
     this.attempts = new AttemptsRepo(db, this.audit);
     this.statusHistory = new StatusHistoryRepo(db, now);
     this.cancellations = new CancellationsRepo(db, now);
+    this.outboxQueue = new OutboxQueueRepo(db, now);
   }
 
   get schemaVersion(): number {

@@ -30,7 +30,7 @@ export function apiOverTransport(transport: ContractTransport): RxBatchApi {
       return transport.on(event, (payload) => {
         const parsed = events[event].safeParse(payload);
         // A payload outside the contract is dropped: acting on it could show wrong data as if it were right.
-        if (parsed.success) listener(parsed.data);
+        if (parsed.success) listener(parsed.data as EventPayload<E>);
       });
     },
   };

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import * as outbox from './001-outbox.js';
 import * as auditLog from './002-audit-log.js';
 import * as orderItems from './003-order-items.js';
+import * as outboxRetries from './004-outbox-retries.js';
 
 /**
  * Numbered migrations, applied in order, each in its own transaction with `PRAGMA user_version` set to its
@@ -18,6 +19,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'outbox', up: outbox.up },
   { version: 2, name: 'audit-log', up: auditLog.up },
   { version: 3, name: 'order-items', up: orderItems.up },
+  { version: 4, name: 'outbox-retries', up: outboxRetries.up },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;

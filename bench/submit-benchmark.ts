@@ -1,0 +1,189 @@
+import { Agent, request } from 'node:http';
+import { Outbox } from '../main/core/outbox/outbox.js';
+import { createOrderServiceClient } from '../main/core/service/client.js';
+import type { NewOrder } from '../main/core/store/orders-repo.js';
+import { enqueueOrders, openStore } from '../main/core/store/store.js';
+import { LOCAL, removeDir, sampleOrder, tempDataDir } from '../main/core/store/testing/store-fixtures.js';
+import { requestClientCredentialsToken } from '../test/support/client-credentials.js';
+import type { SandboxProcess } from './sandbox-process.js';
+
+/**
+ * Submit throughput: the outbox (claim, send, record attempt + state + audit in SQLite, per order) against a raw
+ * loop that only PUTs the same stored bodies with a bearer token and the same concurrency, against the same
+ * sandbox endpoint. Rounds alternate raw / outbox so both see the same machine noise; medians are compared.
+ *
+ * The raw loop opens a fresh connection per request, as the client does on purpose (it is how a request lost
+ * before sending is told from one lost after: see main/core/service/http-exchange.ts); a keep-alive raw loop is
+ * reported beside it, to show what that choice costs.
+ */
+
+export interface SubmitBenchmark {
+  ordersPerRound: number;
+  rounds: number;
+  concurrency: number;
+  sandboxLatencyMs: number;
+  rawOrdersPerSecond: number;
+  rawKeepAliveOrdersPerSecond: number;
+  outboxOrdersPerSecond: number;
+  /** outbox ÷ raw (fresh connection per request, like the client). */
+  ratio: number;
+  /** outbox ÷ raw with keep-alive connections. */
+  ratioVsKeepAlive: number;
+  /** Every counted round, orders per second: for judging the noise. */
+  samples: { raw: number[]; rawKeepAlive: number[]; outbox: number[] };
+}
+
+function bodies(prefix: string, count: number): NewOrder[] {
+  return Array.from({ length: count }, (_, index) =>
+    sampleOrder({ clinicCode: 'BENCH-CLINIC', clinicOrderId: `${prefix}-${index}` }),
+  );
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/** PUTs every body with `concurrency` workers; resolves with orders per second. Throws on any non-200. */
+async function rawLoop(
+  sandbox: SandboxProcess,
+  token: string,
+  orders: readonly NewOrder[],
+  concurrency: number,
+  agent: Agent | false,
+): Promise<number> {
+  const url = new URL('api/v1/Order/create-with-clinic', sandbox.apiUrl);
+  let next = 0;
+  const put = (body: string) =>
+    new Promise<void>((resolve, reject) => {
+      const req = request(
+        url,
+        {
+          method: 'PUT',
+          agent,
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json; charset=utf-8',
+            'content-length': String(Buffer.byteLength(body)),
+            accept: 'application/json',
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () =>
+            res.statusCode === 200
+              ? resolve()
+              : reject(new Error(`raw create failed: ${res.statusCode} ${Buffer.concat(chunks).toString()}`)),
+          );
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  const worker = async () => {
+    while (next < orders.length) {
+      const order = orders[next]!;
+      next += 1;
+      await put(order.requestBody);
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return (orders.length / (performance.now() - started)) * 1000;
+}
+
+/** Enqueues the orders into a fresh store, then times the outbox from start to idle. */
+async function outboxRun(
+  sandbox: SandboxProcess,
+  token: string,
+  orders: readonly NewOrder[],
+  concurrency: number,
+): Promise<number> {
+  const dataDir = tempDataDir('rx-bench-submit-');
+  const store = openStore({ dataDir });
+  try {
+    store.environments.upsert({
+      ...LOCAL,
+      apiBaseUrl: sandbox.apiUrl,
+      issuer: sandbox.issuer,
+      clientId: sandbox.serviceClient.clientId,
+    });
+    const batch = store.batches.create({
+      environmentId: LOCAL.id,
+      sourceFileName: 'bench.json',
+      kind: 'json',
+      rowCount: orders.length,
+      invalidCount: 0,
+    });
+    enqueueOrders(store, batch.id, orders);
+    // The same token as the raw loop, so neither pays for a token request inside the timing.
+    const client = createOrderServiceClient({
+      apiBaseUrl: sandbox.apiUrl,
+      tokens: { getAccessToken: () => Promise.resolve(token), refresh: () => Promise.resolve(false) },
+      timeoutMs: 30_000,
+      userAgent: 'RxBatch/bench',
+      createWithClinicVersion: 'v1',
+    });
+    // No rate limit here: the raw loop has none either; the comparison is the work per order.
+    const outbox = new Outbox({ store, clientFor: () => client }, { concurrency, ratePerSecond: 1_000_000 });
+    const started = performance.now();
+    const result = await outbox.runUntilIdle(LOCAL.id);
+    const elapsed = performance.now() - started;
+    await outbox.stop();
+    if (result.counts.created !== orders.length) {
+      throw new Error(`the outbox created ${result.counts.created} of ${orders.length} orders`);
+    }
+    return (orders.length / elapsed) * 1000;
+  } finally {
+    store.close();
+    removeDir(dataDir);
+  }
+}
+
+export async function benchmarkSubmit(
+  sandbox: SandboxProcess,
+  o: { ordersPerRound?: number; rounds?: number; concurrency?: number; sandboxLatencyMs?: number } = {},
+): Promise<SubmitBenchmark> {
+  const ordersPerRound = o.ordersPerRound ?? 400;
+  const rounds = o.rounds ?? 5;
+  const concurrency = o.concurrency ?? 4;
+  const sandboxLatencyMs = o.sandboxLatencyMs ?? 0;
+  await sandbox.setFaults({ latencyMs: sandboxLatencyMs });
+  const token = await requestClientCredentialsToken({ issuer: sandbox.issuer, ...sandbox.serviceClient });
+  const keepAlive = new Agent({ keepAlive: true, maxSockets: concurrency });
+  const raw: number[] = [];
+  const rawKeepAlive: number[] = [];
+  const outbox: number[] = [];
+  const tag = `L${sandboxLatencyMs}-C${concurrency}-${Date.now().toString(36)}`;
+  try {
+    // Round 0 warms everything up (JIT, SQLite pages, the sandbox) and is not counted.
+    for (let round = 0; round <= rounds; round += 1) {
+      const r = await rawLoop(sandbox, token, bodies(`RAW-${tag}-${round}`, ordersPerRound), concurrency, false);
+      const k = await rawLoop(sandbox, token, bodies(`KA-${tag}-${round}`, ordersPerRound), concurrency, keepAlive);
+      const s = await outboxRun(sandbox, token, bodies(`OUT-${tag}-${round}`, ordersPerRound), concurrency);
+      if (round === 0) continue;
+      raw.push(r);
+      rawKeepAlive.push(k);
+      outbox.push(s);
+    }
+  } finally {
+    keepAlive.destroy();
+  }
+  const rawOrdersPerSecond = median(raw);
+  const rawKeepAliveOrdersPerSecond = median(rawKeepAlive);
+  const outboxOrdersPerSecond = median(outbox);
+  const round2 = (value: number) => Math.round(value * 100) / 100;
+  return {
+    ordersPerRound,
+    rounds,
+    concurrency,
+    sandboxLatencyMs,
+    rawOrdersPerSecond: Math.round(rawOrdersPerSecond),
+    rawKeepAliveOrdersPerSecond: Math.round(rawKeepAliveOrdersPerSecond),
+    outboxOrdersPerSecond: Math.round(outboxOrdersPerSecond),
+    ratio: round2(outboxOrdersPerSecond / rawOrdersPerSecond),
+    ratioVsKeepAlive: round2(outboxOrdersPerSecond / rawKeepAliveOrdersPerSecond),
+    samples: { raw: raw.map(Math.round), rawKeepAlive: rawKeepAlive.map(Math.round), outbox: outbox.map(Math.round) },
+  };
+}

@@ -1,0 +1,78 @@
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Writable } from 'node:stream';
+import { openServices } from '../core/app-core.js';
+import type { AppServices } from '../core/app-services.js';
+import { FileSecretStore, PLAIN_TEXT_CODEC } from '../core/auth/file-secret-store.js';
+import { createLogger, silentLogger } from '../core/logger.js';
+import { defaultDataDir } from '../bridge/data-dir.js';
+
+export const CLI_SECRETS_FILE = 'cli-secrets.json';
+
+export interface CliIo {
+  stdout: Writable;
+  stderr: Writable;
+  env: NodeJS.ProcessEnv;
+  /** Aborted on SIGINT/SIGTERM: long commands (submit, login) wind down and close the store. */
+  signal: AbortSignal;
+}
+
+export interface GlobalOptions {
+  dataDir: string;
+  json: boolean;
+  verbose: boolean;
+}
+
+/** What every command gets: its options, output helpers, and the services (opened on first use). */
+export class CliContext {
+  readonly io: CliIo;
+  readonly options: GlobalOptions;
+  #services: AppServices | undefined;
+
+  constructor(io: CliIo, options: GlobalOptions) {
+    this.io = io;
+    this.options = options;
+  }
+
+  /** Opens the store (taking the data directory's lock) and the services over it. */
+  get services(): AppServices {
+    this.#services ??= openServices({
+      dataDir: this.options.dataDir,
+      appVersion: appVersion(),
+      secrets: new FileSecretStore(join(this.options.dataDir, CLI_SECRETS_FILE), PLAIN_TEXT_CODEC),
+      logger: this.options.verbose ? createLogger('rx-batch-cli') : silentLogger,
+    });
+    return this.#services;
+  }
+
+  line(text = ''): void {
+    this.io.stdout.write(`${text}\n`);
+  }
+
+  warn(text: string): void {
+    this.io.stderr.write(`${text}\n`);
+  }
+
+  json(value: unknown): void {
+    this.io.stdout.write(`${JSON.stringify(value)}\n`);
+  }
+
+  async close(): Promise<void> {
+    await this.#services?.close();
+  }
+}
+
+export function resolveDataDir(given: string | undefined, env: NodeJS.ProcessEnv): string {
+  return resolve(given ?? (env.RXBATCH_DATA_DIR || defaultDataDir(env)));
+}
+
+function appVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8')) as {
+      version?: unknown;
+    };
+    return typeof pkg.version === 'string' ? pkg.version : '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}

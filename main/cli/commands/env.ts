@@ -1,0 +1,86 @@
+import { environmentSchema, grantSchema, type Environment } from '../../../shared/environment.js';
+import { authSecretKeys } from '../../core/auth/token-record.js';
+import { presetEnvironments } from '../../core/environments/presets.js';
+import type { CliContext } from '../cli-context.js';
+import { EXIT, InputError, UsageError } from '../cli-errors.js';
+
+export interface EnvAddArgs {
+  name: string;
+  api: string;
+  issuer: string;
+  clientId: string;
+  clientSecret?: string;
+  grant?: string;
+}
+
+/**
+ * Adds or updates an environment profile. An existing profile keeps what the command line does not set (code
+ * lists, timeouts, pace); a new one starts from the CloudRx defaults. The secret goes to the CLI's secret store
+ * and is never printed.
+ */
+export async function envAdd(ctx: CliContext, args: EnvAddArgs): Promise<number> {
+  const grant = args.grant ?? (args.clientSecret ? 'client_credentials' : 'device');
+  if (!grantSchema.safeParse(grant).success) throw new UsageError(`--grant must be device or client_credentials`);
+  if (grant === 'device' && args.clientSecret) {
+    throw new UsageError('--client-secret is for --grant client_credentials; device sign-in has no secret');
+  }
+  const { registry, store, secrets } = ctx.services;
+  const existing = registry.find(args.name);
+  const template: Environment = existing ?? { ...presetEnvironments()[1]!, kind: 'remote' };
+  const candidate = {
+    ...environmentSchema.parse(template),
+    id: args.name,
+    name: existing?.name ?? args.name,
+    apiBaseUrl: args.api,
+    issuer: args.issuer,
+    clientId: args.clientId,
+    grant,
+  };
+  const checked = environmentSchema.safeParse(candidate);
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    const option = { id: 'NAME', apiBaseUrl: '--api', issuer: '--issuer', clientId: '--client-id' }[
+      String(issue.path[0])
+    ];
+    throw new InputError(`${option ?? String(issue.path[0])}: ${issue.message}`);
+  }
+  const saved = registry.update(checked.data);
+  if (args.clientSecret) await secrets.set(authSecretKeys(saved.id).clientSecret, args.clientSecret);
+  store.audit.append({
+    actor: 'user',
+    action: existing ? 'environment.updated' : 'environment.added',
+    environmentId: saved.id,
+    details: { grant: saved.grant },
+  });
+  if (ctx.options.json) ctx.json({ id: saved.id, name: saved.name, kind: saved.kind, grant: saved.grant });
+  else {
+    ctx.line(`Environment ${saved.id} ${existing ? 'updated' : 'added'} (${saved.grant}, ${saved.apiBaseUrl}).`);
+    ctx.line(`Next: rx-batch login ${saved.id}`);
+  }
+  return EXIT.ok;
+}
+
+export async function envList(ctx: CliContext): Promise<number> {
+  const { registry, signin } = ctx.services;
+  const rows = [];
+  for (const environment of registry.list()) {
+    const status = environment.clientId ? await signin.status(environment.id) : null;
+    rows.push({
+      id: environment.id,
+      name: environment.name,
+      kind: environment.kind,
+      grant: environment.grant,
+      apiBaseUrl: environment.apiBaseUrl,
+      configured: environment.clientId !== '',
+      signedIn: status?.signedIn ?? false,
+    });
+  }
+  if (ctx.options.json) ctx.json(rows);
+  else {
+    for (const row of rows) {
+      const state = !row.configured ? 'no client id' : row.signedIn ? 'signed in' : 'signed out';
+      ctx.line(`${row.id.padEnd(22)} ${row.grant.padEnd(19)} ${state.padEnd(13)} ${row.apiBaseUrl}`);
+    }
+  }
+  return EXIT.ok;
+}

@@ -1,0 +1,93 @@
+import type { CliContext } from '../cli-context.js';
+import { EXIT, InputError } from '../cli-errors.js';
+import { ATTENTION_STATES } from './attention-states.js';
+
+const PAGE = 1000;
+
+/**
+ * Every order (of one environment with --env): clinic, clinic order id, local state, pharmacy order id and
+ * the service's status. `--refresh` first asks the service (one lookup per open order, plus the date-range
+ * endpoint for dispatch information). JSON output is one array, written as it is read.
+ */
+export async function status(ctx: CliContext, options: { refresh: boolean; environmentId?: string }): Promise<number> {
+  const { registry, store, poller } = ctx.services;
+  if (options.environmentId && !registry.find(options.environmentId)) {
+    throw new InputError(`there is no environment "${options.environmentId}"`);
+  }
+  let blocked = false;
+  if (options.refresh) {
+    const targets = options.environmentId ? [options.environmentId] : registry.configured().map((e) => e.id);
+    for (const environmentId of targets) {
+      if (
+        store.orders.list({
+          environmentId,
+          states: ['created', 'cancel_requested', 'cancel_sent', 'cancel_refused'],
+          limit: 1,
+        }).length === 0
+      ) {
+        continue;
+      }
+      const round = await poller.refresh(environmentId);
+      if (round.stoppedBy === 'sign-in-required') {
+        blocked = true;
+        ctx.warn(`${environmentId}: sign-in required to refresh statuses (rx-batch login ${environmentId})`);
+      } else if (round.stoppedBy === 'service-unavailable') {
+        blocked = true;
+        ctx.warn(`${environmentId}: the service did not answer; statuses are as last seen`);
+      }
+    }
+  }
+
+  let attention = 0;
+  let first = true;
+  if (ctx.options.json) ctx.io.stdout.write('[');
+  for (let afterId = 0; ;) {
+    const page = store.orders.list({
+      ...(options.environmentId ? { environmentId: options.environmentId } : {}),
+      afterId,
+      limit: PAGE,
+    });
+    for (const order of page) {
+      if (ATTENTION_STATES.includes(order.state)) attention += 1;
+      if (ctx.options.json) {
+        const row = {
+          id: order.id,
+          environmentId: order.environmentId,
+          batchId: order.batchId,
+          clinicCode: order.clinicCode,
+          clinicOrderId: order.clinicOrderId,
+          state: order.state,
+          pharmacyOrderId: order.pharmacyOrderId,
+          remoteStatus: order.remoteStatus,
+          dispatchDate: order.dispatchDate,
+          trackingId: order.trackingId,
+          lastError: order.lastError,
+        };
+        ctx.io.stdout.write(`${first ? '' : ','}\n${JSON.stringify(row)}`);
+      } else {
+        if (first) ctx.line('clinic          clinic order id          state             pharmacy id  remote status');
+        ctx.line(
+          [
+            order.clinicCode.padEnd(15),
+            order.clinicOrderId.padEnd(24),
+            order.state.padEnd(17),
+            String(order.pharmacyOrderId ?? '-').padEnd(12),
+            order.remoteStatus ?? '-',
+            order.trackingId ? `(${order.trackingId})` : '',
+            order.lastError && ATTENTION_STATES.includes(order.state)
+              ? `: ${order.lastError.message}${order.lastError.field ? ` (field ${order.lastError.field})` : ''}`
+              : '',
+          ]
+            .filter((part) => part !== '')
+            .join(' '),
+        );
+      }
+      first = false;
+    }
+    if (page.length < PAGE) break;
+    afterId = page[page.length - 1]!.id;
+  }
+  if (ctx.options.json) ctx.io.stdout.write(first ? ']\n' : '\n]\n');
+  else if (first) ctx.line('No orders.');
+  return attention > 0 || blocked ? EXIT.attention : EXIT.ok;
+}

@@ -1,0 +1,202 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { StoreLockedError } from '../core/store/data-dir-lock.js';
+import { CliContext, resolveDataDir, type CliIo } from './cli-context.js';
+import { EXIT, InputError, UsageError } from './cli-errors.js';
+import { accept } from './commands/accept.js';
+import { cancel } from './commands/cancel.js';
+import { envAdd, envList } from './commands/env.js';
+import { importBatch } from './commands/import-batch.js';
+import { logExport, logVerify } from './commands/log.js';
+import { login, logout } from './commands/login.js';
+import { status } from './commands/status.js';
+import { submit } from './commands/submit.js';
+import { usageText } from './usage.js';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+const GLOBAL: Options = {
+  'data-dir': { type: 'string' },
+  json: { type: 'boolean', default: false },
+  verbose: { type: 'boolean', default: false },
+  help: { type: 'boolean', default: false },
+};
+
+/** Options each command takes besides the global ones. */
+const COMMAND_OPTIONS: Record<string, Options> = {
+  'env add': {
+    api: { type: 'string' },
+    issuer: { type: 'string' },
+    'client-id': { type: 'string' },
+    'client-secret': { type: 'string' },
+    grant: { type: 'string' },
+  },
+  'env list': {},
+  login: {},
+  logout: {},
+  import: { env: { type: 'string' } },
+  accept: {},
+  submit: { env: { type: 'string' }, 'until-idle': { type: 'boolean', default: false } },
+  status: { refresh: { type: 'boolean', default: false }, env: { type: 'string' } },
+  cancel: { reason: { type: 'string' }, env: { type: 'string' }, clinic: { type: 'string' } },
+  'log export': { format: { type: 'string' }, unmask: { type: 'boolean', default: false }, out: { type: 'string' } },
+  'log verify': {},
+};
+
+/** How many positionals (after the command words) each command takes. */
+const POSITIONALS: Record<string, string[]> = {
+  'env add': ['NAME'],
+  login: ['ENV'],
+  logout: ['ENV'],
+  import: ['FILE'],
+  accept: ['BATCH'],
+  cancel: ['CLINIC_ORDER_ID'],
+};
+
+function commandOf(words: string[]): string | undefined {
+  const two = words.slice(0, 2).join(' ');
+  if (COMMAND_OPTIONS[two]) return two;
+  return COMMAND_OPTIONS[words[0] ?? ''] && !['env', 'log'].includes(words[0] ?? '') ? words[0] : undefined;
+}
+
+function required(values: Record<string, unknown>, name: string): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function optional(values: Record<string, unknown>, name: string): string | undefined {
+  const value = values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * Runs one CLI command and resolves with its exit code (0 done, 1 needs attention, 2 usage or input error).
+ * Every error ends as one line on stderr; the store is closed (and its lock released) before returning.
+ */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  // A loose first pass finds the command words wherever the options are (`--data-dir X status` works too).
+  const loose = parseArgs({
+    args: argv,
+    options: Object.assign({}, GLOBAL, ...Object.values(COMMAND_OPTIONS)) as Options,
+    allowPositionals: true,
+    strict: false,
+  });
+  const command = commandOf(loose.positionals.slice(0, 2));
+  if (!command) {
+    if (argv.includes('--help') || argv.length === 0) {
+      io.stdout.write(`${usageText()}\n`);
+      return EXIT.ok;
+    }
+    io.stderr.write(
+      `unknown command: ${loose.positionals.slice(0, 2).join(' ') || argv.join(' ')}\nSee rx-batch --help.\n`,
+    );
+    return EXIT.usage;
+  }
+
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: { ...GLOBAL, ...COMMAND_OPTIONS[command] },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    io.stderr.write(`${error instanceof Error ? error.message : String(error)}\nSee rx-batch --help.\n`);
+    return EXIT.usage;
+  }
+  const { values } = parsed;
+  if (values.help) {
+    io.stdout.write(`${usageText()}\n`);
+    return EXIT.ok;
+  }
+  const positionals = parsed.positionals.slice(command.split(' ').length);
+  const expected = POSITIONALS[command] ?? [];
+  if (positionals.length !== expected.length) {
+    io.stderr.write(
+      `rx-batch ${command} takes ${expected.length ? expected.join(' ') : 'no arguments'}` +
+        `${positionals.length > expected.length ? `, not "${positionals.slice(expected.length).join(' ')}"` : ''}\n` +
+        'See rx-batch --help.\n',
+    );
+    return EXIT.usage;
+  }
+
+  const ctx = new CliContext(io, {
+    dataDir: resolveDataDir(optional(values, 'data-dir'), io.env),
+    json: values.json === true,
+    verbose: values.verbose === true,
+  });
+  try {
+    return await dispatch(ctx, command, values, positionals);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr.write(`${error.message}\nSee rx-batch --help.\n`);
+      return EXIT.usage;
+    }
+    if (error instanceof InputError || error instanceof StoreLockedError) {
+      io.stderr.write(`${error.message}\n`);
+      return EXIT.usage;
+    }
+    // Unexpected: the message, never a stack with request details.
+    io.stderr.write(`rx-batch ${command} failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT.attention;
+  } finally {
+    await ctx.close();
+  }
+}
+
+async function dispatch(
+  ctx: CliContext,
+  command: string,
+  values: Record<string, unknown>,
+  positionals: string[],
+): Promise<number> {
+  const [first = ''] = positionals;
+  switch (command) {
+    case 'env add':
+      return envAdd(ctx, {
+        name: first,
+        api: required(values, 'api'),
+        issuer: required(values, 'issuer'),
+        clientId: required(values, 'client-id'),
+        ...(optional(values, 'client-secret') !== undefined
+          ? { clientSecret: optional(values, 'client-secret')! }
+          : {}),
+        ...(optional(values, 'grant') !== undefined ? { grant: optional(values, 'grant')! } : {}),
+      });
+    case 'env list':
+      return envList(ctx);
+    case 'login':
+      return login(ctx, first);
+    case 'logout':
+      return logout(ctx, first);
+    case 'import':
+      return importBatch(ctx, first, required(values, 'env'));
+    case 'accept': {
+      if (!/^\d{1,15}$/.test(first) || Number(first) < 1) throw new UsageError('BATCH must be a batch number');
+      return accept(ctx, Number(first));
+    }
+    case 'submit':
+      return submit(ctx, required(values, 'env'), values['until-idle'] === true);
+    case 'status':
+      return status(ctx, {
+        refresh: values.refresh === true,
+        ...(optional(values, 'env') ? { environmentId: optional(values, 'env')! } : {}),
+      });
+    case 'cancel':
+      return cancel(ctx, first, required(values, 'reason'), {
+        ...(optional(values, 'env') ? { environmentId: optional(values, 'env')! } : {}),
+        ...(optional(values, 'clinic') ? { clinicCode: optional(values, 'clinic')! } : {}),
+      });
+    case 'log export':
+      return logExport(ctx, {
+        format: required(values, 'format'),
+        unmask: values.unmask === true,
+        ...(optional(values, 'out') ? { out: optional(values, 'out')! } : {}),
+      });
+    case 'log verify':
+      return logVerify(ctx);
+    default:
+      throw new UsageError(`unknown command ${command}`);
+  }
+}

@@ -1,0 +1,40 @@
+import { defaultDataDir } from '../bridge/data-dir.js';
+
+/** The CLI's help text: every command, as `rx-batch --help` and a usage error print it. */
+export function usageText(): string {
+  return `Usage: rx-batch <command> [options]        (npm run cli -- <command> …)
+
+Commands:
+  env add NAME --api URL --issuer URL --client-id ID [--client-secret S] [--grant device|client_credentials]
+                     add or update an environment (NAME is its id: lower-case letters, digits, dashes); the
+                     grant defaults to client_credentials with a secret, device without; local-sandbox may be
+                     pointed at a running sandbox (npm run sandbox) this way
+  env list           the environments and whether each is signed in
+  login ENV          sign in: device sign-in prints a code and a URL and waits; client credentials uses the
+                     saved secret
+  logout ENV         forget the sign-in
+  import FILE --env ENV      stage a JSON array of create-with-clinic v1 orders as a batch (state ready)
+  accept BATCH       move the batch's valid orders into the outbox (state queued)
+  submit --env ENV [--until-idle]
+                     send queued orders and cancel commands; runs until interrupted, or with --until-idle
+                     until nothing is queued, sending or in doubt (or sending is blocked: sign-in, outage)
+  status [--refresh] [--env ENV]
+                     every order: clinic, clinic order id, state, pharmacy order id, remote status;
+                     --refresh asks the service for the latest statuses first
+  cancel CLINIC_ORDER_ID --reason TEXT [--env ENV] [--clinic CODE]
+                     withdraw an unsent order, or queue a cancel for one the service has (sent by submit)
+  log export --format csv|jsonl [--unmask] [--out FILE]
+                     the audit log; clinic order ids masked unless --unmask
+  log verify         check the audit log's hash chain
+
+Options for every command:
+  --data-dir DIR     where Rx Batch keeps its data (default: RXBATCH_DATA_DIR, else ${defaultDataDir()})
+  --json             machine-readable output
+  --verbose          operational log lines on stderr
+  --help             this text
+
+Exit codes: 0 done; 1 done, but something needs a person (orders rejected, held or refused a cancel, sign-in,
+a broken log); 2 usage or input error, or the data directory is in use by another Rx Batch.
+Saved sign-ins and client secrets of the CLI live in DIR/cli-secrets.json (mode 0600, not encrypted: the CLI
+runs unattended, without the desktop keychain).`;
+}

@@ -1,0 +1,208 @@
+import type { EventName, EventPayload } from '../../shared/contract.js';
+import type { AttentionView } from '../../shared/outbox-views.js';
+import type { SecretStore } from './auth/secret-store.js';
+import { EnvironmentRegistry } from './environments/registry.js';
+import { presetEnvironments } from './environments/presets.js';
+import { CoreEvents } from './events.js';
+import { silentLogger, type Logger } from './logger.js';
+import type { AttentionEvent } from './outbox/attention.js';
+import type { OutboxProgress, OutboxRunResult } from './outbox/progress.js';
+import type { OutboxTuning } from './outbox/tuning.js';
+import type { OrderServiceClient } from './service/client.js';
+import { SignInService } from './signin/signin-service.js';
+import { openStore, type Store } from './store/store.js';
+import { requestCancel, type CancelResult } from './tracking/cancel-request.js';
+import { StatusPoller, type PollerTuning } from './tracking/status-poller.js';
+import { toAttentionView, toProgressView } from './views.js';
+
+/** What the core needs of the submitter (main/core/outbox/): see that folder's README. */
+export interface OutboxApi {
+  start(environmentId: string): void;
+  pause(environmentId: string, reason?: string): void;
+  resume(environmentId: string): void;
+  retryNow(orderIds: number[]): number;
+  notify(environmentId: string): void;
+  runUntilIdle(
+    environmentId: string,
+    options?: { signal?: AbortSignal; stopWhenBlocked?: boolean },
+  ): Promise<OutboxRunResult>;
+  progress(environmentId: string): OutboxProgress;
+  stop(): Promise<void>;
+}
+
+export interface OutboxFactoryDeps {
+  store: Store;
+  clientFor(environmentId: string): OrderServiceClient;
+  now?: () => Date;
+  logger?: Logger;
+  onProgress?(progress: OutboxProgress): void;
+  onAttention?(event: AttentionEvent): void;
+}
+
+export interface AppServicesOptions {
+  dataDir: string;
+  secrets: SecretStore;
+  userAgent: string;
+  logger?: Logger;
+  now?: () => Date;
+  outboxTuning?: Partial<OutboxTuning>;
+  pollerTuning?: Partial<PollerTuning>;
+  /** Builds the submitter; the core passes the outbox's own class. */
+  createOutbox(deps: OutboxFactoryDeps, tuning: Partial<OutboxTuning>): OutboxApi;
+}
+
+/**
+ * The core's working parts over one data directory, shared by every front end (the app's transports and the
+ * CLI): the store (which takes the directory's lock), persisted environments with their sign-in sessions, the
+ * submitter, the status poller, and sign-in. Nothing starts sending until `startEnvironment` is called.
+ */
+export class AppServices {
+  readonly store: Store;
+  readonly registry: EnvironmentRegistry;
+  /** Where sign-ins and client secrets live (encrypted in the desktop app). */
+  readonly secrets: SecretStore;
+  readonly events = new CoreEvents();
+  readonly outbox: OutboxApi;
+  readonly poller: StatusPoller;
+  readonly signin: SignInService;
+  readonly #log: Logger;
+  readonly #now: () => Date;
+  /** Conditions already announced (environment + kind), until they clear: one notification per condition. */
+  readonly #raised = new Set<string>();
+  #closed = false;
+
+  constructor(options: AppServicesOptions) {
+    this.#log = options.logger ?? silentLogger;
+    this.#now = options.now ?? (() => new Date());
+    this.secrets = options.secrets;
+    this.store = openStore({ dataDir: options.dataDir, now: this.#now });
+    try {
+      this.registry = new EnvironmentRegistry(this.store, {
+        secrets: options.secrets,
+        logger: this.#log,
+        userAgent: options.userAgent,
+      });
+      this.registry.seed(presetEnvironments());
+      const clientFor = (environmentId: string) => this.registry.liveClient(environmentId);
+      this.outbox = options.createOutbox(
+        {
+          store: this.store,
+          clientFor,
+          now: this.#now,
+          logger: this.#log,
+          onProgress: (progress) => this.#progressed(progress),
+          onAttention: (event) => this.#attention(event),
+        },
+        options.outboxTuning ?? {},
+      );
+      this.poller = new StatusPoller(
+        {
+          store: this.store,
+          clientFor,
+          now: this.#now,
+          logger: this.#log,
+          onOrdersChanged: (environmentId, orderIds) => this.#emit('orders.changed', { environmentId, orderIds }),
+          onSignInRequired: (environmentId) =>
+            this.#raise({
+              environmentId,
+              kind: 'sign-in-required',
+              message: 'Sign in again: the service no longer accepts this sign-in. Nothing is lost meanwhile.',
+              orderIds: [],
+              at: this.#now().toISOString(),
+            }),
+        },
+        options.pollerTuning ?? {},
+      );
+      this.signin = new SignInService({
+        registry: this.registry,
+        store: this.store,
+        logger: this.#log,
+        onChange: (change) => this.#emit('signin.changed', change),
+        onSignedIn: (environmentId) => this.#signedIn(environmentId),
+      });
+    } catch (error) {
+      this.store.close();
+      throw error;
+    }
+  }
+
+  /** Starts sending and tracking for one environment (recovery of interrupted sends comes first, in the outbox). */
+  startEnvironment(environmentId: string): void {
+    this.registry.get(environmentId);
+    this.outbox.start(environmentId);
+    this.poller.start(environmentId);
+  }
+
+  /** Every environment that has a client id. */
+  startConfiguredEnvironments(): void {
+    for (const environment of this.registry.configured()) this.startEnvironment(environment.id);
+  }
+
+  /** Cancel requests (offline-safe); the outbox is woken for the cancel commands this queued. */
+  cancelOrders(orderIds: readonly number[], reason: string): CancelResult[] {
+    const results = requestCancel(this.store, orderIds, reason);
+    const touched = new Map<string, number[]>();
+    for (const result of results) {
+      if (result.outcome === 'refused') continue;
+      const order = this.store.orders.get(result.orderId);
+      if (!order) continue;
+      touched.set(order.environmentId, [...(touched.get(order.environmentId) ?? []), order.id]);
+    }
+    for (const [environmentId, ids] of touched) {
+      this.outbox.notify(environmentId);
+      this.#emit('orders.changed', { environmentId, orderIds: ids });
+    }
+    return results;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.signin.close();
+    try {
+      await this.poller.close();
+      await this.outbox.stop();
+    } finally {
+      this.store.close();
+    }
+  }
+
+  #signedIn(environmentId: string): void {
+    this.#raised.delete(`${environmentId}:sign-in-required`);
+    if (this.#closed || !this.registry.find(environmentId)) return;
+    // Whatever waited for the sign-in goes on by itself.
+    this.outbox.resume(environmentId);
+    this.poller.start(environmentId);
+  }
+
+  /** The outbox already paces its progress reports (and reports every state change at once). */
+  #progressed(progress: OutboxProgress): void {
+    if (progress.state !== 'service-unavailable') this.#raised.delete(`${progress.environmentId}:service-unavailable`);
+    this.#emit('outbox.progress', toProgressView(progress));
+  }
+
+  #attention(event: AttentionEvent): void {
+    this.#raise(toAttentionView(event, this.#now()));
+  }
+
+  /** Environment-wide conditions are announced once until they clear; each order's is its own condition. */
+  #raise(view: AttentionView): void {
+    if (view.orderIds.length === 0) {
+      const key = `${view.environmentId}:${view.kind}`;
+      if (this.#raised.has(key)) return;
+      this.#raised.add(key);
+    }
+    this.#emit('attention', view);
+  }
+
+  #emit<E extends EventName>(event: E, payload: EventPayload<E>): void {
+    try {
+      this.events.emit(event, payload);
+    } catch (error) {
+      this.#log.error('event outside the contract', {
+        event,
+        error: error instanceof Error ? error.message.slice(0, 200) : 'unknown',
+      });
+    }
+  }
+}

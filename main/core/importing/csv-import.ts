@@ -1,0 +1,238 @@
+import { compileProfile } from './compiled-profile.js';
+import {
+  MAX_LISTED_ROWS,
+  addRow,
+  cellText,
+  draftCells,
+  draftProblems,
+  listRows,
+  mapColumns,
+  type OrderDraft,
+} from './csv-drafts.js';
+import {
+  CsvRecordSplitter,
+  MAX_RECORD_CHARS,
+  RecordTooLargeError,
+  parseBatch,
+  type RecordBatch,
+} from './csv-records.js';
+import { chooseLayout } from './csv-sniff.js';
+import { FIELDS, ORDER_FIELD_INDEXES, fieldIndex } from './field-catalogue.js';
+import { decodedChunks, type Inspection } from './file-source.js';
+import { finishOrder, type OrderSink } from './finish-order.js';
+import { problem } from './problems.js';
+import type { ImportOptions, ImportReport, Problem, Provenance } from './types.js';
+
+/**
+ * CSV import: one row per prescribed item, rows grouped into orders by clinicCode + clinicOrderId (rows of one
+ * order need not be next to each other). Two passes over the file keep memory flat whatever its size: the first
+ * only counts the rows of each order; the second builds each order and hands it on as soon as its last row has
+ * been read, so only orders still waiting for rows are held (one, when rows of an order are together).
+ */
+
+const NOTHING_REPORTED: ReadonlySet<string> = new Set();
+
+export async function importCsv(
+  path: string,
+  file: string,
+  inspection: Inspection,
+  options: ImportOptions,
+  sink: OrderSink,
+): Promise<ImportReport> {
+  const base = {
+    file: path,
+    format: 'csv' as const,
+    encoding: inspection.encoding,
+    encodingDetected: inspection.encodingDetected,
+  };
+  const failed = (p: Problem, extra: Partial<ImportReport> = {}): ImportReport => ({
+    ...base,
+    ...extra,
+    rowsRead: 0,
+    orders: [],
+    orderCount: 0,
+    invalidCount: 0,
+    fileProblems: [p],
+  });
+
+  const { delimiter, header } = chooseLayout(
+    inspection.sample,
+    inspection.whole,
+    options.profile,
+    options.profiles ?? [],
+  );
+  if (!header) {
+    return failed(
+      problem(
+        'error',
+        file,
+        {},
+        options.profile ? 'csv.profileHeaderNotFound' : 'csv.noHeader',
+        options.profile
+          ? `No row near the top of the file has the headers of profile "${options.profile.name}".`
+          : 'No header row found: no row near the top names at least three order fields (e.g. surname, DOB, dm+d code). Choose or create a mapping profile.',
+      ),
+      { delimiter },
+    );
+  }
+  const profile = header.profile;
+  const headerCells = header.record.cells;
+  const headerLine = header.record.line;
+  const compiled = compileProfile(profile, file);
+  // Our own template may be an older one without some columns; that is not worth a warning.
+  const columns = mapColumns(profile, headerCells, headerLine, file, header.via !== 'template');
+  const fileProblems: Problem[] = [...compiled.problems, ...columns.problems];
+
+  const codeAt = ORDER_FIELD_INDEXES.indexOf(fieldIndex('clinicCode')!);
+  const idAt = ORDER_FIELD_INDEXES.indexOf(fieldIndex('clinicOrderId')!);
+  const constantCode = compiled.constants[fieldIndex('clinicCode')!] ?? '';
+  const constantId = compiled.constants[fieldIndex('clinicOrderId')!] ?? '';
+  /** Rows group by clinic and order id; a row without an order id is an order of its own (reported as missing). */
+  const keyOf = (cells: string[], line: number): string => {
+    const code = cellText(cells, columns.orderCells[codeAt]!) ?? constantCode;
+    const id = cellText(cells, columns.orderCells[idAt]!) ?? constantId;
+    return id === '' ? `\u0001${line}` : `${code}\u0000${id}`;
+  };
+
+  /** Streams the data rows (after the header; blank ones skipped) to `onRow`, and calls `afterBatch` per chunk. */
+  const eachRow = async (
+    onRow: (cells: string[], line: number, record: string, badQuotes: boolean) => void,
+    afterBatch: (bytes: number) => Promise<void>,
+  ) => {
+    const splitter = new CsvRecordSplitter(delimiter, MAX_RECORD_CHARS);
+    let bytes = 0;
+    const handle = (batch: RecordBatch | undefined) => {
+      if (!batch) return;
+      const { rows, badQuotes } = parseBatch(batch, delimiter);
+      for (let i = 0; i < rows.length; i += 1) {
+        const line = batch.lines[i]!;
+        if (line <= headerLine) continue; // title rows and the header itself
+        const cells = rows[i]!;
+        if (cells.every((cell) => cell.trim() === '')) continue; // blank and trailing lines
+        onRow(cells, line, batch.records[i]!, badQuotes.has(i));
+      }
+    };
+    for await (const chunk of decodedChunks(path, inspection.encoding, {
+      signal: options.signal,
+      onBytes: (n) => (bytes += n),
+    })) {
+      handle(splitter.push(chunk));
+      await afterBatch(bytes);
+    }
+    handle(splitter.end());
+    await afterBatch(bytes);
+  };
+
+  // Pass 1: how many rows each order has.
+  const rowCounts = new Map<string, number>();
+  let rowsRead = 0;
+  try {
+    await eachRow(
+      (cells, line) => {
+        rowsRead += 1;
+        const key = keyOf(cells, line);
+        rowCounts.set(key, (rowCounts.get(key) ?? 0) + 1);
+      },
+      () => Promise.resolve(),
+    );
+  } catch (error) {
+    if (!(error instanceof RecordTooLargeError)) throw error;
+    return failed(
+      problem(
+        'error',
+        file,
+        { row: error.line },
+        'csv.recordTooLarge',
+        `The record starting on line ${error.line} is longer than ${MAX_RECORD_CHARS.toLocaleString('en-GB')} characters; no order row is that long (an unclosed quote, or the wrong file?).`,
+      ),
+      { delimiter },
+    );
+  }
+
+  const reportBase = {
+    ...base,
+    delimiter,
+    headerRow: headerLine,
+    header: { cells: headerCells, text: header.record.text },
+    profile: profile.name,
+    appliedProfile: profile,
+  };
+  if (rowsRead === 0) {
+    return {
+      ...failed(problem('error', file, {}, 'csv.noRows', 'The file has a header row but no data rows.')),
+      ...reportBase,
+    };
+  }
+
+  // Pass 2: build each order once its last row is in, and hand it on.
+  const today = options.today ?? new Date();
+  const columnName = (index: number) => headerCells[columns.cellOf[index]!] ?? FIELDS[index]!.column;
+  const provenanceAt = (index: number, line: number): Provenance => ({
+    kind: 'csv',
+    file,
+    row: line,
+    column: columnName(index),
+  });
+  const drafts = new Map<string, OrderDraft>();
+  const complete: OrderDraft[] = [];
+  const ragged: number[] = [];
+  let rowsDone = 0;
+  let orderCount = 0;
+  let invalidCount = 0;
+
+  const finish = async (draft: OrderDraft) => {
+    const extra = draftProblems(draft, file, provenanceAt);
+    const order = finishOrder({
+      cells: draftCells(draft, provenanceAt),
+      profile: compiled,
+      file,
+      today,
+      fallback: { row: draft.rows[0]! },
+      codeLists: options.codeLists,
+      extraProblems: extra,
+      reported: extra.length > 0 ? new Set(extra.flatMap((p) => (p.field ? [p.field] : []))) : NOTHING_REPORTED,
+      isKnownOrder: options.isKnownOrder,
+      // Other checks would only report the consequences of an unreadable row.
+      skipValidation: draft.badQuotes !== undefined,
+      source: { file, rows: draft.rows, records: draft.records },
+    });
+    orderCount += 1;
+    if (!order.valid) invalidCount += 1;
+    await sink(order);
+  };
+
+  await eachRow(
+    (cells, line, record, badQuotes) => {
+      rowsDone += 1;
+      const key = keyOf(cells, line);
+      const draft = addRow(drafts.get(key), columns, cells, line, record, badQuotes);
+      drafts.set(key, draft);
+      if (draft.rows.length === rowCounts.get(key)) {
+        drafts.delete(key);
+        complete.push(draft);
+      }
+      if (cells.length > headerCells.length && ragged.length <= MAX_LISTED_ROWS) {
+        if (cells.slice(headerCells.length).some((c) => c.trim() !== '')) ragged.push(line);
+      }
+    },
+    async (bytes) => {
+      for (const draft of complete.splice(0)) await finish(draft);
+      options.onProgress?.({ bytes, totalBytes: inspection.totalBytes, rows: rowsDone });
+    },
+  );
+  // Only if the file changed between the passes: finish what is left as it is.
+  for (const draft of drafts.values()) await finish(draft);
+
+  if (ragged.length > 0) {
+    fileProblems.push(
+      problem(
+        'warning',
+        file,
+        { row: ragged[0]! },
+        'csv.extraCells',
+        `${listRows(ragged)} ha${ragged.length === 1 ? 's' : 've'} more cells than the header; the extra cells were ignored.`,
+      ),
+    );
+  }
+  return { ...reportBase, rowsRead, orders: [], orderCount, invalidCount, fileProblems };
+}

@@ -1,0 +1,196 @@
+import Papa from 'papaparse';
+
+/**
+ * Cuts streamed CSV text into whole records before papaparse sees them, for three reasons:
+ * - papaparse's own streaming keeps an unfinished record and re-parses it with every chunk, so one 50 MB field
+ *   costs quadratic time and unbounded memory; here a record longer than the cap stops the import at once;
+ * - each record's physical line number is known exactly (quoted fields may hold line breaks), for provenance;
+ * - each record's original text is kept for the error export ("the original rows plus an error column").
+ * Only record boundaries are decided here (RFC 4180 quoting: a quote opens a quoted field only at the field's
+ * start, `""` inside is a quote); papaparse still parses every field.
+ */
+
+export const MAX_RECORD_CHARS = 1_000_000;
+
+export class RecordTooLargeError extends Error {
+  constructor(readonly line: number) {
+    super(`record at line ${line} is too large`);
+    this.name = 'RecordTooLargeError';
+  }
+}
+
+export interface RecordBatch {
+  /** Original record texts, without their line terminators. */
+  records: string[];
+  /** Physical line (1-based) where each record starts. */
+  lines: number[];
+  /** The records as one papaparse input, and the line terminator it uses. */
+  text: string;
+  newline: string;
+}
+
+function countLineBreaks(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c === 10) count += 1;
+    else if (c === 13) {
+      count += 1;
+      if (text.charCodeAt(i + 1) === 10) i += 1;
+    }
+  }
+  return count;
+}
+
+export class CsvRecordSplitter {
+  private buf = '';
+  private pos = 0;
+  private recStart = 0;
+  private inQuotes = false;
+  private quoted = false;
+  private line = 1;
+  // Next known positions of '\n', '\r' and '"' at or after pos; -1 = none in buf; undefined = not searched yet.
+  private nextLf: number | undefined;
+  private nextCr: number | undefined;
+  private nextQuote: number | undefined;
+
+  constructor(
+    private readonly delimiter: string,
+    private readonly maxRecordChars = MAX_RECORD_CHARS,
+  ) {}
+
+  push(text: string): RecordBatch | undefined {
+    this.buf = this.buf.slice(this.recStart) + text;
+    this.pos -= this.recStart;
+    this.recStart = 0;
+    this.nextLf = this.nextCr = this.nextQuote = undefined;
+    return this.scan(false);
+  }
+
+  end(): RecordBatch | undefined {
+    return this.scan(true);
+  }
+
+  private find(which: 'nextLf' | 'nextCr' | 'nextQuote', char: string): number {
+    const cached = this[which];
+    if (cached === -1 || (cached !== undefined && cached >= this.pos)) return cached;
+    const found = this.buf.indexOf(char, this.pos);
+    this[which] = found;
+    return found;
+  }
+
+  private scan(final: boolean): RecordBatch | undefined {
+    const buf = this.buf;
+    const len = buf.length;
+    const records: string[] = [];
+    const lines: number[] = [];
+    const terminators: string[] = [];
+    const batchStart = this.recStart;
+    let batchEnd = batchStart;
+    const emit = (end: number, terminatorLength: number) => {
+      const record = buf.slice(this.recStart, end);
+      if (record.length > this.maxRecordChars) throw new RecordTooLargeError(this.line);
+      records.push(record);
+      lines.push(this.line);
+      terminators.push(buf.slice(end, end + terminatorLength));
+      this.line += 1 + (this.quoted ? countLineBreaks(record) : 0);
+      this.quoted = false;
+      batchEnd = end;
+      this.recStart = this.pos = end + terminatorLength;
+    };
+
+    for (;;) {
+      if (this.inQuotes) {
+        const q = this.find('nextQuote', '"');
+        if (q === -1) {
+          this.pos = len;
+          break;
+        }
+        if (q + 1 === len && !final) {
+          this.pos = q; // a quote at the very end may be the first half of ""
+          break;
+        }
+        if (buf.charCodeAt(q + 1) === 34) {
+          this.pos = q + 2;
+          continue;
+        }
+        this.inQuotes = false;
+        this.pos = q + 1;
+        continue;
+      }
+      const lf = this.find('nextLf', '\n');
+      const cr = this.find('nextCr', '\r');
+      const nl = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+      const q = this.find('nextQuote', '"');
+      if (q !== -1 && (nl === -1 || q < nl)) {
+        if (q === this.recStart || buf[q - 1] === this.delimiter) {
+          this.inQuotes = true;
+          this.quoted = true;
+        }
+        this.pos = q + 1;
+        continue;
+      }
+      if (nl === -1) {
+        this.pos = len;
+        break;
+      }
+      if (nl === cr && nl + 1 === len && !final) {
+        this.pos = nl; // may be the first half of \r\n
+        break;
+      }
+      emit(nl, nl === cr && buf.charCodeAt(nl + 1) === 10 ? 2 : 1);
+    }
+    if (final && this.recStart < len) {
+      this.pos = len;
+      emit(len, 0);
+    }
+    if (!final && len - this.recStart > this.maxRecordChars) throw new RecordTooLargeError(this.line);
+    if (records.length === 0) return undefined;
+
+    const newline = terminators.find((t) => t !== '') ?? '\n';
+    const uniform = terminators.every((t, i) => t === newline || (t === '' && i === terminators.length - 1));
+    return {
+      records,
+      lines,
+      newline: uniform ? newline : '\n',
+      // The common case is one slice of the buffer; mixed line endings are joined with one terminator instead.
+      text: uniform ? buf.slice(batchStart, batchEnd) : records.join('\n'),
+    };
+  }
+}
+
+export interface ParsedRecords {
+  rows: string[][];
+  /** Record indexes whose quoting papaparse found malformed. */
+  badQuotes: Set<number>;
+}
+
+const parseConfig = (delimiter: string, newline: string): Papa.ParseConfig => ({
+  delimiter,
+  newline: newline as Papa.ParseConfig['newline'],
+  quoteChar: '"',
+  escapeChar: '"',
+  header: false,
+  dynamicTyping: false,
+  skipEmptyLines: false,
+});
+
+/** Parses a batch with papaparse; falls back to record by record when quoting is broken somewhere in it. */
+export function parseBatch(batch: RecordBatch, delimiter: string): ParsedRecords {
+  const whole = Papa.parse<string[]>(batch.text, parseConfig(delimiter, batch.newline));
+  if (whole.errors.length === 0 && whole.data.length === batch.records.length) {
+    return { rows: whole.data, badQuotes: new Set() };
+  }
+  const rows: string[][] = [];
+  const badQuotes = new Set<number>();
+  batch.records.forEach((record, i) => {
+    if (record === '') {
+      rows.push(['']);
+      return;
+    }
+    const one = Papa.parse<string[]>(record, parseConfig(delimiter, '\n'));
+    if (one.errors.length > 0 || one.data.length !== 1) badQuotes.add(i);
+    rows.push(one.data.length === 1 ? one.data[0]! : [record]);
+  });
+  return { rows, badQuotes };
+}

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { parseDate } from './date-formats.js';
+
+const TODAY = new Date('2025-06-01T00:00:00Z');
+const read = (text: string, format?: Parameters<typeof parseDate>[1]) => parseDate(text, format, TODAY);
+
+describe('dates in import files', () => {
+  it.each([
+    ['1980-01-15', 'iso', '1980-01-15'],
+    ['1980-01-15T00:00:00Z', 'iso', '1980-01-15'],
+    ['15/01/1980', 'dd/MM/yyyy', '1980-01-15'],
+    ['3/4/1980', 'dd/MM/yyyy', '1980-04-03'],
+    ['03/04/1980', 'MM/dd/yyyy', '1980-03-04'],
+    ['3/4/80', 'd/M/yy', '1980-04-03'],
+    ['3/4/05', 'd/M/yy', '2005-04-03'],
+    ['15-Jan-1980', 'dd-MMM-yyyy', '1980-01-15'],
+    ['15-January-1980', 'dd-MMM-yyyy', '1980-01-15'],
+    ['19800115', 'hl7', '1980-01-15'],
+    ['198001151230+0100', 'hl7', '1980-01-15'],
+  ] as const)('reads %s as %s', (text, format, iso) => {
+    expect(read(text, format)).toEqual({ ok: true, iso });
+  });
+
+  it('reads without a chosen format only what has one meaning', () => {
+    expect(read('1980-01-15')).toEqual({ ok: true, iso: '1980-01-15' });
+    expect(read('25/12/1961')).toEqual({ ok: true, iso: '1961-12-25' });
+    expect(read('12/25/1961')).toEqual({ ok: true, iso: '1961-12-25' });
+    expect(read('05/05/1990')).toEqual({ ok: true, iso: '1990-05-05' });
+    expect(read('15-Jan-1980')).toEqual({ ok: true, iso: '1980-01-15' });
+  });
+
+  it('never guesses the order of day and month, nor the century', () => {
+    expect(read('03/04/1980')).toMatchObject({ ok: false, code: 'date.ambiguous' });
+    expect(read('25/12/61')).toMatchObject({ ok: false, code: 'date.ambiguous' });
+  });
+
+  it('refuses dates that do not exist or do not match the chosen format', () => {
+    expect(read('1980-02-30', 'iso')).toMatchObject({ ok: false, code: 'date.invalid' });
+    expect(read('31/04/1980', 'dd/MM/yyyy')).toMatchObject({ ok: false, code: 'date.invalid' });
+    expect(read('15/01/1980', 'iso')).toMatchObject({ ok: false, code: 'date.format' });
+    expect(read('1980-01-15', 'dd/MM/yyyy')).toMatchObject({ ok: false, code: 'date.format' });
+    expect(read('15-Foo-1980', 'dd-MMM-yyyy')).toMatchObject({ ok: false, code: 'date.format' });
+    expect(read('yesterday')).toMatchObject({ ok: false, code: 'date.format' });
+  });
+});

@@ -1,0 +1,125 @@
+import type { DateFormat } from './mapping-profile.js';
+
+/**
+ * Reads a date written in one of the profile formats into `YYYY-MM-DD`. Without a chosen format it reads only
+ * what cannot be misread: ISO dates, month names, and day/month pairs where one part is over 12 (or both are
+ * equal). `03/04/1980` without a format is an error, never a guess: a wrong date of birth matches another person.
+ */
+
+export type DateResult = { ok: true; iso: string } | { ok: false; code: string; reason: string };
+
+/** `hl7` is the HL7 TS/DTM form `YYYYMMDD[HHMM[SS]][+ZZZZ]`, used by the HL7 map. */
+export type DateInputFormat = DateFormat | 'hl7';
+
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+
+const FULL_MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
+
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+
+function calendarDate(year: number, month: number, day: number): DateResult {
+  const date = new Date(Date.UTC(year, month - 1, day));
+  if (year < 1000 || date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) {
+    return { ok: false, code: 'date.invalid', reason: 'is not a real calendar date' };
+  }
+  return { ok: true, iso: `${pad(year, 4)}-${pad(month)}-${pad(day)}` };
+}
+
+/** Two-digit years: the latest year not after `today` (so '79' is 1979 and '05' is 2005 in 2025). */
+function fullYear(text: string, today: Date): number {
+  if (text.length === 4) return Number(text);
+  const yy = Number(text);
+  const current = today.getUTCFullYear();
+  const candidate = Math.floor(current / 100) * 100 + yy;
+  return candidate > current ? candidate - 100 : candidate;
+}
+
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+const NUMERIC = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4}|\d{2})$/;
+const MONTH_NAME = /^(\d{1,2})[-/ ]([A-Za-z]{3,9})[-/ ](\d{4}|\d{2})$/;
+const HL7_TS = /^(\d{4})(\d{2})(\d{2})(?:\d{2}(?:\d{2}(?:\d{2}(?:\.\d+)?)?)?)?(?:[+-]\d{4})?$/;
+
+function monthNumber(name: string): number | undefined {
+  const index = MONTHS.indexOf(name.slice(0, 3).toLowerCase());
+  if (index < 0) return undefined;
+  const lower = name.toLowerCase();
+  return lower.length === 3 || FULL_MONTHS[index] === lower || lower === 'sept' ? index + 1 : undefined;
+}
+
+const expected: Record<DateInputFormat, string> = {
+  iso: 'YYYY-MM-DD',
+  'dd/MM/yyyy': 'dd/MM/yyyy',
+  'd/M/yy': 'd/M/yy',
+  'dd-MMM-yyyy': 'dd-MMM-yyyy (e.g. 15-Jan-1980)',
+  'MM/dd/yyyy': 'MM/dd/yyyy',
+  hl7: 'YYYYMMDD',
+};
+
+export function parseDate(text: string, format: DateInputFormat | undefined, today: Date): DateResult {
+  const value = text.trim();
+  const unreadable = (): DateResult => ({
+    ok: false,
+    code: 'date.format',
+    reason: format ? `is not written as ${expected[format]}` : 'is not a date the importer can read',
+  });
+  if (format === 'hl7') {
+    const m = HL7_TS.exec(value);
+    return m ? calendarDate(Number(m[1]), Number(m[2]), Number(m[3])) : unreadable();
+  }
+  const iso = ISO.exec(value);
+  if (iso && (format === undefined || format === 'iso')) {
+    return calendarDate(Number(iso[1]), Number(iso[2]), Number(iso[3]));
+  }
+  const named = MONTH_NAME.exec(value);
+  if (named && (format === undefined || format === 'dd-MMM-yyyy')) {
+    const month = monthNumber(named[2]!);
+    if (month === undefined) return { ok: false, code: 'date.format', reason: `has an unknown month '${named[2]}'` };
+    if (named[3]!.length === 2 && format === undefined) return ambiguousCentury();
+    return calendarDate(fullYear(named[3]!, today), month, Number(named[1]));
+  }
+  const numeric = NUMERIC.exec(value);
+  if (!numeric) return unreadable();
+  const [first, second, yearText] = [Number(numeric[1]), Number(numeric[2]), numeric[3]!];
+  switch (format) {
+    case 'dd/MM/yyyy':
+      return yearText.length === 4 ? calendarDate(Number(yearText), second, first) : unreadable();
+    case 'MM/dd/yyyy':
+      return yearText.length === 4 ? calendarDate(Number(yearText), first, second) : unreadable();
+    case 'd/M/yy':
+      return calendarDate(fullYear(yearText, today), second, first);
+    case undefined: {
+      if (yearText.length === 2) return ambiguousCentury();
+      // Only one reading exists when a part is over 12 (it must be the day) or both parts are the same.
+      if (first === second || first > 12) return calendarDate(Number(yearText), second, first);
+      if (second > 12) return calendarDate(Number(yearText), first, second);
+      return {
+        ok: false,
+        code: 'date.ambiguous',
+        reason: `could be ${first} ${MONTHS[second - 1]} or ${second} ${MONTHS[first - 1]}: choose the date format in the mapping profile`,
+      };
+    }
+    default:
+      return unreadable();
+  }
+}
+
+function ambiguousCentury(): DateResult {
+  return {
+    ok: false,
+    code: 'date.ambiguous',
+    reason: 'has a two-digit year: choose the date format (d/M/yy) in the mapping profile',
+  };
+}

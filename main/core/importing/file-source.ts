@@ -1,0 +1,202 @@
+import { isUtf8 as isUtf8Buffer } from 'node:buffer';
+import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import iconv from 'iconv-lite';
+import { problem } from './problems.js';
+import type { Problem } from './types.js';
+
+/**
+ * Opens an import file: reads a sample to detect the encoding (BOM, else valid UTF-8, else Windows-1252, which is
+ * what Excel on a UK Windows machine writes) and to refuse binary files with one clear problem, then streams the
+ * decoded text in chunks so no file is ever held as one string.
+ */
+
+export const SAMPLE_BYTES = 64 * 1024;
+const CHUNK_BYTES = 256 * 1024;
+
+export interface Inspection {
+  totalBytes: number;
+  encoding: string;
+  encodingDetected: boolean;
+  /** The decoded sample (the whole file when it is smaller than the sample). */
+  sample: string;
+  /** Whether `sample` is the whole file. */
+  whole: boolean;
+}
+
+export type InspectionResult = { ok: true; inspection: Inspection } | { ok: false; problem: Problem; encoding: string };
+
+const SIGNATURES: readonly { bytes: number[]; what: string }[] = [
+  { bytes: [0x50, 0x4b, 0x03, 0x04], what: 'a ZIP archive (an Excel .xlsx workbook is one): save it as CSV' },
+  { bytes: [0xd0, 0xcf, 0x11, 0xe0], what: 'an old Excel (.xls) or Word file: save it as CSV' },
+  { bytes: [0x25, 0x50, 0x44, 0x46], what: 'a PDF document' },
+  { bytes: [0x1f, 0x8b], what: 'a gzip archive: unpack it first' },
+];
+
+function startsWith(buffer: Buffer, bytes: readonly number[]): boolean {
+  return bytes.every((byte, i) => buffer[i] === byte);
+}
+
+/** UTF-16 without a BOM: ASCII text has a zero in every other byte. */
+function bomlessUtf16(sample: Buffer): 'utf-16le' | 'utf-16be' | undefined {
+  const n = Math.min(sample.length, 4096) & ~1;
+  if (n < 4) return undefined;
+  let evenZeros = 0;
+  let oddZeros = 0;
+  for (let i = 0; i < n; i += 2) {
+    if (sample[i] === 0) evenZeros += 1;
+    if (sample[i + 1] === 0) oddZeros += 1;
+  }
+  const pairs = n / 2;
+  if (oddZeros > pairs * 0.9 && evenZeros < pairs * 0.1) return 'utf-16le';
+  if (evenZeros > pairs * 0.9 && oddZeros < pairs * 0.1) return 'utf-16be';
+  return undefined;
+}
+
+/** Bytes at the end of `chunk` that start a multi-byte character the chunk cuts off (0 to 3). */
+function cutCharacterLength(chunk: Buffer): number {
+  for (let back = 1; back <= Math.min(3, chunk.length); back += 1) {
+    const byte = chunk[chunk.length - back]!;
+    if (byte < 0x80) return 0;
+    if (byte >= 0xc0) {
+      const needed = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
+      return needed > back ? back : 0;
+    }
+  }
+  return 0;
+}
+
+/**
+ * Whether the whole file is valid UTF-8. Checked once up front (a native scan, fast) rather than while importing,
+ * so a stray Windows-1252 byte deep in a big file decides the encoding before any order is handed on.
+ */
+async function isUtf8File(path: string, signal: AbortSignal | undefined): Promise<boolean> {
+  let carry = Buffer.alloc(0);
+  const stream = createReadStream(path, { highWaterMark: 1024 * 1024 });
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      signal?.throwIfAborted();
+      const bytes = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+      const cut = cutCharacterLength(bytes);
+      if (!isUtf8Buffer(bytes.subarray(0, bytes.length - cut))) return false;
+      carry = Buffer.from(bytes.subarray(bytes.length - cut));
+    }
+    return carry.length === 0;
+  } finally {
+    stream.destroy();
+  }
+}
+
+function isUtf8Sample(sample: Buffer, whole: boolean): boolean {
+  return isUtf8Buffer(whole ? sample : sample.subarray(0, sample.length - cutCharacterLength(sample)));
+}
+
+/** Control characters other than tabs, line ends, form feeds and the MLLP frame bytes mean binary data. */
+function looksBinary(text: string): boolean {
+  let control = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c === 0) return true;
+    if (c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d && c !== 0x0b && c !== 0x0c && c !== 0x1c) control += 1;
+  }
+  return control > Math.max(2, text.length * 0.01);
+}
+
+export function normaliseEncodingName(name: string): string {
+  const key = name
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '');
+  const known: Record<string, string> = {
+    utf8: 'utf-8',
+    utf16le: 'utf-16le',
+    utf16be: 'utf-16be',
+    windows1252: 'windows-1252',
+    cp1252: 'windows-1252',
+    latin1: 'latin1',
+    iso88591: 'latin1',
+  };
+  return known[key] ?? name.trim();
+}
+
+export async function inspectFile(
+  path: string,
+  file: string,
+  override: string | undefined,
+  signal?: AbortSignal,
+): Promise<InspectionResult> {
+  const handle = await open(path, 'r');
+  let sample: Buffer;
+  let totalBytes: number;
+  try {
+    totalBytes = (await handle.stat()).size;
+    const buffer = Buffer.alloc(Math.min(SAMPLE_BYTES, totalBytes));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    sample = buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+  const whole = sample.length >= totalBytes;
+  const fail = (code: string, text: string, encoding = override ?? 'unknown'): InspectionResult => ({
+    ok: false,
+    problem: problem('error', file, {}, code, text),
+    encoding,
+  });
+
+  if (totalBytes === 0) return fail('file.empty', 'The file is empty.');
+  for (const signature of SIGNATURES) {
+    if (startsWith(sample, signature.bytes)) {
+      return fail('file.binary', `The file is ${signature.what}, not a CSV or HL7 text file.`);
+    }
+  }
+
+  let encoding: string;
+  let detected = true;
+  if (override) {
+    encoding = normaliseEncodingName(override);
+    detected = false;
+    if (!iconv.encodingExists(encoding)) {
+      return fail(
+        'file.unknownEncoding',
+        `"${override}" is not an encoding the importer knows (try utf-8 or windows-1252).`,
+      );
+    }
+  } else if (startsWith(sample, [0xef, 0xbb, 0xbf])) encoding = 'utf-8';
+  else if (startsWith(sample, [0xff, 0xfe])) encoding = 'utf-16le';
+  else if (startsWith(sample, [0xfe, 0xff])) encoding = 'utf-16be';
+  else {
+    encoding = bomlessUtf16(sample) ?? (isUtf8Sample(sample, whole) ? 'utf-8' : 'windows-1252');
+    if (encoding === 'utf-8' && !whole && !(await isUtf8File(path, signal))) encoding = 'windows-1252';
+  }
+
+  const decoder = iconv.getDecoder(encoding);
+  const text = decoder.write(sample) + (whole ? (decoder.end() ?? '') : '');
+  if (looksBinary(text)) {
+    return fail('file.binary', 'The file holds binary data, not CSV or HL7 text (is it the right file?).', encoding);
+  }
+  if (whole && text.trim() === '') return fail('file.empty', 'The file holds only blank lines.', encoding);
+  return { ok: true, inspection: { totalBytes, encoding, encodingDetected: detected, sample: text, whole } };
+}
+
+export interface StreamOptions {
+  signal?: AbortSignal;
+  onBytes?: (bytes: number) => void;
+}
+
+/** The file's text in chunks, decoded with iconv-lite (which also drops a byte order mark). */
+export async function* decodedChunks(path: string, encoding: string, options: StreamOptions): AsyncGenerator<string> {
+  const stream = createReadStream(path, { highWaterMark: CHUNK_BYTES });
+  const decoder = iconv.getDecoder(encoding);
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      options.signal?.throwIfAborted();
+      options.onBytes?.(chunk.length);
+      const text = decoder.write(chunk);
+      if (text) yield text;
+    }
+    const rest = decoder.end();
+    if (rest) yield rest;
+  } finally {
+    stream.destroy();
+  }
+}

@@ -1,0 +1,126 @@
+import type { CodeLists } from '../../../shared/environment.js';
+import type { CompiledProfile } from './compiled-profile.js';
+import { buildOrder, type OrderCells } from './order-builder.js';
+import { problem, quote, type Location } from './problems.js';
+import type { ImportedOrder, OrderControl, Problem } from './types.js';
+import { validateOrder } from './validate-order.js';
+
+/** The last steps shared by both importers: build the body, validate it, check for earlier batches, wrap it up. */
+
+export type OrderSink = (order: ImportedOrder) => void | Promise<void>;
+
+export interface FinishInput {
+  cells: OrderCells;
+  profile: CompiledProfile;
+  file: string;
+  today: Date;
+  fallback: Location;
+  codeLists: CodeLists;
+  /** Problems the importer found before the body existed (rows disagreeing, bad quoting, HL7 structure). */
+  extraProblems: Problem[];
+  reported: ReadonlySet<string>;
+  isKnownOrder?: (clinicCode: string, clinicOrderId: string) => boolean;
+  source: ImportedOrder['source'];
+  orderControl?: OrderControl;
+  /** The order is already blocked by a problem that makes further checks meaningless. */
+  skipValidation?: boolean;
+}
+
+type Obj = Record<string, unknown>;
+
+const ENUM_FIELDS = [
+  ['customer', 'title', 'titles'],
+  ['customer', 'gender', 'genders'],
+  ['prescription', 'paymentType', 'paymentTypes'],
+  ['prescription', 'courierCode', 'courierCodes'],
+  ['prescription', 'currencyCode', 'currencyCodes'],
+] as const;
+
+/** 'mr' or 'MR' is the environment's 'Mr': only the case differs, so use the list's spelling. */
+function matchListCase(body: Obj, codeLists: CodeLists): void {
+  for (const [container, key, list] of ENUM_FIELDS) {
+    const target = body[container] as Obj;
+    const value = target[key];
+    if (typeof value !== 'string' || codeLists[list].includes(value)) continue;
+    const match = codeLists[list].find((entry) => entry.toLowerCase() === value.toLowerCase());
+    if (match) target[key] = match;
+  }
+}
+
+const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
+
+export function finishOrder(input: FinishInput): ImportedOrder {
+  const built = buildOrder(input.cells, input.profile, {
+    file: input.file,
+    today: input.today,
+    fallback: input.fallback,
+  });
+  matchListCase(built.body, input.codeLists);
+  const clinicCode = text((built.body.clinicInformation as Obj).clinicCode);
+  const clinicOrderId = text((built.body.prescription as Obj).clinicOrderId);
+  const problems: Problem[] = [...input.extraProblems, ...built.problems];
+  const cancel = input.orderControl === 'CA';
+
+  if (cancel) {
+    // A cancel names an order sent earlier; only its identity matters, not a full body.
+    for (const [value, field, what] of [
+      [clinicCode, 'clinicInformation.clinicCode', 'clinic code'],
+      [clinicOrderId, 'prescription.clinicOrderId', 'clinic order id'],
+    ] as const) {
+      if (!value && !input.reported.has(field)) {
+        problems.push(
+          problem('error', input.file, input.fallback, 'field.required', `A cancel needs the ${what}.`, field),
+        );
+      }
+    }
+    if (clinicCode && clinicOrderId && input.isKnownOrder && !input.isKnownOrder(clinicCode, clinicOrderId)) {
+      problems.push(
+        problem(
+          'error',
+          input.file,
+          input.fallback,
+          'cancel.unknownOrder',
+          `The cancel is for order ${quote(clinicOrderId)} of clinic ${quote(clinicCode)}, which no earlier batch queued or sent.`,
+          'prescription.clinicOrderId',
+        ),
+      );
+    }
+  } else if (!input.skipValidation) {
+    const skip =
+      built.reported && input.reported.size > 0
+        ? new Set([...input.reported, ...built.reported])
+        : (built.reported ?? input.reported);
+    problems.push(
+      ...validateOrder(built.body, {
+        codeLists: input.codeLists,
+        today: input.today,
+        file: input.file,
+        provenance: built.provenance,
+        fallback: input.fallback,
+        skip,
+      }),
+    );
+    if (clinicCode && clinicOrderId && input.isKnownOrder?.(clinicCode, clinicOrderId)) {
+      problems.push(
+        problem(
+          'error',
+          input.file,
+          input.fallback,
+          'order.alreadyKnown',
+          `Order ${quote(clinicOrderId)} of clinic ${quote(clinicCode)} was already queued or sent from an earlier batch; the service would reject it as a duplicate.`,
+          'prescription.clinicOrderId',
+        ),
+      );
+    }
+  }
+
+  return {
+    clinicCode,
+    clinicOrderId,
+    body: built.body,
+    valid: !problems.some((p) => p.severity === 'error'),
+    problems,
+    provenance: built.provenance,
+    source: { ...input.source, ...(input.orderControl ? { orderControl: input.orderControl } : {}) },
+  };
+}

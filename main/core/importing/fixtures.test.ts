@@ -1,0 +1,693 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CODE_LISTS } from '../../../shared/environment.js';
+import {
+  headerFingerprint,
+  importFile,
+  type ImportOptions,
+  type ImportReport,
+  type ImportedOrder,
+  type MappingProfile,
+} from './index.js';
+import { FIXTURE_DIR, fixtureFiles, templateExampleOrders } from './testing/write-fixtures.js';
+
+/**
+ * Every file of the fixture corpus (test/fixtures/import/, written by testing/write-fixtures.ts) with the outcome an
+ * admin relies on: what was detected, how many orders, and exactly which problems at which row or message.
+ */
+
+const TODAY = new Date('2025-06-01T00:00:00Z');
+const HL7_PROFILE: MappingProfile = {
+  name: 'HL7 clinic',
+  columns: {},
+  constants: { paymentType: 'Account', courierCode: 'RMT24', currencyCode: 'GBP' },
+  valueMaps: {},
+};
+const OTHER_LAYOUT_PROFILE: MappingProfile = {
+  name: 'Other clinic system',
+  columns: {
+    clinicOrderId: 'Order No',
+    clinicCode: 'Clinic',
+    title: 'Title',
+    firstName: 'Forename',
+    surname: 'Patient Surname',
+    dateOfBirth: 'DOB',
+    gender: 'Sex',
+    telephone: 'Mobile',
+    email: 'Email',
+    homeAddress1: 'Address 1',
+    homeCity: 'Town',
+    homePostCode: 'Post Code',
+    courierCode: 'Delivery Method',
+    medication: 'Drug',
+    dmdCode: 'DMD',
+    dosageInstructions: 'Directions',
+    quantity: 'Qty',
+    prescriberRegistrationNumber: 'GMC',
+    prescriberName: 'Prescriber',
+  },
+  constants: {
+    homeCountryCode: 'GBR',
+    paymentType: 'Invoice',
+    currencyCode: 'GBP',
+    clinicName: 'Other Clinic',
+    clinicAddress1: '1 Clinic Way',
+    clinicPostcode: 'HU1 2AA',
+    clinicCountryCode: 'GBR',
+  },
+  valueMaps: {
+    gender: { M: 'Male', F: 'Female' },
+    courierCode: { 'Royal Mail 24': 'RMT24', 'Royal Mail 48': 'RMT48' },
+  },
+  dateFormat: 'dd/MM/yyyy',
+};
+
+interface Case {
+  file: string;
+  name?: string;
+  options?: Partial<ImportOptions>;
+  format: 'csv' | 'hl7';
+  encoding?: string;
+  delimiter?: string;
+  headerRow?: number;
+  orders: number;
+  invalid: number;
+  fileProblems?: string[];
+  /** Every order problem as `code@row-or-message:field`, in any order; 'see check' leaves them to `check`. */
+  problems?: string[] | 'see check';
+  check?: (report: ImportReport) => void;
+}
+
+const body = (order: ImportedOrder | undefined) => order?.body as Record<string, Record<string, unknown>>;
+const item = (order: ImportedOrder | undefined, i: number) =>
+  (body(order).prescribedItems as unknown as Record<string, unknown>[])[i];
+const orderById = (report: ImportReport, id: string) => report.orders.find((o) => o.clinicOrderId === id);
+const strip = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
+
+const CASES: Case[] = [
+  // Encodings
+  {
+    file: 'template-example.csv',
+    format: 'csv',
+    encoding: 'utf-8',
+    delimiter: ',',
+    headerRow: 1,
+    orders: 3,
+    invalid: 0,
+    check: (r) => {
+      expect(r.profile).toBe('template');
+      expect(r.orders.map((o) => strip(o.body))).toEqual(templateExampleOrders().map(strip));
+      const first = orderById(r, 'ORD-1001')!;
+      expect(first.source.rows).toEqual([2, 3]);
+      expect(first.provenance['prescribedItems.1.dmdCode']).toEqual({
+        kind: 'csv',
+        file: 'template-example.csv',
+        row: 3,
+        column: 'dmdCode',
+      });
+      expect(first.provenance['customer.surname']).toEqual({
+        kind: 'csv',
+        file: 'template-example.csv',
+        row: 2,
+        column: 'surname',
+      });
+      expect(item(first, 1)!.dmdCode).toBe('123456781000001105');
+    },
+  },
+  {
+    file: 'template-example.csv',
+    name: 'template-example.csv against earlier batches',
+    options: { isKnownOrder: (clinic, id) => clinic === 'CLINIC-A' && id === 'ORD-1002' },
+    format: 'csv',
+    orders: 3,
+    invalid: 1,
+    problems: ['order.alreadyKnown@4:prescription.clinicOrderId'],
+  },
+  {
+    file: 'utf8-bom.csv',
+    format: 'csv',
+    encoding: 'utf-8',
+    headerRow: 1,
+    orders: 3,
+    invalid: 0,
+    check: (r) => expect(r.header?.cells[0]).toBe('clinicCode'),
+  },
+  ...['utf16le-bom.csv', 'utf16be-bom.csv', 'utf16le-no-bom.csv', 'windows-1252.csv'].map((file): Case => ({
+    file,
+    format: 'csv',
+    encoding: file.startsWith('utf16le') ? 'utf-16le' : file.startsWith('utf16be') ? 'utf-16be' : 'windows-1252',
+    delimiter: ',',
+    orders: 1,
+    invalid: 0,
+    check: (r) => {
+      expect(r.encodingDetected).toBe(true);
+      const order = r.orders[0];
+      expect(body(order).customer!.firstName).toBe('Zoë');
+      expect(body(order).customer!.surname).toBe('Brontë-Fenwick');
+      expect(body(order).homeAddress!.address1).toBe('St Mary’s Road');
+      expect(item(order, 0)!.dosageInstructions).toBe('“Two” tablets; cost £4.50 (café dose)');
+    },
+  })),
+  {
+    file: 'late-windows-1252.csv',
+    format: 'csv',
+    encoding: 'windows-1252',
+    orders: 221,
+    invalid: 0,
+    check: (r) => expect(body(orderById(r, 'ORD-LATE')).customer!.firstName).toBe('Renée'),
+  },
+  // Delimiters and layout
+  ...[
+    ['semicolon.csv', ';'],
+    ['tab.tsv', '\t'],
+    ['pipe.txt', '|'],
+  ].map(([file, delimiter]): Case => ({
+    file: file!,
+    format: 'csv',
+    delimiter,
+    headerRow: 1,
+    orders: 3,
+    invalid: 0,
+    check: (r) => expect(r.orders.map((o) => strip(o.body))).toEqual(templateExampleOrders().map(strip)),
+  })),
+  {
+    file: 'title-rows.csv',
+    format: 'csv',
+    delimiter: ',',
+    headerRow: 4,
+    orders: 3,
+    invalid: 0,
+    check: (r) => expect(r.orders.map((o) => o.source.rows)).toEqual([[5, 6], [7], [8]]),
+  },
+  {
+    file: 'quoted-fields.csv',
+    format: 'csv',
+    headerRow: 1,
+    orders: 3,
+    invalid: 0,
+    check: (r) => {
+      const first = orderById(r, 'ORD-1001')!;
+      expect(item(first, 0)!.dosageInstructions).toBe('Two tablets, with water,\r\nup to "four" times a day');
+      expect(item(first, 1)!.medication).toBe('Paracetamol 500mg "caplets"');
+      // The first record spans lines 2 and 3, so the next ones start on lines 4, 5 and 6.
+      expect(r.orders.map((o) => o.source.rows)).toEqual([[2, 4], [5], [6]]);
+      expect(first.provenance['prescribedItems.1.medication']).toMatchObject({ row: 4 });
+    },
+  },
+  {
+    file: 'blank-lines.csv',
+    format: 'csv',
+    orders: 3,
+    invalid: 0,
+    check: (r) => {
+      expect(r.rowsRead).toBe(4);
+      expect(r.orders.map((o) => o.source.rows)).toEqual([[3, 6], [7], [8]]);
+    },
+  },
+  {
+    file: 'mixed-line-endings.csv',
+    format: 'csv',
+    orders: 3,
+    invalid: 0,
+    check: (r) => expect(r.orders.map((o) => o.source.rows)).toEqual([[2, 3], [4], [5]]),
+  },
+  {
+    file: 'non-contiguous.csv',
+    format: 'csv',
+    orders: 2,
+    invalid: 0,
+    check: (r) => {
+      const split = orderById(r, 'ORD-4001')!;
+      expect(split.source.rows).toEqual([2, 4]);
+      expect((body(split).prescribedItems as unknown as unknown[]).length).toBe(2);
+      expect(split.provenance['prescribedItems.1.dmdCode']).toMatchObject({ row: 4 });
+    },
+  },
+  {
+    file: 'rows-disagree.csv',
+    format: 'csv',
+    orders: 1,
+    invalid: 1,
+    problems: ['order.rowsDisagree@3:customer.surname'],
+    check: (r) => {
+      const text = r.orders[0]!.problems[0]!.text;
+      expect(text).toContain('Rows 2 and 3');
+      expect(text).toContain("'Example' on row 2");
+      expect(text).toContain("'Exampel' on row 3");
+    },
+  },
+  {
+    file: 'ragged-rows.csv',
+    format: 'csv',
+    orders: 1,
+    invalid: 0,
+    fileProblems: ['csv.extraCells'],
+    check: (r) => expect(r.fileProblems[0]).toMatchObject({ severity: 'warning', row: 2 }),
+  },
+  {
+    file: 'malformed-quotes.csv',
+    format: 'csv',
+    orders: 3,
+    invalid: 1,
+    problems: ['csv.quotes@2:'],
+    check: (r) => {
+      const blocked = orderById(r, 'ORD-1001')!;
+      expect(blocked.source.rows).toEqual([2, 3]);
+      expect(blocked.source.records?.[0]).toContain('"Exa"mple');
+    },
+  },
+  {
+    file: 'other-layout.csv',
+    name: 'other-layout.csv with its profile',
+    options: { profile: OTHER_LAYOUT_PROFILE },
+    format: 'csv',
+    orders: 2,
+    invalid: 0,
+    check: (r) => {
+      expect(r.profile).toBe('Other clinic system');
+      const ann = orderById(r, 'A-1')!;
+      expect(body(ann).customer).toMatchObject({
+        dateOfBirth: '1961-12-25',
+        gender: 'Female',
+        telephone: '07700 900111',
+      });
+      expect(body(ann).prescription).toMatchObject({ courierCode: 'RMT24', paymentType: 'Invoice' });
+      expect(body(ann).deliveryAddress).toEqual(body(ann).homeAddress);
+      expect(ann.provenance['prescription.paymentType']).toEqual({
+        kind: 'constant',
+        profile: 'Other clinic system',
+        column: 'paymentType',
+      });
+      expect(ann.provenance['customer.dateOfBirth']).toEqual({
+        kind: 'csv',
+        file: 'other-layout.csv',
+        row: 2,
+        column: 'DOB',
+      });
+      expect(body(orderById(r, 'A-2')).customer!.dateOfBirth).toBe('1980-04-03');
+    },
+  },
+  {
+    file: 'other-layout.csv',
+    name: 'other-layout.csv chosen by its saved fingerprint',
+    options: {
+      profiles: [
+        { ...OTHER_LAYOUT_PROFILE, name: 'another layout', headerFingerprint: headerFingerprint(['a', 'b', 'c']) },
+        {
+          ...OTHER_LAYOUT_PROFILE,
+          name: 'saved',
+          // Saved from the same export with its columns in another order and spelled in other case.
+          headerFingerprint: headerFingerprint(
+            readFileSync(join(FIXTURE_DIR, 'other-layout.csv'), 'utf8')
+              .split('\r\n')[0]!
+              .toUpperCase()
+              .split(',')
+              .reverse(),
+          ),
+        },
+      ],
+    },
+    format: 'csv',
+    orders: 2,
+    invalid: 0,
+    check: (r) => expect(r.profile).toBe('saved'),
+  },
+  {
+    file: 'other-layout.csv',
+    name: 'other-layout.csv with suggested mapping and no date format',
+    format: 'csv',
+    orders: 2,
+    invalid: 2,
+    problems: 'see check',
+    check: (r) => {
+      expect(r.profile).toBe('suggested');
+      expect(r.appliedProfile?.columns).toMatchObject({
+        surname: 'Patient Surname',
+        dateOfBirth: 'DOB',
+        homePostCode: 'Post Code',
+        gender: 'Sex',
+      });
+      const codes = r.orders.flatMap((o) => o.problems.map((p) => `${p.code}@${p.row}`));
+      // 25/12/1961 can only be one date; 03/04/1980 could be two, so it is an error, never a guess.
+      expect(codes).toContain('date.ambiguous@3');
+      expect(codes).not.toContain('date.ambiguous@2');
+      expect(body(orderById(r, 'A-1')).customer!.dateOfBirth).toBe('1961-12-25');
+    },
+  },
+  {
+    file: 'leading-zeros.csv',
+    format: 'csv',
+    orders: 1,
+    invalid: 0,
+    check: (r) => {
+      const order = r.orders[0]!;
+      expect(order.clinicCode).toBe('007');
+      expect(order.clinicOrderId).toBe('000123');
+      expect(body(order).customer).toMatchObject({ telephone: '01632 960000', clinicAccountNumber: 1234 });
+      expect(body(order).clinicInformation!.contactNumber).toBe('+44 (0)20 7946 0000');
+      expect((body(order) as Record<string, unknown>).affiliateId).toBe('00042');
+      expect(item(order, 0)!.dmdCode).toBe('123456781000001105');
+    },
+  },
+  // Files that are not orders: one clear problem each
+  { file: 'empty.csv', format: 'csv', orders: 0, invalid: 0, fileProblems: ['file.empty'] },
+  { file: 'whitespace-only.csv', format: 'csv', orders: 0, invalid: 0, fileProblems: ['file.empty'] },
+  { file: 'header-only.csv', format: 'csv', headerRow: 1, orders: 0, invalid: 0, fileProblems: ['csv.noRows'] },
+  { file: 'no-header.csv', format: 'csv', orders: 0, invalid: 0, fileProblems: ['csv.noHeader'] },
+  { file: 'binary.dat', format: 'csv', orders: 0, invalid: 0, fileProblems: ['file.binary'] },
+  {
+    file: 'workbook.xlsx',
+    format: 'csv',
+    orders: 0,
+    invalid: 0,
+    fileProblems: ['file.binary'],
+    check: (r) => expect(r.fileProblems[0]!.text).toContain('save it as CSV'),
+  },
+  // Invalid values, one kind per file
+  {
+    file: 'bad-dmd-check-digit.csv',
+    format: 'csv',
+    orders: 1,
+    invalid: 1,
+    problems: ['dmd.checkDigit@2:prescribedItems.0.dmdCode'],
+  },
+  {
+    file: 'bad-dmd-partition.csv',
+    format: 'csv',
+    orders: 1,
+    invalid: 1,
+    problems: ['dmd.partition@2:prescribedItems.0.dmdCode'],
+  },
+  {
+    file: 'bad-dmd-length.csv',
+    format: 'csv',
+    orders: 1,
+    invalid: 1,
+    problems: ['dmd.length@2:prescribedItems.0.dmdCode'],
+  },
+  {
+    file: 'dmd-excel-mangled.csv',
+    format: 'csv',
+    orders: 1,
+    invalid: 1,
+    problems: ['dmd.excelMangled@2:prescribedItems.0.dmdCode'],
+  },
+  {
+    file: 'bad-postcode.csv',
+    format: 'csv',
+    orders: 1,
+    invalid: 1,
+    problems: ['postcode.format@2:homeAddress.postCode', 'postcode.format@2:deliveryAddress.postCode'],
+  },
+  {
+    file: 'bad-country.csv',
+    format: 'csv',
+    orders: 1,
+    invalid: 1,
+    problems: ['country.format@2:clinicInformation.countryCode'],
+  },
+  {
+    file: 'dob-future.csv',
+    format: 'csv',
+    orders: 1,
+    invalid: 1,
+    problems: ['dateOfBirth.future@2:customer.dateOfBirth'],
+  },
+  {
+    file: 'dob-implausible.csv',
+    format: 'csv',
+    orders: 1,
+    invalid: 1,
+    problems: ['dateOfBirth.implausible@2:customer.dateOfBirth'],
+  },
+  {
+    file: 'dob-not-a-date.csv',
+    format: 'csv',
+    orders: 1,
+    invalid: 1,
+    problems: ['date.invalid@2:customer.dateOfBirth'],
+  },
+  { file: 'bad-email.csv', format: 'csv', orders: 1, invalid: 1, problems: ['email.format@2:customer.email'] },
+  { file: 'bad-phone.csv', format: 'csv', orders: 1, invalid: 1, problems: ['telephone.format@2:customer.telephone'] },
+  {
+    file: 'bad-registration.csv',
+    format: 'csv',
+    orders: 1,
+    invalid: 1,
+    problems: ['registrationNumber.format@2:prescribingDoctor.registrationNumber'],
+  },
+  {
+    file: 'bad-quantities.csv',
+    format: 'csv',
+    orders: 4,
+    invalid: 4,
+    problems: [
+      'quantity.range@2:prescribedItems.0.quantity',
+      'quantity.range@3:prescribedItems.0.quantity',
+      'value.notWholeNumber@4:prescribedItems.0.quantity',
+      'value.notNumber@5:prescribedItems.0.pack',
+    ],
+  },
+  {
+    file: 'unknown-codes.csv',
+    format: 'csv',
+    orders: 1,
+    invalid: 1,
+    problems: [
+      'enum.unknown@2:customer.title',
+      'enum.unknown@2:customer.gender',
+      'enum.unknown@2:prescription.courierCode',
+    ],
+  },
+  {
+    file: 'missing-required.csv',
+    format: 'csv',
+    orders: 1,
+    invalid: 1,
+    problems: ['field.required@2:customer.surname', 'field.required@2:prescribedItems.0.medication'],
+  },
+  // HL7 v2: framings, batches, message types
+  ...['rde-single.hl7', 'rde-lf.hl7', 'rde-crlf.hl7'].map((file): Case => ({
+    file,
+    format: 'hl7',
+    orders: 1,
+    invalid: 0,
+    check: (r) => {
+      expect(r.messageTypes).toEqual(['RDE^O11']);
+      const order = r.orders[0]!;
+      expect(order.source.orderControl).toBe('NW');
+      expect(order.source.hl7).toMatch(/^MSH\|[^\r\n]+\rPID\|[^\r\n]+\rORC\|[^\r\n]+\rRXE\|[^\r\n]+$/);
+      expect(body(order).customer).toMatchObject({
+        surname: 'Example',
+        firstName: 'Alex',
+        title: 'Ms',
+        dateOfBirth: '1980-01-15',
+        gender: 'Female',
+      });
+      expect(order.provenance['prescribedItems.0.dmdCode']).toMatchObject({ kind: 'hl7', message: 1, path: 'RXE-2.1' });
+      expect(order.provenance['prescription.repeatsAllowed']).toMatchObject({ path: 'RXE-12.1' });
+      expect((order.provenance['customer.surname'] as { segment: string }).segment).toMatch(/^PID\|1\|/);
+    },
+  })),
+  {
+    file: 'rde-many.hl7',
+    format: 'hl7',
+    orders: 3,
+    invalid: 0,
+    check: (r) => expect(r.orders.map((o) => o.source.message)).toEqual([1, 2, 3]),
+  },
+  { file: 'batch.hl7', format: 'hl7', orders: 3, invalid: 0, fileProblems: [] },
+  { file: 'batch-count-mismatch.hl7', format: 'hl7', orders: 2, invalid: 0, fileProblems: ['hl7.batchCount'] },
+  {
+    file: 'batch-truncated.hl7',
+    format: 'hl7',
+    orders: 2,
+    invalid: 0,
+    fileProblems: ['hl7.batchUnclosed', 'hl7.fileUnclosed'],
+  },
+  {
+    file: 'mllp.hl7',
+    format: 'hl7',
+    orders: 2,
+    invalid: 0,
+    check: (r) => {
+      expect(r.orders.map((o) => o.clinicOrderId)).toEqual(['M-1', 'M-2']);
+      for (const order of r.orders) {
+        expect(order.source.hl7).not.toContain('\x0b');
+        expect(order.source.hl7).not.toContain('\x1c');
+      }
+    },
+  },
+  {
+    file: 'custom-delimiters.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 0,
+    check: (r) => {
+      expect(body(r.orders[0]).customer).toMatchObject({ surname: 'Smith#Jones', email: 'alex@example.test' });
+      expect(body(r.orders[0]).deliveryAddress).toMatchObject({ address1: '1 High Street', county: 'West Yorkshire' });
+    },
+  },
+  {
+    file: 'escapes.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 0,
+    check: (r) => {
+      expect(body(r.orders[0]).customer!.surname).toBe("O'Brien & Sons");
+      expect(item(r.orders[0], 0)!.medication).toBe('Co-codamol 30/500 | caplets ^ strong ~ 100 \\ pack');
+      expect(item(r.orders[0], 0)!.dosageInstructions).toBe('Two caplets\n£5 every six hours');
+    },
+  },
+  ...[
+    ['omp-o09.hl7', 'OMP^O09', 'O-1'],
+    ['orm-o01.hl7', 'ORM^O01', 'R-1'],
+  ].map(([file, type, id]): Case => ({
+    file: file!,
+    format: 'hl7',
+    orders: 1,
+    invalid: 0,
+    check: (r) => {
+      expect(r.messageTypes).toEqual([type]);
+      const order = r.orders[0]!;
+      expect(order.clinicOrderId).toBe(id);
+      expect(item(order, 0)).toMatchObject({
+        dmdCode: '42109611000001109',
+        quantity: 32,
+        dosageInstructions: 'Two tablets up to four times a day',
+      });
+      expect(order.provenance['prescribedItems.0.quantity']).toMatchObject({ path: 'RXO-11.1' });
+      expect(order.provenance['prescription.repeatsAllowed']).toMatchObject({ path: 'RXO-13.1' });
+    },
+  })),
+  {
+    file: 'cancel-ca.hl7',
+    name: 'cancel-ca.hl7 for an order sent earlier',
+    options: { isKnownOrder: (clinic, id) => clinic === 'CLINIC-A' && id === 'C-1' },
+    format: 'hl7',
+    orders: 1,
+    invalid: 0,
+    check: (r) => expect(r.orders[0]!.source.orderControl).toBe('CA'),
+  },
+  {
+    file: 'cancel-ca.hl7',
+    name: 'cancel-ca.hl7 for an order never sent',
+    options: { isKnownOrder: () => false },
+    format: 'hl7',
+    orders: 1,
+    invalid: 1,
+    problems: ['cancel.unknownOrder@1:prescription.clinicOrderId'],
+  },
+  { file: 'wrong-type-adt.hl7', format: 'hl7', orders: 1, invalid: 1, problems: ['hl7.messageType@1:'] },
+  { file: 'broken-msh.hl7', format: 'hl7', orders: 1, invalid: 1, problems: ['hl7.unreadable@1:'] },
+  {
+    file: 'multiple-rxe.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 0,
+    check: (r) => {
+      const items = body(r.orders[0]).prescribedItems as unknown as Record<string, unknown>[];
+      expect(items.map((i) => i.dmdCode)).toEqual(['42109611000001109', '10362601000001103', '123456781000001105']);
+      expect(r.orders[0]!.provenance['prescribedItems.2.quantity']).toMatchObject({ path: 'RXE-10.1' });
+    },
+  },
+  {
+    file: 'coding-system-ndc.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 1,
+    problems: ['hl7.codingSystem@1:prescribedItems.0.dmdCode'],
+    check: (r) => expect(item(r.orders[0], 0)!.medication).toBe('Paracetamol 500mg tablets'),
+  },
+  {
+    file: 'clinic-from-msh4.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 0,
+    check: (r) => {
+      expect(r.orders[0]!.clinicCode).toBe('CLINIC-MSH');
+      expect(r.orders[0]!.provenance['clinicInformation.clinicCode']).toMatchObject({ path: 'MSH-4.1' });
+    },
+  },
+  {
+    file: 'duplicate-in-file.hl7',
+    format: 'hl7',
+    orders: 2,
+    invalid: 1,
+    problems: ['order.duplicateInFile@2:prescription.clinicOrderId'],
+  },
+  {
+    file: 'windows-1252.hl7',
+    format: 'hl7',
+    encoding: 'windows-1252',
+    orders: 1,
+    invalid: 0,
+    check: (r) => expect(body(r.orders[0]).customer!.firstName).toBe('Zoë'),
+  },
+  {
+    file: 'delivery-mailing.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 0,
+    check: (r) => {
+      expect(body(r.orders[0]).homeAddress).toMatchObject({ address1: '1 High Street', city: 'Leeds' });
+      expect(body(r.orders[0]).deliveryAddress).toEqual({
+        address1: '3 Test Lane',
+        city: 'York',
+        postCode: 'YO1 7HH',
+        countryCode: 'GBR',
+      });
+      expect(r.orders[0]!.provenance['deliveryAddress.city']).toMatchObject({ path: 'PID-11[2].3' });
+    },
+  },
+  {
+    file: 'repeats-disagree.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 1,
+    problems: ['order.rowsDisagree@1:prescription.repeatsAllowed'],
+  },
+  { file: 'stray-segments.hl7', format: 'hl7', orders: 1, invalid: 0, fileProblems: ['hl7.strayContent'] },
+];
+
+describe('the import fixture corpus', () => {
+  it('has at least 40 files, each with an expected outcome below, and matches what write-fixtures.ts writes', () => {
+    const files = readdirSync(FIXTURE_DIR).sort();
+    expect(files.length).toBeGreaterThanOrEqual(40);
+    const written = fixtureFiles();
+    expect(files).toEqual(Object.keys(written).sort());
+    for (const file of files)
+      expect(readFileSync(join(FIXTURE_DIR, file)).equals(Buffer.from(written[file]!)), file).toBe(true);
+    expect(files.filter((file) => !CASES.some((c) => c.file === file))).toEqual([]);
+  });
+
+  it.each(CASES.map((c) => [c.name ?? c.file, c] as const))('%s', async (_name, c) => {
+    const report = await importFile(join(FIXTURE_DIR, c.file), {
+      codeLists: DEFAULT_CODE_LISTS,
+      today: TODAY,
+      ...(c.format === 'hl7' ? { profile: HL7_PROFILE } : {}),
+      ...c.options,
+    });
+    expect(report.format).toBe(c.format);
+    if (c.encoding) expect(report.encoding).toBe(c.encoding);
+    if (c.delimiter) expect(report.delimiter).toBe(c.delimiter);
+    if (c.headerRow) expect(report.headerRow).toBe(c.headerRow);
+    expect(report.orderCount).toBe(c.orders);
+    expect(report.orders).toHaveLength(c.orders);
+    expect(report.invalidCount).toBe(c.invalid);
+    expect(report.orders.filter((o) => !o.valid)).toHaveLength(c.invalid);
+    expect(report.fileProblems.map((p) => p.code).sort()).toEqual([...(c.fileProblems ?? [])].sort());
+    const problems = report.orders.flatMap((o) => o.problems);
+    if (c.problems !== 'see check') {
+      expect(problems.map((p) => `${p.code}@${p.row ?? p.message}:${p.field ?? ''}`).sort()).toEqual(
+        [...(c.problems ?? [])].sort(),
+      );
+    }
+    for (const p of [...problems, ...report.fileProblems]) {
+      expect(p.file).toBe(c.file);
+      expect(p.text.length).toBeGreaterThan(10);
+    }
+    c.check?.(report);
+  });
+});

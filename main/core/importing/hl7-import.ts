@@ -1,0 +1,165 @@
+import { compileProfile } from './compiled-profile.js';
+import { decodedChunks, type Inspection } from './file-source.js';
+import { finishOrder, type OrderSink } from './finish-order.js';
+import { Hl7ParseError, parseHl7Message } from './hl7-adapter.js';
+import { ACCEPTED_MESSAGE_TYPES, HL7_VALUE_MAPS, checkHl7Overrides, extractHl7Order } from './hl7-field-map.js';
+import { Hl7Splitter, Hl7StreamAbort, type SplitMessage } from './hl7-stream.js';
+import { problem, quote } from './problems.js';
+import type { ImportOptions, ImportReport, ImportedOrder, Problem } from './types.js';
+
+/**
+ * HL7 import: each message becomes one order (or one cancel), handed on as soon as it is read, so a batch of any
+ * size streams through. A message that cannot be an order still becomes an entry with its problem, so the preview
+ * can show every message of the file.
+ */
+
+export async function importHl7(
+  path: string,
+  file: string,
+  inspection: Inspection,
+  options: ImportOptions,
+  sink: OrderSink,
+): Promise<ImportReport> {
+  const base = {
+    file: path,
+    format: 'hl7' as const,
+    encoding: inspection.encoding,
+    encodingDetected: inspection.encodingDetected,
+  };
+  const profile = options.profile;
+  const compiled = compileProfile(
+    {
+      name: profile?.name ?? 'HL7 default',
+      constants: profile?.constants ?? {},
+      valueMaps: profile?.valueMaps ?? {},
+      dateFormat: 'hl7',
+    },
+    file,
+    HL7_VALUE_MAPS,
+  );
+  const fileProblems: Problem[] = [...compiled.problems, ...checkHl7Overrides(profile?.hl7FieldMap, file)];
+  const today = options.today ?? new Date();
+  const messageTypes = new Set<string>();
+  const seen = new Map<string, number>();
+  const splitter = new Hl7Splitter(file);
+  let orderCount = 0;
+  let invalidCount = 0;
+  let bytes = 0;
+
+  const emit = async (order: ImportedOrder) => {
+    orderCount += 1;
+    if (!order.valid) invalidCount += 1;
+    await sink(order);
+  };
+
+  const handle = async (split: SplitMessage) => {
+    const where = { message: split.index };
+    const source = { file, message: split.index, hl7: split.segments.join('\r') };
+    const unusable = (code: string, text: string, field?: string): ImportedOrder => ({
+      clinicCode: null,
+      clinicOrderId: null,
+      body: {},
+      valid: false,
+      problems: [problem('error', file, where, code, text, field)],
+      provenance: {},
+      source,
+    });
+    let message;
+    try {
+      message = parseHl7Message(split.segments);
+    } catch (error) {
+      if (!(error instanceof Hl7ParseError)) throw error;
+      await emit(unusable('hl7.unreadable', `Message ${split.index} cannot be read: ${error.message}.`));
+      return;
+    }
+    messageTypes.add(message.messageType || '(none)');
+    if (!(ACCEPTED_MESSAGE_TYPES as readonly string[]).includes(message.messageType)) {
+      await emit(
+        unusable(
+          'hl7.messageType',
+          `Message ${split.index} is ${quote(message.messageType || 'of no type')} (MSH-9); only ${ACCEPTED_MESSAGE_TYPES.join(', ')} carry orders.`,
+        ),
+      );
+      return;
+    }
+    const extraction = extractHl7Order(message, { file, messageIndex: split.index, overrides: profile?.hl7FieldMap });
+    const extra = [...extraction.problems];
+    let orderControl: 'NW' | 'CA' = 'NW';
+    if (extraction.orderControl === 'CA') orderControl = 'CA';
+    else if (extraction.orderControl !== 'NW') {
+      extra.push(
+        problem(
+          'error',
+          file,
+          where,
+          'hl7.orderControl',
+          message.first('ORC')
+            ? `ORC-1 is ${quote(extraction.orderControl || '(empty)')}; only NW (new order) and CA (cancel) are imported.`
+            : 'The message has no ORC segment, so it names no order.',
+        ),
+      );
+    }
+    const order = finishOrder({
+      cells: extraction.cells,
+      profile: compiled,
+      file,
+      today,
+      fallback: where,
+      codeLists: options.codeLists,
+      extraProblems: extra,
+      reported: extraction.reported,
+      isKnownOrder: options.isKnownOrder,
+      source,
+      orderControl,
+    });
+    if (order.clinicCode && order.clinicOrderId && orderControl === 'NW') {
+      const key = `${order.clinicCode}\u0000${order.clinicOrderId}`;
+      const first = seen.get(key);
+      if (first === undefined) seen.set(key, split.index);
+      else {
+        order.problems.push(
+          problem(
+            'error',
+            file,
+            where,
+            'order.duplicateInFile',
+            `Message ${split.index} repeats order ${quote(order.clinicOrderId)} of clinic ${quote(order.clinicCode)} from message ${first}; the service would reject the second as a duplicate.`,
+            'prescription.clinicOrderId',
+          ),
+        );
+        order.valid = false;
+      }
+    }
+    await emit(order);
+  };
+
+  try {
+    for await (const chunk of decodedChunks(path, inspection.encoding, {
+      signal: options.signal,
+      onBytes: (n) => (bytes += n),
+    })) {
+      for (const split of splitter.push(chunk)) await handle(split);
+      options.onProgress?.({ bytes, totalBytes: inspection.totalBytes, rows: splitter.messageCount });
+    }
+    for (const split of splitter.end()) await handle(split);
+  } catch (error) {
+    if (error instanceof Hl7StreamAbort) {
+      return { ...base, rowsRead: 0, orders: [], orderCount: 0, invalidCount: 0, fileProblems: [error.problem] };
+    }
+    throw error;
+  }
+  fileProblems.push(...splitter.problems);
+  if (splitter.messageCount === 0) {
+    fileProblems.push(problem('error', file, {}, 'hl7.noMessages', 'The file holds no HL7 message (no MSH segment).'));
+  }
+  return {
+    ...base,
+    messageTypes: [...messageTypes],
+    ...(profile ? { profile: profile.name, appliedProfile: profile } : {}),
+    rowsRead: splitter.messageCount,
+    orders: [],
+    orderCount,
+    invalidCount,
+    fileProblems,
+  };
+}

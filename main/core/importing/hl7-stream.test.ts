@@ -1,0 +1,99 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { Hl7Splitter, Hl7StreamAbort } from './hl7-stream.js';
+
+function split(text: string, cuts: number[] = []): { messages: string[][]; problems: string[] } {
+  const splitter = new Hl7Splitter('f.hl7', 1000);
+  const out = [];
+  let from = 0;
+  for (const cut of [...cuts].sort((a, b) => a - b)) {
+    out.push(...splitter.push(text.slice(from, cut)));
+    from = cut;
+  }
+  out.push(...splitter.push(text.slice(from)), ...splitter.end());
+  expect(out.map((m) => m.index)).toEqual(out.map((_, i) => i + 1));
+  return { messages: out.map((m) => m.segments), problems: splitter.problems.map((p) => p.code) };
+}
+
+const MSG = (n: number) => [
+  `MSH|^~\\&|S|F|||20250101||RDE^O11|M${n}|P|2.5`,
+  `PID|1||${n}`,
+  `ORC|NW|O${n}`,
+  `RXE||1^x^DMD`,
+];
+
+describe('splitting HL7 streams into messages', () => {
+  it.each([
+    ['\\r', '\r'],
+    ['\\n', '\n'],
+    ['\\r\\n', '\r\n'],
+  ])('splits segments ending in %s', (_name, end) => {
+    const text = [...MSG(1), ...MSG(2)].join(end) + end;
+    expect(split(text)).toEqual({ messages: [MSG(1), MSG(2)], problems: [] });
+  });
+
+  it('drops MLLP framing', () => {
+    const text = `\x0b${MSG(1).join('\r')}\r\x1c\r\x0b${MSG(2).join('\r')}\r\x1c\r`;
+    expect(split(text)).toEqual({ messages: [MSG(1), MSG(2)], problems: [] });
+  });
+
+  it('gives the same messages however the text is cut into chunks', () => {
+    const text = [
+      'FHS|^~\\&',
+      'BHS|^~\\&',
+      ...MSG(1),
+      ...MSG(2),
+      'BTS|2',
+      'BHS|^~\\&',
+      ...MSG(3),
+      'BTS|1',
+      'FTS|2',
+    ].join('\r\n');
+    const whole = split(text);
+    expect(whole).toEqual({ messages: [MSG(1), MSG(2), MSG(3)], problems: [] });
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: text.length })), (cuts) => {
+        expect(split(text, cuts)).toEqual(whole);
+      }),
+    );
+  });
+
+  it('checks BTS and FTS counts and notices missing trailers', () => {
+    expect(split(['BHS|^~\\&', ...MSG(1), 'BTS|2'].join('\r')).problems).toEqual(['hl7.batchCount']);
+    expect(split(['FHS|^~\\&', 'BHS|^~\\&', ...MSG(1), 'BTS|1', 'FTS|3'].join('\r')).problems).toEqual([
+      'hl7.fileCount',
+    ]);
+    expect(split(['FHS|^~\\&', 'BHS|^~\\&', ...MSG(1)].join('\r')).problems).toEqual([
+      'hl7.batchUnclosed',
+      'hl7.fileUnclosed',
+    ]);
+    expect(split(['BHS|^~\\&', ...MSG(1), 'BHS|^~\\&', ...MSG(2), 'BTS|1'].join('\r')).problems).toEqual([
+      'hl7.batchUnclosed',
+    ]);
+    expect(split([...MSG(1), 'BTS|1'].join('\r')).problems).toEqual(['hl7.batchTrailer']);
+    // An empty count is allowed by the standard: nothing to check.
+    expect(split(['BHS|^~\\&', ...MSG(1), 'BTS|'].join('\r')).problems).toEqual([]);
+  });
+
+  it('reports segments outside any message once, and keeps the messages', () => {
+    const result = split(['PID|1||x', 'ORC|NW|y', ...MSG(1)].join('\r'));
+    expect(result).toEqual({ messages: [MSG(1)], problems: ['hl7.strayContent'] });
+  });
+
+  it('stops at a segment beyond the size cap instead of buffering it', () => {
+    const splitter = new Hl7Splitter('f.hl7', 1000);
+    splitter.push(MSG(1).join('\r') + '\rOBX|1|');
+    let error: unknown;
+    try {
+      for (let i = 0; i < 10; i += 1) splitter.push('x'.repeat(300));
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(Hl7StreamAbort);
+    expect((error as Hl7StreamAbort).problem).toMatchObject({
+      code: 'hl7.segmentTooLarge',
+      severity: 'error',
+      file: 'f.hl7',
+    });
+  });
+});

@@ -1,0 +1,205 @@
+import { createWriteStream, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_CODE_LISTS } from '../../../shared/environment.js';
+import {
+  TEMPLATE_COLUMNS,
+  importFile,
+  writeRde011,
+  writeTemplateCsv,
+  type ImportProgress,
+  type ImportedOrder,
+  type MappingProfile,
+} from './index.js';
+import { FIXTURE_DIR, exampleOrder, templateExampleOrders } from './testing/write-fixtures.js';
+
+const TODAY = new Date('2025-06-01T00:00:00Z');
+const base = { codeLists: DEFAULT_CODE_LISTS, today: TODAY };
+const fixture = (name: string) => join(FIXTURE_DIR, name);
+const MB = 1024 * 1024;
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'rx-import-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Writes `head`, then `megabytes` of 'x' in 1 MB pieces, then `tail`, without building the whole file in memory. */
+async function writeHuge(name: string, head: string, megabytes: number, tail: string): Promise<string> {
+  const path = join(dir, name);
+  const out = createWriteStream(path);
+  const piece = 'x'.repeat(MB);
+  out.write(head);
+  for (let i = 0; i < megabytes; i += 1) {
+    if (!out.write(piece)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+  }
+  out.end(tail);
+  await new Promise<void>((resolve, reject) => out.on('finish', () => resolve()).on('error', reject));
+  return path;
+}
+
+/** Imports a file and tells how far it read before giving up. */
+async function importTracking(path: string) {
+  let furthest = 0;
+  const report = await importFile(path, {
+    ...base,
+    onProgress: (p: ImportProgress) => (furthest = Math.max(furthest, p.bytes)),
+  });
+  return { report, furthest };
+}
+
+describe('importFile', () => {
+  it('reports progress up to the whole file and hands orders to onOrder instead of the report', async () => {
+    const progress: ImportProgress[] = [];
+    const received: ImportedOrder[] = [];
+    const report = await importFile(fixture('late-windows-1252.csv'), {
+      ...base,
+      onProgress: (p) => progress.push(p),
+      onOrder: async (order) => {
+        await Promise.resolve();
+        received.push(order);
+      },
+    });
+    expect(report.orders).toEqual([]);
+    expect(report.orderCount).toBe(221);
+    expect(received).toHaveLength(221);
+    const last = progress.at(-1)!;
+    expect(last.bytes).toBe(last.totalBytes);
+    expect(last.rows).toBe(221);
+    expect(progress.map((p) => p.bytes)).toEqual([...progress.map((p) => p.bytes)].sort((a, b) => a - b));
+  });
+
+  it('stops when cancelled, without reading on', async () => {
+    const controller = new AbortController();
+    const received: ImportedOrder[] = [];
+    const big = join(dir, 'cancel.csv');
+    await writeFile(big, writeTemplateCsv(Array.from({ length: 3000 }, (_, i) => exampleOrder(`C-${i}`))));
+    const run = importFile(big, {
+      ...base,
+      signal: controller.signal,
+      onProgress: () => controller.abort(),
+      onOrder: (order) => void received.push(order),
+    });
+    await expect(run).rejects.toMatchObject({ name: 'AbortError' });
+    // Orders of the first chunk were handed on before the cancel; staging rolls its batch back.
+    expect(received.length).toBeGreaterThan(0);
+    expect(received.length).toBeLessThan(3000);
+  });
+
+  it('stops at a 50 MB field with one clear problem, without reading the rest of the file', async () => {
+    const header = writeTemplateCsv([]).trimEnd();
+    for (const [name, head, tail] of [
+      ['quoted.csv', `${header}\r\nCLINIC-A,ORD-1,"`, '"\r\n'],
+      ['unquoted.csv', `${header}\r\nCLINIC-A,ORD-1,`, '\r\n'],
+    ] as const) {
+      const { report, furthest } = await importTracking(await writeHuge(name, head, 50, tail));
+      expect(report.fileProblems).toMatchObject([{ code: 'csv.recordTooLarge', severity: 'error', row: 2 }]);
+      expect(report.orders).toEqual([]);
+      expect(furthest).toBeLessThan(5 * MB);
+    }
+  });
+
+  it('stops at a 50 MB HL7 segment with one clear problem', async () => {
+    const message = writeRde011(exampleOrder('H-1'), { timestamp: '20250101120000' });
+    const { report, furthest } = await importTracking(await writeHuge('huge.hl7', `${message}\rNTE|1||`, 50, '\r'));
+    expect(report.format).toBe('hl7');
+    expect(report.fileProblems).toMatchObject([{ code: 'hl7.segmentTooLarge', severity: 'error' }]);
+    expect(furthest).toBeLessThan(5 * MB);
+  });
+
+  it('decodes with an overriding encoding, and says it was not detected', async () => {
+    const report = await importFile(fixture('windows-1252.csv'), { ...base, encoding: 'UTF8' });
+    expect(report).toMatchObject({ encoding: 'utf-8', encodingDetected: false });
+    expect((report.orders[0]!.body as { customer: { firstName: string } }).customer.firstName).toBe('Zo\ufffd');
+    const fixed = await importFile(fixture('windows-1252.csv'), { ...base, encoding: 'cp1252' });
+    expect((fixed.orders[0]!.body as { customer: { firstName: string } }).customer.firstName).toBe('Zoë');
+    const unknown = await importFile(fixture('windows-1252.csv'), { ...base, encoding: 'klingon' });
+    expect(unknown.fileProblems).toMatchObject([{ code: 'file.unknownEncoding' }]);
+  });
+
+  it('tells the admin when a chosen profile does not fit the file', async () => {
+    const profile: MappingProfile = {
+      name: 'Old export',
+      columns: { surname: 'Family', firstName: 'Given', dateOfBirth: 'Born', bogus: 'X' },
+      constants: {},
+      valueMaps: {},
+    };
+    const notFound = await importFile(fixture('template-example.csv'), { ...base, profile });
+    expect(notFound.fileProblems).toMatchObject([{ code: 'csv.profileHeaderNotFound' }]);
+
+    const partly = await importFile(fixture('template-example.csv'), {
+      ...base,
+      profile: {
+        ...profile,
+        columns: {
+          surname: 'surname',
+          firstName: 'firstName',
+          dateOfBirth: 'dateOfBirth',
+          title: 'Salutation',
+          nonsense: 'x',
+        },
+      },
+    });
+    expect(partly.fileProblems.map((p) => p.code).sort()).toEqual(['profile.missingColumn', 'profile.unknownField']);
+    expect(partly.fileProblems.every((p) => p.severity === 'warning')).toBe(true);
+    expect(partly.orders[0]!.problems.map((p) => p.code)).toContain('field.required');
+  });
+
+  it('applies an HL7 profile’s field map overrides, including Z-segments', async () => {
+    const message = writeRde011(exampleOrder('Z-1'), { timestamp: '20250101120000' }) + '\rZPY|Card|DPD|GBP';
+    const path = join(dir, 'z.hl7');
+    await writeFile(path, message);
+    const report = await importFile(path, {
+      ...base,
+      profile: {
+        name: 'Z',
+        columns: {},
+        constants: {},
+        valueMaps: {},
+        hl7FieldMap: {
+          paymentType: 'ZPY-1',
+          courierCode: 'ZPY-2',
+          currencyCode: 'ZPY-3',
+          pack: 'RXE-10',
+          nonsense: 'ZPY-9',
+          title: 'not a path',
+        },
+      },
+    });
+    expect(report.fileProblems.map((p) => p.code).sort()).toEqual(['profile.badHl7Path', 'profile.unknownField']);
+    const order = report.orders[0]!;
+    expect(order.problems).toEqual([]);
+    expect((order.body as { prescription: unknown }).prescription).toMatchObject({
+      paymentType: 'Card',
+      courierCode: 'DPD',
+      currencyCode: 'GBP',
+    });
+    expect(order.provenance['prescription.courierCode']).toMatchObject({
+      path: 'ZPY-2.1',
+      segment: 'ZPY|Card|DPD|GBP',
+    });
+    expect(order.provenance['prescribedItems.0.pack']).toMatchObject({ path: 'RXE-10.1' });
+  });
+});
+
+describe('the CSV template', () => {
+  it('is the committed example file, byte for byte', () => {
+    expect(readFileSync(fixture('template-example.csv'), 'utf8')).toBe(writeTemplateCsv(templateExampleOrders()));
+  });
+
+  it('writes a row for an order without items, and a BOM when asked', () => {
+    const order = exampleOrder('EMPTY', (o) => (o.prescribedItems = []));
+    const csv = writeTemplateCsv([order], { bom: true });
+    expect(csv.startsWith('\ufeffclinicCode,')).toBe(true);
+    expect(csv.trimEnd().split('\r\n')).toHaveLength(2);
+  });
+
+  it('is documented column by column in the README', () => {
+    const readme = readFileSync(new URL('./README.md', import.meta.url), 'utf8');
+    for (const column of TEMPLATE_COLUMNS) expect(readme).toMatch(new RegExp(`^\\| \`${column}\` +\\|`, 'm'));
+  });
+});

@@ -1,0 +1,52 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { TEMPLATE_COLUMNS } from './field-catalogue.js';
+
+/**
+ * A named mapping profile: how one clinic system's file layout maps onto our fields. Keys of `columns`,
+ * `constants` and `valueMaps` are template column names (or body paths, see field-catalogue.ts). Saved by the
+ * app and chosen automatically next time by the file's header fingerprint.
+ */
+
+export const DATE_FORMATS = ['iso', 'dd/MM/yyyy', 'd/M/yy', 'dd-MMM-yyyy', 'MM/dd/yyyy'] as const;
+export type DateFormat = (typeof DATE_FORMATS)[number];
+
+export const mappingProfileSchema = z.object({
+  name: z.string().trim().min(1).max(80),
+  headerFingerprint: z.string().optional(),
+  /** template column (or body path) → the file's header text */
+  columns: z.record(z.string(), z.string()),
+  /** template column → a value used when the column is not mapped or is blank in a row */
+  constants: z.record(z.string(), z.string()),
+  /** template column → (file value → our value), e.g. `gender: { M: 'Male' }` */
+  valueMaps: z.record(z.string(), z.record(z.string(), z.string())),
+  /** How dates are written. Absent: ISO and unambiguous dates are read, ambiguous day/month ones are errors. */
+  dateFormat: z.enum(DATE_FORMATS).optional(),
+  /** HL7: template column → a field path such as `MSH-4` or `RXE-2.4`, overriding the default map. */
+  hl7FieldMap: z.record(z.string(), z.string()).optional(),
+});
+export type MappingProfile = z.infer<typeof mappingProfileSchema>;
+
+export const normaliseHeader = (header: string): string => header.toLowerCase().replace(/[^a-z0-9+]/g, '');
+
+/**
+ * Identifies a file layout by its header cells: normalised (case, spaces, punctuation) and sorted, so re-ordered
+ * or re-spaced columns of the same export still match.
+ */
+export function headerFingerprint(headers: string[]): string {
+  const cells = headers
+    .map(normaliseHeader)
+    .filter((cell) => cell.length > 0)
+    .sort();
+  return createHash('sha256').update(cells.join('\u0000')).digest('hex').slice(0, 16);
+}
+
+/** Our own template: every column under its own name, ISO dates, no value maps. */
+export const TEMPLATE_PROFILE: MappingProfile = {
+  name: 'template',
+  headerFingerprint: headerFingerprint([...TEMPLATE_COLUMNS]),
+  columns: Object.fromEntries(TEMPLATE_COLUMNS.map((column) => [column, column])),
+  constants: {},
+  valueMaps: {},
+  dateFormat: 'iso',
+};

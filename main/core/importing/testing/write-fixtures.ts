@@ -1,0 +1,370 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import iconv from 'iconv-lite';
+import type { CreateWithClinicV1Input } from '../../../../shared/orders.js';
+import { writeRde011 } from '../rde-writer.js';
+import { writeTemplateCsv } from '../template-csv.js';
+
+/**
+ * Writes the importer's fixture corpus into test/fixtures/import/ (committed; re-run after changing it:
+ * `npx tsx main/core/importing/testing/write-fixtures.ts`). Each file's expected outcome is asserted in
+ * fixtures.test.ts. All patient data is made up: example.test addresses, Ofcom drama numbers (07700 900xxx).
+ */
+
+export const FIXTURE_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../../test/fixtures/import');
+
+/** Valid dm+d codes: 17 and 18 digits (long format, partition 10) and a 9-digit short one. */
+export const DMD = {
+  paracetamol: '42109611000001109',
+  ibuprofen: '10362601000001103',
+  long18: '123456781000001105',
+  short: '322236009',
+} as const;
+
+type Order = CreateWithClinicV1Input;
+
+export function exampleOrder(id: string, overrides: (order: Order) => void = () => {}): Order {
+  const home = {
+    address1: '1 High Street',
+    address2: 'Flat 2',
+    city: 'Leeds',
+    county: 'West Yorkshire',
+    postCode: 'LS1 4AP',
+    countryCode: 'GBR',
+  };
+  const order: Order = {
+    customer: {
+      title: 'Ms',
+      firstName: 'Alex',
+      surname: 'Example',
+      dateOfBirth: '1980-01-15',
+      gender: 'Female',
+      telephone: '07700900123',
+      email: 'alex@example.test',
+    },
+    homeAddress: home,
+    deliveryAddress: { ...home },
+    prescription: {
+      clinicOrderId: id,
+      paymentType: 'Account',
+      courierCode: 'RMT24',
+      currencyCode: 'GBP',
+      repeatsAllowed: 0,
+    },
+    prescribedItems: [
+      {
+        dmdCode: DMD.paracetamol,
+        pack: 1,
+        medication: 'Paracetamol 500mg tablets',
+        dosageInstructions: 'Two tablets up to four times a day',
+        quantity: 32,
+      },
+    ],
+    prescribingDoctor: { registrationNumber: '7123456', prescriberName: 'Dr Jane Smith' },
+    clinicInformation: {
+      clinicCode: 'CLINIC-A',
+      name: 'Example Clinic',
+      address1: '10 Market Street',
+      postcode: 'YO1 7HH',
+      countryCode: 'GBR',
+      contactNumber: '01904 000000',
+      contactEmail: 'clinic@example.test',
+    },
+  };
+  overrides(order);
+  return order;
+}
+
+/** The three orders of template-example.csv: two items with 17- and 18-digit codes, a separate delivery address. */
+export function templateExampleOrders(): Order[] {
+  return [
+    exampleOrder('ORD-1001', (o) => {
+      o.prescribedItems.push({
+        dmdCode: DMD.long18,
+        pack: 2,
+        medication: 'Ibuprofen 200mg tablets',
+        dosageInstructions: 'One tablet three times a day with food',
+        quantity: 24,
+      });
+    }),
+    exampleOrder('ORD-1002', (o) => {
+      o.customer = {
+        ...o.customer,
+        title: 'Mr',
+        firstName: 'Sam',
+        surname: 'Sample',
+        dateOfBirth: '1975-06-30',
+        gender: 'Male',
+        telephone: '07700900456',
+        email: 'sam@example.test',
+      };
+      o.deliveryAddress = { address1: '3 Test Lane', city: 'York', postCode: 'YO1 7HH', countryCode: 'GBR' };
+      o.prescription.courierCode = 'RMT48';
+      o.prescription.repeatsAllowed = 2;
+      o.prescription.clinicOrderValue = 24.5;
+      o.prescribedItems = [
+        {
+          dmdCode: DMD.ibuprofen,
+          pack: 1,
+          medication: 'Ibuprofen 400mg tablets',
+          dosageInstructions: 'One tablet when required',
+          quantity: 12,
+        },
+      ];
+    }),
+    exampleOrder('ORD-1003', (o) => {
+      o.clinicInformation.clinicCode = 'CLINIC-B';
+      o.customer = { ...o.customer, firstName: 'Jo', surname: 'Bloggs', dateOfBirth: '1992-11-03' };
+      o.prescribedItems = [
+        {
+          dmdCode: DMD.short,
+          medication: 'Paracetamol 500mg capsules',
+          dosageInstructions: 'Two capsules every six hours',
+          quantity: 16,
+        },
+      ];
+    }),
+  ];
+}
+
+const csv = (orders: Order[]) => writeTemplateCsv(orders);
+/** Replaces one cell of a template CSV: row 1 is the first data row. */
+function withCell(text: string, row: number, column: string, value: string): string {
+  const lines = text.split('\r\n');
+  const header = lines[0]!.split(',');
+  const index = header.indexOf(column);
+  if (index < 0) throw new Error(`no column ${column}`);
+  const cells = lines[row]!.split(',');
+  cells[index] = value;
+  lines[row] = cells.join(',');
+  return lines.join('\r\n');
+}
+
+const OTHER_LAYOUT = [
+  'Order No,Clinic,Title,Forename,Patient Surname,DOB,Sex,Mobile,Email,Address 1,Town,Post Code,Delivery Method,Drug,DMD,Directions,Qty,GMC,Prescriber',
+  'A-1,CLINIC-O,Mrs,Ann,Other,25/12/1961,F,07700 900111,ann@example.test,4 Low Road,Hull,HU1 1AA,Royal Mail 24,Paracetamol 500mg tablets,42109611000001109,Two tablets four times a day,32,7654321,Dr Ola Other',
+  'A-2,CLINIC-O,Mr,Ben,Other,03/04/1980,M,07700 900222,ben@example.test,5 Low Road,Hull,HU1 1AB,Royal Mail 48,Ibuprofen 400mg tablets,10362601000001103,One tablet when required,12,7654321,Dr Ola Other',
+].join('\r\n');
+
+function hl7(order: Order, options: Parameters<typeof writeRde011>[1] = {}): string {
+  return writeRde011(order, {
+    timestamp: '20250101120000',
+    controlId: `MSG-${String(order.prescription.clinicOrderId)}`,
+    ...options,
+  });
+}
+
+const hl7Order = (id: string, overrides?: (order: Order) => void) =>
+  exampleOrder(id, (o) => {
+    o.deliveryAddress = { ...o.homeAddress };
+    overrides?.(o);
+  });
+
+export function fixtureFiles(): Record<string, string | Buffer> {
+  const example = csv(templateExampleOrders());
+  const one = csv([exampleOrder('ORD-2001')]);
+  const accented = csv([
+    exampleOrder('ORD-3001', (o) => {
+      o.customer.firstName = 'Zoë';
+      o.customer.surname = 'Brontë-Fenwick';
+      o.homeAddress.address1 = 'St Mary’s Road';
+      o.deliveryAddress = { ...o.homeAddress };
+      o.prescribedItems[0]!.dosageInstructions = '“Two” tablets; cost £4.50 (café dose)';
+    }),
+  ]);
+  const twoRowOrder = csv([
+    exampleOrder('ORD-4001', (o) => {
+      o.prescribedItems.push({
+        dmdCode: DMD.ibuprofen,
+        pack: 1,
+        medication: 'Ibuprofen 400mg tablets',
+        dosageInstructions: 'One tablet',
+        quantity: 12,
+      });
+    }),
+  ]);
+  const [head, rowA1, rowA2] = twoRowOrder.trimEnd().split('\r\n');
+  const rowB = one.trimEnd().split('\r\n')[1]!;
+  const lines = (text: string) => text.trimEnd().split('\r\n');
+
+  // A record just past the 64 KB sample holds a Windows-1252 byte: the file is 1252 though its start is ASCII.
+  const filler = Array.from({ length: 220 }, (_, i) => lines(csv([exampleOrder(`ORD-F${i}`)]))[1]!);
+  const late1252 = Buffer.concat([
+    Buffer.from([lines(example)[0], ...filler].join('\r\n') + '\r\n', 'latin1'),
+    iconv.encode(
+      lines(csv([exampleOrder('ORD-LATE', (o) => (o.customer.firstName = 'Renée'))]))[1]! + '\r\n',
+      'windows-1252',
+    ),
+  ]);
+
+  const files: Record<string, string | Buffer> = {
+    // Encodings
+    'template-example.csv': example,
+    'utf8-bom.csv': `\ufeff${example}`,
+    'utf16le-bom.csv': Buffer.concat([Buffer.from([0xff, 0xfe]), iconv.encode(accented, 'utf-16le')]),
+    'utf16be-bom.csv': Buffer.concat([Buffer.from([0xfe, 0xff]), iconv.encode(accented, 'utf-16be')]),
+    'utf16le-no-bom.csv': iconv.encode(accented, 'utf-16le'),
+    'windows-1252.csv': iconv.encode(accented, 'windows-1252'),
+    'late-windows-1252.csv': late1252,
+    // Delimiters and layout
+    'semicolon.csv': example.replaceAll(',', ';'),
+    'tab.tsv': example.replaceAll(',', '\t'),
+    'pipe.txt': example.replaceAll(',', '|'),
+    'title-rows.csv': `Prescription export,Example Clinic,"generated 1 June 2025, 09:00"\r\nConfidential\r\n\r\n${example}`,
+    'quoted-fields.csv': withCell(
+      withCell(example, 1, 'dosageInstructions', '"Two tablets, with water,\r\nup to ""four"" times a day"'),
+      3,
+      'medication',
+      '"Paracetamol 500mg ""caplets"""',
+    ),
+    'blank-lines.csv': `${lines(example)[0]}\r\n\r\n${lines(example)[1]}\r\n   \r\n,,,\r\n${lines(example).slice(2).join('\r\n')}\r\n\r\n\r\n`,
+    'mixed-line-endings.csv': `${lines(example)[0]}\n${lines(example)[1]}\r\n${lines(example)[2]}\r${lines(example).slice(3).join('\n')}\n`,
+    'non-contiguous.csv': [head, rowA1, rowB, rowA2].join('\r\n') + '\r\n',
+    'rows-disagree.csv': [head, rowA1, rowA2!.replace('Example', 'Exampel')].join('\r\n') + '\r\n',
+    'ragged-rows.csv': `${lines(one)[0]}\r\n${lines(one)[1]},surplus,cells\r\n`,
+    'malformed-quotes.csv': `${lines(example)[0]}\r\n${withCell(example, 1, 'surname', '"Exa"mple').split('\r\n')[1]}\r\n${lines(example).slice(2).join('\r\n')}\r\n`,
+    'other-layout.csv': OTHER_LAYOUT,
+    'leading-zeros.csv': csv([
+      exampleOrder('000123', (o) => {
+        o.clinicInformation.clinicCode = '007';
+        o.customer.telephone = '01632 960000';
+        o.clinicInformation.contactNumber = '+44 (0)20 7946 0000';
+        o.homeAddress.postCode = 'BS1 4ST';
+        o.deliveryAddress = { ...o.homeAddress };
+        o.prescribedItems[0]!.dmdCode = DMD.long18;
+        o.customer.clinicAccountNumber = 1234;
+        o.affiliateId = '00042';
+      }),
+    ]),
+    // Files that are not orders at all
+    'empty.csv': '',
+    'whitespace-only.csv': '\r\n  \r\n\t\r\n',
+    'header-only.csv': lines(example)[0]! + '\r\n',
+    'no-header.csv': 'alpha,beta,gamma\r\n1,2,3\r\n4,5,6\r\n',
+    'binary.dat': Buffer.from(Array.from({ length: 2048 }, (_, i) => (i * 7919 + 13) % 256)),
+    'workbook.xlsx': Buffer.concat([
+      Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00]),
+      Buffer.from('[Content_Types].xml', 'latin1'),
+      Buffer.alloc(64),
+    ]),
+    // Invalid values, one kind per file
+    'bad-dmd-check-digit.csv': withCell(one, 1, 'dmdCode', '42109611000001108'),
+    'bad-dmd-partition.csv': withCell(one, 1, 'dmdCode', '1234567013'),
+    'bad-dmd-length.csv': withCell(one, 1, 'dmdCode', '12345'),
+    'dmd-excel-mangled.csv': withCell(one, 1, 'dmdCode', '4.21096E+16'),
+    'bad-postcode.csv': withCell(withCell(one, 1, 'homePostCode', 'LS1 XYZ'), 1, 'deliveryPostCode', 'LS1 XYZ'),
+    'bad-country.csv': withCell(one, 1, 'clinicCountryCode', 'UK'),
+    'dob-future.csv': withCell(one, 1, 'dateOfBirth', '2031-01-01'),
+    'dob-implausible.csv': withCell(one, 1, 'dateOfBirth', '1850-01-01'),
+    'dob-not-a-date.csv': withCell(one, 1, 'dateOfBirth', '1980-02-30'),
+    'bad-email.csv': withCell(one, 1, 'email', 'alex.example.test'),
+    'bad-phone.csv': withCell(one, 1, 'telephone', '12345'),
+    'bad-registration.csv': withCell(one, 1, 'prescriberRegistrationNumber', 'GMC 123'),
+    'bad-quantities.csv': csv([
+      exampleOrder('Q-ZERO', (o) => (o.prescribedItems[0]!.quantity = 0)),
+      exampleOrder('Q-HUGE', (o) => (o.prescribedItems[0]!.quantity = 50000)),
+    ])
+      .concat(lines(withCell(withCell(one, 1, 'quantity', '2.5'), 1, 'clinicOrderId', 'Q-FRACTION'))[1]! + '\r\n')
+      .concat(lines(withCell(withCell(one, 1, 'pack', 'two'), 1, 'clinicOrderId', 'Q-WORDS'))[1]! + '\r\n'),
+    'unknown-codes.csv': withCell(
+      withCell(withCell(one, 1, 'courierCode', 'FEDEX'), 1, 'title', 'Sir'),
+      1,
+      'gender',
+      'X',
+    ),
+    'missing-required.csv': withCell(withCell(one, 1, 'surname', ''), 1, 'medication', ''),
+    // HL7 v2
+    'rde-single.hl7': hl7(hl7Order('H-1')),
+    'rde-lf.hl7': hl7(hl7Order('H-2'), { lineEnding: '\n' }) + '\n',
+    'rde-crlf.hl7': hl7(hl7Order('H-3'), { lineEnding: '\r\n' }) + '\r\n',
+    'rde-many.hl7': [hl7(hl7Order('H-4')), hl7(hl7Order('H-5')), hl7(hl7Order('H-6'))].join('\r') + '\r',
+    'batch.hl7':
+      [
+        'FHS|^~\\&|RXBATCH',
+        'BHS|^~\\&|RXBATCH',
+        hl7(hl7Order('B-1')),
+        hl7(hl7Order('B-2')),
+        hl7(hl7Order('B-3')),
+        'BTS|3',
+        'FTS|1',
+      ].join('\r') + '\r',
+    'batch-count-mismatch.hl7':
+      ['FHS|^~\\&|RXBATCH', 'BHS|^~\\&|RXBATCH', hl7(hl7Order('B-4')), hl7(hl7Order('B-5')), 'BTS|3', 'FTS|1'].join(
+        '\r',
+      ) + '\r',
+    'batch-truncated.hl7':
+      ['FHS|^~\\&|RXBATCH', 'BHS|^~\\&|RXBATCH', hl7(hl7Order('B-6')), hl7(hl7Order('B-7'))].join('\r') + '\r',
+    'mllp.hl7': Buffer.concat(
+      [hl7(hl7Order('M-1')), hl7(hl7Order('M-2'))].flatMap((m) => [
+        Buffer.from([0x0b]),
+        Buffer.from(`${m}\r`),
+        Buffer.from([0x1c, 0x0d]),
+      ]),
+    ),
+    'custom-delimiters.hl7': hl7(
+      hl7Order('D-1', (o) => (o.customer.surname = 'Smith#Jones')),
+      {
+        delimiters: { field: '#', component: '@', repetition: '*', escape: '$', subcomponent: '%' },
+      },
+    ),
+    'escapes.hl7': hl7(
+      hl7Order('E-1', (o) => {
+        o.customer.surname = "O'Brien & Sons";
+        o.prescribedItems[0]!.medication = 'Co-codamol 30/500 | caplets ^ strong ~ 100 \\ pack';
+        o.prescribedItems[0]!.dosageInstructions = 'Two caplets\nevery six hours';
+      }),
+    ).replace('every', '\\XC2A3\\5 every'),
+    'omp-o09.hl7': hl7(hl7Order('O-1'))
+      .replace('RDE^O11^RDE_O11', 'OMP^O09^OMP_O09')
+      .replace(/RXE\|\|([^|]*)\|\|\|\|\|([^|]*)\|\|\|([^|\r]*)(\|\|([^|\r]*))?/g, 'RXO|$1||||||$2||||$3||$5'),
+    'orm-o01.hl7': hl7(hl7Order('R-1'))
+      .replace('RDE^O11^RDE_O11', 'ORM^O01^ORM_O01')
+      .replace(/RXE\|\|([^|]*)\|\|\|\|\|([^|]*)\|\|\|([^|\r]*)(\|\|([^|\r]*))?/g, 'RXO|$1||||||$2||||$3||$5'),
+    'cancel-ca.hl7': hl7(hl7Order('C-1'), { orderControl: 'CA' }),
+    'wrong-type-adt.hl7':
+      'MSH|^~\\&|PAS|HOSP|RX|PHARM|20250101120000||ADT^A01^ADT_A01|ADT-1|P|2.5\rPID|1||P1||Example^Alex\r',
+    'broken-msh.hl7': 'MSH|^~\rgarbage that is not a segment\r',
+    'multiple-rxe.hl7': hl7(
+      hl7Order('X-1', (o) => {
+        o.prescribedItems.push(
+          {
+            dmdCode: DMD.ibuprofen,
+            medication: 'Ibuprofen 400mg tablets',
+            dosageInstructions: 'One tablet',
+            quantity: 12,
+          },
+          { dmdCode: DMD.long18, medication: 'Test item', dosageInstructions: 'As directed', quantity: 1 },
+        );
+      }),
+    ),
+    'coding-system-ndc.hl7': hl7(hl7Order('N-1')).replace('^DMD', '^NDC'),
+    'clinic-from-msh4.hl7': hl7(hl7Order('F-1'), { sendingFacility: 'CLINIC-MSH' }).replace('^^^^^^^^^CLINIC-A', ''),
+    'duplicate-in-file.hl7': [hl7(hl7Order('DUP-1')), hl7(hl7Order('DUP-1'))].join('\r'),
+    'windows-1252.hl7': iconv.encode(hl7(hl7Order('W-1', (o) => (o.customer.firstName = 'Zoë'))), 'windows-1252'),
+    'delivery-mailing.hl7': hl7(
+      exampleOrder('DM-1', (o) => {
+        o.deliveryAddress = { address1: '3 Test Lane', city: 'York', postCode: 'YO1 7HH', countryCode: 'GBR' };
+      }),
+    ),
+    'repeats-disagree.hl7': hl7(
+      hl7Order('RD-1', (o) => {
+        o.prescribedItems.push({
+          dmdCode: DMD.ibuprofen,
+          medication: 'Ibuprofen 400mg tablets',
+          dosageInstructions: 'One tablet',
+          quantity: 12,
+        });
+        o.prescription.repeatsAllowed = 1;
+      }),
+    ).replace(/\|1$/, '|3'),
+    'stray-segments.hl7': `PID|1||STRAY\r${hl7(hl7Order('S-1'))}`,
+  };
+  return files;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  mkdirSync(FIXTURE_DIR, { recursive: true });
+  for (const [name, content] of Object.entries(fixtureFiles())) writeFileSync(join(FIXTURE_DIR, name), content);
+  console.log(`wrote ${Object.keys(fixtureFiles()).length} fixtures to ${FIXTURE_DIR}`);
+}

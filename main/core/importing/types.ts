@@ -1,0 +1,107 @@
+import type { CodeLists } from '../../../shared/environment.js';
+import type { MappingProfile } from './mapping-profile.js';
+
+/** Where one value of a body came from, so the preview can point at the cell or the HL7 field. */
+export type Provenance =
+  | { kind: 'csv'; file: string; /** 1-based physical line where the record starts */ row: number; column: string }
+  | {
+      kind: 'hl7';
+      file: string;
+      /** 1-based message index within the file */
+      message: number;
+      /** segment-field path, e.g. `RXE-12` or `PID-11[2].5` */
+      path: string;
+      /** the raw segment text */
+      segment: string;
+    }
+  | { kind: 'constant'; profile: string; column: string };
+
+/** A problem is a value: a person reads `text`, code reads `code`; `field` is a dotted body path. */
+export interface Problem {
+  severity: 'error' | 'warning';
+  file: string;
+  row?: number;
+  message?: number;
+  field?: string;
+  code: string;
+  text: string;
+}
+
+export type OrderControl = 'NW' | 'CA';
+
+export interface ImportedOrder {
+  clinicCode: string | null;
+  clinicOrderId: string | null;
+  /** The create-with-clinic v1 body as it would be sent (best effort when invalid); dm+d codes are digit strings. */
+  body: unknown;
+  /** No error-severity problems. */
+  valid: boolean;
+  problems: Problem[];
+  /** Keyed by dotted body path, e.g. `prescribedItems.0.dmdCode`. */
+  provenance: Record<string, Provenance>;
+  source: {
+    file: string;
+    /** CSV: the physical lines of the records that made this order, in file order. */
+    rows?: number[];
+    /** CSV: the original record texts (same order as `rows`), for the error export. */
+    records?: string[];
+    /** HL7: the 1-based message index. */
+    message?: number;
+    /** HL7: the original message (segments joined by `\r`), for the HL7-forward route. */
+    hl7?: string;
+    orderControl?: OrderControl;
+  };
+}
+
+export interface ImportReport {
+  file: string;
+  format: 'csv' | 'hl7';
+  encoding: string;
+  encodingDetected: boolean;
+  delimiter?: string;
+  /** CSV: physical line of the header row. */
+  headerRow?: number;
+  /** CSV: the header cells as they are in the file, and the header record's original text. */
+  header?: { cells: string[]; text: string };
+  messageTypes?: string[];
+  /** Name of the mapping profile used (`template`, `suggested`, or a saved profile's name). */
+  profile?: string;
+  /** The profile actually applied (for CSV, after auto-choice), so the UI can show or save it. */
+  appliedProfile?: MappingProfile;
+  /** CSV: data records read (after the header, blank ones excluded); HL7: messages read. */
+  rowsRead: number;
+  /** Every order, unless `onOrder` was given: then they went there and this is empty. */
+  orders: ImportedOrder[];
+  orderCount: number;
+  invalidCount: number;
+  fileProblems: Problem[];
+}
+
+export interface ImportProgress {
+  bytes: number;
+  totalBytes: number;
+  rows: number;
+}
+
+export interface ImportOptions {
+  /** Overrides encoding detection (any name iconv-lite knows, e.g. `windows-1252`, `utf-16le`). */
+  encoding?: string;
+  /** Use this profile (CSV; for HL7 its constants, value maps and hl7FieldMap apply). */
+  profile?: MappingProfile;
+  /** Saved profiles: the one whose header fingerprint matches the file is chosen. */
+  profiles?: MappingProfile[];
+  codeLists: CodeLists;
+  /** "Now" for date-of-birth checks; defaults to the current date. */
+  today?: Date;
+  /** The name problems and provenance use for the file; defaults to its base name. */
+  fileLabel?: string;
+  onProgress?: (progress: ImportProgress) => void;
+  signal?: AbortSignal;
+  /** True when the order was already queued or sent from an earlier batch (staging knows; the importer does not). */
+  isKnownOrder?: (clinicCode: string, clinicOrderId: string) => boolean;
+  /**
+   * Receives each order as it is finished instead of collecting them in the report, so a 100 MB file never holds
+   * every order in memory: staging writes them to SQLite as they come. Awaited, so it can apply back-pressure.
+   */
+  onOrder?: (order: ImportedOrder) => void | Promise<void>;
+}

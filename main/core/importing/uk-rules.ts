@@ -1,0 +1,66 @@
+/**
+ * UK format rules that work offline. Each returns a reason (a sentence ending) when the value is wrong, or
+ * undefined. Bounds are deliberately generous: they catch slips (an extra zero, a date typed into a quantity),
+ * not unusual prescriptions.
+ */
+
+export const MAX_QUANTITY = 10_000;
+export const MAX_PACKS = 1_000;
+export const MAX_REPEATS = 52;
+export const MAX_AGE_YEARS = 130;
+
+// The Royal Mail postcode shapes (outward code A9, A99, AA9, AA99, A9A, AA9A; inward 9AA), with or without the
+// space, plus the Girobank special case.
+const UK_POSTCODE =
+  /^(?:GIR ?0AA|[A-PR-UWYZ](?:\d[A-HJKPSTUW]?|\d{2}|[A-HK-Y]\d[ABEHMNPRV-Y]?|[A-HK-Y]\d{2}) ?\d[ABD-HJLNP-UW-Z]{2})$/i;
+
+export function postcodeReason(value: string): string | undefined {
+  return UK_POSTCODE.test(value.trim()) ? undefined : 'is not a UK postcode (e.g. LS1 1AA)';
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export function emailReason(value: string): string | undefined {
+  return EMAIL.test(value) ? undefined : 'is not an email address';
+}
+
+/** UK numbers: 0 then 9 or 10 digits, or +44 / 0044 instead of the 0; spaces, dashes, dots and brackets allowed. */
+export function ukPhoneReason(value: string): string | undefined {
+  if (!/^[\d\s()+.-]+$/.test(value)) return 'is not a phone number';
+  // "+44 (0)20 ..." is a common way to write it: the (0) is not dialled from abroad.
+  const digits = value.replace('(0)', '').replace(/[\s().-]/g, '');
+  return /^(?:0|\+44|0044)[1-9]\d{8,9}$/.test(digits)
+    ? undefined
+    : 'is not a UK phone number (e.g. 07700 900123 or +44 7700 900123)';
+}
+
+/** GMC and GPhC numbers are 7 digits; an NMC PIN is 2 digits, a letter, 4 digits and a letter (e.g. 12A3456E). */
+export function registrationNumberReason(value: string): string | undefined {
+  return /^\d{7}$/.test(value) || /^\d{2}[A-Z]\d{4}[A-Z]$/i.test(value)
+    ? undefined
+    : 'is not a GMC or GPhC number (7 digits) or an NMC PIN (e.g. 12A3456E)';
+}
+
+export function wholeNumberReason(value: unknown, min: number, max: number): string | undefined {
+  if (typeof value !== 'number' || !Number.isInteger(value)) return undefined; // the schema reports the type
+  if (value < min) return min === 1 ? 'must be at least 1' : `must be at least ${min}`;
+  if (value > max) return `is more than ${max.toLocaleString('en-GB')}, which looks like a slip`;
+  return undefined;
+}
+
+let bounds: { time: number; todayIso: string; oldest: string } | undefined;
+
+/** `iso` is `YYYY-MM-DD`; `today` decides what "future" means. */
+export function dateOfBirthReason(iso: string, today: Date): { code: string; reason: string } | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(iso)) return undefined; // the schema reports the format
+  if (bounds?.time !== today.getTime()) {
+    const todayIso = today.toISOString().slice(0, 10);
+    const oldest = `${String(today.getUTCFullYear() - MAX_AGE_YEARS).padStart(4, '0')}${todayIso.slice(4)}`;
+    bounds = { time: today.getTime(), todayIso, oldest };
+  }
+  if (iso > bounds.todayIso) return { code: 'dateOfBirth.future', reason: 'is in the future' };
+  if (iso < bounds.oldest) {
+    return { code: 'dateOfBirth.implausible', reason: `would make the patient over ${MAX_AGE_YEARS} years old` };
+  }
+  return undefined;
+}

@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CODE_LISTS } from '../../../shared/environment.js';
+import type { CreateWithClinicV1Input } from '../../../shared/orders.js';
+import { validateOrder, type Provenance } from './index.js';
+import { exampleOrder } from './testing/write-fixtures.js';
+
+const TODAY = new Date('2025-06-01T00:00:00Z');
+const check = (
+  edit: (order: CreateWithClinicV1Input) => void,
+  extra: Partial<Parameters<typeof validateOrder>[1]> = {},
+) => validateOrder(exampleOrder('V-1', edit), { codeLists: DEFAULT_CODE_LISTS, today: TODAY, file: 'f.csv', ...extra });
+const codes = (problems: ReturnType<typeof validateOrder>) => problems.map((p) => `${p.code}:${p.field}`);
+
+describe('validating a create-with-clinic order offline', () => {
+  it('passes a complete, valid order', () => {
+    expect(check(() => {})).toEqual([]);
+  });
+
+  it.each<[string, (o: CreateWithClinicV1Input) => void, string]>([
+    [
+      'a wrong check digit',
+      (o) => (o.prescribedItems[0]!.dmdCode = '42109611000001108'),
+      'dmd.checkDigit:prescribedItems.0.dmdCode',
+    ],
+    [
+      'a description id',
+      (o) => (o.prescribedItems[0]!.dmdCode = '1234567013'),
+      'dmd.partition:prescribedItems.0.dmdCode',
+    ],
+    [
+      'letters in a dm+d code',
+      (o) => (o.prescribedItems[0]!.dmdCode = '4210961100000110X'),
+      'dmd.notDigits:prescribedItems.0.dmdCode',
+    ],
+    [
+      'a postcode that is not British',
+      (o) => (o.homeAddress.postCode = '90210'),
+      'postcode.format:homeAddress.postCode',
+    ],
+    [
+      'a two-letter country',
+      (o) => (o.deliveryAddress.countryCode = 'GB'),
+      'country.format:deliveryAddress.countryCode',
+    ],
+    [
+      'a birth date in the future',
+      (o) => (o.customer.dateOfBirth = '2025-06-02'),
+      'dateOfBirth.future:customer.dateOfBirth',
+    ],
+    [
+      'a patient of 131',
+      (o) => (o.customer.dateOfBirth = '1894-05-31'),
+      'dateOfBirth.implausible:customer.dateOfBirth',
+    ],
+    ['an email without @', (o) => (o.customer.email = 'alex.example.test'), 'email.format:customer.email'],
+    ['a short phone number', (o) => (o.customer.telephone = '0770090'), 'telephone.format:customer.telephone'],
+    [
+      'a clinic phone with letters',
+      (o) => (o.clinicInformation.contactNumber = 'call reception'),
+      'telephone.format:clinicInformation.contactNumber',
+    ],
+    [
+      'a GMC number of 6 digits',
+      (o) => (o.prescribingDoctor.registrationNumber = '712345'),
+      'registrationNumber.format:prescribingDoctor.registrationNumber',
+    ],
+    ['a quantity of 0', (o) => (o.prescribedItems[0]!.quantity = 0), 'quantity.range:prescribedItems.0.quantity'],
+    [
+      'a quantity of 10,001',
+      (o) => (o.prescribedItems[0]!.quantity = 10_001),
+      'quantity.range:prescribedItems.0.quantity',
+    ],
+    ['1,001 packs', (o) => (o.prescribedItems[0]!.pack = 1001), 'pack.range:prescribedItems.0.pack'],
+    ['53 repeats', (o) => (o.prescription.repeatsAllowed = 53), 'repeats.range:prescription.repeatsAllowed'],
+    ['an unknown courier', (o) => (o.prescription.courierCode = 'FEDEX'), 'enum.unknown:prescription.courierCode'],
+    ['an unknown payment type', (o) => (o.prescription.paymentType = 'Cash'), 'enum.unknown:prescription.paymentType'],
+    [
+      'a missing surname',
+      (o) => delete (o.customer as Partial<typeof o.customer>).surname,
+      'field.required:customer.surname',
+    ],
+    ['no items', (o) => (o.prescribedItems = []), 'order.noItems:prescribedItems'],
+    ['a 101-character first name', (o) => (o.customer.firstName = 'x'.repeat(101)), 'field.tooLong:customer.firstName'],
+  ])('reports %s', (_name, edit, expected) => {
+    expect(codes(check(edit))).toEqual([expected]);
+  });
+
+  it('accepts the UK formats people actually write', () => {
+    for (const phone of [
+      '07700 900123',
+      '+44 7700 900123',
+      '+44 (0)20 7946 0000',
+      '0044 113 496 0000',
+      '(0113) 496-0000',
+    ]) {
+      expect(check((o) => (o.customer.telephone = phone))).toEqual([]);
+    }
+    for (const postcode of ['SW1A 1AA', 'sw1a1aa', 'M1 1AE', 'B33 8TH', 'CR2 6XH', 'DN55 1PT', 'GIR 0AA']) {
+      expect(check((o) => (o.homeAddress.postCode = postcode))).toEqual([]);
+    }
+    expect(check((o) => (o.prescribingDoctor.registrationNumber = '12A3456E'))).toEqual([]);
+    // A postcode abroad is the service's business, not a UK rule's.
+    expect(check((o) => (o.homeAddress = { ...o.homeAddress, postCode: 'D02 X285', countryCode: 'IRL' }))).toEqual([]);
+  });
+
+  it('names file, row and field, with a sentence that says what is wrong', () => {
+    const provenance: Record<string, Provenance> = {
+      'prescribedItems.0.dmdCode': { kind: 'csv', file: 'f.csv', row: 7, column: 'DMD' },
+    };
+    const [problem] = check((o) => (o.prescribedItems[0]!.dmdCode = '42109611000001108'), { provenance });
+    expect(problem).toEqual({
+      severity: 'error',
+      file: 'f.csv',
+      row: 7,
+      field: 'prescribedItems.0.dmdCode',
+      code: 'dmd.checkDigit',
+      text: 'Item 1 dm+d code \'42109611000001108\' is not a valid dm+d code: its last digit does not match the Verhoeff check digit (column "DMD").',
+    });
+    const [missing] = check((o) => delete (o.customer as Partial<typeof o.customer>).surname, { fallback: { row: 3 } });
+    expect(missing).toMatchObject({ row: 3, text: 'Surname is required.' });
+  });
+
+  it('reports a field once, with its specific rule rather than the schema message', () => {
+    expect(codes(check((o) => (o.prescribedItems[0]!.dmdCode = '0123')))).toEqual([
+      'dmd.leadingZero:prescribedItems.0.dmdCode',
+    ]);
+    expect(codes(check((o) => (o.prescribedItems[0]!.quantity = -1)))).toEqual([
+      'quantity.range:prescribedItems.0.quantity',
+    ]);
+    expect(check((o) => (o.customer.surname = '')).map((p) => p.field)).toEqual(['customer.surname']);
+  });
+
+  it('skips fields the importer already reported', () => {
+    expect(check((o) => (o.customer.dateOfBirth = 'not a date'), { skip: new Set(['customer.dateOfBirth']) })).toEqual(
+      [],
+    );
+  });
+
+  it('uses the environment’s code lists', () => {
+    const codeLists = { ...DEFAULT_CODE_LISTS, courierCodes: ['DHL'] };
+    expect(codes(check(() => {}, { codeLists }))).toEqual(['enum.unknown:prescription.courierCode']);
+  });
+});

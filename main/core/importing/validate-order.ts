@@ -1,0 +1,189 @@
+import type { CodeLists } from '../../../shared/environment.js';
+import { createWithClinicV1Schema } from '../../../shared/orders.js';
+import { checkSnomedConceptId } from '../../../shared/snomed.js';
+import { describePath } from './field-catalogue.js';
+import { capitalise, describeSource, locationOf, problem, quote, type Location } from './problems.js';
+import type { Problem, Provenance } from './types.js';
+import {
+  MAX_PACKS,
+  MAX_QUANTITY,
+  MAX_REPEATS,
+  dateOfBirthReason,
+  emailReason,
+  postcodeReason,
+  registrationNumberReason,
+  ukPhoneReason,
+  wholeNumberReason,
+} from './uk-rules.js';
+
+/**
+ * Offline validation of a create-with-clinic v1 body: the shared zod schema plus the UK rules. One problem per
+ * field at most: a specific rule (e.g. a bad check digit) is reported instead of the schema's generic message.
+ */
+
+export interface ValidationContext {
+  codeLists: CodeLists;
+  /** Defaults to now. */
+  today?: Date;
+  /** Defaults to an empty name (the preview edits one order, not a file). */
+  file?: string;
+  /** Locates each field's problem at its row or message. */
+  provenance?: Record<string, Provenance>;
+  /** Where problems about absent fields point. */
+  fallback?: Location;
+  /** Paths already reported (e.g. unreadable dates), skipped here. */
+  skip?: ReadonlySet<string>;
+}
+
+type Obj = Record<string, unknown>;
+
+// Static lists, so validating an order allocates nothing for them.
+const POSTCODES = [
+  ['homeAddress', 'postCode'],
+  ['deliveryAddress', 'postCode'],
+  ['clinicInformation', 'postcode'],
+] as const;
+const CONTACTS = [
+  ['customer', 'email', 'email'],
+  ['clinicInformation', 'contactEmail', 'email'],
+  ['customer', 'telephone', 'phone'],
+  ['clinicInformation', 'contactNumber', 'phone'],
+] as const;
+const ENUMS = [
+  ['customer', 'title', 'titles', 'titles'],
+  ['customer', 'gender', 'genders', 'genders'],
+  ['prescription', 'paymentType', 'paymentTypes', 'payment types'],
+  ['prescription', 'courierCode', 'courierCodes', 'courier codes'],
+  ['prescription', 'currencyCode', 'currencyCodes', 'currency codes'],
+] as const;
+const obj = (value: unknown): Obj => (value !== null && typeof value === 'object' ? (value as Obj) : {});
+const str = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.trim() !== '' ? value : undefined;
+
+export function validateOrder(body: unknown, ctx: ValidationContext): Problem[] {
+  const file = ctx.file ?? '';
+  const fallback = ctx.fallback ?? {};
+  const today = ctx.today ?? new Date();
+  const problems: Problem[] = [];
+  const skip = ctx.skip;
+  let reported: Set<string> | undefined;
+
+  const report = (path: string, code: string, reason: string, severity: Problem['severity'] = 'error') => {
+    if (skip?.has(path) || reported?.has(path)) return;
+    (reported ??= new Set()).add(path);
+    const provenance = ctx.provenance?.[path];
+    const from = describeSource(provenance);
+    problems.push(
+      problem(
+        severity,
+        file,
+        locationOf(provenance, fallback),
+        code,
+        `${capitalise(describePath(path))} ${reason}${from ? ` (${from})` : ''}.`,
+        path,
+      ),
+    );
+  };
+  const withValue = (path: string, value: string, code: string, reason: string | undefined) => {
+    if (reason) report(path, code, `${quote(value)} ${reason}`);
+  };
+
+  const root = obj(body);
+  const customer = obj(root.customer);
+  const prescription = obj(root.prescription);
+  const lists = ctx.codeLists;
+
+  // dm+d codes first: the SNOMED check says exactly what is wrong, the schema only that the pattern failed.
+  const items = Array.isArray(root.prescribedItems) ? (root.prescribedItems as unknown[]) : [];
+  items.forEach((raw, index) => {
+    const item = obj(raw);
+    const base = `prescribedItems.${index}`;
+    const code = item.dmdCode;
+    if (typeof code === 'string' && code !== '') {
+      const check = checkSnomedConceptId(code);
+      if (!check.ok)
+        report(`${base}.dmdCode`, `dmd.${check.problem}`, `${quote(code)} is not a valid dm+d code: ${check.message}`);
+    }
+    const quantity = wholeNumberReason(item.quantity, 1, MAX_QUANTITY);
+    if (quantity) report(`${base}.quantity`, 'quantity.range', `${quote(item.quantity)} ${quantity}`);
+    const pack = wholeNumberReason(item.pack, 1, MAX_PACKS);
+    if (pack) report(`${base}.pack`, 'pack.range', `${quote(item.pack)} ${pack}`);
+  });
+
+  const repeats = wholeNumberReason(prescription.repeatsAllowed, 0, MAX_REPEATS);
+  if (repeats)
+    report('prescription.repeatsAllowed', 'repeats.range', `${quote(prescription.repeatsAllowed)} ${repeats}`);
+
+  const dob = str(customer.dateOfBirth);
+  if (dob) {
+    const reason = dateOfBirthReason(dob, today);
+    if (reason) report('customer.dateOfBirth', reason.code, `${quote(dob)} ${reason.reason}`);
+  }
+
+  for (const [container, postcodeKey] of POSTCODES) {
+    const address = obj(root[container]);
+    const postcode = str(address[postcodeKey]);
+    // Only UK addresses have a UK postcode; other countries are checked by the service.
+    if (postcode && (address.countryCode === 'GBR' || address.countryCode === undefined)) {
+      withValue(`${container}.${postcodeKey}`, postcode, 'postcode.format', postcodeReason(postcode));
+    }
+  }
+  for (const [container, key, kind] of CONTACTS) {
+    const text = str(obj(root[container])[key]);
+    if (!text) continue;
+    if (kind === 'email') withValue(`${container}.${key}`, text, 'email.format', emailReason(text));
+    else withValue(`${container}.${key}`, text, 'telephone.format', ukPhoneReason(text));
+  }
+  const registration = str(obj(root.prescribingDoctor).registrationNumber);
+  if (registration) {
+    withValue(
+      'prescribingDoctor.registrationNumber',
+      registration,
+      'registrationNumber.format',
+      registrationNumberReason(registration),
+    );
+  }
+  for (const [container, key, list, what] of ENUMS) {
+    const text = str(obj(root[container])[key]);
+    if (text && !lists[list].includes(text)) {
+      report(
+        `${container}.${key}`,
+        'enum.unknown',
+        `${quote(text)} is not one of this environment's ${what} (${lists[list].join(', ')})`,
+      );
+    }
+  }
+
+  // Most orders pass; only a failing one is parsed again to learn the offending inputs for the messages.
+  const parsed = createWithClinicV1Schema.safeParse(body).success
+    ? undefined
+    : createWithClinicV1Schema.safeParse(body, { reportInput: true });
+  if (parsed && !parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const path = issue.path.join('.');
+      if (path === 'prescribedItems' && issue.code === 'too_small') {
+        report(path, 'order.noItems', 'are missing: an order needs at least one item');
+        continue;
+      }
+      const input = (issue as { input?: unknown }).input;
+      if (input === undefined) {
+        report(path, 'field.required', 'is required');
+        continue;
+      }
+      const code =
+        issue.code === 'too_big'
+          ? 'field.tooLong'
+          : path.endsWith('countryCode')
+            ? 'country.format'
+            : path.endsWith('currencyCode')
+              ? 'currency.format'
+              : 'field.invalid';
+      const detail =
+        code === 'field.tooLong'
+          ? issue.message.replace(/^Too big: expected string to have /, 'must have ')
+          : issue.message;
+      report(path, code, `${quote(input)} is not valid: ${detail}`);
+    }
+  }
+  return problems;
+}

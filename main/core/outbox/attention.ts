@@ -1,0 +1,21 @@
+/**
+ * Conditions a person should hear about (the app turns them into notifications). Each is reported once per
+ * condition: one event when an outage starts (not one per failed request or probe), one when sign-in is needed,
+ * one per order set aside, rejected or refused.
+ */
+export type AttentionEvent =
+  | { kind: 'service-unavailable'; environmentId: string; message: string }
+  | { kind: 'sign-in-required'; environmentId: string; message: string }
+  | {
+      kind: 'order';
+      environmentId: string;
+      /** rejected: 400/404; locked-out: 403 (held); gave-up: a poison order set aside (held); cancel-refused. */
+      reason: 'rejected' | 'locked-out' | 'gave-up' | 'cancel-refused';
+      orderId: number;
+      clinicCode: string;
+      clinicOrderId: string;
+      message: string;
+      field: string | null;
+    };
+
+export type OrderAttention = Extract<AttentionEvent, { kind: 'order' }>;

@@ -1,0 +1,662 @@
+import type { Logger } from '../logger.js';
+import type { OrderServiceClient } from '../service/client.js';
+import type { OrderRecord } from '../store/orders-repo.js';
+import type { DueCancel } from '../store/outbox-queue-repo.js';
+import type { Store } from '../store/store.js';
+import { isoTime } from '../store/time.js';
+import type { AttentionEvent } from './attention.js';
+import { retryDelayMs } from './backoff.js';
+import { sendCancel } from './cancel-sender.js';
+import { CircuitBreaker } from './circuit-breaker.js';
+import { SlidingRate, type OutboxProgress, type OutboxRunResult, type OutboxState } from './progress.js';
+import { TokenBucket } from './rate-limiter.js';
+import { lookUpInDoubt } from './reconcile.js';
+import { recoverInterrupted } from './recovery.js';
+import { clip, type Settle, type StepContext, type StepSignal } from './step.js';
+import { sendOrder, toInDoubt } from './submitter.js';
+import type { OutboxTuning } from './tuning.js';
+
+export interface RunnerDeps {
+  environmentId: string;
+  store: Store;
+  client: OrderServiceClient;
+  tuning: OutboxTuning;
+  now: () => Date;
+  random: () => number;
+  logger: Logger;
+  onProgress?: (progress: OutboxProgress) => void;
+  onAttention?: (event: AttentionEvent) => void;
+}
+
+/** One unit of work, keyed by order id (an order is never in two kinds of work at once). */
+type Work =
+  | { kind: 'create'; id: number; order: OrderRecord }
+  | { kind: 'lookup'; id: number; order: OrderRecord }
+  | { kind: 'cancel'; id: number; command: DueCancel };
+
+interface IdleWaiter {
+  stopWhenBlocked: boolean;
+  settle(result: OutboxRunResult): void;
+}
+
+/** Progress events at most this often (plus one at once on every state change). */
+const PROGRESS_INTERVAL_MS = 250;
+
+/** A step whose network part has ended: its bookkeeping waits for the next commit. */
+interface Answered {
+  work: Work;
+  settle: Settle | null;
+  error?: unknown;
+}
+
+/** Lookups and cancel commands are looked for at least this often while creates keep the loop busy. */
+const SCAN_INTERVAL_MS = 250;
+/** The longest an answer waits for its commit while the pool still has work to send. */
+const COMMIT_DELAY_MS = 20;
+
+/**
+ * The sending loop of one environment. Work comes from the store, never from memory: lookups of orders in
+ * doubt first (they must be settled before anything is resent), then cancel commands, then due queued orders,
+ * claimed (queued → sending, atomically) only when a concurrency slot and a rate token are free, so no order sits
+ * claimed while waiting.
+ *
+ * Group commit. With synchronous=FULL every commit is an fsync that blocks the event loop, so commits are
+ * shared: the loop keeps a small pool of work picked ahead (queued orders already claimed, their claim
+ * committed), and refills a freed slot from the pool at once, without waiting for a commit. The answers' records
+ * (attempt, state change, audit) wait for the next turn of the loop, which commits them all, with the claims that
+ * refill the pool, in one transaction: when the pool runs dry, when a pool's worth of answers is waiting, or a
+ * few milliseconds after the first. So a claim is always durable before its request leaves, and an answer a crash
+ * keeps from its commit leaves its order `sending`, which the next start treats as in doubt. Claimed orders that
+ * cannot go (paused, sign-in, outage, stop) go back to `queued`.
+ *
+ * The loop is woken by answers, `notify()`, and one timer set to the earliest of: next rate token, Retry-After
+ * gate, breaker probe, next due retry.
+ */
+export class EnvironmentRunner {
+  readonly environmentId: string;
+  readonly #deps: RunnerDeps;
+  readonly #ctx: StepContext;
+  readonly #bucket: TokenBucket;
+  readonly #breaker: CircuitBreaker;
+  readonly #rate = new SlidingRate();
+  /** Requests out on the network, by order id: what the concurrency limit counts. */
+  readonly #inFlight = new Map<number, Promise<void>>();
+  readonly #answered: Answered[] = [];
+  /** Work picked ahead, in order; creates among it are claimed (`sending`) and not yet sent. */
+  #pool: Work[] = [];
+  readonly #poolTarget: number;
+  #commitTimer: NodeJS.Timeout | undefined;
+  readonly #waiters = new Set<IdleWaiter>();
+  #running = false;
+  #pausedReason: string | null = null;
+  #signInMessage: string | null = null;
+  #outageMessage: string | null = null;
+  /** No request before this (ms): the service's Retry-After applies to the caller, not just one order. */
+  #notBefore = 0;
+  /** Look for due lookups and cancel commands: set by anything that may have made one due; else every 250 ms. */
+  #scanWanted = true;
+  #nextScanAt = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #timerAt = Number.POSITIVE_INFINITY;
+  #pumpQueued = false;
+  /** The latest answer from the service, and the latest about a different order: evidence it works for others. */
+  #lastAnswer = { orderId: 0, atMs: Number.NEGATIVE_INFINITY };
+  #lastAnswerOther = { orderId: 0, atMs: Number.NEGATIVE_INFINITY };
+  #lastState: OutboxState | null = null;
+  #lastProgressAt = Number.NEGATIVE_INFINITY;
+  #progressTimer: NodeJS.Timeout | undefined;
+
+  constructor(deps: RunnerDeps) {
+    this.environmentId = deps.environmentId;
+    this.#deps = deps;
+    const { tuning } = deps;
+    this.#bucket = new TokenBucket(tuning.ratePerSecond, Math.max(tuning.concurrency, 1), this.#nowMs());
+    // Enough picked ahead for ~50 ms at the rate limit: at most eight slots' worth, at least one each.
+    this.#poolTarget = Math.min(
+      8 * tuning.concurrency,
+      Math.max(tuning.concurrency, Math.ceil(tuning.ratePerSecond / 20)),
+    );
+    this.#breaker = new CircuitBreaker({
+      threshold: tuning.breakerThreshold,
+      cooldownMs: tuning.breakerCooldownMs,
+      maxCooldownMs: tuning.maxDelayMs,
+    });
+    this.#ctx = {
+      environmentId: deps.environmentId,
+      store: deps.store,
+      client: deps.client,
+      tuning,
+      now: deps.now,
+      random: deps.random,
+      logger: deps.logger,
+      othersAnsweredSince: (orderId, sinceMs) =>
+        this.#breaker.state(this.#nowMs()) === 'closed' && this.#lastAnswerNotFor(orderId) > sinceMs,
+    };
+  }
+
+  get running(): boolean {
+    return this.#running;
+  }
+
+  /** Recovers orders a stopped process left in `sending` (→ in doubt), then starts sending. */
+  start(): void {
+    if (this.#running) {
+      this.notify();
+      return;
+    }
+    this.#running = true;
+    const lookUpAt = new Date(this.#nowMs() + this.#deps.tuning.reconcileDelayMs);
+    const recovered = recoverInterrupted(this.#deps.store, this.environmentId, lookUpAt);
+    if (recovered > 0) {
+      this.#deps.logger.warn('orders interrupted while sending are in doubt until looked up', {
+        environmentId: this.environmentId,
+        count: recovered,
+      });
+    }
+    this.notify();
+  }
+
+  notify(): void {
+    this.#scanWanted = true;
+    this.#schedulePump();
+  }
+
+  #schedulePump(): void {
+    if (!this.#running || this.#pumpQueued) return;
+    this.#pumpQueued = true;
+    setImmediate(() => {
+      this.#pumpQueued = false;
+      this.#pump();
+    });
+  }
+
+  pause(reason: string): void {
+    if (this.#pausedReason === null) {
+      this.#deps.store.audit.append({ actor: 'user', action: 'outbox.paused', environmentId: this.environmentId });
+    }
+    this.#pausedReason = reason;
+    this.#schedulePump();
+    this.#afterPump();
+  }
+
+  /** Clears a pause and a sign-in stop; an open breaker probes at once instead of waiting out its cooldown. */
+  resume(): void {
+    const wasStopped = this.#pausedReason !== null || this.#signInMessage !== null;
+    this.#pausedReason = null;
+    this.#signInMessage = null;
+    this.#breaker.expedite(this.#nowMs());
+    if (wasStopped) {
+      this.#deps.store.audit.append({ actor: 'user', action: 'outbox.resumed', environmentId: this.environmentId });
+    }
+    this.notify();
+    this.#afterPump();
+  }
+
+  untilIdle(options: { signal?: AbortSignal; stopWhenBlocked?: boolean }): Promise<OutboxRunResult> {
+    return new Promise((resolve, reject) => {
+      const { signal } = options;
+      const abortError = () =>
+        signal?.reason instanceof Error ? signal.reason : new Error('waiting for the outbox was aborted');
+      if (signal?.aborted) {
+        reject(abortError());
+        return;
+      }
+      const onAbort = () => {
+        this.#waiters.delete(waiter);
+        reject(abortError());
+      };
+      const waiter: IdleWaiter = {
+        stopWhenBlocked: options.stopWhenBlocked ?? false,
+        settle: (result) => {
+          signal?.removeEventListener('abort', onAbort);
+          this.#waiters.delete(waiter);
+          resolve(result);
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#waiters.add(waiter);
+      this.notify();
+      this.#afterPump();
+    });
+  }
+
+  progress(): OutboxProgress {
+    const { store } = this.#deps;
+    const counts = store.orders.countByState(this.environmentId);
+    const work = store.outboxQueue.openWork(this.environmentId);
+    const open = work.queued + work.sending + work.inDoubt + work.cancels > 0;
+    const state = this.#state(open);
+    const nowMs = this.#nowMs();
+    return {
+      environmentId: this.environmentId,
+      state,
+      message: this.#messageFor(state),
+      counts,
+      openCancels: work.cancels,
+      inFlight: this.#inFlight.size,
+      ordersPerSecond: this.#rate.perSecond(nowMs),
+      nextAttemptAt: this.#nextAttemptAt(state, nowMs),
+    };
+  }
+
+  /** Stops claiming work and waits (up to `timeoutMs`) for requests in flight to be answered and recorded. */
+  async stop(timeoutMs: number): Promise<void> {
+    this.#running = false;
+    clearTimeout(this.#timer);
+    clearTimeout(this.#commitTimer);
+    this.#commitTimer = undefined;
+    this.#timer = undefined;
+    this.#timerAt = Number.POSITIVE_INFINITY;
+    if (this.#inFlight.size > 0) {
+      let timeout: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.#inFlight.values()]),
+        new Promise((resolve) => (timeout = setTimeout(resolve, timeoutMs))),
+      ]);
+      clearTimeout(timeout);
+    }
+    // Record what was answered and put back what was claimed and not sent.
+    this.#pump();
+    clearTimeout(this.#progressTimer);
+    this.#progressTimer = undefined;
+    const result = { ...this.progress(), outcome: 'stopped' as const };
+    for (const waiter of [...this.#waiters]) waiter.settle(result);
+  }
+
+  /**
+   * One turn of the loop, in one transaction: record every answer that came in, then refill the pool (claims
+   * included). Requests go out after the commit, so every claim is durable before its request leaves.
+   */
+  #pump(): void {
+    clearTimeout(this.#commitTimer);
+    this.#commitTimer = undefined;
+    const answered = this.#answered.splice(0);
+    if (!this.#running && answered.length === 0 && this.#pool.length === 0) return;
+    const attention: AttentionEvent[] = [];
+    const poolBefore = [...this.#pool];
+    try {
+      this.#deps.store.inTransaction(() => {
+        for (const item of answered) this.#settle(item, attention);
+        if (this.#running && !this.#blocked()) this.#refill();
+        else this.#releasePool();
+      });
+    } catch (error) {
+      // The commit failed (disk full, I/O error), so none of it happened: record each answer on its own.
+      // The breaker and gates already took the signals in; only their audit entries may be missing.
+      this.#deps.logger.error('outbox commit failed', { environmentId: this.environmentId, reason: reasonOf(error) });
+      // The pool as it was: its claims were committed earlier; this turn's claims were rolled back.
+      this.#pool = poolBefore;
+      attention.length = 0;
+      for (const item of answered) {
+        try {
+          this.#deps.store.inTransaction(() => this.#settleAlone(item, attention));
+        } catch (second) {
+          this.#deps.logger.error('outbox could not record an answer', {
+            environmentId: this.environmentId,
+            orderId: item.work.id,
+            reason: reasonOf(second),
+          });
+        }
+      }
+      this.#wakeAt(this.#nowMs() + Math.max(1000, this.#deps.tuning.baseDelayMs));
+    }
+    for (const event of attention) this.#emitAttention(event);
+    this.#launchFromPool();
+    this.#afterPump();
+  }
+
+  /** Records one answer (in its own savepoint: a failure there cannot undo the others) and takes in its signal. */
+  #settle(item: Answered, attention: AttentionEvent[]): void {
+    const signal = this.#settleAlone(item, attention);
+    this.#absorb(item.work.id, signal, attention);
+  }
+
+  #settleAlone(item: Answered, attention: AttentionEvent[]): StepSignal {
+    // Whatever did not end at the service may have left a lookup or a cancel to do.
+    this.#scanWanted = true;
+    let signal: StepSignal;
+    if (item.settle) {
+      try {
+        signal = this.#deps.store.inTransaction(item.settle);
+      } catch (error) {
+        signal = this.#afterBug(item.work, error);
+      }
+    } else {
+      signal = this.#afterBug(item.work, item.error);
+    }
+    if (signal.attention) attention.push(signal.attention);
+    return signal;
+  }
+
+  /** Paused by the admin or waiting for sign-in: nothing goes until resume(). */
+  #blocked(): boolean {
+    return this.#pausedReason !== null || this.#signInMessage !== null;
+  }
+
+  /** Tops the pool up: due lookups, then cancel commands, then queued orders (claimed here, in this commit). */
+  #refill(): void {
+    const nowMs = this.#nowMs();
+    const breaker = this.#breaker.state(nowMs);
+    if (breaker === 'open') {
+      this.#releasePool();
+      this.#wakeAt(this.#breaker.probeAt ?? nowMs);
+      return;
+    }
+    // Half-open: exactly one probe, and only once nothing else is in flight.
+    const target = breaker === 'closed' ? this.#poolTarget : this.#inFlight.size === 0 ? 1 : 0;
+    const wanted = target - this.#pool.length;
+    if (wanted <= 0) return;
+    const { store } = this.#deps;
+    const picked: Work[] = [];
+    if (this.#scanWanted || nowMs >= this.#nextScanAt) {
+      this.#scanWanted = false;
+      this.#nextScanAt = nowMs + SCAN_INTERVAL_MS;
+      const exclude = [
+        ...this.#inFlight.keys(),
+        ...this.#answered.map((a) => a.work.id),
+        ...this.#pool.map((w) => w.id),
+      ];
+      for (const id of store.outboxQueue.dueInDoubt(this.environmentId, wanted, exclude)) {
+        const order = store.orders.get(id);
+        if (order) picked.push({ kind: 'lookup', id, order });
+      }
+      if (picked.length < wanted) {
+        for (const command of store.outboxQueue.dueCancels(this.environmentId, wanted - picked.length, exclude)) {
+          picked.push({ kind: 'cancel', id: command.orderId, command });
+        }
+      }
+      // A full page means there may be more: look again next turn.
+      if (picked.length === wanted) this.#scanWanted = true;
+    }
+    // Lookups and cancels go before creates already waiting in the pool; new creates after them.
+    this.#pool.unshift(...picked);
+    if (picked.length < wanted) {
+      for (const order of store.orders.claimDue(this.environmentId, wanted - picked.length)) {
+        this.#pool.push({ kind: 'create', id: order.id, order });
+      }
+    }
+    // Nothing due and nothing under way: the timer wakes the loop when the next retry is due.
+    if (this.#pool.length === 0 && this.#inFlight.size === 0) this.#wakeForNextDue(nowMs);
+  }
+
+  /** Claimed orders that were not sent go back to `queued` (no attempt was made); picked lookups and cancels wait. */
+  #releasePool(): void {
+    const claimed = this.#pool.filter((work) => work.kind === 'create').map((work) => work.id);
+    this.#pool = [];
+    if (claimed.length > 0) this.#deps.store.outboxQueue.unclaim(claimed);
+  }
+
+  /** Sends from the pool while a slot and a rate token are free; the answers come back to #answered. */
+  #launchFromPool(): void {
+    if (!this.#running || this.#blocked() || this.#pool.length === 0) return;
+    const nowMs = this.#nowMs();
+    if (this.#breaker.state(nowMs) === 'open') return;
+    if (nowMs < this.#notBefore) {
+      this.#wakeAt(this.#notBefore);
+      return;
+    }
+    while (
+      this.#pool.length > 0 &&
+      this.#inFlight.size < this.#breaker.allowance(nowMs, this.#deps.tuning.concurrency)
+    ) {
+      if (!this.#bucket.tryTake(nowMs)) {
+        this.#wakeAt(nowMs + this.#bucket.waitMs(nowMs));
+        return;
+      }
+      const work = this.#pool.shift()!;
+      this.#breaker.probeStarted(nowMs);
+      this.#launch(work);
+    }
+  }
+
+  #wakeForNextDue(nowMs: number): void {
+    const next = this.#deps.store.outboxQueue.nextDueAt(this.environmentId, []);
+    // "Due now" yet not picked can only be a clock tick apart: look again shortly, never in a tight loop.
+    if (next) this.#wakeAt(Math.max(next.getTime(), nowMs + 5));
+  }
+
+  #launch(work: Work): void {
+    const answered = (settle: Settle | null, error?: unknown) => {
+      // The slot is free as soon as the answer is in; its record waits for the next commit.
+      this.#inFlight.delete(work.id);
+      this.#answered.push({ work, settle, ...(error === undefined ? {} : { error }) });
+      if (!this.#running) {
+        // Stopped: record it at once (the store may be closed soon).
+        this.#pump();
+        return;
+      }
+      this.#launchFromPool();
+      this.#scheduleCommit();
+    };
+    const task = this.#network(work).then(
+      (settle) => answered(settle),
+      (error: unknown) => answered(null, error ?? new Error('the step failed')),
+    );
+    this.#inFlight.set(work.id, task);
+  }
+
+  /** Commit now if the pool ran dry or a pool's worth of answers waits; otherwise a few milliseconds on. */
+  #scheduleCommit(): void {
+    if (this.#pool.length === 0 || this.#answered.length >= this.#poolTarget) {
+      this.#schedulePump();
+      return;
+    }
+    this.#commitTimer ??= setTimeout(() => {
+      this.#commitTimer = undefined;
+      this.#pump();
+    }, COMMIT_DELAY_MS);
+  }
+
+  #network(work: Work): Promise<Settle> {
+    if (work.kind === 'create') return sendOrder(this.#ctx, work.order);
+    if (work.kind === 'lookup') return lookUpInDoubt(this.#ctx, work.order);
+    return sendCancel(this.#ctx, work.command);
+  }
+
+  /**
+   * A step threw (a bug, or the store failed): never lose the order. A create whose answer could not be
+   * recorded is in doubt (it may exist); a lookup or cancel stays where it is and is tried again later.
+   */
+  #afterBug(work: Work, error: unknown): StepSignal {
+    const reason = reasonOf(error);
+    this.#deps.logger.error('outbox step failed', {
+      environmentId: this.environmentId,
+      orderId: work.id,
+      operation: work.kind,
+      reason,
+    });
+    const message = clip(`internal error while recording the outcome: ${reason}`);
+    const later = new Date(this.#nowMs() + Math.max(1000, this.#deps.tuning.baseDelayMs));
+    try {
+      if (work.kind === 'create') {
+        toInDoubt(this.#ctx, work.id, 'sending', { kind: 'in-doubt', message }, this.#deps.tuning.reconcileDelayMs);
+      } else {
+        const state = work.kind === 'lookup' ? 'in_doubt' : 'cancel_requested';
+        this.#deps.store.outboxQueue.reschedule(work.id, state, later);
+      }
+    } catch (second) {
+      this.#deps.logger.error('could not set the order aside after a failure', {
+        environmentId: this.environmentId,
+        orderId: work.id,
+        reason: reasonOf(second),
+      });
+    }
+    return { service: 'none' };
+  }
+
+  #absorb(orderId: number, signal: StepSignal, attention: AttentionEvent[]): void {
+    const nowMs = this.#nowMs();
+    if (signal.reached) this.#rate.record(nowMs);
+    if (signal.service === 'up') this.#noteAnswer(orderId, nowMs);
+    if (signal.service === 'down') {
+      this.#serviceFailed(nowMs, orderId, signal.message ?? 'the service did not answer', attention);
+    } else if (signal.service !== 'none') this.#serviceAnswered();
+    else this.#breaker.releaseProbe();
+    if (signal.service === 'rate-limited' || signal.retryAfterMs !== undefined) {
+      const waitMs =
+        signal.retryAfterMs ?? retryDelayMs(0, this.#deps.tuning, this.#deps.random) + this.#deps.tuning.baseDelayMs;
+      this.#notBefore = Math.max(this.#notBefore, nowMs + waitMs);
+    }
+    if (signal.service === 'auth') this.#needSignIn(signal.message ?? 'sign-in required', attention);
+  }
+
+  #noteAnswer(orderId: number, atMs: number): void {
+    if (orderId !== this.#lastAnswer.orderId) this.#lastAnswerOther = this.#lastAnswer;
+    this.#lastAnswer = { orderId, atMs };
+  }
+
+  /** When the service last answered about an order other than this one. */
+  #lastAnswerNotFor(orderId: number): number {
+    return this.#lastAnswer.orderId !== orderId ? this.#lastAnswer.atMs : this.#lastAnswerOther.atMs;
+  }
+
+  #serviceAnswered(): void {
+    if (this.#breaker.success() !== 'closed') return;
+    this.#outageMessage = null;
+    this.#deps.store.audit.append({
+      actor: 'submitter',
+      action: 'outbox.service-restored',
+      environmentId: this.environmentId,
+    });
+    this.#deps.logger.info('service answering again: sending resumes', { environmentId: this.environmentId });
+  }
+
+  #serviceFailed(nowMs: number, orderId: number, message: string, attention: AttentionEvent[]): void {
+    const change = this.#breaker.failure(nowMs, orderId);
+    if (change !== 'opened') return;
+    // Once per outage: the probes that fail after this change nothing anyone needs to hear about.
+    this.#outageMessage = message;
+    this.#deps.store.audit.append({
+      actor: 'submitter',
+      action: 'outbox.service-unavailable',
+      environmentId: this.environmentId,
+      details: { errorKind: 'retryable', errorMessage: clip(message) },
+    });
+    this.#deps.logger.warn('service unavailable: sending stopped, probing', { environmentId: this.environmentId });
+    attention.push({ kind: 'service-unavailable', environmentId: this.environmentId, message });
+  }
+
+  #needSignIn(message: string, attention: AttentionEvent[]): void {
+    if (this.#signInMessage !== null) return;
+    this.#signInMessage = message;
+    this.#deps.store.audit.append({
+      actor: 'submitter',
+      action: 'outbox.sign-in-required',
+      environmentId: this.environmentId,
+      details: { errorKind: 'auth', errorMessage: clip(message) },
+    });
+    this.#deps.logger.warn('sign-in required: sending paused', { environmentId: this.environmentId });
+    attention.push({ kind: 'sign-in-required', environmentId: this.environmentId, message });
+  }
+
+  #emitAttention(event: AttentionEvent): void {
+    try {
+      this.#deps.onAttention?.(event);
+    } catch (error) {
+      this.#deps.logger.error('attention listener failed', { reason: reasonOf(error) });
+    }
+  }
+
+  /** Settles waiters that are done and reports progress: at once on a state change, else at most every 250 ms. */
+  #afterPump(): void {
+    const wantsProgress = this.#deps.onProgress !== undefined;
+    if (this.#waiters.size === 0 && !wantsProgress) return;
+    let open: boolean;
+    try {
+      open = this.#inFlight.size > 0 || this.#answered.length > 0 || this.#hasOpenWork();
+    } catch (error) {
+      this.#deps.logger.error('outbox progress failed', { reason: reasonOf(error) });
+      return;
+    }
+    const state = this.#state(open);
+    const blocked = state === 'paused' || state === 'sign-in-required' || state === 'service-unavailable';
+    const settle = [...this.#waiters].filter((w) => (!open && this.#running) || (blocked && w.stopWhenBlocked));
+    if (settle.length > 0) {
+      const progress = this.progress();
+      for (const waiter of settle) waiter.settle({ ...progress, outcome: open ? 'blocked' : 'idle' });
+    }
+    if (wantsProgress) this.#reportProgress(state !== this.#lastState);
+    this.#lastState = state;
+  }
+
+  #reportProgress(force: boolean): void {
+    const nowMs = this.#nowMs();
+    const dueAt = this.#lastProgressAt + PROGRESS_INTERVAL_MS;
+    if (!force && nowMs < dueAt) {
+      if (!this.#running) return;
+      this.#progressTimer ??= setTimeout(() => {
+        this.#progressTimer = undefined;
+        this.#reportProgress(true);
+      }, dueAt - nowMs);
+      return;
+    }
+    clearTimeout(this.#progressTimer);
+    this.#progressTimer = undefined;
+    this.#lastProgressAt = nowMs;
+    try {
+      this.#deps.onProgress?.(this.progress());
+    } catch (error) {
+      this.#deps.logger.error('progress listener failed', { reason: reasonOf(error) });
+    }
+  }
+
+  #hasOpenWork(): boolean {
+    const work = this.#deps.store.outboxQueue.openWork(this.environmentId);
+    return work.queued + work.sending + work.inDoubt + work.cancels > 0;
+  }
+
+  #state(open: boolean): OutboxState {
+    if (this.#pausedReason !== null) return 'paused';
+    if (this.#signInMessage !== null) return 'sign-in-required';
+    if (this.#breaker.state(this.#nowMs()) !== 'closed') return 'service-unavailable';
+    if (!open) return 'idle';
+    return this.#running ? 'sending' : 'paused';
+  }
+
+  #messageFor(state: OutboxState): string | null {
+    switch (state) {
+      case 'paused':
+        return this.#pausedReason ?? 'sending has not been started for this environment';
+      case 'sign-in-required':
+        return this.#signInMessage;
+      case 'service-unavailable':
+        return this.#outageMessage;
+      default:
+        return null;
+    }
+  }
+
+  #nextAttemptAt(state: OutboxState, nowMs: number): string | null {
+    if (state === 'service-unavailable') {
+      const probeAt = this.#breaker.probeAt;
+      return probeAt === null ? null : isoTime(new Date(Math.max(probeAt, nowMs)));
+    }
+    if (state !== 'sending' || this.#inFlight.size > 0) return null;
+    if (this.#notBefore > nowMs) return isoTime(new Date(this.#notBefore));
+    const next = this.#deps.store.outboxQueue.nextDueAt(this.environmentId, []);
+    return next ? isoTime(next) : null;
+  }
+
+  #wakeAt(atMs: number): void {
+    if (!this.#running || atMs >= this.#timerAt) return;
+    clearTimeout(this.#timer);
+    this.#timerAt = atMs;
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = undefined;
+        this.#timerAt = Number.POSITIVE_INFINITY;
+        this.#scanWanted = true;
+        this.#pump();
+      },
+      Math.max(0, atMs - this.#nowMs()),
+    );
+  }
+
+  #nowMs(): number {
+    return this.#deps.now().getTime();
+  }
+}
+
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : 'unknown error';
+}

@@ -1,0 +1,167 @@
+import { silentLogger, type Logger } from '../logger.js';
+import type { OrderServiceClient } from '../service/client.js';
+import { DuplicateOrderError } from '../store/orders-repo.js';
+import type { OrderState } from '../store/order-state.js';
+import type { Store } from '../store/store.js';
+import type { AttentionEvent } from './attention.js';
+import { EnvironmentRunner } from './environment-runner.js';
+import type { OutboxProgress, OutboxRunResult } from './progress.js';
+import { resolveTuning, type OutboxTuning } from './tuning.js';
+
+export interface OutboxDeps {
+  store: Store;
+  /** The secured Order Service client of an environment (its token source handles refresh). */
+  clientFor(environmentId: string): OrderServiceClient;
+  /** Default: the store's clock; keep the two the same, since due times are compared in SQL. */
+  now?: () => Date;
+  random?: () => number;
+  logger?: Logger;
+  onProgress?(progress: OutboxProgress): void;
+  /** Once per condition: an outage, a sign-in stop, an order rejected, held, set aside or refused a cancel. */
+  onAttention?(event: AttentionEvent): void;
+}
+
+export interface RunUntilIdleOptions {
+  signal?: AbortSignal;
+  /**
+   * Resolve (outcome `blocked`) as soon as the environment cannot make progress without help or time: paused,
+   * sign-in required, or service unavailable (breaker open). Without it, an outage is waited out (probing), so
+   * a scheduled `submit --until-idle` should pass it.
+   */
+  stopWhenBlocked?: boolean;
+}
+
+/** How long `stop()` waits for requests in flight before giving up on them (they stay `sending` → in doubt). */
+const STOP_TIMEOUT_MS = 10_000;
+
+/** States `retryNow` makes due now without changing them. */
+const RESCHEDULABLE: readonly OrderState[] = ['queued', 'in_doubt', 'cancel_requested'];
+/** States `retryNow` moves back to `queued`: a person decided to try again. */
+const REQUEUEABLE: readonly OrderState[] = ['held', 'rejected'];
+
+/**
+ * The outbox: sends queued orders, settles orders in doubt, sends cancel commands, per environment, with a
+ * concurrency limit, a rate limit, backoff with full jitter, Retry-After and a circuit breaker. The store is the
+ * source of truth: a restart (or a crash) resumes where the store says, and an order that may have reached the
+ * service is looked up before it is ever sent again, so each order takes effect once.
+ */
+export class Outbox {
+  readonly #deps: OutboxDeps;
+  readonly #tuning: Partial<OutboxTuning>;
+  readonly #runners = new Map<string, EnvironmentRunner>();
+
+  constructor(deps: OutboxDeps, tuning: Partial<OutboxTuning> = {}) {
+    this.#deps = deps;
+    this.#tuning = { ...tuning };
+  }
+
+  /** Recovers orders a stopped process left `sending` (they become in doubt), then sends. */
+  start(environmentId: string): void {
+    this.#runner(environmentId).start();
+  }
+
+  /** Stops claiming new work for the environment (requests in flight finish). In memory: a restart sends again. */
+  pause(environmentId: string, reason = 'paused by the admin'): void {
+    this.#runner(environmentId).pause(reason);
+  }
+
+  /** Ends a pause or a sign-in stop (call it after signing in again); an open breaker probes at once. */
+  resume(environmentId: string): void {
+    this.#runner(environmentId).resume();
+  }
+
+  /**
+   * Makes orders due now and returns how many were: queued and in-doubt orders and open cancel commands keep
+   * their state with the wait cleared; `held` and `rejected` orders go back to `queued` with their failure count
+   * reset (a person decided; a rejected one whose clinic order id was meanwhile re-imported is skipped). Other
+   * states are left alone. Each is audited as the user's action.
+   */
+  retryNow(orderIds: number[]): number {
+    const { store } = this.#deps;
+    const touched = new Set<string>();
+    let count = 0;
+    for (const orderId of new Set(orderIds)) {
+      const order = store.orders.get(orderId);
+      if (!order) continue;
+      let moved = false;
+      try {
+        moved = store.inTransaction(() => {
+          if (RESCHEDULABLE.includes(order.state)) {
+            return store.orders.transition(
+              orderId,
+              [order.state],
+              order.state,
+              { nextAttemptAt: null },
+              { actor: 'user', action: 'order.retry-now' },
+            );
+          }
+          if (!REQUEUEABLE.includes(order.state)) return false;
+          const done = store.orders.transition(
+            orderId,
+            [order.state],
+            'queued',
+            { nextAttemptAt: null, lastError: null },
+            { actor: 'user', action: 'order.retry-now' },
+          );
+          if (done) store.outboxQueue.resetFailures(orderId);
+          return done;
+        });
+      } catch (error) {
+        if (!(error instanceof DuplicateOrderError)) throw error;
+      }
+      if (moved) {
+        count += 1;
+        touched.add(order.environmentId);
+      }
+    }
+    for (const environmentId of touched) this.notify(environmentId);
+    return count;
+  }
+
+  /** New orders were queued (or cancel commands opened): look for work now rather than at the next timer. */
+  notify(environmentId: string): void {
+    this.#runners.get(environmentId)?.notify();
+  }
+
+  /**
+   * Starts the environment if needed and resolves when nothing is queued, sending or in doubt and no cancel
+   * command is open (outcome `idle`); with `stopWhenBlocked`, also when it is paused, needs sign-in or finds the
+   * service unavailable (outcome `blocked`); `stopped` if `stop()` came first. Rejects with the signal's reason
+   * when aborted. Orders waiting for a retry time are waited for.
+   */
+  runUntilIdle(environmentId: string, options: RunUntilIdleOptions = {}): Promise<OutboxRunResult> {
+    const runner = this.#runner(environmentId);
+    runner.start();
+    return runner.untilIdle(options);
+  }
+
+  progress(environmentId: string): OutboxProgress {
+    return this.#runner(environmentId).progress();
+  }
+
+  /** Stops claiming everywhere and waits (bounded) for requests in flight to be answered and recorded. */
+  async stop(): Promise<void> {
+    await Promise.all([...this.#runners.values()].map((runner) => runner.stop(STOP_TIMEOUT_MS)));
+  }
+
+  #runner(environmentId: string): EnvironmentRunner {
+    let runner = this.#runners.get(environmentId);
+    if (runner) return runner;
+    const { store } = this.#deps;
+    const profile = store.environments.get(environmentId);
+    if (!profile) throw new Error(`no environment "${environmentId}" in the store`);
+    runner = new EnvironmentRunner({
+      environmentId,
+      store,
+      client: this.#deps.clientFor(environmentId),
+      tuning: resolveTuning(this.#tuning, profile),
+      now: this.#deps.now ?? store.now,
+      random: this.#deps.random ?? Math.random,
+      logger: this.#deps.logger ?? silentLogger,
+      ...(this.#deps.onProgress ? { onProgress: (p) => this.#deps.onProgress?.(p) } : {}),
+      ...(this.#deps.onAttention ? { onAttention: (e) => this.#deps.onAttention?.(e) } : {}),
+    });
+    this.#runners.set(environmentId, runner);
+    return runner;
+  }
+}

@@ -1,0 +1,63 @@
+import type { OrderState } from '../store/order-state.js';
+
+/**
+ * - idle: nothing left to send, look up or cancel.
+ * - sending: work is open (in flight, due, or waiting for its retry time).
+ * - paused: the admin paused this environment.
+ * - sign-in-required: the service refused the sign-in and it could not be refreshed; resumes after sign-in.
+ * - service-unavailable: the circuit breaker is open; the outbox probes and resumes by itself.
+ */
+export type OutboxState = 'idle' | 'sending' | 'paused' | 'sign-in-required' | 'service-unavailable';
+
+export interface OutboxProgress {
+  environmentId: string;
+  state: OutboxState;
+  /** Why it is paused, needs sign-in or finds the service unavailable; null otherwise. */
+  message: string | null;
+  /** Orders per local state (every state present). */
+  counts: Record<OrderState, number>;
+  /** Cancel commands waiting to be sent. */
+  openCancels: number;
+  /** Requests in flight now. */
+  inFlight: number;
+  /** Orders that reached the service per second over the last few seconds. */
+  ordersPerSecond: number;
+  /** When the next retry or probe is due (ISO), when the outbox is waiting for one; else null. */
+  nextAttemptAt: string | null;
+}
+
+/** What `runUntilIdle` ends with: idle (all done), blocked (only with stopWhenBlocked), or stopped. */
+export interface OutboxRunResult extends OutboxProgress {
+  outcome: 'idle' | 'blocked' | 'stopped';
+}
+
+/** Events per second over a sliding window, for the progress line. */
+export class SlidingRate {
+  readonly #windowMs: number;
+  readonly #events: number[] = [];
+  #head = 0;
+  #startedAt: number | null = null;
+
+  constructor(windowMs = 10_000) {
+    this.#windowMs = windowMs;
+  }
+
+  record(nowMs: number, count = 1): void {
+    this.#startedAt ??= nowMs;
+    for (let i = 0; i < count; i += 1) this.#events.push(nowMs);
+  }
+
+  perSecond(nowMs: number): number {
+    const from = nowMs - this.#windowMs;
+    while (this.#head < this.#events.length && this.#events[this.#head]! <= from) this.#head += 1;
+    if (this.#head > 1024) {
+      this.#events.splice(0, this.#head);
+      this.#head = 0;
+    }
+    const count = this.#events.length - this.#head;
+    if (count === 0 || this.#startedAt === null) return 0;
+    // Before a full window has passed, divide by the time actually covered (at least a second).
+    const spanMs = Math.max(1000, Math.min(this.#windowMs, nowMs - this.#startedAt));
+    return Math.round((count / spanMs) * 1000 * 10) / 10;
+  }
+}

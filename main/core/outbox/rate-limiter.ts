@@ -1,0 +1,52 @@
+/**
+ * A token bucket: `ratePerSecond` tokens a second, holding at most `burst`. Each request takes one; when none is
+ * left the caller waits `waitMs()`. Time comes from the caller, so tests drive it without sleeping.
+ */
+export class TokenBucket {
+  readonly ratePerSecond: number;
+  readonly burst: number;
+  #tokens: number;
+  #updatedAt: number;
+
+  constructor(ratePerSecond: number, burst: number, nowMs: number) {
+    if (!(ratePerSecond > 0)) throw new RangeError('ratePerSecond must be positive');
+    this.ratePerSecond = ratePerSecond;
+    this.burst = Math.max(1, burst);
+    this.#tokens = this.burst;
+    this.#updatedAt = nowMs;
+  }
+
+  /** Milliseconds until a token is available; 0 when one is available now. */
+  waitMs(nowMs: number): number {
+    this.#refill(nowMs);
+    if (this.#tokens >= 1) return 0;
+    return Math.ceil(((1 - this.#tokens) / this.ratePerSecond) * 1000);
+  }
+
+  /** Whole tokens available now. */
+  available(nowMs: number): number {
+    this.#refill(nowMs);
+    return Math.floor(this.#tokens);
+  }
+
+  /** Takes `count` tokens the caller saw `available`. */
+  take(nowMs: number, count: number): void {
+    this.#refill(nowMs);
+    this.#tokens = Math.max(0, this.#tokens - count);
+  }
+
+  /** Takes a token if one is available now; false otherwise. */
+  tryTake(nowMs: number): boolean {
+    this.#refill(nowMs);
+    if (this.#tokens < 1) return false;
+    this.#tokens -= 1;
+    return true;
+  }
+
+  #refill(nowMs: number): void {
+    // A clock that steps back (NTP) must not mint tokens or take them away.
+    const elapsed = Math.max(0, nowMs - this.#updatedAt);
+    this.#tokens = Math.min(this.burst, this.#tokens + (elapsed / 1000) * this.ratePerSecond);
+    this.#updatedAt = Math.max(this.#updatedAt, nowMs);
+  }
+}

@@ -1,0 +1,150 @@
+import type { ServiceError } from '../../../shared/errors.js';
+import type { StatusRecord } from '../../../shared/status.js';
+import type { CallOutcome } from '../service/client.js';
+import type { OrderRecord } from '../store/orders-repo.js';
+import type { OrderAttention } from './attention.js';
+import {
+  attemptOf,
+  clip,
+  countsAgainst,
+  scheduleRetry,
+  signalOf,
+  type Settle,
+  type StepContext,
+  type StepSignal,
+} from './step.js';
+
+/**
+ * Settles one order in doubt (a send went unanswered) by asking the service, never by sending again:
+ * `status-with-clinic-code` with clinicCode + clinicOrderId.
+ * - found → `created` with its pharmacy order id;
+ * - not found (empty list, or 404) → back to `queued`, due now, still remembered as once in doubt (so a later
+ *   "duplicate clinicOrderId" is read as "created"); counted towards giving up like a failed send;
+ * - the lookup failed → stays `in_doubt`, looked up again after a backoff. An order in doubt is never set aside:
+ *   giving up on it could mean sending it twice.
+ */
+export async function lookUpInDoubt(ctx: StepContext, order: OrderRecord): Promise<Settle> {
+  const startedAt = ctx.now();
+  const outcome = await ctx.client.statusWithClinicCode({
+    clinicCode: order.clinicCode,
+    clinicOrderId: order.clinicOrderId,
+  });
+  return () => settleLookup(ctx, order, startedAt, outcome);
+}
+
+function settleLookup(
+  ctx: StepContext,
+  order: OrderRecord,
+  startedAt: Date,
+  outcome: CallOutcome<StatusRecord[]>,
+): StepSignal {
+  const { store } = ctx;
+  if (outcome.ok) {
+    const pharmacyOrderId = pharmacyIdIn(outcome.value, order.clinicOrderId);
+    if (pharmacyOrderId !== null) {
+      const remoteId = String(pharmacyOrderId);
+      store.inTransaction(() => {
+        store.attempts.record(attemptOf(order.id, 'lookup', startedAt, outcome, remoteId));
+        store.orders.transition(
+          order.id,
+          ['in_doubt'],
+          'created',
+          { pharmacyOrderId, lastError: null, nextAttemptAt: null },
+          { actor: 'submitter', action: 'order.reconciled', details: { operation: 'lookup', remoteId } },
+        );
+      });
+      return { service: 'up', reached: true };
+    }
+    if (outcome.value.length > 0) {
+      // Listed, but without a usable id: the service knows it; ask again later rather than send it twice.
+      const message = 'the service lists this order without a pharmacy order id; asking again later';
+      store.inTransaction(() => {
+        store.attempts.record({ ...attemptOf(order.id, 'lookup', startedAt, outcome), errorMessage: message });
+        const retry = scheduleRetry(ctx, order.id, 'lookup', {
+          kind: 'in-doubt',
+          reason: 'unreadable-response',
+          message,
+        });
+        store.outboxQueue.reschedule(order.id, 'in_doubt', retry.at, { kind: 'in-doubt', message });
+      });
+      return { service: 'up' };
+    }
+    const attention = store.inTransaction(() => {
+      store.attempts.record({
+        ...attemptOf(order.id, 'lookup', startedAt, outcome),
+        errorMessage: 'not found at the service',
+      });
+      return notFound(ctx, order);
+    });
+    return attention ? { service: 'up', attention } : { service: 'up' };
+  }
+
+  const { error } = outcome;
+  const attention = store.inTransaction((): OrderAttention | undefined => {
+    store.attempts.record(attemptOf(order.id, 'lookup', startedAt, outcome));
+    if (error.kind === 'rejected' && error.status === 404) return notFound(ctx, order);
+    keepInDoubt(ctx, order, error);
+    return undefined;
+  });
+  const signal = signalOf(error);
+  return attention ? { ...signal, attention } : signal;
+}
+
+/** The pharmacy order id of this clinic order in a lookup's answer, if it is there. */
+export function pharmacyIdIn(records: readonly StatusRecord[], clinicOrderId: string): number | null {
+  const ids = records
+    .filter(
+      (record) =>
+        record.clinicOrderId === null || record.clinicOrderId === undefined || record.clinicOrderId === clinicOrderId,
+    )
+    .map((record) =>
+      record.pharmacyOrderId !== null && /^\d{1,15}$/.test(record.pharmacyOrderId) ? Number(record.pharmacyOrderId) : 0,
+    )
+    .filter((id) => id > 0);
+  return ids.length === 0 ? null : Math.min(...ids);
+}
+
+/** Not at the service: send it again now, unless it has failed too often while others got through. */
+function notFound(ctx: StepContext, order: OrderRecord): OrderAttention | undefined {
+  const { store } = ctx;
+  // The send that went unanswered failed, as surely as a 5xx: it counts if others got through meanwhile.
+  const failures = countsAgainst(ctx, order.id, store.attempts.list(order.id))
+    ? store.outboxQueue.countFailure(order.id)
+    : (store.outboxQueue.retryMemory(order.id)?.failures ?? 0);
+  if (failures >= ctx.tuning.maxAttempts) {
+    const message = `gave up after ${failures} attempts: sent, unanswered, and not found at the service`;
+    store.orders.transition(
+      order.id,
+      ['in_doubt'],
+      'held',
+      { lastError: { kind: 'in-doubt', message }, nextAttemptAt: null },
+      { actor: 'submitter', action: 'order.set-aside', details: { errorKind: 'in-doubt', errorMessage: message } },
+    );
+    return {
+      kind: 'order',
+      environmentId: order.environmentId,
+      reason: 'gave-up',
+      orderId: order.id,
+      clinicCode: order.clinicCode,
+      clinicOrderId: order.clinicOrderId,
+      message,
+      field: null,
+    };
+  }
+  const message = 'not found at the service after an unanswered send: sending it again';
+  store.orders.transition(
+    order.id,
+    ['in_doubt'],
+    'queued',
+    { lastError: { kind: 'in-doubt', message }, nextAttemptAt: null },
+    { actor: 'submitter', action: 'order.not-found', details: { operation: 'lookup', errorMessage: message } },
+  );
+  return undefined;
+}
+
+function keepInDoubt(ctx: StepContext, order: OrderRecord, error: ServiceError): void {
+  // A sign-in problem waits for the sign-in (which pauses the environment), not for a backoff.
+  const at = error.kind === 'auth' ? null : scheduleRetry(ctx, order.id, 'lookup', error).at;
+  const message = clip(`still in doubt: the lookup failed (${error.message})`);
+  ctx.store.outboxQueue.reschedule(order.id, 'in_doubt', at, { kind: 'in-doubt', message });
+}

@@ -1,0 +1,164 @@
+import type { ServiceError } from '../../../shared/errors.js';
+import type { Logger } from '../logger.js';
+import type { CallOutcome, OrderServiceClient } from '../service/client.js';
+import type { AttemptRecord, NewAttempt } from '../store/attempts-repo.js';
+import type { AttemptOperation } from '../store/order-state.js';
+import type { Store } from '../store/store.js';
+import type { OrderAttention } from './attention.js';
+import { retryDelayMs } from './backoff.js';
+import type { OutboxTuning } from './tuning.js';
+
+/** What one unit of outbox work (a create, a lookup, a cancel) needs, and what it tells the environment's loop. */
+
+export interface StepContext {
+  environmentId: string;
+  store: Store;
+  client: OrderServiceClient;
+  tuning: OutboxTuning;
+  now: () => Date;
+  random: () => number;
+  logger: Logger;
+  /**
+   * Whether the service answered requests about other orders since `sinceMs`, with the breaker closed: the
+   * evidence that a failure says something about this order, not about the service ("failing while others
+   * succeed"). Only then does it count towards giving up on the order.
+   */
+  othersAnsweredSince: (orderId: number, sinceMs: number) => boolean;
+}
+
+/** What the call said about the service, for the breaker, the Retry-After gate and the sign-in pause. */
+export type ServiceVerdict =
+  /** It answered (success, 4xx, or a 2xx we could not read). */
+  | 'up'
+  /** No service: connection failure, timeout, reset, 5xx. */
+  | 'down'
+  /** 429: it is up, we are too fast. */
+  | 'rate-limited'
+  /** 401 that a refresh could not cure. */
+  | 'auth'
+  /** Nothing was sent (the body was refused locally). */
+  | 'none';
+
+export interface StepSignal {
+  service: ServiceVerdict;
+  /** The service's Retry-After, when it sent one. */
+  retryAfterMs?: number;
+  /** For the pause and outage messages: the error as the client described it. */
+  message?: string;
+  /** The order reached the service (created or found), for the orders-per-second figure. */
+  reached?: boolean;
+  attention?: OrderAttention;
+}
+
+/**
+ * What a step does after its network part: the bookkeeping (attempt, state change, audit) as one synchronous
+ * function, so the loop can commit the outcomes of several steps, and the claims of the next, in one transaction.
+ */
+export type Settle = () => StepSignal;
+
+export function verdictOf(error: ServiceError): ServiceVerdict {
+  switch (error.kind) {
+    case 'auth':
+      return 'auth';
+    case 'rejected':
+      return error.status === 0 ? 'none' : 'up';
+    case 'in-doubt':
+    case 'retryable':
+      if (error.reason === 'rate-limited') return 'rate-limited';
+      // A 2xx we could not read came from a working service.
+      if (error.reason === 'unreadable-response') return 'up';
+      return 'down';
+  }
+}
+
+export function signalOf(error: ServiceError): StepSignal {
+  return {
+    service: verdictOf(error),
+    message: error.message,
+    ...('retryAfterMs' in error && error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
+  };
+}
+
+/** The attempt row for a call's outcome. */
+export function attemptOf(
+  orderId: number,
+  operation: AttemptOperation,
+  startedAt: Date,
+  outcome: CallOutcome<unknown>,
+  remoteId: string | null = null,
+): NewAttempt {
+  return {
+    orderId,
+    operation,
+    startedAt,
+    // No answer at all (refused locally, or the connection failed): no latency to speak of.
+    latencyMs: outcome.meta.attempts === 0 ? null : outcome.meta.latencyMs,
+    httpStatus: outcome.meta.status ?? null,
+    outcome: outcome.ok ? 'ok' : outcome.error.kind,
+    errorMessage: outcome.ok ? null : outcome.error.message,
+    remoteId,
+  };
+}
+
+/**
+ * After a failed attempt (already recorded): counts a failed create against the order when it says something
+ * about the order (see `countsAgainst`; lookups and cancels are never given up on), and returns when to try again: backoff with full jitter over the run of failed
+ * attempts of this operation, never before Retry-After.
+ */
+export function scheduleRetry(
+  ctx: StepContext,
+  orderId: number,
+  operation: AttemptOperation,
+  error: ServiceError,
+): { failures: number; counted: boolean; at: Date } {
+  const retryAfterMs = 'retryAfterMs' in error ? error.retryAfterMs : undefined;
+  const history = ctx.store.attempts.list(orderId);
+  const counted =
+    operation === 'create' &&
+    error.kind === 'retryable' &&
+    error.reason !== 'rate-limited' &&
+    countsAgainst(ctx, orderId, history);
+  const failures = counted
+    ? ctx.store.outboxQueue.countFailure(orderId)
+    : (ctx.store.outboxQueue.retryMemory(orderId)?.failures ?? 0);
+  const delay = retryDelayMs(
+    Math.max(0, trailingFailures(history, operation) - 1),
+    ctx.tuning,
+    ctx.random,
+    retryAfterMs,
+  );
+  return { failures, counted, at: new Date(ctx.now().getTime() + delay) };
+}
+
+/**
+ * A failed send counts against the order if other orders got answers since its previous send started (or,
+ * for its first send, since this one started): it keeps failing while others succeed.
+ */
+export function countsAgainst(ctx: StepContext, orderId: number, history: readonly AttemptRecord[]): boolean {
+  const creates = history.filter((attempt) => attempt.operation === 'create');
+  const previous = creates.at(-2) ?? creates.at(-1);
+  const sinceMs = previous ? Date.parse(previous.startedAt) : ctx.now().getTime();
+  return ctx.othersAnsweredSince(orderId, sinceMs);
+}
+
+/** How many attempts of `operation` in a row, counting back from the latest, did not succeed. */
+export function trailingFailures(history: readonly AttemptRecord[], operation: AttemptOperation): number {
+  let count = 0;
+  for (let i = history.length - 1; i >= 0; i -= 1) {
+    const attempt = history[i]!;
+    if (attempt.operation !== operation) continue;
+    if (attempt.outcome === 'ok') break;
+    count += 1;
+  }
+  return count;
+}
+
+/** Audit details hold at most 1000 characters of a message (the service's texts are not bounded). */
+export function clip(text: string, max = 1000): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** The first field the service named, if any. */
+export function fieldOf(error: ServiceError): string | null {
+  return error.kind === 'rejected' ? (error.fields[0]?.field.slice(0, 200) ?? null) : null;
+}

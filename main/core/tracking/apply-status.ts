@@ -1,0 +1,68 @@
+import type { StatusRecord } from '../../../shared/status.js';
+import type { OrderState } from '../store/order-state.js';
+import type { Store } from '../store/store.js';
+import { CANCELLED_STATUS } from './tracked-orders.js';
+
+export interface AppliedStatus {
+  /** The status, dispatch date or tracking id differed from what the order showed (a history row was written). */
+  changed: boolean;
+  /** The local state moved (a cancel confirmed, or the pharmacy cancelled the order). */
+  stateChanged: boolean;
+  state: OrderState;
+}
+
+/**
+ * Where a remote `Cancelled` takes each local state. `cancel_requested` stays put: its command is still in the
+ * outbox, and the submitter settles it when the service says the order is already cancelled.
+ */
+const ON_CANCELLED: Partial<Record<OrderState, OrderState>> = {
+  cancel_sent: 'cancelled',
+  created: 'cancelled',
+  cancel_refused: 'cancelled',
+};
+
+/**
+ * Records what the service said about one order: the status history row, the order's mirror of it (remote
+ * status, dispatch date, tracking id), any state change that follows, and the audit entry, all in one
+ * transaction. Unknown status texts are stored as they came. A record without a status says nothing to keep.
+ */
+export function applyStatusRecord(
+  store: Store,
+  orderId: number,
+  record: StatusRecord,
+  observedAt: Date,
+): AppliedStatus | undefined {
+  const status = record.orderStatus?.trim();
+  if (!status) return undefined;
+  return store.inTransaction(() => {
+    const order = store.orders.get(orderId);
+    if (!order) return undefined;
+    const changed = store.statusHistory.append(orderId, {
+      status,
+      dispatchDate: record.dispatchDate ?? null,
+      trackingId: record.trackingId ?? null,
+      observedAt,
+    });
+    const next = status === CANCELLED_STATUS ? (ON_CANCELLED[order.state] ?? order.state) : order.state;
+    const stateChanged = next !== order.state;
+    if (!changed && !stateChanged) return { changed, stateChanged, state: order.state };
+
+    const action = !stateChanged
+      ? 'order.status-changed'
+      : order.state === 'cancel_sent'
+        ? 'order.cancel-confirmed'
+        : 'order.cancelled-by-pharmacy';
+    store.orders.transition(
+      orderId,
+      [order.state],
+      next,
+      { remoteStatusAt: observedAt },
+      { actor: 'system', action, details: { operation: 'status', remoteStatus: status.slice(0, 100) } },
+    );
+    if (stateChanged) {
+      const open = store.cancellations.open(orderId);
+      if (open?.state === 'sent') store.cancellations.finish(open.id, 'cancelled', record.cancelReason ?? null);
+    }
+    return { changed, stateChanged, state: next };
+  });
+}

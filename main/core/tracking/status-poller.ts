@@ -1,0 +1,374 @@
+import { silentLogger, type Logger } from '../logger.js';
+import type { OrderServiceClient } from '../service/client.js';
+import type { OrderRecord } from '../store/orders-repo.js';
+import type { Store } from '../store/store.js';
+import { AdaptiveSchedule } from './adaptive-schedule.js';
+import { applyStatusRecord } from './apply-status.js';
+import { addDays, dateWindows, utcDate } from './date-windows.js';
+import { isDispatched, isTracked, TRACKED_STATES } from './tracked-orders.js';
+
+export interface PollerTuning {
+  /** Wait after a change (and the longest wait before new orders are noticed). */
+  minIntervalMs: number;
+  /** Longest wait for an order that has not moved in a while. */
+  maxIntervalMs: number;
+  /** Growth of an order's interval per look that found nothing new. */
+  factor: number;
+  /** Status requests in flight at once, per environment. */
+  concurrency: number;
+  /** Status requests started per second, per environment (the submitter needs most of the pace). */
+  ratePerSecond: number;
+  /** How often the date-range endpoint is asked for dispatch information in bulk. */
+  dispatchRefreshMs: number;
+  /** How far back the bulk refresh looks, in days. */
+  lookbackDays: number;
+}
+
+export const DEFAULT_POLLER_TUNING: PollerTuning = {
+  minIntervalMs: 60_000,
+  maxIntervalMs: 16 * 60_000,
+  factor: 2,
+  concurrency: 2,
+  ratePerSecond: 2,
+  dispatchRefreshMs: 15 * 60_000,
+  lookbackDays: 14,
+};
+
+export interface PollerDeps {
+  store: Store;
+  clientFor(environmentId: string): OrderServiceClient;
+  now?: () => Date;
+  logger?: Logger;
+  /** Orders whose status, dispatch information or state changed. */
+  onOrdersChanged?(environmentId: string, orderIds: number[]): void;
+  /** A status call came back 401 after the client's refresh: polling waits for `start()` after sign-in. */
+  onSignInRequired?(environmentId: string): void;
+}
+
+export interface PollRound {
+  /** Orders looked up one by one. */
+  checked: number;
+  /** Orders that changed (from single lookups and the bulk refresh). */
+  changed: number[];
+  /** Date-range calls made. */
+  dateRangeCalls: number;
+  /** Set when the round ended early. */
+  stoppedBy?: 'sign-in-required' | 'service-unavailable';
+}
+
+type Stop = NonNullable<PollRound['stoppedBy']>;
+
+interface Tracker {
+  environmentId: string;
+  schedule: AdaptiveSchedule<number>;
+  timer: NodeJS.Timeout | undefined;
+  running: Promise<PollRound> | undefined;
+  /** Started by start() (timer-driven) rather than only used for manual refreshes. */
+  active: boolean;
+  signInRequired: boolean;
+  /** Environment-wide wait after the service could not be reached; 0 when it answers. */
+  backoffMs: number;
+  nextDispatchRefreshAt: number;
+  lastRequestAt: number;
+}
+
+const PAGE = 500;
+const MIN_TICK_MS = 10;
+
+/**
+ * Tracks orders the service holds until they settle: each open order is looked up with the supplier-flow
+ * endpoint (`status-with-clinic-code`) on an adaptive schedule, and the date-range endpoint refreshes dispatch
+ * information in bulk. Every change lands in status history, on the order and in the audit log together (see
+ * apply-status.ts). Polls that find nothing new write nothing, so the audit log does not fill with them.
+ *
+ * Failures: a 401 stops the environment's polling until `start()` is called again (after sign-in); a network
+ * or 5xx failure ends the round and backs the whole environment off (doubling up to maxIntervalMs), so an
+ * outage costs one request per interval, not one per order.
+ */
+export class StatusPoller {
+  readonly #deps: PollerDeps;
+  readonly #tuning: PollerTuning;
+  readonly #now: () => Date;
+  readonly #log: Logger;
+  readonly #trackers = new Map<string, Tracker>();
+  #closed = false;
+
+  constructor(deps: PollerDeps, tuning: Partial<PollerTuning> = {}) {
+    this.#deps = deps;
+    this.#tuning = { ...DEFAULT_POLLER_TUNING, ...tuning };
+    this.#now = deps.now ?? (() => new Date());
+    this.#log = deps.logger ?? silentLogger;
+  }
+
+  /** Starts (or, after a sign-in, resumes) polling an environment. */
+  start(environmentId: string): void {
+    if (this.#closed) return;
+    const tracker = this.#tracker(environmentId);
+    tracker.active = true;
+    tracker.signInRequired = false;
+    tracker.backoffMs = 0;
+    this.#wake(tracker, 0);
+  }
+
+  /** New orders were created or cancel commands sent: look soon instead of at the next tick. */
+  notify(environmentId: string): void {
+    const tracker = this.#trackers.get(environmentId);
+    if (tracker?.active && !tracker.signInRequired && tracker.backoffMs === 0) this.#wake(tracker, 0);
+  }
+
+  async stop(environmentId: string): Promise<void> {
+    const tracker = this.#trackers.get(environmentId);
+    if (!tracker) return;
+    tracker.active = false;
+    clearTimeout(tracker.timer);
+    tracker.timer = undefined;
+    await tracker.running?.catch(() => undefined);
+  }
+
+  /**
+   * Looks up every open order now and refreshes dispatch information, whether or not polling was started (the
+   * CLI's `status --refresh`). Resolves when the round is over.
+   */
+  async refresh(environmentId: string): Promise<PollRound> {
+    const tracker = this.#tracker(environmentId);
+    await tracker.running?.catch(() => undefined);
+    return this.#run(tracker, true);
+  }
+
+  /** The current wait of one order, for the UI and tests. */
+  intervalOf(environmentId: string, orderId: number): number | undefined {
+    return this.#trackers.get(environmentId)?.schedule.intervalOf(orderId);
+  }
+
+  isSignInRequired(environmentId: string): boolean {
+    return this.#trackers.get(environmentId)?.signInRequired ?? false;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.all([...this.#trackers.keys()].map((id) => this.stop(id)));
+  }
+
+  #tracker(environmentId: string): Tracker {
+    let tracker = this.#trackers.get(environmentId);
+    if (!tracker) {
+      tracker = {
+        environmentId,
+        schedule: new AdaptiveSchedule(
+          {
+            minMs: this.#tuning.minIntervalMs,
+            maxMs: this.#tuning.maxIntervalMs,
+            factor: this.#tuning.factor,
+          },
+          () => this.#now().getTime(),
+        ),
+        timer: undefined,
+        running: undefined,
+        active: false,
+        signInRequired: false,
+        backoffMs: 0,
+        nextDispatchRefreshAt: 0,
+        lastRequestAt: 0,
+      };
+      this.#trackers.set(environmentId, tracker);
+    }
+    return tracker;
+  }
+
+  #wake(tracker: Tracker, delayMs: number): void {
+    clearTimeout(tracker.timer);
+    tracker.timer = setTimeout(() => {
+      tracker.timer = undefined;
+      if (tracker.running) return; // the round in flight reschedules when it ends
+      void this.#run(tracker, false);
+    }, delayMs);
+    // The poller never keeps a process alive on its own (the CLI exits when its work is done).
+    tracker.timer.unref();
+  }
+
+  #run(tracker: Tracker, all: boolean): Promise<PollRound> {
+    const round = this.#round(tracker, all)
+      .catch((error: unknown): PollRound => {
+        this.#log.error('status round failed', {
+          environmentId: tracker.environmentId,
+          error: error instanceof Error ? error.message : 'unknown',
+        });
+        return { checked: 0, changed: [], dateRangeCalls: 0 };
+      })
+      .finally(() => {
+        if (tracker.running === round) tracker.running = undefined;
+        this.#scheduleNext(tracker);
+      });
+    tracker.running = round;
+    return round;
+  }
+
+  #scheduleNext(tracker: Tracker): void {
+    if (this.#closed || !tracker.active || tracker.signInRequired) return;
+    const now = this.#now().getTime();
+    let delay: number;
+    if (tracker.backoffMs > 0) {
+      delay = tracker.backoffMs;
+    } else {
+      const next = Math.min(tracker.schedule.nextDueAt() ?? Infinity, tracker.nextDispatchRefreshAt);
+      // Never sleep longer than minIntervalMs: that is how newly created orders get noticed.
+      delay = Math.min(Math.max(next - now, MIN_TICK_MS), this.#tuning.minIntervalMs);
+    }
+    this.#wake(tracker, delay);
+  }
+
+  async #round(tracker: Tracker, all: boolean): Promise<PollRound> {
+    const round: PollRound = { checked: 0, changed: [], dateRangeCalls: 0 };
+    const { tracked, awaitingProcessed } = this.#scan(tracker.environmentId);
+    tracker.schedule.sync(tracked.keys());
+    if (all) tracker.schedule.makeAllDue();
+    const due = tracker.schedule.due();
+
+    let next = 0;
+    let stop: Stop | undefined;
+    const worker = async () => {
+      while (stop === undefined && next < due.length && (all || tracker.active)) {
+        const orderId = due[next++]!;
+        const outcome = await this.#pollOne(tracker, orderId);
+        if (outcome === 'changed') round.changed.push(orderId);
+        if (outcome === 'changed' || outcome === 'unchanged') round.checked += 1;
+        if (outcome === 'sign-in-required' || outcome === 'service-unavailable') stop ??= outcome;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, this.#tuning.concurrency) }, worker));
+
+    const now = this.#now().getTime();
+    if (stop === undefined && (all || now >= tracker.nextDispatchRefreshAt)) {
+      const bulk = await this.#refreshDispatch(tracker, [...tracked.values(), ...awaitingProcessed]);
+      round.dateRangeCalls = bulk.calls;
+      for (const id of bulk.changed) if (!round.changed.includes(id)) round.changed.push(id);
+      stop = bulk.stoppedBy;
+      if (stop === undefined) tracker.nextDispatchRefreshAt = now + this.#tuning.dispatchRefreshMs;
+    }
+
+    if (stop === 'sign-in-required') {
+      tracker.signInRequired = true;
+      this.#log.warn('status polling paused: sign-in required', { environmentId: tracker.environmentId });
+      this.#deps.onSignInRequired?.(tracker.environmentId);
+    } else if (stop === 'service-unavailable') {
+      const { minIntervalMs, maxIntervalMs } = this.#tuning;
+      tracker.backoffMs = Math.min(maxIntervalMs, tracker.backoffMs > 0 ? tracker.backoffMs * 2 : minIntervalMs);
+    } else {
+      tracker.backoffMs = 0;
+    }
+    if (stop) round.stoppedBy = stop;
+    if (round.changed.length > 0) this.#deps.onOrdersChanged?.(tracker.environmentId, round.changed);
+    return round;
+  }
+
+  /** Open orders (by id), and dispatched ones still waiting to show as processed. */
+  #scan(environmentId: string): { tracked: Map<number, OrderRecord>; awaitingProcessed: OrderRecord[] } {
+    const tracked = new Map<number, OrderRecord>();
+    const awaitingProcessed: OrderRecord[] = [];
+    for (let afterId = 0; ;) {
+      const page = this.#deps.store.orders.list({ environmentId, states: TRACKED_STATES, afterId, limit: PAGE });
+      for (const order of page) {
+        if (order.pharmacyOrderId === null) continue;
+        if (isTracked(order)) tracked.set(order.id, order);
+        else if (order.remoteStatus === 'Prescription Dispatched') awaitingProcessed.push(order);
+      }
+      if (page.length < PAGE) break;
+      afterId = page[page.length - 1]!.id;
+    }
+    return { tracked, awaitingProcessed };
+  }
+
+  async #pollOne(tracker: Tracker, orderId: number): Promise<'changed' | 'unchanged' | 'gone' | 'failed' | Stop> {
+    const order = this.#deps.store.orders.get(orderId);
+    if (!order || order.pharmacyOrderId === null || !isTracked(order)) return 'gone';
+    await this.#pace(tracker);
+    const outcome = await this.#deps
+      .clientFor(tracker.environmentId)
+      .statusWithClinicCode({ clinicCode: order.clinicCode, orderId: order.pharmacyOrderId });
+    if (!outcome.ok) {
+      if (outcome.error.kind === 'auth') return 'sign-in-required';
+      if (outcome.error.kind === 'retryable' || outcome.error.kind === 'in-doubt') return 'service-unavailable';
+      this.#log.warn('status lookup refused', {
+        environmentId: tracker.environmentId,
+        orderId,
+        status: outcome.error.status,
+      });
+      tracker.schedule.observed(orderId, false);
+      return 'failed';
+    }
+    const pharmacyId = String(order.pharmacyOrderId);
+    const record =
+      outcome.value.find((r) => r.pharmacyOrderId === pharmacyId) ??
+      outcome.value.find((r) => r.pharmacyOrderId === null && r.clinicOrderId === order.clinicOrderId);
+    if (!record) {
+      this.#log.warn('status lookup found no such order', { environmentId: tracker.environmentId, orderId });
+      tracker.schedule.observed(orderId, false);
+      return 'failed';
+    }
+    const applied = applyStatusRecord(this.#deps.store, orderId, record, this.#now());
+    const changed = Boolean(applied && (applied.changed || applied.stateChanged));
+    tracker.schedule.observed(orderId, changed);
+    return changed ? 'changed' : 'unchanged';
+  }
+
+  /**
+   * Bulk refresh with the date-range endpoint (dates are dispatch dates, at most a 3-day span per call): from
+   * the oldest open order's creation (or the oldest dispatch still waiting to show as processed) to today,
+   * bounded by lookbackDays.
+   */
+  async #refreshDispatch(
+    tracker: Tracker,
+    orders: OrderRecord[],
+  ): Promise<{ calls: number; changed: number[]; stoppedBy?: Stop }> {
+    const result: { calls: number; changed: number[]; stoppedBy?: Stop } = { calls: 0, changed: [] };
+    if (orders.length === 0) return result;
+    const today = utcDate(this.#now());
+    const earliestAllowed = addDays(today, -this.#tuning.lookbackDays);
+    let start = today;
+    for (const order of orders) {
+      const from = isDispatched(order.remoteStatus) && order.dispatchDate ? order.dispatchDate : order.createdAt;
+      const day = from.slice(0, 10);
+      if (/^\d{4}-\d{2}-\d{2}$/.test(day) && day < start) start = day;
+    }
+    if (start < earliestAllowed) start = earliestAllowed;
+
+    const client = this.#deps.clientFor(tracker.environmentId);
+    for (const window of dateWindows(start, today)) {
+      await this.#pace(tracker);
+      result.calls += 1;
+      const outcome = await client.statusByDateRange(window);
+      if (!outcome.ok) {
+        if (outcome.error.kind === 'auth') result.stoppedBy = 'sign-in-required';
+        else if (outcome.error.kind === 'rejected') {
+          this.#log.warn('date-range status refused', {
+            environmentId: tracker.environmentId,
+            status: outcome.error.status,
+          });
+          continue;
+        } else result.stoppedBy = 'service-unavailable';
+        return result;
+      }
+      for (const record of outcome.value) {
+        const id = Number(record.pharmacyOrderId);
+        if (!Number.isSafeInteger(id) || id < 1) continue;
+        const order = this.#deps.store.orders.findByPharmacyOrderId(tracker.environmentId, id);
+        if (!order) continue; // another client's order, or one this install never sent
+        const applied = applyStatusRecord(this.#deps.store, order.id, record, this.#now());
+        if (applied && (applied.changed || applied.stateChanged)) {
+          result.changed.push(order.id);
+          tracker.schedule.observed(order.id, true);
+        }
+      }
+    }
+    return result;
+  }
+
+  /** Spaces request starts to `ratePerSecond` per environment. */
+  async #pace(tracker: Tracker): Promise<void> {
+    const gap = 1000 / this.#tuning.ratePerSecond;
+    const now = performance.now();
+    const at = Math.max(now, tracker.lastRequestAt + gap);
+    tracker.lastRequestAt = at;
+    if (at > now) await new Promise((resolve) => setTimeout(resolve, at - now));
+  }
+}

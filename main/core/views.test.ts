@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { ORDER_STATE_NAMES } from '../../shared/outbox-views.js';
+import { ORDER_STATES } from './store/order-state.js';
+import { toAttentionView } from './views.js';
+
+describe('what the contract shows of the core', () => {
+  it('names the same order states as the store (shared code cannot import the store)', () => {
+    expect([...ORDER_STATE_NAMES]).toEqual([...ORDER_STATES]);
+  });
+
+  it('masks the clinic order id in notifications, also where the service quoted it', () => {
+    const view = toAttentionView(
+      {
+        kind: 'order',
+        environmentId: 'prod',
+        reason: 'rejected',
+        orderId: 7,
+        clinicCode: 'CLINIC-A',
+        clinicOrderId: 'RX-2025-000123',
+        message: 'duplicate clinicOrderId RX-2025-000123',
+        field: 'prescription.clinicOrderId',
+      },
+      new Date('2025-03-03T09:00:00Z'),
+    );
+    expect(view).toEqual({
+      environmentId: 'prod',
+      kind: 'order-rejected',
+      message: 'Order ***********123 of CLINIC-A: duplicate clinicOrderId ***********123',
+      orderIds: [7],
+      at: '2025-03-03T09:00:00.000Z',
+    });
+  });
+});

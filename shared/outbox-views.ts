@@ -1,0 +1,184 @@
+import { z } from 'zod';
+
+/**
+ * What the UI sees of the outbox, orders, sign-in and the audit log: plain records with identifiers and
+ * operational fields, never request bodies (patient data), tokens or secrets. The core maps its store records
+ * onto these and the dispatch checks every answer against them.
+ */
+
+/** The local order states (main/core/store/order-state.ts; a test keeps the two lists equal). */
+export const ORDER_STATE_NAMES = [
+  'ready',
+  'queued',
+  'sending',
+  'created',
+  'rejected',
+  'in_doubt',
+  'held',
+  'withdrawn',
+  'cancel_requested',
+  'cancel_sent',
+  'cancelled',
+  'cancel_refused',
+] as const;
+export const orderStateSchema = z.enum(ORDER_STATE_NAMES);
+export type OrderStateName = z.infer<typeof orderStateSchema>;
+
+const isoTime = z.string().min(1).max(40);
+const nullableText = (max: number) => z.string().max(max).nullable();
+
+export const orderSummarySchema = z.object({
+  id: z.number().int().positive(),
+  batchId: z.number().int().positive(),
+  environmentId: z.string(),
+  clinicCode: z.string(),
+  clinicOrderId: z.string(),
+  route: z.enum(['v1', 'v2', 'hl7']),
+  state: orderStateSchema,
+  pharmacyOrderId: z.number().int().positive().nullable(),
+  /** The service's status text as it came (unknown texts included). */
+  remoteStatus: nullableText(200),
+  remoteStatusAt: isoTime.nullable(),
+  dispatchDate: nullableText(40),
+  trackingId: nullableText(100),
+  lastError: z
+    .object({
+      kind: z.enum(['retryable', 'in-doubt', 'auth', 'rejected']),
+      message: z.string().max(2000),
+      field: nullableText(200),
+    })
+    .nullable(),
+  /** Create attempts so far. */
+  attempts: z.number().int().nonnegative(),
+  nextAttemptAt: isoTime.nullable(),
+  createdAt: isoTime,
+  updatedAt: isoTime,
+});
+export type OrderSummary = z.infer<typeof orderSummarySchema>;
+
+export const orderItemViewSchema = z.object({
+  /** Digits, exactly (up to 18). */
+  dmdCode: z.string().regex(/^\d{1,18}$/),
+  productId: z.number().int().nullable(),
+  medication: z.string(),
+  quantity: z.number().int(),
+});
+
+export const attemptViewSchema = z.object({
+  id: z.number().int(),
+  operation: z.enum(['create', 'lookup', 'status', 'cancel']),
+  startedAt: isoTime,
+  latencyMs: z.number().int().nonnegative().nullable(),
+  httpStatus: z.number().int().nullable(),
+  outcome: z.enum(['ok', 'retryable', 'in-doubt', 'auth', 'rejected']),
+  errorMessage: z.string().nullable(),
+  remoteId: z.string().nullable(),
+});
+
+export const statusHistoryViewSchema = z.object({
+  id: z.number().int(),
+  status: z.string(),
+  dispatchDate: z.string().nullable(),
+  trackingId: z.string().nullable(),
+  observedAt: isoTime,
+});
+
+export const cancellationViewSchema = z.object({
+  id: z.number().int(),
+  reason: z.string(),
+  state: z.enum(['requested', 'sent', 'cancelled', 'refused']),
+  requestedAt: isoTime,
+  sentAt: isoTime.nullable(),
+  /** The service's answer (e.g. why it refused). */
+  resultMessage: z.string().nullable(),
+});
+
+export const auditEntryViewSchema = z.object({
+  seq: z.number().int().positive(),
+  at: isoTime,
+  actor: z.enum(['user', 'submitter', 'system']),
+  action: z.string(),
+  environmentId: z.string().nullable(),
+  batchId: z.number().int().nullable(),
+  orderId: z.number().int().nullable(),
+  clinicCode: z.string().nullable(),
+  clinicOrderId: z.string().nullable(),
+  details: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  prevHash: z.string(),
+  hash: z.string(),
+});
+export type AuditEntryView = z.infer<typeof auditEntryViewSchema>;
+
+export const orderDetailSchema = z.object({
+  order: orderSummarySchema,
+  items: z.array(orderItemViewSchema),
+  attempts: z.array(attemptViewSchema),
+  statusHistory: z.array(statusHistoryViewSchema),
+  cancellations: z.array(cancellationViewSchema),
+  audit: z.array(auditEntryViewSchema),
+});
+export type OrderDetail = z.infer<typeof orderDetailSchema>;
+
+export const cancelResultSchema = z.object({
+  orderId: z.number().int(),
+  clinicOrderId: z.string().nullable(),
+  outcome: z.enum(['withdrawn', 'cancel-requested', 'refused']),
+  reason: z.string().optional(),
+});
+
+/** The submitter's state for one environment. */
+export const outboxStateSchema = z.enum(['idle', 'sending', 'paused', 'sign-in-required', 'service-unavailable']);
+
+export const outboxProgressSchema = z.object({
+  environmentId: z.string(),
+  state: outboxStateSchema,
+  /** Orders per local state (every state present). */
+  counts: z.record(orderStateSchema, z.number().int().nonnegative()),
+  /** Creates per second over the last few seconds. */
+  ordersPerSecond: z.number().nonnegative(),
+  /** Why the outbox is paused or blocked, in a sentence. */
+  message: z.string().nullable(),
+});
+export type OutboxProgressView = z.infer<typeof outboxProgressSchema>;
+
+/** Something a person should look at (one event per condition, not per retry), for notifications. */
+export const attentionSchema = z.object({
+  environmentId: z.string(),
+  kind: z.string().min(1).max(60),
+  message: z.string(),
+  orderIds: z.array(z.number().int()),
+  at: isoTime,
+});
+export type AttentionView = z.infer<typeof attentionSchema>;
+
+export const signInStatusSchema = z.object({
+  environmentId: z.string(),
+  grant: z.enum(['device', 'client_credentials']),
+  signedIn: z.boolean(),
+  expiresAt: isoTime.nullable(),
+  subject: z.string().nullable(),
+  device: z
+    .object({ state: z.enum(['waiting', 'slow-down']), expiresAt: isoTime, intervalSeconds: z.number() })
+    .nullable(),
+});
+
+export const signInChangeSchema = z.object({
+  environmentId: z.string(),
+  state: z.enum(['waiting', 'slow-down', 'signed-in', 'denied', 'expired', 'cancelled', 'failed', 'signed-out']),
+  message: z.string(),
+  intervalSeconds: z.number().optional(),
+});
+
+export const deviceSignInStartSchema = z.object({
+  userCode: z.string().min(1).max(40),
+  verificationUri: z.url(),
+  verificationUriComplete: z.url().nullable(),
+  expiresAt: isoTime,
+  /** Seconds between polls. */
+  interval: z.number().positive(),
+});
+
+export const auditChainReportSchema = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), count: z.number().int().nonnegative() }),
+  z.object({ ok: z.literal(false), brokenAt: z.number().int(), reason: z.string() }),
+]);

@@ -1,0 +1,47 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { BrowserWindow, dialog } from './electron-double.js';
+
+vi.mock('electron', () => import('./electron-double.js'));
+const { askPlainTextSecrets, chooseFolder, chooseImportFiles } = await import('../../main/electron/dialogs.js');
+
+beforeEach(() => vi.clearAllMocks());
+
+describe('native dialogs', () => {
+  it('asks for CSV and HL7 files, several at once, attached to the window', async () => {
+    const window = new BrowserWindow({});
+    dialog.showOpenDialog.mockResolvedValueOnce({ canceled: false, filePaths: ['/b/monday.csv', '/b/adt.hl7'] });
+    expect(await chooseImportFiles(window as never)).toEqual(['/b/monday.csv', '/b/adt.hl7']);
+    const [parent, options] = dialog.showOpenDialog.mock.calls[0] as [unknown, Electron.OpenDialogOptions];
+    expect(parent).toBe(window);
+    expect(options.properties).toEqual(expect.arrayContaining(['openFile', 'multiSelections']));
+    expect(options.properties).not.toContain('openDirectory');
+    expect(options.filters?.[0]?.extensions).toEqual(['csv', 'hl7', 'txt']);
+  });
+
+  it('returns no files when the admin cancels', async () => {
+    dialog.showOpenDialog.mockResolvedValueOnce({ canceled: true, filePaths: ['/ignored.csv'] });
+    expect(await chooseImportFiles(new BrowserWindow({}) as never)).toEqual([]);
+  });
+
+  it('asks for one folder', async () => {
+    dialog.showOpenDialog.mockResolvedValueOnce({ canceled: false, filePaths: ['/batches'] });
+    expect(await chooseFolder(new BrowserWindow({}) as never, 'Import a folder')).toBe('/batches');
+    const options = dialog.showOpenDialog.mock.calls[0]?.[1] as Electron.OpenDialogOptions;
+    expect(options.properties).toContain('openDirectory');
+    expect(options.properties).not.toContain('multiSelections');
+    dialog.showOpenDialog.mockResolvedValueOnce({ canceled: true, filePaths: [] });
+    expect(await chooseFolder(new BrowserWindow({}) as never, 'Import a folder')).toBeUndefined();
+  });
+
+  it('makes "this session only" the default answer to the plain-text warning', async () => {
+    dialog.showMessageBox.mockResolvedValueOnce({ response: 0, checkboxChecked: true });
+    expect(await askPlainTextSecrets('No keyring.')).toEqual({ accept: false, remember: false });
+    const options = dialog.showMessageBox.mock.calls[0]?.[0] as Electron.MessageBoxOptions;
+    expect(options.type).toBe('warning');
+    expect(options.defaultId).toBe(0);
+    expect(options.cancelId).toBe(0);
+    expect(options.detail).toContain('No keyring.');
+    dialog.showMessageBox.mockResolvedValueOnce({ response: 1, checkboxChecked: true });
+    expect(await askPlainTextSecrets('No keyring.')).toEqual({ accept: true, remember: true });
+  });
+});

@@ -1,0 +1,221 @@
+import { EventEmitter } from 'node:events';
+import { vi } from 'vitest';
+
+/**
+ * A test double for the parts of `electron` the shell uses, for `vi.mock('electron', () => import(…))`. No
+ * Electron binary exists on the build machine, and importing the real package would try to download one. The
+ * double records what the shell asked for (window options, handlers, dialogs) so tests can check it and drive
+ * the registered handlers the way Electron would.
+ */
+
+export type Listener = (...args: unknown[]) => unknown;
+
+/** Electron's event objects: `preventDefault` plus the details the event carries. */
+export function electronEvent<T extends object>(details: T): T & { preventDefault: ReturnType<typeof vi.fn> } {
+  return { ...details, preventDefault: vi.fn() };
+}
+
+export class FakeSession {
+  permissionRequestHandler: Listener | undefined;
+  permissionCheckHandler: Listener | undefined;
+  devicePermissionHandler: Listener | undefined;
+  setPermissionRequestHandler(handler: Listener): void {
+    this.permissionRequestHandler = handler;
+  }
+  setPermissionCheckHandler(handler: Listener): void {
+    this.permissionCheckHandler = handler;
+  }
+  setDevicePermissionHandler(handler: Listener): void {
+    this.devicePermissionHandler = handler;
+  }
+}
+
+export class FakeFrame {
+  constructor(public url: string) {}
+}
+
+export class FakeWebContents extends EventEmitter {
+  readonly session = new FakeSession();
+  readonly mainFrame = new FakeFrame('app://rx-batch/');
+  windowOpenHandler: ((details: { url: string }) => { action: string }) | undefined;
+  readonly send = vi.fn();
+  setWindowOpenHandler(handler: (details: { url: string }) => { action: string }): void {
+    this.windowOpenHandler = handler;
+  }
+}
+
+class FakeApp extends EventEmitter {
+  isPackaged = true;
+  readonly paths: Record<string, string> = { appData: '/nonexistent/appData' };
+  readonly enableSandbox = vi.fn();
+  readonly quit = vi.fn();
+  readonly exit = vi.fn();
+  readonly requestSingleInstanceLock = vi.fn((_data?: unknown) => true);
+  getPath(name: string): string {
+    const path = this.paths[name];
+    if (!path) throw new Error(`no path ${name} in the double`);
+    return path;
+  }
+  getVersion(): string {
+    return '0.1.0-test';
+  }
+  whenReady(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+export const app = new FakeApp();
+
+export const session = { defaultSession: new FakeSession() };
+
+const display = (id: number, x: number) => ({ id, workArea: { x, y: 0, width: 1920, height: 1050 } });
+export const screen = {
+  getPrimaryDisplay: () => display(1, 0),
+  getAllDisplays: () => [display(2, 1920), display(1, 0)],
+};
+
+export class Menu {
+  static current: Menu | null = null;
+  static buildFromTemplate(template: unknown[]): Menu {
+    return new Menu(template);
+  }
+  static setApplicationMenu(menu: Menu | null): void {
+    Menu.current = menu;
+  }
+  constructor(readonly template: unknown[]) {}
+}
+
+export class BrowserWindow extends EventEmitter {
+  static readonly created: BrowserWindow[] = [];
+  readonly webContents = new FakeWebContents();
+  readonly loadURL = vi.fn((_url: string) => Promise.resolve());
+  destroyed = false;
+  focused = false;
+  minimized = false;
+  maximized = false;
+  shown = false;
+  normalBounds = { x: 0, y: 0, width: 1200, height: 820 };
+  constructor(readonly options: Record<string, unknown>) {
+    super();
+    BrowserWindow.created.push(this);
+    // As Electron does, before the constructor returns.
+    app.emit('web-contents-created', {}, this.webContents);
+  }
+  isDestroyed(): boolean {
+    return this.destroyed;
+  }
+  isFocused(): boolean {
+    return this.focused;
+  }
+  isMinimized(): boolean {
+    return this.minimized;
+  }
+  isMaximized(): boolean {
+    return this.maximized;
+  }
+  getNormalBounds() {
+    return this.normalBounds;
+  }
+  show(): void {
+    this.shown = true;
+  }
+  focus(): void {
+    this.focused = true;
+  }
+  restore(): void {
+    this.minimized = false;
+  }
+  maximize(): void {
+    this.maximized = true;
+  }
+}
+
+type IpcHandler = (event: unknown, ...args: unknown[]) => unknown;
+export const ipcMain = {
+  handlers: new Map<string, IpcHandler>(),
+  handle(channel: string, handler: IpcHandler): void {
+    if (this.handlers.has(channel)) throw new Error(`Attempted to register a second handler for '${channel}'`);
+    this.handlers.set(channel, handler);
+  },
+  removeHandler(channel: string): void {
+    this.handlers.delete(channel);
+  },
+};
+
+class FakeIpcRenderer extends EventEmitter {
+  readonly invoke = vi.fn((..._args: unknown[]): Promise<unknown> => Promise.resolve({ ok: true, value: null }));
+}
+export const ipcRenderer = new FakeIpcRenderer();
+
+export const contextBridge = {
+  exposed: new Map<string, unknown>(),
+  exposeInMainWorld(key: string, api: unknown): void {
+    this.exposed.set(key, api);
+  },
+};
+
+type ProtocolHandler = (request: Request) => Promise<Response> | Response;
+export const protocol = {
+  privileged: [] as Array<{ scheme: string; privileges?: Record<string, boolean> }>,
+  handlers: new Map<string, ProtocolHandler>(),
+  registerSchemesAsPrivileged(schemes: Array<{ scheme: string; privileges?: Record<string, boolean> }>): void {
+    this.privileged.push(...schemes);
+  },
+  handle(scheme: string, handler: ProtocolHandler): void {
+    this.handlers.set(scheme, handler);
+  },
+};
+
+export const shell = {
+  openExternal: vi.fn((_url: string) => Promise.resolve()),
+  openPath: vi.fn((_path: string) => Promise.resolve('')),
+};
+
+export const dialog = {
+  showOpenDialog: vi.fn((..._args: unknown[]) => Promise.resolve({ canceled: true, filePaths: [] as string[] })),
+  showMessageBox: vi.fn((..._args: unknown[]) => Promise.resolve({ response: 0, checkboxChecked: false })),
+};
+
+export class Notification extends EventEmitter {
+  static supported = true;
+  static readonly shown: Notification[] = [];
+  static isSupported(): boolean {
+    return Notification.supported;
+  }
+  constructor(readonly options: { title: string; body: string }) {
+    super();
+  }
+  show(): void {
+    Notification.shown.push(this);
+  }
+}
+
+export const safeStorage = {
+  available: true,
+  backend: 'gnome_libsecret',
+  isAsyncEncryptionAvailable(): Promise<boolean> {
+    return Promise.resolve(this.available);
+  },
+  getSelectedStorageBackend(): string {
+    return this.backend;
+  },
+  encryptStringAsync(plain: string): Promise<Buffer> {
+    return Promise.resolve(Buffer.from(`sealed:${plain}`, 'utf8').reverse());
+  },
+  decryptStringAsync(sealed: Buffer): Promise<{ result: string; shouldReEncrypt: boolean }> {
+    const text = Buffer.from(sealed).reverse().toString('utf8');
+    if (!text.startsWith('sealed:')) return Promise.reject(new Error('Error while decrypting the ciphertext'));
+    return Promise.resolve({ result: text.slice('sealed:'.length), shouldReEncrypt: false });
+  },
+};
+
+export default {
+  BrowserWindow,
+  ipcMain,
+  ipcRenderer,
+  contextBridge,
+  protocol,
+  shell,
+  dialog,
+  Notification,
+  safeStorage,
+};

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { isDuplicateClinicOrderId } from '../../main/core/outbox/duplicate-order.js';
+
+describe('recognising the duplicate clinicOrderId rejection', () => {
+  it('reads the sandbox wording, other plausible wordings and the HL7 field', () => {
+    const rejected = (message: string, fields: Array<{ field: string; message: string }> = []) =>
+      isDuplicateClinicOrderId({ kind: 'rejected', status: 400, message, fields });
+    expect(
+      rejected('duplicate clinicOrderId', [
+        { field: 'prescription.clinicOrderId', message: 'clinicOrderId A-1 already exists for clinic C' },
+      ]),
+    ).toBe(true);
+    expect(rejected('Duplicate clinic order id A-1')).toBe(true);
+    expect(rejected('Validation failed', [{ field: 'Prescription.ClinicOrderId', message: 'already exists' }])).toBe(
+      true,
+    );
+    expect(rejected('duplicate clinicOrderId', [{ field: 'ORC-2', message: 'already exists' }])).toBe(true);
+  });
+
+  it('does not take other rejections, or other statuses, for a duplicate', () => {
+    expect(
+      isDuplicateClinicOrderId({
+        kind: 'rejected',
+        status: 400,
+        message: 'invalid courier',
+        fields: [{ field: 'prescription.courierCode', message: 'unknown courier XYZ' }],
+      }),
+    ).toBe(false);
+    expect(
+      isDuplicateClinicOrderId({ kind: 'rejected', status: 400, message: 'duplicate prescriber', fields: [] }),
+    ).toBe(false);
+    expect(
+      isDuplicateClinicOrderId({ kind: 'rejected', status: 409, message: 'duplicate clinicOrderId', fields: [] }),
+    ).toBe(false);
+    expect(isDuplicateClinicOrderId({ kind: 'in-doubt', reason: 'reset', message: 'duplicate clinicOrderId' })).toBe(
+      false,
+    );
+  });
+});

@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AttentionEvent } from '../../main/core/outbox/attention.js';
+import { Outbox } from '../../main/core/outbox/outbox.js';
+import { startSandbox, type RunningSandbox } from '../sandbox/index.js';
+import { startFaultProxy, type RunningProxy } from './support/fault-proxy.js';
+import {
+  ENVIRONMENT_ID,
+  enqueue,
+  expectEachCreatedOnce,
+  sampleOrders,
+  sandboxClient,
+  storeForSandbox,
+  type OutboxTestStore,
+} from './support/outbox-fixture.js';
+
+/**
+ * A poison order: the service fails it (503) every time while it takes the others. It must be set aside once,
+ * after maxAttempts, without holding anyone up and without being mistaken for an outage.
+ */
+
+const TUNING = {
+  concurrency: 2,
+  ratePerSecond: 60,
+  baseDelayMs: 5,
+  maxDelayMs: 20,
+  maxAttempts: 3,
+  breakerThreshold: 3,
+  breakerCooldownMs: 50,
+  reconcileDelayMs: 5,
+};
+
+let sandbox: RunningSandbox;
+let proxy: RunningProxy;
+const poisoned = new Set<string>();
+const opened: OutboxTestStore[] = [];
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ statusStepMs: 3_600_000 });
+  proxy = await startFaultProxy(sandbox.apiUrl, (req) => {
+    const poison = [...poisoned].some((id) => req.method === 'PUT' && req.body.includes(`"clinicOrderId":"${id}"`));
+    return poison ? { status: 503, body: { error: 'Service Unavailable', status: 503 } } : 'forward';
+  });
+});
+
+afterAll(async () => {
+  for (const t of opened) t.close();
+  await proxy?.close();
+  await sandbox?.close();
+});
+
+function setUp() {
+  const t = storeForSandbox(sandbox);
+  opened.push(t);
+  const attention: AttentionEvent[] = [];
+  const outbox = new Outbox(
+    {
+      store: t.store,
+      clientFor: () => sandboxClient(sandbox, { apiBaseUrl: proxy.url }),
+      onAttention: (e) => attention.push(e),
+    },
+    TUNING,
+  );
+  return { t, outbox, attention };
+}
+
+describe('a poison order', () => {
+  it('is set aside once after maxAttempts failures while others keep being created', async () => {
+    const { t, outbox, attention } = setUp();
+    const [poison] = sampleOrders('POISON', 1);
+    poisoned.add(poison!.clinicOrderId);
+    const [poisonId] = enqueue(t, [poison!]);
+    outbox.start(ENVIRONMENT_ID);
+
+    // Orders keep arriving (as imports do) while the poison order is retried: its failures count because others
+    // are getting through meanwhile. Retries queue behind orders that were already due, so it needs the traffic.
+    const others: string[] = [];
+    for (let wave = 0; wave < 80 && attention.length === 0; wave += 1) {
+      const orders = sampleOrders(`POISON-WAVE-${wave}`, 3);
+      enqueue(t, orders);
+      others.push(...orders.map((o) => o.clinicOrderId));
+      outbox.notify(ENVIRONMENT_ID);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const result = await outbox.runUntilIdle(ENVIRONMENT_ID);
+    await outbox.stop();
+
+    expect(result.outcome).toBe('idle');
+    expectEachCreatedOnce(sandbox, t.store, others);
+    expect(t.store.orders.get(poisonId!)).toMatchObject({
+      state: 'held',
+      lastError: {
+        kind: 'retryable',
+        message: expect.stringMatching(/^gave up after 3 attempts: the service failed \(503\)/) as string,
+      },
+    });
+    expect(attention).toEqual([
+      expect.objectContaining({
+        kind: 'order',
+        reason: 'gave-up',
+        orderId: poisonId,
+        clinicOrderId: poison!.clinicOrderId,
+      }),
+    ]);
+    expect(t.store.audit.forOrder(poisonId!).filter((e) => e.action === 'order.set-aside')).toHaveLength(1);
+    const creates = t.store.attempts.list(poisonId!).filter((a) => a.operation === 'create');
+    expect(creates.length).toBeGreaterThanOrEqual(3);
+    expect(creates.every((a) => a.httpStatus === 503)).toBe(true);
+    expect(t.store.outboxQueue.retryMemory(poisonId!)?.failures).toBe(3);
+  });
+
+  it('failing alone, with no one else getting through, is neither an outage alarm nor set aside', async () => {
+    const { t, outbox, attention } = setUp();
+    const [lonely] = sampleOrders('LONELY', 1);
+    poisoned.add(lonely!.clinicOrderId);
+    const [id] = enqueue(t, [lonely!]);
+
+    // It never becomes idle: wait a bounded while, then look at what happened meanwhile.
+    await expect(outbox.runUntilIdle(ENVIRONMENT_ID, { signal: AbortSignal.timeout(600) })).rejects.toThrow();
+    const progress = outbox.progress(ENVIRONMENT_ID);
+    await outbox.stop();
+
+    expect(t.store.attempts.list(id!).length).toBeGreaterThanOrEqual(TUNING.breakerThreshold + 1);
+    expect(t.store.orders.get(id!)?.state).toBe('queued');
+    expect(progress.state).toBe('sending');
+    expect(attention).toEqual([]);
+  });
+});

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { TokenBucket } from '../../main/core/outbox/rate-limiter.js';
+
+describe('token bucket rate limiter', () => {
+  it('lets a burst through, then one request per 1/rate seconds', () => {
+    const bucket = new TokenBucket(10, 3, 0);
+    expect([bucket.tryTake(0), bucket.tryTake(0), bucket.tryTake(0), bucket.tryTake(0)]).toEqual([
+      true,
+      true,
+      true,
+      false,
+    ]);
+    expect(bucket.waitMs(0)).toBe(100);
+    expect(bucket.waitMs(40)).toBe(60);
+    expect(bucket.tryTake(99)).toBe(false);
+    expect(bucket.tryTake(100)).toBe(true);
+    expect(bucket.waitMs(100)).toBe(100);
+  });
+
+  it('never holds more than the burst, however long it was idle', () => {
+    const bucket = new TokenBucket(5, 2, 0);
+    const taken = [0, 0, 0].map(() => bucket.tryTake(60_000));
+    expect(taken).toEqual([true, true, false]);
+  });
+
+  it('starts no more than rate × time (+ burst) requests over a long run', () => {
+    const bucket = new TokenBucket(20, 4, 0);
+    let started = 0;
+    for (let t = 0; t <= 10_000; t += 7) while (bucket.tryTake(t)) started += 1;
+    expect(started).toBeGreaterThanOrEqual(200);
+    expect(started).toBeLessThanOrEqual(204);
+  });
+
+  it('mints no tokens when the clock steps back', () => {
+    const bucket = new TokenBucket(1, 1, 10_000);
+    expect(bucket.tryTake(10_000)).toBe(true);
+    expect(bucket.tryTake(5_000)).toBe(false);
+    expect(bucket.tryTake(10_500)).toBe(false);
+    expect(bucket.tryTake(11_000)).toBe(true);
+  });
+});

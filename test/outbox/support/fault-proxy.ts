@@ -1,0 +1,78 @@
+import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A loopback HTTP proxy in front of the sandbox that can answer some requests itself: for faults the sandbox's
+ * switches cannot aim at one order (a poison order answered 503 every time, a lookup that misses once). Every
+ * other request is forwarded unchanged, headers and body included.
+ */
+export interface ProxiedRequest {
+  method: string;
+  /** Path and query, as received. */
+  url: string;
+  body: string;
+}
+
+/**
+ * forward: pass it on and back. forward-then-drop: the sandbox acts on it, then the answer is lost (the client's
+ * connection is destroyed), as after a crash between commit and reply. Or answer it here.
+ */
+export type ProxyDecision =
+  'forward' | 'forward-then-drop' | { status: number; body: unknown; headers?: Record<string, string> };
+
+export interface RunningProxy {
+  /** With trailing slash. */
+  url: string;
+  /** Requests answered by the rule instead of the sandbox. */
+  intercepted(): number;
+  close(): Promise<void>;
+}
+
+export async function startFaultProxy(
+  targetUrl: string,
+  rule: (req: ProxiedRequest) => ProxyDecision,
+): Promise<RunningProxy> {
+  const target = new URL(targetUrl);
+  let intercepted = 0;
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const decision = rule({ method: req.method ?? 'GET', url: req.url ?? '/', body: body.toString('utf8') });
+      if (decision !== 'forward' && decision !== 'forward-then-drop') {
+        intercepted += 1;
+        const text = JSON.stringify(decision.body);
+        res.writeHead(decision.status, { 'content-type': 'application/json', ...decision.headers });
+        res.end(text);
+        return;
+      }
+      const headers: IncomingHttpHeaders = { ...req.headers, host: target.host };
+      const upstream = request(
+        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers, agent: false },
+        (answer) => {
+          if (decision === 'forward-then-drop') {
+            answer.resume();
+            answer.on('end', () => req.socket.destroy());
+            return;
+          }
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      upstream.on('error', () => res.destroy());
+      upstream.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    intercepted: () => intercepted,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
