@@ -6,7 +6,7 @@ import { z } from 'zod';
  * onto these and the dispatch checks every answer against them.
  */
 
-/** The local order states (main/core/store/order-state.ts; a test keeps the two lists equal). */
+/** The local order states; main/core/store/order-state.ts documents each and the migrations spell them out. */
 export const ORDER_STATE_NAMES = [
   'ready',
   'queued',

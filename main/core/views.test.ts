@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ORDER_STATE_NAMES } from '../../shared/outbox-views.js';
-import { ORDER_STATES } from './store/order-state.js';
 import { toAttentionView } from './views.js';
 
 describe('what the contract shows of the core', () => {
-  it('names the same order states as the store (shared code cannot import the store)', () => {
-    expect([...ORDER_STATE_NAMES]).toEqual([...ORDER_STATES]);
-  });
-
   it('masks the clinic order id in notifications, also where the service quoted it', () => {
     const view = toAttentionView(
       {

@@ -1,3 +1,5 @@
+import { ORDER_STATE_NAMES } from '../../../shared/outbox-views.js';
+
 /** The words the outbox speaks: local order states, create routes, attempt operations and outcomes. */
 
 /**
@@ -6,20 +8,7 @@
  * - held: accepted but paused (by the admin, or until sign-in returns); withdrawn: removed before sending.
  * - cancel_requested → cancel_sent → cancelled | cancel_refused.
  */
-export const ORDER_STATES = [
-  'ready',
-  'queued',
-  'sending',
-  'created',
-  'rejected',
-  'in_doubt',
-  'held',
-  'withdrawn',
-  'cancel_requested',
-  'cancel_sent',
-  'cancelled',
-  'cancel_refused',
-] as const;
+export const ORDER_STATES = ORDER_STATE_NAMES;
 export type OrderState = (typeof ORDER_STATES)[number];
 
 /** States in which an order may enter the outbox through `enqueueOrders`. */
