@@ -94,8 +94,8 @@ describe('fault soak', () => {
     expect(actions.filter((a) => a === 'outbox.service-unavailable')).toHaveLength(1);
     expect(actions.filter((a) => a === 'outbox.service-restored')).toHaveLength(1);
 
-    // Before the breaker opens: failures of `breakerThreshold` different orders (an order retried meanwhile, say
-    // a lookup, adds one more each), plus what was in flight; then one probe per cooldown, the cooldown doubling.
+    // Before the breaker opens: failures of `breakerThreshold` different creates (or lookups), plus what was in
+    // flight; then one probe per cooldown, the cooldown doubling; and as much again for slack on a noisy machine.
     // A storm would be a retry stream per queued order: some 200 orders here.
     const probes = Math.ceil(Math.log2(outageMs / TUNING.breakerCooldownMs + 1)) + 1;
     const bound = TUNING.breakerThreshold * 2 + TUNING.concurrency + probes;

@@ -8,10 +8,11 @@ import {
   clip,
   fieldOf,
   scheduleRetry,
-  signalOf,
-  type Settle,
+  UP,
+  verdictFrom,
+  type Answer,
+  type Recorded,
   type StepContext,
-  type StepSignal,
 } from './step.js';
 
 /** The remote status that means the order is cancelled (the poller confirms `cancelled` by it). */
@@ -27,7 +28,7 @@ export const CANCELLED_STATUS = 'Cancelled';
  * - unanswered (in doubt) or retryable → sent again later: a cancel is safe to repeat.
  * - 401 → waits for sign-in.
  */
-export async function sendCancel(ctx: StepContext, command: DueCancel): Promise<Settle> {
+export async function sendCancel(ctx: StepContext, command: DueCancel): Promise<Answer> {
   const startedAt = ctx.now();
   const outcome = await ctx.client.cancel({
     orderId: command.pharmacyOrderId,
@@ -39,9 +40,15 @@ export async function sendCancel(ctx: StepContext, command: DueCancel): Promise<
   if (refusal) {
     const checkStartedAt = ctx.now();
     const check = await ctx.client.status(command.pharmacyOrderId);
-    return () => settleRefusal(ctx, command, { startedAt, outcome, error: refusal }, { checkStartedAt, check });
+    return {
+      verdict: check.ok || check.error.kind === 'rejected' ? UP : verdictFrom(check.error),
+      settle: () => settleRefusal(ctx, command, { startedAt, outcome, error: refusal }, { checkStartedAt, check }),
+    };
   }
-  return () => settleCancel(ctx, command, startedAt, outcome);
+  return {
+    verdict: outcome.ok ? UP : verdictFrom(outcome.error),
+    settle: () => settleCancel(ctx, command, startedAt, outcome),
+  };
 }
 
 function settleCancel(
@@ -49,14 +56,14 @@ function settleCancel(
   command: DueCancel,
   startedAt: Date,
   outcome: CallOutcome<StatusRecord>,
-): StepSignal {
+): Recorded {
   const { store } = ctx;
   if (outcome.ok) {
     store.inTransaction(() => {
       store.attempts.record(attemptOf(command.orderId, 'cancel', startedAt, outcome, String(command.pharmacyOrderId)));
       markSent(ctx, command);
     });
-    return { service: 'up' };
+    return {};
   }
   const { error } = outcome;
   if (error.kind === 'rejected') {
@@ -65,13 +72,13 @@ function settleCancel(
       store.attempts.record(attemptOf(command.orderId, 'cancel', startedAt, outcome));
       return refuse(ctx, command, error);
     });
-    return { service: 'none', attention };
+    return { attention };
   }
   store.inTransaction(() => {
     store.attempts.record(attemptOf(command.orderId, 'cancel', startedAt, outcome));
     waitAndRetry(ctx, command, error);
   });
-  return signalOf(error);
+  return {};
 }
 
 function settleRefusal(
@@ -79,7 +86,7 @@ function settleRefusal(
   command: DueCancel,
   cancel: { startedAt: Date; outcome: CallOutcome<StatusRecord>; error: Extract<ServiceError, { kind: 'rejected' }> },
   status: { checkStartedAt: Date; check: CallOutcome<StatusRecord> },
-): StepSignal {
+): Recorded {
   const { store } = ctx;
   const { check } = status;
   const attention = store.inTransaction((): OrderAttention | undefined => {
@@ -96,8 +103,7 @@ function settleRefusal(
     }
     return refuse(ctx, command, cancel.error);
   });
-  if (!check.ok && check.error.kind !== 'rejected') return signalOf(check.error);
-  return attention ? { service: 'up', attention } : { service: 'up' };
+  return attention ? { attention } : {};
 }
 
 function markSent(ctx: StepContext, command: DueCancel): void {

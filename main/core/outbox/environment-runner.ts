@@ -4,6 +4,7 @@ import type { OrderRecord } from '../store/orders-repo.js';
 import type { DueCancel } from '../store/outbox-queue-repo.js';
 import type { Store } from '../store/store.js';
 import { isoTime } from '../store/time.js';
+import type { AuditDetails } from '../audit/audit-details.js';
 import type { AttentionEvent } from './attention.js';
 import { retryDelayMs } from './backoff.js';
 import { sendCancel } from './cancel-sender.js';
@@ -12,7 +13,7 @@ import { SlidingRate, type OutboxProgress, type OutboxRunResult, type OutboxStat
 import { TokenBucket } from './rate-limiter.js';
 import { lookUpInDoubt } from './reconcile.js';
 import { recoverInterrupted } from './recovery.js';
-import { clip, type Settle, type StepContext, type StepSignal } from './step.js';
+import { clip, type Answer, type Recorded, type Settle, type StepContext, type Verdict } from './step.js';
 import { sendOrder, toInDoubt } from './submitter.js';
 import type { OutboxTuning } from './tuning.js';
 
@@ -82,6 +83,8 @@ export class EnvironmentRunner {
   /** Requests out on the network, by order id: what the concurrency limit counts. */
   readonly #inFlight = new Map<number, Promise<void>>();
   readonly #answered: Answered[] = [];
+  /** Environment-level facts judged from answers (outage, restored, sign-in), audited with the next commit. */
+  readonly #envEvents: Array<{ action: string; details?: AuditDetails; attention?: AttentionEvent }> = [];
   /** Work picked ahead, in order; creates among it are claimed (`sending`) and not yet sent. */
   #pool: Work[] = [];
   readonly #poolTarget: number;
@@ -271,25 +274,36 @@ export class EnvironmentRunner {
     clearTimeout(this.#commitTimer);
     this.#commitTimer = undefined;
     const answered = this.#answered.splice(0);
-    if (!this.#running && answered.length === 0 && this.#pool.length === 0) return;
+    if (!this.#running && answered.length === 0 && this.#pool.length === 0 && this.#envEvents.length === 0) return;
     const attention: AttentionEvent[] = [];
     const poolBefore = [...this.#pool];
+    const envEvents = this.#envEvents.splice(0);
     try {
       this.#deps.store.inTransaction(() => {
+        for (const event of envEvents) {
+          this.#deps.store.audit.append({
+            actor: 'submitter',
+            action: event.action,
+            environmentId: this.environmentId,
+            ...(event.details ? { details: event.details } : {}),
+          });
+          if (event.attention) attention.push(event.attention);
+        }
         for (const item of answered) this.#settle(item, attention);
         if (this.#running && !this.#blocked()) this.#refill();
         else this.#releasePool();
       });
     } catch (error) {
       // The commit failed (disk full, I/O error), so none of it happened: record each answer on its own.
-      // The breaker and gates already took the signals in; only their audit entries may be missing.
+      // The breaker and gates took the answers in when they arrived; only environment audit entries are lost.
       this.#deps.logger.error('outbox commit failed', { environmentId: this.environmentId, reason: reasonOf(error) });
       // The pool as it was: its claims were committed earlier; this turn's claims were rolled back.
       this.#pool = poolBefore;
       attention.length = 0;
+      for (const event of envEvents) if (event.attention) attention.push(event.attention);
       for (const item of answered) {
         try {
-          this.#deps.store.inTransaction(() => this.#settleAlone(item, attention));
+          this.#deps.store.inTransaction(() => this.#settle(item, attention));
         } catch (second) {
           this.#deps.logger.error('outbox could not record an answer', {
             environmentId: this.environmentId,
@@ -305,27 +319,22 @@ export class EnvironmentRunner {
     this.#afterPump();
   }
 
-  /** Records one answer (in its own savepoint: a failure there cannot undo the others) and takes in its signal. */
+  /** Records one answer, in its own savepoint: a failure there cannot undo the others. */
   #settle(item: Answered, attention: AttentionEvent[]): void {
-    const signal = this.#settleAlone(item, attention);
-    this.#absorb(item.work.id, signal, attention);
-  }
-
-  #settleAlone(item: Answered, attention: AttentionEvent[]): StepSignal {
     // Whatever did not end at the service may have left a lookup or a cancel to do.
     this.#scanWanted = true;
-    let signal: StepSignal;
+    let recorded: Recorded;
     if (item.settle) {
       try {
-        signal = this.#deps.store.inTransaction(item.settle);
+        recorded = this.#deps.store.inTransaction(item.settle);
       } catch (error) {
-        signal = this.#afterBug(item.work, error);
+        recorded = this.#afterBug(item.work, error);
       }
     } else {
-      signal = this.#afterBug(item.work, item.error);
+      recorded = this.#afterBug(item.work, item.error);
     }
-    if (signal.attention) attention.push(signal.attention);
-    return signal;
+    if (recorded.reached) this.#rate.record(this.#nowMs());
+    if (recorded.attention) attention.push(recorded.attention);
   }
 
   /** Paused by the admin or waiting for sign-in: nothing goes until resume(). */
@@ -416,10 +425,12 @@ export class EnvironmentRunner {
   }
 
   #launch(work: Work): void {
-    const answered = (settle: Settle | null, error?: unknown) => {
-      // The slot is free as soon as the answer is in; its record waits for the next commit.
+    const answered = (answer: Answer | null, error?: unknown) => {
+      // The slot is free as soon as the answer is in, and what it says about the service counts at once (so
+      // the pool stops feeding an outage); its record waits for the next commit.
       this.#inFlight.delete(work.id);
-      this.#answered.push({ work, settle, ...(error === undefined ? {} : { error }) });
+      this.#judge(work, answer?.verdict ?? { service: 'none' });
+      this.#answered.push({ work, settle: answer?.settle ?? null, ...(error === undefined ? {} : { error }) });
       if (!this.#running) {
         // Stopped: record it at once (the store may be closed soon).
         this.#pump();
@@ -429,7 +440,7 @@ export class EnvironmentRunner {
       this.#scheduleCommit();
     };
     const task = this.#network(work).then(
-      (settle) => answered(settle),
+      (answer) => answered(answer),
       (error: unknown) => answered(null, error ?? new Error('the step failed')),
     );
     this.#inFlight.set(work.id, task);
@@ -447,7 +458,7 @@ export class EnvironmentRunner {
     }, COMMIT_DELAY_MS);
   }
 
-  #network(work: Work): Promise<Settle> {
+  #network(work: Work): Promise<Answer> {
     if (work.kind === 'create') return sendOrder(this.#ctx, work.order);
     if (work.kind === 'lookup') return lookUpInDoubt(this.#ctx, work.order);
     return sendCancel(this.#ctx, work.command);
@@ -457,7 +468,7 @@ export class EnvironmentRunner {
    * A step threw (a bug, or the store failed): never lose the order. A create whose answer could not be
    * recorded is in doubt (it may exist); a lookup or cancel stays where it is and is tried again later.
    */
-  #afterBug(work: Work, error: unknown): StepSignal {
+  #afterBug(work: Work, error: unknown): Recorded {
     const reason = reasonOf(error);
     this.#deps.logger.error('outbox step failed', {
       environmentId: this.environmentId,
@@ -481,23 +492,29 @@ export class EnvironmentRunner {
         reason: reasonOf(second),
       });
     }
-    return { service: 'none' };
+    return {};
   }
 
-  #absorb(orderId: number, signal: StepSignal, attention: AttentionEvent[]): void {
+  /** Takes in what an answer says about the service: the breaker, the Retry-After gate, the sign-in stop. */
+  #judge(work: Work, verdict: Verdict): void {
     const nowMs = this.#nowMs();
-    if (signal.reached) this.#rate.record(nowMs);
-    if (signal.service === 'up') this.#noteAnswer(orderId, nowMs);
-    if (signal.service === 'down') {
-      this.#serviceFailed(nowMs, orderId, signal.message ?? 'the service did not answer', attention);
-    } else if (signal.service !== 'none') this.#serviceAnswered();
+    const wasBlocked = this.#blocked() || this.#breaker.state(nowMs) === 'open';
+    if (verdict.service === 'up') this.#noteAnswer(work.id, nowMs);
+    if (verdict.service === 'down') {
+      // A create that keeps failing may be its body's fault (a poison order), so its repeats count once; a
+      // lookup or a cancel is the same small request for every order, so each of its failures counts.
+      const key = work.kind === 'create' ? work.id : undefined;
+      this.#serviceFailed(nowMs, key, verdict.message ?? 'the service did not answer');
+    } else if (verdict.service !== 'none') this.#serviceAnswered();
     else this.#breaker.releaseProbe();
-    if (signal.service === 'rate-limited' || signal.retryAfterMs !== undefined) {
+    if (verdict.service === 'rate-limited' || verdict.retryAfterMs !== undefined) {
       const waitMs =
-        signal.retryAfterMs ?? retryDelayMs(0, this.#deps.tuning, this.#deps.random) + this.#deps.tuning.baseDelayMs;
+        verdict.retryAfterMs ?? retryDelayMs(0, this.#deps.tuning, this.#deps.random) + this.#deps.tuning.baseDelayMs;
       this.#notBefore = Math.max(this.#notBefore, nowMs + waitMs);
     }
-    if (signal.service === 'auth') this.#needSignIn(signal.message ?? 'sign-in required', attention);
+    if (verdict.service === 'auth') this.#needSignIn(verdict.message ?? 'sign-in required');
+    // Just stopped: commit now, so the claimed pool goes back to the queue instead of waiting.
+    if (!wasBlocked && (this.#blocked() || this.#breaker.state(nowMs) === 'open')) this.#schedulePump();
   }
 
   #noteAnswer(orderId: number, atMs: number): void {
@@ -513,40 +530,32 @@ export class EnvironmentRunner {
   #serviceAnswered(): void {
     if (this.#breaker.success() !== 'closed') return;
     this.#outageMessage = null;
-    this.#deps.store.audit.append({
-      actor: 'submitter',
-      action: 'outbox.service-restored',
-      environmentId: this.environmentId,
-    });
+    this.#envEvents.push({ action: 'outbox.service-restored' });
     this.#deps.logger.info('service answering again: sending resumes', { environmentId: this.environmentId });
   }
 
-  #serviceFailed(nowMs: number, orderId: number, message: string, attention: AttentionEvent[]): void {
-    const change = this.#breaker.failure(nowMs, orderId);
+  #serviceFailed(nowMs: number, key: number | undefined, message: string): void {
+    const change = this.#breaker.failure(nowMs, key);
     if (change !== 'opened') return;
     // Once per outage: the probes that fail after this change nothing anyone needs to hear about.
     this.#outageMessage = message;
-    this.#deps.store.audit.append({
-      actor: 'submitter',
+    this.#envEvents.push({
       action: 'outbox.service-unavailable',
-      environmentId: this.environmentId,
       details: { errorKind: 'retryable', errorMessage: clip(message) },
+      attention: { kind: 'service-unavailable', environmentId: this.environmentId, message },
     });
     this.#deps.logger.warn('service unavailable: sending stopped, probing', { environmentId: this.environmentId });
-    attention.push({ kind: 'service-unavailable', environmentId: this.environmentId, message });
   }
 
-  #needSignIn(message: string, attention: AttentionEvent[]): void {
+  #needSignIn(message: string): void {
     if (this.#signInMessage !== null) return;
     this.#signInMessage = message;
-    this.#deps.store.audit.append({
-      actor: 'submitter',
+    this.#envEvents.push({
       action: 'outbox.sign-in-required',
-      environmentId: this.environmentId,
       details: { errorKind: 'auth', errorMessage: clip(message) },
+      attention: { kind: 'sign-in-required', environmentId: this.environmentId, message },
     });
     this.#deps.logger.warn('sign-in required: sending paused', { environmentId: this.environmentId });
-    attention.push({ kind: 'sign-in-required', environmentId: this.environmentId, message });
   }
 
   #emitAttention(event: AttentionEvent): void {

@@ -8,10 +8,11 @@ import {
   clip,
   countsAgainst,
   scheduleRetry,
-  signalOf,
-  type Settle,
+  UP,
+  verdictFrom,
+  type Answer,
+  type Recorded,
   type StepContext,
-  type StepSignal,
 } from './step.js';
 
 /**
@@ -23,13 +24,16 @@ import {
  * - the lookup failed → stays `in_doubt`, looked up again after a backoff. An order in doubt is never set aside:
  *   giving up on it could mean sending it twice.
  */
-export async function lookUpInDoubt(ctx: StepContext, order: OrderRecord): Promise<Settle> {
+export async function lookUpInDoubt(ctx: StepContext, order: OrderRecord): Promise<Answer> {
   const startedAt = ctx.now();
   const outcome = await ctx.client.statusWithClinicCode({
     clinicCode: order.clinicCode,
     clinicOrderId: order.clinicOrderId,
   });
-  return () => settleLookup(ctx, order, startedAt, outcome);
+  return {
+    verdict: outcome.ok ? UP : verdictFrom(outcome.error),
+    settle: () => settleLookup(ctx, order, startedAt, outcome),
+  };
 }
 
 function settleLookup(
@@ -37,7 +41,7 @@ function settleLookup(
   order: OrderRecord,
   startedAt: Date,
   outcome: CallOutcome<StatusRecord[]>,
-): StepSignal {
+): Recorded {
   const { store } = ctx;
   if (outcome.ok) {
     const pharmacyOrderId = pharmacyIdIn(outcome.value, order.clinicOrderId);
@@ -53,7 +57,7 @@ function settleLookup(
           { actor: 'submitter', action: 'order.reconciled', details: { operation: 'lookup', remoteId } },
         );
       });
-      return { service: 'up', reached: true };
+      return { reached: true };
     }
     if (outcome.value.length > 0) {
       // Listed, but without a usable id: the service knows it; ask again later rather than send it twice.
@@ -67,7 +71,7 @@ function settleLookup(
         });
         store.outboxQueue.reschedule(order.id, 'in_doubt', retry.at, { kind: 'in-doubt', message });
       });
-      return { service: 'up' };
+      return {};
     }
     const attention = store.inTransaction(() => {
       store.attempts.record({
@@ -76,7 +80,7 @@ function settleLookup(
       });
       return notFound(ctx, order);
     });
-    return attention ? { service: 'up', attention } : { service: 'up' };
+    return attention ? { attention } : {};
   }
 
   const { error } = outcome;
@@ -86,8 +90,7 @@ function settleLookup(
     keepInDoubt(ctx, order, error);
     return undefined;
   });
-  const signal = signalOf(error);
-  return attention ? { ...signal, attention } : signal;
+  return attention ? { attention } : {};
 }
 
 /** The pharmacy order id of this clinic order in a lookup's answer, if it is there. */

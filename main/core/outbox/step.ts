@@ -39,12 +39,17 @@ export type ServiceVerdict =
   /** Nothing was sent (the body was refused locally). */
   | 'none';
 
-export interface StepSignal {
+/** What an answer says about the service: judged the moment it arrives (breaker, Retry-After gate, sign-in). */
+export interface Verdict {
   service: ServiceVerdict;
   /** The service's Retry-After, when it sent one. */
   retryAfterMs?: number;
   /** For the pause and outage messages: the error as the client described it. */
   message?: string;
+}
+
+/** What recording an answer produced, for the loop. */
+export interface Recorded {
   /** The order reached the service (created or found), for the orders-per-second figure. */
   reached?: boolean;
   attention?: OrderAttention;
@@ -52,9 +57,17 @@ export interface StepSignal {
 
 /**
  * What a step does after its network part: the bookkeeping (attempt, state change, audit) as one synchronous
- * function, so the loop can commit the outcomes of several steps, and the claims of the next, in one transaction.
+ * function, so the loop can commit the answers of several steps, and the claims of the next, in one transaction.
  */
-export type Settle = () => StepSignal;
+export type Settle = () => Recorded;
+
+/** A step's network part is over: what the service said, and the bookkeeping still to commit. */
+export interface Answer {
+  verdict: Verdict;
+  settle: Settle;
+}
+
+export const UP: Verdict = { service: 'up' };
 
 export function verdictOf(error: ServiceError): ServiceVerdict {
   switch (error.kind) {
@@ -71,7 +84,7 @@ export function verdictOf(error: ServiceError): ServiceVerdict {
   }
 }
 
-export function signalOf(error: ServiceError): StepSignal {
+export function verdictFrom(error: ServiceError): Verdict {
   return {
     service: verdictOf(error),
     message: error.message,

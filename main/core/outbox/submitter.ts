@@ -9,10 +9,11 @@ import {
   clip,
   fieldOf,
   scheduleRetry,
-  signalOf,
-  type Settle,
+  UP,
+  verdictFrom,
+  type Answer,
+  type Recorded,
   type StepContext,
-  type StepSignal,
 } from './step.js';
 
 /**
@@ -29,10 +30,13 @@ import {
  * | 400 duplicate clinicOrderId, was in doubt | in_doubt: the service has it from the unanswered send; look it up  |
  * | other 400 / 404 (or refused locally)      | rejected, with the message and field                               |
  */
-export async function sendOrder(ctx: StepContext, order: OrderRecord): Promise<Settle> {
+export async function sendOrder(ctx: StepContext, order: OrderRecord): Promise<Answer> {
   const startedAt = ctx.now();
   const outcome = await ctx.client.sendCreate(order.route, order.requestBody);
-  return () => settleCreate(ctx, order, startedAt, outcome);
+  return {
+    verdict: outcome.ok ? UP : verdictFrom(outcome.error),
+    settle: () => settleCreate(ctx, order, startedAt, outcome),
+  };
 }
 
 function settleCreate(
@@ -40,7 +44,7 @@ function settleCreate(
   order: OrderRecord,
   startedAt: Date,
   outcome: CallOutcome<CreateResponse>,
-): StepSignal {
+): Recorded {
   const { store } = ctx;
   if (outcome.ok) {
     const remoteId = String(outcome.value.orderId);
@@ -54,16 +58,15 @@ function settleCreate(
         { actor: 'submitter', action: 'order.created', details: { remoteId } },
       );
     });
-    return { service: 'up', reached: true };
+    return { reached: true };
   }
 
   const { error } = outcome;
-  const signal = signalOf(error);
   const attention = store.inTransaction((): OrderAttention | undefined => {
     store.attempts.record(attemptOf(order.id, 'create', startedAt, outcome));
     return settleFailure(ctx, order, error);
   });
-  return attention ? { ...signal, attention } : signal;
+  return attention ? { attention } : {};
 }
 
 function settleFailure(ctx: StepContext, order: OrderRecord, error: ServiceError): OrderAttention | undefined {
