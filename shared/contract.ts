@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { courierListSchema } from './couriers.js';
-import { environmentViewSchema } from './environment.js';
+import { environmentProfileSchema, environmentViewSchema } from './environment.js';
 import { serviceResultSchema } from './errors.js';
 import {
   attentionSchema,
@@ -15,7 +15,10 @@ import {
   signInChangeSchema,
   signInStatusSchema,
 } from './outbox-views.js';
-import { productListSchema } from './products.js';
+import { priceCheckSchema, productListSchema, stockCheckSchema } from './products.js';
+import { orderLookupQuerySchema, orderLookupResultSchema } from './service-lookup.js';
+import { dmdCodeSchema } from './dmd.js';
+import { stagingCalls, stagingEvents } from './staging-contract.js';
 
 /**
  * The one contract between the renderer and the core: every call (name, input, output) and every event.
@@ -27,6 +30,14 @@ const environmentIdSchema = z.string().min(1).max(40);
 const onEnvironment = z.object({ environmentId: environmentIdSchema }).strict();
 const idSchema = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const pageLimit = z.number().int().min(1).max(500).optional();
+/** A product by its id, its dm+d code, or both (the service's stock and price checks take either). */
+const productRefInput = {
+  environmentId: environmentIdSchema,
+  productId: z.number().int().nonnegative().optional(),
+  dmdCode: dmdCodeSchema.optional(),
+};
+const hasProductRef = (ref: { productId?: number | undefined; dmdCode?: string | undefined }) =>
+  ref.productId !== undefined || ref.dmdCode !== undefined;
 
 export const connectionReportSchema = z.object({
   environmentId: z.string(),
@@ -50,6 +61,8 @@ export const appInfoSchema = z.object({
   name: z.string(),
   version: z.string(),
   transport: z.enum(['electron', 'browser', 'direct']),
+  /** Where this install keeps its data (the store, sign-ins), shown in settings. */
+  dataDir: z.string(),
 });
 export type AppInfo = z.infer<typeof appInfoSchema>;
 
@@ -67,6 +80,25 @@ export const calls = {
   'products.search': {
     input: z.object({ environmentId: environmentIdSchema, searchTerm: z.string().trim().min(1).max(100) }).strict(),
     output: serviceResultSchema(productListSchema),
+  },
+  'products.stock': {
+    input: z.object(productRefInput).strict().refine(hasProductRef, 'give a productId or a dmdCode'),
+    output: serviceResultSchema(stockCheckSchema),
+  },
+  'products.price': {
+    input: z
+      .object({ ...productRefInput, totalPacks: z.number().int().min(1).max(10_000) })
+      .strict()
+      .refine(hasProductRef, 'give a productId or a dmdCode'),
+    output: serviceResultSchema(priceCheckSchema),
+  },
+  /**
+   * Adds (`create`) or edits an environment's API profile and pace. The local sandbox's URLs, client id and grant
+   * are the app's own and stay as they are. A changed pace applies the next time the app starts.
+   */
+  'environments.save': {
+    input: z.object({ environment: environmentProfileSchema, create: z.boolean() }).strict(),
+    output: environmentViewSchema,
   },
 
   // Sign-in. Tokens and secrets never come back: a secret goes in once and lands in the SecretStore.
@@ -101,11 +133,31 @@ export const calls = {
         states: z.array(orderStateSchema).min(1).max(12).optional(),
         clinicCode: z.string().min(1).max(64).optional(),
         clinicOrderId: z.string().min(1).max(64).optional(),
+        /** The service's status text, exactly. */
+        remoteStatus: z.string().min(1).max(200).optional(),
+        /** Accepted into the app on or after / on or before these dates (UTC, `YYYY-MM-DD`). */
+        createdFrom: z.iso.date().optional(),
+        createdTo: z.iso.date().optional(),
         afterId: z.number().int().nonnegative().optional(),
         limit: pageLimit,
       })
       .strict(),
     output: z.object({ orders: z.array(orderSummarySchema), nextAfterId: z.number().int().nullable() }),
+  },
+  /** Looks every open order of the environment (or just `orderId`) up now: statuses, dispatch dates, tracking ids. */
+  'orders.refresh': {
+    input: z.object({ environmentId: environmentIdSchema, orderId: idSchema.optional() }).strict(),
+    output: z.object({
+      checked: z.number().int().nonnegative(),
+      changed: z.number().int().nonnegative(),
+      stoppedBy: z.enum(['sign-in-required', 'service-unavailable']).nullable(),
+      at: z.string(),
+    }),
+  },
+  /** Any order on the service, sent from this app or not. */
+  'orders.lookup': {
+    input: z.object({ environmentId: environmentIdSchema, query: orderLookupQuerySchema }).strict(),
+    output: orderLookupResultSchema,
   },
   'orders.get': { input: z.object({ orderId: idSchema }).strict(), output: orderDetailSchema },
   'orders.cancel': {
@@ -123,6 +175,8 @@ export const calls = {
         orderId: idSchema.optional(),
         /** An action or its prefix: `order.` gives every order action. */
         action: z.string().min(1).max(64).optional(),
+        /** Text in the clinic code, clinic order id, action or details (case-insensitive). */
+        search: z.string().trim().min(1).max(100).optional(),
         beforeSeq: idSchema.optional(),
         limit: pageLimit,
       })
@@ -139,6 +193,9 @@ export const calls = {
       text: z.string(),
     }),
   },
+
+  // Import staging: import a file, review and fix its orders, accept them (shared/staging-contract.ts).
+  ...stagingCalls,
 } as const;
 
 export const events = {
@@ -150,6 +207,7 @@ export const events = {
   'orders.changed': z.object({ environmentId: z.string(), orderIds: z.array(z.number().int()) }),
   /** One per condition (sign-in required, service unavailable, an order set aside), for notifications. */
   attention: attentionSchema,
+  ...stagingEvents,
 } as const;
 
 export type CallName = keyof typeof calls;

@@ -54,8 +54,25 @@ export const DEFAULT_CODE_LISTS: CodeLists = {
   v2CourierCode: { RMT24: 1, RMT48: 2, DPD: 3 },
 };
 
+/** How fast the submitter and the status poller may go against one environment (stored beside the profile). */
+export const sendingPaceSchema = z.object({
+  /** Creates in flight at once. */
+  concurrency: z.number().int().min(1).max(16),
+  /** Requests started per second, all kinds together. */
+  ratePerSecond: z.number().positive().max(100),
+  /** How often open orders' statuses are polled (the shortest wait; quiet orders are looked at less often). */
+  pollIntervalMs: z.number().int().min(5_000).max(86_400_000),
+});
+export type SendingPace = z.infer<typeof sendingPaceSchema>;
+
+export const DEFAULT_SENDING_PACE: SendingPace = { concurrency: 2, ratePerSecond: 5, pollIntervalMs: 60_000 };
+
+/** An API profile with its pace, as the settings screen edits it. */
+export const environmentProfileSchema = environmentSchema.extend(sendingPaceSchema.shape);
+export type EnvironmentProfileView = z.infer<typeof environmentProfileSchema>;
+
 /** A public summary of an environment as the UI sees it (no secrets ever). */
-export const environmentViewSchema = environmentSchema.extend({
+export const environmentViewSchema = environmentProfileSchema.extend({
   /** For the local sandbox: whether the app has it running right now. */
   running: z.boolean(),
 });

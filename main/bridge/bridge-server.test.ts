@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { BRIDGE_SOCKET_PATH, POLICY_VIOLATION } from '../../shared/transport-protocol.js';
 import { MAX_MESSAGE_BYTES, type CallHandlers } from '../../shared/contract.js';
+import { DEFAULT_SENDING_PACE } from '../../shared/environment.js';
 import { CoreEvents } from '../core/events.js';
 import { presetEnvironments } from '../core/environments/presets.js';
 import { handlersWith } from '../../test/support/call-handlers.js';
@@ -13,8 +14,9 @@ import { startBridge, type RunningBridge } from './bridge-server.js';
 
 /** A small but real core: every call answers from plain data, so what crosses the socket can be checked. */
 const handlers: CallHandlers = handlersWith({
-  'app.info': () => Promise.resolve({ name: 'Rx Batch', version: '9.9.9', transport: 'browser' }),
-  'environments.list': () => Promise.resolve(presetEnvironments().map((e) => ({ ...e, running: false }))),
+  'app.info': () => Promise.resolve({ name: 'Rx Batch', version: '9.9.9', transport: 'browser', dataDir: '/tmp/rx' }),
+  'environments.list': () =>
+    Promise.resolve(presetEnvironments().map((e) => ({ ...e, ...DEFAULT_SENDING_PACE, running: false }))),
   'connection.check': ({ environmentId }) =>
     Promise.resolve({
       environmentId,
@@ -131,7 +133,7 @@ describe('the bridge WebSocket', () => {
 
   it('forwards core events to authenticated sockets', async () => {
     const { next } = await authenticated();
-    const payload = presetEnvironments().map((e) => ({ ...e, running: true }));
+    const payload = presetEnvironments().map((e) => ({ ...e, ...DEFAULT_SENDING_PACE, running: true }));
     events.emit('environments.changed', payload);
     expect(await next()).toEqual({ event: 'environments.changed', payload });
   });

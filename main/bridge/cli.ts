@@ -33,6 +33,18 @@ function parsePort(text: string | undefined): number {
   return port;
 }
 
+/**
+ * `RXBATCH_SANDBOX_STEP_MS`: how fast the local sandbox moves orders along their statuses (default 30 s per
+ * step), so a demonstration or an end-to-end test can watch orders reach "dispatched" in seconds.
+ */
+function sandboxStepMs(): number | undefined {
+  const text = process.env.RXBATCH_SANDBOX_STEP_MS;
+  if (!text) return undefined;
+  if (!/^\d+$/.test(text) || Number(text) < 10)
+    fail('RXBATCH_SANDBOX_STEP_MS must be a whole number of ms, 10 or more');
+  return Number(text);
+}
+
 function appVersion(): string {
   const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version?: unknown };
   return typeof pkg.version === 'string' ? pkg.version : '0.0.0';
@@ -63,6 +75,7 @@ async function main(): Promise<void> {
   const dataDir = resolve(values['data-dir'] ?? (process.env.RXBATCH_DATA_DIR || defaultDataDir()));
   ensurePrivateDir(dataDir);
   const logger = createLogger('rx-batch');
+  const statusStepMs = sandboxStepMs();
   const core = await createCore({
     dataDir,
     appVersion: appVersion(),
@@ -70,6 +83,7 @@ async function main(): Promise<void> {
     // Browser mode keeps secrets for this run only; the desktop app's safeStorage store comes with the shell.
     secrets: new MemorySecretStore(),
     logger,
+    ...(statusStepMs !== undefined ? { localSandboxStatusStepMs: statusStepMs } : {}),
   });
   let bridge;
   try {

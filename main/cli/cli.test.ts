@@ -11,7 +11,8 @@ import { sampleCreateWithClinic } from '../../test/support/orders.js';
 import { CLI_SECRETS_FILE } from './cli-context.js';
 import { finished, firstLine, runCli, startCli } from './testing/run-cli-process.js';
 
-const EIGHTEEN_DIGITS = '123456789012345678';
+/** A valid 18-digit dm+d code (partition 10, Verhoeff check digit), beyond JavaScript's safe integers. */
+const EIGHTEEN_DIGITS = '123456781000001105';
 
 interface StatusRow {
   id: number;
@@ -83,7 +84,11 @@ describe('the rx-batch CLI', () => {
     expect(summary).toEqual({ batchId: expect.any(Number) as unknown, orders: 4, valid: 3, invalid: 1 });
     expect(imported.stderr).toContain(`${file}: order 4: deliveryAddress.address1:`);
 
-    expect(await cli('accept', String(summary.batchId))).toMatchObject({ code: 0 });
+    // The invalid order stays staged for fixing, so accept says so and exits 1.
+    const accepted = await cli('accept', String(summary.batchId));
+    expect(accepted.code).toBe(1);
+    expect(accepted.stdout).toContain('Accepted 3 orders');
+    expect(accepted.stdout).toContain('1 orders stay staged');
     const submitted = await cli('submit', '--env', 'sbx', '--until-idle');
     expect(submitted.code).toBe(0);
     expect(submitted.stdout).toContain('Done.');
@@ -138,11 +143,10 @@ describe('the rx-batch CLI', () => {
   }, 120_000);
 
   it('exits 1 when the service rejects an order, and says which', async () => {
-    const bad = writeOrders('bad-courier.json', [
-      {
-        ...sampleCreateWithClinic({ clinicCode: 'CLI-CLINIC' }),
-        prescription: { ...sampleCreateWithClinic().prescription, courierCode: 'PIGEON' },
-      },
+    // Valid offline (a French address is well formed), refused by the service (it delivers to the UK only).
+    const sample = sampleCreateWithClinic({ clinicCode: 'CLI-CLINIC' });
+    const bad = writeOrders('bad-country.json', [
+      { ...sample, deliveryAddress: { ...sample.deliveryAddress, postCode: '75001', countryCode: 'FRA' } },
     ]);
     const imported = JSON.parse((await cli('import', bad, '--env', 'sbx', '--json')).stdout) as { batchId: number };
     expect(await cli('accept', String(imported.batchId))).toMatchObject({ code: 0 });
@@ -151,7 +155,7 @@ describe('the rx-batch CLI', () => {
     expect(submitted.stderr).toContain('attention:');
     const status = await cli('status');
     expect(status.code).toBe(1);
-    expect(status.stdout).toMatch(/rejected .*courier/i);
+    expect(status.stdout).toMatch(/rejected .*country/i);
   }, 60_000);
 
   it('exits 2 on usage and input errors, with one clear line', async () => {
@@ -169,7 +173,7 @@ describe('the rx-batch CLI', () => {
       ],
     ];
     writeFileSync(join(dir, 'not-json.json'), '{ nope');
-    cases.push([['import', join(dir, 'not-json.json'), '--env', 'sbx'], /not-json\.json: is not JSON/]);
+    cases.push([['import', join(dir, 'not-json.json'), '--env', 'sbx'], /not-json\.json: The file is not JSON/]);
     for (const [args, message] of cases) {
       const run = await cli(...args);
       expect({ args, code: run.code }).toEqual({ args, code: 2 });

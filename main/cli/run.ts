@@ -3,6 +3,7 @@ import { StoreLockedError } from '../core/store/data-dir-lock.js';
 import { CliContext, resolveDataDir, type CliIo } from './cli-context.js';
 import { EXIT, InputError, UsageError } from './cli-errors.js';
 import { accept } from './commands/accept.js';
+import { batchErrors, batchExportTemplate, batchShow } from './commands/batch.js';
 import { cancel } from './commands/cancel.js';
 import { envAdd, envList } from './commands/env.js';
 import { importBatch } from './commands/import-batch.js';
@@ -33,7 +34,15 @@ const COMMAND_OPTIONS: Record<string, Options> = {
   'env list': {},
   login: {},
   logout: {},
-  import: { env: { type: 'string' } },
+  import: {
+    env: { type: 'string' },
+    profile: { type: 'string' },
+    encoding: { type: 'string' },
+    route: { type: 'string' },
+  },
+  'batch show': {},
+  'batch export': { template: { type: 'string' } },
+  'batch errors': {},
   accept: {},
   submit: { env: { type: 'string' }, 'until-idle': { type: 'boolean', default: false } },
   status: { refresh: { type: 'boolean', default: false }, env: { type: 'string' } },
@@ -49,13 +58,21 @@ const POSITIONALS: Record<string, string[]> = {
   logout: ['ENV'],
   import: ['FILE'],
   accept: ['BATCH'],
+  'batch show': ['BATCH'],
+  'batch export': ['BATCH'],
+  'batch errors': ['BATCH', 'FILE'],
   cancel: ['CLINIC_ORDER_ID'],
 };
 
 function commandOf(words: string[]): string | undefined {
   const two = words.slice(0, 2).join(' ');
   if (COMMAND_OPTIONS[two]) return two;
-  return COMMAND_OPTIONS[words[0] ?? ''] && !['env', 'log'].includes(words[0] ?? '') ? words[0] : undefined;
+  return COMMAND_OPTIONS[words[0] ?? ''] && !['env', 'log', 'batch'].includes(words[0] ?? '') ? words[0] : undefined;
+}
+
+function batchNumber(text: string): number {
+  if (!/^\d{1,15}$/.test(text) || Number(text) < 1) throw new UsageError('BATCH must be a batch number');
+  return Number(text);
 }
 
 function required(values: Record<string, unknown>, name: string): string {
@@ -171,11 +188,21 @@ async function dispatch(
     case 'logout':
       return logout(ctx, first);
     case 'import':
-      return importBatch(ctx, first, required(values, 'env'));
-    case 'accept': {
-      if (!/^\d{1,15}$/.test(first) || Number(first) < 1) throw new UsageError('BATCH must be a batch number');
-      return accept(ctx, Number(first));
-    }
+      return importBatch(ctx, {
+        file: first,
+        environmentId: required(values, 'env'),
+        ...(optional(values, 'profile') !== undefined ? { profile: optional(values, 'profile')! } : {}),
+        ...(optional(values, 'encoding') !== undefined ? { encoding: optional(values, 'encoding')! } : {}),
+        ...(optional(values, 'route') !== undefined ? { route: optional(values, 'route')! } : {}),
+      });
+    case 'accept':
+      return accept(ctx, batchNumber(first));
+    case 'batch show':
+      return batchShow(ctx, batchNumber(first));
+    case 'batch export':
+      return batchExportTemplate(ctx, batchNumber(first), required(values, 'template'));
+    case 'batch errors':
+      return batchErrors(ctx, batchNumber(first), positionals[1]!);
     case 'submit':
       return submit(ctx, required(values, 'env'), values['until-idle'] === true);
     case 'status':

@@ -13,8 +13,17 @@ Commands:
   login ENV          sign in: device sign-in prints a code and a URL and waits; client credentials uses the
                      saved secret
   logout ENV         forget the sign-in
-  import FILE --env ENV      stage a JSON array of create-with-clinic v1 orders as a batch (state ready)
-  accept BATCH       move the batch's valid orders into the outbox (state queued)
+  import FILE --env ENV [--profile NAME] [--encoding E] [--route v1|v2|hl7]
+                     stage a CSV (our template or a mapped layout), HL7 v2 or JSON-array file as a batch for
+                     review; problems are listed with their row or message and field (exit 1 when some orders
+                     need fixing, 2 when the file cannot be imported); --route: v1 create-with-clinic (default),
+                     v2 create, or hl7 (forward the original messages; HL7 files only)
+  batch show BATCH   each staged order: its body exactly as it would be sent, its problems and provenance
+  batch export BATCH --template FILE
+                     the batch in our CSV template
+  batch errors BATCH FILE
+                     the invalid orders' original rows plus an errors column, to fix and import again
+  accept BATCH       queue the batch's valid orders in the outbox (invalid ones stay staged)
   submit --env ENV [--until-idle]
                      send queued orders and cancel commands; runs until interrupted, or with --until-idle
                      until nothing is queued, sending or in doubt (or sending is blocked: sign-in, outage)

@@ -18,6 +18,8 @@ export interface CoreOptions {
   logger?: Logger;
   /** Start the local sandbox service (the default environment). Default true. */
   startLocalSandbox?: boolean;
+  /** How fast the local sandbox moves orders through their statuses (ms per step); the sandbox's default if absent. */
+  localSandboxStatusStepMs?: number;
   /** Start sending and status tracking for every environment with a client id. Default true. */
   startOutbox?: boolean;
   /** The clock for the store, the outbox and the poller; tests may pass their own. */
@@ -69,7 +71,9 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const closers: Array<() => Promise<void>> = [];
   try {
     if (options.startLocalSandbox ?? true) {
-      const local = await launchLocalSandbox(services.registry.get(LOCAL_SANDBOX_ID), options.dataDir);
+      const local = await launchLocalSandbox(services.registry.get(LOCAL_SANDBOX_ID), options.dataDir, {
+        ...(options.localSandboxStatusStepMs !== undefined ? { statusStepMs: options.localSandboxStatusStepMs } : {}),
+      });
       closers.push(() => local.sandbox.close());
       services.registry.update(local.environment, true);
       const signedIn = await services.signin.clientCredentials(LOCAL_SANDBOX_ID, local.clientSecret, {
@@ -87,7 +91,13 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   services.events.emit('environments.changed', services.registry.list());
 
   const handlers = buildHandlers(services, {
-    'app.info': () => Promise.resolve({ name: 'Rx Batch', version: options.appVersion, transport: options.transport }),
+    'app.info': () =>
+      Promise.resolve({
+        name: 'Rx Batch',
+        version: options.appVersion,
+        transport: options.transport,
+        dataDir: options.dataDir,
+      }),
   });
 
   let closed: Promise<void> | undefined;

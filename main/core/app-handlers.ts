@@ -6,6 +6,10 @@ import type { AppServices } from './app-services.js';
 import { exportAuditLog } from './audit/export-log.js';
 import { verifyAuditChain } from './audit/verify-chain.js';
 import { checkConnection } from './connection-check.js';
+import { LOCAL_SANDBOX_ID } from './environments/presets.js';
+import { lookUpOrders } from './lookup/order-lookup.js';
+import { refreshOrder } from './lookup/refresh-order.js';
+import { buildStagingHandlers } from './staging/staging-handlers.js';
 import type { CallOutcome } from './service/client.js';
 import { orderDetail, toAuditView, toOrderSummary, toProgressView } from './views.js';
 
@@ -29,6 +33,10 @@ function notConfigured(environment: Environment): ServiceResult<never> | undefin
   };
 }
 
+function productRef(productId: number | undefined, dmdCode: string | undefined) {
+  return { ...(productId !== undefined ? { productId } : {}), ...(dmdCode !== undefined ? { dmdCode } : {}) };
+}
+
 /** Collects an export into one string (the contract carries text; Electron can later stream to a file). */
 class TextSink extends Writable {
   readonly chunks: string[] = [];
@@ -48,6 +56,7 @@ export function buildHandlers(services: AppServices, base: LegacyHandlers): Call
 
   return {
     ...base,
+    ...buildStagingHandlers(services),
     'environments.list': () => Promise.resolve(registry.list()),
     'connection.check': ({ environmentId }) =>
       checkConnection(environmentId, registry.client(environmentId, 'anonymous'), registry.session(environmentId)),
@@ -56,6 +65,54 @@ export function buildHandlers(services: AppServices, base: LegacyHandlers): Call
       result(await registry.client(environmentId, 'secured').courierPriceList()),
     'products.search': async ({ environmentId, searchTerm }) =>
       result(await registry.client(environmentId, 'anonymous').searchProducts(searchTerm)),
+    'products.stock': async ({ environmentId, productId, dmdCode }) =>
+      notConfigured(registry.get(environmentId)) ??
+      result(await registry.client(environmentId, 'secured').stockCheck(productRef(productId, dmdCode))),
+    'products.price': async ({ environmentId, productId, dmdCode, totalPacks }) =>
+      notConfigured(registry.get(environmentId)) ??
+      result(await registry.client(environmentId, 'secured').priceCheck(productRef(productId, dmdCode), totalPacks)),
+
+    'environments.save': ({ environment, create }) => {
+      const existing = registry.find(environment.id);
+      if (create && existing) {
+        throw new ContractError({
+          code: 'invalid-input',
+          message: `there is already an environment with the id "${environment.id}"`,
+        });
+      }
+      if (!create && !existing) {
+        throw new ContractError({ code: 'invalid-input', message: `no environment with id "${environment.id}"` });
+      }
+      if (create && environment.kind !== 'remote') {
+        throw new ContractError({ code: 'invalid-input', message: 'only remote environments can be added' });
+      }
+      // The local sandbox's URLs, client and grant are filled in by the app each time it starts the sandbox.
+      const profile =
+        existing?.kind === 'local-sandbox' || existing?.id === LOCAL_SANDBOX_ID
+          ? {
+              ...environment,
+              kind: existing.kind,
+              apiBaseUrl: existing.apiBaseUrl,
+              issuer: existing.issuer,
+              clientId: existing.clientId,
+              grant: existing.grant,
+            }
+          : { ...environment, kind: existing?.kind ?? environment.kind };
+      registry.update(profile);
+      store.audit.append({
+        actor: 'user',
+        action: create ? 'environment.added' : 'environment.edited',
+        environmentId: profile.id,
+        details: { grant: profile.grant },
+      });
+      // A profile that can now sign in starts sending and tracking (sign-in required until someone signs in).
+      if (profile.clientId) services.startEnvironment(profile.id);
+      const environments = registry.list();
+      services.events.emit('environments.changed', environments);
+      const saved = environments.find((candidate) => candidate.id === profile.id);
+      if (!saved) throw new Error(`environment ${profile.id} was not stored`);
+      return Promise.resolve(saved);
+    },
 
     'signin.status': ({ environmentId }) => {
       known(environmentId);
@@ -115,13 +172,26 @@ export function buildHandlers(services: AppServices, base: LegacyHandlers): Call
     },
     'outbox.retryNow': ({ orderIds }) => Promise.resolve({ count: outbox.retryNow(orderIds) }),
 
-    'orders.list': ({ environmentId, states, clinicCode, clinicOrderId, afterId, limit }) => {
+    'orders.list': ({
+      environmentId,
+      states,
+      clinicCode,
+      clinicOrderId,
+      remoteStatus,
+      createdFrom,
+      createdTo,
+      afterId,
+      limit,
+    }) => {
       const pageSize = limit ?? 100;
       const orders = store.orders.list({
         ...(environmentId !== undefined ? { environmentId } : {}),
         ...(states !== undefined ? { states } : {}),
         ...(clinicCode !== undefined ? { clinicCode } : {}),
         ...(clinicOrderId !== undefined ? { clinicOrderId } : {}),
+        ...(remoteStatus !== undefined ? { remoteStatus } : {}),
+        ...(createdFrom !== undefined ? { createdFrom } : {}),
+        ...(createdTo !== undefined ? { createdTo } : {}),
         afterId: afterId ?? 0,
         limit: pageSize,
       });
@@ -136,13 +206,47 @@ export function buildHandlers(services: AppServices, base: LegacyHandlers): Call
       return Promise.resolve(detail);
     },
     'orders.cancel': ({ orderIds, reason }) => Promise.resolve({ results: services.cancelOrders(orderIds, reason) }),
+    'orders.refresh': async ({ environmentId, orderId }) => {
+      known(environmentId);
+      if (orderId !== undefined) {
+        const order = store.orders.get(orderId);
+        if (order?.environmentId !== environmentId) {
+          throw new ContractError({
+            code: 'invalid-input',
+            message: `there is no order ${orderId} in ${environmentId}`,
+          });
+        }
+        const one = await refreshOrder(store, registry.client(environmentId, 'secured'), orderId, () => new Date());
+        if (one.changed.length > 0) services.events.emit('orders.changed', { environmentId, orderIds: one.changed });
+        return {
+          checked: one.checked,
+          changed: one.changed.length,
+          stoppedBy: one.stoppedBy,
+          at: new Date().toISOString(),
+        };
+      }
+      const round = await services.poller.refresh(environmentId);
+      return {
+        checked: round.checked,
+        changed: round.changed.length,
+        stoppedBy: round.stoppedBy ?? null,
+        at: new Date().toISOString(),
+      };
+    },
+    'orders.lookup': ({ environmentId, query }) => {
+      const environment = known(environmentId);
+      const refused = notConfigured(environment);
+      if (refused && !refused.ok) return Promise.resolve({ windows: [], records: [], error: refused.error });
+      return lookUpOrders(store, environmentId, registry.client(environmentId, 'secured'), query);
+    },
 
-    'log.list': ({ environmentId, orderId, action, beforeSeq, limit }) => {
+    'log.list': ({ environmentId, orderId, action, search, beforeSeq, limit }) => {
       const pageSize = limit ?? 100;
       const entries = store.audit.search({
         ...(environmentId !== undefined ? { environmentId } : {}),
         ...(orderId !== undefined ? { orderId } : {}),
         ...(action !== undefined ? { action } : {}),
+        ...(search !== undefined ? { search } : {}),
         ...(beforeSeq !== undefined ? { beforeSeq } : {}),
         limit: pageSize,
       });

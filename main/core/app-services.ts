@@ -110,6 +110,10 @@ export class AppServices {
               orderIds: [],
               at: this.#now().toISOString(),
             }),
+          // Explicit tuning (tests) wins; otherwise each environment polls at its stored pace.
+          ...(options.pollerTuning?.minIntervalMs === undefined
+            ? { minIntervalFor: (environmentId: string) => this.store.environments.get(environmentId)?.pollIntervalMs }
+            : {}),
         },
         options.pollerTuning ?? {},
       );

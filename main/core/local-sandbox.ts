@@ -10,8 +10,9 @@ import { startSandbox, type RunningSandbox } from '../../test/sandbox/index.js';
 export async function launchLocalSandbox(
   preset: Environment,
   dataDir: string,
+  options: { statusStepMs?: number } = {},
 ): Promise<{ sandbox: RunningSandbox; environment: Environment; clientSecret: string }> {
-  const sandbox = await startSandbox({ dataDir: join(dataDir, 'local-sandbox') });
+  const sandbox = await startSandbox({ dataDir: join(dataDir, 'local-sandbox'), ...options });
   return {
     sandbox,
     clientSecret: sandbox.serviceClient.clientSecret,

@@ -6,7 +6,7 @@ import { dispatchCall } from './dispatch.js';
 
 function handlers(overrides: Partial<CallHandlers> = {}): CallHandlers {
   return handlersWith({
-    'app.info': () => Promise.resolve({ name: 'Rx Batch', version: '0.0.0', transport: 'direct' }),
+    'app.info': () => Promise.resolve({ name: 'Rx Batch', version: '0.0.0', transport: 'direct', dataDir: '/tmp/rx' }),
     'environments.list': () => Promise.resolve([]),
     'connection.check': () => Promise.reject(new Error('not used')),
     'couriers.priceList': () => Promise.resolve({ ok: true, value: [] }),

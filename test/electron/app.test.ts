@@ -69,7 +69,7 @@ describe('the desktop shell, wired', () => {
   it('serves the real core over IPC, to the window only', async () => {
     expect(await call('app.info', {})).toEqual({
       ok: true,
-      value: { name: 'Rx Batch', version: '0.1.0-test', transport: 'electron' },
+      value: { name: 'Rx Batch', version: '0.1.0-test', transport: 'electron', dataDir: expect.any(String) as string },
     });
     const stranger = await ipcMain.handlers.get(CALL_CHANNEL)?.({ senderFrame: null }, 'app.info', {});
     expect(stranger).toMatchObject({ ok: false, error: { code: 'forbidden' } });

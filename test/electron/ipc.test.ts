@@ -64,10 +64,15 @@ function badPayloads(name: CallName): Array<[string, unknown]> {
 
 describe('the IPC wrapper', () => {
   it('runs a valid call from the window through to the core (the control for the refusals below)', async () => {
-    handlers['app.info'].mockResolvedValueOnce({ name: 'Rx Batch', version: '1.0.0', transport: 'electron' });
+    handlers['app.info'].mockResolvedValueOnce({
+      name: 'Rx Batch',
+      version: '1.0.0',
+      transport: 'electron',
+      dataDir: '/tmp/rx',
+    });
     expect(await send('app.info', {})).toEqual({
       ok: true,
-      value: { name: 'Rx Batch', version: '1.0.0', transport: 'electron' },
+      value: { name: 'Rx Batch', version: '1.0.0', transport: 'electron', dataDir: '/tmp/rx' },
     });
     expect(handlers['app.info']).toHaveBeenCalledWith({});
   });

@@ -1,22 +1,110 @@
+import { resolve } from 'node:path';
+import type { ProblemView } from '../../../shared/staging-views.js';
+import { stagingFor } from '../../core/staging/staging-handlers.js';
+import { StagingError } from '../../core/staging/staging-deps.js';
 import type { CliContext } from '../cli-context.js';
-import { EXIT, InputError } from '../cli-errors.js';
-import { stageJsonBatch } from '../stage-json-batch.js';
+import { EXIT, InputError, UsageError } from '../cli-errors.js';
 
-/** `import FILE --env ENV`: stages the file as a batch; invalid orders are listed with their position and field. */
-export function importBatch(ctx: CliContext, file: string, environmentId: string): number {
-  const { registry, store } = ctx.services;
-  if (!registry.find(environmentId)) throw new InputError(`there is no environment "${environmentId}"`);
-  const staged = stageJsonBatch(store, environmentId, file);
-  for (const problem of staged.problems) {
-    ctx.warn(`${file}: order ${problem.index + 1}: ${problem.field}: ${problem.message}`);
+/** Problem lines printed on stderr at most; the rest are in `batch show` and `batch errors`. */
+const MAX_PROBLEM_LINES = 200;
+
+export interface ImportArgs {
+  file: string;
+  environmentId: string;
+  profile?: string;
+  encoding?: string;
+  route?: string;
+}
+
+function where(problem: ProblemView, position?: number): string {
+  if (problem.row !== undefined) return `row ${problem.row}: `;
+  if (problem.message !== undefined) return `message ${problem.message}: `;
+  return position !== undefined ? `order ${position}: ` : '';
+}
+
+const line = (file: string, problem: ProblemView, position?: number) =>
+  `${file}: ${where(problem, position)}${problem.field ? `${problem.field}: ` : ''}${problem.text}`;
+
+/**
+ * `import FILE --env ENV [--profile NAME] [--encoding E] [--route v1|v2|hl7]`: stages a CSV, HL7 or JSON file as
+ * a batch. Exit 0 when every order is valid, 1 when some need fixing (listed on stderr with row or message and
+ * field), 2 when the file cannot be imported at all (one line per reason).
+ */
+export async function importBatch(ctx: CliContext, args: ImportArgs): Promise<number> {
+  if (args.route !== undefined && !['v1', 'v2', 'hl7'].includes(args.route)) {
+    throw new UsageError('--route must be v1, v2 or hl7');
   }
-  if (ctx.options.json) {
-    ctx.json({ batchId: staged.batchId, orders: staged.orders, valid: staged.valid, invalid: staged.invalid });
-  } else {
-    ctx.line(
-      `Staged batch ${staged.batchId}: ${staged.orders} orders, ${staged.valid} valid, ${staged.invalid} invalid.`,
+  const services = ctx.services;
+  if (!services.registry.find(args.environmentId))
+    throw new InputError(`there is no environment "${args.environmentId}"`);
+  const staging = stagingFor(services);
+  const path = resolve(args.file);
+  let outcome;
+  try {
+    outcome = await staging.importFile({
+      environmentId: args.environmentId,
+      path,
+      signal: ctx.io.signal,
+      ...(args.profile !== undefined ? { profile: args.profile } : {}),
+      ...(args.encoding !== undefined ? { encoding: args.encoding } : {}),
+      ...(args.route !== undefined ? { route: args.route as 'v1' | 'v2' | 'hl7' } : {}),
+    });
+  } catch (error) {
+    if (error instanceof StagingError) throw new InputError(error.message.replace(path, args.file));
+    throw error;
+  }
+  if (outcome.status === 'cancelled') {
+    ctx.warn('Import cancelled; nothing was staged.');
+    return EXIT.attention;
+  }
+  if (outcome.status === 'refused') {
+    for (const problem of outcome.problems) ctx.warn(line(args.file, problem));
+    return EXIT.usage;
+  }
+
+  let printed = 0;
+  let more = false;
+  for (let offset = 0; !more; offset += 500) {
+    const { orders } = services.store.stagedOrders.page({
+      batchId: outcome.batchId,
+      offset,
+      limit: 500,
+      onlyProblems: true,
+    });
+    if (orders.length === 0) break;
+    for (const order of orders) {
+      for (const problem of order.problems) {
+        if (printed === MAX_PROBLEM_LINES) more = true;
+        else {
+          ctx.warn(line(args.file, problem, order.position));
+          printed += 1;
+        }
+      }
+    }
+  }
+  if (more) {
+    ctx.warn(
+      `… more problems: rx-batch batch show ${outcome.batchId}, or rx-batch batch errors ${outcome.batchId} FILE`,
     );
-    if (staged.valid > 0) ctx.line(`Next: rx-batch accept ${staged.batchId}`);
   }
-  return staged.invalid > 0 ? EXIT.attention : EXIT.ok;
+  const summary = { batchId: outcome.batchId, orders: outcome.orders, valid: outcome.valid, invalid: outcome.invalid };
+  if (ctx.options.json) ctx.json(summary);
+  else {
+    const { summary: report } = outcome;
+    const detected = [
+      report.format.toUpperCase(),
+      report.encoding,
+      report.delimiter !== undefined ? `delimiter ${JSON.stringify(report.delimiter)}` : undefined,
+      report.headerRow !== undefined ? `header on line ${report.headerRow}` : undefined,
+      report.messageTypes?.length ? report.messageTypes.join(', ') : undefined,
+      report.profile !== undefined ? `profile ${report.profile}` : undefined,
+    ].filter(Boolean);
+    ctx.line(`Read ${detected.join(', ')}.`);
+    ctx.line(
+      `Staged batch ${outcome.batchId}: ${outcome.orders} orders, ${outcome.valid} valid, ${outcome.invalid} invalid.`,
+    );
+    if (outcome.invalid > 0) ctx.line(`Fix: rx-batch batch errors ${outcome.batchId} errors.csv, then import it again`);
+    if (outcome.valid > 0) ctx.line(`Next: rx-batch accept ${outcome.batchId}`);
+  }
+  return outcome.invalid > 0 ? EXIT.attention : EXIT.ok;
 }

@@ -36,6 +36,10 @@ export const auditDetailsSchema = z
     grant: shortText(40),
     format: shortText(20),
     masked: z.boolean(),
+    /** A body field an edit changed (its path only, never its value), e.g. `customer.dateOfBirth`. */
+    fieldPath: shortText(200),
+    /** How a batch's orders are sent: v1 create-with-clinic, v2 create, or the HL7 message forwarded. */
+    route: z.enum(['v1', 'v2', 'hl7']),
   })
   .partial();
 

@@ -1,4 +1,4 @@
-import { environmentSchema, type Environment, type EnvironmentView } from '../../../shared/environment.js';
+import { environmentProfileSchema, type Environment, type EnvironmentView } from '../../../shared/environment.js';
 import { ContractError } from '../../../shared/errors.js';
 import { AuthSession } from '../auth/auth-session.js';
 import type { SecretStore } from '../auth/secret-store.js';
@@ -42,7 +42,7 @@ export class EnvironmentRegistry {
 
   list(): EnvironmentView[] {
     return this.#store.environments.list().map((profile) => ({
-      ...environmentSchema.parse(profile),
+      ...environmentProfileSchema.parse(profile),
       running: this.#running.has(profile.id),
     }));
   }

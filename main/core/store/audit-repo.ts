@@ -43,6 +43,8 @@ export class AuditRepo {
         AND (@environmentId IS NULL OR environment_id = @environmentId)
         AND (@orderId IS NULL OR order_id = @orderId)
         AND (@action IS NULL OR action = @action OR substr(action, 1, length(@action)) = @action)
+        AND (@search IS NULL OR instr(lower(coalesce(clinic_code, '') || ' ' || coalesce(clinic_order_id, '') || ' ' ||
+          action || ' ' || details), lower(@search)) > 0)
       ORDER BY seq DESC
       LIMIT @limit`);
     this.#append = db.transaction((input: AuditInput) => this.#appendNow(input));
@@ -102,12 +104,14 @@ export class AuditRepo {
 
   /**
    * Newest first, for the log screen: entries before `beforeSeq` (keyset paging), optionally of one environment,
-   * one order, or actions starting with `action` (`order.` gives every order action).
+   * one order, or actions starting with `action` (`order.` gives every order action), or with `search` in the
+   * clinic code, clinic order id, action or details (case-insensitive).
    */
   search(filter: {
     environmentId?: string;
     orderId?: number;
     action?: string;
+    search?: string;
     beforeSeq?: number;
     limit?: number;
   }): AuditEntry[] {
@@ -117,6 +121,7 @@ export class AuditRepo {
         environmentId: filter.environmentId ?? null,
         orderId: filter.orderId ?? null,
         action: filter.action ?? null,
+        search: filter.search ?? null,
         limit: filter.limit ?? 100,
       })
       .map(toAuditEntry);

@@ -1,23 +1,16 @@
 import type Database from 'better-sqlite3';
-import { z } from 'zod';
-import { codeListsSchema, environmentSchema, type Environment } from '../../../shared/environment.js';
+import {
+  codeListsSchema,
+  DEFAULT_SENDING_PACE,
+  environmentSchema,
+  sendingPaceSchema,
+  type Environment,
+  type SendingPace,
+} from '../../../shared/environment.js';
 import { isoTime } from './time.js';
 
-/**
- * How fast the submitter and the status poller may go against one environment. Kept beside the profile in the
- * store; shared/environment.ts does not carry it yet (move it there when the settings screen edits it).
- */
-export const sendingPaceSchema = z.object({
-  /** Creates in flight at once. */
-  concurrency: z.number().int().min(1).max(16),
-  /** Requests started per second, all kinds together. */
-  ratePerSecond: z.number().positive().max(100),
-  /** How often open orders' statuses are polled. */
-  pollIntervalMs: z.number().int().min(5_000).max(86_400_000),
-});
-export type SendingPace = z.infer<typeof sendingPaceSchema>;
-
-export const DEFAULT_SENDING_PACE: SendingPace = { concurrency: 2, ratePerSecond: 5, pollIntervalMs: 60_000 };
+// The pace lives in shared/environment.ts since the settings screen edits it; re-exported for the core.
+export { DEFAULT_SENDING_PACE, sendingPaceSchema, type SendingPace } from '../../../shared/environment.js';
 
 /** A stored API profile: the shared environment plus its sending pace. */
 export type EnvironmentProfile = Environment & SendingPace;

@@ -13,8 +13,10 @@ import {
   BATCH_KINDS,
   CANCELLATION_STATES,
   NOT_ACCEPTED_STATES,
+  ORDER_CONTROLS,
   ORDER_ROUTES,
   ORDER_STATES,
+  STAGED_ORDER_STATES,
 } from './order-state.js';
 import { openStore, STORE_FILE, type Store } from './store.js';
 import { LOCAL, removeDir, tempDataDir } from './testing/store-fixtures.js';
@@ -101,6 +103,9 @@ describe('migrations', () => {
     expect(listAfter(orders, 'OR state NOT IN')).toEqual([...AT_SERVICE_STATES]);
     expect(listAfter(schema('orders_accepted_once'), 'state NOT IN')).toEqual([...NOT_ACCEPTED_STATES]);
     expect(listAfter(schema('import_batches'), 'kind IN')).toEqual([...BATCH_KINDS]);
+    expect(listAfter(schema('import_batches'), 'route IN')).toEqual([...ORDER_ROUTES]);
+    expect(listAfter(schema('staged_orders'), 'state IN')).toEqual([...STAGED_ORDER_STATES]);
+    expect(listAfter(schema('staged_orders'), 'order_control IN')).toEqual([...ORDER_CONTROLS]);
     expect(listAfter(schema('attempts'), 'operation IN')).toEqual([...ATTEMPT_OPERATIONS]);
     expect(listAfter(schema('attempts'), 'outcome IN')).toEqual([...ATTEMPT_OUTCOMES]);
     expect(listAfter(schema('cancellations'), 'state IN')).toEqual([...CANCELLATION_STATES]);

@@ -43,3 +43,10 @@ export type CancellationState = (typeof CANCELLATION_STATES)[number];
 
 export const BATCH_KINDS = ['csv', 'hl7', 'json'] as const;
 export type BatchKind = (typeof BATCH_KINDS)[number];
+
+/** A staged order (main/core/staging/) waits for review, or has been accepted into the outbox. */
+export const STAGED_ORDER_STATES = ['staged', 'accepted'] as const;
+export type StagedOrderState = (typeof STAGED_ORDER_STATES)[number];
+
+/** HL7 order control of a staged order: a new order, or a cancel of one sent earlier. */
+export const ORDER_CONTROLS = ['NW', 'CA'] as const;

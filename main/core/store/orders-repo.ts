@@ -83,6 +83,11 @@ export interface OrderFilter {
   dmdCode?: string;
   clinicCode?: string;
   clinicOrderId?: string;
+  /** The service's status text, exactly. */
+  remoteStatus?: string;
+  /** Created (accepted into the app) on or after / on or before these UTC dates, `YYYY-MM-DD`. */
+  createdFrom?: string;
+  createdTo?: string;
   /** Keyset paging: orders with a larger id. */
   afterId?: number;
   /** Default 100. */
@@ -219,6 +224,9 @@ export class OrdersRepo {
         AND (@dmdCode IS NULL OR id IN (SELECT order_id FROM order_items WHERE dmd_code = @dmdCode))
         AND (@clinicCode IS NULL OR clinic_code = @clinicCode)
         AND (@clinicOrderId IS NULL OR clinic_order_id = @clinicOrderId)
+        AND (@remoteStatus IS NULL OR remote_status = @remoteStatus)
+        AND (@createdFrom IS NULL OR substr(created_at, 1, 10) >= @createdFrom)
+        AND (@createdTo IS NULL OR substr(created_at, 1, 10) <= @createdTo)
         AND id > @afterId
       ORDER BY id
       LIMIT @limit`);
@@ -405,6 +413,9 @@ export class OrdersRepo {
         dmdCode: filter.dmdCode ?? null,
         clinicCode: filter.clinicCode ?? null,
         clinicOrderId: filter.clinicOrderId ?? null,
+        remoteStatus: filter.remoteStatus ?? null,
+        createdFrom: filter.createdFrom ?? null,
+        createdTo: filter.createdTo ?? null,
         afterId: filter.afterId ?? 0,
         limit: filter.limit ?? 100,
       })

@@ -6,11 +6,13 @@ import { BatchesRepo } from './batches-repo.js';
 import { CancellationsRepo } from './cancellations-repo.js';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
 import { EnvironmentsRepo } from './environments-repo.js';
+import { MappingProfilesRepo } from './mapping-profiles-repo.js';
 import { migrate, schemaVersion } from './migrations/index.js';
 import { openDatabase } from './open-database.js';
 import { OrdersRepo, type NewOrder } from './orders-repo.js';
 import { OutboxQueueRepo } from './outbox-queue-repo.js';
 import { ensurePrivateDir, ensurePrivateFile, tightenIfPresent } from './private-files.js';
+import { StagedOrdersRepo } from './staged-orders-repo.js';
 import { StatusHistoryRepo } from './status-history-repo.js';
 import type { AuditInput } from '../audit/audit-entry.js';
 
@@ -42,6 +44,10 @@ export class Store {
   /** What the submitter asks of the outbox: due lookups and cancels, open work, retry memory. */
   readonly outboxQueue: OutboxQueueRepo;
   readonly audit: AuditRepo;
+  /** Imports waiting for review: staged orders with their problems and provenance (main/core/staging/). */
+  readonly stagedOrders: StagedOrdersRepo;
+  /** Saved CSV/HL7 mapping profiles. */
+  readonly mappingProfiles: MappingProfilesRepo;
   readonly #lock: DataDirLock;
   #closed = false;
 
@@ -59,6 +65,8 @@ export class Store {
     this.statusHistory = new StatusHistoryRepo(db, now);
     this.cancellations = new CancellationsRepo(db, now);
     this.outboxQueue = new OutboxQueueRepo(db, now);
+    this.stagedOrders = new StagedOrdersRepo(db, now);
+    this.mappingProfiles = new MappingProfilesRepo(db, now);
   }
 
   get schemaVersion(): number {

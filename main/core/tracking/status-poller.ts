@@ -43,6 +43,8 @@ export interface PollerDeps {
   onOrdersChanged?(environmentId: string, orderIds: number[]): void;
   /** A status call came back 401 after the client's refresh: polling waits for `start()` after sign-in. */
   onSignInRequired?(environmentId: string): void;
+  /** The environment's own poll interval (its stored pace), used instead of `minIntervalMs` when given. */
+  minIntervalFor?(environmentId: string): number | undefined;
 }
 
 export interface PollRound {
@@ -60,6 +62,8 @@ type Stop = NonNullable<PollRound['stoppedBy']>;
 
 interface Tracker {
   environmentId: string;
+  /** This environment's shortest wait (its own poll interval, else the tuning's). */
+  minIntervalMs: number;
   schedule: AdaptiveSchedule<number>;
   timer: NodeJS.Timeout | undefined;
   running: Promise<PollRound> | undefined;
@@ -152,12 +156,14 @@ export class StatusPoller {
   #tracker(environmentId: string): Tracker {
     let tracker = this.#trackers.get(environmentId);
     if (!tracker) {
+      const minIntervalMs = this.#deps.minIntervalFor?.(environmentId) ?? this.#tuning.minIntervalMs;
       tracker = {
         environmentId,
+        minIntervalMs,
         schedule: new AdaptiveSchedule(
           {
-            minMs: this.#tuning.minIntervalMs,
-            maxMs: this.#tuning.maxIntervalMs,
+            minMs: minIntervalMs,
+            maxMs: Math.max(minIntervalMs, this.#tuning.maxIntervalMs),
             factor: this.#tuning.factor,
           },
           () => this.#now().getTime(),
@@ -212,7 +218,7 @@ export class StatusPoller {
     } else {
       const next = Math.min(tracker.schedule.nextDueAt() ?? Infinity, tracker.nextDispatchRefreshAt);
       // Never sleep longer than minIntervalMs: that is how newly created orders get noticed.
-      delay = Math.min(Math.max(next - now, MIN_TICK_MS), this.#tuning.minIntervalMs);
+      delay = Math.min(Math.max(next - now, MIN_TICK_MS), tracker.minIntervalMs);
     }
     this.#wake(tracker, delay);
   }
@@ -251,7 +257,8 @@ export class StatusPoller {
       this.#log.warn('status polling paused: sign-in required', { environmentId: tracker.environmentId });
       this.#deps.onSignInRequired?.(tracker.environmentId);
     } else if (stop === 'service-unavailable') {
-      const { minIntervalMs, maxIntervalMs } = this.#tuning;
+      const { minIntervalMs } = tracker;
+      const maxIntervalMs = Math.max(minIntervalMs, this.#tuning.maxIntervalMs);
       tracker.backoffMs = Math.min(maxIntervalMs, tracker.backoffMs > 0 ? tracker.backoffMs * 2 : minIntervalMs);
     } else {
       tracker.backoffMs = 0;

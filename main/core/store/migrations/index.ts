@@ -3,6 +3,7 @@ import * as outbox from './001-outbox.js';
 import * as auditLog from './002-audit-log.js';
 import * as orderItems from './003-order-items.js';
 import * as outboxRetries from './004-outbox-retries.js';
+import * as staging from './005-staging.js';
 
 /**
  * Numbered migrations, applied in order, each in its own transaction with `PRAGMA user_version` set to its
@@ -20,6 +21,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 2, name: 'audit-log', up: auditLog.up },
   { version: 3, name: 'order-items', up: orderItems.up },
   { version: 4, name: 'outbox-retries', up: outboxRetries.up },
+  { version: 5, name: 'staging', up: staging.up },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,162 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseWireJson } from '../../shared/wire-json.js';
+import { startSandbox, type RunningSandbox } from '../../test/sandbox/index.js';
+import { TEMPLATE_COLUMNS } from '../core/importing/field-catalogue.js';
+import { eighteenDigitDmd, templateCsv, uniqueOrder, withField } from '../core/staging/testing/staging-fixtures.js';
+import { runCli } from './testing/run-cli-process.js';
+
+interface ShownOrder {
+  id: number;
+  position: number;
+  state: string;
+  valid: boolean;
+  clinicOrderId: string;
+  body: { prescribedItems: Array<{ dmdCode: unknown }>; customer: Record<string, unknown> };
+  request: string | null;
+  problems: Array<{ row?: number; field?: string; code: string }>;
+  provenance: Record<string, { kind: string; row?: number; column?: string }>;
+}
+
+// The import commands as a scheduler or an admin's script runs them: real child processes on one data directory,
+// sending to a real sandbox.
+describe('rx-batch import, batch show / export / errors, accept', () => {
+  let sandbox: RunningSandbox;
+  let dir: string;
+  let dataDir: string;
+  const cli = (...args: string[]) => runCli([...args, '--data-dir', dataDir]);
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ statusStepMs: 60_000 });
+    dir = mkdtempSync(join(tmpdir(), 'rxbatch-cli-import-'));
+    dataDir = join(dir, 'data');
+    const added = await cli(
+      'env',
+      'add',
+      'sbx',
+      '--api',
+      sandbox.apiUrl,
+      '--issuer',
+      sandbox.issuer,
+      '--client-id',
+      sandbox.serviceClient.clientId,
+      '--client-secret',
+      sandbox.serviceClient.clientSecret,
+    );
+    expect(added.code).toBe(0);
+    expect(await cli('login', 'sbx')).toMatchObject({ code: 0 });
+  }, 60_000);
+
+  afterAll(async () => {
+    await sandbox.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('imports a CSV, shows it, exports errors to fix and the template, accepts, and submits each order once', async () => {
+    const orders = [
+      uniqueOrder({ dmdCode: eighteenDigitDmd(21) }, 'CLI'),
+      withField(uniqueOrder({}, 'CLI'), 'homeAddress.postCode', 'XX'),
+      uniqueOrder({}, 'CLI'),
+    ];
+    const csv = join(dir, 'orders.csv');
+    writeFileSync(csv, templateCsv(orders));
+
+    const imported = await cli('import', csv, '--env', 'sbx', '--json');
+    expect(imported.code).toBe(1); // one order needs fixing
+    const summary = JSON.parse(imported.stdout) as { batchId: number };
+    expect(summary).toEqual({ batchId: expect.any(Number) as unknown, orders: 3, valid: 2, invalid: 1 });
+    expect(imported.stderr).toContain(`${csv}: row 3: homeAddress.postCode: Home postcode 'XX' is not a UK postcode`);
+    const batch = String(summary.batchId);
+
+    const shown = await cli('batch', 'show', batch, '--json');
+    expect(shown.code).toBe(1);
+    // dm+d codes go out as exact number tokens, and the output says so digit for digit.
+    expect(shown.stdout).toContain(`"dmdCode":${eighteenDigitDmd(21)}`);
+    const document = parseWireJson(shown.stdout) as { batch: { id: number; route: string }; orders: ShownOrder[] };
+    expect(document.batch).toMatchObject({ id: summary.batchId, route: 'v1' });
+    expect(document.orders.map((o) => [o.position, o.valid, o.state])).toEqual([
+      [1, true, 'staged'],
+      [2, false, 'staged'],
+      [3, true, 'staged'],
+    ]);
+    const [first, second] = document.orders;
+    expect(first!.body.prescribedItems[0]!.dmdCode).toBe(eighteenDigitDmd(21));
+    expect(first!.request).toContain(`"clinicOrderId":"${orders[0]!.prescription.clinicOrderId}"`);
+    expect(first!.provenance['customer.surname']).toEqual({
+      kind: 'csv',
+      file: 'orders.csv',
+      row: 2,
+      column: 'surname',
+    });
+    expect(second!.problems).toEqual([
+      expect.objectContaining({ row: 3, field: 'homeAddress.postCode', code: 'postcode.format' }),
+    ]);
+    expect(second!.request).toBeNull();
+
+    const template = join(dir, 'template.csv');
+    expect(await cli('batch', 'export', batch, '--template', template)).toMatchObject({ code: 0 });
+    const templateText = readFileSync(template, 'utf8');
+    expect(templateText.startsWith(`\ufeff${TEMPLATE_COLUMNS.join(',')}\r\n`)).toBe(true);
+    expect(templateText).toContain(eighteenDigitDmd(21));
+    expect(statSync(template).mode & 0o777).toBe(0o600);
+
+    const errors = join(dir, 'errors.csv');
+    const exported = await cli('batch', 'errors', batch, errors);
+    expect(exported.code).toBe(0);
+    expect(exported.stdout).toContain('Wrote 1 orders');
+    const errorText = readFileSync(errors, 'utf8');
+    expect(errorText.split('\r\n')[0]).toBe(`\ufeff${TEMPLATE_COLUMNS.join(',')},errors`);
+    // Fixed in "a spreadsheet": the postcode cell corrected, the errors column left as it is.
+    writeFileSync(errors, errorText.replace(',XX,', ',LS1 4AP,'));
+    const fixed = await cli('import', errors, '--env', 'sbx', '--json');
+    expect(fixed.code).toBe(0);
+    const fixedSummary = JSON.parse(fixed.stdout) as { batchId: number };
+    expect(fixedSummary).toMatchObject({ orders: 1, valid: 1, invalid: 0 });
+
+    const accepted = await cli('accept', batch);
+    expect(accepted.code).toBe(1); // the original invalid order stays staged
+    expect(accepted.stdout).toContain('Accepted 2 orders');
+    expect(await cli('accept', String(fixedSummary.batchId))).toMatchObject({ code: 0 });
+    const again = await cli('accept', String(fixedSummary.batchId));
+    expect(again.stdout).toContain('Accepted 0 orders');
+
+    const submitted = await cli('submit', '--env', 'sbx', '--until-idle');
+    expect({ code: submitted.code, out: submitted.stdout }).toEqual({
+      code: 0,
+      out: expect.stringContaining('Done.') as unknown,
+    });
+    for (const order of orders) {
+      const atService = sandbox.listOrders().filter((o) => o.clinicOrderId === order.prescription.clinicOrderId);
+      expect(atService).toHaveLength(1);
+    }
+    const sent = sandbox.listOrders().find((o) => o.clinicOrderId === orders[0]!.prescription.clinicOrderId)!;
+    expect(sent.rawBody).toBe(first!.request);
+
+    // Importing the same orders again flags them as already sent.
+    const repeat = await cli('import', csv, '--env', 'sbx');
+    expect(repeat.code).toBe(1);
+    expect(repeat.stderr).toContain('was already queued or sent from an earlier batch');
+  }, 120_000);
+
+  it('exits 2 on unusable input, naming the file and the reason', async () => {
+    const empty = join(dir, 'empty.csv');
+    writeFileSync(empty, '');
+    const cases: Array<[string[], RegExp]> = [
+      [['import', empty, '--env', 'sbx'], /empty\.csv: The file is empty\./],
+      [['import', empty, '--env', 'sbx', '--route', 'v3'], /--route must be v1, v2 or hl7/],
+      [['import', empty, '--env', 'sbx', '--profile', 'nope'], /there is no mapping profile "nope"/],
+      [['batch', 'show', 'first'], /BATCH must be a batch number/],
+      [['batch', 'show', '424242'], /there is no batch 424242/],
+      [['batch', 'errors', '1'], /rx-batch batch errors takes BATCH FILE/],
+      [['batch', 'export', '1'], /--template is required/],
+    ];
+    for (const [args, message] of cases) {
+      const run = await cli(...args);
+      expect({ args, code: run.code }).toEqual({ args, code: 2 });
+      expect(run.stderr).toMatch(message);
+    }
+    expect(existsSync(join(dataDir, 'import-uploads'))).toBe(false);
+  }, 90_000);
+});

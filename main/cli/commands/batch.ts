@@ -1,0 +1,118 @@
+import { open } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { StagedOrderView } from '../../../shared/staging-views.js';
+import { toWireJson } from '../../../shared/wire-json.js';
+import { StagingError } from '../../core/staging/staging-deps.js';
+import { stagingFor } from '../../core/staging/staging-handlers.js';
+import type { StagingService } from '../../core/staging/staging-service.js';
+import type { CliContext } from '../cli-context.js';
+import { EXIT, InputError } from '../cli-errors.js';
+
+/** `batch show`, `batch export --template` and `batch errors`: a staged batch read back out. */
+
+function staging(ctx: CliContext): StagingService {
+  return stagingFor(ctx.services);
+}
+
+function inputErrors<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof StagingError) throw new InputError(error.message);
+    throw error;
+  }
+}
+
+/** One order as `batch show --json` prints it: the body as the service will read it, dm+d codes as exact numbers. */
+function shownOrder(order: StagedOrderView): unknown {
+  return {
+    id: order.id,
+    position: order.position,
+    state: order.state,
+    orderId: order.orderId,
+    valid: order.valid,
+    clinicCode: order.clinicCode,
+    clinicOrderId: order.clinicOrderId,
+    orderControl: order.orderControl,
+    edited: order.edited,
+    body: order.body,
+    request: order.request,
+    problems: order.problems,
+    provenance: order.provenance,
+    ...(order.rows ? { rows: order.rows } : {}),
+    ...(order.message !== undefined ? { message: order.message } : {}),
+  };
+}
+
+/**
+ * `batch show BATCH [--json]`: every order of the batch with its problems and provenance. With --json, one JSON
+ * document `{ "batch": …, "orders": [ … ] }` written a page at a time; each order's `body` is its create-with-clinic
+ * body exactly as it would be sent (18-digit dm+d codes as exact number tokens) and `request` the exact request
+ * text for the batch's route. Exit 1 when some orders are staged and invalid.
+ */
+export function batchShow(ctx: CliContext, batchId: number): number {
+  const service = staging(ctx);
+  const { batch } = inputErrors(() => service.getBatch(batchId, { limit: 1 }));
+  if (ctx.options.json) {
+    ctx.io.stdout.write(`{"batch":${JSON.stringify(batch)},"orders":[`);
+    let first = true;
+    for (const page of service.walkBatch(batchId)) {
+      const text = page.map((order) => toWireJson(shownOrder(order))).join(',');
+      ctx.io.stdout.write(`${first ? '' : ','}${text}`);
+      first = false;
+    }
+    ctx.io.stdout.write(']}\n');
+  } else {
+    const c = batch.counts;
+    ctx.line(
+      `Batch ${batch.id} (${batch.sourceFileName}, ${batch.kind.toUpperCase()}, route ${batch.route}, ${batch.environmentId}): ` +
+        `${c.total} orders: ${c.valid} valid, ${c.invalid} invalid, ${c.accepted} accepted.`,
+    );
+    for (const page of service.walkBatch(batchId)) {
+      for (const order of page) {
+        const status = order.state === 'accepted' ? 'accepted' : order.valid ? 'valid' : 'INVALID';
+        const from = order.rows
+          ? `rows ${order.rows.join(', ')}`
+          : order.message !== undefined
+            ? `message ${order.message}`
+            : '';
+        ctx.line(
+          `#${order.position} ${order.clinicCode ?? '?'} ${order.clinicOrderId ?? '?'}${order.orderControl === 'CA' ? ' (cancel)' : ''} ${status}${from ? ` (${from})` : ''}`,
+        );
+        for (const problem of order.problems) {
+          ctx.line(`    ${problem.severity}: ${problem.field ? `${problem.field}: ` : ''}${problem.text}`);
+        }
+      }
+    }
+  }
+  return batch.counts.invalid > 0 ? EXIT.attention : EXIT.ok;
+}
+
+async function writeChunks(file: string, chunks: Iterable<string>, bom: boolean): Promise<void> {
+  // Private like every file holding patient data; the BOM tells Excel on Windows the text is UTF-8.
+  const handle = await open(resolve(file), 'w', 0o600);
+  try {
+    if (bom) await handle.write('\ufeff');
+    for (const chunk of chunks) await handle.write(chunk);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** `batch export BATCH --template FILE`: the batch in our CSV template. */
+export async function batchExportTemplate(ctx: CliContext, batchId: number, file: string): Promise<number> {
+  const chunks = inputErrors(() => staging(ctx).templateCsv(batchId));
+  await writeChunks(file, chunks, true);
+  ctx.line(`Wrote batch ${batchId} in the CSV template to ${file}.`);
+  return EXIT.ok;
+}
+
+/** `batch errors BATCH FILE`: the invalid orders' original rows plus an `errors` column. */
+export async function batchErrors(ctx: CliContext, batchId: number, file: string): Promise<number> {
+  const counts = { orders: 0 };
+  const chunks = inputErrors(() => staging(ctx).errorCsv(batchId, counts));
+  await writeChunks(file, chunks, true);
+  if (ctx.options.json) ctx.json({ batchId, orders: counts.orders, file });
+  else ctx.line(`Wrote ${counts.orders} orders that need fixing to ${file}; fix them and import the file again.`);
+  return EXIT.ok;
+}

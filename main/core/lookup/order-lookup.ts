@@ -1,0 +1,104 @@
+import { ContractError, type ServiceError } from '../../../shared/errors.js';
+import {
+  MAX_LOOKUP_RANGE_DAYS,
+  type LookedUpOrder,
+  type OrderLookupQuery,
+  type OrderLookupResult,
+} from '../../../shared/service-lookup.js';
+import type { StatusRecord } from '../../../shared/status.js';
+import type { CallOutcome, OrderServiceClient } from '../service/client.js';
+import type { Store } from '../store/store.js';
+import { addDays, dateWindows, type DateWindow } from '../tracking/date-windows.js';
+
+/**
+ * Looks orders up on the service for the admin, whether this install sent them or not. Reads only: nothing is
+ * stored, so looking at another system's order cannot change what the outbox or the poller do.
+ */
+
+type Found = { records: StatusRecord[]; error: ServiceError | null };
+
+/** A single-order lookup that found nothing is an answer ("no such order"), not a failure. */
+function single(outcome: CallOutcome<StatusRecord>): Found {
+  if (outcome.ok) return { records: [outcome.value], error: null };
+  if (outcome.error.kind === 'rejected' && (outcome.error.status === 404 || outcome.error.status === 400)) {
+    return { records: [], error: null };
+  }
+  return { records: [], error: outcome.error };
+}
+
+function many(outcome: CallOutcome<StatusRecord[]>): Found {
+  return outcome.ok ? { records: outcome.value, error: null } : { records: [], error: outcome.error };
+}
+
+/** The windows a dispatch-date range is asked in, or a plain refusal when the range cannot be asked for. */
+export function lookupWindows(startDate: string, endDate: string): DateWindow[] {
+  if (endDate < startDate) {
+    throw new ContractError({ code: 'invalid-input', message: 'the end date is before the start date' });
+  }
+  if (addDays(startDate, MAX_LOOKUP_RANGE_DAYS - 1) < endDate) {
+    throw new ContractError({
+      code: 'invalid-input',
+      message: `a lookup covers at most ${MAX_LOOKUP_RANGE_DAYS} days; choose a shorter range`,
+    });
+  }
+  return dateWindows(startDate, endDate);
+}
+
+export async function lookUpOrders(
+  store: Store,
+  environmentId: string,
+  client: OrderServiceClient,
+  query: OrderLookupQuery,
+): Promise<OrderLookupResult> {
+  let windows: DateWindow[] = [];
+  let found: Found;
+  switch (query.by) {
+    case 'pharmacyOrderId':
+      found = single(await client.status(query.pharmacyOrderId));
+      break;
+    case 'clinicOrderId':
+      found =
+        query.clinicCode !== undefined
+          ? many(
+              await client.statusWithClinicCode({ clinicCode: query.clinicCode, clinicOrderId: query.clinicOrderId }),
+            )
+          : single(await client.statusByClinicOrderNumber(query.clinicOrderId));
+      break;
+    case 'dispatchDate': {
+      windows = lookupWindows(query.startDate, query.endDate);
+      found = { records: [], error: null };
+      // One call per window, in order; a failure stops there and keeps what came before.
+      for (const window of windows) {
+        const outcome = await client.statusByDateRange(window);
+        if (!outcome.ok) {
+          found.error = outcome.error;
+          break;
+        }
+        found.records.push(...outcome.value);
+      }
+      break;
+    }
+  }
+  return {
+    windows,
+    records: found.records.map((record) => toLookedUp(store, environmentId, record)),
+    error: found.error,
+  };
+}
+
+function toLookedUp(store: Store, environmentId: string, record: StatusRecord): LookedUpOrder {
+  const pharmacyId = record.pharmacyOrderId === null ? NaN : Number(record.pharmacyOrderId);
+  const local =
+    Number.isSafeInteger(pharmacyId) && pharmacyId > 0
+      ? store.orders.findByPharmacyOrderId(environmentId, pharmacyId)
+      : undefined;
+  return {
+    clinicOrderId: record.clinicOrderId ?? null,
+    pharmacyOrderId: record.pharmacyOrderId,
+    orderStatus: record.orderStatus ?? null,
+    dispatchDate: record.dispatchDate ?? null,
+    trackingId: record.trackingId ?? null,
+    cancelReason: record.cancelReason ?? null,
+    localOrderId: local?.id ?? null,
+  };
+}

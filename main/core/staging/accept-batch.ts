@@ -1,0 +1,173 @@
+import type { AcceptOutcome } from '../../../shared/staging-views.js';
+import type { Problem } from '../importing/types.js';
+import type { NewOrder } from '../store/orders-repo.js';
+import type { StagedOrder } from '../store/staged-orders-repo.js';
+import { requestCancel } from '../tracking/cancel-request.js';
+import { fallbackOf } from './reassess.js';
+import { wireRequest } from './route-request.js';
+import { StagingError, type StagingDeps } from './staging-deps.js';
+
+/**
+ * Accepting a batch: in ONE transaction, every valid staged order becomes a `queued` outbox order holding the
+ * exact request for the batch's route (what the preview showed), its staged row is marked accepted, and one
+ * `batch.accepted` audit entry records the counts. Invalid orders stay staged for fixing. An order accepted from
+ * another batch since this one was staged (or twice in this batch) is not queued a second time: it stays staged
+ * with an `order.alreadyKnown` error. An HL7 cancel message (ORC-1 CA) becomes a cancel request for the order it
+ * names (or the withdrawal of that order, if it was never sent). The caller wakes the outbox afterwards.
+ */
+
+const PAGE = 1000;
+
+function stayingProblem(order: Pick<StagedOrder, 'source'>, code: string, text: string): Problem {
+  return {
+    severity: 'error',
+    file: order.source.file,
+    ...fallbackOf(order),
+    field: 'prescription.clinicOrderId',
+    code,
+    text,
+  };
+}
+
+export function acceptBatch(deps: StagingDeps, batchId: number): AcceptOutcome {
+  const { store } = deps;
+  const batch = store.batches.get(batchId);
+  if (!batch) throw new StagingError(`there is no batch ${batchId}`);
+  const codeLists = deps.codeListsFor(batch.environmentId);
+  const route = batch.route;
+
+  return store.inTransaction(() => {
+    let accepted = 0;
+    let cancelled = 0;
+    /** Identities queued by this accept: the unique index would refuse a second, and so do we, gently. */
+    const queuedNow = new Set<string>();
+
+    /** Rare: an order that cannot go after all stays staged, with the reason added to its problems. */
+    const keepStaged = (id: number, ...problems: Problem[]) => {
+      const order = store.stagedOrders.get(id)!;
+      store.stagedOrders.update(id, {
+        ...order,
+        problems: [...order.problems, ...problems],
+        valid: false,
+        edited: false,
+      });
+    };
+
+    for (let after = 0; ;) {
+      const page = store.stagedOrders.acceptCandidates(batchId, after, PAGE);
+      if (page.length === 0) break;
+      after = page[page.length - 1]!.position;
+      const toQueue: Array<{ stagedId: number; order: NewOrder }> = [];
+      for (const staged of page) {
+        const { clinicCode, clinicOrderId } = staged;
+        if (!clinicCode || !clinicOrderId) continue;
+        const known = store.orders.findAccepted(batch.environmentId, clinicCode, clinicOrderId);
+        if (staged.orderControl === 'CA') {
+          if (!known) {
+            keepStaged(
+              staged.id,
+              stayingProblem(
+                staged,
+                'cancel.unknownOrder',
+                `The cancel is for order '${clinicOrderId}' of clinic '${clinicCode}', which no batch queued or sent.`,
+              ),
+            );
+            continue;
+          }
+          const [result] = requestCancel(
+            store,
+            [known.id],
+            `Cancelled by the clinic system (HL7 ORC-1 CA, batch ${batchId}, message ${staged.source.message ?? staged.position}).`,
+          );
+          if (result?.outcome === 'refused') {
+            keepStaged(
+              staged.id,
+              stayingProblem(staged, 'cancel.refused', `The cancel cannot be made: ${result.reason}.`),
+            );
+            continue;
+          }
+          store.stagedOrders.markAccepted(staged.id, known.id);
+          cancelled += 1;
+          continue;
+        }
+        const identity = `${clinicCode}\u0000${clinicOrderId}`;
+        if (known || queuedNow.has(identity)) {
+          keepStaged(
+            staged.id,
+            stayingProblem(
+              staged,
+              'order.alreadyKnown',
+              `Order '${clinicOrderId}' of clinic '${clinicCode}' was already accepted into the outbox${known ? ` (batch ${known.batchId})` : ' from this batch'}; it is not queued twice.`,
+            ),
+          );
+          continue;
+        }
+        const request = wireRequest(staged, route, codeLists);
+        if (!request.ok) {
+          keepStaged(staged.id, ...request.problems);
+          continue;
+        }
+        queuedNow.add(identity);
+        toQueue.push({
+          stagedId: staged.id,
+          order: {
+            clinicCode: request.clinicCode,
+            clinicOrderId: request.clinicOrderId,
+            route,
+            requestBody: request.text,
+            items: request.items,
+            state: 'queued',
+          },
+        });
+      }
+      if (toQueue.length === 0) continue;
+      const ids = store.orders.enqueue(
+        batchId,
+        toQueue.map((entry) => entry.order),
+      );
+      ids.forEach((orderId, index) => store.stagedOrders.markAccepted(toQueue[index]!.stagedId, orderId));
+      accepted += ids.length;
+    }
+
+    accepted += acceptLegacyReadyOrders(deps, batchId);
+    const staying = store.stagedOrders.counts(batchId).staged;
+    store.audit.append({
+      actor: 'user',
+      action: 'batch.accepted',
+      environmentId: batch.environmentId,
+      batchId,
+      details: { orderCount: accepted, invalidCount: staying, route },
+    });
+    return { batchId, environmentId: batch.environmentId, route, accepted, cancelled, staying };
+  });
+}
+
+/**
+ * Batches staged before the staging tables existed kept their orders in `orders` as `ready`, with the request body
+ * already final: those move to `queued` as they did then.
+ */
+function acceptLegacyReadyOrders(deps: StagingDeps, batchId: number): number {
+  const { store } = deps;
+  let moved = 0;
+  for (let afterId = 0; ;) {
+    const page = store.orders.list({ batchId, states: ['ready'], afterId, limit: PAGE });
+    for (const order of page) {
+      if (store.orders.findAccepted(order.environmentId, order.clinicCode, order.clinicOrderId)) {
+        const message = `${order.clinicOrderId} of clinic ${order.clinicCode} is already in the outbox from another batch`;
+        store.orders.transition(
+          order.id,
+          ['ready'],
+          'rejected',
+          { lastError: { kind: 'rejected', message, field: 'prescription.clinicOrderId' } },
+          { actor: 'user', action: 'order.rejected', details: { errorMessage: message } },
+        );
+      } else if (
+        store.orders.transition(order.id, ['ready'], 'queued', {}, { actor: 'user', action: 'order.accepted' })
+      ) {
+        moved += 1;
+      }
+    }
+    if (page.length < PAGE) return moved;
+    afterId = page[page.length - 1]!.id;
+  }
+}

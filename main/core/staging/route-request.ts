@@ -1,0 +1,134 @@
+import type { CodeLists } from '../../../shared/environment.js';
+import { createWithClinicV1Schema } from '../../../shared/orders.js';
+import { toWireJson } from '../../../shared/wire-json.js';
+import { toCreateV2 } from '../importing/to-create-v2.js';
+import type { Problem } from '../importing/types.js';
+import type { OrderItem } from '../store/orders-repo.js';
+import type { OrderRoute } from '../store/order-state.js';
+import type { StagedOrder, StagedProvenance } from '../store/staged-orders-repo.js';
+
+/**
+ * The request a staged order becomes on each route, and what stops it going that way. One function serves the
+ * preview (`batches.get`, `batch show`) and accept, so what the admin reviewed is exactly what is queued.
+ *
+ * - `v1`: the create-with-clinic body as the shared schema reads it (text trimmed), dm+d codes as number tokens.
+ * - `v2`: the same order through `toCreateV2` with the environment's code lists (title, payment type and courier
+ *   as integers, repeats on the items).
+ * - `hl7`: the original HL7 message, byte for byte. An edited order no longer matches its message, and a CSV or
+ *   JSON order has none, so neither can take this route.
+ */
+
+/** Problems that depend on the batch's route; recomputed when the route or the body changes. */
+export const ROUTE_PROBLEM = /^(route|v2)\./;
+
+export type RouteSubject = Pick<StagedOrder, 'body' | 'orderControl' | 'source'> & {
+  /** Where the values came from (locates route problems); accept passes `edited` instead. */
+  provenance?: Record<string, StagedProvenance>;
+  edited?: boolean;
+};
+
+export type WireRequest =
+  | { ok: true; text: string; items: OrderItem[]; clinicCode: string; clinicOrderId: string }
+  | { ok: false; problems: Problem[] };
+
+function located(problem: Problem, subject: RouteSubject): Problem {
+  const origin = problem.field ? subject.provenance?.[problem.field] : undefined;
+  const where =
+    origin?.kind === 'csv'
+      ? { row: origin.row }
+      : origin?.kind === 'hl7'
+        ? { message: origin.message }
+        : subject.source.rows?.[0] !== undefined
+          ? { row: subject.source.rows[0] }
+          : subject.source.message !== undefined
+            ? { message: subject.source.message }
+            : {};
+  return { ...problem, file: subject.source.file, ...where };
+}
+
+function routeProblem(subject: RouteSubject, code: string, text: string): Problem {
+  return located({ severity: 'error', file: subject.source.file, code, text }, subject);
+}
+
+const wasEdited = (subject: RouteSubject): boolean =>
+  subject.edited === true ||
+  Object.values(subject.provenance ?? {}).some((origin: StagedProvenance) => origin.kind === 'edited');
+
+/**
+ * The exact request text for an order on a route, with its items for the outbox's search rows; or the problems
+ * that keep it off that route. Only meaningful for an order whose v1 body is valid.
+ */
+export function wireRequest(subject: RouteSubject, route: OrderRoute, codeLists: CodeLists): WireRequest {
+  const parsed = createWithClinicV1Schema.safeParse(subject.body);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      problems: [routeProblem(subject, 'route.invalidBody', 'The order is not a valid create-with-clinic order.')],
+    };
+  }
+  const v1 = parsed.data;
+  const items: OrderItem[] = v1.prescribedItems.map((item) => ({
+    dmdCode: item.dmdCode,
+    productId: item.productId ?? null,
+    medication: item.medication,
+    quantity: item.quantity,
+  }));
+  const identity = { clinicCode: v1.clinicInformation.clinicCode, clinicOrderId: v1.prescription.clinicOrderId };
+  if (route === 'v1') return { ok: true, text: toWireJson(v1), items, ...identity };
+  if (route === 'v2') {
+    const v2 = toCreateV2(v1, codeLists, subject.source.file);
+    if (!v2.ok) return { ok: false, problems: v2.problems.map((p) => located(p, subject)) };
+    return { ok: true, text: toWireJson(v2.body), items, ...identity };
+  }
+  const hl7 = hl7RouteProblem(subject);
+  if (hl7) return { ok: false, problems: [hl7] };
+  return { ok: true, text: subject.source.hl7!, items, ...identity };
+}
+
+function hl7RouteProblem(subject: RouteSubject): Problem | undefined {
+  if (!subject.source.hl7) {
+    return routeProblem(
+      subject,
+      'route.hl7NoMessage',
+      'This order did not come from an HL7 message, so it cannot be forwarded as one; send it by create-with-clinic or v2.',
+    );
+  }
+  if (wasEdited(subject)) {
+    return routeProblem(
+      subject,
+      'route.hl7Edited',
+      'This order was edited, so its original HL7 message no longer says what the order says; send it by create-with-clinic or v2.',
+    );
+  }
+  return undefined;
+}
+
+/**
+ * The problems an order has on `route` beyond its own validation. Cheap where it can be: v1 adds nothing to an
+ * order the validator passed, HL7 checks only for the message; v2 maps the codes.
+ */
+export function routeProblems(subject: RouteSubject, route: OrderRoute, codeLists: CodeLists): Problem[] {
+  if (subject.orderControl === 'CA' || route === 'v1') return [];
+  if (route === 'hl7') {
+    const problem = hl7RouteProblem(subject);
+    return problem ? [problem] : [];
+  }
+  const request = wireRequest(subject, route, codeLists);
+  return request.ok ? [] : request.problems;
+}
+
+/**
+ * An order's problems for `route`: its own (route problems of another route dropped) plus this route's, which are
+ * only looked for when the order is otherwise valid (the v2 mapping needs a valid v1 body).
+ */
+export function problemsForRoute(
+  subject: RouteSubject,
+  problems: readonly Problem[],
+  route: OrderRoute,
+  codeLists: CodeLists,
+): { problems: Problem[]; valid: boolean } {
+  const own = problems.filter((problem) => !ROUTE_PROBLEM.test(problem.code));
+  const blocked = own.some((problem) => problem.severity === 'error');
+  const all = blocked ? own : [...own, ...routeProblems(subject, route, codeLists)];
+  return { problems: all, valid: !all.some((problem) => problem.severity === 'error') };
+}

@@ -1,0 +1,234 @@
+import { extname } from 'node:path';
+import type { ImportSummary } from '../../../shared/staging-views.js';
+import { importFile } from '../importing/import-file.js';
+import { TEMPLATE_PROFILE, headerFingerprint, type MappingProfile } from '../importing/mapping-profile.js';
+import { TEMPLATE_COLUMNS } from '../importing/field-catalogue.js';
+import type { ImportProgress, ImportReport, ImportedOrder, Problem } from '../importing/types.js';
+import type { OrderRoute } from '../store/order-state.js';
+import type { StagedBatchWriter } from '../store/staged-orders-repo.js';
+import { ERRORS_COLUMN } from './batch-exports.js';
+import { readJsonOrders } from './json-orders.js';
+import { problemsForRoute } from './route-request.js';
+import { StagingError, type StagingDeps } from './staging-deps.js';
+
+/**
+ * An import into staging: the importer streams orders into a batch writer (a temp table, so memory stays flat),
+ * and only a complete import becomes a batch, in one transaction with its `batch.imported` audit entry. A file
+ * the importer refuses as a whole (empty, binary, no header, truncated HL7 batch…) stages nothing; neither does a
+ * cancelled or failed import. Nothing already staged or accepted is touched either way.
+ */
+
+export interface StageFileInput {
+  environmentId: string;
+  /** The file on disk. */
+  path: string;
+  /** The name shown in problems and kept with the batch (the base name the admin chose). */
+  fileName: string;
+  /** A saved profile's name, or `template`; absent: chosen by the file's header. */
+  profileName?: string;
+  /** Overrides encoding detection. */
+  encoding?: string;
+  route?: OrderRoute;
+  signal?: AbortSignal;
+  onProgress?: (progress: ImportProgress) => void;
+}
+
+export type StageResult =
+  | { status: 'staged'; batchId: number; orders: number; valid: number; invalid: number; summary: ImportSummary }
+  | { status: 'refused'; problems: Problem[]; summary: ImportSummary };
+
+/** Reserved profile names: the importer uses them for its own choices. */
+export const RESERVED_PROFILE_NAMES = ['template', 'suggested'];
+
+/**
+ * Saved profiles as the importer should see them. A profile saved with its file's header cells is offered a second
+ * time under the fingerprint of that header plus the `errors` column, so an error export fixed in a spreadsheet
+ * is read with the same mapping (dates included) when it comes back.
+ */
+function importProfiles(deps: StagingDeps): MappingProfile[] {
+  const profiles: MappingProfile[] = [];
+  for (const saved of deps.store.mappingProfiles.list()) {
+    profiles.push(saved.profile);
+    if (saved.headerCells) {
+      profiles.push({ ...saved.profile, headerFingerprint: headerFingerprint([...saved.headerCells, ERRORS_COLUMN]) });
+    }
+  }
+  profiles.push({ ...TEMPLATE_PROFILE, headerFingerprint: headerFingerprint([...TEMPLATE_COLUMNS, ERRORS_COLUMN]) });
+  return profiles;
+}
+
+function chosenProfile(deps: StagingDeps, name: string): MappingProfile {
+  if (name === TEMPLATE_PROFILE.name) return TEMPLATE_PROFILE;
+  const saved = deps.store.mappingProfiles.get(name);
+  if (!saved) throw new StagingError(`there is no mapping profile "${name}"`);
+  return saved.profile;
+}
+
+function summaryOf(report: ImportReport): ImportSummary {
+  return {
+    format: report.format,
+    encoding: report.encoding,
+    encodingDetected: report.encodingDetected,
+    ...(report.delimiter !== undefined ? { delimiter: report.delimiter } : {}),
+    ...(report.headerRow !== undefined ? { headerRow: report.headerRow } : {}),
+    ...(report.header ? { headerCells: report.header.cells } : {}),
+    ...(report.messageTypes ? { messageTypes: report.messageTypes } : {}),
+    ...(report.profile !== undefined ? { profile: report.profile } : {}),
+    ...(report.appliedProfile ? { appliedProfile: report.appliedProfile } : {}),
+    rowsRead: report.rowsRead,
+    fileProblems: report.fileProblems,
+  };
+}
+
+/** What the batch row keeps: the summary, plus the header's original text for the error export. */
+export interface StoredReport extends ImportSummary {
+  headerText?: string;
+}
+
+export async function stageFile(deps: StagingDeps, input: StageFileInput): Promise<StageResult> {
+  const codeLists = deps.codeListsFor(input.environmentId);
+  const route = input.route ?? 'v1';
+  const today = deps.now();
+  const isKnownOrder = (clinicCode: string, clinicOrderId: string) =>
+    deps.store.orders.findAccepted(input.environmentId, clinicCode, clinicOrderId) !== undefined;
+  const profile = input.profileName !== undefined ? chosenProfile(deps, input.profileName) : undefined;
+  const writer = deps.store.stagedOrders.writer();
+  try {
+    const stage = (order: ImportedOrder) => {
+      const routed = problemsForRoute(
+        {
+          body: order.body,
+          orderControl: order.source.orderControl ?? 'NW',
+          source: order.source,
+          provenance: order.provenance,
+        },
+        order.problems,
+        route,
+        codeLists,
+      );
+      writer.add({ ...order, problems: routed.problems, valid: routed.valid });
+    };
+
+    let report: StoredReport;
+    let kind: 'csv' | 'hl7' | 'json';
+    if (extname(input.fileName).toLowerCase() === '.json') {
+      kind = 'json';
+      const read = await readJsonOrders(input.path, { file: input.fileName, codeLists, today, isKnownOrder });
+      report = {
+        format: 'json',
+        encoding: 'utf-8',
+        encodingDetected: false,
+        rowsRead: read.ok ? read.orders.length : 0,
+        fileProblems: read.ok ? [] : [read.problem],
+      };
+      if (read.ok) read.orders.forEach(stage);
+    } else {
+      const imported = await importFile(input.path, {
+        codeLists,
+        today,
+        fileLabel: input.fileName,
+        isKnownOrder,
+        ...(profile ? { profile } : { profiles: importProfiles(deps) }),
+        ...(input.encoding ? { encoding: input.encoding } : {}),
+        ...(input.signal ? { signal: input.signal } : {}),
+        ...(input.onProgress ? { onProgress: input.onProgress } : {}),
+        onOrder: stage,
+      });
+      kind = imported.format;
+      report = { ...summaryOf(imported), ...(imported.header ? { headerText: imported.header.text } : {}) };
+    }
+    const { headerText: _headerText, ...summary } = report;
+
+    const refusal = refusalOf(report, kind, route, writer, input.fileName);
+    if (refusal) return { status: 'refused', problems: refusal, summary };
+
+    const batchId = commitBatch(deps, writer, {
+      environmentId: input.environmentId,
+      fileName: input.fileName,
+      kind,
+      route,
+      report,
+    });
+    return {
+      status: 'staged',
+      batchId,
+      orders: writer.count,
+      valid: writer.validCount,
+      invalid: writer.count - writer.validCount,
+      summary,
+    };
+  } finally {
+    writer.close();
+  }
+}
+
+/** Why the file as a whole cannot be staged, if it cannot. */
+function refusalOf(
+  report: StoredReport,
+  kind: 'csv' | 'hl7' | 'json',
+  route: OrderRoute,
+  writer: StagedBatchWriter,
+  file: string,
+): Problem[] | undefined {
+  const fatal = report.fileProblems.filter((problem) => problem.severity === 'error');
+  // An import stopped part-way (a huge record, a bad batch count) would stage a partial file: refuse it whole.
+  if (fatal.length > 0) return fatal;
+  if (route === 'hl7' && kind !== 'hl7') {
+    return [
+      {
+        severity: 'error',
+        file,
+        code: 'route.hl7NotHl7',
+        text: `The HL7 forward route is for HL7 files; this file is ${kind.toUpperCase()}. Choose create-with-clinic or v2.`,
+      },
+    ];
+  }
+  if (writer.count === 0) {
+    return [{ severity: 'error', file, code: 'file.noOrders', text: 'The file holds no orders.' }];
+  }
+  return undefined;
+}
+
+function commitBatch(
+  deps: StagingDeps,
+  writer: StagedBatchWriter,
+  batch: {
+    environmentId: string;
+    fileName: string;
+    kind: 'csv' | 'hl7' | 'json';
+    route: OrderRoute;
+    report: StoredReport;
+  },
+): number {
+  const { store } = deps;
+  const invalid = writer.count - writer.validCount;
+  const rowCount = Math.max(batch.report.rowsRead, writer.count);
+  const fileName = batch.fileName.slice(0, 255) || 'import';
+  return store.inTransaction(() => {
+    const created = store.batches.create({
+      environmentId: batch.environmentId,
+      sourceFileName: fileName,
+      kind: batch.kind,
+      rowCount,
+      invalidCount: invalid,
+      route: batch.route,
+      report: batch.report,
+    });
+    writer.copyInto(created.id);
+    store.audit.append({
+      actor: 'user',
+      action: 'batch.imported',
+      environmentId: batch.environmentId,
+      batchId: created.id,
+      details: {
+        fileName,
+        fileKind: batch.kind,
+        rowCount,
+        orderCount: writer.count,
+        invalidCount: invalid,
+        route: batch.route,
+      },
+    });
+    return created.id;
+  });
+}

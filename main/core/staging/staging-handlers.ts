@@ -1,0 +1,77 @@
+import type { CallHandlers } from '../../../shared/contract.js';
+import { ContractError } from '../../../shared/errors.js';
+import type { stagingCalls } from '../../../shared/staging-contract.js';
+import type { AppServices } from '../app-services.js';
+import { StagingError } from './staging-deps.js';
+import { StagingService } from './staging-service.js';
+
+/** The staging calls of the contract, over the core's services. */
+
+type StagingCallName = keyof typeof stagingCalls;
+
+const services = new WeakMap<AppServices, StagingService>();
+
+/** The one StagingService of a core (so `import.cancel` reaches the import it names). */
+export function stagingFor(app: AppServices): StagingService {
+  let staging = services.get(app);
+  if (!staging) {
+    staging = new StagingService({
+      store: app.store,
+      codeListsFor: (environmentId) => app.registry.get(environmentId).codeLists,
+      notifyOutbox: (environmentId) => app.outbox.notify(environmentId),
+      onProgress: (progress) => app.events.emit('import.progress', progress),
+      onBatchChanged: (change) => app.events.emit('batches.changed', change),
+    });
+    services.set(app, staging);
+  }
+  return staging;
+}
+
+/** Staging's own refusals cross the contract as invalid input, with the sentence the admin reads. */
+async function asContract<T>(run: () => T | Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof StagingError) throw new ContractError({ code: 'invalid-input', message: error.message });
+    throw error;
+  }
+}
+
+export function buildStagingHandlers(app: AppServices): Pick<CallHandlers, StagingCallName> {
+  const staging = stagingFor(app);
+  return {
+    'import.file': (input) =>
+      asContract(() =>
+        staging.importFile({
+          environmentId: input.environmentId,
+          ...(input.path !== undefined ? { path: input.path } : {}),
+          ...(input.upload ? { upload: input.upload } : {}),
+          ...(input.profile !== undefined ? { profile: input.profile } : {}),
+          ...(input.encoding !== undefined ? { encoding: input.encoding } : {}),
+          ...(input.route !== undefined ? { route: input.route } : {}),
+          ...(input.importId !== undefined ? { importId: input.importId } : {}),
+        }),
+      ),
+    'import.cancel': ({ importId }) => Promise.resolve({ cancelled: staging.cancelImport(importId) }),
+    'batches.list': ({ environmentId, limit }) => asContract(() => staging.listBatches(environmentId, limit)),
+    'batches.get': ({ batchId, offset, limit, onlyProblems }) =>
+      asContract(() =>
+        staging.getBatch(batchId, {
+          ...(offset !== undefined ? { offset } : {}),
+          ...(limit !== undefined ? { limit } : {}),
+          ...(onlyProblems !== undefined ? { onlyProblems } : {}),
+        }),
+      ),
+    'batches.editOrder': ({ stagedOrderId, edits, body }) =>
+      asContract(() => staging.editOrder(stagedOrderId, edits ? { edits } : { body: body ?? {} })),
+    'batches.replace': ({ batchId, field, find, replace, match }) =>
+      asContract(() => staging.replace({ batchId, field, find, replace, ...(match ? { match } : {}) })),
+    'batches.setRoute': ({ batchId, route }) => asContract(() => staging.setRoute(batchId, route)),
+    'batches.accept': ({ batchId }) => asContract(() => staging.accept(batchId)),
+    'batches.exportErrors': ({ batchId }) => asContract(() => staging.exportErrors(batchId)),
+    'batches.exportTemplate': ({ batchId }) => asContract(() => staging.exportTemplate(batchId)),
+    'template.example': () => Promise.resolve(staging.exampleTemplate()),
+    'profiles.list': () => Promise.resolve(staging.listProfiles()),
+    'profiles.save': ({ profile, fromBatchId }) => asContract(() => staging.saveProfile(profile, fromBatchId)),
+  };
+}

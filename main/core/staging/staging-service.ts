@@ -1,0 +1,297 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, isAbsolute, join } from 'node:path';
+import type { CodeLists } from '../../../shared/environment.js';
+import type {
+  AcceptOutcome,
+  BatchView,
+  ImportOutcome,
+  SavedProfileView,
+  StagedOrderView,
+} from '../../../shared/staging-views.js';
+import type { MappingProfile } from '../importing/mapping-profile.js';
+import type { BatchRecord } from '../store/batches-repo.js';
+import type { OrderRoute } from '../store/order-state.js';
+import type { SavedProfile } from '../store/mapping-profiles-repo.js';
+import type { StagedCounts } from '../store/staged-orders-repo.js';
+import type { Store } from '../store/store.js';
+import { acceptBatch } from './accept-batch.js';
+import {
+  editStagedOrder,
+  replaceInBatch,
+  setBatchRoute,
+  type OrderChange,
+  type ReplaceRequest,
+} from './batch-edits.js';
+import { errorCsv, exampleTemplateCsv, templateCsv } from './batch-exports.js';
+import { RESERVED_PROFILE_NAMES, stageFile, type StoredReport } from './stage-file.js';
+import { StagingError, type StagingDeps } from './staging-deps.js';
+import { toBatchView, toStagedOrderView } from './staging-views.js';
+
+/**
+ * Staging as the front ends use it (contract handlers, CLI): imports with progress and cancel, review pages,
+ * edits, route, accept (then the outbox is woken), exports and mapping profiles, over one store.
+ */
+
+export interface StagingServiceDeps {
+  store: Store;
+  /** An environment's code lists; throws for an unknown environment. */
+  codeListsFor(environmentId: string): CodeLists;
+  now?: () => Date;
+  /** Woken after an accept, so queued orders go without waiting for the next poll. */
+  notifyOutbox?(environmentId: string): void;
+  onProgress?(progress: {
+    importId: string;
+    environmentId: string;
+    bytes: number;
+    totalBytes: number;
+    rows: number;
+  }): void;
+  onBatchChanged?(change: { environmentId: string; batchId: number }): void;
+}
+
+export interface ImportRequest {
+  environmentId: string;
+  /** An absolute path to a regular file. */
+  path?: string;
+  /** A browser upload: its name and text. */
+  upload?: { name: string; content: string };
+  profile?: string;
+  encoding?: string;
+  route?: OrderRoute;
+  importId?: string;
+  /** Also cancels the import (the CLI's SIGINT). */
+  signal?: AbortSignal;
+}
+
+const UPLOADS_DIR = 'import-uploads';
+/** An upload left behind by a process that died mid-import is removed by the next upload after this long. */
+const STALE_UPLOAD_MS = 60 * 60 * 1000;
+
+export class StagingService {
+  readonly #deps: StagingServiceDeps;
+  readonly #staging: StagingDeps;
+  /** Running imports by id, for `import.cancel`. */
+  readonly #running = new Map<string, AbortController>();
+
+  constructor(deps: StagingServiceDeps) {
+    this.#deps = deps;
+    this.#staging = {
+      store: deps.store,
+      codeListsFor: (environmentId) => deps.codeListsFor(environmentId),
+      now: deps.now ?? (() => new Date()),
+    };
+  }
+
+  get #store(): Store {
+    return this.#deps.store;
+  }
+
+  async importFile(request: ImportRequest): Promise<ImportOutcome> {
+    this.#deps.codeListsFor(request.environmentId); // an unknown environment is refused before any reading
+    if (request.profile && RESERVED_PROFILE_NAMES.includes(request.profile) && request.profile !== 'template') {
+      throw new StagingError(
+        `"${request.profile}" is not a saved profile; leave the profile out to have one suggested`,
+      );
+    }
+    const importId = request.importId ?? randomUUID();
+    if (this.#running.has(importId)) throw new StagingError(`an import named ${importId} is already running`);
+    const controller = new AbortController();
+    const onOuterAbort = () => controller.abort(request.signal?.reason);
+    request.signal?.addEventListener('abort', onOuterAbort, { once: true });
+    if (request.signal?.aborted) controller.abort(request.signal.reason);
+    this.#running.set(importId, controller);
+    let uploaded: string | undefined;
+    try {
+      let path: string;
+      let fileName: string;
+      if (request.upload) {
+        uploaded = await this.#writeUpload(request.upload.content);
+        path = uploaded;
+        fileName = basename(request.upload.name);
+      } else {
+        path = await checkedPath(request.path ?? '');
+        fileName = basename(path);
+      }
+      const result = await stageFile(this.#staging, {
+        environmentId: request.environmentId,
+        path,
+        fileName,
+        signal: controller.signal,
+        onProgress: (progress) =>
+          this.#deps.onProgress?.({ importId, environmentId: request.environmentId, ...progress }),
+        ...(request.profile ? { profileName: request.profile } : {}),
+        ...(request.encoding ? { encoding: request.encoding } : {}),
+        ...(request.route ? { route: request.route } : {}),
+      });
+      if (result.status === 'refused') return result;
+      this.#deps.onBatchChanged?.({ environmentId: request.environmentId, batchId: result.batchId });
+      return result;
+    } catch (error) {
+      if (controller.signal.aborted) return { status: 'cancelled' };
+      throw error;
+    } finally {
+      request.signal?.removeEventListener('abort', onOuterAbort);
+      this.#running.delete(importId);
+      if (uploaded) await rm(uploaded, { force: true });
+    }
+  }
+
+  /** Cancels a running import; nothing of it is staged. False when no such import is running. */
+  cancelImport(importId: string): boolean {
+    const controller = this.#running.get(importId);
+    if (!controller) return false;
+    controller.abort(new Error('import cancelled'));
+    return true;
+  }
+
+  listBatches(environmentId?: string, limit = 100): BatchView[] {
+    if (environmentId !== undefined) this.#deps.codeListsFor(environmentId);
+    return this.#store.batches
+      .list(environmentId)
+      .slice(0, limit)
+      .map((batch) => toBatchView(this.#store, batch));
+  }
+
+  batch(batchId: number): BatchRecord {
+    const batch = this.#store.batches.get(batchId);
+    if (!batch) throw new StagingError(`there is no batch ${batchId}`);
+    return batch;
+  }
+
+  getBatch(
+    batchId: number,
+    page: { offset?: number; limit?: number; onlyProblems?: boolean } = {},
+  ): { batch: BatchView; orders: StagedOrderView[]; total: number } {
+    const batch = this.batch(batchId);
+    const codeLists = this.#deps.codeListsFor(batch.environmentId);
+    const { orders, total } = this.#store.stagedOrders.page({
+      batchId,
+      offset: page.offset ?? 0,
+      limit: page.limit ?? 100,
+      ...(page.onlyProblems ? { onlyProblems: true } : {}),
+    });
+    return {
+      batch: toBatchView(this.#store, batch),
+      orders: orders.map((order) => toStagedOrderView(this.#store, order, batch.route, codeLists)),
+      total,
+    };
+  }
+
+  /** Every staged order of a batch as the review shows it, a page at a time (the CLI's `batch show`). */
+  *walkBatch(batchId: number): Generator<StagedOrderView[]> {
+    const batch = this.batch(batchId);
+    const codeLists = this.#deps.codeListsFor(batch.environmentId);
+    for (let after = 0; ;) {
+      const page = this.#store.stagedOrders.after(batchId, after, 500);
+      if (page.length === 0) return;
+      after = page[page.length - 1]!.position;
+      yield page.map((order) => toStagedOrderView(this.#store, order, batch.route, codeLists));
+    }
+  }
+
+  editOrder(stagedOrderId: number, change: OrderChange): StagedOrderView {
+    const order = editStagedOrder(this.#staging, stagedOrderId, change);
+    const batch = this.batch(order.batchId);
+    this.#deps.onBatchChanged?.({ environmentId: batch.environmentId, batchId: batch.id });
+    return toStagedOrderView(this.#store, order, batch.route, this.#deps.codeListsFor(batch.environmentId));
+  }
+
+  replace(request: ReplaceRequest): { changed: number; counts: StagedCounts } {
+    const result = replaceInBatch(this.#staging, request);
+    const batch = this.batch(request.batchId);
+    if (result.changed > 0) this.#deps.onBatchChanged?.({ environmentId: batch.environmentId, batchId: batch.id });
+    return result;
+  }
+
+  setRoute(batchId: number, route: OrderRoute): StagedCounts {
+    const counts = setBatchRoute(this.#staging, batchId, route);
+    this.#deps.onBatchChanged?.({ environmentId: this.batch(batchId).environmentId, batchId });
+    return counts;
+  }
+
+  accept(batchId: number): AcceptOutcome {
+    const outcome = acceptBatch(this.#staging, batchId);
+    if (outcome.accepted > 0 || outcome.cancelled > 0) this.#deps.notifyOutbox?.(outcome.environmentId);
+    this.#deps.onBatchChanged?.({ environmentId: outcome.environmentId, batchId });
+    return outcome;
+  }
+
+  /** The error CSV, a chunk at a time (the CLI writes it to a file as it comes); `counts.orders` counts orders. */
+  errorCsv(batchId: number, counts: { orders: number } = { orders: 0 }): Generator<string> {
+    return errorCsv(this.#store, this.batch(batchId), counts);
+  }
+
+  exportErrors(batchId: number): { orders: number; text: string } {
+    const counts = { orders: 0 };
+    const text = [...this.errorCsv(batchId, counts)].join('');
+    return { orders: counts.orders, text };
+  }
+
+  templateCsv(batchId: number): Generator<string> {
+    this.batch(batchId);
+    return templateCsv(this.#store, batchId);
+  }
+
+  exportTemplate(batchId: number): { text: string } {
+    return { text: [...this.templateCsv(batchId)].join('') };
+  }
+
+  exampleTemplate(): { fileName: string; text: string } {
+    return { fileName: 'rx-batch-template.csv', text: exampleTemplateCsv({ bom: true }) };
+  }
+
+  listProfiles(): SavedProfileView[] {
+    return this.#store.mappingProfiles.list().map(toProfileView);
+  }
+
+  /** Saves a profile; with `fromBatchId`, that import's header cells are kept with it. */
+  saveProfile(profile: MappingProfile, fromBatchId?: number): SavedProfileView {
+    if (RESERVED_PROFILE_NAMES.includes(profile.name)) {
+      throw new StagingError(`"${profile.name}" is a name the importer uses itself; choose another`);
+    }
+    let headerCells: string[] | null = null;
+    if (fromBatchId !== undefined) {
+      const report = this.batch(fromBatchId).report as StoredReport | null;
+      headerCells = report?.headerCells ?? null;
+    }
+    return toProfileView(this.#store.mappingProfiles.save(profile, headerCells));
+  }
+
+  async #writeUpload(content: string): Promise<string> {
+    // Under the data directory (private, 0700), not the shared temp dir: an upload is patient data.
+    const dir = join(this.#store.dataDir, UPLOADS_DIR);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const now = Date.now();
+    for (const name of await readdir(dir)) {
+      const path = join(dir, name);
+      const info = await stat(path).catch(() => undefined);
+      if (info && now - info.mtimeMs > STALE_UPLOAD_MS) await rm(path, { force: true });
+    }
+    const file = join(dir, `${randomUUID()}.upload`);
+    await writeFile(file, content, { encoding: 'utf8', mode: 0o600 });
+    return file;
+  }
+}
+
+function toProfileView(saved: SavedProfile): SavedProfileView {
+  return {
+    name: saved.profile.name,
+    headerFingerprint: saved.profile.headerFingerprint ?? null,
+    profile: saved.profile,
+    updatedAt: saved.updatedAt,
+  };
+}
+
+async function checkedPath(path: string): Promise<string> {
+  if (!isAbsolute(path)) throw new StagingError(`${path}: is not an absolute path`);
+  let info;
+  try {
+    info = await stat(path);
+  } catch (error) {
+    throw new StagingError(`${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  if (!info.isFile()) throw new StagingError(`${path}: is not a file`);
+  return path;
+}

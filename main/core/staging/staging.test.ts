@@ -1,0 +1,532 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { DEFAULT_CODE_LISTS } from '../../../shared/environment.js';
+import { createWithClinicV1Schema } from '../../../shared/orders.js';
+import { parseWireJson, toWireJson } from '../../../shared/wire-json.js';
+import { verifyAuditChain } from '../audit/verify-chain.js';
+import { TEMPLATE_COLUMNS } from '../importing/field-catalogue.js';
+import { headerFingerprint, type MappingProfile } from '../importing/mapping-profile.js';
+import { LOCAL } from '../store/testing/store-fixtures.js';
+import { StagingError } from './staging-deps.js';
+import { StagingService } from './staging-service.js';
+import {
+  HL7_PROFILE,
+  eighteenDigitDmd,
+  hl7File,
+  stagingFixture,
+  templateCsv,
+  uniqueOrder,
+  withField,
+  type StagingFixture,
+} from './testing/staging-fixtures.js';
+
+let fixture: StagingFixture | undefined;
+afterEach(() => {
+  fixture?.close();
+  fixture = undefined;
+});
+
+function open(options: Parameters<typeof stagingFixture>[0] = {}): StagingFixture {
+  fixture = stagingFixture(options);
+  return fixture;
+}
+
+async function staged(
+  f: StagingFixture,
+  path: string,
+  extra: Partial<Parameters<typeof f.staging.importFile>[0]> = {},
+) {
+  const outcome = await f.staging.importFile({ environmentId: LOCAL.id, path, ...extra });
+  if (outcome.status !== 'staged') throw new Error(`expected a staged batch, got ${JSON.stringify(outcome)}`);
+  return outcome;
+}
+
+const allOrders = (f: StagingFixture, batchId: number) => f.staging.getBatch(batchId, { limit: 500 }).orders;
+
+describe('staging an import', () => {
+  it('stages a CSV with errors: each problem names the file, row and field; an edit re-validates and fixes it', async () => {
+    const f = open();
+    const good = uniqueOrder();
+    const badPostcode = withField(uniqueOrder(), 'homeAddress.postCode', 'NOT A POSTCODE');
+    const noSurname = withField(uniqueOrder(), 'customer.surname', undefined);
+    const path = f.file('orders.csv', templateCsv([good, badPostcode, noSurname]));
+
+    const outcome = await staged(f, path);
+    expect(outcome).toMatchObject({ orders: 3, valid: 1, invalid: 2 });
+    expect(outcome.summary).toMatchObject({ format: 'csv', encoding: 'utf-8', delimiter: ',', headerRow: 1 });
+    expect(outcome.summary.profile).toBe('template');
+
+    const page = f.staging.getBatch(outcome.batchId, { onlyProblems: true });
+    expect(page.total).toBe(2);
+    const [postcodeOrder, surnameOrder] = page.orders;
+    expect(postcodeOrder!.problems).toEqual([
+      expect.objectContaining({
+        severity: 'error',
+        file: 'orders.csv',
+        row: 3,
+        field: 'homeAddress.postCode',
+        code: 'postcode.format',
+      }),
+    ]);
+    expect(postcodeOrder!.provenance['homeAddress.postCode']).toEqual({
+      kind: 'csv',
+      file: 'orders.csv',
+      row: 3,
+      column: 'homePostCode',
+    });
+    expect(postcodeOrder!.request).toBeNull();
+    expect(surnameOrder!.problems).toEqual([
+      expect.objectContaining({ row: 4, field: 'customer.surname', code: 'field.required' }),
+    ]);
+
+    // An unreadable value is kept as typed and reported on its field, like an import would.
+    const ambiguous = f.staging.editOrder(postcodeOrder!.id, {
+      edits: [
+        { path: 'homeAddress.postCode', value: 'LS1 4AP' },
+        { path: 'customer.dateOfBirth', value: '03/04/1980' },
+      ],
+    });
+    expect(ambiguous.valid).toBe(false);
+    expect(ambiguous.problems.map((p) => [p.field, p.code])).toEqual([['customer.dateOfBirth', 'date.ambiguous']]);
+
+    const fixed = f.staging.editOrder(postcodeOrder!.id, {
+      edits: [{ path: 'customer.dateOfBirth', value: '1980-04-03' }],
+    });
+    expect(fixed).toMatchObject({ valid: true, problems: [], edited: true });
+    expect(fixed.provenance['homeAddress.postCode']).toEqual({
+      kind: 'edited',
+      at: expect.any(String) as unknown,
+      was: { kind: 'csv', file: 'orders.csv', row: 3, column: 'homePostCode' },
+    });
+    // Untouched fields still point at their cells.
+    expect(fixed.provenance['customer.firstName']).toEqual({
+      kind: 'csv',
+      file: 'orders.csv',
+      row: 3,
+      column: 'firstName',
+    });
+    // The preview shows the exact request: dm+d codes as number tokens.
+    expect(fixed.request).toBe(toWireJson(createWithClinicV1Schema.parse(fixed.body)));
+
+    const named = f.staging.editOrder(surnameOrder!.id, { edits: [{ path: 'customer.surname', value: 'Smith' }] });
+    expect(named.valid).toBe(true);
+    expect(f.staging.getBatch(outcome.batchId).batch.counts).toMatchObject({ valid: 3, invalid: 0, staged: 3 });
+
+    // The audit names the edited fields, never their values.
+    const edits = f.store.audit.search({ action: 'order.edited' });
+    expect(edits.map((entry) => entry.details.fieldPath).sort()).toEqual([
+      'customer.dateOfBirth',
+      'customer.surname',
+      'homeAddress.postCode, customer.dateOfBirth',
+    ]);
+    const auditText = JSON.stringify(f.store.audit.search({ limit: 100 }));
+    for (const value of ['LS1 4AP', 'NOT A POSTCODE', 'Smith', '1980-04-03', '03/04/1980']) {
+      expect(auditText).not.toContain(value);
+    }
+  });
+
+  it('accepts only the valid orders, in one transaction with one audit entry; invalid ones stay staged', async () => {
+    const f = open();
+    const orders = [
+      uniqueOrder({ dmdCode: eighteenDigitDmd() }),
+      uniqueOrder(),
+      withField(uniqueOrder(), 'prescribedItems.0.quantity', 0),
+    ];
+    const batch = await staged(f, f.file('orders.csv', templateCsv(orders)));
+    expect(batch).toMatchObject({ valid: 2, invalid: 1 });
+
+    const outcome = f.staging.accept(batch.batchId);
+    expect(outcome).toEqual({
+      batchId: batch.batchId,
+      environmentId: LOCAL.id,
+      route: 'v1',
+      accepted: 2,
+      cancelled: 0,
+      staying: 1,
+    });
+    const queued = f.store.orders.list({ batchId: batch.batchId });
+    expect(queued.map((o) => [o.clinicOrderId, o.state, o.route])).toEqual([
+      [orders[0]!.prescription.clinicOrderId, 'queued', 'v1'],
+      [orders[1]!.prescription.clinicOrderId, 'queued', 'v1'],
+    ]);
+    // The exact body the preview showed, 18 digits intact.
+    expect(queued[0]!.requestBody).toBe(toWireJson(createWithClinicV1Schema.parse(orders[0])));
+    expect(queued[0]!.requestBody).toContain(`"dmdCode":${eighteenDigitDmd()}`);
+    expect(f.store.orders.items(queued[0]!.id)[0]).toMatchObject({ dmdCode: eighteenDigitDmd(), quantity: 1 });
+
+    const after = allOrders(f, batch.batchId);
+    expect(after.map((o) => [o.state, o.orderId])).toEqual([
+      ['accepted', queued[0]!.id],
+      ['accepted', queued[1]!.id],
+      ['staged', null],
+    ]);
+    expect(after[0]!.request).toBe(queued[0]!.requestBody);
+    const [entry] = f.store.audit.search({ action: 'batch.accepted' });
+    expect(entry).toMatchObject({ batchId: batch.batchId, details: { orderCount: 2, invalidCount: 1, route: 'v1' } });
+
+    // Fixed later, the staying order is accepted on its own; nothing is queued twice.
+    f.staging.editOrder(after[2]!.id, { edits: [{ path: 'prescribedItems.0.quantity', value: '2' }] });
+    expect(f.staging.accept(batch.batchId)).toMatchObject({ accepted: 1, staying: 0 });
+    expect(f.store.orders.list({ batchId: batch.batchId })).toHaveLength(3);
+    expect(verifyAuditChain(f.store)).toEqual({ ok: true, count: expect.any(Number) as unknown });
+  });
+
+  it('rolls an accept back whole when it fails part-way', async () => {
+    const f = open();
+    const batch = await staged(f, f.file('orders.csv', templateCsv([uniqueOrder(), uniqueOrder(), uniqueOrder()])));
+    const auditBefore = f.store.audit.lastSeq();
+    const markAccepted = f.store.stagedOrders.markAccepted.bind(f.store.stagedOrders);
+    let calls = 0;
+    const spy = vi.spyOn(f.store.stagedOrders, 'markAccepted').mockImplementation((id, orderId) => {
+      calls += 1;
+      if (calls === 2) throw new Error('disk full');
+      return markAccepted(id, orderId);
+    });
+    expect(() => f.staging.accept(batch.batchId)).toThrow('disk full');
+    spy.mockRestore();
+
+    expect(f.store.orders.list({ batchId: batch.batchId })).toEqual([]);
+    expect(allOrders(f, batch.batchId).map((o) => o.state)).toEqual(['staged', 'staged', 'staged']);
+    expect(f.store.audit.lastSeq()).toBe(auditBefore);
+    expect(f.staging.accept(batch.batchId)).toMatchObject({ accepted: 3 });
+  });
+
+  it('flags orders already accepted; a later import that is refused or cancelled changes nothing', async () => {
+    const f = open();
+    const orders = [uniqueOrder(), uniqueOrder()];
+    const first = await staged(f, f.file('first.csv', templateCsv(orders)));
+    f.staging.accept(first.batchId);
+    const acceptedBefore = f.store.orders.list({ batchId: first.batchId });
+
+    const again = await staged(f, f.file('again.csv', templateCsv([orders[1]!, uniqueOrder()])));
+    expect(again).toMatchObject({ orders: 2, valid: 1, invalid: 1 });
+    const [duplicate] = f.staging.getBatch(again.batchId, { onlyProblems: true }).orders;
+    expect(duplicate!.problems).toEqual([
+      expect.objectContaining({ code: 'order.alreadyKnown', field: 'prescription.clinicOrderId', row: 2 }),
+    ]);
+
+    const batchesBefore = f.store.batches.list().length;
+    const seqBefore = f.store.audit.lastSeq();
+    const refused = await f.staging.importFile({ environmentId: LOCAL.id, path: f.file('empty.csv', '') });
+    expect(refused).toMatchObject({ status: 'refused', problems: [expect.objectContaining({ code: 'file.empty' })] });
+    const headerOnly = await f.staging.importFile({
+      environmentId: LOCAL.id,
+      path: f.file('header.csv', `${TEMPLATE_COLUMNS.join(',')}\r\n`),
+    });
+    expect(headerOnly).toMatchObject({
+      status: 'refused',
+      problems: [expect.objectContaining({ code: 'csv.noRows' })],
+    });
+
+    // A big file cancelled part-way: the progress callback cancels it after the first chunk.
+    const big = f.file('big.csv', templateCsv(Array.from({ length: 1500 }, () => uniqueOrder())));
+    let progressSeen = 0;
+    const cancelling = serviceWithProgress(f, (importId) => {
+      progressSeen += 1;
+      cancelling.cancelImport(importId);
+    });
+    const cancelled = await cancelling.importFile({ environmentId: LOCAL.id, path: big, importId: 'big-one' });
+    expect(cancelled).toEqual({ status: 'cancelled' });
+    expect(progressSeen).toBeGreaterThan(0);
+
+    expect(f.store.batches.list()).toHaveLength(batchesBefore);
+    expect(f.store.audit.lastSeq()).toBe(seqBefore);
+    expect(f.store.orders.list({ batchId: first.batchId })).toEqual(acceptedBefore);
+    // The cancelled import's rows went nowhere, not even into a leftover temp table.
+    const temp = f.store.db.prepare("SELECT count(*) AS n FROM sqlite_temp_master WHERE type = 'table'").get() as {
+      n: number;
+    };
+    expect(temp.n).toBe(0);
+    expect(verifyAuditChain(f.store).ok).toBe(true);
+  });
+
+  it('exports errors as the original rows plus an errors column; fixed in the file, they import valid', async () => {
+    const f = open();
+    const good = uniqueOrder();
+    const badDmd = withField(uniqueOrder(), 'prescribedItems.0.dmdCode', '42109611000001108');
+    // Semicolons and a title row above the header: the export keeps the file's own layout.
+    const csv = `Orders for March\r\n${templateCsv([good, badDmd]).replaceAll(',', ';')}`;
+    const batch = await staged(f, f.file('march.csv', csv));
+    expect(batch).toMatchObject({ valid: 1, invalid: 1 });
+    expect(batch.summary).toMatchObject({ delimiter: ';', headerRow: 2 });
+
+    const exported = f.staging.exportErrors(batch.batchId);
+    expect(exported.orders).toBe(1);
+    const lines = exported.text.split('\r\n');
+    expect(lines[0]).toBe(`${TEMPLATE_COLUMNS.join(';')};errors`);
+    const originalRow = csv.split('\r\n')[3]!;
+    expect(lines[1]!.startsWith(`${originalRow};"`)).toBe(true);
+    expect(lines[1]).toMatch(/;"Item 1 dm\+d code '42109611000001108' .*check digit.*"$/);
+    expect(lines.slice(2)).toEqual(['']);
+
+    const fixedText = exported.text.replace('42109611000001108', '42109611000001109');
+    const reimported = await staged(f, f.file('march-fixed.csv', fixedText));
+    expect(reimported).toMatchObject({ orders: 1, valid: 1, invalid: 0 });
+    expect(reimported.summary.profile).toBe('template');
+    const [order] = allOrders(f, reimported.batchId);
+    expect(order!.body).toEqual(
+      createWithClinicV1Schema.parse(withField(badDmd, 'prescribedItems.0.dmdCode', '42109611000001109')),
+    );
+  });
+
+  it('keeps mapping profiles in the store and chooses them by header fingerprint, error exports included', async () => {
+    const f = open();
+    const header = TEMPLATE_COLUMNS.map((column) =>
+      column === 'dateOfBirth' ? 'DOB' : column === 'surname' ? 'Patient Surname' : column,
+    );
+    const orders = [uniqueOrder(), withField(uniqueOrder(), 'customer.telephone', '12345')];
+    // dd/MM/yyyy dates: 03/04/1980 is ambiguous unless the profile says how dates are written.
+    const rows = templateCsv(orders).replaceAll('1980-01-15', '03/04/1980').split('\r\n').slice(1).join('\r\n');
+    const csv = `${header.join(',')}\r\n${rows}`;
+
+    const suggested = await staged(f, f.file('clinic-x.csv', csv));
+    expect(suggested.summary.profile).toBe('suggested');
+    expect(suggested.invalid).toBe(2);
+
+    const profile: MappingProfile = {
+      name: 'clinic-x',
+      headerFingerprint: headerFingerprint(header),
+      columns: Object.fromEntries(header.map((cell, index) => [TEMPLATE_COLUMNS[index]!, cell])),
+      constants: {},
+      valueMaps: {},
+      dateFormat: 'dd/MM/yyyy',
+    };
+    expect(() => f.staging.saveProfile({ ...profile, name: 'suggested' })).toThrow(StagingError);
+    f.staging.saveProfile(profile, suggested.batchId);
+    expect(f.staging.listProfiles()).toEqual([
+      expect.objectContaining({ name: 'clinic-x', headerFingerprint: profile.headerFingerprint }),
+    ]);
+
+    const mapped = await staged(f, f.file('clinic-x-2.csv', csv));
+    expect(mapped.summary.profile).toBe('clinic-x');
+    expect(mapped).toMatchObject({ valid: 1, invalid: 1 });
+    expect((allOrders(f, mapped.batchId)[0]!.body as { customer: { dateOfBirth: string } }).customer.dateOfBirth).toBe(
+      '1980-04-03',
+    );
+
+    const errors = f.staging.exportErrors(mapped.batchId).text;
+    expect(errors.split('\r\n')[0]).toBe(`${header.join(',')},errors`);
+    const back = await staged(f, f.file('clinic-x-fixed.csv', errors.replace(',12345,', ',07700900123,')));
+    expect(back.summary.profile).toBe('clinic-x');
+    expect(back).toMatchObject({ valid: 1, invalid: 0 });
+  });
+
+  it('exports a batch in the template, which imports back to the same bodies', async () => {
+    const f = open();
+    const orders = [
+      uniqueOrder({ dmdCode: eighteenDigitDmd(7) }),
+      withField(
+        withField(uniqueOrder(), 'clinicInformation.contactNumber', '01904 000000'),
+        'prescription.clinicOrderValue',
+        24.5,
+      ),
+    ];
+    orders[1]!.prescribedItems.push({ ...orders[1]!.prescribedItems[0]!, dmdCode: '42109611000001109', quantity: 5 });
+    const batch = await staged(f, f.file('orders.csv', templateCsv(orders)));
+    const exported = f.staging.exportTemplate(batch.batchId).text;
+    expect(exported.split('\r\n')[0]).toBe(TEMPLATE_COLUMNS.join(','));
+
+    const again = await staged(f, f.file('exported.csv', exported));
+    const bodies = (id: number) => allOrders(f, id).map((order) => order.body);
+    expect(bodies(again.batchId)).toEqual(bodies(batch.batchId));
+    expect(bodies(again.batchId)).toEqual(orders.map((order) => createWithClinicV1Schema.parse(order)));
+
+    const example = await staged(f, f.file('example.csv', f.staging.exampleTemplate().text));
+    expect(example).toMatchObject({ orders: 1, valid: 1 });
+  });
+
+  it('stages HL7 with provenance such as RXE-12 and forwards the original message on the HL7 route', async () => {
+    const f = open();
+    f.staging.saveProfile(HL7_PROFILE);
+    const orders = [withField(uniqueOrder(), 'prescription.repeatsAllowed', 3), uniqueOrder()];
+    const text = hl7File(orders);
+    const batch = await staged(f, f.file('orders.hl7', text), { profile: 'hl7-clinic', route: 'hl7' });
+    expect(batch).toMatchObject({ orders: 2, valid: 2 });
+    expect(batch.summary).toMatchObject({ format: 'hl7', messageTypes: ['RDE^O11'], profile: 'hl7-clinic' });
+
+    const [first, second] = allOrders(f, batch.batchId);
+    expect(first!.provenance['prescription.repeatsAllowed']).toMatchObject({
+      kind: 'hl7',
+      file: 'orders.hl7',
+      message: 1,
+      path: 'RXE-12.1',
+    });
+    expect(first!.provenance['prescription.courierCode']).toEqual({
+      kind: 'constant',
+      profile: 'hl7-clinic',
+      column: 'courierCode',
+    });
+    const messages = text.replace(/\r$/, '').split(/\r(?=MSH)/);
+    expect(first!.request).toBe(messages[0]);
+    expect(first!.message).toBe(1);
+
+    // Edited, the order no longer matches its message: it cannot be forwarded, but v1 can send it.
+    const edited = f.staging.editOrder(second!.id, { edits: [{ path: 'customer.firstName', value: 'Alexandra' }] });
+    expect(edited.valid).toBe(false);
+    expect(edited.problems.map((p) => p.code)).toEqual(['route.hl7Edited']);
+    expect(f.staging.setRoute(batch.batchId, 'v1')).toMatchObject({ valid: 2, invalid: 0 });
+    expect(f.staging.setRoute(batch.batchId, 'hl7')).toMatchObject({ valid: 1, invalid: 1 });
+
+    const outcome = f.staging.accept(batch.batchId);
+    expect(outcome).toMatchObject({ route: 'hl7', accepted: 1, staying: 1 });
+    const [queued] = f.store.orders.list({ batchId: batch.batchId });
+    expect(queued).toMatchObject({
+      route: 'hl7',
+      requestBody: messages[0],
+      clinicOrderId: orders[0]!.prescription.clinicOrderId,
+    });
+
+    // A CSV batch has no messages to forward.
+    const csv = await staged(f, f.file('orders.csv', templateCsv([uniqueOrder()])));
+    expect(() => f.staging.setRoute(csv.batchId, 'hl7')).toThrow('only HL7 batches can be forwarded as HL7');
+    const refused = await f.staging.importFile({
+      environmentId: LOCAL.id,
+      path: f.file('x.csv', templateCsv([uniqueOrder()])),
+      route: 'hl7',
+    });
+    expect(refused).toMatchObject({
+      status: 'refused',
+      problems: [expect.objectContaining({ code: 'route.hl7NotHl7' })],
+    });
+  });
+
+  it('turns an HL7 cancel (ORC-1 CA) of an accepted order into its withdrawal or cancel request on accept', async () => {
+    const f = open();
+    f.staging.saveProfile(HL7_PROFILE);
+    const order = uniqueOrder();
+    const sent = await staged(f, f.file('new.hl7', hl7File([order])), { profile: 'hl7-clinic' });
+    f.staging.accept(sent.batchId);
+    const [queued] = f.store.orders.list({ batchId: sent.batchId });
+
+    const cancel = await staged(f, f.file('cancel.hl7', hl7File([order], 'CA')), { profile: 'hl7-clinic' });
+    expect(cancel).toMatchObject({ orders: 1, valid: 1 });
+    expect(allOrders(f, cancel.batchId)[0]!.orderControl).toBe('CA');
+    expect(() =>
+      f.staging.editOrder(allOrders(f, cancel.batchId)[0]!.id, { edits: [{ path: 'customer.surname', value: 'X' }] }),
+    ).toThrow('HL7 cancel');
+    expect(f.staging.accept(cancel.batchId)).toMatchObject({ accepted: 0, cancelled: 1, staying: 0 });
+    // Never sent, so withdrawn on the spot.
+    expect(f.store.orders.get(queued!.id)?.state).toBe('withdrawn');
+    expect(allOrders(f, cancel.batchId)[0]).toMatchObject({ state: 'accepted', orderId: queued!.id });
+  });
+
+  it('sends the v2 body with integer codes, and keeps an order whose code has no v2 number staged', async () => {
+    const codeLists = {
+      ...DEFAULT_CODE_LISTS,
+      courierCodes: [...DEFAULT_CODE_LISTS.courierCodes, 'XPRESS'],
+    };
+    const f = open({ codeLists });
+    const orders = [
+      withField(uniqueOrder(), 'prescription.repeatsAllowed', 2),
+      withField(uniqueOrder(), 'prescription.courierCode', 'XPRESS'),
+    ];
+    const batch = await staged(f, f.file('orders.csv', templateCsv(orders)), { route: 'v2' });
+    expect(batch).toMatchObject({ valid: 1, invalid: 1 });
+    const [mapped, unmapped] = allOrders(f, batch.batchId);
+    const v2 = parseWireJson(mapped!.request!) as {
+      customer: { title: unknown; dateOfBirth: string };
+      prescription: { paymentType: unknown; courierCode: unknown };
+      prescribedItems: Array<{ allowedRepeats: unknown; dmdCode: unknown }>;
+      clinicInformation: Record<string, unknown>;
+    };
+    expect(v2.customer).toMatchObject({ title: codeLists.v2Title.Ms, dateOfBirth: '1980-01-15T00:00:00Z' });
+    expect(v2.prescription).toMatchObject({ paymentType: 1, courierCode: 1 });
+    expect(v2.prescribedItems[0]).toMatchObject({ allowedRepeats: 2 });
+    expect(mapped!.request).toContain('"dmdCode":42109611000001109');
+    expect(Object.keys(v2.clinicInformation)).toEqual(['clinicCode']);
+    expect(unmapped!.problems).toEqual([
+      expect.objectContaining({ code: 'v2.unmapped', field: 'prescription.courierCode', row: 3 }),
+    ]);
+    // On the v1 route the same order is fine.
+    expect(f.staging.setRoute(batch.batchId, 'v1')).toMatchObject({ valid: 2 });
+    expect(f.staging.setRoute(batch.batchId, 'v2')).toMatchObject({ valid: 1 });
+    f.staging.accept(batch.batchId);
+    expect(f.store.orders.list({ batchId: batch.batchId }).map((o) => [o.route, o.requestBody])).toEqual([
+      ['v2', mapped!.request],
+    ]);
+  });
+
+  it('finds and replaces one field across a batch, re-validating and auditing the field path only', async () => {
+    const f = open();
+    const orders = [
+      withField(uniqueOrder(), 'prescription.courierCode', 'Royal Mail 24'),
+      withField(uniqueOrder(), 'prescription.courierCode', 'Royal Mail 24'),
+      withField(uniqueOrder(), 'prescription.courierCode', 'RMT48'),
+    ];
+    const batch = await staged(f, f.file('orders.csv', templateCsv(orders)));
+    expect(batch).toMatchObject({ valid: 1, invalid: 2 });
+    const result = f.staging.replace({
+      batchId: batch.batchId,
+      field: 'courierCode',
+      find: 'Royal Mail 24',
+      replace: 'RMT24',
+    });
+    expect(result).toEqual({ changed: 2, counts: expect.objectContaining({ valid: 3, invalid: 0 }) as unknown });
+    const after = allOrders(f, batch.batchId);
+    expect(after.map((o) => (o.body as { prescription: { courierCode: string } }).prescription.courierCode)).toEqual([
+      'RMT24',
+      'RMT24',
+      'RMT48',
+    ]);
+    expect(after[0]!.provenance['prescription.courierCode']).toMatchObject({ kind: 'edited' });
+    expect(after[2]!.provenance['prescription.courierCode']).toMatchObject({ kind: 'csv' });
+    const [entry] = f.store.audit.search({ action: 'batch.replaced' });
+    expect(entry!.details).toEqual({ fieldPath: 'prescription.courierCode', orderCount: 2 });
+    expect(JSON.stringify(entry)).not.toContain('Royal Mail');
+
+    // Item fields are replaced on every item.
+    const items = f.staging.replace({
+      batchId: batch.batchId,
+      field: 'prescribedItems.*.medication',
+      find: '500mg',
+      replace: '500 mg',
+      match: 'contains',
+    });
+    expect(items.changed).toBe(3);
+    expect((after[0]!.body as { prescribedItems: Array<{ medication: string }> }).prescribedItems[0]!.medication).toBe(
+      'Paracetamol 500mg tablets',
+    );
+    expect(
+      (allOrders(f, batch.batchId)[0]!.body as { prescribedItems: Array<{ medication: string }> }).prescribedItems[0]!
+        .medication,
+    ).toBe('Paracetamol 500 mg tablets');
+    expect(() =>
+      f.staging.replace({ batchId: batch.batchId, field: 'customer.shoeSize', find: '', replace: '9' }),
+    ).toThrow('not a field of an order');
+  });
+
+  it('stages a JSON array losslessly, and a browser upload through a private temp file it removes', async () => {
+    const f = open();
+    const orders = [
+      uniqueOrder({ dmdCode: eighteenDigitDmd(3) }),
+      withField(uniqueOrder(), 'deliveryAddress', { city: 'Leeds' }),
+    ];
+    const json = await staged(f, f.file('orders.json', toWireJson(orders)));
+    expect(json).toMatchObject({ orders: 2, valid: 1, invalid: 1 });
+    const [first, second] = allOrders(f, json.batchId);
+    expect(first!.request).toContain(`"dmdCode":${eighteenDigitDmd(3)}`);
+    expect(second!.problems.map((p) => p.field)).toContain('deliveryAddress.address1');
+    expect(f.store.batches.get(json.batchId)).toMatchObject({ kind: 'json', sourceFileName: 'orders.json' });
+
+    const upload = await f.staging.importFile({
+      environmentId: LOCAL.id,
+      upload: { name: 'upload.csv', content: templateCsv([uniqueOrder()]) },
+    });
+    expect(upload).toMatchObject({ status: 'staged', orders: 1, valid: 1 });
+    expect(readdirSync(join(f.store.dataDir, 'import-uploads'))).toEqual([]);
+    await expect(f.staging.importFile({ environmentId: LOCAL.id, path: 'relative.csv' })).rejects.toThrow(
+      'is not an absolute path',
+    );
+    await expect(f.staging.importFile({ environmentId: LOCAL.id, path: f.dataDir })).rejects.toThrow('is not a file');
+  });
+});
+
+/** A second service over the fixture's store whose progress callback can act on the running import. */
+function serviceWithProgress(f: StagingFixture, onProgress: (importId: string) => void): StagingService {
+  return new StagingService({
+    store: f.store,
+    codeListsFor: () => LOCAL.codeLists,
+    onProgress: (progress) => onProgress(progress.importId),
+  });
+}

@@ -1,0 +1,373 @@
+import type Database from 'better-sqlite3';
+import type { ImportedOrder, OrderControl, Problem, Provenance } from '../importing/types.js';
+import type { StagedOrderState } from './order-state.js';
+import { decodeProvenance, encodeProvenance } from './provenance-codec.js';
+import { isoTime } from './time.js';
+
+/**
+ * Staged orders: what an import produced, kept until the admin accepts it into the outbox. Each row holds the v1
+ * body (dm+d codes as digit strings), its problems and provenance, and the source (CSV records, HL7 message).
+ *
+ * A batch is written through a `StagedBatchWriter`: orders stream into a TEMP table of this connection as the
+ * importer hands them over (memory stays flat, nothing in the main file changes), and `commit` copies them into
+ * `staged_orders` together with the batch row and its audit entry in ONE transaction. A cancelled or failed import
+ * drops the temp table: the main file never saw it. The import's awaits never hold a transaction open on the
+ * shared connection, so the submitter's commits in the meantime are its own and can never be rolled back with an
+ * abandoned import.
+ */
+
+/** Where a value came from; `edited` once the admin changed it (with where the value it replaced came from). */
+export type StagedProvenance = Provenance | { kind: 'edited'; at: string; was?: Provenance };
+
+export type { StagedOrderState } from './order-state.js';
+
+export interface StagedOrderSource {
+  file: string;
+  rows?: number[];
+  records?: string[];
+  message?: number;
+  hl7?: string;
+}
+
+export interface StagedOrder {
+  id: number;
+  batchId: number;
+  /** 1-based position in the file (the order in which the importer finished the orders). */
+  position: number;
+  clinicCode: string | null;
+  clinicOrderId: string | null;
+  orderControl: OrderControl;
+  /** The create-with-clinic v1 body as imported or edited; dm+d codes are digit strings. */
+  body: unknown;
+  valid: boolean;
+  problems: Problem[];
+  provenance: Record<string, StagedProvenance>;
+  source: StagedOrderSource;
+  state: StagedOrderState;
+  /** The outbox order it became (for a cancel message: the order it cancelled). */
+  orderId: number | null;
+  editedAt: string | null;
+}
+
+/** What the writer takes: an imported order, with its problems already including any route problems. */
+export type NewStagedOrder = Pick<
+  ImportedOrder,
+  'clinicCode' | 'clinicOrderId' | 'body' | 'valid' | 'problems' | 'provenance' | 'source'
+>;
+
+/** The changeable part of a staged order, as an edit or a re-assessment writes it. */
+export interface StagedOrderUpdate {
+  clinicCode: string | null;
+  clinicOrderId: string | null;
+  body: unknown;
+  valid: boolean;
+  problems: Problem[];
+  provenance: Record<string, StagedProvenance>;
+  /** The order's source (unchanged by an update): provenance is stored relative to it. */
+  source: Pick<StagedOrderSource, 'file' | 'hl7'>;
+  edited: boolean;
+}
+
+/** What accepting needs of a staged order: no problems or provenance to parse. */
+export interface AcceptCandidate {
+  id: number;
+  position: number;
+  clinicCode: string | null;
+  clinicOrderId: string | null;
+  orderControl: OrderControl;
+  body: unknown;
+  source: StagedOrderSource;
+  edited: boolean;
+}
+
+export interface StagedCounts {
+  total: number;
+  staged: number;
+  /** Staged and valid (would be accepted now). */
+  valid: number;
+  /** Staged and not valid. */
+  invalid: number;
+  accepted: number;
+}
+
+interface StagedRow {
+  id: number;
+  batchId: number;
+  position: number;
+  clinicCode: string | null;
+  clinicOrderId: string | null;
+  orderControl: OrderControl;
+  body: string;
+  valid: number;
+  problems: string;
+  provenance: string;
+  source: string;
+  state: StagedOrderState;
+  orderId: number | null;
+  editedAt: string | null;
+}
+
+const COLUMNS = `id, batch_id AS batchId, position, clinic_code AS clinicCode, clinic_order_id AS clinicOrderId,
+  order_control AS orderControl, body, valid, problems, provenance, source, state, order_id AS orderId,
+  edited_at AS editedAt`;
+
+function toStaged(row: StagedRow): StagedOrder {
+  const source = JSON.parse(row.source) as StagedOrderSource;
+  return {
+    ...row,
+    body: JSON.parse(row.body) as unknown,
+    valid: row.valid === 1,
+    problems: JSON.parse(row.problems) as Problem[],
+    provenance: decodeProvenance(row.provenance, source),
+    source,
+  };
+}
+
+/** Rows written per temp-table transaction while an import streams. */
+const FLUSH_EVERY = 500;
+
+let writerSequence = 0;
+
+export interface StagedPageQuery {
+  batchId: number;
+  offset: number;
+  limit: number;
+  /** Only orders with a problem (an error or a warning). */
+  onlyProblems?: boolean;
+}
+
+export class StagedOrdersRepo {
+  readonly #db: Database.Database;
+  readonly #now: () => Date;
+  readonly #get: Database.Statement<[number], StagedRow>;
+  readonly #page: Database.Statement<[Record<string, number>], StagedRow>;
+  readonly #after: Database.Statement<[Record<string, number | string | null>], StagedRow>;
+  readonly #count: Database.Statement<[number, number], { n: number }>;
+  readonly #counts: Database.Statement<[number], { state: StagedOrderState; valid: number; n: number }>;
+  readonly #update: Database.Statement;
+  readonly #accept: Database.Statement<[number, number]>;
+  readonly #earlierTwin: Database.Statement<[number, string, string, number], { position: number }>;
+  readonly #candidates: Database.Statement<
+    [number, number, number],
+    Omit<AcceptCandidate, 'body' | 'source' | 'edited'> & { body: string; source: string; edited: number }
+  >;
+
+  constructor(db: Database.Database, now: () => Date) {
+    this.#db = db;
+    this.#now = now;
+    this.#get = db.prepare(`SELECT ${COLUMNS} FROM staged_orders WHERE id = ?`);
+    this.#page = db.prepare(`
+      SELECT ${COLUMNS} FROM staged_orders
+      WHERE batch_id = @batchId AND (@onlyProblems = 0 OR problems <> '[]')
+      ORDER BY position LIMIT @limit OFFSET @offset`);
+    this.#after = db.prepare(`
+      SELECT ${COLUMNS} FROM staged_orders
+      WHERE batch_id = @batchId AND position > @afterPosition
+        AND (@state IS NULL OR state = @state) AND (@valid IS NULL OR valid = @valid)
+      ORDER BY position LIMIT @limit`);
+    this.#count = db.prepare(
+      `SELECT count(*) AS n FROM staged_orders WHERE batch_id = ? AND (? = 0 OR problems <> '[]')`,
+    );
+    this.#counts = db.prepare(
+      'SELECT state, valid, count(*) AS n FROM staged_orders WHERE batch_id = ? GROUP BY state, valid',
+    );
+    this.#update = db.prepare(`
+      UPDATE staged_orders SET clinic_code = @clinicCode, clinic_order_id = @clinicOrderId, body = @body,
+        valid = @valid, problems = @problems, provenance = @provenance,
+        edited_at = CASE WHEN @edited THEN @now ELSE edited_at END
+      WHERE id = @id AND state = 'staged'`);
+    this.#accept = db.prepare(
+      `UPDATE staged_orders SET state = 'accepted', order_id = ? WHERE id = ? AND state = 'staged'`,
+    );
+    this.#earlierTwin = db.prepare(`
+      SELECT position FROM staged_orders
+      WHERE batch_id = ? AND clinic_code = ? AND clinic_order_id = ? AND position < ? AND order_control = 'NW'
+      ORDER BY position LIMIT 1`);
+    this.#candidates = db.prepare(`
+      SELECT id, position, clinic_code AS clinicCode, clinic_order_id AS clinicOrderId, order_control AS orderControl,
+        body, json_remove(source, '$.records') AS source, edited_at IS NOT NULL AS edited
+      FROM staged_orders
+      WHERE batch_id = ? AND state = 'staged' AND valid = 1 AND position > ?
+      ORDER BY position LIMIT ?`);
+  }
+
+  /** Starts writing a new batch's orders; nothing reaches the main file until `commit`. */
+  writer(): StagedBatchWriter {
+    return new StagedBatchWriter(this.#db);
+  }
+
+  get(id: number): StagedOrder | undefined {
+    const row = this.#get.get(id);
+    return row && toStaged(row);
+  }
+
+  /** One page of a batch in file order (offset paging, for the review screen). */
+  page(query: StagedPageQuery): { orders: StagedOrder[]; total: number } {
+    const onlyProblems = query.onlyProblems ? 1 : 0;
+    const rows = this.#page.all({ batchId: query.batchId, onlyProblems, limit: query.limit, offset: query.offset });
+    return { orders: rows.map(toStaged), total: this.#count.get(query.batchId, onlyProblems)?.n ?? 0 };
+  }
+
+  /** Keyset paging in file order, for walking a whole batch (accept, replace, exports). */
+  after(
+    batchId: number,
+    afterPosition: number,
+    limit: number,
+    filter: { state?: StagedOrderState; valid?: boolean } = {},
+  ): StagedOrder[] {
+    return this.#after
+      .all({
+        batchId,
+        afterPosition,
+        limit,
+        state: filter.state ?? null,
+        valid: filter.valid === undefined ? null : filter.valid ? 1 : 0,
+      })
+      .map(toStaged);
+  }
+
+  counts(batchId: number): StagedCounts {
+    const counts: StagedCounts = { total: 0, staged: 0, valid: 0, invalid: 0, accepted: 0 };
+    for (const { state, valid, n } of this.#counts.all(batchId)) {
+      counts.total += n;
+      if (state === 'accepted') counts.accepted += n;
+      else {
+        counts.staged += n;
+        if (valid === 1) counts.valid += n;
+        else counts.invalid += n;
+      }
+    }
+    return counts;
+  }
+
+  /** Rewrites a staged order's body, problems and provenance; false when it is not staged (accepted meanwhile). */
+  update(id: number, update: StagedOrderUpdate): boolean {
+    return (
+      this.#update.run({
+        id,
+        clinicCode: update.clinicCode,
+        clinicOrderId: update.clinicOrderId,
+        body: JSON.stringify(update.body),
+        valid: update.valid ? 1 : 0,
+        problems: JSON.stringify(update.problems),
+        provenance: encodeProvenance(update.provenance, update.source),
+        edited: update.edited ? 1 : 0,
+        now: isoTime(this.#now()),
+      }).changes === 1
+    );
+  }
+
+  /** Staged valid orders after a position, with only what accepting them needs. */
+  acceptCandidates(batchId: number, afterPosition: number, limit: number): AcceptCandidate[] {
+    return this.#candidates.all(batchId, afterPosition, limit).map((row) => ({
+      ...row,
+      body: JSON.parse(row.body) as unknown,
+      source: JSON.parse(row.source) as StagedOrderSource,
+      edited: row.edited === 1,
+    }));
+  }
+
+  /** The position of an earlier new order of the batch with the same clinic and clinic order id, if any. */
+  earlierWithIdentity(
+    batchId: number,
+    clinicCode: string,
+    clinicOrderId: string,
+    position: number,
+  ): number | undefined {
+    return this.#earlierTwin.get(batchId, clinicCode, clinicOrderId, position)?.position;
+  }
+
+  /** Marks a staged order accepted, naming the outbox order it became; false when it was not staged. */
+  markAccepted(id: number, orderId: number): boolean {
+    return this.#accept.run(orderId, id).changes === 1;
+  }
+}
+
+/**
+ * Collects one import's orders in a TEMP table of the store's connection (see the file comment), then commits
+ * them into `staged_orders` in one transaction, or discards them.
+ */
+export class StagedBatchWriter {
+  readonly #db: Database.Database;
+  readonly #table: string;
+  readonly #insert: Database.Statement;
+  readonly #flush: Database.Transaction<(rows: unknown[][]) => void>;
+  #buffer: unknown[][] = [];
+  #count = 0;
+  #valid = 0;
+  #open = true;
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+    writerSequence += 1;
+    this.#table = `temp.staging_${process.pid}_${writerSequence}`;
+    db.exec(`CREATE TABLE ${this.#table} (
+      position INTEGER PRIMARY KEY, clinic_code TEXT, clinic_order_id TEXT, order_control TEXT NOT NULL,
+      body TEXT NOT NULL, valid INTEGER NOT NULL, problems TEXT NOT NULL, provenance TEXT NOT NULL,
+      source TEXT NOT NULL)`);
+    this.#insert = db.prepare(`INSERT INTO ${this.#table} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.#flush = db.transaction((rows: unknown[][]) => {
+      for (const row of rows) this.#insert.run(...row);
+    });
+  }
+
+  get count(): number {
+    return this.#count;
+  }
+
+  get validCount(): number {
+    return this.#valid;
+  }
+
+  add(order: NewStagedOrder): void {
+    if (!this.#open) throw new Error('this batch writer is closed');
+    this.#count += 1;
+    if (order.valid) this.#valid += 1;
+    const { orderControl, ...source } = order.source;
+    this.#buffer.push([
+      this.#count,
+      order.clinicCode,
+      order.clinicOrderId,
+      orderControl ?? 'NW',
+      JSON.stringify(order.body),
+      order.valid ? 1 : 0,
+      JSON.stringify(order.problems),
+      encodeProvenance(order.provenance, source),
+      JSON.stringify(source),
+    ]);
+    if (this.#buffer.length >= FLUSH_EVERY) this.#flushBuffer();
+  }
+
+  /**
+   * Inside the caller's transaction (the batch row and the audit entry go with it): copies every order into
+   * `staged_orders` for `batchId`. The temp table is dropped by `close()`.
+   */
+  copyInto(batchId: number): number {
+    if (!this.#open) throw new Error('this batch writer is closed');
+    this.#flushBuffer();
+    return this.#db
+      .prepare(
+        `INSERT INTO staged_orders (batch_id, position, clinic_code, clinic_order_id, order_control, body, valid,
+           problems, provenance, source, state)
+         SELECT ?, position, clinic_code, clinic_order_id, order_control, body, valid, problems, provenance, source,
+           'staged'
+         FROM ${this.#table} ORDER BY position`,
+      )
+      .run(batchId).changes;
+  }
+
+  /** Drops the temp table (after a commit, or to discard a cancelled import). Safe to call twice. */
+  close(): void {
+    if (!this.#open) return;
+    this.#open = false;
+    this.#buffer = [];
+    if (this.#db.open) this.#db.exec(`DROP TABLE IF EXISTS ${this.#table}`);
+  }
+
+  #flushBuffer(): void {
+    if (this.#buffer.length === 0) return;
+    const rows = this.#buffer;
+    this.#buffer = [];
+    this.#flush(rows);
+  }
+}

@@ -1,0 +1,161 @@
+import { z } from 'zod';
+import {
+  acceptOutcomeSchema,
+  batchViewSchema,
+  importOutcomeSchema,
+  routeSchema,
+  savedProfileViewSchema,
+  stagedCountsSchema,
+  stagedOrderViewSchema,
+} from './staging-views.js';
+
+/**
+ * The import and review calls of the contract (spread into `calls` in contract.ts): import a file into a staged
+ * batch, page through it, fix orders, choose the route, accept, export, and keep mapping profiles.
+ */
+
+const environmentIdSchema = z.string().min(1).max(40);
+const idSchema = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+/** Browser uploads travel inside one transport message (at most 1 MB), so their text is capped below that. */
+export const MAX_UPLOAD_CHARS = 900_000;
+const fileNameSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(255)
+  .refine((name) => !/[\\/\0]/.test(name), 'a file name, not a path');
+
+const mappingProfileInputSchema = z
+  .object({
+    name: z.string().trim().min(1).max(80),
+    headerFingerprint: z.string().max(64).optional(),
+    columns: z.record(z.string().max(100), z.string().max(200)),
+    constants: z.record(z.string().max(100), z.string().max(500)),
+    valueMaps: z.record(z.string().max(100), z.record(z.string().max(200), z.string().max(200))),
+    dateFormat: z.enum(['iso', 'dd/MM/yyyy', 'd/M/yy', 'dd-MMM-yyyy', 'MM/dd/yyyy']).optional(),
+    hl7FieldMap: z.record(z.string().max(100), z.string().max(40)).optional(),
+  })
+  .strict();
+
+const editValueSchema = z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]);
+
+export const stagingCalls = {
+  /**
+   * Imports a file into a new staged batch. Give `path` (an absolute path to a regular file: Electron and the
+   * bridge pass what the admin picked) or `upload` (a browser upload's name and text). `importId` names the
+   * import for `import.progress` events and `import.cancel`.
+   */
+  'import.file': {
+    input: z
+      .object({
+        environmentId: environmentIdSchema,
+        path: z.string().min(1).max(4096).optional(),
+        upload: z
+          .object({ name: fileNameSchema, content: z.string().max(MAX_UPLOAD_CHARS) })
+          .strict()
+          .optional(),
+        /** A saved profile's name, or `template`; absent: chosen by the file's header. */
+        profile: z.string().trim().min(1).max(80).optional(),
+        /** Overrides encoding detection, e.g. `windows-1252`. */
+        encoding: z.string().trim().min(1).max(40).optional(),
+        route: routeSchema.optional(),
+        importId: z.string().min(1).max(64).optional(),
+      })
+      .strict()
+      .refine((input) => (input.path === undefined) !== (input.upload === undefined), 'give either path or upload'),
+    output: importOutcomeSchema,
+  },
+  'import.cancel': {
+    input: z.object({ importId: z.string().min(1).max(64) }).strict(),
+    output: z.object({ cancelled: z.boolean() }),
+  },
+  'batches.list': {
+    input: z
+      .object({ environmentId: environmentIdSchema.optional(), limit: z.number().int().min(1).max(500).optional() })
+      .strict(),
+    output: z.array(batchViewSchema),
+  },
+  /** A page of a batch's orders in file order, with bodies, problems and provenance. */
+  'batches.get': {
+    input: z
+      .object({
+        batchId: idSchema,
+        offset: z.number().int().nonnegative().max(10_000_000).optional(),
+        limit: z.number().int().min(1).max(500).optional(),
+        onlyProblems: z.boolean().optional(),
+      })
+      .strict(),
+    output: z.object({
+      batch: batchViewSchema,
+      orders: z.array(stagedOrderViewSchema),
+      /** Orders matching the filter, for paging. */
+      total: z.number().int().nonnegative(),
+    }),
+  },
+  /** Edits one staged order (some fields by path, or the whole body) and re-validates it. */
+  'batches.editOrder': {
+    input: z
+      .object({
+        stagedOrderId: idSchema,
+        edits: z
+          .array(z.object({ path: z.string().min(1).max(200), value: editValueSchema }).strict())
+          .min(1)
+          .max(200)
+          .optional(),
+        body: z.record(z.string(), z.unknown()).optional(),
+      })
+      .strict()
+      .refine((input) => (input.edits === undefined) !== (input.body === undefined), 'give either edits or body'),
+    output: stagedOrderViewSchema,
+  },
+  /** Find and replace on one field across a batch's staged orders. */
+  'batches.replace': {
+    input: z
+      .object({
+        batchId: idSchema,
+        field: z.string().min(1).max(200),
+        find: z.string().max(1000),
+        replace: z.string().max(1000),
+        match: z.enum(['exact', 'contains']).optional(),
+      })
+      .strict(),
+    output: z.object({ changed: z.number().int().nonnegative(), counts: stagedCountsSchema }),
+  },
+  'batches.setRoute': {
+    input: z.object({ batchId: idSchema, route: routeSchema }).strict(),
+    output: stagedCountsSchema,
+  },
+  /** Queues the batch's valid orders in the outbox in one transaction; invalid ones stay staged. */
+  'batches.accept': { input: z.object({ batchId: idSchema }).strict(), output: acceptOutcomeSchema },
+  /** The original rows of invalid orders plus an `errors` column, for fixing in a spreadsheet and re-importing. */
+  'batches.exportErrors': {
+    input: z.object({ batchId: idSchema }).strict(),
+    output: z.object({ orders: z.number().int().nonnegative(), text: z.string() }),
+  },
+  /** The batch in our CSV template. */
+  'batches.exportTemplate': {
+    input: z.object({ batchId: idSchema }).strict(),
+    output: z.object({ text: z.string() }),
+  },
+  /** Our CSV template with one example order, to download. */
+  'template.example': { input: z.object({}).strict(), output: z.object({ fileName: z.string(), text: z.string() }) },
+  'profiles.list': { input: z.object({}).strict(), output: z.array(savedProfileViewSchema) },
+  /** Saves a mapping profile; `fromBatchId` keeps that import's header with it (the error export is recognised). */
+  'profiles.save': {
+    input: z.object({ profile: mappingProfileInputSchema, fromBatchId: idSchema.optional() }).strict(),
+    output: savedProfileViewSchema,
+  },
+} as const;
+
+export const stagingEvents = {
+  /** A running import's progress (bytes read of the file, rows or messages so far). */
+  'import.progress': z.object({
+    importId: z.string(),
+    environmentId: z.string(),
+    bytes: z.number().int().nonnegative(),
+    totalBytes: z.number().int().nonnegative(),
+    rows: z.number().int().nonnegative(),
+  }),
+  /** A batch was imported, edited, re-routed or accepted: refetch it. */
+  'batches.changed': z.object({ environmentId: z.string(), batchId: z.number().int() }),
+} as const;

@@ -1,0 +1,147 @@
+import { z } from 'zod';
+
+/**
+ * What the review screen sees of an import: the batch, its staged orders (bodies included: reviewing them is the
+ * point, and they never leave the machine), their problems and where every value came from. Orders already in
+ * the outbox are shown through outbox-views.ts, which carries no bodies.
+ */
+
+export const ROUTE_NAMES = ['v1', 'v2', 'hl7'] as const;
+/** v1 create-with-clinic (registers the clinic), v2 create (clinics the service knows), or the HL7 message forwarded. */
+export const routeSchema = z.enum(ROUTE_NAMES);
+export type RouteName = z.infer<typeof routeSchema>;
+
+export const problemViewSchema = z.object({
+  severity: z.enum(['error', 'warning']),
+  file: z.string(),
+  /** CSV: the physical line the record starts on. */
+  row: z.number().int().optional(),
+  /** HL7: the 1-based message index. */
+  message: z.number().int().optional(),
+  /** Dotted body path, e.g. `prescribedItems.0.dmdCode`. */
+  field: z.string().optional(),
+  code: z.string(),
+  text: z.string(),
+});
+export type ProblemView = z.infer<typeof problemViewSchema>;
+
+const importedProvenanceSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('csv'), file: z.string(), row: z.number().int(), column: z.string() }),
+  z.object({
+    kind: z.literal('hl7'),
+    file: z.string(),
+    message: z.number().int(),
+    /** e.g. `RXE-12` or `PID-11[2].5` */
+    path: z.string(),
+    segment: z.string(),
+  }),
+  z.object({ kind: z.literal('constant'), profile: z.string(), column: z.string() }),
+]);
+
+export const provenanceViewSchema = z.union([
+  importedProvenanceSchema,
+  /** Changed by the admin; `was` is where the value it replaced came from. */
+  z.object({ kind: z.literal('edited'), at: z.string(), was: importedProvenanceSchema.optional() }),
+]);
+export type ProvenanceView = z.infer<typeof provenanceViewSchema>;
+
+/** What the import found out about the file. */
+export const importSummarySchema = z.object({
+  format: z.enum(['csv', 'hl7', 'json']),
+  encoding: z.string(),
+  encodingDetected: z.boolean(),
+  delimiter: z.string().optional(),
+  headerRow: z.number().int().optional(),
+  headerCells: z.array(z.string()).optional(),
+  messageTypes: z.array(z.string()).optional(),
+  /** `template`, `suggested`, or a saved profile's name. */
+  profile: z.string().optional(),
+  /** The mapping actually applied (a suggestion can be saved from here). */
+  appliedProfile: z.record(z.string(), z.unknown()).optional(),
+  rowsRead: z.number().int().nonnegative(),
+  fileProblems: z.array(problemViewSchema),
+});
+export type ImportSummary = z.infer<typeof importSummarySchema>;
+
+export const stagedCountsSchema = z.object({
+  total: z.number().int().nonnegative(),
+  staged: z.number().int().nonnegative(),
+  valid: z.number().int().nonnegative(),
+  invalid: z.number().int().nonnegative(),
+  accepted: z.number().int().nonnegative(),
+});
+
+export const batchViewSchema = z.object({
+  id: z.number().int().positive(),
+  environmentId: z.string(),
+  sourceFileName: z.string(),
+  kind: z.enum(['csv', 'hl7', 'json']),
+  route: routeSchema,
+  createdAt: z.string(),
+  counts: stagedCountsSchema,
+  summary: importSummarySchema.nullable(),
+});
+export type BatchView = z.infer<typeof batchViewSchema>;
+
+export const stagedOrderViewSchema = z.object({
+  id: z.number().int().positive(),
+  batchId: z.number().int().positive(),
+  position: z.number().int().positive(),
+  state: z.enum(['staged', 'accepted']),
+  /** The outbox order it became (a cancel message: the order it cancels). */
+  orderId: z.number().int().nullable(),
+  valid: z.boolean(),
+  clinicCode: z.string().nullable(),
+  clinicOrderId: z.string().nullable(),
+  /** NW: a new order; CA: an HL7 cancel of an order sent earlier. */
+  orderControl: z.enum(['NW', 'CA']),
+  edited: z.boolean(),
+  /** The create-with-clinic v1 body (as the service will read it when valid); dm+d codes as digit strings. */
+  body: z.unknown(),
+  /** Exactly what will be sent on the batch's route (wire JSON, or the HL7 message); null while invalid. */
+  request: z.string().nullable(),
+  problems: z.array(problemViewSchema),
+  /** Keyed by dotted body path. */
+  provenance: z.record(z.string(), provenanceViewSchema),
+  /** CSV: the lines its records start on; HL7: its message index. */
+  rows: z.array(z.number().int()).optional(),
+  message: z.number().int().optional(),
+});
+export type StagedOrderView = z.infer<typeof stagedOrderViewSchema>;
+
+export const importOutcomeSchema = z.discriminatedUnion('status', [
+  z.object({
+    status: z.literal('staged'),
+    batchId: z.number().int().positive(),
+    orders: z.number().int().nonnegative(),
+    valid: z.number().int().nonnegative(),
+    invalid: z.number().int().nonnegative(),
+    summary: importSummarySchema,
+  }),
+  /** Nothing was staged: the file as a whole is unusable (empty, binary, no header, truncated HL7…). */
+  z.object({ status: z.literal('refused'), problems: z.array(problemViewSchema), summary: importSummarySchema }),
+  /** The admin cancelled it; nothing was staged. */
+  z.object({ status: z.literal('cancelled') }),
+]);
+export type ImportOutcome = z.infer<typeof importOutcomeSchema>;
+
+export const acceptOutcomeSchema = z.object({
+  batchId: z.number().int().positive(),
+  environmentId: z.string(),
+  route: routeSchema,
+  /** New orders queued in the outbox. */
+  accepted: z.number().int().nonnegative(),
+  /** HL7 cancel messages turned into cancel requests (or withdrawals of unsent orders). */
+  cancelled: z.number().int().nonnegative(),
+  /** Orders still staged (invalid, or found already accepted from another batch). */
+  staying: z.number().int().nonnegative(),
+});
+export type AcceptOutcome = z.infer<typeof acceptOutcomeSchema>;
+
+export const savedProfileViewSchema = z.object({
+  name: z.string(),
+  headerFingerprint: z.string().nullable(),
+  profile: z.record(z.string(), z.unknown()),
+  updatedAt: z.string(),
+});
+export type SavedProfileView = z.infer<typeof savedProfileViewSchema>;
