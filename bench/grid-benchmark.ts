@@ -27,6 +27,8 @@ export interface GridBenchmarkResult {
   importMs: number;
   interactiveMs: number;
   longestFrameMs: number;
+  /** 95th percentile of the gaps between frames (a single slow frame on a busy machine shows apart from a trend). */
+  p95FrameMs: number;
   longestTaskMs: number;
   frames: number;
   targets: { interactiveMs: number; longestFrameMs: number };
@@ -135,8 +137,12 @@ const MEASURE_SCROLLING = `new Promise((resolve, reject) => {
   let frame = 0;
   let last = 0;
   let longestFrameMs = 0;
+  const gaps = [];
   const step = (time) => {
-    if (last) longestFrameMs = Math.max(longestFrameMs, time - last);
+    if (last) {
+      longestFrameMs = Math.max(longestFrameMs, time - last);
+      gaps.push(time - last);
+    }
     last = time;
     const max = grid.scrollHeight - grid.clientHeight;
     if (frame < jumpFrames) grid.scrollTop = (max * (frame + 1)) / jumpFrames;
@@ -146,7 +152,9 @@ const MEASURE_SCROLLING = `new Promise((resolve, reject) => {
     if (frame < jumpFrames + readFrames) requestAnimationFrame(step);
     else {
       observer.disconnect();
-      resolve({ longestFrameMs, longestTaskMs, frames: frame });
+      gaps.sort((a, b) => a - b);
+      const p95FrameMs = gaps[Math.floor(gaps.length * 0.95)] ?? 0;
+      resolve({ longestFrameMs, p95FrameMs, longestTaskMs, frames: frame });
     }
   };
   requestAnimationFrame(step);
@@ -181,6 +189,7 @@ export async function runGridBenchmark(options: { orders?: number } = {}): Promi
     if (!status?.includes(orders.toLocaleString('en-GB'))) throw new Error(`the preview shows ${status}`);
     const scrolling = await page.evaluate<{
       longestFrameMs: number;
+      p95FrameMs: number;
       longestTaskMs: number;
       frames: number;
     }>(MEASURE_SCROLLING);
@@ -190,6 +199,7 @@ export async function runGridBenchmark(options: { orders?: number } = {}): Promi
       importMs,
       interactiveMs: Math.round(interactiveMs),
       longestFrameMs: Math.round(scrolling.longestFrameMs * 10) / 10,
+      p95FrameMs: Math.round(scrolling.p95FrameMs * 10) / 10,
       longestTaskMs: Math.round(scrolling.longestTaskMs),
       frames: scrolling.frames,
       targets: TARGETS,
@@ -213,7 +223,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       value: `${result.longestFrameMs} ms`,
       target: `≤ ${result.targets.longestFrameMs} ms`,
     },
-    'longest task while scrolling': { value: `${result.longestTaskMs} ms`, target: '-' },
+    '95th percentile frame while scrolling': { value: `${result.p95FrameMs} ms`, target: '-' },
+    'longest task while scrolling (≥ 50 ms only)': { value: `${result.longestTaskMs} ms`, target: '-' },
   });
   console.log(JSON.stringify(result));
 }

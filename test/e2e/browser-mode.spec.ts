@@ -1,18 +1,8 @@
-import { copyFile, mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Page } from '@playwright/test';
-import type { EnvironmentView } from '../../shared/environment.js';
 import { expect, test } from './fixtures.js';
-import { callBridge } from './support/bridge-client.js';
-import { REPO_ROOT, type BrowserModeApp } from './support/browser-mode.js';
 import { sandboxCourierList, searchSandboxProducts, setSandboxFaults } from './support/sandbox-http.js';
-
-async function localSandbox(app: BrowserModeApp): Promise<EnvironmentView> {
-  const environments = await callBridge(app, 'environments.list', {});
-  const local = environments.find((environment) => environment.kind === 'local-sandbox');
-  if (!local?.running) throw new Error('the local sandbox is not running in browser mode');
-  return local;
-}
+import { saveScreenshot } from './support/screenshots.js';
+import { escapeRegExp, localSandbox, openSection } from './support/workspace.js';
 
 /** Console errors and uncaught exceptions, which include any Content-Security-Policy violation. */
 function collectPageProblems(page: Page): string[] {
@@ -24,11 +14,7 @@ function collectPageProblems(page: Page): string[] {
   return problems;
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-test('shows the local sandbox, checks the connection and lists the sandbox courier prices', async ({
+test('shows the local sandbox in use, checks the connection and lists the sandbox courier prices', async ({
   app,
   page,
   context,
@@ -44,12 +30,17 @@ test('shows the local sandbox, checks the connection and lists the sandbox couri
   // The launch secret leaves the address bar as soon as the page has read it.
   expect(page.url()).toBe(`${app.origin}/`);
 
+  // The workspace acts on the running local sandbox from the start, and says who is signed in to it.
+  await expect(page.getByRole('banner').getByLabel('Environment')).toHaveValue(local.id);
+  await expect(page.getByRole('banner').getByRole('status', { name: 'Signed-in identity' })).toHaveText(/Signed in/);
+  await openSection(page, 'Settings');
   const environments = page.getByRole('region', { name: 'Environments' });
   const localRow = environments.getByRole('row', { name: new RegExp(escapeRegExp(local.name)) });
   await expect(localRow).toContainText('Running');
   await expect(localRow).toContainText(local.apiBaseUrl);
-  await expect(environments.getByRole('radio', { name: local.name })).toBeChecked();
+  await expect(localRow).toContainText('(in use)');
 
+  await openSection(page, 'Lookups');
   const prices = page.getByRole('region', { name: 'Courier price list' }).getByRole('table');
   await expect(prices.getByRole('row')).toHaveCount(expected.length + 1);
   for (const courier of expected) {
@@ -59,6 +50,7 @@ test('shows the local sandbox, checks the connection and lists the sandbox couri
     await expect(row.getByRole('cell').last()).toHaveText(price.format(courier.price));
   }
 
+  await openSection(page, 'Sign-in');
   const connection = page.getByRole('region', { name: 'Connection' });
   await connection.getByRole('button', { name: 'Check connection' }).click();
   const report = connection.getByRole('status');
@@ -66,17 +58,12 @@ test('shows the local sandbox, checks the connection and lists the sandbox couri
   await expect(report).toContainText(/Identity server\s*Reachable/);
   await expect(report).toContainText('client credentials');
 
-  const shot = join(REPO_ROOT, 'test-results', 'foundation.png');
-  await page.screenshot({ path: shot, fullPage: true });
-  // The README's copy changes with every run (the sandbox port): refresh it only when asked.
-  if (process.env.UPDATE_DOC_SCREENSHOTS) {
-    await mkdir(join(REPO_ROOT, 'docs', 'screenshots'), { recursive: true });
-    await copyFile(shot, join(REPO_ROOT, 'docs', 'screenshots', 'foundation.png'));
-  }
+  await saveScreenshot(page, 'foundation');
 
-  // A reload still connects: the secret was kept in this tab's sessionStorage.
+  // A reload still connects (the secret was kept in this tab's sessionStorage) and stays on the same screen.
   await page.reload();
-  await expect(page.getByRole('radio', { name: local.name })).toBeChecked();
+  await expect(page.getByRole('heading', { level: 2, name: 'Sign-in' })).toBeVisible();
+  await expect(page.getByRole('banner').getByLabel('Environment')).toHaveValue(local.id);
   expect(problems).toEqual([]);
 });
 
@@ -89,6 +76,7 @@ test('product search shows an 18-digit dm+d code exactly', async ({ app, page })
   expect(BigInt(product.dmdCode) > BigInt(Number.MAX_SAFE_INTEGER)).toBe(true);
 
   await page.goto(app.url);
+  await openSection(page, 'Lookups');
   const search = page.getByRole('region', { name: 'Product search' });
   await search.getByLabel('Product name or dm+d code').fill(product.name);
   await search.getByRole('button', { name: 'Search', exact: true }).click();
@@ -112,6 +100,7 @@ test('a page without the launch secret says how to open Rx Batch', async ({ app,
 test('a failing service shows a plain sentence, and the prices come back on refresh', async ({ app, page }) => {
   const local = await localSandbox(app);
   await page.goto(app.url);
+  await openSection(page, 'Lookups');
   const couriers = page.getByRole('region', { name: 'Courier price list' });
   await expect(couriers.getByRole('table')).toBeVisible();
 

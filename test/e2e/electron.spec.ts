@@ -58,6 +58,8 @@ test.beforeEach(() => {
 test('the desktop app opens its window on the local sandbox', async () => {
   await expect(page.getByRole('heading', { level: 1, name: 'Rx Batch' })).toBeVisible();
   await expect(page.getByRole('banner')).toContainText('Desktop app');
+  await expect(page.getByRole('banner').getByLabel('Environment')).toHaveValue('local-sandbox');
+  await page.getByRole('navigation', { name: 'Workspace' }).getByRole('link', { name: 'Settings' }).click();
   await expect(page.getByRole('row', { name: /Local sandbox/ }).first()).toContainText('Running');
 });
 

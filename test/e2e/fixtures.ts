@@ -1,12 +1,21 @@
 import { test as base } from '@playwright/test';
 import { startBrowserMode, type BrowserModeApp } from './support/browser-mode.js';
 
-/** One browser-mode app (core, local sandbox, bridge) per worker, stopped when the worker ends. */
+/**
+ * Seconds per status step of the local sandbox in the e2e app: fast enough that an order reaches "Prescription
+ * Dispatched" (three steps) within a test, slow enough that a cancel sent right after creation still lands first.
+ */
+export const SANDBOX_STEP_MS = 2500;
+
+/**
+ * One browser-mode app (core, local sandbox, bridge) per worker, stopped when the worker ends. Specs share it,
+ * so each uses its own clinic order ids and environments.
+ */
 export const test = base.extend<object, { app: BrowserModeApp }>({
   app: [
     // eslint-disable-next-line no-empty-pattern -- Playwright requires the fixtures argument to be destructured.
     async ({}, use) => {
-      const app = await startBrowserMode();
+      const app = await startBrowserMode({ env: { RXBATCH_SANDBOX_STEP_MS: String(SANDBOX_STEP_MS) } });
       try {
         await use(app);
       } finally {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ContractError } from '../../../shared/errors.js';
 import type { CallResult, ContractTransport } from '../../../shared/transport-protocol.js';
+import { DEFAULT_SENDING_PACE } from '../../../shared/environment.js';
 import { presetEnvironments } from '../../../main/core/environments/presets.js';
 import { apiOverTransport } from './api-over-transport.js';
 
@@ -23,7 +24,7 @@ function transportAnswering(result: CallResult) {
 
 describe('apiOverTransport', () => {
   it('passes the call through and returns a value that fits the contract', async () => {
-    const info = { name: 'Rx Batch', version: '1.2.3', transport: 'electron' as const };
+    const info = { name: 'Rx Batch', version: '1.2.3', transport: 'electron' as const, dataDir: '/home/a/rx-batch' };
     const { transport, calls } = transportAnswering({ ok: true, value: info });
     await expect(apiOverTransport(transport).call('app.info', {})).resolves.toEqual(info);
     expect(calls).toEqual([['app.info', {}]]);
@@ -45,7 +46,11 @@ describe('apiOverTransport', () => {
     const { transport, push } = transportAnswering({ ok: true, value: null });
     const received: unknown[] = [];
     const off = apiOverTransport(transport).on('environments.changed', (payload) => received.push(payload));
-    const valid = presetEnvironments().map((environment) => ({ ...environment, running: false }));
+    const valid = presetEnvironments().map((environment) => ({
+      ...environment,
+      ...DEFAULT_SENDING_PACE,
+      running: false,
+    }));
     push('environments.changed', [{ id: 'x' }]);
     push('environments.changed', valid);
     off();

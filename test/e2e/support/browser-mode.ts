@@ -28,13 +28,14 @@ function exited(child: ChildProcess): Promise<{ code: number | null; signal: Nod
 /**
  * Starts browser mode exactly as `npm run start:browser` does after its build (the CLI under tsx, against the
  * built renderer in out/renderer), with a fresh data directory, and waits for the line with its address.
+ * `env` adds variables, such as `RXBATCH_SANDBOX_STEP_MS` for the local sandbox's status pace.
  */
-export async function startBrowserMode(): Promise<BrowserModeApp> {
+export async function startBrowserMode(options: { env?: Record<string, string> } = {}): Promise<BrowserModeApp> {
   const dataDir = await mkdtemp(join(tmpdir(), 'rxbatch-e2e-'));
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', 'main/bridge/cli.ts', '--no-open', '--port', '0', '--data-dir', dataDir],
-    { cwd: REPO_ROOT, env: { ...process.env, CI: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: REPO_ROOT, env: { ...process.env, CI: '1', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const stderr: string[] = [];
   child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));

@@ -4,6 +4,7 @@ import type { EnvironmentView } from '../../../shared/environment.js';
 import { productListSchema, type Product } from '../../../shared/products.js';
 import { parseWireJson } from '../../../shared/wire-json.js';
 import { DEVICE_CLIENT_ID } from '../../sandbox/identity/provider-config.js';
+import type { StoredOrder } from '../../sandbox/index.js';
 
 /**
  * The running local sandbox, over HTTP, as a second and independent client: the expected values in the tests
@@ -87,4 +88,9 @@ export async function setSandboxFaults(environment: EnvironmentView, patch: Reco
       body: JSON.stringify(patch),
     }),
   );
+}
+
+/** Every order the sandbox stores (`GET /__sandbox/orders`), to count what arrived at the service. */
+export async function sandboxOrders(environment: EnvironmentView): Promise<StoredOrder[]> {
+  return (await json(await fetch(new URL('__sandbox/orders', environment.apiBaseUrl)))) as StoredOrder[];
 }

@@ -21,7 +21,7 @@ export function ConnectionCheck({ environment }: { environment: EnvironmentView 
   return (
     <section aria-labelledby="connection-heading" className="panel">
       <div className="panel-head">
-        <h2 id="connection-heading">Connection</h2>
+        <h3 id="connection-heading">Connection</h3>
         <button type="button" onClick={() => void check()} disabled={checking}>
           {checking ? 'Checking…' : 'Check connection'}
         </button>

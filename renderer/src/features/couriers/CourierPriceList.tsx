@@ -14,7 +14,7 @@ export function CourierPriceList({ environmentId }: { environmentId: string }) {
   return (
     <section aria-labelledby="couriers-heading" className="panel">
       <div className="panel-head">
-        <h2 id="couriers-heading">Courier price list</h2>
+        <h3 id="couriers-heading">Courier price list</h3>
         <button type="button" onClick={() => startRefresh(() => setRequest(load()))} disabled={refreshing}>
           {refreshing ? 'Refreshing…' : 'Refresh prices'}
         </button>

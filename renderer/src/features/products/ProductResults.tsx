@@ -1,14 +1,17 @@
 import { use } from 'react';
 import type { CallOutput } from '../../../../shared/contract.js';
+import type { Product } from '../../../../shared/products.js';
 import type { Settled } from '../../api/settle.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 
 interface Props {
   searchTerm: string;
   request: Promise<Settled<CallOutput<'products.search'>>>;
+  /** Offered on each row when given (the stock and price check). */
+  onPick?: (product: Product) => void;
 }
 
-export function ProductResults({ searchTerm, request }: Props) {
+export function ProductResults({ searchTerm, request, onPick }: Props) {
   const outcome = use(request);
   if (!outcome.ok) return <ErrorMessage error={outcome.error} />;
   if (!outcome.value.ok) return <ErrorMessage error={outcome.value.error} />;
@@ -30,6 +33,11 @@ export function ProductResults({ searchTerm, request }: Props) {
                 Pack size
               </th>
               <th scope="col">Form</th>
+              {onPick ? (
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              ) : null}
             </tr>
           </thead>
           <tbody>
@@ -42,6 +50,13 @@ export function ProductResults({ searchTerm, request }: Props) {
                 </td>
                 <td className="number">{product.packSize ?? '—'}</td>
                 <td>{product.form ?? '—'}</td>
+                {onPick ? (
+                  <td>
+                    <button type="button" className="secondary" onClick={() => onPick(product)}>
+                      Check stock and price<span className="visually-hidden"> of {product.name}</span>
+                    </button>
+                  </td>
+                ) : null}
               </tr>
             ))}
           </tbody>

@@ -1,5 +1,6 @@
 import { Suspense, useId, useState, useTransition, type FormEvent } from 'react';
 import type { CallOutput } from '../../../../shared/contract.js';
+import type { Product } from '../../../../shared/products.js';
 import { useApi } from '../../api/api-context.js';
 import { settle, type Settled } from '../../api/settle.js';
 import { ProductResults } from './ProductResults.js';
@@ -10,7 +11,13 @@ interface Search {
 }
 
 /** Anonymous product search (no sign-in needed). Render with `key={environmentId}`. */
-export function ProductSearch({ environmentId }: { environmentId: string }) {
+export function ProductSearch({
+  environmentId,
+  onPick,
+}: {
+  environmentId: string;
+  onPick?: (product: Product) => void;
+}) {
   const api = useApi();
   const inputId = useId();
   const [term, setTerm] = useState('');
@@ -28,7 +35,7 @@ export function ProductSearch({ environmentId }: { environmentId: string }) {
 
   return (
     <section aria-labelledby="products-heading" className="panel">
-      <h2 id="products-heading">Product search</h2>
+      <h3 id="products-heading">Product search</h3>
       <form role="search" aria-labelledby="products-heading" onSubmit={submit} className="search-form">
         <label htmlFor={inputId}>Product name or dm+d code</label>
         <input
@@ -46,7 +53,7 @@ export function ProductSearch({ environmentId }: { environmentId: string }) {
       </form>
       {search ? (
         <Suspense fallback={<p role="status">Searching…</p>}>
-          <ProductResults searchTerm={search.searchTerm} request={search.request} />
+          <ProductResults searchTerm={search.searchTerm} request={search.request} {...(onPick ? { onPick } : {})} />
         </Suspense>
       ) : null}
     </section>

@@ -1,43 +1,74 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { AppInfo } from '../../../../shared/contract.js';
 import type { EnvironmentView } from '../../../../shared/environment.js';
-import { useApi } from '../../api/api-context.js';
 import { AppHeader } from '../app-header/AppHeader.js';
-import { ConnectionCheck } from '../connection/ConnectionCheck.js';
-import { CourierPriceList } from '../couriers/CourierPriceList.js';
-import { defaultEnvironment } from '../environments/environment-labels.js';
-import { EnvironmentList } from '../environments/EnvironmentList.js';
-import { ProductSearch } from '../products/ProductSearch.js';
+import { LiveProvider } from '../live/LiveProvider.js';
+import { useLive } from '../live/live-context.js';
+import { Screen } from './Screen.js';
+import { SectionNav } from './SectionNav.js';
+import { readSelectedEnvironmentId, resolveEnvironment, saveSelectedEnvironmentId } from './selected-environment.js';
+import { useHashRoute } from './use-hash-route.js';
 
 interface Props {
   info: AppInfo;
   initialEnvironments: EnvironmentView[];
 }
 
-/** The foundation screen: environments, and what can be done with the selected one. */
 export function Workspace({ info, initialEnvironments }: Props) {
-  const api = useApi();
-  const [environments, setEnvironments] = useState(initialEnvironments);
-  const [chosenId, setChosenId] = useState<string>();
-  const selected = environments.find((environment) => environment.id === chosenId) ?? defaultEnvironment(environments);
+  return (
+    <LiveProvider initialEnvironments={initialEnvironments}>
+      <WorkspaceLayout info={info} />
+    </LiveProvider>
+  );
+}
 
-  useEffect(() => api.on('environments.changed', setEnvironments), [api]);
+/** Header (environment and identity), the sections, and the open screen. */
+function WorkspaceLayout({ info }: { info: AppInfo }) {
+  const { environments } = useLive();
+  const route = useHashRoute();
+  const [chosenId, setChosenId] = useState(readSelectedEnvironmentId);
+  const environment = resolveEnvironment(environments, chosenId);
+  const mainRef = useRef<HTMLElement>(null);
+  const firstRender = useRef(true);
+
+  // After a section change, focus moves to the new screen's heading so keyboard and screen reader users land there.
+  useEffect(() => {
+    if (firstRender.current) {
+      firstRender.current = false;
+      return;
+    }
+    mainRef.current?.querySelector<HTMLElement>('#screen-heading')?.focus();
+  }, [route.section]);
+
+  function select(id: string) {
+    setChosenId(id);
+    saveSelectedEnvironmentId(id);
+  }
 
   return (
     <>
-      <AppHeader info={info} />
-      <main className="workspace">
-        <EnvironmentList environments={environments} selectedId={selected?.id} onSelect={setChosenId} />
-        {selected ? (
-          <>
-            <ConnectionCheck key={`connection-${selected.id}`} environment={selected} />
-            <CourierPriceList key={`couriers-${selected.id}`} environmentId={selected.id} />
-            <ProductSearch key={`products-${selected.id}`} environmentId={selected.id} />
-          </>
-        ) : (
-          <p>No environment is configured.</p>
-        )}
-      </main>
+      {/* Focus moves by script: the fragment holds the route, so following "#main" would change screens. */}
+      <a
+        className="skip-link"
+        href="#main"
+        onClick={(event) => {
+          event.preventDefault();
+          mainRef.current?.focus();
+        }}
+      >
+        Skip to the screen
+      </a>
+      <AppHeader info={info} environment={environment} onSelectEnvironment={select} />
+      <div className="layout">
+        <SectionNav current={route.section} environment={environment} />
+        <main id="main" className="workspace" ref={mainRef} tabIndex={-1}>
+          {environment ? (
+            <Screen route={route} info={info} environment={environment} />
+          ) : (
+            <p>No environment is configured.</p>
+          )}
+        </main>
+      </div>
     </>
   );
 }

@@ -1,0 +1,40 @@
+const dateTime = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'medium' });
+const timeOnly = new Intl.DateTimeFormat('en-GB', { timeStyle: 'medium' });
+
+/** An ISO instant as a British date and time in the computer's time zone; the text itself if it is not one. */
+export function formatDateTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? iso : dateTime.format(ms);
+}
+
+export function formatTime(iso: string): string {
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? iso : timeOnly.format(ms);
+}
+
+/** Time left as `m:ss` for the eye and as words for a screen reader ("4 minutes 5 seconds"). */
+export function formatRemaining(ms: number): { clock: string; words: string } {
+  const total = Math.max(0, Math.ceil(ms / 1000));
+  const minutes = Math.floor(total / 60);
+  const seconds = total % 60;
+  const unit = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const words =
+    minutes > 0
+      ? seconds > 0
+        ? `${unit(minutes, 'minute')} ${unit(seconds, 'second')}`
+        : unit(minutes, 'minute')
+      : unit(seconds, 'second');
+  return { clock: `${minutes}:${String(seconds).padStart(2, '0')}`, words };
+}
+
+const counts = new Intl.NumberFormat('en-GB');
+
+export function formatCount(n: number): string {
+  return counts.format(n);
+}
+
+/** "1 order", "2 orders". */
+export function plural(n: number, singular: string, pluralForm = `${singular}s`): string {
+  return `${formatCount(n)} ${n === 1 ? singular : pluralForm}`;
+}

@@ -1,0 +1,159 @@
+import { useState } from 'react';
+import type { ImportSummary } from '../../../../shared/staging-views.js';
+import { useApi } from '../../api/api-context.js';
+import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { ORDER_FIELDS } from '../preview/order-fields.js';
+import { asStringMap, parseValueMaps, valueMapsToText, type StringMap } from './value-maps.js';
+
+const DATE_FORMATS = [
+  ['', 'Unambiguous dates only'],
+  ['iso', 'YYYY-MM-DD'],
+  ['dd/MM/yyyy', 'DD/MM/YYYY'],
+  ['d/M/yy', 'D/M/YY'],
+  ['dd-MMM-yyyy', 'DD-Mon-YYYY'],
+  ['MM/dd/yyyy', 'MM/DD/YYYY (US)'],
+] as const;
+type DateFormat = Exclude<(typeof DATE_FORMATS)[number][0], ''>;
+
+/**
+ * The mapping for a layout the app did not recognise: each of our fields with the file column matched to it (the
+ * importer's suggestion to start from) or a constant, value maps and the date format. Saved as a named profile,
+ * it is chosen automatically next time a file with the same header comes in; the file is imported again with it.
+ */
+export function MappingStep({
+  summary,
+  batchId,
+  onSaved,
+}: {
+  summary: ImportSummary;
+  batchId: number | undefined;
+  onSaved: (profileName: string) => void;
+}) {
+  const api = useApi();
+  const applied = summary.appliedProfile ?? {};
+  const headers = summary.headerCells ?? [];
+  const [columns, setColumns] = useState<StringMap>(() => asStringMap(applied.columns));
+  const [constants, setConstants] = useState<StringMap>(() => asStringMap(applied.constants));
+  const [valueMaps, setValueMaps] = useState(() => valueMapsToText(applied.valueMaps));
+  const [dateFormat, setDateFormat] = useState<string>(() =>
+    typeof applied.dateFormat === 'string' ? applied.dateFormat : '',
+  );
+  const [name, setName] = useState('');
+  const [saving, setSaving] = useState(false);
+  const [failure, setFailure] = useState<unknown>();
+  const parsedMaps = parseValueMaps(valueMaps);
+  const unmappedRequired = ORDER_FIELDS.filter((f) => f.required && !columns[f.column] && !constants[f.column]);
+
+  async function save() {
+    setSaving(true);
+    setFailure(undefined);
+    try {
+      const saved = await api.call('profiles.save', {
+        profile: {
+          name: name.trim(),
+          columns: Object.fromEntries(Object.entries(columns).filter(([, header]) => header)),
+          constants: Object.fromEntries(Object.entries(constants).filter(([, value]) => value.trim() !== '')),
+          valueMaps: parsedMaps.maps,
+          ...(dateFormat ? { dateFormat: dateFormat as DateFormat } : {}),
+        },
+        ...(batchId !== undefined ? { fromBatchId: batchId } : {}),
+      });
+      onSaved(saved.name);
+    } catch (error) {
+      setFailure(error);
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  return (
+    <section aria-labelledby="mapping-heading" className="panel">
+      <h3 id="mapping-heading">Map this layout</h3>
+      <p className="hint">
+        No saved profile matched this file&apos;s header, so the columns below were matched by name. Check them, fill
+        what is missing with a file column or a constant, and save the mapping as a profile: files with the same header
+        will use it automatically.
+      </p>
+      {unmappedRequired.length ? (
+        <p className="bad">! Required and not mapped: {unmappedRequired.map((f) => f.label).join(', ')}</p>
+      ) : null}
+      <div className="mapping-table-wrap">
+        <table className="mapping-table">
+          <thead>
+            <tr>
+              <th scope="col">Field</th>
+              <th scope="col">File column</th>
+              <th scope="col">Constant</th>
+            </tr>
+          </thead>
+          <tbody>
+            {ORDER_FIELDS.map((field) => (
+              <tr key={field.column}>
+                <th scope="row">
+                  {field.label}
+                  {field.required ? <span aria-hidden="true"> *</span> : null}
+                  {field.required ? <span className="visually-hidden"> (required)</span> : null}
+                </th>
+                <td>
+                  <select
+                    aria-label={`File column for ${field.label}`}
+                    value={columns[field.column] ?? ''}
+                    onChange={(event) => setColumns({ ...columns, [field.column]: event.target.value })}
+                  >
+                    <option value="">(not in the file)</option>
+                    {headers.map((header) => (
+                      <option key={header} value={header}>
+                        {header}
+                      </option>
+                    ))}
+                  </select>
+                </td>
+                <td>
+                  <input
+                    aria-label={`Constant for ${field.label}`}
+                    value={constants[field.column] ?? ''}
+                    onChange={(event) => setConstants({ ...constants, [field.column]: event.target.value })}
+                  />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <div className="mapping-extras">
+        <label>
+          Dates are written as{' '}
+          <select value={dateFormat} onChange={(event) => setDateFormat(event.target.value)}>
+            {DATE_FORMATS.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="stacked">
+          Value maps, one per line (<code>gender: M =&gt; Male</code>)
+          <textarea rows={4} value={valueMaps} onChange={(event) => setValueMaps(event.target.value)} />
+        </label>
+        {parsedMaps.bad.length ? (
+          <p className="bad">! Not read (write column: value =&gt; our value): {parsedMaps.bad.join('; ')}</p>
+        ) : null}
+      </div>
+      <form
+        className="search-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void save();
+        }}
+      >
+        <label>
+          Profile name <input value={name} onChange={(event) => setName(event.target.value)} required maxLength={80} />
+        </label>
+        <button type="submit" disabled={saving || !name.trim() || parsedMaps.bad.length > 0}>
+          {saving ? 'Saving…' : 'Save profile and import again'}
+        </button>
+      </form>
+      {failure ? <ErrorMessage error={failure} /> : null}
+    </section>
+  );
+}

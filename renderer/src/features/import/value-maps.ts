@@ -1,0 +1,37 @@
+/** A mapping profile's value maps as the admin types them: one `column: file value => our value` per line. */
+
+export type StringMap = Record<string, string>;
+export const asStringMap = (value: unknown): StringMap =>
+  value && typeof value === 'object'
+    ? Object.fromEntries(
+        Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+      )
+    : {};
+
+/** `gender: M => Male` lines ↔ value maps. */
+export function valueMapsToText(maps: unknown): string {
+  const lines: string[] = [];
+  if (maps && typeof maps === 'object') {
+    for (const [column, map] of Object.entries(maps)) {
+      for (const [from, to] of Object.entries(asStringMap(map))) lines.push(`${column}: ${from} => ${to}`);
+    }
+  }
+  return lines.join('\n');
+}
+
+export function parseValueMaps(text: string): { maps: Record<string, StringMap>; bad: string[] } {
+  const maps: Record<string, StringMap> = {};
+  const bad: string[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (!line) continue;
+    const match = /^([A-Za-z0-9]+)\s*:\s*(.*?)\s*=>\s*(.*)$/.exec(line);
+    if (!match) {
+      bad.push(line);
+      continue;
+    }
+    const [, column = '', from = '', to = ''] = match;
+    (maps[column] ??= {})[from] = to.trim();
+  }
+  return { maps, bad };
+}

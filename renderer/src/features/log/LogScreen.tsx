@@ -1,0 +1,181 @@
+import { useCallback, useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import type { CallInput } from '../../../../shared/contract.js';
+import type { EnvironmentView } from '../../../../shared/environment.js';
+import type { AuditEntryView } from '../../../../shared/outbox-views.js';
+import { useApi } from '../../api/api-context.js';
+import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { formatDateTime, plural } from '../format/format-time.js';
+import { useLive } from '../live/live-context.js';
+import { ACTION_KINDS, actionLabel, detailsLine } from './audit-labels.js';
+import { ChainStatus } from './ChainStatus.js';
+import { LogExport } from './LogExport.js';
+
+const PAGE = 200;
+
+interface LogFilters {
+  search: string;
+  kind: string;
+  environmentId: string;
+}
+
+const ACTOR_LABELS: Record<AuditEntryView['actor'], string> = { user: 'You', submitter: 'Submitter', system: 'System' };
+
+/** The audit log, newest first: filters, search, chain verification and export. */
+export function LogScreen({ environment }: { environment: EnvironmentView }) {
+  const api = useApi();
+  const { environments } = useLive();
+  const id = useId();
+  const [draft, setDraft] = useState<LogFilters>({ search: '', kind: '', environmentId: '' });
+  const [filters, setFilters] = useState<LogFilters>(draft);
+  const [entries, setEntries] = useState<AuditEntryView[]>([]);
+  const [next, setNext] = useState<number | null>(null);
+  const [loading, setLoading] = useState(true);
+  const [failure, setFailure] = useState<unknown>();
+  const generation = useRef(0);
+
+  const load = useCallback(
+    (beforeSeq: number | undefined) => {
+      const mine = ++generation.current;
+      const input: CallInput<'log.list'> = { limit: PAGE };
+      if (filters.search.trim()) input.search = filters.search.trim();
+      if (filters.kind) input.action = filters.kind;
+      if (filters.environmentId) input.environmentId = filters.environmentId;
+      if (beforeSeq !== undefined) input.beforeSeq = beforeSeq;
+      api.call('log.list', input).then(
+        (page) => {
+          if (mine !== generation.current) return;
+          setEntries((current) => (beforeSeq === undefined ? page.entries : [...current, ...page.entries]));
+          setNext(page.nextBeforeSeq);
+          setFailure(undefined);
+          setLoading(false);
+        },
+        (error: unknown) => {
+          if (mine !== generation.current) return;
+          setFailure(error);
+          setLoading(false);
+        },
+      );
+    },
+    [api, filters],
+  );
+
+  useEffect(() => load(undefined), [load]);
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setLoading(true);
+    setFilters(draft);
+  }
+
+  return (
+    <section aria-labelledby="screen-heading" className="screen">
+      <h2 id="screen-heading" tabIndex={-1}>
+        Log
+      </h2>
+      <ChainStatus />
+      <section aria-labelledby="entries-heading" className="panel">
+        <h3 id="entries-heading">Entries</h3>
+        <form role="search" aria-label="Filter the log" onSubmit={submit} className="filters">
+          <div className="field">
+            <label htmlFor={`${id}-search`}>Search</label>
+            <input
+              id={`${id}-search`}
+              type="search"
+              value={draft.search}
+              onChange={(event) => setDraft((d) => ({ ...d, search: event.target.value }))}
+              maxLength={100}
+              placeholder="Clinic order id, clinic, action…"
+            />
+          </div>
+          <div className="field">
+            <label htmlFor={`${id}-kind`}>Kind</label>
+            <select
+              id={`${id}-kind`}
+              value={draft.kind}
+              onChange={(event) => setDraft((d) => ({ ...d, kind: event.target.value }))}
+            >
+              {ACTION_KINDS.map((kind) => (
+                <option key={kind.prefix} value={kind.prefix}>
+                  {kind.label}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="field">
+            <label htmlFor={`${id}-environment`}>Environment</label>
+            <select
+              id={`${id}-environment`}
+              value={draft.environmentId}
+              onChange={(event) => setDraft((d) => ({ ...d, environmentId: event.target.value }))}
+            >
+              <option value="">All</option>
+              {environments.map((candidate) => (
+                <option key={candidate.id} value={candidate.id}>
+                  {candidate.name}
+                  {candidate.id === environment.id ? ' (selected)' : ''}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="filter-buttons">
+            <button type="submit">Search</button>
+          </div>
+        </form>
+        {failure ? <ErrorMessage error={failure} /> : null}
+        <p role="status" className="hint">
+          {loading
+            ? 'Loading entries…'
+            : `${plural(entries.length, 'entry', 'entries')} shown${next ? ', older ones below' : ''}.`}
+        </p>
+        {entries.length > 0 ? (
+          <div className="table-scroll log-scroll" tabIndex={0} aria-label="Log entries, scrollable">
+            <table>
+              <caption className="visually-hidden">Log entries, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col" className="number">
+                    #
+                  </th>
+                  <th scope="col">Time</th>
+                  <th scope="col">By</th>
+                  <th scope="col">What</th>
+                  <th scope="col">Environment</th>
+                  <th scope="col">Order</th>
+                  <th scope="col">Details</th>
+                </tr>
+              </thead>
+              <tbody>
+                {entries.map((entry) => (
+                  <tr key={entry.seq}>
+                    <td className="number">{entry.seq}</td>
+                    <td>{formatDateTime(entry.at)}</td>
+                    <td>{ACTOR_LABELS[entry.actor]}</td>
+                    <th scope="row">
+                      {actionLabel(entry.action)} <code className="hint">{entry.action}</code>
+                    </th>
+                    <td>{entry.environmentId ?? '—'}</td>
+                    <td>
+                      {entry.orderId !== null ? (
+                        <a href={`#/orders/${entry.orderId}`}>{entry.clinicOrderId ?? `Order ${entry.orderId}`}</a>
+                      ) : (
+                        (entry.clinicOrderId ?? '—')
+                      )}
+                      {entry.clinicCode ? <span className="hint"> ({entry.clinicCode})</span> : null}
+                    </td>
+                    <td className="details">{detailsLine(entry.details)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        ) : null}
+        {next !== null ? (
+          <button type="button" className="secondary" onClick={() => load(next)}>
+            Load older entries
+          </button>
+        ) : null}
+      </section>
+      <LogExport />
+    </section>
+  );
+}

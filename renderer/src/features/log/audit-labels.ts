@@ -1,0 +1,80 @@
+/** Plain words for the audit log's actions; an action not listed shows as it is stored. */
+const ACTION_LABELS: Record<string, string> = {
+  'batch.imported': 'Batch imported',
+  'batch.accepted': 'Batch accepted',
+  'order.accepted': 'Order accepted',
+  'order.attempt': 'Call to the service',
+  'order.created': 'Order created',
+  'order.rejected': 'Order rejected',
+  'order.held': 'Order held',
+  'order.set-aside': 'Order set aside',
+  'order.retry-scheduled': 'Retry scheduled',
+  'order.retry-now': 'Retry requested',
+  'order.reconciled': 'Order found after no answer',
+  'order.not-found': 'Order not found after no answer',
+  'order.interrupted': 'Send interrupted',
+  'order.withdrawn': 'Order withdrawn',
+  'order.cancel-requested': 'Cancel requested',
+  'order.cancel-sent': 'Cancel sent',
+  'order.cancel-confirmed': 'Cancel confirmed',
+  'order.cancel-refused': 'Cancel refused',
+  'order.cancel-declined': 'Cancel not possible',
+  'order.cancelled-by-pharmacy': 'Cancelled by the pharmacy',
+  'order.status-changed': 'Status changed',
+  'outbox.paused': 'Sending paused',
+  'outbox.resumed': 'Sending resumed',
+  'outbox.sign-in-required': 'Sign-in required',
+  'outbox.service-unavailable': 'Service unavailable',
+  'outbox.service-restored': 'Service back',
+  'signin.signed-in': 'Signed in',
+  'signin.signed-out': 'Signed out',
+  'signin.ended': 'Sign-in ended',
+  'signin.failed': 'Sign-in failed',
+  'environment.added': 'Environment added',
+  'environment.edited': 'Environment edited',
+  'log.exported': 'Log exported',
+};
+
+export function actionLabel(action: string): string {
+  return ACTION_LABELS[action] ?? action;
+}
+
+/** The kinds the log screen filters by: an action prefix each. */
+export const ACTION_KINDS = [
+  { prefix: '', label: 'All' },
+  { prefix: 'order.', label: 'Orders' },
+  { prefix: 'batch.', label: 'Batches' },
+  { prefix: 'outbox.', label: 'Sending' },
+  { prefix: 'signin.', label: 'Sign-in' },
+  { prefix: 'environment.', label: 'Settings' },
+  { prefix: 'log.', label: 'Log exports' },
+] as const;
+
+/** A log entry's details as one short line (`httpStatus 201 · latencyMs 40`), keys in plain words where known. */
+const DETAIL_LABELS: Record<string, string> = {
+  operation: 'operation',
+  outcome: 'outcome',
+  httpStatus: 'HTTP',
+  latencyMs: 'ms',
+  errorKind: 'error',
+  errorMessage: 'message',
+  errorField: 'field',
+  remoteId: 'pharmacy id',
+  remoteStatus: 'status',
+  fromState: 'from',
+  toState: 'to',
+  attempt: 'attempt',
+  orderCount: 'orders',
+  rowCount: 'rows',
+  invalidCount: 'invalid',
+  fileName: 'file',
+  grant: 'grant',
+  format: 'format',
+  masked: 'masked',
+};
+
+export function detailsLine(details: Record<string, string | number | boolean>): string {
+  return Object.entries(details)
+    .map(([key, value]) => `${DETAIL_LABELS[key] ?? key}: ${String(value)}`)
+    .join(' · ');
+}

@@ -1,0 +1,24 @@
+import { useState } from 'react';
+import type { EnvironmentView } from '../../../../shared/environment.js';
+import { CourierPriceList } from '../couriers/CourierPriceList.js';
+import { ProductSearch } from '../products/ProductSearch.js';
+import { StockPriceCheck, type PickedProduct } from './StockPriceCheck.js';
+
+/** Products (search works signed out), stock and price for a number of packs, and the courier price list. */
+export function LookupsScreen({ environment }: { environment: EnvironmentView }) {
+  const [picked, setPicked] = useState<PickedProduct>();
+  return (
+    <section aria-labelledby="screen-heading" className="screen">
+      <h2 id="screen-heading" tabIndex={-1}>
+        Lookups
+      </h2>
+      <ProductSearch
+        environmentId={environment.id}
+        onPick={(product) => setPicked({ dmdCode: product.dmdCode, name: product.name })}
+      />
+      {/* Keyed by the pick, so choosing a product fills the form afresh. */}
+      <StockPriceCheck key={picked?.dmdCode ?? 'none'} environment={environment} picked={picked} />
+      <CourierPriceList environmentId={environment.id} />
+    </section>
+  );
+}

@@ -1,0 +1,120 @@
+import { useId, useState, type FormEvent } from 'react';
+import type { CallOutput } from '../../../../shared/contract.js';
+import type { EnvironmentView } from '../../../../shared/environment.js';
+import { useApi } from '../../api/api-context.js';
+import { settle, type Settled } from '../../api/settle.js';
+import { formatMoney } from '../couriers/format-money.js';
+import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { plural } from '../format/format-time.js';
+
+export interface PickedProduct {
+  dmdCode: string;
+  name?: string;
+}
+
+interface Answer {
+  packs: number;
+  name: string | undefined;
+  stock: Settled<CallOutput<'products.stock'>>;
+  price: Settled<CallOutput<'products.price'>>;
+}
+
+function serviceFailure<T>(outcome: Settled<{ ok: true; value: T } | { ok: false; error: unknown }>) {
+  if (!outcome.ok) return outcome.error;
+  return outcome.value.ok ? undefined : outcome.value.error;
+}
+
+/** Stock and the price of a number of packs for one product (by dm+d code), asked together. */
+export function StockPriceCheck({
+  environment,
+  picked,
+}: {
+  environment: EnvironmentView;
+  picked: PickedProduct | undefined;
+}) {
+  const api = useApi();
+  const id = useId();
+  const [code, setCode] = useState(picked?.dmdCode ?? '');
+  const [packs, setPacks] = useState('1');
+  const [busy, setBusy] = useState(false);
+  const [answer, setAnswer] = useState<Answer>();
+  const validCode = /^\d{6,18}$/.test(code.trim());
+  const packCount = Number(packs);
+  const validPacks = Number.isInteger(packCount) && packCount >= 1 && packCount <= 10_000;
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (!validCode || !validPacks) return;
+    setBusy(true);
+    const dmdCode = code.trim();
+    const ref = { environmentId: environment.id, dmdCode };
+    const [stock, price] = await Promise.all([
+      settle(api.call('products.stock', ref)),
+      settle(api.call('products.price', { ...ref, totalPacks: packCount })),
+    ]);
+    setAnswer({ packs: packCount, name: picked?.dmdCode === dmdCode ? picked.name : undefined, stock, price });
+    setBusy(false);
+  }
+
+  const stockFailure = answer && serviceFailure(answer.stock);
+  const priceFailure = answer && serviceFailure(answer.price);
+  return (
+    <section aria-labelledby="stock-heading" className="panel">
+      <h3 id="stock-heading">Stock and price</h3>
+      <form onSubmit={(event) => void submit(event)} className="search-form" aria-labelledby="stock-heading">
+        <div className="field">
+          <label htmlFor={`${id}-code`}>dm+d code</label>
+          <input
+            id={`${id}-code`}
+            value={code}
+            onChange={(event) => setCode(event.target.value)}
+            inputMode="numeric"
+            pattern="[0-9]{6,18}"
+            required
+            aria-describedby={`${id}-code-hint`}
+          />
+          <span id={`${id}-code-hint`} className="hint">
+            6 to 18 digits; pick a product from the search to fill it in.
+          </span>
+        </div>
+        <div className="field">
+          <label htmlFor={`${id}-packs`}>Number of packs</label>
+          <input
+            id={`${id}-packs`}
+            type="number"
+            min={1}
+            max={10_000}
+            step={1}
+            value={packs}
+            onChange={(event) => setPacks(event.target.value)}
+            required
+          />
+        </div>
+        <button type="submit" disabled={busy || !validCode || !validPacks}>
+          {busy ? 'Checking…' : 'Check stock and price'}
+        </button>
+      </form>
+      {answer ? (
+        <div className="stack" role="status" aria-label="Stock and price result">
+          {answer.name ? <p>{answer.name}</p> : null}
+          {stockFailure ? <ErrorMessage error={stockFailure} /> : null}
+          {answer.stock.ok && answer.stock.value.ok ? (
+            answer.stock.value.value.inStock ? (
+              <p className="good">✓ In stock</p>
+            ) : (
+              <p className="bad">! Out of stock</p>
+            )
+          ) : null}
+          {priceFailure ? <ErrorMessage error={priceFailure} /> : null}
+          {answer.price.ok && answer.price.value.ok ? (
+            <p>
+              {plural(answer.price.value.value.totalPacks, 'pack')}:{' '}
+              <strong>{formatMoney(answer.price.value.value.totalPrice, answer.price.value.value.currencyCode)}</strong>{' '}
+              ({formatMoney(answer.price.value.value.unitPrice, answer.price.value.value.currencyCode)} each)
+            </p>
+          ) : null}
+        </div>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,166 @@
+import { useCallback, useState } from 'react';
+import type { CallOutput } from '../../../../shared/contract.js';
+import type { OrderDetail } from '../../../../shared/outbox-views.js';
+import { useApi } from '../../api/api-context.js';
+import { useEvent } from '../../api/use-event.js';
+import { useLoad } from '../../api/use-load.js';
+import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { formatDateTime } from '../format/format-time.js';
+import { canCancel } from './cancellable.js';
+import { explainOrder, ORDER_STATE_TEXT, TONE_SYMBOL } from './order-states.js';
+import { OrderTimeline } from './OrderTimeline.js';
+
+export type RefreshRound = CallOutput<'orders.refresh'>;
+
+interface Props {
+  orderId: number;
+  lastRefresh: RefreshRound | undefined;
+  refreshing: boolean;
+  onRefresh: () => void;
+  onCancel: (detail: OrderDetail) => void;
+}
+
+function refreshText(round: RefreshRound): string {
+  if (round.stoppedBy === 'service-unavailable')
+    return 'The service did not answer; the statuses shown are the last known.';
+  if (round.stoppedBy === 'sign-in-required') return 'Sign-in required to check statuses.';
+  if (round.checked === 0) return 'Nothing to check: the service has no id for this order yet.';
+  return round.changed > 0 ? 'Checked with the service: the status changed.' : 'Checked with the service: no change.';
+}
+
+/**
+ * One order from this computer's records (so it reads the same offline): what it is now, why, what can be done,
+ * its items and its whole timeline.
+ */
+export function OrderDetailView({ orderId, lastRefresh, refreshing, onRefresh, onCancel }: Props) {
+  const api = useApi();
+  const load = useCallback(() => api.call('orders.get', { orderId }), [api, orderId]);
+  const { value: detail, error, reload } = useLoad(load);
+  useEvent('orders.changed', (change) => {
+    if (change.orderIds.includes(orderId)) reload();
+  });
+  useEvent('outbox.progress', (progress) => {
+    // Cheap to read again while this order is still on its way.
+    if (
+      detail &&
+      progress.environmentId === detail.order.environmentId &&
+      ['queued', 'sending', 'in_doubt', 'cancel_requested'].includes(detail.order.state)
+    )
+      reload();
+  });
+  const [retry, setRetry] = useState<{ message?: string; error?: unknown }>({});
+
+  if (error && !detail) return <ErrorMessage error={error} />;
+  if (!detail) return <p role="status">Loading the order…</p>;
+  const { order } = detail;
+  const state = ORDER_STATE_TEXT[order.state];
+  const problem = explainOrder(order);
+  const refused = detail.cancellations.find((cancellation) => cancellation.state === 'refused');
+
+  async function retryNow() {
+    try {
+      const { count } = await api.call('outbox.retryNow', { orderIds: [orderId] });
+      setRetry({ message: count ? 'It will be tried again now.' : 'Nothing to retry for this order now.' });
+      reload();
+    } catch (failure) {
+      setRetry({ error: failure });
+    }
+  }
+
+  return (
+    <section aria-labelledby="order-heading" className="panel order-detail">
+      <div className="panel-head">
+        <h3 id="order-heading">Order {order.clinicOrderId}</h3>
+        <a href="#/orders" className="inline-link">
+          Close
+        </a>
+      </div>
+      <dl className="report">
+        <dt>Clinic</dt>
+        <dd>{order.clinicCode}</dd>
+        <dt>Local state</dt>
+        <dd>
+          <span className={`tone tone-${state.tone}`}>
+            <span aria-hidden="true">{TONE_SYMBOL[state.tone]}</span> {state.label}
+          </span>
+          <span className="hint">{state.meaning}</span>
+        </dd>
+        <dt>Pharmacy order id</dt>
+        <dd>{order.pharmacyOrderId ?? 'Not created yet'}</dd>
+        <dt>Remote status</dt>
+        <dd>{order.remoteStatus ?? '—'}</dd>
+        <dt>Dispatch date</dt>
+        <dd>{order.dispatchDate ?? '—'}</dd>
+        <dt>Tracking id</dt>
+        <dd>{order.trackingId ? <code>{order.trackingId}</code> : '—'}</dd>
+        <dt>Attempts</dt>
+        <dd>
+          {order.attempts}
+          {order.nextAttemptAt ? ` (next at ${formatDateTime(order.nextAttemptAt)})` : ''}
+        </dd>
+      </dl>
+      <p className="hint">
+        From this computer&apos;s records, readable offline. Last status change seen:{' '}
+        {formatDateTime(order.remoteStatusAt)}. Statuses last checked with the service:{' '}
+        {lastRefresh ? formatDateTime(lastRefresh.at) : 'automatically in the background'}.
+      </p>
+      <div className="button-row">
+        <button type="button" className="secondary" onClick={onRefresh} disabled={refreshing}>
+          {refreshing ? 'Checking…' : 'Check statuses now'}
+        </button>
+        {canCancel(order) ? (
+          <button type="button" className="secondary" onClick={() => onCancel(detail)}>
+            Cancel this order…
+          </button>
+        ) : null}
+        {problem?.button ? (
+          <button type="button" className="secondary" onClick={() => void retryNow()}>
+            {problem.button === 'look-up' ? 'Look it up now' : 'Send again now'}
+          </button>
+        ) : null}
+      </div>
+      <p role="status" className="hint">
+        {lastRefresh && !refreshing ? refreshText(lastRefresh) : ''} {retry.message ?? ''}
+      </p>
+      {retry.error ? <ErrorMessage error={retry.error} /> : null}
+      {refused ? (
+        <div role="note" className="message message-error">
+          <p className="message-summary">! The pharmacy refused the cancel.</p>
+          <p>{refused.resultMessage ?? 'It gave no reason.'}</p>
+        </div>
+      ) : null}
+      {problem ? (
+        <div className="message">
+          <p>{problem.explanation}</p>
+          <p className="hint">What fixes it: {problem.action}</p>
+        </div>
+      ) : null}
+      {detail.items.length > 0 ? (
+        <table>
+          <caption>Items</caption>
+          <thead>
+            <tr>
+              <th scope="col">Medication</th>
+              <th scope="col">dm+d code</th>
+              <th scope="col" className="number">
+                Quantity
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {detail.items.map((item, index) => (
+              <tr key={`${item.dmdCode}-${index}`}>
+                <th scope="row">{item.medication}</th>
+                <td>
+                  <code className="dmd">{item.dmdCode}</code>
+                </td>
+                <td className="number">{item.quantity}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      <OrderTimeline detail={detail} />
+    </section>
+  );
+}

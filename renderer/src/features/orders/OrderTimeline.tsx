@@ -1,0 +1,28 @@
+import type { OrderDetail } from '../../../../shared/outbox-views.js';
+import { formatDateTime } from '../format/format-time.js';
+import { buildTimeline } from './build-timeline.js';
+import { TONE_SYMBOL } from './order-states.js';
+
+export function OrderTimeline({ detail }: { detail: OrderDetail }) {
+  const events = buildTimeline(detail);
+  return (
+    <section aria-labelledby="timeline-heading">
+      <h4 id="timeline-heading">Timeline</h4>
+      <ol className="timeline" aria-label="Order timeline">
+        {events.map((event) => (
+          <li key={event.key} className={`timeline-item tone-${event.tone}`}>
+            <time dateTime={event.at}>{formatDateTime(event.at)}</time>
+            <p className="timeline-title">
+              <span aria-hidden="true">{TONE_SYMBOL[event.tone]}</span> {event.title}
+            </p>
+            {event.details.map((line) => (
+              <p key={line} className="timeline-detail">
+                {line}
+              </p>
+            ))}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}

@@ -1,0 +1,169 @@
+import type { OrderDetail } from '../../../../shared/outbox-views.js';
+import type { Tone } from './order-states.js';
+
+/** One line of an order's history, as the detail view lists it. */
+export interface TimelineEvent {
+  key: string;
+  at: string;
+  title: string;
+  details: string[];
+  tone: Tone;
+}
+
+type Attempt = OrderDetail['attempts'][number];
+
+function attemptFacts(attempt: Attempt): string[] {
+  const facts: string[] = [];
+  if (attempt.httpStatus !== null) facts.push(`HTTP ${attempt.httpStatus}`);
+  if (attempt.latencyMs !== null) facts.push(`${attempt.latencyMs} ms`);
+  return facts.length ? [facts.join(', ')] : [];
+}
+
+type Described = Pick<TimelineEvent, 'title' | 'tone'> & { extra?: string | undefined };
+
+function describeCreate(attempt: Attempt, message: string | undefined): Described {
+  switch (attempt.outcome) {
+    case 'ok':
+      return {
+        title: `Created at the service, pharmacy order id ${attempt.remoteId ?? 'not given'}`,
+        tone: 'good',
+      };
+    case 'retryable':
+      return { title: 'Sending failed; it will be sent again', tone: 'waiting', extra: message };
+    case 'in-doubt':
+      return { title: 'Sent, but no answer came back (in doubt)', tone: 'waiting', extra: message };
+    case 'auth':
+      return { title: 'Not sent: sign-in required', tone: 'attention', extra: message };
+    case 'rejected':
+      return { title: 'Rejected by the service', tone: 'attention', extra: message };
+  }
+}
+
+function describeAttempt(attempt: Attempt): Described {
+  const message = attempt.errorMessage ?? undefined;
+  switch (attempt.operation) {
+    case 'create':
+      return describeCreate(attempt, message);
+    case 'lookup':
+      if (attempt.outcome === 'ok') {
+        return attempt.remoteId
+          ? { title: `Looked up: the service has it, pharmacy order id ${attempt.remoteId}`, tone: 'good' }
+          : { title: 'Looked up: the service does not have it, so it will be sent', tone: 'waiting' };
+      }
+      return { title: 'Look-up failed; it will be tried again', tone: 'waiting', extra: message };
+    case 'cancel':
+      if (attempt.outcome === 'ok') return { title: 'Cancel sent to the service', tone: 'good' };
+      if (attempt.outcome === 'rejected') return { title: 'Cancel refused', tone: 'attention', extra: message };
+      return { title: 'Sending the cancel failed; it will be sent again', tone: 'waiting', extra: message };
+    case 'status':
+      return attempt.outcome === 'ok'
+        ? { title: 'Status checked', tone: 'neutral' }
+        : { title: 'Status check failed', tone: 'waiting', extra: message };
+  }
+}
+
+/** Audit actions worth a line of their own (the others repeat what attempts and statuses already show). */
+const AUDIT_TITLES: Record<string, { title: string; tone: Tone }> = {
+  'order.accepted': { title: 'Accepted into the outbox', tone: 'neutral' },
+  'order.withdrawn': { title: 'Withdrawn before sending', tone: 'neutral' },
+  'order.retry-now': { title: 'Sent again on request', tone: 'neutral' },
+  'order.held': { title: 'Held: set aside for a person to decide', tone: 'attention' },
+  'order.set-aside': { title: 'Set aside after repeated failures', tone: 'attention' },
+  'order.cancel-declined': { title: 'Cancel not possible', tone: 'attention' },
+  'order.interrupted': { title: 'Interrupted while sending (app stopped); in doubt until looked up', tone: 'waiting' },
+};
+
+/** Order of events at the same instant: the way they happen. */
+const RANK: Record<string, number> = { imported: 0, audit: 1, attempt: 2, cancel: 3, status: 4 };
+
+/**
+ * The full history of one order from what this computer recorded (readable offline): accepted from its batch → each
+ * attempt → created with its pharmacy id → each remote status with dispatch date and tracking id → cancel.
+ */
+export function buildTimeline(detail: OrderDetail): TimelineEvent[] {
+  const { order } = detail;
+  // Orders staged before review (the CLI's older path) are accepted later, with an entry of their own; the
+  // others enter the outbox when their batch is accepted.
+  const acceptedLater = detail.audit.some((entry) => entry.action === 'order.accepted');
+  const events: Array<TimelineEvent & { rank: number }> = [
+    {
+      key: 'imported',
+      rank: RANK.imported!,
+      at: order.createdAt,
+      title: acceptedLater
+        ? `Staged in batch ${order.batchId}`
+        : `Accepted into the outbox from batch ${order.batchId}`,
+      details: [`Route ${order.route === 'hl7' ? 'HL7' : order.route}`],
+      tone: 'neutral',
+    },
+  ];
+
+  const createRejected = detail.attempts.some((a) => a.operation === 'create' && a.outcome === 'rejected');
+  for (const entry of detail.audit) {
+    const known = AUDIT_TITLES[entry.action];
+    // A rejection without an attempt (say, a duplicate found when accepting) has only its audit entry.
+    const lonelyRejection = entry.action === 'order.rejected' && !createRejected;
+    if (!known && !lonelyRejection) continue;
+    const message = typeof entry.details.errorMessage === 'string' ? [entry.details.errorMessage] : [];
+    events.push({
+      key: `audit-${entry.seq}`,
+      rank: RANK.audit!,
+      at: entry.at,
+      title: known?.title ?? 'Rejected',
+      details: message,
+      tone: known?.tone ?? 'attention',
+    });
+  }
+
+  for (const attempt of detail.attempts) {
+    const { title, tone, extra } = describeAttempt(attempt);
+    events.push({
+      key: `attempt-${attempt.id}`,
+      rank: RANK.attempt!,
+      at: attempt.startedAt,
+      title,
+      details: [...(extra ? [extra] : []), ...attemptFacts(attempt)],
+      tone,
+    });
+  }
+
+  for (const status of detail.statusHistory) {
+    const details: string[] = [];
+    if (status.dispatchDate) details.push(`Dispatch date ${status.dispatchDate}`);
+    if (status.trackingId) details.push(`Tracking id ${status.trackingId}`);
+    events.push({
+      key: `status-${status.id}`,
+      rank: RANK.status!,
+      at: status.observedAt,
+      title: `Status: ${status.status}`,
+      details,
+      tone:
+        status.status === 'Prescription Dispatched' || status.status === 'Prescription Processed' ? 'good' : 'neutral',
+    });
+  }
+
+  for (const cancellation of detail.cancellations) {
+    const outcome: Record<typeof cancellation.state, string> = {
+      requested: 'Waiting to be sent',
+      sent: 'Sent; waiting for the pharmacy to confirm',
+      cancelled: 'Cancelled',
+      refused: 'Refused',
+    };
+    events.push({
+      key: `cancel-${cancellation.id}`,
+      rank: RANK.cancel!,
+      at: cancellation.requestedAt,
+      title: 'Cancel requested',
+      details: [
+        `Reason: ${cancellation.reason}`,
+        `Outcome: ${outcome[cancellation.state]}${cancellation.resultMessage ? `: ${cancellation.resultMessage}` : ''}`,
+      ],
+      tone: cancellation.state === 'refused' ? 'attention' : 'neutral',
+    });
+  }
+
+  return events
+    .map((event, index) => ({ event, index }))
+    .sort((a, b) => Date.parse(a.event.at) - Date.parse(b.event.at) || a.event.rank - b.event.rank || a.index - b.index)
+    .map(({ event: { rank: _rank, ...event } }) => event);
+}

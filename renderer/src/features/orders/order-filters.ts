@@ -1,0 +1,46 @@
+import type { CallInput } from '../../../../shared/contract.js';
+import { ORDER_STATE_NAMES, type OrderStateName } from '../../../../shared/outbox-views.js';
+
+/** The orders screen's filters as the form holds them (empty text: no filter). */
+export interface OrderFilters {
+  clinicCode: string;
+  clinicOrderId: string;
+  state: OrderStateName | '';
+  remoteStatus: string;
+  createdFrom: string;
+  createdTo: string;
+}
+
+export const NO_FILTERS: OrderFilters = {
+  clinicCode: '',
+  clinicOrderId: '',
+  state: '',
+  remoteStatus: '',
+  createdFrom: '',
+  createdTo: '',
+};
+
+export function isOrderState(value: string): value is OrderStateName {
+  return (ORDER_STATE_NAMES as readonly string[]).includes(value);
+}
+
+/** The list call for one page: only the filters given, trimmed, so an empty field never filters on "". */
+export function toListInput(
+  environmentId: string,
+  filters: OrderFilters,
+  page: { afterId?: number; limit: number },
+): CallInput<'orders.list'> {
+  const text = (value: string) => value.trim() || undefined;
+  const input: CallInput<'orders.list'> = { environmentId, limit: page.limit };
+  const clinicCode = text(filters.clinicCode);
+  const clinicOrderId = text(filters.clinicOrderId);
+  const remoteStatus = text(filters.remoteStatus);
+  if (clinicCode) input.clinicCode = clinicCode;
+  if (clinicOrderId) input.clinicOrderId = clinicOrderId;
+  if (remoteStatus) input.remoteStatus = remoteStatus;
+  if (filters.state) input.states = [filters.state];
+  if (filters.createdFrom) input.createdFrom = filters.createdFrom;
+  if (filters.createdTo) input.createdTo = filters.createdTo;
+  if (page.afterId !== undefined) input.afterId = page.afterId;
+  return input;
+}

@@ -1,0 +1,95 @@
+import type { OrderStateName, OrderSummary } from '../../../../shared/outbox-views.js';
+
+/** How a state reads: a label, whether it is fine, waiting or needs a person (shown as a word and a symbol too). */
+export type Tone = 'good' | 'waiting' | 'attention' | 'neutral';
+
+export interface StateText {
+  label: string;
+  tone: Tone;
+  /** One sentence on what it means. */
+  meaning: string;
+}
+
+export const ORDER_STATE_TEXT: Record<OrderStateName, StateText> = {
+  ready: { label: 'Staged', tone: 'neutral', meaning: 'Imported but not accepted yet: nothing is sent.' },
+  queued: { label: 'Queued', tone: 'waiting', meaning: 'Accepted and waiting its turn to be sent.' },
+  sending: { label: 'Sending', tone: 'waiting', meaning: 'Being sent to the service now.' },
+  created: { label: 'Created', tone: 'good', meaning: 'The service created the order and gave it a pharmacy id.' },
+  rejected: { label: 'Rejected', tone: 'attention', meaning: 'The service refused the order as sent.' },
+  in_doubt: {
+    label: 'In doubt',
+    tone: 'waiting',
+    meaning: 'Sent, but no answer came back; it is looked up before anything is sent again.',
+  },
+  held: {
+    label: 'Held',
+    tone: 'attention',
+    meaning: 'Set aside for a person to decide: refused by the service, or failing while others went through.',
+  },
+  withdrawn: {
+    label: 'Withdrawn',
+    tone: 'neutral',
+    meaning: 'Removed before it was sent; nothing exists at the service.',
+  },
+  cancel_requested: { label: 'Cancel requested', tone: 'waiting', meaning: 'A cancel is waiting to be sent.' },
+  cancel_sent: { label: 'Cancel sent', tone: 'waiting', meaning: 'The service accepted the cancel; confirming.' },
+  cancelled: { label: 'Cancelled', tone: 'neutral', meaning: 'The pharmacy cancelled the order.' },
+  cancel_refused: { label: 'Cancel refused', tone: 'attention', meaning: 'The pharmacy refused the cancel.' },
+};
+
+/** A symbol beside each tone, so colour is never the only signal. */
+export const TONE_SYMBOL: Record<Tone, string> = { good: '✓', waiting: '…', attention: '!', neutral: '·' };
+
+export interface ProblemText {
+  /** What happened, in a sentence. */
+  explanation: string;
+  /** What fixes it, in a sentence. */
+  action: string;
+  /** The button that does it, when the app can. */
+  button: 'retry' | 'look-up' | null;
+}
+
+/** Why an order needs a person (or is waiting on its own) and what to do about it. */
+export function explainOrder(order: Pick<OrderSummary, 'state' | 'lastError' | 'attempts'>): ProblemText | null {
+  const reason = order.lastError?.message;
+  const field = order.lastError?.field ? ` (field ${order.lastError.field})` : '';
+  switch (order.state) {
+    case 'rejected':
+      return {
+        explanation: `The service rejected it${field}: ${reason ?? 'no reason given'}.`,
+        action:
+          'Correct the order in the source file and import it again, or, if the cause was on the service side (a clinic or product it did not know yet), send it again as it is.',
+        button: 'retry',
+      };
+    case 'held':
+      return {
+        explanation: `Held for a person to decide${reason ? `: ${reason}` : ''}.`,
+        action:
+          'The service refused this patient or order (a locked-out patient is sorted out with the pharmacy), or it kept failing while others went through. When the cause is fixed, send it again.',
+        button: 'retry',
+      };
+    case 'in_doubt':
+      return {
+        explanation:
+          'It was sent but no answer came back, so the service may or may not have it. It is never sent again blindly: the app looks it up first and creates it only if the service does not have it.',
+        action: 'Nothing to do; look it up now to settle it sooner.',
+        button: 'look-up',
+      };
+    case 'cancel_refused':
+      return {
+        explanation: `The pharmacy refused the cancel${reason ? `: ${reason}` : ''}.`,
+        action: 'The order goes ahead; contact the pharmacy if it must still be stopped.',
+        button: null,
+      };
+    case 'queued':
+      return reason
+        ? {
+            explanation: `Waiting to be sent again after: ${reason}.`,
+            action: 'It is retried automatically; send it now to skip the wait.',
+            button: 'retry',
+          }
+        : null;
+    default:
+      return null;
+  }
+}

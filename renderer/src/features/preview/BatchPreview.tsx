@@ -1,0 +1,229 @@
+import { useCallback, useEffect, useId, useMemo, useState, useSyncExternalStore } from 'react';
+import type { EnvironmentView } from '../../../../shared/environment.js';
+import type { AcceptOutcome, BatchView, RouteName, StagedOrderView } from '../../../../shared/staging-views.js';
+import { useApi } from '../../api/api-context.js';
+import { useEvent } from '../../api/use-event.js';
+import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { BatchPages } from './batch-pages.js';
+import { CellDetails } from './CellDetails.js';
+import { downloadText, derivedFileName } from './download-text.js';
+import { FindReplace } from './FindReplace.js';
+import type { GridCell } from './grid-focus.js';
+import { PreviewGrid } from './PreviewGrid.js';
+import './preview.css';
+
+const ROUTE_LABELS: Record<RouteName, string> = {
+  v1: 'Create with clinic (v1)',
+  v2: 'Create (v2, clinics the service knows)',
+  hl7: 'Forward the HL7 message',
+};
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-GB')} ${n === 1 ? one : many}`;
+
+/**
+ * Review of one staged batch: the grid, the focused cell's details, filter to problems, find and replace, the
+ * route, the error export and accept. Everything shown is what the store holds; every change goes through the
+ * contract and comes back re-validated.
+ */
+export function BatchPreview({ batchId, environment }: { batchId: number; environment: EnvironmentView }) {
+  const api = useApi();
+  const gridId = useId().replace(/[^a-zA-Z0-9_-]/g, '');
+  const [batch, setBatch] = useState<BatchView>();
+  const [onlyProblems, setOnlyProblems] = useState(false);
+  const [generation, setGeneration] = useState(0);
+  const [focus, setFocus] = useState<GridCell>({ index: 0, line: 0, col: 0 });
+  const [failure, setFailure] = useState<unknown>();
+  const [accepted, setAccepted] = useState<AcceptOutcome>();
+  const [busy, setBusy] = useState<'accept' | 'export' | 'route'>();
+  const [exported, setExported] = useState<string>();
+
+  const pages = useMemo(
+    () =>
+      new BatchPages<BatchView>(
+        (offset, limit) =>
+          api.call('batches.get', { batchId, offset, limit, ...(onlyProblems ? { onlyProblems } : {}) }),
+        { pageSize: 50, onBatch: setBatch },
+      ),
+    // `generation` starts a fresh window after a change the cache cannot patch (find and replace, a new route).
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [api, batchId, onlyProblems, generation],
+  );
+  // The details panel reads the focused order from the same window, so it follows pages and edits too.
+  useSyncExternalStore(pages.subscribe, pages.getVersion);
+  useEffect(() => {
+    void pages.ensure(0, pages.pageSize - 1);
+    return () => pages.dispose();
+  }, [pages]);
+
+  const refreshBatch = useCallback(async () => {
+    try {
+      const answer = await api.call('batches.get', { batchId, limit: 1 });
+      setBatch(answer.batch);
+    } catch (error) {
+      setFailure(error);
+    }
+  }, [api, batchId]);
+
+  useEvent('batches.changed', (change) => {
+    if (change.batchId === batchId) void refreshBatch();
+  });
+
+  const onEdit = useCallback(
+    async (order: StagedOrderView, path: string, value: string): Promise<boolean> => {
+      try {
+        const updated = await api.call('batches.editOrder', { stagedOrderId: order.id, edits: [{ path, value }] });
+        pages.replace(updated);
+        setFailure(undefined);
+        void refreshBatch();
+        return true;
+      } catch (error) {
+        setFailure(error);
+        return false;
+      }
+    },
+    [api, pages, refreshBatch],
+  );
+
+  async function accept() {
+    setBusy('accept');
+    try {
+      setAccepted(await api.call('batches.accept', { batchId }));
+      setFailure(undefined);
+      setGeneration((g) => g + 1);
+    } catch (error) {
+      setFailure(error);
+    } finally {
+      setBusy(undefined);
+    }
+  }
+
+  async function exportErrors() {
+    if (!batch) return;
+    setBusy('export');
+    try {
+      const result = await api.call('batches.exportErrors', { batchId });
+      downloadText(derivedFileName(batch.sourceFileName, 'errors'), result.text);
+      setExported(
+        `Exported ${plural(result.orders, 'order')} with errors, with their original rows and an errors column.`,
+      );
+    } catch (error) {
+      setFailure(error);
+    } finally {
+      setBusy(undefined);
+    }
+  }
+
+  async function changeRoute(route: RouteName) {
+    setBusy('route');
+    try {
+      await api.call('batches.setRoute', { batchId, route });
+      setGeneration((g) => g + 1);
+      await refreshBatch();
+    } catch (error) {
+      setFailure(error);
+    } finally {
+      setBusy(undefined);
+    }
+  }
+
+  const counts = batch?.counts;
+  const staying = counts ? counts.staged - counts.valid : 0;
+  const focusedOrder = pages.get(focus.index);
+
+  return (
+    <section aria-labelledby="preview-heading" className="preview">
+      <div className="panel">
+        <div className="panel-head">
+          <h3 id="preview-heading">Preview: {batch?.sourceFileName ?? `batch ${batchId}`}</h3>
+          {counts ? (
+            <p role="status" aria-label="Batch counts" className="preview-counts">
+              {plural(counts.total, 'order')}:{' '}
+              <span className="good">✓ {counts.valid.toLocaleString('en-GB')} valid</span>
+              {' · '}
+              <span className={counts.invalid ? 'bad' : undefined}>
+                ✕ {counts.invalid.toLocaleString('en-GB')} with errors
+              </span>
+              {counts.accepted ? ` · → ${counts.accepted.toLocaleString('en-GB')} accepted` : ''}
+            </p>
+          ) : null}
+        </div>
+        <div className="preview-toolbar">
+          <label className="check">
+            <input
+              type="checkbox"
+              checked={onlyProblems}
+              onChange={(event) => {
+                setOnlyProblems(event.target.checked);
+                setFocus({ index: 0, line: 0, col: 0 });
+              }}
+            />{' '}
+            Only orders with problems
+          </label>
+          {batch ? (
+            <label>
+              Send as{' '}
+              <select
+                value={batch.route}
+                disabled={busy === 'route'}
+                onChange={(event) => void changeRoute(event.target.value as RouteName)}
+              >
+                {(['v1', 'v2', ...(batch.kind === 'hl7' ? (['hl7'] as const) : [])] as RouteName[]).map((route) => (
+                  <option key={route} value={route}>
+                    {ROUTE_LABELS[route]}
+                  </option>
+                ))}
+              </select>
+            </label>
+          ) : null}
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => void exportErrors()}
+            disabled={!counts?.invalid || busy === 'export'}
+          >
+            {busy === 'export' ? 'Exporting…' : 'Export errors as CSV'}
+          </button>
+          <button
+            type="button"
+            onClick={() => void accept()}
+            disabled={!counts?.valid || busy === 'accept'}
+            aria-describedby="accept-note"
+          >
+            {busy === 'accept' ? 'Accepting…' : `Accept ${plural(counts?.valid ?? 0, 'valid order')}`}
+          </button>
+          <span id="accept-note" className="hint">
+            {counts ? `${plural(staying, 'order')} with errors will stay here to fix.` : ''}
+          </span>
+        </div>
+        {exported ? <p role="status">{exported}</p> : null}
+        {accepted ? (
+          <p role="status" className="message">
+            ✓ Accepted {plural(accepted.accepted, 'order')} into the outbox for {environment.name}
+            {accepted.cancelled ? ` and ${plural(accepted.cancelled, 'cancel request')}` : ''};{' '}
+            {plural(accepted.staying, 'order')} stay{accepted.staying === 1 ? 's' : ''} staged.{' '}
+            <a href="#/submissions">Watch them being sent</a>
+          </p>
+        ) : null}
+        {failure ? <ErrorMessage error={failure} /> : null}
+        {pages.error ? <ErrorMessage error={pages.error} /> : null}
+        <div className="preview-body">
+          <PreviewGrid
+            key={`${onlyProblems}-${generation}`}
+            gridId={gridId}
+            label={`Orders in ${batch?.sourceFileName ?? `batch ${batchId}`}`}
+            pages={pages}
+            focus={focus}
+            onFocus={setFocus}
+            onEdit={onEdit}
+          />
+          <CellDetails order={focusedOrder} line={focus.line} col={focus.col} onEdit={onEdit} />
+        </div>
+        <p className="hint">
+          Arrow keys move between cells, Enter edits the cell, Escape cancels the edit; a ✕ or ⚠ marks a problem,
+          explained when the cell has focus or the pointer is over it.
+        </p>
+        {batch ? <FindReplace batch={batch} onReplaced={() => setGeneration((g) => g + 1)} /> : null}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,142 @@
+import { useState } from 'react';
+import type { ProblemView, StagedOrderView } from '../../../../shared/staging-views.js';
+import { describeProvenance, provenanceSegment } from './provenance-text.js';
+import { concretePath, displayValue, fieldOfPath, GRID_FIELDS, valueAt } from './order-fields.js';
+
+interface Props {
+  order: StagedOrderView | undefined;
+  line: number;
+  col: number;
+  onEdit: (order: StagedOrderView, path: string, value: string) => Promise<boolean>;
+}
+
+function ProblemLine({ problem }: { problem: ProblemView }) {
+  return (
+    <li className={problem.severity === 'error' ? 'bad' : 'warn'}>
+      <strong>{problem.severity === 'error' ? '✕ Error' : '⚠ Warning'}:</strong> {problem.text}
+    </li>
+  );
+}
+
+/** A field the grid has no column for, edited here (a problem can sit on one). */
+function FieldEditor({ order, path, onEdit }: { order: StagedOrderView; path: string; onEdit: Props['onEdit'] }) {
+  const field = fieldOfPath(path);
+  const [value, setValue] = useState(() => displayValue(valueAt(order.body, path)));
+  const [saving, setSaving] = useState(false);
+  const label = field?.label ?? path;
+  return (
+    <form
+      className="inline-form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        setSaving(true);
+        void onEdit(order, path, value).finally(() => setSaving(false));
+      }}
+    >
+      <label>
+        {label} <input value={value} onChange={(event) => setValue(event.target.value)} disabled={saving} />
+      </label>
+      <button type="submit" disabled={saving}>
+        {saving ? 'Saving…' : `Save ${label}`}
+      </button>
+    </form>
+  );
+}
+
+/**
+ * The focused cell in full: its value, where it came from (CSV line and column, or the HL7 field with its
+ * segment), its problems, and the order's other problems, with editors for fields the grid has no column for.
+ */
+export function CellDetails({ order, line, col, onEdit }: Props) {
+  if (!order) {
+    return (
+      <aside aria-labelledby="cell-details-heading" className="panel cell-details">
+        <h3 id="cell-details-heading">Details</h3>
+        <p className="hint">Move to a cell to see where its value came from.</p>
+      </aside>
+    );
+  }
+  const field = col > 0 ? GRID_FIELDS[col - 1] : undefined;
+  const path = field ? concretePath(field, field.level === 'item' ? line : 0) : undefined;
+  const provenance = path ? order.provenance[path] : undefined;
+  const segment = provenanceSegment(provenance);
+  const cellProblems = path ? order.problems.filter((problem) => problem.field === path) : [];
+  const otherProblems = order.problems.filter((problem) => problem.field !== path);
+  const offGrid = [
+    ...new Set(
+      order.problems
+        .map((problem) => problem.field)
+        .filter((f): f is string => f !== undefined && !fieldOfPath(f)?.inGrid && fieldOfPath(f) !== undefined),
+    ),
+  ];
+  const source = order.rows?.length
+    ? `line${order.rows.length > 1 ? 's' : ''} ${order.rows.join(', ')}`
+    : order.message !== undefined
+      ? `message ${order.message}`
+      : undefined;
+
+  return (
+    <aside aria-labelledby="cell-details-heading" className="panel cell-details">
+      <h3 id="cell-details-heading">
+        Order {order.position}
+        {order.clinicOrderId ? ` (${order.clinicOrderId})` : ''}
+      </h3>
+      <dl className="report">
+        <dt>State</dt>
+        <dd>
+          {order.state === 'accepted' ? 'Accepted into the outbox' : order.valid ? '✓ Valid' : '✕ Has errors'}
+          {order.edited ? ' · edited' : ''}
+        </dd>
+        {source ? (
+          <>
+            <dt>In the file</dt>
+            <dd>{source}</dd>
+          </>
+        ) : null}
+        {field && path ? (
+          <>
+            <dt>Field</dt>
+            <dd>
+              {field.label} <code>{path}</code>
+            </dd>
+            <dt>Value</dt>
+            <dd>{displayValue(valueAt(order.body, path)) || <span className="hint">(blank)</span>}</dd>
+            <dt>Came from</dt>
+            <dd>{describeProvenance(provenance)}</dd>
+          </>
+        ) : null}
+      </dl>
+      {segment ? (
+        <figure className="segment">
+          <figcaption>HL7 segment</figcaption>
+          <code>{segment}</code>
+        </figure>
+      ) : null}
+      {cellProblems.length ? (
+        <>
+          <h4>This cell</h4>
+          <ul className="problem-list">
+            {cellProblems.map((problem, i) => (
+              <ProblemLine key={i} problem={problem} />
+            ))}
+          </ul>
+        </>
+      ) : null}
+      {otherProblems.length ? (
+        <>
+          <h4>{cellProblems.length ? 'Rest of this order' : 'This order'}</h4>
+          <ul className="problem-list">
+            {otherProblems.map((problem, i) => (
+              <ProblemLine key={i} problem={problem} />
+            ))}
+          </ul>
+        </>
+      ) : null}
+      {order.state === 'staged' && order.orderControl === 'NW'
+        ? offGrid.map((offPath) => (
+            <FieldEditor key={`${order.id}-${offPath}`} order={order} path={offPath} onEdit={onEdit} />
+          ))
+        : null}
+    </aside>
+  );
+}

@@ -1,0 +1,373 @@
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore, type KeyboardEvent } from 'react';
+import type { BatchView, StagedOrderView } from '../../../../shared/staging-views.js';
+import type { BatchPages } from './batch-pages.js';
+import { countPhrase, placeProblems, worstSeverity, type PlacedProblems } from './cell-problems.js';
+import { cellId, clampCell, moveFocus, type GridCell, type GridShape } from './grid-focus.js';
+import { concretePath, displayValue, GRID_FIELDS, itemCount, valueAt, type OrderField } from './order-fields.js';
+
+/** Height of one item line, px (CSS keeps `.grid-line` at this height). */
+export const LINE_HEIGHT = 32;
+const HEADER_HEIGHT = 36;
+const ORDER_COLUMN_WIDTH = 120;
+const COLUMNS = GRID_FIELDS.length + 1;
+
+interface Props {
+  gridId: string;
+  label: string;
+  pages: BatchPages<BatchView>;
+  focus: GridCell;
+  onFocus: (cell: GridCell) => void;
+  /** Saves one cell's new text; resolves true when saved (the grid then leaves edit mode). */
+  onEdit: (order: StagedOrderView, path: string, value: string) => Promise<boolean>;
+}
+
+const placed = new WeakMap<StagedOrderView, PlacedProblems>();
+/** Problems per cell, worked out once per order object (a replaced order is a new object). */
+function problemsOf(order: StagedOrderView): PlacedProblems {
+  let found = placed.get(order);
+  if (!found) {
+    found = placeProblems(order.problems);
+    placed.set(order, found);
+  }
+  return found;
+}
+
+function columnField(col: number): OrderField | undefined {
+  return col === 0 ? undefined : GRID_FIELDS[col - 1];
+}
+
+/**
+ * The staged orders of a batch as a virtualised grid: one line per prescribed item, the order's own fields on its
+ * first line. Only the rows in view (plus a margin) exist in the DOM and only their pages are fetched, so 100,000
+ * rows scroll like 100. A problem marks its exact cell with an icon and text (never colour alone), its message
+ * shows on hover and focus and is the cell's accessible description. Arrows move, Enter edits, Escape cancels.
+ */
+export function PreviewGrid({ gridId, label, pages, focus, onFocus, onEdit }: Props) {
+  useSyncExternalStore(pages.subscribe, pages.getVersion);
+  const count = pages.total ?? 0;
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const wantFocus = useRef(false);
+  const [editing, setEditing] = useState<{ cell: GridCell; value: string; saving: boolean } | undefined>();
+  const averageLines = useRef(1);
+
+  const linesOf = (index: number) => {
+    const order = pages.get(index);
+    return order ? itemCount(order.body) : 1;
+  };
+
+  // The virtualiser is a mutable object by design; this component re-renders on its changes, which is the point.
+  // eslint-disable-next-line react-hooks/incompatible-library
+  const virtualizer = useVirtualizer({
+    count,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: (index) => {
+      const order = pages.get(index);
+      return (order ? itemCount(order.body) : averageLines.current) * LINE_HEIGHT;
+    },
+    paddingStart: HEADER_HEIGHT,
+    scrollPaddingStart: HEADER_HEIGHT,
+    overscan: 4,
+  });
+  const items = virtualizer.getVirtualItems();
+  const first = items[0]?.index ?? 0;
+  const last = items[items.length - 1]?.index ?? 0;
+
+  // Fetch what is in view (and a page beyond, in the direction of travel) as the range moves.
+  useEffect(() => {
+    void pages.ensure(Math.max(0, first - 10), last + 10);
+  }, [pages, first, last]);
+
+  // Once real orders are in, estimate unloaded ones by the batch's average items per order, so the scrollbar
+  // is near the truth from the start instead of growing as pages arrive.
+  useLayoutEffect(() => {
+    const loaded = pages.loaded();
+    if (loaded.length === 0 || averageLines.current !== 1) return;
+    const average = loaded.reduce((sum, order) => sum + itemCount(order.body), 0) / loaded.length;
+    if (average > 1) {
+      averageLines.current = average;
+      virtualizer.measure();
+    }
+  });
+
+  const shape: GridShape = { count, columns: COLUMNS, linesOf, pageOrders: 10 };
+
+  // Focus follows the keyboard: once the focused cell is rendered (after a scroll brings it in), focus it.
+  useEffect(() => {
+    if (!wantFocus.current || editing) return;
+    const element = document.getElementById(cellId(gridId, focus));
+    if (element) {
+      wantFocus.current = false;
+      element.focus({ preventScroll: true });
+      element.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    }
+  });
+
+  function go(cell: GridCell) {
+    const next = clampCell(cell, shape);
+    wantFocus.current = true;
+    onFocus(next);
+    virtualizer.scrollToIndex(next.index, { align: 'auto' });
+  }
+
+  function startEdit(cell: GridCell) {
+    const field = columnField(cell.col);
+    const order = pages.get(cell.index);
+    if (!field || !order || order.state !== 'staged' || order.orderControl !== 'NW') return;
+    const itemIndex = field.level === 'item' ? cell.line : 0;
+    if (field.level === 'item' && itemIndex >= itemCount(order.body)) return;
+    setEditing({ cell, value: displayValue(valueAt(order.body, concretePath(field, itemIndex))), saving: false });
+  }
+
+  async function commitEdit() {
+    if (!editing || editing.saving) return;
+    const field = columnField(editing.cell.col);
+    const order = pages.get(editing.cell.index);
+    if (!field || !order) return setEditing(undefined);
+    setEditing({ ...editing, saving: true });
+    const saved = await onEdit(
+      order,
+      concretePath(field, field.level === 'item' ? editing.cell.line : 0),
+      editing.value,
+    );
+    if (saved) {
+      setEditing(undefined);
+      wantFocus.current = true;
+    } else {
+      setEditing((current) => (current ? { ...current, saving: false } : current));
+    }
+  }
+
+  function onKeyDown(event: KeyboardEvent<HTMLDivElement>) {
+    if (editing) return;
+    if (event.key === 'Enter' || event.key === 'F2') {
+      event.preventDefault();
+      startEdit(focus);
+      return;
+    }
+    const next = moveFocus(focus, event.key, shape, event.ctrlKey || event.metaKey);
+    if (next) {
+      event.preventDefault();
+      go(next);
+    }
+  }
+
+  const width = ORDER_COLUMN_WIDTH + GRID_FIELDS.reduce((sum, field) => sum + field.width, 0);
+  const template = [ORDER_COLUMN_WIDTH, ...GRID_FIELDS.map((field) => field.width)].map((w) => `${w}px`).join(' ');
+  const focusCell = clampCell(focus, shape);
+
+  return (
+    <div
+      ref={scrollRef}
+      role="grid"
+      aria-label={label}
+      aria-rowcount={-1}
+      aria-colcount={COLUMNS}
+      aria-busy={pages.total === undefined}
+      className="preview-grid"
+      style={{ ['--grid-columns' as string]: template }}
+      onKeyDown={onKeyDown}
+    >
+      <div role="rowgroup" className="grid-head" style={{ width }}>
+        <div role="row" className="grid-line grid-header-line">
+          <div role="columnheader" className="grid-cell">
+            Order
+          </div>
+          {GRID_FIELDS.map((field) => (
+            <div role="columnheader" className="grid-cell" key={field.column} title={field.column}>
+              {field.label}
+            </div>
+          ))}
+        </div>
+      </div>
+      <div role="rowgroup" className="grid-body" style={{ height: virtualizer.getTotalSize() - HEADER_HEIGHT, width }}>
+        {items.map((item) => {
+          const order = pages.get(item.index);
+          return (
+            <div
+              key={item.key}
+              data-index={item.index}
+              ref={virtualizer.measureElement}
+              className="grid-order"
+              style={{ transform: `translateY(${item.start - HEADER_HEIGHT}px)` }}
+            >
+              {order ? (
+                <OrderLines
+                  gridId={gridId}
+                  index={item.index}
+                  order={order}
+                  focus={focusCell}
+                  editing={editing?.cell.index === item.index ? editing : undefined}
+                  onCellClick={(cell) => {
+                    if (!editing) go(cell);
+                  }}
+                  onCellDoubleClick={(cell) => startEdit(cell)}
+                  onEditChange={(value) => setEditing((current) => (current ? { ...current, value } : current))}
+                  onEditCommit={() => void commitEdit()}
+                  onEditCancel={() => {
+                    setEditing(undefined);
+                    wantFocus.current = true;
+                  }}
+                />
+              ) : (
+                <div role="row" className="grid-line grid-loading" style={{ height: item.size }}>
+                  <div role="gridcell" className="grid-cell">
+                    Loading…
+                  </div>
+                </div>
+              )}
+            </div>
+          );
+        })}
+      </div>
+    </div>
+  );
+}
+
+interface LinesProps {
+  gridId: string;
+  index: number;
+  order: StagedOrderView;
+  focus: GridCell;
+  editing: { cell: GridCell; value: string; saving: boolean } | undefined;
+  onCellClick: (cell: GridCell) => void;
+  onCellDoubleClick: (cell: GridCell) => void;
+  onEditChange: (value: string) => void;
+  onEditCommit: () => void;
+  onEditCancel: () => void;
+}
+
+function OrderLines(props: LinesProps) {
+  const { gridId, index, order, focus } = props;
+  const problems = problemsOf(order);
+  const lines = itemCount(order.body);
+  const rows = [];
+  for (let line = 0; line < lines; line += 1) {
+    const cells = [];
+    for (let col = 0; col < COLUMNS; col += 1) {
+      const cell = { index, line, col };
+      const id = cellId(gridId, cell);
+      const focused = focus.index === index && focus.line === line && focus.col === col;
+      const common = {
+        id,
+        role: 'gridcell',
+        tabIndex: focused ? 0 : -1,
+        onClick: () => props.onCellClick(cell),
+        onDoubleClick: () => props.onCellDoubleClick(cell),
+      } as const;
+      if (col === 0) {
+        cells.push(<OrderCell key={col} common={common} line={line} order={order} problems={problems} id={id} />);
+        continue;
+      }
+      const field = GRID_FIELDS[col - 1]!;
+      // Order-level fields show on the order's first line; later lines leave them blank (same order).
+      const shown = field.level === 'item' || line === 0;
+      const path = concretePath(field, field.level === 'item' ? line : 0);
+      const value = shown ? displayValue(valueAt(order.body, path)) : '';
+      const cellProblems = shown ? problems.byPath.get(path) : undefined;
+      const severity = worstSeverity(cellProblems);
+      const isEditing = props.editing && props.editing.cell.line === line && props.editing.cell.col === col;
+      cells.push(
+        <div
+          key={col}
+          {...common}
+          className={`grid-cell${severity ? ` cell-${severity}` : ''}${shown ? '' : ' cell-continued'}`}
+          aria-describedby={severity ? `${id}-msg` : undefined}
+          aria-readonly={order.state !== 'staged' || undefined}
+        >
+          {isEditing && props.editing ? (
+            <input
+              className="cell-input"
+              aria-label={`${field.label}, order ${order.position}`}
+              value={props.editing.value}
+              disabled={props.editing.saving}
+              // Entering edit mode is an explicit request to type here.
+              autoFocus
+              onChange={(event) => props.onEditChange(event.target.value)}
+              onKeyDown={(event) => {
+                event.stopPropagation();
+                if (event.key === 'Enter') {
+                  event.preventDefault();
+                  props.onEditCommit();
+                } else if (event.key === 'Escape') {
+                  event.preventDefault();
+                  props.onEditCancel();
+                }
+              }}
+            />
+          ) : (
+            <>
+              {severity ? (
+                <span className="cell-marker" aria-hidden="true">
+                  {severity === 'error' ? '✕' : '⚠'}
+                </span>
+              ) : null}
+              <span className="cell-text">{value}</span>
+              {cellProblems ? (
+                <span id={`${id}-msg`} className="cell-tip" role="tooltip">
+                  {cellProblems
+                    .map((problem) => `${problem.severity === 'error' ? 'Error' : 'Warning'}: ${problem.text}`)
+                    .join(' ')}
+                </span>
+              ) : null}
+            </>
+          )}
+        </div>,
+      );
+    }
+    rows.push(
+      <div role="row" key={line} className={`grid-line${line === 0 ? ' grid-order-start' : ''}`}>
+        {cells}
+      </div>,
+    );
+  }
+  return rows;
+}
+
+function OrderCell({
+  common,
+  line,
+  order,
+  problems,
+  id,
+}: {
+  common: object;
+  line: number;
+  order: StagedOrderView;
+  problems: PlacedProblems;
+  id: string;
+}) {
+  if (line > 0) return <div {...common} className="grid-cell cell-continued" />;
+  const severity = problems.errors ? 'error' : problems.warnings ? 'warning' : undefined;
+  const status =
+    order.state === 'accepted'
+      ? 'Accepted'
+      : severity
+        ? countPhrase(problems.errors, problems.warnings)
+        : order.orderControl === 'CA'
+          ? 'Cancel'
+          : 'Valid';
+  return (
+    <div
+      {...common}
+      className={`grid-cell order-cell${severity ? ` cell-${severity}` : ''}`}
+      aria-describedby={problems.order.length ? `${id}-msg` : undefined}
+    >
+      <span className="cell-marker" aria-hidden="true">
+        {order.state === 'accepted' ? '→' : severity === 'error' ? '✕' : severity === 'warning' ? '⚠' : '✓'}
+      </span>
+      <span className="cell-text">
+        {order.position}
+        <span className="visually-hidden">: {status}</span>
+        {order.edited ? <span className="hint"> (edited)</span> : null}
+      </span>
+      {problems.order.length ? (
+        <span id={`${id}-msg`} className="cell-tip" role="tooltip">
+          {problems.order
+            .map((problem) => `${problem.severity === 'error' ? 'Error' : 'Warning'}: ${problem.text}`)
+            .join(' ')}
+        </span>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import type { StagedOrderView } from '../../../../shared/staging-views.js';
+import { BatchPages, type BatchPage } from './batch-pages.js';
+
+function order(position: number): StagedOrderView {
+  return {
+    id: position + 1000,
+    batchId: 1,
+    position,
+    state: 'staged',
+    orderId: null,
+    valid: true,
+    clinicCode: 'C',
+    clinicOrderId: `O-${position}`,
+    orderControl: 'NW',
+    edited: false,
+    body: {},
+    request: null,
+    problems: [],
+    provenance: {},
+  };
+}
+
+/** A batch of `total` orders served a page at a time, recording each request. */
+function server(total: number) {
+  const requests: Array<{ offset: number; limit: number }> = [];
+  const fetch = (offset: number, limit: number) => {
+    requests.push({ offset, limit });
+    const orders = [];
+    for (let i = offset; i < Math.min(total, offset + limit); i += 1) orders.push(order(i + 1));
+    return Promise.resolve({ batch: { total }, orders, total });
+  };
+  return { requests, fetch };
+}
+
+describe('BatchPages: the preview grid window onto a staged batch', () => {
+  it('fetches only the pages a range covers, once each, and serves orders by position', async () => {
+    const { requests, fetch } = server(100_000);
+    const pages = new BatchPages(fetch, { pageSize: 50 });
+    await Promise.all([pages.ensure(0, 120), pages.ensure(10, 60)]);
+    expect(requests).toEqual([
+      { offset: 0, limit: 50 },
+      { offset: 50, limit: 50 },
+      { offset: 100, limit: 50 },
+    ]);
+    expect(pages.total).toBe(100_000);
+    expect(pages.get(0)?.clinicOrderId).toBe('O-1');
+    expect(pages.get(149)?.clinicOrderId).toBe('O-150');
+    expect(pages.get(150)).toBeUndefined();
+    await pages.ensure(99_990, 99_999);
+    expect(requests.at(-1)).toEqual({ offset: 99_950, limit: 50 });
+    expect(pages.get(99_999)?.clinicOrderId).toBe('O-100000');
+  });
+
+  it('keeps only the most recently used pages, so a long scroll never holds the whole batch', async () => {
+    const { requests, fetch } = server(10_000);
+    const pages = new BatchPages(fetch, { pageSize: 10, maxPages: 3 });
+    for (const start of [0, 100, 200, 300]) await pages.ensure(start, start + 9);
+    expect(pages.loaded()).toHaveLength(30);
+    expect(pages.get(0)).toBeUndefined(); // evicted: the oldest
+    await pages.ensure(0, 9);
+    expect(requests.filter((r) => r.offset === 0)).toHaveLength(2);
+  });
+
+  it('puts an edited order in place and tells subscribers; a failed page is reported, then retried', async () => {
+    let fail = true;
+    const pages = new BatchPages((offset, limit) => {
+      if (fail) return Promise.reject(new Error('offline'));
+      return Promise.resolve({ batch: {}, orders: [order(offset + 1), order(offset + 2)].slice(0, limit), total: 2 });
+    });
+    let heard = 0;
+    pages.subscribe(() => (heard += 1));
+    await pages.ensure(0, 1);
+    expect((pages.error as Error).message).toBe('offline');
+    fail = false;
+    await pages.ensure(0, 1);
+    expect(pages.error).toBeUndefined();
+    const edited = { ...order(2), edited: true };
+    pages.replace(edited);
+    expect(pages.get(1)).toBe(edited);
+    expect(heard).toBe(3);
+  });
+
+  it('drops answers that arrive after it was disposed', async () => {
+    let release: () => void = () => undefined;
+    const pages = new BatchPages(
+      () =>
+        new Promise<BatchPage<object>>((resolve) => {
+          release = () => resolve({ batch: {}, orders: [order(1)], total: 1 });
+        }),
+    );
+    const loading = pages.ensure(0, 0);
+    pages.dispose();
+    release();
+    await loading;
+    expect(pages.get(0)).toBeUndefined();
+  });
+});

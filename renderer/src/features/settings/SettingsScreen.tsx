@@ -1,0 +1,30 @@
+import type { AppInfo } from '../../../../shared/contract.js';
+import type { EnvironmentView } from '../../../../shared/environment.js';
+import { ThemeSettings } from '../theme/ThemeSettings.js';
+import { EnvironmentSettings } from './EnvironmentSettings.js';
+
+/** Environments and their API profiles, where the data lives, and the theme. */
+export function SettingsScreen({ info, environment }: { info: AppInfo; environment: EnvironmentView }) {
+  return (
+    <section aria-labelledby="screen-heading" className="screen">
+      <h2 id="screen-heading" tabIndex={-1}>
+        Settings
+      </h2>
+      <EnvironmentSettings selectedId={environment.id} />
+      <section aria-labelledby="data-heading" className="panel">
+        <h3 id="data-heading">Data</h3>
+        <dl className="report">
+          <dt>Data directory</dt>
+          <dd>
+            <code className="url">{info.dataDir}</code>
+          </dd>
+        </dl>
+        <p className="hint">
+          The outbox, the log and saved sign-ins live here. Back it up with Rx Batch closed; only one Rx Batch (app or
+          command line) can use it at a time.
+        </p>
+      </section>
+      <ThemeSettings />
+    </section>
+  );
+}

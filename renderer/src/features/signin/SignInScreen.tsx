@@ -1,0 +1,80 @@
+import { useState } from 'react';
+import type { EnvironmentView } from '../../../../shared/environment.js';
+import { useApi } from '../../api/api-context.js';
+import { settle, type Settled } from '../../api/settle.js';
+import { ConnectionCheck } from '../connection/ConnectionCheck.js';
+import { GRANT_LABELS } from '../environments/environment-labels.js';
+import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { formatDateTime } from '../format/format-time.js';
+import { useLive } from '../live/live-context.js';
+import { ClientCredentialsSignIn } from './ClientCredentialsSignIn.js';
+import { DeviceSignIn } from './DeviceSignIn.js';
+
+/** Sign-in to the selected environment: its state, the way in (device code or service account), sign out. */
+export function SignInScreen({ environment }: { environment: EnvironmentView }) {
+  const api = useApi();
+  const { signIn, refreshSignIn } = useLive();
+  const status = signIn[environment.id];
+  const [signOut, setSignOut] = useState<Settled<unknown>>();
+  const [signingOut, setSigningOut] = useState(false);
+
+  async function doSignOut() {
+    setSigningOut(true);
+    setSignOut(await settle(api.call('signin.signOut', { environmentId: environment.id })));
+    await refreshSignIn(environment.id);
+    setSigningOut(false);
+  }
+
+  const signedIn = status?.signedIn ?? false;
+  return (
+    <section aria-labelledby="screen-heading" className="screen">
+      <h2 id="screen-heading" tabIndex={-1}>
+        Sign-in
+      </h2>
+      <section aria-labelledby="signin-heading" className="panel">
+        <div className="panel-head">
+          <h3 id="signin-heading">Sign-in to {environment.name}</h3>
+          {signedIn ? (
+            <button type="button" className="secondary" onClick={() => void doSignOut()} disabled={signingOut}>
+              {signingOut ? 'Signing out…' : 'Sign out'}
+            </button>
+          ) : null}
+        </div>
+        <dl className="report">
+          <dt>Method</dt>
+          <dd>{GRANT_LABELS[environment.grant]}</dd>
+          <dt>State</dt>
+          <dd>
+            {!status ? (
+              'Checking…'
+            ) : status.signedIn ? (
+              <strong className="good">✓ Signed in{status.subject ? ` as ${status.subject}` : ''}</strong>
+            ) : (
+              <strong className="bad">! Not signed in</strong>
+            )}
+          </dd>
+          {status?.signedIn && status.expiresAt ? (
+            <>
+              <dt>Access until</dt>
+              <dd>
+                {formatDateTime(status.expiresAt)} <span className="hint">(renewed automatically)</span>
+              </dd>
+            </>
+          ) : null}
+        </dl>
+        {signOut && !signOut.ok ? <ErrorMessage error={signOut.error} /> : null}
+        {!environment.clientId ? (
+          <p className="message">
+            {environment.name} has no client id yet. Add the one CloudRx issued you under{' '}
+            <a href="#/settings">Settings</a>, then sign in here.
+          </p>
+        ) : environment.grant === 'device' ? (
+          <DeviceSignIn environment={environment} signedIn={signedIn} />
+        ) : (
+          <ClientCredentialsSignIn environment={environment} signedIn={signedIn} />
+        )}
+      </section>
+      <ConnectionCheck environment={environment} />
+    </section>
+  );
+}

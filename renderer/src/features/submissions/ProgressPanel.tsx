@@ -1,0 +1,116 @@
+import { useState } from 'react';
+import type { EnvironmentView } from '../../../../shared/environment.js';
+import type { OrderStateName, OutboxProgressView } from '../../../../shared/outbox-views.js';
+import { useApi } from '../../api/api-context.js';
+import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { formatCount } from '../format/format-time.js';
+import { useLive } from '../live/live-context.js';
+import { ORDER_STATE_TEXT, TONE_SYMBOL } from '../orders/order-states.js';
+import { formatRate, summarizeProgress } from './progress-summary.js';
+
+const OUTBOX_STATE_LABELS: Record<OutboxProgressView['state'], string> = {
+  idle: 'Idle: nothing to send',
+  sending: 'Sending',
+  paused: 'Paused',
+  'sign-in-required': 'Waiting for sign-in',
+  'service-unavailable': 'Waiting for the service',
+};
+
+/** The states shown in the breakdown, in the order an order moves through them. */
+const SHOWN: readonly OrderStateName[] = [
+  'queued',
+  'sending',
+  'in_doubt',
+  'created',
+  'rejected',
+  'held',
+  'cancel_requested',
+  'cancel_sent',
+  'cancelled',
+  'cancel_refused',
+  'withdrawn',
+  'ready',
+];
+
+export function ProgressPanel({
+  environment,
+  progress,
+}: {
+  environment: EnvironmentView;
+  progress: OutboxProgressView;
+}) {
+  const api = useApi();
+  const { setProgress } = useLive();
+  const [failure, setFailure] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const summary = summarizeProgress(progress.counts);
+  const paused = progress.state === 'paused';
+  const percent = Math.floor(summary.fraction * 100);
+
+  async function togglePause() {
+    setBusy(true);
+    setFailure(undefined);
+    try {
+      setProgress(await api.call(paused ? 'outbox.resume' : 'outbox.pause', { environmentId: environment.id }));
+    } catch (error) {
+      setFailure(error);
+    }
+    setBusy(false);
+  }
+
+  return (
+    <section aria-labelledby="progress-heading" className="panel">
+      <div className="panel-head">
+        <h3 id="progress-heading">Progress</h3>
+        <button type="button" className="secondary" onClick={() => void togglePause()} disabled={busy}>
+          {paused ? 'Resume sending' : 'Pause sending'}
+        </button>
+      </div>
+      {failure ? <ErrorMessage error={failure} /> : null}
+      <progress
+        className="progress"
+        aria-label="Submission progress"
+        max={Math.max(summary.total, 1)}
+        value={summary.settled}
+      >
+        {percent}%
+      </progress>
+      <p className="progress-line">
+        <strong>
+          {formatCount(summary.settled)} of {formatCount(summary.total)} orders settled
+        </strong>{' '}
+        ({percent}%) · {formatCount(summary.waiting)} to go · {formatRate(progress.ordersPerSecond)} ·{' '}
+        <span>{OUTBOX_STATE_LABELS[progress.state]}</span>
+      </p>
+      <table className="counts">
+        <caption className="visually-hidden">Orders per state</caption>
+        <thead>
+          <tr>
+            <th scope="col">State</th>
+            <th scope="col" className="number">
+              Orders
+            </th>
+            <th scope="col">Meaning</th>
+          </tr>
+        </thead>
+        <tbody>
+          {SHOWN.map((state) => {
+            const text = ORDER_STATE_TEXT[state];
+            const count = progress.counts[state] ?? 0;
+            return (
+              <tr key={state} className={count === 0 ? 'quiet' : undefined}>
+                <th scope="row">
+                  <span className={`tone tone-${text.tone}`}>
+                    <span aria-hidden="true">{TONE_SYMBOL[text.tone]}</span> {text.label}
+                  </span>
+                </th>
+                <td className="number">{formatCount(count)}</td>
+                <td className="hint">{text.meaning}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </section>
+  );
+}

@@ -1,0 +1,51 @@
+import type { OrderStateName, OutboxProgressView } from '../../../../shared/outbox-views.js';
+
+export interface ProgressSummary {
+  /** Accepted orders (staged and withdrawn ones are not part of the batch's progress). */
+  total: number;
+  /** Orders the service has answered for good: created (and what followed), rejected, held. */
+  settled: number;
+  /** Still to go: queued, being sent, or in doubt. */
+  waiting: number;
+  /** Settled as created (or cancelled afterwards). */
+  succeeded: number;
+  /** Need a person: rejected, held, cancel refused. */
+  needsAttention: number;
+  /** 0 to 1; 1 when there is nothing to do. */
+  fraction: number;
+}
+
+const WAITING: readonly OrderStateName[] = ['queued', 'sending', 'in_doubt'];
+const SUCCEEDED: readonly OrderStateName[] = [
+  'created',
+  'cancel_requested',
+  'cancel_sent',
+  'cancelled',
+  'cancel_refused',
+];
+const ATTENTION: readonly OrderStateName[] = ['rejected', 'held', 'cancel_refused'];
+const OUTSIDE: readonly OrderStateName[] = ['ready', 'withdrawn'];
+
+const sum = (counts: OutboxProgressView['counts'], states: readonly OrderStateName[]) =>
+  states.reduce((total, state) => total + (counts[state] ?? 0), 0);
+
+export function summarizeProgress(counts: OutboxProgressView['counts']): ProgressSummary {
+  const all = Object.values(counts).reduce((total, n) => total + (n ?? 0), 0);
+  const total = all - sum(counts, OUTSIDE);
+  const waiting = sum(counts, WAITING);
+  const settled = total - waiting;
+  return {
+    total,
+    settled,
+    waiting,
+    succeeded: sum(counts, SUCCEEDED),
+    needsAttention: sum(counts, ATTENTION),
+    fraction: total === 0 ? 1 : settled / total,
+  };
+}
+
+/** Orders per second for the eye: one decimal below 10, whole numbers above. */
+export function formatRate(ordersPerSecond: number): string {
+  if (ordersPerSecond <= 0) return '0 orders/s';
+  return `${ordersPerSecond < 10 ? ordersPerSecond.toFixed(1) : Math.round(ordersPerSecond)} orders/s`;
+}

@@ -1,0 +1,119 @@
+import { callBridge } from './support/bridge-client.js';
+import {
+  collectPageProblems,
+  expect,
+  localSandbox,
+  openSection,
+  sandboxOrders,
+  screenshot,
+  selectEnvironment,
+  test,
+} from './support/journey-app.js';
+
+/**
+ * Journey 2: an HL7 v2 batch file (FHS/BHS, three RDE^O11 messages) imported in the browser, where each value
+ * came from shown down to the field and its segment; what HL7 does not carry (payment type, courier, currency)
+ * filled in for the whole batch with find and replace; accepted and created in the sandbox.
+ */
+
+test.setTimeout(120_000);
+
+const RUN = Date.now().toString(36).toUpperCase();
+const id = (n: number) => `J2-${RUN}-${n}`;
+
+function message(n: number, quantity: number): string[] {
+  return [
+    `MSH|^~\\&|RXBATCH|CLINIC-J2|CLOUDRX|PHARMACY|20250101120000||RDE^O11^RDE_O11|MSG-${id(n)}|P|2.5`,
+    'PID|1||||Example^Alex^^^Ms||19800115|F|||1 High Street^Flat 2^Leeds^West Yorkshire^LS1 4AP^GBR^H||07700900123^PRN^PH',
+    `ORC|NW|${id(n)}||||||||||7123456^Dr Jane Smith|||||||||Journey Clinic^^^^^^^^^CLINIC-J2|10 Market Street^^^^YO1 7HH^GBR|01904 000000^WPN^PH`,
+    `RXE||42109611000001109^Paracetamol 500mg tablets^DMD|||||^Two tablets up to four times a day|||${quantity}||0`,
+  ];
+}
+
+test('journey 2: HL7 batch → provenance of a field → blanks filled → accepted → created in the sandbox', async ({
+  app,
+  page,
+}) => {
+  const problems = collectPageProblems(page);
+  const local = await localSandbox(app);
+  const hl7 = [
+    'FHS|^~\\&|RXBATCH',
+    'BHS|^~\\&|RXBATCH',
+    ...message(1, 32),
+    ...message(2, 16),
+    ...message(3, 64),
+    'BTS|3',
+    'FTS|1',
+  ].join('\r');
+
+  await page.goto(app.url);
+  await selectEnvironment(page, local.name);
+  // The local sandbox signs in with its own service account (client credentials) as the app starts.
+  await expect(page.getByRole('status', { name: 'Signed-in identity' })).toContainText('Signed in');
+
+  await openSection(page, 'Import');
+  await page.getByLabel('Batch file (CSV or HL7)').setInputFiles({
+    name: 'journey-2.hl7',
+    mimeType: 'text/plain',
+    buffer: Buffer.from(hl7, 'utf8'),
+  });
+  // RDE^O11 carries no payment type, courier or currency: every order is missing them.
+  await expect(page.getByRole('status').filter({ hasText: 'Imported 3 orders' })).toContainText(
+    '0 valid, 3 with errors',
+  );
+  const detected = page.getByRole('region', { name: 'What was found' });
+  await expect(detected).toContainText('HL7');
+  await expect(detected).toContainText('RDE^O11');
+
+  // Provenance: the quantity of order 3 came from an RXE field, and the segment is shown as it was in the file.
+  const grid = page.getByRole('grid', { name: 'Orders in journey-2.hl7' });
+  await grid.getByRole('gridcell', { name: '64', exact: true }).click();
+  const details = page.getByRole('complementary', { name: new RegExp(`Order 3 \\(${id(3)}\\)`) });
+  await expect(details).toContainText(/journey-2\.hl7, message 3, field RXE-\d+/);
+  const segment = details.getByRole('figure', { name: 'HL7 segment' });
+  await expect(segment).toContainText('RXE||42109611000001109^Paracetamol 500mg tablets^DMD');
+  await expect(segment).toContainText('|||64||0');
+
+  // Keyboard: left to the dm+d code of the same item, whose provenance is the RXE-2 component.
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('ArrowLeft');
+  await expect(details).toContainText(/field RXE-2/);
+  await screenshot(page, 'journey-2-provenance');
+
+  // Fill the three blank fields across the batch: find-and-replace with an empty "find" matches blank values.
+  const findReplace = page.getByRole('region', { name: 'Find and replace' });
+  for (const [column, value] of [
+    ['Payment type', 'Account'],
+    ['Courier', 'RMT24'],
+    ['Currency', 'GBP'],
+  ] as const) {
+    await findReplace.getByLabel('Column').selectOption({ label: column });
+    await findReplace.getByLabel('Find').fill('');
+    await findReplace.getByLabel('Replace with').fill(value);
+    await findReplace.getByRole('button', { name: 'Replace all' }).click();
+    await expect(findReplace.getByRole('status')).toHaveText(/Changed 3 orders/);
+    await findReplace.getByLabel('Replace with').fill('');
+  }
+  await expect(page.getByRole('status', { name: 'Batch counts' })).toContainText('3 valid');
+  await expect(grid.getByRole('gridcell', { name: 'RMT24', exact: true })).toHaveCount(3);
+  await screenshot(page, 'journey-2-fixed');
+
+  await page.getByRole('button', { name: 'Accept 3 valid orders' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Accepted 3 orders' })).toBeVisible();
+
+  await expect(async () => {
+    const created = (await sandboxOrders(local)).filter((order) => String(order.clinicOrderId).startsWith(`J2-${RUN}`));
+    expect(created.map((order) => order.clinicOrderId).sort()).toEqual([id(1), id(2), id(3)]);
+  }).toPass({ timeout: 30_000, intervals: [500] });
+
+  await openSection(page, 'Orders');
+  for (const n of [1, 2, 3]) await expect(page.getByRole('link', { name: id(n), exact: true })).toBeVisible();
+  await screenshot(page, 'journey-2-orders');
+
+  // The batch, seen from the contract: nothing left staged.
+  const batches = await callBridge(app, 'batches.list', { environmentId: local.id });
+  const batch = batches.find((candidate) => candidate.sourceFileName === 'journey-2.hl7');
+  expect(batch?.counts).toMatchObject({ total: 3, accepted: 3, invalid: 0 });
+  expect(problems).toEqual([]);
+});

@@ -1,0 +1,67 @@
+import { readFile } from 'node:fs/promises';
+import { expect, test } from './fixtures.js';
+import { saveScreenshot } from './support/screenshots.js';
+import { seedOrders } from './support/seed-orders.js';
+import { localSandbox, openWorkspace, uniqueSuffix } from './support/workspace.js';
+
+test('log: entries of an order found by search, the chain verified, exports downloaded masked and unmasked', async ({
+  app,
+  page,
+}) => {
+  const local = await localSandbox(app);
+  const batch = await seedOrders(app, local.id, { count: 1, prefix: `LOG-${uniqueSuffix()}` });
+  const [clinicOrderId] = batch.clinicOrderIds as [string];
+  await openWorkspace(page, app, 'Log');
+
+  await expect(page.getByRole('region', { name: 'Chain verification' }).getByRole('status')).toContainText(
+    /✓ Verified: [\d,]+ entries/,
+  );
+
+  const entries = page.getByRole('region', { name: 'Entries' });
+  const filters = entries.getByRole('search', { name: 'Filter the log' });
+  await filters.getByLabel('Search').fill(clinicOrderId.toLowerCase());
+  await filters.getByLabel('Kind').selectOption({ label: 'Orders' });
+  // The order is sent meanwhile; its creation lands in the log.
+  await expect(async () => {
+    await filters.getByRole('button', { name: 'Search' }).click();
+    await expect(entries.getByRole('row', { name: /Order created/ })).toBeVisible({ timeout: 1_000 });
+  }).toPass({ timeout: 20_000 });
+  await expect(entries.getByRole('row', { name: /Call to the service/ })).toContainText('HTTP: 200');
+  for (const row of await entries.getByRole('row').all()) {
+    if (await row.getByRole('cell').count()) await expect(row).toContainText(clinicOrderId);
+  }
+  await saveScreenshot(page, 'log');
+
+  const exporter = page.getByRole('region', { name: 'Export' });
+  const [masked] = await Promise.all([
+    page.waitForEvent('download'),
+    exporter.getByRole('button', { name: 'Export log' }).click(),
+  ]);
+  expect(masked.suggestedFilename()).toMatch(/^rx-batch-log-\d{4}-\d{2}-\d{2}\.csv$/);
+  const maskedText = await readFile(await masked.path(), 'utf8');
+  expect(maskedText).not.toContain(clinicOrderId);
+  expect(maskedText).toContain(`${'*'.repeat(clinicOrderId.length - 3)}${clinicOrderId.slice(-3)}`);
+  await expect(exporter.getByRole('status')).toContainText('clinic order ids masked');
+
+  await exporter.getByRole('radio', { name: 'JSON Lines' }).check();
+  await exporter.getByRole('checkbox', { name: 'Show clinic order ids in full' }).check();
+  const [unmasked] = await Promise.all([
+    page.waitForEvent('download'),
+    exporter.getByRole('button', { name: 'Export log' }).click(),
+  ]);
+  expect(unmasked.suggestedFilename()).toMatch(/\.jsonl$/);
+  const lines = (await readFile(await unmasked.path(), 'utf8')).trim().split('\n');
+  const ofOrder = lines.map((line) => JSON.parse(line) as { clinicOrderId: string | null; action: string });
+  expect(ofOrder.filter((entry) => entry.clinicOrderId === clinicOrderId).map((e) => e.action)).toContain(
+    'order.created',
+  );
+
+  // Each export is itself logged, saying whether identifiers were shown.
+  await filters.getByLabel('Search').fill('');
+  await filters.getByLabel('Kind').selectOption({ label: 'Log exports' });
+  await filters.getByRole('button', { name: 'Search' }).click();
+  await expect(entries.getByRole('row', { name: /Log exported/ }).first()).toContainText('masked: false');
+  await expect(
+    page.getByRole('region', { name: 'Chain verification' }).getByRole('button', { name: 'Verify again' }),
+  ).toBeEnabled();
+});

@@ -1,0 +1,126 @@
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures.js';
+import { sandboxOrders } from './support/sandbox-http.js';
+import { saveScreenshot } from './support/screenshots.js';
+import { seedOrders } from './support/seed-orders.js';
+import { escapeRegExp, localSandbox, openWorkspace, uniqueSuffix } from './support/workspace.js';
+
+async function showOnly(page: Page, clinicOrderId: string) {
+  const filters = page.getByRole('search', { name: 'Filter orders' });
+  await filters.getByLabel('Clinic order id').fill(clinicOrderId);
+  await filters.getByRole('button', { name: 'Search' }).click();
+}
+
+test('orders: find one, follow its timeline to dispatched with a tracking id; cancel another before dispatch', async ({
+  app,
+  page,
+}) => {
+  test.setTimeout(90_000);
+  const local = await localSandbox(app);
+  const batch = await seedOrders(app, local.id, { count: 2, prefix: `ORD-${uniqueSuffix()}` });
+  const [tracked, cancelled] = batch.clinicOrderIds as [string, string];
+  await openWorkspace(page, app, 'Orders');
+  const list = page.getByRole('region', { name: `Orders in ${local.name}` });
+
+  // The order to cancel first, as soon as it exists at the service (it must not be dispatched yet).
+  await showOnly(page, cancelled);
+  const cancelRow = list.getByRole('row', { name: new RegExp(escapeRegExp(cancelled)) });
+  await expect(cancelRow).toContainText('Created');
+  await cancelRow.getByRole('checkbox', { name: `Select order ${cancelled}` }).check();
+  await list.getByRole('button', { name: 'Cancel selected (1)…' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Cancel 1 order' });
+  await dialog.getByLabel('Reason for cancelling').fill('Prescriber withdrew the prescription');
+  await dialog.getByRole('button', { name: 'Cancel 1 order' }).click();
+  await expect(dialog.getByRole('list', { name: 'Cancel results' })).toContainText(`${cancelled}: ✓ Cancel requested`);
+  await dialog.getByRole('button', { name: 'Close' }).click();
+  await expect(dialog).toHaveCount(0);
+
+  // The other one, opened from the list: its timeline from import to the service's statuses.
+  await showOnly(page, tracked);
+  await list.getByRole('link', { name: tracked }).click();
+  const detail = page.getByRole('region', { name: `Order ${tracked}` });
+  const timeline = detail.getByRole('list', { name: 'Order timeline' });
+  await expect(timeline).toContainText(`Accepted into the outbox from batch ${batch.batchId}`);
+  await expect(timeline).toContainText(/Created at the service, pharmacy order id \d+/);
+  await expect(detail).toContainText('readable offline');
+
+  // Statuses move at the sandbox every few seconds; "Check statuses now" brings them in.
+  await expect(async () => {
+    await detail.getByRole('button', { name: 'Check statuses now' }).click();
+    await expect(detail.getByRole('status')).toContainText('Checked with the service', { timeout: 3_000 });
+    // Dispatched, or already processed (which comes after dispatch and keeps its date and tracking id).
+    await expect(timeline).toContainText(/Status: Prescription (Dispatched|Processed)/, { timeout: 1_000 });
+  }).toPass({ timeout: 45_000, intervals: [1_000] });
+  const atService = (await sandboxOrders(local)).find((order) => order.clinicOrderId === tracked);
+  expect(atService?.trackingId).toBeTruthy();
+  await expect(timeline).toContainText(`Tracking id ${atService!.trackingId!}`);
+  await expect(detail).toContainText(`Tracking id${atService!.trackingId!}`);
+  await expect(detail).toContainText(`Pharmacy order id${atService!.pharmacyOrderId}`);
+  await saveScreenshot(page, 'orders-detail');
+
+  // After dispatch a cancel is refused, and the reason is shown.
+  await expect(detail.getByRole('button', { name: 'Cancel this order…' })).toHaveCount(0);
+  const trackedRow = list.getByRole('row', { name: new RegExp(escapeRegExp(tracked)) });
+  await expect(trackedRow).toContainText(/Prescription (Dispatched|Processed)/);
+  await trackedRow.getByRole('checkbox', { name: `Select order ${tracked}` }).check();
+  await list.getByRole('button', { name: 'Cancel selected (1)…' }).click();
+  await dialog.getByLabel('Reason for cancelling').fill('Too late');
+  await dialog.getByRole('button', { name: 'Cancel 1 order' }).click();
+  await expect(dialog.getByRole('list', { name: 'Cancel results' })).toContainText(
+    /! Not cancelled: .*Prescription (Dispatched|Processed)/,
+  );
+  await dialog.getByRole('button', { name: 'Close' }).click();
+
+  // The cancelled one: confirmed by the service's status.
+  await page.goto(`${app.origin}/#/orders`);
+  await showOnly(page, cancelled);
+  await list.getByRole('link', { name: cancelled }).click();
+  const cancelledDetail = page.getByRole('region', { name: `Order ${cancelled}` });
+  await expect(async () => {
+    await cancelledDetail.getByRole('button', { name: 'Check statuses now' }).click();
+    await expect(cancelledDetail).toContainText('Cancelled', { timeout: 2_000 });
+    await expect(cancelledDetail.getByText('The pharmacy cancelled the order.')).toBeVisible({ timeout: 1_000 });
+  }).toPass({ timeout: 30_000, intervals: [1_000] });
+  const cancelTimeline = cancelledDetail.getByRole('list', { name: 'Order timeline' });
+  await expect(cancelTimeline).toContainText('Reason: Prescriber withdrew the prescription');
+  await expect(cancelTimeline).toContainText('Cancel sent to the service');
+  await expect(cancelTimeline).toContainText('Status: Cancelled');
+
+  // Filters: by remote status, and the state filter finds the cancelled one.
+  await showOnly(page, '');
+  const filters = page.getByRole('search', { name: 'Filter orders' });
+  await filters.getByLabel('Local state').selectOption({ label: 'Cancelled' });
+  await filters.getByRole('button', { name: 'Search' }).click();
+  await expect(list.getByRole('row', { name: new RegExp(escapeRegExp(cancelled)) })).toBeVisible();
+  await expect(list.getByRole('row', { name: new RegExp(escapeRegExp(tracked)) })).toHaveCount(0);
+
+  // Looked up on the service by its pharmacy order id: the same order, linked to this app's record.
+  const lookup = page.getByRole('region', { name: 'Look up on the service' });
+  await lookup.getByRole('textbox', { name: 'Pharmacy order id' }).fill(String(atService!.pharmacyOrderId));
+  await lookup.getByRole('button', { name: 'Look up' }).click();
+  const found = lookup.getByRole('row', { name: new RegExp(escapeRegExp(tracked)) });
+  await expect(found).toContainText(/Prescription (Dispatched|Processed)/);
+  await expect(found.getByRole('link', { name: /Open order \d+/ })).toBeVisible();
+});
+
+test('orders: the service lookup by dispatch date explains the 3-day limit and how a range is split', async ({
+  app,
+  page,
+}) => {
+  await openWorkspace(page, app, 'Orders');
+  const lookup = page.getByRole('region', { name: 'Look up on the service' });
+  await lookup.getByRole('radio', { name: 'Dispatch date range' }).check();
+  const today = new Date().toISOString().slice(0, 10);
+  const start = new Date(Date.now() - 9 * 86_400_000).toISOString().slice(0, 10);
+  await lookup.getByLabel('Dispatched from').fill(start);
+  await lookup.getByLabel('Dispatched to').fill(today);
+  await expect(lookup).toContainText('at most 3 days');
+  await expect(lookup).toContainText('This range (10 days) takes 3 requests.');
+  await lookup.getByRole('button', { name: 'Look up' }).click();
+  await expect(lookup.getByRole('status')).toContainText(/(No order found|orders? found in 3 requests)/);
+
+  await lookup.getByRole('radio', { name: 'Clinic order id' }).check();
+  await lookup.getByRole('textbox', { name: 'Clinic order id' }).fill('NOT-SENT-ANYWHERE');
+  await lookup.getByRole('button', { name: 'Look up' }).click();
+  await expect(lookup.getByRole('status')).toHaveText('No order found.');
+});

@@ -1,0 +1,54 @@
+import { expect, test } from './fixtures.js';
+import { callBridge } from './support/bridge-client.js';
+import { saveScreenshot } from './support/screenshots.js';
+import { openWorkspace } from './support/workspace.js';
+
+test('settings: the theme follows the choice and is remembered; the data directory is shown', async ({ app, page }) => {
+  await page.emulateMedia({ colorScheme: 'light' });
+  await openWorkspace(page, app, 'Settings');
+  const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  const light = await background();
+
+  const theme = page.getByRole('group', { name: 'Theme' });
+  await expect(theme.getByRole('radio', { name: 'Same as the system' })).toBeChecked();
+  await theme.getByRole('radio', { name: 'Dark' }).check();
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  expect(await background()).not.toBe(light);
+  await saveScreenshot(page, 'settings-dark');
+
+  // Remembered on this computer: a reload opens dark, with Dark chosen.
+  await page.reload();
+  await expect(page.getByRole('group', { name: 'Theme' }).getByRole('radio', { name: 'Dark' })).toBeChecked();
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  await page.getByRole('group', { name: 'Theme' }).getByRole('radio', { name: 'Light' }).check();
+  expect(await background()).toBe(light);
+
+  await expect(page.getByRole('region', { name: 'Data' })).toContainText(app.dataDir);
+});
+
+test('settings: an API profile is edited, checked field by field, and saved', async ({ app, page }) => {
+  await openWorkspace(page, app, 'Settings');
+  const environments = page.getByRole('region', { name: 'Environments' });
+  await environments.getByRole('button', { name: 'Edit CloudRx sandbox' }).click();
+  const form = page.getByRole('form', { name: 'Edit CloudRx sandbox' });
+  await expect(form.getByLabel('API base URL')).toHaveValue('https://sandbox-orderservice.cloudrx.co.uk/');
+
+  await form.getByLabel('Client id').fill('supplier-client-42');
+  await form.getByLabel('Status poll interval (seconds)').fill('2');
+  await form.getByLabel('Orders in flight at once').fill('4');
+  await form.getByLabel('Courier codes').fill('RMT24\nRMT48\nDPD\nPARCELFORCE');
+  await form.getByRole('button', { name: 'Save changes' }).click();
+  // Refused before anything is sent, with the reason beside the field.
+  await expect(form.getByLabel('Status poll interval (seconds)')).toHaveAttribute('aria-invalid', 'true');
+  await expect(form.getByText('Between 5 seconds and 1 day')).toBeVisible();
+  await saveScreenshot(page, 'settings-profile');
+
+  await form.getByLabel('Status poll interval (seconds)').fill('30');
+  await form.getByRole('button', { name: 'Save changes' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Saved CloudRx sandbox.' })).toBeVisible();
+  await expect(environments.getByRole('row', { name: /CloudRx sandbox/ })).not.toContainText('no client id yet');
+
+  const saved = (await callBridge(app, 'environments.list', {})).find((e) => e.id === 'cloudrx-sandbox');
+  expect(saved).toMatchObject({ clientId: 'supplier-client-42', pollIntervalMs: 30_000, concurrency: 4 });
+  expect(saved?.codeLists.courierCodes).toEqual(['RMT24', 'RMT48', 'DPD', 'PARCELFORCE']);
+});
