@@ -58,7 +58,13 @@ describe('fault soak', () => {
     // First every request is told to slow down (Retry-After: 1 s), then a mix of faults.
     sandbox.setFaults({ rateLimitRate: 1, retryAfterSeconds: 1, latencyMs: 2 });
     const run = outbox.runUntilIdle(ENVIRONMENT_ID);
-    await vi.waitFor(() => expect(sandbox.requestCount()).toBeGreaterThan(0), { timeout: 5_000, interval: 5 });
+    // Wait for a 429 to be recorded, not just for a request to arrive: on a loaded machine the switch below
+    // could otherwise land before the sandbox has answered that first request.
+    const answered429 = () =>
+      store.orders
+        .list({ environmentId: ENVIRONMENT_ID, limit: ORDERS })
+        .some((order) => store.attempts.list(order.id).some((attempt) => attempt.httpStatus === 429));
+    await vi.waitFor(() => expect(answered429()).toBe(true), { timeout: 5_000, interval: 5 });
     sandbox.setFaults({ errorRate: 0.1, rateLimitRate: 0.01, resetRate: 0.05 });
     await vi.waitFor(() => expect(store.orders.countByState(ENVIRONMENT_ID).created).toBeGreaterThanOrEqual(100), {
       timeout: 20_000,
