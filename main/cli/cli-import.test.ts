@@ -5,7 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseWireJson } from '../../shared/wire-json.js';
 import { startSandbox, type RunningSandbox } from '../../test/sandbox/index.js';
 import { TEMPLATE_COLUMNS } from '../core/importing/field-catalogue.js';
-import { eighteenDigitDmd, templateCsv, uniqueOrder, withField } from '../core/staging/testing/staging-fixtures.js';
+import {
+  HL7_PROFILE,
+  eighteenDigitDmd,
+  hl7File,
+  templateCsv,
+  uniqueOrder,
+  withField,
+} from '../core/staging/testing/staging-fixtures.js';
+import { openStore } from '../core/store/store.js';
 import { runCli } from './testing/run-cli-process.js';
 
 interface ShownOrder {
@@ -138,6 +146,46 @@ describe('rx-batch import, batch show / export / errors, accept', () => {
     const repeat = await cli('import', csv, '--env', 'sbx');
     expect(repeat.code).toBe(1);
     expect(repeat.stderr).toContain('was already queued or sent from an earlier batch');
+  }, 120_000);
+
+  it('imports HL7 with a saved profile’s constants, or forwards the original messages without them', async () => {
+    // Saved as the app would (profiles.save), between CLI runs: the data directory's lock is free.
+    const store = openStore({ dataDir });
+    store.mappingProfiles.save(HL7_PROFILE);
+    store.close();
+    const orders = [uniqueOrder({}, 'CLIH'), uniqueOrder({}, 'CLIH')];
+    const file = join(dir, 'orders.hl7');
+    writeFileSync(file, hl7File(orders));
+
+    const plain = await cli('import', file, '--env', 'sbx', '--json');
+    expect(plain.code).toBe(1);
+    expect(JSON.parse(plain.stdout)).toMatchObject({ orders: 2, valid: 0, invalid: 2 });
+    expect(plain.stderr).toContain('prescription.paymentType');
+
+    const mapped = await cli('import', file, '--env', 'sbx', '--profile', HL7_PROFILE.name, '--json');
+    expect(mapped.code).toBe(0);
+    const mappedBatch = (JSON.parse(mapped.stdout) as { batchId: number; valid: number }).batchId;
+    const shown = parseWireJson((await cli('batch', 'show', String(mappedBatch), '--json')).stdout) as {
+      orders: ShownOrder[];
+    };
+    expect(shown.orders[0]!.provenance['prescription.currencyCode']).toEqual({
+      kind: 'constant',
+      profile: HL7_PROFILE.name,
+      column: 'currencyCode',
+    });
+    expect(shown.orders[0]!.request).toContain('"paymentType":"Account"');
+
+    // The forward route needs no constants: the service gets the message itself.
+    const forwarded = await cli('import', file, '--env', 'sbx', '--route', 'hl7', '--json');
+    expect(forwarded.code).toBe(0);
+    const batch = (JSON.parse(forwarded.stdout) as { batchId: number }).batchId;
+    expect(await cli('accept', String(batch))).toMatchObject({ code: 0 });
+    expect(await cli('submit', '--env', 'sbx', '--until-idle')).toMatchObject({ code: 0 });
+    for (const order of orders) {
+      const [sent, ...more] = sandbox.listOrders().filter((o) => o.clinicOrderId === order.prescription.clinicOrderId);
+      expect(more).toEqual([]);
+      expect(sent!.rawBody.startsWith('MSH|')).toBe(true);
+    }
   }, 120_000);
 
   it('exits 2 on unusable input, naming the file and the reason', async () => {

@@ -184,6 +184,8 @@ describe('the rx-batch CLI', () => {
   it('refuses a second process on the same data directory, naming the PID that holds it', async () => {
     const daemon = startCli(['submit', '--env', 'sbx', '--data-dir', dataDir]);
     const done = finished(daemon);
+    // Probe only once the daemon holds the store: an earlier probe could itself hold it and turn the daemon away.
+    expect(await firstLine(daemon)).toBe('Sending and tracking sbx until interrupted (Ctrl+C).');
     let refused: Awaited<ReturnType<typeof cli>> | undefined;
     for (let i = 0; i < 40 && !refused; i += 1) {
       const run = await cli('log', 'verify');

@@ -40,6 +40,7 @@ export async function submit(ctx: CliContext, environmentId: string, untilIdle: 
     } else {
       outbox.start(environmentId);
       poller.start(environmentId);
+      if (!ctx.options.json) ctx.line(`Sending and tracking ${environmentId} until interrupted (Ctrl+C).`);
       await new Promise<void>((resolve) => {
         if (ctx.io.signal.aborted) resolve();
         else ctx.io.signal.addEventListener('abort', () => resolve(), { once: true });
