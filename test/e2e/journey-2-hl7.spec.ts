@@ -13,7 +13,8 @@ import {
 /**
  * Journey 2: an HL7 v2 batch file (FHS/BHS, three RDE^O11 messages) imported in the browser, where each value
  * came from shown down to the field and its segment; what HL7 does not carry (payment type, courier, currency)
- * filled in for the whole batch with find and replace; accepted and created in the sandbox.
+ * given as constants of a saved HL7 mapping profile and the file imported again with it; then sent by forwarding
+ * the original messages, which the sandbox stores as they were.
  */
 
 test.setTimeout(120_000);
@@ -30,7 +31,7 @@ function message(n: number, quantity: number): string[] {
   ];
 }
 
-test('journey 2: HL7 batch → provenance of a field → blanks filled → accepted → created in the sandbox', async ({
+test('journey 2: HL7 batch → provenance of a field → HL7 profile constants → forwarded → stored in the sandbox', async ({
   app,
   page,
 }) => {
@@ -81,30 +82,45 @@ test('journey 2: HL7 batch → provenance of a field → blanks filled → accep
   await expect(details).toContainText(/field RXE-2/);
   await screenshot(page, 'journey-2-provenance');
 
-  // Fill the three blank fields across the batch: find-and-replace with an empty "find" matches blank values.
-  const findReplace = page.getByRole('region', { name: 'Find and replace' });
-  for (const [column, value] of [
+  // The HL7 mapping step: constants for what the messages cannot carry, saved as a profile, imported again.
+  const mapping = page.getByRole('region', { name: 'HL7 mapping' });
+  for (const [label, value] of [
     ['Payment type', 'Account'],
     ['Courier', 'RMT24'],
     ['Currency', 'GBP'],
   ] as const) {
-    await findReplace.getByLabel('Column').selectOption({ label: column });
-    await findReplace.getByLabel('Find').fill('');
-    await findReplace.getByLabel('Replace with').fill(value);
-    await findReplace.getByRole('button', { name: 'Replace all' }).click();
-    await expect(findReplace.getByRole('status')).toHaveText(/Changed 3 orders/);
-    await findReplace.getByLabel('Replace with').fill('');
+    await mapping.getByLabel(`Constant for ${label}`, { exact: true }).fill(value);
   }
+  await mapping.getByLabel('Profile name').fill(`J2 clinic ${RUN}`);
+  await mapping.getByRole('button', { name: 'Save profile and import again' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Imported 3 orders' })).toContainText(
+    '3 valid, 0 with errors',
+  );
   await expect(page.getByRole('status', { name: 'Batch counts' })).toContainText('3 valid');
   await expect(grid.getByRole('gridcell', { name: 'RMT24', exact: true })).toHaveCount(3);
+  await grid.getByRole('gridcell', { name: 'RMT24', exact: true }).first().click();
+  await expect(page.getByRole('complementary', { name: /Order 1/ })).toContainText(
+    `A constant of the mapping profile "J2 clinic ${RUN}" (courierCode)`,
+  );
   await screenshot(page, 'journey-2-fixed');
 
+  // Forward the original messages: the service gets exactly what the clinic system wrote.
+  const preview = page.getByRole('region', { name: /^Preview: journey-2\.hl7/ });
+  await preview.getByLabel('Send as').selectOption({ label: 'Forward the HL7 message' });
+  await expect(page.getByRole('status', { name: 'Batch counts' })).toContainText('3 valid');
   await page.getByRole('button', { name: 'Accept 3 valid orders' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Accepted 3 orders' })).toBeVisible();
 
+  const messages = hl7.split(/\r(?=MSH\|)/).slice(1);
   await expect(async () => {
     const created = (await sandboxOrders(local)).filter((order) => String(order.clinicOrderId).startsWith(`J2-${RUN}`));
     expect(created.map((order) => order.clinicOrderId).sort()).toEqual([id(1), id(2), id(3)]);
+    for (const order of created) {
+      const raw = String(order.rawBody);
+      expect(raw.startsWith('MSH|')).toBe(true);
+      expect(messages.some((m) => m.startsWith(raw))).toBe(true);
+      expect(order.route).toBe('hl7');
+    }
   }).toPass({ timeout: 30_000, intervals: [500] });
 
   await openSection(page, 'Orders');
@@ -113,7 +129,14 @@ test('journey 2: HL7 batch → provenance of a field → blanks filled → accep
 
   // The batch, seen from the contract: nothing left staged.
   const batches = await callBridge(app, 'batches.list', { environmentId: local.id });
-  const batch = batches.find((candidate) => candidate.sourceFileName === 'journey-2.hl7');
-  expect(batch?.counts).toMatchObject({ total: 3, accepted: 3, invalid: 0 });
+  const imports = batches.filter((candidate) => candidate.sourceFileName === 'journey-2.hl7');
+  // The first import stays staged with its errors; the one with the profile went out whole.
+  expect(imports.map((b) => b.counts)).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({ total: 3, accepted: 3, invalid: 0 }),
+      expect.objectContaining({ total: 3, accepted: 0, invalid: 3 }),
+    ]),
+  );
+  expect(imports.find((b) => b.counts.accepted === 3)?.route).toBe('hl7');
   expect(problems).toEqual([]);
 });

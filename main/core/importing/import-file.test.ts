@@ -149,6 +149,42 @@ describe('importFile', () => {
     expect(partly.orders[0]!.problems.map((p) => p.code)).toContain('field.required');
   });
 
+  it('fills what an HL7 message cannot carry from the profile’s constants, never over what it does carry', async () => {
+    const path = join(dir, 'constants.hl7');
+    await writeFile(path, writeRde011(exampleOrder('C-1'), { timestamp: '20250101120000' }));
+    const without = await importFile(path, base);
+    expect(without.orders[0]!.problems.map((p) => p.field).sort()).toEqual([
+      'prescription.courierCode',
+      'prescription.currencyCode',
+      'prescription.paymentType',
+    ]);
+
+    const profile: MappingProfile = {
+      name: 'Clinic HL7',
+      columns: {},
+      constants: { paymentType: 'Account', courierCode: 'RMT24', currencyCode: 'GBP', surname: 'Constant' },
+      valueMaps: {},
+    };
+    const report = await importFile(path, { ...base, profile });
+    expect(report).toMatchObject({ format: 'hl7', profile: 'Clinic HL7', appliedProfile: profile, invalidCount: 0 });
+    const order = report.orders[0]!;
+    expect((order.body as { prescription: unknown }).prescription).toMatchObject({
+      paymentType: 'Account',
+      courierCode: 'RMT24',
+      currencyCode: 'GBP',
+    });
+    expect(order.provenance['prescription.courierCode']).toEqual({
+      kind: 'constant',
+      profile: 'Clinic HL7',
+      column: 'courierCode',
+    });
+    // PID-5.1 is in the message, so the constant for surname is not used.
+    expect((order.body as { customer: { surname: string } }).customer.surname).toBe(
+      exampleOrder('C-1').customer.surname,
+    );
+    expect(order.provenance['customer.surname']).toMatchObject({ kind: 'hl7', path: 'PID-5.1' });
+  });
+
   it('applies an HL7 profile’s field map overrides, including Z-segments', async () => {
     const message = writeRde011(exampleOrder('Z-1'), { timestamp: '20250101120000' }) + '\rZPY|Card|DPD|GBP';
     const path = join(dir, 'z.hl7');

@@ -1,11 +1,12 @@
 import type { CodeLists } from '../../../shared/environment.js';
-import { createWithClinicV1Schema } from '../../../shared/orders.js';
+import { createWithClinicV1Schema, type CreateWithClinicV1 } from '../../../shared/orders.js';
 import { toWireJson } from '../../../shared/wire-json.js';
 import { toCreateV2 } from '../importing/to-create-v2.js';
 import type { Problem } from '../importing/types.js';
 import type { OrderItem } from '../store/orders-repo.js';
 import type { OrderRoute } from '../store/order-state.js';
 import type { StagedOrder, StagedProvenance } from '../store/staged-orders-repo.js';
+import { hl7CarriedSchema, restoreWaived, waiveForHl7 } from './hl7-route.js';
 
 /**
  * The request a staged order becomes on each route, and what stops it going that way. One function serves the
@@ -15,7 +16,8 @@ import type { StagedOrder, StagedProvenance } from '../store/staged-orders-repo.
  * - `v2`: the same order through `toCreateV2` with the environment's code lists (title, payment type and courier
  *   as integers, repeats on the items).
  * - `hl7`: the original HL7 message, byte for byte. An edited order no longer matches its message, and a CSV or
- *   JSON order has none, so neither can take this route.
+ *   JSON order has none, so neither can take this route. Fields the message cannot carry are not required for it
+ *   (hl7-route.ts).
  */
 
 /** Problems that depend on the batch's route; recomputed when the route or the body changes. */
@@ -59,30 +61,44 @@ const wasEdited = (subject: RouteSubject): boolean =>
  * that keep it off that route. Only meaningful for an order whose v1 body is valid.
  */
 export function wireRequest(subject: RouteSubject, route: OrderRoute, codeLists: CodeLists): WireRequest {
-  const parsed = createWithClinicV1Schema.safeParse(subject.body);
-  if (!parsed.success) {
-    return {
-      ok: false,
-      problems: [routeProblem(subject, 'route.invalidBody', 'The order is not a valid create-with-clinic order.')],
-    };
+  if (route === 'hl7') {
+    const hl7 = hl7RouteProblem(subject);
+    if (hl7) return { ok: false, problems: [hl7] };
+    const carried = hl7CarriedSchema.safeParse(subject.body);
+    if (!carried.success) return invalidBody(subject);
+    return { ok: true, text: subject.source.hl7!, ...outboxParts(carried.data) };
   }
+  const parsed = createWithClinicV1Schema.safeParse(subject.body);
+  if (!parsed.success) return invalidBody(subject);
   const v1 = parsed.data;
-  const items: OrderItem[] = v1.prescribedItems.map((item) => ({
+  if (route === 'v1') return { ok: true, text: toWireJson(v1), ...outboxParts(v1) };
+  const v2 = toCreateV2(v1, codeLists, subject.source.file);
+  if (!v2.ok) return { ok: false, problems: v2.problems.map((p) => located(p, subject)) };
+  return { ok: true, text: toWireJson(v2.body), ...outboxParts(v1) };
+}
+
+const invalidBody = (subject: RouteSubject): WireRequest => ({
+  ok: false,
+  problems: [routeProblem(subject, 'route.invalidBody', 'The order is not a valid create-with-clinic order.')],
+});
+
+/** The identity and items the outbox keeps beside the request text (for its search rows). */
+function outboxParts(order: {
+  prescribedItems: CreateWithClinicV1['prescribedItems'];
+  clinicInformation: { clinicCode: string };
+  prescription: { clinicOrderId: string };
+}) {
+  const items: OrderItem[] = order.prescribedItems.map((item) => ({
     dmdCode: item.dmdCode,
     productId: item.productId ?? null,
     medication: item.medication,
     quantity: item.quantity,
   }));
-  const identity = { clinicCode: v1.clinicInformation.clinicCode, clinicOrderId: v1.prescription.clinicOrderId };
-  if (route === 'v1') return { ok: true, text: toWireJson(v1), items, ...identity };
-  if (route === 'v2') {
-    const v2 = toCreateV2(v1, codeLists, subject.source.file);
-    if (!v2.ok) return { ok: false, problems: v2.problems.map((p) => located(p, subject)) };
-    return { ok: true, text: toWireJson(v2.body), items, ...identity };
-  }
-  const hl7 = hl7RouteProblem(subject);
-  if (hl7) return { ok: false, problems: [hl7] };
-  return { ok: true, text: subject.source.hl7!, items, ...identity };
+  return {
+    items,
+    clinicCode: order.clinicInformation.clinicCode,
+    clinicOrderId: order.prescription.clinicOrderId,
+  };
 }
 
 function hl7RouteProblem(subject: RouteSubject): Problem | undefined {
@@ -127,7 +143,9 @@ export function problemsForRoute(
   route: OrderRoute,
   codeLists: CodeLists,
 ): { problems: Problem[]; valid: boolean } {
-  const own = problems.filter((problem) => !ROUTE_PROBLEM.test(problem.code));
+  let own = restoreWaived(problems.filter((problem) => !ROUTE_PROBLEM.test(problem.code)));
+  // On the HL7 route, what the message cannot carry is the service's to default: not an error here.
+  if (route === 'hl7' && subject.orderControl !== 'CA' && !hl7RouteProblem(subject)) own = waiveForHl7(own);
   const blocked = own.some((problem) => problem.severity === 'error');
   const all = blocked ? own : [...own, ...routeProblems(subject, route, codeLists)];
   return { problems: all, valid: !all.some((problem) => problem.severity === 'error') };

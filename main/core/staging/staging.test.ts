@@ -391,6 +391,53 @@ describe('staging an import', () => {
     });
   });
 
+  it('on the HL7 route, waives only what the message cannot carry, and restores those errors on another route', async () => {
+    const f = open();
+    const good = uniqueOrder();
+    const badDmd = withField(uniqueOrder(), 'prescribedItems.0.dmdCode', '12345678');
+    const text = hl7File([good, badDmd]);
+    // No profile: nothing supplies payment type, courier or currency.
+    const batch = await staged(f, f.file('plain.hl7', text));
+    expect(batch).toMatchObject({ orders: 2, valid: 0, invalid: 2 });
+    const before = allOrders(f, batch.batchId);
+    const waivable = ['prescription.courierCode', 'prescription.currencyCode', 'prescription.paymentType'];
+    expect(
+      before[0]!.problems
+        .filter((p) => p.severity === 'error')
+        .map((p) => p.field)
+        .sort(),
+    ).toEqual(waivable);
+
+    expect(f.staging.setRoute(batch.batchId, 'hl7')).toMatchObject({ valid: 1, invalid: 1 });
+    const [forwarded, blocked] = allOrders(f, batch.batchId);
+    expect(forwarded!.problems.map((p) => [p.field, p.severity])).toEqual(
+      before[0]!.problems.map((p) => [p.field, 'warning']),
+    );
+    expect(forwarded!.problems[0]!.text).toMatch(/Not needed to forward the HL7 message/);
+    expect(forwarded!.request).toBe(text.replace(/\r$/, '').split(/\r(?=MSH)/)[0]);
+    // What the message does carry is still checked: a bad dm+d code keeps the order off every route.
+    expect(blocked!.valid).toBe(false);
+    expect(blocked!.problems.filter((p) => p.severity === 'error').map((p) => p.field)).toEqual([
+      'prescribedItems.0.dmdCode',
+    ]);
+
+    expect(f.staging.setRoute(batch.batchId, 'v1')).toMatchObject({ valid: 0, invalid: 2 });
+    expect(allOrders(f, batch.batchId)[0]!.problems).toEqual(before[0]!.problems);
+
+    // An edited order no longer matches its message, so it can only go by v1 or v2: nothing is waived for it.
+    f.staging.setRoute(batch.batchId, 'hl7');
+    const edited = f.staging.editOrder(forwarded!.id, { edits: [{ path: 'customer.firstName', value: 'Sam' }] });
+    expect(edited.valid).toBe(false);
+    expect(edited.problems.map((p) => `${p.field} ${p.severity}`).sort()).toEqual(waivable.map((f) => `${f} error`));
+
+    const accepted = await staged(f, f.file('again.hl7', hl7File([uniqueOrder()])), { route: 'hl7' });
+    expect(accepted).toMatchObject({ valid: 1 });
+    expect(f.staging.accept(accepted.batchId)).toMatchObject({ route: 'hl7', accepted: 1 });
+    const [queued] = f.store.orders.list({ batchId: accepted.batchId });
+    expect(queued!.requestBody.startsWith('MSH|')).toBe(true);
+    expect(f.store.orders.items(queued!.id)).toHaveLength(1);
+  });
+
   it('turns an HL7 cancel (ORC-1 CA) of an accepted order into its withdrawal or cancel request on accept', async () => {
     const f = open();
     f.staging.saveProfile(HL7_PROFILE);

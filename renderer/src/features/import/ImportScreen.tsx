@@ -9,6 +9,7 @@ import { BatchPreview } from '../preview/BatchPreview.js';
 import { downloadText } from '../preview/download-text.js';
 import { DetectedSummary, ImportSettingsFields, type ImportSettings } from './DetectedSummary.js';
 import { FileChooser } from './FileChooser.js';
+import { Hl7MappingStep } from './Hl7MappingStep.js';
 import { ImportProgress, type Progress } from './ImportProgress.js';
 import { MappingStep } from './MappingStep.js';
 import { RecentBatches } from './RecentBatches.js';
@@ -33,7 +34,7 @@ const sourceName = (source: Source) =>
 
 /**
  * Import: choose or drop a file, watch it being read (and cancel), see what was detected and change it, map an
- * unknown layout, then review the staged batch below. Files travel as text read here in the page (File API);
+ * unknown layout (or give an HL7 file's constants), then review the staged batch below. Files travel as text read here in the page (File API);
  * files too large for one message are imported by path.
  */
 export function ImportScreen({ environment }: { environment: EnvironmentView }) {
@@ -190,6 +191,17 @@ export function ImportScreen({ environment }: { environment: EnvironmentView }) 
       ) : null}
       {summary && summary.format === 'csv' && summary.profile === 'suggested' ? (
         <MappingStep
+          key={outcome?.status === 'staged' ? outcome.batchId : 'refused'}
+          summary={summary}
+          batchId={outcome?.status === 'staged' ? outcome.batchId : undefined}
+          onSaved={(profileName) => {
+            profiles.reload();
+            reimport({ ...settings, profile: profileName });
+          }}
+        />
+      ) : null}
+      {summary && summary.format === 'hl7' ? (
+        <Hl7MappingStep
           key={outcome?.status === 'staged' ? outcome.batchId : 'refused'}
           summary={summary}
           batchId={outcome?.status === 'staged' ? outcome.batchId : undefined}

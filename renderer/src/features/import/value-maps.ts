@@ -35,3 +35,22 @@ export function parseValueMaps(text: string): { maps: Record<string, StringMap>;
   }
   return { maps, bad };
 }
+
+/** An HL7 field map as typed: one `column: PATH` per line (`courierCode: ZDL-1`); the core checks the paths. */
+export function parseFieldMap(text: string): { map: StringMap; bad: string[] } {
+  const map: StringMap = {};
+  const bad: string[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (!line) continue;
+    const match = /^([A-Za-z0-9]+)\s*:\s*(\S+)$/.exec(line);
+    if (match) map[match[1]!] = match[2]!;
+    else bad.push(line);
+  }
+  return { map, bad };
+}
+
+export const fieldMapToText = (map: unknown): string =>
+  Object.entries(asStringMap(map))
+    .map(([column, path]) => `${column}: ${path}`)
+    .join('\n');

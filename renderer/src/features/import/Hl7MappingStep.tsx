@@ -1,0 +1,123 @@
+import { useState } from 'react';
+import type { ImportSummary } from '../../../../shared/staging-views.js';
+import { useApi } from '../../api/api-context.js';
+import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { ORDER_FIELDS } from '../preview/order-fields.js';
+import { asStringMap, fieldMapToText, parseFieldMap, parseValueMaps, valueMapsToText } from './value-maps.js';
+
+/** What an order message never carries: shown first, since every HL7 order needs them unless forwarded. */
+const NOT_IN_HL7 = new Set(['paymentType', 'courierCode', 'currencyCode']);
+const FIELDS = [
+  ...ORDER_FIELDS.filter((f) => NOT_IN_HL7.has(f.column)),
+  ...ORDER_FIELDS.filter((f) => !NOT_IN_HL7.has(f.column)),
+];
+
+/**
+ * The mapping for HL7 files: constants for what the messages do not say (used only where a message leaves the
+ * field empty), field map overrides (`courierCode: ZDL-1`) and value maps. Saved as a named profile, the file is
+ * imported again with it; later HL7 imports choose it under "Mapping".
+ */
+export function Hl7MappingStep({
+  summary,
+  batchId,
+  onSaved,
+}: {
+  summary: ImportSummary;
+  batchId: number | undefined;
+  onSaved: (profileName: string) => void;
+}) {
+  const api = useApi();
+  const applied = summary.appliedProfile ?? {};
+  const [constants, setConstants] = useState(() => asStringMap(applied.constants));
+  const [fieldMap, setFieldMap] = useState(() => fieldMapToText(applied.hl7FieldMap));
+  const [valueMaps, setValueMaps] = useState(() => valueMapsToText(applied.valueMaps));
+  const [name, setName] = useState(() => (typeof applied.name === 'string' ? applied.name : ''));
+  const [saving, setSaving] = useState(false);
+  const [failure, setFailure] = useState<unknown>();
+  const parsedMap = parseFieldMap(fieldMap);
+  const parsedValues = parseValueMaps(valueMaps);
+  const unreadable = [...parsedMap.bad, ...parsedValues.bad];
+
+  async function save() {
+    setSaving(true);
+    setFailure(undefined);
+    try {
+      const saved = await api.call('profiles.save', {
+        profile: {
+          name: name.trim(),
+          columns: {},
+          constants: Object.fromEntries(Object.entries(constants).filter(([, value]) => value.trim() !== '')),
+          valueMaps: parsedValues.maps,
+          hl7FieldMap: parsedMap.map,
+        },
+        ...(batchId !== undefined ? { fromBatchId: batchId } : {}),
+      });
+      onSaved(saved.name);
+    } catch (error) {
+      setFailure(error);
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  return (
+    <section aria-labelledby="hl7-mapping-heading" className="panel">
+      <h3 id="hl7-mapping-heading">HL7 mapping</h3>
+      <p className="hint">
+        An HL7 order message has no payment type, courier or currency. Give constants for them (and anything else the
+        messages leave empty), save the mapping as a profile, and the file is imported again with it. Forwarding the HL7
+        message itself (&quot;Send as&quot;) does not need them: the service applies its own.
+      </p>
+      <div className="mapping-table-wrap">
+        <table className="mapping-table">
+          <thead>
+            <tr>
+              <th scope="col">Field</th>
+              <th scope="col">Constant</th>
+            </tr>
+          </thead>
+          <tbody>
+            {FIELDS.map((field) => (
+              <tr key={field.column}>
+                <th scope="row">{field.label}</th>
+                <td>
+                  <input
+                    aria-label={`Constant for ${field.label}`}
+                    value={constants[field.column] ?? ''}
+                    onChange={(event) => setConstants({ ...constants, [field.column]: event.target.value })}
+                  />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <div className="mapping-extras">
+        <label className="stacked">
+          Field map overrides, one per line (<code>courierCode: ZDL-1</code>)
+          <textarea rows={3} value={fieldMap} onChange={(event) => setFieldMap(event.target.value)} />
+        </label>
+        <label className="stacked">
+          Value maps, one per line (<code>gender: M =&gt; Male</code>)
+          <textarea rows={3} value={valueMaps} onChange={(event) => setValueMaps(event.target.value)} />
+        </label>
+        {unreadable.length ? <p className="bad">! Not read: {unreadable.join('; ')}</p> : null}
+      </div>
+      <form
+        className="search-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void save();
+        }}
+      >
+        <label>
+          Profile name <input value={name} onChange={(event) => setName(event.target.value)} required maxLength={80} />
+        </label>
+        <button type="submit" disabled={saving || !name.trim() || unreadable.length > 0}>
+          {saving ? 'Saving…' : 'Save profile and import again'}
+        </button>
+      </form>
+      {failure ? <ErrorMessage error={failure} /> : null}
+    </section>
+  );
+}
