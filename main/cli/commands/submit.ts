@@ -41,10 +41,14 @@ export async function submit(ctx: CliContext, environmentId: string, untilIdle: 
       outbox.start(environmentId);
       poller.start(environmentId);
       if (!ctx.options.json) ctx.line(`Sending and tracking ${environmentId} until interrupted (Ctrl+C).`);
+      // The outbox and poller sleep on timers that do not hold the process open when there is nothing to do:
+      // a daemon must stay until it is told to stop.
+      const keepAlive = setInterval(() => undefined, 60_000);
       await new Promise<void>((resolve) => {
         if (ctx.io.signal.aborted) resolve();
         else ctx.io.signal.addEventListener('abort', () => resolve(), { once: true });
       });
+      clearInterval(keepAlive);
       outcome = 'interrupted';
     }
     const progress = outbox.progress(environmentId);
