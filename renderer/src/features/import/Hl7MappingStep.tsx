@@ -4,6 +4,7 @@ import { useApi } from '../../api/api-context.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { ORDER_FIELDS } from '../preview/order-fields.js';
 import { asStringMap, fieldMapToText, parseFieldMap, parseValueMaps, valueMapsToText } from './value-maps.js';
+import { SaveProfileForm } from './SaveProfileForm.js';
 
 /** What an order message never carries: shown first, since every HL7 order needs them unless forwarded. */
 const NOT_IN_HL7 = new Set(['paymentType', 'courierCode', 'currencyCode']);
@@ -103,20 +104,7 @@ export function Hl7MappingStep({
         </label>
         {unreadable.length ? <p className="bad">! Not read: {unreadable.join('; ')}</p> : null}
       </div>
-      <form
-        className="search-form"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void save();
-        }}
-      >
-        <label>
-          Profile name <input value={name} onChange={(event) => setName(event.target.value)} required maxLength={80} />
-        </label>
-        <button type="submit" disabled={saving || !name.trim() || unreadable.length > 0}>
-          {saving ? 'Saving…' : 'Save profile and import again'}
-        </button>
-      </form>
+      <SaveProfileForm name={name} onName={setName} saving={saving} blocked={unreadable.length > 0} onSave={save} />
       {failure ? <ErrorMessage error={failure} /> : null}
     </section>
   );

@@ -6,7 +6,7 @@ import { useEvent } from '../../api/use-event.js';
 import { useLoad } from '../../api/use-load.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { BatchPreview } from '../preview/BatchPreview.js';
-import { downloadText } from '../preview/download-text.js';
+import { downloadText } from '../../download-text.js';
 import { DetectedSummary, ImportSettingsFields, type ImportSettings } from './DetectedSummary.js';
 import { FileChooser } from './FileChooser.js';
 import { Hl7MappingStep } from './Hl7MappingStep.js';

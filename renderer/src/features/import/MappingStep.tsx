@@ -4,6 +4,7 @@ import { useApi } from '../../api/api-context.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { ORDER_FIELDS } from '../preview/order-fields.js';
 import { asStringMap, parseValueMaps, valueMapsToText, type StringMap } from './value-maps.js';
+import { SaveProfileForm } from './SaveProfileForm.js';
 
 const DATE_FORMATS = [
   ['', 'Unambiguous dates only'],
@@ -139,20 +140,7 @@ export function MappingStep({
           <p className="bad">! Not read (write column: value =&gt; our value): {parsedMaps.bad.join('; ')}</p>
         ) : null}
       </div>
-      <form
-        className="search-form"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void save();
-        }}
-      >
-        <label>
-          Profile name <input value={name} onChange={(event) => setName(event.target.value)} required maxLength={80} />
-        </label>
-        <button type="submit" disabled={saving || !name.trim() || parsedMaps.bad.length > 0}>
-          {saving ? 'Saving…' : 'Save profile and import again'}
-        </button>
-      </form>
+      <SaveProfileForm name={name} onName={setName} saving={saving} blocked={parsedMaps.bad.length > 0} onSave={save} />
       {failure ? <ErrorMessage error={failure} /> : null}
     </section>
   );

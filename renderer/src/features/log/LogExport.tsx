@@ -2,7 +2,8 @@ import { useId, useState } from 'react';
 import { useApi } from '../../api/api-context.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { plural } from '../format/format-time.js';
-import { downloadText, exportFileName } from './download.js';
+import { downloadText } from '../../download-text.js';
+import { exportFileName } from './download.js';
 
 /** Exports the whole log as CSV or JSON Lines; clinic order ids are masked unless the admin asks otherwise. */
 export function LogExport() {
