@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AttentionEvent } from '../../main/core/outbox/attention.js';
 import { Outbox } from '../../main/core/outbox/outbox.js';
+import { NO_FAULTS } from '../sandbox/faults.js';
 import { startSandbox, type RunningSandbox } from '../sandbox/index.js';
 import { startFaultProxy, type RunningProxy } from './support/fault-proxy.js';
 import {
@@ -14,8 +15,9 @@ import {
 } from './support/outbox-fixture.js';
 
 /**
- * A poison order: the service fails it (503) every time while it takes the others. It must be set aside once,
- * after maxAttempts, without holding anyone up and without being mistaken for an outage.
+ * A poison order: the service fails it (503) every time while it takes the others, or while it answers lookups
+ * of it. It must be set aside once, after maxAttempts, without holding anyone up and without being mistaken for
+ * an outage; an order failing during a real outage must never be set aside.
  */
 
 const TUNING = {
@@ -31,14 +33,18 @@ const TUNING = {
 
 let sandbox: RunningSandbox;
 let proxy: RunningProxy;
+/** Creates of these clinic order ids fail with 503; lookups pass. */
 const poisoned = new Set<string>();
+/** Every request about these clinic order ids fails with 503: an outage as far as they can tell. */
+const down = new Set<string>();
 const opened: OutboxTestStore[] = [];
 
 beforeAll(async () => {
   sandbox = await startSandbox({ statusStepMs: 3_600_000 });
   proxy = await startFaultProxy(sandbox.apiUrl, (req) => {
     const poison = [...poisoned].some((id) => req.method === 'PUT' && req.body.includes(`"clinicOrderId":"${id}"`));
-    return poison ? { status: 503, body: { error: 'Service Unavailable', status: 503 } } : 'forward';
+    const outage = [...down].some((id) => req.url.includes(id) || req.body.includes(id));
+    return poison || outage ? { status: 503, body: { error: 'Service Unavailable', status: 503 } } : 'forward';
   });
 });
 
@@ -108,20 +114,62 @@ describe('a poison order', () => {
     expect(t.store.outboxQueue.retryMemory(poisonId!)?.failures).toBe(3);
   });
 
-  it('failing alone, with no one else getting through, is neither an outage alarm nor set aside', async () => {
+  it('failing alone with 5xx while its status lookups answer: set aside once after maxAttempts', async () => {
     const { t, outbox, attention } = setUp();
     const [lonely] = sampleOrders('LONELY', 1);
     poisoned.add(lonely!.clinicOrderId);
     const [id] = enqueue(t, [lonely!]);
+
+    const result = await outbox.runUntilIdle(ENVIRONMENT_ID);
+    await outbox.stop();
+
+    expect(result.outcome).toBe('idle');
+    expect(t.store.orders.get(id!)).toMatchObject({
+      state: 'held',
+      lastError: { message: expect.stringMatching(/^gave up after 3 attempts: the service failed \(503\)/) as string },
+    });
+    expect(attention).toEqual([expect.objectContaining({ kind: 'order', reason: 'gave-up', orderId: id })]);
+    expect(t.store.audit.forOrder(id!).filter((e) => e.action === 'order.set-aside')).toHaveLength(1);
+    // Each counted failure has its evidence next to it: a lookup of the same order that the service answered.
+    const attempts = t.store.attempts.list(id!);
+    expect(attempts.filter((a) => a.operation === 'create')).toHaveLength(3);
+    expect(attempts.filter((a) => a.operation === 'lookup' && a.httpStatus === 200)).toHaveLength(3);
+  });
+
+  it('failing alone during an outage (5xx for everything about it) is neither an alarm nor set aside', async () => {
+    const { t, outbox, attention } = setUp();
+    const [stranded] = sampleOrders('STRANDED', 1);
+    down.add(stranded!.clinicOrderId);
+    const [id] = enqueue(t, [stranded!]);
 
     // It never becomes idle: wait a bounded while, then look at what happened meanwhile.
     await expect(outbox.runUntilIdle(ENVIRONMENT_ID, { signal: AbortSignal.timeout(600) })).rejects.toThrow();
     const progress = outbox.progress(ENVIRONMENT_ID);
     await outbox.stop();
 
-    expect(t.store.attempts.list(id!).length).toBeGreaterThanOrEqual(TUNING.breakerThreshold + 1);
+    const creates = t.store.attempts.list(id!).filter((a) => a.operation === 'create');
+    expect(creates.length).toBeGreaterThanOrEqual(TUNING.maxAttempts + 1);
     expect(t.store.orders.get(id!)?.state).toBe('queued');
+    expect(t.store.outboxQueue.retryMemory(id!)?.failures).toBe(0);
     expect(progress.state).toBe('sending');
     expect(attention).toEqual([]);
+  });
+
+  it('failing alone while the service is unreachable is not set aside either', async () => {
+    const { t, outbox, attention } = setUp();
+    const [offline] = sampleOrders('OFFLINE', 1);
+    const [id] = enqueue(t, [offline!]);
+    sandbox.setFaults({ outage: true });
+    try {
+      const blocked = await outbox.runUntilIdle(ENVIRONMENT_ID, { stopWhenBlocked: true });
+      expect(blocked).toMatchObject({ outcome: 'blocked', state: 'service-unavailable' });
+    } finally {
+      await outbox.stop();
+      sandbox.setFaults(NO_FAULTS);
+    }
+    // A reset after sending leaves it in doubt (to be looked up); either way it is kept, not set aside.
+    expect(['queued', 'in_doubt']).toContain(t.store.orders.get(id!)?.state);
+    expect(t.store.outboxQueue.retryMemory(id!)?.failures).toBe(0);
+    expect(attention.map((e) => e.kind)).toEqual(['service-unavailable']);
   });
 });

@@ -25,7 +25,8 @@ export const CANCELLED_STATUS = 'Cancelled';
  * - 400/403/404 → the order's status is checked first: already `Cancelled` (our earlier unanswered cancel, or
  *   the pharmacy) → `cancel_sent` as above; otherwise → `cancel_refused` with the service's reason, and the
  *   cancellation ends `refused`. If the status check itself fails, the command waits and is sent again.
- * - unanswered (in doubt) or retryable → sent again later: a cancel is safe to repeat.
+ * - unanswered (in doubt) or retryable → sent again later: a cancel is safe to repeat. It is never given up on
+ *   (no attempt limit): a dropped cancel would leave a withdrawn order in force at the pharmacy.
  * - 401 → waits for sign-in.
  */
 export async function sendCancel(ctx: StepContext, command: DueCancel): Promise<Answer> {

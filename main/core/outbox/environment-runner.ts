@@ -112,6 +112,8 @@ export class EnvironmentRunner {
   constructor(deps: RunnerDeps) {
     this.environmentId = deps.environmentId;
     this.#deps = deps;
+    // The admin's pause survives a restart; a sign-in stop is found out again by the first request.
+    this.#pausedReason = deps.store.environments.pausedReason(deps.environmentId);
     const { tuning } = deps;
     this.#bucket = new TokenBucket(tuning.ratePerSecond, Math.max(tuning.concurrency, 1), this.#nowMs());
     // Enough picked ahead for ~50 ms at the rate limit: at most eight slots' worth, at least one each.
@@ -134,6 +136,7 @@ export class EnvironmentRunner {
       logger: deps.logger,
       othersAnsweredSince: (orderId, sinceMs) =>
         this.#breaker.state(this.#nowMs()) === 'closed' && this.#lastAnswerNotFor(orderId) > sinceMs,
+      breakerClosed: () => this.#breaker.state(this.#nowMs()) === 'closed',
     };
   }
 
@@ -173,11 +176,17 @@ export class EnvironmentRunner {
     });
   }
 
+  /** The admin's pause is stored (with its audit entry), so a restart stays paused until resume(). */
   pause(reason: string): void {
-    if (this.#pausedReason === null) {
-      this.#deps.store.audit.append({ actor: 'user', action: 'outbox.paused', environmentId: this.environmentId });
-    }
-    this.#pausedReason = reason;
+    const stored = reason.trim() === '' ? 'paused by the admin' : reason;
+    const { store } = this.#deps;
+    store.inTransaction(() => {
+      store.environments.setPaused(this.environmentId, stored);
+      if (this.#pausedReason === null) {
+        store.audit.append({ actor: 'user', action: 'outbox.paused', environmentId: this.environmentId });
+      }
+    });
+    this.#pausedReason = stored;
     this.#schedulePump();
     this.#afterPump();
   }
@@ -185,12 +194,15 @@ export class EnvironmentRunner {
   /** Clears a pause and a sign-in stop; an open breaker probes at once instead of waiting out its cooldown. */
   resume(): void {
     const wasStopped = this.#pausedReason !== null || this.#signInMessage !== null;
+    const { store } = this.#deps;
+    store.inTransaction(() => {
+      if (this.#pausedReason !== null) store.environments.setPaused(this.environmentId, null);
+      if (wasStopped)
+        store.audit.append({ actor: 'user', action: 'outbox.resumed', environmentId: this.environmentId });
+    });
     this.#pausedReason = null;
     this.#signInMessage = null;
     this.#breaker.expedite(this.#nowMs());
-    if (wasStopped) {
-      this.#deps.store.audit.append({ actor: 'user', action: 'outbox.resumed', environmentId: this.environmentId });
-    }
     this.notify();
     this.#afterPump();
   }

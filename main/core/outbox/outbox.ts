@@ -60,7 +60,7 @@ export class Outbox {
     this.#runner(environmentId).start();
   }
 
-  /** Stops claiming new work for the environment (requests in flight finish). In memory: a restart sends again. */
+  /** Stops claiming new work for the environment (requests in flight finish). Stored: a restart stays paused. */
   pause(environmentId: string, reason = 'paused by the admin'): void {
     this.#runner(environmentId).pause(reason);
   }

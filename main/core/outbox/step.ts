@@ -24,6 +24,8 @@ export interface StepContext {
    * succeed"). Only then does it count towards giving up on the order.
    */
   othersAnsweredSince: (orderId: number, sinceMs: number) => boolean;
+  /** The breaker is closed: no outage is suspected, so an extra request to gather evidence is fine. */
+  breakerClosed: () => boolean;
 }
 
 /** What the call said about the service, for the breaker, the Retry-After gate and the sign-in pause. */
@@ -115,14 +117,16 @@ export function attemptOf(
 
 /**
  * After a failed attempt (already recorded): counts a failed create against the order when it says something
- * about the order (see `countsAgainst`; lookups and cancels are never given up on), and returns when to try again: backoff with full jitter over the run of failed
- * attempts of this operation, never before Retry-After.
+ * about the order (`serviceUp`: a check showed the service otherwise up; else see `countsAgainst`; lookups and
+ * cancels are never given up on), and returns when to try again: backoff with full jitter over the run of
+ * failed attempts of this operation, never before Retry-After.
  */
 export function scheduleRetry(
   ctx: StepContext,
   orderId: number,
   operation: AttemptOperation,
   error: ServiceError,
+  serviceUp = false,
 ): { failures: number; counted: boolean; at: Date } {
   const retryAfterMs = 'retryAfterMs' in error ? error.retryAfterMs : undefined;
   const history = ctx.store.attempts.list(orderId);
@@ -130,7 +134,7 @@ export function scheduleRetry(
     operation === 'create' &&
     error.kind === 'retryable' &&
     error.reason !== 'rate-limited' &&
-    countsAgainst(ctx, orderId, history);
+    (serviceUp || countsAgainst(ctx, orderId, history));
   const failures = counted
     ? ctx.store.outboxQueue.countFailure(orderId)
     : (ctx.store.outboxQueue.retryMemory(orderId)?.failures ?? 0);

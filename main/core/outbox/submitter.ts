@@ -4,6 +4,7 @@ import type { CallOutcome } from '../service/client.js';
 import type { OrderRecord } from '../store/orders-repo.js';
 import type { OrderAttention } from './attention.js';
 import { isDuplicateClinicOrderId } from './duplicate-order.js';
+import { checkServiceAfter, type ServiceCheck } from './service-check.js';
 import {
   attemptOf,
   clip,
@@ -33,9 +34,10 @@ import {
 export async function sendOrder(ctx: StepContext, order: OrderRecord): Promise<Answer> {
   const startedAt = ctx.now();
   const outcome = await ctx.client.sendCreate(order.route, order.requestBody);
+  const check = outcome.ok ? null : await checkServiceAfter(ctx, order, outcome.error, startedAt);
   return {
     verdict: outcome.ok ? UP : verdictFrom(outcome.error),
-    settle: () => settleCreate(ctx, order, startedAt, outcome),
+    settle: () => settleCreate(ctx, order, startedAt, outcome, check),
   };
 }
 
@@ -44,6 +46,7 @@ function settleCreate(
   order: OrderRecord,
   startedAt: Date,
   outcome: CallOutcome<CreateResponse>,
+  check: ServiceCheck | null,
 ): Recorded {
   const { store } = ctx;
   if (outcome.ok) {
@@ -64,12 +67,24 @@ function settleCreate(
   const { error } = outcome;
   const attention = store.inTransaction((): OrderAttention | undefined => {
     store.attempts.record(attemptOf(order.id, 'create', startedAt, outcome));
-    return settleFailure(ctx, order, error);
+    if (check) store.attempts.record(attemptOf(order.id, 'lookup', check.startedAt, check.outcome));
+    if (check?.found) {
+      // Listed at the service despite the 5xx: settle it by lookup (adopting its id), never by sending again.
+      const message = `the service failed (${error.message}) but lists this order: looking it up`;
+      toInDoubt(ctx, order.id, 'sending', { kind: 'in-doubt', message }, 0);
+      return undefined;
+    }
+    return settleFailure(ctx, order, error, check?.serviceUp ?? false);
   });
   return attention ? { attention } : {};
 }
 
-function settleFailure(ctx: StepContext, order: OrderRecord, error: ServiceError): OrderAttention | undefined {
+function settleFailure(
+  ctx: StepContext,
+  order: OrderRecord,
+  error: ServiceError,
+  serviceUp: boolean,
+): OrderAttention | undefined {
   const { store } = ctx;
   const lastError = { kind: error.kind, message: error.message, field: fieldOf(error) };
   const move = (to: OrderRecord['state'], patch: Parameters<typeof store.orders.transition>[3], action: string) =>
@@ -95,7 +110,7 @@ function settleFailure(ctx: StepContext, order: OrderRecord, error: ServiceError
 
   switch (error.kind) {
     case 'retryable': {
-      const retry = scheduleRetry(ctx, order.id, 'create', error);
+      const retry = scheduleRetry(ctx, order.id, 'create', error, serviceUp);
       if (retry.counted && retry.failures >= ctx.tuning.maxAttempts) {
         const message = `gave up after ${retry.failures} attempts: ${error.message}`;
         move('held', { lastError: { ...lastError, message }, nextAttemptAt: null }, 'order.set-aside');

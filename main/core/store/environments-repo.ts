@@ -54,6 +54,8 @@ export class EnvironmentsRepo {
   readonly #upsert: Database.Statement;
   readonly #get: Database.Statement<[string], EnvironmentRow>;
   readonly #list: Database.Statement<[], EnvironmentRow>;
+  readonly #getPaused: Database.Statement<[string], { pausedReason: string | null }>;
+  readonly #setPaused: Database.Statement<[string | null, string, string]>;
 
   constructor(db: Database.Database, now: () => Date) {
     this.#now = now;
@@ -75,6 +77,8 @@ export class EnvironmentsRepo {
         updated_at = excluded.updated_at`);
     this.#get = db.prepare(`SELECT ${COLUMNS} FROM environments WHERE id = ?`);
     this.#list = db.prepare(`SELECT ${COLUMNS} FROM environments ORDER BY created_at, rowid`);
+    this.#getPaused = db.prepare('SELECT paused_reason AS pausedReason FROM environments WHERE id = ?');
+    this.#setPaused = db.prepare('UPDATE environments SET paused_reason = ?, updated_at = ? WHERE id = ?');
   }
 
   /** Validates the profile with the shared schema, stores it, and returns it as stored. */
@@ -109,5 +113,15 @@ export class EnvironmentsRepo {
 
   list(): EnvironmentProfile[] {
     return this.#list.all().map(toProfile);
+  }
+
+  /** Why the admin paused the environment's outbox, or null: the pause outlives a restart. */
+  pausedReason(id: string): string | null {
+    return this.#getPaused.get(id)?.pausedReason ?? null;
+  }
+
+  /** Stores the admin's pause (a reason) or its end (null); false if there is no such environment. */
+  setPaused(id: string, reason: string | null): boolean {
+    return this.#setPaused.run(reason === null ? null : reason.slice(0, 500), isoTime(this.#now()), id).changes === 1;
   }
 }

@@ -4,6 +4,7 @@ import * as auditLog from './002-audit-log.js';
 import * as orderItems from './003-order-items.js';
 import * as outboxRetries from './004-outbox-retries.js';
 import * as staging from './005-staging.js';
+import * as outboxPause from './006-outbox-pause.js';
 
 /**
  * Numbered migrations, applied in order, each in its own transaction with `PRAGMA user_version` set to its
@@ -22,6 +23,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, name: 'order-items', up: orderItems.up },
   { version: 4, name: 'outbox-retries', up: outboxRetries.up },
   { version: 5, name: 'staging', up: staging.up },
+  { version: 6, name: 'outbox-pause', up: outboxPause.up },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;
