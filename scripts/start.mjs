@@ -18,7 +18,7 @@ if (electronBinary()) {
   if (code === 0) code = await run(npm, ['exec', '--', 'electron-vite', 'preview']);
 } else {
   console.log(
-    'Electron binary not installed (installed with ELECTRON_SKIP_BINARY_DOWNLOAD); starting the same UI in browser mode: npm run start:browser',
+    'Electron binary not installed (download skipped or not possible here); starting the same UI in browser mode: npm run start:browser',
   );
   code = await run(npm, ['run', 'start:browser', '--', ...process.argv.slice(2)]);
 }
