@@ -27,7 +27,7 @@ export function saveTheme(theme: Theme, storage: Pick<Storage, 'setItem'> = wind
   }
 }
 
-/** `system` leaves the choice to `prefers-color-scheme` (the stylesheet's media query). */
+/** `system` leaves the choice to the system (the stylesheet's `color-scheme: light dark`). */
 export function applyTheme(theme: Theme, root: HTMLElement = document.documentElement): void {
   root.dataset.theme = theme;
 }
