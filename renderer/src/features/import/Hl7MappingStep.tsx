@@ -1,10 +1,10 @@
 import { useState } from 'react';
 import type { ImportSummary } from '../../../../shared/staging-views.js';
-import { useApi } from '../../api/api-context.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { ORDER_FIELDS } from '../preview/order-fields.js';
 import { asStringMap, fieldMapToText, parseFieldMap, parseValueMaps, valueMapsToText } from './value-maps.js';
 import { SaveProfileForm } from './SaveProfileForm.js';
+import { useSaveProfile } from './use-save-profile.js';
 
 /** What an order message never carries: shown first, since every HL7 order needs them unless forwarded. */
 const NOT_IN_HL7 = new Set(['paymentType', 'courierCode', 'currencyCode']);
@@ -27,39 +27,18 @@ export function Hl7MappingStep({
   batchId: number | undefined;
   onSaved: (profileName: string) => void;
 }) {
-  const api = useApi();
   const applied = summary.appliedProfile ?? {};
   const [constants, setConstants] = useState(() => asStringMap(applied.constants));
   const [fieldMap, setFieldMap] = useState(() => fieldMapToText(applied.hl7FieldMap));
   const [valueMaps, setValueMaps] = useState(() => valueMapsToText(applied.valueMaps));
   const [name, setName] = useState(() => (typeof applied.name === 'string' ? applied.name : ''));
-  const [saving, setSaving] = useState(false);
-  const [failure, setFailure] = useState<unknown>();
+  const { saving, failure, save: saveProfile } = useSaveProfile(batchId, onSaved);
   const parsedMap = parseFieldMap(fieldMap);
   const parsedValues = parseValueMaps(valueMaps);
   const unreadable = [...parsedMap.bad, ...parsedValues.bad];
 
-  async function save() {
-    setSaving(true);
-    setFailure(undefined);
-    try {
-      const saved = await api.call('profiles.save', {
-        profile: {
-          name: name.trim(),
-          columns: {},
-          constants: Object.fromEntries(Object.entries(constants).filter(([, value]) => value.trim() !== '')),
-          valueMaps: parsedValues.maps,
-          hl7FieldMap: parsedMap.map,
-        },
-        ...(batchId !== undefined ? { fromBatchId: batchId } : {}),
-      });
-      onSaved(saved.name);
-    } catch (error) {
-      setFailure(error);
-    } finally {
-      setSaving(false);
-    }
-  }
+  const save = () =>
+    saveProfile({ name, columns: {}, constants, valueMaps: parsedValues.maps, hl7FieldMap: parsedMap.map });
 
   return (
     <section aria-labelledby="hl7-mapping-heading" className="panel">

@@ -1,10 +1,10 @@
 import { useState } from 'react';
 import type { ImportSummary } from '../../../../shared/staging-views.js';
-import { useApi } from '../../api/api-context.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { ORDER_FIELDS } from '../preview/order-fields.js';
 import { asStringMap, parseValueMaps, valueMapsToText, type StringMap } from './value-maps.js';
 import { SaveProfileForm } from './SaveProfileForm.js';
+import { useSaveProfile } from './use-save-profile.js';
 
 const DATE_FORMATS = [
   ['', 'Unambiguous dates only'],
@@ -30,7 +30,6 @@ export function MappingStep({
   batchId: number | undefined;
   onSaved: (profileName: string) => void;
 }) {
-  const api = useApi();
   const applied = summary.appliedProfile ?? {};
   const headers = summary.headerCells ?? [];
   const [columns, setColumns] = useState<StringMap>(() => asStringMap(applied.columns));
@@ -40,32 +39,18 @@ export function MappingStep({
     typeof applied.dateFormat === 'string' ? applied.dateFormat : '',
   );
   const [name, setName] = useState('');
-  const [saving, setSaving] = useState(false);
-  const [failure, setFailure] = useState<unknown>();
+  const { saving, failure, save: saveProfile } = useSaveProfile(batchId, onSaved);
   const parsedMaps = parseValueMaps(valueMaps);
   const unmappedRequired = ORDER_FIELDS.filter((f) => f.required && !columns[f.column] && !constants[f.column]);
 
-  async function save() {
-    setSaving(true);
-    setFailure(undefined);
-    try {
-      const saved = await api.call('profiles.save', {
-        profile: {
-          name: name.trim(),
-          columns: Object.fromEntries(Object.entries(columns).filter(([, header]) => header)),
-          constants: Object.fromEntries(Object.entries(constants).filter(([, value]) => value.trim() !== '')),
-          valueMaps: parsedMaps.maps,
-          ...(dateFormat ? { dateFormat: dateFormat as DateFormat } : {}),
-        },
-        ...(batchId !== undefined ? { fromBatchId: batchId } : {}),
-      });
-      onSaved(saved.name);
-    } catch (error) {
-      setFailure(error);
-    } finally {
-      setSaving(false);
-    }
-  }
+  const save = () =>
+    saveProfile({
+      name,
+      columns: Object.fromEntries(Object.entries(columns).filter(([, header]) => header)),
+      constants,
+      valueMaps: parsedMaps.maps,
+      ...(dateFormat ? { dateFormat: dateFormat as DateFormat } : {}),
+    });
 
   return (
     <section aria-labelledby="mapping-heading" className="panel">

@@ -1,0 +1,35 @@
+import { useState } from 'react';
+import type { CallInput } from '../../../../shared/contract.js';
+import { useApi } from '../../api/api-context.js';
+
+type Profile = CallInput<'profiles.save'>['profile'];
+
+/**
+ * Saving a mapping profile from either mapping step (CSV or HL7): the call, its progress and its failure. Empty
+ * constants are left out, so a blank cell never overrides what the file says. On success the caller imports the
+ * file again with the saved profile.
+ */
+export function useSaveProfile(batchId: number | undefined, onSaved: (profileName: string) => void) {
+  const api = useApi();
+  const [saving, setSaving] = useState(false);
+  const [failure, setFailure] = useState<unknown>();
+
+  async function save(profile: Profile): Promise<void> {
+    setSaving(true);
+    setFailure(undefined);
+    try {
+      const constants = Object.entries(profile.constants ?? {}).filter(([, value]) => value.trim() !== '');
+      const saved = await api.call('profiles.save', {
+        profile: { ...profile, name: profile.name.trim(), constants: Object.fromEntries(constants) },
+        ...(batchId !== undefined ? { fromBatchId: batchId } : {}),
+      });
+      onSaved(saved.name);
+    } catch (error) {
+      setFailure(error);
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  return { saving, failure, save };
+}
