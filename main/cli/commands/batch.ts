@@ -25,23 +25,9 @@ function inputErrors<T>(run: () => T): T {
 
 /** One order as `batch show --json` prints it: the body as the service will read it, dm+d codes as exact numbers. */
 function shownOrder(order: StagedOrderView): unknown {
-  return {
-    id: order.id,
-    position: order.position,
-    state: order.state,
-    orderId: order.orderId,
-    valid: order.valid,
-    clinicCode: order.clinicCode,
-    clinicOrderId: order.clinicOrderId,
-    orderControl: order.orderControl,
-    edited: order.edited,
-    body: order.body,
-    request: order.request,
-    problems: order.problems,
-    provenance: order.provenance,
-    ...(order.rows ? { rows: order.rows } : {}),
-    ...(order.message !== undefined ? { message: order.message } : {}),
-  };
+  // Everything the review screen sees but the batch id, which the document states once at its top.
+  const { batchId: _batchId, ...shown } = order;
+  return shown;
 }
 
 /**
