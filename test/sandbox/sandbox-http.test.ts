@@ -128,6 +128,6 @@ describe('API envelope', () => {
     const response = await api('API/V2/PRODUCT/SEARCH?searchterm=Naproxen');
     expect(response.status).toBe(200);
     const text = await response.text();
-    expect(text).toContain('"dmdCode":33188111000001103');
+    expect(text).toContain('"dmdCode":33188111000001101');
   });
 });

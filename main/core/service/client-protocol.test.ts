@@ -73,7 +73,7 @@ const json =
 describe('requests', () => {
   it('keep the base URL prefix, send User-Agent and the bearer token, and JSON with dmdCode as a number', async () => {
     answer = json(200, '{"orderId":12}');
-    const body = sampleV1({ dmdCode: '365895111000001108' });
+    const body = sampleV1({ dmdCode: '365895111000001107' });
     const outcome = await client().createWithClinic(body);
     expect(outcome.ok && outcome.value).toEqual({ orderId: 12 });
     const [request] = seen;
@@ -81,7 +81,7 @@ describe('requests', () => {
     expect(request!.headers['user-agent']).toBe('RxBatch/9.9.9');
     expect(request!.headers.authorization).toBe(`Bearer ${TOKEN}`);
     expect(request!.headers['content-type']).toMatch(/^application\/json/);
-    expect(request!.body).toContain('"dmdCode":365895111000001108');
+    expect(request!.body).toContain('"dmdCode":365895111000001107');
   });
 
   it('send product search without any Authorization header', async () => {

@@ -8,7 +8,7 @@ import { createOrderServiceClient, type CallOutcome, type OrderServiceClient } f
 
 /** The client against the real sandbox (real HTTP, real identity server): every endpoint, every documented failure. */
 
-const EIGHTEEN_DIGITS = '219780111000001108';
+const EIGHTEEN_DIGITS = '219780111000001103';
 
 function expectError(outcome: CallOutcome<unknown>): ServiceError {
   if (outcome.ok) throw new Error(`expected a failure, got ${JSON.stringify(outcome.value)}`);
