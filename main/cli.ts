@@ -13,6 +13,15 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
+// A reader that goes away (`rx-batch batch show 1 --json | head`) is not a crash: wind down as on SIGINT, so the
+// store still closes cleanly; other output errors stay fatal.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    if (!controller.signal.aborted) controller.abort(new Error('the output was closed'));
+  });
+}
+
 const code = await runCli(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,

@@ -14,7 +14,7 @@ import {
   withField,
 } from '../core/staging/testing/staging-fixtures.js';
 import { openStore } from '../core/store/store.js';
-import { runCli } from './testing/run-cli-process.js';
+import { finished, runCli, startCli } from './testing/run-cli-process.js';
 
 interface ShownOrder {
   id: number;
@@ -187,6 +187,22 @@ describe('rx-batch import, batch show / export / errors, accept', () => {
       expect(sent!.rawBody.startsWith('MSH|')).toBe(true);
     }
   }, 120_000);
+
+  it('stops cleanly when its reader goes away (`batch show --json | head`)', async () => {
+    const csv = join(dir, 'many.csv');
+    writeFileSync(csv, templateCsv(Array.from({ length: 400 }, () => uniqueOrder({}, 'PIPE'))));
+    const imported = await cli('import', csv, '--env', 'sbx', '--json');
+    const { batchId } = JSON.parse(imported.stdout) as { batchId: number };
+
+    // Far more than a pipe holds: the CLI is still writing when the reader closes its end.
+    const child = startCli(['batch', 'show', String(batchId), '--json', '--data-dir', dataDir]);
+    child.stdout!.once('data', () => child.stdout!.destroy());
+    const run = await finished(child);
+    expect(run.stderr).not.toMatch(/EPIPE|Unhandled/);
+    expect(run.code).toBe(0);
+    // The store was closed properly: the next command opens it.
+    expect(await cli('batch', 'show', String(batchId))).toMatchObject({ code: 0 });
+  }, 90_000);
 
   it('exits 2 on unusable input, naming the file and the reason', async () => {
     const empty = join(dir, 'empty.csv');
