@@ -29,8 +29,21 @@ export interface SubmitBenchmark {
   ratio: number;
   /** outbox ÷ raw with keep-alive connections. */
   ratioVsKeepAlive: number;
+  /**
+   * This process's CPU time per order (main thread, GC and thread pool together; the sandbox is another process),
+   * medians over the counted rounds: what each side spends beside the service.
+   */
+  cpuMsPerOrder: { raw: number; outbox: number };
   /** Every counted round, orders per second: for judging the noise. */
   samples: { raw: number[]; rawKeepAlive: number[]; outbox: number[] };
+}
+
+/** Runs `work` (which returns orders per second) and reports this process's CPU milliseconds per order too. */
+async function withCpu(orders: number, work: () => Promise<number>): Promise<{ perSecond: number; cpuMs: number }> {
+  const before = process.cpuUsage();
+  const perSecond = await work();
+  const used = process.cpuUsage(before);
+  return { perSecond, cpuMs: (used.user + used.system) / 1000 / orders };
 }
 
 function bodies(prefix: string, count: number): NewOrder[] {
@@ -93,13 +106,13 @@ async function rawLoop(
   return (orders.length / (performance.now() - started)) * 1000;
 }
 
-/** Enqueues the orders into a fresh store, then times the outbox from start to idle. */
+/** Enqueues the orders into a fresh store, then times the outbox from start to idle (and its CPU per order). */
 async function outboxRun(
   sandbox: SandboxProcess,
   token: string,
   orders: readonly NewOrder[],
   concurrency: number,
-): Promise<number> {
+): Promise<{ perSecond: number; cpuMs: number }> {
   const dataDir = tempDataDir('rx-bench-submit-');
   const store = openStore({ dataDir });
   try {
@@ -127,14 +140,17 @@ async function outboxRun(
     });
     // No rate limit here: the raw loop has none either; the comparison is the work per order.
     const outbox = new Outbox({ store, clientFor: () => client }, { concurrency, ratePerSecond: 1_000_000 });
-    const started = performance.now();
-    const result = await outbox.runUntilIdle(LOCAL.id);
-    const elapsed = performance.now() - started;
+    let result: Awaited<ReturnType<Outbox['runUntilIdle']>> | undefined;
+    const timed = await withCpu(orders.length, async () => {
+      const started = performance.now();
+      result = await outbox.runUntilIdle(LOCAL.id);
+      return (orders.length / (performance.now() - started)) * 1000;
+    });
     await outbox.stop();
-    if (result.counts.created !== orders.length) {
-      throw new Error(`the outbox created ${result.counts.created} of ${orders.length} orders`);
+    if (result?.counts.created !== orders.length) {
+      throw new Error(`the outbox created ${result?.counts.created ?? 0} of ${orders.length} orders`);
     }
-    return (orders.length / elapsed) * 1000;
+    return timed;
   } finally {
     store.close();
     removeDir(dataDir);
@@ -155,17 +171,22 @@ export async function benchmarkSubmit(
   const raw: number[] = [];
   const rawKeepAlive: number[] = [];
   const outbox: number[] = [];
+  const rawCpu: number[] = [];
+  const outboxCpu: number[] = [];
   const tag = `L${sandboxLatencyMs}-C${concurrency}-${Date.now().toString(36)}`;
   try {
     // Round 0 warms everything up (JIT, SQLite pages, the sandbox) and is not counted.
     for (let round = 0; round <= rounds; round += 1) {
-      const r = await rawLoop(sandbox, token, bodies(`RAW-${tag}-${round}`, ordersPerRound), concurrency, false);
+      const rawBodies = bodies(`RAW-${tag}-${round}`, ordersPerRound);
+      const r = await withCpu(ordersPerRound, () => rawLoop(sandbox, token, rawBodies, concurrency, false));
       const k = await rawLoop(sandbox, token, bodies(`KA-${tag}-${round}`, ordersPerRound), concurrency, keepAlive);
       const s = await outboxRun(sandbox, token, bodies(`OUT-${tag}-${round}`, ordersPerRound), concurrency);
       if (round === 0) continue;
-      raw.push(r);
+      raw.push(r.perSecond);
+      rawCpu.push(r.cpuMs);
       rawKeepAlive.push(k);
-      outbox.push(s);
+      outbox.push(s.perSecond);
+      outboxCpu.push(s.cpuMs);
     }
   } finally {
     keepAlive.destroy();
@@ -174,6 +195,7 @@ export async function benchmarkSubmit(
   const rawKeepAliveOrdersPerSecond = median(rawKeepAlive);
   const outboxOrdersPerSecond = median(outbox);
   const round2 = (value: number) => Math.round(value * 100) / 100;
+  const round3 = (value: number) => Math.round(value * 1000) / 1000;
   return {
     ordersPerRound,
     rounds,
@@ -184,6 +206,7 @@ export async function benchmarkSubmit(
     outboxOrdersPerSecond: Math.round(outboxOrdersPerSecond),
     ratio: round2(outboxOrdersPerSecond / rawOrdersPerSecond),
     ratioVsKeepAlive: round2(outboxOrdersPerSecond / rawKeepAliveOrdersPerSecond),
+    cpuMsPerOrder: { raw: round3(median(rawCpu)), outbox: round3(median(outboxCpu)) },
     samples: { raw: raw.map(Math.round), rawKeepAlive: rawKeepAlive.map(Math.round), outbox: outbox.map(Math.round) },
   };
 }

@@ -88,10 +88,20 @@ describe('orders in doubt', () => {
       ['lookup', 'not found at the service'],
       ['create', null],
     ]);
-    expect(t.store.audit.forOrder(reachedId!).map((e) => e.action)).toEqual([
+    // The lookup and the change it led to are one entry.
+    const audit = t.store.audit.forOrder(reachedId!);
+    expect(audit.map((e) => e.action)).toEqual(['order.interrupted', 'order.reconciled']);
+    expect(audit[1]!.details).toMatchObject({
+      operation: 'lookup',
+      outcome: 'ok',
+      remoteId: String(direct.value.orderId),
+      fromState: 'in_doubt',
+      toState: 'created',
+    });
+    expect(t.store.audit.forOrder(lostId!).map((e) => e.action)).toEqual([
       'order.interrupted',
-      'order.attempt',
-      'order.reconciled',
+      'order.not-found',
+      'order.created',
     ]);
   });
 

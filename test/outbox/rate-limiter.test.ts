@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TokenBucket } from '../../main/core/outbox/rate-limiter.js';
+import { burstFor, TokenBucket } from '../../main/core/outbox/rate-limiter.js';
 
 describe('token bucket rate limiter', () => {
   it('lets a burst through, then one request per 1/rate seconds', () => {
@@ -37,5 +37,17 @@ describe('token bucket rate limiter', () => {
     expect(bucket.tryTake(5_000)).toBe(false);
     expect(bucket.tryTake(10_500)).toBe(false);
     expect(bucket.tryTake(11_000)).toBe(true);
+  });
+
+  it('bursts the concurrency, or a millisecond of a high rate so it is not capped at the concurrency per millisecond', () => {
+    expect(burstFor(4, 10)).toBe(4);
+    expect(burstFor(4, 4_000)).toBe(4);
+    expect(burstFor(4, 1_000_000)).toBe(1_000);
+    expect(burstFor(0, 0.5)).toBe(1);
+    // At a million a second with a clock counting milliseconds, 1,000 requests may start within one of them.
+    const bucket = new TokenBucket(1_000_000, burstFor(4, 1_000_000), 0);
+    let started = 0;
+    while (bucket.tryTake(0)) started += 1;
+    expect(started).toBe(1_000);
   });
 });

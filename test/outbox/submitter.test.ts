@@ -92,7 +92,18 @@ describe('the submitter', () => {
           remoteId: String(arrived.pharmacyOrderId),
         }),
       ]);
-      expect(t.store.audit.forOrder(id).map((e) => e.action)).toEqual(['order.attempt', 'order.created']);
+      // One audit entry for the call and the state change it led to.
+      const audit = t.store.audit.forOrder(id);
+      expect(audit.map((e) => e.action)).toEqual(['order.created']);
+      expect(audit[0]!.details).toMatchObject({
+        operation: 'create',
+        outcome: 'ok',
+        attempt: 1,
+        httpStatus: 200,
+        remoteId: String(arrived.pharmacyOrderId),
+        fromState: 'sending',
+        toState: 'created',
+      });
     }
     expect(progress.at(-1)).toMatchObject({ state: 'idle', environmentId: ENVIRONMENT_ID });
     expect(progress.at(-1)?.counts.created).toBe(5);

@@ -1,6 +1,7 @@
 import type { ServiceError } from '../../../shared/errors.js';
 import type { StatusRecord } from '../../../shared/status.js';
 import type { CallOutcome } from '../service/client.js';
+import type { AttemptTransition, NewAttempt } from '../store/attempts-repo.js';
 import type { DueCancel } from '../store/outbox-queue-repo.js';
 import type { OrderAttention } from './attention.js';
 import {
@@ -60,20 +61,15 @@ function settleCancel(
 ): Recorded {
   const { store } = ctx;
   if (outcome.ok) {
-    store.inTransaction(() => {
-      store.attempts.record(attemptOf(command.orderId, 'cancel', startedAt, outcome, String(command.pharmacyOrderId)));
-      markSent(ctx, command);
-    });
+    const attempt = attemptOf(command.orderId, 'cancel', startedAt, outcome, String(command.pharmacyOrderId));
+    recordChange(ctx, command, attempt, sent(command));
     return {};
   }
   const { error } = outcome;
   if (error.kind === 'rejected') {
     // Refused before sending (the stored reason breaks the schema): the service would refuse it too.
-    const attention = store.inTransaction(() => {
-      store.attempts.record(attemptOf(command.orderId, 'cancel', startedAt, outcome));
-      return refuse(ctx, command, error);
-    });
-    return { attention };
+    recordChange(ctx, command, attemptOf(command.orderId, 'cancel', startedAt, outcome), refused(error));
+    return { attention: refusedAttention(ctx, command, error) };
   }
   store.inTransaction(() => {
     store.attempts.record(attemptOf(command.orderId, 'cancel', startedAt, outcome));
@@ -82,6 +78,7 @@ function settleCancel(
   return {};
 }
 
+/** Two calls decided this one (the refused cancel, the status check): each is audited, and the change on its own. */
 function settleRefusal(
   ctx: StepContext,
   command: DueCancel,
@@ -90,49 +87,71 @@ function settleRefusal(
 ): Recorded {
   const { store } = ctx;
   const { check } = status;
-  const attention = store.inTransaction((): OrderAttention | undefined => {
+  return store.inTransaction((): Recorded => {
     store.attempts.record(attemptOf(command.orderId, 'cancel', cancel.startedAt, cancel.outcome));
     const checkRemoteId = check.ok ? check.value.pharmacyOrderId : null;
     store.attempts.record(attemptOf(command.orderId, 'status', status.checkStartedAt, check, checkRemoteId));
     if (check.ok && check.value.orderStatus === CANCELLED_STATUS) {
-      markSent(ctx, command);
-      return undefined;
+      applyChange(ctx, command, sent(command));
+      return {};
     }
     if (!check.ok && check.error.kind !== 'rejected') {
       waitAndRetry(ctx, command, check.error);
-      return undefined;
+      return {};
     }
-    return refuse(ctx, command, cancel.error);
+    applyChange(ctx, command, refused(cancel.error));
+    return { attention: refusedAttention(ctx, command, cancel.error) };
   });
-  return attention ? { attention } : {};
 }
 
-function markSent(ctx: StepContext, command: DueCancel): void {
+/** How the cancellation ends when the order moves. */
+type CancellationEnd = { transition: AttemptTransition; refusal?: string };
+
+/** Records the attempt with the order's move (one audit entry), and the cancellation's when the order moved. */
+function recordChange(ctx: StepContext, command: DueCancel, attempt: NewAttempt, end: CancellationEnd): void {
   const { store } = ctx;
-  const moved = store.orders.transition(
-    command.orderId,
-    ['cancel_requested'],
-    'cancel_sent',
-    { lastError: null, nextAttemptAt: null },
-    { actor: 'submitter', action: 'order.cancel-sent', details: { remoteId: String(command.pharmacyOrderId) } },
-  );
-  if (moved) store.cancellations.markSent(command.cancellationId);
+  store.inTransaction(() => {
+    if (store.attempts.recordWithTransition(attempt, () => end.transition)) endCancellation(ctx, command, end);
+  });
 }
 
-function refuse(
-  ctx: StepContext,
-  command: DueCancel,
-  error: Extract<ServiceError, { kind: 'rejected' }>,
-): OrderAttention {
-  const { store } = ctx;
-  const field = fieldOf(error);
-  const moved = store.orders.transition(
-    command.orderId,
-    ['cancel_requested'],
-    'cancel_refused',
-    { lastError: { kind: 'rejected', message: error.message, field }, nextAttemptAt: null },
-    {
-      actor: 'submitter',
+/** The order's move with an audit entry of its own, and the cancellation's when the order moved. */
+function applyChange(ctx: StepContext, command: DueCancel, end: CancellationEnd): void {
+  const { transition } = end;
+  const moved = ctx.store.orders.transition(command.orderId, transition.from, transition.to, transition.patch, {
+    actor: 'submitter',
+    action: transition.action,
+    ...(transition.details ? { details: transition.details } : {}),
+  });
+  if (moved) endCancellation(ctx, command, end);
+}
+
+function endCancellation(ctx: StepContext, command: DueCancel, end: CancellationEnd): void {
+  const { cancellations } = ctx.store;
+  if (cancellations.markSent(command.cancellationId) && end.refusal !== undefined) {
+    cancellations.finish(command.cancellationId, 'refused', end.refusal);
+  }
+}
+
+/** Sent (or cancelled already): the poller confirms `cancelled` from the order's status. */
+function sent(command: DueCancel): CancellationEnd {
+  return {
+    transition: {
+      from: ['cancel_requested'],
+      to: 'cancel_sent',
+      patch: { lastError: null, nextAttemptAt: null },
+      action: 'order.cancel-sent',
+      details: { remoteId: String(command.pharmacyOrderId) },
+    },
+  };
+}
+
+function refused(error: Extract<ServiceError, { kind: 'rejected' }>): CancellationEnd {
+  return {
+    transition: {
+      from: ['cancel_requested'],
+      to: 'cancel_refused',
+      patch: { lastError: { kind: 'rejected', message: error.message, field: fieldOf(error) }, nextAttemptAt: null },
       action: 'order.cancel-refused',
       details: {
         ...(error.status >= 100 ? { httpStatus: error.status } : {}),
@@ -140,10 +159,15 @@ function refuse(
         errorMessage: clip(error.message),
       },
     },
-  );
-  if (moved && store.cancellations.markSent(command.cancellationId)) {
-    store.cancellations.finish(command.cancellationId, 'refused', error.message);
-  }
+    refusal: error.message,
+  };
+}
+
+function refusedAttention(
+  ctx: StepContext,
+  command: DueCancel,
+  error: Extract<ServiceError, { kind: 'rejected' }>,
+): OrderAttention {
   return {
     kind: 'order',
     environmentId: ctx.environmentId,
@@ -152,7 +176,7 @@ function refuse(
     clinicCode: command.clinicCode,
     clinicOrderId: command.clinicOrderId,
     message: error.message,
-    field,
+    field: fieldOf(error),
   };
 }
 

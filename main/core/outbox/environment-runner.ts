@@ -1,7 +1,8 @@
 import type { Logger } from '../logger.js';
 import type { OrderServiceClient } from '../service/client.js';
-import type { OrderRecord } from '../store/orders-repo.js';
+import type { ClaimedOrder, OrderRecord } from '../store/orders-repo.js';
 import type { DueCancel } from '../store/outbox-queue-repo.js';
+import { GroupCommit } from '../store/group-commit.js';
 import type { Store } from '../store/store.js';
 import { isoTime } from '../store/time.js';
 import type { AuditDetails } from '../audit/audit-details.js';
@@ -10,7 +11,7 @@ import { retryDelayMs } from './backoff.js';
 import { sendCancel } from './cancel-sender.js';
 import { CircuitBreaker } from './circuit-breaker.js';
 import { SlidingRate, type OutboxProgress, type OutboxRunResult, type OutboxState } from './progress.js';
-import { TokenBucket } from './rate-limiter.js';
+import { burstFor, TokenBucket } from './rate-limiter.js';
 import { lookUpInDoubt } from './reconcile.js';
 import { recoverInterrupted } from './recovery.js';
 import { clip, type Answer, type Recorded, type Settle, type StepContext, type Verdict } from './step.js';
@@ -29,9 +30,12 @@ export interface RunnerDeps {
   onAttention?: (event: AttentionEvent) => void;
 }
 
-/** One unit of work, keyed by order id (an order is never in two kinds of work at once). */
+/**
+ * One unit of work, keyed by order id (an order is never in two kinds of work at once). A create carries the
+ * number of the commit that claimed it: its request leaves only once that commit is durable.
+ */
 type Work =
-  | { kind: 'create'; id: number; order: OrderRecord }
+  | { kind: 'create'; id: number; order: ClaimedOrder; commit: number }
   | { kind: 'lookup'; id: number; order: OrderRecord }
   | { kind: 'cancel'; id: number; command: DueCancel };
 
@@ -52,26 +56,27 @@ interface Answered {
 
 /** Lookups and cancel commands are looked for at least this often while creates keep the loop busy. */
 const SCAN_INTERVAL_MS = 250;
+/** Idle this long, the store's WAL is checkpointed. */
+const IDLE_CHECKPOINT_MS = 1_000;
 /** The longest an answer waits for its commit while the pool still has work to send. */
 const COMMIT_DELAY_MS = 20;
 
 /**
  * The sending loop of one environment. Work comes from the store, never from memory: lookups of orders in
  * doubt first (they must be settled before anything is resent), then cancel commands, then due queued orders,
- * claimed (queued → sending, atomically) only when a concurrency slot and a rate token are free, so no order sits
- * claimed while waiting.
+ * claimed (queued → sending) ahead into a small pool, from which a freed slot is refilled at once.
  *
- * Group commit. With synchronous=FULL every commit is an fsync that blocks the event loop, so commits are
- * shared: the loop keeps a small pool of work picked ahead (queued orders already claimed, their claim
- * committed), and refills a freed slot from the pool at once, without waiting for a commit. The answers' records
- * (attempt, state change, audit) wait for the next turn of the loop, which commits them all, with the claims that
- * refill the pool, in one transaction: when the pool runs dry, when a pool's worth of answers is waiting, or a
- * few milliseconds after the first. So a claim is always durable before its request leaves, and an answer a crash
- * keeps from its commit leaves its order `sending`, which the next start treats as in doubt. Claimed orders that
- * cannot go (paused, sign-in, outage, stop) go back to `queued`.
+ * Group commit. The answers' records (the attempt and the state change it led to, with one audit entry) wait for
+ * the next turn of the loop, which commits them all, with the claims that refill the pool, in one transaction:
+ * at once when the pool runs dry, after the next I/O poll when it is half empty or two rounds of answers wait, else
+ * a few milliseconds after the first. Those commits do not wait for the disk (GroupCommit: one background fsync
+ * of the WAL covers many), and a claimed create leaves only once the commit that claimed it is durable, so a claim
+ * is always on disk before its request leaves. An answer a crash keeps from its commit (or a power loss from its
+ * fsync) leaves its order `sending`, which the next start treats as in doubt. Claimed orders that cannot go
+ * (paused, sign-in, outage, stop) go back to `queued`.
  *
- * The loop is woken by answers, `notify()`, and one timer set to the earliest of: next rate token, Retry-After
- * gate, breaker probe, next due retry.
+ * The loop is woken by answers, `notify()`, finished fsyncs, and one timer set to the earliest of: Retry-After
+ * gate, breaker probe, next due retry (a rate-limit wait only delays sending).
  */
 export class EnvironmentRunner {
   readonly environmentId: string;
@@ -80,6 +85,9 @@ export class EnvironmentRunner {
   readonly #bucket: TokenBucket;
   readonly #breaker: CircuitBreaker;
   readonly #rate = new SlidingRate();
+  readonly #group: GroupCommit;
+  /** A background fsync is under way (see #syncInBackground). */
+  #syncing = false;
   /** Requests out on the network, by order id: what the concurrency limit counts. */
   readonly #inFlight = new Map<number, Promise<void>>();
   readonly #answered: Answered[] = [];
@@ -89,6 +97,8 @@ export class EnvironmentRunner {
   #pool: Work[] = [];
   readonly #poolTarget: number;
   #commitTimer: NodeJS.Timeout | undefined;
+  /** A commit is set for after the next turn's I/O (see #scheduleCommit). */
+  #commitSoon = false;
   readonly #waiters = new Set<IdleWaiter>();
   #running = false;
   #pausedReason: string | null = null;
@@ -101,6 +111,9 @@ export class EnvironmentRunner {
   #nextScanAt = 0;
   #timer: NodeJS.Timeout | undefined;
   #timerAt = Number.POSITIVE_INFINITY;
+  /** Set while sending waits for a rate token. */
+  #launchTimer: NodeJS.Timeout | undefined;
+  #idleCheckpoint: NodeJS.Timeout | undefined;
   #pumpQueued = false;
   /** The latest answer from the service, and the latest about a different order: evidence it works for others. */
   #lastAnswer = { orderId: 0, atMs: Number.NEGATIVE_INFINITY };
@@ -114,11 +127,17 @@ export class EnvironmentRunner {
     this.#deps = deps;
     // The admin's pause survives a restart; a sign-in stop is found out again by the first request.
     this.#pausedReason = deps.store.environments.pausedReason(deps.environmentId);
+    this.#group = new GroupCommit(deps.store);
     const { tuning } = deps;
-    this.#bucket = new TokenBucket(tuning.ratePerSecond, Math.max(tuning.concurrency, 1), this.#nowMs());
-    // Enough picked ahead for ~50 ms at the rate limit: at most eight slots' worth, at least one each.
+    this.#bucket = new TokenBucket(
+      tuning.ratePerSecond,
+      burstFor(tuning.concurrency, tuning.ratePerSecond),
+      this.#nowMs(),
+    );
+    // Enough picked ahead for ~50 ms at the rate limit: at most sixteen slots' worth (claims are synced to disk
+    // in the background before they go, and the pool must outlast an fsync on a busy disk), at least one each.
     this.#poolTarget = Math.min(
-      8 * tuning.concurrency,
+      16 * tuning.concurrency,
       Math.max(tuning.concurrency, Math.ceil(tuning.ratePerSecond / 20)),
     );
     this.#breaker = new CircuitBreaker({
@@ -258,6 +277,10 @@ export class EnvironmentRunner {
   async stop(timeoutMs: number): Promise<void> {
     this.#running = false;
     clearTimeout(this.#timer);
+    clearTimeout(this.#launchTimer);
+    this.#launchTimer = undefined;
+    clearTimeout(this.#idleCheckpoint);
+    this.#idleCheckpoint = undefined;
     clearTimeout(this.#commitTimer);
     this.#commitTimer = undefined;
     this.#timer = undefined;
@@ -270,8 +293,16 @@ export class EnvironmentRunner {
       ]);
       clearTimeout(timeout);
     }
-    // Record what was answered and put back what was claimed and not sent.
+    // Record what was answered and put back what was claimed and not sent; then make all of it durable.
     this.#pump();
+    try {
+      this.#group.close();
+    } catch (error) {
+      this.#deps.logger.error('outbox could not sync its last records', {
+        environmentId: this.environmentId,
+        reason: reasonOf(error),
+      });
+    }
     clearTimeout(this.#progressTimer);
     this.#progressTimer = undefined;
     const result = { ...this.progress(), outcome: 'stopped' as const };
@@ -291,7 +322,7 @@ export class EnvironmentRunner {
     const poolBefore = [...this.#pool];
     const envEvents = this.#envEvents.splice(0);
     try {
-      this.#deps.store.inTransaction(() => {
+      const { value: claimed, commit } = this.#group.commit(() => {
         for (const event of envEvents) {
           this.#deps.store.audit.append({
             actor: 'submitter',
@@ -302,9 +333,12 @@ export class EnvironmentRunner {
           if (event.attention) attention.push(event.attention);
         }
         for (const item of answered) this.#settle(item, attention);
-        if (this.#running && !this.#blocked()) this.#refill();
-        else this.#releasePool();
+        if (this.#running && !this.#blocked()) return this.#refill();
+        this.#releasePool();
+        return [];
       });
+      for (const work of claimed) work.commit = commit;
+      if (this.#syncWanted()) this.#syncInBackground();
     } catch (error) {
       // The commit failed (disk full, I/O error), so none of it happened: record each answer on its own.
       // The breaker and gates took the answers in when they arrived; only environment audit entries are lost.
@@ -328,13 +362,32 @@ export class EnvironmentRunner {
     }
     for (const event of attention) this.#emitAttention(event);
     this.#launchFromPool();
+    if (this.#inFlight.size === 0 && this.#pool.length === 0 && this.#answered.length === 0) {
+      this.#checkpointWhenIdle();
+    }
     this.#afterPump();
+  }
+
+  /**
+   * The WAL is copied into the database file (GroupCommit.checkpoint) once nothing has been under way for a
+   * while, rather than by the commits of a busy loop (which checkpoint only at a larger WAL size).
+   */
+  #checkpointWhenIdle(): void {
+    if (this.#idleCheckpoint) return;
+    this.#idleCheckpoint = setTimeout(() => {
+      this.#idleCheckpoint = undefined;
+      if (!this.#running || this.#inFlight.size > 0 || this.#pool.length > 0 || this.#answered.length > 0) return;
+      try {
+        this.#group.checkpoint();
+      } catch (error) {
+        this.#deps.logger.warn('outbox could not checkpoint the store', { reason: reasonOf(error) });
+      }
+    }, IDLE_CHECKPOINT_MS);
+    this.#idleCheckpoint.unref();
   }
 
   /** Records one answer, in its own savepoint: a failure there cannot undo the others. */
   #settle(item: Answered, attention: AttentionEvent[]): void {
-    // Whatever did not end at the service may have left a lookup or a cancel to do.
-    this.#scanWanted = true;
     let recorded: Recorded;
     if (item.settle) {
       try {
@@ -346,6 +399,9 @@ export class EnvironmentRunner {
       recorded = this.#afterBug(item.work, item.error);
     }
     if (recorded.reached) this.#rate.record(this.#nowMs());
+    // Whatever did not end at the service may have left a lookup or a cancel to do; an order created (or found)
+    // has left nothing, so a stream of creates does not rescan the queue every turn.
+    else this.#scanWanted = true;
     if (recorded.attention) attention.push(recorded.attention);
   }
 
@@ -354,19 +410,22 @@ export class EnvironmentRunner {
     return this.#pausedReason !== null || this.#signInMessage !== null;
   }
 
-  /** Tops the pool up: due lookups, then cancel commands, then queued orders (claimed here, in this commit). */
-  #refill(): void {
+  /**
+   * Tops the pool up: due lookups, then cancel commands, then queued orders (claimed here, in this commit).
+   * Returns the creates claimed, for the caller to stamp with the commit's number.
+   */
+  #refill(): Array<Extract<Work, { kind: 'create' }>> {
     const nowMs = this.#nowMs();
     const breaker = this.#breaker.state(nowMs);
     if (breaker === 'open') {
       this.#releasePool();
       this.#wakeAt(this.#breaker.probeAt ?? nowMs);
-      return;
+      return [];
     }
     // Half-open: exactly one probe, and only once nothing else is in flight.
     const target = breaker === 'closed' ? this.#poolTarget : this.#inFlight.size === 0 ? 1 : 0;
     const wanted = target - this.#pool.length;
-    if (wanted <= 0) return;
+    if (wanted <= 0) return [];
     const { store } = this.#deps;
     const picked: Work[] = [];
     if (this.#scanWanted || nowMs >= this.#nextScanAt) {
@@ -391,13 +450,17 @@ export class EnvironmentRunner {
     }
     // Lookups and cancels go before creates already waiting in the pool; new creates after them.
     this.#pool.unshift(...picked);
+    const claimed: Array<Extract<Work, { kind: 'create' }>> = [];
     if (picked.length < wanted) {
-      for (const order of store.orders.claimDue(this.environmentId, wanted - picked.length)) {
-        this.#pool.push({ kind: 'create', id: order.id, order });
+      for (const order of store.orders.claimForSending(this.environmentId, wanted - picked.length)) {
+        // Not durable until stamped with this commit's number (after it) and that commit is synced.
+        claimed.push({ kind: 'create', id: order.id, order, commit: Number.POSITIVE_INFINITY });
       }
+      this.#pool.push(...claimed);
     }
     // Nothing due and nothing under way: the timer wakes the loop when the next retry is due.
     if (this.#pool.length === 0 && this.#inFlight.size === 0) this.#wakeForNextDue(nowMs);
+    return claimed;
   }
 
   /** Claimed orders that were not sent go back to `queued` (no attempt was made); picked lookups and cancels wait. */
@@ -405,6 +468,66 @@ export class EnvironmentRunner {
     const claimed = this.#pool.filter((work) => work.kind === 'create').map((work) => work.id);
     this.#pool = [];
     if (claimed.length > 0) this.#deps.store.outboxQueue.unclaim(claimed);
+  }
+
+  /**
+   * One fsync of the WAL at a time on the thread pool (GroupCommit), covering every commit made before it: then
+   * the creates whose claims it made durable can go, and idle waiters learn that everything is on disk. If the
+   * fsync fails, claims it was to cover are never trusted: those creates go back to `queued` (with an ordinary
+   * synchronous commit) without being sent.
+   */
+  #syncInBackground(): void {
+    if (this.#syncing || this.#group.allDurable()) return;
+    this.#syncing = true;
+    this.#group.sync().then(
+      () => {
+        this.#syncing = false;
+        if (this.#syncWanted()) this.#syncInBackground();
+        // Either may want the next sync too: a create at the head of the pool, or a waiter.
+        this.#launchFromPool();
+        this.#afterPump();
+      },
+      (error: unknown) => {
+        this.#syncing = false;
+        this.#deps.logger.error('outbox could not make its commits durable', {
+          environmentId: this.environmentId,
+          reason: reasonOf(error),
+        });
+        this.#dropUnsynced();
+        this.#schedulePump();
+      },
+    );
+  }
+
+  /**
+   * Whether to sync ahead, before a create waits for it: claimed creates are not yet durable and fewer than
+   * half a pool of durable ones is left to send. (Each fsync costs the event loop a wake-up of the thread pool, so
+   * claims are synced in batches rather than after every commit.)
+   */
+  #syncWanted(): boolean {
+    let ready = 0;
+    let unsynced = 0;
+    for (const work of this.#pool) {
+      if (work.kind !== 'create') continue;
+      if (this.#group.isDurable(work.commit)) ready += 1;
+      else unsynced += 1;
+    }
+    return unsynced > 0 && ready < Math.max(this.#deps.tuning.concurrency, this.#poolTarget / 2);
+  }
+
+  /** Claims a failed fsync was to cover: back to `queued`, never sent (if even that fails, recovery finds them). */
+  #dropUnsynced(): void {
+    const unsynced = this.#pool.filter((work) => work.kind === 'create' && !this.#group.isDurable(work.commit));
+    if (unsynced.length === 0) return;
+    this.#pool = this.#pool.filter((work) => !unsynced.includes(work));
+    try {
+      this.#deps.store.outboxQueue.unclaim(unsynced.map((work) => work.id));
+    } catch (error) {
+      this.#deps.logger.error('outbox could not put back claims it could not sync', {
+        environmentId: this.environmentId,
+        reason: reasonOf(error),
+      });
+    }
   }
 
   /** Sends from the pool while a slot and a rate token are free; the answers come back to #answered. */
@@ -420,14 +543,29 @@ export class EnvironmentRunner {
       this.#pool.length > 0 &&
       this.#inFlight.size < this.#breaker.allowance(nowMs, this.#deps.tuning.concurrency)
     ) {
+      const head = this.#pool[0]!;
+      // A create leaves only once its claim is durable: the background sync launches it when it is.
+      if (head.kind === 'create' && !this.#group.isDurable(head.commit)) {
+        this.#syncInBackground();
+        return;
+      }
       if (!this.#bucket.tryTake(nowMs)) {
-        this.#wakeAt(nowMs + this.#bucket.waitMs(nowMs));
+        this.#launchLater(this.#bucket.waitMs(nowMs));
         return;
       }
       const work = this.#pool.shift()!;
       this.#breaker.probeStarted(nowMs);
       this.#launch(work);
     }
+  }
+
+  /** A rate token comes in `delayMs`: only sending waits for it, not the loop's scans and commits. */
+  #launchLater(delayMs: number): void {
+    if (this.#launchTimer) return;
+    this.#launchTimer = setTimeout(() => {
+      this.#launchTimer = undefined;
+      this.#launchFromPool();
+    }, delayMs);
   }
 
   #wakeForNextDue(nowMs: number): void {
@@ -458,10 +596,27 @@ export class EnvironmentRunner {
     this.#inFlight.set(work.id, task);
   }
 
-  /** Commit now if the pool ran dry or a pool's worth of answers waits; otherwise a few milliseconds on. */
+  /**
+   * When the answers waiting get their commit: at once if the pool ran dry (nothing can go until it is refilled);
+   * soon if it is half empty (its refill must be claimed and synced before it is needed) or two rounds of answers
+   * wait (so no commit holds the event loop for long); otherwise a few milliseconds on. "Soon" is after the next
+   * turn's I/O, so the requests just launched are on the wire, not waiting behind the commit.
+   */
   #scheduleCommit(): void {
-    if (this.#pool.length === 0 || this.#answered.length >= this.#poolTarget) {
+    if (this.#pool.length === 0) {
       this.#schedulePump();
+      return;
+    }
+    if (this.#pool.length <= this.#poolTarget / 2 || this.#answered.length >= 2 * this.#deps.tuning.concurrency) {
+      if (this.#commitSoon) return;
+      this.#commitSoon = true;
+      // The first immediate runs this turn, the second after the next poll for I/O (connects, writes).
+      setImmediate(() =>
+        setImmediate(() => {
+          this.#commitSoon = false;
+          this.#pump();
+        }),
+      );
       return;
     }
     this.#commitTimer ??= setTimeout(() => {
@@ -591,7 +746,12 @@ export class EnvironmentRunner {
     }
     const state = this.#state(open);
     const blocked = state === 'paused' || state === 'sign-in-required' || state === 'service-unavailable';
-    const settle = [...this.#waiters].filter((w) => (!open && this.#running) || (blocked && w.stopWhenBlocked));
+    let settle = [...this.#waiters].filter((w) => (!open && this.#running) || (blocked && w.stopWhenBlocked));
+    // A waiter hears "idle" or "blocked" only once what it would then rely on is on disk.
+    if (settle.length > 0 && !this.#group.allDurable()) {
+      this.#syncInBackground();
+      settle = [];
+    }
     if (settle.length > 0) {
       const progress = this.progress();
       for (const waiter of settle) waiter.settle({ ...progress, outcome: open ? 'blocked' : 'idle' });

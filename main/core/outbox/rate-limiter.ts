@@ -50,3 +50,11 @@ export class TokenBucket {
     this.#updatedAt = Math.max(this.#updatedAt, nowMs);
   }
 }
+
+/**
+ * The burst for a sending pace: the concurrency, and at least a millisecond's worth of the rate. Callers count
+ * time in milliseconds, so a bucket holding less would cap a high rate at `burst` requests per millisecond.
+ */
+export function burstFor(concurrency: number, ratePerSecond: number): number {
+  return Math.max(1, concurrency, Math.floor(ratePerSecond / 1000));
+}

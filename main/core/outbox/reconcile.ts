@@ -2,15 +2,16 @@ import type { ServiceError } from '../../../shared/errors.js';
 import type { StatusRecord } from '../../../shared/status.js';
 import type { CallOutcome } from '../service/client.js';
 import type { OrderRecord } from '../store/orders-repo.js';
-import type { OrderAttention } from './attention.js';
 import {
   attemptOf,
   clip,
   countsAgainst,
+  recordDecision,
   scheduleRetry,
   UP,
   verdictFrom,
   type Answer,
+  type Decision,
   type Recorded,
   type StepContext,
 } from './step.js';
@@ -47,16 +48,12 @@ function settleLookup(
     const pharmacyOrderId = pharmacyIdIn(outcome.value, order.clinicOrderId);
     if (pharmacyOrderId !== null) {
       const remoteId = String(pharmacyOrderId);
-      store.inTransaction(() => {
-        store.attempts.record(attemptOf(order.id, 'lookup', startedAt, outcome, remoteId));
-        store.orders.transition(
-          order.id,
-          ['in_doubt'],
-          'created',
-          { pharmacyOrderId, lastError: null, nextAttemptAt: null },
-          { actor: 'submitter', action: 'order.reconciled', details: { operation: 'lookup', remoteId } },
-        );
-      });
+      store.attempts.recordWithTransition(attemptOf(order.id, 'lookup', startedAt, outcome, remoteId), () => ({
+        from: ['in_doubt'],
+        to: 'created',
+        patch: { pharmacyOrderId, lastError: null, nextAttemptAt: null },
+        action: 'order.reconciled',
+      }));
       return { reached: true };
     }
     if (outcome.value.length > 0) {
@@ -73,24 +70,26 @@ function settleLookup(
       });
       return {};
     }
-    const attention = store.inTransaction(() => {
-      store.attempts.record({
-        ...attemptOf(order.id, 'lookup', startedAt, outcome),
-        errorMessage: 'not found at the service',
-      });
-      return notFound(ctx, order);
-    });
+    const attention = recordDecision(
+      ctx,
+      { ...attemptOf(order.id, 'lookup', startedAt, outcome), errorMessage: 'not found at the service' },
+      () => notFound(ctx, order),
+    );
     return attention ? { attention } : {};
   }
 
   const { error } = outcome;
-  const attention = store.inTransaction((): OrderAttention | undefined => {
+  if (error.kind === 'rejected' && error.status === 404) {
+    const attention = recordDecision(ctx, attemptOf(order.id, 'lookup', startedAt, outcome), () =>
+      notFound(ctx, order),
+    );
+    return attention ? { attention } : {};
+  }
+  store.inTransaction(() => {
     store.attempts.record(attemptOf(order.id, 'lookup', startedAt, outcome));
-    if (error.kind === 'rejected' && error.status === 404) return notFound(ctx, order);
     keepInDoubt(ctx, order, error);
-    return undefined;
   });
-  return attention ? { attention } : {};
+  return {};
 }
 
 /** The pharmacy order id of this clinic order in a lookup's answer, if it is there. */
@@ -108,7 +107,7 @@ export function pharmacyIdIn(records: readonly StatusRecord[], clinicOrderId: st
 }
 
 /** Not at the service: send it again now, unless it has failed too often while others got through. */
-function notFound(ctx: StepContext, order: OrderRecord): OrderAttention | undefined {
+function notFound(ctx: StepContext, order: OrderRecord): Decision {
   const { store } = ctx;
   // The send that went unanswered failed, as surely as a 5xx: it counts if others got through meanwhile.
   const failures = countsAgainst(ctx, order.id, store.attempts.list(order.id))
@@ -116,33 +115,36 @@ function notFound(ctx: StepContext, order: OrderRecord): OrderAttention | undefi
     : (store.outboxQueue.retryMemory(order.id)?.failures ?? 0);
   if (failures >= ctx.tuning.maxAttempts) {
     const message = `gave up after ${failures} attempts: sent, unanswered, and not found at the service`;
-    store.orders.transition(
-      order.id,
-      ['in_doubt'],
-      'held',
-      { lastError: { kind: 'in-doubt', message }, nextAttemptAt: null },
-      { actor: 'submitter', action: 'order.set-aside', details: { errorKind: 'in-doubt', errorMessage: message } },
-    );
     return {
-      kind: 'order',
-      environmentId: order.environmentId,
-      reason: 'gave-up',
-      orderId: order.id,
-      clinicCode: order.clinicCode,
-      clinicOrderId: order.clinicOrderId,
-      message,
-      field: null,
+      transition: {
+        from: ['in_doubt'],
+        to: 'held',
+        patch: { lastError: { kind: 'in-doubt', message }, nextAttemptAt: null },
+        action: 'order.set-aside',
+        details: { errorKind: 'in-doubt', errorMessage: message },
+      },
+      attention: {
+        kind: 'order',
+        environmentId: order.environmentId,
+        reason: 'gave-up',
+        orderId: order.id,
+        clinicCode: order.clinicCode,
+        clinicOrderId: order.clinicOrderId,
+        message,
+        field: null,
+      },
     };
   }
   const message = 'not found at the service after an unanswered send: sending it again';
-  store.orders.transition(
-    order.id,
-    ['in_doubt'],
-    'queued',
-    { lastError: { kind: 'in-doubt', message }, nextAttemptAt: null },
-    { actor: 'submitter', action: 'order.not-found', details: { operation: 'lookup', errorMessage: message } },
-  );
-  return undefined;
+  return {
+    transition: {
+      from: ['in_doubt'],
+      to: 'queued',
+      patch: { lastError: { kind: 'in-doubt', message }, nextAttemptAt: null },
+      action: 'order.not-found',
+      details: { errorMessage: message },
+    },
+  };
 }
 
 function keepInDoubt(ctx: StepContext, order: OrderRecord, error: ServiceError): void {

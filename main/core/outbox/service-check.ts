@@ -1,7 +1,7 @@
 import type { ServiceError } from '../../../shared/errors.js';
 import type { StatusRecord } from '../../../shared/status.js';
 import type { CallOutcome } from '../service/client.js';
-import type { OrderRecord } from '../store/orders-repo.js';
+import type { ClaimedOrder } from '../store/orders-repo.js';
 import { pharmacyIdIn } from './reconcile.js';
 import type { StepContext } from './step.js';
 
@@ -22,7 +22,7 @@ export interface ServiceCheck {
 
 export async function checkServiceAfter(
   ctx: StepContext,
-  order: OrderRecord,
+  order: ClaimedOrder,
   error: ServiceError,
   sentAt: Date,
 ): Promise<ServiceCheck | null> {

@@ -1,7 +1,7 @@
 import type { ServiceError } from '../../../shared/errors.js';
 import type { Logger } from '../logger.js';
 import type { CallOutcome, OrderServiceClient } from '../service/client.js';
-import type { AttemptRecord, NewAttempt } from '../store/attempts-repo.js';
+import type { AttemptRecord, AttemptTransition, NewAttempt } from '../store/attempts-repo.js';
 import type { AttemptOperation } from '../store/order-state.js';
 import type { Store } from '../store/store.js';
 import type { OrderAttention } from './attention.js';
@@ -91,6 +91,72 @@ export function verdictFrom(error: ServiceError): Verdict {
     service: verdictOf(error),
     message: error.message,
     ...('retryAfterMs' in error && error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
+  };
+}
+
+/**
+ * What an answer leads to, decided once its attempt is stored (so the history includes it): the state change,
+ * audited in one entry with that attempt (none: the attempt gets an entry of its own), the attention it calls
+ * for, and whether the order is to be remembered as once in doubt if the change is made.
+ */
+export interface Decision {
+  transition: AttemptTransition | null;
+  attention?: OrderAttention;
+  remembersInDoubt?: boolean;
+}
+
+/**
+ * Stores `attempt` and makes the change `decide` names, with one audit entry for both, in one savepoint; then
+ * remembers the order as once in doubt when the decision says so. Returns the decision's attention.
+ */
+export function recordDecision(
+  ctx: StepContext,
+  attempt: NewAttempt,
+  decide: () => Decision,
+): OrderAttention | undefined {
+  const { store } = ctx;
+  return store.inTransaction(() => {
+    let decision: Decision = { transition: null };
+    const moved = store.attempts.recordWithTransition(attempt, () => {
+      decision = decide();
+      return decision.transition;
+    });
+    if (moved && decision.remembersInDoubt) store.outboxQueue.markWasInDoubt(attempt.orderId);
+    return decision.attention;
+  });
+}
+
+/** Makes the decided change with an audit entry of its own (the calls that led to it are audited already). */
+export function applyDecision(ctx: StepContext, orderId: number, decision: Decision): OrderAttention | undefined {
+  const { store } = ctx;
+  const { transition } = decision;
+  if (!transition) return decision.attention;
+  return store.inTransaction(() => {
+    const moved = store.orders.transition(orderId, transition.from, transition.to, transition.patch, {
+      actor: 'submitter',
+      action: transition.action,
+      ...(transition.details ? { details: transition.details } : {}),
+    });
+    if (moved && decision.remembersInDoubt) store.outboxQueue.markWasInDoubt(orderId);
+    return decision.attention;
+  });
+}
+
+/** Into `in_doubt` (from `sending`), looked up after `delayMs`; remembered for good once made. */
+export function inDoubtDecision(
+  ctx: StepContext,
+  lastError: { kind: ServiceError['kind']; message: string; field?: string | null },
+  delayMs: number,
+): Decision {
+  return {
+    transition: {
+      from: ['sending'],
+      to: 'in_doubt',
+      patch: { lastError, nextAttemptAt: new Date(ctx.now().getTime() + delayMs) },
+      action: 'order.in-doubt',
+      details: { errorKind: lastError.kind, errorMessage: clip(lastError.message) },
+    },
+    remembersInDoubt: true,
   };
 }
 

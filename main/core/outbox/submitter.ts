@@ -1,25 +1,30 @@
 import type { ServiceError } from '../../../shared/errors.js';
 import type { CreateResponse } from '../../../shared/orders.js';
 import type { CallOutcome } from '../service/client.js';
-import type { OrderRecord } from '../store/orders-repo.js';
+import type { AttemptTransition } from '../store/attempts-repo.js';
+import type { ClaimedOrder, OrderRecord } from '../store/orders-repo.js';
 import type { OrderAttention } from './attention.js';
 import { isDuplicateClinicOrderId } from './duplicate-order.js';
 import { checkServiceAfter, type ServiceCheck } from './service-check.js';
 import {
+  applyDecision,
   attemptOf,
   clip,
   fieldOf,
+  inDoubtDecision,
+  recordDecision,
   scheduleRetry,
   UP,
   verdictFrom,
   type Answer,
+  type Decision,
   type Recorded,
   type StepContext,
 } from './step.js';
 
 /**
- * Sends one claimed order (state `sending`); the returned settle records the outcome: the attempt, the order's
- * new state and their audit entries in one transaction.
+ * Sends one claimed order (state `sending`); the returned settle records the outcome: the attempt and the order's
+ * new state, with one audit entry for both, in one transaction.
  *
  * | outcome                                   | order becomes                                                      |
  * | ----------------------------------------- | ------------------------------------------------------------------ |
@@ -31,7 +36,7 @@ import {
  * | 400 duplicate clinicOrderId, was in doubt | in_doubt: the service has it from the unanswered send; look it up  |
  * | other 400 / 404 (or refused locally)      | rejected, with the message and field                               |
  */
-export async function sendOrder(ctx: StepContext, order: OrderRecord): Promise<Answer> {
+export async function sendOrder(ctx: StepContext, order: ClaimedOrder): Promise<Answer> {
   const startedAt = ctx.now();
   const outcome = await ctx.client.sendCreate(order.route, order.requestBody);
   const check = outcome.ok ? null : await checkServiceAfter(ctx, order, outcome.error, startedAt);
@@ -43,60 +48,66 @@ export async function sendOrder(ctx: StepContext, order: OrderRecord): Promise<A
 
 function settleCreate(
   ctx: StepContext,
-  order: OrderRecord,
+  order: ClaimedOrder,
   startedAt: Date,
   outcome: CallOutcome<CreateResponse>,
   check: ServiceCheck | null,
 ): Recorded {
   const { store } = ctx;
   if (outcome.ok) {
-    const remoteId = String(outcome.value.orderId);
-    store.inTransaction(() => {
-      store.attempts.record(attemptOf(order.id, 'create', startedAt, outcome, remoteId));
-      store.orders.transition(
-        order.id,
-        ['sending'],
-        'created',
-        { pharmacyOrderId: outcome.value.orderId, lastError: null, nextAttemptAt: null },
-        { actor: 'submitter', action: 'order.created', details: { remoteId } },
-      );
-    });
+    store.attempts.recordWithTransition(
+      attemptOf(order.id, 'create', startedAt, outcome, String(outcome.value.orderId)),
+      () => ({
+        from: ['sending'],
+        to: 'created',
+        patch: { pharmacyOrderId: outcome.value.orderId, lastError: null, nextAttemptAt: null },
+        action: 'order.created',
+      }),
+    );
     return { reached: true };
   }
 
   const { error } = outcome;
-  const attention = store.inTransaction((): OrderAttention | undefined => {
-    store.attempts.record(attemptOf(order.id, 'create', startedAt, outcome));
-    if (check) store.attempts.record(attemptOf(order.id, 'lookup', check.startedAt, check.outcome));
-    if (check?.found) {
-      // Listed at the service despite the 5xx: settle it by lookup (adopting its id), never by sending again.
-      const message = `the service failed (${error.message}) but lists this order: looking it up`;
-      toInDoubt(ctx, order.id, 'sending', { kind: 'in-doubt', message }, 0);
-      return undefined;
-    }
-    return settleFailure(ctx, order, error, check?.serviceUp ?? false);
+  const create = attemptOf(order.id, 'create', startedAt, outcome);
+  if (!check) {
+    const attention = recordDecision(ctx, create, () => decideFailure(ctx, order, error, false));
+    return attention ? { attention } : {};
+  }
+  // Two calls decided this (the create, the lookup checking on the service): each is audited, the change too.
+  const attention = store.inTransaction(() => {
+    store.attempts.record(create);
+    store.attempts.record(attemptOf(order.id, 'lookup', check.startedAt, check.outcome));
+    if (!check.found) return applyDecision(ctx, order.id, decideFailure(ctx, order, error, check.serviceUp));
+    // Listed at the service despite the 5xx: settle it by lookup (adopting its id), never by sending again.
+    const message = `the service failed (${error.message}) but lists this order: looking it up`;
+    return applyDecision(ctx, order.id, inDoubtDecision(ctx, { kind: 'in-doubt', message }, 0));
   });
   return attention ? { attention } : {};
 }
 
-function settleFailure(
-  ctx: StepContext,
-  order: OrderRecord,
-  error: ServiceError,
-  serviceUp: boolean,
-): OrderAttention | undefined {
+/** Where a failed create goes (its attempt is stored already, so the retry history includes it). */
+function decideFailure(ctx: StepContext, order: ClaimedOrder, error: ServiceError, serviceUp: boolean): Decision {
   const { store } = ctx;
   const lastError = { kind: error.kind, message: error.message, field: fieldOf(error) };
-  const move = (to: OrderRecord['state'], patch: Parameters<typeof store.orders.transition>[3], action: string) =>
-    store.orders.transition(order.id, ['sending'], to, patch, {
-      actor: 'submitter',
+  const move = (
+    to: OrderRecord['state'],
+    patch: AttemptTransition['patch'],
+    action: string,
+    attention?: OrderAttention,
+  ): Decision => ({
+    transition: {
+      from: ['sending'],
+      to,
+      patch,
       action,
       details: {
         errorKind: error.kind,
         errorMessage: clip(error.message),
         ...(lastError.field ? { errorField: lastError.field } : {}),
       },
-    });
+    },
+    ...(attention ? { attention } : {}),
+  });
   const attention = (reason: OrderAttention['reason'], message = error.message): OrderAttention => ({
     kind: 'order',
     environmentId: order.environmentId,
@@ -113,37 +124,38 @@ function settleFailure(
       const retry = scheduleRetry(ctx, order.id, 'create', error, serviceUp);
       if (retry.counted && retry.failures >= ctx.tuning.maxAttempts) {
         const message = `gave up after ${retry.failures} attempts: ${error.message}`;
-        move('held', { lastError: { ...lastError, message }, nextAttemptAt: null }, 'order.set-aside');
-        return attention('gave-up', message);
+        return move(
+          'held',
+          { lastError: { ...lastError, message }, nextAttemptAt: null },
+          'order.set-aside',
+          attention('gave-up', message),
+        );
       }
-      move('queued', { lastError, nextAttemptAt: retry.at }, 'order.retry-scheduled');
-      return undefined;
+      return move('queued', { lastError, nextAttemptAt: retry.at }, 'order.retry-scheduled');
     }
     case 'in-doubt':
-      toInDoubt(ctx, order.id, 'sending', lastError, ctx.tuning.reconcileDelayMs);
-      return undefined;
+      return inDoubtDecision(ctx, lastError, ctx.tuning.reconcileDelayMs);
     case 'auth':
       // Nothing reached the service; the order waits for sign-in, which pauses the environment.
-      move('queued', { lastError, nextAttemptAt: null }, 'order.awaiting-sign-in');
-      return undefined;
+      return move('queued', { lastError, nextAttemptAt: null }, 'order.awaiting-sign-in');
     case 'rejected': {
       if (error.status === 403) {
-        move('held', { lastError, nextAttemptAt: null }, 'order.held');
-        return attention('locked-out');
+        return move('held', { lastError, nextAttemptAt: null }, 'order.held', attention('locked-out'));
       }
       if (isDuplicateClinicOrderId(error) && store.outboxQueue.retryMemory(order.id)?.wasInDoubt) {
         // An earlier unanswered send did land: look it up (now) for its pharmacy order id.
         const message = `the service already has this order from an unanswered send: looking it up (${error.message})`;
-        toInDoubt(ctx, order.id, 'sending', { ...lastError, kind: 'in-doubt', message }, 0);
-        return undefined;
+        return inDoubtDecision(ctx, { ...lastError, kind: 'in-doubt', message }, 0);
       }
-      move('rejected', { lastError, nextAttemptAt: null }, 'order.rejected');
-      return attention('rejected');
+      return move('rejected', { lastError, nextAttemptAt: null }, 'order.rejected', attention('rejected'));
     }
   }
 }
 
-/** Into `in_doubt`, remembered for good (a later duplicate then means "created"), looked up after `delayMs`. */
+/**
+ * Into `in_doubt` without an attempt to record (a step that failed, start-up recovery): remembered for good (a
+ * later duplicate then means "created"), looked up after `delayMs`.
+ */
 export function toInDoubt(
   ctx: StepContext,
   orderId: number,

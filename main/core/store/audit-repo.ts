@@ -23,9 +23,11 @@ export class AuditRepo {
   readonly #all: Database.Statement<[], AuditRow>;
   readonly #forOrder: Database.Statement<[number], AuditRow>;
   readonly #search: Database.Statement<[Record<string, string | number | null>], AuditRow>;
-  readonly #append: Database.Transaction<(input: AuditInput) => AuditEntry>;
+  readonly #append: Database.Transaction<(input: AuditInput) => AuditRow>;
+  readonly #db: Database.Database;
 
   constructor(db: Database.Database, now: () => Date) {
+    this.#db = db;
     this.#now = now;
     this.#last = db.prepare('SELECT seq, hash FROM audit_entries ORDER BY seq DESC LIMIT 1');
     this.#insert = db.prepare(
@@ -55,10 +57,19 @@ export class AuditRepo {
    * its entry commit together). Throws on an unknown actor, a malformed action or details outside the allow-list.
    */
   append(input: AuditInput): AuditEntry {
-    return this.#append.immediate(input);
+    return toAuditEntry(this.#append.immediate(input));
   }
 
-  #appendNow(input: AuditInput): AuditEntry {
+  /**
+   * `append` for repositories of this folder already inside their own transaction, which rolls back if this
+   * throws: no savepoint of its own, and nothing returned.
+   */
+  appendWithin(input: AuditInput): void {
+    if (!this.#db.inTransaction) throw new Error('appendWithin needs a transaction');
+    this.#appendNow(input);
+  }
+
+  #appendNow(input: AuditInput): AuditRow {
     if (!(AUDIT_ACTORS as readonly string[]).includes(input.actor))
       throw new Error(`unknown audit actor "${input.actor}"`);
     if (!AUDIT_ACTION_PATTERN.test(input.action) || input.action.length > 64) {
@@ -81,7 +92,7 @@ export class AuditRepo {
     };
     const row: AuditRow = { ...unhashed, hash: auditHash(unhashed) };
     this.#insert.run(row);
-    return toAuditEntry(row);
+    return row;
   }
 
   lastSeq(): number {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { verifyAuditChain } from '../audit/verify-chain.js';
 import { presetEnvironments } from '../environments/presets.js';
 import { DEFAULT_SENDING_PACE } from './environments-repo.js';
 import { enqueueOrders, type Store } from './store.js';
@@ -157,6 +158,186 @@ describe('outbox records', () => {
       expect(store.attempts.list(id!)).toEqual([]);
       expect(store.orders.get(id!)?.attempts).toBe(0);
       expect(store.audit.lastSeq()).toBe(0);
+    });
+  });
+
+  describe('an attempt with the state change it led to', () => {
+    function claimedOrder(clinicOrderId: string): number {
+      const [id] = enqueueOrders(store, batchId, [sampleOrder({ clinicOrderId })]);
+      expect(store.orders.claimForSending(LOCAL.id, 1).map((order) => order.id)).toEqual([id]);
+      return id!;
+    }
+
+    const created = (pharmacyOrderId: number) => ({
+      from: ['sending'] as const,
+      to: 'created' as const,
+      patch: { pharmacyOrderId, lastError: null, nextAttemptAt: null },
+      action: 'order.created',
+    });
+
+    it('stores the attempt, moves the order and writes one audit entry with both', () => {
+      setUp();
+      const id = claimedOrder('ONE-1');
+      const historySeen: number[] = [];
+      const moved = store.attempts.recordWithTransition(
+        {
+          orderId: id,
+          operation: 'create',
+          startedAt: clock.now(),
+          latencyMs: 41.6,
+          httpStatus: 200,
+          outcome: 'ok',
+          remoteId: '100777',
+        },
+        () => {
+          // Decided once the attempt is stored: the history already holds it.
+          historySeen.push(store.attempts.list(id).length);
+          return created(100777);
+        },
+      );
+
+      expect(moved).toBe(true);
+      expect(historySeen).toEqual([1]);
+      expect(store.orders.get(id)).toMatchObject({ state: 'created', pharmacyOrderId: 100777, attempts: 1 });
+      expect(store.attempts.list(id)).toMatchObject([{ operation: 'create', outcome: 'ok', latencyMs: 42 }]);
+      const audit = store.audit.forOrder(id);
+      expect(audit).toHaveLength(1);
+      expect(audit[0]).toMatchObject({ actor: 'submitter', action: 'order.created', clinicOrderId: 'ONE-1' });
+      expect(audit[0]!.details).toEqual({
+        operation: 'create',
+        outcome: 'ok',
+        attempt: 1,
+        httpStatus: 200,
+        latencyMs: 42,
+        remoteId: '100777',
+        fromState: 'sending',
+        toState: 'created',
+      });
+      expect(verifyAuditChain(store)).toMatchObject({ ok: true });
+    });
+
+    it("lets the change overlay the attempt's details (its message says what follows)", () => {
+      setUp();
+      const id = claimedOrder('ONE-2');
+      store.attempts.recordWithTransition(
+        {
+          orderId: id,
+          operation: 'create',
+          startedAt: clock.now(),
+          latencyMs: 12,
+          httpStatus: 503,
+          outcome: 'retryable',
+          errorMessage: 'HTTP 503',
+        },
+        () => ({
+          from: ['sending'],
+          to: 'queued',
+          patch: { lastError: { kind: 'retryable', message: 'HTTP 503' }, nextAttemptAt: clock.now() },
+          action: 'order.retry-scheduled',
+          details: { errorKind: 'retryable', errorMessage: 'HTTP 503, sent again later' },
+        }),
+      );
+      expect(store.audit.forOrder(id).map((entry) => [entry.action, entry.details])).toEqual([
+        [
+          'order.retry-scheduled',
+          {
+            operation: 'create',
+            outcome: 'retryable',
+            attempt: 1,
+            httpStatus: 503,
+            latencyMs: 12,
+            errorKind: 'retryable',
+            errorMessage: 'HTTP 503, sent again later',
+            fromState: 'sending',
+            toState: 'queued',
+          },
+        ],
+      ]);
+    });
+
+    it('audits the attempt alone (and still counts it) when no change follows or the order moved meanwhile', () => {
+      setUp();
+      const id = claimedOrder('ONE-3');
+      const attempt = {
+        orderId: id,
+        operation: 'create' as const,
+        startedAt: clock.now(),
+        latencyMs: 5,
+        httpStatus: 200,
+        outcome: 'ok' as const,
+        remoteId: '100778',
+      };
+      expect(store.attempts.recordWithTransition(attempt, () => null)).toBe(false);
+      // Someone else moved it: the compare-and-set fails, the call is still on record.
+      store.orders.transition(id, ['sending'], 'in_doubt', {}, { actor: 'system', action: 'order.interrupted' });
+      expect(store.attempts.recordWithTransition(attempt, () => created(100778))).toBe(false);
+
+      expect(store.orders.get(id)).toMatchObject({ state: 'in_doubt', pharmacyOrderId: null, attempts: 2 });
+      expect(store.attempts.list(id)).toHaveLength(2);
+      expect(store.audit.forOrder(id).map((entry) => [entry.action, entry.details.attempt ?? null])).toEqual([
+        ['order.attempt', 1],
+        ['order.interrupted', null],
+        ['order.attempt', 2],
+      ]);
+    });
+
+    it('commits the attempt and the change together or neither', () => {
+      setUp();
+      const id = claimedOrder('ONE-4');
+      expect(() =>
+        store.attempts.recordWithTransition(
+          { orderId: id, operation: 'create', startedAt: clock.now(), latencyMs: 5, httpStatus: 200, outcome: 'ok' },
+          // created without the pharmacy order id breaks a CHECK: the attempt must roll back with it.
+          () => ({ from: ['sending'], to: 'created', patch: {}, action: 'order.created' }),
+        ),
+      ).toThrow(/CHECK constraint/);
+      expect(store.attempts.list(id)).toEqual([]);
+      expect(store.orders.get(id)).toMatchObject({ state: 'sending', attempts: 0 });
+      expect(store.audit.forOrder(id)).toEqual([]);
+    });
+
+    it('refuses an attempt about an order that does not exist, naming it', () => {
+      setUp();
+      expect(() =>
+        store.attempts.recordWithTransition(
+          { orderId: 999, operation: 'lookup', startedAt: clock.now(), latencyMs: 5, httpStatus: 200, outcome: 'ok' },
+          () => null,
+        ),
+      ).toThrow('no order 999');
+    });
+  });
+
+  describe('claims for sending', () => {
+    it('claims like claimDue (due first, only queued, once) and returns what sending needs', () => {
+      setUp();
+      const ids = enqueueOrders(store, batchId, [
+        sampleOrder({ clinicOrderId: 'CLAIM-1' }),
+        sampleOrder({ clinicOrderId: 'CLAIM-2' }),
+        sampleOrder({ clinicOrderId: 'CLAIM-3' }),
+      ]);
+      // A retry that came due earlier than the fresh orders goes first.
+      store.orders.transition(
+        ids[2]!,
+        ['queued'],
+        'queued',
+        { nextAttemptAt: new Date(clock.now().getTime() - 60_000) },
+        { actor: 'submitter', action: 'order.retry-scheduled' },
+      );
+      const claimed = store.orders.claimForSending(LOCAL.id, 2);
+      expect(claimed.map((order) => order.id)).toEqual([ids[2], ids[0]]);
+      expect(claimed[0]).toEqual({
+        id: ids[2],
+        batchId,
+        environmentId: LOCAL.id,
+        clinicCode: store.orders.get(ids[2]!)!.clinicCode,
+        clinicOrderId: 'CLAIM-3',
+        route: 'v1',
+        requestBody: store.orders.get(ids[2]!)!.requestBody,
+      });
+      expect(store.orders.get(ids[0]!)?.state).toBe('sending');
+      expect(store.orders.claimForSending(LOCAL.id, 5).map((order) => order.id)).toEqual([ids[1]]);
+      expect(store.orders.claimForSending(LOCAL.id, 5)).toEqual([]);
+      expect(store.orders.claimForSending(LOCAL.id, 0)).toEqual([]);
     });
   });
 
