@@ -27,7 +27,14 @@ export default defineConfig({
       outDir: resolve(root, 'out/main'),
       // Dependencies (better-sqlite3 above all: a native module) load from node_modules at run time.
       externalizeDeps: true,
-      lib: { entry: { index: resolve(root, 'main/electron/app.ts') }, formats: ['es'] },
+      lib: {
+        entry: {
+          index: resolve(root, 'main/electron/app.ts'),
+          // Imports write their rows in a worker thread, which loads this file beside the bundle.
+          'staged-rows-worker': resolve(root, 'main/core/staging/staged-rows-worker.ts'),
+        },
+        formats: ['es'],
+      },
     },
   },
   preload: {

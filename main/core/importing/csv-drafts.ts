@@ -1,6 +1,6 @@
 import { FIELDS, ITEM_FIELD_INDEXES, ORDER_FIELD_INDEXES, describePath, fieldIndex } from './field-catalogue.js';
 import { normaliseHeader, type MappingProfile } from './mapping-profile.js';
-import { emptyCells, type OrderCells } from './order-builder.js';
+import type { CellSet, OrderCells } from './order-builder.js';
 import { describeSource, problem, quote } from './problems.js';
 import type { Problem, Provenance } from './types.js';
 
@@ -83,17 +83,19 @@ export function cellText(cells: string[], at: number): string | undefined {
 }
 
 interface Disagreement {
-  position: number;
+  /** Field index. */
+  field: number;
   line: number;
   value: string;
 }
 
 export interface OrderDraft {
-  /** Order-level values by position in ORDER_FIELD_INDEXES. */
+  /** Order-level values by field index (the form buildOrder reads, so nothing is copied). */
   values: (string | undefined)[];
-  /** The order's first row: every value came from it unless `laterLines` says otherwise. */
+  /** The order's first row: every value came from it unless `laterLines` (by field index) says otherwise. */
   firstLine: number;
   laterLines?: Map<number, number>;
+  /** Item values by field index. */
   items: { line: number; values: (string | undefined)[] }[];
   rows: number[];
   records: string[];
@@ -115,7 +117,7 @@ export function addRow(
     // The cells of a row with broken quoting cannot be trusted: keep the row (its order is blocked until it is
     // fixed) but take none of its values.
     draft ??= {
-      values: new Array<string | undefined>(orderCells.length),
+      values: new Array<string | undefined>(FIELDS.length),
       firstLine: line,
       items: [],
       rows: [],
@@ -123,8 +125,8 @@ export function addRow(
     };
     (draft.badQuotes ??= []).push(line);
   } else if (!draft) {
-    const values = new Array<string | undefined>(orderCells.length);
-    for (let i = 0; i < orderCells.length; i += 1) values[i] = cellText(cells, orderCells[i]!);
+    const values = new Array<string | undefined>(FIELDS.length);
+    for (let i = 0; i < orderCells.length; i += 1) values[ORDER_FIELD_INDEXES[i]!] = cellText(cells, orderCells[i]!);
     draft = { values, firstLine: line, items: [], rows: [], records: [] };
   } else {
     // Compared in place: rows of one order mostly repeat the same values.
@@ -132,18 +134,19 @@ export function addRow(
     for (let i = 0; i < orderCells.length; i += 1) {
       const value = cellText(cells, orderCells[i]!);
       if (value === undefined) continue;
-      const current = values[i];
+      const field = ORDER_FIELD_INDEXES[i]!;
+      const current = values[field];
       if (current === undefined) {
-        values[i] = value;
-        (draft.laterLines ??= new Map()).set(i, line);
+        values[field] = value;
+        (draft.laterLines ??= new Map()).set(field, line);
       } else if (current !== value) {
-        (draft.disagreements ??= []).push({ position: i, line, value });
+        (draft.disagreements ??= []).push({ field, line, value });
       }
     }
   }
   if (!badQuotes) {
-    const itemValues = new Array<string | undefined>(itemCells.length);
-    for (let i = 0; i < itemCells.length; i += 1) itemValues[i] = cellText(cells, itemCells[i]!);
+    const itemValues = new Array<string | undefined>(FIELDS.length);
+    for (let i = 0; i < itemCells.length; i += 1) itemValues[ITEM_FIELD_INDEXES[i]!] = cellText(cells, itemCells[i]!);
     draft.items.push({ line, values: itemValues });
   }
   draft.rows.push(line);
@@ -151,28 +154,21 @@ export function addRow(
   return draft;
 }
 
-const lineOf = (draft: OrderDraft, position: number): number => draft.laterLines?.get(position) ?? draft.firstLine;
+const lineOf = (draft: OrderDraft, field: number): number => draft.laterLines?.get(field) ?? draft.firstLine;
 
-/** The draft's values as cells with their provenance, ready for buildOrder. */
-export function draftCells(draft: OrderDraft, provenanceAt: (index: number, line: number) => Provenance): OrderCells {
-  const order = emptyCells();
-  for (let position = 0; position < ORDER_FIELD_INDEXES.length; position += 1) {
-    const value = draft.values[position];
-    if (value === undefined) continue;
-    const index = ORDER_FIELD_INDEXES[position]!;
-    order[index] = { value, provenance: provenanceAt(index, lineOf(draft, position)) };
+/**
+ * The draft's values by field index, ready for buildOrder. Their origins are row numbers (one for the whole order
+ * unless some value came from a later row; one per item); `columnNames` are the header texts by field index.
+ */
+export function draftCells(draft: OrderDraft, columnNames: readonly string[]): OrderCells {
+  let origins: CellSet['origins'] = draft.firstLine;
+  if (draft.laterLines) {
+    const lines = new Array<number>(FIELDS.length).fill(draft.firstLine);
+    for (const [field, line] of draft.laterLines) lines[field] = line;
+    origins = lines;
   }
-  const items = draft.items.map((item) => {
-    const cells = emptyCells();
-    for (let position = 0; position < ITEM_FIELD_INDEXES.length; position += 1) {
-      const value = item.values[position];
-      if (value === undefined) continue;
-      const index = ITEM_FIELD_INDEXES[position]!;
-      cells[index] = { value, provenance: provenanceAt(index, item.line) };
-    }
-    return cells;
-  });
-  return { order, items };
+  const items = draft.items.map((item): CellSet => ({ values: item.values, origins: item.line }));
+  return { order: { values: draft.values, origins }, items, columns: columnNames };
 }
 
 export const MAX_LISTED_ROWS = 10;
@@ -201,12 +197,11 @@ export function draftProblems(
   );
   if (!draft.disagreements) return problems;
   const byField = new Map<number, Disagreement[]>();
-  for (const d of draft.disagreements) byField.set(d.position, [...(byField.get(d.position) ?? []), d]);
-  for (const [position, list] of byField) {
-    const index = ORDER_FIELD_INDEXES[position]!;
+  for (const d of draft.disagreements) byField.set(d.field, [...(byField.get(d.field) ?? []), d]);
+  for (const [index, list] of byField) {
     const path = FIELDS[index]!.path;
-    const firstLine = lineOf(draft, position);
-    const seen = [{ line: firstLine, value: draft.values[position]! }, ...list];
+    const firstLine = lineOf(draft, index);
+    const seen = [{ line: firstLine, value: draft.values[index]! }, ...list];
     const lines = [...new Set(seen.map((s) => s.line))].sort((a, b) => a - b);
     const listed = seen.map((s) => `${quote(s.value)} on row ${s.line}`).join(', ');
     const from = describeSource(provenanceAt(index, firstLine));

@@ -13,7 +13,9 @@ import {
   CsvRecordSplitter,
   MAX_RECORD_CHARS,
   RecordTooLargeError,
+  isBlankUnquoted,
   parseBatch,
+  unquotedCell,
   type RecordBatch,
 } from './csv-records.js';
 import { chooseLayout } from './csv-sniff.js';
@@ -94,47 +96,74 @@ export async function importCsv(
     return id === '' ? `\u0001${line}` : `${code}\u0000${id}`;
   };
 
-  /** Streams the data rows (after the header; blank ones skipped) to `onRow`, and calls `afterBatch` per chunk. */
-  const eachRow = async (
-    onRow: (cells: string[], line: number, record: string, badQuotes: boolean) => void,
-    afterBatch: (bytes: number) => Promise<void>,
+  /** Streams the file's record batches to `onBatch`, and calls `afterBatch` after each chunk of the file. */
+  const eachBatch = async (
+    onBatch: (batch: RecordBatch) => void | Promise<void>,
+    afterBatch: (bytes: number) => void,
   ) => {
     const splitter = new CsvRecordSplitter(delimiter, MAX_RECORD_CHARS);
     let bytes = 0;
-    const handle = (batch: RecordBatch | undefined) => {
-      if (!batch) return;
-      const { rows, badQuotes } = parseBatch(batch, delimiter);
-      for (let i = 0; i < rows.length; i += 1) {
-        const line = batch.lines[i]!;
-        if (line <= headerLine) continue; // title rows and the header itself
-        const cells = rows[i]!;
-        if (cells.every((cell) => cell.trim() === '')) continue; // blank and trailing lines
-        onRow(cells, line, batch.records[i]!, badQuotes.has(i));
-      }
-    };
     for await (const chunk of decodedChunks(path, inspection.encoding, {
       signal: options.signal,
       onBytes: (n) => (bytes += n),
     })) {
-      handle(splitter.push(chunk));
-      await afterBatch(bytes);
+      const batch = splitter.push(chunk);
+      if (batch) await onBatch(batch);
+      afterBatch(bytes);
     }
-    handle(splitter.end());
-    await afterBatch(bytes);
+    const last = splitter.end();
+    if (last) await onBatch(last);
+    afterBatch(bytes);
   };
+  /**
+   * The data rows of a batch (after the header; blank ones skipped), parsed, to `onRow`; a row handler's promise is
+   * awaited before the next row. A batch without quotes is split a record at a time, so only the rows of orders
+   * still waiting for rows stay alive.
+   */
+  const eachRow =
+    (onRow: (cells: string[], line: number, record: string, badQuotes: boolean) => void | Promise<void>) =>
+    async (batch: RecordBatch) => {
+      const parsed = batch.text.includes('"') ? parseBatch(batch, delimiter) : undefined;
+      for (let i = 0; i < batch.records.length; i += 1) {
+        const line = batch.lines[i]!;
+        if (line <= headerLine) continue; // title rows and the header itself
+        const record = batch.records[i]!;
+        const cells = parsed ? parsed.rows[i]! : record.split(delimiter);
+        if (cells.every((cell) => cell.trim() === '')) continue; // blank and trailing lines
+        const pending = onRow(cells, line, record, parsed?.badQuotes.has(i) ?? false);
+        if (pending) await pending;
+      }
+    };
 
-  // Pass 1: how many rows each order has.
+  // Pass 1: how many rows each order has. Only the key cells are needed: a batch without quotes is not parsed.
   const rowCounts = new Map<string, number>();
   let rowsRead = 0;
+  const count = (key: string) => {
+    rowsRead += 1;
+    rowCounts.set(key, (rowCounts.get(key) ?? 0) + 1);
+  };
+  const codeCell = columns.orderCells[codeAt]!;
+  const idCell = columns.orderCells[idAt]!;
+  const keyCell = (record: string, at: number) => {
+    if (at < 0) return undefined;
+    const raw = unquotedCell(record, delimiter, at);
+    const text = raw?.trim();
+    return text ? text : undefined;
+  };
+  const countKeys = (batch: RecordBatch) => {
+    if (batch.text.includes('"')) return eachRow((cells, line) => count(keyOf(cells, line)))(batch);
+    for (let i = 0; i < batch.records.length; i += 1) {
+      const line = batch.lines[i]!;
+      const record = batch.records[i]!;
+      if (line <= headerLine || isBlankUnquoted(record, delimiter)) continue;
+      const code = keyCell(record, codeCell) ?? constantCode;
+      const id = keyCell(record, idCell) ?? constantId;
+      count(id === '' ? `\u0001${line}` : `${code}\u0000${id}`);
+    }
+    return undefined;
+  };
   try {
-    await eachRow(
-      (cells, line) => {
-        rowsRead += 1;
-        const key = keyOf(cells, line);
-        rowCounts.set(key, (rowCounts.get(key) ?? 0) + 1);
-      },
-      () => Promise.resolve(),
-    );
+    await eachBatch(countKeys, () => undefined);
   } catch (error) {
     if (!(error instanceof RecordTooLargeError)) throw error;
     return failed(
@@ -167,6 +196,7 @@ export async function importCsv(
   // Pass 2: build each order once its last row is in, and hand it on.
   const today = options.today ?? new Date();
   const columnName = (index: number) => headerCells[columns.cellOf[index]!] ?? FIELDS[index]!.column;
+  const columnNames = FIELDS.map((_, index) => columnName(index));
   const provenanceAt = (index: number, line: number): Provenance => ({
     kind: 'csv',
     file,
@@ -174,16 +204,15 @@ export async function importCsv(
     column: columnName(index),
   });
   const drafts = new Map<string, OrderDraft>();
-  const complete: OrderDraft[] = [];
   const ragged: number[] = [];
   let rowsDone = 0;
   let orderCount = 0;
   let invalidCount = 0;
 
-  const finish = async (draft: OrderDraft) => {
+  const finish = (draft: OrderDraft): void | Promise<void> => {
     const extra = draftProblems(draft, file, provenanceAt);
-    const order = finishOrder({
-      cells: draftCells(draft, provenanceAt),
+    const { order, provenance } = finishOrder({
+      cells: draftCells(draft, columnNames),
       profile: compiled,
       file,
       today,
@@ -198,27 +227,26 @@ export async function importCsv(
     });
     orderCount += 1;
     if (!order.valid) invalidCount += 1;
-    await sink(order);
+    return sink(order, { provenance });
   };
 
-  await eachRow(
-    (cells, line, record, badQuotes) => {
+  await eachBatch(
+    eachRow((cells, line, record, badQuotes) => {
       rowsDone += 1;
       const key = keyOf(cells, line);
       const draft = addRow(drafts.get(key), columns, cells, line, record, badQuotes);
-      drafts.set(key, draft);
-      if (draft.rows.length === rowCounts.get(key)) {
-        drafts.delete(key);
-        complete.push(draft);
-      }
       if (cells.length > headerCells.length && ragged.length <= MAX_LISTED_ROWS) {
         if (cells.slice(headerCells.length).some((c) => c.trim() !== '')) ragged.push(line);
       }
-    },
-    async (bytes) => {
-      for (const draft of complete.splice(0)) await finish(draft);
-      options.onProgress?.({ bytes, totalBytes: inspection.totalBytes, rows: rowsDone });
-    },
+      // An order is finished (and handed on) as soon as its last row is in.
+      if (draft.rows.length !== rowCounts.get(key)) {
+        drafts.set(key, draft);
+        return undefined;
+      }
+      drafts.delete(key);
+      return finish(draft);
+    }),
+    (bytes) => options.onProgress?.({ bytes, totalBytes: inspection.totalBytes, rows: rowsDone }),
   );
   // Only if the file changed between the passes: finish what is left as it is.
   for (const draft of drafts.values()) await finish(draft);

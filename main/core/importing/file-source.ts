@@ -183,20 +183,27 @@ export interface StreamOptions {
   onBytes?: (bytes: number) => void;
 }
 
-/** The file's text in chunks, decoded with iconv-lite (which also drops a byte order mark). */
+/**
+ * The file's text in chunks, decoded with iconv-lite (which also drops a byte order mark). One buffer is read into
+ * again and again (a read stream allocates a fresh one per chunk: 66 MB of garbage for two passes over 33 MB).
+ */
 export async function* decodedChunks(path: string, encoding: string, options: StreamOptions): AsyncGenerator<string> {
-  const stream = createReadStream(path, { highWaterMark: CHUNK_BYTES });
+  const handle = await open(path, 'r');
+  const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   const decoder = iconv.getDecoder(encoding);
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, null);
+      if (bytesRead === 0) break;
       options.signal?.throwIfAborted();
-      options.onBytes?.(chunk.length);
-      const text = decoder.write(chunk);
+      options.onBytes?.(bytesRead);
+      // The decoder copies what it keeps (a character cut at the chunk's end), so the buffer can be reused.
+      const text = decoder.write(buffer.subarray(0, bytesRead));
       if (text) yield text;
     }
     const rest = decoder.end();
     if (rest) yield rest;
   } finally {
-    stream.destroy();
+    await handle.close();
   }
 }

@@ -2,12 +2,13 @@ import type { CodeLists } from '../../../shared/environment.js';
 import type { CompiledProfile } from './compiled-profile.js';
 import { buildOrder, type OrderCells } from './order-builder.js';
 import { problem, quote, type Location } from './problems.js';
+import { importedOrder, type OrderExtras, type ProvenanceTable } from './provenance-table.js';
 import type { ImportedOrder, OrderControl, Problem } from './types.js';
 import { validateOrder } from './validate-order.js';
 
 /** The last steps shared by both importers: build the body, validate it, check for earlier batches, wrap it up. */
 
-export type OrderSink = (order: ImportedOrder) => void | Promise<void>;
+export type OrderSink = (order: ImportedOrder, extras?: OrderExtras) => void | Promise<void>;
 
 export interface FinishInput {
   cells: OrderCells;
@@ -49,7 +50,7 @@ function matchListCase(body: Obj, codeLists: CodeLists): void {
 
 const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
 
-export function finishOrder(input: FinishInput): ImportedOrder {
+export function finishOrder(input: FinishInput): { order: ImportedOrder; provenance: ProvenanceTable } {
   const built = buildOrder(input.cells, input.profile, {
     file: input.file,
     today: input.today,
@@ -95,7 +96,7 @@ export function finishOrder(input: FinishInput): ImportedOrder {
         codeLists: input.codeLists,
         today: input.today,
         file: input.file,
-        provenance: built.provenance,
+        provenanceLookup: built.provenance,
         fallback: input.fallback,
         skip,
       }),
@@ -114,13 +115,16 @@ export function finishOrder(input: FinishInput): ImportedOrder {
     }
   }
 
-  return {
-    clinicCode,
-    clinicOrderId,
-    body: built.body,
-    valid: !problems.some((p) => p.severity === 'error'),
-    problems,
-    provenance: built.provenance,
-    source: { ...input.source, ...(input.orderControl ? { orderControl: input.orderControl } : {}) },
-  };
+  const order = importedOrder(
+    {
+      clinicCode,
+      clinicOrderId,
+      body: built.body,
+      valid: !problems.some((p) => p.severity === 'error'),
+      problems,
+      source: input.orderControl ? { ...input.source, orderControl: input.orderControl } : input.source,
+    },
+    built.provenance,
+  );
+  return { order, provenance: built.provenance };
 }

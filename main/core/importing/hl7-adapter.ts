@@ -92,12 +92,30 @@ function decodeHexBytes(hex: string): string {
   }
 }
 
+/** Where the piece found by `pieceStart` ends (set by it: a second return value without a tuple per call). */
+let pieceEnd = 0;
+
+/**
+ * The start of the `n`-th (0-based) piece of `text` between `from` and `to` when split at `separator` (one
+ * character), and its end in `pieceEnd`; -1 when there are fewer pieces. The same pieces as `split`, found without
+ * making them: a message's values are read by position, not all of them.
+ */
+function pieceStart(text: string, separator: string, n: number, from: number, to: number): number {
+  let start = from;
+  for (let i = 0; i < n; i += 1) {
+    const next = text.indexOf(separator, start);
+    if (next === -1 || next >= to) return -1;
+    start = next + 1;
+  }
+  const end = text.indexOf(separator, start);
+  pieceEnd = end === -1 || end >= to ? to : end;
+  return start;
+}
+
 class SegmentView implements Hl7Segment {
   readonly name: string;
   private readonly header: boolean;
   private fields: string[] | undefined;
-  /** Per field: its repetitions, each split into components; filled as fields are read. */
-  private readonly split: (string[][] | undefined)[] = [];
 
   constructor(
     readonly raw: string,
@@ -115,29 +133,28 @@ class SegmentView implements Hl7Segment {
     return index >= 1 ? (this.fields[index] ?? '') : '';
   }
 
-  private repetitionList(field: number): string[][] {
-    let reps = this.split[field];
-    if (!reps) {
-      const raw = this.fieldRaw(field);
-      const d = this.owner.delimiters;
-      reps = raw === '' ? [] : raw.split(d.repetition).map((rep) => rep.split(d.component));
-      this.split[field] = reps;
-    }
-    return reps;
-  }
-
   repetitions(field: number): number {
     if (this.header && field <= 2) return 1;
-    return this.repetitionList(field).length;
+    const raw = this.fieldRaw(field);
+    if (raw === '') return 0;
+    const separator = this.owner.delimiters.repetition;
+    let count = 1;
+    for (let at = raw.indexOf(separator); at !== -1; at = raw.indexOf(separator, at + 1)) count += 1;
+    return count;
   }
 
   value(field: number, component = 1, subcomponent = 1, repetition = 1): string {
     if (this.header && field <= 2) return field === 1 ? this.owner.delimiters.field : this.raw.slice(4, 8);
-    const text = this.repetitionList(field)[repetition - 1]?.[component - 1];
-    if (text === undefined || text === '') return '';
-    const sep = this.owner.delimiters.subcomponent;
-    const sub = subcomponent === 1 && !text.includes(sep) ? text : (text.split(sep)[subcomponent - 1] ?? '');
-    return this.owner.decode(sub).trim();
+    const raw = this.fieldRaw(field);
+    if (raw === '') return '';
+    const d = this.owner.delimiters;
+    const repStart = pieceStart(raw, d.repetition, repetition - 1, 0, raw.length);
+    if (repStart < 0) return '';
+    const compStart = pieceStart(raw, d.component, component - 1, repStart, pieceEnd);
+    if (compStart < 0) return '';
+    const subStart = pieceStart(raw, d.subcomponent, subcomponent - 1, compStart, pieceEnd);
+    if (subStart < 0 || subStart === pieceEnd) return '';
+    return this.owner.decode(raw.slice(subStart, pieceEnd)).trim();
   }
 }
 
@@ -173,15 +190,22 @@ class MessageView implements Hl7Message {
   readonly messageType: string;
   readonly delimiters: Hl7Delimiters;
 
+  #text: string | undefined;
+
   constructor(
-    readonly text: string,
-    rawSegments: readonly string[],
+    private readonly rawSegments: readonly string[],
     private readonly tools: DelimiterTools,
   ) {
     this.delimiters = tools.delimiters;
     this.segments = rawSegments.map((raw, i) => new SegmentView(raw, i, this));
     const msh = this.segments[0]!;
     this.messageType = [msh.value(9, 1), msh.value(9, 2)].filter(Boolean).join('^');
+  }
+
+  /** Joined on first use: the importer keeps the message text itself. */
+  get text(): string {
+    this.#text ??= this.rawSegments.join('\r');
+    return this.#text;
   }
 
   decode(raw: string): string {
@@ -219,5 +243,5 @@ export function parseHl7Message(rawSegments: readonly string[]): Hl7Message {
     }
     if (i > 0 && segment.startsWith('MSH')) throw new Hl7ParseError('a second MSH segment inside one message');
   }
-  return new MessageView(segments.join('\r'), segments, tools);
+  return new MessageView(segments, tools);
 }

@@ -1,6 +1,6 @@
-import { fieldByColumn, fieldIndex } from './field-catalogue.js';
+import { FIELDS, fieldByColumn, fieldIndex } from './field-catalogue.js';
 import type { Hl7Message, Hl7Segment } from './hl7-adapter.js';
-import { emptyCells, type Cell, type OrderCells } from './order-builder.js';
+import { cellSet, emptyCells, type Cell, type OrderCells } from './order-builder.js';
 import { problem } from './problems.js';
 import type { Problem } from './types.js';
 
@@ -85,11 +85,40 @@ export function parseHl7Path(text: string): ParsedPath | undefined {
   };
 }
 
-function pathLabel(segment: string, field: number, component?: number, repetition = 1, subcomponent = 1): string {
+function labelOf(segment: string, field: number, component?: number, repetition = 1, subcomponent = 1): string {
   const rep = repetition > 1 ? `[${repetition}]` : '';
   const comp = component === undefined ? '' : `.${component}`;
   return `${segment}-${field}${rep}${comp}${subcomponent > 1 ? `.${subcomponent}` : ''}`;
 }
+
+/** Labels repeat for every message (`PID-5.1`…): each is built once. */
+const labels = new Map<string, Map<number, string>>();
+
+function pathLabel(segment: string, field: number, component?: number, repetition = 1, subcomponent = 1): string {
+  if (field > 999 || (component ?? 0) > 999 || repetition > 99 || subcomponent > 99) {
+    return labelOf(segment, field, component, repetition, subcomponent);
+  }
+  let bySegment = labels.get(segment);
+  if (!bySegment) {
+    bySegment = new Map();
+    if (labels.size < 256) labels.set(segment, bySegment);
+  }
+  const key = ((field * 1000 + (component ?? 0)) * 100 + repetition) * 100 + subcomponent;
+  let label = bySegment.get(key);
+  if (label === undefined) {
+    label = labelOf(segment, field, component, repetition, subcomponent);
+    if (bySegment.size < 4096) bySegment.set(key, label);
+  }
+  return label;
+}
+
+/** Field index by template column, for the columns this map fills. */
+const INDEX_OF = new Map(FIELDS.map((field, index) => [field.column, index]));
+const ADDRESS_SUFFIXES = ['Address1', 'Address2', 'City', 'County', 'PostCode', 'CountryCode'];
+const ADDRESS_COLUMNS = {
+  home: ADDRESS_SUFFIXES.map((suffix) => `home${suffix}`),
+  delivery: ADDRESS_SUFFIXES.map((suffix) => `delivery${suffix}`),
+};
 
 const PHONE_USE_EMAIL = new Set(['NET', 'X.400']);
 const EMAIL_TYPES = new Set(['INTERNET', 'X.400']);
@@ -103,30 +132,69 @@ export interface Hl7MapContext {
   overrides?: Record<string, string>;
 }
 
+/** Reads a message's cells into `order` (methods rather than closures: nothing allocated per message for them). */
+class CellReader {
+  constructor(
+    private readonly ctx: Hl7MapContext,
+    private readonly order: (Cell | undefined)[],
+  ) {}
+
+  cell(segment: Hl7Segment, path: string, value: string): Cell | undefined {
+    if (value === '') return undefined;
+    const { file, messageIndex } = this.ctx;
+    return { value, provenance: { kind: 'hl7', file, message: messageIndex, path, segment: segment.raw } };
+  }
+
+  read(segment: Hl7Segment | undefined, field: number, component = 1, repetition = 1, sub = 1): Cell | undefined {
+    if (!segment) return undefined;
+    const value = segment.value(field, component, sub, repetition);
+    return value === ''
+      ? undefined
+      : this.cell(segment, pathLabel(segment.name, field, component, repetition, sub), value);
+  }
+
+  set(column: string, value: Cell | undefined): void {
+    if (value) this.order[INDEX_OF.get(column)!] = value;
+  }
+
+  put(cells: (Cell | undefined)[], column: string, value: Cell | undefined): void {
+    if (value) cells[INDEX_OF.get(column)!] = value;
+  }
+
+  /** PID-13 / ORC-23: the first repetition that is a phone, and the first with an email. */
+  contacts(segment: Hl7Segment | undefined, field: number, phoneColumn: string, emailColumn: string): void {
+    if (!segment) return;
+    let phone: Cell | undefined;
+    let email: Cell | undefined;
+    for (let rep = 1; rep <= segment.repetitions(field); rep += 1) {
+      const use = segment.value(field, 2, 1, rep).toUpperCase();
+      const type = segment.value(field, 3, 1, rep).toUpperCase();
+      const address = this.read(segment, field, 4, rep);
+      const first = this.read(segment, field, 1, rep);
+      if (PHONE_USE_EMAIL.has(use) || EMAIL_TYPES.has(type) || address) {
+        email ??= address ?? (first?.value.includes('@') ? first : undefined);
+      } else {
+        phone ??= first ?? this.read(segment, field, 12, rep);
+      }
+    }
+    this.set(phoneColumn, phone);
+    this.set(emailColumn, email);
+  }
+
+  /** PID-11 repetition `rep` (none when 0) as the home or delivery address. */
+  address(pid: Hl7Segment, prefix: 'home' | 'delivery', rep: number): void {
+    if (rep === 0) return;
+    const columns = ADDRESS_COLUMNS[prefix];
+    for (let i = 0; i < columns.length; i += 1) this.set(columns[i]!, this.read(pid, 11, i + 1, rep));
+  }
+}
+
 export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Extraction {
   const problems: Problem[] = [];
   const reported = new Set<string>();
   const where = { message: ctx.messageIndex };
   const order = emptyCells();
-
-  const cell = (segment: Hl7Segment, path: string, value: string): Cell | undefined =>
-    value === ''
-      ? undefined
-      : {
-          value,
-          provenance: { kind: 'hl7', file: ctx.file, message: ctx.messageIndex, path, segment: segment.raw },
-        };
-  const read = (segment: Hl7Segment | undefined, field: number, component = 1, repetition = 1, sub = 1) =>
-    segment
-      ? cell(
-          segment,
-          pathLabel(segment.name, field, component, repetition, sub),
-          segment.value(field, component, sub, repetition),
-        )
-      : undefined;
-  const set = (column: string, value: Cell | undefined) => {
-    if (value) order[fieldIndex(column)!] = value;
-  };
+  const r = new CellReader(ctx, order);
 
   const msh = message.first('MSH')!;
   const pid = message.first('PID');
@@ -134,32 +202,14 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
   const orc = orcs[0];
 
   // Patient: name, birth date, sex.
-  set('surname', read(pid, 5, 1));
-  set('firstName', read(pid, 5, 2));
-  set('title', read(pid, 5, 5));
-  set('dateOfBirth', read(pid, 7, 1));
-  set('gender', read(pid, 8, 1));
+  r.set('surname', r.read(pid, 5, 1));
+  r.set('firstName', r.read(pid, 5, 2));
+  r.set('title', r.read(pid, 5, 5));
+  r.set('dateOfBirth', r.read(pid, 7, 1));
+  r.set('gender', r.read(pid, 8, 1));
 
   // PID-13 / ORC-23 repetitions: the first phone and the first email.
-  const contacts = (segment: Hl7Segment | undefined, field: number, phoneColumn: string, emailColumn: string) => {
-    if (!segment) return;
-    let phone: Cell | undefined;
-    let email: Cell | undefined;
-    for (let rep = 1; rep <= segment.repetitions(field); rep += 1) {
-      const use = segment.value(field, 2, 1, rep).toUpperCase();
-      const type = segment.value(field, 3, 1, rep).toUpperCase();
-      const address = read(segment, field, 4, rep);
-      const first = read(segment, field, 1, rep);
-      if (PHONE_USE_EMAIL.has(use) || EMAIL_TYPES.has(type) || address) {
-        email ??= address ?? (first?.value.includes('@') ? first : undefined);
-      } else {
-        phone ??= first ?? read(segment, field, 12, rep);
-      }
-    }
-    set(phoneColumn, phone);
-    set(emailColumn, email);
-  };
-  contacts(pid, 13, 'telephone', 'email');
+  r.contacts(pid, 13, 'telephone', 'email');
 
   // PID-11: the home address, and a mailing or shipping repetition as the delivery address.
   if (pid) {
@@ -169,25 +219,19 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
     let homeRep = types.findIndex((type) => type === 'H') + 1;
     if (homeRep === 0) homeRep = types.findIndex((type) => !DELIVERY_TYPES.has(type)) + 1;
     if (homeRep === 0 && count > 0) homeRep = 1;
-    const address = (prefix: 'home' | 'delivery', rep: number) => {
-      if (rep === 0) return;
-      ['Address1', 'Address2', 'City', 'County', 'PostCode', 'CountryCode'].forEach((suffix, i) =>
-        set(`${prefix}${suffix}`, read(pid, 11, i + 1, rep)),
-      );
-    };
-    address('home', homeRep);
-    address('delivery', deliveryRep);
+    r.address(pid, 'home', homeRep);
+    r.address(pid, 'delivery', deliveryRep);
   }
 
   // ORC: the order, its prescriber and the ordering facility (the clinic).
-  set('clinicOrderId', read(orc, 2, 1));
-  set('prescriberRegistrationNumber', read(orc, 12, 1));
+  r.set('clinicOrderId', r.read(orc, 2, 1));
+  r.set('prescriberRegistrationNumber', r.read(orc, 12, 1));
   if (orc) {
     const name = [orc.value(12, 6), orc.value(12, 3), orc.value(12, 2)].filter(Boolean).join(' ');
-    set('prescriberName', cell(orc, 'ORC-12', name));
+    r.set('prescriberName', r.cell(orc, 'ORC-12', name));
   }
-  set('clinicCode', read(orc, 21, 10) ?? read(orc, 21, 3) ?? read(msh, 4, 1));
-  set('clinicName', read(orc, 21, 1));
+  r.set('clinicCode', r.read(orc, 21, 10) ?? r.read(orc, 21, 3) ?? r.read(msh, 4, 1));
+  r.set('clinicName', r.read(orc, 21, 1));
   [
     'clinicAddress1',
     'clinicAddress2',
@@ -195,8 +239,8 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
     'clinicAddress4',
     'clinicPostcode',
     'clinicCountryCode',
-  ].forEach((column, i) => set(column, read(orc, 22, i + 1)));
-  contacts(orc, 23, 'clinicContactNumber', 'clinicContactEmail');
+  ].forEach((column, i) => r.set(column, r.read(orc, 22, i + 1)));
+  r.contacts(orc, 23, 'clinicContactNumber', 'clinicContactEmail');
 
   const placerIds = new Set(orcs.map((segment) => segment.value(2, 1)).filter(Boolean));
   if (placerIds.size > 1) {
@@ -224,9 +268,6 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
   let repeats: Cell | undefined;
   itemSegments.forEach((segment, itemIndex) => {
     const cells = emptyCells();
-    const put = (column: string, value: Cell | undefined) => {
-      if (value) cells[fieldIndex(column)!] = value;
-    };
     const system = segment.value(spec.code, 3).toUpperCase();
     const altSystem = segment.value(spec.code, 6).toUpperCase();
     const base = DMD_SYSTEMS.has(system) || system === '' ? 1 : DMD_SYSTEMS.has(altSystem) ? 4 : 0;
@@ -244,9 +285,9 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
         ),
       );
       // The text still tells the admin which product was meant.
-      put('medication', read(segment, spec.code, 2));
+      r.put(cells, 'medication', r.read(segment, spec.code, 2));
     } else {
-      if (system === '' && read(segment, spec.code, 1)) {
+      if (system === '' && r.read(segment, spec.code, 1)) {
         problems.push(
           problem(
             'warning',
@@ -258,12 +299,12 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
           ),
         );
       }
-      put('dmdCode', read(segment, spec.code, base));
-      put('medication', read(segment, spec.code, base + 1));
+      r.put(cells, 'dmdCode', r.read(segment, spec.code, base));
+      r.put(cells, 'medication', r.read(segment, spec.code, base + 1));
     }
-    put('dosageInstructions', read(segment, spec.dosage, 2) ?? read(segment, spec.dosage, 1));
-    put('quantity', read(segment, spec.quantity, 1));
-    const itemRepeats = read(segment, spec.repeats, 1);
+    r.put(cells, 'dosageInstructions', r.read(segment, spec.dosage, 2) ?? r.read(segment, spec.dosage, 1));
+    r.put(cells, 'quantity', r.read(segment, spec.quantity, 1));
+    const itemRepeats = r.read(segment, spec.repeats, 1);
     if (itemRepeats && repeats && itemRepeats.value !== repeats.value) {
       reported.add('prescription.repeatsAllowed');
       problems.push(
@@ -280,10 +321,15 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
     repeats ??= itemRepeats;
     items.push(cells);
   });
-  set('repeatsAllowed', repeats);
+  r.set('repeatsAllowed', repeats);
 
   applyOverrides(message, ctx, order, items, itemSegments);
-  return { cells: { order, items }, orderControl: orc?.value(1, 1).toUpperCase() ?? '', problems, reported };
+  return {
+    cells: { order: cellSet(order), items: items.map(cellSet) },
+    orderControl: orc?.value(1, 1).toUpperCase() ?? '',
+    problems,
+    reported,
+  };
 }
 
 /** Profile overrides: item fields read from the item's own segment, or the next one of that name after it. */

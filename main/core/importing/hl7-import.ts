@@ -1,6 +1,7 @@
 import { compileProfile } from './compiled-profile.js';
 import { decodedChunks, type Inspection } from './file-source.js';
 import { finishOrder, type OrderSink } from './finish-order.js';
+import type { OrderExtras } from './provenance-table.js';
 import { Hl7ParseError, parseHl7Message } from './hl7-adapter.js';
 import { ACCEPTED_MESSAGE_TYPES, HL7_VALUE_MAPS, checkHl7Overrides, extractHl7Order } from './hl7-field-map.js';
 import { Hl7Splitter, Hl7StreamAbort, type SplitMessage } from './hl7-stream.js';
@@ -12,6 +13,19 @@ import type { ImportOptions, ImportReport, ImportedOrder, Problem } from './type
  * size streams through. A message that cannot be an order still becomes an entry with its problem, so the preview
  * can show every message of the file.
  */
+
+/** The entry of a message that cannot be an order: its one problem, so the preview still shows it. */
+function unusable(source: ImportedOrder['source'] & { message: number }, code: string, text: string): ImportedOrder {
+  return {
+    clinicCode: null,
+    clinicOrderId: null,
+    body: {},
+    valid: false,
+    problems: [problem('error', source.file, { message: source.message }, code, text)],
+    provenance: {},
+    source,
+  };
+}
 
 export async function importHl7(
   path: string,
@@ -46,36 +60,28 @@ export async function importHl7(
   let invalidCount = 0;
   let bytes = 0;
 
-  const emit = async (order: ImportedOrder) => {
+  const emit = async (order: ImportedOrder, extras?: OrderExtras) => {
     orderCount += 1;
     if (!order.valid) invalidCount += 1;
-    await sink(order);
+    await sink(order, extras);
   };
 
   const handle = async (split: SplitMessage) => {
     const where = { message: split.index };
     const source = { file, message: split.index, hl7: split.segments.join('\r') };
-    const unusable = (code: string, text: string, field?: string): ImportedOrder => ({
-      clinicCode: null,
-      clinicOrderId: null,
-      body: {},
-      valid: false,
-      problems: [problem('error', file, where, code, text, field)],
-      provenance: {},
-      source,
-    });
     let message;
     try {
       message = parseHl7Message(split.segments);
     } catch (error) {
       if (!(error instanceof Hl7ParseError)) throw error;
-      await emit(unusable('hl7.unreadable', `Message ${split.index} cannot be read: ${error.message}.`));
+      await emit(unusable(source, 'hl7.unreadable', `Message ${split.index} cannot be read: ${error.message}.`));
       return;
     }
     messageTypes.add(message.messageType || '(none)');
     if (!(ACCEPTED_MESSAGE_TYPES as readonly string[]).includes(message.messageType)) {
       await emit(
         unusable(
+          source,
           'hl7.messageType',
           `Message ${split.index} is ${quote(message.messageType || 'of no type')} (MSH-9); only ${ACCEPTED_MESSAGE_TYPES.join(', ')} carry orders.`,
         ),
@@ -99,7 +105,7 @@ export async function importHl7(
         ),
       );
     }
-    const order = finishOrder({
+    const finished = finishOrder({
       cells: extraction.cells,
       profile: compiled,
       file,
@@ -112,6 +118,8 @@ export async function importHl7(
       source,
       orderControl,
     });
+    const { order, provenance } = finished;
+    provenance.segments = message.segments.length === split.segments.length ? split.segments : undefined;
     if (order.clinicCode && order.clinicOrderId && orderControl === 'NW') {
       const key = `${order.clinicCode}\u0000${order.clinicOrderId}`;
       const first = seen.get(key);
@@ -130,7 +138,7 @@ export async function importHl7(
         order.valid = false;
       }
     }
-    await emit(order);
+    await emit(order, { provenance });
   };
 
   try {

@@ -9,6 +9,7 @@ import {
 } from './field-catalogue.js';
 import { capitalise, describeSource, locationOf, problem, quote, type Location } from './problems.js';
 import { convertValue } from './value-conversion.js';
+import { ProvenanceTable, provenanceOf, type Origin } from './provenance-table.js';
 import type { Problem, Provenance } from './types.js';
 
 /**
@@ -23,16 +24,25 @@ export interface Cell {
   provenance: Provenance;
 }
 
+/** One order's (or one item's) texts by field index, each with its origin (one origin may stand for all). */
+export interface CellSet {
+  /** Trimmed, non-empty, or undefined. */
+  values: (string | undefined)[];
+  origins: (Origin | undefined)[] | Origin;
+}
+
 export interface OrderCells {
-  /** By field index; only order-level fields are read. */
-  order: (Cell | undefined)[];
-  /** One entry per prescribed item, by field index; only item-level fields are read. */
-  items: (Cell | undefined)[][];
+  /** Only order-level fields are read. */
+  order: CellSet;
+  /** One entry per prescribed item; only item-level fields are read. */
+  items: CellSet[];
+  /** CSV: the header text of the column each field was read from (for row-number origins), by field index. */
+  columns?: readonly (string | undefined)[];
 }
 
 export interface BuiltOrder {
   body: Record<string, unknown>;
-  provenance: Record<string, Provenance>;
+  provenance: ProvenanceTable;
   /** Conversion problems (unreadable numbers and dates); their fields are in `reported`. */
   problems: Problem[];
   reported: Set<string> | undefined;
@@ -51,22 +61,76 @@ const CONTAINERS = FIELDS.map((field) => {
   return field.level === 'item' || parts.length === 1 ? undefined : parts[0]!;
 });
 const LEAVES = FIELDS.map((field) => field.path.split('.').at(-1)!);
-/** For each delivery field, the home field it defaults to. */
-const HOME_OF = new Map(HOME_TO_DELIVERY.map(([home, delivery]) => [delivery, home]));
+const KINDS = FIELDS.map((field) => field.kind);
+/** For each delivery field (by index), the home field it defaults to. */
+const HOME_OF: (number | undefined)[] = [];
+for (const [home, delivery] of HOME_TO_DELIVERY) HOME_OF[delivery] = home;
 
 /** A fresh array with one slot per field. */
 export const emptyCells = (): (Cell | undefined)[] => new Array<Cell | undefined>(FIELDS.length);
 
-function withConstant(cell: Cell | undefined, index: number, profile: CompiledProfile): Cell | undefined {
-  if (cell) return cell;
-  const constant = profile.constants[index];
-  return constant === undefined
-    ? undefined
-    : { value: constant, provenance: { kind: 'constant', profile: profile.name, column: FIELDS[index]!.column } };
+/** Cell objects (as the HL7 map reads them) as a CellSet. */
+export function cellSet(cells: readonly (Cell | undefined)[]): CellSet {
+  const values = new Array<string | undefined>(FIELDS.length);
+  const origins = new Array<Origin | undefined>(FIELDS.length);
+  for (let i = 0; i < cells.length; i += 1) {
+    const cell = cells[i];
+    if (cell) {
+      values[i] = cell.value;
+      origins[i] = cell.provenance;
+    }
+  }
+  return { values, origins };
+}
+
+const originAt = (set: CellSet, index: number): Origin | undefined =>
+  Array.isArray(set.origins) ? set.origins[index] : set.origins;
+
+/** A constant's provenance, one object per profile and field (origins are never changed). */
+const constantOrigins = new WeakMap<CompiledProfile, Provenance[]>();
+function constantOrigin(profile: CompiledProfile, index: number): Provenance {
+  let origins = constantOrigins.get(profile);
+  if (!origins) {
+    origins = [];
+    constantOrigins.set(profile, origins);
+  }
+  return (origins[index] ??= { kind: 'constant', profile: profile.name, column: FIELDS[index]!.column });
 }
 
 export function buildOrder(cells: OrderCells, profile: CompiledProfile, ctx: BuildContext): BuiltOrder {
-  const body: Record<string, unknown> = {
+  const run = new BuildRun(profile, ctx, cells.columns);
+  const body = run.body;
+  const order = cells.order;
+  // No delivery field at all (in the file or as a constant): the order goes to the home address.
+  let deliveryGiven = false;
+  for (const [, delivery] of HOME_TO_DELIVERY) {
+    if (order.values[delivery] !== undefined || profile.constants[delivery] !== undefined) deliveryGiven = true;
+  }
+  for (const index of ORDER_FIELD_INDEXES) {
+    const container = CONTAINERS[index];
+    const target = container === undefined ? body : (body[container] as Record<string, unknown>);
+    const path = FIELDS[index]!.path;
+    if (run.placeFrom(target, order, index, index, -1, path) || deliveryGiven) continue;
+    const home = HOME_OF[index];
+    if (home !== undefined) run.placeFrom(target, order, index, home, -1, path);
+  }
+
+  const items = body.prescribedItems as Record<string, unknown>[];
+  for (let itemIndex = 0; itemIndex < cells.items.length; itemIndex += 1) {
+    const itemCells = cells.items[itemIndex]!;
+    const item: Record<string, unknown> = {};
+    for (const index of ITEM_FIELD_INDEXES) {
+      run.placeFrom(item, itemCells, index, index, itemIndex, itemPath(index, itemIndex));
+    }
+    items.push(item);
+  }
+
+  return { body, provenance: run.provenance, problems: run.problems, reported: run.reported };
+}
+
+/** One order being built (methods rather than closures: nothing is allocated per field, or per order for them). */
+class BuildRun {
+  readonly body: Record<string, unknown> = {
     customer: {},
     homeAddress: {},
     deliveryAddress: {},
@@ -75,67 +139,75 @@ export function buildOrder(cells: OrderCells, profile: CompiledProfile, ctx: Bui
     prescribingDoctor: {},
     clinicInformation: {},
   };
-  const provenance: Record<string, Provenance> = {};
-  const problems: Problem[] = [];
-  let reported: Set<string> | undefined;
+  readonly provenance: ProvenanceTable;
+  readonly problems: Problem[] = [];
+  reported: Set<string> | undefined;
 
-  const place = (target: Record<string, unknown>, index: number, cell: Cell, path: string) => {
-    const field = FIELDS[index]!;
-    const mapped = profile.valueMaps[index] ? mapValue(profile, index, cell.value) : cell.value;
-    const converted = convertValue(mapped, field.kind, profile.dateFormat, ctx.today);
-    provenance[path] = cell.provenance;
+  constructor(
+    private readonly profile: CompiledProfile,
+    private readonly ctx: BuildContext,
+    private readonly columns: readonly (string | undefined)[] | undefined,
+  ) {
+    this.provenance = new ProvenanceTable(ctx.file, columns);
+  }
+
+  /** Places `set`'s value of field `from` (or the profile's constant) as field `index`; false if there is none. */
+  placeFrom(
+    target: Record<string, unknown>,
+    set: CellSet,
+    index: number,
+    from: number,
+    item: number,
+    path: string,
+  ): boolean {
+    const value = set.values[from];
+    if (value !== undefined) {
+      this.place(target, index, item, from, value, originAt(set, from)!, path);
+      return true;
+    }
+    const constant = this.profile.constants[from];
+    if (constant === undefined) return false;
+    this.place(target, index, item, from, constant, constantOrigin(this.profile, from), path);
+    return true;
+  }
+
+  place(
+    target: Record<string, unknown>,
+    index: number,
+    item: number,
+    from: number,
+    value: string,
+    origin: Origin,
+    path: string,
+  ): void {
+    const { profile, ctx } = this;
+    const kind = KINDS[index]!;
+    const mapped = profile.valueMaps[index] ? mapValue(profile, index, value) : value;
+    this.provenance.add(index, item, from, origin);
+    // Text (most fields) needs no conversion.
+    if (kind === 'text') {
+      target[LEAVES[index]!] = mapped;
+      return;
+    }
+    const converted = convertValue(mapped, kind, profile.dateFormat, ctx.today);
     if (converted.ok) {
       target[LEAVES[index]!] = converted.value;
       return;
     }
     // Keep the text so the preview shows what was there; validation skips this field (already reported).
     target[LEAVES[index]!] = mapped;
-    (reported ??= new Set()).add(path);
-    const from = describeSource(cell.provenance);
-    problems.push(
+    (this.reported ??= new Set()).add(path);
+    const source = provenanceOf(origin, ctx.file, this.columns?.[from]);
+    const described = describeSource(source);
+    this.problems.push(
       problem(
         'error',
         ctx.file,
-        locationOf(cell.provenance, ctx.fallback),
+        locationOf(source, ctx.fallback),
         converted.code,
-        `${capitalise(describePath(path))} ${quote(mapped)}${from ? ` (${from})` : ''} ${converted.reason}.`,
+        `${capitalise(describePath(path))} ${quote(mapped)}${described ? ` (${described})` : ''} ${converted.reason}.`,
         path,
       ),
     );
-  };
-
-  const order = cells.order;
-  // No delivery field at all (in the file or as a constant): the order goes to the home address.
-  let deliveryGiven = false;
-  for (const [, delivery] of HOME_TO_DELIVERY) {
-    if (order[delivery] !== undefined || profile.constants[delivery] !== undefined) deliveryGiven = true;
   }
-  for (const index of ORDER_FIELD_INDEXES) {
-    let cell = withConstant(order[index], index, profile);
-    if (!deliveryGiven && cell === undefined) {
-      const home = HOME_OF.get(index);
-      if (home !== undefined) cell = withConstant(order[home], home, profile);
-    }
-    if (!cell) continue;
-    const container = CONTAINERS[index];
-    place(
-      container === undefined ? body : (body[container] as Record<string, unknown>),
-      index,
-      cell,
-      FIELDS[index]!.path,
-    );
-  }
-
-  const items = body.prescribedItems as Record<string, unknown>[];
-  for (let itemIndex = 0; itemIndex < cells.items.length; itemIndex += 1) {
-    const itemCells = cells.items[itemIndex]!;
-    const item: Record<string, unknown> = {};
-    for (const index of ITEM_FIELD_INDEXES) {
-      const cell = withConstant(itemCells[index], index, profile);
-      if (cell) place(item, index, cell, itemPath(index, itemIndex));
-    }
-    items.push(item);
-  }
-
-  return { body, provenance, problems, reported };
 }

@@ -1,5 +1,6 @@
 import type { CodeLists } from '../../../shared/environment.js';
 import type { MappingProfile } from './mapping-profile.js';
+import type { OrderExtras } from './provenance-table.js';
 
 /** Where one value of a body came from, so the preview can point at the cell or the HL7 field. */
 export type Provenance =
@@ -103,5 +104,5 @@ export interface ImportOptions {
    * Receives each order as it is finished instead of collecting them in the report, so a 100 MB file never holds
    * every order in memory: staging writes them to SQLite as they come. Awaited, so it can apply back-pressure.
    */
-  onOrder?: (order: ImportedOrder) => void | Promise<void>;
+  onOrder?: (order: ImportedOrder, extras?: OrderExtras) => void | Promise<void>;
 }

@@ -1,6 +1,7 @@
 import type { CodeLists } from '../../../shared/environment.js';
 import { createWithClinicV1Schema } from '../../../shared/orders.js';
 import { checkSnomedConceptId } from '../../../shared/snomed.js';
+import { passesCreateWithClinicV1 } from './fast-schema-check.js';
 import { describePath } from './field-catalogue.js';
 import { capitalise, describeSource, locationOf, problem, quote, type Location } from './problems.js';
 import type { Problem, Provenance } from './types.js';
@@ -29,6 +30,8 @@ export interface ValidationContext {
   file?: string;
   /** Locates each field's problem at its row or message. */
   provenance?: Record<string, Provenance>;
+  /** The same as a lookup (the importer's table, which builds no record); wins over `provenance`. */
+  provenanceLookup?: { get(path: string): Provenance | undefined };
   /** Where problems about absent fields point. */
   fallback?: Location;
   /** Paths already reported (e.g. unreadable dates), skipped here. */
@@ -37,17 +40,17 @@ export interface ValidationContext {
 
 type Obj = Record<string, unknown>;
 
-// Static lists, so validating an order allocates nothing for them.
+// Static lists (paths included), so validating an order allocates nothing for them.
 const POSTCODES = [
-  ['homeAddress', 'postCode'],
-  ['deliveryAddress', 'postCode'],
-  ['clinicInformation', 'postcode'],
+  ['homeAddress', 'postCode', 'homeAddress.postCode'],
+  ['deliveryAddress', 'postCode', 'deliveryAddress.postCode'],
+  ['clinicInformation', 'postcode', 'clinicInformation.postcode'],
 ] as const;
 const CONTACTS = [
-  ['customer', 'email', 'email'],
-  ['clinicInformation', 'contactEmail', 'email'],
-  ['customer', 'telephone', 'phone'],
-  ['clinicInformation', 'contactNumber', 'phone'],
+  ['customer', 'email', 'email', 'customer.email'],
+  ['clinicInformation', 'contactEmail', 'email', 'clinicInformation.contactEmail'],
+  ['customer', 'telephone', 'phone', 'customer.telephone'],
+  ['clinicInformation', 'contactNumber', 'phone', 'clinicInformation.contactNumber'],
 ] as const;
 const ENUMS = [
   ['customer', 'title', 'titles', 'titles'],
@@ -60,33 +63,41 @@ const obj = (value: unknown): Obj => (value !== null && typeof value === 'object
 const str = (value: unknown): string | undefined =>
   typeof value === 'string' && value.trim() !== '' ? value : undefined;
 
-export function validateOrder(body: unknown, ctx: ValidationContext): Problem[] {
-  const file = ctx.file ?? '';
-  const fallback = ctx.fallback ?? {};
-  const today = ctx.today ?? new Date();
-  const problems: Problem[] = [];
-  const skip = ctx.skip;
-  let reported: Set<string> | undefined;
+/** The problems of one validation, one per field (a class, not closures: nothing allocated per order for it). */
+class Report {
+  readonly problems: Problem[] = [];
+  #reported: Set<string> | undefined;
 
-  const report = (path: string, code: string, reason: string, severity: Problem['severity'] = 'error') => {
-    if (skip?.has(path) || reported?.has(path)) return;
-    (reported ??= new Set()).add(path);
-    const provenance = ctx.provenance?.[path];
+  constructor(private readonly ctx: ValidationContext) {}
+
+  add(path: string, code: string, reason: string): void {
+    const ctx = this.ctx;
+    if (ctx.skip?.has(path) || this.#reported?.has(path)) return;
+    (this.#reported ??= new Set()).add(path);
+    const provenance = ctx.provenanceLookup ? ctx.provenanceLookup.get(path) : ctx.provenance?.[path];
     const from = describeSource(provenance);
-    problems.push(
+    this.problems.push(
       problem(
-        severity,
-        file,
-        locationOf(provenance, fallback),
+        'error',
+        ctx.file ?? '',
+        locationOf(provenance, ctx.fallback ?? {}),
         code,
         `${capitalise(describePath(path))} ${reason}${from ? ` (${from})` : ''}.`,
         path,
       ),
     );
-  };
-  const withValue = (path: string, value: string, code: string, reason: string | undefined) => {
-    if (reason) report(path, code, `${quote(value)} ${reason}`);
-  };
+  }
+
+  /** A rule's verdict on `value`: a reason means a problem. */
+  withValue(path: string, value: string, code: string, reason: string | undefined): void {
+    if (reason) this.add(path, code, `${quote(value)} ${reason}`);
+  }
+}
+
+export function validateOrder(body: unknown, ctx: ValidationContext): Problem[] {
+  const today = ctx.today ?? new Date();
+  const out = new Report(ctx);
+  const problems = out.problems;
 
   const root = obj(body);
   const customer = obj(root.customer);
@@ -102,41 +113,41 @@ export function validateOrder(body: unknown, ctx: ValidationContext): Problem[] 
     if (typeof code === 'string' && code !== '') {
       const check = checkSnomedConceptId(code);
       if (!check.ok)
-        report(`${base}.dmdCode`, `dmd.${check.problem}`, `${quote(code)} is not a valid dm+d code: ${check.message}`);
+        out.add(`${base}.dmdCode`, `dmd.${check.problem}`, `${quote(code)} is not a valid dm+d code: ${check.message}`);
     }
     const quantity = wholeNumberReason(item.quantity, 1, MAX_QUANTITY);
-    if (quantity) report(`${base}.quantity`, 'quantity.range', `${quote(item.quantity)} ${quantity}`);
+    if (quantity) out.add(`${base}.quantity`, 'quantity.range', `${quote(item.quantity)} ${quantity}`);
     const pack = wholeNumberReason(item.pack, 1, MAX_PACKS);
-    if (pack) report(`${base}.pack`, 'pack.range', `${quote(item.pack)} ${pack}`);
+    if (pack) out.add(`${base}.pack`, 'pack.range', `${quote(item.pack)} ${pack}`);
   });
 
   const repeats = wholeNumberReason(prescription.repeatsAllowed, 0, MAX_REPEATS);
   if (repeats)
-    report('prescription.repeatsAllowed', 'repeats.range', `${quote(prescription.repeatsAllowed)} ${repeats}`);
+    out.add('prescription.repeatsAllowed', 'repeats.range', `${quote(prescription.repeatsAllowed)} ${repeats}`);
 
   const dob = str(customer.dateOfBirth);
   if (dob) {
     const reason = dateOfBirthReason(dob, today);
-    if (reason) report('customer.dateOfBirth', reason.code, `${quote(dob)} ${reason.reason}`);
+    if (reason) out.add('customer.dateOfBirth', reason.code, `${quote(dob)} ${reason.reason}`);
   }
 
-  for (const [container, postcodeKey] of POSTCODES) {
+  for (const [container, postcodeKey, path] of POSTCODES) {
     const address = obj(root[container]);
     const postcode = str(address[postcodeKey]);
     // Only UK addresses have a UK postcode; other countries are checked by the service.
     if (postcode && (address.countryCode === 'GBR' || address.countryCode === undefined)) {
-      withValue(`${container}.${postcodeKey}`, postcode, 'postcode.format', postcodeReason(postcode));
+      out.withValue(path, postcode, 'postcode.format', postcodeReason(postcode));
     }
   }
-  for (const [container, key, kind] of CONTACTS) {
+  for (const [container, key, kind, path] of CONTACTS) {
     const text = str(obj(root[container])[key]);
     if (!text) continue;
-    if (kind === 'email') withValue(`${container}.${key}`, text, 'email.format', emailReason(text));
-    else withValue(`${container}.${key}`, text, 'telephone.format', ukPhoneReason(text));
+    if (kind === 'email') out.withValue(path, text, 'email.format', emailReason(text));
+    else out.withValue(path, text, 'telephone.format', ukPhoneReason(text));
   }
   const registration = str(obj(root.prescribingDoctor).registrationNumber);
   if (registration) {
-    withValue(
+    out.withValue(
       'prescribingDoctor.registrationNumber',
       registration,
       'registrationNumber.format',
@@ -146,7 +157,7 @@ export function validateOrder(body: unknown, ctx: ValidationContext): Problem[] 
   for (const [container, key, list, what] of ENUMS) {
     const text = str(obj(root[container])[key]);
     if (text && !lists[list].includes(text)) {
-      report(
+      out.add(
         `${container}.${key}`,
         'enum.unknown',
         `${quote(text)} is not one of this environment's ${what} (${lists[list].join(', ')})`,
@@ -154,20 +165,21 @@ export function validateOrder(body: unknown, ctx: ValidationContext): Problem[] 
     }
   }
 
-  // Most orders pass; only a failing one is parsed again to learn the offending inputs for the messages.
-  const parsed = createWithClinicV1Schema.safeParse(body).success
+  // Most orders pass, which the hand-written check says without zod; only when it cannot vouch for the body does
+  // the schema itself decide (and name the offending inputs for the messages).
+  const parsed = passesCreateWithClinicV1(body)
     ? undefined
     : createWithClinicV1Schema.safeParse(body, { reportInput: true });
   if (parsed && !parsed.success) {
     for (const issue of parsed.error.issues) {
       const path = issue.path.join('.');
       if (path === 'prescribedItems' && issue.code === 'too_small') {
-        report(path, 'order.noItems', 'are missing: an order needs at least one item');
+        out.add(path, 'order.noItems', 'are missing: an order needs at least one item');
         continue;
       }
       const input = (issue as { input?: unknown }).input;
       if (input === undefined) {
-        report(path, 'field.required', 'is required');
+        out.add(path, 'field.required', 'is required');
         continue;
       }
       const code =
@@ -182,7 +194,7 @@ export function validateOrder(body: unknown, ctx: ValidationContext): Problem[] 
         code === 'field.tooLong'
           ? issue.message.replace(/^Too big: expected string to have /, 'must have ')
           : issue.message;
-      report(path, code, `${quote(input)} is not valid: ${detail}`);
+      out.add(path, code, `${quote(input)} is not valid: ${detail}`);
     }
   }
   return problems;

@@ -143,6 +143,8 @@ export function problemsForRoute(
   route: OrderRoute,
   codeLists: CodeLists,
 ): { problems: Problem[]; valid: boolean } {
+  // Most imported orders: nothing to restore or waive, and v1 (or a cancel) adds nothing.
+  if (problems.length === 0 && (route === 'v1' || subject.orderControl === 'CA')) return { problems: [], valid: true };
   let own = restoreWaived(problems.filter((problem) => !ROUTE_PROBLEM.test(problem.code)));
   // On the HL7 route, what the message cannot carry is the service's to default: not an error here.
   if (route === 'hl7' && subject.orderControl !== 'CA' && !hl7RouteProblem(subject)) own = waiveForHl7(own);

@@ -3,19 +3,22 @@ import type { ImportSummary } from '../../../shared/staging-views.js';
 import { importFile } from '../importing/import-file.js';
 import { TEMPLATE_PROFILE, headerFingerprint, type MappingProfile } from '../importing/mapping-profile.js';
 import { TEMPLATE_COLUMNS } from '../importing/field-catalogue.js';
+import type { OrderExtras } from '../importing/provenance-table.js';
 import type { ImportProgress, ImportReport, ImportedOrder, Problem } from '../importing/types.js';
 import type { OrderRoute } from '../store/order-state.js';
-import type { StagedBatchWriter } from '../store/staged-orders-repo.js';
+import type { StagedBatchWriter } from '../store/staged-batch-writer.js';
+import type { AcceptedOrdersLookup } from '../store/staged-orders-repo.js';
 import { ERRORS_COLUMN } from './batch-exports.js';
 import { readJsonOrders } from './json-orders.js';
 import { problemsForRoute } from './route-request.js';
 import { StagingError, type StagingDeps } from './staging-deps.js';
 
 /**
- * An import into staging: the importer streams orders into a batch writer (a temp table, so memory stays flat),
- * and only a complete import becomes a batch, in one transaction with its `batch.imported` audit entry. A file
- * the importer refuses as a whole (empty, binary, no header, truncated HL7 batch…) stages nothing; neither does a
- * cancelled or failed import. Nothing already staged or accepted is touched either way.
+ * An import into staging: the importer streams orders into a batch writer (straight into `staged_orders` under a
+ * hidden batch, written in a worker thread while the file is still being read, so memory stays flat), and only a
+ * complete import becomes a visible batch, in one transaction with its `batch.imported` audit entry. A file the
+ * importer refuses as a whole (empty, binary, no header, truncated HL7 batch…) stages nothing; neither does a
+ * cancelled or failed import (the writer deletes what it wrote). Nothing already staged or accepted is touched.
  */
 
 export interface StageFileInput {
@@ -89,24 +92,33 @@ export async function stageFile(deps: StagingDeps, input: StageFileInput): Promi
   const codeLists = deps.codeListsFor(input.environmentId);
   const route = input.route ?? 'v1';
   const today = deps.now();
-  const isKnownOrder = (clinicCode: string, clinicOrderId: string) =>
-    deps.store.orders.findAccepted(input.environmentId, clinicCode, clinicOrderId) !== undefined;
   const profile = input.profileName !== undefined ? chosenProfile(deps, input.profileName) : undefined;
-  const writer = deps.store.stagedOrders.writer();
+  const fileName = input.fileName.slice(0, 255) || 'import';
+  const writer = deps.store.stagedOrders.writer(
+    { environmentId: input.environmentId, sourceFileName: fileName, route },
+    deps.openRowSink,
+  );
+  let accepted: AcceptedOrdersLookup | undefined;
   try {
-    const stage = (order: ImportedOrder) => {
+    const lookup = deps.store.stagedOrders.acceptedLookup(input.environmentId);
+    accepted = lookup;
+    const isKnownOrder = (clinicCode: string, clinicOrderId: string) => lookup.has(clinicCode, clinicOrderId);
+    const stage = (order: ImportedOrder, extras?: OrderExtras) => {
       const routed = problemsForRoute(
         {
           body: order.body,
           orderControl: order.source.orderControl ?? 'NW',
           source: order.source,
-          provenance: order.provenance,
+          // Read only if the route has a problem to locate: an imported order's record is built on first read.
+          get provenance() {
+            return order.provenance;
+          },
         },
         order.problems,
         route,
         codeLists,
       );
-      writer.add({ ...order, problems: routed.problems, valid: routed.valid });
+      return writer.add(order, routed, extras);
     };
 
     let report: StoredReport;
@@ -121,7 +133,7 @@ export async function stageFile(deps: StagingDeps, input: StageFileInput): Promi
         rowsRead: read.ok ? read.orders.length : 0,
         fileProblems: read.ok ? [] : [read.problem],
       };
-      if (read.ok) read.orders.forEach(stage);
+      if (read.ok) for (const order of read.orders) await stage(order, undefined);
     } else {
       const imported = await importFile(input.path, {
         codeLists,
@@ -138,13 +150,16 @@ export async function stageFile(deps: StagingDeps, input: StageFileInput): Promi
       report = { ...summaryOf(imported), ...(imported.header ? { headerText: imported.header.text } : {}) };
     }
     const { headerText: _headerText, ...summary } = report;
+    // The file is read: its read snapshot would keep the writer's last checkpoint from reaching the file.
+    lookup.close();
 
     const refusal = refusalOf(report, kind, route, writer, input.fileName);
     if (refusal) return { status: 'refused', problems: refusal, summary };
 
+    await writer.end();
     const batchId = commitBatch(deps, writer, {
       environmentId: input.environmentId,
-      fileName: input.fileName,
+      fileName,
       kind,
       route,
       report,
@@ -158,7 +173,8 @@ export async function stageFile(deps: StagingDeps, input: StageFileInput): Promi
       summary,
     };
   } finally {
-    writer.close();
+    accepted?.close();
+    await writer.close();
   }
 }
 
@@ -203,18 +219,9 @@ function commitBatch(
   const { store } = deps;
   const invalid = writer.count - writer.validCount;
   const rowCount = Math.max(batch.report.rowsRead, writer.count);
-  const fileName = batch.fileName.slice(0, 255) || 'import';
+  const fileName = batch.fileName;
   return store.inTransaction(() => {
-    const created = store.batches.create({
-      environmentId: batch.environmentId,
-      sourceFileName: fileName,
-      kind: batch.kind,
-      rowCount,
-      invalidCount: invalid,
-      route: batch.route,
-      report: batch.report,
-    });
-    writer.copyInto(created.id);
+    const created = writer.commit({ kind: batch.kind, rowCount, invalidCount: invalid, report: batch.report });
     store.audit.append({
       actor: 'user',
       action: 'batch.imported',

@@ -14,6 +14,7 @@ import type { MappingProfile } from '../importing/mapping-profile.js';
 import type { BatchRecord } from '../store/batches-repo.js';
 import type { OrderRoute } from '../store/order-state.js';
 import type { SavedProfile } from '../store/mapping-profiles-repo.js';
+import type { OpenRowSink } from '../store/staged-batch-writer.js';
 import type { StagedCounts } from '../store/staged-orders-repo.js';
 import type { Store } from '../store/store.js';
 import { acceptBatch } from './accept-batch.js';
@@ -28,6 +29,7 @@ import { errorCsv, exampleTemplateCsv, templateCsv } from './batch-exports.js';
 import { RESERVED_PROFILE_NAMES, stageFile, type StoredReport } from './stage-file.js';
 import { StagingError, type StagingDeps } from './staging-deps.js';
 import { toBatchView, toStagedOrderView } from './staging-views.js';
+import { workerRowSink } from './worker-row-sink.js';
 
 /**
  * Staging as the front ends use it (contract handlers, CLI): imports with progress and cancel, review pages,
@@ -49,6 +51,8 @@ export interface StagingServiceDeps {
     rows: number;
   }): void;
   onBatchChanged?(change: { environmentId: string; batchId: number }): void;
+  /** Where imports write their rows; default a worker thread per import (worker-row-sink.ts). */
+  openRowSink?: OpenRowSink;
 }
 
 export interface ImportRequest {
@@ -81,6 +85,7 @@ export class StagingService {
       store: deps.store,
       codeListsFor: (environmentId) => deps.codeListsFor(environmentId),
       now: deps.now ?? (() => new Date()),
+      openRowSink: deps.openRowSink ?? workerRowSink,
     };
   }
 

@@ -233,11 +233,15 @@ describe('staging an import', () => {
     expect(f.store.batches.list()).toHaveLength(batchesBefore);
     expect(f.store.audit.lastSeq()).toBe(seqBefore);
     expect(f.store.orders.list({ batchId: first.batchId })).toEqual(acceptedBefore);
-    // The cancelled import's rows went nowhere, not even into a leftover temp table.
-    const temp = f.store.db.prepare("SELECT count(*) AS n FROM sqlite_temp_master WHERE type = 'table'").get() as {
-      n: number;
-    };
-    expect(temp.n).toBe(0);
+    // The cancelled import's rows were deleted with its hidden batch: no row belongs to a batch nobody can see.
+    const unseen = f.store.db
+      .prepare(
+        `SELECT (SELECT count(*) FROM import_batches WHERE importing = 1) AS batches,
+           (SELECT count(*) FROM staged_orders WHERE batch_id NOT IN (SELECT id FROM import_batches WHERE importing = 0))
+             AS rows`,
+      )
+      .get();
+    expect(unseen).toEqual({ batches: 0, rows: 0 });
     expect(verifyAuditChain(f.store).ok).toBe(true);
   });
 

@@ -16,6 +16,14 @@ export interface NewBatch {
   report?: unknown;
 }
 
+/** What an import's batch gets once its file has been read (see `beginImport`). */
+export interface FinishedImport {
+  kind: BatchKind;
+  rowCount: number;
+  invalidCount: number;
+  report?: unknown;
+}
+
 export interface BatchRecord extends Omit<NewBatch, 'route' | 'report'> {
   id: number;
   route: OrderRoute;
@@ -35,29 +43,72 @@ const toRecord = (row: BatchRow): BatchRecord => ({
   report: row.report === null ? null : (JSON.parse(row.report) as unknown),
 });
 
+function checkKind(kind: string): void {
+  if (!(BATCH_KINDS as readonly string[]).includes(kind)) throw new Error(`unknown batch kind "${kind}"`);
+}
+
 export class BatchesRepo {
   readonly #now: () => Date;
   readonly #insert: Database.Statement;
   readonly #get: Database.Statement<[number], BatchRow>;
   readonly #list: Database.Statement<[{ environmentId: string | null }], BatchRow>;
   readonly #setRoute: Database.Statement<[OrderRoute, number]>;
+  readonly #finishImport: Database.Statement;
 
   constructor(db: Database.Database, now: () => Date) {
     this.#now = now;
     this.#insert = db.prepare(
       `INSERT INTO import_batches (environment_id, source_file_name, kind, row_count, invalid_count, created_at, route,
-         report)
-       VALUES (@environmentId, @sourceFileName, @kind, @rowCount, @invalidCount, @createdAt, @route, @report)`,
+         report, importing)
+       VALUES (@environmentId, @sourceFileName, @kind, @rowCount, @invalidCount, @createdAt, @route, @report, @importing)`,
     );
-    this.#get = db.prepare(`SELECT ${COLUMNS} FROM import_batches WHERE id = ?`);
+    // A batch still being imported (migration 008) is nobody's to see yet.
+    this.#get = db.prepare(`SELECT ${COLUMNS} FROM import_batches WHERE id = ? AND importing = 0`);
     this.#list = db.prepare(
-      `SELECT ${COLUMNS} FROM import_batches WHERE @environmentId IS NULL OR environment_id = @environmentId ORDER BY id DESC`,
+      `SELECT ${COLUMNS} FROM import_batches
+       WHERE importing = 0 AND (@environmentId IS NULL OR environment_id = @environmentId) ORDER BY id DESC`,
+    );
+    this.#finishImport = db.prepare(
+      `UPDATE import_batches SET kind = @kind, row_count = @rowCount, invalid_count = @invalidCount,
+         created_at = @createdAt, report = @report, importing = 0
+       WHERE id = @id AND importing = 1`,
     );
     this.#setRoute = db.prepare('UPDATE import_batches SET route = ? WHERE id = ?');
   }
 
   create(batch: NewBatch): BatchRecord {
-    if (!(BATCH_KINDS as readonly string[]).includes(batch.kind)) throw new Error(`unknown batch kind "${batch.kind}"`);
+    const id = this.#insertRow(batch, 0);
+    const created = this.get(id);
+    if (!created) throw new Error('import batch was not stored');
+    return created;
+  }
+
+  /**
+   * The row of a batch whose orders are about to stream in; hidden from `get` and `list` until `finishImport`.
+   * Kind and counts are placeholders until then (the file decides its kind).
+   */
+  beginImport(batch: Pick<NewBatch, 'environmentId' | 'sourceFileName' | 'route'>): number {
+    return this.#insertRow({ ...batch, kind: 'csv', rowCount: 0, invalidCount: 0 }, 1);
+  }
+
+  /** Makes an imported batch visible with what the import found; inside the caller's transaction. */
+  finishImport(id: number, finished: FinishedImport): BatchRecord {
+    checkKind(finished.kind);
+    const changed = this.#finishImport.run({
+      id,
+      kind: finished.kind,
+      rowCount: finished.rowCount,
+      invalidCount: finished.invalidCount,
+      createdAt: isoTime(this.#now()),
+      report: finished.report === undefined ? null : JSON.stringify(finished.report),
+    }).changes;
+    const batch = changed === 1 ? this.get(id) : undefined;
+    if (!batch) throw new Error(`import batch ${id} is not being imported`);
+    return batch;
+  }
+
+  #insertRow(batch: NewBatch, importing: 0 | 1): number {
+    checkKind(batch.kind);
     const route = batch.route ?? 'v1';
     if (!(ORDER_ROUTES as readonly string[]).includes(route)) throw new Error(`unknown route "${route}"`);
     const result = this.#insert.run({
@@ -69,10 +120,9 @@ export class BatchesRepo {
       createdAt: isoTime(this.#now()),
       route,
       report: batch.report === undefined ? null : JSON.stringify(batch.report),
+      importing,
     });
-    const created = this.get(Number(result.lastInsertRowid));
-    if (!created) throw new Error('import batch was not stored');
-    return created;
+    return Number(result.lastInsertRowid);
   }
 
   get(id: number): BatchRecord | undefined {

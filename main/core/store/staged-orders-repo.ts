@@ -1,19 +1,26 @@
 import type Database from 'better-sqlite3';
 import type { ImportedOrder, OrderControl, Problem, Provenance } from '../importing/types.js';
-import type { StagedOrderState } from './order-state.js';
+import { BatchesRepo } from './batches-repo.js';
+import { openDatabase } from './open-database.js';
+import { NOT_ACCEPTED_STATES, type StagedOrderState } from './order-state.js';
 import { decodeProvenance, encodeProvenance } from './provenance-codec.js';
+import {
+  StagedBatchWriter,
+  discardBatch,
+  inProcessRowSink,
+  type ImportTarget,
+  type OpenRowSink,
+} from './staged-batch-writer.js';
 import { isoTime } from './time.js';
 
 /**
  * Staged orders: what an import produced, kept until the admin accepts it into the outbox. Each row holds the v1
  * body (dm+d codes as digit strings), its problems and provenance, and the source (CSV records, HL7 message).
  *
- * A batch is written through a `StagedBatchWriter`: orders stream into a TEMP table of this connection as the
- * importer hands them over (memory stays flat, nothing in the main file changes), and `commit` copies them into
- * `staged_orders` together with the batch row and its audit entry in ONE transaction. A cancelled or failed import
- * drops the temp table: the main file never saw it. The import's awaits never hold a transaction open on the
- * shared connection, so the submitter's commits in the meantime are its own and can never be rolled back with an
- * abandoned import.
+ * A batch is written through a `StagedBatchWriter` (staged-batch-writer.ts): rows go straight into this table as the
+ * importer hands orders over (memory stays flat), under a batch row that stays hidden until the writer commits it
+ * together with its audit entry; a cancelled or failed import deletes its batch and rows. The import's awaits never
+ * hold a transaction open on the shared connection, so the submitter's commits in the meantime are its own.
  */
 
 /** Where a value came from; `edited` once the admin changed it (with where the value it replaced came from). */
@@ -64,7 +71,7 @@ export interface StagedOrderUpdate {
   problems: Problem[];
   provenance: Record<string, StagedProvenance>;
   /** The order's source (unchanged by an update): provenance is stored relative to it. */
-  source: Pick<StagedOrderSource, 'file' | 'hl7'>;
+  source: Pick<StagedOrderSource, 'file' | 'hl7' | 'message'>;
   edited: boolean;
 }
 
@@ -107,6 +114,52 @@ interface StagedRow {
   editedAt: string | null;
 }
 
+/** The partial unique index orders_accepted_once answers this without reading the order. */
+const ACCEPTED_SQL = `SELECT 1 FROM orders WHERE environment_id = ? AND clinic_code = ? AND clinic_order_id = ?
+  AND state NOT IN (${NOT_ACCEPTED_STATES.map((state) => `'${state}'`).join(', ')})`;
+
+/** Lookups per read transaction of an AcceptedOrdersLookup. */
+const LOOKUPS_PER_SNAPSHOT = 1000;
+
+/**
+ * "Was this order accepted already?" for every order of an import. Each lookup on its own pays for a read
+ * transaction (the WAL's read lock), which is most of its cost; this keeps one open for LOOKUPS_PER_SNAPSHOT lookups
+ * (five to eight times cheaper), on a read-only connection of its own so the store's connection, which the
+ * submitter writes through meanwhile, never has a transaction it did not open. A snapshot a moment old sees what
+ * `isAccepted` would; an order accepted while the import runs is caught again by accept, which checks itself.
+ */
+export class AcceptedOrdersLookup {
+  readonly #db: Database.Database;
+  readonly #environmentId: string;
+  readonly #get: Database.Statement<[string, string, string], number>;
+  #lookups = 0;
+
+  constructor(file: string, environmentId: string) {
+    this.#db = openDatabase(file, { readonly: true });
+    this.#environmentId = environmentId;
+    this.#get = this.#db.prepare<[string, string, string], number>(ACCEPTED_SQL).pluck();
+  }
+
+  has(clinicCode: string, clinicOrderId: string): boolean {
+    if (this.#lookups === 0) this.#db.exec('BEGIN');
+    this.#lookups += 1;
+    const found = this.#get.get(this.#environmentId, clinicCode, clinicOrderId) !== undefined;
+    if (this.#lookups >= LOOKUPS_PER_SNAPSHOT) this.#endSnapshot();
+    return found;
+  }
+
+  close(): void {
+    if (!this.#db.open) return;
+    this.#endSnapshot();
+    this.#db.close();
+  }
+
+  #endSnapshot(): void {
+    if (this.#lookups > 0) this.#db.exec('COMMIT');
+    this.#lookups = 0;
+  }
+}
+
 const COLUMNS = `id, batch_id AS batchId, position, clinic_code AS clinicCode, clinic_order_id AS clinicOrderId,
   order_control AS orderControl, body, valid, problems, provenance, source, state, order_id AS orderId,
   edited_at AS editedAt`;
@@ -122,11 +175,6 @@ function toStaged(row: StagedRow): StagedOrder {
     source,
   };
 }
-
-/** Rows written per temp-table transaction while an import streams. */
-const FLUSH_EVERY = 500;
-
-let writerSequence = 0;
 
 export interface StagedPageQuery {
   batchId: number;
@@ -152,9 +200,18 @@ export class StagedOrdersRepo {
     Omit<AcceptCandidate, 'body' | 'source' | 'edited'> & { body: string; source: string; edited: number }
   >;
 
+  readonly #batches: BatchesRepo;
+  /** Hidden batches this store's writers are filling now. */
+  readonly #importing = new Set<number>();
+  readonly #unfinished: Database.Statement<[], number>;
+  readonly #accepted: Database.Statement<[string, string, string], number>;
+
   constructor(db: Database.Database, now: () => Date) {
     this.#db = db;
     this.#now = now;
+    this.#batches = new BatchesRepo(db, now);
+    this.#unfinished = db.prepare<[], number>('SELECT id FROM import_batches WHERE importing = 1').pluck();
+    this.#accepted = db.prepare<[string, string, string], number>(ACCEPTED_SQL).pluck();
     this.#get = db.prepare(`SELECT ${COLUMNS} FROM staged_orders WHERE id = ?`);
     this.#page = db.prepare(`
       SELECT ${COLUMNS} FROM staged_orders
@@ -191,9 +248,41 @@ export class StagedOrdersRepo {
       ORDER BY position LIMIT ?`);
   }
 
-  /** Starts writing a new batch's orders; nothing reaches the main file until `commit`. */
-  writer(): StagedBatchWriter {
-    return new StagedBatchWriter(this.#db);
+  /**
+   * Starts an import's batch, hidden until the writer commits it (staged-batch-writer.ts); `openSink` decides
+   * where the rows are written (default: on this thread). First deletes what imports of a process that died left.
+   */
+  writer(target: ImportTarget, openSink: OpenRowSink = inProcessRowSink): StagedBatchWriter {
+    this.#removeUnfinished();
+    const batchId = this.#batches.beginImport(target);
+    this.#importing.add(batchId);
+    const release = () => this.#importing.delete(batchId);
+    let sink;
+    try {
+      sink = openSink(this.#db.name, batchId);
+    } catch (error) {
+      release();
+      discardBatch(this.#db, batchId);
+      throw error;
+    }
+    return new StagedBatchWriter(this.#db, this.#batches, batchId, sink, release);
+  }
+
+  /** Whether an order with this identity is already in the environment's outbox (queued, sent or later). */
+  isAccepted(environmentId: string, clinicCode: string, clinicOrderId: string): boolean {
+    return this.#accepted.get(environmentId, clinicCode, clinicOrderId) !== undefined;
+  }
+
+  /** `isAccepted` for the many orders of one import, on a connection of its own (see AcceptedOrdersLookup). */
+  acceptedLookup(environmentId: string): AcceptedOrdersLookup {
+    return new AcceptedOrdersLookup(this.#db.name, environmentId);
+  }
+
+  /** Hidden batches no writer of this store is filling: left by a process that died mid-import. */
+  #removeUnfinished(): void {
+    for (const batchId of this.#unfinished.all()) {
+      if (!this.#importing.has(batchId)) discardBatch(this.#db, batchId);
+    }
   }
 
   get(id: number): StagedOrder | undefined {
@@ -280,94 +369,5 @@ export class StagedOrdersRepo {
   /** Marks a staged order accepted, naming the outbox order it became; false when it was not staged. */
   markAccepted(id: number, orderId: number): boolean {
     return this.#accept.run(orderId, id).changes === 1;
-  }
-}
-
-/**
- * Collects one import's orders in a TEMP table of the store's connection (see the file comment), then commits
- * them into `staged_orders` in one transaction, or discards them.
- */
-export class StagedBatchWriter {
-  readonly #db: Database.Database;
-  readonly #table: string;
-  readonly #insert: Database.Statement;
-  readonly #flush: Database.Transaction<(rows: unknown[][]) => void>;
-  #buffer: unknown[][] = [];
-  #count = 0;
-  #valid = 0;
-  #open = true;
-
-  constructor(db: Database.Database) {
-    this.#db = db;
-    writerSequence += 1;
-    this.#table = `temp.staging_${process.pid}_${writerSequence}`;
-    db.exec(`CREATE TABLE ${this.#table} (
-      position INTEGER PRIMARY KEY, clinic_code TEXT, clinic_order_id TEXT, order_control TEXT NOT NULL,
-      body TEXT NOT NULL, valid INTEGER NOT NULL, problems TEXT NOT NULL, provenance TEXT NOT NULL,
-      source TEXT NOT NULL)`);
-    this.#insert = db.prepare(`INSERT INTO ${this.#table} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    this.#flush = db.transaction((rows: unknown[][]) => {
-      for (const row of rows) this.#insert.run(...row);
-    });
-  }
-
-  get count(): number {
-    return this.#count;
-  }
-
-  get validCount(): number {
-    return this.#valid;
-  }
-
-  add(order: NewStagedOrder): void {
-    if (!this.#open) throw new Error('this batch writer is closed');
-    this.#count += 1;
-    if (order.valid) this.#valid += 1;
-    const { orderControl, ...source } = order.source;
-    this.#buffer.push([
-      this.#count,
-      order.clinicCode,
-      order.clinicOrderId,
-      orderControl ?? 'NW',
-      JSON.stringify(order.body),
-      order.valid ? 1 : 0,
-      JSON.stringify(order.problems),
-      encodeProvenance(order.provenance, source),
-      JSON.stringify(source),
-    ]);
-    if (this.#buffer.length >= FLUSH_EVERY) this.#flushBuffer();
-  }
-
-  /**
-   * Inside the caller's transaction (the batch row and the audit entry go with it): copies every order into
-   * `staged_orders` for `batchId`. The temp table is dropped by `close()`.
-   */
-  copyInto(batchId: number): number {
-    if (!this.#open) throw new Error('this batch writer is closed');
-    this.#flushBuffer();
-    return this.#db
-      .prepare(
-        `INSERT INTO staged_orders (batch_id, position, clinic_code, clinic_order_id, order_control, body, valid,
-           problems, provenance, source, state)
-         SELECT ?, position, clinic_code, clinic_order_id, order_control, body, valid, problems, provenance, source,
-           'staged'
-         FROM ${this.#table} ORDER BY position`,
-      )
-      .run(batchId).changes;
-  }
-
-  /** Drops the temp table (after a commit, or to discard a cancelled import). Safe to call twice. */
-  close(): void {
-    if (!this.#open) return;
-    this.#open = false;
-    this.#buffer = [];
-    if (this.#db.open) this.#db.exec(`DROP TABLE IF EXISTS ${this.#table}`);
-  }
-
-  #flushBuffer(): void {
-    if (this.#buffer.length === 0) return;
-    const rows = this.#buffer;
-    this.#buffer = [];
-    this.#flush(rows);
   }
 }

@@ -1,0 +1,37 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { StagedRowInserter, openImportConnection } from '../store/staged-batch-writer.js';
+import type { FromRowWorker, RowWorkerData, ToRowWorker } from './worker-row-sink.js';
+
+/**
+ * The worker thread that writes an import's rows (started by worker-row-sink.ts): one connection of its own to the
+ * store file, one transaction per chunk, an answer per chunk. SQLite runs here while the main thread parses the
+ * next part of the file, so the two cores share the import.
+ */
+
+const port = parentPort;
+if (!port) throw new Error('staged-rows-worker.ts runs as a worker thread');
+const { file, batchId } = workerData as RowWorkerData;
+const db = openImportConnection(file);
+const inserter = new StagedRowInserter(db, batchId);
+const answer = (message: FromRowWorker) => port.postMessage(message);
+answer({ type: 'ready' });
+
+port.on('message', (message: ToRowWorker) => {
+  if (message.type === 'rows') {
+    try {
+      inserter.insert(message.chunk);
+      answer({ type: 'written' });
+    } catch (error) {
+      answer({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
+    }
+    return;
+  }
+  // The end: what is written goes into the database file here, not in the commit on the main thread.
+  try {
+    inserter.checkpoint();
+  } finally {
+    if (db.open) db.close();
+  }
+  answer({ type: 'ended' });
+  port.close();
+});
