@@ -3,7 +3,9 @@ import { z } from 'zod';
 /**
  * What the UI sees of the outbox, orders, sign-in and the audit log: plain records with identifiers and
  * operational fields, never request bodies (patient data), tokens or secrets. The core maps its store records
- * onto these and the dispatch checks every answer against them.
+ * onto these and the dispatch checks every answer against them. One exception, asked for by name: an order's
+ * original source text (`orderSourceSchema`, the `orders.source` call), which the detail view shows on request.
+ * Searching by patient surname returns these same views: the surname is never in them.
  */
 
 /** The local order states; main/core/store/order-state.ts documents each and the migrations spell them out. */
@@ -109,8 +111,54 @@ export const auditEntryViewSchema = z.object({
 });
 export type AuditEntryView = z.infer<typeof auditEntryViewSchema>;
 
+/**
+ * Where an order came from: its batch's file and, when it went through staging, its place in that file (CSV lines
+ * or HL7 message and control id). Identifiers only: the original text is patient data and comes from
+ * `orders.source`, on request.
+ */
+export const orderOriginSchema = z.object({
+  batchId: z.number().int().positive(),
+  fileName: z.string().min(1).max(255),
+  format: z.enum(['csv', 'hl7', 'json']),
+  /** When the file was imported. */
+  importedAt: isoTime,
+  /** The order's number among the file's orders (1-based); null when no staged record of it exists. */
+  position: z.number().int().positive().nullable(),
+  /** CSV: the physical lines of the order's records (one per item), in file order. */
+  lines: z.array(z.number().int().positive()).max(10_000),
+  /** HL7: the message's index in the file (1-based) and its control id (MSH-10). */
+  message: z.number().int().positive().nullable(),
+  controlId: nullableText(200),
+  /** Whether the original text is kept (`orders.source` gives it): CSV records or the HL7 message. */
+  sourceKept: z.boolean(),
+  /** Edited in the app before it was accepted (the source shows the file as it was). */
+  edited: z.boolean(),
+});
+export type OrderOrigin = z.infer<typeof orderOriginSchema>;
+
+/**
+ * The original text of an order (patient data: shown in the detail view on request, never in lists, logs or
+ * events): its CSV records with their line numbers under the file's header, or its HL7 message a segment a line.
+ */
+export const orderSourceSchema = z.discriminatedUnion('format', [
+  z.object({
+    format: z.literal('csv'),
+    fileName: z.string(),
+    header: z.object({ line: z.number().int().positive().nullable(), text: z.string() }).nullable(),
+    records: z.array(z.object({ line: z.number().int().positive().nullable(), text: z.string() })).min(1),
+  }),
+  z.object({
+    format: z.literal('hl7'),
+    fileName: z.string(),
+    message: z.number().int().positive().nullable(),
+    segments: z.array(z.string()).min(1),
+  }),
+]);
+export type OrderSource = z.infer<typeof orderSourceSchema>;
+
 export const orderDetailSchema = z.object({
   order: orderSummarySchema,
+  origin: orderOriginSchema,
   items: z.array(orderItemViewSchema),
   attempts: z.array(attemptViewSchema),
   statusHistory: z.array(statusHistoryViewSchema),

@@ -2,6 +2,8 @@ import type {
   AttentionView,
   AuditEntryView,
   OrderDetail,
+  OrderOrigin,
+  OrderSource,
   OrderSummary,
   OutboxProgressView,
 } from '../../shared/outbox-views.js';
@@ -10,11 +12,13 @@ import { maskIdentifier } from './audit/mask-identifier.js';
 import type { AttentionEvent } from './outbox/attention.js';
 import type { OutboxProgress } from './outbox/progress.js';
 import type { OrderRecord } from './store/orders-repo.js';
+import { hl7ControlId } from './store/request-body-fields.js';
 import type { Store } from './store/store.js';
 
 /**
  * Store records as the contract shows them. Request bodies (patient data) never leave through here; identifiers,
- * states, the service's answers and the audit trail do.
+ * states, the service's answers and the audit trail do. The one exception is `orderSource`, an order's original
+ * file text, which the detail view asks for when the admin opens "Show source".
  */
 
 export function toOrderSummary(order: OrderRecord): OrderSummary {
@@ -45,12 +49,55 @@ export function toAuditView(entry: AuditEntry): AuditEntryView {
   return { ...entry, details };
 }
 
+/** Where the order came from, as identifiers (file, lines, message, control id); no source text. */
+export function orderOrigin(store: Store, orderId: number): OrderOrigin | undefined {
+  const origin = store.orders.origin(orderId);
+  if (!origin) return undefined;
+  const { staged } = origin;
+  return {
+    batchId: origin.batchId,
+    fileName: origin.fileName,
+    format: origin.kind,
+    importedAt: origin.importedAt,
+    position: staged && staged.position > 0 ? staged.position : null,
+    lines: staged?.rows.filter((line) => Number.isInteger(line) && line > 0) ?? [],
+    message: staged?.message ?? null,
+    controlId: staged?.hl7Header ? (hl7ControlId(staged.hl7Header)?.slice(0, 200) ?? null) : null,
+    sourceKept: staged?.sourceKept ?? false,
+    edited: staged?.edited ?? false,
+  };
+}
+
+/** The order's original text (patient data), or undefined when the app kept none for it. */
+export function orderSource(store: Store, orderId: number): OrderSource | undefined {
+  const source = store.orders.source(orderId);
+  if (!source) return undefined;
+  const line = (value: number | null) => (value !== null && value > 0 ? value : null);
+  if (source.kind === 'hl7') {
+    return {
+      format: 'hl7',
+      fileName: source.fileName,
+      message: line(source.message),
+      segments: source.text.split(/\r\n|\r|\n/).filter((segment) => segment !== ''),
+    };
+  }
+  if (source.records.length === 0) return undefined;
+  return {
+    format: 'csv',
+    fileName: source.fileName,
+    header: source.header && { line: line(source.header.line), text: source.header.text },
+    records: source.records.map((record) => ({ line: line(record.line), text: record.text })),
+  };
+}
+
 /** One order with everything that happened to it, or undefined when there is no such order. */
 export function orderDetail(store: Store, orderId: number): OrderDetail | undefined {
   const order = store.orders.get(orderId);
-  if (!order) return undefined;
+  const origin = orderOrigin(store, orderId);
+  if (!order || !origin) return undefined;
   return {
     order: toOrderSummary(order),
+    origin,
     items: store.orders.items(orderId),
     attempts: store.attempts.list(orderId),
     statusHistory: store.statusHistory.list(orderId).map(({ orderId: _orderId, ...row }) => row),

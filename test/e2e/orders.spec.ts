@@ -1,9 +1,14 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.js';
+import { REPO_ROOT } from './support/browser-mode.js';
 import { sandboxOrders } from './support/sandbox-http.js';
 import { saveScreenshot } from './support/screenshots.js';
 import { seedOrders } from './support/seed-orders.js';
-import { escapeRegExp, localSandbox, openWorkspace, uniqueSuffix } from './support/workspace.js';
+import { escapeRegExp, localSandbox, openSection, openWorkspace, uniqueSuffix } from './support/workspace.js';
+
+const TEMPLATE_EXAMPLE = join(REPO_ROOT, 'test', 'fixtures', 'import', 'template-example.csv');
 
 async function showOnly(page: Page, clinicOrderId: string) {
   const filters = page.getByRole('search', { name: 'Filter orders' });
@@ -56,7 +61,7 @@ test('orders: find one, follow its timeline to dispatched with a tracking id; ca
   await expect(timeline).toContainText(`Tracking id ${atService!.trackingId!}`);
   await expect(detail).toContainText(`Tracking id${atService!.trackingId!}`);
   await expect(detail).toContainText(`Pharmacy order id${atService!.pharmacyOrderId}`);
-  await saveScreenshot(page, 'orders-detail');
+  await saveScreenshot(page, 'orders-detail-seeded');
 
   // After dispatch a cancel is refused, and the reason is shown.
   await expect(detail.getByRole('button', { name: 'Cancel this order…' })).toHaveCount(0);
@@ -101,6 +106,73 @@ test('orders: find one, follow its timeline to dispatched with a tracking id; ca
   const found = lookup.getByRole('row', { name: new RegExp(escapeRegExp(tracked)) });
   await expect(found).toContainText(/Prescription (Dispatched|Processed)/);
   await expect(found.getByRole('link', { name: /Open order \d+/ })).toBeVisible();
+});
+
+test('orders: a CSV order found by its patient’s surname, its timeline from the file lines, the source on request', async ({
+  app,
+  page,
+}) => {
+  test.setTimeout(90_000);
+  const local = await localSandbox(app);
+  // The fixture with this run's own clinic order ids, and a surname no other order has: ORD-1001 is lines 2–3.
+  const run = uniqueSuffix();
+  const surname = `Brontë-${run}`;
+  const fileName = `orders-${run.toLowerCase()}.csv`;
+  const csv = (await readFile(TEMPLATE_EXAMPLE, 'utf8'))
+    .replaceAll('ORD-100', `SRC-${run}-`)
+    .replaceAll(',Example,', `,${surname},`);
+  const lines = csv.split(/\r?\n/);
+  const clinicOrderId = `SRC-${run}-1`;
+  expect(lines[1]).toContain(`${clinicOrderId},Ms,Alex,${surname},`);
+
+  // Import the file in the browser and accept it; the outbox sends it to the local sandbox.
+  await openWorkspace(page, app, 'Import');
+  await page.getByLabel('Batch file (CSV or HL7)').setInputFiles({
+    name: fileName,
+    mimeType: 'text/csv',
+    buffer: Buffer.from(csv, 'utf8'),
+  });
+  await expect(page.getByRole('status').filter({ hasText: 'Imported 3 orders' })).toContainText('3 valid');
+  await page.getByRole('button', { name: 'Accept 3 valid orders' }).click();
+  await expect(page.getByText(/Accepted 3 orders into the outbox/)).toBeVisible();
+
+  // The surname typed without its accent, in lower case, and only its start: the one order, and no surname shown.
+  await openSection(page, 'Orders');
+  const filters = page.getByRole('search', { name: 'Filter orders' });
+  await filters.getByLabel('Patient surname').fill(`bronte-${run.slice(0, 4).toLowerCase()}`);
+  await filters.getByRole('button', { name: 'Search' }).click();
+  const list = page.getByRole('region', { name: `Orders in ${local.name}` });
+  const row = list.getByRole('row', { name: new RegExp(escapeRegExp(clinicOrderId)) });
+  await expect(row).toBeVisible();
+  await expect(list.getByRole('status')).toHaveText('1 order shown.');
+  await expect(list.getByRole('table')).not.toContainText(/Bront/i);
+  await expect(row).toContainText('Created', { timeout: 30_000 });
+
+  // Its timeline starts at the file's lines; the original records come only when asked for.
+  await list.getByRole('link', { name: clinicOrderId }).click();
+  const detail = page.getByRole('region', { name: `Order ${clinicOrderId}` });
+  const timeline = detail.getByRole('list', { name: 'Order timeline' });
+  await expect(timeline.getByRole('listitem').first()).toContainText(`Imported from ${fileName}, lines 2–3`);
+  await expect(timeline).toContainText(/Created at the service, pharmacy order id \d+/);
+  await expect(detail).not.toContainText(surname);
+  const showSource = detail.getByRole('button', { name: 'Show source' });
+  await expect(showSource).toHaveAttribute('aria-expanded', 'false');
+  await showSource.click();
+  const source = detail.getByRole('table', { name: `Lines of ${fileName}` });
+  await expect(source.getByRole('row', { name: new RegExp(`^1 ${escapeRegExp(lines[0]!)}`) })).toBeVisible();
+  await expect(source.getByRole('row', { name: new RegExp(`^2 ${escapeRegExp(lines[1]!)}`) })).toBeVisible();
+  await expect(source.getByRole('row', { name: new RegExp(`^3 ${escapeRegExp(lines[2]!)}`) })).toBeVisible();
+  await expect(source).not.toContainText(lines[3]!);
+  await expect(detail.getByRole('button', { name: 'Hide source' })).toHaveAttribute('aria-expanded', 'true');
+
+  // On to dispatched with a tracking id, for the README's picture of the whole timeline.
+  await expect(async () => {
+    await detail.getByRole('button', { name: 'Check statuses now' }).click();
+    await expect(detail.getByRole('status').first()).toContainText('Checked with the service', { timeout: 3_000 });
+    await expect(timeline).toContainText(/Status: Prescription (Dispatched|Processed)/, { timeout: 1_000 });
+  }).toPass({ timeout: 45_000, intervals: [1_000] });
+  await expect(timeline).toContainText(/Tracking id \S+/);
+  await saveScreenshot(page, 'orders-detail');
 });
 
 test('orders: the service lookup by dispatch date explains the 3-day limit and how a range is split', async ({

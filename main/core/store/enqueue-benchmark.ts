@@ -1,11 +1,13 @@
 import { pathToFileURL } from 'node:url';
 import type { NewOrder } from './orders-repo.js';
+import { patientSurnameKeyOf } from './request-body-fields.js';
 import { enqueueOrders, openStore, type Store } from './store.js';
 import { LOCAL, removeDir, sampleOrder, tempDataDir } from './testing/store-fixtures.js';
 
 /**
  * enqueueOrders against the floor: a bare better-sqlite3 transaction inserting the same rows (orders, items, the
- * batch count) with prepared statements into an identical store. Rounds alternate so both see the same machine
+ * surname search keys, the batch count) with prepared statements into an identical store. The floor is handed the
+ * keys; enqueueOrders reads each from its request body, which is part of what it costs. Rounds alternate so both see the same machine
  * noise; the medians are compared. Target: ratio >= 0.7.
  *
  *   npx tsx main/core/store/enqueue-benchmark.ts [ordersPerRound=2000] [rounds=7]
@@ -20,7 +22,12 @@ export interface EnqueueBenchmark {
   ratio: number;
 }
 
-function rawEnqueue(store: Store, batchId: number, orders: readonly NewOrder[]): void {
+function rawEnqueue(
+  store: Store,
+  batchId: number,
+  orders: readonly NewOrder[],
+  surnameKeys: ReadonlyArray<string | null>,
+): void {
   const db = store.db;
   const insertOrder = db.prepare(
     `INSERT INTO orders (batch_id, environment_id, clinic_code, clinic_order_id, route, request_body, state, created_at,
@@ -29,10 +36,11 @@ function rawEnqueue(store: Store, batchId: number, orders: readonly NewOrder[]):
   const insertItem = db.prepare(
     'INSERT INTO order_items (order_id, position, dmd_code, product_id, medication, quantity) VALUES (?, ?, ?, ?, ?, ?)',
   );
+  const insertSurname = db.prepare('INSERT INTO order_surnames (order_id, surname_key) VALUES (?, ?)');
   const count = db.prepare('UPDATE import_batches SET order_count = order_count + ? WHERE id = ?');
   db.transaction(() => {
     const now = new Date().toISOString();
-    for (const order of orders) {
+    orders.forEach((order, index) => {
       const id = insertOrder.run(
         batchId,
         LOCAL.id,
@@ -46,7 +54,9 @@ function rawEnqueue(store: Store, batchId: number, orders: readonly NewOrder[]):
       order.items.forEach((item, position) =>
         insertItem.run(id, position, item.dmdCode, item.productId ?? null, item.medication, item.quantity),
       );
-    }
+      const key = surnameKeys[index];
+      if (key) insertSurname.run(id, key);
+    });
     count.run(orders.length, batchId);
   }).immediate();
 }
@@ -78,8 +88,9 @@ export function benchmarkEnqueue(ordersPerRound = 2000, rounds = 7): EnqueueBenc
     // Round 0 warms both up and is not counted.
     for (let round = 0; round <= rounds; round += 1) {
       const orders = template.map((order) => ({ ...order, clinicCode: `BENCH-${round}` }));
+      const surnameKeys = orders.map((order) => patientSurnameKeyOf(order.route, order.requestBody));
       let start = performance.now();
-      rawEnqueue(raw, rawBatch, orders);
+      rawEnqueue(raw, rawBatch, orders, surnameKeys);
       const rawMs = performance.now() - start;
       start = performance.now();
       enqueueOrders(subject, subjectBatch, orders);

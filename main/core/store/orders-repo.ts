@@ -6,10 +6,13 @@ import {
   ENQUEUE_STATES,
   ORDER_ROUTES,
   ORDER_STATES,
+  type BatchKind,
   type EnqueueState,
   type OrderRoute,
   type OrderState,
 } from './order-state.js';
+import { surnameSearchKey } from '../../../shared/patient-surname.js';
+import { patientSurnameKeyOf } from './request-body-fields.js';
 import { isoTime, isoTimeOrNull } from './time.js';
 
 export interface OrderItem {
@@ -61,6 +64,12 @@ export interface OrderRecord {
   updatedAt: string;
 }
 
+/** What sending a claimed order needs: which order it is, its route and the body stored for it. */
+export type ClaimedOrder = Pick<
+  OrderRecord,
+  'id' | 'batchId' | 'environmentId' | 'clinicCode' | 'clinicOrderId' | 'route' | 'requestBody'
+>;
+
 /** Fields a transition may set alongside the state; a field left out keeps its value, null clears it. */
 export interface OrderPatch {
   pharmacyOrderId?: number | null;
@@ -88,10 +97,68 @@ export interface OrderFilter {
   /** Created (accepted into the app) on or after / on or before these UTC dates, `YYYY-MM-DD`. */
   createdFrom?: string;
   createdTo?: string;
+  /**
+   * The patient's surname or its beginning, case and accents ignored (`order_surnames`, migration 009). Patient
+   * data: never logged, audited or echoed in an error.
+   */
+  patientSurname?: string;
   /** Keyset paging: orders with a larger id. */
   afterId?: number;
   /** Default 100. */
   limit?: number;
+}
+
+/** An order's batch and, when it went through staging, the staged order it was accepted from. */
+export interface OrderOrigin {
+  batchId: number;
+  fileName: string;
+  kind: BatchKind;
+  importedAt: string;
+  staged: {
+    /** 1-based among the file's orders. */
+    position: number;
+    /** CSV: physical lines of the order's records. */
+    rows: number[];
+    /** HL7: 1-based message index. */
+    message: number | null;
+    /** HL7: the message's MSH segment (no patient data), for its control id. */
+    hl7Header: string | null;
+    /** Whether the CSV records or the HL7 message are kept (`source`). */
+    sourceKept: boolean;
+    /** Edited in the app before it was accepted. */
+    edited: boolean;
+  } | null;
+}
+
+export type OrderSourceText =
+  | {
+      kind: 'csv';
+      fileName: string;
+      header: { line: number | null; text: string } | null;
+      records: Array<{ line: number | null; text: string }>;
+    }
+  | { kind: 'hl7'; fileName: string; message: number | null; text: string };
+
+interface OriginRow {
+  batchId: number;
+  fileName: string;
+  kind: BatchKind;
+  importedAt: string;
+  stagedId: number | null;
+  position: number | null;
+  editedAt: string | null;
+  rows: string | null;
+  message: number | null;
+  sourceKept: number | null;
+  hl7Header: string | null;
+}
+
+interface SourceRow {
+  fileName: string;
+  kind: BatchKind;
+  headerRow: unknown;
+  headerText: unknown;
+  source: string;
 }
 
 /** The order's (environment, clinic, clinicOrderId) is already accepted in the outbox. */
@@ -106,6 +173,15 @@ export class DuplicateOrderError extends Error {
     super(`order ${clinicOrderId} of clinic ${clinicCode} is already in the outbox for ${environmentId}`);
     this.name = 'DuplicateOrderError';
   }
+}
+
+/** What a transition's UPDATE returns: the order's identifiers for its audit entry, and its create count. */
+interface TransitionedRow {
+  environmentId: string;
+  batchId: number;
+  clinicCode: string;
+  clinicOrderId: string;
+  attempts: number;
 }
 
 interface OrderRow extends Omit<OrderRecord, 'lastError'> {
@@ -150,11 +226,20 @@ export class OrdersRepo {
   readonly #addToBatch: Database.Statement<[number, number]>;
   readonly #get: Database.Statement<[number], OrderRow>;
   readonly #items: Database.Statement<[number], OrderItem>;
-  readonly #update: Database.Statement;
+  readonly #update: Database.Statement<[Record<string, string | number | null>], TransitionedRow>;
+  readonly #state: Database.Statement<[number], { state: OrderState }>;
   readonly #claim: Database.Statement<[{ environmentId: string; now: string; limit: number }], OrderRow>;
+  readonly #claimForSending: Database.Statement<
+    [{ environmentId: string; now: string; limit: number }],
+    ClaimedOrder & { dueAt: string }
+  >;
   readonly #findAccepted: Database.Statement<[string, string, string], OrderRow>;
   readonly #findByPharmacyId: Database.Statement<[string, number], OrderRow>;
   readonly #list: Database.Statement<[Record<string, string | number | null>], OrderRow>;
+  readonly #listBySurname: Database.Statement<[Record<string, string | number | null>], OrderRow>;
+  readonly #insertSurname: Database.Statement<[number, string]>;
+  readonly #origin: Database.Statement<[number], OriginRow>;
+  readonly #source: Database.Statement<[number], SourceRow>;
   readonly #count: Database.Statement<[{ environmentId: string | null }], { state: OrderState; count: number }>;
   readonly #enqueue: Database.Transaction<
     (
@@ -197,18 +282,26 @@ export class OrdersRepo {
         last_error_message = CASE WHEN @setLastError THEN @lastErrorMessage ELSE last_error_message END,
         last_error_field = CASE WHEN @setLastError THEN @lastErrorField ELSE last_error_field END,
         next_attempt_at = CASE WHEN @setNextAttemptAt THEN @nextAttemptAt ELSE next_attempt_at END,
+        attempts = attempts + @countAttempt,
         updated_at = @updatedAt
-      WHERE id = @id AND state = @expected`);
+      WHERE id = @id AND state = @expected
+      RETURNING environment_id AS environmentId, batch_id AS batchId, clinic_code AS clinicCode,
+        clinic_order_id AS clinicOrderId, attempts`);
+    this.#state = db.prepare('SELECT state FROM orders WHERE id = ?');
     // Never-tried orders are due from their creation, so a retry that came due earlier goes first.
-    this.#claim = db.prepare(`
+    const claim = `
       UPDATE orders SET state = 'sending', updated_at = @now
       WHERE id IN (
         SELECT id FROM orders
         WHERE environment_id = @environmentId AND state = 'queued'
           AND (next_attempt_at IS NULL OR next_attempt_at <= @now)
         ORDER BY coalesce(next_attempt_at, created_at), id
-        LIMIT @limit)
-      RETURNING ${COLUMNS}`);
+        LIMIT @limit)`;
+    this.#claim = db.prepare(`${claim} RETURNING ${COLUMNS}`);
+    // The submitter's claim returns only what sending needs: the other columns cost more to read than the claim.
+    this.#claimForSending = db.prepare(`${claim} RETURNING id, batch_id AS batchId, environment_id AS environmentId,
+      clinic_code AS clinicCode, clinic_order_id AS clinicOrderId, route, request_body AS requestBody,
+      coalesce(next_attempt_at, created_at) AS dueAt`);
     this.#findAccepted = db.prepare(
       `SELECT ${COLUMNS} FROM orders
        WHERE environment_id = ? AND clinic_code = ? AND clinic_order_id = ? AND state NOT IN ('ready', 'rejected', 'withdrawn')`,
@@ -216,9 +309,9 @@ export class OrdersRepo {
     this.#findByPharmacyId = db.prepare(
       `SELECT ${COLUMNS} FROM orders WHERE environment_id = ? AND pharmacy_order_id = ?`,
     );
-    this.#list = db.prepare(`
-      SELECT ${COLUMNS} FROM orders
-      WHERE (@environmentId IS NULL OR environment_id = @environmentId)
+    // The filters both list statements share; each is off when its parameter is NULL.
+    const filters = `
+        (@environmentId IS NULL OR environment_id = @environmentId)
         AND (@batchId IS NULL OR batch_id = @batchId)
         AND (@states IS NULL OR state IN (SELECT value FROM json_each(@states)))
         AND (@dmdCode IS NULL OR id IN (SELECT order_id FROM order_items WHERE dmd_code = @dmdCode))
@@ -227,9 +320,37 @@ export class OrdersRepo {
         AND (@remoteStatus IS NULL OR remote_status = @remoteStatus)
         AND (@createdFrom IS NULL OR substr(created_at, 1, 10) >= @createdFrom)
         AND (@createdTo IS NULL OR substr(created_at, 1, 10) <= @createdTo)
-        AND id > @afterId
-      ORDER BY id
-      LIMIT @limit`);
+        AND id > @afterId`;
+    this.#list = db.prepare(`SELECT ${COLUMNS} FROM orders WHERE ${filters} ORDER BY id LIMIT @limit`);
+    // A surname drives the query from its index (a key range, then rowid look-ups): the matching orders are
+    // read, not every order.
+    this.#listBySurname = db.prepare(`
+      SELECT ${COLUMNS} FROM orders
+      WHERE id IN (SELECT order_id FROM order_surnames WHERE surname_key >= @surnameFrom AND surname_key < @surnameTo)
+        AND ${filters}
+      ORDER BY id LIMIT @limit`);
+    this.#insertSurname = db.prepare('INSERT INTO order_surnames (order_id, surname_key) VALUES (?, ?)');
+    // The staged order an order was accepted from: same batch and identity (staged_orders_by_identity), and
+    // pointing at it; HL7 cancel messages point at the order they cancelled, hence order_control.
+    const stagedOf = `LEFT JOIN staged_orders s ON s.batch_id = o.batch_id AND s.clinic_code = o.clinic_code
+        AND s.clinic_order_id = o.clinic_order_id AND s.order_id = o.id AND s.order_control = 'NW'`;
+    // Only the MSH segment of a kept HL7 message is read here: the rest is patient data, read on request only.
+    this.#origin = db.prepare(`
+      SELECT b.id AS batchId, b.source_file_name AS fileName, b.kind, b.created_at AS importedAt,
+        s.id AS stagedId, s.position, s.edited_at AS editedAt, json_extract(s.source, '$.rows') AS rows,
+        json_extract(s.source, '$.message') AS message,
+        json_type(s.source, '$.records') IS NOT NULL OR json_type(s.source, '$.hl7') IS NOT NULL AS sourceKept,
+        substr(json_extract(s.source, '$.hl7'), 1,
+          instr(json_extract(s.source, '$.hl7') || char(13), char(13)) - 1) AS hl7Header
+      FROM orders o JOIN import_batches b ON b.id = o.batch_id ${stagedOf}
+      WHERE o.id = ?
+      ORDER BY s.id LIMIT 1`);
+    this.#source = db.prepare(`
+      SELECT b.source_file_name AS fileName, b.kind, json_extract(b.report, '$.headerRow') AS headerRow,
+        json_extract(b.report, '$.headerText') AS headerText, s.source
+      FROM orders o JOIN import_batches b ON b.id = o.batch_id ${stagedOf}
+      WHERE o.id = ? AND s.id IS NOT NULL
+      ORDER BY s.id LIMIT 1`);
     this.#count = db.prepare(
       `SELECT state, count(*) AS count FROM orders WHERE @environmentId IS NULL OR environment_id = @environmentId GROUP BY state`,
     );
@@ -290,6 +411,8 @@ export class OrdersRepo {
         const item = order.items[position]!;
         this.#insertItem.run(orderId, position, item.dmdCode, item.productId ?? null, item.medication, item.quantity);
       }
+      const surnameKey = patientSurnameKeyOf(order.route, order.requestBody);
+      if (surnameKey !== null) this.#insertSurname.run(orderId, surnameKey);
       ids.push(orderId);
     }
     this.#addToBatch.run(orders.length, batchId);
@@ -319,21 +442,44 @@ export class OrdersRepo {
     return this.#transition.immediate(orderId, from, to, patch, audit);
   }
 
+  /**
+   * For AttemptsRepo, inside its transaction: `transition`, also counting a create attempt on the order when
+   * `countAttempt` (its audit entry then carries the new count as `attempt`).
+   */
+  transitionForAttempt(
+    orderId: number,
+    from: readonly OrderState[],
+    to: OrderState,
+    patch: OrderPatch,
+    audit: TransitionAudit,
+    countAttempt: boolean,
+  ): boolean {
+    return this.#transitionNow(orderId, from, to, patch, audit, countAttempt);
+  }
+
   #transitionNow(
     orderId: number,
     from: readonly OrderState[],
     to: OrderState,
     patch: OrderPatch,
     audit: TransitionAudit,
+    countAttempt = false,
   ): boolean {
     if (!isOrderState(to)) throw new Error(`unknown order state "${String(to)}"`);
-    const current = this.#get.get(orderId);
-    if (!current || !from.includes(current.state)) return false;
+    // One possible state: the UPDATE's own WHERE is the compare-and-set (no read first); else read it.
+    let expected: OrderState;
+    if (from.length === 1) expected = from[0]!;
+    else {
+      const current = this.#state.get(orderId);
+      if (!current || !from.includes(current.state)) return false;
+      expected = current.state;
+    }
     const has = (key: keyof OrderPatch) => (Object.hasOwn(patch, key) && patch[key] !== undefined ? 1 : 0);
+    let moved: TransitionedRow | undefined;
     try {
-      const result = this.#update.run({
+      moved = this.#update.get({
         id: orderId,
-        expected: current.state,
+        expected,
         to,
         setPharmacyOrderId: has('pharmacyOrderId'),
         pharmacyOrderId: patch.pharmacyOrderId ?? null,
@@ -351,23 +497,31 @@ export class OrdersRepo {
         lastErrorField: patch.lastError?.field ?? null,
         setNextAttemptAt: has('nextAttemptAt'),
         nextAttemptAt: isoTimeOrNull(patch.nextAttemptAt),
+        countAttempt: countAttempt ? 1 : 0,
         updatedAt: isoTime(this.#now()),
       });
-      if (result.changes !== 1) return false;
     } catch (error) {
-      if (isAcceptedDuplicate(error)) {
+      const current = isAcceptedDuplicate(error) ? this.#get.get(orderId) : undefined;
+      if (current) {
         throw new DuplicateOrderError(current.environmentId, current.clinicCode, current.clinicOrderId, null);
       }
       throw error;
     }
-    this.#audit.append({
+    if (!moved) return false;
+    // Inside this transition's transaction (or the caller's): no savepoint of its own needed.
+    this.#audit.appendWithin({
       ...audit,
-      environmentId: current.environmentId,
-      batchId: current.batchId,
+      environmentId: moved.environmentId,
+      batchId: moved.batchId,
       orderId,
-      clinicCode: current.clinicCode,
-      clinicOrderId: current.clinicOrderId,
-      details: { ...audit.details, fromState: current.state, toState: to },
+      clinicCode: moved.clinicCode,
+      clinicOrderId: moved.clinicOrderId,
+      details: {
+        ...audit.details,
+        ...(countAttempt ? { attempt: moved.attempts } : {}),
+        fromState: expected,
+        toState: to,
+      },
     });
     return true;
   }
@@ -382,6 +536,14 @@ export class OrdersRepo {
     const claimed = this.#claim.all({ environmentId, now: isoTime(this.#now()), limit }).map(toRecord);
     const dueKey = (order: OrderRecord) => order.nextAttemptAt ?? order.createdAt;
     return claimed.sort((a, b) => (dueKey(a) < dueKey(b) ? -1 : dueKey(a) > dueKey(b) ? 1 : a.id - b.id));
+  }
+
+  /** `claimDue` for the submitter: the same claim, returning only what sending needs. */
+  claimForSending(environmentId: string, limit: number): ClaimedOrder[] {
+    if (!Number.isInteger(limit) || limit < 1) return [];
+    const claimed = this.#claimForSending.all({ environmentId, now: isoTime(this.#now()), limit });
+    claimed.sort((a, b) => (a.dueAt < b.dueAt ? -1 : a.dueAt > b.dueAt ? 1 : a.id - b.id));
+    return claimed.map(({ dueAt: _dueAt, ...order }) => order);
   }
 
   get(orderId: number): OrderRecord | undefined {
@@ -405,21 +567,73 @@ export class OrdersRepo {
   }
 
   list(filter: OrderFilter = {}): OrderRecord[] {
-    return this.#list
-      .all({
-        environmentId: filter.environmentId ?? null,
-        batchId: filter.batchId ?? null,
-        states: filter.states ? JSON.stringify(filter.states) : null,
-        dmdCode: filter.dmdCode ?? null,
-        clinicCode: filter.clinicCode ?? null,
-        clinicOrderId: filter.clinicOrderId ?? null,
-        remoteStatus: filter.remoteStatus ?? null,
-        createdFrom: filter.createdFrom ?? null,
-        createdTo: filter.createdTo ?? null,
-        afterId: filter.afterId ?? 0,
-        limit: filter.limit ?? 100,
-      })
+    const parameters = {
+      environmentId: filter.environmentId ?? null,
+      batchId: filter.batchId ?? null,
+      states: filter.states ? JSON.stringify(filter.states) : null,
+      dmdCode: filter.dmdCode ?? null,
+      clinicCode: filter.clinicCode ?? null,
+      clinicOrderId: filter.clinicOrderId ?? null,
+      remoteStatus: filter.remoteStatus ?? null,
+      createdFrom: filter.createdFrom ?? null,
+      createdTo: filter.createdTo ?? null,
+      afterId: filter.afterId ?? 0,
+      limit: filter.limit ?? 100,
+    };
+    if (filter.patientSurname === undefined) return this.#list.all(parameters).map(toRecord);
+    const prefix = surnameSearchKey(filter.patientSurname);
+    // An empty key would be every order's prefix: a filter that says nothing finds nothing.
+    if (prefix === '') return [];
+    // Exact or prefix: every key from the prefix up to the prefix followed by the highest code point.
+    return this.#listBySurname
+      .all({ ...parameters, surnameFrom: prefix, surnameTo: `${prefix}\u{10FFFF}` })
       .map(toRecord);
+  }
+
+  /**
+   * Where an order came from: its batch's file, and the staged order it was accepted from (CSV lines, HL7 message
+   * and its MSH segment, whether the original text is kept). Undefined when there is no such order.
+   */
+  origin(orderId: number): OrderOrigin | undefined {
+    const row = this.#origin.get(orderId);
+    if (!row) return undefined;
+    const staged =
+      row.stagedId === null
+        ? null
+        : {
+            position: row.position ?? 0,
+            rows: row.rows === null ? [] : (JSON.parse(row.rows) as number[]),
+            message: row.message,
+            hl7Header: row.hl7Header || null,
+            sourceKept: row.sourceKept === 1,
+            edited: row.editedAt !== null,
+          };
+    return { batchId: row.batchId, fileName: row.fileName, kind: row.kind, importedAt: row.importedAt, staged };
+  }
+
+  /**
+   * The original text an order came from (patient data: for the detail view on request only): the CSV records
+   * with their lines and the file's header, or the HL7 message. Undefined when none is kept.
+   */
+  source(orderId: number): OrderSourceText | undefined {
+    const row = this.#source.get(orderId);
+    if (!row) return undefined;
+    const source = JSON.parse(row.source) as { rows?: number[]; records?: string[]; message?: number; hl7?: string };
+    if (source.hl7 !== undefined) {
+      return { kind: 'hl7', fileName: row.fileName, message: source.message ?? null, text: source.hl7 };
+    }
+    if (source.records !== undefined) {
+      return {
+        kind: 'csv',
+        fileName: row.fileName,
+        header:
+          typeof row.headerText === 'string'
+            ? { line: typeof row.headerRow === 'number' ? row.headerRow : null, text: row.headerText }
+            : null,
+        records: source.records.map((text, index) => ({ line: source.rows?.[index] ?? null, text })),
+      };
+    }
+    return undefined;
   }
 
   /** Orders per state (every state present, zero when none), for one environment or all. */

@@ -1,5 +1,6 @@
 import { useId, useState, type FormEvent } from 'react';
 import { ORDER_STATE_NAMES } from '../../../../shared/outbox-views.js';
+import { PATIENT_SURNAME_FILTER_MAX } from '../../../../shared/patient-surname.js';
 import { KNOWN_ORDER_STATUSES } from '../../../../shared/status.js';
 import { isOrderState, NO_FILTERS, type OrderFilters } from './order-filters.js';
 import { ORDER_STATE_TEXT } from './order-states.js';
@@ -35,6 +36,22 @@ export function OrderFiltersForm({ applied, onApply }: { applied: OrderFilters; 
           onChange={(e) => set('clinicOrderId', e.target.value)}
           maxLength={64}
         />
+      </div>
+      <div className="field">
+        <label htmlFor={`${id}-surname`}>Patient surname</label>
+        <input
+          id={`${id}-surname`}
+          value={draft.patientSurname}
+          onChange={(e) => set('patientSurname', e.target.value)}
+          maxLength={PATIENT_SURNAME_FILTER_MAX}
+          autoComplete="off"
+          spellCheck={false}
+          placeholder="Whole or start"
+          aria-describedby={`${id}-surname-hint`}
+        />
+        <span id={`${id}-surname-hint`} className="visually-hidden">
+          The whole surname or its start; case and accents do not matter. Surnames are not shown in the list.
+        </span>
       </div>
       <div className="field">
         <label htmlFor={`${id}-state`}>Local state</label>

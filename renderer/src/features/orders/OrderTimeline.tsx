@@ -2,6 +2,7 @@ import type { OrderDetail } from '../../../../shared/outbox-views.js';
 import { formatDateTime } from '../format/format-time.js';
 import { buildTimeline } from './build-timeline.js';
 import { TONE_SYMBOL } from './order-states.js';
+import { OrderSourceDisclosure } from './OrderSourceDisclosure.js';
 
 export function OrderTimeline({ detail }: { detail: OrderDetail }) {
   const events = buildTimeline(detail);
@@ -20,6 +21,7 @@ export function OrderTimeline({ detail }: { detail: OrderDetail }) {
                 {line}
               </p>
             ))}
+            {event.showSource ? <OrderSourceDisclosure orderId={detail.order.id} /> : null}
           </li>
         ))}
       </ol>

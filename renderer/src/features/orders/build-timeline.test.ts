@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { OrderDetail } from '../../../../shared/outbox-views.js';
-import { buildTimeline } from './build-timeline.js';
+import { buildTimeline, describeLines } from './build-timeline.js';
 
 const t = (second: number) => new Date(Date.UTC(2025, 2, 3, 9, 0, second)).toISOString();
 
@@ -24,6 +24,18 @@ function detail(overrides: Partial<OrderDetail> = {}): OrderDetail {
       nextAttemptAt: null,
       createdAt: t(0),
       updatedAt: t(50),
+    },
+    origin: {
+      batchId: 2,
+      fileName: 'march.csv',
+      format: 'csv',
+      importedAt: t(0),
+      position: 1,
+      lines: [2, 3],
+      message: null,
+      controlId: null,
+      sourceKept: true,
+      edited: false,
     },
     items: [],
     attempts: [
@@ -116,6 +128,7 @@ describe('an order’s timeline', () => {
   it('tells the whole story in order: staged, accepted, in doubt, found, statuses, cancel refused', () => {
     const events = buildTimeline(detail());
     expect(events.map((event) => event.title)).toEqual([
+      'Imported from march.csv, lines 2–3',
       'Staged in batch 2',
       'Accepted into the outbox',
       'Sent, but no answer came back (in doubt)',
@@ -160,8 +173,69 @@ describe('an order’s timeline', () => {
       }),
     );
     expect(events.map((event) => [event.title, event.details])).toEqual([
+      ['Imported from march.csv, lines 2–3', []],
       ['Accepted into the outbox from batch 2', ['Route v1']],
       ['Rejected', ['ORD-1 of clinic CLINIC-A is already in the outbox']],
     ]);
+  });
+
+  describe('starts where the order came from', () => {
+    const origin = (overrides: Partial<OrderDetail['origin']>) =>
+      buildTimeline(detail({ origin: { ...detail().origin, ...overrides } }))[0]!;
+
+    it('a CSV order: the file and its records’ lines, with the source on request', () => {
+      const first = origin({ lines: [7] });
+      expect(first).toMatchObject({ key: 'origin', title: 'Imported from march.csv, line 7', showSource: true });
+      expect(first.at).toBe(t(0));
+      expect(first.details).toEqual([]);
+    });
+
+    it('an HL7 order: the message index and its control id', () => {
+      expect(
+        origin({ fileName: 'batch.hl7', format: 'hl7', lines: [], message: 3, controlId: 'MSG-0003' }),
+      ).toMatchObject({ title: 'Imported from batch.hl7, HL7 message 3 (control id MSG-0003)', showSource: true });
+      expect(origin({ fileName: 'batch.hl7', format: 'hl7', lines: [], message: 3, controlId: null }).title).toBe(
+        'Imported from batch.hl7, HL7 message 3',
+      );
+    });
+
+    it('a JSON order: its entry, and plainly that no original text is kept', () => {
+      const first = origin({ fileName: 'seed.json', format: 'json', lines: [], position: 4, sourceKept: false });
+      expect(first.title).toBe('Imported from seed.json, order 4 of the JSON array');
+      expect(first.details).toEqual(['A JSON import: the app keeps no original text of it to show.']);
+      expect(first.showSource).toBeUndefined();
+    });
+
+    it('an order from before staging: the batch file only, and why there is no line', () => {
+      const first = origin({ lines: [], position: null, sourceKept: false });
+      expect(first.title).toBe('Imported from march.csv');
+      expect(first.details).toEqual([
+        'No line or message was recorded: this order was imported before the app kept where each order came from.',
+      ]);
+      expect(first.showSource).toBeUndefined();
+    });
+
+    it('says when the order was edited before it was accepted', () => {
+      expect(origin({ edited: true }).details).toEqual([
+        'Edited in the app before it was accepted; the source shows the file as it was.',
+      ]);
+    });
+
+    it('comes first, also when the file was imported and accepted in the same instant', () => {
+      const sameInstant = detail();
+      expect(sameInstant.origin.importedAt).toBe(sameInstant.order.createdAt);
+      expect(
+        buildTimeline(sameInstant)
+          .map((event) => event.key)
+          .slice(0, 2),
+      ).toEqual(['origin', 'imported']);
+    });
+  });
+
+  it('names CSV lines as a person would', () => {
+    expect(describeLines([4])).toBe('line 4');
+    expect(describeLines([2, 3, 4])).toBe('lines 2–4');
+    expect(describeLines([2, 5, 9])).toBe('lines 2, 5 and 9');
+    expect(describeLines([])).toBe('');
   });
 });

@@ -8,6 +8,52 @@ export interface TimelineEvent {
   title: string;
   details: string[];
   tone: Tone;
+  /** The origin step of an order whose original text is kept: the view offers "Show source" on it. */
+  showSource?: boolean;
+}
+
+type Origin = OrderDetail['origin'];
+
+/** `line 4`, `lines 2–3`, `lines 2, 5 and 9`: a CSV order's records, contiguous runs joined. */
+export function describeLines(lines: readonly number[]): string {
+  if (lines.length === 0) return '';
+  if (lines.length === 1) return `line ${lines[0]}`;
+  const contiguous = lines.every((line, index) => index === 0 || line === lines[index - 1]! + 1);
+  if (contiguous) return `lines ${lines[0]}–${lines[lines.length - 1]}`;
+  return `lines ${lines.slice(0, -1).join(', ')} and ${lines[lines.length - 1]}`;
+}
+
+/** The first step: the file, and the order's place in it (CSV lines, HL7 message and control id, JSON entry). */
+function originEvent(origin: Origin): TimelineEvent {
+  const place =
+    origin.format === 'csv' && origin.lines.length > 0
+      ? `, ${describeLines(origin.lines)}`
+      : origin.format === 'hl7' && origin.message !== null
+        ? `, HL7 message ${origin.message}${origin.controlId ? ` (control id ${origin.controlId})` : ''}`
+        : origin.format === 'json' && origin.position !== null
+          ? `, order ${origin.position} of the JSON array`
+          : '';
+  const details: string[] = [];
+  if (origin.position === null) {
+    details.push(
+      'No line or message was recorded: this order was imported before the app kept where each order came from.',
+    );
+  } else if (!origin.sourceKept) {
+    details.push(
+      origin.format === 'json'
+        ? 'A JSON import: the app keeps no original text of it to show.'
+        : 'The original text of this order was not kept.',
+    );
+  }
+  if (origin.edited) details.push('Edited in the app before it was accepted; the source shows the file as it was.');
+  return {
+    key: 'origin',
+    at: origin.importedAt,
+    title: `Imported from ${origin.fileName}${place}`,
+    details,
+    tone: 'neutral',
+    ...(origin.sourceKept ? { showSource: true } : {}),
+  };
 }
 
 type Attempt = OrderDetail['attempts'][number];
@@ -74,11 +120,12 @@ const AUDIT_TITLES: Record<string, { title: string; tone: Tone }> = {
 };
 
 /** Order of events at the same instant: the way they happen. */
-const RANK: Record<string, number> = { imported: 0, audit: 1, attempt: 2, cancel: 3, status: 4 };
+const RANK: Record<string, number> = { origin: 0, imported: 1, audit: 2, attempt: 3, cancel: 4, status: 5 };
 
 /**
- * The full history of one order from what this computer recorded (readable offline): accepted from its batch → each
- * attempt → created with its pharmacy id → each remote status with dispatch date and tracking id → cancel.
+ * The full history of one order from what this computer recorded (readable offline): the file line or HL7 message
+ * it came from → accepted from its batch → each attempt → created with its pharmacy id → each remote status with
+ * dispatch date and tracking id → cancel.
  */
 export function buildTimeline(detail: OrderDetail): TimelineEvent[] {
   const { order } = detail;
@@ -86,6 +133,7 @@ export function buildTimeline(detail: OrderDetail): TimelineEvent[] {
   // others enter the outbox when their batch is accepted.
   const acceptedLater = detail.audit.some((entry) => entry.action === 'order.accepted');
   const events: Array<TimelineEvent & { rank: number }> = [
+    { ...originEvent(detail.origin), rank: RANK.origin! },
     {
       key: 'imported',
       rank: RANK.imported!,

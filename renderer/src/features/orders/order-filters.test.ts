@@ -6,6 +6,13 @@ describe('order filters', () => {
     expect(toListInput('env', NO_FILTERS, { limit: 100 })).toEqual({ environmentId: 'env', limit: 100 });
   });
 
+  it('never sends a blank surname (a blank is no filter, not a search for "")', () => {
+    expect(toListInput('env', { ...NO_FILTERS, patientSurname: '   ' }, { limit: 100 })).toEqual({
+      environmentId: 'env',
+      limit: 100,
+    });
+  });
+
   it('sends the filters given, trimmed, with the page position', () => {
     expect(
       toListInput(
@@ -13,6 +20,7 @@ describe('order filters', () => {
         {
           clinicCode: ' CLINIC-A ',
           clinicOrderId: '',
+          patientSurname: '  Brontë ',
           state: 'created',
           remoteStatus: 'Prescription Dispatched',
           createdFrom: '2025-03-01',
@@ -23,6 +31,7 @@ describe('order filters', () => {
     ).toEqual({
       environmentId: 'env',
       clinicCode: 'CLINIC-A',
+      patientSurname: 'Brontë',
       states: ['created'],
       remoteStatus: 'Prescription Dispatched',
       createdFrom: '2025-03-01',

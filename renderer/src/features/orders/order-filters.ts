@@ -5,6 +5,8 @@ import { ORDER_STATE_NAMES, type OrderStateName } from '../../../../shared/outbo
 export interface OrderFilters {
   clinicCode: string;
   clinicOrderId: string;
+  /** Matched in main against the stored orders (case and accents ignored); never shown in the list. */
+  patientSurname: string;
   state: OrderStateName | '';
   remoteStatus: string;
   createdFrom: string;
@@ -14,6 +16,7 @@ export interface OrderFilters {
 export const NO_FILTERS: OrderFilters = {
   clinicCode: '',
   clinicOrderId: '',
+  patientSurname: '',
   state: '',
   remoteStatus: '',
   createdFrom: '',
@@ -35,8 +38,10 @@ export function toListInput(
   const clinicCode = text(filters.clinicCode);
   const clinicOrderId = text(filters.clinicOrderId);
   const remoteStatus = text(filters.remoteStatus);
+  const patientSurname = text(filters.patientSurname);
   if (clinicCode) input.clinicCode = clinicCode;
   if (clinicOrderId) input.clinicOrderId = clinicOrderId;
+  if (patientSurname) input.patientSurname = patientSurname;
   if (remoteStatus) input.remoteStatus = remoteStatus;
   if (filters.state) input.states = [filters.state];
   if (filters.createdFrom) input.createdFrom = filters.createdFrom;
