@@ -1,14 +1,16 @@
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { app, Menu, screen, session, shell, type BrowserWindow } from 'electron';
 import { createCore, type Core } from '../core/app-core.js';
 import { ensurePrivateDir } from '../core/store/private-files.js';
 import { appMenuTemplate } from './app-menu.js';
 import { APP_URL, registerAppScheme, serveRenderer } from './app-protocol.js';
-import { askPlainTextSecrets, chooseFolder, chooseImportFiles } from './dialogs.js';
+import { DesktopShell } from './desktop-integration.js';
+import { askPlainTextSecrets, chooseFolder, chooseForImport, chooseImportFiles } from './dialogs.js';
 import { openExternalIfAllowed, signInIssuers } from './external-links.js';
 import { bindIpc } from './ipc.js';
 import { filesFromSecondInstance, importFilesFromArgv, LaunchFiles, type SecondInstanceData } from './launch-files.js';
 import { electronNotifier, notifyFromCoreEvents } from './notifications.js';
+import { PathGrants } from './path-grants.js';
 import { chooseSecretStore } from './secret-store-choice.js';
 import { createShellLogger } from './shell-log.js';
 import { hardenSession, hardenWebContents } from './web-contents-hardening.js';
@@ -34,6 +36,8 @@ const launchFiles = new LaunchFiles();
 const ownFiles = importFilesFromArgv(process.argv.slice(1), process.cwd());
 let core: Core | undefined;
 let mainWindow: BrowserWindow | undefined;
+// Paths the admin handed over (dialogs, drops, the OS): the only ones `import.file` may read over IPC.
+const grants = new PathGrants();
 
 // Links may leave for the system browser only to the issuer of an environment being signed in to.
 const links = {
@@ -54,6 +58,19 @@ function openFolder(path: string): void {
     if (problem) logger.warn('folder could not be opened', { reason: problem });
   });
 }
+
+// The desktop calls of the contract: native dialogs, files handed over by the OS, the data folder.
+const desktop = new DesktopShell({
+  showOpenDialog: (purpose) => (mainWindow ? chooseForImport(mainWindow, purpose) : Promise.resolve([])),
+  openPath: (path) => shell.openPath(path),
+  dataDir,
+  grants,
+  announce: (files) => {
+    core?.events.emit('import.requested', { files });
+    showWindow();
+  },
+  logger,
+});
 
 function installMenu(window: BrowserWindow): void {
   const template = appMenuTemplate({
@@ -85,6 +102,7 @@ async function start(): Promise<void> {
     transport: 'electron',
     secrets: secrets.store,
     logger,
+    desktop,
   });
 
   const stateFile = join(dataDir, WINDOW_STATE_FILE);
@@ -103,16 +121,23 @@ async function start(): Promise<void> {
   rememberWindowState(window, stateFile, logger);
   installMenu(window);
 
-  const unbind = bindIpc(core, window);
+  const unbind = bindIpc(core, window, grants);
   const stopNotifications = notifyFromCoreEvents(core.events, {
     notifier: electronNotifier,
     isWindowFocused: () => !window.isDestroyed() && window.isFocused(),
     focusWindow: showWindow,
   });
-  // Files to import (from the command line, a second launch, the File menu) wait here until the import call
-  // exists in the core; only their number is logged, never their names.
+  // Files to import (the command line, a second launch, macOS open-file, the File menu) are checked and wait for
+  // the page, which takes them when `import.requested` says so or when it starts (the first launch's own files
+  // arrive before it loads). Only counts are logged, never names.
   launchFiles.add(ownFiles);
-  if (launchFiles.waitingCount > 0) logger.info('files waiting for import', { count: launchFiles.waitingCount });
+  const stopLaunchFiles = launchFiles.setHandler((paths) => {
+    desktop.requestImport(paths).catch((error: unknown) => {
+      logger.error('files could not be handed to the importer', {
+        reason: error instanceof Error ? error.name : 'unknown',
+      });
+    });
+  });
 
   app.on('window-all-closed', () => app.quit());
   let closed = false;
@@ -122,6 +147,7 @@ async function start(): Promise<void> {
     event.preventDefault();
     unbind();
     stopNotifications();
+    stopLaunchFiles();
     void core.close().finally(() => {
       closed = true;
       app.quit();
@@ -137,10 +163,11 @@ if (app.requestSingleInstanceLock(secondInstanceData)) {
     launchFiles.add(filesFromSecondInstance(argv, workingDirectory, additionalData));
     showWindow();
   });
-  // macOS delivers "Open with" and dropped-on-Dock files as events, before or after ready.
+  // macOS delivers "Open with" and dropped-on-Dock files and folders as events, before or after ready; what
+  // they are is checked when they are handed to the importer.
   app.on('open-file', (event, path) => {
     event.preventDefault();
-    launchFiles.add(importFilesFromArgv([path], '/'));
+    if (isAbsolute(path)) launchFiles.add([path]);
     showWindow();
   });
   start().catch((error: unknown) => {

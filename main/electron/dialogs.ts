@@ -3,7 +3,7 @@ import { IMPORT_EXTENSIONS } from './launch-files.js';
 
 /**
  * Native open dialogs. Paths come from the admin's own choice in an OS dialog, never from the page: the renderer
- * can ask for a dialog (through the contract, once the import call exists) but cannot name a path itself.
+ * can ask for a dialog (`files.choose`) but cannot name a path itself.
  */
 
 export const IMPORT_FILE_FILTERS: OpenDialogOptions['filters'] = [
@@ -30,6 +30,13 @@ export async function chooseFolder(window: BrowserWindow, title: string): Promis
     properties: ['openDirectory', 'createDirectory', 'dontAddToRecent'],
   });
   return result.canceled ? undefined : result.filePaths[0];
+}
+
+/** The dialog behind `files.choose` and the File menu: CSV/HL7 files, or one folder of them; empty when cancelled. */
+export async function chooseForImport(window: BrowserWindow, purpose: 'import' | 'import-folder'): Promise<string[]> {
+  if (purpose === 'import') return chooseImportFiles(window);
+  const folder = await chooseFolder(window, 'Import a folder of batches');
+  return folder ? [folder] : [];
 }
 
 /** The warning before sign-ins are stored without encryption; keeping them for this session is the default. */

@@ -16,7 +16,8 @@ export const secondInstanceDataSchema = z
   .strict();
 export type SecondInstanceData = z.infer<typeof secondInstanceDataSchema>;
 
-function isImportFile(path: string): boolean {
+/** Whether a file's name says it is a CSV or HL7 batch (its extension; the core checks the content). */
+export function isImportFile(path: string): boolean {
   return (IMPORT_EXTENSIONS as readonly string[]).includes(extname(path).slice(1).toLowerCase());
 }
 

@@ -9,7 +9,7 @@ import { REPO_ROOT } from './support/browser-mode.js';
 /**
  * The desktop app itself, where an Electron binary exists (never on the build machine, which cannot download one:
  * there every test here skips with one line). One app for the file: launch, the first screen, the hardening as the
- * page sees it, the import dialog from the File menu.
+ * page sees it, the import dialog from the File menu and from the Import screen, paths only for handed-over files.
  */
 
 const SKIP_LINE = 'Electron binary not installed (ELECTRON_SKIP_BINARY_DOWNLOAD); skipping';
@@ -108,4 +108,30 @@ test("the File menu's Import Files… opens the native dialog for CSV and HL7 fi
   });
   expect(asked?.properties).toEqual(expect.arrayContaining(['openFile', 'multiSelections']));
   expect(asked?.filters?.[0]?.extensions).toEqual(['csv', 'hl7', 'txt']);
+});
+
+test('the page gets a path only for a file the admin handed over, and cannot import any other by path', async () => {
+  const seen = await page.evaluate(async () => ({
+    frozen: Object.isFrozen(window.rxBatchFiles),
+    keys: Object.keys(window.rxBatchFiles ?? {}),
+    forged: window.rxBatchFiles?.pathForFile(new File(['x'], 'forged.csv')),
+    typed: await window.rxBatch?.call('import.file', { environmentId: 'local-sandbox', path: '/etc/hostname' }),
+  }));
+  expect(seen).toMatchObject({ frozen: true, keys: ['pathForFile'], forged: '', typed: { ok: false } });
+  expect(seen.typed).toMatchObject({ error: { code: 'forbidden' } });
+});
+
+test("the Import screen's Choose files… uses the native dialog and imports the chosen file from disk", async () => {
+  const chosen = join(REPO_ROOT, 'test', 'fixtures', 'import', 'template-example.csv');
+  await app?.evaluate(({ dialog }, file) => {
+    const original = dialog.showOpenDialog.bind(dialog);
+    // The native dialog cannot be driven from a test: answer this one time with the file, as if the admin chose it.
+    dialog.showOpenDialog = () => {
+      dialog.showOpenDialog = original;
+      return Promise.resolve({ canceled: false, filePaths: [file] });
+    };
+  }, chosen);
+  await page.getByRole('navigation', { name: 'Workspace' }).getByRole('link', { name: 'Import' }).click();
+  await page.getByRole('button', { name: 'Choose files…' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Imported 3 orders' })).toContainText('template-example.csv');
 });

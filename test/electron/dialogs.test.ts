@@ -2,7 +2,8 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { BrowserWindow, dialog } from './electron-double.js';
 
 vi.mock('electron', () => import('./electron-double.js'));
-const { askPlainTextSecrets, chooseFolder, chooseImportFiles } = await import('../../main/electron/dialogs.js');
+const { askPlainTextSecrets, chooseFolder, chooseForImport, chooseImportFiles } =
+  await import('../../main/electron/dialogs.js');
 
 beforeEach(() => vi.clearAllMocks());
 
@@ -31,6 +32,19 @@ describe('native dialogs', () => {
     expect(options.properties).not.toContain('multiSelections');
     dialog.showOpenDialog.mockResolvedValueOnce({ canceled: true, filePaths: [] });
     expect(await chooseFolder(new BrowserWindow({}) as never, 'Import a folder')).toBeUndefined();
+  });
+
+  it("answers files.choose's two purposes with the files dialog or the folder dialog", async () => {
+    const window = new BrowserWindow({}) as never;
+    dialog.showOpenDialog.mockResolvedValueOnce({ canceled: false, filePaths: ['/b/a.csv', '/b/b.csv'] });
+    expect(await chooseForImport(window, 'import')).toEqual(['/b/a.csv', '/b/b.csv']);
+    dialog.showOpenDialog.mockResolvedValueOnce({ canceled: false, filePaths: ['/b'] });
+    expect(await chooseForImport(window, 'import-folder')).toEqual(['/b']);
+    const [files, folder] = dialog.showOpenDialog.mock.calls.map((call) => call[1] as Electron.OpenDialogOptions);
+    expect(files?.properties).toContain('multiSelections');
+    expect(folder?.properties).toContain('openDirectory');
+    dialog.showOpenDialog.mockResolvedValueOnce({ canceled: true, filePaths: [] });
+    expect(await chooseForImport(window, 'import-folder')).toEqual([]);
   });
 
   it('makes "this session only" the default answer to the plain-text warning', async () => {

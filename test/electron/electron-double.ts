@@ -130,21 +130,41 @@ export class BrowserWindow extends EventEmitter {
 }
 
 type IpcHandler = (event: unknown, ...args: unknown[]) => unknown;
-export const ipcMain = {
-  handlers: new Map<string, IpcHandler>(),
+/** `handle` for invoked calls (one handler per channel), and an EventEmitter for `send` messages (`on`). */
+class FakeIpcMain extends EventEmitter {
+  readonly handlers = new Map<string, IpcHandler>();
   handle(channel: string, handler: IpcHandler): void {
     if (this.handlers.has(channel)) throw new Error(`Attempted to register a second handler for '${channel}'`);
     this.handlers.set(channel, handler);
-  },
+  }
   removeHandler(channel: string): void {
     this.handlers.delete(channel);
-  },
-};
+  }
+}
+export const ipcMain = new FakeIpcMain();
 
 class FakeIpcRenderer extends EventEmitter {
   readonly invoke = vi.fn((..._args: unknown[]): Promise<unknown> => Promise.resolve({ ok: true, value: null }));
+  readonly send = vi.fn((..._args: unknown[]): void => undefined);
 }
 export const ipcRenderer = new FakeIpcRenderer();
+
+/**
+ * A File as the page holds one: Electron knows a path only for files the admin dropped or picked, which the
+ * double marks with `droppedFrom`; a File made by script has none. Anything else makes Electron throw.
+ */
+export class FakeFile {
+  constructor(
+    readonly name: string,
+    readonly droppedFrom?: string,
+  ) {}
+}
+export const webUtils = {
+  getPathForFile: vi.fn((file: unknown): string => {
+    if (!(file instanceof FakeFile)) throw new TypeError('Error processing argument at index 0, conversion failure');
+    return file.droppedFrom ?? '';
+  }),
+};
 
 export const contextBridge = {
   exposed: new Map<string, unknown>(),
@@ -218,4 +238,5 @@ export default {
   dialog,
   Notification,
   safeStorage,
+  webUtils,
 };

@@ -3,7 +3,8 @@ import type { z } from 'zod';
 import { calls, MAX_MESSAGE_BYTES, type CallHandlers, type CallName } from '../../shared/contract.js';
 import type { CallResult } from '../../shared/transport-protocol.js';
 import { CoreEvents } from '../../main/core/events.js';
-import { CALL_CHANNEL, EVENT_CHANNEL } from '../../main/electron/channels.js';
+import { CALL_CHANNEL, DROPPED_PATH_CHANNEL, EVENT_CHANNEL } from '../../main/electron/channels.js';
+import { PathGrants } from '../../main/electron/path-grants.js';
 import { BrowserWindow, FakeFrame, ipcMain } from './electron-double.js';
 
 vi.mock('electron', () => import('./electron-double.js'));
@@ -14,6 +15,7 @@ const names = Object.keys(calls) as CallName[];
 let window: BrowserWindow;
 let handlers: Record<CallName, ReturnType<typeof vi.fn>>;
 let events: CoreEvents;
+let grants: PathGrants;
 let unbind: () => void;
 
 beforeEach(() => {
@@ -22,7 +24,8 @@ beforeEach(() => {
   handlers = Object.fromEntries(
     names.map((name) => [name, vi.fn(() => Promise.reject(new Error(`${name} reached the core`)))]),
   ) as typeof handlers;
-  unbind = bindIpc({ handlers: handlers as unknown as CallHandlers, events }, window as never);
+  grants = new PathGrants();
+  unbind = bindIpc({ handlers: handlers as unknown as CallHandlers, events }, window as never, grants);
 });
 afterEach(() => unbind());
 
@@ -148,6 +151,54 @@ describe('the IPC wrapper', () => {
     events.emit('attention', attention);
     expect(window.webContents.send).toHaveBeenCalledTimes(1);
     expect(ipcMain.handlers.has(CALL_CHANNEL)).toBe(false);
+    unbind = () => {};
+  });
+});
+
+describe('import.file by path over IPC', () => {
+  const chosen = '/home/admin/batches/monday.csv';
+  const importing = (path: string) => ({ environmentId: 'local-sandbox', path });
+  const staged = { status: 'cancelled' };
+
+  it('refuses a path the admin did not hand over in this window, before the core sees it', async () => {
+    const result = await send('import.file', importing('/home/admin/.ssh/id_rsa'));
+    expect(result).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+    if (!result.ok) expect(result.error.message).toContain('not chosen in this window');
+    expectNoCoreCall();
+  });
+
+  it('lets a granted path through to the core, exactly that string', async () => {
+    grants.add([chosen]);
+    handlers['import.file'].mockResolvedValueOnce(staged);
+    expect(await send('import.file', importing(chosen))).toEqual({ ok: true, value: staged });
+    expect(handlers['import.file']).toHaveBeenCalledWith(importing(chosen));
+    // Another spelling of the same file is not what was handed over.
+    expect(await send('import.file', importing('/home/admin/batches/../batches/monday.csv'))).toMatchObject({
+      ok: false,
+      error: { code: 'forbidden' },
+    });
+  });
+
+  it('leaves uploads alone: their text came from the page anyway', async () => {
+    handlers['import.file'].mockResolvedValueOnce(staged);
+    const upload = { environmentId: 'local-sandbox', upload: { name: 'a.csv', content: 'x' } };
+    expect(await send('import.file', upload)).toEqual({ ok: true, value: staged });
+  });
+
+  it("grants a dropped file's path reported by the preload from the window, and nothing else", () => {
+    const report = (path: unknown, senderFrame: FakeFrame | null = window.webContents.mainFrame) =>
+      ipcMain.emit(DROPPED_PATH_CHANNEL, { senderFrame, sender: window.webContents }, path);
+    report('/drops/tuesday.csv');
+    report('/drops/from-a-subframe.csv', new FakeFrame('app://rx-batch/'));
+    report('relative.csv');
+    report({ path: '/drops/object.csv' });
+    report(`/${'x'.repeat(5000)}.csv`);
+    expect(grants.has('/drops/tuesday.csv')).toBe(true);
+    expect(grants.size).toBe(1);
+    unbind();
+    report('/drops/after-unbind.csv');
+    expect(grants.size).toBe(1);
+    expect(ipcMain.listenerCount(DROPPED_PATH_CHANNEL)).toBe(0);
     unbind = () => {};
   });
 });

@@ -1,17 +1,24 @@
 import { useRef, useState, type DragEvent } from 'react';
 
 /**
- * Drop a file or choose one; or, for a file too large to upload through the page, give its path on this
- * computer (the app runs here, so it can read the file itself).
+ * Drop files or choose them. In the desktop app, "Choose files…" and "Choose a folder…" open the system's own
+ * dialog and files are read from disk by path (any size). In browser mode the page reads a chosen or dropped file
+ * and uploads its text; a file too large for that can be given by its path on this computer (the app runs here,
+ * so it can read the file itself).
  */
 export function FileChooser({
   disabled,
-  onFile,
+  desktop,
+  onFiles,
+  onChoose,
   onPath,
   pathOpen,
 }: {
   disabled: boolean;
-  onFile: (file: File) => void;
+  /** The native dialogs are there (`app.info`'s `desktop`). */
+  desktop: boolean;
+  onFiles: (files: File[]) => void;
+  onChoose: (purpose: 'import' | 'import-folder') => void;
   onPath: (path: string) => void;
   pathOpen: boolean;
 }) {
@@ -22,8 +29,8 @@ export function FileChooser({
   function drop(event: DragEvent<HTMLDivElement>) {
     event.preventDefault();
     setOver(false);
-    const file = event.dataTransfer.files[0];
-    if (file && !disabled) onFile(file);
+    const files = [...event.dataTransfer.files];
+    if (files.length > 0 && !disabled) onFiles(files);
   }
 
   return (
@@ -37,47 +44,63 @@ export function FileChooser({
         onDragLeave={() => setOver(false)}
         onDrop={drop}
       >
-        <p>Drop a CSV or HL7 file here, or</p>
-        <button type="button" onClick={() => input.current?.click()} disabled={disabled}>
-          Choose a file…
-        </button>
-        <input
-          ref={input}
-          type="file"
-          className="visually-hidden"
-          aria-label="Batch file (CSV or HL7)"
-          accept=".csv,.txt,.hl7,.tsv,.json,text/csv,text/plain"
-          tabIndex={-1}
-          onChange={(event) => {
-            const file = event.target.files?.[0];
-            event.target.value = '';
-            if (file) onFile(file);
-          }}
-        />
-      </div>
-      <details className="path-import" open={pathOpen || undefined}>
-        <summary>Import a file by its path on this computer</summary>
-        <form
-          className="search-form"
-          onSubmit={(event) => {
-            event.preventDefault();
-            if (path.trim()) onPath(path.trim());
-          }}
-        >
-          <label>
-            File path{' '}
+        {desktop ? (
+          <>
+            <p>Drop CSV or HL7 files here, or</p>
+            <button type="button" onClick={() => onChoose('import')} disabled={disabled}>
+              Choose files…
+            </button>
+            <button type="button" className="secondary" onClick={() => onChoose('import-folder')} disabled={disabled}>
+              Choose a folder…
+            </button>
+          </>
+        ) : (
+          <>
+            <p>Drop a CSV or HL7 file here, or</p>
+            <button type="button" onClick={() => input.current?.click()} disabled={disabled}>
+              Choose a file…
+            </button>
             <input
-              value={path}
-              onChange={(event) => setPath(event.target.value)}
-              placeholder="/home/me/orders.csv"
-              className="path-input"
+              ref={input}
+              type="file"
+              className="visually-hidden"
+              aria-label="Batch file (CSV or HL7)"
+              accept=".csv,.txt,.hl7,.tsv,.json,text/csv,text/plain"
+              tabIndex={-1}
+              onChange={(event) => {
+                const file = event.target.files?.[0];
+                event.target.value = '';
+                if (file) onFiles([file]);
+              }}
             />
-          </label>
-          <button type="submit" disabled={disabled || !path.trim()}>
-            Import from path
-          </button>
-        </form>
-      </details>
+          </>
+        )}
+      </div>
+      {desktop ? null : (
+        <details className="path-import" open={pathOpen || undefined}>
+          <summary>Import a file by its path on this computer</summary>
+          <form
+            className="search-form"
+            onSubmit={(event) => {
+              event.preventDefault();
+              if (path.trim()) onPath(path.trim());
+            }}
+          >
+            <label>
+              File path{' '}
+              <input
+                value={path}
+                onChange={(event) => setPath(event.target.value)}
+                placeholder="/home/me/orders.csv"
+                className="path-input"
+              />
+            </label>
+            <button type="submit" disabled={disabled || !path.trim()}>
+              Import from path
+            </button>
+          </form>
+        </details>
+      )}
     </div>
   );
 }

@@ -1,6 +1,8 @@
-import { useCallback, useRef, useState } from 'react';
+import { useCallback, useEffect, useEffectEvent, useRef, useState } from 'react';
+import type { SkippedFile } from '../../../../shared/desktop-contract.js';
 import type { EnvironmentView } from '../../../../shared/environment.js';
 import type { ImportOutcome } from '../../../../shared/staging-views.js';
+import { ContractError } from '../../../../shared/errors.js';
 import { useApi } from '../../api/api-context.js';
 import { useEvent } from '../../api/use-event.js';
 import { useLoad } from '../../api/use-load.js';
@@ -8,8 +10,11 @@ import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { BatchPreview } from '../preview/BatchPreview.js';
 import { downloadText } from '../../download-text.js';
 import { DetectedSummary, ImportSettingsFields, type ImportSettings } from './DetectedSummary.js';
+import { droppedFilePaths, fileNameOf } from './desktop-files.js';
 import { FileChooser } from './FileChooser.js';
+import { fileResult, HandOverList, type HandOver } from './HandOverList.js';
 import { Hl7MappingStep } from './Hl7MappingStep.js';
+import { useImportRequests, type RequestedFiles } from './import-requests.js';
 import { ImportProgress, type Progress } from './ImportProgress.js';
 import { MappingStep } from './MappingStep.js';
 import { RecentBatches } from './RecentBatches.js';
@@ -22,24 +27,38 @@ type Phase =
   | { step: 'idle' }
   | { step: 'reading'; name: string }
   | { step: 'running'; importId: string; name: string; progress?: Progress; cancelling?: boolean }
-  | { step: 'done'; outcome: ImportOutcome; decoded?: DecodedUpload }
+  | { step: 'done'; name: string; outcome: ImportOutcome; decoded?: DecodedUpload }
   | { step: 'failed'; error: unknown }
   | { step: 'too-large'; name: string };
 
 /** Marks the moment an import's answer arrives, for the grid benchmark (time to an interactive grid). */
 export const IMPORT_FINISHED_MARK = 'rxbatch:import-finished';
 
-const sourceName = (source: Source) =>
-  source.kind === 'upload' ? source.name : (source.path.split(/[\\/]/).pop() ?? source.path);
+const sourceName = (source: Source) => (source.kind === 'upload' ? source.name : fileNameOf(source.path));
+
+type Attempt = { outcome: ImportOutcome } | { error: unknown };
 
 /**
  * Import: choose or drop a file, watch it being read (and cancel), see what was detected and change it, map an
- * unknown layout (or give an HL7 file's constants), then review the staged batch below. Files travel as text read here in the page (File API);
+ * unknown layout (or give an HL7 file's constants), then review the staged batch below. In the desktop app
+ * (`desktop`) files are chosen in the system's dialog, dropped, or handed over by the OS, and the core reads them
+ * from disk by path, several in turn. In browser mode they travel as text read here in the page (File API);
  * files too large for one message are imported by path.
  */
-export function ImportScreen({ environment }: { environment: EnvironmentView }) {
+export function ImportScreen({ environment, desktop }: { environment: EnvironmentView; desktop: boolean }) {
   const api = useApi();
   const [phase, setPhase] = useState<Phase>({ step: 'idle' });
+  const [handOver, setHandOver] = useState<HandOver>();
+  const [handingOver, setHandingOver] = useState(false);
+  const requests = useImportRequests();
+  const started = useRef(new Set<number>());
+  const mounted = useRef(true);
+  useEffect(() => {
+    mounted.current = true;
+    return () => {
+      mounted.current = false;
+    };
+  }, []);
   const [settings, setSettings] = useState<ImportSettings>({ profile: '', encoding: '', route: 'v1' });
   const [openBatchId, setOpenBatchId] = useState<number>();
   const [templateFailure, setTemplateFailure] = useState<unknown>();
@@ -53,7 +72,7 @@ export function ImportScreen({ environment }: { environment: EnvironmentView }) 
     );
   });
 
-  async function runImport(source: Source, chosen: ImportSettings) {
+  async function runImport(source: Source, chosen: ImportSettings): Promise<Attempt | undefined> {
     lastSource.current = source;
     let decoded: DecodedUpload | undefined;
     let input: { path: string } | { upload: { name: string; content: string } };
@@ -61,7 +80,7 @@ export function ImportScreen({ environment }: { environment: EnvironmentView }) 
       decoded = decodeUpload(source.bytes, chosen.encoding || undefined);
       if (!fitsUpload(decoded.text)) {
         setPhase({ step: 'too-large', name: source.name });
-        return;
+        return undefined;
       }
       input = { upload: { name: source.name, content: decoded.text } };
     } else {
@@ -80,14 +99,77 @@ export function ImportScreen({ environment }: { environment: EnvironmentView }) 
         ...(chosen.encoding && source.kind === 'path' ? { encoding: chosen.encoding } : {}),
       });
       performance.mark(IMPORT_FINISHED_MARK);
-      setPhase({ step: 'done', outcome, ...(decoded ? { decoded } : {}) });
+      setPhase({ step: 'done', name: sourceName(source), outcome, ...(decoded ? { decoded } : {}) });
       if (outcome.status === 'staged') setOpenBatchId(outcome.batchId);
+      return { outcome };
+    } catch (error) {
+      setPhase({ step: 'failed', error });
+      return { error };
+    }
+  }
+
+  /** Files on disk, one after another, each through the same `import.file` call; a cancel leaves the rest. */
+  async function importPaths(paths: readonly string[], skipped: SkippedFile[]) {
+    setHandingOver(true);
+    setHandOver({ results: [], remaining: paths.length, skipped });
+    try {
+      for (const [index, path] of paths.entries()) {
+        // Switching screens or environments stops a hand-over: the rest would land where the admin no longer looks.
+        if (!mounted.current) return;
+        const attempt = await runImport({ kind: 'path', path }, settings);
+        if (!attempt) continue;
+        const left = paths.length - index - 1;
+        const cancelled = 'outcome' in attempt && attempt.outcome.status === 'cancelled';
+        setHandOver(
+          (current) =>
+            current && {
+              ...current,
+              results: [...current.results, fileResult(fileNameOf(path), attempt)],
+              remaining: cancelled ? 0 : left,
+              ...(cancelled && left > 0 ? { stoppedWith: left } : {}),
+            },
+        );
+        if (cancelled) return;
+      }
+    } finally {
+      setHandingOver(false);
+    }
+  }
+
+  async function chooseNative(purpose: 'import' | 'import-folder') {
+    try {
+      const chosen = await api.call('files.choose', { purpose });
+      if (!chosen.ok) {
+        setPhase({ step: 'failed', error: new ContractError({ code: 'forbidden', message: chosen.message }) });
+        return;
+      }
+      if (chosen.paths.length === 0 && chosen.skipped.length === 0) return; // cancelled in the dialog
+      await importPaths(chosen.paths, chosen.skipped);
     } catch (error) {
       setPhase({ step: 'failed', error });
     }
   }
 
+  function dropFiles(files: File[]) {
+    // The desktop app knows where a dropped file is: the core streams it from disk, however large.
+    const paths = droppedFilePaths(files);
+    if (paths.length > 0) {
+      void importPaths(paths, []);
+      return;
+    }
+    const [first] = files;
+    if (first) void chooseFile(first);
+  }
+
+  const takeHandOver = useEffectEvent((files: RequestedFiles) => {
+    if (started.current.has(files.id)) return;
+    started.current.add(files.id);
+    requests.start(files.id);
+    void importPaths(files.paths, files.skipped);
+  });
+
   async function chooseFile(file: File) {
+    setHandOver(undefined);
     setPhase({ step: 'reading', name: file.name });
     try {
       const bytes = new Uint8Array(await file.arrayBuffer());
@@ -118,8 +200,14 @@ export function ImportScreen({ environment }: { environment: EnvironmentView }) 
     if (lastSource.current) void runImport(lastSource.current, next);
   }
 
-  const busy = phase.step === 'reading' || phase.step === 'running';
+  const busy = phase.step === 'reading' || phase.step === 'running' || handingOver;
+  const nextHandOver = requests.waiting[0];
+  // Files handed over by the OS or the File menu: imported in turn, each once the previous import has finished.
+  useEffect(() => {
+    if (nextHandOver && !busy) takeHandOver(nextHandOver);
+  }, [nextHandOver, busy]);
   const outcome = phase.step === 'done' ? phase.outcome : undefined;
+  const outcomeName = phase.step === 'done' ? phase.name : '';
   const summary = outcome && outcome.status !== 'cancelled' ? outcome.summary : undefined;
 
   return (
@@ -137,10 +225,16 @@ export function ImportScreen({ environment }: { environment: EnvironmentView }) 
         {templateFailure ? <ErrorMessage error={templateFailure} /> : null}
         <FileChooser
           disabled={busy}
-          onFile={(file) => void chooseFile(file)}
-          onPath={(path) => void runImport({ kind: 'path', path }, settings)}
+          desktop={desktop}
+          onFiles={dropFiles}
+          onChoose={(purpose) => void chooseNative(purpose)}
+          onPath={(path) => {
+            setHandOver(undefined);
+            void runImport({ kind: 'path', path }, settings);
+          }}
           pathOpen={phase.step === 'too-large'}
         />
+        {requests.failure ? <ErrorMessage error={requests.failure} /> : null}
         <details className="import-settings">
           <summary>Settings for the next import</summary>
           <ImportSettingsFields settings={settings} profiles={profiles.value ?? []} onChange={setSettings} />
@@ -154,16 +248,19 @@ export function ImportScreen({ environment }: { environment: EnvironmentView }) 
             onCancel={() => void cancel()}
           />
         ) : null}
+        {handOver ? <HandOverList handOver={handOver} /> : null}
         {phase.step === 'too-large' ? (
           <p role="alert" className="message message-error">
-            {phase.name} is too large to send through this page. Give its path on this computer below instead.
+            {desktop
+              ? `${phase.name} is too large to send through this page. Choose it with "Choose files…" instead.`
+              : `${phase.name} is too large to send through this page. Give its path on this computer below instead.`}
           </p>
         ) : null}
         {phase.step === 'failed' ? <ErrorMessage error={phase.error} /> : null}
         {outcome?.status === 'cancelled' ? <p role="status">Import cancelled; nothing was staged.</p> : null}
         {outcome?.status === 'refused' ? (
           <div role="alert" className="message message-error">
-            <p className="message-summary">This file cannot be imported; nothing was staged.</p>
+            <p className="message-summary">{outcomeName} cannot be imported; nothing was staged.</p>
             <ul className="problem-list">
               {outcome.problems.map((problem, i) => (
                 <li key={i}>{problem.text}</li>
@@ -173,8 +270,9 @@ export function ImportScreen({ environment }: { environment: EnvironmentView }) 
         ) : null}
         {outcome?.status === 'staged' ? (
           <p role="status" className="message">
-            ✓ Imported {outcome.orders.toLocaleString('en-GB')} orders: {outcome.valid.toLocaleString('en-GB')} valid,{' '}
-            {outcome.invalid.toLocaleString('en-GB')} with errors. Review them below.
+            {`✓ Imported ${outcome.orders.toLocaleString('en-GB')} orders from ${outcomeName}: `}
+            {`${outcome.valid.toLocaleString('en-GB')} valid, ${outcome.invalid.toLocaleString('en-GB')} with errors.`}{' '}
+            Review them below.
           </p>
         ) : null}
       </section>

@@ -2,6 +2,7 @@ import type { AppInfo } from '../../../../shared/contract.js';
 import type { EnvironmentView } from '../../../../shared/environment.js';
 import { ThemeSettings } from '../theme/ThemeSettings.js';
 import { EnvironmentSettings } from './EnvironmentSettings.js';
+import { OpenDataFolderButton } from './OpenDataFolderButton.js';
 
 /** Environments and their API profiles, where the data lives, and the theme. */
 export function SettingsScreen({ info, environment }: { info: AppInfo; environment: EnvironmentView }) {
@@ -19,9 +20,13 @@ export function SettingsScreen({ info, environment }: { info: AppInfo; environme
             <code className="url">{info.dataDir}</code>
           </dd>
         </dl>
+        {info.desktop?.openDataFolder ? <OpenDataFolderButton /> : null}
         <p className="hint">
           The outbox, the log and saved sign-ins live here. Back it up with Rx Batch closed; only one Rx Batch (app or
           command line) can use it at a time.
+          {info.desktop?.openDataFolder
+            ? null
+            : ' The desktop app can open it in the file manager; here, open it yourself.'}
         </p>
       </section>
       <ThemeSettings />

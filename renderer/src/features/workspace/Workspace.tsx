@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { AppInfo } from '../../../../shared/contract.js';
 import type { EnvironmentView } from '../../../../shared/environment.js';
 import { AppHeader } from '../app-header/AppHeader.js';
+import { ImportRequestsProvider } from '../import/import-requests.js';
 import { LiveProvider } from '../live/LiveProvider.js';
 import { useLive } from '../live/live-context.js';
 import { Screen } from './Screen.js';
@@ -17,7 +18,10 @@ interface Props {
 export function Workspace({ info, initialEnvironments }: Props) {
   return (
     <LiveProvider initialEnvironments={initialEnvironments}>
-      <WorkspaceLayout info={info} />
+      {/* Files the OS hands to the desktop app open the Import screen, whatever screen is showing. */}
+      <ImportRequestsProvider>
+        <WorkspaceLayout info={info} />
+      </ImportRequestsProvider>
     </LiveProvider>
   );
 }

@@ -1,0 +1,42 @@
+import type { CallHandlers } from '../../shared/contract.js';
+import type { desktopCalls, ImportFiles } from '../../shared/desktop-contract.js';
+
+/**
+ * The desktop calls of the contract. The core knows nothing of Electron: the shell passes a `DesktopIntegration`
+ * to `createCore`, and without one (browser mode, direct calls, the CLI) each call answers `desktop-only` with
+ * what to do instead.
+ */
+
+type DesktopCallName = keyof typeof desktopCalls;
+
+/** What the desktop shell supplies (main/electron/desktop-integration.ts). */
+export interface DesktopIntegration {
+  /** Shows the native open dialog; the paths are checked regular CSV/HL7 files, a folder already expanded. */
+  chooseFiles(purpose: 'import' | 'import-folder'): Promise<ImportFiles>;
+  /** Files handed over by the operating system or the File menu since the last call, each once. */
+  takeImportRequests(): ImportFiles;
+  /** Opens the data directory in the file manager; a sentence when the system could not. */
+  openDataFolder(): Promise<{ problem?: string }>;
+}
+
+const DIALOGS_DESKTOP_ONLY =
+  'File dialogs are part of the desktop app. Here, choose or drop the file on the Import screen.';
+const FOLDER_DESKTOP_ONLY =
+  'Opening folders is part of the desktop app. Here, open the data directory shown in Settings yourself.';
+
+export function buildDesktopHandlers(desktop: DesktopIntegration | undefined): Pick<CallHandlers, DesktopCallName> {
+  return {
+    'files.choose': async ({ purpose }) =>
+      desktop
+        ? { ok: true, ...(await desktop.chooseFiles(purpose)) }
+        : { ok: false, reason: 'desktop-only', message: DIALOGS_DESKTOP_ONLY },
+    'import.takeRequested': () => Promise.resolve(desktop?.takeImportRequests() ?? { paths: [], skipped: [] }),
+    'app.openDataFolder': async () => {
+      if (!desktop) return { ok: false, reason: 'desktop-only', message: FOLDER_DESKTOP_ONLY };
+      const { problem } = await desktop.openDataFolder();
+      return problem
+        ? { ok: false, reason: 'failed', message: `The data folder did not open: ${problem}` }
+        : { ok: true };
+    },
+  };
+}

@@ -1,0 +1,85 @@
+import type { ImportFiles } from '../../shared/desktop-contract.js';
+import type { DesktopIntegration } from '../core/desktop-handlers.js';
+import type { Logger } from '../core/logger.js';
+import { importFilesAt } from './import-paths.js';
+import type { PathGrants } from './path-grants.js';
+
+/**
+ * What the desktop adds to the core (`files.choose`, `import.takeRequested`, `app.openDataFolder`), with
+ * Electron passed in as functions, so it is tested without Electron. Every path the OS hands over is checked
+ * (`importFilesAt`) and then granted for `import.file`; only counts are logged, never names or folders.
+ */
+
+export interface DesktopShellDeps {
+  /** The native open dialog: the chosen files, or the one chosen folder; empty when the admin cancels. */
+  showOpenDialog(purpose: 'import' | 'import-folder'): Promise<string[]>;
+  /** Electron's `shell.openPath`: an empty string, or why the path could not be opened. */
+  openPath(path: string): Promise<string>;
+  dataDir: string;
+  grants: PathGrants;
+  /** Files are waiting for the page: emit `import.requested` and bring the window forward. */
+  announce(files: number): void;
+  logger: Logger;
+}
+
+/** At most this many files (to import or explained) wait for the page; `import.takeRequested` carries no more. */
+const MAX_WAITING = 1000;
+
+export class DesktopShell implements DesktopIntegration {
+  readonly #deps: DesktopShellDeps;
+  #waiting: ImportFiles = { paths: [], skipped: [] };
+
+  constructor(deps: DesktopShellDeps) {
+    this.#deps = deps;
+  }
+
+  async chooseFiles(purpose: 'import' | 'import-folder'): Promise<ImportFiles> {
+    const chosen = await this.#deps.showOpenDialog(purpose);
+    const files = await importFilesAt(chosen);
+    this.#deps.grants.add(files.paths);
+    if (chosen.length > 0) this.#log('files chosen for import', files);
+    return files;
+  }
+
+  takeImportRequests(): ImportFiles {
+    const taken = this.#waiting;
+    this.#waiting = { paths: [], skipped: [] };
+    return taken;
+  }
+
+  async openDataFolder(): Promise<{ problem?: string }> {
+    const problem = await this.#deps.openPath(this.#deps.dataDir);
+    if (!problem) return {};
+    this.#deps.logger.warn('data folder could not be opened', { reason: problem });
+    return { problem };
+  }
+
+  /**
+   * Files from the command line, a second launch, macOS `open-file` or the File menu: checked, granted, queued
+   * until the page takes them, and announced. A hand-over with nothing in it at all is dropped silently.
+   */
+  async requestImport(paths: readonly string[]): Promise<void> {
+    const files = await importFilesAt(paths);
+    if (files.paths.length + files.skipped.length === 0) return;
+    this.#deps.grants.add(files.paths);
+    this.#log('files handed over for import', files);
+    const room = (list: readonly unknown[]) => Math.max(0, MAX_WAITING - list.length);
+    const accepted = files.paths.slice(0, room(this.#waiting.paths));
+    const dropped = files.paths.length - accepted.length;
+    this.#waiting = {
+      paths: [...this.#waiting.paths, ...accepted],
+      skipped: [
+        ...this.#waiting.skipped,
+        ...files.skipped,
+        ...(dropped > 0
+          ? [{ name: `${dropped} more files`, reason: 'too many files are waiting; hand them over again' }]
+          : []),
+      ].slice(0, MAX_WAITING),
+    };
+    this.#deps.announce(this.#waiting.paths.length + this.#waiting.skipped.length);
+  }
+
+  #log(message: string, files: ImportFiles): void {
+    this.#deps.logger.info(message, { files: files.paths.length, skipped: files.skipped.length });
+  }
+}
