@@ -2,6 +2,7 @@
 const ACTION_LABELS: Record<string, string> = {
   'batch.imported': 'Batch imported',
   'batch.accepted': 'Batch accepted',
+  'batch.enriched': 'Batch checked with the service',
   'order.accepted': 'Order accepted',
   'order.attempt': 'Call to the service',
   'order.created': 'Order created',

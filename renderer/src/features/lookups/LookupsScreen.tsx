@@ -4,8 +4,17 @@ import { CourierPriceList } from '../couriers/CourierPriceList.js';
 import { ProductSearch } from '../products/ProductSearch.js';
 import { StockPriceCheck, type PickedProduct } from './StockPriceCheck.js';
 
-/** Products (search works signed out), stock and price for a number of packs, and the courier price list. */
-export function LookupsScreen({ environment }: { environment: EnvironmentView }) {
+/**
+ * Products (search works signed out), stock and price for a number of packs, and the courier price list.
+ * `initialSearch` (from `#/lookups?search=…`, e.g. the preview's "look up" link) fills the search and runs it.
+ */
+export function LookupsScreen({
+  environment,
+  initialSearch,
+}: {
+  environment: EnvironmentView;
+  initialSearch?: string | undefined;
+}) {
   const [picked, setPicked] = useState<PickedProduct>();
   return (
     <section aria-labelledby="screen-heading" className="screen">
@@ -13,7 +22,9 @@ export function LookupsScreen({ environment }: { environment: EnvironmentView })
         Lookups
       </h2>
       <ProductSearch
+        key={initialSearch ?? ''}
         environmentId={environment.id}
+        {...(initialSearch ? { initialTerm: initialSearch } : {})}
         onPick={(product) => setPicked({ dmdCode: product.dmdCode, name: product.name })}
       />
       {/* Keyed by the pick, so choosing a product fills the form afresh. */}

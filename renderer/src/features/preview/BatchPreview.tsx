@@ -6,11 +6,15 @@ import { useEvent } from '../../api/use-event.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { BatchPages } from './batch-pages.js';
 import { CellDetails } from './CellDetails.js';
+import { EnrichmentBar } from './EnrichmentBar.js';
 import { downloadText } from '../../download-text.js';
 import { derivedFileName } from './file-names.js';
 import { FindReplace } from './FindReplace.js';
 import type { GridCell } from './grid-focus.js';
 import { PreviewGrid } from './PreviewGrid.js';
+import { ServiceCheck } from './ServiceCheck.js';
+import { ServiceMarks } from './service-marks.js';
+import { useEnrichment } from './use-enrichment.js';
 import './preview.css';
 
 const ROUTE_LABELS: Record<RouteName, string> = {
@@ -23,8 +27,9 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString
 
 /**
  * Review of one staged batch: the grid, the focused cell's details, filter to problems, find and replace, the
- * route, the error export and accept. Everything shown is what the store holds; every change goes through the
- * contract and comes back re-validated.
+ * route, the error export and accept, and the service check (products, stock, prices, couriers: warnings only,
+ * shown apart from the validation problems). Everything shown is what the store holds; every change goes through
+ * the contract and comes back re-validated.
  */
 export function BatchPreview({ batchId, environment }: { batchId: number; environment: EnvironmentView }) {
   const api = useApi();
@@ -37,6 +42,7 @@ export function BatchPreview({ batchId, environment }: { batchId: number; enviro
   const [accepted, setAccepted] = useState<AcceptOutcome>();
   const [busy, setBusy] = useState<'accept' | 'export' | 'route'>();
   const [exported, setExported] = useState<string>();
+  const enrichment = useEnrichment(batchId);
 
   const pages = useMemo(
     () =>
@@ -55,6 +61,21 @@ export function BatchPreview({ batchId, environment }: { batchId: number; enviro
     void pages.ensure(0, pages.pageSize - 1);
     return () => pages.dispose();
   }, [pages]);
+
+  const marks = useMemo(
+    () =>
+      new ServiceMarks(
+        async (stagedOrderIds) => (await api.call('batches.enrichment', { batchId, stagedOrderIds })).orders,
+      ),
+    [api, batchId],
+  );
+  // A finished check changed the stored answers: the marks are read again.
+  useEffect(() => marks.reset(), [marks, enrichment.version]);
+  // Marks for the orders the grid holds, once the batch has been checked (reads stored answers, no service call).
+  const checked = enrichment.run !== null || enrichment.version > 0;
+  useEffect(() => {
+    if (checked) marks.want(pages.loaded());
+  });
 
   const refreshBatch = useCallback(async () => {
     try {
@@ -196,6 +217,7 @@ export function BatchPreview({ batchId, environment }: { batchId: number; enviro
             {counts ? `${plural(staying, 'order')} with errors will stay here to fix.` : ''}
           </span>
         </div>
+        <EnrichmentBar environment={environment} control={enrichment} />
         {exported ? <p role="status">{exported}</p> : null}
         {accepted ? (
           <p role="status" className="message">
@@ -216,12 +238,17 @@ export function BatchPreview({ batchId, environment }: { batchId: number; enviro
             focus={focus}
             onFocus={setFocus}
             onEdit={onEdit}
+            marks={checked ? marks : undefined}
           />
-          <CellDetails order={focusedOrder} line={focus.line} col={focus.col} onEdit={onEdit} />
+          <CellDetails order={focusedOrder} line={focus.line} col={focus.col} onEdit={onEdit}>
+            {focusedOrder ? (
+              <ServiceCheck batchId={batchId} order={focusedOrder} line={focus.line} version={enrichment.version} />
+            ) : null}
+          </CellDetails>
         </div>
         <p className="hint">
-          Arrow keys move between cells, Enter edits the cell, Escape cancels the edit; a ✕ or ⚠ marks a problem,
-          explained when the cell has focus or the pointer is over it.
+          Arrow keys move between cells, Enter edits the cell, Escape cancels the edit; a ✕ or ⚠ marks a problem, and a
+          ⚑ a warning from the service check, explained when the cell has focus or the pointer is over it.
         </p>
         {batch ? <FindReplace batch={batch} onReplaced={() => setGeneration((g) => g + 1)} /> : null}
       </div>

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import type { ProblemView, StagedOrderView } from '../../../../shared/staging-views.js';
 import { describeProvenance, provenanceSegment } from './provenance-text.js';
 import { concretePath, displayValue, fieldOfPath, GRID_FIELDS, valueAt } from './order-fields.js';
@@ -8,6 +8,8 @@ interface Props {
   line: number;
   col: number;
   onEdit: (order: StagedOrderView, path: string, value: string) => Promise<boolean>;
+  /** More about the focused order, shown after its problems (the service check). */
+  children?: ReactNode;
 }
 
 function ProblemLine({ problem }: { problem: ProblemView }) {
@@ -45,9 +47,10 @@ function FieldEditor({ order, path, onEdit }: { order: StagedOrderView; path: st
 
 /**
  * The focused cell in full: its value, where it came from (CSV line and column, or the HL7 field with its
- * segment), its problems, and the order's other problems, with editors for fields the grid has no column for.
+ * segment), its problems, and the order's other problems, with editors for fields the grid has no column for,
+ * then whatever the preview adds about the order (the service check, kept apart from the problems).
  */
-export function CellDetails({ order, line, col, onEdit }: Props) {
+export function CellDetails({ order, line, col, onEdit, children }: Props) {
   if (!order) {
     return (
       <aside aria-labelledby="cell-details-heading" className="panel cell-details">
@@ -137,6 +140,7 @@ export function CellDetails({ order, line, col, onEdit }: Props) {
             <FieldEditor key={`${order.id}-${offPath}`} order={order} path={offPath} onEdit={onEdit} />
           ))
         : null}
+      {children}
     </aside>
   );
 }

@@ -1,10 +1,20 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore, type KeyboardEvent } from 'react';
+import type { EnrichmentWarning } from '../../../../shared/enrichment-views.js';
 import type { BatchView, StagedOrderView } from '../../../../shared/staging-views.js';
 import type { BatchPages } from './batch-pages.js';
 import { countPhrase, placeProblems, worstSeverity, type PlacedProblems } from './cell-problems.js';
 import { cellId, clampCell, moveFocus, type GridCell, type GridShape } from './grid-focus.js';
-import { concretePath, displayValue, GRID_FIELDS, itemCount, valueAt, type OrderField } from './order-fields.js';
+import {
+  concretePath,
+  displayValue,
+  fieldOfPath,
+  GRID_FIELDS,
+  itemCount,
+  valueAt,
+  type OrderField,
+} from './order-fields.js';
+import type { ServiceMarks } from './service-marks.js';
 
 /** Height of one item line, px (CSS keeps `.grid-line` at this height). */
 export const LINE_HEIGHT = 32;
@@ -20,7 +30,14 @@ interface Props {
   onFocus: (cell: GridCell) => void;
   /** Saves one cell's new text; resolves true when saved (the grid then leaves edit mode). */
   onEdit: (order: StagedOrderView, path: string, value: string) => Promise<boolean>;
+  /** Service warnings of the loaded orders (after a service check), marked apart from the problems. */
+  marks?: ServiceMarks | undefined;
 }
+
+const noMarks = { subscribe: () => () => undefined, getVersion: () => 0 };
+
+/** A service warning in a cell's tooltip: said to be the service's, so it is never taken for a problem. */
+const serviceLine = (warning: EnrichmentWarning) => `Service warning: ${warning.text}`;
 
 const placed = new WeakMap<StagedOrderView, PlacedProblems>();
 /** Problems per cell, worked out once per order object (a replaced order is a new object). */
@@ -42,9 +59,11 @@ function columnField(col: number): OrderField | undefined {
  * first line. Only the rows in view (plus a margin) exist in the DOM and only their pages are fetched, so 100,000
  * rows scroll like 100. A problem marks its exact cell with an icon and text (never colour alone), its message
  * shows on hover and focus and is the cell's accessible description. Arrows move, Enter edits, Escape cancels.
+ * Service warnings (out of stock, unknown code or courier) get their own mark, ⚑, and say they are the service's.
  */
-export function PreviewGrid({ gridId, label, pages, focus, onFocus, onEdit }: Props) {
+export function PreviewGrid({ gridId, label, pages, focus, onFocus, onEdit, marks }: Props) {
   useSyncExternalStore(pages.subscribe, pages.getVersion);
+  useSyncExternalStore((marks ?? noMarks).subscribe, (marks ?? noMarks).getVersion);
   const count = pages.total ?? 0;
   const scrollRef = useRef<HTMLDivElement>(null);
   const wantFocus = useRef(false);
@@ -196,6 +215,7 @@ export function PreviewGrid({ gridId, label, pages, focus, onFocus, onEdit }: Pr
                   gridId={gridId}
                   index={item.index}
                   order={order}
+                  service={marks?.warnings(order)}
                   focus={focusCell}
                   editing={editing?.cell.index === item.index ? editing : undefined}
                   onCellClick={(cell) => {
@@ -228,6 +248,8 @@ interface LinesProps {
   gridId: string;
   index: number;
   order: StagedOrderView;
+  /** The order's service warnings, once read. */
+  service: EnrichmentWarning[] | undefined;
   focus: GridCell;
   editing: { cell: GridCell; value: string; saving: boolean } | undefined;
   onCellClick: (cell: GridCell) => void;
@@ -238,8 +260,10 @@ interface LinesProps {
 }
 
 function OrderLines(props: LinesProps) {
-  const { gridId, index, order, focus } = props;
+  const { gridId, index, order, focus, service } = props;
   const problems = problemsOf(order);
+  // Warnings on fields without a column (a product id) are told on the order's own cell.
+  const offGrid = service?.filter((warning) => !fieldOfPath(warning.field)?.inGrid) ?? [];
   const lines = itemCount(order.body);
   const rows = [];
   for (let line = 0; line < lines; line += 1) {
@@ -256,7 +280,18 @@ function OrderLines(props: LinesProps) {
         onDoubleClick: () => props.onCellDoubleClick(cell),
       } as const;
       if (col === 0) {
-        cells.push(<OrderCell key={col} common={common} line={line} order={order} problems={problems} id={id} />);
+        cells.push(
+          <OrderCell
+            key={col}
+            common={common}
+            line={line}
+            order={order}
+            problems={problems}
+            service={service}
+            offGrid={offGrid}
+            id={id}
+          />,
+        );
         continue;
       }
       const field = GRID_FIELDS[col - 1]!;
@@ -266,13 +301,17 @@ function OrderLines(props: LinesProps) {
       const value = shown ? displayValue(valueAt(order.body, path)) : '';
       const cellProblems = shown ? problems.byPath.get(path) : undefined;
       const severity = worstSeverity(cellProblems);
+      const cellService = shown ? service?.filter((warning) => warning.field === path) : undefined;
+      const flagged = cellService !== undefined && cellService.length > 0;
       const isEditing = props.editing && props.editing.cell.line === line && props.editing.cell.col === col;
       cells.push(
         <div
           key={col}
           {...common}
-          className={`grid-cell${severity ? ` cell-${severity}` : ''}${shown ? '' : ' cell-continued'}`}
-          aria-describedby={severity ? `${id}-msg` : undefined}
+          className={`grid-cell${severity ? ` cell-${severity}` : ''}${flagged ? ' cell-service' : ''}${
+            shown ? '' : ' cell-continued'
+          }`}
+          aria-describedby={severity || flagged ? `${id}-msg` : undefined}
           aria-readonly={order.state !== 'staged' || undefined}
         >
           {isEditing && props.editing ? (
@@ -302,12 +341,20 @@ function OrderLines(props: LinesProps) {
                   {severity === 'error' ? '✕' : '⚠'}
                 </span>
               ) : null}
+              {flagged ? (
+                <span className="cell-marker service-marker" aria-hidden="true">
+                  ⚑
+                </span>
+              ) : null}
               <span className="cell-text">{value}</span>
-              {cellProblems ? (
+              {cellProblems || flagged ? (
                 <span id={`${id}-msg`} className="cell-tip" role="tooltip">
-                  {cellProblems
-                    .map((problem) => `${problem.severity === 'error' ? 'Error' : 'Warning'}: ${problem.text}`)
-                    .join(' ')}
+                  {[
+                    ...(cellProblems ?? []).map(
+                      (problem) => `${problem.severity === 'error' ? 'Error' : 'Warning'}: ${problem.text}`,
+                    ),
+                    ...(cellService ?? []).map(serviceLine),
+                  ].join(' ')}
                 </span>
               ) : null}
             </>
@@ -329,12 +376,16 @@ function OrderCell({
   line,
   order,
   problems,
+  service,
+  offGrid,
   id,
 }: {
   common: object;
   line: number;
   order: StagedOrderView;
   problems: PlacedProblems;
+  service: EnrichmentWarning[] | undefined;
+  offGrid: EnrichmentWarning[];
   id: string;
 }) {
   if (line > 0) return <div {...common} className="grid-cell cell-continued" />;
@@ -347,25 +398,38 @@ function OrderCell({
         : order.orderControl === 'CA'
           ? 'Cancel'
           : 'Valid';
+  const serviceCount = service?.length ?? 0;
+  const described = problems.order.length > 0 || offGrid.length > 0;
   return (
     <div
       {...common}
       className={`grid-cell order-cell${severity ? ` cell-${severity}` : ''}`}
-      aria-describedby={problems.order.length ? `${id}-msg` : undefined}
+      aria-describedby={described ? `${id}-msg` : undefined}
     >
       <span className="cell-marker" aria-hidden="true">
         {order.state === 'accepted' ? '→' : severity === 'error' ? '✕' : severity === 'warning' ? '⚠' : '✓'}
       </span>
+      {serviceCount ? (
+        <span className="cell-marker service-marker" aria-hidden="true">
+          ⚑
+        </span>
+      ) : null}
       <span className="cell-text">
         {order.position}
-        <span className="visually-hidden">: {status}</span>
+        <span className="visually-hidden">
+          : {status}
+          {serviceCount ? `, ${serviceCount} service warning${serviceCount === 1 ? '' : 's'}` : ''}
+        </span>
         {order.edited ? <span className="hint"> (edited)</span> : null}
       </span>
-      {problems.order.length ? (
+      {described ? (
         <span id={`${id}-msg`} className="cell-tip" role="tooltip">
-          {problems.order
-            .map((problem) => `${problem.severity === 'error' ? 'Error' : 'Warning'}: ${problem.text}`)
-            .join(' ')}
+          {[
+            ...problems.order.map(
+              (problem) => `${problem.severity === 'error' ? 'Error' : 'Warning'}: ${problem.text}`,
+            ),
+            ...offGrid.map(serviceLine),
+          ].join(' ')}
         </span>
       ) : null}
     </div>

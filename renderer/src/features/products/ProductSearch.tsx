@@ -10,18 +10,30 @@ interface Search {
   request: Promise<Settled<CallOutput<'products.search'>>>;
 }
 
-/** Anonymous product search (no sign-in needed). Render with `key={environmentId}`. */
+/**
+ * Anonymous product search (no sign-in needed). Render with `key={environmentId}`. `initialTerm` is filled in and
+ * searched for at once (a link from elsewhere asked for it).
+ */
 export function ProductSearch({
   environmentId,
   onPick,
+  initialTerm,
 }: {
   environmentId: string;
   onPick?: (product: Product) => void;
+  initialTerm?: string;
 }) {
   const api = useApi();
   const inputId = useId();
-  const [term, setTerm] = useState('');
-  const [search, setSearch] = useState<Search>();
+  const [term, setTerm] = useState(initialTerm ?? '');
+  const [search, setSearch] = useState<Search | undefined>(() =>
+    initialTerm
+      ? {
+          searchTerm: initialTerm,
+          request: settle(api.call('products.search', { environmentId, searchTerm: initialTerm })),
+        }
+      : undefined,
+  );
   const [searching, startSearch] = useTransition();
 
   function submit(event: FormEvent<HTMLFormElement>) {

@@ -1,0 +1,229 @@
+import {
+  enrichmentRunSchema,
+  type BatchEnrichment,
+  type EnrichmentProgress,
+  type EnrichmentRun,
+  type LookupFailure,
+} from '../../../shared/enrichment-views.js';
+import type { Store } from '../store/store.js';
+import { byOrder, loadAnswers } from './answer-book.js';
+import { planBatch } from './batch-plan.js';
+import { countBatch, describeRun } from './batch-summary.js';
+import { runLookups, type LookupClients, type LookupTuning } from './lookup-run.js';
+import { orderEnrichment } from './order-view.js';
+
+/**
+ * Online enrichment of staged batches (issue #4): checks a batch with the Order Service and reads what is known
+ * of its orders, from stored answers, offline too. One check per batch at a time (a second request joins it);
+ * each can be cancelled; every finished check is stored with its counts and audited (`batch.enriched`, counts
+ * only). See README.md.
+ */
+
+export interface EnrichmentDeps {
+  store: Store;
+  /** The environment's pace (shared with nothing else here) and whether it has a client id. */
+  environment(environmentId: string): { clientId: string; concurrency: number; ratePerSecond: number };
+  /** The environment's clients: anonymous for product search, secured (signed-in) for the rest. */
+  clients(environmentId: string): LookupClients;
+  /** Whether the environment has a sign-in now (tokens held); no client id means no. */
+  signedIn(environmentId: string): Promise<boolean>;
+  now?: () => Date;
+  onProgress?(progress: EnrichmentProgress): void;
+}
+
+export interface EnrichmentTuning extends Omit<LookupTuning, 'concurrency' | 'ratePerSecond'> {
+  /** Overrides the environment's concurrency / rate (tests). */
+  concurrency?: number;
+  ratePerSecond?: number;
+  /** Progress events at most this often while a check runs (the first and the last are always sent). */
+  progressEveryMs: number;
+}
+
+export const DEFAULT_ENRICHMENT_TUNING: EnrichmentTuning = {
+  maxRetries: 2,
+  retryBaseDelayMs: 500,
+  maxRetryWaitMs: 10_000,
+  progressEveryMs: 250,
+};
+
+/** A request enrichment cannot carry out (no such batch, an order of another batch). */
+export class EnrichmentError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EnrichmentError';
+  }
+}
+
+export type EnrichmentQuery = { stagedOrderIds: readonly number[] } | { offset: number; limit: number };
+
+interface Running {
+  controller: AbortController;
+  promise: Promise<EnrichmentRun>;
+  progress: EnrichmentProgress;
+}
+
+/** Which failure explains a partial check best: the one the admin must act on first. */
+const FAILURE_ORDER: readonly LookupFailure[] = ['offline', 'signed-out', 'service-error'];
+
+export class EnrichmentService {
+  readonly #deps: EnrichmentDeps;
+  readonly #tuning: EnrichmentTuning;
+  readonly #now: () => Date;
+  readonly #running = new Map<number, Running>();
+
+  constructor(deps: EnrichmentDeps, tuning: Partial<EnrichmentTuning> = {}) {
+    this.#deps = deps;
+    this.#tuning = { ...DEFAULT_ENRICHMENT_TUNING, ...tuning };
+    this.#now = deps.now ?? (() => new Date());
+  }
+
+  /**
+   * Checks the batch's staged orders with the service and resolves with the summary (also when cancelled or
+   * stopped by being offline or signed out: what could not be checked is said, never guessed).
+   */
+  enrich(batchId: number, options: { reuseWithinMs?: number } = {}): Promise<EnrichmentRun> {
+    const running = this.#running.get(batchId);
+    if (running) return running.promise;
+    const batch = this.#deps.store.batches.get(batchId);
+    if (!batch) throw new EnrichmentError(`there is no batch ${batchId}`);
+    const check: Omit<Running, 'promise'> = {
+      controller: new AbortController(),
+      progress: { environmentId: batch.environmentId, batchId, state: 'running', done: 0, total: 0, calls: 0 },
+    };
+    const promise = this.#run(batch.environmentId, batchId, options.reuseWithinMs ?? 0, check).finally(() =>
+      this.#running.delete(batchId),
+    );
+    this.#running.set(batchId, Object.assign(check, { promise }));
+    return promise;
+  }
+
+  /** Stops the batch's running check (answers that came are kept); false when none runs. */
+  cancel(batchId: number): boolean {
+    const running = this.#running.get(batchId);
+    if (!running) return false;
+    running.controller.abort(new Error('cancelled'));
+    return true;
+  }
+
+  progress(batchId: number): EnrichmentProgress | null {
+    return this.#running.get(batchId)?.progress ?? null;
+  }
+
+  /** What is known of some orders of the batch, from stored answers only (no service call: works offline). */
+  read(batchId: number, query: EnrichmentQuery): BatchEnrichment {
+    const { store } = this.#deps;
+    const batch = store.batches.get(batchId);
+    if (!batch) throw new EnrichmentError(`there is no batch ${batchId}`);
+    const ids =
+      'stagedOrderIds' in query
+        ? [...query.stagedOrderIds]
+        : store.enrichment.pageIds(batchId, query.offset, query.limit);
+    const rows = store.enrichment.itemsOf(batchId, ids);
+    const seen = new Set(rows.map((row) => row.stagedOrderId));
+    const missing = ids.find((id) => !seen.has(id));
+    if (missing !== undefined) throw new EnrichmentError(`staged order ${missing} is not in batch ${batchId}`);
+    const answers = loadAnswers(store.enrichment, batch.environmentId, rows);
+    const stored = store.enrichment.run(batchId);
+    const run = stored ? enrichmentRunSchema.safeParse(stored.summary) : undefined;
+    return {
+      batchId,
+      run: run?.success ? run.data : null,
+      progress: this.progress(batchId),
+      orders: [...byOrder(rows)].map((order) => orderEnrichment(order, answers)),
+    };
+  }
+
+  /** Cancels every running check and waits for them to stop (the core is closing). */
+  async close(): Promise<void> {
+    const runs = [...this.#running.values()];
+    for (const run of runs) run.controller.abort(new Error('closing'));
+    await Promise.allSettled(runs.map((run) => run.promise));
+  }
+
+  async #run(
+    environmentId: string,
+    batchId: number,
+    reuseWithinMs: number,
+    entry: Omit<Running, 'promise'>,
+  ): Promise<EnrichmentRun> {
+    const { store } = this.#deps;
+    const startedAt = this.#now().toISOString();
+    const plan = planBatch(store.enrichment.stagedItems(batchId));
+    const environment = this.#deps.environment(environmentId);
+    const signedIn = environment.clientId !== '' && (await this.#deps.signedIn(environmentId));
+    let lastProgressAt = -Infinity;
+    const report = (done: number, total: number, calls: number, force = false) => {
+      entry.progress = { environmentId, batchId, state: 'running', done, total, calls };
+      const now = performance.now();
+      if (!force && done < total && now - lastProgressAt < this.#tuning.progressEveryMs) return;
+      lastProgressAt = now;
+      this.#deps.onProgress?.(entry.progress);
+    };
+
+    const looked = await runLookups({
+      environmentId,
+      repo: store.enrichment,
+      clients: this.#deps.clients(environmentId),
+      signedIn,
+      plan,
+      tuning: {
+        concurrency: this.#tuning.concurrency ?? environment.concurrency,
+        ratePerSecond: this.#tuning.ratePerSecond ?? environment.ratePerSecond,
+        maxRetries: this.#tuning.maxRetries,
+        retryBaseDelayMs: this.#tuning.retryBaseDelayMs,
+        maxRetryWaitMs: this.#tuning.maxRetryWaitMs,
+      },
+      reuseWithinMs,
+      now: this.#now,
+      signal: entry.controller.signal,
+      canWrite: () => store.isOpen,
+      onProgress: (done, total, calls) => report(done, total, calls, done === 0),
+    });
+    if (!store.isOpen) throw new EnrichmentError('the app is closing; the check stopped');
+
+    const counts = countBatch(store.enrichment, environmentId, batchId);
+    const unanswered = counts.itemsNotChecked > 0 || counts.ordersCourierNotChecked > 0;
+    const outcome = looked.cancelled ? 'cancelled' : looked.failures.size > 0 || unanswered ? 'partial' : 'complete';
+    const notChecked = FAILURE_ORDER.find((failure) => looked.failures.has(failure)) ?? null;
+    const summary = {
+      batchId,
+      environmentId,
+      startedAt,
+      finishedAt: this.#now().toISOString(),
+      outcome,
+      notChecked: outcome === 'complete' ? null : notChecked,
+      counts,
+      calls: looked.calls,
+      reused: looked.reused,
+    } as const;
+    const run: EnrichmentRun = { ...summary, message: describeRun(summary) };
+    store.inTransaction(() => {
+      store.enrichment.saveRun({
+        batchId,
+        environmentId,
+        startedAt: run.startedAt,
+        finishedAt: run.finishedAt,
+        outcome: run.outcome,
+        summary: run,
+      });
+      // Counts only: never a code, a product or anything of the patients.
+      store.audit.append({
+        actor: 'user',
+        action: 'batch.enriched',
+        environmentId,
+        batchId,
+        details: {
+          outcome: run.outcome,
+          orderCount: counts.orders,
+          codeCount: counts.codes,
+          warningCount: counts.warnings,
+          uncheckedCount: counts.itemsNotChecked + counts.ordersCourierNotChecked,
+        },
+      });
+    });
+    const total = entry.progress.total;
+    entry.progress = { environmentId, batchId, state: 'finished', done: total, total, calls: looked.calls };
+    this.#deps.onProgress?.(entry.progress);
+    return run;
+  }
+}

@@ -1,0 +1,157 @@
+import type { Page } from '@playwright/test';
+import { PRODUCTS } from '../sandbox/catalogue.js';
+import { callBridge } from './support/bridge-client.js';
+import { expect, test } from './fixtures.js';
+import { saveScreenshot } from './support/screenshots.js';
+import { openSection, openWorkspace, uniqueSuffix } from './support/workspace.js';
+
+/**
+ * The preview's service check, as an admin uses it: import a CSV, check products and stock with the local sandbox
+ * (the app's default environment, signed in with its service client), read an item's product, stock and price
+ * with the time they were checked, see the out-of-stock warning for a product the sandbox seeds out of stock, and
+ * open the Lookups search for that item's code. Browser mode in Chromium; nothing stubbed.
+ */
+
+const RUN = uniqueSuffix();
+const PARACETAMOL = PRODUCTS.find((product) => product.dmdCode === '322236009')!;
+/** 18 digits, seeded with no stock. */
+const TADALAFIL = PRODUCTS.find((product) => product.dmdCode === '177803111000001105')!;
+
+const money = (amount: number) => new Intl.NumberFormat('en-GB', { style: 'currency', currency: 'GBP' }).format(amount);
+
+const base: Record<string, string> = {
+  clinicCode: 'CLINIC-ENR',
+  title: 'Ms',
+  firstName: 'Alex',
+  surname: 'Example',
+  dateOfBirth: '1980-01-15',
+  gender: 'Female',
+  homeAddress1: '1 High Street',
+  homeCity: 'Leeds',
+  homePostCode: 'LS1 4AP',
+  homeCountryCode: 'GBR',
+  paymentType: 'Account',
+  courierCode: 'RMT24',
+  currencyCode: 'GBP',
+  prescriberRegistrationNumber: '7123456',
+  prescriberName: 'Dr Jane Smith',
+  clinicName: 'Enrichment Clinic',
+  clinicAddress1: '10 Market Street',
+  clinicPostcode: 'YO1 7HH',
+  clinicCountryCode: 'GBR',
+  dosageInstructions: 'As directed',
+};
+
+/** One CSV row per item, in the app's own template column order. */
+function csv(header: string[], rows: Array<Record<string, string>>): string {
+  const quote = (value: string) => (/[",\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
+  return [header.join(','), ...rows.map((row) => header.map((column) => quote(row[column] ?? '')).join(','))].join(
+    '\r\n',
+  );
+}
+
+function gridCell(page: Page, name: string | RegExp) {
+  return page.getByRole('grid').getByRole('gridcell', { name });
+}
+
+test('preview: check products and stock, read an item’s stock and price, see out of stock flagged', async ({
+  app,
+  page,
+}) => {
+  const template = await callBridge(app, 'template.example', {});
+  const header = template.text
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)[0]!
+    .split(',');
+  const rows = [
+    {
+      ...base,
+      clinicOrderId: `ENR-${RUN}-1`,
+      dmdCode: PARACETAMOL.dmdCode,
+      medication: PARACETAMOL.name,
+      quantity: '64',
+      pack: '2',
+    },
+    {
+      ...base,
+      clinicOrderId: `ENR-${RUN}-2`,
+      dmdCode: TADALAFIL.dmdCode,
+      medication: TADALAFIL.name,
+      quantity: '4',
+      pack: '1',
+    },
+    {
+      ...base,
+      clinicOrderId: `ENR-${RUN}-3`,
+      dmdCode: PARACETAMOL.dmdCode,
+      medication: PARACETAMOL.name,
+      quantity: '32',
+      pack: '2',
+    },
+  ];
+
+  await openWorkspace(page, app, 'Import');
+  await page.getByLabel('Batch file (CSV or HL7)').setInputFiles({
+    name: `enrichment-${RUN}.csv`,
+    mimeType: 'text/csv',
+    buffer: Buffer.from(csv(header, rows), 'utf8'),
+  });
+  await expect(page.getByRole('status').filter({ hasText: 'Imported 3 orders' })).toContainText('3 valid');
+
+  const check = page.getByRole('button', { name: 'Check products and stock' });
+  await expect(check).toBeEnabled();
+  await check.click();
+  const summary = page.getByRole('status', { name: 'Last service check' });
+  // Two codes shared by three orders: two searches, two stock checks, two prices, and the courier list.
+  await expect(summary).toContainText('Checked 2 dm+d codes and 1 courier code for 3 orders with 7 calls');
+  await expect(summary).toContainText('1 product out of stock (1 item)');
+  await expect(summary).toContainText('1 service warning in 1 order');
+
+  // In the grid the out-of-stock item's code cell carries the service's own mark and says whose warning it is.
+  const flagged = gridCell(page, TADALAFIL.dmdCode);
+  await expect(flagged).toHaveAccessibleDescription(
+    `Service warning: Out of stock at the service: ${TADALAFIL.name}. The order can still be sent.`,
+  );
+  await expect(flagged).toContainText('⚑');
+  await expect(gridCell(page, '2 : Valid, 1 service warning')).toContainText('⚑');
+  await expect(gridCell(page, '1 : Valid')).not.toContainText('⚑');
+
+  // The first order's item: product, stock and the price of its 2 packs, with when it was checked.
+  await gridCell(page, PARACETAMOL.name).first().click();
+  const service = page.getByRole('region', { name: 'Service check' });
+  const item = service.getByRole('group', { name: 'Item 1 (this line)' });
+  await expect(item).toContainText(`${PARACETAMOL.name} (product id ${PARACETAMOL.productId}, pack of 32)`);
+  await expect(item).toContainText('✓ In stock');
+  await expect(item).toContainText(
+    `2 packs: ${money(PARACETAMOL.unitPrice * 2)} (${money(PARACETAMOL.unitPrice)} each)`,
+  );
+  await expect(item.getByRole('time')).toContainText(/\(just now\)|minute/);
+  await expect(service).not.toContainText('Service warning');
+
+  // The second order's product is out of stock: said in words and with a warning sign, apart from the problems.
+  await gridCell(page, TADALAFIL.name).click();
+  const outOfStock = service.getByRole('group', { name: 'Item 1 (this line)' });
+  await expect(outOfStock).toContainText(TADALAFIL.dmdCode);
+  await expect(outOfStock).toContainText('⚠ Out of stock (the order can still be sent)');
+  await expect(service.getByRole('list', { name: 'Service warnings' })).toContainText(
+    `Service warning (item 1): Out of stock at the service: ${TADALAFIL.name}.`,
+  );
+  // A warning, not an error: all three orders still accept.
+  await expect(page.getByRole('button', { name: 'Accept 3 valid orders' })).toBeEnabled();
+  await saveScreenshot(page, 'preview-enrichment');
+
+  // From the item to the Lookups product search, filled in with its code and already searched.
+  await outOfStock.getByRole('link', { name: `Look up ${TADALAFIL.dmdCode} (item 1) in Lookups` }).click();
+  await expect(page.getByRole('heading', { level: 2, name: 'Lookups' })).toBeVisible();
+  const search = page.getByRole('region', { name: 'Product search' });
+  await expect(search.getByLabel('Product name or dm+d code')).toHaveValue(TADALAFIL.dmdCode);
+  await expect(search.getByRole('row', { name: new RegExp(TADALAFIL.name) })).toBeVisible();
+
+  // Back in the import screen the batch's last check is still there (it was stored), with its time.
+  await openSection(page, 'Import');
+  await page
+    .getByRole('button', { name: new RegExp(`enrichment-${RUN}`) })
+    .first()
+    .click();
+  await expect(page.getByRole('status', { name: 'Last service check' })).toContainText('Last checked');
+});
