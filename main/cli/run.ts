@@ -4,6 +4,7 @@ import { CliContext, resolveDataDir, type CliIo } from './cli-context.js';
 import { EXIT, InputError, UsageError } from './cli-errors.js';
 import { accept } from './commands/accept.js';
 import { batchErrors, batchExportTemplate, batchShow } from './commands/batch.js';
+import { batchCheck } from './commands/batch-check.js';
 import { cancel } from './commands/cancel.js';
 import { envAdd, envList } from './commands/env.js';
 import { importBatch } from './commands/import-batch.js';
@@ -41,6 +42,7 @@ const COMMAND_OPTIONS: Record<string, Options> = {
     route: { type: 'string' },
   },
   'batch show': {},
+  'batch check': { fresh: { type: 'boolean', default: false } },
   'batch export': { template: { type: 'string' } },
   'batch errors': {},
   accept: {},
@@ -59,6 +61,7 @@ const POSITIONALS: Record<string, string[]> = {
   import: ['FILE'],
   accept: ['BATCH'],
   'batch show': ['BATCH'],
+  'batch check': ['BATCH'],
   'batch export': ['BATCH'],
   'batch errors': ['BATCH', 'FILE'],
   cancel: ['CLINIC_ORDER_ID'],
@@ -199,6 +202,8 @@ async function dispatch(
       return accept(ctx, batchNumber(first));
     case 'batch show':
       return batchShow(ctx, batchNumber(first));
+    case 'batch check':
+      return batchCheck(ctx, { batchId: batchNumber(first), fresh: values.fresh === true });
     case 'batch export':
       return batchExportTemplate(ctx, batchNumber(first), required(values, 'template'));
     case 'batch errors':

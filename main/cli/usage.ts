@@ -19,6 +19,13 @@ Commands:
                      need fixing, 2 when the file cannot be imported); --route: v1 create-with-clinic (default),
                      v2 create, or hl7 (forward the original messages; HL7 files only)
   batch show BATCH   each staged order: its body exactly as it would be sent, its problems and provenance
+                     (with --json also what the last batch check found for it)
+  batch check BATCH [--fresh]
+                     check the staged orders with the service: each distinct dm+d code (product, stock,
+                     price) and the courier codes; prints the warnings (out of stock, unknown code, courier
+                     not listed) by order and item, and what could not be checked and why (offline, signed
+                     out, service error); answers younger than 5 minutes are reused unless --fresh (exit 1
+                     on warnings or anything not checked; Ctrl+C cancels, keeping the answers that came)
   batch export BATCH --template FILE
                      the batch in our CSV template
   batch errors BATCH FILE
@@ -43,7 +50,8 @@ Options for every command:
   --help             this text
 
 Exit codes: 0 done; 1 done, but something needs a person (orders rejected, held or refused a cancel, sign-in,
-a broken log); 2 usage or input error, or the data directory is in use by another Rx Batch.
+service warnings or parts not checked, a broken log); 2 usage or input error, or the data directory is in use
+by another Rx Batch.
 Saved sign-ins and client secrets of the CLI live in DIR/cli-secrets.json (mode 0600, not encrypted: the CLI
 runs unattended, without the desktop keychain).`;
 }

@@ -1,7 +1,9 @@
 import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import type { OrderEnrichment } from '../../../shared/enrichment-views.js';
 import type { StagedOrderView } from '../../../shared/staging-views.js';
 import { toWireJson } from '../../../shared/wire-json.js';
+import { enrichmentFor } from '../../core/enrichment/index.js';
 import { StagingError } from '../../core/staging/staging-deps.js';
 import { stagingFor } from '../../core/staging/staging-handlers.js';
 import type { StagingService } from '../../core/staging/staging-service.js';
@@ -23,27 +25,42 @@ function inputErrors<T>(run: () => T): T {
   }
 }
 
-/** One order as `batch show --json` prints it: the body as the service will read it, dm+d codes as exact numbers. */
-function shownOrder(order: StagedOrderView): unknown {
+/**
+ * One order as `batch show --json` prints it: the body as the service will read it, dm+d codes as exact numbers,
+ * and what the stored service answers say of it (`check`, read from the store: no service call).
+ */
+function shownOrder(order: StagedOrderView, check: OrderEnrichment | undefined): unknown {
   // Everything the review screen sees but the batch id, which the document states once at its top.
   const { batchId: _batchId, ...shown } = order;
-  return shown;
+  if (!check) return shown;
+  const { stagedOrderId: _id, position: _position, ...found } = check;
+  return { ...shown, check: found };
 }
 
 /**
  * `batch show BATCH [--json]`: every order of the batch with its problems and provenance. With --json, one JSON
- * document `{ "batch": …, "orders": [ … ] }` written a page at a time; each order's `body` is its create-with-clinic
- * body exactly as it would be sent (18-digit dm+d codes as exact number tokens) and `request` the exact request
- * text for the batch's route. Exit 1 when some orders are staged and invalid.
+ * document `{ "batch": …, "lastCheck": …, "orders": [ … ] }` written a page at a time; each order's `body` is its
+ * create-with-clinic body exactly as it would be sent (18-digit dm+d codes as exact number tokens), `request` the
+ * exact request text for the batch's route, and `check` what the stored service answers say of it (`batch check`).
+ * Exit 1 when some orders are staged and invalid.
  */
 export function batchShow(ctx: CliContext, batchId: number): number {
   const service = staging(ctx);
   const { batch } = inputErrors(() => service.getBatch(batchId, { limit: 1 }));
   if (ctx.options.json) {
-    ctx.io.stdout.write(`{"batch":${JSON.stringify(batch)},"orders":[`);
+    const enrichment = enrichmentFor(ctx.services);
+    // An empty id list reads just the batch's last check (or null when it was never checked).
+    const { run } = enrichment.read(batchId, { stagedOrderIds: [] });
+    ctx.io.stdout.write(`{"batch":${JSON.stringify(batch)},"lastCheck":${JSON.stringify(run)},"orders":[`);
     let first = true;
     for (const page of service.walkBatch(batchId)) {
-      const text = page.map((order) => toWireJson(shownOrder(order))).join(',');
+      // One read per page: the items of 500 orders and the stored answers for their codes.
+      const checks = new Map(
+        enrichment
+          .read(batchId, { stagedOrderIds: page.map((order) => order.id) })
+          .orders.map((view) => [view.stagedOrderId, view]),
+      );
+      const text = page.map((order) => toWireJson(shownOrder(order, checks.get(order.id)))).join(',');
       ctx.io.stdout.write(`${first ? '' : ','}${text}`);
       first = false;
     }
