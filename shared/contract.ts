@@ -9,6 +9,7 @@ import {
   cancelResultSchema,
   deviceSignInStartSchema,
   orderDetailSchema,
+  orderSourceSchema,
   orderStateSchema,
   orderSummarySchema,
   outboxProgressSchema,
@@ -17,7 +18,10 @@ import {
 } from './outbox-views.js';
 import { priceCheckSchema, productListSchema, stockCheckSchema } from './products.js';
 import { orderLookupQuerySchema, orderLookupResultSchema } from './service-lookup.js';
+import { patientSurnameFilterSchema } from './patient-surname.js';
+import { desktopCalls, desktopEvents } from './desktop-contract.js';
 import { dmdCodeSchema } from './dmd.js';
+import { enrichmentCalls, enrichmentEvents } from './enrichment-contract.js';
 import { stagingCalls, stagingEvents } from './staging-contract.js';
 
 /**
@@ -63,6 +67,8 @@ export const appInfoSchema = z.object({
   transport: z.enum(['electron', 'browser', 'direct']),
   /** Where this install keeps its data (the store, sign-ins), shown in settings. */
   dataDir: z.string(),
+  /** What only the desktop app offers (shared/desktop-contract.ts); absent in browser mode and direct calls. */
+  desktop: z.object({ fileDialogs: z.boolean(), openDataFolder: z.boolean() }).strict().optional(),
 });
 export type AppInfo = z.infer<typeof appInfoSchema>;
 
@@ -138,6 +144,8 @@ export const calls = {
         /** Accepted into the app on or after / on or before these dates (UTC, `YYYY-MM-DD`). */
         createdFrom: z.iso.date().optional(),
         createdTo: z.iso.date().optional(),
+        /** The patient's surname or its beginning, case and accents ignored; never echoed, logged or audited. */
+        patientSurname: patientSurnameFilterSchema.optional(),
         afterId: z.number().int().nonnegative().optional(),
         limit: pageLimit,
       })
@@ -160,6 +168,8 @@ export const calls = {
     output: orderLookupResultSchema,
   },
   'orders.get': { input: z.object({ orderId: idSchema }).strict(), output: orderDetailSchema },
+  /** The order's original CSV records or HL7 message (patient data), for the detail view's "Show source". */
+  'orders.source': { input: z.object({ orderId: idSchema }).strict(), output: orderSourceSchema },
   'orders.cancel': {
     input: z
       .object({ orderIds: z.array(idSchema).min(1).max(10_000), reason: z.string().trim().min(1).max(500) })
@@ -196,6 +206,10 @@ export const calls = {
 
   // Import staging: import a file, review and fix its orders, accept them (shared/staging-contract.ts).
   ...stagingCalls,
+  // Checking a staged batch with the service: products, stock, prices, couriers (shared/enrichment-contract.ts).
+  ...enrichmentCalls,
+  // Native dialogs, files handed over by the OS, the data folder (shared/desktop-contract.ts).
+  ...desktopCalls,
 } as const;
 
 export const events = {
@@ -208,6 +222,8 @@ export const events = {
   /** One per condition (sign-in required, service unavailable, an order set aside), for notifications. */
   attention: attentionSchema,
   ...stagingEvents,
+  ...enrichmentEvents,
+  ...desktopEvents,
 } as const;
 
 export type CallName = keyof typeof calls;

@@ -2,6 +2,7 @@ import type { CallHandlers } from '../../shared/contract.js';
 import { buildHandlers } from './app-handlers.js';
 import { AppServices } from './app-services.js';
 import type { SecretStore } from './auth/secret-store.js';
+import { buildDesktopHandlers, type DesktopIntegration } from './desktop-handlers.js';
 import { LOCAL_SANDBOX_ID } from './environments/presets.js';
 import type { CoreEvents } from './events.js';
 import { launchLocalSandbox } from './local-sandbox.js';
@@ -26,6 +27,8 @@ export interface CoreOptions {
   now?: () => Date;
   outboxTuning?: Partial<OutboxTuning>;
   pollerTuning?: Partial<PollerTuning>;
+  /** Native dialogs, files from the OS and the file manager: the desktop shell's, absent elsewhere. */
+  desktop?: DesktopIntegration;
 }
 
 export interface Core {
@@ -97,7 +100,9 @@ export async function createCore(options: CoreOptions): Promise<Core> {
         version: options.appVersion,
         transport: options.transport,
         dataDir: options.dataDir,
+        ...(options.desktop ? { desktop: { fileDialogs: true, openDataFolder: true } } : {}),
       }),
+    ...buildDesktopHandlers(options.desktop),
   });
 
   let closed: Promise<void> | undefined;

@@ -6,14 +6,16 @@ import type { AppServices } from './app-services.js';
 import { exportAuditLog } from './audit/export-log.js';
 import { verifyAuditChain } from './audit/verify-chain.js';
 import { checkConnection } from './connection-check.js';
+import { buildEnrichmentHandlers } from './enrichment/enrichment-handlers.js';
 import { LOCAL_SANDBOX_ID } from './environments/presets.js';
 import { lookUpOrders } from './lookup/order-lookup.js';
 import { refreshOrder } from './lookup/refresh-order.js';
 import { buildStagingHandlers } from './staging/staging-handlers.js';
 import type { CallOutcome } from './service/client.js';
-import { orderDetail, toAuditView, toOrderSummary, toProgressView } from './views.js';
+import { orderDetail, orderSource, toAuditView, toOrderSummary, toProgressView } from './views.js';
 
-type LegacyHandlers = Pick<CallHandlers, 'app.info'>;
+/** Calls whose handlers the caller builds: app.info and the desktop calls (desktop-handlers.ts). */
+type LegacyHandlers = Pick<CallHandlers, 'app.info' | 'files.choose' | 'import.takeRequested' | 'app.openDataFolder'>;
 
 /** The service's outcome without the call's bookkeeping, as the contract carries it. */
 function result<T>(outcome: CallOutcome<T>): ServiceResult<T> {
@@ -57,6 +59,7 @@ export function buildHandlers(services: AppServices, base: LegacyHandlers): Call
   return {
     ...base,
     ...buildStagingHandlers(services),
+    ...buildEnrichmentHandlers(services),
     'environments.list': () => Promise.resolve(registry.list()),
     'connection.check': ({ environmentId }) =>
       checkConnection(environmentId, registry.client(environmentId, 'anonymous'), registry.session(environmentId)),
@@ -180,6 +183,7 @@ export function buildHandlers(services: AppServices, base: LegacyHandlers): Call
       remoteStatus,
       createdFrom,
       createdTo,
+      patientSurname,
       afterId,
       limit,
     }) => {
@@ -192,6 +196,7 @@ export function buildHandlers(services: AppServices, base: LegacyHandlers): Call
         ...(remoteStatus !== undefined ? { remoteStatus } : {}),
         ...(createdFrom !== undefined ? { createdFrom } : {}),
         ...(createdTo !== undefined ? { createdTo } : {}),
+        ...(patientSurname !== undefined ? { patientSurname } : {}),
         afterId: afterId ?? 0,
         limit: pageSize,
       });
@@ -204,6 +209,17 @@ export function buildHandlers(services: AppServices, base: LegacyHandlers): Call
       const detail = orderDetail(store, orderId);
       if (!detail) throw new ContractError({ code: 'invalid-input', message: `there is no order ${orderId}` });
       return Promise.resolve(detail);
+    },
+    'orders.source': ({ orderId }) => {
+      const source = orderSource(store, orderId);
+      if (source) return Promise.resolve(source);
+      const known = store.orders.get(orderId) !== undefined;
+      throw new ContractError({
+        code: 'invalid-input',
+        message: known
+          ? `order ${orderId} has no kept source text (imported from JSON or before the app kept each order's source)`
+          : `there is no order ${orderId}`,
+      });
     },
     'orders.cancel': ({ orderIds, reason }) => Promise.resolve({ results: services.cancelOrders(orderIds, reason) }),
     'orders.refresh': async ({ environmentId, orderId }) => {

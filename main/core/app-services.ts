@@ -67,6 +67,8 @@ export class AppServices {
   readonly signin: SignInService;
   readonly #log: Logger;
   readonly #now: () => Date;
+  /** Work of other modules to stop before the store closes (e.g. a running enrichment check). */
+  readonly #beforeClose: Array<() => Promise<void>> = [];
   /** Conditions already announced (environment + kind), until they clear: one notification per condition. */
   readonly #raised = new Set<string>();
   #closed = false;
@@ -159,11 +161,17 @@ export class AppServices {
     return results;
   }
 
+  /** Runs `stop` when the services close, before the store does (it should end the caller's work on the store). */
+  onClose(stop: () => Promise<void>): void {
+    this.#beforeClose.push(stop);
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     this.signin.close();
     try {
+      await Promise.allSettled(this.#beforeClose.map((stop) => stop()));
       await this.poller.close();
       await this.outbox.stop();
     } finally {

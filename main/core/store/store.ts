@@ -5,6 +5,7 @@ import { AuditRepo } from './audit-repo.js';
 import { BatchesRepo } from './batches-repo.js';
 import { CancellationsRepo } from './cancellations-repo.js';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
+import { EnrichmentRepo } from './enrichment-repo.js';
 import { EnvironmentsRepo } from './environments-repo.js';
 import { MappingProfilesRepo } from './mapping-profiles-repo.js';
 import { migrate, schemaVersion } from './migrations/index.js';
@@ -48,7 +49,11 @@ export class Store {
   readonly stagedOrders: StagedOrdersRepo;
   /** Saved CSV/HL7 mapping profiles. */
   readonly mappingProfiles: MappingProfilesRepo;
+  /** The service's answers for enrichment (products, stock, prices, couriers) and each batch's last check. */
+  readonly enrichment: EnrichmentRepo;
   readonly #lock: DataDirLock;
+  /** One transaction wrapper for every inTransaction call (better-sqlite3 builds four functions per wrapper). */
+  readonly #transaction: Database.Transaction<(fn: () => unknown) => unknown>;
   #closed = false;
 
   constructor(dataDir: string, db: Database.Database, lock: DataDirLock, now: () => Date) {
@@ -57,16 +62,18 @@ export class Store {
     this.db = db;
     this.now = now;
     this.#lock = lock;
+    this.#transaction = db.transaction((fn: () => unknown) => fn());
     this.audit = new AuditRepo(db, now);
     this.environments = new EnvironmentsRepo(db, now);
     this.batches = new BatchesRepo(db, now);
     this.orders = new OrdersRepo(db, now, this.audit);
-    this.attempts = new AttemptsRepo(db, this.audit);
+    this.attempts = new AttemptsRepo(db, this.audit, this.orders);
     this.statusHistory = new StatusHistoryRepo(db, now);
     this.cancellations = new CancellationsRepo(db, now);
     this.outboxQueue = new OutboxQueueRepo(db, now);
     this.stagedOrders = new StagedOrdersRepo(db, now);
     this.mappingProfiles = new MappingProfilesRepo(db, now);
+    this.enrichment = new EnrichmentRepo(db, now);
   }
 
   get schemaVersion(): number {
@@ -82,7 +89,7 @@ export class Store {
    * or not at all: e.g. an attempt, the order's transition and their audit entries.
    */
   inTransaction<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+    return this.#transaction.immediate(fn) as T;
   }
 
   /** Closes the database (checkpointing the WAL) and releases the data directory. Safe to call twice. */

@@ -5,6 +5,9 @@ import * as orderItems from './003-order-items.js';
 import * as outboxRetries from './004-outbox-retries.js';
 import * as staging from './005-staging.js';
 import * as outboxPause from './006-outbox-pause.js';
+import * as enrichment from './007-enrichment.js';
+import * as unfinishedImports from './008-unfinished-imports.js';
+import * as orderSurnames from './009-order-surnames.js';
 
 /**
  * Numbered migrations, applied in order, each in its own transaction with `PRAGMA user_version` set to its
@@ -24,6 +27,9 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: 'outbox-retries', up: outboxRetries.up },
   { version: 5, name: 'staging', up: staging.up },
   { version: 6, name: 'outbox-pause', up: outboxPause.up },
+  { version: 7, name: 'enrichment', up: enrichment.up },
+  { version: 8, name: 'unfinished-imports', up: unfinishedImports.up },
+  { version: 9, name: 'order-surnames', up: orderSurnames.up },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;
