@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   acceptOutcomeSchema,
   batchViewSchema,
+  hl7SenderSchema,
   importOutcomeSchema,
   routeSchema,
   savedProfileViewSchema,
@@ -34,6 +35,8 @@ const mappingProfileInputSchema = z
     valueMaps: z.record(z.string().max(100), z.record(z.string().max(200), z.string().max(200))),
     dateFormat: z.enum(['iso', 'dd/MM/yyyy', 'd/M/yy', 'dd-MMM-yyyy', 'MM/dd/yyyy']).optional(),
     hl7FieldMap: z.record(z.string().max(100), z.string().max(40)).optional(),
+    /** HL7: the sender whose files this profile is for (taken from `fromBatchId`'s import when absent). */
+    hl7Sender: hl7SenderSchema.optional(),
   })
   .strict();
 
@@ -54,8 +57,10 @@ export const stagingCalls = {
           .object({ name: fileNameSchema, content: z.string().max(MAX_UPLOAD_CHARS) })
           .strict()
           .optional(),
-        /** A saved profile's name, or `template`; absent: chosen by the file's header. */
+        /** A saved profile's name, or `template`; absent: chosen by the file's header (CSV) or sender (HL7). */
         profile: z.string().trim().min(1).max(80).optional(),
+        /** False: no saved profile is chosen automatically (the CSV template or a suggestion; HL7's standard map). */
+        autoProfile: z.boolean().optional(),
         /** Overrides encoding detection, e.g. `windows-1252`. */
         encoding: z.string().trim().min(1).max(40).optional(),
         route: routeSchema.optional(),

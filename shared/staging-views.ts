@@ -45,6 +45,35 @@ export const provenanceViewSchema = z.union([
 ]);
 export type ProvenanceView = z.infer<typeof provenanceViewSchema>;
 
+/**
+ * Who sent an HL7 file (envelope fields only, never patient data): kept with an HL7 mapping profile saved from an
+ * import, so the next file from the same sender is read with that profile.
+ */
+export const hl7SenderSchema = z
+  .object({
+    /** MSH-3 (FHS-3/BHS-3 when the file or batch header gives it): its namespace id, else its universal id. */
+    application: z.string().max(200),
+    /** MSH-4 (FHS-4/BHS-4 when given), read the same way. */
+    facility: z.string().max(200),
+    /** MSH-9.1^MSH-9.2 of the first message, e.g. `RDE^O11`. */
+    messageType: z.string().max(40),
+  })
+  .strict();
+export type Hl7Sender = z.infer<typeof hl7SenderSchema>;
+
+/**
+ * How the mapping profile was chosen: named by the admin (`explicit`), by the CSV header's fingerprint (`header`),
+ * by the HL7 sender (`sender`), our template, a suggestion from the column names, none (`none`: HL7 read with the
+ * standard field map), or none because several saved profiles fit the sender (`several`: `candidates` names them,
+ * and the admin chooses). `reason` says it in a sentence.
+ */
+export const profileChoiceSchema = z.object({
+  via: z.enum(['explicit', 'header', 'sender', 'template', 'suggested', 'none', 'several']),
+  reason: z.string(),
+  candidates: z.array(z.string()).optional(),
+});
+export type ProfileChoice = z.infer<typeof profileChoiceSchema>;
+
 /** What the import found out about the file. */
 export const importSummarySchema = z.object({
   format: z.enum(['csv', 'hl7', 'json']),
@@ -58,6 +87,10 @@ export const importSummarySchema = z.object({
   profile: z.string().optional(),
   /** The mapping actually applied (a suggestion can be saved from here). */
   appliedProfile: z.record(z.string(), z.unknown()).optional(),
+  /** How `profile` was chosen, and why. */
+  profileChoice: profileChoiceSchema.optional(),
+  /** HL7: the file's sender, saved with a profile made from this import. */
+  hl7Sender: hl7SenderSchema.optional(),
   rowsRead: z.number().int().nonnegative(),
   fileProblems: z.array(problemViewSchema),
 });

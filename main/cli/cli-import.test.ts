@@ -188,6 +188,50 @@ describe('rx-batch import, batch show / export / errors, accept', () => {
     }
   }, 120_000);
 
+  it('reads an HL7 file with the profile saved for its sender when no --profile is given, and says so', async () => {
+    const sender = { application: `CLI-EPR-${process.pid}`, facility: 'CLINIC-CLI' };
+    const file = join(dir, 'from-epr.hl7');
+    const write = () => writeFileSync(file, hl7File([uniqueOrder({}, 'CLIS'), uniqueOrder({}, 'CLIS')], 'NW', sender));
+    write();
+    const first = await cli('import', file, '--env', 'sbx', '--json');
+    expect(first.code).toBe(1);
+    const firstBatch = (JSON.parse(first.stdout) as { batchId: number }).batchId;
+    // The sender the import reported is what a profile saved from it keeps (the app's profiles.save does this).
+    const shown = parseWireJson((await cli('batch', 'show', String(firstBatch), '--json')).stdout) as {
+      batch: { summary: { hl7Sender: unknown } };
+    };
+    expect(shown.batch.summary.hl7Sender).toEqual({ ...sender, messageType: 'RDE^O11' });
+    const store = openStore({ dataDir });
+    store.mappingProfiles.save({
+      ...HL7_PROFILE,
+      name: 'CLI EPR',
+      hl7Sender: shown.batch.summary.hl7Sender as { application: string; facility: string; messageType: string },
+    });
+    store.close();
+
+    write(); // new orders from the same sender
+    const auto = await cli('import', file, '--env', 'sbx', '--json');
+    expect(auto.code).toBe(0);
+    expect(JSON.parse(auto.stdout)).toMatchObject({ orders: 2, valid: 2, invalid: 0 });
+    expect(auto.stderr).toContain(
+      `from-epr.hl7: profile 'CLI EPR' was chosen for sending application '${sender.application}' at facility 'CLINIC-CLI' (RDE^O11)`,
+    );
+
+    // --profile always wins, and nothing is said about a choice the admin made.
+    const named = await cli('import', file, '--env', 'sbx', '--profile', HL7_PROFILE.name, '--json');
+    expect(named.code).toBe(0);
+    expect(named.stderr).not.toContain('was chosen');
+
+    // Two profiles for one sender: not a guess. The standard map is used and the CLI says what to give.
+    const again = openStore({ dataDir });
+    again.mappingProfiles.save({ ...HL7_PROFILE, name: 'CLI EPR 2', hl7Sender: { ...sender, messageType: 'RDE^O11' } });
+    again.close();
+    const asked = await cli('import', file, '--env', 'sbx', '--json');
+    expect(asked.code).toBe(1);
+    expect(asked.stderr).toContain("profiles 'CLI EPR', 'CLI EPR 2' are all saved for sending application");
+    expect(asked.stderr).toContain('give --profile NAME');
+  }, 120_000);
+
   it('stops cleanly when its reader goes away (`batch show --json | head`)', async () => {
     const csv = join(dir, 'many.csv');
     writeFileSync(csv, templateCsv(Array.from({ length: 400 }, () => uniqueOrder({}, 'PIPE'))));

@@ -14,17 +14,20 @@ import {
  * Journey 2: an HL7 v2 batch file (FHS/BHS, three RDE^O11 messages) imported in the browser, where each value
  * came from shown down to the field and its segment; what HL7 does not carry (payment type, courier, currency)
  * given as constants of a saved HL7 mapping profile and the file imported again with it; then sent by forwarding
- * the original messages, which the sandbox stores as they were.
+ * the original messages, which the sandbox stores as they were. The next file from the same sender (MSH-3, MSH-4,
+ * message type) is read with that profile by itself, and the admin can set it aside.
  */
 
 test.setTimeout(120_000);
 
 const RUN = Date.now().toString(36).toUpperCase();
 const id = (n: number) => `J2-${RUN}-${n}`;
+/** MSH-3, unique per run: the saved profile is chosen by its sender on the next file. */
+const SENDER = `EPR-${RUN}`;
 
 function message(n: number, quantity: number): string[] {
   return [
-    `MSH|^~\\&|RXBATCH|CLINIC-J2|CLOUDRX|PHARMACY|20250101120000||RDE^O11^RDE_O11|MSG-${id(n)}|P|2.5`,
+    `MSH|^~\\&|${SENDER}|CLINIC-J2|CLOUDRX|PHARMACY|20250101120000||RDE^O11^RDE_O11|MSG-${id(n)}|P|2.5`,
     'PID|1||||Example^Alex^^^Ms||19800115|F|||1 High Street^Flat 2^Leeds^West Yorkshire^LS1 4AP^GBR^H||07700900123^PRN^PH',
     `ORC|NW|${id(n)}||||||||||7123456^Dr Jane Smith|||||||||Journey Clinic^^^^^^^^^CLINIC-J2|10 Market Street^^^^YO1 7HH^GBR|01904 000000^WPN^PH`,
     `RXE||42109611000001109^Paracetamol 500mg tablets^DMD|||||^Two tablets up to four times a day|||${quantity}||0`,
@@ -38,8 +41,8 @@ test('journey 2: HL7 batch → provenance of a field → HL7 profile constants �
   const problems = collectPageProblems(page);
   const local = await localSandbox(app);
   const hl7 = [
-    'FHS|^~\\&|RXBATCH',
-    'BHS|^~\\&|RXBATCH',
+    `FHS|^~\\&|${SENDER}`,
+    `BHS|^~\\&|${SENDER}`,
     ...message(1, 32),
     ...message(2, 16),
     ...message(3, 64),
@@ -138,5 +141,28 @@ test('journey 2: HL7 batch → provenance of a field → HL7 profile constants �
     ]),
   );
   expect(imports.find((b) => b.counts.accepted === 3)?.route).toBe('hl7');
+
+  // The next file from the same sender: the saved profile is chosen by itself, and says why.
+  await openSection(page, 'Import');
+  await page.getByLabel('Batch file (CSV or HL7)').setInputFiles({
+    name: 'journey-2-next.hl7',
+    mimeType: 'text/plain',
+    buffer: Buffer.from([...message(4, 8), ...message(5, 12)].join('\r'), 'utf8'),
+  });
+  const next = page.getByRole('status').filter({ hasText: 'Imported 2 orders' });
+  await expect(next).toContainText('2 valid, 0 with errors');
+  await expect(detected).toContainText(
+    `Profile 'J2 clinic ${RUN}' was chosen for sending application '${SENDER}' at facility 'CLINIC-J2' (RDE^O11).`,
+  );
+  await screenshot(page, 'journey-2-profile-by-sender');
+  // …with a way to change it: the same file without the saved profile misses what HL7 cannot carry again.
+  await detected.getByRole('button', { name: 'Import again without a saved profile' }).click();
+  await expect(next).toContainText('0 valid, 2 with errors');
+  await expect(detected).toContainText('No saved profile was asked for: the standard HL7 field map was used.');
+  await detected.getByText('Change what was detected').click();
+  await detected.getByLabel('Mapping').selectOption({ label: `J2 clinic ${RUN}` });
+  await detected.getByRole('button', { name: 'Import again with these settings' }).click();
+  await expect(next).toContainText('2 valid, 0 with errors');
+  await expect(detected).toContainText(`Profile 'J2 clinic ${RUN}' was chosen for this import.`);
   expect(problems).toEqual([]);
 });

@@ -5,6 +5,9 @@ import { StagingError } from '../../core/staging/staging-deps.js';
 import type { CliContext } from '../cli-context.js';
 import { EXIT, InputError, UsageError } from '../cli-errors.js';
 
+/** Profile choices made without --profile: by the CSV header, by the HL7 sender, or several fitting the sender. */
+const AUTOMATIC_CHOICES = new Set(['header', 'sender', 'several']);
+
 /** Problem lines printed on stderr at most; the rest are in `batch show` and `batch errors`. */
 const MAX_PROBLEM_LINES = 200;
 
@@ -56,6 +59,11 @@ export async function importBatch(ctx: CliContext, args: ImportArgs): Promise<nu
   if (outcome.status === 'cancelled') {
     ctx.warn('Import cancelled; nothing was staged.');
     return EXIT.attention;
+  }
+  const choice = outcome.summary.profileChoice;
+  // Said on stderr whenever a saved profile was picked (or could not be) without --profile: it changes the orders.
+  if (choice && AUTOMATIC_CHOICES.has(choice.via)) {
+    ctx.warn(`${args.file}: ${choice.reason}${choice.via === 'several' ? '; give --profile NAME' : ''}`);
   }
   if (outcome.status === 'refused') {
     for (const problem of outcome.problems) ctx.warn(line(args.file, problem));

@@ -1,3 +1,4 @@
+import type { ProfileChoice } from '../../../shared/staging-views.js';
 import { compileProfile } from './compiled-profile.js';
 import {
   MAX_LISTED_ROWS,
@@ -18,11 +19,11 @@ import {
   unquotedCell,
   type RecordBatch,
 } from './csv-records.js';
-import { chooseLayout } from './csv-sniff.js';
+import { chooseLayout, type HeaderChoice } from './csv-sniff.js';
 import { FIELDS, ORDER_FIELD_INDEXES, fieldIndex } from './field-catalogue.js';
 import { decodedChunks, type Inspection } from './file-source.js';
 import { finishOrder, type OrderSink } from './finish-order.js';
-import { problem } from './problems.js';
+import { problem, quote } from './problems.js';
 import type { ImportOptions, ImportReport, Problem, Provenance } from './types.js';
 
 /**
@@ -185,6 +186,7 @@ export async function importCsv(
     header: { cells: headerCells, text: header.record.text },
     profile: profile.name,
     appliedProfile: profile,
+    profileChoice: csvProfileChoice(header.via, profile.name),
   };
   if (rowsRead === 0) {
     return {
@@ -263,4 +265,16 @@ export async function importCsv(
     );
   }
   return { ...reportBase, rowsRead, orders: [], orderCount, invalidCount, fileProblems };
+}
+
+const CSV_REASONS: Record<HeaderChoice['via'], (name: string) => string> = {
+  explicit: (name) => `profile ${quote(name)} was chosen for this import`,
+  fingerprint: (name) => `profile ${quote(name)} was chosen for this file's header`,
+  template: () => 'the header is the Rx Batch template',
+  suggested: () => 'no saved profile fits this header: the columns were matched by their names',
+};
+
+/** How a CSV's profile was chosen, for the report. */
+function csvProfileChoice(via: HeaderChoice['via'], name: string): ProfileChoice {
+  return { via: via === 'fingerprint' ? 'header' : via, reason: CSV_REASONS[via](name) };
 }

@@ -1,9 +1,10 @@
-import { compileProfile } from './compiled-profile.js';
 import { decodedChunks, type Inspection } from './file-source.js';
 import { finishOrder, type OrderSink } from './finish-order.js';
 import type { OrderExtras } from './provenance-table.js';
-import { Hl7ParseError, parseHl7Message } from './hl7-adapter.js';
-import { ACCEPTED_MESSAGE_TYPES, HL7_VALUE_MAPS, checkHl7Overrides, extractHl7Order } from './hl7-field-map.js';
+import { Hl7ParseError, parseHl7Message, type Hl7Message } from './hl7-adapter.js';
+import { chooseHl7Profile, type Hl7ProfileChoice } from './hl7-profile-choice.js';
+import { readHl7Sender } from './hl7-sender.js';
+import { ACCEPTED_MESSAGE_TYPES, extractHl7Order } from './hl7-field-map.js';
 import { Hl7Splitter, Hl7StreamAbort, type SplitMessage } from './hl7-stream.js';
 import { problem, quote } from './problems.js';
 import type { ImportOptions, ImportReport, ImportedOrder, Problem } from './types.js';
@@ -40,18 +41,14 @@ export async function importHl7(
     encoding: inspection.encoding,
     encodingDetected: inspection.encodingDetected,
   };
-  const profile = options.profile;
-  const compiled = compileProfile(
-    {
-      name: profile?.name ?? 'HL7 default',
-      constants: profile?.constants ?? {},
-      valueMaps: profile?.valueMaps ?? {},
-      dateFormat: 'hl7',
-    },
-    file,
-    HL7_VALUE_MAPS,
-  );
-  const fileProblems: Problem[] = [...compiled.problems, ...checkHl7Overrides(profile?.hl7FieldMap, file)];
+  // Chosen when the first message is read: the sender is in it (or in the FHS/BHS before it).
+  let chosen: Hl7ProfileChoice | undefined;
+  const fileProblems: Problem[] = [];
+  const choose = (first: Hl7Message | undefined): Hl7ProfileChoice => {
+    chosen = chooseHl7Profile(options, readHl7Sender(splitter.envelope, first), file);
+    fileProblems.push(...chosen.problems);
+    return chosen;
+  };
   const today = options.today ?? new Date();
   const messageTypes = new Set<string>();
   const seen = new Map<string, number>();
@@ -74,9 +71,11 @@ export async function importHl7(
       message = parseHl7Message(split.segments);
     } catch (error) {
       if (!(error instanceof Hl7ParseError)) throw error;
+      if (!chosen) choose(undefined);
       await emit(unusable(source, 'hl7.unreadable', `Message ${split.index} cannot be read: ${error.message}.`));
       return;
     }
+    const { profile, compiled } = chosen ?? choose(message);
     messageTypes.add(message.messageType || '(none)');
     if (!(ACCEPTED_MESSAGE_TYPES as readonly string[]).includes(message.messageType)) {
       await emit(
@@ -156,6 +155,7 @@ export async function importHl7(
     }
     throw error;
   }
+  const { profile, choice, sender } = chosen ?? choose(undefined);
   fileProblems.push(...splitter.problems);
   if (splitter.messageCount === 0) {
     fileProblems.push(problem('error', file, {}, 'hl7.noMessages', 'The file holds no HL7 message (no MSH segment).'));
@@ -164,6 +164,8 @@ export async function importHl7(
     ...base,
     messageTypes: [...messageTypes],
     ...(profile ? { profile: profile.name, appliedProfile: profile } : {}),
+    profileChoice: choice,
+    ...(sender ? { hl7Sender: sender } : {}),
     rowsRead: splitter.messageCount,
     orders: [],
     orderCount,

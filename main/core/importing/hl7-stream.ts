@@ -38,6 +38,8 @@ interface BatchState {
 
 export class Hl7Splitter {
   readonly problems: Problem[] = [];
+  /** The FHS and BHS segments before the first message: the file's sender, for choosing its profile. */
+  readonly envelope: string[] = [];
   messageCount = 0;
   private pending = '';
   private current: string[] | undefined;
@@ -124,6 +126,7 @@ export class Hl7Splitter {
         return;
       case 'FHS':
         this.flush(out);
+        if (this.messageCount === 0 && this.envelope.length < 4) this.envelope.push(line);
         this.fieldSeparator = line.charAt(3) || '|';
         if (this.fileHeader)
           this.fileProblem('hl7.fileHeader', `A second FHS header at segment ${this.segmentNumber}.`);
@@ -131,6 +134,7 @@ export class Hl7Splitter {
         return;
       case 'BHS':
         this.flush(out);
+        if (this.messageCount === 0 && this.envelope.length < 4) this.envelope.push(line);
         this.fieldSeparator = line.charAt(3) || '|';
         if (this.batch) {
           this.fileProblem(

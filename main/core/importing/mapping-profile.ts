@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { hl7SenderSchema } from '../../../shared/staging-views.js';
 import { TEMPLATE_COLUMNS } from './field-catalogue.js';
 
 /**
  * A named mapping profile: how one clinic system's file layout maps onto our fields. Keys of `columns`,
  * `constants` and `valueMaps` are template column names (or body paths, see field-catalogue.ts). Saved by the
- * app and chosen automatically next time by the file's header fingerprint.
+ * app and chosen automatically next time by the file's header fingerprint (CSV) or its sender (HL7).
  */
 
 export const DATE_FORMATS = ['iso', 'dd/MM/yyyy', 'd/M/yy', 'dd-MMM-yyyy', 'MM/dd/yyyy'] as const;
@@ -24,6 +25,8 @@ export const mappingProfileSchema = z.object({
   dateFormat: z.enum(DATE_FORMATS).optional(),
   /** HL7: template column → a field path such as `MSH-4` or `RXE-2.4`, overriding the default map. */
   hl7FieldMap: z.record(z.string(), z.string()).optional(),
+  /** HL7: the sender (MSH-3, MSH-4, message type) of the import it was saved from; chosen for its files. */
+  hl7Sender: hl7SenderSchema.optional(),
 });
 export type MappingProfile = z.infer<typeof mappingProfileSchema>;
 

@@ -15,6 +15,8 @@ export interface RdeWriterOptions {
   orderControl?: 'NW' | 'CA';
   lineEnding?: '\r' | '\n' | '\r\n';
   delimiters?: Hl7Delimiters;
+  /** MSH-3; defaults to `RXBATCH`. */
+  sendingApplication?: string;
   /** MSH-4; defaults to the clinic code. */
   sendingFacility?: string;
 }
@@ -81,7 +83,7 @@ export function writeRde011(order: CreateWithClinicV1Input, options: RdeWriterOp
   const timestamp = options.timestamp ?? new Date().toISOString().replace(/\D/g, '').slice(0, 14);
   const encoding = `${d.component}${d.repetition}${d.escape}${d.subcomponent}`;
   const msh = `MSH${d.field}${encoding}${d.field}${segment(
-    'RXBATCH',
+    escape(options.sendingApplication ?? 'RXBATCH'),
     escape(options.sendingFacility ?? clinicCode),
     'CLOUDRX',
     'PHARMACY',

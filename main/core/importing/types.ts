@@ -1,4 +1,5 @@
 import type { CodeLists } from '../../../shared/environment.js';
+import type { Hl7Sender, ProfileChoice } from '../../../shared/staging-views.js';
 import type { MappingProfile } from './mapping-profile.js';
 import type { OrderExtras } from './provenance-table.js';
 
@@ -69,6 +70,10 @@ export interface ImportReport {
   profile?: string;
   /** The profile actually applied (for CSV, after auto-choice), so the UI can show or save it. */
   appliedProfile?: MappingProfile;
+  /** How the profile was chosen (named, by the CSV header, by the HL7 sender…) and why, in a sentence. */
+  profileChoice?: ProfileChoice;
+  /** HL7: who sent the file (MSH-3/MSH-4, or FHS/BHS; the first message's type), when it says. */
+  hl7Sender?: Hl7Sender;
   /** CSV: data records read (after the header, blank ones excluded); HL7: messages read. */
   rowsRead: number;
   /** Every order, unless `onOrder` was given: then they went there and this is empty. */
@@ -89,7 +94,10 @@ export interface ImportOptions {
   encoding?: string;
   /** Use this profile (CSV; for HL7 its constants, value maps and hl7FieldMap apply). */
   profile?: MappingProfile;
-  /** Saved profiles: the one whose header fingerprint matches the file is chosen. */
+  /**
+   * Saved profiles: for a CSV the one whose header fingerprint matches the file is chosen; for HL7 the one saved
+   * for the file's sender (`hl7Sender`), when exactly one is. Ignored when `profile` is given.
+   */
   profiles?: MappingProfile[];
   codeLists: CodeLists;
   /** "Now" for date-of-birth checks; defaults to the current date. */

@@ -27,8 +27,10 @@ export interface StageFileInput {
   path: string;
   /** The name shown in problems and kept with the batch (the base name the admin chose). */
   fileName: string;
-  /** A saved profile's name, or `template`; absent: chosen by the file's header. */
+  /** A saved profile's name, or `template`; absent: chosen by the file's header (CSV) or sender (HL7). */
   profileName?: string;
+  /** False: no saved profile is chosen automatically (the CSV template or a suggestion; HL7's standard map). */
+  autoProfile?: boolean;
   /** Overrides encoding detection. */
   encoding?: string;
   route?: OrderRoute;
@@ -78,6 +80,8 @@ function summaryOf(report: ImportReport): ImportSummary {
     ...(report.messageTypes ? { messageTypes: report.messageTypes } : {}),
     ...(report.profile !== undefined ? { profile: report.profile } : {}),
     ...(report.appliedProfile ? { appliedProfile: report.appliedProfile } : {}),
+    ...(report.profileChoice ? { profileChoice: report.profileChoice } : {}),
+    ...(report.hl7Sender ? { hl7Sender: report.hl7Sender } : {}),
     rowsRead: report.rowsRead,
     fileProblems: report.fileProblems,
   };
@@ -140,7 +144,7 @@ export async function stageFile(deps: StagingDeps, input: StageFileInput): Promi
         today,
         fileLabel: input.fileName,
         isKnownOrder,
-        ...(profile ? { profile } : { profiles: importProfiles(deps) }),
+        ...(profile ? { profile } : input.autoProfile === false ? {} : { profiles: importProfiles(deps) }),
         ...(input.encoding ? { encoding: input.encoding } : {}),
         ...(input.signal ? { signal: input.signal } : {}),
         ...(input.onProgress ? { onProgress: input.onProgress } : {}),

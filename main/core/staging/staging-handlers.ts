@@ -47,6 +47,7 @@ export function buildStagingHandlers(app: AppServices): Pick<CallHandlers, Stagi
           ...(input.path !== undefined ? { path: input.path } : {}),
           ...(input.upload ? { upload: input.upload } : {}),
           ...(input.profile !== undefined ? { profile: input.profile } : {}),
+          ...(input.autoProfile !== undefined ? { autoProfile: input.autoProfile } : {}),
           ...(input.encoding !== undefined ? { encoding: input.encoding } : {}),
           ...(input.route !== undefined ? { route: input.route } : {}),
           ...(input.importId !== undefined ? { importId: input.importId } : {}),

@@ -62,6 +62,8 @@ export interface ImportRequest {
   /** A browser upload: its name and text. */
   upload?: { name: string; content: string };
   profile?: string;
+  /** False: no saved profile is chosen by the file's header or sender. */
+  autoProfile?: boolean;
   encoding?: string;
   route?: OrderRoute;
   importId?: string;
@@ -127,6 +129,7 @@ export class StagingService {
         onProgress: (progress) =>
           this.#deps.onProgress?.({ importId, environmentId: request.environmentId, ...progress }),
         ...(request.profile ? { profileName: request.profile } : {}),
+        ...(request.autoProfile === false ? { autoProfile: false } : {}),
         ...(request.encoding ? { encoding: request.encoding } : {}),
         ...(request.route ? { route: request.route } : {}),
       });
@@ -251,17 +254,25 @@ export class StagingService {
     return this.#store.mappingProfiles.list().map(toProfileView);
   }
 
-  /** Saves a profile; with `fromBatchId`, that import's header cells are kept with it. */
+  /**
+   * Saves a profile; with `fromBatchId`, that import's header cells (CSV) or sender (HL7) are kept with it, so
+   * the next file with that header or from that sender is read with it. A profile saved again without a sender
+   * keeps the one it had.
+   */
   saveProfile(profile: MappingProfile, fromBatchId?: number): SavedProfileView {
     if (RESERVED_PROFILE_NAMES.includes(profile.name)) {
       throw new StagingError(`"${profile.name}" is a name the importer uses itself; choose another`);
     }
     let headerCells: string[] | null = null;
+    let sender = profile.hl7Sender;
     if (fromBatchId !== undefined) {
       const report = this.batch(fromBatchId).report as StoredReport | null;
       headerCells = report?.headerCells ?? null;
+      sender ??= report?.hl7Sender;
     }
-    return toProfileView(this.#store.mappingProfiles.save(profile, headerCells));
+    sender ??= this.#store.mappingProfiles.get(profile.name)?.profile.hl7Sender;
+    const toSave = sender ? { ...profile, hl7Sender: sender } : profile;
+    return toProfileView(this.#store.mappingProfiles.save(toSave, headerCells));
   }
 
   async #writeUpload(content: string): Promise<string> {

@@ -5,7 +5,8 @@ import { isoTime } from './time.js';
 /**
  * Saved mapping profiles (how one clinic system's layout maps onto our fields), by name. The header cells of the
  * file a profile was made from are kept too, so the same layout is recognised again in other forms (the error
- * export adds an `errors` column).
+ * export adds an `errors` column). An HL7 profile's sender (`hl7Sender`) lives in the profile JSON itself: the
+ * importer matches it over the listed profiles, as it does header fingerprints, so it needs no column of its own.
  */
 
 export interface SavedProfile {

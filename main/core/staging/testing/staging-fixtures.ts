@@ -95,11 +95,21 @@ export const HL7_PROFILE: MappingProfile = {
   valueMaps: {},
 };
 
-/** Orders as an HL7 file of RDE^O11 messages, segments ending in `\r`. */
-export function hl7File(orders: CreateWithClinicV1Input[], orderControl: 'NW' | 'CA' = 'NW'): string {
+/** Orders as an HL7 file of RDE^O11 messages, segments ending in `\r`; `sender` sets MSH-3 and MSH-4. */
+export function hl7File(
+  orders: CreateWithClinicV1Input[],
+  orderControl: 'NW' | 'CA' = 'NW',
+  sender: { application?: string; facility?: string } = {},
+): string {
   return orders
     .map((order, index) =>
-      writeRde011(order, { timestamp: '20250101120000', controlId: `MSG-${index + 1}`, orderControl }),
+      writeRde011(order, {
+        timestamp: '20250101120000',
+        controlId: `MSG-${index + 1}`,
+        orderControl,
+        ...(sender.application !== undefined ? { sendingApplication: sender.application } : {}),
+        ...(sender.facility !== undefined ? { sendingFacility: sender.facility } : {}),
+      }),
     )
     .join('\r')
     .concat('\r');

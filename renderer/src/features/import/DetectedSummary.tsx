@@ -2,16 +2,33 @@ import type { SavedProfileView, ImportSummary, RouteName } from '../../../../sha
 import { UPLOAD_ENCODINGS } from './read-upload.js';
 
 export interface ImportSettings {
-  /** '' lets the header choose (a saved profile's fingerprint, the template, or a suggestion). */
+  /**
+   * '' lets the file choose (a saved profile by a CSV header's fingerprint or an HL7 file's sender, the template,
+   * or a suggestion); NO_PROFILE uses no saved profile; else a saved profile's name or `template`.
+   */
   profile: string;
   /** '' detects. */
   encoding: string;
   route: RouteName;
 }
 
+/** The settings value for "no saved profile". A leading space: no saved name can be it (names are trimmed). */
+export const NO_PROFILE = ' none';
+
+/** The profile part of an `import.file` call for these settings. */
+export function profileRequest(settings: ImportSettings): { profile?: string; autoProfile?: boolean } {
+  if (settings.profile === NO_PROFILE) return { autoProfile: false };
+  return settings.profile ? { profile: settings.profile } : {};
+}
+
 const DELIMITERS: Record<string, string> = { ',': 'comma', ';': 'semicolon', '\t': 'tab', '|': 'pipe' };
 
-function profileText(profile: string | undefined, format: ImportSummary['format']): string {
+const sentence = (text: string) => text.charAt(0).toUpperCase() + text.slice(1) + '.';
+
+function profileText(summary: ImportSummary): string {
+  // Why the profile was chosen, as the importer said it (imports from before it said so: from the name alone).
+  if (summary.profileChoice) return sentence(summary.profileChoice.reason);
+  const { profile, format } = summary;
   if (profile === undefined) return format === 'hl7' ? 'the standard HL7 field map' : 'none';
   if (profile === 'template') return 'Rx Batch template';
   if (profile === 'suggested') return 'matched by column names (no saved profile fits this header)';
@@ -35,7 +52,8 @@ export function DetectedSummary({
   profiles: SavedProfileView[];
   busy: boolean;
   onChange: (settings: ImportSettings) => void;
-  onReimport: () => void;
+  /** Imports the file again: with the settings shown, or with `next`. */
+  onReimport: (next?: ImportSettings) => void;
 }) {
   const encoding = browserEncoding ?? { encoding: summary.encoding, detected: summary.encodingDetected };
   return (
@@ -67,10 +85,11 @@ export function DetectedSummary({
           </>
         ) : null}
         <dt>Mapping</dt>
-        <dd>{profileText(summary.profile, summary.format)}</dd>
+        <dd>{profileText(summary)}</dd>
         <dt>{summary.format === 'hl7' ? 'Messages read' : 'Rows read'}</dt>
         <dd>{summary.rowsRead.toLocaleString('en-GB')}</dd>
       </dl>
+      <ProfileChoiceActions summary={summary} settings={settings} busy={busy} onReimport={onReimport} />
       {summary.fileProblems.length ? (
         <>
           <h4>About the file</h4>
@@ -86,7 +105,7 @@ export function DetectedSummary({
       <details className="change-detection">
         <summary>Change what was detected</summary>
         <ImportSettingsFields settings={settings} profiles={profiles} onChange={onChange} />
-        <button type="button" onClick={onReimport} disabled={busy}>
+        <button type="button" onClick={() => onReimport()} disabled={busy}>
           Import again with these settings
         </button>
       </details>
@@ -108,7 +127,8 @@ export function ImportSettingsFields({
       <label>
         Mapping{' '}
         <select value={settings.profile} onChange={(event) => onChange({ ...settings, profile: event.target.value })}>
-          <option value="">Chosen by the header</option>
+          <option value="">Chosen by the header or sender</option>
+          <option value={NO_PROFILE}>No saved profile</option>
           <option value="template">Rx Batch template</option>
           {profiles.map((profile) => (
             <option key={profile.name} value={profile.name}>
@@ -139,6 +159,49 @@ export function ImportSettingsFields({
           <option value="hl7">Forward the HL7 message (HL7 files)</option>
         </select>
       </label>
+    </div>
+  );
+}
+
+/**
+ * A saved profile the file chose (by its CSV header or its HL7 sender) can be set aside in one click; several
+ * profiles saved for one HL7 sender are a question: one button per profile.
+ */
+function ProfileChoiceActions({
+  summary,
+  settings,
+  busy,
+  onReimport,
+}: {
+  summary: ImportSummary;
+  settings: ImportSettings;
+  busy: boolean;
+  onReimport: (next: ImportSettings) => void;
+}) {
+  const choice = summary.profileChoice;
+  if (choice?.via === 'several') {
+    return (
+      <div className="profile-choice" role="group" aria-label="Choose a profile">
+        {(choice.candidates ?? []).map((name) => (
+          <button key={name} type="button" disabled={busy} onClick={() => onReimport({ ...settings, profile: name })}>
+            Import again with &quot;{name}&quot;
+          </button>
+        ))}
+      </div>
+    );
+  }
+  if (choice?.via !== 'sender' && choice?.via !== 'header') return null;
+  return (
+    <div className="profile-choice">
+      <button
+        type="button"
+        className="secondary"
+        disabled={busy}
+        onClick={() => onReimport({ ...settings, profile: NO_PROFILE })}
+      >
+        Import again without a saved profile
+      </button>{' '}
+      <span className="hint">or choose another under &quot;Change what was detected&quot;.</span>
     </div>
   );
 }

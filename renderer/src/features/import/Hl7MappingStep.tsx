@@ -15,8 +15,9 @@ const FIELDS = [
 
 /**
  * The mapping for HL7 files: constants for what the messages do not say (used only where a message leaves the
- * field empty), field map overrides (`courierCode: ZDL-1`) and value maps. Saved as a named profile, the file is
- * imported again with it; later HL7 imports choose it under "Mapping".
+ * field empty), field map overrides (`courierCode: ZDL-1`) and value maps. Saved as a named profile with the
+ * file's sender (MSH-3/MSH-4 and message type), the file is imported again with it, and later files from that
+ * sender choose it by themselves (or under "Mapping").
  */
 export function Hl7MappingStep({
   summary,
@@ -37,8 +38,17 @@ export function Hl7MappingStep({
   const parsedValues = parseValueMaps(valueMaps);
   const unreadable = [...parsedMap.bad, ...parsedValues.bad];
 
+  const sender = summary.hl7Sender;
   const save = () =>
-    saveProfile({ name, columns: {}, constants, valueMaps: parsedValues.maps, hl7FieldMap: parsedMap.map });
+    saveProfile({
+      name,
+      columns: {},
+      constants,
+      valueMaps: parsedValues.maps,
+      hl7FieldMap: parsedMap.map,
+      // Also for a refused import, which has no batch for the core to take the sender from.
+      ...(sender ? { hl7Sender: sender } : {}),
+    });
 
   return (
     <section aria-labelledby="hl7-mapping-heading" className="panel">
@@ -48,6 +58,13 @@ export function Hl7MappingStep({
         messages leave empty), save the mapping as a profile, and the file is imported again with it. Forwarding the HL7
         message itself (&quot;Send as&quot;) does not need them: the service applies its own.
       </p>
+      {sender ? (
+        <p className="hint">
+          Saved here, the profile is chosen by itself for the next {sender.messageType || 'HL7'} file from sending
+          application &quot;{sender.application || '(none)'}&quot; at facility &quot;{sender.facility || '(none)'}
+          &quot;.
+        </p>
+      ) : null}
       <div className="mapping-table-wrap">
         <table className="mapping-table">
           <thead>

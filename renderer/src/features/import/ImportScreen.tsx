@@ -9,7 +9,7 @@ import { useLoad } from '../../api/use-load.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { BatchPreview } from '../preview/BatchPreview.js';
 import { downloadText } from '../../download-text.js';
-import { DetectedSummary, ImportSettingsFields, type ImportSettings } from './DetectedSummary.js';
+import { DetectedSummary, ImportSettingsFields, profileRequest, type ImportSettings } from './DetectedSummary.js';
 import { droppedFilePaths, fileNameOf } from './desktop-files.js';
 import { FileChooser } from './FileChooser.js';
 import { fileResult, HandOverList, type HandOver } from './HandOverList.js';
@@ -19,6 +19,7 @@ import { ImportProgress, type Progress } from './ImportProgress.js';
 import { MappingStep } from './MappingStep.js';
 import { RecentBatches } from './RecentBatches.js';
 import { decodeUpload, fitsUpload, type DecodedUpload } from './read-upload.js';
+import type { BatchPlace } from '../workspace/route.js';
 import './import.css';
 
 type Source = { kind: 'upload'; name: string; bytes: Uint8Array } | { kind: 'path'; path: string };
@@ -45,7 +46,16 @@ type Attempt = { outcome: ImportOutcome } | { error: unknown };
  * from disk by path, several in turn. In browser mode they travel as text read here in the page (File API);
  * files too large for one message are imported by path.
  */
-export function ImportScreen({ environment, desktop }: { environment: EnvironmentView; desktop: boolean }) {
+export function ImportScreen({
+  environment,
+  desktop,
+  reopen,
+}: {
+  environment: EnvironmentView;
+  desktop: boolean;
+  /** A batch preview to open at once (`#/import?batch=…&order=…`, e.g. "Back to batch" in Lookups). */
+  reopen?: BatchPlace | undefined;
+}) {
   const api = useApi();
   const [phase, setPhase] = useState<Phase>({ step: 'idle' });
   const [handOver, setHandOver] = useState<HandOver>();
@@ -60,7 +70,7 @@ export function ImportScreen({ environment, desktop }: { environment: Environmen
     };
   }, []);
   const [settings, setSettings] = useState<ImportSettings>({ profile: '', encoding: '', route: 'v1' });
-  const [openBatchId, setOpenBatchId] = useState<number>();
+  const [openBatchId, setOpenBatchId] = useState<number | undefined>(reopen?.batchId);
   const [templateFailure, setTemplateFailure] = useState<unknown>();
   const lastSource = useRef<Source>(undefined);
   const loadProfiles = useCallback(() => api.call('profiles.list', {}), [api]);
@@ -94,7 +104,7 @@ export function ImportScreen({ environment, desktop }: { environment: Environmen
         ...input,
         importId,
         route: chosen.route,
-        ...(chosen.profile ? { profile: chosen.profile } : {}),
+        ...profileRequest(chosen),
         // An upload is already decoded here; a file on disk is decoded by the core.
         ...(chosen.encoding && source.kind === 'path' ? { encoding: chosen.encoding } : {}),
       });
@@ -284,7 +294,7 @@ export function ImportScreen({ environment, desktop }: { environment: Environmen
           profiles={profiles.value ?? []}
           busy={busy}
           onChange={setSettings}
-          onReimport={() => reimport(settings)}
+          onReimport={(next) => reimport(next ?? settings)}
         />
       ) : null}
       {summary && summary.format === 'csv' && summary.profile === 'suggested' ? (
@@ -305,12 +315,18 @@ export function ImportScreen({ environment, desktop }: { environment: Environmen
           batchId={outcome?.status === 'staged' ? outcome.batchId : undefined}
           onSaved={(profileName) => {
             profiles.reload();
-            reimport({ ...settings, profile: profileName });
+            // Only this re-import names the profile: the next file from the same sender finds it by itself.
+            if (lastSource.current) void runImport(lastSource.current, { ...settings, profile: profileName });
           }}
         />
       ) : null}
       {openBatchId !== undefined ? (
-        <BatchPreview key={openBatchId} batchId={openBatchId} environment={environment} />
+        <BatchPreview
+          key={openBatchId}
+          batchId={openBatchId}
+          environment={environment}
+          openAtOrderId={openBatchId === reopen?.batchId ? reopen.stagedOrderId : undefined}
+        />
       ) : null}
       <RecentBatches environment={environment} openBatchId={openBatchId} onOpen={setOpenBatchId} />
     </section>

@@ -1,0 +1,84 @@
+import type { ProfileChoice } from '../../../shared/staging-views.js';
+import { compileProfile, type CompiledProfile } from './compiled-profile.js';
+import { HL7_VALUE_MAPS, checkHl7Overrides } from './hl7-field-map.js';
+import { describeSender, profileForSender, type Hl7Sender } from './hl7-sender.js';
+import type { MappingProfile } from './mapping-profile.js';
+import { quote } from './problems.js';
+import type { ImportOptions, Problem } from './types.js';
+
+/**
+ * Which profile an HL7 file is read with: the one named for the import always wins; else the one saved for the
+ * file's sender, when exactly one is; else none (the standard field map). Several for one sender is not guessed
+ * at: the report names them and the admin chooses.
+ */
+
+export interface Hl7ProfileChoice {
+  profile: MappingProfile | undefined;
+  compiled: CompiledProfile;
+  /** The profile's own problems (unknown fields, bad HL7 paths), once per file. */
+  problems: Problem[];
+  choice: ProfileChoice;
+  sender: Hl7Sender | undefined;
+}
+
+const STANDARD_MAP = 'the standard HL7 field map was used';
+
+function decide(
+  options: Pick<ImportOptions, 'profile' | 'profiles'>,
+  sender: Hl7Sender | undefined,
+): { profile?: MappingProfile; choice: ProfileChoice } {
+  if (options.profile) {
+    const profile = options.profile;
+    return {
+      profile,
+      choice: { via: 'explicit', reason: `profile ${quote(profile.name)} was chosen for this import` },
+    };
+  }
+  if (!options.profiles) return { choice: { via: 'none', reason: `no saved profile was asked for: ${STANDARD_MAP}` } };
+  if (!sender) {
+    return {
+      choice: { via: 'none', reason: `the file names no sending application or facility: ${STANDARD_MAP}` },
+    };
+  }
+  const match = profileForSender(sender, options.profiles);
+  const from = describeSender(sender);
+  if (match.kind === 'one') {
+    const profile = match.profile;
+    return { profile, choice: { via: 'sender', reason: `profile ${quote(profile.name)} was chosen for ${from}` } };
+  }
+  if (match.kind === 'several') {
+    return {
+      choice: {
+        via: 'several',
+        reason: `profiles ${match.names.map(quote).join(', ')} are all saved for ${from}: choose one (${STANDARD_MAP})`,
+        candidates: match.names,
+      },
+    };
+  }
+  return { choice: { via: 'none', reason: `no saved profile is for ${from}: ${STANDARD_MAP}` } };
+}
+
+export function chooseHl7Profile(
+  options: Pick<ImportOptions, 'profile' | 'profiles'>,
+  sender: Hl7Sender | undefined,
+  file: string,
+): Hl7ProfileChoice {
+  const { profile, choice } = decide(options, sender);
+  const compiled = compileProfile(
+    {
+      name: profile?.name ?? 'HL7 default',
+      constants: profile?.constants ?? {},
+      valueMaps: profile?.valueMaps ?? {},
+      dateFormat: 'hl7',
+    },
+    file,
+    HL7_VALUE_MAPS,
+  );
+  return {
+    profile,
+    compiled,
+    problems: [...compiled.problems, ...checkHl7Overrides(profile?.hl7FieldMap, file)],
+    choice,
+    sender,
+  };
+}

@@ -1,0 +1,81 @@
+import type { Hl7Sender } from '../../../shared/staging-views.js';
+import { Hl7ParseError, parseHl7Message, type Hl7Message, type Hl7Segment } from './hl7-adapter.js';
+import type { MappingProfile } from './mapping-profile.js';
+import { quote } from './problems.js';
+
+/**
+ * The HL7 counterpart of a CSV header fingerprint: who sent the file. An HL7 profile saved from an import keeps
+ * its sender, and the next file from the same sender is read with it. Only envelope fields are read (sending
+ * application, sending facility, message type), never a patient segment: the fingerprint holds no patient data.
+ */
+
+export type { Hl7Sender };
+
+/** An HD field (application or facility): its namespace id, else its universal id (`^1.2.3^ISO`). */
+const hd = (segment: Hl7Segment | undefined, field: number): string =>
+  segment ? segment.value(field, 1) || segment.value(field, 2) : '';
+
+/**
+ * An FHS or BHS line read with the message parser: their fields are numbered as MSH's (separator, encoding
+ * characters, sending application, sending facility), so the line is parsed as a one-segment message.
+ */
+function envelopeSegment(line: string): Hl7Segment | undefined {
+  try {
+    return parseHl7Message([`MSH${line.slice(3)}`]).segments[0];
+  } catch (error) {
+    if (error instanceof Hl7ParseError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The sender of a file: sending application and facility from the file header (FHS), else the batch header
+ * (BHS), else the first message's MSH, field by field; the message type from the first message. Undefined when
+ * neither application nor facility is given: an anonymous file must not match every anonymous profile.
+ */
+export function readHl7Sender(envelope: readonly string[], first: Hl7Message | undefined): Hl7Sender | undefined {
+  const headers = [
+    ...envelope.filter((line) => line.startsWith('FHS')),
+    ...envelope.filter((line) => line.startsWith('BHS')),
+  ].map(envelopeSegment);
+  const msh = first?.segments[0];
+  const pick = (field: number) => [...headers, msh].map((segment) => hd(segment, field)).find(Boolean) ?? '';
+  const sender = { application: pick(3), facility: pick(4), messageType: first?.messageType ?? '' };
+  return sender.application || sender.facility ? sender : undefined;
+}
+
+const key = (sender: Hl7Sender) =>
+  [sender.application, sender.facility, sender.messageType].map((part) => part.trim().toUpperCase()).join('\u0000');
+
+/** Same sender: application, facility and message type equal, ignoring case and surrounding spaces. */
+export const sameSender = (a: Hl7Sender, b: Hl7Sender): boolean => key(a) === key(b);
+
+/** "sending application "EPR" at facility "CLINIC-A" (RDE^O11)", for reports and the CLI. */
+export function describeSender(sender: Hl7Sender): string {
+  const parts = [
+    sender.application ? `sending application ${quote(sender.application)}` : 'no sending application',
+    sender.facility ? `at facility ${quote(sender.facility)}` : 'at no facility',
+  ];
+  return `${parts.join(' ')}${sender.messageType ? ` (${sender.messageType})` : ''}`;
+}
+
+export type SenderMatch =
+  { kind: 'one'; profile: MappingProfile } | { kind: 'several'; names: string[] } | { kind: 'none' };
+
+/**
+ * The saved profile for this sender: exactly one must match; several is a question for the admin, not a guess.
+ * Profiles are counted by name (staging offers some profiles twice, under a second header fingerprint).
+ */
+export function profileForSender(sender: Hl7Sender | undefined, profiles: readonly MappingProfile[]): SenderMatch {
+  if (!sender) return { kind: 'none' };
+  const byName = new Map<string, MappingProfile>();
+  for (const profile of profiles) {
+    if (profile.hl7Sender && sameSender(profile.hl7Sender, sender) && !byName.has(profile.name)) {
+      byName.set(profile.name, profile);
+    }
+  }
+  const [only, ...more] = byName.values();
+  if (!only) return { kind: 'none' };
+  if (more.length === 0) return { kind: 'one', profile: only };
+  return { kind: 'several', names: [...byName.keys()].sort() };
+}
