@@ -22,6 +22,8 @@ export interface OutboxApi {
   resume(environmentId: string): void;
   retryNow(orderIds: number[]): number;
   notify(environmentId: string): void;
+  /** The environment's stored pace changed: a running environment adopts it at once. */
+  applyPace(environmentId: string): void;
   runUntilIdle(
     environmentId: string,
     options?: { signal?: AbortSignal; stopWhenBlocked?: boolean },
@@ -119,6 +121,9 @@ export class AppServices {
         },
         options.pollerTuning ?? {},
       );
+      // A saved pace applies at once to what is already running (URLs and timeout do by themselves: each request
+      // goes through the current profile's client, see registry.liveClient).
+      this.registry.onUpdate((profile) => this.#paceChanged(profile.id));
       this.signin = new SignInService({
         registry: this.registry,
         store: this.store,
@@ -176,6 +181,20 @@ export class AppServices {
       await this.outbox.stop();
     } finally {
       this.store.close();
+    }
+  }
+
+  #paceChanged(environmentId: string): void {
+    if (this.#closed) return;
+    try {
+      this.outbox.applyPace(environmentId);
+      this.poller.applyPace(environmentId);
+    } catch (error) {
+      // The profile is stored (and validated); the running pace stays as it was until the next start.
+      this.#log.error('could not apply the new pace', {
+        environmentId,
+        error: error instanceof Error ? error.message.slice(0, 200) : 'unknown',
+      });
     }
   }
 

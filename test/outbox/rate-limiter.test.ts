@@ -50,4 +50,18 @@ describe('token bucket rate limiter', () => {
     while (bucket.tryTake(0)) started += 1;
     expect(started).toBe(1_000);
   });
+
+  it('takes a new pace at once: the time before it at the old rate, no burst of the old size left over', () => {
+    const bucket = new TokenBucket(10, 10, 0);
+    for (let i = 0; i < 10; i += 1) expect(bucket.tryTake(0)).toBe(true);
+    // 500 ms at 10/s earns 5 tokens; the new burst of 2 keeps only 2 of them.
+    bucket.retune(1, 2, 500);
+    expect([bucket.ratePerSecond, bucket.burst]).toEqual([1, 2]);
+    expect(bucket.available(500)).toBe(2);
+    bucket.take(500, 2);
+    expect(bucket.waitMs(500)).toBe(1_000);
+    expect(bucket.tryTake(1_499)).toBe(false);
+    expect(bucket.tryTake(1_500)).toBe(true);
+    expect(() => bucket.retune(0, 1, 2_000)).toThrow(RangeError);
+  });
 });

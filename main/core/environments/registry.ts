@@ -23,6 +23,7 @@ export class EnvironmentRegistry {
   readonly #sessions = new Map<string, AuthSession>();
   readonly #clients = new Map<string, { secured: OrderServiceClient; anonymous: OrderServiceClient }>();
   readonly #deps: RegistryDeps;
+  readonly #listeners = new Set<(profile: EnvironmentProfile) => void>();
 
   constructor(store: Store, deps: RegistryDeps) {
     this.#store = store;
@@ -72,7 +73,18 @@ export class EnvironmentRegistry {
     else this.#running.delete(environment.id);
     this.#sessions.delete(environment.id);
     this.#clients.delete(environment.id);
+    for (const listener of this.#listeners) listener(stored);
     return stored;
+  }
+
+  /**
+   * Calls `listener` after each stored profile change, so long-lived users adopt what they hold themselves (the
+   * outbox's and the poller's pace). URLs, timeout and sign-in need no listener: clients are rebuilt (liveClient).
+   * Returns a function that removes the listener.
+   */
+  onUpdate(listener: (profile: EnvironmentProfile) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   session(id: string): AuthSession {

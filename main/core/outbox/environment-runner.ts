@@ -95,7 +95,8 @@ export class EnvironmentRunner {
   readonly #envEvents: Array<{ action: string; details?: AuditDetails; attention?: AttentionEvent }> = [];
   /** Work picked ahead, in order; creates among it are claimed (`sending`) and not yet sent. */
   #pool: Work[] = [];
-  readonly #poolTarget: number;
+  /** Recomputed when the pace changes (see retune). */
+  #poolTarget: number;
   #commitTimer: NodeJS.Timeout | undefined;
   /** A commit is set for after the next turn's I/O (see #scheduleCommit). */
   #commitSoon = false;
@@ -124,22 +125,18 @@ export class EnvironmentRunner {
 
   constructor(deps: RunnerDeps) {
     this.environmentId = deps.environmentId;
-    this.#deps = deps;
+    // Its own copy of the tuning: retune() changes the pace in it, and the steps read it through #ctx.
+    this.#deps = { ...deps, tuning: { ...deps.tuning } };
     // The admin's pause survives a restart; a sign-in stop is found out again by the first request.
     this.#pausedReason = deps.store.environments.pausedReason(deps.environmentId);
     this.#group = new GroupCommit(deps.store);
-    const { tuning } = deps;
+    const { tuning } = this.#deps;
     this.#bucket = new TokenBucket(
       tuning.ratePerSecond,
       burstFor(tuning.concurrency, tuning.ratePerSecond),
       this.#nowMs(),
     );
-    // Enough picked ahead for ~50 ms at the rate limit: at most sixteen slots' worth (claims are synced to disk
-    // in the background before they go, and the pool must outlast an fsync on a busy disk), at least one each.
-    this.#poolTarget = Math.min(
-      16 * tuning.concurrency,
-      Math.max(tuning.concurrency, Math.ceil(tuning.ratePerSecond / 20)),
-    );
+    this.#poolTarget = poolTargetFor(tuning);
     this.#breaker = new CircuitBreaker({
       threshold: tuning.breakerThreshold,
       cooldownMs: tuning.breakerCooldownMs,
@@ -149,7 +146,7 @@ export class EnvironmentRunner {
       environmentId: deps.environmentId,
       store: deps.store,
       client: deps.client,
-      tuning,
+      tuning: this.#deps.tuning,
       now: deps.now,
       random: deps.random,
       logger: deps.logger,
@@ -179,6 +176,34 @@ export class EnvironmentRunner {
       });
     }
     this.notify();
+  }
+
+  /**
+   * Adopts a new pace at once (the admin saved one): the concurrency limit and the token bucket change for the
+   * next request. Requests in flight finish; claimed orders in the pool stay claimed and go at the new pace, so
+   * nothing is claimed twice or dropped. A lower concurrency only stops new requests until fewer are in flight.
+   */
+  retune(pace: Pick<OutboxTuning, 'concurrency' | 'ratePerSecond'>): void {
+    const concurrency = Math.floor(pace.concurrency);
+    if (!(concurrency > 0) || !(pace.ratePerSecond > 0)) {
+      throw new RangeError('outbox pace needs a positive concurrency and rate');
+    }
+    const tuning = this.#deps.tuning;
+    if (tuning.concurrency === concurrency && tuning.ratePerSecond === pace.ratePerSecond) return;
+    tuning.concurrency = concurrency;
+    tuning.ratePerSecond = pace.ratePerSecond;
+    this.#bucket.retune(pace.ratePerSecond, burstFor(concurrency, pace.ratePerSecond), this.#nowMs());
+    this.#poolTarget = poolTargetFor(tuning);
+    this.#deps.logger.info('outbox pace changed', {
+      environmentId: this.environmentId,
+      concurrency,
+      ratePerSecond: pace.ratePerSecond,
+    });
+    // A wait for a token was worked out at the old rate: work it out again, and top the pool up to its new size.
+    clearTimeout(this.#launchTimer);
+    this.#launchTimer = undefined;
+    this.#launchFromPool();
+    this.#schedulePump();
   }
 
   notify(): void {
@@ -836,6 +861,14 @@ export class EnvironmentRunner {
   #nowMs(): number {
     return this.#deps.now().getTime();
   }
+}
+
+/**
+ * Work picked ahead: enough for ~50 ms at the rate limit, at most sixteen slots' worth (claims are synced to disk
+ * in the background before they go, and the pool must outlast an fsync on a busy disk), at least one each.
+ */
+function poolTargetFor(tuning: Pick<OutboxTuning, 'concurrency' | 'ratePerSecond'>): number {
+  return Math.min(16 * tuning.concurrency, Math.max(tuning.concurrency, Math.ceil(tuning.ratePerSecond / 20)));
 }
 
 function reasonOf(error: unknown): string {

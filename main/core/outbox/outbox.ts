@@ -118,6 +118,17 @@ export class Outbox {
     return count;
   }
 
+  /**
+   * The environment's stored pace changed: a runner already working adopts its concurrency and rate at once
+   * (explicit tuning given to the outbox still wins, as at start). A runner not made yet reads it when made.
+   */
+  applyPace(environmentId: string): void {
+    const runner = this.#runners.get(environmentId);
+    const profile = this.#deps.store.environments.get(environmentId);
+    if (!runner || !profile) return;
+    runner.retune(resolveTuning(this.#tuning, profile));
+  }
+
   /** New orders were queued (or cancel commands opened): look for work now rather than at the next timer. */
   notify(environmentId: string): void {
     this.#runners.get(environmentId)?.notify();

@@ -3,24 +3,44 @@
  * left the caller waits `waitMs()`. Time comes from the caller, so tests drive it without sleeping.
  */
 export class TokenBucket {
-  readonly ratePerSecond: number;
-  readonly burst: number;
+  #ratePerSecond: number;
+  #burst: number;
   #tokens: number;
   #updatedAt: number;
 
   constructor(ratePerSecond: number, burst: number, nowMs: number) {
     if (!(ratePerSecond > 0)) throw new RangeError('ratePerSecond must be positive');
-    this.ratePerSecond = ratePerSecond;
-    this.burst = Math.max(1, burst);
-    this.#tokens = this.burst;
+    this.#ratePerSecond = ratePerSecond;
+    this.#burst = Math.max(1, burst);
+    this.#tokens = this.#burst;
     this.#updatedAt = nowMs;
+  }
+
+  get ratePerSecond(): number {
+    return this.#ratePerSecond;
+  }
+
+  get burst(): number {
+    return this.#burst;
+  }
+
+  /**
+   * A new pace from now on (the admin saved one): time until now is credited at the old rate, and tokens beyond
+   * the new burst are dropped, so lowering the pace cannot leave a burst of the old size to spend.
+   */
+  retune(ratePerSecond: number, burst: number, nowMs: number): void {
+    if (!(ratePerSecond > 0)) throw new RangeError('ratePerSecond must be positive');
+    this.#refill(nowMs);
+    this.#ratePerSecond = ratePerSecond;
+    this.#burst = Math.max(1, burst);
+    this.#tokens = Math.min(this.#tokens, this.#burst);
   }
 
   /** Milliseconds until a token is available; 0 when one is available now. */
   waitMs(nowMs: number): number {
     this.#refill(nowMs);
     if (this.#tokens >= 1) return 0;
-    return Math.ceil(((1 - this.#tokens) / this.ratePerSecond) * 1000);
+    return Math.ceil(((1 - this.#tokens) / this.#ratePerSecond) * 1000);
   }
 
   /** Whole tokens available now. */
@@ -46,7 +66,7 @@ export class TokenBucket {
   #refill(nowMs: number): void {
     // A clock that steps back (NTP) must not mint tokens or take them away.
     const elapsed = Math.max(0, nowMs - this.#updatedAt);
-    this.#tokens = Math.min(this.burst, this.#tokens + (elapsed / 1000) * this.ratePerSecond);
+    this.#tokens = Math.min(this.#burst, this.#tokens + (elapsed / 1000) * this.#ratePerSecond);
     this.#updatedAt = Math.max(this.#updatedAt, nowMs);
   }
 }

@@ -65,4 +65,23 @@ describe('AdaptiveSchedule: sooner after a change, slower when nothing moves', (
     expect(() => new AdaptiveSchedule({ minMs: 10, maxMs: 5, factor: 2 }, Date.now)).toThrow(RangeError);
     expect(() => new AdaptiveSchedule({ minMs: 10, maxMs: 50, factor: 0.5 }, Date.now)).toThrow(RangeError);
   });
+
+  it('scales each wait to a new base, from its last look, within the new bounds', () => {
+    let now = 0;
+    const schedule = new AdaptiveSchedule({ minMs: 100, maxMs: 800, factor: 2 }, () => now);
+    schedule.sync(['quiet', 'fresh']);
+    schedule.observed('quiet', false); // 200, due at 200
+    schedule.observed('quiet', false); // 400, due at 400
+    schedule.observed('fresh', true); // 100, due at 100
+    now = 50;
+    schedule.retune({ minMs: 10, maxMs: 800, factor: 2 });
+    expect(schedule.intervalOf('quiet')).toBe(40);
+    expect(schedule.intervalOf('fresh')).toBe(10);
+    // Last looked at 0: both are overdue under the new base.
+    expect(schedule.due().sort()).toEqual(['fresh', 'quiet']);
+    schedule.retune({ minMs: 1_000, maxMs: 2_000, factor: 2 });
+    expect(schedule.intervalOf('quiet')).toBe(2_000);
+    expect(schedule.nextDueAt()).toBe(1_000);
+    expect(() => schedule.retune({ minMs: 0, maxMs: 1, factor: 2 })).toThrow(RangeError);
+  });
 });

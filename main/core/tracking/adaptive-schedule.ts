@@ -18,16 +18,30 @@ interface Entry {
 }
 
 export class AdaptiveSchedule<K> {
-  readonly #intervals: AdaptiveIntervals;
+  #intervals: AdaptiveIntervals;
   readonly #now: () => number;
   readonly #entries = new Map<K, Entry>();
 
   constructor(intervals: AdaptiveIntervals, now: () => number) {
-    if (!(intervals.minMs > 0) || !(intervals.maxMs >= intervals.minMs) || !(intervals.factor >= 1)) {
-      throw new RangeError('intervals need 0 < minMs <= maxMs and factor >= 1');
-    }
+    checkIntervals(intervals);
     this.#intervals = { ...intervals };
     this.#now = now;
+  }
+
+  /**
+   * New intervals from now on (the admin changed the poll interval): each key's wait is scaled by the change of
+   * `minMs`, so an order that had stretched to 8× the old base waits 8× the new one (within the new bounds), and
+   * its next look is that long after its last one, which may be now.
+   */
+  retune(intervals: AdaptiveIntervals): void {
+    checkIntervals(intervals);
+    const scale = intervals.minMs / this.#intervals.minMs;
+    this.#intervals = { ...intervals };
+    for (const entry of this.#entries.values()) {
+      const lastLook = entry.dueAt - entry.intervalMs;
+      entry.intervalMs = Math.min(intervals.maxMs, Math.max(intervals.minMs, entry.intervalMs * scale));
+      entry.dueAt = lastLook + entry.intervalMs;
+    }
   }
 
   /** Tracks exactly `keys`: new ones are due at once, keys no longer present are forgotten. */
@@ -78,5 +92,11 @@ export class AdaptiveSchedule<K> {
 
   get size(): number {
     return this.#entries.size;
+  }
+}
+
+function checkIntervals(intervals: AdaptiveIntervals): void {
+  if (!(intervals.minMs > 0) || !(intervals.maxMs >= intervals.minMs) || !(intervals.factor >= 1)) {
+    throw new RangeError('intervals need 0 < minMs <= maxMs and factor >= 1');
   }
 }

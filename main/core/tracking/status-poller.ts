@@ -2,7 +2,7 @@ import { silentLogger, type Logger } from '../logger.js';
 import type { OrderServiceClient } from '../service/client.js';
 import type { OrderRecord } from '../store/orders-repo.js';
 import type { Store } from '../store/store.js';
-import { AdaptiveSchedule } from './adaptive-schedule.js';
+import { AdaptiveSchedule, type AdaptiveIntervals } from './adaptive-schedule.js';
 import { applyStatusRecord } from './apply-status.js';
 import { addDays, dateWindows, utcDate } from './date-windows.js';
 import { isDispatched, isTracked, TRACKED_STATES } from './tracked-orders.js';
@@ -114,6 +114,24 @@ export class StatusPoller {
     this.#wake(tracker, 0);
   }
 
+  /**
+   * The environment's poll interval changed (its stored pace, via `minIntervalFor`): the schedule takes the new
+   * base at once (each order's wait scaled to it, see AdaptiveSchedule.retune) and the next wake-up is worked out
+   * again; a round under way finishes first and then schedules by the new base.
+   */
+  applyPace(environmentId: string): void {
+    const tracker = this.#trackers.get(environmentId);
+    if (!tracker) return;
+    const minIntervalMs = this.#deps.minIntervalFor?.(environmentId) ?? this.#tuning.minIntervalMs;
+    if (minIntervalMs === tracker.minIntervalMs) return;
+    tracker.minIntervalMs = minIntervalMs;
+    tracker.schedule.retune(this.#intervalsFor(minIntervalMs));
+    // An outage backoff is counted in the base's steps: keep it within the new bounds.
+    if (tracker.backoffMs > 0)
+      tracker.backoffMs = Math.min(tracker.backoffMs, Math.max(minIntervalMs, this.#tuning.maxIntervalMs));
+    if (!tracker.running && tracker.timer !== undefined) this.#scheduleNext(tracker);
+  }
+
   /** New orders were created or cancel commands sent: look soon instead of at the next tick. */
   notify(environmentId: string): void {
     const tracker = this.#trackers.get(environmentId);
@@ -160,14 +178,7 @@ export class StatusPoller {
       tracker = {
         environmentId,
         minIntervalMs,
-        schedule: new AdaptiveSchedule(
-          {
-            minMs: minIntervalMs,
-            maxMs: Math.max(minIntervalMs, this.#tuning.maxIntervalMs),
-            factor: this.#tuning.factor,
-          },
-          () => this.#now().getTime(),
-        ),
+        schedule: new AdaptiveSchedule(this.#intervalsFor(minIntervalMs), () => this.#now().getTime()),
         timer: undefined,
         running: undefined,
         active: false,
@@ -179,6 +190,14 @@ export class StatusPoller {
       this.#trackers.set(environmentId, tracker);
     }
     return tracker;
+  }
+
+  #intervalsFor(minIntervalMs: number): AdaptiveIntervals {
+    return {
+      minMs: minIntervalMs,
+      maxMs: Math.max(minIntervalMs, this.#tuning.maxIntervalMs),
+      factor: this.#tuning.factor,
+    };
   }
 
   #wake(tracker: Tracker, delayMs: number): void {

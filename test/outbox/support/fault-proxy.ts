@@ -25,16 +25,35 @@ export interface RunningProxy {
   url: string;
   /** Requests answered by the rule instead of the sandbox. */
   intercepted(): number;
+  /** Method and path of every request received, in order. */
+  received(): Array<{ method: string; url: string }>;
+  /** Requests received and not yet answered (forwarded ones wait for the sandbox), and the most at once. */
+  inFlight(): number;
+  maxInFlight(): number;
+  /** Starts counting the most at once afresh from the requests in flight now. */
+  resetMaxInFlight(): void;
   close(): Promise<void>;
 }
 
 export async function startFaultProxy(
   targetUrl: string,
   rule: (req: ProxiedRequest) => ProxyDecision,
+  /** Which requests inFlight() counts (default all). */
+  countsInFlight: (req: { method: string; url: string }) => boolean = () => true,
 ): Promise<RunningProxy> {
   const target = new URL(targetUrl);
   let intercepted = 0;
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const received: Array<{ method: string; url: string }> = [];
   const server: Server = createServer((req, res) => {
+    const seen = { method: req.method ?? 'GET', url: req.url ?? '/' };
+    received.push(seen);
+    if (countsInFlight(seen)) {
+      inFlight += 1;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      res.once('close', () => (inFlight -= 1));
+    }
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -69,6 +88,10 @@ export async function startFaultProxy(
   return {
     url: `http://127.0.0.1:${port}/`,
     intercepted: () => intercepted,
+    received: () => [...received],
+    inFlight: () => inFlight,
+    maxInFlight: () => maxInFlight,
+    resetMaxInFlight: () => (maxInFlight = inFlight),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));

@@ -174,7 +174,10 @@ export function EnvironmentForm({ environment, onCancel, onSaved }: Props) {
           text('pollIntervalSeconds', { inputMode: 'numeric' }),
           'The shortest wait between status checks of an open order; quiet orders are checked less often.',
         )}
-        <p className="hint">Pace changes apply the next time Rx Batch starts.</p>
+        <p className="hint">
+          Pace changes apply as soon as you save: requests already on their way finish first, then sending and status
+          checks go at the new pace.
+        </p>
       </fieldset>
       <fieldset>
         <legend>Code lists (one per line)</legend>

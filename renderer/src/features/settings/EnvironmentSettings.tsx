@@ -83,7 +83,7 @@ export function EnvironmentSettings({ selectedId }: { selectedId: string }) {
           onCancel={() => setEditing(undefined)}
           onSaved={(environment) => {
             setEditing(undefined);
-            setSaved(`Saved ${environment.name}.`);
+            setSaved(`Saved ${environment.name}. Its pace and service address apply now.`);
           }}
         />
       ) : null}
