@@ -100,7 +100,8 @@ export const calls = {
   },
   /**
    * Adds (`create`) or edits an environment's API profile and pace. The local sandbox's URLs, client id and grant
-   * are the app's own and stay as they are. A changed pace applies the next time the app starts.
+   * are the app's own and stay as they are. A changed pace, URL or timeout applies at once to the running
+   * submitter and poller (requests in flight finish first).
    */
   'environments.save': {
     input: z.object({ environment: environmentProfileSchema, create: z.boolean() }).strict(),

@@ -39,7 +39,8 @@ export const enrichmentCalls = {
   },
   /**
    * What is known of some of the batch's orders (by staged order id, or a page in file order), read from the
-   * store with each answer's time: works offline. An empty id list gives just the last run and any progress.
+   * store with each answer's time: works offline. An empty id list gives just the last run and any progress;
+   * `onlyWarnings` pages over the staged orders with service warnings.
    */
   'batches.enrichment': {
     input: z
@@ -48,10 +49,14 @@ export const enrichmentCalls = {
         stagedOrderIds: z.array(idSchema).max(MAX_ENRICHMENT_ORDERS).optional(),
         offset: z.number().int().nonnegative().max(10_000_000).optional(),
         limit: z.number().int().min(1).max(MAX_ENRICHMENT_ORDERS).optional(),
+        /** Page over only the staged orders with service warnings (the preview's filter); `total` counts them. */
+        onlyWarnings: z.boolean().optional(),
       })
       .strict()
       .refine(
-        (input) => input.stagedOrderIds === undefined || (input.offset === undefined && input.limit === undefined),
+        (input) =>
+          input.stagedOrderIds === undefined ||
+          (input.offset === undefined && input.limit === undefined && input.onlyWarnings === undefined),
         'give either stagedOrderIds or offset and limit',
       ),
     output: batchEnrichmentSchema,

@@ -168,6 +168,11 @@ export const enrichmentCountsSchema = z.object({
   courierCodesNotListed: count,
   /** Orders whose courier could not be checked. */
   ordersCourierNotChecked: count,
+  /**
+   * Items and orders' couriers whose latest check failed while an earlier answer is kept (shown with its own
+   * time); not in the two counts above. Summaries stored before this count read as 0.
+   */
+  earlierAnswers: count.default(0),
   ordersWithWarnings: count,
   warnings: count,
 });
@@ -211,5 +216,7 @@ export const batchEnrichmentSchema = z.object({
   progress: enrichmentProgressSchema.nullable(),
   /** The orders asked for, read from stored answers (no service call). */
   orders: z.array(orderEnrichmentSchema),
+  /** With `onlyWarnings`: how many staged orders of the batch have service warnings (for paging). */
+  total: z.number().int().nonnegative().optional(),
 });
 export type BatchEnrichment = z.infer<typeof batchEnrichmentSchema>;

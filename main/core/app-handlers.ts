@@ -12,7 +12,7 @@ import { lookUpOrders } from './lookup/order-lookup.js';
 import { refreshOrder } from './lookup/refresh-order.js';
 import { buildStagingHandlers } from './staging/staging-handlers.js';
 import type { CallOutcome } from './service/client.js';
-import { orderDetail, orderSource, toAuditView, toOrderSummary, toProgressView } from './views.js';
+import { orderDetail, toAuditView, toOrderSummary, toProgressView, viewOrderSource } from './views.js';
 
 /** Calls whose handlers the caller builds: app.info and the desktop calls (desktop-handlers.ts). */
 type LegacyHandlers = Pick<CallHandlers, 'app.info' | 'files.choose' | 'import.takeRequested' | 'app.openDataFolder'>;
@@ -210,9 +210,11 @@ export function buildHandlers(services: AppServices, base: LegacyHandlers): Call
       if (!detail) throw new ContractError({ code: 'invalid-input', message: `there is no order ${orderId}` });
       return Promise.resolve(detail);
     },
-    'orders.source': ({ orderId }) => {
-      const source = orderSource(store, orderId);
-      if (source) return Promise.resolve(source);
+    'orders.source': async ({ orderId }) => {
+      // Which front end asked is what app.info says of this core (the desktop app, browser mode, direct calls).
+      const { transport } = await base['app.info']({});
+      const source = viewOrderSource(store, orderId, transport);
+      if (source) return source;
       const known = store.orders.get(orderId) !== undefined;
       throw new ContractError({
         code: 'invalid-input',

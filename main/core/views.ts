@@ -7,6 +7,7 @@ import type {
   OrderSummary,
   OutboxProgressView,
 } from '../../shared/outbox-views.js';
+import type { AuditDetails } from './audit/audit-details.js';
 import type { AuditEntry } from './audit/audit-entry.js';
 import { maskIdentifier } from './audit/mask-identifier.js';
 import type { AttentionEvent } from './outbox/attention.js';
@@ -88,6 +89,32 @@ export function orderSource(store: Store, orderId: number): OrderSource | undefi
     header: source.header && { line: line(source.header.line), text: source.header.text },
     records: source.records.map((record) => ({ line: line(record.line), text: record.text })),
   };
+}
+
+/**
+ * `orderSource` for an admin's "Show source": each viewing of patient data is recorded first, as
+ * `order.source.viewed` with the order's identifiers, its environment and the front end it was viewed through
+ * (no source text, no patient field). If the entry cannot be written, the text is not shown.
+ */
+export function viewOrderSource(
+  store: Store,
+  orderId: number,
+  via: NonNullable<AuditDetails['via']>,
+): OrderSource | undefined {
+  const source = orderSource(store, orderId);
+  const order = source && store.orders.get(orderId);
+  if (!source || !order) return undefined;
+  store.audit.append({
+    actor: 'user',
+    action: 'order.source.viewed',
+    environmentId: order.environmentId,
+    batchId: order.batchId,
+    orderId,
+    clinicCode: order.clinicCode,
+    clinicOrderId: order.clinicOrderId,
+    details: { via, fileKind: source.format },
+  });
+  return source;
 }
 
 /** One order with everything that happened to it, or undefined when there is no such order. */

@@ -173,6 +173,21 @@ test('orders: a CSV order found by its patient’s surname, its timeline from th
   }).toPass({ timeout: 45_000, intervals: [1_000] });
   await expect(timeline).toContainText(/Tracking id \S+/);
   await saveScreenshot(page, 'orders-detail');
+
+  // Showing the source (patient data) is in the Log: the order, its environment, through which front end; no patient.
+  await openSection(page, 'Log');
+  const entries = page.getByRole('region', { name: 'Entries' });
+  const logFilters = entries.getByRole('search', { name: 'Filter the log' });
+  await logFilters.getByLabel('Search').fill(clinicOrderId);
+  await logFilters.getByLabel('Kind').selectOption({ label: 'Orders' });
+  await logFilters.getByRole('button', { name: 'Search' }).click();
+  const viewed = entries.getByRole('row', { name: /Order source viewed/ });
+  await expect(viewed).toHaveCount(1);
+  await expect(viewed).toContainText(clinicOrderId);
+  await expect(viewed).toContainText(local.id);
+  await expect(viewed).toContainText('via: browser');
+  await expect(viewed).toContainText('file type: csv');
+  await expect(entries).not.toContainText(/Bront/i);
 });
 
 test('orders: the service lookup by dispatch date explains the 3-day limit and how a range is split', async ({

@@ -8,8 +8,9 @@ import { openSection, openWorkspace, uniqueSuffix } from './support/workspace.js
 /**
  * The preview's service check, as an admin uses it: import a CSV, check products and stock with the local sandbox
  * (the app's default environment, signed in with its service client), read an item's product, stock and price
- * with the time they were checked, see the out-of-stock warning for a product the sandbox seeds out of stock, and
- * open the Lookups search for that item's code. Browser mode in Chromium; nothing stubbed.
+ * with the time they were checked, see the out-of-stock warning for a product the sandbox seeds out of stock,
+ * filter the grid to the orders with service warnings, open the Lookups search for that item's code and come back
+ * to the same order of the batch. Browser mode in Chromium; nothing stubbed.
  */
 
 const RUN = uniqueSuffix();
@@ -140,12 +141,39 @@ test('preview: check products and stock, read an item’s stock and price, see o
   await expect(page.getByRole('button', { name: 'Accept 3 valid orders' })).toBeEnabled();
   await saveScreenshot(page, 'preview-enrichment');
 
+  // Filtered to the orders with service warnings: only the out-of-stock one; the problems filter is a separate one.
+  const onlyWarnings = page.getByLabel('Only orders with service warnings');
+  await onlyWarnings.check();
+  await expect(page.getByRole('status').filter({ hasText: 'Showing 1 order with service warnings' })).toBeVisible();
+  await expect(gridCell(page, '2 : Valid, 1 service warning')).toBeVisible();
+  await expect(gridCell(page, '1 : Valid')).toHaveCount(0);
+  await expect(gridCell(page, '3 : Valid')).toHaveCount(0);
+  await expect(page.getByLabel('Only orders with problems')).not.toBeChecked();
+  // The one with problems is the other filter: none here, so the grid empties; ticking it unticks this one.
+  await page.getByLabel('Only orders with problems').check();
+  await expect(onlyWarnings).not.toBeChecked();
+  await expect(gridCell(page, '2 : Valid, 1 service warning')).toHaveCount(0);
+  await page.getByLabel('Only orders with problems').uncheck();
+  await expect(gridCell(page, '1 : Valid')).toBeVisible();
+  await expect(gridCell(page, '3 : Valid')).toBeVisible();
+  await gridCell(page, TADALAFIL.name).click();
+
   // From the item to the Lookups product search, filled in with its code and already searched.
   await outOfStock.getByRole('link', { name: `Look up ${TADALAFIL.dmdCode} (item 1) in Lookups` }).click();
   await expect(page.getByRole('heading', { level: 2, name: 'Lookups' })).toBeVisible();
   const search = page.getByRole('region', { name: 'Product search' });
   await expect(search.getByLabel('Product name or dm+d code')).toHaveValue(TADALAFIL.dmdCode);
   await expect(search.getByRole('row', { name: new RegExp(TADALAFIL.name) })).toBeVisible();
+
+  // "Back to batch N (file)", by keyboard: the preview of the same batch opens with the same order focused.
+  const back = page.getByRole('link', { name: new RegExp(`^Back to batch \\d+ \\(enrichment-${RUN}\\.csv\\)$`) });
+  await expect(back).toBeVisible();
+  await back.focus();
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('heading', { level: 2, name: 'Import' })).toBeVisible();
+  await expect(page.getByRole('heading', { level: 3, name: `Preview: enrichment-${RUN}.csv` })).toBeVisible();
+  await expect(gridCell(page, '2 : Valid, 1 service warning')).toBeFocused();
+  await expect(service.getByRole('group', { name: 'Item 1' })).toContainText(TADALAFIL.dmdCode);
 
   // Back in the import screen the batch's last check is still there (it was stored), with its time.
   await openSection(page, 'Import');

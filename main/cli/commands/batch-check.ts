@@ -57,11 +57,13 @@ export async function batchCheck(ctx: CliContext, args: BatchCheckArgs): Promise
       ctx.io.stdout.write(`${first ? '' : ','}${warnings.map((w) => JSON.stringify(w)).join(',')}`);
       first = false;
     }
+    report.takeEarlierAnswers(run);
     ctx.io.stdout.write(`],"notChecked":${JSON.stringify(report.notCheckedObject())}}\n`);
   } else {
     for (const warnings of walkWarnings(ctx, batchId, report)) {
       shown.push(...warnings.slice(0, MAX_WARNING_LINES - shown.length));
     }
+    report.takeEarlierAnswers(run);
     printSummary(ctx, run, report, batch.sourceFileName);
     for (const warning of shown) ctx.line(warningLine(warning));
     if (report.warnings > shown.length) {

@@ -1,5 +1,6 @@
 import type {
   CourierState,
+  EnrichmentRun,
   EnrichmentWarning,
   ItemEnrichment,
   NotCheckedReason,
@@ -70,7 +71,10 @@ export interface NotCheckedTally {
   items: number;
   /** Orders whose courier code could not be checked for this reason. */
   couriers: number;
-  /** Of those, how many still show an earlier answer (with its own time): the last attempt failed, not the first. */
+  /**
+   * Of those, how many still show an earlier answer (with its own time): the last attempt failed, not the first.
+   * The core's count (`counts.earlierAnswers` of the run), put on the reason its re-check failed for.
+   */
   earlierAnswers: number;
 }
 
@@ -107,6 +111,8 @@ export class CheckReport {
   readonly warningsByKind = new Map<WarningKind, number>();
   readonly notChecked = new Map<ReportedReason, NotCheckedTally>();
   warnings = 0;
+  /** Reasons under which an item or courier showing an earlier answer was tallied. */
+  readonly #earlierReasons = new Set<ReportedReason>();
 
   /** Tallies one order's view and returns its warnings, each with the order, item and dm+d code it is about. */
   add(order: OrderEnrichment, ref: OrderRef): ReportedWarning[] {
@@ -134,6 +140,19 @@ export class CheckReport {
     });
   }
 
+  /**
+   * Takes the core's count of earlier answers kept after a failed re-check (the run's summary) onto the reason
+   * they were tallied under: the run's own reason when it is one of them, else the first such reason.
+   */
+  takeEarlierAnswers(run: Pick<EnrichmentRun, 'counts' | 'notChecked'>): void {
+    for (const tally of this.notChecked.values()) tally.earlierAnswers = 0;
+    if (run.counts.earlierAnswers === 0 || this.#earlierReasons.size === 0) return;
+    const main = run.notChecked !== null && this.#earlierReasons.has(run.notChecked) ? run.notChecked : undefined;
+    const reason = main ?? REPORTED_REASONS.find((candidate) => this.#earlierReasons.has(candidate));
+    const tally = reason && this.notChecked.get(reason);
+    if (tally) tally.earlierAnswers = run.counts.earlierAnswers;
+  }
+
   /** Whether some of the batch could not be checked (offline, signed out, service errors, not asked). */
   get unfinished(): boolean {
     return [...this.notChecked.keys()].some((reason) => UNFINISHED_REASONS.has(reason));
@@ -155,7 +174,7 @@ export class CheckReport {
       tally = { items: 0, couriers: 0, earlierAnswers: 0 };
       this.notChecked.set(reason, tally);
     }
-    if (earlier) tally.earlierAnswers += 1;
+    if (earlier) this.#earlierReasons.add(reason);
     return tally;
   }
 }

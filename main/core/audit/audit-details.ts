@@ -8,6 +8,8 @@ import { z } from 'zod';
  */
 
 const ERROR_KINDS = ['retryable', 'in-doubt', 'auth', 'rejected'] as const;
+/** The front end an admin acted through (the contract's transports). */
+const FRONT_ENDS = ['electron', 'browser', 'direct'] as const;
 
 const shortText = (max: number) => z.string().max(max);
 
@@ -44,6 +46,8 @@ export const auditDetailsSchema = z
     codeCount: z.number().int().nonnegative(),
     warningCount: z.number().int().nonnegative(),
     uncheckedCount: z.number().int().nonnegative(),
+    /** Which front end an admin's action came through (e.g. who viewed an order's source: the desktop app or a browser). */
+    via: z.enum(FRONT_ENDS),
   })
   .partial();
 
@@ -98,6 +102,7 @@ const FAST_CHECKS: Partial<Record<AuditDetailKey, FastCheck>> = {
   codeCount: count,
   warningCount: count,
   uncheckedCount: count,
+  via: oneOf(FRONT_ENDS),
 };
 
 /** Whether every value passes its fast check (undefined values are left out, as the schema allows). */

@@ -33,6 +33,7 @@ export function countBatch(repo: EnrichmentRepo, environmentId: string, batchId:
     courierCodes: 0,
     courierCodesNotListed: 0,
     ordersCourierNotChecked: 0,
+    earlierAnswers: 0,
     ordersWithWarnings: 0,
     warnings: 0,
   };
@@ -53,6 +54,8 @@ export function countBatch(repo: EnrichmentRepo, environmentId: string, batchId:
     } else {
       couriers.add(courier.courierCode);
       if (courier.state === 'not-listed') notListed.add(courier.courierCode);
+      // A failure is stored beside the last good answer, never over it: that answer is older than this check.
+      if (courier.recheckFailed) counts.earlierAnswers += 1;
     }
     for (const item of view.items) {
       const code = item.dmdCode ?? '';
@@ -66,6 +69,8 @@ export function countBatch(repo: EnrichmentRepo, environmentId: string, batchId:
       const states = [item.product, item.stock, item.price];
       if (states.some((state) => state.state === 'not-checked' && UNCHECKED.has(state.reason))) {
         counts.itemsNotChecked += 1;
+      } else if (states.some((state) => state.state !== 'not-checked' && state.recheckFailed)) {
+        counts.earlierAnswers += 1;
       }
     }
   }
@@ -105,11 +110,15 @@ export function describeRun(run: Omit<EnrichmentRun, 'message'>): string {
   if (run.outcome === 'cancelled') return `${what} Cancelled: the answers that came are kept.`;
   if (run.outcome === 'partial') {
     const why = run.notChecked ? STOPPED[run.notChecked] : 'some answers are missing';
-    const left = c.itemsNotChecked
-      ? `${plural(c.itemsNotChecked, 'item')}${c.ordersCourierNotChecked ? ` and ${plural(c.ordersCourierNotChecked, 'courier')}` : ''}`
-      : c.ordersCourierNotChecked
-        ? plural(c.ordersCourierNotChecked, 'courier')
-        : 'some answers';
+    const missing = [
+      c.itemsNotChecked ? plural(c.itemsNotChecked, 'item') : '',
+      c.ordersCourierNotChecked ? plural(c.ordersCourierNotChecked, 'courier') : '',
+    ].filter(Boolean);
+    // Items and couriers whose re-check failed still show an earlier answer: say how many, not "some answers".
+    const earlier = c.earlierAnswers
+      ? `${plural(c.earlierAnswers, 'earlier answer')} could not be checked again (${c.earlierAnswers === 1 ? 'it is' : 'they are'} shown with ${c.earlierAnswers === 1 ? 'its' : 'their'} own time)`
+      : '';
+    const left = [missing.join(' and '), earlier].filter(Boolean).join('; ') || 'some answers';
     return `${what} Not checked: ${left}, because ${why}.`;
   }
   return what;

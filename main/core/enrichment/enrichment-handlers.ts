@@ -1,5 +1,5 @@
 import type { CallHandlers } from '../../../shared/contract.js';
-import { DEFAULT_REUSE_SECONDS, type enrichmentCalls } from '../../../shared/enrichment-contract.js';
+import type { enrichmentCalls } from '../../../shared/enrichment-contract.js';
 import { ContractError } from '../../../shared/errors.js';
 import type { AppServices } from '../app-services.js';
 import {
@@ -61,12 +61,21 @@ export function buildEnrichmentHandlers(app: AppServices): Pick<CallHandlers, En
   return {
     'batches.enrich': ({ batchId, reuseWithinSeconds }) =>
       asContract(() =>
-        enrichment.enrich(batchId, { reuseWithinMs: (reuseWithinSeconds ?? DEFAULT_REUSE_SECONDS) * 1000 }),
+        // Left out, the service's own default applies (DEFAULT_REUSE_SECONDS, defined once in the contract).
+        enrichment.enrich(
+          batchId,
+          reuseWithinSeconds === undefined ? {} : { reuseWithinMs: reuseWithinSeconds * 1000 },
+        ),
       ),
     'batches.enrichCancel': ({ batchId }) => Promise.resolve({ cancelled: enrichment.cancel(batchId) }),
-    'batches.enrichment': ({ batchId, stagedOrderIds, offset, limit }) =>
+    'batches.enrichment': ({ batchId, stagedOrderIds, offset, limit, onlyWarnings }) =>
       asContract(() =>
-        enrichment.read(batchId, stagedOrderIds ? { stagedOrderIds } : { offset: offset ?? 0, limit: limit ?? 50 }),
+        enrichment.read(
+          batchId,
+          stagedOrderIds
+            ? { stagedOrderIds }
+            : { offset: offset ?? 0, limit: limit ?? 50, onlyWarnings: !!onlyWarnings },
+        ),
       ),
   };
 }

@@ -4,7 +4,9 @@ import {
   type EnrichmentProgress,
   type EnrichmentRun,
   type LookupFailure,
+  type OrderEnrichment,
 } from '../../../shared/enrichment-views.js';
+import { DEFAULT_REUSE_SECONDS } from '../../../shared/enrichment-contract.js';
 import type { Store } from '../store/store.js';
 import { byOrder, loadAnswers } from './answer-book.js';
 import { planBatch } from './batch-plan.js';
@@ -54,7 +56,9 @@ export class EnrichmentError extends Error {
   }
 }
 
-export type EnrichmentQuery = { stagedOrderIds: readonly number[] } | { offset: number; limit: number };
+/** By ids, a page in file order, or (`onlyWarnings`) a page of the staged orders that have service warnings. */
+export type EnrichmentQuery =
+  { stagedOrderIds: readonly number[] } | { offset: number; limit: number; onlyWarnings?: boolean };
 
 interface Running {
   controller: AbortController;
@@ -79,7 +83,8 @@ export class EnrichmentService {
 
   /**
    * Checks the batch's staged orders with the service and resolves with the summary (also when cancelled or
-   * stopped by being offline or signed out: what could not be checked is said, never guessed).
+   * stopped by being offline or signed out: what could not be checked is said, never guessed). Answers younger
+   * than `reuseWithinMs` are used as stored: by default the contract's DEFAULT_REUSE_SECONDS; 0 asks afresh.
    */
   enrich(batchId: number, options: { reuseWithinMs?: number } = {}): Promise<EnrichmentRun> {
     const running = this.#running.get(batchId);
@@ -90,7 +95,8 @@ export class EnrichmentService {
       controller: new AbortController(),
       progress: { environmentId: batch.environmentId, batchId, state: 'running', done: 0, total: 0, calls: 0 },
     };
-    const promise = this.#run(batch.environmentId, batchId, options.reuseWithinMs ?? 0, check).finally(() =>
+    const reuseWithinMs = options.reuseWithinMs ?? DEFAULT_REUSE_SECONDS * 1000;
+    const promise = this.#run(batch.environmentId, batchId, reuseWithinMs, check).finally(() =>
       this.#running.delete(batchId),
     );
     this.#running.set(batchId, Object.assign(check, { promise }));
@@ -114,6 +120,10 @@ export class EnrichmentService {
     const { store } = this.#deps;
     const batch = store.batches.get(batchId);
     if (!batch) throw new EnrichmentError(`there is no batch ${batchId}`);
+    if ('onlyWarnings' in query && query.onlyWarnings) {
+      const found = this.#withWarnings(batch.environmentId, batchId, query.offset, query.limit);
+      return { ...this.#runState(batchId), orders: found.orders, total: found.total };
+    }
     const ids =
       'stagedOrderIds' in query
         ? [...query.stagedOrderIds]
@@ -123,14 +133,39 @@ export class EnrichmentService {
     const missing = ids.find((id) => !seen.has(id));
     if (missing !== undefined) throw new EnrichmentError(`staged order ${missing} is not in batch ${batchId}`);
     const answers = loadAnswers(store.enrichment, batch.environmentId, rows);
-    const stored = store.enrichment.run(batchId);
+    return { ...this.#runState(batchId), orders: [...byOrder(rows)].map((order) => orderEnrichment(order, answers)) };
+  }
+
+  #runState(batchId: number): Pick<BatchEnrichment, 'batchId' | 'run' | 'progress'> {
+    const stored = this.#deps.store.enrichment.run(batchId);
     const run = stored ? enrichmentRunSchema.safeParse(stored.summary) : undefined;
-    return {
-      batchId,
-      run: run?.success ? run.data : null,
-      progress: this.progress(batchId),
-      orders: [...byOrder(rows)].map((order) => orderEnrichment(order, answers)),
-    };
+    return { batchId, run: run?.success ? run.data : null, progress: this.progress(batchId) };
+  }
+
+  /**
+   * The preview's "only orders with service warnings" filter: walks the batch's staged orders (the ones a check
+   * covers, so the total matches the run's `ordersWithWarnings` until an edit) building each view from stored
+   * answers, and keeps one page of those with warnings. A walk per page: 0.4–0.5 s for 50,000 orders here.
+   */
+  #withWarnings(
+    environmentId: string,
+    batchId: number,
+    offset: number,
+    limit: number,
+  ): { orders: OrderEnrichment[]; total: number } {
+    const { store } = this.#deps;
+    // One synchronous pass over the cursor (it must not stay open across an await).
+    const rows = [...store.enrichment.stagedItems(batchId)];
+    const answers = loadAnswers(store.enrichment, environmentId, rows);
+    const orders: OrderEnrichment[] = [];
+    let total = 0;
+    for (const order of byOrder(rows)) {
+      const view = orderEnrichment(order, answers);
+      if (view.warnings.length === 0) continue;
+      if (total >= offset && orders.length < limit) orders.push(view);
+      total += 1;
+    }
+    return { orders, total };
   }
 
   /** Cancels every running check and waits for them to stop (the core is closing). */

@@ -298,9 +298,36 @@ describe('enrichment against the sandbox', () => {
         expect(view.items[0]!.stock).toMatchObject({ state: 'not-checked', reason: 'offline' });
       }
       expect(run.counts.itemsNotChecked).toBe(5);
+      // Items and couriers that still show an earlier answer are counted and said plainly, not "some answers".
+      const kept = views.reduce(
+        (sum, view) =>
+          sum +
+          view.items.filter((item) =>
+            [item.product, item.stock, item.price].some((s) => 'recheckFailed' in s && s.recheckFailed),
+          ).length +
+          ('recheckFailed' in view.courier && view.courier.recheckFailed ? 1 : 0),
+        0,
+      );
+      expect(kept).toBeGreaterThanOrEqual(2);
+      expect(run.counts.earlierAnswers).toBe(kept);
+      expect(run.message).toContain(
+        `Not checked: 5 items; ${kept} earlier answers could not be checked again (they are shown with their own time), because the service could not be reached.`,
+      );
+      expect(run.message).not.toContain('some answers');
     } finally {
       sandbox.setFaults({ outage: false });
     }
+  });
+
+  it("reuses answers younger than the contract's default window when enrich() is given none", async () => {
+    const batchId = await importBatch([order([{ dmdCode: PARACETAMOL, pack: 2 }])]);
+    const enrichment = new EnrichmentService(enrichmentDeps(core.services));
+    await enrichment.enrich(batchId, { reuseWithinMs: 0 });
+    const requests = sandbox.requestCount();
+    const again = await enrichment.enrich(batchId);
+    expect(sandbox.requestCount() - requests).toBe(0);
+    expect(again).toMatchObject({ outcome: 'complete', calls: 0 });
+    expect(again.reused).toBeGreaterThan(0);
   });
 
   it('signed out: product search still works; stock, prices and couriers say "signed out"', async () => {

@@ -22,6 +22,7 @@ const ACTION_LABELS: Record<string, string> = {
   'order.cancel-declined': 'Cancel not possible',
   'order.cancelled-by-pharmacy': 'Cancelled by the pharmacy',
   'order.status-changed': 'Status changed',
+  'order.source.viewed': 'Order source viewed',
   'outbox.paused': 'Sending paused',
   'outbox.resumed': 'Sending resumed',
   'outbox.sign-in-required': 'Sign-in required',
@@ -72,6 +73,8 @@ const DETAIL_LABELS: Record<string, string> = {
   grant: 'grant',
   format: 'format',
   masked: 'masked',
+  fileKind: 'file type',
+  via: 'via',
 };
 
 export function detailsLine(details: Record<string, string | number | boolean>): string {

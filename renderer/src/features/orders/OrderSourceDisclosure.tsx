@@ -1,11 +1,12 @@
-import { useId, useState } from 'react';
+import { useId, useRef, useState } from 'react';
 import type { OrderSource } from '../../../../shared/outbox-views.js';
 import { useApi } from '../../api/api-context.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 
 /**
  * "Show source": the order's original CSV records or HL7 message. It is patient data, so it is asked for only when
- * the admin opens it (never with the detail, the list or an event) and forgotten when the view closes.
+ * the admin opens it (never with the detail, the list or an event) and forgotten when it is hidden: each showing
+ * is asked for again, and the core records each in the Log ("Order source viewed").
  */
 export function OrderSourceDisclosure({ orderId }: { orderId: number }) {
   const api = useApi();
@@ -15,14 +16,26 @@ export function OrderSourceDisclosure({ orderId }: { orderId: number }) {
     loading: false,
   });
 
+  // Answers to an earlier showing that arrive after "Hide source" are dropped.
+  const showing = useRef(0);
+
   function toggle() {
     const next = !open;
     setOpen(next);
-    if (!next || state.source || state.loading) return;
+    showing.current += 1;
+    if (!next) {
+      setState({ loading: false });
+      return;
+    }
+    const current = showing.current;
     setState({ loading: true });
     api.call('orders.source', { orderId }).then(
-      (source) => setState({ source, loading: false }),
-      (error: unknown) => setState({ error, loading: false }),
+      (source) => {
+        if (showing.current === current) setState({ source, loading: false });
+      },
+      (error: unknown) => {
+        if (showing.current === current) setState({ error, loading: false });
+      },
     );
   }
 
@@ -30,7 +43,8 @@ export function OrderSourceDisclosure({ orderId }: { orderId: number }) {
     <div className="order-source">
       <button type="button" className="secondary" aria-expanded={open} aria-controls={`${id}-source`} onClick={toggle}>
         {open ? 'Hide source' : 'Show source'}
-      </button>
+      </button>{' '}
+      <span className="hint">It holds patient data; each viewing is recorded in the Log.</span>
       <div id={`${id}-source`} hidden={!open}>
         {open && state.loading ? <p role="status">Loading the source…</p> : null}
         {open && state.error ? <ErrorMessage error={state.error} /> : null}

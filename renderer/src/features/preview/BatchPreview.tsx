@@ -15,6 +15,7 @@ import { PreviewGrid } from './PreviewGrid.js';
 import { ServiceCheck } from './ServiceCheck.js';
 import { ServiceMarks } from './service-marks.js';
 import { useEnrichment } from './use-enrichment.js';
+import { warningPages } from './warning-pages.js';
 import './preview.css';
 
 const ROUTE_LABELS: Record<RouteName, string> = {
@@ -23,19 +24,32 @@ const ROUTE_LABELS: Record<RouteName, string> = {
   hl7: 'Forward the HL7 message',
 };
 
+/** Which orders the grid shows: all, those with validation problems, or those with service warnings (⚑). */
+type GridFilter = 'all' | 'problems' | 'warnings';
+
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-GB')} ${n === 1 ? one : many}`;
 
 /**
  * Review of one staged batch: the grid, the focused cell's details, filter to problems, find and replace, the
  * route, the error export and accept, and the service check (products, stock, prices, couriers: warnings only,
- * shown apart from the validation problems). Everything shown is what the store holds; every change goes through
- * the contract and comes back re-validated.
+ * shown apart from the validation problems, with their own filter). Everything shown is what the store holds;
+ * every change goes through the contract and comes back re-validated. `openAtOrderId` (coming back from Lookups)
+ * opens the grid at that order.
  */
-export function BatchPreview({ batchId, environment }: { batchId: number; environment: EnvironmentView }) {
+export function BatchPreview({
+  batchId,
+  environment,
+  openAtOrderId,
+}: {
+  batchId: number;
+  environment: EnvironmentView;
+  openAtOrderId?: number | undefined;
+}) {
   const api = useApi();
   const gridId = useId().replace(/[^a-zA-Z0-9_-]/g, '');
   const [batch, setBatch] = useState<BatchView>();
-  const [onlyProblems, setOnlyProblems] = useState(false);
+  const [filter, setFilter] = useState<GridFilter>('all');
+  const [reveal, setReveal] = useState<number>();
   const [generation, setGeneration] = useState(0);
   const [focus, setFocus] = useState<GridCell>({ index: 0, line: 0, col: 0 });
   const [failure, setFailure] = useState<unknown>();
@@ -44,16 +58,31 @@ export function BatchPreview({ batchId, environment }: { batchId: number; enviro
   const [exported, setExported] = useState<string>();
   const enrichment = useEnrichment(batchId);
 
+  // With the service-warnings filter a finished check changes which orders match: the window starts afresh.
+  const warningsVersion = filter === 'warnings' ? enrichment.version : 0;
   const pages = useMemo(
     () =>
       new BatchPages<BatchView>(
-        (offset, limit) =>
-          api.call('batches.get', { batchId, offset, limit, ...(onlyProblems ? { onlyProblems } : {}) }),
+        filter === 'warnings'
+          ? warningPages({
+              warnings: async (offset, limit) => {
+                const found = await api.call('batches.enrichment', { batchId, offset, limit, onlyWarnings: true });
+                return { orders: found.orders, total: found.total ?? 0 };
+              },
+              orders: (offset, limit) => api.call('batches.get', { batchId, offset, limit }),
+            })
+          : (offset, limit) =>
+              api.call('batches.get', {
+                batchId,
+                offset,
+                limit,
+                ...(filter === 'problems' ? { onlyProblems: true } : {}),
+              }),
         { pageSize: 50, onBatch: setBatch },
       ),
     // `generation` starts a fresh window after a change the cache cannot patch (find and replace, a new route).
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [api, batchId, onlyProblems, generation],
+    [api, batchId, filter, generation, warningsVersion],
   );
   // The details panel reads the focused order from the same window, so it follows pages and edits too.
   useSyncExternalStore(pages.subscribe, pages.getVersion);
@@ -76,6 +105,30 @@ export function BatchPreview({ batchId, environment }: { batchId: number; enviro
   useEffect(() => {
     if (checked) marks.want(pages.loaded());
   });
+
+  // Back from Lookups: the order's place in the unfiltered grid is its position in the file (1-based).
+  useEffect(() => {
+    if (openAtOrderId === undefined) return;
+    let live = true;
+    api.call('batches.enrichment', { batchId, stagedOrderIds: [openAtOrderId] }).then(
+      (found) => {
+        const position = found.orders[0]?.position;
+        if (live && position !== undefined) setReveal(position - 1);
+      },
+      (error: unknown) => {
+        if (live) setFailure(error);
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [api, batchId, openAtOrderId]);
+
+  function chooseFilter(next: GridFilter) {
+    setFilter(next);
+    setReveal(undefined);
+    setFocus({ index: 0, line: 0, col: 0 });
+  }
 
   const refreshBatch = useCallback(async () => {
     try {
@@ -170,16 +223,22 @@ export function BatchPreview({ batchId, environment }: { batchId: number; enviro
           ) : null}
         </div>
         <div className="preview-toolbar">
+          {/* Two alternatives, not combined: ticking one unticks the other. */}
           <label className="check">
             <input
               type="checkbox"
-              checked={onlyProblems}
-              onChange={(event) => {
-                setOnlyProblems(event.target.checked);
-                setFocus({ index: 0, line: 0, col: 0 });
-              }}
+              checked={filter === 'problems'}
+              onChange={(event) => chooseFilter(event.target.checked ? 'problems' : 'all')}
             />{' '}
             Only orders with problems
+          </label>
+          <label className="check">
+            <input
+              type="checkbox"
+              checked={filter === 'warnings'}
+              onChange={(event) => chooseFilter(event.target.checked ? 'warnings' : 'all')}
+            />{' '}
+            Only orders with service warnings <span aria-hidden="true">⚑</span>
           </label>
           {batch ? (
             <label>
@@ -218,6 +277,15 @@ export function BatchPreview({ batchId, environment }: { batchId: number; enviro
           </span>
         </div>
         <EnrichmentBar environment={environment} control={enrichment} />
+        {filter === 'warnings' && pages.total !== undefined ? (
+          <p role="status" className="hint">
+            {pages.total > 0
+              ? `Showing ${plural(pages.total, 'order')} with service warnings (out of stock, unknown code, courier not listed).`
+              : checked
+                ? 'No staged order has service warnings.'
+                : 'No service warnings yet: check products and stock first.'}
+          </p>
+        ) : null}
         {exported ? <p role="status">{exported}</p> : null}
         {accepted ? (
           <p role="status" className="message">
@@ -231,7 +299,7 @@ export function BatchPreview({ batchId, environment }: { batchId: number; enviro
         {pages.error ? <ErrorMessage error={pages.error} /> : null}
         <div className="preview-body">
           <PreviewGrid
-            key={`${onlyProblems}-${generation}`}
+            key={`${filter}-${generation}-${warningsVersion}`}
             gridId={gridId}
             label={`Orders in ${batch?.sourceFileName ?? `batch ${batchId}`}`}
             pages={pages}
@@ -239,6 +307,7 @@ export function BatchPreview({ batchId, environment }: { batchId: number; enviro
             onFocus={setFocus}
             onEdit={onEdit}
             marks={checked ? marks : undefined}
+            reveal={filter === 'all' ? reveal : undefined}
           />
           <CellDetails order={focusedOrder} line={focus.line} col={focus.col} onEdit={onEdit}>
             {focusedOrder ? (

@@ -32,6 +32,8 @@ interface Props {
   onEdit: (order: StagedOrderView, path: string, value: string) => Promise<boolean>;
   /** Service warnings of the loaded orders (after a service check), marked apart from the problems. */
   marks?: ServiceMarks | undefined;
+  /** An order (its place in the list) to scroll to and focus once the list is in, e.g. back from Lookups. */
+  reveal?: number | undefined;
 }
 
 const noMarks = { subscribe: () => () => undefined, getVersion: () => 0 };
@@ -61,7 +63,7 @@ function columnField(col: number): OrderField | undefined {
  * shows on hover and focus and is the cell's accessible description. Arrows move, Enter edits, Escape cancels.
  * Service warnings (out of stock, unknown code or courier) get their own mark, ⚑, and say they are the service's.
  */
-export function PreviewGrid({ gridId, label, pages, focus, onFocus, onEdit, marks }: Props) {
+export function PreviewGrid({ gridId, label, pages, focus, onFocus, onEdit, marks, reveal }: Props) {
   useSyncExternalStore(pages.subscribe, pages.getVersion);
   useSyncExternalStore((marks ?? noMarks).subscribe, (marks ?? noMarks).getVersion);
   const count = pages.total ?? 0;
@@ -120,6 +122,14 @@ export function PreviewGrid({ gridId, label, pages, focus, onFocus, onEdit, mark
       element.focus({ preventScroll: true });
       element.scrollIntoView({ block: 'nearest', inline: 'nearest' });
     }
+  });
+
+  // Once, as soon as the list is long enough: the order's first cell gets focus (so its details show).
+  const revealed = useRef<number>(undefined);
+  useEffect(() => {
+    if (reveal === undefined || revealed.current === reveal || reveal >= count) return;
+    revealed.current = reveal;
+    go({ index: reveal, line: 0, col: 0 });
   });
 
   function go(cell: GridCell) {

@@ -69,6 +69,8 @@ export function ServiceCheck({
   }, [api, batchId, order, version]);
 
   const view = loaded?.for.id === order.id ? loaded.view : undefined;
+  // Lookups offers "Back to batch N" to this very order.
+  const from = { batchId, stagedOrderId: order.id };
   const fileValue = valueAt(order.body, 'prescription.clinicOrderValue');
 
   return (
@@ -140,13 +142,13 @@ export function ServiceCheck({
                 </dl>
                 <p className="service-links">
                   {item.dmdCode ? (
-                    <a href={lookupsHref(item.dmdCode)}>
+                    <a href={lookupsHref(item.dmdCode, from)}>
                       Look up {item.dmdCode}
                       <span className="visually-hidden"> (item {item.index + 1})</span> in Lookups
                     </a>
                   ) : null}
                   {medication ? (
-                    <a href={lookupsHref(medication)}>
+                    <a href={lookupsHref(medication, from)}>
                       Search Lookups for “{medication}”<span className="visually-hidden"> (item {item.index + 1})</span>
                     </a>
                   ) : null}

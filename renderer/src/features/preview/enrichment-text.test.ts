@@ -112,5 +112,10 @@ describe('the service check in words', () => {
       section: 'lookups',
       search: 'Tadalafil 10mg tablets',
     });
+    expect(parseRoute(lookupsHref('322236009', { batchId: 3, stagedOrderId: 41 }))).toEqual({
+      section: 'lookups',
+      search: '322236009',
+      batch: { batchId: 3, stagedOrderId: 41 },
+    });
   });
 });

@@ -8,7 +8,7 @@ import type {
 } from '../../../../shared/enrichment-views.js';
 import { formatMoney } from '../couriers/format-money.js';
 import { formatCount, formatTime, plural } from '../format/format-time.js';
-import { routeHref } from '../workspace/route.js';
+import { routeHref, type BatchPlace } from '../workspace/route.js';
 
 /**
  * The service check (enrichment) in words for the preview: every state says itself in text with a symbol, so
@@ -148,7 +148,10 @@ export function checkBlockedReason(o: {
   return undefined;
 }
 
-/** Where the Lookups screen opens with its product search filled in (and run). */
-export function lookupsHref(searchTerm: string): string {
-  return routeHref({ section: 'lookups', search: searchTerm.trim().slice(0, 100) });
+/**
+ * Where the Lookups screen opens with its product search filled in (and run); `from` (the preview's batch and
+ * order) gives Lookups a way back to the same order.
+ */
+export function lookupsHref(searchTerm: string, from?: BatchPlace): string {
+  return routeHref({ section: 'lookups', search: searchTerm.trim().slice(0, 100), ...(from ? { batch: from } : {}) });
 }

@@ -16,7 +16,14 @@ export function Screen({ route, info, environment }: { route: Route; info: AppIn
     case 'submissions':
       return <SubmissionsScreen key={key} environment={environment} />;
     case 'import':
-      return <ImportScreen key={key} environment={environment} desktop={info.desktop?.fileDialogs ?? false} />;
+      return (
+        <ImportScreen
+          key={key}
+          environment={environment}
+          desktop={info.desktop?.fileDialogs ?? false}
+          reopen={route.batch}
+        />
+      );
     case 'orders':
       return <OrdersScreen key={key} environment={environment} openOrderId={route.orderId} />;
     case 'signin':
@@ -24,7 +31,7 @@ export function Screen({ route, info, environment }: { route: Route; info: AppIn
     case 'log':
       return <LogScreen key={key} environment={environment} />;
     case 'lookups':
-      return <LookupsScreen key={key} environment={environment} initialSearch={route.search} />;
+      return <LookupsScreen key={key} environment={environment} initialSearch={route.search} from={route.batch} />;
     case 'settings':
       return <SettingsScreen key={key} info={info} environment={environment} />;
   }

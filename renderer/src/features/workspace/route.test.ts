@@ -19,6 +19,37 @@ describe('workspace routes', () => {
     expect(parseRoute('#/log?search=x')).toEqual({ section: 'log' });
   });
 
+  it('carries the batch preview a lookup came from, and back to the same order', () => {
+    const from = { batchId: 12, stagedOrderId: 345 };
+    const lookup = routeHref({ section: 'lookups', search: '322236009', batch: from });
+    expect(lookup).toBe('#/lookups?search=322236009&batch=12&order=345');
+    expect(parseRoute(lookup)).toEqual({ section: 'lookups', search: '322236009', batch: from });
+    const back = routeHref({ section: 'import', batch: from });
+    expect(back).toBe('#/import?batch=12&order=345');
+    expect(parseRoute(back)).toEqual({ section: 'import', batch: from });
+    // A batch without an order opens the preview at its top.
+    expect(parseRoute('#/import?batch=7')).toEqual({ section: 'import', batch: { batchId: 7 } });
+    expect(parseRoute('#/lookups?batch=7&search=x')).toEqual({
+      section: 'lookups',
+      search: 'x',
+      batch: { batchId: 7 },
+    });
+  });
+
+  it('ignores batch and order ids that are not plain positive ids, and batch places on other sections', () => {
+    for (const bad of ['0', '-3', '1.5', '0x10', '012', ' 12', '1e3', '9999999999999999', '']) {
+      expect(parseRoute(`#/import?batch=${encodeURIComponent(bad)}&order=5`)).toEqual({ section: 'import' });
+      expect(parseRoute(`#/import?batch=4&order=${encodeURIComponent(bad)}`)).toEqual({
+        section: 'import',
+        batch: { batchId: 4 },
+      });
+    }
+    // An order without its batch says nothing to go back to.
+    expect(parseRoute('#/lookups?search=x&order=5')).toEqual({ section: 'lookups', search: 'x' });
+    expect(parseRoute('#/log?batch=3&order=4')).toEqual({ section: 'log' });
+    expect(parseRoute('#/orders/42?batch=3')).toEqual({ section: 'orders', orderId: 42 });
+  });
+
   it('opens the submissions screen for an empty or unknown fragment (the launch secret included)', () => {
     expect(parseRoute('')).toEqual({ section: 'submissions' });
     expect(parseRoute('#/nowhere')).toEqual({ section: 'submissions' });

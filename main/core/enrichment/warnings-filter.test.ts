@@ -1,0 +1,123 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RxBatchApi } from '../../../shared/contract.js';
+import { ContractError } from '../../../shared/errors.js';
+import type { CreateWithClinicV1Input } from '../../../shared/orders.js';
+import { startSandbox, type RunningSandbox } from '../../../test/sandbox/index.js';
+import { createDirectApi } from '../../transport/direct-api.js';
+import { createCore, type Core } from '../app-core.js';
+import { MemorySecretStore } from '../auth/secret-store.js';
+import { LOCAL_SANDBOX_ID } from '../environments/presets.js';
+import { silentLogger } from '../logger.js';
+import { templateCsv, uniqueOrder } from '../staging/testing/staging-fixtures.js';
+
+// The preview's "only orders with service warnings" filter: `batches.enrichment` with `onlyWarnings` pages over
+// just the staged orders whose stored answers give a warning, in file order, with their count. Signed out, the
+// check still runs product search, so an unknown dm+d code is a warning without any sign-in.
+
+const PARACETAMOL = '322236009'; // the sandbox lists it
+const UNKNOWN = '42109611000001109'; // a valid dm+d code the sandbox does not list
+
+function order(dmdCode: string): CreateWithClinicV1Input {
+  const body = uniqueOrder({}, 'WRN');
+  body.prescribedItems = [
+    { dmdCode, medication: 'As prescribed', dosageInstructions: 'As directed', quantity: 1, pack: 1 },
+  ];
+  return body;
+}
+
+describe('filtering a checked batch to orders with service warnings', () => {
+  let sandbox: RunningSandbox;
+  let core: Core;
+  let api: RxBatchApi;
+  let dir: string;
+  let batchId: number;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'rxbatch-warnings-filter-'));
+    sandbox = await startSandbox({ statusStepMs: 60_000 });
+    core = await createCore({
+      dataDir: join(dir, 'data'),
+      appVersion: '9.9.9',
+      transport: 'direct',
+      secrets: new MemorySecretStore(),
+      logger: silentLogger,
+      startLocalSandbox: false,
+      startOutbox: false,
+    });
+    api = createDirectApi(core.handlers, core.events);
+    const { registry } = core.services;
+    registry.update({ ...registry.get(LOCAL_SANDBOX_ID), apiBaseUrl: sandbox.apiUrl, issuer: sandbox.issuer });
+    // Orders 2, 5 and 6 (1-based) name a code the service does not know.
+    const codes = [PARACETAMOL, UNKNOWN, PARACETAMOL, PARACETAMOL, UNKNOWN, UNKNOWN, PARACETAMOL];
+    const outcome = await api.call('import.file', {
+      environmentId: LOCAL_SANDBOX_ID,
+      upload: { name: 'warnings.csv', content: templateCsv(codes.map(order)) },
+    });
+    if (outcome.status !== 'staged') throw new Error(`not staged: ${JSON.stringify(outcome)}`);
+    batchId = outcome.batchId;
+  });
+
+  afterAll(async () => {
+    await core.close();
+    await sandbox.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const page = (offset: number, limit: number) =>
+    api.call('batches.enrichment', { batchId, offset, limit, onlyWarnings: true });
+
+  it('finds nothing before the batch is checked', async () => {
+    const before = await page(0, 50);
+    expect(before.total).toBe(0);
+    expect(before.orders).toEqual([]);
+    expect(before.run).toBeNull();
+  });
+
+  it('pages over just the orders with warnings, in file order, and counts them', async () => {
+    const run = await api.call('batches.enrich', { batchId });
+    expect(run.counts.ordersWithWarnings).toBe(3);
+
+    const first = await page(0, 2);
+    expect(first.total).toBe(3);
+    expect(first.orders.map((view) => view.position)).toEqual([2, 5]);
+    expect(first.orders.every((view) => view.warnings.some((w) => w.code === 'service.unknownCode'))).toBe(true);
+    expect(first.run?.counts.ordersWithWarnings).toBe(3);
+
+    const second = await page(2, 2);
+    expect(second.total).toBe(3);
+    expect(second.orders.map((view) => view.position)).toEqual([6]);
+    expect((await page(3, 50)).orders).toEqual([]);
+
+    // Without the filter, every order comes (the filter is opt-in) and `total` is not given.
+    const all = await api.call('batches.enrichment', { batchId, offset: 0, limit: 50 });
+    expect(all.orders).toHaveLength(7);
+    expect(all.total).toBeUndefined();
+  });
+
+  it('follows an edit: a fixed code leaves the filter at once', async () => {
+    const [fifth] = (await page(1, 1)).orders;
+    expect(fifth?.position).toBe(5);
+    await api.call('batches.editOrder', {
+      stagedOrderId: fifth!.stagedOrderId,
+      edits: [{ path: 'prescribedItems.0.dmdCode', value: PARACETAMOL }],
+    });
+    const after = await page(0, 50);
+    expect(after.orders.map((view) => view.position)).toEqual([2, 6]);
+    expect(after.total).toBe(2);
+  });
+
+  it('refuses the filter combined with a list of ids', async () => {
+    const error = await api.call('batches.enrichment', { batchId, stagedOrderIds: [1], onlyWarnings: true }).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(ContractError);
+    expect((error as ContractError).code).toBe('invalid-input');
+    expect((error as ContractError).issues?.map((issue) => issue.message)).toContain(
+      'give either stagedOrderIds or offset and limit',
+    );
+  });
+});
