@@ -91,11 +91,15 @@ export function Hl7MappingStep({
       </div>
       <div className="mapping-extras">
         <label className="stacked">
-          Field map overrides, one per line (<code>courierCode: ZDL-1</code>)
+          <span>
+            Field map overrides, one per line (<code>courierCode: ZDL-1</code>)
+          </span>
           <textarea rows={3} value={fieldMap} onChange={(event) => setFieldMap(event.target.value)} />
         </label>
         <label className="stacked">
-          Value maps, one per line (<code>gender: M =&gt; Male</code>)
+          <span>
+            Value maps, one per line (<code>gender: M =&gt; Male</code>)
+          </span>
           <textarea rows={3} value={valueMaps} onChange={(event) => setValueMaps(event.target.value)} />
         </label>
         {unreadable.length ? <p className="bad">! Not read: {unreadable.join('; ')}</p> : null}

@@ -118,7 +118,9 @@ export function MappingStep({
           </select>
         </label>
         <label className="stacked">
-          Value maps, one per line (<code>gender: M =&gt; Male</code>)
+          <span>
+            Value maps, one per line (<code>gender: M =&gt; Male</code>)
+          </span>
           <textarea rows={4} value={valueMaps} onChange={(event) => setValueMaps(event.target.value)} />
         </label>
         {parsedMaps.bad.length ? (
