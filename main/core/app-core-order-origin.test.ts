@@ -1,15 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallInput, RxBatchApi } from '../../shared/contract.js';
 import { ContractError } from '../../shared/errors.js';
 import { toWireJson } from '../../shared/wire-json.js';
-import { createDirectApi } from '../transport/direct-api.js';
-import { createCore, type Core } from './app-core.js';
-import { MemorySecretStore } from './auth/secret-store.js';
+import type { Core } from './app-core.js';
+import { openTestCore, type TestCore } from './testing/test-core.js';
 import { LOCAL_SANDBOX_ID } from './environments/presets.js';
-import { silentLogger } from './logger.js';
 import { hl7File, templateCsv, uniqueOrder } from './staging/testing/staging-fixtures.js';
 import { enqueueOrders } from './store/store.js';
 import { sampleOrder } from './store/testing/store-fixtures.js';
@@ -19,27 +14,17 @@ import { sampleOrder } from './store/testing/store-fixtures.js';
 // search, which finds orders without the surname ever coming back. Real SQLite in a temp directory; nothing is
 // sent, so no service is needed.
 describe('orders: their origin and the patient-surname search, through the contract', () => {
-  let dir: string;
+  let testCore: TestCore;
   let core: Core;
   let api: RxBatchApi;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'rxbatch-order-origin-'));
-    core = await createCore({
-      dataDir: join(dir, 'data'),
-      appVersion: '9.9.9',
-      transport: 'direct',
-      secrets: new MemorySecretStore(),
-      logger: silentLogger,
-      startLocalSandbox: false,
-      startOutbox: false,
-    });
-    api = createDirectApi(core.handlers, core.events);
+    testCore = await openTestCore('order-origin');
+    ({ core, api } = testCore);
   });
 
   afterAll(async () => {
-    await core.close();
-    rmSync(dir, { recursive: true, force: true });
+    await testCore.close();
   });
 
   /** Imports an upload, accepts it, and returns the outbox ids of its orders in file order. */

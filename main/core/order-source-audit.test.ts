@@ -1,21 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RxBatchApi } from '../../shared/contract.js';
-import { createDirectApi } from '../transport/direct-api.js';
-import { createCore, type Core } from './app-core.js';
-import { MemorySecretStore } from './auth/secret-store.js';
+import { openTestCore, type TestCore } from './testing/test-core.js';
 import { LOCAL_SANDBOX_ID } from './environments/presets.js';
-import { silentLogger } from './logger.js';
 import { hl7File, templateCsv, uniqueOrder } from './staging/testing/staging-fixtures.js';
 
 // "Show source" reveals patient data from the original file, so every viewing is in the audit log as
 // `order.source.viewed`: the order, its environment and the front end it was viewed through, and nothing of the
 // patient or the source text. A core as browser mode builds it; real SQLite in a temp directory.
 describe('viewing an order’s source is audited', () => {
-  let dir: string;
-  let core: Core;
+  let testCore: TestCore;
   let api: RxBatchApi;
 
   /** Every patient field of the orders imported here, as they appear in the source text. */
@@ -50,22 +43,12 @@ describe('viewing an order’s source is audited', () => {
     (await api.call('log.list', { action: 'order.source.viewed', ...(orderId ? { orderId } : {}) })).entries;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'rxbatch-source-audit-'));
-    core = await createCore({
-      dataDir: join(dir, 'data'),
-      appVersion: '9.9.9',
-      transport: 'browser',
-      secrets: new MemorySecretStore(),
-      logger: silentLogger,
-      startLocalSandbox: false,
-      startOutbox: false,
-    });
-    api = createDirectApi(core.handlers, core.events);
+    testCore = await openTestCore('source-audit', { transport: 'browser' });
+    ({ api } = testCore);
   });
 
   afterAll(async () => {
-    await core.close();
-    rmSync(dir, { recursive: true, force: true });
+    await testCore.close();
   });
 
   it('records each viewing with the order, its environment and the front end, and no patient data', async () => {

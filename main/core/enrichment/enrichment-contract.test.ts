@@ -1,22 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RxBatchApi } from '../../../shared/contract.js';
 import { ContractError } from '../../../shared/errors.js';
-import { createDirectApi } from '../../transport/direct-api.js';
-import { createCore, type Core } from '../app-core.js';
-import { MemorySecretStore } from '../auth/secret-store.js';
+import { openTestCore, type TestCore } from '../testing/test-core.js';
 import { LOCAL_SANDBOX_ID } from '../environments/presets.js';
-import { silentLogger } from '../logger.js';
 import { templateCsv, uniqueOrder } from '../staging/testing/staging-fixtures.js';
 
 // The enrichment calls as any front end makes them: every input is untrusted, refused with a clear reason before
 // the core sees it; a batch never checked reads as "not checked yet". No service is needed for any of this.
 describe('the enrichment calls of the contract', () => {
-  let core: Core;
   let api: RxBatchApi;
-  let dir: string;
+  let testCore: TestCore;
   let batchId: number;
   let otherBatchOrderId: number;
 
@@ -30,25 +23,15 @@ describe('the enrichment calls of the contract', () => {
   }
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'rxbatch-enrichment-contract-'));
-    core = await createCore({
-      dataDir: join(dir, 'data'),
-      appVersion: '9.9.9',
-      transport: 'direct',
-      secrets: new MemorySecretStore(),
-      logger: silentLogger,
-      startLocalSandbox: false,
-      startOutbox: false,
-    });
-    api = createDirectApi(core.handlers, core.events);
+    testCore = await openTestCore('enrichment-contract');
+    ({ api } = testCore);
     batchId = await importBatch();
     const other = await api.call('batches.get', { batchId: await importBatch(), limit: 1 });
     otherBatchOrderId = other.orders[0]!.id;
   });
 
   afterAll(async () => {
-    await core.close();
-    rmSync(dir, { recursive: true, force: true });
+    await testCore.close();
   });
 
   async function refusal(call: Promise<unknown>): Promise<ContractError> {

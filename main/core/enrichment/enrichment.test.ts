@@ -8,11 +8,9 @@ import { DEFAULT_CODE_LISTS } from '../../../shared/environment.js';
 import type { CreateWithClinicV1Input } from '../../../shared/orders.js';
 import { PRODUCTS } from '../../../test/sandbox/catalogue.js';
 import { startSandbox, type RunningSandbox } from '../../../test/sandbox/index.js';
-import { createDirectApi } from '../../transport/direct-api.js';
-import { createCore, type Core } from '../app-core.js';
-import { MemorySecretStore } from '../auth/secret-store.js';
+import type { Core } from '../app-core.js';
+import { openCore } from '../testing/test-core.js';
 import { LOCAL_SANDBOX_ID } from '../environments/presets.js';
-import { silentLogger } from '../logger.js';
 import { templateCsv, uniqueOrder } from '../staging/testing/staging-fixtures.js';
 import { enrichmentDeps } from './enrichment-handlers.js';
 import { EnrichmentService } from './enrichment-service.js';
@@ -75,17 +73,8 @@ describe('enrichment against the sandbox', () => {
     return (await api.call('batches.enrichment', { batchId, offset: 0, limit: 200 })).orders;
   }
 
-  async function openCore(): Promise<void> {
-    core = await createCore({
-      dataDir,
-      appVersion: '9.9.9',
-      transport: 'direct',
-      secrets: new MemorySecretStore(),
-      logger: silentLogger,
-      startLocalSandbox: false,
-      startOutbox: false,
-    });
-    api = createDirectApi(core.handlers, core.events);
+  async function reopenCore(): Promise<void> {
+    ({ core, api } = await openCore(dataDir));
     core.events.subscribe('enrichment.progress', (payload) => progress.push(payload));
   }
 
@@ -93,7 +82,7 @@ describe('enrichment against the sandbox', () => {
     dir = mkdtempSync(join(tmpdir(), 'rxbatch-enrichment-'));
     dataDir = join(dir, 'data');
     sandbox = await startSandbox({ statusStepMs: 60_000 });
-    await openCore();
+    await reopenCore();
     const { registry, signin } = core.services;
     const profile = {
       ...registry.get(LOCAL_SANDBOX_ID),
@@ -407,7 +396,7 @@ describe('enrichment against the sandbox', () => {
     const run = (await api.call('batches.enrichment', { batchId: mainBatch, stagedOrderIds: [] })).run;
     await core.close();
     await sandbox.close();
-    await openCore();
+    await reopenCore();
     const requests = sandbox.requestCount();
     expect(await orderViews(mainBatch)).toEqual(before);
     expect((await api.call('batches.enrichment', { batchId: mainBatch, stagedOrderIds: [] })).run).toEqual(run);

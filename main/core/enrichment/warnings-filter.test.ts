@@ -1,16 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RxBatchApi } from '../../../shared/contract.js';
 import { ContractError } from '../../../shared/errors.js';
 import type { CreateWithClinicV1Input } from '../../../shared/orders.js';
 import { startSandbox, type RunningSandbox } from '../../../test/sandbox/index.js';
-import { createDirectApi } from '../../transport/direct-api.js';
-import { createCore, type Core } from '../app-core.js';
-import { MemorySecretStore } from '../auth/secret-store.js';
+import type { Core } from '../app-core.js';
+import { openTestCore, type TestCore } from '../testing/test-core.js';
 import { LOCAL_SANDBOX_ID } from '../environments/presets.js';
-import { silentLogger } from '../logger.js';
 import { templateCsv, uniqueOrder } from '../staging/testing/staging-fixtures.js';
 
 // The preview's "only orders with service warnings" filter: `batches.enrichment` with `onlyWarnings` pages over
@@ -32,22 +27,13 @@ describe('filtering a checked batch to orders with service warnings', () => {
   let sandbox: RunningSandbox;
   let core: Core;
   let api: RxBatchApi;
-  let dir: string;
+  let testCore: TestCore;
   let batchId: number;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'rxbatch-warnings-filter-'));
     sandbox = await startSandbox({ statusStepMs: 60_000 });
-    core = await createCore({
-      dataDir: join(dir, 'data'),
-      appVersion: '9.9.9',
-      transport: 'direct',
-      secrets: new MemorySecretStore(),
-      logger: silentLogger,
-      startLocalSandbox: false,
-      startOutbox: false,
-    });
-    api = createDirectApi(core.handlers, core.events);
+    testCore = await openTestCore('warnings-filter');
+    ({ core, api } = testCore);
     const { registry } = core.services;
     registry.update({ ...registry.get(LOCAL_SANDBOX_ID), apiBaseUrl: sandbox.apiUrl, issuer: sandbox.issuer });
     // Orders 2, 5 and 6 (1-based) name a code the service does not know.
@@ -61,9 +47,8 @@ describe('filtering a checked batch to orders with service warnings', () => {
   });
 
   afterAll(async () => {
-    await core.close();
+    await testCore.close();
     await sandbox.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   const page = (offset: number, limit: number) =>
