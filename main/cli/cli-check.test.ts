@@ -9,7 +9,7 @@ import { startSandbox, type RunningSandbox } from '../../test/sandbox/index.js';
 import { templateCsv, uniqueOrder } from '../core/staging/testing/staging-fixtures.js';
 import { openStore } from '../core/store/store.js';
 import type { NotCheckedTally, ReportedWarning } from './commands/check-report.js';
-import { finished, runCli, startCli } from './testing/run-cli-process.js';
+import { envAddArgs, finished, runCli, startCli } from './testing/run-cli-process.js';
 
 // `rx-batch batch check` as a scheduler or an admin runs it: real child processes on one data directory, checking
 // staged batches with a real sandbox over loopback (see test/sandbox/catalogue.ts for its products and stock).
@@ -77,19 +77,7 @@ describe('rx-batch batch check', () => {
     sandbox = await startSandbox({ statusStepMs: 60_000 });
     dir = mkdtempSync(join(tmpdir(), 'rxbatch-cli-check-'));
     dataDir = join(dir, 'data');
-    const added = await cli(
-      'env',
-      'add',
-      'sbx',
-      '--api',
-      sandbox.apiUrl,
-      '--issuer',
-      sandbox.issuer,
-      '--client-id',
-      sandbox.serviceClient.clientId,
-      '--client-secret',
-      sandbox.serviceClient.clientSecret,
-    );
+    const added = await cli(...envAddArgs('sbx', sandbox));
     expect(added.code).toBe(0);
     // The clinic's own courier code list has one the service does not list; saved as the app's settings would,
     // between CLI runs (the data directory's lock is free).

@@ -14,7 +14,7 @@ import {
   withField,
 } from '../core/staging/testing/staging-fixtures.js';
 import { openStore } from '../core/store/store.js';
-import { finished, runCli, startCli } from './testing/run-cli-process.js';
+import { envAddArgs, finished, runCli, startCli } from './testing/run-cli-process.js';
 
 interface ShownOrder {
   id: number;
@@ -40,19 +40,7 @@ describe('rx-batch import, batch show / export / errors, accept', () => {
     sandbox = await startSandbox({ statusStepMs: 60_000 });
     dir = mkdtempSync(join(tmpdir(), 'rxbatch-cli-import-'));
     dataDir = join(dir, 'data');
-    const added = await cli(
-      'env',
-      'add',
-      'sbx',
-      '--api',
-      sandbox.apiUrl,
-      '--issuer',
-      sandbox.issuer,
-      '--client-id',
-      sandbox.serviceClient.clientId,
-      '--client-secret',
-      sandbox.serviceClient.clientSecret,
-    );
+    const added = await cli(...envAddArgs('sbx', sandbox));
     expect(added.code).toBe(0);
     expect(await cli('login', 'sbx')).toMatchObject({ code: 0 });
   }, 60_000);

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { RunningSandbox } from '../../../test/sandbox/index.js';
 import { join } from 'node:path';
 
 /** The CLI as a scheduler runs it: a real child process (node + tsx), its exit code and its output. */
@@ -59,4 +60,25 @@ export function firstLine(child: ChildProcess, timeoutMs = 30_000): Promise<stri
     };
     child.stdout?.on('data', onData);
   });
+}
+
+/** `env add NAME` for a sandbox's service client (client credentials), as an admin's set-up script runs it. */
+export function envAddArgs(
+  name: string,
+  sandbox: Pick<RunningSandbox, 'apiUrl' | 'issuer' | 'serviceClient'>,
+): string[] {
+  const { apiUrl, issuer, serviceClient } = sandbox;
+  return [
+    'env',
+    'add',
+    name,
+    '--api',
+    apiUrl,
+    '--issuer',
+    issuer,
+    '--client-id',
+    serviceClient.clientId,
+    '--client-secret',
+    serviceClient.clientSecret,
+  ];
 }
