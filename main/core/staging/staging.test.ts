@@ -462,6 +462,25 @@ describe('staging an import', () => {
     expect(allOrders(f, cancel.batchId)[0]).toMatchObject({ state: 'accepted', orderId: queued!.id });
   });
 
+  it("locates a route problem at the row its value came from, not the order's first row", async () => {
+    const codeLists = { ...DEFAULT_CODE_LISTS, courierCodes: [...DEFAULT_CODE_LISTS.courierCodes, 'XPRESS'] };
+    const f = open({ codeLists });
+    const order = withField(uniqueOrder(), 'prescription.courierCode', 'XPRESS');
+    order.prescribedItems = [order.prescribedItems[0]!, { ...order.prescribedItems[0]!, dmdCode: eighteenDigitDmd(2) }];
+    // Lines 2 and 3 are the order's rows; the courier code only on line 3.
+    const lines = templateCsv([order]).split(/\r?\n/);
+    const at = TEMPLATE_COLUMNS.indexOf('courierCode');
+    const first = lines[1]!.split(',');
+    expect(first[at]).toBe('XPRESS');
+    first[at] = '';
+    lines[1] = first.join(',');
+    const batch = await staged(f, f.file('later-row.csv', lines.join('\n')), { route: 'v2' });
+    expect(batch).toMatchObject({ orders: 1, invalid: 1 });
+    expect(allOrders(f, batch.batchId)[0]!.problems).toEqual([
+      expect.objectContaining({ code: 'v2.unmapped', field: 'prescription.courierCode', row: 3 }),
+    ]);
+  });
+
   it('sends the v2 body with integer codes, and keeps an order whose code has no v2 number staged', async () => {
     const codeLists = {
       ...DEFAULT_CODE_LISTS,
