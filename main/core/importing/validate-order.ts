@@ -1,7 +1,7 @@
 import type { CodeLists } from '../../../shared/environment.js';
 import { createWithClinicV1Schema } from '../../../shared/orders.js';
 import { checkSnomedConceptId } from '../../../shared/snomed.js';
-import { passesCreateWithClinicV1 } from './fast-schema-check.js';
+import { passesCreateWithClinicV1 } from '../../../shared/create-with-clinic-check.js';
 import { describePath } from './field-catalogue.js';
 import { capitalise, describeSource, locationOf, problem, quote, type Location } from './problems.js';
 import type { Problem, Provenance } from './types.js';

@@ -128,6 +128,20 @@ describe('creating orders', () => {
     expect(sandbox.requestCount()).toBe(before);
   });
 
+  it('checks a stored body before sending it: a valid one goes byte for byte, a broken one is refused', async () => {
+    const body = sampleV1({ clinicCode: 'CLINIC-A' });
+    const text = toWireJson(body);
+    expectValue(await client.sendCreate('v1', text));
+    expect(stored(body.prescription.clinicOrderId)?.rawBody).toBe(text);
+
+    const before = sandbox.requestCount();
+    const broken = sampleV1();
+    (broken.prescribedItems[0] as { quantity: number }).quantity = 0;
+    const outcome = await client.sendCreate('v1', toWireJson(broken));
+    expect(expectRejected(outcome, 0).fields.map((f) => f.field)).toContain('prescribedItems.0.quantity');
+    expect(sandbox.requestCount()).toBe(before);
+  });
+
   it('refuses a locked-out patient with 403', async () => {
     const body = sampleV1({ surname: 'LOCKHART' });
     body.customer.dateOfBirth = '1970-01-01';

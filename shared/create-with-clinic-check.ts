@@ -1,15 +1,15 @@
 import { regexes } from 'zod';
-import { DMD_CODE_PATTERN } from '../../../shared/dmd.js';
+import { DMD_CODE_PATTERN } from './dmd.js';
 
 /**
- * A hand-written check that a body passes the shared `createWithClinicV1Schema` (shared/orders.ts), for the import's
- * common case: zod's parse builds a context, an output copy and issue lists for every order, about three times the
+ * A hand-written check that a body passes the shared `createWithClinicV1Schema` (orders.ts), for the hot paths: the
+ * import's common case, and the service client's check of each stored body before it is sent. For the import: zod's parse builds a context, an output copy and issue lists for every order, about three times the
  * cost of a raw CSV parse for 50,000 orders; this reads each field once and allocates nothing.
  *
  * It may only say "valid" when the schema would: `true` means the schema accepts the body, `false` only "ask the
  * schema" (the caller then runs zod, which also gives the messages). So where in doubt it says false: integers must
  * be safe integers; strings with white space at either end are measured after `trim()` exactly as the schema does;
- * a string longer than a limit in UTF-16 units is left to zod, which then counts code points. fast-schema-check.property.test.ts checks it against the schema on generated valid and broken bodies, and
+ * a string longer than a limit in UTF-16 units is left to zod, which then counts code points. create-with-clinic-check.property.test.ts checks it against the schema on generated valid and broken bodies, and
  * that it covers every key of the schema; a change to the schema must be made here too, or that test fails.
  */
 

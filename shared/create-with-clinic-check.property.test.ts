@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createWithClinicV1Schema } from '../../../shared/orders.js';
-import { passesCreateWithClinicV1 } from './fast-schema-check.js';
+import { createWithClinicV1Schema } from './orders.js';
+import { passesCreateWithClinicV1 } from './create-with-clinic-check.js';
 
 /**
  * The hand-written check must never call a body valid that the shared schema refuses (the import would then stage
