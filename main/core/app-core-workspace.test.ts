@@ -1,23 +1,18 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RxBatchApi } from '../../shared/contract.js';
 import { ContractError } from '../../shared/errors.js';
 import { PRODUCTS } from '../../test/sandbox/catalogue.js';
 import { DEVICE_CLIENT_ID } from '../../test/sandbox/identity/provider-config.js';
-import { createDirectApi } from '../transport/direct-api.js';
-import { createCore, type Core } from './app-core.js';
-import { MemorySecretStore } from './auth/secret-store.js';
+import type { Core } from './app-core.js';
+import { openTestCore, type TestCore } from './testing/test-core.js';
 import { LOCAL_SANDBOX_ID } from './environments/presets.js';
-import { silentLogger } from './logger.js';
 import { enqueueOrders } from './store/store.js';
 import { sampleOrder } from './store/testing/store-fixtures.js';
 
 // The calls the workspace screens add (settings, lookups, refresh, filters, log search), through the contract
 // over the direct transport, against the core's own local sandbox moving statuses every 40 ms.
 describe('the core: calls behind the workspace screens', () => {
-  let dataDir: string;
+  let testCore: TestCore;
   let core: Core;
   let api: RxBatchApi;
 
@@ -40,26 +35,21 @@ describe('the core: calls behind the workspace screens', () => {
   }
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'rxbatch-core-workspace-'));
-    core = await createCore({
-      dataDir,
-      appVersion: '9.9.9',
-      transport: 'direct',
-      secrets: new MemorySecretStore(),
-      logger: silentLogger,
+    testCore = await openTestCore('core-workspace', {
+      startLocalSandbox: true,
+      startOutbox: true,
       localSandboxStatusStepMs: 40,
       outboxTuning: { baseDelayMs: 20, maxDelayMs: 200, breakerCooldownMs: 50, reconcileDelayMs: 20 },
     });
-    api = createDirectApi(core.handlers, core.events);
+    ({ core, api } = testCore);
   });
 
   afterAll(async () => {
-    await core.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await testCore.close();
   });
 
   it('tells the settings screen where the data lives', async () => {
-    expect(await api.call('app.info', {})).toMatchObject({ dataDir, transport: 'direct' });
+    expect(await api.call('app.info', {})).toMatchObject({ dataDir: testCore.dataDir, transport: 'direct' });
   });
 
   it('adds a device sign-in environment, refuses a second with the same id, and keeps the sandbox its own', async () => {

@@ -1,36 +1,21 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RxBatchApi } from '../../shared/contract.js';
 import { ContractError } from '../../shared/errors.js';
-import { createDirectApi } from '../transport/direct-api.js';
-import { createCore, type Core } from './app-core.js';
-import { MemorySecretStore } from './auth/secret-store.js';
+import { openTestCore, type TestCore } from './testing/test-core.js';
 import { LOCAL_SANDBOX_ID } from './environments/presets.js';
-import { silentLogger } from './logger.js';
 
 // The core as every transport sees it, reached here through the direct (in-process) transport.
 describe('the core on a fresh install', () => {
-  let dataDir: string;
-  let core: Core;
+  let testCore: TestCore;
   let api: RxBatchApi;
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'rxbatch-core-'));
-    core = await createCore({
-      dataDir,
-      appVersion: '9.9.9',
-      transport: 'direct',
-      secrets: new MemorySecretStore(),
-      logger: silentLogger,
-    });
-    api = createDirectApi(core.handlers, core.events);
+    testCore = await openTestCore('core', { startLocalSandbox: true, startOutbox: true });
+    ({ api } = testCore);
   });
 
   afterAll(async () => {
-    await core.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await testCore.close();
   });
 
   it('lists the running local sandbox first, and the CloudRx environments', async () => {

@@ -1,16 +1,13 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventName, RxBatchApi } from '../../../shared/contract.js';
 import { ContractError } from '../../../shared/errors.js';
 import { parseWireJson } from '../../../shared/wire-json.js';
 import { DEMO_CLINIC, startSandbox, type RunningSandbox } from '../../../test/sandbox/index.js';
-import { createDirectApi } from '../../transport/direct-api.js';
-import { createCore, type Core } from '../app-core.js';
-import { MemorySecretStore } from '../auth/secret-store.js';
+import type { Core } from '../app-core.js';
+import { openTestCore, type TestCore } from '../testing/test-core.js';
 import { LOCAL_SANDBOX_ID } from '../environments/presets.js';
-import { silentLogger } from '../logger.js';
 import {
   HL7_PROFILE,
   eighteenDigitDmd,
@@ -26,22 +23,15 @@ describe('staging through the contract, sent by the outbox to the sandbox', () =
   let sandbox: RunningSandbox;
   let core: Core;
   let api: RxBatchApi;
-  let dir: string;
+  let testCore: TestCore;
   const seen: Array<{ event: EventName; payload: unknown }> = [];
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'rxbatch-staging-'));
     sandbox = await startSandbox({ statusStepMs: 60_000 });
-    core = await createCore({
-      dataDir: join(dir, 'data'),
-      appVersion: '9.9.9',
-      transport: 'direct',
-      secrets: new MemorySecretStore(),
-      logger: silentLogger,
-      startLocalSandbox: false,
-      startOutbox: false,
+    testCore = await openTestCore('staging', {
       outboxTuning: { baseDelayMs: 20, maxDelayMs: 200, reconcileDelayMs: 20 },
     });
+    ({ core, api } = testCore);
     const { registry, signin } = core.services;
     registry.update({
       ...registry.get(LOCAL_SANDBOX_ID),
@@ -51,18 +41,16 @@ describe('staging through the contract, sent by the outbox to the sandbox', () =
       grant: 'client_credentials',
     });
     expect(await signin.clientCredentials(LOCAL_SANDBOX_ID, sandbox.serviceClient.clientSecret)).toEqual({ ok: true });
-    api = createDirectApi(core.handlers, core.events);
     core.events.subscribeAll((event, payload) => seen.push({ event, payload }));
   });
 
   afterAll(async () => {
-    await core.close();
+    await testCore.close();
     await sandbox.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   function file(name: string, content: string): string {
-    const path = join(dir, name);
+    const path = join(testCore.dir, name);
     writeFileSync(path, content);
     return path;
   }
@@ -181,7 +169,7 @@ describe('staging through the contract, sent by the outbox to the sandbox', () =
 
   it('refuses bad requests with the reason, and serves the template and exports as text', async () => {
     await expect(
-      api.call('import.file', { environmentId: LOCAL_SANDBOX_ID, path: join(dir, 'nowhere.csv') }),
+      api.call('import.file', { environmentId: LOCAL_SANDBOX_ID, path: join(testCore.dir, 'nowhere.csv') }),
     ).rejects.toThrow(/nowhere\.csv: cannot be read \(ENOENT\)/);
     await expect(
       api.call('import.file', {
