@@ -1,25 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { StagedOrderView } from '../../../../shared/staging-views.js';
 import { BatchPages, type BatchPage } from './batch-pages.js';
+import { stagedOrderAt } from './testing/staged-order-view.js';
 
-function order(position: number): StagedOrderView {
-  return {
-    id: position + 1000,
-    batchId: 1,
-    position,
-    state: 'staged',
-    orderId: null,
-    valid: true,
-    clinicCode: 'C',
-    clinicOrderId: `O-${position}`,
-    orderControl: 'NW',
-    edited: false,
-    body: {},
-    request: null,
-    problems: [],
-    provenance: {},
-  };
-}
+const order = (position: number) => stagedOrderAt(position);
 
 /** A batch of `total` orders served a page at a time, recording each request. */
 function server(total: number) {

@@ -1,26 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { EnrichmentWarning, OrderEnrichment } from '../../../../shared/enrichment-views.js';
-import type { StagedOrderView } from '../../../../shared/staging-views.js';
 import { ServiceMarks } from './service-marks.js';
+import { stagedOrderAt } from './testing/staged-order-view.js';
 
-function order(id: number): StagedOrderView {
-  return {
-    id,
-    batchId: 1,
-    position: id,
-    state: 'staged',
-    orderId: null,
-    valid: true,
-    clinicCode: 'C',
-    clinicOrderId: `O-${id}`,
-    orderControl: 'NW',
-    edited: false,
-    body: {},
-    request: null,
-    problems: [],
-    provenance: {},
-  };
-}
+const order = (id: number) => stagedOrderAt(id, id);
 
 const warning = (stagedOrderId: number): EnrichmentWarning => ({
   source: 'service',

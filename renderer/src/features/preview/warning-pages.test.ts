@@ -1,26 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { StagedOrderView } from '../../../../shared/staging-views.js';
 import { BatchPages } from './batch-pages.js';
 import { positionRuns, warningPages, type WarningReads } from './warning-pages.js';
+import { stagedOrderAt } from './testing/staged-order-view.js';
 
-function order(position: number): StagedOrderView {
-  return {
-    id: position + 1000,
-    batchId: 1,
-    position,
-    state: 'staged',
-    orderId: null,
-    valid: true,
-    clinicCode: 'C',
-    clinicOrderId: `O-${position}`,
-    orderControl: 'NW',
-    edited: false,
-    body: {},
-    request: null,
-    problems: [],
-    provenance: {},
-  };
-}
+const order = (position: number) => stagedOrderAt(position);
 
 /** A batch of `total` orders of which those at `warned` positions have service warnings; reads are recorded. */
 function batch(total: number, warned: readonly number[]) {
