@@ -30,6 +30,13 @@ export interface BenchmarkLeg {
   importMs: number;
   /** The same without staging. */
   parseMs: number;
+  /**
+   * Informative, not a floor of the ratio: a bare better-sqlite3 insert of the rows this import stores (the same
+   * texts, read back from a staged copy), with the staging worker's pragmas and write pattern: a transaction per
+   * 500 rows, a checkpoint per 16 MB and at the end. What a perfectly pipelined import could reach here.
+   */
+  rawInsertMs: number;
+  /** importMs ÷ rawMs. */
   ratio: number;
   invalid: number;
 }
@@ -144,7 +151,8 @@ async function rawSegmentSplit(path: string): Promise<number> {
   return messages;
 }
 
-type Task = 'csv-raw' | 'csv-parse' | 'csv-import' | 'hl7-raw' | 'hl7-parse' | 'hl7-import';
+type Task =
+  'csv-raw' | 'csv-parse' | 'csv-import' | 'csv-insert' | 'hl7-raw' | 'hl7-parse' | 'hl7-import' | 'hl7-insert';
 interface TaskResult {
   ms: number;
   records: number;
@@ -201,6 +209,103 @@ async function stageForBenchmark(
   }
 }
 
+/** The rows an import of `path` stores, as the staging worker receives them (ROW_WIDTH values each). */
+async function stagedRowsOf(path: string, hl7: boolean): Promise<{ values: unknown[]; count: number }> {
+  const { openStore } = await import('../store/store.js');
+  const { StagingService } = await import('../staging/staging-service.js');
+  const { presetEnvironments } = await import('../environments/presets.js');
+  const dir = await mkdtemp(join(tmpdir(), 'rx-insert-rows-'));
+  const store = openStore({ dataDir: dir, now: () => TODAY });
+  try {
+    const environment = presetEnvironments()[0]!;
+    store.environments.upsert(environment);
+    if (hl7) store.mappingProfiles.save(HL7_PROFILE);
+    const staging = new StagingService({ store, codeListsFor: () => DEFAULT_CODE_LISTS, now: () => TODAY });
+    const outcome = await staging.importFile({
+      environmentId: environment.id,
+      path,
+      ...(hl7 ? { profile: HL7_PROFILE.name } : {}),
+    });
+    if (outcome.status !== 'staged') throw new Error(`the benchmark file was not staged: ${outcome.status}`);
+    const rows = store.db
+      .prepare(
+        `SELECT position, clinic_code, clinic_order_id, order_control, body, valid, problems, provenance, source
+         FROM staged_orders WHERE batch_id = ? ORDER BY position`,
+      )
+      .raw()
+      .all(outcome.batchId) as unknown[][];
+    return { values: rows.flat(), count: rows.length };
+  } finally {
+    store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The informative floor of staging: `rows` inserted into a fresh store's `staged_orders` by a bare prepared
+ * statement on a connection with the import worker's pragmas (openImportConnection), a transaction per 500 rows,
+ * a PASSIVE checkpoint per CHECKPOINT_CHARS and one at the end, as the worker does. No parsing, no serialising, no
+ * posting. Timed from the first insert to the last checkpoint.
+ */
+async function rawInsert(rows: readonly unknown[]): Promise<number> {
+  const { openStore } = await import('../store/store.js');
+  const { CHECKPOINT_CHARS, ROW_WIDTH, openImportConnection } = await import('../store/staged-batch-writer.js');
+  const { presetEnvironments } = await import('../environments/presets.js');
+  const dir = await mkdtemp(join(tmpdir(), 'rx-raw-insert-'));
+  const store = openStore({ dataDir: dir, now: () => TODAY });
+  try {
+    const environment = presetEnvironments()[0]!;
+    store.environments.upsert(environment);
+    const batchId = store.batches.beginImport({ environmentId: environment.id, sourceFileName: 'raw', route: 'v1' });
+    const db = openImportConnection(store.db.name);
+    try {
+      const insert = db.prepare(
+        `INSERT INTO staged_orders (batch_id, position, clinic_code, clinic_order_id, order_control, body, valid,
+           problems, provenance, source, state)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'staged')`,
+      );
+      const step = 500 * ROW_WIDTH;
+      const chunk = db.transaction((from: number) => {
+        const to = Math.min(rows.length, from + step);
+        for (let i = from; i < to; i += ROW_WIDTH) {
+          insert.run(
+            batchId,
+            rows[i],
+            rows[i + 1],
+            rows[i + 2],
+            rows[i + 3],
+            rows[i + 4],
+            rows[i + 5],
+            rows[i + 6],
+            rows[i + 7],
+            rows[i + 8],
+          );
+        }
+      });
+      const start = performance.now();
+      let sinceCheckpoint = 0;
+      for (let from = 0; from < rows.length; from += step) {
+        chunk.immediate(from);
+        for (let i = from; i < Math.min(rows.length, from + step); i += 1) {
+          const value = rows[i];
+          if (typeof value === 'string') sinceCheckpoint += value.length;
+        }
+        if (sinceCheckpoint >= CHECKPOINT_CHARS) {
+          db.pragma('wal_checkpoint(PASSIVE)');
+          sinceCheckpoint = 0;
+        }
+      }
+      db.pragma('wal_checkpoint(PASSIVE)');
+      return performance.now() - start;
+    } finally {
+      db.close();
+    }
+  } finally {
+    store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 /**
  * One measurement, run in a fresh process so its peak RSS is its own. The peak is taken over the first run only
  * (one import per process, as in the app); later runs only improve the timing (warm JIT).
@@ -215,10 +320,17 @@ async function runTask(task: Task, path: string, runs: number): Promise<TaskResu
   let records = 0;
   let orders = 0;
   let invalid = 0;
+  // The rows to insert are staged once before timing (their store is not the one timed).
+  const insertRows =
+    task === 'csv-insert' || task === 'hl7-insert' ? await stagedRowsOf(path, task === 'hl7-insert') : undefined;
   try {
     const ms = await timed(runs, async () => {
       let own: number | undefined;
-      if (task === 'csv-raw') records = await rawPapaparse(path);
+      if (insertRows) {
+        own = await rawInsert(insertRows.values);
+        orders = insertRows.count;
+        records = insertRows.count;
+      } else if (task === 'csv-raw') records = await rawPapaparse(path);
       else if (task === 'hl7-raw') records = await rawSegmentSplit(path);
       else if (task === 'csv-import' || task === 'hl7-import') {
         const staged = await stageForBenchmark(path, task === 'hl7-import', sample);
@@ -291,6 +403,7 @@ export async function runImportBenchmark(options: BenchmarkOptions = {}): Promis
       const raw = await inChild(`${kind}-raw`, path, runs);
       const parsed = await inChild(`${kind}-parse`, path, runs);
       const imported = await inChild(`${kind}-import`, path, runs);
+      const inserted = await inChild(`${kind}-insert`, path, runs);
       return {
         records: raw.records,
         orders: imported.orders,
@@ -298,6 +411,7 @@ export async function runImportBenchmark(options: BenchmarkOptions = {}): Promis
         rawMs: Math.round(raw.ms),
         importMs: Math.round(imported.ms),
         parseMs: Math.round(parsed.ms),
+        rawInsertMs: Math.round(inserted.ms),
         ratio: Math.round((imported.ms / raw.ms) * 100) / 100,
         invalid: imported.invalid,
         peakRssMb: imported.peakRssMb,

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StagedRowSink } from '../store/staged-batch-writer.js';
@@ -64,6 +65,34 @@ describe('the worker row sink', () => {
     expect(sink.inWorker).toBe(true);
     expect(positions).toHaveLength(2600);
     expect(positions.every((row, i) => row.position === i + 1 && row.body === `{"n":${i + 1}}`)).toBe(true);
+  });
+
+  it('copies what it wrote into the database file while it waits for more, and loses no row', async () => {
+    const store = open();
+    const file = store.db.name;
+    const before = statSync(file).size;
+    const writer = store.stagedOrders.writer(target, (path, batchId) => workerRowSink(path, batchId));
+    const pad = 'x'.repeat(1000);
+    try {
+      // About 2.5 MB of rows, then a pause: the worker checkpoints while idle, before the import ends.
+      for (let n = 1; n <= 2500; n += 1) await writer.add({ ...order(n), body: { n, pad } });
+      let size = before;
+      for (let waited = 0; waited < 5_000 && size < before + 2_000_000; waited += 20) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        size = statSync(file).size;
+      }
+      expect(size).toBeGreaterThanOrEqual(before + 2_000_000);
+      for (let n = 2501; n <= 2600; n += 1) await writer.add({ ...order(n), body: { n, pad } });
+      await writer.end();
+      store.inTransaction(() => writer.commit({ kind: 'csv', rowCount: 2600, invalidCount: 0 }));
+    } finally {
+      await writer.close();
+    }
+    const rows = store.db
+      .prepare('SELECT position, body FROM staged_orders WHERE batch_id = ? ORDER BY position')
+      .all(writer.batchId) as { position: number; body: string }[];
+    expect(rows).toHaveLength(2600);
+    expect(rows.every((row, i) => row.position === i + 1 && row.body === `{"n":${i + 1},"pad":"${pad}"}`)).toBe(true);
   });
 
   it('writes on this thread when the worker cannot start, the rows already posted to it included', async () => {

@@ -41,7 +41,7 @@ export interface StagedRowSink {
 export type OpenRowSink = (file: string, batchId: number) => StagedRowSink;
 
 /** Characters written between two checkpoints of an import's connection (about 16 MB of WAL). */
-const CHECKPOINT_CHARS = 16_000_000;
+export const CHECKPOINT_CHARS = 16_000_000;
 
 /**
  * A connection for writing an import's rows: the store's file, WAL, commits not fsync'd (see the file comment).
@@ -104,6 +104,11 @@ export class StagedRowInserter {
     this.#insert(chunk);
     for (const value of chunk) if (typeof value === 'string') this.#sinceCheckpoint += value.length;
     if (this.#sinceCheckpoint >= CHECKPOINT_CHARS) this.checkpoint();
+  }
+
+  /** Characters written since the last checkpoint. */
+  get unCheckpointed(): number {
+    return this.#sinceCheckpoint;
   }
 
   /** Copies what this connection wrote into the database file (PASSIVE: never waits for readers). */
