@@ -145,10 +145,16 @@ export const stagingCalls = {
   /** Our CSV template with one example order, to download. */
   'template.example': { input: z.object({}).strict(), output: z.object({ fileName: z.string(), text: z.string() }) },
   'profiles.list': { input: z.object({}).strict(), output: z.array(savedProfileViewSchema) },
-  /** Saves a mapping profile; `fromBatchId` keeps that import's header with it (the error export is recognised). */
+  /**
+   * Saves a mapping profile; `fromBatchId` keeps that import's header with it (the error export is recognised).
+   * `senderWarning`: an HL7 profile saved for a sender other saved profiles are for too (show it: files from that
+   * sender then ask which profile to use); null otherwise.
+   */
   'profiles.save': {
     input: z.object({ profile: mappingProfileInputSchema, fromBatchId: idSchema.optional() }).strict(),
-    output: savedProfileViewSchema,
+    output: savedProfileViewSchema.extend({
+      senderWarning: z.object({ otherProfiles: z.array(z.string()).min(1), message: z.string() }).nullable(),
+    }),
   },
 } as const;
 

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseWireJson } from '../../shared/wire-json.js';
 import { startSandbox, type RunningSandbox } from '../../test/sandbox/index.js';
 import { TEMPLATE_COLUMNS } from '../core/importing/field-catalogue.js';
+import { TEMPLATE_PROFILE } from '../core/importing/mapping-profile.js';
 import {
   HL7_PROFILE,
   eighteenDigitDmd,
@@ -210,6 +211,21 @@ describe('rx-batch import, batch show / export / errors, accept', () => {
     expect(named.code).toBe(0);
     expect(named.stderr).not.toContain('was chosen');
 
+    // --no-profile: the saved profile for the sender is left alone; the standard map reads the file (no constants).
+    const plain = await cli('import', file, '--env', 'sbx', '--no-profile', '--json');
+    expect(plain.code).toBe(1);
+    expect(JSON.parse(plain.stdout)).toMatchObject({ orders: 2, valid: 0, invalid: 2 });
+    expect(plain.stderr).not.toContain('was chosen');
+    const plainBatch = (JSON.parse(plain.stdout) as { batchId: number }).batchId;
+    const plainShown = parseWireJson((await cli('batch', 'show', String(plainBatch), '--json')).stdout) as {
+      batch: { summary: { profile?: string; profileChoice: unknown } };
+    };
+    expect(plainShown.batch.summary.profile).toBeUndefined();
+    expect(plainShown.batch.summary.profileChoice).toEqual({
+      via: 'none',
+      reason: 'no saved profile was asked for: the standard HL7 field map was used',
+    });
+
     // Two profiles for one sender: not a guess. The standard map is used and the CLI says what to give.
     const again = openStore({ dataDir });
     again.mappingProfiles.save({ ...HL7_PROFILE, name: 'CLI EPR 2', hl7Sender: { ...sender, messageType: 'RDE^O11' } });
@@ -219,6 +235,38 @@ describe('rx-batch import, batch show / export / errors, accept', () => {
     expect(asked.stderr).toContain("profiles 'CLI EPR', 'CLI EPR 2' are all saved for sending application");
     expect(asked.stderr).toContain('give --profile NAME');
   }, 120_000);
+
+  it('imports a CSV with no saved profile when given --no-profile, though one fits its header', async () => {
+    const csv = join(dir, 'twin.csv');
+    writeFileSync(csv, templateCsv([uniqueOrder({}, 'CLIN')]));
+    // A saved profile for the template's own header: chosen by the header, ahead of the template.
+    const store = openStore({ dataDir });
+    store.mappingProfiles.save({ ...TEMPLATE_PROFILE, name: 'CLI twin' });
+    store.close();
+    const summaryOf = async (stdout: string) => {
+      const { batchId } = JSON.parse(stdout) as { batchId: number };
+      const shown = parseWireJson((await cli('batch', 'show', String(batchId), '--json')).stdout) as {
+        batch: { summary: { profile?: string; profileChoice: { via: string } } };
+      };
+      return shown.batch.summary;
+    };
+    try {
+      const auto = await cli('import', csv, '--env', 'sbx', '--json');
+      expect(auto.code).toBe(0);
+      expect(auto.stderr).toContain("twin.csv: profile 'CLI twin' was chosen for this file's header");
+      expect(await summaryOf(auto.stdout)).toMatchObject({ profile: 'CLI twin', profileChoice: { via: 'header' } });
+
+      const fresh = await cli('import', csv, '--env', 'sbx', '--no-profile', '--json');
+      expect(fresh.code).toBe(0);
+      expect(fresh.stderr).not.toContain('CLI twin');
+      expect((await summaryOf(fresh.stdout)).profileChoice).toMatchObject({ via: 'template' });
+    } finally {
+      // Later tests import template CSVs: leave no profile claiming that header.
+      const cleanup = openStore({ dataDir });
+      cleanup.mappingProfiles.delete('CLI twin');
+      cleanup.close();
+    }
+  }, 90_000);
 
   it('stops cleanly when its reader goes away (`batch show --json | head`)', async () => {
     const csv = join(dir, 'many.csv');
@@ -243,6 +291,10 @@ describe('rx-batch import, batch show / export / errors, accept', () => {
       [['import', empty, '--env', 'sbx'], /empty\.csv: The file is empty\./],
       [['import', empty, '--env', 'sbx', '--route', 'v3'], /--route must be v1, v2 or hl7/],
       [['import', empty, '--env', 'sbx', '--profile', 'nope'], /there is no mapping profile "nope"/],
+      [
+        ['import', empty, '--env', 'sbx', '--profile', 'CLI EPR', '--no-profile'],
+        /^--profile and --no-profile cannot be used together/,
+      ],
       [['batch', 'show', 'first'], /BATCH must be a batch number/],
       [['batch', 'show', '424242'], /there is no batch 424242/],
       [['batch', 'errors', '1'], /rx-batch batch errors takes BATCH FILE/],

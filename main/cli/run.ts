@@ -38,6 +38,7 @@ const COMMAND_OPTIONS: Record<string, Options> = {
   import: {
     env: { type: 'string' },
     profile: { type: 'string' },
+    'no-profile': { type: 'boolean', default: false },
     encoding: { type: 'string' },
     route: { type: 'string' },
   },
@@ -195,6 +196,7 @@ async function dispatch(
         file: first,
         environmentId: required(values, 'env'),
         ...(optional(values, 'profile') !== undefined ? { profile: optional(values, 'profile')! } : {}),
+        noProfile: values['no-profile'] === true,
         ...(optional(values, 'encoding') !== undefined ? { encoding: optional(values, 'encoding')! } : {}),
         ...(optional(values, 'route') !== undefined ? { route: optional(values, 'route')! } : {}),
       });

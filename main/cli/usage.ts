@@ -13,11 +13,13 @@ Commands:
   login ENV          sign in: device sign-in prints a code and a URL and waits; client credentials uses the
                      saved secret
   logout ENV         forget the sign-in
-  import FILE --env ENV [--profile NAME] [--encoding E] [--route v1|v2|hl7]
+  import FILE --env ENV [--profile NAME | --no-profile] [--encoding E] [--route v1|v2|hl7]
                      stage a CSV (our template or a mapped layout), HL7 v2 or JSON-array file as a batch for
                      review; problems are listed with their row or message and field (exit 1 when some orders
-                     need fixing, 2 when the file cannot be imported); --route: v1 create-with-clinic (default),
-                     v2 create, or hl7 (forward the original messages; HL7 files only)
+                     need fixing, 2 when the file cannot be imported); without --profile a saved profile is
+                     chosen by the CSV header or the HL7 sender, --no-profile uses none (the template or
+                     columns matched by name; HL7's standard field map); --route: v1 create-with-clinic
+                     (default), v2 create, or hl7 (forward the original messages; HL7 files only)
   batch show BATCH   each staged order: its body exactly as it would be sent, its problems and provenance
                      (with --json also what the last batch check found for it)
   batch check BATCH [--fresh]

@@ -15,6 +15,8 @@ export interface ImportArgs {
   file: string;
   environmentId: string;
   profile?: string;
+  /** Use no saved profile: the CSV template or columns matched afresh by name; HL7's standard field map. */
+  noProfile?: boolean;
   encoding?: string;
   route?: string;
 }
@@ -29,13 +31,19 @@ const line = (file: string, problem: ProblemView, position?: number) =>
   `${file}: ${where(problem, position)}${problem.field ? `${problem.field}: ` : ''}${problem.text}`;
 
 /**
- * `import FILE --env ENV [--profile NAME] [--encoding E] [--route v1|v2|hl7]`: stages a CSV, HL7 or JSON file as
- * a batch. Exit 0 when every order is valid, 1 when some need fixing (listed on stderr with row or message and
+ * `import FILE --env ENV [--profile NAME | --no-profile] [--encoding E] [--route v1|v2|hl7]`: stages a CSV, HL7 or
+ * JSON file as a batch. Exit 0 when every order is valid, 1 when some need fixing (listed on stderr with row or message and
  * field), 2 when the file cannot be imported at all (one line per reason).
  */
 export async function importBatch(ctx: CliContext, args: ImportArgs): Promise<number> {
   if (args.route !== undefined && !['v1', 'v2', 'hl7'].includes(args.route)) {
     throw new UsageError('--route must be v1, v2 or hl7');
+  }
+  if (args.profile !== undefined && args.noProfile) {
+    throw new UsageError(
+      '--profile and --no-profile cannot be used together: --profile NAME reads the file with that saved profile, ' +
+        '--no-profile with none',
+    );
   }
   const services = ctx.services;
   if (!services.registry.find(args.environmentId))
@@ -49,6 +57,7 @@ export async function importBatch(ctx: CliContext, args: ImportArgs): Promise<nu
       path,
       signal: ctx.io.signal,
       ...(args.profile !== undefined ? { profile: args.profile } : {}),
+      ...(args.noProfile ? { autoProfile: false } : {}),
       ...(args.encoding !== undefined ? { encoding: args.encoding } : {}),
       ...(args.route !== undefined ? { route: args.route as 'v1' | 'v2' | 'hl7' } : {}),
     });

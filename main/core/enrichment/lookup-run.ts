@@ -1,6 +1,6 @@
 import type { LookupFailure, ProductInfo } from '../../../shared/enrichment-views.js';
 import type { ProductRef } from '../../../shared/products.js';
-import type { CallOutcome, OrderServiceClient } from '../service/client.js';
+import type { CallOptions, CancellableOutcome, OrderServiceClient } from '../service/client.js';
 import type { AnswerKind, AnswerWrite, EnrichmentRepo, StoredAnswer } from '../store/enrichment-repo.js';
 import { COURIERS_KEY, priceKey, productAnswerSchema } from './answer-values.js';
 import { packsNeeded, type BatchPlan, type CodeNeeds } from './batch-plan.js';
@@ -15,7 +15,8 @@ import { CallPacer, pause } from './call-pacer.js';
  * Stopping: a connection that fails twice means offline, and every question still to come is recorded as
  * "not checked: offline" without a call; a 401 (or no sign-in at all) does the same for the secured questions
  * (stock, price, couriers) as "signed out"; 5xx and 429 are retried a few times (Retry-After honoured), then
- * recorded as a service error for that question only. Cancel (the signal) stops waiting at once; answers that
+ * recorded as a service error for that question only. Cancel (the signal) stops waiting at once and aborts the
+ * calls in flight (their questions stay unanswered and unrecorded: a cancel is no service failure); answers that
  * arrived are kept.
  */
 
@@ -123,7 +124,13 @@ export async function runLookups(o: LookupRunOptions): Promise<LookupRunResult> 
   const storedProducts = repo.answers(environmentId, 'product', plan.codes.keys());
   const storedStock = repo.answers(environmentId, 'stock', plan.codes.keys());
 
-  async function ask<T>(access: 'anonymous' | 'secured', call: () => Promise<CallOutcome<T>>): Promise<Asked<T>> {
+  /** Every call carries the run's signal, so a cancel destroys the request in flight instead of waiting for it. */
+  const callOptions: CallOptions = { signal };
+
+  async function ask<T>(
+    access: 'anonymous' | 'secured',
+    call: () => Promise<CancellableOutcome<T>>,
+  ): Promise<Asked<T>> {
     for (let attempt = 0; ; attempt += 1) {
       const stop = blocked[access];
       if (stop) return { ok: false, failure: stop, message: '' };
@@ -135,6 +142,12 @@ export async function runLookups(o: LookupRunOptions): Promise<LookupRunResult> 
         return { ok: true, value: outcome.value };
       }
       const error = outcome.error;
+      // Cancelled (only the run's own signal can do that): end this worker the way an aborted wait does, with
+      // nothing recorded for the question.
+      if (error.kind === 'cancelled') {
+        signal.throwIfAborted();
+        throw new Error('a call was cancelled but the check was not');
+      }
       if (error.kind === 'auth') {
         blocked[access] = 'signed-out';
         return { ok: false, failure: 'signed-out', message: error.message };
@@ -180,7 +193,7 @@ export async function runLookups(o: LookupRunOptions): Promise<LookupRunResult> 
       result.reused += 1;
       products = reusable.data.products;
     } else {
-      const found = await ask('anonymous', () => o.clients.anonymous.searchProducts(code));
+      const found = await ask('anonymous', () => o.clients.anonymous.searchProducts(code, callOptions));
       if (!found.ok) return fail('product', code, found);
       // Search matches names too; only products with exactly this code are this code's.
       products = found.value.filter((product) => product.dmdCode === code).map(toProductInfo);
@@ -193,7 +206,7 @@ export async function runLookups(o: LookupRunOptions): Promise<LookupRunResult> 
 
     if (isFresh(storedStock.get(code))) result.reused += 1;
     else {
-      const stock = await ask('secured', () => o.clients.secured.stockCheck(ref));
+      const stock = await ask('secured', () => o.clients.secured.stockCheck(ref, callOptions));
       if (stock.ok) answer('stock', code, { inStock: stock.value.inStock });
       else fail('stock', code, stock);
     }
@@ -210,7 +223,7 @@ export async function runLookups(o: LookupRunOptions): Promise<LookupRunResult> 
         result.reused += 1;
         continue;
       }
-      const price = await ask('secured', () => o.clients.secured.priceCheck(ref, n));
+      const price = await ask('secured', () => o.clients.secured.priceCheck(ref, n, callOptions));
       if (price.ok) {
         const { totalPacks, unitPrice, totalPrice, currencyCode } = price.value;
         answer('price', key, { totalPacks, unitPrice, totalPrice, currencyCode });
@@ -223,7 +236,7 @@ export async function runLookups(o: LookupRunOptions): Promise<LookupRunResult> 
       result.reused += 1;
       return;
     }
-    const list = await ask('secured', () => o.clients.secured.courierPriceList());
+    const list = await ask('secured', () => o.clients.secured.courierPriceList(callOptions));
     if (list.ok) answer('couriers', COURIERS_KEY, { options: list.value });
     else fail('couriers', COURIERS_KEY, list);
   }

@@ -1,7 +1,7 @@
 import type { ProfileChoice } from '../../../shared/staging-views.js';
 import { compileProfile, type CompiledProfile } from './compiled-profile.js';
 import { HL7_VALUE_MAPS, checkHl7Overrides } from './hl7-field-map.js';
-import { describeSender, profileForSender, type Hl7Sender } from './hl7-sender.js';
+import { describeSender, profileForSender, sameSender, type Hl7Sender } from './hl7-sender.js';
 import type { MappingProfile } from './mapping-profile.js';
 import { quote } from './problems.js';
 import type { ImportOptions, Problem } from './types.js';
@@ -80,5 +80,41 @@ export function chooseHl7Profile(
     problems: [...compiled.problems, ...checkHl7Overrides(profile?.hl7FieldMap, file)],
     choice,
     sender,
+  };
+}
+
+/** Saving an HL7 profile for a sender that other saved profiles are for too. */
+export interface SameSenderWarning {
+  /** The other profiles' names, sorted. */
+  otherProfiles: string[];
+  /** One sentence for the admin: who they are, and what it means for the next file from that sender. */
+  message: string;
+}
+
+/**
+ * Checks a just-saved profile against the saved ones: when others are for the same sender, files from it are no
+ * longer read with a profile automatically (several fit: the import asks), and the admin should hear that while
+ * saving, not at the next import.
+ */
+export function sameSenderWarning(
+  saved: MappingProfile,
+  profiles: readonly MappingProfile[],
+): SameSenderWarning | null {
+  const sender = saved.hl7Sender;
+  if (!sender) return null;
+  const others = [
+    ...new Set(
+      profiles
+        .filter((profile) => profile.name !== saved.name && profile.hl7Sender && sameSender(profile.hl7Sender, sender))
+        .map((profile) => profile.name),
+    ),
+  ].sort();
+  if (others.length === 0) return null;
+  const named = others.length === 1 ? `profile ${quote(others[0])} is` : `profiles ${others.map(quote).join(', ')} are`;
+  return {
+    otherProfiles: others,
+    message:
+      `${named} also saved for ${describeSender(sender)}: files from this sender will ask which profile to use ` +
+      `until only one is saved for it`,
   };
 }

@@ -62,6 +62,37 @@ export interface CallMeta {
 
 export type CallOutcome<T> = ServiceResult<T> & { meta: CallMeta };
 
+/** Per-call options of the reads that can be cancelled. */
+export interface CallOptions {
+  /**
+   * Aborting it ends the call at once (the request in flight is destroyed, nothing more is sent) with a
+   * `cancelled` error. Left out, the call cannot be cancelled and costs nothing extra.
+   */
+  signal?: AbortSignal;
+}
+
+/**
+ * The caller gave up on the call: not a ServiceError (the service did nothing wrong, so it is neither retryable
+ * nor a failure to record), and only possible when the caller passed a signal.
+ */
+export interface CallCancelled {
+  kind: 'cancelled';
+  /** Whether the request could have reached the service before it was destroyed. */
+  sent: boolean;
+  message: string;
+}
+
+export type CancellableOutcome<T> = CallOutcome<T> | { ok: false; error: CallCancelled; meta: CallMeta };
+
+/**
+ * A read that takes per-call options last. Its type says what it can end in: without options never cancelled
+ * (so callers such as the outbox and the poller handle ServiceErrors only), with them possibly cancelled.
+ */
+export interface CancellableRead<A extends unknown[], T> {
+  (...args: A): Promise<CallOutcome<T>>;
+  (...args: [...A, CallOptions]): Promise<CancellableOutcome<T>>;
+}
+
 export interface OrderServiceClient {
   createWithClinic(body: CreateWithClinicV1): Promise<CallOutcome<CreateResponse>>;
   createV2(body: CreateV2): Promise<CallOutcome<CreateResponse>>;
@@ -81,11 +112,11 @@ export interface OrderServiceClient {
   statusByClinicOrderNumber(clinicOrderId: string): Promise<CallOutcome<StatusRecord>>;
   statusByDateRange(q: { startDate: string; endDate: string }): Promise<CallOutcome<StatusRecord[]>>;
   cancel(req: CancelRequest): Promise<CallOutcome<StatusRecord>>;
-  stockCheck(ref: ProductRef): Promise<CallOutcome<StockCheck>>;
-  priceCheck(ref: ProductRef, totalPacks: number): Promise<CallOutcome<PriceCheck>>;
+  stockCheck: CancellableRead<[ref: ProductRef], StockCheck>;
+  priceCheck: CancellableRead<[ref: ProductRef, totalPacks: number], PriceCheck>;
   /** Anonymous: no token is sent, none is needed. */
-  searchProducts(searchTerm: string): Promise<CallOutcome<Product[]>>;
-  courierPriceList(): Promise<CallOutcome<CourierOption[]>>;
+  searchProducts: CancellableRead<[searchTerm: string], Product[]>;
+  courierPriceList: CancellableRead<[], CourierOption[]>;
 }
 
 type Query = Record<string, string | number | undefined>;
@@ -123,13 +154,13 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     return url;
   }
 
-  function finish<T>(
+  function finish<T, E extends ServiceError | CallCancelled>(
     name: string,
     started: number,
     attempts: number,
     status: number | undefined,
-    result: ServiceResult<T>,
-  ): CallOutcome<T> {
+    result: { ok: true; value: T } | { ok: false; error: E },
+  ): ({ ok: true; value: T } | { ok: false; error: E }) & { meta: CallMeta } {
     const meta: CallMeta = {
       operation: name,
       latencyMs: Math.round(performance.now() - started),
@@ -146,6 +177,8 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
       ...(result.ok ? {} : { reason: 'reason' in result.error ? result.error.reason : null }),
     };
     if (result.ok) logger.info('order service call', fields);
+    // The caller gave up: nothing failed, so it is not logged (or counted anywhere) as a failure.
+    else if (result.error.kind === 'cancelled') logger.info('order service call cancelled', fields);
     else logger.warn('order service call failed', fields);
     return { ...result, meta };
   }
@@ -157,7 +190,7 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     message = 'the request is invalid; nothing was sent',
   ): CallOutcome<T> {
     const started = performance.now();
-    return finish<T>(name, started, 0, undefined, {
+    return finish<T, ServiceError>(name, started, 0, undefined, {
       ok: false,
       error: { kind: 'rejected', status: 0, message, fields },
     });
@@ -181,12 +214,19 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     }
   }
 
-  async function run<T>(op: Operation<T>): Promise<CallOutcome<T>> {
+  /** Without a signal the call cannot end cancelled, so its outcome is a plain CallOutcome. */
+  function run<T>(op: Operation<T>): Promise<CallOutcome<T>> {
+    return send(op, undefined) as Promise<CallOutcome<T>>;
+  }
+
+  async function send<T>(op: Operation<T>, signal: AbortSignal | undefined): Promise<CancellableOutcome<T>> {
     const started = performance.now();
     const url = urlFor(op.path, op.query);
     let attempts = 0;
 
     const attempt = async (): Promise<ExchangeResult> => {
+      // Cancelled before (or between) requests: nothing more is sent, and no request is counted.
+      if (signal?.aborted) return { kind: 'cancelled', sent: false };
       attempts += 1;
       const token = op.secured ? await tokenOrNull() : null;
       return exchange({
@@ -200,6 +240,7 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
           ...(op.body ? { 'content-type': op.body.contentType } : {}),
         },
         ...(op.body ? { body: op.body.text } : {}),
+        signal,
       });
     };
 
@@ -207,6 +248,14 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     // A 401 means the service did not act, so sending again (even a create) is safe: once, with a fresh token.
     if (result.kind === 'response' && result.status === 401 && op.secured && o.tokens && (await refreshed())) {
       result = await attempt();
+    }
+    if (result.kind === 'cancelled') {
+      const error: CallCancelled = {
+        kind: 'cancelled',
+        sent: result.sent,
+        message: result.sent ? 'cancelled while waiting for the answer' : 'cancelled before it was sent',
+      };
+      return finish(op.name, started, attempts, undefined, { ok: false, error });
     }
     if (result.kind === 'failure')
       return finish(op.name, started, attempts, undefined, { ok: false, error: failureToError(result, op.unsafe) });
@@ -322,6 +371,86 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     return { ok: true, query: { productId: parsed.data.productId, dmdCode: parsed.data.dmdCode } };
   }
 
+  // The cancellable reads. Overloads, so that a call without options is typed as never ending `cancelled`.
+  function stockCheck(ref: ProductRef): Promise<CallOutcome<StockCheck>>;
+  function stockCheck(ref: ProductRef, options: CallOptions): Promise<CancellableOutcome<StockCheck>>;
+  function stockCheck(ref: ProductRef, options?: CallOptions): Promise<CancellableOutcome<StockCheck>> {
+    const q = productQuery('stockCheck', ref);
+    if (!q.ok) return Promise.resolve(q.outcome);
+    return send(
+      {
+        name: 'stockCheck',
+        method: 'GET',
+        path: 'api/v2/Product/stock-check',
+        query: q.query,
+        secured: true,
+        unsafe: false,
+        schema: stockCheckSchema,
+      },
+      options?.signal,
+    );
+  }
+
+  function priceCheck(ref: ProductRef, totalPacks: number): Promise<CallOutcome<PriceCheck>>;
+  function priceCheck(
+    ref: ProductRef,
+    totalPacks: number,
+    options: CallOptions,
+  ): Promise<CancellableOutcome<PriceCheck>>;
+  function priceCheck(
+    ref: ProductRef,
+    totalPacks: number,
+    options?: CallOptions,
+  ): Promise<CancellableOutcome<PriceCheck>> {
+    const q = productQuery('priceCheck', ref);
+    if (!q.ok) return Promise.resolve(q.outcome);
+    return send(
+      {
+        name: 'priceCheck',
+        method: 'GET',
+        path: 'api/v2/Product/price-check',
+        query: { ...q.query, totalPacks },
+        secured: true,
+        unsafe: false,
+        schema: priceCheckSchema,
+      },
+      options?.signal,
+    );
+  }
+
+  function searchProducts(searchTerm: string): Promise<CallOutcome<Product[]>>;
+  function searchProducts(searchTerm: string, options: CallOptions): Promise<CancellableOutcome<Product[]>>;
+  function searchProducts(searchTerm: string, options?: CallOptions): Promise<CancellableOutcome<Product[]>> {
+    return send(
+      {
+        name: 'searchProducts',
+        method: 'GET',
+        path: 'api/v2/Product/search',
+        query: { searchTerm },
+        secured: false,
+        unsafe: false,
+        schema: productListSchema,
+      },
+      options?.signal,
+    );
+  }
+
+  function courierPriceList(): Promise<CallOutcome<CourierOption[]>>;
+  function courierPriceList(options: CallOptions): Promise<CancellableOutcome<CourierOption[]>>;
+  function courierPriceList(options?: CallOptions): Promise<CancellableOutcome<CourierOption[]>> {
+    return send(
+      {
+        name: 'courierPriceList',
+        method: 'GET',
+        path: 'api/v2/CourierService/price-check',
+        secured: true,
+        unsafe: false,
+        schema: courierListSchema,
+      },
+      options?.signal,
+    );
+  }
+
   return {
     createWithClinic: (body) =>
       create(
@@ -378,50 +507,9 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
         schema: statusRecordSchema,
       });
     },
-    stockCheck: (ref) => {
-      const q = productQuery('stockCheck', ref);
-      if (!q.ok) return Promise.resolve(q.outcome);
-      return run({
-        name: 'stockCheck',
-        method: 'GET',
-        path: 'api/v2/Product/stock-check',
-        query: q.query,
-        secured: true,
-        unsafe: false,
-        schema: stockCheckSchema,
-      });
-    },
-    priceCheck: (ref, totalPacks) => {
-      const q = productQuery('priceCheck', ref);
-      if (!q.ok) return Promise.resolve(q.outcome);
-      return run({
-        name: 'priceCheck',
-        method: 'GET',
-        path: 'api/v2/Product/price-check',
-        query: { ...q.query, totalPacks },
-        secured: true,
-        unsafe: false,
-        schema: priceCheckSchema,
-      });
-    },
-    searchProducts: (searchTerm) =>
-      run({
-        name: 'searchProducts',
-        method: 'GET',
-        path: 'api/v2/Product/search',
-        query: { searchTerm },
-        secured: false,
-        unsafe: false,
-        schema: productListSchema,
-      }),
-    courierPriceList: () =>
-      run({
-        name: 'courierPriceList',
-        method: 'GET',
-        path: 'api/v2/CourierService/price-check',
-        secured: true,
-        unsafe: false,
-        schema: courierListSchema,
-      }),
+    stockCheck,
+    priceCheck,
+    searchProducts,
+    courierPriceList,
   };
 }

@@ -18,6 +18,11 @@ export interface ExchangeRequest {
   headers: Record<string, string>;
   body?: string;
   timeoutMs: number;
+  /**
+   * Aborting it destroys the request at once and the exchange ends `cancelled`. Optional, and looked at only when
+   * given: a caller without one (the outbox, thousands of sends) pays for no listener.
+   */
+  signal?: AbortSignal;
 }
 
 export type ExchangeResult =
@@ -30,12 +35,17 @@ export type ExchangeResult =
       /** Node's error code (ECONNREFUSED, ECONNRESET, ENOTFOUND…) when there is one. */
       code: string | undefined;
       message: string;
-    };
+    }
+  /** The caller's signal aborted; `sent` as for a failure (the service may have received the request). */
+  | { kind: 'cancelled'; sent: boolean };
 
 /** Far above any real answer (a product search is a few KB); a larger body is treated as unreadable. */
 export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
 export function exchange(request: ExchangeRequest): Promise<ExchangeResult> {
+  const { signal } = request;
+  // Already cancelled: nothing is sent, not even a connection attempt.
+  if (signal?.aborted) return Promise.resolve({ kind: 'cancelled', sent: false });
   return new Promise((resolve) => {
     const secure = request.url.protocol === 'https:';
     let connected = false;
@@ -52,7 +62,12 @@ export function exchange(request: ExchangeRequest): Promise<ExchangeResult> {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
       resolve(result);
+    };
+    const onAbort = () => {
+      settle({ kind: 'cancelled', sent: connected });
+      req.destroy();
     };
     const fail = (error: unknown) => {
       const code = timedOut ? 'ETIMEDOUT' : (error as NodeJS.ErrnoException | undefined)?.code;
@@ -115,6 +130,7 @@ export function exchange(request: ExchangeRequest): Promise<ExchangeResult> {
       });
     });
     req.on('error', fail);
+    signal?.addEventListener('abort', onAbort, { once: true });
     req.end(request.body);
   });
 }

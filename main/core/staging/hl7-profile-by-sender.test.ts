@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { stagingCalls } from '../../../shared/staging-contract.js';
 import { LOCAL } from '../store/testing/store-fixtures.js';
 import { HL7_PROFILE, hl7File, stagingFixture, uniqueOrder, type StagingFixture } from './testing/staging-fixtures.js';
 
@@ -81,6 +82,45 @@ describe('HL7 profiles chosen by the sender', () => {
     expect(asked.summary.profileChoice).toMatchObject({
       via: 'several',
       candidates: ['EPR clinic', 'EPR clinic (test)'],
+    });
+  });
+
+  it('warns when a profile is saved for a sender other saved profiles are for, naming them', async () => {
+    const f = (fixture = stagingFixture());
+    const first = f.staging.saveProfile({ ...HL7_PROFILE, name: 'EPR clinic', hl7Sender: EPR_SENDER });
+    expect(first.senderWarning).toBeNull();
+    // Another sender's profile and a profile without a sender are not the same sender.
+    const elsewhere = { ...EPR_SENDER, facility: 'ELSE' };
+    expect(f.staging.saveProfile({ ...HL7_PROFILE, name: 'Else', hl7Sender: elsewhere }).senderWarning).toBeNull();
+    expect(f.staging.saveProfile({ ...HL7_PROFILE, name: 'plain' }).senderWarning).toBeNull();
+    // Saving the same profile again is not a second one.
+    expect(f.staging.saveProfile({ ...HL7_PROFILE, name: 'EPR clinic' }).senderWarning).toBeNull();
+
+    // Same sender, told apart only by case and spaces: the importer would ask, so the save says so now.
+    const second = f.staging.saveProfile({
+      ...HL7_PROFILE,
+      name: 'EPR clinic (test)',
+      hl7Sender: { ...EPR_SENDER, application: ' epr-7 ' },
+    });
+    expect(second.senderWarning).toEqual({
+      otherProfiles: ['EPR clinic'],
+      message:
+        "profile 'EPR clinic' is also saved for sending application ' epr-7 ' at facility 'CLINIC-H' (RDE^O11): " +
+        'files from this sender will ask which profile to use until only one is saved for it',
+    });
+    // The answer is what the contract's `profiles.save` returns (checked by its output schema).
+    expect(stagingCalls['profiles.save'].output.parse(second).senderWarning?.otherProfiles).toEqual(['EPR clinic']);
+
+    // A third, saved from an import of that sender (the sender comes from the batch): both others are named.
+    const imported = await staged(f, f.file('third.hl7', hl7File([uniqueOrder()], 'NW', EPR)));
+    const third = f.staging.saveProfile({ ...HL7_PROFILE, name: 'EPR 3' }, imported.batchId);
+    expect(third.senderWarning?.otherProfiles).toEqual(['EPR clinic', 'EPR clinic (test)']);
+    expect(third.senderWarning?.message).toMatch(/^profiles 'EPR clinic', 'EPR clinic \(test\)' are also saved for/);
+    // Saved all the same: the warning is advice, and the next file from the sender asks.
+    const asked = await staged(f, f.file('asked.hl7', hl7File([uniqueOrder()], 'NW', EPR)));
+    expect(asked.summary.profileChoice).toMatchObject({
+      via: 'several',
+      candidates: ['EPR 3', 'EPR clinic', 'EPR clinic (test)'],
     });
   });
 });

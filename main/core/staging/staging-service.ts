@@ -10,6 +10,7 @@ import type {
   SavedProfileView,
   StagedOrderView,
 } from '../../../shared/staging-views.js';
+import { sameSenderWarning, type SameSenderWarning } from '../importing/hl7-profile-choice.js';
 import type { MappingProfile } from '../importing/mapping-profile.js';
 import type { BatchRecord } from '../store/batches-repo.js';
 import type { OrderRoute } from '../store/order-state.js';
@@ -259,7 +260,11 @@ export class StagingService {
    * the next file with that header or from that sender is read with it. A profile saved again without a sender
    * keeps the one it had.
    */
-  saveProfile(profile: MappingProfile, fromBatchId?: number): SavedProfileView {
+  /** `senderWarning`: other saved profiles are for the same HL7 sender (its files will then ask which to use). */
+  saveProfile(
+    profile: MappingProfile,
+    fromBatchId?: number,
+  ): SavedProfileView & { senderWarning: SameSenderWarning | null } {
     if (RESERVED_PROFILE_NAMES.includes(profile.name)) {
       throw new StagingError(`"${profile.name}" is a name the importer uses itself; choose another`);
     }
@@ -272,7 +277,9 @@ export class StagingService {
     }
     sender ??= this.#store.mappingProfiles.get(profile.name)?.profile.hl7Sender;
     const toSave = sender ? { ...profile, hl7Sender: sender } : profile;
-    return toProfileView(this.#store.mappingProfiles.save(toSave, headerCells));
+    const saved = this.#store.mappingProfiles.save(toSave, headerCells);
+    const others = sender ? this.#store.mappingProfiles.list().map((entry) => entry.profile) : [];
+    return { ...toProfileView(saved), senderWarning: sameSenderWarning(saved.profile, others) };
   }
 
   async #writeUpload(content: string): Promise<string> {
