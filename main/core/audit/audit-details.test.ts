@@ -5,6 +5,7 @@ import {
   auditDetailsSchema,
   checkAuditDetails,
   passesFastChecks,
+  scrubCredentials,
 } from './audit-details.js';
 
 /**
@@ -60,5 +61,16 @@ describe('audit details', () => {
     expect(
       checkAuditDetails({ operation: 'create', remoteId: undefined, errorMessage: `echoed Bearer ${token}` }),
     ).toEqual({ operation: 'create', errorMessage: 'echoed Bearer [redacted]' });
+  });
+
+  it('scrubs a bearer token in any case and a bare JWT, and leaves text holding neither as it is', () => {
+    const jwt = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl';
+    expect(scrubCredentials(`header authorization: bearer abc.DEF-123~`)).toBe(
+      'header authorization: Bearer [redacted]',
+    );
+    expect(scrubCredentials(`BEARER ${jwt} then ${jwt}`)).toBe('Bearer [redacted] then [redacted-jwt]');
+    expect(scrubCredentials(`token=${jwt};`)).toBe('token=[redacted-jwt];');
+    const plain = 'order OUT-1 created (200): bear with us, eyes on it';
+    expect(scrubCredentials(plain)).toBe(plain);
   });
 });

@@ -8,6 +8,7 @@ import * as outboxPause from './006-outbox-pause.js';
 import * as enrichment from './007-enrichment.js';
 import * as unfinishedImports from './008-unfinished-imports.js';
 import * as orderSurnames from './009-order-surnames.js';
+import * as auditAppendCost from './010-audit-append-cost.js';
 
 /**
  * Numbered migrations, applied in order, each in its own transaction with `PRAGMA user_version` set to its
@@ -30,6 +31,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 7, name: 'enrichment', up: enrichment.up },
   { version: 8, name: 'unfinished-imports', up: unfinishedImports.up },
   { version: 9, name: 'order-surnames', up: orderSurnames.up },
+  { version: 10, name: 'audit-append-cost', up: auditAppendCost.up },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;
