@@ -6,7 +6,9 @@ import { startSandbox, type RunningSandbox } from '../../../test/sandbox/index.j
 import type { Core } from '../app-core.js';
 import { openTestCore, type TestCore } from '../testing/test-core.js';
 import { LOCAL_SANDBOX_ID } from '../environments/presets.js';
-import { templateCsv, uniqueOrder } from '../staging/testing/staging-fixtures.js';
+import { eighteenDigitDmd, templateCsv, uniqueOrder } from '../staging/testing/staging-fixtures.js';
+import { enrichmentDeps } from './enrichment-handlers.js';
+import { EnrichmentService } from './enrichment-service.js';
 
 // The preview's "only orders with service warnings" filter: `batches.enrichment` with `onlyWarnings` pages over
 // just the staged orders whose stored answers give a warning, in file order, with their count. Signed out, the
@@ -14,6 +16,7 @@ import { templateCsv, uniqueOrder } from '../staging/testing/staging-fixtures.js
 
 const PARACETAMOL = '322236009'; // the sandbox lists it
 const UNKNOWN = '42109611000001109'; // a valid dm+d code the sandbox does not list
+const NEVER_ASKED = eighteenDigitDmd(4321); // valid, unknown to the sandbox, and not asked about until a new check
 
 function order(dmdCode: string): CreateWithClinicV1Input {
   const body = uniqueOrder({}, 'WRN');
@@ -92,6 +95,55 @@ describe('filtering a checked batch to orders with service warnings', () => {
     const after = await page(0, 50);
     expect(after.orders.map((view) => view.position)).toEqual([2, 6]);
     expect(after.total).toBe(2);
+  });
+
+  /**
+   * The filter as a service with nothing kept would answer it: every page built by walking the whole batch. The
+   * app's service keeps the list of warned orders between pages; its pages must be the same, page for page.
+   */
+  async function expectSameAsFullWalk(): Promise<number[]> {
+    const everything = (await page(0, 50)).total ?? 0;
+    for (const limit of [1, 2, 50]) {
+      for (let offset = 0; offset <= everything; offset += limit) {
+        const fresh = new EnrichmentService(enrichmentDeps(core.services));
+        const expected = fresh.read(batchId, { offset, limit, onlyWarnings: true });
+        const got = await page(offset, limit);
+        expect({ orders: got.orders, total: got.total }).toEqual({ orders: expected.orders, total: expected.total });
+      }
+    }
+    return (await page(0, 50)).orders.map((view) => view.position);
+  }
+
+  it('gives the same pages as a full walk of the batch, and follows a code edited in and then checked', async () => {
+    expect(await expectSameAsFullWalk()).toEqual([2, 6]);
+
+    // Order 6 gets a code the service was never asked about: "not checked yet" is no warning, so it leaves.
+    const sixth = (await page(1, 1)).orders[0]!;
+    expect(sixth.position).toBe(6);
+    await api.call('batches.editOrder', {
+      stagedOrderId: sixth.stagedOrderId,
+      edits: [{ path: 'prescribedItems.0.dmdCode', value: NEVER_ASKED }],
+    });
+    expect(await expectSameAsFullWalk()).toEqual([2]);
+
+    // A new check asks about it (the other answers are reused): the service does not know it, so it is back.
+    await api.call('batches.enrich', { batchId });
+    expect(await expectSameAsFullWalk()).toEqual([2, 6]);
+    const [, back] = (await page(0, 50)).orders;
+    expect(back?.warnings.map((warning) => warning.code)).toEqual(['service.unknownCode']);
+  });
+
+  it('leaves the filter to accepted orders: only staged orders are listed', async () => {
+    // Fix order 2's code, so orders 2 and 6 differ: 2 becomes valid to accept without warnings, 6 keeps its warning.
+    const second = (await page(0, 1)).orders[0]!;
+    await api.call('batches.editOrder', {
+      stagedOrderId: second.stagedOrderId,
+      edits: [{ path: 'prescribedItems.0.dmdCode', value: PARACETAMOL }],
+    });
+    expect(await expectSameAsFullWalk()).toEqual([6]);
+    await api.call('batches.accept', { batchId });
+    // Every valid order went to the outbox, the warned one included (warnings never block accepting).
+    expect(await expectSameAsFullWalk()).toEqual([]);
   });
 
   it('refuses the filter combined with a list of ids', async () => {

@@ -143,10 +143,13 @@ export class EnrichmentRepo {
   readonly #run: Database.Statement<[number], Omit<StoredRun, 'summary'> & { summary: string }>;
   readonly #answersFor = new Map<number, Database.Statement<unknown[], AnswerRow>>();
   readonly #bodiesFor = new Map<number, Database.Statement<unknown[], BodyRow>>();
+  readonly #dataVersion: Database.Statement<[], number>;
+  #answerWrites = 0;
 
   constructor(db: Database.Database, now: () => Date) {
     this.#db = db;
     this.#now = now;
+    this.#dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
     this.#saveAnswer = db.prepare(`
       INSERT INTO service_answers (environment_id, kind, key, value, fetched_at, failure, failure_message, failed_at)
       VALUES (@environmentId, @kind, @key, @value, @now, NULL, NULL, NULL)
@@ -175,6 +178,7 @@ export class EnrichmentRepo {
   /** Stores answers and failed attempts together, in one transaction (one fsync for many answers). */
   write(environmentId: string, writes: readonly AnswerWrite[]): void {
     if (writes.length === 0) return;
+    this.#answerWrites += 1;
     const now = isoTime(this.#now());
     this.#db
       .transaction(() => {
@@ -200,6 +204,19 @@ export class EnrichmentRepo {
         }
       })
       .immediate();
+  }
+
+  /** Calls of `write` since the store opened: what is derived from stored answers and kept is derived again when it moves. */
+  get answerWrites(): number {
+    return this.#answerWrites;
+  }
+
+  /**
+   * SQLite's `data_version`: changes when another connection (an import's worker thread, another process) commits,
+   * never for this connection's own writes (those are counted by `answerWrites` and `StagedOrdersRepo.writes`).
+   */
+  otherConnectionsVersion(): number {
+    return this.#dataVersion.get() ?? 0;
   }
 
   /** The stored answers for some keys of one kind (keys with none are absent from the map). */

@@ -205,6 +205,7 @@ export class StagedOrdersRepo {
   readonly #importing = new Set<number>();
   readonly #unfinished: Database.Statement<[], number>;
   readonly #accepted: Database.Statement<[string, string, string], number>;
+  #writes = 0;
 
   constructor(db: Database.Database, now: () => Date) {
     this.#db = db;
@@ -329,8 +330,18 @@ export class StagedOrdersRepo {
     return counts;
   }
 
+  /**
+   * Rewrites (edits, accepts) of staged orders through this repository since the store opened, counted before
+   * each write (a rolled-back one counts too: harmless). What is derived from a batch's staged orders and kept
+   * (enrichment's list of orders with service warnings) is derived again when this moves.
+   */
+  get writes(): number {
+    return this.#writes;
+  }
+
   /** Rewrites a staged order's body, problems and provenance; false when it is not staged (accepted meanwhile). */
   update(id: number, update: StagedOrderUpdate): boolean {
+    this.#writes += 1;
     return (
       this.#update.run({
         id,
@@ -368,6 +379,7 @@ export class StagedOrdersRepo {
 
   /** Marks a staged order accepted, naming the outbox order it became; false when it was not staged. */
   markAccepted(id: number, orderId: number): boolean {
+    this.#writes += 1;
     return this.#accept.run(orderId, id).changes === 1;
   }
 }
