@@ -25,6 +25,8 @@ import {
 
 const ORDERS = 1_000;
 const KILLS = 12;
+/** Orders the child must have created in a round before it may be killed (12 × 25 is past ORDERS / 4). */
+const MIN_ORDERS_PER_ROUND = 25;
 const CHILD = fileURLToPath(new URL('./crash-child.ts', import.meta.url));
 
 let sandbox: RunningSandbox;
@@ -83,6 +85,24 @@ function startChild(): ChildRun {
   return { child, ready, exited };
 }
 
+/**
+ * A random moment 150–750 ms after the child is ready, and no sooner than it has created a few orders this round,
+ * so most kills land with creates in flight. Waiting for progress as well as time keeps the batch going out under
+ * the kills on a loaded machine too, where a child spends its first few hundred ms starting up.
+ */
+async function killMoment(run: ChildRun, ordersBefore: number): Promise<void> {
+  const delay = new Promise((resolve) => setTimeout(resolve, 150 + Math.random() * 600));
+  const deadline = Date.now() + 20_000;
+  while (
+    run.child.exitCode === null &&
+    sandbox.listOrders().length < ordersBefore + MIN_ORDERS_PER_ROUND &&
+    Date.now() < deadline
+  ) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  await delay;
+}
+
 describe('crash test', () => {
   it('kill -9 at random moments, restart each time: every order reaches the service exactly once', async () => {
     const setUp = storeForSandbox(sandbox, dataDir);
@@ -93,9 +113,9 @@ describe('crash test', () => {
     let kills = 0;
     for (let round = 0; round < KILLS; round += 1) {
       const run = startChild();
+      const before = sandbox.listOrders().length;
       await run.ready;
-      // Random moments, past the child's first token fetch, so most kills land with creates in flight.
-      await new Promise((resolve) => setTimeout(resolve, 150 + Math.random() * 600));
+      await killMoment(run, before);
       if (run.child.exitCode === null && run.child.kill('SIGKILL')) kills += 1;
       const { signal, code, stderr } = await run.exited;
       expect({ signal, code, stderr: signal === 'SIGKILL' ? '' : stderr }).toMatchObject(
