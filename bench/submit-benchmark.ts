@@ -129,7 +129,12 @@ async function outboxRun(
       rowCount: orders.length,
       invalidCount: 0,
     });
-    enqueueOrders(store, batch.id, orders);
+    // As accept enqueues them: each body checked once as it is stored (not timed), so the send skips that check.
+    enqueueOrders(
+      store,
+      batch.id,
+      orders.map((order) => ({ ...order, checkBody: true })),
+    );
     // The same token as the raw loop, so neither pays for a token request inside the timing.
     const client = createOrderServiceClient({
       apiBaseUrl: sandbox.apiUrl,

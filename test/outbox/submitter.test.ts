@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AttentionEvent } from '../../main/core/outbox/attention.js';
 import { Outbox } from '../../main/core/outbox/outbox.js';
 import type { OutboxProgress } from '../../main/core/outbox/progress.js';
+import { STORED_BODY_CHECK_VERSION } from '../../main/core/service/stored-body-check.js';
 import { startSandbox, type RunningSandbox } from '../sandbox/index.js';
 import { sampleCreateWithClinic } from '../support/orders.js';
 import { sampleHl7, sampleV2 } from '../support/sample-orders.js';
@@ -61,6 +62,37 @@ function setUp(tuning: Partial<typeof FAST> & { ratePerSecond?: number } = {}) {
 }
 
 describe('the submitter', () => {
+  it("hands the store's vouch to the client, so only bodies checked as they were stored skip the send-time check", async () => {
+    const t = storeForSandbox(sandbox);
+    opened.push(t);
+    const client = sandboxClient(sandbox);
+    const vouches = new Map<string, number | null | undefined>();
+    const spied = {
+      ...client,
+      sendCreate: (route: 'v1' | 'v2' | 'hl7', body: string, checkedBy?: number | null) => {
+        vouches.set(body, checkedBy);
+        return client.sendCreate(route, body, checkedBy);
+      },
+    };
+    const outbox = new Outbox({ store: t.store, clientFor: () => spied }, FAST);
+    const [checked, unchecked] = sampleOrders('VOUCH', 2);
+    const ids = enqueue(t, [{ ...checked!, checkBody: true }, unchecked!]);
+
+    const result = await outbox.runUntilIdle(ENVIRONMENT_ID);
+    await outbox.stop();
+
+    expect(result.counts.created).toBe(2);
+    expectEachCreatedOnce(sandbox, t.store, ['VOUCH-0001', 'VOUCH-0002']);
+    expect([...vouches.values()]).toHaveLength(2);
+    expect(vouches.get(checked!.requestBody)).toBe(STORED_BODY_CHECK_VERSION);
+    expect(vouches.get(unchecked!.requestBody)).toBeNull();
+    const remote = new Map(sandbox.listOrders().map((o) => [o.clinicOrderId, o.rawBody]));
+    for (const id of ids) {
+      const local = t.store.orders.get(id)!;
+      expect(remote.get(local.clinicOrderId)).toBe(local.requestBody);
+    }
+  });
+
   it('sends v1, v2 and HL7 orders byte for byte as stored, and records each as created with its pharmacy id', async () => {
     const { t, outbox, progress } = setUp();
     const v1 = sampleOrders('ROUTES-V1', 3);

@@ -38,7 +38,7 @@ import {
  */
 export async function sendOrder(ctx: StepContext, order: ClaimedOrder): Promise<Answer> {
   const startedAt = ctx.now();
-  const outcome = await ctx.client.sendCreate(order.route, order.requestBody);
+  const outcome = await ctx.client.sendCreate(order.route, order.requestBody, order.bodyChecked);
   const check = outcome.ok ? null : await checkServiceAfter(ctx, order, outcome.error, startedAt);
   return {
     verdict: outcome.ok ? UP : verdictFrom(outcome.error),

@@ -5,6 +5,7 @@ import { startSandbox, type RunningSandbox, type StoredOrder } from '../../../te
 import { clientCredentialsTokenSource, type TestTokenSource } from '../../../test/support/client-credentials.js';
 import { sampleHl7, sampleV1, sampleV2 } from '../../../test/support/sample-orders.js';
 import { createOrderServiceClient, type CallOutcome, type OrderServiceClient } from './client.js';
+import { STORED_BODY_CHECK_VERSION } from './stored-body-check.js';
 
 /** The client against the real sandbox (real HTTP, real identity server): every endpoint, every documented failure. */
 
@@ -140,6 +141,28 @@ describe('creating orders', () => {
     const outcome = await client.sendCreate('v1', toWireJson(broken));
     expect(expectRejected(outcome, 0).fields.map((f) => f.field)).toContain('prescribedItems.0.quantity');
     expect(sandbox.requestCount()).toBe(before);
+  });
+
+  it('trusts a stored body only when the store vouches for it under the current check', async () => {
+    // A body the check refuses (quantity 0) but the service would still read, so sending it is visible.
+    const broken = sampleV1({ clinicCode: 'CLINIC-A' });
+    (broken.prescribedItems[0] as { quantity: number }).quantity = 0;
+    const text = toWireJson(broken);
+
+    // No vouch, or one recorded by an older version of the check: checked again, refused unsent.
+    for (const checkedBy of [undefined, null, STORED_BODY_CHECK_VERSION + 1, STORED_BODY_CHECK_VERSION - 1]) {
+      const before = sandbox.requestCount();
+      const outcome = await client.sendCreate('v1', text, checkedBy);
+      expect(expectRejected(outcome, 0).fields.map((f) => f.field)).toContain('prescribedItems.0.quantity');
+      expect(sandbox.requestCount()).toBe(before);
+    }
+
+    // Vouched under the current check: no parse, the stored bytes go out as they are.
+    const before = sandbox.requestCount();
+    await client.sendCreate('v1', text, STORED_BODY_CHECK_VERSION);
+    expect(sandbox.requestCount()).toBe(before + 1);
+    // An HL7 message never has a vouch to skip: its own check still runs.
+    expectRejected(await client.sendCreate('hl7', 'not hl7', STORED_BODY_CHECK_VERSION), 0);
   });
 
   it('refuses a locked-out patient with 403', async () => {

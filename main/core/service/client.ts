@@ -1,6 +1,5 @@
 import type { z } from 'zod';
 import { courierListSchema, type CourierOption } from '../../../shared/couriers.js';
-import { passesCreateWithClinicV1 } from '../../../shared/create-with-clinic-check.js';
 import type { FieldError, ServiceError, ServiceResult } from '../../../shared/errors.js';
 import {
   cancelRequestSchema,
@@ -27,6 +26,7 @@ import { parseWireJson, toWireJson } from '../../../shared/wire-json.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { failureToError, statusToError } from './error-mapping.js';
 import { exchange, type ExchangeResult } from './http-exchange.js';
+import { checkStoredBody, fieldsOf, STORED_BODY_CHECK_VERSION, type StoredBodyRoute } from './stored-body-check.js';
 
 /**
  * The app's Order Service client: one method per endpoint, each returning a value or a ServiceError the caller
@@ -101,8 +101,14 @@ export interface OrderServiceClient {
    * Sends a create body stored earlier exactly as stored (the outbox's path: no re-serialisation, so what was
    * accepted is what goes out), after checking it against the route's schema: `v1` → create-with-clinic, `v2` →
    * create, `hl7` → create-with-hl7message. A body that fails the check is refused unsent (rejected, status 0).
+   * `checkedBy`: the version of `checkStoredBody` the store recorded these exact bytes as passing for this route
+   * since they were last written (`orders.body_checked`); when it is the current version the parse is skipped.
    */
-  sendCreate(route: 'v1' | 'v2' | 'hl7', rawBody: string): Promise<CallOutcome<CreateResponse>>;
+  sendCreate(
+    route: 'v1' | 'v2' | 'hl7',
+    rawBody: string,
+    checkedBy?: number | null,
+  ): Promise<CallOutcome<CreateResponse>>;
   status(pharmacyOrderId: number): Promise<CallOutcome<StatusRecord>>;
   statusWithClinicCode(q: {
     clinicCode: string;
@@ -137,18 +143,19 @@ interface Operation<T> {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-function fieldsOf(error: z.ZodError): FieldError[] {
-  return error.issues.map((issue) => ({
-    field: issue.path.map(String).join('.') || '(input)',
-    message: issue.message,
-  }));
-}
-
 export function createOrderServiceClient(o: OrderServiceClientOptions): OrderServiceClient {
   const logger = o.logger ?? silentLogger;
   const base = new URL(o.apiBaseUrl.endsWith('/') ? o.apiBaseUrl : `${o.apiBaseUrl}/`);
 
-  function urlFor(path: string, query: Query = {}): URL {
+  // A URL without a query is the same for every call (creates, cancel, the courier list): built once per path
+  // instead of once per request. exchange() only reads it.
+  const plainUrls = new Map<string, URL>();
+  function urlFor(path: string, query: Query | undefined): URL {
+    if (!query) {
+      let url = plainUrls.get(path);
+      if (!url) plainUrls.set(path, (url = new URL(path, base)));
+      return url;
+    }
     const url = new URL(path, base);
     for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value));
     return url;
@@ -313,23 +320,20 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     });
   }
 
-  /** A stored wire body: checked with the schema (dm+d codes read losslessly), then sent byte for byte. */
+  /**
+   * A stored wire body: checked (dm+d codes read losslessly) unless the store vouches that these bytes passed
+   * this very check since their last write, then sent byte for byte.
+   */
   function createStored(
     name: string,
     path: string,
-    schema: z.ZodType,
+    route: StoredBodyRoute,
     rawBody: string,
+    checkedBy: number | null | undefined,
   ): Promise<CallOutcome<CreateResponse>> {
-    let parsed: unknown;
-    try {
-      parsed = parseWireJson(rawBody);
-    } catch {
-      return Promise.resolve(refuseInput(name, [{ field: '(body)', message: 'the stored body is not JSON' }]));
-    }
-    // The hand-written check vouches for most v1 bodies without zod's cost; zod decides (and explains) the rest.
-    if (!(schema === createWithClinicV1Schema && passesCreateWithClinicV1(parsed))) {
-      const checked = schema.safeParse(parsed);
-      if (!checked.success) return Promise.resolve(refuseInput(name, fieldsOf(checked.error)));
+    if (checkedBy !== STORED_BODY_CHECK_VERSION) {
+      const checked = checkStoredBody(route, rawBody);
+      if (!checked.ok) return Promise.resolve(refuseInput(name, checked.fields));
     }
     return run({
       name,
@@ -461,14 +465,15 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
       ),
     createV2: (body) => create('createV2', 'api/v2/Order/create', createV2Schema, body),
     createWithHl7,
-    sendCreate: (route, rawBody) => {
+    sendCreate: (route, rawBody, checkedBy) => {
       if (route === 'hl7') return createWithHl7(rawBody);
-      if (route === 'v2') return createStored('createV2', 'api/v2/Order/create', createV2Schema, rawBody);
+      if (route === 'v2') return createStored('createV2', 'api/v2/Order/create', 'v2', rawBody, checkedBy);
       return createStored(
         'createWithClinic',
         `api/${o.createWithClinicVersion}/Order/create-with-clinic`,
-        createWithClinicV1Schema,
+        'v1',
         rawBody,
+        checkedBy,
       );
     },
     status: (pharmacyOrderId) =>

@@ -117,6 +117,8 @@ export function acceptBatch(deps: StagingDeps, batchId: number): AcceptOutcome {
             requestBody: request.text,
             items: request.items,
             state: 'queued',
+            // The store checks the exact bytes once here and records it, so the send skips that check.
+            checkBody: true,
           },
         });
       }

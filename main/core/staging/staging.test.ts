@@ -7,6 +7,7 @@ import { parseWireJson, toWireJson } from '../../../shared/wire-json.js';
 import { verifyAuditChain } from '../audit/verify-chain.js';
 import { TEMPLATE_COLUMNS } from '../importing/field-catalogue.js';
 import { headerFingerprint, type MappingProfile } from '../importing/mapping-profile.js';
+import { STORED_BODY_CHECK_VERSION } from '../service/stored-body-check.js';
 import { LOCAL } from '../store/testing/store-fixtures.js';
 import { StagingError } from './staging-deps.js';
 import { StagingService } from './staging-service.js';
@@ -169,6 +170,12 @@ describe('staging an import', () => {
     f.staging.editOrder(after[2]!.id, { edits: [{ path: 'prescribedItems.0.quantity', value: '2' }] });
     expect(f.staging.accept(batch.batchId)).toMatchObject({ accepted: 1, staying: 0 });
     expect(f.store.orders.list({ batchId: batch.batchId })).toHaveLength(3);
+    // Each body was checked as it was stored, the edited one too, so the send skips that check.
+    expect(f.store.orders.claimForSending(LOCAL.id, 5).map((o) => o.bodyChecked)).toEqual([
+      STORED_BODY_CHECK_VERSION,
+      STORED_BODY_CHECK_VERSION,
+      STORED_BODY_CHECK_VERSION,
+    ]);
     expect(verifyAuditChain(f.store)).toEqual({ ok: true, count: expect.any(Number) as unknown });
   });
 

@@ -235,6 +235,39 @@ describe('migrations', () => {
     });
   });
 
+  it('carry orders across migration 11 unvouched, so their bodies are still checked at send time', () => {
+    const dataDir = tempDataDir();
+    dirs.push(dataDir);
+    const { v1Body } = writeVersionOneFile(dataDir);
+    const db = openDatabase(join(dataDir, STORE_FILE));
+    expect(migrate(db, { target: 10 })).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    // A queued v1 order as release 10 stored it: no vouch column yet.
+    db.prepare(
+      `INSERT INTO orders (id, batch_id, environment_id, clinic_code, clinic_order_id, route, request_body, state,
+         created_at, updated_at)
+       VALUES (13, 7, ?, 'CLINIC-A', 'OLD-0003', 'v1', ?, 'queued', '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z')`,
+    ).run(LOCAL.id, v1Body.replace('OLD-0001', 'OLD-0003'));
+    db.close();
+
+    const store = openStore({ dataDir });
+    stores.push(store);
+    expect(store.schemaVersion).toBe(LATEST_SCHEMA_VERSION);
+    const vouches = store.db.prepare('SELECT id, body_checked AS v FROM orders ORDER BY id').all();
+    expect(vouches).toEqual([
+      { id: 11, v: null },
+      { id: 12, v: null },
+      { id: 13, v: null },
+    ]);
+    expect(store.orders.claimForSending(LOCAL.id, 5).map((o) => [o.id, o.bodyChecked])).toEqual([
+      [12, null],
+      [13, null],
+    ]);
+    // Nothing but a check's version can be recorded.
+    expect(() => store.db.prepare('UPDATE orders SET body_checked = 0 WHERE id = 13').run()).toThrow(
+      /CHECK constraint failed/,
+    );
+  });
+
   it('do nothing to a file that is already current', () => {
     const dataDir = tempDataDir();
     dirs.push(dataDir);

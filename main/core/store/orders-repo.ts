@@ -14,6 +14,7 @@ import {
 import { surnameSearchKey } from '../../../shared/patient-surname.js';
 import { patientSurnameKeyOf } from './request-body-fields.js';
 import { isoTime, isoTimeOrNull } from './time.js';
+import { storedBodyVouch } from '../service/stored-body-check.js';
 
 export interface OrderItem {
   /** dm+d code as digits (up to 18: beyond JavaScript's safe integers). */
@@ -33,6 +34,12 @@ export interface NewOrder {
   items: ReadonlyArray<Omit<OrderItem, 'productId'> & { productId?: number | null }>;
   /** Default `queued`. */
   state?: EnqueueState;
+  /**
+   * Check the body against its route's schema now (`checkStoredBody`) and record in the row that it passed, so
+   * the send skips that check (accept asks for it). A body that fails is stored all the same, unvouched: the
+   * send-time check then refuses it with its reasons, as without this flag.
+   */
+  checkBody?: boolean;
 }
 
 export interface OrderError {
@@ -64,11 +71,14 @@ export interface OrderRecord {
   updatedAt: string;
 }
 
-/** What sending a claimed order needs: which order it is, its route and the body stored for it. */
+/**
+ * What sending a claimed order needs: which order it is, its route, the body stored for it and, when the store
+ * checked that body as it was written, the check's version (`orders.body_checked`; absent or null: not vouched).
+ */
 export type ClaimedOrder = Pick<
   OrderRecord,
   'id' | 'batchId' | 'environmentId' | 'clinicCode' | 'clinicOrderId' | 'route' | 'requestBody'
->;
+> & { bodyChecked?: number | null };
 
 /** Fields a transition may set alongside the state; a field left out keeps its value, null clears it. */
 export interface OrderPatch {
@@ -258,8 +268,8 @@ export class OrdersRepo {
     this.#batchEnvironment = db.prepare('SELECT environment_id AS environmentId FROM import_batches WHERE id = ?');
     this.#insertOrder = db.prepare(
       `INSERT INTO orders (batch_id, environment_id, clinic_code, clinic_order_id, route, request_body, state,
-         created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         created_at, updated_at, body_checked)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.#insertItem = db.prepare(
       'INSERT INTO order_items (order_id, position, dmd_code, product_id, medication, quantity) VALUES (?, ?, ?, ?, ?, ?)',
@@ -301,7 +311,7 @@ export class OrdersRepo {
     // The submitter's claim returns only what sending needs: the other columns cost more to read than the claim.
     this.#claimForSending = db.prepare(`${claim} RETURNING id, batch_id AS batchId, environment_id AS environmentId,
       clinic_code AS clinicCode, clinic_order_id AS clinicOrderId, route, request_body AS requestBody,
-      coalesce(next_attempt_at, created_at) AS dueAt`);
+      body_checked AS bodyChecked, coalesce(next_attempt_at, created_at) AS dueAt`);
     this.#findAccepted = db.prepare(
       `SELECT ${COLUMNS} FROM orders
        WHERE environment_id = ? AND clinic_code = ? AND clinic_order_id = ? AND state NOT IN ('ready', 'rejected', 'withdrawn')`,
@@ -399,6 +409,7 @@ export class OrdersRepo {
           state,
           now,
           now,
+          order.checkBody === true ? storedBodyVouch(order.route, order.requestBody) : null,
         );
         orderId = Number(result.lastInsertRowid);
       } catch (error) {

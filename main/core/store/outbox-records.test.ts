@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyAuditChain } from '../audit/verify-chain.js';
 import { presetEnvironments } from '../environments/presets.js';
+import { STORED_BODY_CHECK_VERSION } from '../service/stored-body-check.js';
 import { DEFAULT_SENDING_PACE } from './environments-repo.js';
 import { enqueueOrders, type Store } from './store.js';
 import { LOCAL, manualClock, removeDir, sampleOrder, storeWithBatch } from './testing/store-fixtures.js';
@@ -333,11 +334,61 @@ describe('outbox records', () => {
         clinicOrderId: 'CLAIM-3',
         route: 'v1',
         requestBody: store.orders.get(ids[2]!)!.requestBody,
+        bodyChecked: null,
       });
       expect(store.orders.get(ids[0]!)?.state).toBe('sending');
       expect(store.orders.claimForSending(LOCAL.id, 5).map((order) => order.id)).toEqual([ids[1]]);
       expect(store.orders.claimForSending(LOCAL.id, 5)).toEqual([]);
       expect(store.orders.claimForSending(LOCAL.id, 0)).toEqual([]);
+    });
+  });
+
+  describe('vouched bodies', () => {
+    const vouchOf = (id: number) =>
+      store.db.prepare<[number], { v: number | null }>('SELECT body_checked AS v FROM orders WHERE id = ?').get(id)!.v;
+
+    it('records that a body passed its check only when asked, only when it passes, and hands it to the claim', () => {
+      setUp();
+      const broken = sampleOrder({ clinicOrderId: 'VOUCH-BROKEN' });
+      const wrecked = broken.requestBody.replace('"quantity":', '"quantity":-');
+      expect(wrecked).not.toBe(broken.requestBody);
+      const ids = enqueueOrders(store, batchId, [
+        { ...sampleOrder({ clinicOrderId: 'VOUCH-OK', dmdCode: '123456789012345678' }), checkBody: true },
+        { ...broken, requestBody: wrecked, checkBody: true },
+        sampleOrder({ clinicOrderId: 'VOUCH-NOT-ASKED' }),
+        { ...sampleOrder({ clinicOrderId: 'VOUCH-V2' }), route: 'v2', checkBody: true },
+      ]);
+      expect(ids.map(vouchOf)).toEqual([STORED_BODY_CHECK_VERSION, null, null, null]);
+      // The broken body is stored all the same: the send-time check refuses it with its reasons.
+      expect(store.orders.get(ids[1]!)?.requestBody).toBe(wrecked);
+      const claimed = store.orders.claimForSending(LOCAL.id, 4);
+      expect(Object.fromEntries(claimed.map((order) => [order.clinicOrderId, order.bodyChecked]))).toEqual({
+        'VOUCH-OK': STORED_BODY_CHECK_VERSION,
+        'VOUCH-BROKEN': null,
+        'VOUCH-NOT-ASKED': null,
+        'VOUCH-V2': null,
+      });
+    });
+
+    it('drops the vouch when the body or the route is rewritten, and not on state changes', () => {
+      setUp();
+      const [first, second] = enqueueOrders(store, batchId, [
+        { ...sampleOrder({ clinicOrderId: 'VOUCH-A' }), checkBody: true },
+        { ...sampleOrder({ clinicOrderId: 'VOUCH-B' }), checkBody: true },
+      ]);
+      store.orders.claimForSending(LOCAL.id, 2);
+      store.orders.transition(
+        first!,
+        ['sending'],
+        'queued',
+        {},
+        { actor: 'submitter', action: 'order.retry-scheduled' },
+      );
+      expect([vouchOf(first!), vouchOf(second!)]).toEqual([STORED_BODY_CHECK_VERSION, STORED_BODY_CHECK_VERSION]);
+
+      store.db.prepare("UPDATE orders SET request_body = request_body || ' ' WHERE id = ?").run(first!);
+      store.db.prepare("UPDATE orders SET route = 'v2' WHERE id = ?").run(second!);
+      expect([vouchOf(first!), vouchOf(second!)]).toEqual([null, null]);
     });
   });
 

@@ -9,6 +9,7 @@ import * as enrichment from './007-enrichment.js';
 import * as unfinishedImports from './008-unfinished-imports.js';
 import * as orderSurnames from './009-order-surnames.js';
 import * as auditAppendCost from './010-audit-append-cost.js';
+import * as orderBodyVouch from './011-order-body-vouch.js';
 
 /**
  * Numbered migrations, applied in order, each in its own transaction with `PRAGMA user_version` set to its
@@ -32,6 +33,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 8, name: 'unfinished-imports', up: unfinishedImports.up },
   { version: 9, name: 'order-surnames', up: orderSurnames.up },
   { version: 10, name: 'audit-append-cost', up: auditAppendCost.up },
+  { version: 11, name: 'order-body-vouch', up: orderBodyVouch.up },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;
