@@ -375,24 +375,28 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     return { ok: true, query: { productId: parsed.data.productId, dmdCode: parsed.data.dmdCode } };
   }
 
+  /** A lookup read (safe to repeat), cancellable when the caller passes a signal. */
+  function lookup<T>(
+    name: string,
+    path: string,
+    schema: z.ZodType<T>,
+    query: Query | undefined,
+    options: CallOptions | undefined,
+    secured = true,
+  ): Promise<CancellableOutcome<T>> {
+    return send(
+      { name, method: 'GET', path, ...(query ? { query } : {}), secured, unsafe: false, schema },
+      options?.signal,
+    );
+  }
+
   // The cancellable reads. Overloads, so that a call without options is typed as never ending `cancelled`.
   function stockCheck(ref: ProductRef): Promise<CallOutcome<StockCheck>>;
   function stockCheck(ref: ProductRef, options: CallOptions): Promise<CancellableOutcome<StockCheck>>;
   function stockCheck(ref: ProductRef, options?: CallOptions): Promise<CancellableOutcome<StockCheck>> {
     const q = productQuery('stockCheck', ref);
     if (!q.ok) return Promise.resolve(q.outcome);
-    return send(
-      {
-        name: 'stockCheck',
-        method: 'GET',
-        path: 'api/v2/Product/stock-check',
-        query: q.query,
-        secured: true,
-        unsafe: false,
-        schema: stockCheckSchema,
-      },
-      options?.signal,
-    );
+    return lookup('stockCheck', 'api/v2/Product/stock-check', stockCheckSchema, q.query, options);
   }
 
   function priceCheck(ref: ProductRef, totalPacks: number): Promise<CallOutcome<PriceCheck>>;
@@ -408,51 +412,20 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
   ): Promise<CancellableOutcome<PriceCheck>> {
     const q = productQuery('priceCheck', ref);
     if (!q.ok) return Promise.resolve(q.outcome);
-    return send(
-      {
-        name: 'priceCheck',
-        method: 'GET',
-        path: 'api/v2/Product/price-check',
-        query: { ...q.query, totalPacks },
-        secured: true,
-        unsafe: false,
-        schema: priceCheckSchema,
-      },
-      options?.signal,
-    );
+    return lookup('priceCheck', 'api/v2/Product/price-check', priceCheckSchema, { ...q.query, totalPacks }, options);
   }
 
   function searchProducts(searchTerm: string): Promise<CallOutcome<Product[]>>;
   function searchProducts(searchTerm: string, options: CallOptions): Promise<CancellableOutcome<Product[]>>;
   function searchProducts(searchTerm: string, options?: CallOptions): Promise<CancellableOutcome<Product[]>> {
-    return send(
-      {
-        name: 'searchProducts',
-        method: 'GET',
-        path: 'api/v2/Product/search',
-        query: { searchTerm },
-        secured: false,
-        unsafe: false,
-        schema: productListSchema,
-      },
-      options?.signal,
-    );
+    // Anonymous: product search needs no token.
+    return lookup('searchProducts', 'api/v2/Product/search', productListSchema, { searchTerm }, options, false);
   }
 
   function courierPriceList(): Promise<CallOutcome<CourierOption[]>>;
   function courierPriceList(options: CallOptions): Promise<CancellableOutcome<CourierOption[]>>;
   function courierPriceList(options?: CallOptions): Promise<CancellableOutcome<CourierOption[]>> {
-    return send(
-      {
-        name: 'courierPriceList',
-        method: 'GET',
-        path: 'api/v2/CourierService/price-check',
-        secured: true,
-        unsafe: false,
-        schema: courierListSchema,
-      },
-      options?.signal,
-    );
+    return lookup('courierPriceList', 'api/v2/CourierService/price-check', courierListSchema, undefined, options);
   }
 
   return {
