@@ -1,12 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TEMPLATE_COLUMNS } from '../main/core/importing/field-catalogue.js';
 import { REPO_ROOT, startBrowserMode } from '../test/e2e/support/browser-mode.js';
 import { launchChromium } from '../test/support/browser.js';
+import type { Page } from '@playwright/test';
 
 /**
  * The preview grid at 100,000 rows, in Chromium against browser mode (the built renderer, the real core):
@@ -19,6 +20,11 @@ import { launchChromium } from '../test/support/browser.js';
  * The batch is a template CSV generated in a temp dir (50,000 orders of two items; every 50th order has a bad
  * postcode, so problem cells are rendered too) and imported through the Import screen by its path.
  * Run: `npx tsx bench/grid-benchmark.ts` (builds the renderer first when out/renderer is missing).
+ * `--renderer DIR` serves another build of the renderer (a copy of out/renderer) to the page, so two builds can be
+ * compared run by run on a shared machine; `--trace FILE` writes a Chromium performance trace of the scroll (open
+ * it in DevTools' Performance panel to see what the long tasks spent their time on); `--cpu-slowdown N` runs the
+ * scroll on a CPU slowed N times (Chromium's throttling), which makes a change's effect stand out above the noise
+ * of a shared machine (the targets are for an unthrottled run).
  */
 
 export interface GridBenchmarkResult {
@@ -27,6 +33,8 @@ export interface GridBenchmarkResult {
   importMs: number;
   interactiveMs: number;
   longestFrameMs: number;
+  /** The three longest gaps between frames, longest first (one slow frame shows apart from several). */
+  longestFramesMs: number[];
   /** 95th percentile of the gaps between frames (a single slow frame on a busy machine shows apart from a trend). */
   p95FrameMs: number;
   longestTaskMs: number;
@@ -154,13 +162,48 @@ const MEASURE_SCROLLING = `new Promise((resolve, reject) => {
       observer.disconnect();
       gaps.sort((a, b) => a - b);
       const p95FrameMs = gaps[Math.floor(gaps.length * 0.95)] ?? 0;
-      resolve({ longestFrameMs, p95FrameMs, longestTaskMs, frames: frame });
+      const longestFramesMs = gaps.slice(-3).reverse();
+      resolve({ longestFrameMs, longestFramesMs, p95FrameMs, longestTaskMs, frames: frame });
     }
   };
   requestAnimationFrame(step);
 })`;
 
-export async function runGridBenchmark(options: { orders?: number } = {}): Promise<GridBenchmarkResult> {
+const CONTENT_TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+};
+
+/**
+ * Serves the renderer's script and style sheets from another build in `dir`: each asset the app's page asks for is
+ * answered with the build's asset of the same name before its hash (`index-*.js`). The page itself still comes from
+ * the app, so it keeps its origin, headers and local-network rights (a page answered here may not reach the app).
+ */
+async function serveRendererFrom(page: Page, origin: string, dir: string): Promise<void> {
+  const assets = await readdir(join(dir, 'assets'));
+  // Vite names an asset `<name>-<8-character hash>.<ext>`, and the hash may hold a '-' itself.
+  const stem = (name: string) => name.replace(/-[\w-]{8}(\.[a-z]+)$/, '$1');
+  await page.route(
+    (url) => url.origin === origin && url.pathname.startsWith('/assets/'),
+    async (route) => {
+      const wanted = stem(new URL(route.request().url()).pathname.slice('/assets/'.length));
+      const file = assets.find((name) => stem(name) === wanted);
+      if (!file) return route.fulfill({ status: 404, body: `no ${wanted} in ${dir}` });
+      const ext = extname(file);
+      await route.fulfill({
+        status: 200,
+        contentType: CONTENT_TYPES[ext] ?? 'application/octet-stream',
+        body: await readFile(join(dir, 'assets', file)),
+      });
+    },
+  );
+}
+
+export async function runGridBenchmark(
+  options: { orders?: number; rendererDir?: string; tracePath?: string; cpuSlowdown?: number } = {},
+): Promise<GridBenchmarkResult> {
   const orders = options.orders ?? 50_000;
   ensureBuilt();
   const dir = await mkdtemp(join(tmpdir(), 'rxbatch-grid-bench-'));
@@ -170,6 +213,7 @@ export async function runGridBenchmark(options: { orders?: number } = {}): Promi
   const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    if (options.rendererDir) await serveRendererFrom(page, app.origin, options.rendererDir);
     await page.goto(app.url);
     await page
       .getByRole('navigation', { name: 'Workspace' })
@@ -187,18 +231,31 @@ export async function runGridBenchmark(options: { orders?: number } = {}): Promi
     const interactiveMs = await page.evaluate<number>(MEASURE_INTERACTIVE);
     const status = await page.getByRole('status', { name: 'Batch counts' }).textContent();
     if (!status?.includes(orders.toLocaleString('en-GB'))) throw new Error(`the preview shows ${status}`);
+    // A slowed CPU (Chromium's throttling) makes the scroll's costs stand out above a shared machine's noise.
+    const cdp = options.cpuSlowdown ? await page.context().newCDPSession(page) : undefined;
+    await cdp?.send('Emulation.setCPUThrottlingRate', { rate: options.cpuSlowdown ?? 1 });
+    if (options.tracePath) {
+      await browser.startTracing(page, {
+        path: options.tracePath,
+        categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute', 'blink.user_timing'],
+      });
+    }
     const scrolling = await page.evaluate<{
       longestFrameMs: number;
+      longestFramesMs: number[];
       p95FrameMs: number;
       longestTaskMs: number;
       frames: number;
     }>(MEASURE_SCROLLING);
+    if (options.tracePath) await browser.stopTracing();
+    await cdp?.send('Emulation.setCPUThrottlingRate', { rate: 1 });
     return {
       rows: orders * 2,
       orders,
       importMs,
       interactiveMs: Math.round(interactiveMs),
       longestFrameMs: Math.round(scrolling.longestFrameMs * 10) / 10,
+      longestFramesMs: scrolling.longestFramesMs.map((ms) => Math.round(ms * 10) / 10),
       p95FrameMs: Math.round(scrolling.p95FrameMs * 10) / 10,
       longestTaskMs: Math.round(scrolling.longestTaskMs),
       frames: scrolling.frames,
@@ -212,7 +269,19 @@ export async function runGridBenchmark(options: { orders?: number } = {}): Promi
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const result = await runGridBenchmark();
+  const flag = (name: string) => {
+    const at = process.argv.indexOf(name);
+    return at > 0 ? process.argv[at + 1] : undefined;
+  };
+  const rendererDir = flag('--renderer');
+  const tracePath = flag('--trace');
+  const cpuSlowdown = Number(flag('--cpu-slowdown') ?? 1);
+  if (!(cpuSlowdown >= 1)) throw new Error('--cpu-slowdown takes a factor of 1 or more, e.g. 4');
+  const result = await runGridBenchmark({
+    ...(rendererDir ? { rendererDir: resolve(rendererDir) } : {}),
+    ...(tracePath ? { tracePath: resolve(tracePath) } : {}),
+    ...(cpuSlowdown > 1 ? { cpuSlowdown } : {}),
+  });
   console.table({
     'import (through the UI, for context)': { value: `${result.importMs} ms`, target: '-' },
     'import finished → grid interactive': {
@@ -223,6 +292,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       value: `${result.longestFrameMs} ms`,
       target: `≤ ${result.targets.longestFrameMs} ms`,
     },
+    'three longest frames while scrolling': { value: `${result.longestFramesMs.join(', ')} ms`, target: '-' },
     '95th percentile frame while scrolling': { value: `${result.p95FrameMs} ms`, target: '-' },
     'longest task while scrolling (≥ 50 ms only)': { value: `${result.longestTaskMs} ms`, target: '-' },
   });

@@ -98,6 +98,9 @@ test('preview: check products and stock, read an item’s stock and price, see o
     buffer: Buffer.from(csv(header, rows), 'utf8'),
   });
   await expect(page.getByRole('status').filter({ hasText: 'Imported 3 orders' })).toContainText('3 valid');
+  // The address names the batch on screen, so a reload or Back comes to it.
+  await expect(page).toHaveURL(/#\/import\?batch=\d+$/);
+  const batchId = /batch=(\d+)/.exec(page.url())![1]!;
 
   const check = page.getByRole('button', { name: 'Check products and stock' });
   await expect(check).toBeEnabled();
@@ -174,12 +177,25 @@ test('preview: check products and stock, read an item’s stock and price, see o
   await expect(page.getByRole('heading', { level: 3, name: `Preview: enrichment-${RUN}.csv` })).toBeVisible();
   await expect(gridCell(page, '2 : Valid, 1 service warning')).toBeFocused();
   await expect(service.getByRole('group', { name: 'Item 1' })).toContainText(TADALAFIL.dmdCode);
+  await expect(page).toHaveURL(new RegExp(`#/import\\?batch=${batchId}&order=\\d+$`));
 
-  // Back in the import screen the batch's last check is still there (it was stored), with its time.
+  // A new import: its batch is what the screen shows now, and the address says so (the order is gone).
+  await page.getByLabel('Batch file (CSV or HL7)').setInputFiles({
+    name: `second-${RUN}.csv`,
+    mimeType: 'text/csv',
+    buffer: Buffer.from(csv(header, [{ ...rows[0]!, clinicOrderId: `ENR-${RUN}-4` }]), 'utf8'),
+  });
+  await expect(page.getByRole('heading', { level: 3, name: `Preview: second-${RUN}.csv` })).toBeVisible();
+  await expect(page).toHaveURL(/#\/import\?batch=\d+$/);
+  expect(/batch=(\d+)/.exec(page.url())![1]).not.toBe(batchId);
+
+  // Back in the import screen the batch's last check is still there (it was stored), with its time; opening it
+  // from the recent batches puts it in the address.
   await openSection(page, 'Import');
   await page
     .getByRole('button', { name: new RegExp(`enrichment-${RUN}`) })
     .first()
     .click();
   await expect(page.getByRole('status', { name: 'Last service check' })).toContainText('Last checked');
+  await expect(page).toHaveURL(new RegExp(`#/import\\?batch=${batchId}$`));
 });

@@ -27,6 +27,8 @@ const ROUTE_LABELS: Record<RouteName, string> = {
 /** Which orders the grid shows: all, those with validation problems, or those with service warnings (⚑). */
 type GridFilter = 'all' | 'problems' | 'warnings';
 
+const sameJson = (a: unknown, b: unknown) => a !== undefined && JSON.stringify(a) === JSON.stringify(b);
+
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-GB')} ${n === 1 ? one : many}`;
 
 /**
@@ -78,14 +80,19 @@ export function BatchPreview({
                 limit,
                 ...(filter === 'problems' ? { onlyProblems: true } : {}),
               }),
-        { pageSize: 50, onBatch: setBatch },
+        // Every page brings the batch view along; an unchanged one keeps the old object, so it re-renders nothing.
+        { pageSize: 50, onBatch: (next) => setBatch((current) => (sameJson(current, next) ? current : next)) },
       ),
     // `generation` starts a fresh window after a change the cache cannot patch (find and replace, a new route).
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [api, batchId, filter, generation, warningsVersion],
   );
-  // The details panel reads the focused order from the same window, so it follows pages and edits too.
-  useSyncExternalStore(pages.subscribe, pages.getVersion);
+  // The details panel reads the focused order from the same window, so it follows pages and edits too; only a
+  // change of that order (or of the count, or a failed fetch) re-renders the screen, not every page that arrives.
+  // (`get`, not `peek`: reading it keeps its page among the most recently used, so the details never go blank.)
+  const focusedOrder = useSyncExternalStore(pages.subscribe, () => pages.get(focus.index));
+  const filteredTotal = useSyncExternalStore(pages.subscribe, () => pages.total);
+  const pagesError = useSyncExternalStore(pages.subscribe, () => pages.error);
   useEffect(() => {
     void pages.ensure(0, pages.pageSize - 1);
     return () => pages.dispose();
@@ -100,11 +107,8 @@ export function BatchPreview({
   );
   // A finished check changed the stored answers: the marks are read again.
   useEffect(() => marks.reset(), [marks, enrichment.version]);
-  // Marks for the orders the grid holds, once the batch has been checked (reads stored answers, no service call).
+  // Once the batch has been checked, the grid reads the marks of the orders it shows (stored answers only).
   const checked = enrichment.run !== null || enrichment.version > 0;
-  useEffect(() => {
-    if (checked) marks.want(pages.loaded());
-  });
 
   // Back from Lookups: the order's place in the unfiltered grid is its position in the file (1-based).
   useEffect(() => {
@@ -203,7 +207,6 @@ export function BatchPreview({
 
   const counts = batch?.counts;
   const staying = counts ? counts.staged - counts.valid : 0;
-  const focusedOrder = pages.get(focus.index);
 
   return (
     <section aria-labelledby="preview-heading" className="preview">
@@ -277,10 +280,10 @@ export function BatchPreview({
           </span>
         </div>
         <EnrichmentBar environment={environment} control={enrichment} />
-        {filter === 'warnings' && pages.total !== undefined ? (
+        {filter === 'warnings' && filteredTotal !== undefined ? (
           <p role="status" className="hint">
-            {pages.total > 0
-              ? `Showing ${plural(pages.total, 'order')} with service warnings (out of stock, unknown code, courier not listed).`
+            {filteredTotal > 0
+              ? `Showing ${plural(filteredTotal, 'order')} with service warnings (out of stock, unknown code, courier not listed).`
               : checked
                 ? 'No staged order has service warnings.'
                 : 'No service warnings yet: check products and stock first.'}
@@ -296,7 +299,7 @@ export function BatchPreview({
           </p>
         ) : null}
         {failure ? <ErrorMessage error={failure} /> : null}
-        {pages.error ? <ErrorMessage error={pages.error} /> : null}
+        {pagesError ? <ErrorMessage error={pagesError} /> : null}
         <div className="preview-body">
           <PreviewGrid
             key={`${filter}-${generation}-${warningsVersion}`}

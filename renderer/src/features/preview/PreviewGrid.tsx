@@ -1,5 +1,14 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore, type KeyboardEvent } from 'react';
+import {
+  memo,
+  useEffect,
+  useLayoutEffect,
+  useRef,
+  useState,
+  useSyncExternalStore,
+  type KeyboardEvent,
+  type MouseEvent,
+} from 'react';
 import type { EnrichmentWarning } from '../../../../shared/enrichment-views.js';
 import type { BatchView, StagedOrderView } from '../../../../shared/staging-views.js';
 import type { BatchPages } from './batch-pages.js';
@@ -41,6 +50,30 @@ const noMarks = { subscribe: () => () => undefined, getVersion: () => 0 };
 /** A service warning in a cell's tooltip: said to be the service's, so it is never taken for a problem. */
 const serviceLine = (warning: EnrichmentWarning) => `Service warning: ${warning.text}`;
 
+const byField = new WeakMap<EnrichmentWarning[], Map<string | undefined, EnrichmentWarning[]>>();
+/** An order's service warnings by body path, worked out once per list of warnings (not once per cell). */
+function warningsByField(service: EnrichmentWarning[]): Map<string | undefined, EnrichmentWarning[]> {
+  let found = byField.get(service);
+  if (!found) {
+    found = new Map();
+    for (const warning of service) found.set(warning.field, [...(found.get(warning.field) ?? []), warning]);
+    byField.set(service, found);
+  }
+  return found;
+}
+
+/** The cell a click landed in, from the data attributes every cell carries (one listener for the whole grid). */
+function cellAt(target: EventTarget): GridCell | undefined {
+  if (!(target instanceof Element)) return undefined;
+  const cell = target.closest<HTMLElement>('[data-col]');
+  const order = cell?.closest<HTMLElement>('[data-index]');
+  if (!cell || !order) return undefined;
+  const index = Number(order.dataset.index);
+  const line = Number(cell.dataset.line);
+  const col = Number(cell.dataset.col);
+  return [index, line, col].every(Number.isInteger) ? { index, line, col } : undefined;
+}
+
 const placed = new WeakMap<StagedOrderView, PlacedProblems>();
 /** Problems per cell, worked out once per order object (a replaced order is a new object). */
 function problemsOf(order: StagedOrderView): PlacedProblems {
@@ -62,6 +95,8 @@ function columnField(col: number): OrderField | undefined {
  * rows scroll like 100. A problem marks its exact cell with an icon and text (never colour alone), its message
  * shows on hover and focus and is the cell's accessible description. Arrows move, Enter edits, Escape cancels.
  * Service warnings (out of stock, unknown code or courier) get their own mark, ⚑, and say they are the service's.
+ * An order's lines re-render only when that order, its marks, the focus within it or its edit change (not at each
+ * scroll frame or page arrival), and clicks are handled once for the grid, not by a handler per cell.
  */
 export function PreviewGrid({ gridId, label, pages, focus, onFocus, onEdit, marks, reveal }: Props) {
   useSyncExternalStore(pages.subscribe, pages.getVersion);
@@ -94,16 +129,26 @@ export function PreviewGrid({ gridId, label, pages, focus, onFocus, onEdit, mark
   const first = items[0]?.index ?? 0;
   const last = items[items.length - 1]?.index ?? 0;
 
-  // Fetch what is in view (and a page beyond, in the direction of travel) as the range moves.
+  // Fetch what is in view (and a few orders either side) as the range moves; the latest range wins.
   useEffect(() => {
-    void pages.ensure(Math.max(0, first - 10), last + 10);
+    pages.want(Math.max(0, first - 10), last + 10);
   }, [pages, first, last]);
+
+  // Service marks for the orders on screen (reads stored answers; orders already read are skipped at once).
+  useEffect(() => {
+    if (!marks) return;
+    const shown = items.map((item) => pages.peek(item.index)).filter((order) => order !== undefined);
+    marks.want(shown);
+  });
 
   // Once real orders are in, estimate unloaded ones by the batch's average items per order, so the scrollbar
   // is near the truth from the start instead of growing as pages arrive.
+  const averaged = useRef(false);
   useLayoutEffect(() => {
+    if (averaged.current) return;
     const loaded = pages.loaded();
-    if (loaded.length === 0 || averageLines.current !== 1) return;
+    if (loaded.length === 0) return;
+    averaged.current = true;
     const average = loaded.reduce((sum, order) => sum + itemCount(order.body), 0) / loaded.length;
     if (average > 1) {
       averageLines.current = average;
@@ -196,6 +241,14 @@ export function PreviewGrid({ gridId, label, pages, focus, onFocus, onEdit, mark
       className="preview-grid"
       style={{ ['--grid-columns' as string]: template }}
       onKeyDown={onKeyDown}
+      onClick={(event: MouseEvent) => {
+        const cell = cellAt(event.target);
+        if (cell && !editing) go(cell);
+      }}
+      onDoubleClick={(event: MouseEvent) => {
+        const cell = cellAt(event.target);
+        if (cell) startEdit(cell);
+      }}
     >
       <div role="rowgroup" className="grid-head" style={{ width }}>
         <div role="row" className="grid-line grid-header-line">
@@ -226,18 +279,24 @@ export function PreviewGrid({ gridId, label, pages, focus, onFocus, onEdit, mark
                   index={item.index}
                   order={order}
                   service={marks?.warnings(order)}
-                  focus={focusCell}
-                  editing={editing?.cell.index === item.index ? editing : undefined}
-                  onCellClick={(cell) => {
-                    if (!editing) go(cell);
-                  }}
-                  onCellDoubleClick={(cell) => startEdit(cell)}
-                  onEditChange={(value) => setEditing((current) => (current ? { ...current, value } : current))}
-                  onEditCommit={() => void commitEdit()}
-                  onEditCancel={() => {
-                    setEditing(undefined);
-                    wantFocus.current = true;
-                  }}
+                  focusLine={focusCell.index === item.index ? focusCell.line : -1}
+                  focusCol={focusCell.index === item.index ? focusCell.col : -1}
+                  editor={
+                    editing?.cell.index === item.index
+                      ? {
+                          line: editing.cell.line,
+                          col: editing.cell.col,
+                          value: editing.value,
+                          saving: editing.saving,
+                          onChange: (value) => setEditing((current) => (current ? { ...current, value } : current)),
+                          onCommit: () => void commitEdit(),
+                          onCancel: () => {
+                            setEditing(undefined);
+                            wantFocus.current = true;
+                          },
+                        }
+                      : undefined
+                  }
                 />
               ) : (
                 <div role="row" className="grid-line grid-loading" style={{ height: item.size }}>
@@ -254,24 +313,41 @@ export function PreviewGrid({ gridId, label, pages, focus, onFocus, onEdit, mark
   );
 }
 
+/** The cell being edited, only for the order it is in (so no other order's lines re-render as it is typed). */
+interface Editor {
+  line: number;
+  col: number;
+  value: string;
+  saving: boolean;
+  onChange: (value: string) => void;
+  onCommit: () => void;
+  onCancel: () => void;
+}
+
 interface LinesProps {
   gridId: string;
   index: number;
   order: StagedOrderView;
   /** The order's service warnings, once read. */
   service: EnrichmentWarning[] | undefined;
-  focus: GridCell;
-  editing: { cell: GridCell; value: string; saving: boolean } | undefined;
-  onCellClick: (cell: GridCell) => void;
-  onCellDoubleClick: (cell: GridCell) => void;
-  onEditChange: (value: string) => void;
-  onEditCommit: () => void;
-  onEditCancel: () => void;
+  /** The focused cell's line and column when it is in this order, else -1. */
+  focusLine: number;
+  focusCol: number;
+  editor: Editor | undefined;
 }
 
-function OrderLines(props: LinesProps) {
-  const { gridId, index, order, focus, service } = props;
+/** One order's item lines; memoised: its props change only when what it shows does. */
+const OrderLines = memo(function OrderLines({
+  gridId,
+  index,
+  order,
+  service,
+  focusLine,
+  focusCol,
+  editor,
+}: LinesProps) {
   const problems = problemsOf(order);
+  const warned = service && service.length > 0 ? warningsByField(service) : undefined;
   // Warnings on fields without a column (a product id) are told on the order's own cell.
   const offGrid = service?.filter((warning) => !fieldOfPath(warning.field)?.inGrid) ?? [];
   const lines = itemCount(order.body);
@@ -279,16 +355,9 @@ function OrderLines(props: LinesProps) {
   for (let line = 0; line < lines; line += 1) {
     const cells = [];
     for (let col = 0; col < COLUMNS; col += 1) {
-      const cell = { index, line, col };
-      const id = cellId(gridId, cell);
-      const focused = focus.index === index && focus.line === line && focus.col === col;
-      const common = {
-        id,
-        role: 'gridcell',
-        tabIndex: focused ? 0 : -1,
-        onClick: () => props.onCellClick(cell),
-        onDoubleClick: () => props.onCellDoubleClick(cell),
-      } as const;
+      const id = cellId(gridId, { index, line, col });
+      const focused = focusLine === line && focusCol === col;
+      const common = { id, role: 'gridcell', tabIndex: focused ? 0 : -1, 'data-line': line, 'data-col': col } as const;
       if (col === 0) {
         cells.push(
           <OrderCell
@@ -311,38 +380,42 @@ function OrderLines(props: LinesProps) {
       const value = shown ? displayValue(valueAt(order.body, path)) : '';
       const cellProblems = shown ? problems.byPath.get(path) : undefined;
       const severity = worstSeverity(cellProblems);
-      const cellService = shown ? service?.filter((warning) => warning.field === path) : undefined;
+      const cellService = shown ? warned?.get(path) : undefined;
       const flagged = cellService !== undefined && cellService.length > 0;
-      const isEditing = props.editing && props.editing.cell.line === line && props.editing.cell.col === col;
+      const isEditing = editor && editor.line === line && editor.col === col;
+      const tipped = cellProblems !== undefined || flagged;
       cells.push(
         <div
           key={col}
           {...common}
           className={`grid-cell${severity ? ` cell-${severity}` : ''}${flagged ? ' cell-service' : ''}${
-            shown ? '' : ' cell-continued'
-          }`}
+            tipped ? ' cell-tipped' : ''
+          }${shown ? '' : ' cell-continued'}`}
           aria-describedby={severity || flagged ? `${id}-msg` : undefined}
           aria-readonly={order.state !== 'staged' || undefined}
         >
-          {isEditing && props.editing ? (
+          {isEditing ? (
             <input
               className="cell-input"
               aria-label={`${field.label}, order ${order.position}`}
-              value={props.editing.value}
-              disabled={props.editing.saving}
+              value={editor.value}
+              disabled={editor.saving}
               // Entering edit mode is an explicit request to type here.
               autoFocus
-              onChange={(event) => props.onEditChange(event.target.value)}
+              onChange={(event) => editor.onChange(event.target.value)}
               onKeyDown={(event) => {
                 event.stopPropagation();
                 if (event.key === 'Enter') {
                   event.preventDefault();
-                  props.onEditCommit();
+                  editor.onCommit();
                 } else if (event.key === 'Escape') {
                   event.preventDefault();
-                  props.onEditCancel();
+                  editor.onCancel();
                 }
               }}
+              // A click in the input is for the caret, not for moving the grid's focus.
+              onClick={(event) => event.stopPropagation()}
+              onDoubleClick={(event) => event.stopPropagation()}
             />
           ) : (
             <>
@@ -356,8 +429,9 @@ function OrderLines(props: LinesProps) {
                   ⚑
                 </span>
               ) : null}
-              <span className="cell-text">{value}</span>
-              {cellProblems || flagged ? (
+              {/* The value as a bare text node: most cells are only this, and every element costs at a jump. */}
+              {value}
+              {tipped ? (
                 <span id={`${id}-msg`} className="cell-tip" role="tooltip">
                   {[
                     ...(cellProblems ?? []).map(
@@ -379,7 +453,7 @@ function OrderLines(props: LinesProps) {
     );
   }
   return rows;
-}
+});
 
 function OrderCell({
   common,
@@ -413,7 +487,7 @@ function OrderCell({
   return (
     <div
       {...common}
-      className={`grid-cell order-cell${severity ? ` cell-${severity}` : ''}`}
+      className={`grid-cell order-cell${severity ? ` cell-${severity}` : ''}${described ? ' cell-tipped' : ''}`}
       aria-describedby={described ? `${id}-msg` : undefined}
     >
       <span className="cell-marker" aria-hidden="true">

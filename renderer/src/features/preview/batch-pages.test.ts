@@ -64,6 +64,59 @@ describe('BatchPages: the preview grid window onto a staged batch', () => {
     expect(heard).toBe(3);
   });
 
+  it('fetches what the grid has in view a few pages at a time, never pages it has scrolled past', async () => {
+    // A server whose answers wait until the test releases them, as over a busy bridge.
+    const requests: number[] = [];
+    const waiting: Array<() => void> = [];
+    const fetch = (offset: number) => {
+      requests.push(offset);
+      return new Promise<BatchPage<object>>((resolve) => {
+        waiting.push(() => resolve({ batch: {}, orders: [order(offset + 1)], total: 100_000 }));
+      });
+    };
+    const pages = new BatchPages(fetch, { pageSize: 50, maxInFlight: 2 });
+    const answerNext = async () => {
+      waiting.shift()?.();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    };
+
+    pages.want(0, 199); // four pages in view: two are asked for at once
+    expect(requests).toEqual([0, 50]);
+    pages.want(0, 199); // the same view again asks for nothing more
+    expect(requests).toEqual([0, 50]);
+
+    // The scrollbar is dragged far away before anything came back, then further still.
+    pages.want(20_000, 20_049);
+    pages.want(40_000, 40_049);
+    await answerNext();
+    // The freed slot goes to where the grid is now; 100, 150 and 20,000 are never asked for.
+    expect(requests).toEqual([0, 50, 40_000]);
+    await answerNext();
+    await answerNext();
+    expect(requests).toEqual([0, 50, 40_000]);
+    expect(pages.get(40_000)?.position).toBe(40_001);
+
+    // Reading on from there: the next page only.
+    pages.want(40_000, 40_060);
+    expect(requests).toEqual([0, 50, 40_000, 40_050]);
+  });
+
+  it('asks for a failed page again only when the grid asks again (a dead bridge is not hammered)', async () => {
+    let calls = 0;
+    const pages = new BatchPages(() => {
+      calls += 1;
+      return Promise.reject(new Error('offline'));
+    });
+    pages.want(0, 10);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(calls).toBe(1);
+    expect((pages.error as Error).message).toBe('offline');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(calls).toBe(1);
+    pages.want(0, 10);
+    expect(calls).toBe(2);
+  });
+
   it('drops answers that arrive after it was disposed', async () => {
     let release: () => void = () => undefined;
     const pages = new BatchPages(

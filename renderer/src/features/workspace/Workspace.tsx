@@ -8,7 +8,7 @@ import { useLive } from '../live/live-context.js';
 import { Screen } from './Screen.js';
 import { SectionNav } from './SectionNav.js';
 import { readSelectedEnvironmentId, resolveEnvironment, saveSelectedEnvironmentId } from './selected-environment.js';
-import { useHashRoute } from './use-hash-route.js';
+import { replaceRoute, useHashRoute } from './use-hash-route.js';
 
 interface Props {
   info: AppInfo;
@@ -45,6 +45,11 @@ function WorkspaceLayout({ info }: { info: AppInfo }) {
   }, [route.section]);
 
   function select(id: string) {
+    // A batch belongs to its environment: the address stops naming it, so the other environment's screen opens clean.
+    if (route.batch && id !== environment?.id) {
+      const { batch: _left, ...rest } = route;
+      replaceRoute(rest);
+    }
     setChosenId(id);
     saveSelectedEnvironmentId(id);
   }

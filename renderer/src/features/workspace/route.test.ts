@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRoute, routeHref } from './route.js';
+import { importRoute, parseRoute, routeHref, samePlace } from './route.js';
 
 describe('workspace routes', () => {
   it('reads sections and an open order from the fragment, and writes them back', () => {
@@ -34,6 +34,20 @@ describe('workspace routes', () => {
       search: 'x',
       batch: { batchId: 7 },
     });
+  });
+
+  it('gives the Import screen the address of the preview it shows, the order only while it opened there', () => {
+    // Opened from Lookups at an order: the address keeps it (a reload opens the same order).
+    expect(routeHref(importRoute({ batchId: 12, stagedOrderId: 345 }))).toBe('#/import?batch=12&order=345');
+    // Another batch opened from the recent list, or a new import's batch: just that batch, no stale order.
+    expect(routeHref(importRoute({ batchId: 13 }))).toBe('#/import?batch=13');
+    expect(parseRoute(routeHref(importRoute({ batchId: 13 })))).toEqual({ section: 'import', batch: { batchId: 13 } });
+    // No preview open: the bare section.
+    expect(routeHref(importRoute(undefined))).toBe('#/import');
+    expect(samePlace({ batchId: 12, stagedOrderId: 345 }, { batchId: 12, stagedOrderId: 345 })).toBe(true);
+    expect(samePlace({ batchId: 12, stagedOrderId: 345 }, { batchId: 12 })).toBe(false);
+    expect(samePlace(undefined, undefined)).toBe(true);
+    expect(samePlace({ batchId: 12 }, undefined)).toBe(false);
   });
 
   it('ignores batch and order ids that are not plain positive ids, and batch places on other sections', () => {

@@ -73,3 +73,16 @@ export function routeHref(route: Route): string {
   const query = params.toString();
   return query ? `#/${route.section}?${query}` : `#/${route.section}`;
 }
+
+/** Two batch places are the same batch opened at the same order (or both absent). */
+export function samePlace(a: BatchPlace | undefined, b: BatchPlace | undefined): boolean {
+  return a?.batchId === b?.batchId && a?.stagedOrderId === b?.stagedOrderId;
+}
+
+/**
+ * The Import screen's address for the preview it shows: the open batch, and the order it was opened at only
+ * while that opening is what is on screen (another batch, or a new import, drops it).
+ */
+export function importRoute(open: BatchPlace | undefined): Route {
+  return open ? { section: 'import', batch: open } : { section: 'import' };
+}

@@ -1,5 +1,5 @@
 import { useSyncExternalStore } from 'react';
-import { parseRoute, type Route } from './route.js';
+import { parseRoute, routeHref, type Route } from './route.js';
 
 function subscribe(onChange: () => void): () => void {
   window.addEventListener('hashchange', onChange);
@@ -12,4 +12,15 @@ const currentHash = () => window.location.hash;
 export function useHashRoute(): Route {
   const hash = useSyncExternalStore(subscribe, currentHash);
   return parseRoute(hash);
+}
+
+/**
+ * Puts `route` in the address bar in place of the current entry (no new history entry: Back still leaves the
+ * screen) when it differs, and tells `useHashRoute`, so the address says what the screen shows.
+ */
+export function replaceRoute(route: Route): void {
+  const href = routeHref(route);
+  if (window.location.hash === href) return;
+  window.history.replaceState(window.history.state, '', href);
+  window.dispatchEvent(new HashChangeEvent('hashchange'));
 }
