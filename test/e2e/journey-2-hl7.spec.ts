@@ -164,5 +164,21 @@ test('journey 2: HL7 batch → provenance of a field → HL7 profile constants �
   await detected.getByRole('button', { name: 'Import again with these settings' }).click();
   await expect(next).toContainText('2 valid, 0 with errors');
   await expect(detected).toContainText(`Profile 'J2 clinic ${RUN}' was chosen for this import.`);
+
+  // A second profile saved for the same sender: said at once, since that sender's files will then ask which to use.
+  await mapping.getByLabel('Profile name').fill(`J2 other ${RUN}`);
+  await mapping.getByRole('button', { name: 'Save profile and import again' }).click();
+  const sameSender = page.getByRole('status').filter({ hasText: 'also saved for' });
+  await expect(sameSender).toContainText(`profile 'J2 clinic ${RUN}' is also saved for`);
+  await expect(sameSender).toContainText('files from this sender will ask which profile to use');
+  await expect(next).toContainText('2 valid, 0 with errors');
+  // …and gone once another file is chosen.
+  await page.getByLabel('Batch file (CSV or HL7)').setInputFiles({
+    name: 'journey-2-last.hl7',
+    mimeType: 'text/plain',
+    buffer: Buffer.from(message(6, 8).join('\r'), 'utf8'),
+  });
+  await expect(page.getByRole('status').filter({ hasText: 'Imported 1 order' })).toBeVisible();
+  await expect(sameSender).toHaveCount(0);
   expect(problems).toEqual([]);
 });

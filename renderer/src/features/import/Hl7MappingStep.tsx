@@ -26,7 +26,7 @@ export function Hl7MappingStep({
 }: {
   summary: ImportSummary;
   batchId: number | undefined;
-  onSaved: (profileName: string) => void;
+  onSaved: (profileName: string, senderWarning: string | null) => void;
 }) {
   const applied = summary.appliedProfile ?? {};
   const [constants, setConstants] = useState(() => asStringMap(applied.constants));

@@ -19,7 +19,8 @@ import { ImportProgress, type Progress } from './ImportProgress.js';
 import { MappingStep } from './MappingStep.js';
 import { RecentBatches } from './RecentBatches.js';
 import { decodeUpload, fitsUpload, type DecodedUpload } from './read-upload.js';
-import type { BatchPlace } from '../workspace/route.js';
+import { importRoute, samePlace, type BatchPlace } from '../workspace/route.js';
+import { replaceRoute } from '../workspace/use-hash-route.js';
 import './import.css';
 
 type Source = { kind: 'upload'; name: string; bytes: Uint8Array } | { kind: 'path'; path: string };
@@ -70,7 +71,21 @@ export function ImportScreen({
     };
   }, []);
   const [settings, setSettings] = useState<ImportSettings>({ profile: '', encoding: '', route: 'v1' });
-  const [openBatchId, setOpenBatchId] = useState<number | undefined>(reopen?.batchId);
+  // The preview on screen: a batch, and the order it opened at when the address named one (Back from Lookups).
+  const [open, setOpen] = useState<BatchPlace | undefined>(reopen);
+  const openBatchId = open?.batchId;
+  // The screen follows the address: a batch named in it (typed, or from a link) is opened…
+  const [addressed, setAddressed] = useState(reopen);
+  // (The bare section, e.g. from the menu, keeps the open batch but ends the opening at an order.)
+  if (!samePlace(addressed, reopen)) {
+    setAddressed(reopen);
+    setOpen((current) => reopen ?? (current && { batchId: current.batchId }));
+  }
+  // …and the address follows the screen: another batch opened, or a new import's batch, replaces it.
+  useEffect(() => replaceRoute(importRoute(open)), [open, addressed]);
+  const openBatch = useCallback((batchId: number) => setOpen({ batchId }), []);
+  // Said when a saved HL7 profile shares its sender with other saved profiles; kept until another file is chosen.
+  const [senderWarning, setSenderWarning] = useState<string | null>(null);
   const [templateFailure, setTemplateFailure] = useState<unknown>();
   const lastSource = useRef<Source>(undefined);
   const loadProfiles = useCallback(() => api.call('profiles.list', {}), [api]);
@@ -98,6 +113,8 @@ export function ImportScreen({
     }
     const importId = crypto.randomUUID();
     setPhase({ step: 'running', importId, name: sourceName(source) });
+    // A new import: the order the preview was opened at is no longer what the admin is looking at.
+    setOpen((current) => (current?.stagedOrderId !== undefined ? { batchId: current.batchId } : current));
     try {
       const outcome = await api.call('import.file', {
         environmentId: environment.id,
@@ -110,7 +127,7 @@ export function ImportScreen({
       });
       performance.mark(IMPORT_FINISHED_MARK);
       setPhase({ step: 'done', name: sourceName(source), outcome, ...(decoded ? { decoded } : {}) });
-      if (outcome.status === 'staged') setOpenBatchId(outcome.batchId);
+      if (outcome.status === 'staged') openBatch(outcome.batchId);
       return { outcome };
     } catch (error) {
       setPhase({ step: 'failed', error });
@@ -120,6 +137,7 @@ export function ImportScreen({
 
   /** Files on disk, one after another, each through the same `import.file` call; a cancel leaves the rest. */
   async function importPaths(paths: readonly string[], skipped: SkippedFile[]) {
+    setSenderWarning(null);
     setHandingOver(true);
     setHandOver({ results: [], remaining: paths.length, skipped });
     try {
@@ -179,6 +197,7 @@ export function ImportScreen({
   });
 
   async function chooseFile(file: File) {
+    setSenderWarning(null);
     setHandOver(undefined);
     setPhase({ step: 'reading', name: file.name });
     try {
@@ -239,6 +258,7 @@ export function ImportScreen({
           onFiles={dropFiles}
           onChoose={(purpose) => void chooseNative(purpose)}
           onPath={(path) => {
+            setSenderWarning(null);
             setHandOver(undefined);
             void runImport({ kind: 'path', path }, settings);
           }}
@@ -285,6 +305,11 @@ export function ImportScreen({
             Review them below.
           </p>
         ) : null}
+        {senderWarning ? (
+          <p role="status" className="message">
+            {senderWarning}
+          </p>
+        ) : null}
       </section>
       {summary ? (
         <DetectedSummary
@@ -299,10 +324,11 @@ export function ImportScreen({
       ) : null}
       {summary && summary.format === 'csv' && summary.profile === 'suggested' ? (
         <MappingStep
-          key={outcome?.status === 'staged' ? outcome.batchId : 'refused'}
+          key={`mapping-${outcome?.status === 'staged' ? outcome.batchId : 'refused'}`}
           summary={summary}
           batchId={outcome?.status === 'staged' ? outcome.batchId : undefined}
-          onSaved={(profileName) => {
+          onSaved={(profileName, warning) => {
+            setSenderWarning(warning);
             profiles.reload();
             reimport({ ...settings, profile: profileName });
           }}
@@ -310,10 +336,11 @@ export function ImportScreen({
       ) : null}
       {summary && summary.format === 'hl7' ? (
         <Hl7MappingStep
-          key={outcome?.status === 'staged' ? outcome.batchId : 'refused'}
+          key={`hl7-mapping-${outcome?.status === 'staged' ? outcome.batchId : 'refused'}`}
           summary={summary}
           batchId={outcome?.status === 'staged' ? outcome.batchId : undefined}
-          onSaved={(profileName) => {
+          onSaved={(profileName, warning) => {
+            setSenderWarning(warning);
             profiles.reload();
             // Only this re-import names the profile: the next file from the same sender finds it by itself.
             if (lastSource.current) void runImport(lastSource.current, { ...settings, profile: profileName });
@@ -322,13 +349,14 @@ export function ImportScreen({
       ) : null}
       {openBatchId !== undefined ? (
         <BatchPreview
-          key={openBatchId}
+          // Keys name what they are: siblings keyed by the same batch id confuse React into duplicating one.
+          key={`preview-${openBatchId}`}
           batchId={openBatchId}
           environment={environment}
-          openAtOrderId={openBatchId === reopen?.batchId ? reopen.stagedOrderId : undefined}
+          openAtOrderId={open?.stagedOrderId}
         />
       ) : null}
-      <RecentBatches environment={environment} openBatchId={openBatchId} onOpen={setOpenBatchId} />
+      <RecentBatches environment={environment} openBatchId={openBatchId} onOpen={openBatch} />
     </section>
   );
 }

@@ -28,7 +28,7 @@ export function MappingStep({
 }: {
   summary: ImportSummary;
   batchId: number | undefined;
-  onSaved: (profileName: string) => void;
+  onSaved: (profileName: string, senderWarning: string | null) => void;
 }) {
   const applied = summary.appliedProfile ?? {};
   const headers = summary.headerCells ?? [];

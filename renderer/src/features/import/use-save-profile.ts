@@ -7,9 +7,13 @@ type Profile = CallInput<'profiles.save'>['profile'];
 /**
  * Saving a mapping profile from either mapping step (CSV or HL7): the call, its progress and its failure. Empty
  * constants are left out, so a blank cell never overrides what the file says. On success the caller imports the
- * file again with the saved profile.
+ * file again with the saved profile, and is told when other saved profiles are for the same HL7 sender (its files
+ * then ask which profile to use): `senderWarning` is the core's sentence for it, else null.
  */
-export function useSaveProfile(batchId: number | undefined, onSaved: (profileName: string) => void) {
+export function useSaveProfile(
+  batchId: number | undefined,
+  onSaved: (profileName: string, senderWarning: string | null) => void,
+) {
   const api = useApi();
   const [saving, setSaving] = useState(false);
   const [failure, setFailure] = useState<unknown>();
@@ -23,7 +27,7 @@ export function useSaveProfile(batchId: number | undefined, onSaved: (profileNam
         profile: { ...profile, name: profile.name.trim(), constants: Object.fromEntries(constants) },
         ...(batchId !== undefined ? { fromBatchId: batchId } : {}),
       });
-      onSaved(saved.name);
+      onSaved(saved.name, saved.senderWarning?.message ?? null);
     } catch (error) {
       setFailure(error);
     } finally {
