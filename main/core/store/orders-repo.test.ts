@@ -211,6 +211,41 @@ describe('orders', () => {
       expect(store.orders.get(id!)).toMatchObject({ lastError: null, nextAttemptAt: null });
     });
 
+    it('sets exactly the columns each mix of patch fields names, again when a mix comes back', () => {
+      setUp();
+      const [id] = enqueueOrders(store, batchId, [sampleOrder()]);
+      const statusAt = new Date('2025-03-03T10:00:00.000Z');
+      const move = (from: 'queued' | 'sending' | 'created', to: 'sending' | 'created', patch: object) =>
+        expect(store.orders.transition(id!, [from], to, patch, { actor: 'submitter', action: 'order.status' })).toBe(
+          true,
+        );
+
+      move('queued', 'sending', { lastError: { kind: 'retryable', message: 'busy', field: 'x' } });
+      move('sending', 'created', { pharmacyOrderId: 7001, nextAttemptAt: null, trackingId: undefined });
+      expect(store.orders.get(id!)).toMatchObject({
+        state: 'created',
+        pharmacyOrderId: 7001,
+        lastError: { kind: 'retryable', message: 'busy', field: 'x' },
+        trackingId: null,
+        attempts: 0,
+      });
+
+      move('created', 'created', { remoteStatus: 'Dispatched', remoteStatusAt: statusAt, dispatchDate: '2025-03-04' });
+      move('created', 'created', { trackingId: 'TRK-1', lastError: null });
+      // The first mix again, with other values: the statement kept for it binds them.
+      move('created', 'created', { remoteStatus: 'Delivered', remoteStatusAt: null, dispatchDate: '2025-03-05' });
+      expect(store.orders.get(id!)).toMatchObject({
+        pharmacyOrderId: 7001,
+        remoteStatus: 'Delivered',
+        remoteStatusAt: null,
+        dispatchDate: '2025-03-05',
+        trackingId: 'TRK-1',
+        lastError: null,
+        nextAttemptAt: null,
+      });
+      expect(verifyAuditChain(store).ok).toBe(true);
+    });
+
     it('refuses a state the service must know by id without one, writing nothing', () => {
       setUp();
       const [id] = enqueueOrders(store, batchId, [sampleOrder()]);
@@ -283,6 +318,22 @@ describe('orders', () => {
       clock.advance(10_000);
       const [fresh] = enqueueOrders(store, batchId, [sampleOrder()]);
       expect(store.orders.claimDue(LOCAL.id, 5).map((order) => order.id)).toEqual([retry, fresh]);
+    });
+    it('claims exactly the limit asked each time, whatever limits follow one another', () => {
+      setUp();
+      const ids = enqueueOrders(
+        store,
+        batchId,
+        Array.from({ length: 7 }, () => sampleOrder()),
+      );
+      expect(store.orders.claimForSending(LOCAL.id, 2).map((order) => order.id)).toEqual(ids.slice(0, 2));
+      expect(store.orders.claimForSending(LOCAL.id, 1).map((order) => order.id)).toEqual(ids.slice(2, 3));
+      expect(store.orders.claimDue(LOCAL.id, 2).map((order) => order.id)).toEqual(ids.slice(3, 5));
+      expect(store.orders.claimForSending(LOCAL.id, 0)).toEqual([]);
+      expect(store.orders.claimForSending(LOCAL.id, 1.5)).toEqual([]);
+      // A limit beyond every order (even past the safe integers) claims the rest.
+      expect(store.orders.claimForSending(LOCAL.id, 2 ** 60).map((order) => order.id)).toEqual(ids.slice(5));
+      expect(store.orders.countByState(LOCAL.id).sending).toBe(7);
     });
   });
 
