@@ -12,6 +12,11 @@ import { z } from 'zod';
 export const NOT_CHECKED_REASONS = [
   /** Not asked yet (the batch was never checked, or the value was edited in since). */
   'never',
+  /**
+   * The batch's last check was cancelled before this was answered (derived on read from that check, never
+   * stored): until a later check answers it.
+   */
+  'cancelled',
   /** The service could not be reached. */
   'offline',
   /** Stock, price and courier checks need a sign-in (product search does not). */
@@ -39,7 +44,7 @@ export const notCheckedSchema = z.object({
   reason: z.enum(NOT_CHECKED_REASONS),
   /** Plain words for the admin. */
   message: z.string(),
-  /** When the failed attempt was made; null when none was. */
+  /** When the failed attempt was made (`cancelled`: when the check was cancelled); null when none was. */
   triedAt: isoInstant.nullable(),
 });
 export type NotChecked = z.infer<typeof notCheckedSchema>;

@@ -232,7 +232,14 @@ describe('rx-batch batch check', () => {
       const cancelled = await done;
       expect(cancelled.code).toBe(1);
       expect(cancelled.stdout).toContain('Cancelled: the answers that came are kept.');
-      expect(cancelled.stdout).toMatch(/Not checked: not asked \(\d+ items?/);
+      // The items the cancelled check did not get to say so, not "not asked".
+      expect(cancelled.stdout).toMatch(
+        new RegExp(
+          `Not checked: cancelled \\(\\d+ items?[^)]*\\): the check was cancelled before these were answered; ` +
+            `run rx-batch batch check ${batch} again to finish it\\.`,
+        ),
+      );
+      expect(cancelled.stdout).not.toContain('not asked');
     } finally {
       sandbox.setFaults({ latencyMs: 0 });
     }
@@ -242,6 +249,8 @@ describe('rx-batch batch check', () => {
     const run = (JSON.parse(again.stdout) as CheckDocument).run;
     expect(run.outcome).toBe('complete');
     expect(run.reused).toBeGreaterThan(0);
+    // Answered now: nothing reads "cancelled" any more.
+    expect((JSON.parse(again.stdout) as CheckDocument).notChecked).toEqual({});
   }, 120_000);
 
   it('exits 2 for a batch that does not exist or a bad command line', async () => {

@@ -46,12 +46,13 @@ export interface ReportedWarning extends OrderRef {
 
 /**
  * Reasons reported as "not checked". `no-product` is left out: an unknown code is already a warning, and its
- * stock and price cannot exist. The first four mean the check could not ask; the last two are for the admin to fix.
+ * stock and price cannot exist. The first five mean the check could not ask; the last two are for the admin to fix.
  */
 export const REPORTED_REASONS = [
   'offline',
   'signed-out',
   'service-error',
+  'cancelled',
   'never',
   'invalid-code',
   'no-pack-count',
@@ -63,6 +64,7 @@ export const UNFINISHED_REASONS: ReadonlySet<ReportedReason> = new Set([
   'offline',
   'signed-out',
   'service-error',
+  'cancelled',
   'never',
 ]);
 
@@ -205,7 +207,9 @@ const WHY: Record<ReportedReason, (environmentId: string, batchId: number) => st
   offline: (_env, batchId) => `the service could not be reached; run rx-batch batch check ${batchId} again when it can`,
   'signed-out': (env) => `stock, prices and couriers need a sign-in: rx-batch login ${env}`,
   'service-error': () => 'the service answered with errors (see rx-batch batch show --json for its messages)',
-  never: () => 'the check stopped before asking',
+  cancelled: (_env, batchId) =>
+    `the check was cancelled before these were answered; run rx-batch batch check ${batchId} again to finish it`,
+  never: () => 'not asked yet (edited since the last check, or never checked)',
   'invalid-code': () => 'the dm+d code is missing or not valid; fix it first (rx-batch batch show)',
   'no-pack-count': () => 'the item gives no number of packs and the product no single pack size, so it is not priced',
 };
@@ -214,6 +218,7 @@ const LABEL: Record<ReportedReason, string> = {
   offline: 'offline',
   'signed-out': 'signed out',
   'service-error': 'service error',
+  cancelled: 'cancelled',
   never: 'not asked',
   'invalid-code': 'invalid dm+d code',
   'no-pack-count': 'no pack count',

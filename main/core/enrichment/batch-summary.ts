@@ -14,7 +14,13 @@ import { orderEnrichment } from './order-view.js';
  */
 
 /** Not checked because the check could not be made (as opposed to a bad code, or no pack count). */
-const UNCHECKED: ReadonlySet<NotCheckedReason> = new Set(['never', 'offline', 'signed-out', 'service-error']);
+const UNCHECKED: ReadonlySet<NotCheckedReason> = new Set([
+  'never',
+  'cancelled',
+  'offline',
+  'signed-out',
+  'service-error',
+]);
 
 export function countBatch(repo: EnrichmentRepo, environmentId: string, batchId: number): EnrichmentCounts {
   // One synchronous pass over the cursor (it must not stay open across an await).

@@ -12,7 +12,7 @@ import { byOrder, loadAnswers } from './answer-book.js';
 import { planBatch } from './batch-plan.js';
 import { countBatch, describeRun } from './batch-summary.js';
 import { runLookups, type LookupClients, type LookupTuning } from './lookup-run.js';
-import { orderEnrichment } from './order-view.js';
+import { orderEnrichment, type CancelledCheck } from './order-view.js';
 
 /**
  * Online enrichment of staged batches (issue #4): checks a batch with the Order Service and reads what is known
@@ -144,7 +144,21 @@ export class EnrichmentService {
     const missing = ids.find((id) => !seen.has(id));
     if (missing !== undefined) throw new EnrichmentError(`staged order ${missing} is not in batch ${batchId}`);
     const answers = loadAnswers(store.enrichment, batch.environmentId, rows);
-    return { ...this.#runState(batchId), orders: [...byOrder(rows)].map((order) => orderEnrichment(order, answers)) };
+    const cancelled = this.#cancelledCheck(batchId, batch.environmentId);
+    return {
+      ...this.#runState(batchId),
+      orders: [...byOrder(rows)].map((order) => orderEnrichment(order, answers, cancelled)),
+    };
+  }
+
+  /**
+   * The batch's last finished check when it was cancelled: what it did not get to reads "cancelled" rather than
+   * "never asked". Derived from the stored run, so the next finished check of the batch ends it.
+   */
+  #cancelledCheck(batchId: number, environmentId: string): CancelledCheck | undefined {
+    const run = this.#deps.store.enrichment.run(batchId);
+    if (run?.outcome !== 'cancelled' || run.environmentId !== environmentId) return undefined;
+    return { startedAt: run.startedAt, finishedAt: run.finishedAt };
   }
 
   #runState(batchId: number): Pick<BatchEnrichment, 'batchId' | 'run' | 'progress'> {
@@ -174,7 +188,8 @@ export class EnrichmentService {
       wanted.map((order) => order.stagedOrderId),
     );
     const answers = loadAnswers(store.enrichment, environmentId, rows);
-    const orders = [...byOrder(rows)].map((order) => orderEnrichment(order, answers));
+    const cancelled = this.#cancelledCheck(batchId, environmentId);
+    const orders = [...byOrder(rows)].map((order) => orderEnrichment(order, answers, cancelled));
     return { orders, total: warned.length };
   }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StagedItemRow, StoredAnswer } from '../store/enrichment-repo.js';
 import { COURIERS_KEY, packsToPrice, priceKey } from './answer-values.js';
-import { orderEnrichment, type AnswerLookup } from './order-view.js';
+import { orderEnrichment, type AnswerLookup, type CancelledCheck } from './order-view.js';
 
 // Views built from stored answers, with no service and no store: what the preview shows for each state.
 
@@ -20,6 +20,8 @@ function row(overrides: Partial<StagedItemRow>): StagedItemRow {
     productId: null,
     pack: null,
     quantity: null,
+    editedAt: null,
+    acceptedAt: null,
     ...overrides,
   };
 }
@@ -168,5 +170,76 @@ describe('what the preview shows of an order', () => {
   it('reads a damaged stored answer as not checked, never as an answer', () => {
     const view = orderEnrichment([row({ pack: 1 })], lookup([answer('product', PARACETAMOL, { products: 'many' })]));
     expect(view.items[0]!.product).toMatchObject({ state: 'not-checked', reason: 'never' });
+  });
+
+  describe('after a cancelled check', () => {
+    // Answers came at T0, failures at T1; this check started after both and was cancelled a minute later.
+    const cancelled: CancelledCheck = { startedAt: '2026-01-05T12:00:00.000Z', finishedAt: '2026-01-05T12:01:00.000Z' };
+    const stored = lookup([
+      answer('product', PARACETAMOL, { products: [paracetamol] }),
+      answer('product', TADALAFIL, null, 'offline'),
+      answer('couriers', COURIERS_KEY, null, 'signed-out'),
+    ]);
+    const rows = (changes: Partial<StagedItemRow> = {}) => [
+      row({ pack: 1, ...changes }),
+      row({ itemIndex: 1, dmdCode: TADALAFIL, pack: 1, ...changes }),
+      row({ itemIndex: 2, dmdCode: '123', ...changes }),
+    ];
+    const reasons = (view: ReturnType<typeof orderEnrichment>) => [
+      ...view.items.map((item) =>
+        [item.product, item.stock, item.price].map((state) =>
+          state.state === 'not-checked' ? state.reason : state.state,
+        ),
+      ),
+      view.courier.state === 'not-checked' ? view.courier.reason : view.courier.state,
+    ];
+
+    it('reads what it did not get to as cancelled: never asked, or only tried before it; answers and bad codes stand', () => {
+      const view = orderEnrichment(rows(), stored, cancelled);
+      expect(reasons(view)).toEqual([
+        ['found', 'cancelled', 'cancelled'],
+        ['cancelled', 'cancelled', 'cancelled'],
+        ['invalid-code', 'invalid-code', 'invalid-code'],
+        'cancelled',
+      ]);
+      expect(view.items[0]!.stock).toEqual({
+        state: 'not-checked',
+        reason: 'cancelled',
+        message: 'Not checked: the check was cancelled before this was answered. Check again to finish it.',
+        triedAt: cancelled.finishedAt,
+      });
+    });
+
+    it('keeps the failures the cancelled check recorded itself', () => {
+      const earlier = { startedAt: '2026-01-05T10:30:00.000Z', finishedAt: '2026-01-05T11:30:00.000Z' };
+      expect(reasons(orderEnrichment(rows(), stored, earlier))).toEqual([
+        ['found', 'cancelled', 'cancelled'],
+        ['offline', 'offline', 'offline'],
+        ['invalid-code', 'invalid-code', 'invalid-code'],
+        'signed-out',
+      ]);
+    });
+
+    it('leaves out orders it did not cover: edited since it started, or accepted before it', () => {
+      const notCovered = [
+        ['found', 'never', 'never'],
+        ['offline', 'offline', 'offline'],
+        ['invalid-code', 'invalid-code', 'invalid-code'],
+        'signed-out',
+      ];
+      expect(reasons(orderEnrichment(rows({ editedAt: '2026-01-05T12:00:30.000Z' }), stored, cancelled))).toEqual(
+        notCovered,
+      );
+      expect(reasons(orderEnrichment(rows({ acceptedAt: '2026-01-05T11:59:00.000Z' }), stored, cancelled))).toEqual(
+        notCovered,
+      );
+      // Edited before it started, or accepted while it ran: it covered them.
+      const changedBefore = { editedAt: '2026-01-05T11:00:00.000Z', acceptedAt: '2026-01-05T12:00:30.000Z' };
+      expect(reasons(orderEnrichment(rows(changedBefore), stored, cancelled))[0]).toEqual([
+        'found',
+        'cancelled',
+        'cancelled',
+      ]);
+    });
   });
 });

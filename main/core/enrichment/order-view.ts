@@ -39,6 +39,7 @@ export interface AnswerLookup {
 
 const MESSAGES: Record<NotCheckedReason, string> = {
   never: 'Not checked yet: use "Check products and stock".',
+  cancelled: 'Not checked: the check was cancelled before this was answered. Check again to finish it.',
   offline: 'Not checked: the service could not be reached.',
   'signed-out': 'Not checked: signed out. Sign in to check stock, prices and couriers.',
   'service-error': 'Not checked: the service answered with an error.',
@@ -53,6 +54,40 @@ export function notChecked(reason: NotCheckedReason, triedAt: string | null = nu
       ? `Not checked: the service answered with an error (${detail}).`
       : MESSAGES[reason];
   return { state: 'not-checked', reason, message, triedAt };
+}
+
+/**
+ * The batch's last check, when it was cancelled. What it did not get to reads "cancelled", not "never"; this is
+ * derived on read (nothing is stored for an aborted question), so a later check of the batch ends it.
+ */
+export interface CancelledCheck {
+  startedAt: string;
+  finishedAt: string;
+}
+
+/** Whether the cancelled check covered the order as it is now: staged when it started, and not edited since. */
+function covered(check: CancelledCheck | undefined, row: StagedItemRow): CancelledCheck | undefined {
+  if (!check) return undefined;
+  if (row.editedAt !== null && row.editedAt >= check.startedAt) return undefined;
+  return row.acceptedAt === null || row.acceptedAt >= check.startedAt ? check : undefined;
+}
+
+const LOOKUP_FAILURE_REASONS: ReadonlySet<NotCheckedReason> = new Set(['offline', 'signed-out', 'service-error']);
+
+/**
+ * A question the cancelled check did not get to: never asked, or only an attempt older than the check (which it
+ * would have asked again: failures are never reused). Failures it recorded itself (signed out, offline) stand.
+ */
+function unlessCancelled<T extends ProductState | StockState | PriceState | CourierState>(
+  state: T,
+  check: CancelledCheck | undefined,
+): T | NotChecked {
+  const why: ProductState | StockState | PriceState | CourierState = state;
+  if (!check || why.state !== 'not-checked') return state;
+  const stale =
+    why.reason === 'never' ||
+    (LOOKUP_FAILURE_REASONS.has(why.reason) && why.triedAt !== null && why.triedAt < check.startedAt);
+  return stale ? notChecked('cancelled', check.finishedAt) : state;
 }
 
 /** Codes already judged: a batch repeats a few hundred codes across 100,000 items. Bounded: cleared when full. */
@@ -128,15 +163,20 @@ function failureOf(answer: StoredAnswer | undefined): NotChecked | undefined {
   return answer?.failure ? notChecked(answer.failure, answer.failedAt, answer.failureMessage ?? undefined) : undefined;
 }
 
-export function itemEnrichment(row: StagedItemRow, answers: AnswerLookup): ItemEnrichment {
+export function itemEnrichment(
+  row: StagedItemRow,
+  answers: AnswerLookup,
+  cancelledCheck?: CancelledCheck,
+): ItemEnrichment {
   const index = row.itemIndex ?? 0;
+  const cancelled = covered(cancelledCheck, row);
   const code = askableCode(row.dmdCode);
   if (code === undefined) {
     const why = notChecked('invalid-code');
     return { index, dmdCode: row.dmdCode, product: why, stock: why, price: why };
   }
   const productAnswer = answers.product(code);
-  const product = productState(read(productAnswer, productAnswerSchema));
+  const product = unlessCancelled(productState(read(productAnswer, productAnswerSchema)), cancelled);
   const blocked = blockedBy(product);
   // A stock or price never asked because the product search failed carries the search's failure.
   const inherited = failureOf(productAnswer);
@@ -151,7 +191,7 @@ export function itemEnrichment(row: StagedItemRow, answers: AnswerLookup): ItemE
           checkedAt: answer.checkedAt,
           recheckFailed: answer.recheckFailed,
         }
-      : answer.why;
+      : unlessCancelled(answer.why, cancelled);
   }
 
   let price: PriceState;
@@ -171,12 +211,16 @@ export function itemEnrichment(row: StagedItemRow, answers: AnswerLookup): ItemE
           checkedAt: answer.checkedAt,
           recheckFailed: answer.recheckFailed,
         }
-      : answer.why;
+      : unlessCancelled(answer.why, cancelled);
   }
   return { index, dmdCode: row.dmdCode, product, stock, price };
 }
 
-export function courierState(courierCode: string | null, answers: AnswerLookup): CourierState {
+export function courierState(
+  courierCode: string | null,
+  answers: AnswerLookup,
+  cancelled?: CancelledCheck,
+): CourierState {
   if (courierCode === null || courierCode.trim() === '') {
     return {
       ...notChecked('invalid-code'),
@@ -184,7 +228,7 @@ export function courierState(courierCode: string | null, answers: AnswerLookup):
     };
   }
   const answer = read(answers.couriers(), couriersAnswerSchema);
-  if (!answer.ok) return answer.why;
+  if (!answer.ok) return unlessCancelled(answer.why, cancelled);
   const { checkedAt, recheckFailed } = answer;
   const listed = answer.value.options.find((option) => option.courierCode === courierCode);
   if (listed) {
@@ -263,13 +307,20 @@ function warningsOf(
   return warnings;
 }
 
-/** Everything known of one order, from its item rows (all of the same staged order, in item order). */
-export function orderEnrichment(rows: readonly StagedItemRow[], answers: AnswerLookup): OrderEnrichment {
+/**
+ * Everything known of one order, from its item rows (all of the same staged order, in item order). `cancelled`:
+ * the batch's last check, when it was cancelled (see CancelledCheck).
+ */
+export function orderEnrichment(
+  rows: readonly StagedItemRow[],
+  answers: AnswerLookup,
+  cancelled?: CancelledCheck,
+): OrderEnrichment {
   const first = rows[0];
   if (!first) throw new Error('an order view needs the order’s rows');
   const withItems = rows.filter((row) => row.itemIndex !== null);
-  const items = withItems.map((row) => itemEnrichment(row, answers));
-  const courier = courierState(first.courierCode, answers);
+  const items = withItems.map((row) => itemEnrichment(row, answers, cancelled));
+  const courier = courierState(first.courierCode, answers, covered(cancelled, first));
   return {
     stagedOrderId: first.stagedOrderId,
     position: first.position,

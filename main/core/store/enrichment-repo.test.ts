@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LOOKUP_FAILURES } from '../../../shared/enrichment-views.js';
-import { ANSWER_KINDS } from './enrichment-repo.js';
+import { ANSWER_KINDS, type StagedItemRow } from './enrichment-repo.js';
 import { openStore, type Store } from './store.js';
-import { LOCAL, manualClock, removeDir, tempDataDir } from './testing/store-fixtures.js';
+import { LOCAL, manualClock, removeDir, sampleOrder, tempDataDir } from './testing/store-fixtures.js';
 
 const EIGHTEEN = '177803111000001105';
 
@@ -66,6 +66,8 @@ describe('the enrichment repository', () => {
         productId: 1023,
         pack: 2,
         quantity: 8,
+        editedAt: null,
+        acceptedAt: null,
       },
       {
         stagedOrderId: ids[0],
@@ -76,6 +78,8 @@ describe('the enrichment repository', () => {
         productId: null,
         pack: null,
         quantity: 64,
+        editedAt: null,
+        acceptedAt: null,
       },
       {
         stagedOrderId: ids[1],
@@ -86,6 +90,8 @@ describe('the enrichment repository', () => {
         productId: null,
         pack: null,
         quantity: null,
+        editedAt: null,
+        acceptedAt: null,
       },
       {
         stagedOrderId: ids[1],
@@ -96,6 +102,8 @@ describe('the enrichment repository', () => {
         productId: null,
         pack: null,
         quantity: null,
+        editedAt: null,
+        acceptedAt: null,
       },
       // No items array: one row for the order (its courier), no item.
       {
@@ -107,6 +115,8 @@ describe('the enrichment repository', () => {
         productId: null,
         pack: null,
         quantity: null,
+        editedAt: null,
+        acceptedAt: null,
       },
       ...[0, 1].map((itemIndex) => ({
         stagedOrderId: ids[3],
@@ -117,6 +127,8 @@ describe('the enrichment repository', () => {
         productId: null,
         pack: null,
         quantity: null,
+        editedAt: null,
+        acceptedAt: null,
       })),
       {
         stagedOrderId: ids[4],
@@ -127,12 +139,38 @@ describe('the enrichment repository', () => {
         productId: null,
         pack: null,
         quantity: null,
+        editedAt: null,
+        acceptedAt: null,
       },
     ]);
     // Reading some orders by id gives the same rows, and nothing of another batch.
     expect(store.enrichment.itemsOf(batchId, [ids[1]!])).toEqual([rows[2], rows[3]]);
     expect(store.enrichment.itemsOf(batchId + 1, [ids[1]!])).toEqual([]);
     expect(store.enrichment.pageIds(batchId, 1, 2)).toEqual([ids[1], ids[2]]);
+  });
+
+  it('gives each item row when its order was edited and accepted (what a cancelled check covered)', () => {
+    const clock = manualClock('2026-01-05T10:00:00.000Z');
+    const { store } = open(clock.now);
+    const body = JSON.stringify({ prescribedItems: [{ dmdCode: '322236009', pack: 1 }] });
+    const { batchId, ids } = stageBodies(store, [body, body, body]);
+    const [asImported, edited, accepted] = ids as [number, number, number];
+    store.db.prepare('UPDATE staged_orders SET edited_at = ? WHERE id = ?').run('2026-01-05T09:30:00.000Z', edited);
+    clock.advance(60_000);
+    const [orderId] = store.orders.enqueue(batchId, [sampleOrder()]);
+    expect(store.stagedOrders.markAccepted(accepted, orderId!)).toBe(true);
+
+    const times = (rows: StagedItemRow[]) => rows.map((row) => [row.stagedOrderId, row.editedAt, row.acceptedAt]);
+    expect(times(store.enrichment.itemsOf(batchId, ids))).toEqual([
+      [asImported, null, null],
+      [edited, '2026-01-05T09:30:00.000Z', null],
+      [accepted, null, '2026-01-05T10:01:00.000Z'],
+    ]);
+    // A check walks only the staged ones.
+    expect(times([...store.enrichment.stagedItems(batchId)])).toEqual([
+      [asImported, null, null],
+      [edited, '2026-01-05T09:30:00.000Z', null],
+    ]);
   });
 
   it('keeps the last good answer with its time when a later attempt fails, and clears the failure on success', () => {
