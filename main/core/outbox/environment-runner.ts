@@ -68,7 +68,7 @@ const COMMIT_DELAY_MS = 20;
  *
  * Group commit. The answers' records (the attempt and the state change it led to, with one audit entry) wait for
  * the next turn of the loop, which commits them all, with the claims that refill the pool, in one transaction:
- * at once when the pool runs dry, after the next I/O poll when it is half empty or two rounds of answers wait, else
+ * at once when the pool runs dry, after the next I/O poll when it is half empty or four rounds of answers wait, else
  * a few milliseconds after the first. Those commits do not wait for the disk (GroupCommit: one background fsync
  * of the WAL covers many), and a claimed create leaves only once the commit that claimed it is durable, so a claim
  * is always on disk before its request leaves. An answer a crash keeps from its commit (or a power loss from its
@@ -623,16 +623,18 @@ export class EnvironmentRunner {
 
   /**
    * When the answers waiting get their commit: at once if the pool ran dry (nothing can go until it is refilled);
-   * soon if it is half empty (its refill must be claimed and synced before it is needed) or two rounds of answers
-   * wait (so no commit holds the event loop for long); otherwise a few milliseconds on. "Soon" is after the next
-   * turn's I/O, so the requests just launched are on the wire, not waiting behind the commit.
+   * soon if it is half empty (its refill must be claimed and synced before it is needed) or four rounds of answers
+   * wait (so no commit holds the event loop for long: about 50 µs an answer); otherwise a few milliseconds on.
+   * "Soon" is after the next turn's I/O, so the requests just launched are on the wire, not waiting behind the
+   * commit. Four rounds rather than two: a commit's fixed part (COMMIT's WAL write, the claim, the loop's own
+   * turn) is then shared by about ten answers instead of six, about 10% less time in commits an order.
    */
   #scheduleCommit(): void {
     if (this.#pool.length === 0) {
       this.#schedulePump();
       return;
     }
-    if (this.#pool.length <= this.#poolTarget / 2 || this.#answered.length >= 2 * this.#deps.tuning.concurrency) {
+    if (this.#pool.length <= this.#poolTarget / 2 || this.#answered.length >= 4 * this.#deps.tuning.concurrency) {
       if (this.#commitSoon) return;
       this.#commitSoon = true;
       // The first immediate runs this turn, the second after the next poll for I/O (connects, writes).

@@ -60,6 +60,8 @@ export interface Recorded {
 /**
  * What a step does after its network part: the bookkeeping (attempt, state change, audit) as one synchronous
  * function, so the loop can commit the answers of several steps, and the claims of the next, in one transaction.
+ * The loop always runs it in a savepoint of its own (so one answer's failure cannot undo the others), which it may
+ * rely on instead of opening another.
  */
 export type Settle = () => Recorded;
 

@@ -55,7 +55,8 @@ function settleCreate(
 ): Recorded {
   const { store } = ctx;
   if (outcome.ok) {
-    store.attempts.recordWithTransition(
+    // A settle runs in the loop's savepoint for this answer (EnvironmentRunner#settle): none of its own needed.
+    store.attempts.recordWithTransitionWithin(
       attemptOf(order.id, 'create', startedAt, outcome, String(outcome.value.orderId)),
       () => ({
         from: ['sending'],

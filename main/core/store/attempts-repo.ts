@@ -71,6 +71,8 @@ export class AttemptsRepo {
   readonly #recordWithTransition: Database.Transaction<
     (attempt: NewAttempt, next: () => AttemptTransition | null) => boolean
   >;
+  readonly #recordWithTransitionNow: (attempt: NewAttempt, next: () => AttemptTransition | null) => boolean;
+  readonly #db: Database.Database;
 
   constructor(db: Database.Database, audit: AuditRepo, orders: OrdersRepo) {
     this.#audit = audit;
@@ -90,7 +92,8 @@ export class AttemptsRepo {
       this.#auditAlone(attempt, details);
       return record;
     });
-    this.#recordWithTransition = db.transaction((attempt: NewAttempt, next: () => AttemptTransition | null) => {
+    this.#db = db;
+    this.#recordWithTransitionNow = (attempt: NewAttempt, next: () => AttemptTransition | null) => {
       const { details } = this.#store(attempt, false);
       const transition = next();
       const isCreate = attempt.operation === 'create';
@@ -114,7 +117,8 @@ export class AttemptsRepo {
       const count = isCreate ? this.#countCreate.get(attempt.orderId) : undefined;
       this.#auditAlone(attempt, count ? { ...details, attempt: count.attempts } : details);
       return false;
-    });
+    };
+    this.#recordWithTransition = db.transaction(this.#recordWithTransitionNow);
   }
 
   /** Stores the attempt, counts it on the order when it was a create, and audits it; one transaction. */
@@ -130,6 +134,15 @@ export class AttemptsRepo {
    */
   recordWithTransition(attempt: NewAttempt, next: () => AttemptTransition | null): boolean {
     return this.#recordWithTransition.immediate(attempt, next);
+  }
+
+  /**
+   * `recordWithTransition` for a caller already inside a transaction or savepoint of its own that rolls back if
+   * this throws (the submitter's per-answer savepoint): no second savepoint nested in it.
+   */
+  recordWithTransitionWithin(attempt: NewAttempt, next: () => AttemptTransition | null): boolean {
+    if (!this.#db.inTransaction) throw new Error('recordWithTransitionWithin needs a transaction');
+    return this.#recordWithTransitionNow(attempt, next);
   }
 
   list(orderId: number): AttemptRecord[] {

@@ -306,6 +306,46 @@ describe('outbox records', () => {
         ),
       ).toThrow('no order 999');
     });
+
+    it("records within the caller's transaction only, rolling back with the caller's savepoint", () => {
+      setUp();
+      const first = claimedOrder('WITHIN-1');
+      const second = claimedOrder('WITHIN-2');
+      const ok = (orderId: number) => ({
+        orderId,
+        operation: 'create' as const,
+        startedAt: clock.now(),
+        latencyMs: 5,
+        httpStatus: 200,
+        outcome: 'ok' as const,
+      });
+      expect(() => store.attempts.recordWithTransitionWithin(ok(first), () => created(100801))).toThrow(
+        'recordWithTransitionWithin needs a transaction',
+      );
+      expect(store.attempts.list(first)).toEqual([]);
+
+      store.inTransaction(() => {
+        expect(store.attempts.recordWithTransitionWithin(ok(first), () => created(100801))).toBe(true);
+        // The second answer's failure (a CHECK) undoes its savepoint only, never the first answer's record.
+        expect(() =>
+          store.inTransaction(() =>
+            store.attempts.recordWithTransitionWithin(ok(second), () => ({
+              from: ['sending'],
+              to: 'created',
+              patch: {},
+              action: 'order.created',
+            })),
+          ),
+        ).toThrow(/CHECK constraint/);
+      });
+
+      expect(store.orders.get(first)).toMatchObject({ state: 'created', pharmacyOrderId: 100801, attempts: 1 });
+      expect(store.audit.forOrder(first).map((entry) => entry.action)).toEqual(['order.created']);
+      expect(store.orders.get(second)).toMatchObject({ state: 'sending', attempts: 0 });
+      expect(store.attempts.list(second)).toEqual([]);
+      expect(store.audit.forOrder(second)).toEqual([]);
+      expect(verifyAuditChain(store)).toMatchObject({ ok: true });
+    });
   });
 
   describe('claims for sending', () => {
