@@ -10,6 +10,9 @@ import { parseWireJson } from '../../../shared/wire-json.js';
  * it when an order is accepted and records that it passed (`orders.body_checked`, migration 11), so a send of
  * a body the store vouches for skips the parse (about 20–30 µs an order, most of the client's own cost).
  *
+ * Accept also vouches, without this re-read, for a v1 body it has just written with `toWireJson` from an object
+ * that passed `createWithClinicV1Schema`: for v1 this check must stay exactly that schema.
+ *
  * STORED_BODY_CHECK_VERSION names this check as the stored vouches mean it. Change it whenever the check or
  * the schemas it uses change in a way that could refuse a body the old ones passed: vouches recorded under
  * another number are then ignored and those bodies are checked again at send time.

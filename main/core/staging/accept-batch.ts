@@ -117,8 +117,9 @@ export function acceptBatch(deps: StagingDeps, batchId: number): AcceptOutcome {
             requestBody: request.text,
             items: request.items,
             state: 'queued',
-            // The store checks the exact bytes once here and records it, so the send skips that check.
-            checkBody: true,
+            // Recorded as checked, so the send skips its check: a v1 body was just written from an object that passed
+            // the route's schema; any other is checked by the store now, once.
+            ...(request.schemaChecked ? { bodySchemaChecked: true } : { checkBody: true }),
           },
         });
       }

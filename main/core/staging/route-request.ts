@@ -30,7 +30,18 @@ export type RouteSubject = Pick<StagedOrder, 'body' | 'orderControl' | 'source'>
 };
 
 export type WireRequest =
-  | { ok: true; text: string; items: OrderItem[]; clinicCode: string; clinicOrderId: string }
+  | {
+      ok: true;
+      text: string;
+      items: OrderItem[];
+      clinicCode: string;
+      clinicOrderId: string;
+      /**
+       * The text is `toWireJson` of an object that has just passed the route's own schema (v1): the store can
+       * vouch for it without reading it again. False when the route's schema was not what was checked (v2, HL7).
+       */
+      schemaChecked: boolean;
+    }
   | { ok: false; problems: Problem[] };
 
 function located(problem: Problem, subject: RouteSubject): Problem {
@@ -66,15 +77,15 @@ export function wireRequest(subject: RouteSubject, route: OrderRoute, codeLists:
     if (hl7) return { ok: false, problems: [hl7] };
     const carried = hl7CarriedSchema.safeParse(subject.body);
     if (!carried.success) return invalidBody(subject);
-    return { ok: true, text: subject.source.hl7!, ...outboxParts(carried.data) };
+    return { ok: true, text: subject.source.hl7!, schemaChecked: false, ...outboxParts(carried.data) };
   }
   const parsed = createWithClinicV1Schema.safeParse(subject.body);
   if (!parsed.success) return invalidBody(subject);
   const v1 = parsed.data;
-  if (route === 'v1') return { ok: true, text: toWireJson(v1), ...outboxParts(v1) };
+  if (route === 'v1') return { ok: true, text: toWireJson(v1), schemaChecked: true, ...outboxParts(v1) };
   const v2 = toCreateV2(v1, codeLists, subject.source.file);
   if (!v2.ok) return { ok: false, problems: v2.problems.map((p) => located(p, subject)) };
-  return { ok: true, text: toWireJson(v2.body), ...outboxParts(v1) };
+  return { ok: true, text: toWireJson(v2.body), schemaChecked: false, ...outboxParts(v1) };
 }
 
 const invalidBody = (subject: RouteSubject): WireRequest => ({

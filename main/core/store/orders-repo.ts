@@ -14,7 +14,7 @@ import {
 import { surnameSearchKey } from '../../../shared/patient-surname.js';
 import { patientSurnameKeyOf } from './request-body-fields.js';
 import { isoTime, isoTimeOrNull } from './time.js';
-import { storedBodyVouch } from '../service/stored-body-check.js';
+import { STORED_BODY_CHECK_VERSION, storedBodyVouch } from '../service/stored-body-check.js';
 
 export interface OrderItem {
   /** dm+d code as digits (up to 18: beyond JavaScript's safe integers). */
@@ -40,6 +40,11 @@ export interface NewOrder {
    * send-time check then refuses it with its reasons, as without this flag.
    */
   checkBody?: boolean;
+  /**
+   * The caller has just validated the body's object with its route's schema and written `requestBody` from it
+   * with `toWireJson` (accept does, for v1): recorded as passing without reading the text again.
+   */
+  bodySchemaChecked?: boolean;
 }
 
 export interface OrderError {
@@ -411,7 +416,11 @@ export class OrdersRepo {
           state,
           now,
           now,
-          order.checkBody === true ? storedBodyVouch(order.route, order.requestBody) : null,
+          order.bodySchemaChecked === true && order.route === 'v1'
+            ? STORED_BODY_CHECK_VERSION
+            : order.checkBody === true
+              ? storedBodyVouch(order.route, order.requestBody)
+              : null,
         );
         orderId = Number(result.lastInsertRowid);
       } catch (error) {

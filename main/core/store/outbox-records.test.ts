@@ -410,6 +410,21 @@ describe('outbox records', () => {
       });
     });
 
+    it('takes the word of a caller that wrote a v1 body from a schema-checked object, and of no other route', () => {
+      setUp();
+      const ids = enqueueOrders(store, batchId, [
+        { ...sampleOrder({ clinicOrderId: 'SCHEMA-V1' }), bodySchemaChecked: true },
+        { ...sampleOrder({ clinicOrderId: 'SCHEMA-V2' }), route: 'v2', bodySchemaChecked: true },
+        {
+          ...sampleOrder({ clinicOrderId: 'SCHEMA-HL7' }),
+          route: 'hl7',
+          requestBody: 'MSH|^~\\&|X',
+          bodySchemaChecked: true,
+        },
+      ]);
+      expect(ids.map(vouchOf)).toEqual([STORED_BODY_CHECK_VERSION, null, null]);
+    });
+
     it('drops the vouch when the body or the route is rewritten, and not on state changes', () => {
       setUp();
       const [first, second] = enqueueOrders(store, batchId, [
