@@ -226,12 +226,15 @@ describe('the core: outbox, orders, sign-in and the log through the contract', (
     } finally {
       await context.close();
     }
-    await vi.waitFor(() =>
-      expect(
-        eventsOf('signin.changed')
-          .filter((c) => c.environmentId === 'device-env')
-          .map((c) => c.state),
-      ).toEqual(['waiting', 'signed-in']),
+    await vi.waitFor(
+      () =>
+        expect(
+          eventsOf('signin.changed')
+            .filter((c) => c.environmentId === 'device-env')
+            .map((c) => c.state),
+        ).toEqual(['waiting', 'signed-in']),
+      // The core polls the identity server once a second: its next poll, not the browser, ends the wait.
+      { timeout: 15_000, interval: 50 },
     );
     const status = await api.call('signin.status', { environmentId: 'device-env' });
     expect(status).toMatchObject({ signedIn: true, grant: 'device', subject: 'sandbox-admin', device: null });
@@ -239,12 +242,14 @@ describe('the core: outbox, orders, sign-in and the log through the contract', (
     // A second sign-in cancelled before it completes ends as cancelled.
     await api.call('signin.startDevice', { environmentId: 'device-env' });
     expect(await api.call('signin.cancelDevice', { environmentId: 'device-env' })).toEqual({ cancelled: true });
-    await vi.waitFor(() =>
-      expect(
-        eventsOf('signin.changed')
-          .filter((c) => c.environmentId === 'device-env')
-          .at(-1)?.state,
-      ).toBe('cancelled'),
+    await vi.waitFor(
+      () =>
+        expect(
+          eventsOf('signin.changed')
+            .filter((c) => c.environmentId === 'device-env')
+            .at(-1)?.state,
+        ).toBe('cancelled'),
+      { timeout: 15_000, interval: 50 },
     );
     const audit = await api.call('log.list', { environmentId: 'device-env', action: 'signin.' });
     expect(audit.entries.map((e) => e.details.outcome)).toEqual(['cancelled', 'signed-in']);

@@ -158,7 +158,7 @@ describe('files handed to the desktop app reach the importer', () => {
     window.webContents.send.mockClear();
     const monday = join(batches, 'monday.csv');
     app.emit('second-instance', electronEvent({}), ['/opt/rx-batch', monday], '/home/admin', { files: [monday] });
-    await vi.waitFor(() => expect(sentEvents('import.requested')).toEqual([{ files: 1 }]));
+    await vi.waitFor(() => expect(sentEvents('import.requested')).toEqual([{ files: 1 }]), { timeout: 10_000 });
     expect(await call('import.takeRequested', {})).toEqual({ ok: true, value: { paths: [monday], skipped: [] } });
     expect(await call('import.takeRequested', {})).toEqual({ ok: true, value: { paths: [], skipped: [] } });
 
@@ -177,7 +177,7 @@ describe('files handed to the desktop app reach the importer', () => {
     const opened = electronEvent({});
     app.emit('open-file', opened, join(batches, 'tuesday'));
     expect(opened.preventDefault).toHaveBeenCalled();
-    await vi.waitFor(() => expect(sentEvents('import.requested')).toEqual([{ files: 2 }]));
+    await vi.waitFor(() => expect(sentEvents('import.requested')).toEqual([{ files: 2 }]), { timeout: 10_000 });
     expect(await call('import.takeRequested', {})).toEqual({
       ok: true,
       value: {
@@ -194,7 +194,7 @@ describe('files handed to the desktop app reach the importer', () => {
       (menu) => menu.submenu ?? [],
     );
     items.find((item) => item.id === MENU_IDS.importFiles)?.click?.();
-    await vi.waitFor(() => expect(sentEvents('import.requested')).toEqual([{ files: 1 }]));
+    await vi.waitFor(() => expect(sentEvents('import.requested')).toEqual([{ files: 1 }]), { timeout: 10_000 });
     expect(dialog.showOpenDialog.mock.calls.at(-1)?.[0]).toBe(window);
     expect(await call('import.takeRequested', {})).toMatchObject({ value: { paths: [join(batches, 'monday.csv')] } });
   });

@@ -83,7 +83,7 @@ describe('claims are durable before their requests leave', () => {
     fsyncControl.hold = true;
     try {
       const run = outbox.runUntilIdle(ENVIRONMENT_ID);
-      await vi.waitFor(() => expect(fsyncControl.held.length).toBeGreaterThan(0));
+      await vi.waitFor(() => expect(fsyncControl.held.length).toBeGreaterThan(0), { timeout: 10_000 });
       // Claimed, committed, visible: and not one request out while the claims are not on disk.
       await new Promise((resolve) => setTimeout(resolve, 150));
       expect(t.store.orders.countByState(ENVIRONMENT_ID).sending).toBeGreaterThan(0);

@@ -129,7 +129,7 @@ describe('sign-in during a batch', () => {
     expect(counts.created).toBeLessThan(100);
     expect(counts.rejected + counts.held).toBe(0);
     // In flight when the sign-in failed, then back in the queue: nothing dropped.
-    await vi.waitFor(() => expect(outbox.progress(ENVIRONMENT_ID).inFlight).toBe(0));
+    await vi.waitFor(() => expect(outbox.progress(ENVIRONMENT_ID).inFlight).toBe(0), { timeout: 10_000 });
     const settled = t.store.orders.countByState(ENVIRONMENT_ID);
     expect(settled.created + settled.queued).toBe(100);
     const refusedByAuth = t.store.orders

@@ -212,17 +212,21 @@ describe('the submitter', () => {
     enqueue(t, orders);
     const run = outbox.runUntilIdle(ENVIRONMENT_ID, { stopWhenBlocked: true });
     await vi.waitFor(() => expect(t.store.orders.countByState(ENVIRONMENT_ID).created).toBeGreaterThanOrEqual(5), {
+      timeout: 15_000,
       interval: 5,
     });
 
     outbox.pause(ENVIRONMENT_ID);
     expect(await run).toMatchObject({ outcome: 'blocked', state: 'paused' });
     // Answers already on their way are recorded by the next group commit; then nothing may stay `sending`.
-    await vi.waitFor(() => {
-      const progress = outbox.progress(ENVIRONMENT_ID);
-      expect(progress.inFlight).toBe(0);
-      expect(progress.counts.sending).toBe(0);
-    });
+    await vi.waitFor(
+      () => {
+        const progress = outbox.progress(ENVIRONMENT_ID);
+        expect(progress.inFlight).toBe(0);
+        expect(progress.counts.sending).toBe(0);
+      },
+      { timeout: 10_000 },
+    );
     const paused = outbox.progress(ENVIRONMENT_ID).counts;
     expect(paused.created).toBeLessThan(60);
     expect(paused.created + paused.queued).toBe(60);

@@ -375,7 +375,12 @@ describe('enrichment against the sandbox', () => {
       const requests = sandbox.requestCount();
       const running = api.call('batches.enrich', { batchId, reuseWithinSeconds: 0 });
       await expect
-        .poll(async () => (await api.call('batches.enrichment', { batchId, stagedOrderIds: [] })).progress?.calls ?? 0)
+        .poll(
+          async () => (await api.call('batches.enrichment', { batchId, stagedOrderIds: [] })).progress?.calls ?? 0,
+          {
+            timeout: 10_000,
+          },
+        )
         .toBeGreaterThan(0);
       expect(await api.call('batches.enrichCancel', { batchId })).toEqual({ cancelled: true });
       const run = await running;

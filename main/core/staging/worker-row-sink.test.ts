@@ -76,8 +76,11 @@ describe('the worker row sink', () => {
     try {
       // About 2.5 MB of rows, then a pause: the worker checkpoints while idle, before the import ends.
       for (let n = 1; n <= 2500; n += 1) await writer.add({ ...order(n), body: { n, pad } });
+      // Waits for the checkpoint itself, bounded by the clock (not a count of sleeps): a loaded machine's worker
+      // may still be writing the last rows when the pause begins.
       let size = before;
-      for (let waited = 0; waited < 5_000 && size < before + 2_000_000; waited += 20) {
+      const deadline = Date.now() + 20_000;
+      while (size < before + 2_000_000 && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 20));
         size = statSync(file).size;
       }
