@@ -1,7 +1,7 @@
 import type { ProfileChoice } from '../../../shared/staging-views.js';
 import { compileProfile, type CompiledProfile } from './compiled-profile.js';
 import { HL7_VALUE_MAPS, checkHl7Overrides } from './hl7-field-map.js';
-import { describeSender, profileForSender, sameSender, type Hl7Sender } from './hl7-sender.js';
+import { describeSender, profileForSender, profilesForSender, type Hl7Sender } from './hl7-sender.js';
 import type { MappingProfile } from './mapping-profile.js';
 import { quote } from './problems.js';
 import type { ImportOptions, Problem } from './types.js';
@@ -102,13 +102,10 @@ export function sameSenderWarning(
 ): SameSenderWarning | null {
   const sender = saved.hl7Sender;
   if (!sender) return null;
-  const others = [
-    ...new Set(
-      profiles
-        .filter((profile) => profile.name !== saved.name && profile.hl7Sender && sameSender(profile.hl7Sender, sender))
-        .map((profile) => profile.name),
-    ),
-  ].sort();
+  const others = profilesForSender(sender, profiles)
+    .map((profile) => profile.name)
+    .filter((name) => name !== saved.name)
+    .sort();
   if (others.length === 0) return null;
   const named = others.length === 1 ? `profile ${quote(others[0])} is` : `profiles ${others.map(quote).join(', ')} are`;
   return {

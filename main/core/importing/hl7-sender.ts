@@ -63,19 +63,25 @@ export type SenderMatch =
   { kind: 'one'; profile: MappingProfile } | { kind: 'several'; names: string[] } | { kind: 'none' };
 
 /**
- * The saved profile for this sender: exactly one must match; several is a question for the admin, not a guess.
- * Profiles are counted by name (staging offers some profiles twice, under a second header fingerprint).
+ * The saved profiles for this sender, each once: profiles are counted by name (staging offers some profiles
+ * twice, under a second header fingerprint).
  */
-export function profileForSender(sender: Hl7Sender | undefined, profiles: readonly MappingProfile[]): SenderMatch {
-  if (!sender) return { kind: 'none' };
+export function profilesForSender(sender: Hl7Sender, profiles: readonly MappingProfile[]): MappingProfile[] {
   const byName = new Map<string, MappingProfile>();
   for (const profile of profiles) {
     if (profile.hl7Sender && sameSender(profile.hl7Sender, sender) && !byName.has(profile.name)) {
       byName.set(profile.name, profile);
     }
   }
-  const [only, ...more] = byName.values();
+  return [...byName.values()];
+}
+
+/** The saved profile for this sender: exactly one must match; several is a question for the admin, not a guess. */
+export function profileForSender(sender: Hl7Sender | undefined, profiles: readonly MappingProfile[]): SenderMatch {
+  if (!sender) return { kind: 'none' };
+  const found = profilesForSender(sender, profiles);
+  const [only, ...more] = found;
   if (!only) return { kind: 'none' };
   if (more.length === 0) return { kind: 'one', profile: only };
-  return { kind: 'several', names: [...byName.keys()].sort() };
+  return { kind: 'several', names: found.map((profile) => profile.name).sort() };
 }

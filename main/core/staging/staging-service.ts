@@ -258,9 +258,9 @@ export class StagingService {
   /**
    * Saves a profile; with `fromBatchId`, that import's header cells (CSV) or sender (HL7) are kept with it, so
    * the next file with that header or from that sender is read with it. A profile saved again without a sender
-   * keeps the one it had.
+   * keeps the one it had. `senderWarning`: other saved profiles are for the same HL7 sender (its files will then ask
+   * which to use).
    */
-  /** `senderWarning`: other saved profiles are for the same HL7 sender (its files will then ask which to use). */
   saveProfile(
     profile: MappingProfile,
     fromBatchId?: number,
