@@ -4,6 +4,7 @@ import type {
   LookupFailure,
   NotCheckedReason,
 } from '../../../shared/enrichment-views.js';
+import { LOOKUP_FAILURES } from '../../../shared/enrichment-views.js';
 import type { EnrichmentRepo } from '../store/enrichment-repo.js';
 import { byOrder, loadAnswers } from './answer-book.js';
 import { orderEnrichment } from './order-view.js';
@@ -14,13 +15,7 @@ import { orderEnrichment } from './order-view.js';
  */
 
 /** Not checked because the check could not be made (as opposed to a bad code, or no pack count). */
-const UNCHECKED: ReadonlySet<NotCheckedReason> = new Set([
-  'never',
-  'cancelled',
-  'offline',
-  'signed-out',
-  'service-error',
-]);
+const UNCHECKED: ReadonlySet<NotCheckedReason> = new Set(['never', 'cancelled', ...LOOKUP_FAILURES]);
 
 export function countBatch(repo: EnrichmentRepo, environmentId: string, batchId: number): EnrichmentCounts {
   // One synchronous pass over the cursor (it must not stay open across an await).

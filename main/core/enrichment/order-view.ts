@@ -12,6 +12,7 @@ import type {
   ProductState,
   StockState,
 } from '../../../shared/enrichment-views.js';
+import { LOOKUP_FAILURES } from '../../../shared/enrichment-views.js';
 import { checkSnomedConceptId } from '../../../shared/snomed.js';
 import type { StagedItemRow, StoredAnswer } from '../store/enrichment-repo.js';
 import {
@@ -72,7 +73,7 @@ function covered(check: CancelledCheck | undefined, row: StagedItemRow): Cancell
   return row.acceptedAt === null || row.acceptedAt >= check.startedAt ? check : undefined;
 }
 
-const LOOKUP_FAILURE_REASONS: ReadonlySet<NotCheckedReason> = new Set(['offline', 'signed-out', 'service-error']);
+const LOOKUP_FAILURE_REASONS: ReadonlySet<NotCheckedReason> = new Set(LOOKUP_FAILURES);
 
 /**
  * A question the cancelled check did not get to: never asked, or only an attempt older than the check (which it

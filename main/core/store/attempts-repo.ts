@@ -75,6 +75,7 @@ export class AttemptsRepo {
   readonly #db: Database.Database;
 
   constructor(db: Database.Database, audit: AuditRepo, orders: OrdersRepo) {
+    this.#db = db;
     this.#audit = audit;
     this.#orders = orders;
     this.#order = db.prepare(
@@ -92,7 +93,6 @@ export class AttemptsRepo {
       this.#auditAlone(attempt, details);
       return record;
     });
-    this.#db = db;
     this.#recordWithTransitionNow = (attempt: NewAttempt, next: () => AttemptTransition | null) => {
       const { details } = this.#store(attempt, false);
       const transition = next();
