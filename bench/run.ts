@@ -82,6 +82,10 @@ async function main(): Promise<void> {
         rounds: 5,
       });
       submit.push(result);
+      notes.push(
+        `submit +${sandboxLatencyMs} ms: the sandbox's CPU was busy ${Math.round(result.serviceBusy.raw * 100)}% of the raw ` +
+          `loop's time, ${Math.round(result.serviceBusy.outbox * 100)}% of the outbox's`,
+      );
       rows.push({
         name: `submit, +${sandboxLatencyMs} ms`,
         subject: `${result.outboxOrdersPerSecond}/s outbox`,

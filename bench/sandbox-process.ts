@@ -13,6 +13,8 @@ export interface SandboxProcess {
   setFaults(faults: Record<string, unknown>): Promise<void>;
   /** Orders the sandbox holds. */
   orderCount(): Promise<number>;
+  /** The sandbox process's CPU time so far, in milliseconds. */
+  cpuMs(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -60,6 +62,10 @@ export async function startSandboxProcess(): Promise<SandboxProcess> {
     async orderCount() {
       const response = await admin('__sandbox/orders');
       return ((await response.json()) as unknown[]).length;
+    },
+    async cpuMs() {
+      const response = await admin('__sandbox/cpu');
+      return ((await response.json()) as { cpuMicros: number }).cpuMicros / 1000;
     },
     stop: () =>
       new Promise<void>((resolve) => {

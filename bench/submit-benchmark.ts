@@ -34,16 +34,33 @@ export interface SubmitBenchmark {
    * medians over the counted rounds: what each side spends beside the service.
    */
   cpuMsPerOrder: { raw: number; outbox: number };
+  /**
+   * The sandbox's CPU time over the wall time of each side's rounds (medians): how busy each side kept the
+   * service. The raw loop keeps the sandbox's one thread saturated at +0 ms, so any time the outbox's own process
+   * holds all the requests (answers waiting behind its work, new requests not yet written) shows here.
+   */
+  serviceBusy: { raw: number; outbox: number };
   /** Every counted round, orders per second: for judging the noise. */
   samples: { raw: number[]; rawKeepAlive: number[]; outbox: number[] };
 }
 
-/** Runs `work` (which returns orders per second) and reports this process's CPU milliseconds per order too. */
-async function withCpu(orders: number, work: () => Promise<number>): Promise<{ perSecond: number; cpuMs: number }> {
+interface Measured {
+  perSecond: number;
+  /** This process's CPU milliseconds per order. */
+  cpuMs: number;
+  /** The sandbox's CPU time over the wall time. */
+  serviceBusy: number;
+}
+
+/** Runs `work` (which returns orders per second) and reports the CPU both processes spent on it. */
+async function measured(sandbox: SandboxProcess, orders: number, work: () => Promise<number>): Promise<Measured> {
+  const serviceBefore = await sandbox.cpuMs();
   const before = process.cpuUsage();
   const perSecond = await work();
   const used = process.cpuUsage(before);
-  return { perSecond, cpuMs: (used.user + used.system) / 1000 / orders };
+  const serviceMs = (await sandbox.cpuMs()) - serviceBefore;
+  const wallMs = (orders / perSecond) * 1000;
+  return { perSecond, cpuMs: (used.user + used.system) / 1000 / orders, serviceBusy: serviceMs / wallMs };
 }
 
 function bodies(prefix: string, count: number): NewOrder[] {
@@ -112,7 +129,7 @@ async function outboxRun(
   token: string,
   orders: readonly NewOrder[],
   concurrency: number,
-): Promise<{ perSecond: number; cpuMs: number }> {
+): Promise<Measured> {
   const dataDir = tempDataDir('rx-bench-submit-');
   const store = openStore({ dataDir });
   try {
@@ -146,7 +163,7 @@ async function outboxRun(
     // No rate limit here: the raw loop has none either; the comparison is the work per order.
     const outbox = new Outbox({ store, clientFor: () => client }, { concurrency, ratePerSecond: 1_000_000 });
     let result: Awaited<ReturnType<Outbox['runUntilIdle']>> | undefined;
-    const timed = await withCpu(orders.length, async () => {
+    const timed = await measured(sandbox, orders.length, async () => {
       const started = performance.now();
       result = await outbox.runUntilIdle(LOCAL.id);
       return (orders.length / (performance.now() - started)) * 1000;
@@ -178,20 +195,24 @@ export async function benchmarkSubmit(
   const outbox: number[] = [];
   const rawCpu: number[] = [];
   const outboxCpu: number[] = [];
+  const rawBusy: number[] = [];
+  const outboxBusy: number[] = [];
   const tag = `L${sandboxLatencyMs}-C${concurrency}-${Date.now().toString(36)}`;
   try {
     // Round 0 warms everything up (JIT, SQLite pages, the sandbox) and is not counted.
     for (let round = 0; round <= rounds; round += 1) {
       const rawBodies = bodies(`RAW-${tag}-${round}`, ordersPerRound);
-      const r = await withCpu(ordersPerRound, () => rawLoop(sandbox, token, rawBodies, concurrency, false));
+      const r = await measured(sandbox, ordersPerRound, () => rawLoop(sandbox, token, rawBodies, concurrency, false));
       const k = await rawLoop(sandbox, token, bodies(`KA-${tag}-${round}`, ordersPerRound), concurrency, keepAlive);
       const s = await outboxRun(sandbox, token, bodies(`OUT-${tag}-${round}`, ordersPerRound), concurrency);
       if (round === 0) continue;
       raw.push(r.perSecond);
       rawCpu.push(r.cpuMs);
+      rawBusy.push(r.serviceBusy);
       rawKeepAlive.push(k);
       outbox.push(s.perSecond);
       outboxCpu.push(s.cpuMs);
+      outboxBusy.push(s.serviceBusy);
     }
   } finally {
     keepAlive.destroy();
@@ -212,6 +233,7 @@ export async function benchmarkSubmit(
     ratio: round2(outboxOrdersPerSecond / rawOrdersPerSecond),
     ratioVsKeepAlive: round2(outboxOrdersPerSecond / rawKeepAliveOrdersPerSecond),
     cpuMsPerOrder: { raw: round3(median(rawCpu)), outbox: round3(median(outboxCpu)) },
+    serviceBusy: { raw: round2(median(rawBusy)), outbox: round2(median(outboxBusy)) },
     samples: { raw: raw.map(Math.round), rawKeepAlive: rawKeepAlive.map(Math.round), outbox: outbox.map(Math.round) },
   };
 }

@@ -76,6 +76,15 @@ describe('admin routes', () => {
     expect((await api('api/v2/Product/search?searchTerm=para')).status).toBe(200);
   });
 
+  it('GET /__sandbox/cpu reports the process CPU time so far, which only grows', async () => {
+    const read = async () => ((await (await api('__sandbox/cpu')).json()) as { cpuMicros: number }).cpuMicros;
+    const first = await read();
+    expect(first).toBeGreaterThan(0);
+    for (let i = 0; i < 20; i += 1) await api('api/v2/Product/search?searchTerm=para');
+    expect(await read()).toBeGreaterThan(first);
+    expect((await api('__sandbox/cpu', { method: 'POST', body: '{}' })).status).toBe(405);
+  });
+
   it('admin routes keep working through an outage; API requests do not, and are counted', async () => {
     sandbox.setFaults({ outage: true });
     try {

@@ -1,5 +1,6 @@
 import type { Logger } from '../logger.js';
 import type { OrderServiceClient } from '../service/client.js';
+import { requestsConnecting } from '../service/http-exchange.js';
 import type { ClaimedOrder, OrderRecord } from '../store/orders-repo.js';
 import type { DueCancel } from '../store/outbox-queue-repo.js';
 import { GroupCommit } from '../store/group-commit.js';
@@ -60,6 +61,8 @@ const SCAN_INTERVAL_MS = 250;
 const IDLE_CHECKPOINT_MS = 1_000;
 /** The longest an answer waits for its commit while the pool still has work to send. */
 const COMMIT_DELAY_MS = 20;
+/** Turns of the loop a commit due soon waits at most for requests still connecting (see #scheduleCommit). */
+const MAX_CONNECT_WAITS = 4;
 
 /**
  * The sending loop of one environment. Work comes from the store, never from memory: lookups of orders in
@@ -637,13 +640,20 @@ export class EnvironmentRunner {
     if (this.#pool.length <= this.#poolTarget / 2 || this.#answered.length >= 4 * this.#deps.tuning.concurrency) {
       if (this.#commitSoon) return;
       this.#commitSoon = true;
-      // The first immediate runs this turn, the second after the next poll for I/O (connects, writes).
-      setImmediate(() =>
-        setImmediate(() => {
-          this.#commitSoon = false;
-          this.#pump();
-        }),
-      );
+      // The first immediate runs this turn, the second after the next poll for I/O (connects, writes). Requests
+      // launched in that poll are still connecting: a few turns more let their bytes out before the commit holds
+      // the loop for a millisecond (otherwise the service can run dry meanwhile: 3-4% fewer orders a second).
+      let waits = 0;
+      const commit = () => {
+        if (requestsConnecting() > 0 && waits < MAX_CONNECT_WAITS) {
+          waits += 1;
+          setImmediate(commit);
+          return;
+        }
+        this.#commitSoon = false;
+        this.#pump();
+      };
+      setImmediate(() => setImmediate(commit));
       return;
     }
     this.#commitTimer ??= setTimeout(() => {

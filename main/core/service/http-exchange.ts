@@ -42,6 +42,16 @@ export type ExchangeResult =
 /** Far above any real answer (a product search is a few KB); a larger body is treated as unreadable. */
 export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
+let connecting = 0;
+
+/**
+ * Exchanges of this thread whose connection is not open yet: their request is still to be written, by a later
+ * turn of the event loop. The outbox holds a commit back for them (EnvironmentRunner#scheduleCommit).
+ */
+export function requestsConnecting(): number {
+  return connecting;
+}
+
 export function exchange(request: ExchangeRequest): Promise<ExchangeResult> {
   const { signal } = request;
   // Already cancelled: nothing is sent, not even a connection attempt.
@@ -61,6 +71,7 @@ export function exchange(request: ExchangeRequest): Promise<ExchangeResult> {
     const settle = (result: ExchangeResult) => {
       if (settled) return;
       settled = true;
+      if (!connected) connecting -= 1;
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       resolve(result);
@@ -126,9 +137,12 @@ export function exchange(request: ExchangeRequest): Promise<ExchangeResult> {
     );
     req.on('socket', (socket) => {
       socket.once(secure ? 'secureConnect' : 'connect', () => {
+        if (!connected && !settled) connecting -= 1;
         connected = true;
       });
     });
+    // Counted down once: when the connection opens, or when the exchange ends before it did.
+    connecting += 1;
     req.on('error', fail);
     signal?.addEventListener('abort', onAbort, { once: true });
     req.end(request.body);

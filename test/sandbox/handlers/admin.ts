@@ -36,5 +36,11 @@ export function handleAdmin(method: string, path: string, rawBody: string, deps:
     if (!parsed.success) throw badRequest(VALIDATION_FAILED, fieldErrorsOf(parsed.error));
     return { status: 200, body: deps.faults.set(parsed.data) };
   }
+  if (route === '/__sandbox/cpu') {
+    if (method !== 'GET') throw new HttpError(405, 'Method Not Allowed', { message: 'use GET' }, { allow: 'GET' });
+    // The sandbox process's CPU time so far (µs): benchmarks tell how busy the service was kept.
+    const { user, system } = process.cpuUsage();
+    return { status: 200, body: { cpuMicros: user + system } };
+  }
   throw notFound(`no sandbox admin route ${route}`);
 }
