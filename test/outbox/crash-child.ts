@@ -24,6 +24,7 @@ const client = createOrderServiceClient({
   timeoutMs: 10_000,
   userAgent: 'RxBatch/0.1.0-crash-test',
   createWithClinicVersion: 'v1',
+  warmConnections: 4,
 });
 const outbox = new Outbox(
   { store, clientFor: () => client },

@@ -7,6 +7,9 @@ import { createOrderServiceClient, type OrderServiceClient } from '../service/cl
 import type { EnvironmentProfile, EnvironmentProfileInput } from '../store/environments-repo.js';
 import type { Store } from '../store/store.js';
 
+/** Connections kept ahead of a stream of requests (OrderServiceClientOptions.warmConnections). */
+const WARM_CONNECTIONS = 4;
+
 export interface RegistryDeps {
   secrets: SecretStore;
   logger: Logger;
@@ -125,6 +128,7 @@ export class EnvironmentRegistry {
         userAgent: this.#deps.userAgent,
         createWithClinicVersion: environment.createWithClinicVersion,
         logger: this.#deps.logger,
+        warmConnections: WARM_CONNECTIONS,
       };
       clients = {
         secured: createOrderServiceClient({ ...options, tokens: session }),

@@ -26,6 +26,7 @@ import { parseWireJson, toWireJson } from '../../../shared/wire-json.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { failureToError, statusToError } from './error-mapping.js';
 import { plainCreateResponse } from './create-response.js';
+import { WarmConnections } from './warm-connections.js';
 import { exchange, type ExchangeResult } from './http-exchange.js';
 import { checkStoredBody, fieldsOf, STORED_BODY_CHECK_VERSION, type StoredBodyRoute } from './stored-body-check.js';
 
@@ -50,6 +51,11 @@ export interface OrderServiceClientOptions {
   userAgent: string;
   createWithClinicVersion: 'v1' | 'v2';
   logger?: Logger;
+  /**
+   * Connections kept open ahead of the requests while they keep coming (warm-connections.ts): a stream of sends
+   * (the outbox) then never waits for a connection to open. Each still carries one request. Default none.
+   */
+  warmConnections?: number;
 }
 
 export interface CallMeta {
@@ -147,6 +153,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 export function createOrderServiceClient(o: OrderServiceClientOptions): OrderServiceClient {
   const logger = o.logger ?? silentLogger;
   const base = new URL(o.apiBaseUrl.endsWith('/') ? o.apiBaseUrl : `${o.apiBaseUrl}/`);
+  const warm = o.warmConnections ? new WarmConnections(o.warmConnections) : undefined;
 
   // A URL without a query is the same for every call (creates, cancel, the courier list): built once per path
   // instead of once per request. exchange() only reads it.
@@ -249,6 +256,7 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
         },
         ...(op.body ? { body: op.body.text } : {}),
         signal,
+        warm,
       });
     };
 

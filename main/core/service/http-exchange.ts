@@ -1,5 +1,6 @@
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { WarmConnections } from './warm-connections.js';
 
 /**
  * One HTTP request/response over a fresh connection, reporting *whether the request could have reached the
@@ -9,7 +10,8 @@ import { request as httpsRequest } from 'node:https';
  * again) from "dropped after the request went out" (a create may have happened). node:http exposes the socket,
  * so the `connect` / `secureConnect` event marks the exact moment bytes can leave; fetch only gives a wrapped
  * error, and its pooled keep-alive sockets add a third case (a stale pooled socket reset on reuse) that looks
- * like a reset after sending. Hence also `agent: false`: one connection per request, never a reused socket.
+ * like a reset after sending. Hence also `agent: false`: one connection per request, never a reused socket. A
+ * connection opened ahead for the request (warm-connections.ts) is one too: it carries this request only.
  */
 
 export interface ExchangeRequest {
@@ -23,6 +25,8 @@ export interface ExchangeRequest {
    * given: a caller without one (the outbox, thousands of sends) pays for no listener.
    */
   signal?: AbortSignal;
+  /** Connections opened ahead: the request goes over one of them when it is ready, without waiting to connect. */
+  warm?: WarmConnections;
 }
 
 export type ExchangeResult =
@@ -92,49 +96,63 @@ export function exchange(request: ExchangeRequest): Promise<ExchangeResult> {
     };
 
     const send = secure ? httpsRequest : httpRequest;
-    const req = send(
-      request.url,
-      {
-        method: request.method,
-        headers: {
-          ...request.headers,
-          ...(request.body !== undefined ? { 'content-length': String(Buffer.byteLength(request.body)) } : {}),
+    const warm = request.warm?.take(request.url);
+    // Open already: from here on the request may reach the service.
+    if (warm) connected = true;
+    let req: ClientRequest;
+    try {
+      req = send(
+        request.url,
+        {
+          method: request.method,
+          headers: {
+            ...request.headers,
+            ...(request.body !== undefined ? { 'content-length': String(Buffer.byteLength(request.body)) } : {}),
+          },
+          // Without an agent, Node writes over the connection given (an agent would open its own).
+          ...(warm ? { createConnection: () => warm } : { agent: false }),
         },
-        agent: false,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        let truncated = false;
-        const finish = () =>
-          settle({
-            kind: 'response',
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            text: truncated ? '' : Buffer.concat(chunks).toString('utf8'),
-            truncated,
+        (res) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          let truncated = false;
+          const finish = () =>
+            settle({
+              kind: 'response',
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              text: truncated ? '' : Buffer.concat(chunks).toString('utf8'),
+              truncated,
+            });
+          res.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > MAX_RESPONSE_BYTES) {
+              truncated = true;
+              finish();
+              req.destroy();
+              return;
+            }
+            chunks.push(chunk);
           });
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_RESPONSE_BYTES) {
-            truncated = true;
-            finish();
-            req.destroy();
-            return;
-          }
-          chunks.push(chunk);
-        });
-        res.on('end', finish);
-        res.on('error', fail);
-        // A connection lost mid-body ends without 'end': that is a failure after sending, not an answer.
-        res.on('close', () => {
-          if (!res.complete)
-            fail(
-              Object.assign(new Error('the connection closed before the answer was complete'), { code: 'ECONNRESET' }),
-            );
-        });
-      },
-    );
+          res.on('end', finish);
+          res.on('error', fail);
+          // A connection lost mid-body ends without 'end': that is a failure after sending, not an answer.
+          res.on('close', () => {
+            if (!res.complete)
+              fail(
+                Object.assign(new Error('the connection closed before the answer was complete'), {
+                  code: 'ECONNRESET',
+                }),
+              );
+          });
+        },
+      );
+    } catch (error) {
+      // Refused before any request existed (a malformed header, say): no deadline to keep, no connection to use.
+      clearTimeout(timer);
+      warm?.destroy();
+      throw error;
+    }
     req.on('socket', (socket) => {
       socket.once(secure ? 'secureConnect' : 'connect', () => {
         if (!connected && !settled) connecting -= 1;
@@ -142,7 +160,7 @@ export function exchange(request: ExchangeRequest): Promise<ExchangeResult> {
       });
     });
     // Counted down once: when the connection opens, or when the exchange ends before it did.
-    connecting += 1;
+    if (!connected) connecting += 1;
     req.on('error', fail);
     signal?.addEventListener('abort', onAbort, { once: true });
     req.end(request.body);

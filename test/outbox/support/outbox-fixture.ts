@@ -62,6 +62,8 @@ export function sandboxClient(
     timeoutMs: o.timeoutMs ?? 10_000,
     userAgent: 'RxBatch/0.1.0-test',
     createWithClinicVersion: 'v1',
+    // As the app's clients (environments/registry.ts): faults meet requests on connections opened ahead too.
+    warmConnections: 4,
   });
 }
 
