@@ -52,8 +52,9 @@ export interface OrderServiceClientOptions {
   createWithClinicVersion: 'v1' | 'v2';
   logger?: Logger;
   /**
-   * Connections kept open ahead of the requests while they keep coming (warm-connections.ts): a stream of sends
-   * (the outbox) then never waits for a connection to open. Each still carries one request. Default none.
+   * Connections kept open ahead of the creates and cancels while they keep coming (warm-connections.ts): the
+   * outbox's stream of sends then never waits for a connection to open. Each still carries one request. Default
+   * none.
    */
   warmConnections?: number;
 }
@@ -256,7 +257,8 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
         },
         ...(op.body ? { body: op.body.text } : {}),
         signal,
-        warm,
+        // The outbox's sends come in streams; reads (the UI's lookups, the poller) connect as they go.
+        ...(op.unsafe ? { warm } : {}),
       });
     };
 

@@ -1,6 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { sampleV1 } from '../../../test/support/sample-orders.js';
+import { createOrderServiceClient } from './client.js';
 import { exchange } from './http-exchange.js';
 import { WarmConnections } from './warm-connections.js';
 
@@ -32,7 +34,8 @@ async function countingServer(handle?: (socket: Socket) => boolean): Promise<Cou
     requestsPerConnection.set(socket, (requestsPerConnection.get(socket) ?? 0) + 1);
     req.resume();
     // `handle` false: the request is dropped unanswered (a crash after receiving it).
-    req.on('end', () => (handle && !handle(socket) ? socket.destroy() : res.end('{"orderId":1}')));
+    const answer = req.method === 'GET' ? '[]' : '{"orderId":1}';
+    req.on('end', () => (handle && !handle(socket) ? socket.destroy() : res.end(answer)));
   });
   server.on('connection', (socket: Socket) => {
     connections.push(socket);
@@ -108,5 +111,30 @@ describe('WarmConnections', () => {
     expect(results.every((r) => r.kind === 'failure' && r.sent)).toBe(true);
     // Each of them did reach the server.
     expect(s.requestsPerConnection.size).toBe(4);
+  });
+});
+
+describe('the client with warm connections', () => {
+  it('sends creates over connections opened ahead, and connects for reads as it goes', async () => {
+    const s = await countingServer();
+    const client = createOrderServiceClient({
+      apiBaseUrl: new URL('/', s.url).href,
+      tokens: null,
+      timeoutMs: 5_000,
+      userAgent: 'RxBatch/test',
+      createWithClinicVersion: 'v1',
+      warmConnections: 2,
+    });
+    for (let i = 0; i < 10; i += 1) expect((await client.createWithClinic(sampleV1())).ok).toBe(true);
+    // Spares were opened beside the ten: the creates used them, and two are left.
+    await vi.waitFor(() => expect(s.connections.length).toBe(12));
+    const leftOver = s.connections.slice(10);
+    expect(leftOver.some((socket) => s.requestsPerConnection.has(socket))).toBe(false);
+    for (let i = 0; i < 10; i += 1) expect((await client.searchProducts('para')).ok).toBe(true);
+    // Ten searches, ten connections of their own: the creates' spares were not taken for them.
+    expect(s.connections.length).toBe(22);
+    expect(leftOver.some((socket) => s.requestsPerConnection.has(socket))).toBe(false);
+    expect(s.requestsPerConnection.size).toBe(20);
+    expect([...s.requestsPerConnection.values()].every((count) => count === 1)).toBe(true);
   });
 });
