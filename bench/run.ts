@@ -77,7 +77,7 @@ async function main(): Promise<void> {
     // With no latency the rounds are short and the outbox's code is larger than the raw loop's, so it is warmed
     // up for longer (its first rounds are in results.json as `warmup`); with 20 ms, rounds are latency-bound.
     const cases = [
-      { sandboxLatencyMs: 0, ordersPerRound: 1_000, rounds: 7, warmupRounds: 2 },
+      { sandboxLatencyMs: 0, ordersPerRound: 1_000, rounds: 7, warmupRounds: 4 },
       { sandboxLatencyMs: 20, ordersPerRound: 400, rounds: 5, warmupRounds: 1 },
     ];
     for (const { sandboxLatencyMs, ...rounds } of cases) {
