@@ -20,6 +20,7 @@ export class WarmConnections {
   readonly #spares = new Map<string, Spare[]>();
   /** When the latest requests asked for a connection (oldest first, none older than maxAgeMs). */
   readonly #recent: number[] = [];
+  #handedOut = 0;
 
   /** `size`: connections kept ahead per origin while requests keep coming. */
   constructor(size: number, maxAgeMs = 1_000) {
@@ -61,7 +62,13 @@ export class WarmConnections {
     clearTimeout(taken.expiry);
     taken.socket.removeListener('error', taken.onError);
     taken.socket.ref();
+    this.#handedOut += 1;
     return taken.socket;
+  }
+
+  /** Connections handed out so far (requests that did not wait to connect). */
+  get handedOut(): number {
+    return this.#handedOut;
   }
 
   /** Closes every spare (nothing in flight uses them). */
