@@ -1,4 +1,4 @@
-import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { WarmConnections } from './warm-connections.js';
 
@@ -95,6 +95,39 @@ export function exchange(request: ExchangeRequest): Promise<ExchangeResult> {
       req.destroy();
     };
 
+    const onResponse = (res: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let truncated = false;
+      const finish = () =>
+        settle({
+          kind: 'response',
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text: truncated ? '' : Buffer.concat(chunks).toString('utf8'),
+          truncated,
+        });
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_RESPONSE_BYTES) {
+          truncated = true;
+          finish();
+          req.destroy();
+          return;
+        }
+        chunks.push(chunk);
+      });
+      res.on('end', finish);
+      res.on('error', fail);
+      // A connection lost mid-body ends without 'end': that is a failure after sending, not an answer.
+      res.on('close', () => {
+        if (!res.complete)
+          fail(
+            Object.assign(new Error('the connection closed before the answer was complete'), { code: 'ECONNRESET' }),
+          );
+      });
+    };
+
     const send = secure ? httpsRequest : httpRequest;
     const warm = request.warm?.take(request.url);
     // Open already: from here on the request may reach the service.
@@ -112,40 +145,7 @@ export function exchange(request: ExchangeRequest): Promise<ExchangeResult> {
           // Without an agent, Node writes over the connection given (an agent would open its own).
           ...(warm ? { createConnection: () => warm } : { agent: false }),
         },
-        (res) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          let truncated = false;
-          const finish = () =>
-            settle({
-              kind: 'response',
-              status: res.statusCode ?? 0,
-              headers: res.headers,
-              text: truncated ? '' : Buffer.concat(chunks).toString('utf8'),
-              truncated,
-            });
-          res.on('data', (chunk: Buffer) => {
-            size += chunk.length;
-            if (size > MAX_RESPONSE_BYTES) {
-              truncated = true;
-              finish();
-              req.destroy();
-              return;
-            }
-            chunks.push(chunk);
-          });
-          res.on('end', finish);
-          res.on('error', fail);
-          // A connection lost mid-body ends without 'end': that is a failure after sending, not an answer.
-          res.on('close', () => {
-            if (!res.complete)
-              fail(
-                Object.assign(new Error('the connection closed before the answer was complete'), {
-                  code: 'ECONNRESET',
-                }),
-              );
-          });
-        },
+        onResponse,
       );
     } catch (error) {
       // Refused before any request existed (a malformed header, say): no deadline to keep, no connection to use.

@@ -60,7 +60,7 @@ export class WarmConnections {
     while (spares.length < wanted) spares.push(this.#open(url));
     if (!taken) return undefined;
     clearTimeout(taken.expiry);
-    taken.socket.removeListener('error', taken.onError);
+    // Its error listener stays: the request's own comes a tick later, and an error is never left unheard.
     taken.socket.ref();
     this.#handedOut += 1;
     return taken.socket;
@@ -84,17 +84,11 @@ export class WarmConnections {
       url.protocol === 'https:'
         ? tlsConnect({ host, port, ALPNProtocols: ['http/1.1'], ...(isIP(host) ? {} : { servername: host }) })
         : netConnect({ host, port });
-    const onError = () => socket.destroy();
-    const spare: Spare = {
-      socket,
-      ready: false,
-      onError,
-      expiry: setTimeout(() => socket.destroy(), this.#maxAgeMs),
-    };
+    const spare: Spare = { socket, ready: false, expiry: setTimeout(() => socket.destroy(), this.#maxAgeMs) };
     spare.expiry.unref();
     // Never what keeps a process alive: a spare waits for a request that may not come.
     socket.unref();
-    socket.on('error', onError);
+    socket.on('error', () => socket.destroy());
     socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => {
       spare.ready = true;
     });
@@ -106,6 +100,5 @@ interface Spare {
   socket: Socket;
   /** Connected (and for https, the TLS handshake done and the certificate verified). */
   ready: boolean;
-  onError: () => void;
   expiry: NodeJS.Timeout;
 }
