@@ -89,7 +89,8 @@ describe('WarmConnections', () => {
     await vi.waitFor(() => expect(idle().length).toBe(2));
     // The server drops its idle connections (the spares): the next request connects afresh and is answered.
     for (const socket of idle()) socket.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Long enough for the client's loop to see the close even on a loaded machine.
+    await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await put(s.url, warm)).toMatchObject({ kind: 'response', status: 200 });
     expect(s.requestsPerConnection.size).toBe(4);
 
