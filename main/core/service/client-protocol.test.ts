@@ -157,17 +157,21 @@ describe('answers', () => {
     expect(cancel.ok ? null : cancel.error).toMatchObject({ kind: 'in-doubt', reason: 'reset' });
   });
 
-  it('log one line per call with operation, status and latency, never the token or patient data', async () => {
+  it('log one line per failed call with operation, status and latency, never the token or patient data', async () => {
     logLines.length = 0;
-    answer = json(200, '{"orderId":99}');
+    answer = json(400, '{"error":"Bad Request","message":"nope"}');
     const body = sampleV1({ surname: 'Verysecretsurname' });
     await client().createWithClinic(body);
     expect(logLines).toHaveLength(1);
     const line = JSON.parse(logLines[0]!) as Record<string, unknown>;
-    expect(line).toMatchObject({ operation: 'createWithClinic', status: 200, attempts: 1, outcome: 'ok' });
+    expect(line).toMatchObject({ operation: 'createWithClinic', status: 400, attempts: 1, outcome: 'rejected' });
     expect(typeof line.latencyMs).toBe('number');
     expect(logLines[0]).not.toContain(TOKEN);
     expect(logLines[0]).not.toContain('Verysecretsurname');
     expect(logLines[0]).not.toContain(body.prescription.clinicOrderId);
+    // A create that succeeds is in the submission log (the outbox records every call), not in the app's log.
+    answer = json(200, '{"orderId":99}');
+    await client().createWithClinic(sampleV1({ surname: 'Verysecretsurname' }));
+    expect(logLines).toHaveLength(1);
   });
 });

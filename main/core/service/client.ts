@@ -171,7 +171,7 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
   }
 
   function finish<T, E extends ServiceError | CallCancelled>(
-    name: string,
+    { name, unsafe }: Pick<Operation<unknown>, 'name' | 'unsafe'>,
     started: number,
     attempts: number,
     status: number | undefined,
@@ -192,7 +192,11 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
       outcome: result.ok ? 'ok' : result.error.kind,
       ...(result.ok ? {} : { reason: 'reason' in result.error ? result.error.reason : null }),
     };
-    if (result.ok) logger.info('order service call', fields);
+    // A create or cancel that succeeded is not logged one by one: the outbox records every such call, with its status
+    // and latency, in the submission log, and a batch sends thousands a second. Reads and every failure are logged.
+    if (result.ok) {
+      if (!unsafe) logger.info('order service call', fields);
+    }
     // The caller gave up: nothing failed, so it is not logged (or counted anywhere) as a failure.
     else if (result.error.kind === 'cancelled') logger.info('order service call cancelled', fields);
     else logger.warn('order service call failed', fields);
@@ -206,7 +210,8 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     message = 'the request is invalid; nothing was sent',
   ): CallOutcome<T> {
     const started = performance.now();
-    return finish<T, ServiceError>(name, started, 0, undefined, {
+    // Failures are logged whatever the operation, so `unsafe` does not matter here.
+    return finish<T, ServiceError>({ name, unsafe: false }, started, 0, undefined, {
       ok: false,
       error: { kind: 'rejected', status: 0, message, fields },
     });
@@ -273,15 +278,15 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
         sent: result.sent,
         message: result.sent ? 'cancelled while waiting for the answer' : 'cancelled before it was sent',
       };
-      return finish(op.name, started, attempts, undefined, { ok: false, error });
+      return finish(op, started, attempts, undefined, { ok: false, error });
     }
     if (result.kind === 'failure')
-      return finish(op.name, started, attempts, undefined, { ok: false, error: failureToError(result, op.unsafe) });
+      return finish(op, started, attempts, undefined, { ok: false, error: failureToError(result, op.unsafe) });
     if (result.status < 200 || result.status >= 300) {
-      return finish(op.name, started, attempts, result.status, { ok: false, error: statusToError(result) });
+      return finish(op, started, attempts, result.status, { ok: false, error: statusToError(result) });
     }
     const value = readValue(op, result);
-    return finish(op.name, started, attempts, result.status, value);
+    return finish(op, started, attempts, result.status, value);
   }
 
   /** A 2xx whose body is not what the contract says: for a create the order may exist, so that is in doubt. */
