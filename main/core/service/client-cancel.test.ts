@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { NO_FAULTS } from '../../../test/sandbox/faults.js';
 import { startSandbox, type RunningSandbox } from '../../../test/sandbox/index.js';
-import { clientCredentialsTokenSource } from '../../../test/support/client-credentials.js';
+import { sandboxServiceClient } from '../../../test/support/sandbox-client.js';
 import type { Logger } from '../logger.js';
-import { createOrderServiceClient, type OrderServiceClient } from './client.js';
+import type { OrderServiceClient } from './client.js';
 
 // Cancelling a read in flight through its signal, against the real sandbox over loopback: the request is
 // destroyed at once (not when the service would have answered), nothing more is sent, and the outcome is the
@@ -24,14 +24,7 @@ const logger: Logger = {
 
 beforeAll(async () => {
   sandbox = await startSandbox({ statusStepMs: 3_600_000 });
-  client = createOrderServiceClient({
-    apiBaseUrl: sandbox.apiUrl,
-    tokens: clientCredentialsTokenSource({ issuer: sandbox.issuer, ...sandbox.serviceClient }),
-    timeoutMs: 60_000,
-    userAgent: 'RxBatch/0.1.0-test',
-    createWithClinicVersion: 'v1',
-    logger,
-  });
+  client = sandboxServiceClient(sandbox, { timeoutMs: 60_000, logger });
   // Signed in up front, so the slow call below is the only request the sandbox sees.
   expect((await client.courierPriceList()).ok).toBe(true);
   lines.length = 0;

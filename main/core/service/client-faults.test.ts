@@ -4,9 +4,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceError } from '../../../shared/errors.js';
 import { NO_FAULTS } from '../../../test/sandbox/faults.js';
 import { startSandbox, type RunningSandbox } from '../../../test/sandbox/index.js';
-import { clientCredentialsTokenSource } from '../../../test/support/client-credentials.js';
 import { sampleV1 } from '../../../test/support/sample-orders.js';
-import { createOrderServiceClient, type CallOutcome, type OrderServiceClient } from './client.js';
+import { sandboxServiceClient } from '../../../test/support/sandbox-client.js';
+import type { CallOutcome, OrderServiceClient } from './client.js';
 
 /** Each sandbox fault switch, and the error kind the client turns it into. */
 
@@ -18,14 +18,7 @@ function errorOf(outcome: CallOutcome<unknown>): ServiceError {
 let sandbox: RunningSandbox;
 let client: OrderServiceClient;
 
-const makeClient = (apiBaseUrl: string, timeoutMs = 10_000) =>
-  createOrderServiceClient({
-    apiBaseUrl,
-    tokens: clientCredentialsTokenSource({ issuer: sandbox.issuer, ...sandbox.serviceClient }),
-    timeoutMs,
-    userAgent: 'RxBatch/0.1.0-test',
-    createWithClinicVersion: 'v1',
-  });
+const makeClient = (apiBaseUrl: string, timeoutMs = 10_000) => sandboxServiceClient(sandbox, { apiBaseUrl, timeoutMs });
 
 const storedIds = () => sandbox.listOrders().map((o) => o.clinicOrderId);
 

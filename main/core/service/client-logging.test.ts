@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../../test/sandbox/index.js';
-import { clientCredentialsTokenSource } from '../../../test/support/client-credentials.js';
 import { sampleV1 } from '../../../test/support/sample-orders.js';
+import { sandboxServiceClient } from '../../../test/support/sandbox-client.js';
 import type { Logger } from '../logger.js';
-import { createOrderServiceClient, type OrderServiceClient } from './client.js';
+import type { OrderServiceClient } from './client.js';
 
 // What the client writes to the app's log, against the real sandbox: one line per read and per failure, none per
 // successful create or cancel (the outbox records each of those in the submission log; a batch sends thousands a
@@ -21,14 +21,7 @@ const logger: Logger = { info: record('info'), warn: record('warn'), error: reco
 
 beforeAll(async () => {
   sandbox = await startSandbox({ statusStepMs: 3_600_000 });
-  client = createOrderServiceClient({
-    apiBaseUrl: sandbox.apiUrl,
-    tokens: clientCredentialsTokenSource({ issuer: sandbox.issuer, ...sandbox.serviceClient }),
-    timeoutMs: 10_000,
-    userAgent: 'RxBatch/0.1.0-test',
-    createWithClinicVersion: 'v1',
-    logger,
-  });
+  client = sandboxServiceClient(sandbox, { logger });
 });
 
 afterAll(async () => {

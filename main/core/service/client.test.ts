@@ -4,7 +4,8 @@ import { toWireJson } from '../../../shared/wire-json.js';
 import { startSandbox, type RunningSandbox, type StoredOrder } from '../../../test/sandbox/index.js';
 import { clientCredentialsTokenSource, type TestTokenSource } from '../../../test/support/client-credentials.js';
 import { sampleHl7, sampleV1, sampleV2 } from '../../../test/support/sample-orders.js';
-import { createOrderServiceClient, type CallOutcome, type OrderServiceClient } from './client.js';
+import { sandboxServiceClient } from '../../../test/support/sandbox-client.js';
+import type { CallOutcome, OrderServiceClient, OrderServiceClientOptions } from './client.js';
 import { STORED_BODY_CHECK_VERSION } from './stored-body-check.js';
 
 /** The client against the real sandbox (real HTTP, real identity server): every endpoint, every documented failure. */
@@ -34,15 +35,8 @@ let sandbox: RunningSandbox;
 let tokens: TestTokenSource;
 let client: OrderServiceClient;
 
-function clientWith(overrides: Partial<Parameters<typeof createOrderServiceClient>[0]> = {}): OrderServiceClient {
-  return createOrderServiceClient({
-    apiBaseUrl: sandbox.apiUrl,
-    tokens,
-    timeoutMs: 10_000,
-    userAgent: 'RxBatch/0.1.0-test',
-    createWithClinicVersion: 'v1',
-    ...overrides,
-  });
+function clientWith(overrides: Partial<OrderServiceClientOptions> = {}): OrderServiceClient {
+  return sandboxServiceClient(sandbox, { tokens, ...overrides });
 }
 
 const stored = (clinicOrderId: string): StoredOrder | undefined =>
@@ -303,13 +297,7 @@ describe('dispatched orders (fast status progression)', () => {
 
   beforeAll(async () => {
     fast = await startSandbox({ statusStepMs: 40 });
-    fastClient = createOrderServiceClient({
-      apiBaseUrl: fast.apiUrl,
-      tokens: clientCredentialsTokenSource({ issuer: fast.issuer, ...fast.serviceClient }),
-      timeoutMs: 10_000,
-      userAgent: 'RxBatch/0.1.0-test',
-      createWithClinicVersion: 'v1',
-    });
+    fastClient = sandboxServiceClient(fast);
   });
 
   afterAll(async () => {

@@ -1,17 +1,13 @@
 import { expect } from 'vitest';
 import { verifyAuditChain } from '../../../main/core/audit/verify-chain.js';
-import {
-  createOrderServiceClient,
-  type OrderServiceClient,
-  type TokenSource,
-} from '../../../main/core/service/client.js';
+import type { OrderServiceClient, TokenSource } from '../../../main/core/service/client.js';
 import type { NewOrder, OrderRecord } from '../../../main/core/store/orders-repo.js';
 import { enqueueOrders, openStore, type Store } from '../../../main/core/store/store.js';
 import { LOCAL, removeDir, sampleOrder, tempDataDir } from '../../../main/core/store/testing/store-fixtures.js';
 import { toWireJson } from '../../../shared/wire-json.js';
 import type { CreateV2, CreateWithClinicV1Input } from '../../../shared/orders.js';
 import type { RunningSandbox } from '../../sandbox/index.js';
-import { clientCredentialsTokenSource } from '../../support/client-credentials.js';
+import { sandboxServiceClient } from '../../support/sandbox-client.js';
 
 /** Shared set-up for the outbox tests: a store pointed at a running sandbox, sample orders, and the final checks. */
 
@@ -56,15 +52,8 @@ export function sandboxClient(
   sandbox: RunningSandbox,
   o: { apiBaseUrl?: string; tokens?: TokenSource; timeoutMs?: number } = {},
 ): OrderServiceClient {
-  return createOrderServiceClient({
-    apiBaseUrl: o.apiBaseUrl ?? sandbox.apiUrl,
-    tokens: o.tokens ?? clientCredentialsTokenSource({ issuer: sandbox.issuer, ...sandbox.serviceClient }),
-    timeoutMs: o.timeoutMs ?? 10_000,
-    userAgent: 'RxBatch/0.1.0-test',
-    createWithClinicVersion: 'v1',
-    // As the app's clients (environments/registry.ts): faults meet requests on connections opened ahead too.
-    warmConnections: 4,
-  });
+  // As the app's clients (environments/registry.ts): faults meet requests on connections opened ahead too.
+  return sandboxServiceClient(sandbox, { warmConnections: 4, ...o });
 }
 
 /** `count` v1 orders with clinic order ids `<prefix>-0001`…, as the importer would hand them over. */
