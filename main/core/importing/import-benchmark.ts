@@ -10,6 +10,8 @@ import type { CreateWithClinicV1Input } from '../../../shared/orders.js';
 import { verhoeffCheckDigit } from '../../../shared/snomed.js';
 import { importFile } from './import-file.js';
 import { writeRde011 } from './rde-writer.js';
+import type { StagingService } from '../staging/staging-service.js';
+import type { Store } from '../store/store.js';
 import { writeTemplateCsv } from './template-csv.js';
 
 /**
@@ -170,15 +172,19 @@ const HL7_PROFILE = {
   valueMaps: {},
 };
 
+type StagedOutcome = Extract<Awaited<ReturnType<StagingService['importFile']>>, { status: 'staged' }>;
+
 /**
- * The import as the app runs it: through staging into a fresh store (its own temp data directory), committed as
- * one batch. Timed from the import's start to its commit; opening and removing the store are left out.
+ * Imports `path` as the app does, through staging into a fresh store (its own temp data directory, the preset
+ * environment, the HL7 profile for HL7), and hands the store, the outcome and the import's milliseconds (from its
+ * start to its commit; opening and removing the store are left out) to `read` before the store is removed.
  */
-async function stageForBenchmark(
+async function importIntoFreshStore<T>(
   path: string,
   hl7: boolean,
-  onProgress: () => void,
-): Promise<{ ms: number; records: number; orders: number; invalid: number }> {
+  read: (store: Store, outcome: StagedOutcome, ms: number) => T,
+  onProgress?: () => void,
+): Promise<T> {
   const { openStore } = await import('../store/store.js');
   const { StagingService } = await import('../staging/staging-service.js');
   const { presetEnvironments } = await import('../environments/presets.js');
@@ -192,7 +198,7 @@ async function stageForBenchmark(
       store,
       codeListsFor: () => DEFAULT_CODE_LISTS,
       now: () => TODAY,
-      onProgress,
+      ...(onProgress ? { onProgress } : {}),
     });
     const start = performance.now();
     const outcome = await staging.importFile({
@@ -202,31 +208,35 @@ async function stageForBenchmark(
     });
     const ms = performance.now() - start;
     if (outcome.status !== 'staged') throw new Error(`the benchmark file was not staged: ${outcome.status}`);
-    return { ms, records: outcome.summary.rowsRead, orders: outcome.orders, invalid: outcome.invalid };
+    return read(store, outcome, ms);
   } finally {
     store.close();
     await rm(dir, { recursive: true, force: true });
   }
 }
 
+/** The import as the app runs it, committed as one batch, and its time. */
+function stageForBenchmark(
+  path: string,
+  hl7: boolean,
+  onProgress: () => void,
+): Promise<{ ms: number; records: number; orders: number; invalid: number }> {
+  return importIntoFreshStore(
+    path,
+    hl7,
+    (_store, outcome, ms) => ({
+      ms,
+      records: outcome.summary.rowsRead,
+      orders: outcome.orders,
+      invalid: outcome.invalid,
+    }),
+    onProgress,
+  );
+}
+
 /** The rows an import of `path` stores, as the staging worker receives them (ROW_WIDTH values each). */
-async function stagedRowsOf(path: string, hl7: boolean): Promise<{ values: unknown[]; count: number }> {
-  const { openStore } = await import('../store/store.js');
-  const { StagingService } = await import('../staging/staging-service.js');
-  const { presetEnvironments } = await import('../environments/presets.js');
-  const dir = await mkdtemp(join(tmpdir(), 'rx-insert-rows-'));
-  const store = openStore({ dataDir: dir, now: () => TODAY });
-  try {
-    const environment = presetEnvironments()[0]!;
-    store.environments.upsert(environment);
-    if (hl7) store.mappingProfiles.save(HL7_PROFILE);
-    const staging = new StagingService({ store, codeListsFor: () => DEFAULT_CODE_LISTS, now: () => TODAY });
-    const outcome = await staging.importFile({
-      environmentId: environment.id,
-      path,
-      ...(hl7 ? { profile: HL7_PROFILE.name } : {}),
-    });
-    if (outcome.status !== 'staged') throw new Error(`the benchmark file was not staged: ${outcome.status}`);
+function stagedRowsOf(path: string, hl7: boolean): Promise<{ values: unknown[]; count: number }> {
+  return importIntoFreshStore(path, hl7, (store, outcome) => {
     const rows = store.db
       .prepare(
         `SELECT position, clinic_code, clinic_order_id, order_control, body, valid, problems, provenance, source
@@ -235,10 +245,7 @@ async function stagedRowsOf(path: string, hl7: boolean): Promise<{ values: unkno
       .raw()
       .all(outcome.batchId) as unknown[][];
     return { values: rows.flat(), count: rows.length };
-  } finally {
-    store.close();
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 /**
