@@ -9,7 +9,7 @@ import { startSandbox, type RunningSandbox } from '../../test/sandbox/index.js';
 import { launchChromium } from '../../test/support/browser.js';
 import { sampleCreateWithClinic } from '../../test/support/orders.js';
 import { CLI_SECRETS_FILE } from './cli-context.js';
-import { finished, firstLine, runCli, startCli } from './testing/run-cli-process.js';
+import { envAddArgs, finished, firstLine, runCli, startCli } from './testing/run-cli-process.js';
 
 /** A valid 18-digit dm+d code (partition 10, Verhoeff check digit), beyond JavaScript's safe integers. */
 const EIGHTEEN_DIGITS = '123456781000001105';
@@ -50,19 +50,7 @@ describe('the rx-batch CLI', () => {
 
   it('runs a batch end to end: env add, login, import, accept, submit, status, cancel, log verify and export', async () => {
     const secret = sandbox.serviceClient.clientSecret;
-    const added = await cli(
-      'env',
-      'add',
-      'sbx',
-      '--api',
-      sandbox.apiUrl,
-      '--issuer',
-      sandbox.issuer,
-      '--client-id',
-      sandbox.serviceClient.clientId,
-      '--client-secret',
-      secret,
-    );
+    const added = await cli(...envAddArgs('sbx', sandbox));
     expect(added).toMatchObject({ code: 0 });
     expect(added.stdout).toContain('Environment sbx added (client_credentials');
     expect(added.stdout + added.stderr).not.toContain(secret);
@@ -171,6 +159,11 @@ describe('the rx-batch CLI', () => {
         ['env', 'add', 'Bad Name', '--api', 'http://127.0.0.1/', '--issuer', 'http://127.0.0.1/', '--client-id', 'x'],
         /NAME: lower-case/,
       ],
+      // A secret that starts with a dash must be joined with `=`; the message says so (and not the secret).
+      [
+        ['env', 'add', 'dash', '--client-id', 'x', '--client-secret', '-Dash-first-secret'],
+        /use '--client-secret=-XYZ'/,
+      ],
     ];
     writeFileSync(join(dir, 'not-json.json'), '{ nope');
     cases.push([['import', join(dir, 'not-json.json'), '--env', 'sbx'], /not-json\.json: The file is not JSON/]);
@@ -178,6 +171,7 @@ describe('the rx-batch CLI', () => {
       const run = await cli(...args);
       expect({ args, code: run.code }).toEqual({ args, code: 2 });
       expect(run.stderr).toMatch(message);
+      expect(run.stderr).not.toContain('Dash-first-secret');
     }
   }, 90_000);
 

@@ -78,7 +78,7 @@ export function envAddArgs(
     issuer,
     '--client-id',
     serviceClient.clientId,
-    '--client-secret',
-    serviceClient.clientSecret,
+    // Joined with `=`: a random secret may start with "-", which would otherwise read as the next option.
+    `--client-secret=${serviceClient.clientSecret}`,
   ];
 }
