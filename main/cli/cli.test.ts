@@ -30,6 +30,8 @@ describe('the rx-batch CLI', () => {
   let dataDir: string;
   let browser: Browser;
   const cli = (...args: string[]) => runCli([...args, '--data-dir', dataDir]);
+  const envAddArgsWithoutSecret = (name: string) =>
+    envAddArgs(name, sandbox).filter((arg) => !arg.startsWith('--client-secret'));
 
   beforeAll(async () => {
     [sandbox, browser] = await Promise.all([startSandbox({ statusStepMs: 60_000 }), launchChromium()]);
@@ -130,6 +132,21 @@ describe('the rx-batch CLI', () => {
     expect(jsonl.stdout).toContain(target.clinicOrderId);
   }, 120_000);
 
+  it('takes the client secret from a named environment variable, so it stays out of the process list', async () => {
+    const added = await finished(
+      startCli(
+        [...envAddArgsWithoutSecret('from-env'), '--client-secret-env', 'RXB_TEST_SECRET', '--data-dir', dataDir],
+        {
+          RXB_TEST_SECRET: sandbox.serviceClient.clientSecret,
+        },
+      ),
+    );
+    expect(added).toMatchObject({ code: 0 });
+    expect(added.stdout).toContain('Environment from-env added (client_credentials');
+    expect(added.stdout + added.stderr).not.toContain(sandbox.serviceClient.clientSecret);
+    expect(await cli('login', 'from-env')).toMatchObject({ code: 0, stdout: 'Signed in to from-env.\n' });
+  }, 60_000);
+
   it('exits 1 when the service rejects an order, and says which', async () => {
     // Valid offline (a French address is well formed), refused by the service (it delivers to the UK only).
     const sample = sampleCreateWithClinic({ clinicCode: 'CLI-CLINIC' });
@@ -158,6 +175,11 @@ describe('the rx-batch CLI', () => {
       [
         ['env', 'add', 'Bad Name', '--api', 'http://127.0.0.1/', '--issuer', 'http://127.0.0.1/', '--client-id', 'x'],
         /NAME: lower-case/,
+      ],
+      [[...envAddArgs('x', sandbox), '--client-secret-env', 'RXB_TEST_SECRET'], /not both/],
+      [
+        [...envAddArgsWithoutSecret('x'), '--client-secret-env', 'RXB_NOT_SET_ANYWHERE'],
+        /the environment variable RXB_NOT_SET_ANYWHERE is not set or empty/,
       ],
       // A secret that starts with a dash must be joined with `=`; the message says so (and not the secret).
       [

@@ -30,6 +30,7 @@ const COMMAND_OPTIONS: Record<string, Options> = {
     issuer: { type: 'string' },
     'client-id': { type: 'string' },
     'client-secret': { type: 'string' },
+    'client-secret-env': { type: 'string' },
     grant: { type: 'string' },
   },
   'env list': {},
@@ -83,6 +84,20 @@ function required(values: Record<string, unknown>, name: string): string {
   const value = values[name];
   if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
   return value;
+}
+
+/**
+ * `--client-secret S`, or `--client-secret-env VAR` naming an environment variable that holds it: a scheduler's
+ * secret store can set that variable, and the secret stays out of the process list and the shell history.
+ */
+function clientSecretOf(values: Record<string, unknown>, env: NodeJS.ProcessEnv): { clientSecret?: string } {
+  const given = optional(values, 'client-secret');
+  const variable = optional(values, 'client-secret-env');
+  if (variable === undefined) return given === undefined ? {} : { clientSecret: given };
+  if (given !== undefined) throw new UsageError('give --client-secret or --client-secret-env, not both');
+  const secret = env[variable];
+  if (!secret) throw new UsageError(`--client-secret-env: the environment variable ${variable} is not set or empty`);
+  return { clientSecret: secret };
 }
 
 function optional(values: Record<string, unknown>, name: string): string | undefined {
@@ -180,9 +195,7 @@ async function dispatch(
         api: required(values, 'api'),
         issuer: required(values, 'issuer'),
         clientId: required(values, 'client-id'),
-        ...(optional(values, 'client-secret') !== undefined
-          ? { clientSecret: optional(values, 'client-secret')! }
-          : {}),
+        ...clientSecretOf(values, ctx.io.env),
         ...(optional(values, 'grant') !== undefined ? { grant: optional(values, 'grant')! } : {}),
       });
     case 'env list':

@@ -5,10 +5,13 @@ export function usageText(): string {
   return `Usage: rx-batch <command> [options]        (npm run cli -- <command> …)
 
 Commands:
-  env add NAME --api URL --issuer URL --client-id ID [--client-secret S] [--grant device|client_credentials]
+  env add NAME --api URL --issuer URL --client-id ID [--client-secret S | --client-secret-env VAR]
+            [--grant device|client_credentials]
                      add or update an environment (NAME is its id: lower-case letters, digits, dashes); the
-                     grant defaults to client_credentials with a secret, device without; local-sandbox may be
-                     pointed at a running sandbox (npm run sandbox) this way
+                     grant defaults to client_credentials with a secret, device without; --client-secret-env
+                     reads the secret from the environment variable VAR (kept out of the process list); a
+                     secret starting with "-" is written --client-secret=S; local-sandbox may be pointed at a
+                     running sandbox (npm run sandbox) this way
   env list           the environments and whether each is signed in
   login ENV          sign in: device sign-in prints a code and a URL and waits; client credentials uses the
                      saved secret
