@@ -37,7 +37,9 @@ function recordingClient(inner: OrderServiceClient, ranges: Array<{ startDate: s
 
 describe('StatusPoller against the sandbox', () => {
   it('follows orders through their statuses into history, to dispatch with a tracking id, and stops there', async () => {
-    world = await startTrackingWorld({ statusStepMs: 120 });
+    // 250 ms a step: the four steps to "processed" leave the first look a second of margin on a loaded machine
+    // (it must see at least two statuses).
+    world = await startTrackingWorld({ statusStepMs: 250 });
     const w = world;
     const ids = await createdOrders(w, 3);
     const changed: number[] = [];
