@@ -3,6 +3,7 @@ import type { ImportSummary } from '../../../../shared/staging-views.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { ORDER_FIELDS } from '../preview/order-fields.js';
 import { asStringMap, fieldMapToText, parseFieldMap, parseValueMaps, valueMapsToText } from './value-maps.js';
+import { ConstantCell, ValueMapsField } from './MappingInputs.js';
 import { SaveProfileForm } from './SaveProfileForm.js';
 import { useSaveProfile } from './use-save-profile.js';
 
@@ -77,13 +78,7 @@ export function Hl7MappingStep({
             {FIELDS.map((field) => (
               <tr key={field.column}>
                 <th scope="row">{field.label}</th>
-                <td>
-                  <input
-                    aria-label={`Constant for ${field.label}`}
-                    value={constants[field.column] ?? ''}
-                    onChange={(event) => setConstants({ ...constants, [field.column]: event.target.value })}
-                  />
-                </td>
+                <ConstantCell field={field} constants={constants} onChange={setConstants} />
               </tr>
             ))}
           </tbody>
@@ -96,12 +91,7 @@ export function Hl7MappingStep({
           </span>
           <textarea rows={3} value={fieldMap} onChange={(event) => setFieldMap(event.target.value)} />
         </label>
-        <label className="stacked">
-          <span>
-            Value maps, one per line (<code>gender: M =&gt; Male</code>)
-          </span>
-          <textarea rows={3} value={valueMaps} onChange={(event) => setValueMaps(event.target.value)} />
-        </label>
+        <ValueMapsField value={valueMaps} rows={3} onChange={setValueMaps} />
         {unreadable.length ? <p className="bad">! Not read: {unreadable.join('; ')}</p> : null}
       </div>
       <SaveProfileForm name={name} onName={setName} saving={saving} blocked={unreadable.length > 0} onSave={save} />

@@ -3,7 +3,9 @@ import type { ImportSummary } from '../../../../shared/staging-views.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { ORDER_FIELDS } from '../preview/order-fields.js';
 import { asStringMap, parseValueMaps, valueMapsToText, type StringMap } from './value-maps.js';
+import { ConstantCell, ValueMapsField } from './MappingInputs.js';
 import { SaveProfileForm } from './SaveProfileForm.js';
+import { unmappedRequired } from './unmapped-required.js';
 import { useSaveProfile } from './use-save-profile.js';
 
 const DATE_FORMATS = [
@@ -41,7 +43,7 @@ export function MappingStep({
   const [name, setName] = useState('');
   const { saving, failure, save: saveProfile } = useSaveProfile(batchId, onSaved);
   const parsedMaps = parseValueMaps(valueMaps);
-  const unmappedRequired = ORDER_FIELDS.filter((f) => f.required && !columns[f.column] && !constants[f.column]);
+  const missing = unmappedRequired(columns, constants);
 
   const save = () =>
     saveProfile({
@@ -58,10 +60,10 @@ export function MappingStep({
       <p className="hint">
         No saved profile matched this file&apos;s header, so the columns below were matched by name. Check them, fill
         what is missing with a file column or a constant, and save the mapping as a profile: files with the same header
-        will use it automatically.
+        will use it automatically. Without any delivery column or constant, orders go to the home address.
       </p>
-      {unmappedRequired.length ? (
-        <p className="bad">! Required and not mapped: {unmappedRequired.map((f) => f.label).join(', ')}</p>
+      {missing.length ? (
+        <p className="bad">! Required and not mapped: {missing.map((f) => f.label).join(', ')}</p>
       ) : null}
       <div className="mapping-table-wrap">
         <table className="mapping-table">
@@ -94,13 +96,7 @@ export function MappingStep({
                     ))}
                   </select>
                 </td>
-                <td>
-                  <input
-                    aria-label={`Constant for ${field.label}`}
-                    value={constants[field.column] ?? ''}
-                    onChange={(event) => setConstants({ ...constants, [field.column]: event.target.value })}
-                  />
-                </td>
+                <ConstantCell field={field} constants={constants} onChange={setConstants} />
               </tr>
             ))}
           </tbody>
@@ -117,12 +113,7 @@ export function MappingStep({
             ))}
           </select>
         </label>
-        <label className="stacked">
-          <span>
-            Value maps, one per line (<code>gender: M =&gt; Male</code>)
-          </span>
-          <textarea rows={4} value={valueMaps} onChange={(event) => setValueMaps(event.target.value)} />
-        </label>
+        <ValueMapsField value={valueMaps} rows={4} onChange={setValueMaps} />
         {parsedMaps.bad.length ? (
           <p className="bad">! Not read (write column: value =&gt; our value): {parsedMaps.bad.join('; ')}</p>
         ) : null}

@@ -1,0 +1,135 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from './support/browser-mode.js';
+import {
+  collectPageProblems,
+  expect,
+  localSandbox,
+  openSection,
+  screenshot,
+  selectEnvironment,
+  test,
+} from './support/journey-app.js';
+
+/**
+ * A CSV from another clinic system (test/fixtures/import/other-layout.csv: its own headers, DD/MM/YYYY dates,
+ * "M"/"F" and courier names), mapped in the browser: the columns matched by name are offered, the one the app
+ * cannot guess is chosen from the file's headers, what the file lacks is given as constants, values are mapped,
+ * and the mapping is saved as a profile; the file is imported again with it, and the next file with that header
+ * uses it by itself.
+ */
+
+test.setTimeout(90_000);
+
+const RUN = Date.now().toString(36).toUpperCase();
+/** The order number column, named per run, so no profile saved by an earlier run matches this header. */
+const ORDER_COLUMN = `Order Ref ${RUN}`;
+
+function otherLayoutCsv(firstOrder: number): string {
+  const [header, ...rows] = readFileSync(join(REPO_ROOT, 'test/fixtures/import/other-layout.csv'), 'utf8')
+    .trim()
+    .split(/\r?\n/);
+  return [
+    header!.replace(/^Order No,/, `${ORDER_COLUMN},`),
+    ...rows.map((row, index) => row.replace(/^A-\d+,/, `M-${RUN}-${firstOrder + index},`)),
+  ].join('\r\n');
+}
+
+test('mapping another layout: matched columns, a chosen column, constants, value maps, saved and reused', async ({
+  app,
+  page,
+}) => {
+  const problems = collectPageProblems(page);
+  const local = await localSandbox(app);
+  await page.goto(app.url);
+  await selectEnvironment(page, local.name);
+  await openSection(page, 'Import');
+
+  await page.getByLabel('Batch file (CSV or HL7)').setInputFiles({
+    name: 'other-system.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from(otherLayoutCsv(1), 'utf8'),
+  });
+  await expect(page.getByRole('status').filter({ hasText: 'Imported 2 orders' })).toContainText(
+    '0 valid, 2 with errors',
+  );
+  await expect(page.getByRole('region', { name: 'What was found' })).toContainText(
+    'No saved profile fits this header: the columns were matched by their names.',
+  );
+
+  const mapping = page.getByRole('region', { name: 'Map this layout' });
+  // Matched by name (synonyms other systems use), offered to start from.
+  await expect(mapping.getByLabel('File column for Surname', { exact: true })).toHaveValue('Patient Surname');
+  await expect(mapping.getByLabel('File column for Date of birth', { exact: true })).toHaveValue('DOB');
+  await expect(mapping.getByLabel('File column for Home postcode', { exact: true })).toHaveValue('Post Code');
+  // What the app cannot guess is said, and chosen from the file's own headers.
+  const unmapped = mapping.getByText('! Required and not mapped:');
+  await expect(unmapped).toContainText('Clinic code');
+  await expect(unmapped).toContainText('Clinic order id');
+  await mapping.getByLabel('File column for Clinic order id', { exact: true }).selectOption(ORDER_COLUMN);
+  // "Clinic" was matched to the clinic's name; in this file it holds the clinic's code (the name is a constant).
+  await expect(mapping.getByLabel('File column for Clinic name', { exact: true })).toHaveValue('Clinic');
+  await mapping.getByLabel('File column for Clinic code', { exact: true }).selectOption('Clinic');
+  await mapping.getByLabel('File column for Clinic name', { exact: true }).selectOption('');
+  await expect(unmapped).not.toContainText('Clinic order id');
+  await expect(unmapped).not.toContainText('Clinic code');
+
+  // What the file does not say at all, as constants for the whole file.
+  for (const [label, value] of [
+    ['Home country', 'GBR'],
+    ['Payment type', 'Invoice'],
+    ['Currency', 'GBP'],
+    ['Clinic name', 'Other Clinic'],
+    ['Clinic address 1', '1 Clinic Way'],
+    ['Clinic postcode', 'HU1 2AA'],
+    ['Clinic country', 'GBR'],
+  ] as const) {
+    await mapping.getByLabel(`Constant for ${label}`, { exact: true }).fill(value);
+  }
+  await expect(unmapped).toHaveCount(0);
+  await mapping.getByLabel('Dates are written as').selectOption({ label: 'DD/MM/YYYY' });
+  const valueMaps = mapping.getByLabel('Value maps, one per line');
+  await valueMaps.fill('gender: M => Male\ngender: F = Female');
+  await expect(mapping.getByText('! Not read')).toContainText('gender: F = Female');
+  await expect(mapping.getByRole('button', { name: 'Save profile and import again' })).toBeDisabled();
+  await valueMaps.fill(
+    [
+      'gender: M => Male',
+      'gender: F => Female',
+      'courierCode: Royal Mail 24 => RMT24',
+      'courierCode: Royal Mail 48 => RMT48',
+    ].join('\n'),
+  );
+  await expect(mapping.getByText('! Not read')).toHaveCount(0);
+  await mapping.getByLabel('Profile name').fill(`Other system ${RUN}`);
+  await screenshot(page, 'import-mapping');
+  await mapping.getByRole('button', { name: 'Save profile and import again' }).click();
+
+  await expect(page.getByRole('status').filter({ hasText: 'Imported 2 orders' })).toContainText(
+    '2 valid, 0 with errors',
+  );
+  const grid = page.getByRole('grid', { name: 'Orders in other-system.csv' });
+  await expect(grid.getByRole('gridcell', { name: `M-${RUN}-1`, exact: true })).toBeVisible();
+  await expect(grid.getByRole('gridcell', { name: 'Female', exact: true })).toHaveCount(1);
+  await expect(grid.getByRole('gridcell', { name: '1961-12-25', exact: true })).toHaveCount(1);
+  await expect(grid.getByRole('gridcell', { name: 'RMT48', exact: true })).toHaveCount(1);
+  await grid.getByRole('gridcell', { name: 'Invoice', exact: true }).first().click();
+  await expect(page.getByRole('complementary', { name: new RegExp(`M-${RUN}-1`) })).toContainText(
+    `A constant of the mapping profile "Other system ${RUN}" (paymentType)`,
+  );
+  await expect(grid.getByRole('gridcell', { name: 'Other Clinic', exact: true })).toHaveCount(2);
+  await expect(grid.getByRole('gridcell', { name: 'CLINIC-O', exact: true })).toHaveCount(2);
+
+  // The next export from that system: its header picks the saved profile, and its orders are valid as they come.
+  await page.getByLabel('Batch file (CSV or HL7)').setInputFiles({
+    name: 'other-system-next.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from(otherLayoutCsv(3), 'utf8'),
+  });
+  await expect(page.getByRole('status').filter({ hasText: 'Imported 2 orders' })).toContainText(
+    '2 valid, 0 with errors',
+  );
+  await expect(page.getByRole('region', { name: 'What was found' })).toContainText(`Other system ${RUN}`);
+  await expect(page.getByRole('region', { name: 'Map this layout' })).toHaveCount(0);
+  expect(problems).toEqual([]);
+});
