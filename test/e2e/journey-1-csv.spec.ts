@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Page } from '@playwright/test';
 import { callBridge } from './support/bridge-client.js';
+import { csvFromTemplate, TEMPLATE_ROW } from './support/template-csv.js';
 import {
   addDeviceEnvironment,
   collectPageProblems,
@@ -25,43 +26,6 @@ test.setTimeout(180_000);
 const RUN = Date.now().toString(36).toUpperCase();
 const id = (n: number) => `J1-${RUN}-${n}`;
 
-/** One CSV row per item, in the template's own column order (the header comes from the app's template). */
-function csvFromTemplate(header: string[], rows: Array<Record<string, string>>): string {
-  const quote = (value: string) => (/[",\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
-  return [header.join(','), ...rows.map((row) => header.map((column) => quote(row[column] ?? '')).join(','))].join(
-    '\r\n',
-  );
-}
-
-const base: Record<string, string> = {
-  clinicCode: 'CLINIC-J1',
-  title: 'Ms',
-  firstName: 'Alex',
-  surname: 'Example',
-  dateOfBirth: '1980-01-15',
-  gender: 'Female',
-  telephone: '07700900123',
-  homeAddress1: '1 High Street',
-  homeCity: 'Leeds',
-  homePostCode: 'LS1 4AP',
-  homeCountryCode: 'GBR',
-  paymentType: 'Account',
-  courierCode: 'RMT24',
-  currencyCode: 'GBP',
-  repeatsAllowed: '0',
-  prescriberRegistrationNumber: '7123456',
-  prescriberName: 'Dr Jane Smith',
-  clinicName: 'Journey Clinic',
-  clinicAddress1: '10 Market Street',
-  clinicPostcode: 'YO1 7HH',
-  clinicCountryCode: 'GBR',
-  dmdCode: '42109611000001109',
-  medication: 'Paracetamol 500mg tablets',
-  dosageInstructions: 'Two tablets up to four times a day',
-  quantity: '32',
-  pack: '1',
-};
-
 function gridCell(page: Page, text: string | RegExp) {
   return page.getByRole('grid').getByRole('gridcell', { name: text });
 }
@@ -83,9 +47,9 @@ test('journey 1: CSV with errors → fix → accept → sent → dispatched and 
     .split(',');
   expect(header).toContain('homePostCode');
   const csv = csvFromTemplate(header, [
-    { ...base, clinicOrderId: id(1) },
+    { ...TEMPLATE_ROW, clinicOrderId: id(1) },
     {
-      ...base,
+      ...TEMPLATE_ROW,
       clinicOrderId: id(2),
       surname: 'Sample',
       homePostCode: 'NOT A POSTCODE',
@@ -95,9 +59,15 @@ test('journey 1: CSV with errors → fix → accept → sent → dispatched and 
       deliveryPostCode: 'YO1 7HH',
       deliveryCountryCode: 'GBR',
     },
-    { ...base, clinicOrderId: id(3), surname: 'Bloggs' },
-    { ...base, clinicOrderId: id(3), surname: 'Bloggs', dmdCode: '322236009', medication: 'Paracetamol capsules' },
-    { ...base, clinicOrderId: id(4), surname: 'Held', dmdCode: '42109611000001108' },
+    { ...TEMPLATE_ROW, clinicOrderId: id(3), surname: 'Bloggs' },
+    {
+      ...TEMPLATE_ROW,
+      clinicOrderId: id(3),
+      surname: 'Bloggs',
+      dmdCode: '322236009',
+      medication: 'Paracetamol capsules',
+    },
+    { ...TEMPLATE_ROW, clinicOrderId: id(4), surname: 'Held', dmdCode: '42109611000001108' },
   ]);
 
   const environment = await addDeviceEnvironment(app, `Sandbox device ${RUN}`);
