@@ -23,7 +23,7 @@ const id = (n: number) => `PT-${RUN}-${n}`;
 
 async function downloaded(page: Page, click: () => Promise<void>): Promise<{ download: Download; text: string }> {
   const [download] = await Promise.all([page.waitForEvent('download'), click()]);
-  return { download, text: await readFile((await download.path())!, 'utf8') };
+  return { download, text: await readFile(await download.path(), 'utf8') };
 }
 
 async function importCsv(page: Page, name: string, text: string): Promise<void> {
