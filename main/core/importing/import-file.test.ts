@@ -115,6 +115,11 @@ describe('importFile', () => {
     const report = await importFile(fixture('windows-1252.csv'), { ...base, encoding: 'UTF8' });
     expect(report).toMatchObject({ encoding: 'utf-8', encodingDetected: false });
     expect((report.orders[0]!.body as { customer: { firstName: string } }).customer.firstName).toBe('Zo\ufffd');
+    // Read in the wrong encoding, the name is not sent on: the order has an error on that field, at its row.
+    expect(report.orders[0]).toMatchObject({ valid: false });
+    expect(report.orders[0]!.problems).toContainEqual(
+      expect.objectContaining({ code: 'text.unreadable', field: 'customer.firstName', row: 2 }),
+    );
     const fixed = await importFile(fixture('windows-1252.csv'), { ...base, encoding: 'cp1252' });
     expect((fixed.orders[0]!.body as { customer: { firstName: string } }).customer.firstName).toBe('Zoë');
     const unknown = await importFile(fixture('windows-1252.csv'), { ...base, encoding: 'klingon' });

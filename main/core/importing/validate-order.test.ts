@@ -130,6 +130,22 @@ describe('validating a create-with-clinic order offline', () => {
     expect(check((o) => (o.customer.surname = '')).map((p) => p.field)).toEqual(['customer.surname']);
   });
 
+  it('refuses text a decoder could not read (U+FFFD), wherever it is, naming the field and what to do', () => {
+    const problems = check((o) => {
+      o.customer.surname = 'Bront\uFFFD';
+      o.prescribedItems[0]!.dosageInstructions = 'One \uFFFD day';
+    });
+    expect(codes(problems)).toEqual([
+      'text.unreadable:customer.surname',
+      'text.unreadable:prescribedItems.0.dosageInstructions',
+    ]);
+    expect(problems[0]!.text).toBe(
+      "Surname 'Bront\uFFFD' has characters that could not be read (shown as �): the file was read in another encoding than it was written in; import it again with its encoding.",
+    );
+    // Unicode the file really holds is fine.
+    expect(check((o) => (o.customer.surname = 'Brontë-Ōsaka'))).toEqual([]);
+  });
+
   it('skips fields the importer already reported', () => {
     expect(check((o) => (o.customer.dateOfBirth = 'not a date'), { skip: new Set(['customer.dateOfBirth']) })).toEqual(
       [],

@@ -94,10 +94,41 @@ class Report {
   }
 }
 
+/** What a decoder puts where the bytes were not text in the file's encoding (U+FFFD, shown as �). */
+const UNREADABLE = '\uFFFD';
+
+/** Whether any text in the body holds U+FFFD (no allocation: most orders have none). */
+function hasUnreadable(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes(UNREADABLE);
+  if (value === null || typeof value !== 'object') return false;
+  for (const key in value) if (hasUnreadable((value as Obj)[key])) return true;
+  return false;
+}
+
+/**
+ * Text a decoder could not read is never sent on: a name with � in it came from a file read in another encoding
+ * than it was written in (e.g. a Windows-1252 file imported as UTF-8).
+ */
+function reportUnreadable(value: unknown, path: string, out: Report): void {
+  if (typeof value === 'string') {
+    if (value.includes(UNREADABLE)) {
+      out.add(
+        path,
+        'text.unreadable',
+        `${quote(value)} has characters that could not be read (shown as �): the file was read in another encoding than it was written in; import it again with its encoding`,
+      );
+    }
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  for (const key in value) reportUnreadable((value as Obj)[key], path ? `${path}.${key}` : key, out);
+}
+
 export function validateOrder(body: unknown, ctx: ValidationContext): Problem[] {
   const today = ctx.today ?? new Date();
   const out = new Report(ctx);
   const problems = out.problems;
+  if (hasUnreadable(body)) reportUnreadable(body, '', out);
 
   const root = obj(body);
   const customer = obj(root.customer);

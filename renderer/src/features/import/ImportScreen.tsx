@@ -9,6 +9,7 @@ import { useLoad } from '../../api/use-load.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { BatchPreview } from '../preview/BatchPreview.js';
 import { downloadText } from '../../download-text.js';
+import { plural } from '../format/format-time.js';
 import { DetectedSummary, ImportSettingsFields, profileRequest, type ImportSettings } from './DetectedSummary.js';
 import { droppedFilePaths, fileNameOf } from './desktop-files.js';
 import { FileChooser } from './FileChooser.js';
@@ -300,7 +301,7 @@ export function ImportScreen({
         ) : null}
         {outcome?.status === 'staged' ? (
           <p role="status" className="message">
-            {`✓ Imported ${outcome.orders.toLocaleString('en-GB')} orders from ${outcomeName}: `}
+            {`✓ Imported ${plural(outcome.orders, 'order')} from ${outcomeName}: `}
             {`${outcome.valid.toLocaleString('en-GB')} valid, ${outcome.invalid.toLocaleString('en-GB')} with errors.`}{' '}
             Review them below.
           </p>
