@@ -1,12 +1,6 @@
 import { callBridge } from './support/bridge-client.js';
-import {
-  collectPageProblems,
-  expect,
-  localSandbox,
-  openSection,
-  selectEnvironment,
-  test,
-} from './support/journey-app.js';
+import { collectPageProblems, expect, test } from './support/journey-app.js';
+import { chooseEnvironment, localSandbox, openSection } from './support/workspace.js';
 import { csvFromTemplate, TEMPLATE_ROW } from './support/template-csv.js';
 
 /**
@@ -43,7 +37,7 @@ test('a Windows-1252 CSV: detected, read right; forced to UTF-8 its unreadable n
   const bytes = Buffer.from(csv.replace('–', '\u0096'), 'latin1');
 
   await page.goto(app.url);
-  await selectEnvironment(page, local.name);
+  await chooseEnvironment(page, local.name);
   await openSection(page, 'Import');
   await page
     .getByLabel('Batch file (CSV or HL7)')

@@ -1,15 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from './support/browser-mode.js';
-import {
-  collectPageProblems,
-  expect,
-  localSandbox,
-  openSection,
-  screenshot,
-  selectEnvironment,
-  test,
-} from './support/journey-app.js';
+import { collectPageProblems, expect, test } from './support/journey-app.js';
+import { chooseEnvironment, localSandbox, openSection } from './support/workspace.js';
+import { saveScreenshot } from './support/screenshots.js';
 
 /**
  * A CSV from another clinic system (test/fixtures/import/other-layout.csv: its own headers, DD/MM/YYYY dates,
@@ -42,7 +36,7 @@ test('mapping another layout: matched columns, a chosen column, constants, value
   const problems = collectPageProblems(page);
   const local = await localSandbox(app);
   await page.goto(app.url);
-  await selectEnvironment(page, local.name);
+  await chooseEnvironment(page, local.name);
   await openSection(page, 'Import');
 
   await page.getByLabel('Batch file (CSV or HL7)').setInputFiles({
@@ -102,7 +96,7 @@ test('mapping another layout: matched columns, a chosen column, constants, value
   );
   await expect(mapping.getByText('! Not read')).toHaveCount(0);
   await mapping.getByLabel('Profile name').fill(`Other system ${RUN}`);
-  await screenshot(page, 'import-mapping');
+  await saveScreenshot(page, 'import-mapping');
   await mapping.getByRole('button', { name: 'Save profile and import again' }).click();
 
   await expect(page.getByRole('status').filter({ hasText: 'Imported 2 orders' })).toContainText(

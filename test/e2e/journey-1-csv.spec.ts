@@ -2,18 +2,11 @@ import { readFile } from 'node:fs/promises';
 import type { Page } from '@playwright/test';
 import { callBridge } from './support/bridge-client.js';
 import { csvFromTemplate, TEMPLATE_ROW } from './support/template-csv.js';
-import {
-  addDeviceEnvironment,
-  collectPageProblems,
-  expect,
-  localSandbox,
-  openSection,
-  sandboxOrders,
-  screenshot,
-  selectEnvironment,
-  signInWithDeviceCode,
-  test,
-} from './support/journey-app.js';
+import { collectPageProblems, expect, signInWithDeviceCode, test } from './support/journey-app.js';
+import { addDeviceEnvironment } from './support/device-environment.js';
+import { chooseEnvironment, localSandbox, openSection } from './support/workspace.js';
+import { sandboxOrders } from './support/sandbox-http.js';
+import { saveScreenshot } from './support/screenshots.js';
 
 /**
  * Journey 1, as an admin lives it: sign in with a device code, import a CSV with errors, fix one in the grid,
@@ -72,9 +65,9 @@ test('journey 1: CSV with errors → fix → accept → sent → dispatched and 
 
   const environment = await addDeviceEnvironment(app, `Sandbox device ${RUN}`);
   await page.goto(app.url);
-  await selectEnvironment(page, environment.name);
+  await chooseEnvironment(page, environment.name);
   await signInWithDeviceCode(page, context);
-  await screenshot(page, 'journey-1-signin');
+  await saveScreenshot(page, 'journey-1-signin');
 
   // Import: choose the file; what was detected is shown; the grid marks the exact bad cells.
   await openSection(page, 'Import');
@@ -99,7 +92,7 @@ test('journey 1: CSV with errors → fix → accept → sent → dispatched and 
   const badDmd = gridCell(page, /42109611000001108/);
   await expect(badDmd).toHaveAccessibleDescription(/Error: .*dm\+d/i);
   await expect(gridCell(page, /322236009/)).toBeVisible(); // the second item of order 3 has its own line
-  await screenshot(page, 'journey-1-preview');
+  await saveScreenshot(page, 'journey-1-preview');
 
   // Provenance of the focused cell: the CSV line and column.
   await badPostcode.click();
@@ -133,12 +126,12 @@ test('journey 1: CSV with errors → fix → accept → sent → dispatched and 
   await expect(page.getByText('1 order with errors will stay here to fix.')).toBeVisible();
   await accept.click();
   await expect(page.getByRole('status').filter({ hasText: 'Accepted 3 orders' })).toContainText('1 order stays staged');
-  await screenshot(page, 'journey-1-accepted');
+  await saveScreenshot(page, 'journey-1-accepted');
 
   // Submissions: everything accepted is settled (created at the pharmacy).
   await openSection(page, 'Submissions');
   await expect(page.getByText(/3 of 3 orders settled/)).toBeVisible({ timeout: 30_000 });
-  await screenshot(page, 'journey-1-submissions');
+  await saveScreenshot(page, 'journey-1-submissions');
   const created = (await sandboxOrders(local)).filter((order) => String(order.clinicOrderId).startsWith(`J1-${RUN}`));
   expect(created.map((order) => order.clinicOrderId).sort()).toEqual([id(1), id(2), id(3)]);
 
@@ -166,7 +159,7 @@ test('journey 1: CSV with errors → fix → accept → sent → dispatched and 
   await expect(row2).toContainText(/Prescription (Dispatched|Processed)/);
   const row3 = page.getByRole('row', { name: new RegExp(id(3)) });
   await expect(row3).toContainText(/Cancel/);
-  await screenshot(page, 'journey-1-orders');
+  await saveScreenshot(page, 'journey-1-orders');
 
   // Log: both orders are there; the export downloads.
   await openSection(page, 'Log');
@@ -178,7 +171,7 @@ test('journey 1: CSV with errors → fix → accept → sent → dispatched and 
     await expect(page.getByRole('table')).toContainText(clinicOrderId);
   }
   await expect(page.getByRole('table')).toContainText(/cancel/i);
-  await screenshot(page, 'journey-1-log');
+  await saveScreenshot(page, 'journey-1-log');
   const download = page.waitForEvent('download');
   await page.getByRole('button', { name: 'Export log' }).click();
   const file = await (await download).path();

@@ -1,14 +1,8 @@
 import { callBridge } from './support/bridge-client.js';
-import {
-  collectPageProblems,
-  expect,
-  localSandbox,
-  openSection,
-  sandboxOrders,
-  screenshot,
-  selectEnvironment,
-  test,
-} from './support/journey-app.js';
+import { collectPageProblems, expect, test } from './support/journey-app.js';
+import { chooseEnvironment, localSandbox, openSection } from './support/workspace.js';
+import { sandboxOrders } from './support/sandbox-http.js';
+import { saveScreenshot } from './support/screenshots.js';
 
 /**
  * Journey 2: an HL7 v2 batch file (FHS/BHS, three RDE^O11 messages) imported in the browser, where each value
@@ -51,7 +45,7 @@ test('journey 2: HL7 batch → provenance of a field → HL7 profile constants �
   ].join('\r');
 
   await page.goto(app.url);
-  await selectEnvironment(page, local.name);
+  await chooseEnvironment(page, local.name);
   // The local sandbox signs in with its own service account (client credentials) as the app starts.
   await expect(page.getByRole('status', { name: 'Signed-in identity' })).toContainText('Signed in');
 
@@ -83,7 +77,7 @@ test('journey 2: HL7 batch → provenance of a field → HL7 profile constants �
   await page.keyboard.press('ArrowLeft');
   await page.keyboard.press('ArrowLeft');
   await expect(details).toContainText(/field RXE-2/);
-  await screenshot(page, 'journey-2-provenance');
+  await saveScreenshot(page, 'journey-2-provenance');
 
   // The HL7 mapping step: constants for what the messages cannot carry, saved as a profile, imported again.
   const mapping = page.getByRole('region', { name: 'HL7 mapping' });
@@ -105,7 +99,7 @@ test('journey 2: HL7 batch → provenance of a field → HL7 profile constants �
   await expect(page.getByRole('complementary', { name: /Order 1/ })).toContainText(
     `A constant of the mapping profile "J2 clinic ${RUN}" (courierCode)`,
   );
-  await screenshot(page, 'journey-2-fixed');
+  await saveScreenshot(page, 'journey-2-fixed');
 
   // Forward the original messages: the service gets exactly what the clinic system wrote.
   const preview = page.getByRole('region', { name: /^Preview: journey-2\.hl7/ });
@@ -128,7 +122,7 @@ test('journey 2: HL7 batch → provenance of a field → HL7 profile constants �
 
   await openSection(page, 'Orders');
   for (const n of [1, 2, 3]) await expect(page.getByRole('link', { name: id(n), exact: true })).toBeVisible();
-  await screenshot(page, 'journey-2-orders');
+  await saveScreenshot(page, 'journey-2-orders');
 
   // The batch, seen from the contract: nothing left staged.
   const batches = await callBridge(app, 'batches.list', { environmentId: local.id });
@@ -154,7 +148,7 @@ test('journey 2: HL7 batch → provenance of a field → HL7 profile constants �
   await expect(detected).toContainText(
     `Profile 'J2 clinic ${RUN}' was chosen for sending application '${SENDER}' at facility 'CLINIC-J2' (RDE^O11).`,
   );
-  await screenshot(page, 'journey-2-profile-by-sender');
+  await saveScreenshot(page, 'journey-2-profile-by-sender');
   // …with a way to change it: the same file without the saved profile misses what HL7 cannot carry again.
   await detected.getByRole('button', { name: 'Import again without a saved profile' }).click();
   await expect(next).toContainText('0 valid, 2 with errors');

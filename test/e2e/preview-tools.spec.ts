@@ -1,13 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Download, Page } from '@playwright/test';
-import {
-  collectPageProblems,
-  expect,
-  localSandbox,
-  openSection,
-  selectEnvironment,
-  test,
-} from './support/journey-app.js';
+import { collectPageProblems, expect, test } from './support/journey-app.js';
+import { chooseEnvironment, localSandbox, openSection } from './support/workspace.js';
 import { csvFromTemplate, TEMPLATE_ROW } from './support/template-csv.js';
 
 /**
@@ -41,7 +35,7 @@ test('preview tools: template download, errors exported and re-imported, find an
   const problems = collectPageProblems(page);
   const local = await localSandbox(app);
   await page.goto(app.url);
-  await selectEnvironment(page, local.name);
+  await chooseEnvironment(page, local.name);
   await openSection(page, 'Import');
 
   // The template from the app: its header is what the CSV below is written in.

@@ -63,7 +63,7 @@ test('device sign-in: a large code to copy, its link, a QR code and a countdown;
 
 test('a denied device sign-in says so plainly, and a cancelled one stops waiting', async ({ app, page, context }) => {
   const suffix = uniqueSuffix();
-  const environment = await addDeviceEnvironment(app, `deny-${suffix.toLowerCase()}`, `Deny test ${suffix}`);
+  const environment = await addDeviceEnvironment(app, `Deny test ${suffix}`);
   await openWorkspace(page, app);
   await chooseEnvironment(page, environment.name);
   await openSection(page, 'Sign-in');
