@@ -1,7 +1,6 @@
-import { callBridge } from './support/bridge-client.js';
 import { collectPageProblems, expect, test } from './support/journey-app.js';
 import { chooseEnvironment, localSandbox, openSection } from './support/workspace.js';
-import { csvFromTemplate, TEMPLATE_ROW } from './support/template-csv.js';
+import { csvFromTemplate, TEMPLATE_ROW, templateHeader } from './support/template-csv.js';
 
 /**
  * A CSV saved by Excel on a UK Windows machine (Windows-1252: "ë", "£", an en dash) is read as it was written, and
@@ -19,11 +18,7 @@ test('a Windows-1252 CSV: detected, read right; forced to UTF-8 its unreadable n
 }) => {
   const problems = collectPageProblems(page);
   const local = await localSandbox(app);
-  const template = await callBridge(app, 'template.example', {});
-  const header = template.text
-    .replace(/^\uFEFF/, '')
-    .split(/\r?\n/)[0]!
-    .split(',');
+  const header = await templateHeader(app);
   const csv = csvFromTemplate(header, [
     {
       ...TEMPLATE_ROW,

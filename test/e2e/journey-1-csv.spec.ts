@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Page } from '@playwright/test';
-import { callBridge } from './support/bridge-client.js';
-import { csvFromTemplate, TEMPLATE_ROW } from './support/template-csv.js';
+import { csvFromTemplate, TEMPLATE_ROW, templateHeader } from './support/template-csv.js';
 import { collectPageProblems, expect, signInWithDeviceCode, test } from './support/journey-app.js';
 import { addDeviceEnvironment } from './support/device-environment.js';
 import { chooseEnvironment, localSandbox, openSection } from './support/workspace.js';
@@ -33,11 +32,7 @@ test('journey 1: CSV with errors → fix → accept → sent → dispatched and 
 
   // The CSV is built on the app's own template header; one order has a bad postcode (fixed in the grid), one a
   // dm+d code with a wrong check digit (left behind when the rest are accepted).
-  const template = await callBridge(app, 'template.example', {});
-  const header = template.text
-    .replace(/^\uFEFF/, '')
-    .split(/\r?\n/)[0]!
-    .split(',');
+  const header = await templateHeader(app);
   expect(header).toContain('homePostCode');
   const csv = csvFromTemplate(header, [
     { ...TEMPLATE_ROW, clinicOrderId: id(1) },

@@ -1,8 +1,8 @@
 import type { Page } from '@playwright/test';
 import { PRODUCTS } from '../sandbox/catalogue.js';
-import { callBridge } from './support/bridge-client.js';
 import { expect, test } from './fixtures.js';
 import { saveScreenshot } from './support/screenshots.js';
+import { csvFromTemplate, TEMPLATE_ROW, templateHeader } from './support/template-csv.js';
 import { openSection, openWorkspace, uniqueSuffix } from './support/workspace.js';
 
 /**
@@ -20,36 +20,13 @@ const TADALAFIL = PRODUCTS.find((product) => product.dmdCode === '17780311100000
 
 const money = (amount: number) => new Intl.NumberFormat('en-GB', { style: 'currency', currency: 'GBP' }).format(amount);
 
+/** Rows of this spec's clinic, in the app's template. */
 const base: Record<string, string> = {
+  ...TEMPLATE_ROW,
   clinicCode: 'CLINIC-ENR',
-  title: 'Ms',
-  firstName: 'Alex',
-  surname: 'Example',
-  dateOfBirth: '1980-01-15',
-  gender: 'Female',
-  homeAddress1: '1 High Street',
-  homeCity: 'Leeds',
-  homePostCode: 'LS1 4AP',
-  homeCountryCode: 'GBR',
-  paymentType: 'Account',
-  courierCode: 'RMT24',
-  currencyCode: 'GBP',
-  prescriberRegistrationNumber: '7123456',
-  prescriberName: 'Dr Jane Smith',
   clinicName: 'Enrichment Clinic',
-  clinicAddress1: '10 Market Street',
-  clinicPostcode: 'YO1 7HH',
-  clinicCountryCode: 'GBR',
   dosageInstructions: 'As directed',
 };
-
-/** One CSV row per item, in the app's own template column order. */
-function csv(header: string[], rows: Array<Record<string, string>>): string {
-  const quote = (value: string) => (/[",\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
-  return [header.join(','), ...rows.map((row) => header.map((column) => quote(row[column] ?? '')).join(','))].join(
-    '\r\n',
-  );
-}
 
 function gridCell(page: Page, name: string | RegExp) {
   return page.getByRole('grid').getByRole('gridcell', { name });
@@ -59,11 +36,7 @@ test('preview: check products and stock, read an item’s stock and price, see o
   app,
   page,
 }) => {
-  const template = await callBridge(app, 'template.example', {});
-  const header = template.text
-    .replace(/^\uFEFF/, '')
-    .split(/\r?\n/)[0]!
-    .split(',');
+  const header = await templateHeader(app);
   const rows = [
     {
       ...base,
@@ -95,7 +68,7 @@ test('preview: check products and stock, read an item’s stock and price, see o
   await page.getByLabel('Batch file (CSV or HL7)').setInputFiles({
     name: `enrichment-${RUN}.csv`,
     mimeType: 'text/csv',
-    buffer: Buffer.from(csv(header, rows), 'utf8'),
+    buffer: Buffer.from(csvFromTemplate(header, rows), 'utf8'),
   });
   await expect(page.getByRole('status').filter({ hasText: 'Imported 3 orders' })).toContainText('3 valid');
   // The address names the batch on screen, so a reload or Back comes to it.
@@ -183,7 +156,7 @@ test('preview: check products and stock, read an item’s stock and price, see o
   await page.getByLabel('Batch file (CSV or HL7)').setInputFiles({
     name: `second-${RUN}.csv`,
     mimeType: 'text/csv',
-    buffer: Buffer.from(csv(header, [{ ...rows[0]!, clinicOrderId: `ENR-${RUN}-4` }]), 'utf8'),
+    buffer: Buffer.from(csvFromTemplate(header, [{ ...rows[0]!, clinicOrderId: `ENR-${RUN}-4` }]), 'utf8'),
   });
   await expect(page.getByRole('heading', { level: 3, name: `Preview: second-${RUN}.csv` })).toBeVisible();
   await expect(page).toHaveURL(/#\/import\?batch=\d+$/);

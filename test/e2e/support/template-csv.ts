@@ -1,3 +1,15 @@
+import { callBridge } from './bridge-client.js';
+import type { BrowserModeApp } from './browser-mode.js';
+
+/** The header of the app's own template (`template.example`), as its columns. */
+export async function templateHeader(app: BrowserModeApp): Promise<string[]> {
+  const template = await callBridge(app, 'template.example', {});
+  return template.text
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)[0]!
+    .split(',');
+}
+
 /** One CSV row per item, in the template's own column order (the header comes from the app's template). */
 export function csvFromTemplate(header: string[], rows: Array<Record<string, string>>): string {
   const quote = (value: string) => (/[",\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
@@ -8,7 +20,7 @@ export function csvFromTemplate(header: string[], rows: Array<Record<string, str
 
 /** A valid order's row in our template (one item); each test sets its own clinicOrderId. */
 export const TEMPLATE_ROW: Readonly<Record<string, string>> = {
-  clinicCode: 'CLINIC-J1',
+  clinicCode: 'CLINIC-E2E',
   title: 'Ms',
   firstName: 'Alex',
   surname: 'Example',
