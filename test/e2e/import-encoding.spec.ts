@@ -50,6 +50,9 @@ test('a Windows-1252 CSV: detected, read right; forced to UTF-8 its unreadable n
   await found.getByLabel('Encoding').selectOption('utf-8');
   await found.getByRole('button', { name: 'Import again with these settings' }).click();
   await expect(found).toContainText('utf-8 (as chosen)');
+  await expect(found).toContainText(
+    '⚠ Warning: The file is not valid utf-8, the encoding chosen: what cannot be read shows as � and is an error on its field. Choose "Detect", or the encoding the file was saved in.',
+  );
   await expect(imported).toContainText('0 valid, 1 with errors');
   await grid.getByRole('gridcell', { name: 'Bront\uFFFD', exact: true }).click();
   const details = page.getByRole('complementary', { name: new RegExp(`ENC-${RUN}`) });

@@ -4,6 +4,7 @@ import { open } from 'node:fs/promises';
 import iconv from 'iconv-lite';
 import { problem } from './problems.js';
 import type { Problem } from './types.js';
+import { notReadableAsChosen } from '../../../shared/encoding-warning.js';
 
 /**
  * Opens an import file: reads a sample to detect the encoding (BOM, else valid UTF-8, else Windows-1252, which is
@@ -22,6 +23,8 @@ export interface Inspection {
   sample: string;
   /** Whether `sample` is the whole file. */
   whole: boolean;
+  /** Something about the file the admin should know before the rows (a chosen encoding that does not fit it). */
+  warning?: Problem;
 }
 
 export type InspectionResult = { ok: true; inspection: Inspection } | { ok: false; problem: Problem; encoding: string };
@@ -175,7 +178,16 @@ export async function inspectFile(
     return fail('file.binary', 'The file holds binary data, not CSV or HL7 text (is it the right file?).', encoding);
   }
   if (whole && text.trim() === '') return fail('file.empty', 'The file holds only blank lines.', encoding);
-  return { ok: true, inspection: { totalBytes, encoding, encodingDetected: detected, sample: text, whole } };
+  const inspection: Inspection = { totalBytes, encoding, encodingDetected: detected, sample: text, whole };
+  // UTF-8 chosen for a file that is not: say so once, for the file (each unreadable value is refused on its field).
+  if (
+    override &&
+    encoding === 'utf-8' &&
+    !(isUtf8Sample(sample, whole) && (whole || (await isUtf8File(path, signal))))
+  ) {
+    inspection.warning = problem('warning', file, {}, 'file.notUtf8', notReadableAsChosen(encoding));
+  }
+  return { ok: true, inspection };
 }
 
 export interface StreamOptions {

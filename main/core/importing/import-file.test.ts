@@ -120,7 +120,13 @@ describe('importFile', () => {
     expect(report.orders[0]!.problems).toContainEqual(
       expect.objectContaining({ code: 'text.unreadable', field: 'customer.firstName', row: 2 }),
     );
+    expect(report.fileProblems).toMatchObject([{ code: 'file.notUtf8', severity: 'warning' }]);
     const fixed = await importFile(fixture('windows-1252.csv'), { ...base, encoding: 'cp1252' });
+    expect(fixed.fileProblems).toEqual([]);
+    // A UTF-8 file read as UTF-8 by choice gets no such warning.
+    expect((await importFile(fixture('template-example.csv'), { ...base, encoding: 'utf-8' })).fileProblems).toEqual(
+      [],
+    );
     expect((fixed.orders[0]!.body as { customer: { firstName: string } }).customer.firstName).toBe('Zoë');
     const unknown = await importFile(fixture('windows-1252.csv'), { ...base, encoding: 'klingon' });
     expect(unknown.fileProblems).toMatchObject([{ code: 'file.unknownEncoding' }]);

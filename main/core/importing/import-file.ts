@@ -49,5 +49,6 @@ export async function importFile(path: string, options: ImportOptions): Promise<
   const report = looksLikeHl7(inspection.sample)
     ? await importHl7(path, file, inspection, options, sink)
     : await importCsv(path, file, inspection, options, sink);
-  return { ...report, orders };
+  const fileProblems = inspection.warning ? [inspection.warning, ...report.fileProblems] : report.fileProblems;
+  return { ...report, fileProblems, orders };
 }

@@ -1,3 +1,4 @@
+import { notReadableAsChosen } from '../../../../shared/encoding-warning.js';
 import type { SavedProfileView, ImportSummary, RouteName } from '../../../../shared/staging-views.js';
 import { UPLOAD_ENCODINGS } from './read-upload.js';
 
@@ -47,7 +48,7 @@ export function DetectedSummary({
 }: {
   summary: ImportSummary;
   /** For a browser upload: how the browser decoded it (the core then reads UTF-8 text). */
-  browserEncoding: { encoding: string; detected: boolean } | undefined;
+  browserEncoding: { encoding: string; detected: boolean; unreadable?: boolean } | undefined;
   settings: ImportSettings;
   profiles: SavedProfileView[];
   busy: boolean;
@@ -56,6 +57,10 @@ export function DetectedSummary({
   onReimport: (next?: ImportSettings) => void;
 }) {
   const encoding = browserEncoding ?? { encoding: summary.encoding, detected: summary.encodingDetected };
+  // A browser upload is decoded here, so what its chosen encoding could not read is said here, as the core would.
+  const fileProblems = browserEncoding?.unreadable
+    ? [{ severity: 'warning' as const, text: notReadableAsChosen(browserEncoding.encoding) }, ...summary.fileProblems]
+    : summary.fileProblems;
   return (
     <section aria-labelledby="detected-heading" className="panel">
       <h3 id="detected-heading">What was found</h3>
@@ -90,11 +95,11 @@ export function DetectedSummary({
         <dd>{summary.rowsRead.toLocaleString('en-GB')}</dd>
       </dl>
       <ProfileChoiceActions summary={summary} settings={settings} busy={busy} onReimport={onReimport} />
-      {summary.fileProblems.length ? (
+      {fileProblems.length ? (
         <>
           <h4>About the file</h4>
           <ul className="problem-list">
-            {summary.fileProblems.map((problem, i) => (
+            {fileProblems.map((problem, i) => (
               <li key={i} className={problem.severity === 'error' ? 'bad' : 'warn'}>
                 <strong>{problem.severity === 'error' ? '✕ Error' : '⚠ Warning'}:</strong> {problem.text}
               </li>

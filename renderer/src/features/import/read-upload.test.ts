@@ -21,6 +21,13 @@ describe('reading a chosen file for upload', () => {
   it('lets the admin override the encoding', () => {
     const bytes = new TextEncoder().encode('Zoë');
     expect(decodeUpload(bytes, 'windows-1252')).toEqual({ text: 'ZoÃ«', encoding: 'windows-1252', detected: false });
+    // UTF-8 chosen for Windows-1252 bytes: what it cannot read is U+FFFD, and the upload says so.
+    expect(decodeUpload(new Uint8Array([0x5a, 0x6f, 0xeb]), 'utf-8')).toEqual({
+      text: 'Zo\uFFFD',
+      encoding: 'utf-8',
+      detected: false,
+      unreadable: true,
+    });
   });
 });
 

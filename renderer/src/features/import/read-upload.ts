@@ -13,6 +13,8 @@ export interface DecodedUpload {
   encoding: string;
   /** False when the admin chose the encoding. */
   detected: boolean;
+  /** The chosen encoding could not read some bytes (they became U+FFFD). */
+  unreadable?: boolean;
 }
 
 function bomEncoding(bytes: Uint8Array): { encoding: string; skip: number } | undefined {
@@ -25,8 +27,12 @@ function bomEncoding(bytes: Uint8Array): { encoding: string; skip: number } | un
 export function decodeUpload(bytes: Uint8Array, override?: string): DecodedUpload {
   const bom = bomEncoding(bytes);
   if (override) {
-    const skip = bom?.encoding === override ? bom.skip : 0;
-    return { text: new TextDecoder(override).decode(bytes.subarray(skip)), encoding: override, detected: false };
+    const body = bytes.subarray(bom?.encoding === override ? bom.skip : 0);
+    try {
+      return { text: new TextDecoder(override, { fatal: true }).decode(body), encoding: override, detected: false };
+    } catch {
+      return { text: new TextDecoder(override).decode(body), encoding: override, detected: false, unreadable: true };
+    }
   }
   if (bom)
     return {
