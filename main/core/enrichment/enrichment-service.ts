@@ -7,6 +7,7 @@ import {
   type OrderEnrichment,
 } from '../../../shared/enrichment-views.js';
 import { DEFAULT_REUSE_SECONDS } from '../../../shared/enrichment-contract.js';
+import type { StagedItemRow } from '../store/enrichment-repo.js';
 import type { Store } from '../store/store.js';
 import { byOrder, loadAnswers } from './answer-book.js';
 import { planBatch } from './batch-plan.js';
@@ -74,9 +75,29 @@ interface WarnedOrder {
 
 /** Batches whose warned-order lists are kept (the preview filters one batch at a time; a few cost little). */
 const WARNED_BATCHES_KEPT = 4;
+/** Up to this many orders rewritten since a list was worked out, only they are looked at again. */
+const WARNED_PATCH_LIMIT = 500;
+
+/** A batch's warned orders, with what they were worked out from: the staged-order writes and everything else. */
+interface KeptWarned {
+  writes: number;
+  /** The environment, the answers stored, and other connections' commits: when these move, walk again. */
+  inputs: string;
+  orders: WarnedOrder[];
+}
 
 /** Which failure explains a partial check best: the one the admin must act on first. */
 const FAILURE_ORDER: readonly LookupFailure[] = ['offline', 'signed-out', 'service-error'];
+
+/** The orders among these rows (grouped by order, in file order) whose views have warnings. */
+function warnedAmong(rows: readonly StagedItemRow[], answers: ReturnType<typeof loadAnswers>): WarnedOrder[] {
+  const orders: WarnedOrder[] = [];
+  for (const order of byOrder(rows)) {
+    const view = orderEnrichment(order, answers);
+    if (view.warnings.length > 0) orders.push({ stagedOrderId: view.stagedOrderId, position: view.position });
+  }
+  return orders;
+}
 
 export class EnrichmentService {
   readonly #deps: EnrichmentDeps;
@@ -84,7 +105,7 @@ export class EnrichmentService {
   readonly #now: () => Date;
   readonly #running = new Map<number, Running>();
   /** Per batch: its staged orders with service warnings, and the store version they were worked out at. */
-  readonly #warned = new Map<number, { version: string; orders: WarnedOrder[] }>();
+  readonly #warned = new Map<number, KeptWarned>();
 
   constructor(deps: EnrichmentDeps, tuning: Partial<EnrichmentTuning> = {}) {
     this.#deps = deps;
@@ -194,38 +215,51 @@ export class EnrichmentService {
   }
 
   /**
-   * The batch's staged orders with service warnings, in file order. Kept per batch with the version of their
-   * inputs: staged orders rewritten (an edit, find and replace, an accept), answers stored (a check, of this batch
-   * or another of the environment sharing codes), or anything another connection committed. Any of those and the
-   * batch is walked again (0.4–0.5 s for 50,000 orders here), so the list is never older than the store.
+   * The batch's staged orders with service warnings, in file order. Kept per batch with the inputs they came from:
+   * answers stored (a check, of this batch or another of the environment sharing codes) or anything another
+   * connection committed, and the batch is walked again (0.4–0.5 s for 50,000 orders here); staged orders rewritten
+   * through this store (an edit, find and replace, an accept), and only those orders are looked at again, unless
+   * there are many. So the list is never older than the store, and an edit costs what it touched.
    */
   #warnedOrders(environmentId: string, batchId: number): WarnedOrder[] {
     const { store } = this.#deps;
-    const version = [
-      environmentId,
-      store.stagedOrders.writes,
-      store.enrichment.answerWrites,
-      store.enrichment.otherConnectionsVersion(),
-    ].join(':');
+    const writes = store.stagedOrders.writes;
+    const inputs = [environmentId, store.enrichment.answerWrites, store.enrichment.otherConnectionsVersion()].join(':');
     const kept = this.#warned.get(batchId);
-    if (kept?.version === version) {
-      // Most recently used last, so the eviction below drops the batch read longest ago.
-      this.#warned.delete(batchId);
-      this.#warned.set(batchId, kept);
-      return kept.orders;
+    let orders: WarnedOrder[];
+    if (kept?.inputs === inputs && kept.writes === writes) orders = kept.orders;
+    else {
+      const written = kept?.inputs === inputs ? store.stagedOrders.writtenSince(kept.writes) : undefined;
+      orders =
+        kept && written && written.length <= WARNED_PATCH_LIMIT
+          ? this.#patchWarned(environmentId, batchId, kept.orders, written)
+          : this.#walkWarned(environmentId, batchId);
     }
-    // One synchronous pass over the cursor (it must not stay open across an await).
-    const rows = [...store.enrichment.stagedItems(batchId)];
-    const answers = loadAnswers(store.enrichment, environmentId, rows);
-    const orders: WarnedOrder[] = [];
-    for (const order of byOrder(rows)) {
-      const view = orderEnrichment(order, answers);
-      if (view.warnings.length > 0) orders.push({ stagedOrderId: view.stagedOrderId, position: view.position });
-    }
+    // Most recently used last, so the eviction below drops the batch read longest ago.
     this.#warned.delete(batchId);
-    this.#warned.set(batchId, { version, orders });
+    this.#warned.set(batchId, { writes, inputs, orders });
     while (this.#warned.size > WARNED_BATCHES_KEPT) this.#warned.delete(this.#warned.keys().next().value!);
     return orders;
+  }
+
+  #walkWarned(environmentId: string, batchId: number): WarnedOrder[] {
+    const { store } = this.#deps;
+    // One synchronous pass over the cursor (it must not stay open across an await).
+    const rows = [...store.enrichment.stagedItems(batchId)];
+    return warnedAmong(rows, loadAnswers(store.enrichment, environmentId, rows));
+  }
+
+  /** The kept list with the rewritten orders looked at again: an accepted one leaves, an edited one is judged anew. */
+  #patchWarned(environmentId: string, batchId: number, kept: WarnedOrder[], written: number[]): WarnedOrder[] {
+    const { store } = this.#deps;
+    const rewritten = new Set(written);
+    // Orders of other batches give no rows; accepted ones are no longer staged (the filter lists staged orders).
+    const rows = store.enrichment.itemsOf(batchId, [...rewritten]).filter((row) => row.acceptedAt === null);
+    const again = warnedAmong(rows, loadAnswers(store.enrichment, environmentId, rows));
+    if (again.length === 0 && !kept.some((order) => rewritten.has(order.stagedOrderId))) return kept;
+    return [...kept.filter((order) => !rewritten.has(order.stagedOrderId)), ...again].sort(
+      (a, b) => a.position - b.position,
+    );
   }
 
   /** Cancels every running check and waits for them to stop (the core is closing). */

@@ -184,6 +184,9 @@ export interface StagedPageQuery {
   onlyProblems?: boolean;
 }
 
+/** Writes whose staged order ids are kept for `writtenSince` (between this and twice this many). */
+const WRITES_LOGGED = 1000;
+
 export class StagedOrdersRepo {
   readonly #db: Database.Database;
   readonly #now: () => Date;
@@ -206,6 +209,9 @@ export class StagedOrdersRepo {
   readonly #unfinished: Database.Statement<[], number>;
   readonly #accepted: Database.Statement<[string, string, string], number>;
   #writes = 0;
+  /** The staged order id of each of the latest writes: write number `#loggedFrom + i + 1` is `#written[i]`. */
+  #written: number[] = [];
+  #loggedFrom = 0;
 
   constructor(db: Database.Database, now: () => Date) {
     this.#db = db;
@@ -339,9 +345,28 @@ export class StagedOrdersRepo {
     return this.#writes;
   }
 
+  /**
+   * The staged orders rewritten since `writes` was `since` (repeats possible), or undefined when that is further
+   * back than the log keeps: then whatever was derived must be derived again in full.
+   */
+  writtenSince(since: number): number[] | undefined {
+    if (since < this.#loggedFrom || since > this.#writes) return undefined;
+    return this.#written.slice(since - this.#loggedFrom);
+  }
+
+  #logWrite(id: number): void {
+    this.#writes += 1;
+    this.#written.push(id);
+    if (this.#written.length >= 2 * WRITES_LOGGED) {
+      const dropped = this.#written.length - WRITES_LOGGED;
+      this.#written.splice(0, dropped);
+      this.#loggedFrom += dropped;
+    }
+  }
+
   /** Rewrites a staged order's body, problems and provenance; false when it is not staged (accepted meanwhile). */
   update(id: number, update: StagedOrderUpdate): boolean {
-    this.#writes += 1;
+    this.#logWrite(id);
     return (
       this.#update.run({
         id,
@@ -379,7 +404,7 @@ export class StagedOrdersRepo {
 
   /** Marks a staged order accepted, naming the outbox order it became; false when it was not staged. */
   markAccepted(id: number, orderId: number): boolean {
-    this.#writes += 1;
+    this.#logWrite(id);
     return this.#accept.run(orderId, id).changes === 1;
   }
 }

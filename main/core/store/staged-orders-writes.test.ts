@@ -1,0 +1,68 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { NewStagedOrder } from './staged-orders-repo.js';
+import { openStore, type Store } from './store.js';
+import { LOCAL, removeDir, tempDataDir } from './testing/store-fixtures.js';
+
+/**
+ * `writtenSince`: which staged orders were rewritten since a count of writes, so what is derived from a batch
+ * (the warned-orders list) can look at just those; undefined once the log no longer reaches back that far.
+ */
+
+let dir: string | undefined;
+let store: Store | undefined;
+afterEach(() => {
+  store?.close();
+  if (dir) removeDir(dir);
+  store = undefined;
+  dir = undefined;
+});
+
+const order = (n: number): NewStagedOrder => ({
+  clinicCode: 'CLINIC-A',
+  clinicOrderId: `ORD-${n}`,
+  body: { prescription: { clinicOrderId: `ORD-${n}` } },
+  valid: true,
+  problems: [],
+  provenance: {},
+  source: { file: 'a.csv', rows: [n + 1], records: [`CLINIC-A,ORD-${n}`] },
+});
+
+async function stagedIds(count: number): Promise<{ store: Store; ids: number[] }> {
+  dir = tempDataDir('rx-written-');
+  store = openStore({ dataDir: dir });
+  store.environments.upsert(LOCAL);
+  const writer = store.stagedOrders.writer({ environmentId: LOCAL.id, sourceFileName: 'a.csv', route: 'v1' });
+  for (let n = 1; n <= count; n += 1) await writer.add(order(n));
+  await writer.end();
+  store.inTransaction(() => writer.commit({ kind: 'csv', rowCount: count, invalidCount: 0 }));
+  const ids = (store.db.prepare('SELECT id FROM staged_orders ORDER BY position').all() as { id: number }[]).map(
+    (row) => row.id,
+  );
+  return { store, ids };
+}
+
+describe('the staged orders rewritten since a number of writes', () => {
+  it('names each rewritten order, in the order written', async () => {
+    const { store, ids } = await stagedIds(3);
+    const start = store.stagedOrders.writes;
+    expect(store.stagedOrders.writtenSince(start)).toEqual([]);
+    const rewrite = (id: number) => store.stagedOrders.update(id, { ...store.stagedOrders.get(id)!, edited: true });
+    rewrite(ids[2]!);
+    rewrite(ids[0]!);
+    expect(store.stagedOrders.writtenSince(start)).toEqual([ids[2], ids[0]]);
+    expect(store.stagedOrders.writtenSince(start + 1)).toEqual([ids[0]]);
+    expect(store.stagedOrders.writes).toBe(start + 2);
+    // A count not reached yet is no answer.
+    expect(store.stagedOrders.writtenSince(start + 3)).toBeUndefined();
+  });
+
+  it('forgets what is further back than its log, and says so', async () => {
+    const { store, ids } = await stagedIds(1);
+    const start = store.stagedOrders.writes;
+    const staged = { ...store.stagedOrders.get(ids[0]!)!, edited: true };
+    for (let n = 0; n < 2_500; n += 1) store.stagedOrders.update(ids[0]!, staged);
+    expect(store.stagedOrders.writtenSince(start)).toBeUndefined();
+    const recent = store.stagedOrders.writes - 10;
+    expect(store.stagedOrders.writtenSince(recent)).toEqual(new Array(10).fill(ids[0]));
+  });
+});
