@@ -71,8 +71,8 @@ const MAX_CONNECT_WAITS = 4;
  *
  * Group commit. The answers' records (the attempt and the state change it led to, with one audit entry) wait for
  * the next turn of the loop, which commits them all, with the claims that refill the pool, in one transaction:
- * at once when the pool runs dry, after the next I/O poll when it is half empty or four rounds of answers wait, else
- * a few milliseconds after the first. Those commits do not wait for the disk (GroupCommit: one background fsync
+ * at once when the pool runs dry, after the next I/O poll when it is half empty or a round of answers (one per
+ * request slot) waits, else a few milliseconds after the first. Those commits do not wait for the disk (GroupCommit: one background fsync
  * of the WAL covers many), and a claimed create leaves only once the commit that claimed it is durable, so a claim
  * is always on disk before its request leaves. An answer a crash keeps from its commit (or a power loss from its
  * fsync) leaves its order `sending`, which the next start treats as in doubt. Claimed orders that cannot go
