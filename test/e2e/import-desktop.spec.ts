@@ -5,7 +5,7 @@ import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.js';
 import type { BrowserModeApp } from './support/browser-mode.js';
 import { REPO_ROOT } from './support/browser-mode.js';
-import { openSection, openWorkspace } from './support/workspace.js';
+import { chooseBatchFile, openSection, openWorkspace } from './support/workspace.js';
 
 /**
  * The Import screen and the data directory, in browser mode and as the desktop app shows them.
@@ -28,11 +28,7 @@ test('browser mode: a chosen file is uploaded as text, and the desktop-only item
   await expect(page.getByRole('button', { name: 'Choose a folder…' })).toHaveCount(0);
   await expect(page.getByText('Import a file by its path on this computer')).toBeVisible();
 
-  await page.getByLabel('Batch file (CSV or HL7)').setInputFiles({
-    name: 'browser-upload.csv',
-    mimeType: 'text/csv',
-    buffer: await readFile(TEMPLATE_EXAMPLE),
-  });
+  await chooseBatchFile(page, 'browser-upload.csv', await readFile(TEMPLATE_EXAMPLE));
   await expect(page.getByRole('status').filter({ hasText: 'Imported 3 orders' })).toBeVisible();
   await expect(page.getByRole('grid', { name: 'Orders in browser-upload.csv' })).toBeVisible();
   // One file, so no per-file list: the outcome above says it all.

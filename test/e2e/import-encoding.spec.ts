@@ -1,5 +1,5 @@
 import { collectPageProblems, expect, test } from './support/journey-app.js';
-import { chooseEnvironment, localSandbox, openSection } from './support/workspace.js';
+import { chooseBatchFile, chooseEnvironment, localSandbox, openSection } from './support/workspace.js';
 import { csvFromTemplate, TEMPLATE_ROW, templateHeader } from './support/template-csv.js';
 
 /**
@@ -34,9 +34,7 @@ test('a Windows-1252 CSV: detected, read right; forced to UTF-8 its unreadable n
   await page.goto(app.url);
   await chooseEnvironment(page, local.name);
   await openSection(page, 'Import');
-  await page
-    .getByLabel('Batch file (CSV or HL7)')
-    .setInputFiles({ name: 'excel.csv', mimeType: 'text/csv', buffer: bytes });
+  await chooseBatchFile(page, 'excel.csv', bytes);
   const imported = page.getByRole('status').filter({ hasText: 'Imported 1 order from excel.csv' });
   await expect(imported).toContainText('1 valid, 0 with errors');
   const found = page.getByRole('region', { name: 'What was found' });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from './support/browser-mode.js';
 import { collectPageProblems, expect, test } from './support/journey-app.js';
-import { chooseEnvironment, localSandbox, openSection } from './support/workspace.js';
+import { chooseBatchFile, chooseEnvironment, localSandbox, openSection } from './support/workspace.js';
 import { saveScreenshot } from './support/screenshots.js';
 
 /**
@@ -39,11 +39,7 @@ test('mapping another layout: matched columns, a chosen column, constants, value
   await chooseEnvironment(page, local.name);
   await openSection(page, 'Import');
 
-  await page.getByLabel('Batch file (CSV or HL7)').setInputFiles({
-    name: 'other-system.csv',
-    mimeType: 'text/csv',
-    buffer: Buffer.from(otherLayoutCsv(1), 'utf8'),
-  });
+  await chooseBatchFile(page, 'other-system.csv', otherLayoutCsv(1));
   await expect(page.getByRole('status').filter({ hasText: 'Imported 2 orders' })).toContainText(
     '0 valid, 2 with errors',
   );
@@ -115,11 +111,7 @@ test('mapping another layout: matched columns, a chosen column, constants, value
   await expect(grid.getByRole('gridcell', { name: 'CLINIC-O', exact: true })).toHaveCount(2);
 
   // The next export from that system: its header picks the saved profile, and its orders are valid as they come.
-  await page.getByLabel('Batch file (CSV or HL7)').setInputFiles({
-    name: 'other-system-next.csv',
-    mimeType: 'text/csv',
-    buffer: Buffer.from(otherLayoutCsv(3), 'utf8'),
-  });
+  await chooseBatchFile(page, 'other-system-next.csv', otherLayoutCsv(3));
   await expect(page.getByRole('status').filter({ hasText: 'Imported 2 orders' })).toContainText(
     '2 valid, 0 with errors',
   );

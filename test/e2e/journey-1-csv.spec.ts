@@ -3,7 +3,7 @@ import type { Page } from '@playwright/test';
 import { csvFromTemplate, TEMPLATE_ROW, templateHeader } from './support/template-csv.js';
 import { collectPageProblems, expect, signInWithDeviceCode, test } from './support/journey-app.js';
 import { addDeviceEnvironment } from './support/device-environment.js';
-import { chooseEnvironment, localSandbox, openSection } from './support/workspace.js';
+import { chooseBatchFile, chooseEnvironment, localSandbox, openSection } from './support/workspace.js';
 import { sandboxOrders } from './support/sandbox-http.js';
 import { saveScreenshot } from './support/screenshots.js';
 
@@ -66,11 +66,7 @@ test('journey 1: CSV with errors → fix → accept → sent → dispatched and 
 
   // Import: choose the file; what was detected is shown; the grid marks the exact bad cells.
   await openSection(page, 'Import');
-  await page.getByLabel('Batch file (CSV or HL7)').setInputFiles({
-    name: 'journey-1.csv',
-    mimeType: 'text/csv',
-    buffer: Buffer.from(csv, 'utf8'),
-  });
+  await chooseBatchFile(page, 'journey-1.csv', csv);
   await expect(page.getByRole('status').filter({ hasText: 'Imported 4 orders' })).toContainText(
     '2 valid, 2 with errors',
   );

@@ -1,6 +1,6 @@
 import { callBridge } from './support/bridge-client.js';
 import { collectPageProblems, expect, test } from './support/journey-app.js';
-import { chooseEnvironment, localSandbox, openSection } from './support/workspace.js';
+import { chooseBatchFile, chooseEnvironment, localSandbox, openSection } from './support/workspace.js';
 import { sandboxOrders } from './support/sandbox-http.js';
 import { saveScreenshot } from './support/screenshots.js';
 
@@ -50,11 +50,7 @@ test('journey 2: HL7 batch → provenance of a field → HL7 profile constants �
   await expect(page.getByRole('status', { name: 'Signed-in identity' })).toContainText('Signed in');
 
   await openSection(page, 'Import');
-  await page.getByLabel('Batch file (CSV or HL7)').setInputFiles({
-    name: 'journey-2.hl7',
-    mimeType: 'text/plain',
-    buffer: Buffer.from(hl7, 'utf8'),
-  });
+  await chooseBatchFile(page, 'journey-2.hl7', hl7);
   // RDE^O11 carries no payment type, courier or currency: every order is missing them.
   await expect(page.getByRole('status').filter({ hasText: 'Imported 3 orders' })).toContainText(
     '0 valid, 3 with errors',
@@ -138,11 +134,7 @@ test('journey 2: HL7 batch → provenance of a field → HL7 profile constants �
 
   // The next file from the same sender: the saved profile is chosen by itself, and says why.
   await openSection(page, 'Import');
-  await page.getByLabel('Batch file (CSV or HL7)').setInputFiles({
-    name: 'journey-2-next.hl7',
-    mimeType: 'text/plain',
-    buffer: Buffer.from([...message(4, 8), ...message(5, 12)].join('\r'), 'utf8'),
-  });
+  await chooseBatchFile(page, 'journey-2-next.hl7', [...message(4, 8), ...message(5, 12)].join('\r'));
   const next = page.getByRole('status').filter({ hasText: 'Imported 2 orders' });
   await expect(next).toContainText('2 valid, 0 with errors');
   await expect(detected).toContainText(
@@ -167,11 +159,7 @@ test('journey 2: HL7 batch → provenance of a field → HL7 profile constants �
   await expect(sameSender).toContainText('files from this sender will ask which profile to use');
   await expect(next).toContainText('2 valid, 0 with errors');
   // …and gone once another file is chosen.
-  await page.getByLabel('Batch file (CSV or HL7)').setInputFiles({
-    name: 'journey-2-last.hl7',
-    mimeType: 'text/plain',
-    buffer: Buffer.from(message(6, 8).join('\r'), 'utf8'),
-  });
+  await chooseBatchFile(page, 'journey-2-last.hl7', message(6, 8).join('\r'));
   await expect(page.getByRole('status').filter({ hasText: 'Imported 1 order' })).toBeVisible();
   await expect(sameSender).toHaveCount(0);
   expect(problems).toEqual([]);

@@ -6,7 +6,14 @@ import { REPO_ROOT } from './support/browser-mode.js';
 import { sandboxOrders } from './support/sandbox-http.js';
 import { saveScreenshot } from './support/screenshots.js';
 import { seedOrders } from './support/seed-orders.js';
-import { escapeRegExp, localSandbox, openSection, openWorkspace, uniqueSuffix } from './support/workspace.js';
+import {
+  chooseBatchFile,
+  escapeRegExp,
+  localSandbox,
+  openSection,
+  openWorkspace,
+  uniqueSuffix,
+} from './support/workspace.js';
 
 const TEMPLATE_EXAMPLE = join(REPO_ROOT, 'test', 'fixtures', 'import', 'template-example.csv');
 
@@ -127,11 +134,7 @@ test('orders: a CSV order found by its patient’s surname, its timeline from th
 
   // Import the file in the browser and accept it; the outbox sends it to the local sandbox.
   await openWorkspace(page, app, 'Import');
-  await page.getByLabel('Batch file (CSV or HL7)').setInputFiles({
-    name: fileName,
-    mimeType: 'text/csv',
-    buffer: Buffer.from(csv, 'utf8'),
-  });
+  await chooseBatchFile(page, fileName, csv);
   await expect(page.getByRole('status').filter({ hasText: 'Imported 3 orders' })).toContainText('3 valid');
   await page.getByRole('button', { name: 'Accept 3 valid orders' }).click();
   await expect(page.getByText(/Accepted 3 orders into the outbox/)).toBeVisible();

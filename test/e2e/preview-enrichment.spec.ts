@@ -3,7 +3,7 @@ import { PRODUCTS } from '../sandbox/catalogue.js';
 import { expect, test } from './fixtures.js';
 import { saveScreenshot } from './support/screenshots.js';
 import { csvFromTemplate, TEMPLATE_ROW, templateHeader } from './support/template-csv.js';
-import { openSection, openWorkspace, uniqueSuffix } from './support/workspace.js';
+import { chooseBatchFile, openSection, openWorkspace, uniqueSuffix } from './support/workspace.js';
 
 /**
  * The preview's service check, as an admin uses it: import a CSV, check products and stock with the local sandbox
@@ -65,11 +65,7 @@ test('preview: check products and stock, read an item’s stock and price, see o
   ];
 
   await openWorkspace(page, app, 'Import');
-  await page.getByLabel('Batch file (CSV or HL7)').setInputFiles({
-    name: `enrichment-${RUN}.csv`,
-    mimeType: 'text/csv',
-    buffer: Buffer.from(csvFromTemplate(header, rows), 'utf8'),
-  });
+  await chooseBatchFile(page, `enrichment-${RUN}.csv`, csvFromTemplate(header, rows));
   await expect(page.getByRole('status').filter({ hasText: 'Imported 3 orders' })).toContainText('3 valid');
   // The address names the batch on screen, so a reload or Back comes to it.
   await expect(page).toHaveURL(/#\/import\?batch=\d+$/);
@@ -153,11 +149,11 @@ test('preview: check products and stock, read an item’s stock and price, see o
   await expect(page).toHaveURL(new RegExp(`#/import\\?batch=${batchId}&order=\\d+$`));
 
   // A new import: its batch is what the screen shows now, and the address says so (the order is gone).
-  await page.getByLabel('Batch file (CSV or HL7)').setInputFiles({
-    name: `second-${RUN}.csv`,
-    mimeType: 'text/csv',
-    buffer: Buffer.from(csvFromTemplate(header, [{ ...rows[0]!, clinicOrderId: `ENR-${RUN}-4` }]), 'utf8'),
-  });
+  await chooseBatchFile(
+    page,
+    `second-${RUN}.csv`,
+    csvFromTemplate(header, [{ ...rows[0]!, clinicOrderId: `ENR-${RUN}-4` }]),
+  );
   await expect(page.getByRole('heading', { level: 3, name: `Preview: second-${RUN}.csv` })).toBeVisible();
   await expect(page).toHaveURL(/#\/import\?batch=\d+$/);
   expect(/batch=(\d+)/.exec(page.url())![1]).not.toBe(batchId);

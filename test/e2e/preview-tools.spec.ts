@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Download, Page } from '@playwright/test';
 import { collectPageProblems, expect, test } from './support/journey-app.js';
-import { chooseEnvironment, localSandbox, openSection } from './support/workspace.js';
+import { chooseBatchFile, chooseEnvironment, localSandbox, openSection } from './support/workspace.js';
 import { csvFromTemplate, TEMPLATE_ROW } from './support/template-csv.js';
 
 /**
@@ -18,14 +18,6 @@ const id = (n: number) => `PT-${RUN}-${n}`;
 async function downloaded(page: Page, click: () => Promise<void>): Promise<{ download: Download; text: string }> {
   const [download] = await Promise.all([page.waitForEvent('download'), click()]);
   return { download, text: await readFile(await download.path(), 'utf8') };
-}
-
-async function importCsv(page: Page, name: string, text: string): Promise<void> {
-  await page.getByLabel('Batch file (CSV or HL7)').setInputFiles({
-    name,
-    mimeType: 'text/csv',
-    buffer: Buffer.from(text, 'utf8'),
-  });
 }
 
 test('preview tools: template download, errors exported and re-imported, find and replace, an earlier batch reopened', async ({
@@ -54,7 +46,7 @@ test('preview tools: template download, errors exported and re-imported, find an
     { ...TEMPLATE_ROW, clinicOrderId: id(3), courierCode: 'Royal Mail 24' },
     { ...TEMPLATE_ROW, clinicOrderId: id(4), homePostCode: 'NOT A POSTCODE' },
   ];
-  await importCsv(page, 'tools-first.csv', csvFromTemplate(header, rows));
+  await chooseBatchFile(page, 'tools-first.csv', csvFromTemplate(header, rows));
   await expect(page.getByRole('status').filter({ hasText: 'Imported 4 orders' })).toContainText(
     '1 valid, 3 with errors',
   );
@@ -80,7 +72,7 @@ test('preview tools: template download, errors exported and re-imported, find an
 
   // Fixed in a spreadsheet (the errors column left in) and imported again: every order is valid now.
   const fixed = errors.text.replace(/Royal Mail 24/g, 'RMT24').replace('NOT A POSTCODE', 'LS1 4AP');
-  await importCsv(page, 'tools-fixed.csv', fixed);
+  await chooseBatchFile(page, 'tools-fixed.csv', fixed);
   await expect(page.getByRole('status').filter({ hasText: 'Imported 3 orders' })).toContainText(
     '3 valid, 0 with errors',
   );

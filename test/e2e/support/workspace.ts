@@ -23,6 +23,18 @@ export async function openSection(page: Page, name: string): Promise<void> {
   await page.getByRole('heading', { level: 2, name, exact: true }).waitFor();
 }
 
+/**
+ * Chooses a batch file on the Import screen as an admin does in the browser: a name and its content (text is sent
+ * as UTF-8; bytes as they are, for other encodings).
+ */
+export async function chooseBatchFile(page: Page, name: string, content: string | Buffer): Promise<void> {
+  await page.getByLabel('Batch file (CSV or HL7)').setInputFiles({
+    name,
+    mimeType: name.endsWith('.hl7') ? 'text/plain' : 'text/csv',
+    buffer: typeof content === 'string' ? Buffer.from(content, 'utf8') : content,
+  });
+}
+
 export async function chooseEnvironment(page: Page, name: string): Promise<void> {
   await page.getByRole('banner').getByLabel('Environment').selectOption({ label: name });
 }
