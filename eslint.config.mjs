@@ -26,12 +26,21 @@ const nodeBuiltins = [
   'worker_threads',
   'zlib',
 ];
+// Product code (what ships) never imports the tests' code: test/ is not packaged, and its helpers hold open
+// doors (fault switches, fixed secrets). Tests (*.test.ts) and testing/ folders of fixtures may.
+const noTestImports = {
+  regex: '(^|/)test/',
+  message: 'Product code may not import from test/ (only tests and testing/ folders may).',
+};
+const PRODUCT_CODE_IGNORES = ['**/*.test.ts', '**/*.test.tsx', '**/testing/**'];
+const electronOnlyInShell = { name: 'electron', message: 'Electron lives in main/electron/ only.' };
 const noNodeInBrowserCode = {
   patterns: [
     { group: ['node:*', ...nodeBuiltins], message: 'renderer/ and shared/ run in a browser: no Node modules.' },
     { group: ['electron', 'electron/*'], message: 'Electron lives in main/electron/ only.' },
     { group: ['**/main/**', '../main/*', '../../main/*'], message: 'Talk to the core through shared/contract.ts.' },
     { group: ['better-sqlite3', 'ws', 'oidc-provider', 'openid-client'], message: 'Node-only package.' },
+    noTestImports,
   ],
 };
 
@@ -53,10 +62,7 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       'no-console': 'off',
       // The core must not know Electron exists.
-      'no-restricted-imports': [
-        'error',
-        { paths: [{ name: 'electron', message: 'Electron lives in main/electron/ only.' }] },
-      ],
+      'no-restricted-imports': ['error', { paths: [electronOnlyInShell] }],
     },
   },
   // Plain-JS scripts carry no types to check against.
@@ -83,6 +89,17 @@ export default tseslint.config(
     },
   },
   { files: ['main/electron/ipc.ts', 'main/electron/preload.ts'], rules: { 'no-restricted-syntax': 'off' } },
+  // main/ (outside the shell) and sandbox/ ship: no Electron, and nothing from test/.
+  {
+    files: ['main/**/*.ts', 'sandbox/**/*.ts'],
+    ignores: [...PRODUCT_CODE_IGNORES, 'main/electron/**'],
+    rules: { 'no-restricted-imports': ['error', { paths: [electronOnlyInShell], patterns: [noTestImports] }] },
+  },
+  {
+    files: ['main/electron/**/*.ts'],
+    ignores: PRODUCT_CODE_IGNORES,
+    rules: { 'no-restricted-imports': ['error', { patterns: [noTestImports] }] },
+  },
   {
     files: ['renderer/**/*.{ts,tsx}', 'shared/**/*.ts'],
     ignores: ['**/*.test.ts'],

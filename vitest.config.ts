@@ -2,7 +2,13 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['shared/**/*.test.ts', 'main/**/*.test.ts', 'test/**/*.test.ts', 'renderer/**/*.test.ts'],
+    include: [
+      'shared/**/*.test.ts',
+      'main/**/*.test.ts',
+      'sandbox/**/*.test.ts',
+      'test/**/*.test.ts',
+      'renderer/**/*.test.ts',
+    ],
     exclude: ['test/e2e/**', 'node_modules/**'],
     environment: 'node',
     testTimeout: 30_000,

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The local sandbox in its own process (`test/sandbox/cli.ts`), so the benchmarks measure the client side only:
+ * The local sandbox in its own process (`sandbox/cli.ts`), so the benchmarks measure the client side only:
  * the sandbox's own work runs on the other core, the same for the raw loop and the outbox.
  */
 export interface SandboxProcess {
@@ -23,7 +23,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export async function startSandboxProcess(): Promise<SandboxProcess> {
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--import', 'tsx', 'test/sandbox/cli.ts', '--port', '0', '--step-ms', '86400000'],
+    ['--import', 'tsx', 'sandbox/cli.ts', '--port', '0', '--step-ms', '86400000'],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] },
   );
   const lines = await new Promise<Map<string, string>>((resolve, reject) => {

@@ -5,14 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EnrichmentRun } from '../../shared/enrichment-views.js';
 import type { CreateWithClinicV1Input } from '../../shared/orders.js';
 import { parseWireJson } from '../../shared/wire-json.js';
-import { startSandbox, type RunningSandbox } from '../../test/sandbox/index.js';
+import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 import { templateCsv, uniqueOrder } from '../core/staging/testing/staging-fixtures.js';
 import { openStore } from '../core/store/store.js';
 import type { NotCheckedTally, ReportedWarning } from './commands/check-report.js';
 import { envAddArgs, finished, runCli, startCli } from './testing/run-cli-process.js';
 
 // `rx-batch batch check` as a scheduler or an admin runs it: real child processes on one data directory, checking
-// staged batches with a real sandbox over loopback (see test/sandbox/catalogue.ts for its products and stock).
+// staged batches with a real sandbox over loopback (see sandbox/catalogue.ts for its products and stock).
 
 const TADALAFIL = '177803111000001105'; // 18 digits, stock 0 at the sandbox
 const CITALOPRAM = '37356111000001105'; // stock 0

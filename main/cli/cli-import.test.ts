@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseWireJson } from '../../shared/wire-json.js';
-import { startSandbox, type RunningSandbox } from '../../test/sandbox/index.js';
+import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 import { TEMPLATE_COLUMNS } from '../core/importing/field-catalogue.js';
 import { TEMPLATE_PROFILE } from '../core/importing/mapping-profile.js';
 import {

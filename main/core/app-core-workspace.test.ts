@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RxBatchApi } from '../../shared/contract.js';
 import { ContractError } from '../../shared/errors.js';
-import { PRODUCTS } from '../../test/sandbox/catalogue.js';
-import { DEVICE_CLIENT_ID } from '../../test/sandbox/identity/provider-config.js';
+import { PRODUCTS } from '../../sandbox/catalogue.js';
+import { DEVICE_CLIENT_ID } from '../../sandbox/identity/provider-config.js';
 import type { Core } from './app-core.js';
 import { openTestCore, type TestCore } from './testing/test-core.js';
 import { LOCAL_SANDBOX_ID } from './environments/presets.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Environment } from '../../shared/environment.js';
-import { startSandbox, type RunningSandbox } from '../../test/sandbox/index.js';
+import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 
 /**
  * Starts the local stand-in for the Order Service (its own SQLite file under the data directory) and returns

@@ -1,4 +1,4 @@
-import { PRODUCTS } from '../sandbox/catalogue.js';
+import { PRODUCTS } from '../../sandbox/catalogue.js';
 import { expect, test } from './fixtures.js';
 import { saveScreenshot } from './support/screenshots.js';
 import { escapeRegExp, openWorkspace } from './support/workspace.js';

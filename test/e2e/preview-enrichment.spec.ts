@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { PRODUCTS } from '../sandbox/catalogue.js';
+import { PRODUCTS } from '../../sandbox/catalogue.js';
 import { expect, test } from './fixtures.js';
 import { saveScreenshot } from './support/screenshots.js';
 import { csvFromTemplate, TEMPLATE_ROW, templateHeader } from './support/template-csv.js';

@@ -1,4 +1,4 @@
-import { DEVICE_CLIENT_ID } from '../sandbox/identity/provider-config.js';
+import { DEVICE_CLIENT_ID } from '../../sandbox/identity/provider-config.js';
 import { expect, test } from './fixtures.js';
 import { addDeviceEnvironment } from './support/device-environment.js';
 import { finishDeviceSignIn } from './support/device-signin.js';

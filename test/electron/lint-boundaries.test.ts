@@ -27,6 +27,9 @@ const IPC_RENDERER = "import { ipcRenderer } from 'electron';\nexport const chan
 const RENAMED = "import { ipcMain as bus } from 'electron';\nexport const channel = bus.eventNames();\n";
 const ELECTRON = "import { app } from 'electron';\nexport const name = app.getName();\n";
 const NODE_FS = "import { readFileSync } from 'node:fs';\nexport const read = readFileSync;\n";
+/** A planted import of test code, at the right depth for each probe's folder. */
+const fromTest = (up: number) =>
+  `import { sampleCreateWithClinic } from '${'../'.repeat(up)}test/support/orders.js';\nexport const o = sampleCreateWithClinic;\n`;
 
 describe('the lint rules that keep Electron and IPC in their place', () => {
   it.each([
@@ -62,5 +65,28 @@ describe('the lint rules that keep Electron and IPC in their place', () => {
     const ids = await ruleIds(file, code);
     expect(ids).not.toContain('no-restricted-syntax');
     expect(ids).not.toContain('no-restricted-imports');
+  });
+
+  it.each([
+    ['the core', 'main/core/lint-probe.ts', 2],
+    ['a core capability', 'main/core/outbox/lint-probe.ts', 3],
+    ['the CLI', 'main/cli/lint-probe.ts', 2],
+    ['the browser bridge', 'main/bridge/lint-probe.ts', 2],
+    ['the shell', 'main/electron/lint-probe.ts', 2],
+    ['the sandbox', 'sandbox/lint-probe.ts', 1],
+    ['the sandbox identity server', 'sandbox/identity/lint-probe.ts', 2],
+    ['shared code', 'shared/lint-probe.ts', 1],
+    ['the renderer', 'renderer/src/lint-probe.ts', 2],
+  ])('forbid imports from test/ in %s (it ships; test/ does not)', async (_label, file, up) => {
+    expect(await ruleIds(file, fromTest(up))).toContain('no-restricted-imports');
+  });
+
+  it.each([
+    ['a core test', 'main/core/lint-probe.test.ts', 2],
+    ['a testing/ fixture folder', 'main/core/store/testing/lint-probe.ts', 4],
+    ['a sandbox test', 'sandbox/lint-probe.test.ts', 1],
+    ['test/ itself', 'test/outbox/support/lint-probe.ts', 3],
+  ])('allow imports from test/ in %s', async (_label, file, up) => {
+    expect(await ruleIds(file, fromTest(up))).not.toContain('no-restricted-imports');
   });
 });

@@ -2,8 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { AttentionEvent } from '../../main/core/outbox/attention.js';
 import { Outbox } from '../../main/core/outbox/outbox.js';
 import type { Store } from '../../main/core/store/store.js';
-import { NO_FAULTS } from '../sandbox/faults.js';
-import { startSandbox, type RunningSandbox } from '../sandbox/index.js';
+import { NO_FAULTS } from '../../sandbox/faults.js';
+import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 import {
   ENVIRONMENT_ID,
   enqueue,

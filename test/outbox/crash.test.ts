@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../main/core/store/store.js';
-import { NO_FAULTS } from '../sandbox/faults.js';
-import { startSandbox, type RunningSandbox } from '../sandbox/index.js';
+import { NO_FAULTS } from '../../sandbox/faults.js';
+import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 import {
   enqueue,
   expectEachCreatedOnce,

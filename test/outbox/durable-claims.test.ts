@@ -2,7 +2,7 @@ import type * as fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Logger } from '../../main/core/logger.js';
 import { Outbox } from '../../main/core/outbox/outbox.js';
-import { startSandbox, type RunningSandbox } from '../sandbox/index.js';
+import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 import {
   ENVIRONMENT_ID,
   enqueue,

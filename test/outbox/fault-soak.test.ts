@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AttentionEvent } from '../../main/core/outbox/attention.js';
 import { Outbox } from '../../main/core/outbox/outbox.js';
-import { startSandbox, type RunningSandbox } from '../sandbox/index.js';
+import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 import {
   ENVIRONMENT_ID,
   enqueue,

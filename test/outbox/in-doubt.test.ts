@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AttentionEvent } from '../../main/core/outbox/attention.js';
 import { Outbox } from '../../main/core/outbox/outbox.js';
-import { NO_FAULTS } from '../sandbox/faults.js';
-import { startSandbox, type RunningSandbox } from '../sandbox/index.js';
+import { NO_FAULTS } from '../../sandbox/faults.js';
+import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 import { startFaultProxy, type ProxyDecision, type ProxiedRequest, type RunningProxy } from './support/fault-proxy.js';
 import {
   ENVIRONMENT_ID,

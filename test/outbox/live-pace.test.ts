@@ -4,7 +4,7 @@ import type { AppServices } from '../../main/core/app-services.js';
 import { MemorySecretStore } from '../../main/core/auth/secret-store.js';
 import type { EnvironmentProfile } from '../../main/core/store/environments-repo.js';
 import { enqueueOrders } from '../../main/core/store/store.js';
-import { startSandbox, type RunningSandbox } from '../sandbox/index.js';
+import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 import { startFaultProxy, type RunningProxy } from './support/fault-proxy.js';
 import { DEFAULT_SENDING_PACE } from '../../shared/environment.js';
 import { LOCAL } from '../../main/core/store/testing/store-fixtures.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Outbox } from '../../main/core/outbox/outbox.js';
-import { startSandbox, type RunningSandbox } from '../sandbox/index.js';
+import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 import {
   ENVIRONMENT_ID,
   enqueue,

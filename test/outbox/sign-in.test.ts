@@ -5,8 +5,8 @@ import { AuthSession } from '../../main/core/auth/auth-session.js';
 import { MemorySecretStore } from '../../main/core/auth/secret-store.js';
 import type { AttentionEvent } from '../../main/core/outbox/attention.js';
 import { Outbox } from '../../main/core/outbox/outbox.js';
-import { completeDevicePages } from '../sandbox/identity/device-pages-driver.js';
-import { startSandbox, type RunningSandbox } from '../sandbox/index.js';
+import { completeDevicePages } from '../../sandbox/identity/device-pages-driver.js';
+import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 import { launchChromium } from '../support/browser.js';
 import { clientCredentialsTokenSource } from '../support/client-credentials.js';
 import {

@@ -3,7 +3,7 @@ import {
   type OrderServiceClient,
   type OrderServiceClientOptions,
 } from '../../main/core/service/client.js';
-import type { RunningSandbox } from '../sandbox/index.js';
+import type { RunningSandbox } from '../../sandbox/index.js';
 import { clientCredentialsTokenSource } from './client-credentials.js';
 
 /**

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { RunningSandbox } from '../../../test/sandbox/index.js';
+import type { RunningSandbox } from '../../../sandbox/index.js';
 import { join } from 'node:path';
 
 /** The CLI as a scheduler runs it: a real child process (node + tsx), its exit code and its output. */

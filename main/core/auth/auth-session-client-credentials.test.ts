@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ORDER_SERVICE_SCOPES } from '../../../shared/environment.js';
-import { startIdentity, type RunningIdentity } from '../../../test/sandbox/identity/index.js';
+import { startIdentity, type RunningIdentity } from '../../../sandbox/identity/index.js';
 import { createLogger } from '../logger.js';
 import { AuthSession, type AuthConfig } from './auth-session.js';
 import { MemorySecretStore } from './secret-store.js';

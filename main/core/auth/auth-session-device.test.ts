@@ -1,9 +1,9 @@
 import type { Browser } from '@playwright/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ORDER_SERVICE_SCOPES } from '../../../shared/environment.js';
-import { completeDevicePages } from '../../../test/sandbox/identity/device-pages-driver.js';
-import { startIdentity, type RunningIdentity } from '../../../test/sandbox/identity/index.js';
-import { tokenRequest } from '../../../test/sandbox/identity/test-http.js';
+import { completeDevicePages } from '../../../sandbox/identity/device-pages-driver.js';
+import { startIdentity, type RunningIdentity } from '../../../sandbox/identity/index.js';
+import { tokenRequest } from '../../../sandbox/identity/test-http.js';
 import { launchChromium } from '../../../test/support/browser.js';
 import { createLogger } from '../logger.js';
 import { AuthError } from './auth-error.js';

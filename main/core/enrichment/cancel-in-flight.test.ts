@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreateWithClinicV1Input } from '../../../shared/orders.js';
-import { startSandbox, type RunningSandbox } from '../../../test/sandbox/index.js';
+import { startSandbox, type RunningSandbox } from '../../../sandbox/index.js';
 import { LOCAL_SANDBOX_ID } from '../environments/presets.js';
 import { templateCsv, uniqueOrder } from '../staging/testing/staging-fixtures.js';
 import { openTestCore, type TestCore } from '../testing/test-core.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RxBatchApi } from '../../../shared/contract.js';
 import { ContractError } from '../../../shared/errors.js';
 import type { CreateWithClinicV1Input } from '../../../shared/orders.js';
-import { startSandbox, type RunningSandbox } from '../../../test/sandbox/index.js';
+import { startSandbox, type RunningSandbox } from '../../../sandbox/index.js';
 import type { Core } from '../app-core.js';
 import { openTestCore, type TestCore } from '../testing/test-core.js';
 import { LOCAL_SANDBOX_ID } from '../environments/presets.js';

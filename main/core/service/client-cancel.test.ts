@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { NO_FAULTS } from '../../../test/sandbox/faults.js';
-import { startSandbox, type RunningSandbox } from '../../../test/sandbox/index.js';
+import { NO_FAULTS } from '../../../sandbox/faults.js';
+import { startSandbox, type RunningSandbox } from '../../../sandbox/index.js';
 import { sandboxServiceClient } from '../../../test/support/sandbox-client.js';
 import type { Logger } from '../logger.js';
 import type { OrderServiceClient } from './client.js';

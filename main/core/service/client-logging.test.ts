@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../../test/sandbox/index.js';
+import { startSandbox, type RunningSandbox } from '../../../sandbox/index.js';
 import { sampleV1 } from '../../../test/support/sample-orders.js';
 import { sandboxServiceClient } from '../../../test/support/sandbox-client.js';
 import type { Logger } from '../logger.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceError } from '../../../shared/errors.js';
 import { toWireJson } from '../../../shared/wire-json.js';
-import { startSandbox, type RunningSandbox, type StoredOrder } from '../../../test/sandbox/index.js';
+import { startSandbox, type RunningSandbox, type StoredOrder } from '../../../sandbox/index.js';
 import { clientCredentialsTokenSource, type TestTokenSource } from '../../../test/support/client-credentials.js';
 import { sampleHl7, sampleV1, sampleV2 } from '../../../test/support/sample-orders.js';
 import { sandboxServiceClient } from '../../../test/support/sandbox-client.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ORDER_SERVICE_SCOPES } from '../../../shared/environment.js';
-import { startIdentity, type RunningIdentity } from '../../../test/sandbox/identity/index.js';
+import { startIdentity, type RunningIdentity } from '../../../sandbox/identity/index.js';
 import type { DeviceLogin, DeviceLoginResult } from '../auth/auth-session.js';
 import { MemorySecretStore } from '../auth/secret-store.js';
 import { EnvironmentRegistry } from '../environments/registry.js';

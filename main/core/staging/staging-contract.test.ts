@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventName, RxBatchApi } from '../../../shared/contract.js';
 import { ContractError } from '../../../shared/errors.js';
 import { parseWireJson } from '../../../shared/wire-json.js';
-import { DEMO_CLINIC, startSandbox, type RunningSandbox } from '../../../test/sandbox/index.js';
+import { DEMO_CLINIC, startSandbox, type RunningSandbox } from '../../../sandbox/index.js';
 import type { Core } from '../app-core.js';
 import { openTestCore, type TestCore } from '../testing/test-core.js';
 import { LOCAL_SANDBOX_ID } from '../environments/presets.js';

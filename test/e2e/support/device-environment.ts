@@ -1,5 +1,5 @@
 import { ORDER_SERVICE_SCOPES, type EnvironmentView } from '../../../shared/environment.js';
-import { DEVICE_CLIENT_ID } from '../../sandbox/identity/provider-config.js';
+import { DEVICE_CLIENT_ID } from '../../../sandbox/identity/provider-config.js';
 import { callBridge } from './bridge-client.js';
 import type { BrowserModeApp } from './browser-mode.js';
 import { localSandbox } from './workspace.js';

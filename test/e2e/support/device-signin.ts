@@ -1,5 +1,5 @@
 import type { BrowserContext } from '@playwright/test';
-import { signIn } from '../../sandbox/identity/device-pages-driver.js';
+import { signIn } from '../../../sandbox/identity/device-pages-driver.js';
 
 /**
  * A person finishing a device sign-in on the identity server's pages, in a second tab: the code is already in

@@ -3,8 +3,8 @@ import { courierListSchema, type CourierOption } from '../../../shared/couriers.
 import type { EnvironmentView } from '../../../shared/environment.js';
 import { productListSchema, type Product } from '../../../shared/products.js';
 import { parseWireJson } from '../../../shared/wire-json.js';
-import { DEVICE_CLIENT_ID } from '../../sandbox/identity/provider-config.js';
-import type { StoredOrder } from '../../sandbox/index.js';
+import { DEVICE_CLIENT_ID } from '../../../sandbox/identity/provider-config.js';
+import type { StoredOrder } from '../../../sandbox/index.js';
 
 /**
  * The running local sandbox, over HTTP, as a second and independent client: the expected values in the tests

@@ -6,7 +6,7 @@ import { enqueueOrders, openStore, type Store } from '../../../main/core/store/s
 import { LOCAL, removeDir, sampleOrder, tempDataDir } from '../../../main/core/store/testing/store-fixtures.js';
 import { toWireJson } from '../../../shared/wire-json.js';
 import type { CreateV2, CreateWithClinicV1Input } from '../../../shared/orders.js';
-import type { RunningSandbox } from '../../sandbox/index.js';
+import type { RunningSandbox } from '../../../sandbox/index.js';
 import { sandboxServiceClient } from '../../support/sandbox-client.js';
 
 /** Shared set-up for the outbox tests: a store pointed at a running sandbox, sample orders, and the final checks. */

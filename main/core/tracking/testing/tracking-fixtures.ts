@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { createWithClinicV1Schema } from '../../../../shared/orders.js';
 import { parseWireJson } from '../../../../shared/wire-json.js';
-import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../../../test/sandbox/index.js';
+import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../../../sandbox/index.js';
 import { clientCredentialsTokenSource } from '../../../../test/support/client-credentials.js';
 import { createOrderServiceClient, type OrderServiceClient } from '../../service/client.js';
 import { enqueueOrders, openStore, type Store } from '../../store/store.js';

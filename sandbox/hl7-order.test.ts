@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sampleHl7 } from '../support/sample-orders.js';
+import { sampleHl7 } from '../test/support/sample-orders.js';
 import { readHl7Order } from './hl7-order.js';
 import { HttpError } from './http-io.js';
 

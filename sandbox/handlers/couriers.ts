@@ -1,4 +1,4 @@
-import type { CourierOption } from '../../../shared/couriers.js';
+import type { CourierOption } from '../../shared/couriers.js';
 import { COURIERS } from '../catalogue.js';
 import type { Handler } from '../handler-context.js';
 

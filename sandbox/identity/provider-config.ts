@@ -1,7 +1,7 @@
 import type { JWK } from 'jose';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { OidcProvider } from './load-provider.js';
-import { ORDER_SERVICE_SCOPES } from '../../../shared/environment.js';
+import { ORDER_SERVICE_SCOPES } from '../../shared/environment.js';
 import type { MemoryStore } from './memory-adapter.js';
 import { codeConfirmPage, codeEntryPage, errorPage, successPage, type Notice } from './pages.js';
 import { DEVICE_CODE_GRANT } from './token-endpoint-tweaks.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toWireJson } from '../../shared/wire-json.js';
-import { requestClientCredentialsToken } from '../support/client-credentials.js';
-import { sampleCreateWithClinic } from '../support/orders.js';
+import { toWireJson } from '../shared/wire-json.js';
+import { requestClientCredentialsToken } from '../test/support/client-credentials.js';
+import { sampleCreateWithClinic } from '../test/support/orders.js';
 import { NO_FAULTS } from './faults.js';
 import { startSandbox, type RunningSandbox, type StoredOrder } from './index.js';
 

@@ -33,7 +33,7 @@ function refuses(port: number): Promise<boolean> {
 }
 
 it('prints exactly the four lines, serves the API and identity, and closes on SIGTERM', async () => {
-  child = spawn('npx', ['tsx', 'test/sandbox/cli.ts', '--port', '0'], {
+  child = spawn('npx', ['tsx', 'sandbox/cli.ts', '--port', '0'], {
     cwd: process.cwd(),
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,6 @@
 import type { Browser, Page } from '@playwright/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../support/browser.js';
+import { launchChromium } from '../../test/support/browser.js';
 import { completeDevicePages, enterUserCode, signIn } from './device-pages-driver.js';
 import { startIdentity, type RunningIdentity } from './index.js';
 import { jwtPart, postForm, tokenRequest } from './test-http.js';

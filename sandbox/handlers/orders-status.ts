@@ -1,4 +1,4 @@
-import type { StatusRecord } from '../../../shared/status.js';
+import type { StatusRecord } from '../../shared/status.js';
 import { badRequest, notFound } from '../http-io.js';
 import { queryParam, type Handler } from '../handler-context.js';
 import { checkDateRange, positiveIntParam, VALIDATION_FAILED } from '../order-rules.js';

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { silentLogger, type Logger } from '../../main/core/logger.js';
+import { silentLogger, type Logger } from '../main/core/logger.js';
 import { createApiServer } from './api-server.js';
 import { FaultSwitches, type SandboxFaults } from './faults.js';
 import { startIdentity, type RunningIdentity } from './identity/index.js';

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { openDatabase } from '../../main/core/store/open-database.js';
+import { openDatabase } from '../main/core/store/open-database.js';
 
 /** The sandbox's own SQLite store: clinics it knows and orders exactly as they arrived. */
 

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Logger } from '../../main/core/logger.js';
+import type { Logger } from '../main/core/logger.js';
 import { authorise, type AccessTokenVerifier } from './bearer-auth.js';
 import type { FaultSwitches } from './faults.js';
 import { handleAdmin } from './handlers/admin.js';

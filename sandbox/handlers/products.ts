@@ -1,6 +1,6 @@
-import { DMD_CODE_PATTERN } from '../../../shared/dmd.js';
-import type { FieldError } from '../../../shared/errors.js';
-import type { PriceCheck, Product, StockCheck } from '../../../shared/products.js';
+import { DMD_CODE_PATTERN } from '../../shared/dmd.js';
+import type { FieldError } from '../../shared/errors.js';
+import type { PriceCheck, Product, StockCheck } from '../../shared/products.js';
 import { PRODUCTS, type CatalogueProduct } from '../catalogue.js';
 import { badRequest, notFound } from '../http-io.js';
 import { queryParam, type Handler, type HandlerContext } from '../handler-context.js';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { FieldError } from '../../shared/errors.js';
+import type { FieldError } from '../shared/errors.js';
 import { COURIERS } from './catalogue.js';
 import { badRequest, HttpError } from './http-io.js';
 

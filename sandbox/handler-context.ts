@@ -1,4 +1,4 @@
-import { parseWireJson } from '../../shared/wire-json.js';
+import { parseWireJson } from '../shared/wire-json.js';
 import { badRequest, type Reply } from './http-io.js';
 import type { LockedOutPatient } from './order-rules.js';
 import type { OrderStore } from './order-store.js';

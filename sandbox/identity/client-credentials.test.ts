@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ORDER_SERVICE_SCOPES } from '../../../shared/environment.js';
+import { ORDER_SERVICE_SCOPES } from '../../shared/environment.js';
 import { createAccessTokenVerifier } from './access-token-verifier.js';
 import { startIdentity, type RunningIdentity } from './index.js';
 import { basicAuth, jwtPart, tokenRequest } from './test-http.js';

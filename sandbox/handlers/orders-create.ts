@@ -1,4 +1,4 @@
-import { createV2Schema, createWithClinicV1Schema, type CreateResponse } from '../../../shared/orders.js';
+import { createV2Schema, createWithClinicV1Schema, type CreateResponse } from '../../shared/orders.js';
 import { badRequest, type Reply } from '../http-io.js';
 import { jsonBody, type Handler, type HandlerContext } from '../handler-context.js';
 import { readHl7Order } from '../hl7-order.js';

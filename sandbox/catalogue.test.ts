@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkSnomedConceptId } from '../../shared/snomed.js';
+import { checkSnomedConceptId } from '../shared/snomed.js';
 import { PRODUCTS } from './catalogue.js';
 
 // The importer refuses a dm+d code that is not a valid SNOMED CT identifier, so a catalogue product with a bad

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type FieldError } from '../../shared/errors.js';
-import { toWireJson } from '../../shared/wire-json.js';
+import { type FieldError } from '../shared/errors.js';
+import { toWireJson } from '../shared/wire-json.js';
 
 /** Reading requests and writing replies the way the Order Service does: JSON bodies, one error envelope. */
 

@@ -1,4 +1,4 @@
-import { cancelRequestSchema } from '../../../shared/orders.js';
+import { cancelRequestSchema } from '../../shared/orders.js';
 import { badRequest, notFound } from '../http-io.js';
 import { jsonBody, type Handler } from '../handler-context.js';
 import { validate } from '../order-rules.js';
