@@ -36,7 +36,7 @@ export async function startSandboxProcess(): Promise<SandboxProcess> {
           .filter((line) => line.includes(': '))
           .map((line) => [line.slice(0, line.indexOf(': ')), line.slice(line.indexOf(': ') + 2)] as const),
       );
-      if (found.has('service-client')) {
+      if (found.has('admin-token')) {
         child.stdout?.off('data', onData);
         resolve(found);
       }
@@ -46,7 +46,13 @@ export async function startSandboxProcess(): Promise<SandboxProcess> {
   });
   const apiUrl = lines.get('api')!;
   const [clientId, clientSecret] = lines.get('service-client')!.split(' ') as [string, string];
-  const admin = (path: string, init?: RequestInit) => fetch(new URL(path, apiUrl), init);
+  // The admin routes need this launch's token (the sandbox prints it as its last start line).
+  const adminToken = lines.get('admin-token')!;
+  const admin = (path: string, init: RequestInit = {}) =>
+    fetch(new URL(path, apiUrl), {
+      ...init,
+      headers: { ...(init.headers as Record<string, string> | undefined), authorization: `Bearer ${adminToken}` },
+    });
   return {
     apiUrl,
     issuer: lines.get('issuer')!,

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from '../main/core/logger.js';
+import { checkAdminRequest } from './admin-guard.js';
 import { authorise, type AccessTokenVerifier } from './bearer-auth.js';
 import type { FaultSwitches } from './faults.js';
 import { handleAdmin } from './handlers/admin.js';
@@ -9,8 +10,9 @@ import type { OrderStore } from './order-store.js';
 import { matchRoute } from './routes.js';
 
 /**
- * The sandbox's HTTP front: admin routes go straight through; `/api/` routes pass the fault switches, then
- * the bearer check, then their handler. Every failure is the service's `{ error, status, details }` envelope.
+ * The sandbox's HTTP front: admin routes (only when started with an admin token) pass the admin guard and are
+ * never faulted; `/api/` routes pass the fault switches, then the bearer check, then their handler. Every
+ * failure is the service's `{ error, status, details }` envelope.
  */
 
 export interface ApiServerDeps {
@@ -19,6 +21,8 @@ export interface ApiServerDeps {
   verifyAccessToken: AccessTokenVerifier;
   lockedOut: readonly LockedOutPatient[];
   logger: Logger;
+  /** This launch's admin token; null: there are no admin routes (404, as for any unknown path). */
+  adminToken: string | null;
 }
 
 export interface ApiServer {
@@ -97,7 +101,8 @@ export function createApiServer(deps: ApiServerDeps): ApiServer {
     const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
     const path = url.pathname.toLowerCase();
     try {
-      if (path.startsWith('/__sandbox/')) {
+      if (path.startsWith('/__sandbox/') && deps.adminToken !== null) {
+        checkAdminRequest(req, deps.adminToken);
         sendReply(res, handleAdmin(req.method ?? 'GET', path, await readBody(req), deps));
       } else if (path.startsWith('/api/')) {
         await handleApi(req, res, url);

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { connect } from 'node:net';
 import { afterAll, expect, it } from 'vitest';
 
-/** `npm run sandbox` as a script would use it: four lines on stdout, a working sandbox, a clean stop on SIGTERM. */
+/** `npm run sandbox` as a script would use it: five lines on stdout, a working sandbox, a clean stop on SIGTERM. */
 
 let child: ChildProcess | undefined;
 
@@ -32,7 +32,7 @@ function refuses(port: number): Promise<boolean> {
   });
 }
 
-it('prints exactly the four lines, serves the API and identity, and closes on SIGTERM', async () => {
+it('prints exactly five lines, serves the API, identity and guarded admin routes, closes on SIGTERM', async () => {
   child = spawn('npx', ['tsx', 'sandbox/cli.ts', '--port', '0'], {
     cwd: process.cwd(),
     detached: true,
@@ -44,12 +44,13 @@ it('prints exactly the four lines, serves the API and identity, and closes on SI
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exited = once(child, 'exit');
 
-  await expect.poll(() => stdout.split('\n').length > 4, { timeout: 25_000, interval: 50 }).toBe(true);
-  const lines = stdout.split('\n').slice(0, 4);
+  await expect.poll(() => stdout.split('\n').length > 5, { timeout: 25_000, interval: 50 }).toBe(true);
+  const lines = stdout.split('\n').slice(0, 5);
   expect(lines[0]).toMatch(/^api: http:\/\/127\.0\.0\.1:\d+\/$/);
   expect(lines[1]).toMatch(/^issuer: http:\/\/127\.0\.0\.1:\d+$/);
   expect(lines[2]).toMatch(/^device-client: \S+$/);
   expect(lines[3]).toMatch(/^service-client: \S+ \S+$/);
+  expect(lines[4]).toMatch(/^admin-token: [A-Za-z0-9_-]{43}$/);
 
   const apiUrl = lines[0]!.slice('api: '.length);
   const issuer = lines[1]!.slice('issuer: '.length);
@@ -66,12 +67,17 @@ it('prints exactly the four lines, serves the API and identity, and closes on SI
     }),
   });
   expect(tokenResponse.status).toBe(200);
+  // The admin routes are on, behind the printed token.
+  const adminToken = lines[4]!.slice('admin-token: '.length);
+  const orders = new URL('__sandbox/orders', apiUrl);
+  expect((await fetch(orders)).status).toBe(401);
+  expect((await fetch(orders, { headers: { authorization: `Bearer ${adminToken}` } })).status).toBe(200);
 
   stopGroup('SIGTERM');
   await exited;
   const port = Number(new URL(apiUrl).port);
   await expect.poll(() => refuses(port), { timeout: 10_000, interval: 50 }).toBe(true);
   await expect.poll(() => stderr, { timeout: 5_000 }).toContain('closing');
-  // Nothing but the four lines ever reached stdout (request logs go to stderr).
+  // Nothing but the five lines ever reached stdout (request logs go to stderr).
   expect(stdout).toBe(`${lines.join('\n')}\n`);
 });

@@ -3,9 +3,9 @@ import { createLogger } from '../main/core/logger.js';
 import { DEFAULT_STATUS_STEP_MS, startSandbox } from './index.js';
 
 /**
- * `npm run sandbox -- --port N [--data-dir DIR] [--step-ms N]`: runs the local sandbox until SIGINT/SIGTERM.
- * stdout carries exactly four lines (api, issuer, device client, service client) for scripts to read; logs go
- * to stderr.
+ * `npm run sandbox -- --port N [--data-dir DIR] [--step-ms N]`: runs the local sandbox until SIGINT/SIGTERM,
+ * with its admin routes on (behind this launch's admin token). stdout carries exactly five lines (api, issuer,
+ * device client, service client, admin token) for scripts to read; logs go to stderr.
  */
 
 function usage(message: string): never {
@@ -36,6 +36,7 @@ async function main(): Promise<void> {
     statusStepMs: intOption('step-ms', values['step-ms'], DEFAULT_STATUS_STEP_MS, 10, 86_400_000),
     ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}),
     logger: createLogger('sandbox'),
+    adminRoutes: true,
   });
   process.stdout.write(
     [
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
       `issuer: ${sandbox.issuer}`,
       `device-client: ${sandbox.deviceClient.clientId}`,
       `service-client: ${sandbox.serviceClient.clientId} ${sandbox.serviceClient.clientSecret}`,
+      `admin-token: ${sandbox.adminToken}`,
       '',
     ].join('\n'),
   );

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger, type Logger } from '../main/core/logger.js';
+import { newAdminToken } from './admin-guard.js';
 import { createApiServer } from './api-server.js';
 import { FaultSwitches, type SandboxFaults } from './faults.js';
 import { startIdentity, type RunningIdentity } from './identity/index.js';
@@ -35,6 +36,12 @@ export interface SandboxOptions {
   seedClinics?: Array<{ clinicCode: string; name: string }>;
   /** Operational log lines (request path, status, latency); default silent. */
   logger?: Logger;
+  /**
+   * The admin routes (`/__sandbox/orders`, `/__sandbox/faults`, `/__sandbox/cpu`): on for tests and `npm run
+   * sandbox`, behind a new token per launch (`adminToken`) and JSON-only POSTs. Default off: the paths answer 404
+   * like any unknown one, as in the app's embedded sandbox.
+   */
+  adminRoutes?: boolean;
 }
 
 export interface RunningSandbox {
@@ -44,6 +51,8 @@ export interface RunningSandbox {
   deviceClient: { clientId: string };
   serviceClient: { clientId: string; clientSecret: string };
   user: { username: string; password: string };
+  /** This launch's admin token (`Authorization: Bearer …` on `/__sandbox/*`); null when the routes are off. */
+  adminToken: string | null;
   setFaults(f: Partial<SandboxFaults>): void;
   getFaults(): SandboxFaults;
   listOrders(): StoredOrder[];
@@ -68,6 +77,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   mkdirSync(dataDir, { recursive: true });
   const lockedOut: readonly LockedOutPatient[] = options.lockedOutPatients ?? DEFAULT_LOCKED_OUT_PATIENTS;
   const store = new OrderStore(dataDir, options.seedClinics ?? [DEMO_CLINIC]);
+  const adminToken = options.adminRoutes === true ? newAdminToken() : null;
 
   // The API listens first: its URL is the audience of the access tokens the identity server issues.
   let identity: RunningIdentity | undefined;
@@ -76,6 +86,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     faults,
     lockedOut,
     logger,
+    adminToken,
     verifyAccessToken: (token) => identity?.verifyAccessToken(token) ?? Promise.resolve(null),
   });
   try {
@@ -111,6 +122,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     deviceClient: running.deviceClient,
     serviceClient: running.serviceClient,
     user: running.user,
+    adminToken,
     setFaults: (patch) => {
       faults.set(patch);
     },

@@ -45,6 +45,19 @@ function sandboxStepMs(): number | undefined {
   return Number(text);
 }
 
+/**
+ * `RXBATCH_SANDBOX_ADMIN=1`: end-to-end tests only. The local sandbox's admin routes (every stored order's raw body,
+ * fault switches) exist for this run, behind a new token that is written to DATA_DIR/local-sandbox/admin-token
+ * (0600) and nowhere else (not printed, not logged, not in any process's arguments or environment). Without it
+ * the routes answer 404, as in the desktop app.
+ */
+function sandboxAdminRoutes(): boolean {
+  const text = process.env.RXBATCH_SANDBOX_ADMIN;
+  if (text === undefined || text === '' || text === '0') return false;
+  if (text !== '1') fail('RXBATCH_SANDBOX_ADMIN must be 1 (or unset)');
+  return true;
+}
+
 function appVersion(): string {
   const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version?: unknown };
   return typeof pkg.version === 'string' ? pkg.version : '0.0.0';
@@ -84,6 +97,7 @@ async function main(): Promise<void> {
     secrets: new MemorySecretStore(),
     logger,
     ...(statusStepMs !== undefined ? { localSandboxStatusStepMs: statusStepMs } : {}),
+    localSandboxAdminRoutes: sandboxAdminRoutes(),
   });
   let bridge;
   try {

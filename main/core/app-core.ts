@@ -21,6 +21,11 @@ export interface CoreOptions {
   startLocalSandbox?: boolean;
   /** How fast the local sandbox moves orders through their statuses (ms per step); the sandbox's default if absent. */
   localSandboxStatusStepMs?: number;
+  /**
+   * The local sandbox's admin routes (raw order bodies, fault switches), for end-to-end tests only: its token goes
+   * to a 0600 file in the data directory (local-sandbox.ts). Default off: the routes answer 404.
+   */
+  localSandboxAdminRoutes?: boolean;
   /** Start sending and status tracking for every environment with a client id. Default true. */
   startOutbox?: boolean;
   /** The clock for the store, the outbox and the poller; tests may pass their own. */
@@ -76,6 +81,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     if (options.startLocalSandbox ?? true) {
       const local = await launchLocalSandbox(services.registry.get(LOCAL_SANDBOX_ID), options.dataDir, {
         ...(options.localSandboxStatusStepMs !== undefined ? { statusStepMs: options.localSandboxStatusStepMs } : {}),
+        adminRoutes: options.localSandboxAdminRoutes === true,
       });
       closers.push(() => local.sandbox.close());
       services.registry.update(local.environment, true);

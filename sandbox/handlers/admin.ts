@@ -4,8 +4,9 @@ import { fieldErrorsOf, VALIDATION_FAILED } from '../order-rules.js';
 import type { OrderStore } from '../order-store.js';
 
 /**
- * Sandbox-only admin routes, outside `/api/`: no token, no faults. `GET /__sandbox/orders` lists every stored
- * order with its raw body; `GET|POST /__sandbox/faults` reads or changes the fault switches.
+ * Sandbox-only admin routes, outside `/api/`: no faults, and no access token but the launch's admin token
+ * (checked before this runs, see admin-guard.ts; without one the routes do not exist). `GET /__sandbox/orders`
+ * lists every stored order with its raw body; `GET|POST /__sandbox/faults` reads or changes the fault switches.
  */
 
 export interface AdminDeps {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -13,6 +13,12 @@ export interface BrowserModeApp {
   port: number;
   secret: string;
   dataDir: string;
+  /**
+   * The token of the local sandbox's admin routes (`/__sandbox/orders`, `/__sandbox/faults`): the app turns them on
+   * only because this helper sets `RXBATCH_SANDBOX_ADMIN=1`, and writes the token to a 0600 file in its data
+   * directory, read from there.
+   */
+  sandboxAdminToken: string;
   stop(): Promise<void>;
 }
 
@@ -28,14 +34,19 @@ function exited(child: ChildProcess): Promise<{ code: number | null; signal: Nod
 /**
  * Starts browser mode exactly as `npm run start:browser` does after its build (the CLI under tsx, against the
  * built renderer in out/renderer), with a fresh data directory, and waits for the line with its address.
- * `env` adds variables, such as `RXBATCH_SANDBOX_STEP_MS` for the local sandbox's status pace.
+ * `env` adds variables, such as `RXBATCH_SANDBOX_STEP_MS` for the local sandbox's status pace. The local sandbox's
+ * admin routes are on (`RXBATCH_SANDBOX_ADMIN=1`: tests read what arrived at the service and switch its faults).
  */
 export async function startBrowserMode(options: { env?: Record<string, string> } = {}): Promise<BrowserModeApp> {
   const dataDir = await mkdtemp(join(tmpdir(), 'rxbatch-e2e-'));
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', 'main/bridge/cli.ts', '--no-open', '--port', '0', '--data-dir', dataDir],
-    { cwd: REPO_ROOT, env: { ...process.env, CI: '1', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    {
+      cwd: REPO_ROOT,
+      env: { ...process.env, CI: '1', RXBATCH_SANDBOX_ADMIN: '1', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
   );
   const stderr: string[] = [];
   child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
@@ -61,7 +72,8 @@ export async function startBrowserMode(options: { env?: Record<string, string> }
     });
     ready = true;
     const [, url = '', port = '', secret = ''] = match;
-    return { url, origin: new URL(url).origin, port: Number(port), secret, dataDir, stop };
+    const sandboxAdminToken = (await readFile(join(dataDir, 'local-sandbox', 'admin-token'), 'utf8')).trim();
+    return { url, origin: new URL(url).origin, port: Number(port), secret, dataDir, sandboxAdminToken, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -79,18 +79,35 @@ export async function sandboxCourierList(
   return courierListSchema.parse(await json(response));
 }
 
-/** Switches the sandbox's faults (`POST /__sandbox/faults`); the admin routes need no token. */
+/**
+ * The admin token of each running local sandbox, by its API address: `localSandbox(app)` (workspace.ts) notes the
+ * app's here, so the helpers below keep taking the environment alone.
+ */
+const adminTokens = new Map<string, string>();
+
+export function rememberSandboxAdminToken(apiBaseUrl: string, token: string): void {
+  adminTokens.set(apiBaseUrl, token);
+}
+
+/** A request to the sandbox's admin routes: they need the launch's token, and JSON for a body. */
+function adminRequest(environment: EnvironmentView, path: string, init: RequestInit = {}): Promise<Response> {
+  const token = adminTokens.get(environment.apiBaseUrl);
+  if (!token) throw new Error(`no admin token for the sandbox at ${environment.apiBaseUrl}: use localSandbox(app)`);
+  return fetch(new URL(path, environment.apiBaseUrl), {
+    ...init,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+  });
+}
+
+/** Switches the sandbox's faults (`POST /__sandbox/faults`, with the admin token). */
 export async function setSandboxFaults(environment: EnvironmentView, patch: Record<string, number | boolean>) {
-  await json(
-    await fetch(new URL('__sandbox/faults', environment.apiBaseUrl), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(patch),
-    }),
-  );
+  await json(await adminRequest(environment, '__sandbox/faults', { method: 'POST', body: JSON.stringify(patch) }));
 }
 
 /** Every order the sandbox stores (`GET /__sandbox/orders`), to count what arrived at the service. */
 export async function sandboxOrders(environment: EnvironmentView): Promise<StoredOrder[]> {
-  return (await json(await fetch(new URL('__sandbox/orders', environment.apiBaseUrl)))) as StoredOrder[];
+  return (await json(await adminRequest(environment, '__sandbox/orders'))) as StoredOrder[];
 }

@@ -2,12 +2,14 @@ import type { Page } from '@playwright/test';
 import type { EnvironmentView } from '../../../shared/environment.js';
 import { callBridge } from './bridge-client.js';
 import type { BrowserModeApp } from './browser-mode.js';
+import { rememberSandboxAdminToken } from './sandbox-http.js';
 
-/** The local sandbox the app started, as the core lists it. */
+/** The local sandbox the app started, as the core lists it (its admin token noted for sandbox-http.ts). */
 export async function localSandbox(app: BrowserModeApp): Promise<EnvironmentView> {
   const environments = await callBridge(app, 'environments.list', {});
   const local = environments.find((environment) => environment.kind === 'local-sandbox');
   if (!local?.running) throw new Error('the local sandbox is not running in browser mode');
+  rememberSandboxAdminToken(local.apiBaseUrl, app.sandboxAdminToken);
   return local;
 }
 

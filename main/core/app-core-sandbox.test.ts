@@ -1,0 +1,81 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createCore, type Core, type CoreOptions } from './app-core.js';
+import { MemorySecretStore } from './auth/secret-store.js';
+import { LOCAL_SANDBOX_ID } from './environments/presets.js';
+import { ADMIN_TOKEN_FILE, LOCAL_SANDBOX_DIR } from './local-sandbox.js';
+import { silentLogger } from './logger.js';
+
+/**
+ * The local sandbox as the app embeds it (createCore, as the desktop app and browser mode start it): it is not a
+ * test double with open doors. Its admin routes (every order's raw body, fault switches) do not exist.
+ */
+
+let dataDir: string | undefined;
+let core: Core | undefined;
+afterEach(async () => {
+  await core?.close();
+  core = undefined;
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  dataDir = undefined;
+});
+
+async function startCore(extra: Partial<CoreOptions> = {}): Promise<{ core: Core; apiUrl: string }> {
+  dataDir = mkdtempSync(join(tmpdir(), 'rxbatch-core-sandbox-'));
+  core = await createCore({
+    dataDir,
+    appVersion: '9.9.9',
+    transport: 'browser',
+    secrets: new MemorySecretStore(),
+    logger: silentLogger,
+    startOutbox: false,
+    ...extra,
+  });
+  return { core, apiUrl: core.services.registry.get(LOCAL_SANDBOX_ID).apiBaseUrl };
+}
+
+const tokenFile = () => join(dataDir!, LOCAL_SANDBOX_DIR, ADMIN_TOKEN_FILE);
+
+describe("the app's embedded sandbox", () => {
+  it('has no admin routes: /__sandbox/orders and /__sandbox/faults answer 404, as an unknown path does', async () => {
+    const { core, apiUrl } = await startCore();
+    const requests: Array<[string, RequestInit]> = [
+      ['__sandbox/orders', {}],
+      ['__sandbox/faults', {}],
+      ['__sandbox/cpu', {}],
+      [
+        '__sandbox/faults',
+        { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"outage":true}' },
+      ],
+      // What a cross-site page can send without a preflight.
+      ['__sandbox/faults', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"outage":true}' }],
+    ];
+    for (const [path, init] of requests) {
+      const response = await fetch(new URL(path, apiUrl), init);
+      expect(response.status, `${init.method ?? 'GET'} ${path}`).toBe(404);
+      expect(await response.text()).not.toContain('rawBody');
+    }
+    const unknown = await fetch(new URL('__sandbox/nothing', apiUrl));
+    expect(unknown.status).toBe(404);
+    // Still the working service: the outage switch did not reach it.
+    const search = await fetch(new URL('api/v2/Product/search?searchTerm=para', apiUrl));
+    expect(search.status).toBe(200);
+    expect((await core.handlers['connection.check']({ environmentId: LOCAL_SANDBOX_ID })).api.reachable).toBe(true);
+    expect(existsSync(tokenFile())).toBe(false);
+  });
+
+  it("turns them on only when asked (browser mode's test switch), behind a token kept in a 0600 file", async () => {
+    const { core, apiUrl } = await startCore({ localSandboxAdminRoutes: true });
+    const token = readFileSync(tokenFile(), 'utf8');
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    if (process.platform !== 'win32') expect(statSync(tokenFile()).mode & 0o777).toBe(0o600);
+    const orders = new URL('__sandbox/orders', apiUrl);
+    expect((await fetch(orders)).status).toBe(401);
+    expect((await fetch(orders, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    await core.close();
+    // The token goes with the run.
+    expect(existsSync(tokenFile())).toBe(false);
+  });
+});
