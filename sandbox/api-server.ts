@@ -4,6 +4,7 @@ import { checkAdminRequest } from './admin-guard.js';
 import { authorise, type AccessTokenVerifier } from './bearer-auth.js';
 import type { FaultSwitches } from './faults.js';
 import { handleAdmin } from './handlers/admin.js';
+import { refuseForeignHost } from './host-check.js';
 import { HttpError, readBody, sendReply, type Reply } from './http-io.js';
 import type { LockedOutPatient } from './order-rules.js';
 import type { OrderStore } from './order-store.js';
@@ -132,6 +133,8 @@ export function createApiServer(deps: ApiServerDeps): ApiServer {
   }
 
   const server = createServer((req, res) => {
+    // Before anything else (faults, admin routes, the API): a request for another Host is a rebinding page's.
+    if (refuseForeignHost(req, res)) return;
     void handle(req, res);
   });
 

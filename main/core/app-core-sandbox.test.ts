@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -38,6 +39,19 @@ async function startCore(extra: Partial<CoreOptions> = {}): Promise<{ core: Core
 
 const tokenFile = () => join(dataDir!, LOCAL_SANDBOX_DIR, ADMIN_TOKEN_FILE);
 
+/** A GET to a loopback URL with the Host header a DNS-rebinding page's request would carry (fetch cannot set it). */
+function statusUnderHost(url: URL, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, path: url.pathname + url.search, headers: { host } });
+    req.on('response', (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 describe("the app's embedded sandbox", () => {
   it('has no admin routes: /__sandbox/orders and /__sandbox/faults answer 404, as an unknown path does', async () => {
     const { core, apiUrl } = await startCore();
@@ -64,6 +78,17 @@ describe("the app's embedded sandbox", () => {
     expect(search.status).toBe(200);
     expect((await core.handlers['connection.check']({ environmentId: LOCAL_SANDBOX_ID })).api.reachable).toBe(true);
     expect(existsSync(tokenFile())).toBe(false);
+  });
+
+  it('answers only requests addressed to its own Host: a DNS-rebinding page gets 421 from the API and the issuer', async () => {
+    const { core, apiUrl } = await startCore();
+    const { issuer } = core.services.registry.get(LOCAL_SANDBOX_ID);
+    const search = new URL('api/v2/Product/search?searchTerm=para', apiUrl);
+    const discovery = new URL(`${issuer}/.well-known/openid-configuration`);
+    for (const url of [search, discovery]) {
+      expect(await statusUnderHost(url, `evil.example:${url.port}`)).toBe(421);
+      expect(await statusUnderHost(url, url.host)).toBe(200);
+    }
   });
 
   it("turns them on only when asked (browser mode's test switch), behind a token kept in a 0600 file", async () => {

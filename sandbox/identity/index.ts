@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAccessTokenVerifier, type VerifiedToken } from './access-token-verifier.js';
+import { refuseForeignHost } from '../host-check.js';
 import { handleInteraction, isInteractionPath } from './interactions.js';
 import { loadOidcProvider } from './load-provider.js';
 import { MemoryStore } from './memory-adapter.js';
@@ -69,7 +70,10 @@ export async function startIdentity(options: IdentityOptions): Promise<RunningId
   let handler: Parameters<typeof createServer>[1] = (_req, res) => {
     res.writeHead(503).end();
   };
-  const server = createServer((req, res) => handler?.(req, res));
+  // Only requests addressed to this server (loopback name, its port) reach oidc-provider or the sign-in pages.
+  const server = createServer((req, res) => {
+    if (!refuseForeignHost(req, res)) handler?.(req, res);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => {
