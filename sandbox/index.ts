@@ -1,8 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger, type Logger } from '../main/core/logger.js';
+import { ensurePrivateDir } from '../main/core/store/private-files.js';
 import { newAdminToken } from './admin-guard.js';
 import { createApiServer } from './api-server.js';
 import { FaultSwitches, type SandboxFaults } from './faults.js';
@@ -24,7 +25,7 @@ export type { RunningIdentity } from './identity/index.js';
 export interface SandboxOptions {
   /** Port of the API; 0 or absent: any free port. The identity server always takes any free port. */
   port?: number;
-  /** Where the SQLite file lives; default a fresh temp dir. */
+  /** Where the SQLite file lives (made 0700, its files 0600: they hold patient data); default a fresh temp dir. */
   dataDir?: string;
   /** Pace of status progression in ms; default 30000 (tests use ~50). */
   statusStepMs?: number;
@@ -74,7 +75,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const removeOwnDataDir = () => {
     if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
   };
-  mkdirSync(dataDir, { recursive: true });
+  // Stored orders are patient data: the folder is its owner's alone, whatever the umask or an older version left.
+  ensurePrivateDir(dataDir);
   const lockedOut: readonly LockedOutPatient[] = options.lockedOutPatients ?? DEFAULT_LOCKED_OUT_PATIENTS;
   const store = new OrderStore(dataDir, options.seedClinics ?? [DEMO_CLINIC]);
   const adminToken = options.adminRoutes === true ? newAdminToken() : null;

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { openDatabase } from '../main/core/store/open-database.js';
+import { ensurePrivateFile, tightenIfPresent } from '../main/core/store/private-files.js';
 
 /** The sandbox's own SQLite store: clinics it knows and orders exactly as they arrived. */
 
@@ -113,6 +114,8 @@ export class OrderStore {
 
   constructor(dataDir: string, seedClinics: ReadonlyArray<{ clinicCode: string; name: string }> = []) {
     this.file = join(dataDir, 'sandbox-orders.sqlite');
+    // 0600 before SQLite opens it (its -wal and -shm files take the database's mode), and tightened if older.
+    ensurePrivateFile(this.file);
     this.db = openDatabase(this.file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('foreign_keys = ON');
@@ -123,6 +126,8 @@ export class OrderStore {
       )
       .run(FIRST_ORDER_ID - 1);
     for (const clinic of seedClinics) this.registerClinicIfNew(clinic.clinicCode, clinic.name);
+    tightenIfPresent(`${this.file}-wal`);
+    tightenIfPresent(`${this.file}-shm`);
   }
 
   hasClinic(clinicCode: string): boolean {

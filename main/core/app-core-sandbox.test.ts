@@ -91,6 +91,14 @@ describe("the app's embedded sandbox", () => {
     }
   });
 
+  it.skipIf(process.platform === 'win32')('keeps its folder 0700 and its SQLite files 0600', async () => {
+    await startCore();
+    const dir = join(dataDir!, LOCAL_SANDBOX_DIR);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    const db = join(dir, 'sandbox-orders.sqlite');
+    for (const file of [db, `${db}-wal`, `${db}-shm`]) expect(statSync(file).mode & 0o777, file).toBe(0o600);
+  });
+
   it("turns them on only when asked (browser mode's test switch), behind a token kept in a 0600 file", async () => {
     const { core, apiUrl } = await startCore({ localSandboxAdminRoutes: true });
     const token = readFileSync(tokenFile(), 'utf8');
