@@ -1,3 +1,4 @@
+import { restoreCell } from '../../../shared/csv-formula.js';
 import { FIELDS, ITEM_FIELD_INDEXES, ORDER_FIELD_INDEXES, describePath, fieldIndex } from './field-catalogue.js';
 import { normaliseHeader, type MappingProfile } from './mapping-profile.js';
 import type { CellSet, OrderCells } from './order-builder.js';
@@ -73,13 +74,22 @@ export function mapColumns(
   };
 }
 
-/** A cell's text, trimmed; undefined when the field is unmapped or the cell blank. */
+/** A cell's value: trimmed, then restored (shared/csv-formula.ts); undefined when unmapped or blank. */
 export function cellText(cells: string[], at: number): string | undefined {
   if (at < 0) return undefined;
   const raw = cells[at];
   if (raw === undefined || raw === '') return undefined;
+  return cellValue(raw);
+}
+
+/**
+ * What the importer reads from a CSV cell's text: trimmed, then with the apostrophe of a neutralised formula cell
+ * taken off (`'-0161 496 0000` → `-0161 496 0000`, `''=x` → `'=x`), undefined when blank. Restoring after trimming
+ * keeps a protected leading tab or line break (`'\tx` → `\tx`), so what the app wrote reads back exactly.
+ */
+export function cellValue(raw: string): string | undefined {
   const text = raw.trim();
-  return text === '' ? undefined : text;
+  return text === '' ? undefined : restoreCell(text);
 }
 
 interface Disagreement {

@@ -1,9 +1,11 @@
+import { restoreCell } from '../../../shared/csv-formula.js';
 import type { ProfileChoice } from '../../../shared/staging-views.js';
 import { compileProfile } from './compiled-profile.js';
 import {
   MAX_LISTED_ROWS,
   addRow,
   cellText,
+  cellValue,
   draftCells,
   draftProblems,
   listRows,
@@ -79,7 +81,8 @@ export async function importCsv(
     );
   }
   const profile = header.profile;
-  const headerCells = header.record.cells;
+  // Header cells read like data cells (a neutralised `'-dose` header is `-dose`); header.record.text stays as in the file.
+  const headerCells = header.record.cells.map(restoreCell);
   const headerLine = header.record.line;
   const compiled = compileProfile(profile, file);
   // Our own template may be an older one without some columns; that is not worth a warning.
@@ -148,8 +151,8 @@ export async function importCsv(
   const keyCell = (record: string, at: number) => {
     if (at < 0) return undefined;
     const raw = unquotedCell(record, delimiter, at);
-    const text = raw?.trim();
-    return text ? text : undefined;
+    // Read as cellText reads it in pass 2, so both passes group rows alike.
+    return raw === undefined ? undefined : cellValue(raw);
   };
   const countKeys = (batch: RecordBatch) => {
     if (batch.text.includes('"')) return eachRow((cells, line) => count(keyOf(cells, line)))(batch);

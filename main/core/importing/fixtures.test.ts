@@ -350,6 +350,23 @@ const CASES: Case[] = [
       expect(item(order, 0)!.dmdCode).toBe('123456781000001105');
     },
   },
+  {
+    file: 'formula-cells.csv',
+    format: 'csv',
+    orders: 1,
+    invalid: 0,
+    check: (r) => {
+      const order = r.orders[0]!;
+      // One apostrophe before a formula character is taken off; any other cell reads as it is.
+      expect(body(order).customer!.telephone).toBe('+44 7700 900123');
+      expect(body(order).homeAddress).toMatchObject({ address1: "'1 High Street", address2: '-Flat 2' });
+      expect(item(order, 0)).toMatchObject({ medication: '@Paracetamol 500mg tablets' });
+      expect(item(order, 0)).toMatchObject({ dosageInstructions: "'=Two tablets" });
+      expect(body(order).clinicInformation!.address2).toBe('\tSuite 4');
+      // The source kept for the order is the file's text, apostrophes and all.
+      expect(order.source.records?.[0]).toContain(`"'+44 7700 900123"`);
+    },
+  },
   // Files that are not orders: one clear problem each
   { file: 'empty.csv', format: 'csv', orders: 0, invalid: 0, fileProblems: ['file.empty'] },
   { file: 'whitespace-only.csv', format: 'csv', orders: 0, invalid: 0, fileProblems: ['file.empty'] },

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import iconv from 'iconv-lite';
+import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startsWithFormula } from '../../../shared/csv-formula.js';
 import { DEFAULT_CODE_LISTS } from '../../../shared/environment.js';
 import type { CreateWithClinicV1Input } from '../../../shared/orders.js';
 import { verhoeffCheckDigit } from '../../../shared/snomed.js';
@@ -12,7 +14,9 @@ import { importFile, writeRde011, writeTemplateCsv } from './index.js';
 /**
  * Round trips: a generated valid order written to our CSV template or to RDE^O11 and imported again comes back
  * valid and equal, field for field, including 18-digit dm+d codes, leading zeros and text full of delimiters,
- * quotes, HL7 separators and non-ASCII letters.
+ * quotes, HL7 separators and non-ASCII letters. In CSV, texts and phone numbers may also start with what a
+ * spreadsheet would run as a formula (`-0161…`, `+44…`, `=…`, `@…`, TAB, CR, LF, apostrophes before them): the
+ * written cells never start with one, and the import gives back the values exactly (shared/csv-formula.ts).
  */
 
 const TODAY = new Date('2025-06-01T00:00:00Z');
@@ -33,6 +37,19 @@ const text = (max = 30) =>
     .string({ unit: fc.constantFrom(...CHARS), minLength: 1, maxLength: max })
     .map((s) => s.trim())
     .filter((s) => s.length > 0);
+/**
+ * CSV only: a text that may start with formula characters, apostrophes before them, or look like a negative number.
+ * Only Windows-1252 characters, like `text` (the full-width forms are in shared/csv-formula.test.ts).
+ */
+const FORMULA_PREFIXES = ['=', '+', '-', '@', '\t', '\r', '\n', "'", "''", "'=", "''-", "'\t", '-1', '=SUM(A1)+', '@@'];
+const formulaText = (max = 30) =>
+  fc.oneof(
+    text(max),
+    fc
+      .constantFrom(...FORMULA_PREFIXES.filter((prefix) => prefix.length < max))
+      .chain((prefix) => text(max - prefix.length).map((rest) => `${prefix}${rest}`)),
+    fc.constantFrom('-', '+', '=', '@', '-5', '-0.5', '+44', "'", "'-5"),
+  );
 const digits = (length: number) =>
   fc
     .tuple(
@@ -64,6 +81,8 @@ const phone = fc.oneof(
   digits(3).map((d) => `07700 900${d}`),
   digits(3).map((d) => `+44 20 7946 0${d}`),
   digits(3).map((d) => `0113 496 0${d}`),
+  // A leading dash is allowed in a UK number and starts a formula in a spreadsheet.
+  digits(3).map((d) => `-0161 496 0${d}`),
 );
 const email = fc
   .tuple(fc.stringMatching(/^[a-z][a-z0-9.]{0,10}[a-z0-9]$/), fc.constantFrom('example.test', 'nhs.example'))
@@ -74,24 +93,25 @@ const isoDate = fc
   .map((d) => d.toISOString().slice(0, 10));
 const optional = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
 
-const address = fc.oneof(
-  fc.record({
-    address1: text(),
-    address2: optional(text()),
-    city: text(),
-    county: optional(text()),
-    postCode: postcode,
-    countryCode: fc.constant('GBR'),
-  }),
-  fc.record({
-    address1: text(),
-    address2: optional(text()),
-    city: text(),
-    county: optional(text()),
-    postCode: text(10),
-    countryCode: fc.constantFrom('IRL', 'FRA'),
-  }),
-);
+const address = (free: typeof text) =>
+  fc.oneof(
+    fc.record({
+      address1: free(),
+      address2: optional(free()),
+      city: free(),
+      county: optional(free()),
+      postCode: postcode,
+      countryCode: fc.constant('GBR'),
+    }),
+    fc.record({
+      address1: free(),
+      address2: optional(free()),
+      city: free(),
+      county: optional(free()),
+      postCode: free(10),
+      countryCode: fc.constantFrom('IRL', 'FRA'),
+    }),
+  );
 
 interface Shape {
   /** Only fields the default HL7 map carries. */
@@ -104,24 +124,25 @@ function orderArb(
   shared: { paymentType: string; courierCode: string; currencyCode: string },
 ): fc.Arbitrary<CreateWithClinicV1Input> {
   const extra = <T>(arb: fc.Arbitrary<T>) => (hl7 ? fc.constant(undefined) : optional(arb));
+  const free = hl7 ? text : formulaText;
   return fc
     .record({
       customer: fc.record({
         clinicAccountNumber: extra(fc.integer({ min: 0, max: 999_999 })),
         title: fc.constantFrom(...DEFAULT_CODE_LISTS.titles),
-        firstName: text(),
-        surname: text(),
+        firstName: free(),
+        surname: free(),
         dateOfBirth: isoDate,
         gender: fc.constantFrom(...DEFAULT_CODE_LISTS.genders),
         telephone: optional(phone),
         email: optional(email),
       }),
-      homeAddress: address,
-      deliveryAddress: address,
+      homeAddress: address(free),
+      deliveryAddress: address(free),
       prescription: fc.record({
         clinicOrderId: fc
           .oneof(
-            text(20),
+            free(20),
             digits(12).map((d) => `00${d}`),
           )
           .map((s) => `${s.replace(/\s/g, '')}-${id}`),
@@ -136,20 +157,20 @@ function orderArb(
           productId: extra(fc.integer({ min: 0, max: 1_000_000 })),
           dmdCode: anyDmdCode,
           pack: extra(fc.integer({ min: 1, max: 1000 })),
-          medication: text(60),
-          dosageInstructions: text(80),
+          medication: free(60),
+          dosageInstructions: free(80),
           quantity: fc.integer({ min: 1, max: 10_000 }),
         }),
         { minLength: 1, maxLength: 4 },
       ),
-      prescribingDoctor: fc.record({ registrationNumber: registration, prescriberName: text() }),
+      prescribingDoctor: fc.record({ registrationNumber: registration, prescriberName: free() }),
       clinicInformation: fc.record({
         clinicCode: fc.constantFrom('CLINIC-A', '007', 'Clinic B'),
-        name: text(),
-        address1: text(),
-        address2: optional(text()),
-        address3: optional(text()),
-        address4: optional(text()),
+        name: free(),
+        address1: free(),
+        address2: optional(free()),
+        address3: optional(free()),
+        address4: optional(free()),
         postcode: postcode,
         countryCode: fc.constant('GBR'),
         contactNumber: optional(phone),
@@ -157,7 +178,7 @@ function orderArb(
         prescriberFeeTypeId: extra(fc.integer({ min: 0, max: 9 })),
         prescriberFee: extra(fc.integer({ min: 0, max: 100_000 }).map((n) => n / 100)),
       }),
-      affiliateId: extra(text(10)),
+      affiliateId: extra(free(10)),
     })
     .map((order) => JSON.parse(JSON.stringify(order)) as CreateWithClinicV1Input);
 }
@@ -187,6 +208,9 @@ describe('round trips', () => {
         async ([, all, count], encoding) => {
           const orders = all.slice(0, count);
           const csv = writeTemplateCsv(orders);
+          // As a spreadsheet reads it: no cell starts with a formula character.
+          const cells = Papa.parse<string[]>(csv, { skipEmptyLines: true }).data.flat();
+          expect(cells.filter(startsWithFormula)).toEqual([]);
           const bytes =
             encoding === 'utf-8-bom'
               ? Buffer.from(`\ufeff${csv}`, 'utf8')

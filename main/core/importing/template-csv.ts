@@ -1,4 +1,4 @@
-import Papa from 'papaparse';
+import { csvRecord } from '../../../shared/csv-formula.js';
 import type { CreateWithClinicV1Input } from '../../../shared/orders.js';
 import { FIELDS, TEMPLATE_COLUMNS } from './field-catalogue.js';
 
@@ -6,6 +6,8 @@ import { FIELDS, TEMPLATE_COLUMNS } from './field-catalogue.js';
  * Writes orders in our CSV template: one row per prescribed item, the order's own columns repeated on each row.
  * Used for the downloadable example, for exporting a staged batch, and by the round-trip tests. Values are written
  * exactly (dm+d codes as digits, phone numbers with their leading zero); cells are quoted only when they must be.
+ * A cell that a spreadsheet would run as a formula (`-0161…`, `+44…`, `=…`) is written with a leading apostrophe
+ * and quoted (shared/csv-formula.ts); the importer takes exactly that apostrophe off again.
  */
 
 export interface TemplateCsvOptions {
@@ -34,7 +36,8 @@ function read(source: Obj, parts: readonly string[]): unknown {
 const ORDER_PARTS = FIELDS.map((field) => (field.level === 'order' ? field.path.split('.') : undefined));
 const ITEM_PARTS = FIELDS.map((field) => (field.level === 'item' ? [field.path.split('.').at(-1)!] : undefined));
 
-export function writeTemplateCsv(orders: readonly CreateWithClinicV1Input[], options: TemplateCsvOptions = {}): string {
+/** The template's data rows for these orders, as plain cell texts (not yet neutralised or quoted). */
+export function templateRows(orders: readonly CreateWithClinicV1Input[]): string[][] {
   const rows: string[][] = [];
   for (const order of orders) {
     const body = order as unknown as Obj;
@@ -49,6 +52,10 @@ export function writeTemplateCsv(orders: readonly CreateWithClinicV1Input[], opt
       );
     }
   }
-  const csv = Papa.unparse({ fields: [...TEMPLATE_COLUMNS], data: rows }, { newline: '\r\n', quotes: false });
-  return `${options.bom ? '\ufeff' : ''}${csv}\r\n`;
+  return rows;
+}
+
+export function writeTemplateCsv(orders: readonly CreateWithClinicV1Input[], options: TemplateCsvOptions = {}): string {
+  const lines = [csvRecord(TEMPLATE_COLUMNS), ...templateRows(orders).map((row) => csvRecord(row))];
+  return `${options.bom ? '\ufeff' : ''}${lines.join('\r\n')}\r\n`;
 }

@@ -63,7 +63,7 @@ export interface ImportReport {
   delimiter?: string;
   /** CSV: physical line of the header row. */
   headerRow?: number;
-  /** CSV: the header cells as they are in the file, and the header record's original text. */
+  /** CSV: the header cells as read (a neutralised formula cell restored), and the header record's original text. */
   header?: { cells: string[]; text: string };
   messageTypes?: string[];
   /** Name of the mapping profile used (`template`, `suggested`, or a saved profile's name). */

@@ -225,18 +225,33 @@ export function fixtureFiles(): Record<string, string | Buffer> {
     'ragged-rows.csv': `${lines(one)[0]}\r\n${lines(one)[1]},surplus,cells\r\n`,
     'malformed-quotes.csv': `${lines(example)[0]}\r\n${withCell(example, 1, 'surname', '"Exa"mple').split('\r\n')[1]}\r\n${lines(example).slice(2).join('\r\n')}\r\n`,
     'other-layout.csv': OTHER_LAYOUT,
-    'leading-zeros.csv': csv([
-      exampleOrder('000123', (o) => {
-        o.clinicInformation.clinicCode = '007';
-        o.customer.telephone = '01632 960000';
-        o.clinicInformation.contactNumber = '+44 (0)20 7946 0000';
-        o.homeAddress.postCode = 'BS1 4ST';
-        o.deliveryAddress = { ...o.homeAddress };
-        o.prescribedItems[0]!.dmdCode = DMD.long18;
-        o.customer.clinicAccountNumber = 1234;
-        o.affiliateId = '00042';
-      }),
-    ]),
+    // As another clinic system writes it: the `+44` cell not neutralised (the app's own writer would add `'`).
+    'leading-zeros.csv': withCell(
+      csv([
+        exampleOrder('000123', (o) => {
+          o.clinicInformation.clinicCode = '007';
+          o.customer.telephone = '01632 960000';
+          o.homeAddress.postCode = 'BS1 4ST';
+          o.deliveryAddress = { ...o.homeAddress };
+          o.prescribedItems[0]!.dmdCode = DMD.long18;
+          o.customer.clinicAccountNumber = 1234;
+          o.affiliateId = '00042';
+        }),
+      ]),
+      1,
+      'clinicContactNumber',
+      '+44 (0)20 7946 0000',
+    ),
+    // Formula cells (shared/csv-formula.ts): some neutralised with a leading apostrophe, as the OWASP guidance and
+    // this app's own exports write them, some not; the apostrophe before a formula character is taken off.
+    'formula-cells.csv': [
+      ['telephone', `"'+44 7700 900123"`],
+      ['homeAddress1', `'1 High Street`],
+      ['homeAddress2', '-Flat 2'],
+      ['medication', `"'@Paracetamol 500mg tablets"`],
+      ['dosageInstructions', `"''=Two tablets"`],
+      ['clinicAddress2', `"'\tSuite 4"`],
+    ].reduce((text, [column, value]) => withCell(text, 1, column!, value!), one),
     // Files that are not orders at all
     'empty.csv': '',
     'whitespace-only.csv': '\r\n  \r\n\t\r\n',
