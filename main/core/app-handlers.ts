@@ -277,8 +277,12 @@ export function buildHandlers(services: AppServices, base: LegacyHandlers): Call
     'log.export': async ({ format, unmask }) => {
       const sink = new TextSink();
       const { count } = await exportAuditLog(store, sink, { format, unmask: unmask ?? false });
-      // After the snapshot: the export records itself, with whether identifiers were shown.
-      store.audit.append({ actor: 'user', action: 'log.exported', details: { format, masked: !unmask } });
+      // After the snapshot: the export records itself, with whether identifiers were shown and how many entries.
+      store.audit.append({
+        actor: 'user',
+        action: 'log.exported',
+        details: { format, masked: !unmask, rowCount: count },
+      });
       return { format, masked: !unmask, count, text: sink.chunks.join('') };
     },
   };

@@ -26,7 +26,12 @@ export async function logExport(
   // The export holds patient-linked identifiers (masked or not): readable by its owner only.
   const out = options.out ? createWriteStream(options.out, { mode: PRIVATE_FILE_MODE }) : keepOpen(ctx.io.stdout);
   const { count } = await exportAuditLog(store, out, { format, unmask: options.unmask });
-  store.audit.append({ actor: 'user', action: 'log.exported', details: { format, masked: !options.unmask } });
+  // After the snapshot: the export records itself, with its format, whether it was masked and how many entries.
+  store.audit.append({
+    actor: 'user',
+    action: 'log.exported',
+    details: { format, masked: !options.unmask, rowCount: count },
+  });
   if (options.out) {
     if (ctx.options.json) ctx.json({ file: options.out, format, masked: !options.unmask, count });
     else

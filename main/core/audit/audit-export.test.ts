@@ -4,7 +4,7 @@ import { enqueueOrders, type Store } from '../store/store.js';
 import { manualClock, removeDir, sampleOrder, storeWithBatch } from '../store/testing/store-fixtures.js';
 import { csvCell } from './csv-cell.js';
 import { exportAuditLog } from './export-log.js';
-import { maskIdentifier } from './mask-identifier.js';
+import { maskFileName, maskIdentifier } from './mask-identifier.js';
 
 /** Collects what was written; optionally slow, with a tiny buffer, to make the exporter wait for 'drain'. */
 function sink(options: { slow?: boolean; onChunk?: () => void } = {}) {
@@ -167,6 +167,37 @@ describe('audit export', () => {
     expect(store.audit.lastSeq()).toBe(45);
   });
 
+  it('masks file names (keeping the extension) unless asked to unmask', async () => {
+    setUp();
+    const fileName = 'Wollstonecraft Mariana referral.csv';
+    store.audit.append({
+      actor: 'user',
+      action: 'batch.imported',
+      batchId,
+      details: { fileName, fileKind: 'csv', orderCount: 1 },
+    });
+    store.audit.append({ actor: 'user', action: 'batch.imported', batchId, details: { fileName: 'x.hl7' } });
+
+    const csv = sink();
+    await exportAuditLog(store, csv.stream, { format: 'csv' });
+    const [header, ...rows] = parseCsv(csv.text());
+    expect(rows.map((row) => row[header!.indexOf('fileName')])).toEqual([
+      `${'*'.repeat('Wollstonecraft Mariana referral'.length)}.csv`,
+      '*.hl7',
+    ]);
+    const jsonl = sink();
+    await exportAuditLog(store, jsonl.stream, { format: 'jsonl' });
+    for (const text of [csv.text(), jsonl.text()]) {
+      expect(text).not.toContain('Wollstonecraft');
+      expect(text).not.toContain('referral');
+    }
+    expect(jsonl.text()).toContain(`"fileName":"${'*'.repeat(31)}.csv"`);
+
+    const full = sink();
+    await exportAuditLog(store, full.stream, { format: 'jsonl', unmask: true });
+    expect(full.text()).toContain(fileName);
+  });
+
   it('rejects when the destination fails', async () => {
     setUp();
     store.audit.append({ actor: 'user', action: 'signin' });
@@ -181,12 +212,16 @@ describe('audit export', () => {
 
 describe('csvCell', () => {
   it.each([
-    ['=1+2', "'=1+2"],
-    ['+44 113 496 0000', "'+44 113 496 0000"],
-    ['-2', "'-2"],
-    ['@SUM(A1)', "'@SUM(A1)"],
-    ['\tcmd', "'\tcmd"],
+    ['=1+2', `"'=1+2"`],
+    ['+44 113 496 0000', `"'+44 113 496 0000"`],
+    ['-2', `"'-2"`],
+    ['@SUM(A1)', `"'@SUM(A1)"`],
+    ['\tcmd', `"'\tcmd"`],
     ['\rcmd', `"'\rcmd"`],
+    ['\ncmd', `"'\ncmd"`],
+    ['\uff1d1+2', `"'\uff1d1+2"`],
+    ["'=1+2", `"''=1+2"`],
+    ["'plain", "'plain"],
     ['plain text', 'plain text'],
     ['a,b', '"a,b"'],
     ['say "hi"', '"say ""hi"""'],
@@ -196,10 +231,23 @@ describe('csvCell', () => {
     expect(csvCell(input)).toBe(expected);
   });
 
-  it('writes numbers and booleans as they are, and nothing for null', () => {
-    expect(csvCell(-3)).toBe('-3');
+  it('writes numbers and booleans by the same rule, and nothing for null', () => {
+    expect(csvCell(3)).toBe('3');
+    expect(csvCell(-3)).toBe(`"'-3"`);
     expect(csvCell(true)).toBe('true');
     expect(csvCell(null)).toBe('');
+  });
+});
+
+describe('maskFileName', () => {
+  it.each([
+    ['Smith John.csv', '**********.csv'],
+    ['orders.HL7', '******.HL7'],
+    ['no extension', '************'],
+    ['.csv', '****'],
+    ['a.b.json', '***.json'],
+  ])('%j becomes %j', (input, expected) => {
+    expect(maskFileName(input)).toBe(expected);
   });
 });
 

@@ -1,16 +1,14 @@
-/**
- * One CSV cell, RFC 4180 quoting, made safe for spreadsheets: a text that starts with = + - @ TAB or CR would
- * run as a formula (CSV injection), so it gets a leading apostrophe, which spreadsheets show as text.
- */
-const FORMULA_START = /^[=+\-@\t\r]/;
-const NEEDS_QUOTES = /[",\r\n]/;
+import { csvField } from '../../../shared/csv-formula.js';
 
+/**
+ * One CSV cell of the audit export, RFC 4180 quoting, made safe for spreadsheets by the rule every CSV the app
+ * writes follows (shared/csv-formula.ts): a text that starts with = + - @ TAB CR (and the rest of FORMULA_STARTS)
+ * would run as a formula (CSV injection), so it gets a leading apostrophe, which spreadsheets show as text, and is
+ * quoted. Numbers and booleans are written through the same rule (a negative number would read as text).
+ */
 export function csvCell(value: string | number | boolean | null | undefined): string {
   if (value === null || value === undefined) return '';
-  // Numbers and booleans are the app's own values, never a formula; only texts can carry one.
-  let text = String(value);
-  if (typeof value === 'string' && FORMULA_START.test(text)) text = `'${text}`;
-  return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  return csvField(String(value));
 }
 
 /** A CSV record, CRLF-terminated as RFC 4180 says. */

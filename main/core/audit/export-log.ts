@@ -4,11 +4,14 @@ import type { Store } from '../store/store.js';
 import { AUDIT_DETAIL_KEYS } from './audit-details.js';
 import { toAuditEntry, type AuditEntry } from './audit-entry.js';
 import { csvRow } from './csv-cell.js';
-import { maskIdentifier } from './mask-identifier.js';
+import { maskFileName, maskIdentifier } from './mask-identifier.js';
 
 export interface AuditExportOptions {
   format: 'csv' | 'jsonl';
-  /** Show clinic order ids in full. Default false: masked to their last three characters. */
+  /**
+   * Show clinic order ids and file names in full. Default false: ids masked to their last three characters, file
+   * names to their extension.
+   */
   unmask?: boolean;
   /** Entries per read; the connection is free between reads. */
   pageSize?: number;
@@ -66,16 +69,25 @@ export async function exportAuditLog(
   return { count };
 }
 
-/** Masks the clinic order id, also where a service message quoted it. */
+/**
+ * Masks the clinic order id (also wherever a detail quotes it, as a service message can) and the file name
+ * (`fileName`, the one detail that holds one; also where the free-text `errorMessage` quotes it).
+ */
 function masked(entry: AuditEntry): AuditEntry {
   const id = entry.clinicOrderId;
-  if (id === null) return entry;
-  const hidden = maskIdentifier(id);
+  const fileName = typeof entry.details.fileName === 'string' ? entry.details.fileName : '';
+  if ((id === null || id === '') && fileName === '') return entry;
   const details: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(entry.details)) {
-    details[key] = typeof value === 'string' ? value.replaceAll(id, hidden) : value;
+    if (typeof value !== 'string') details[key] = value;
+    else if (key === 'fileName') details[key] = maskFileName(value);
+    else {
+      let text = fileName && key === 'errorMessage' ? value.replaceAll(fileName, maskFileName(fileName)) : value;
+      if (id) text = text.replaceAll(id, maskIdentifier(id));
+      details[key] = text;
+    }
   }
-  return { ...entry, clinicOrderId: hidden, details: details };
+  return { ...entry, clinicOrderId: id === null ? null : maskIdentifier(id), details: details };
 }
 
 function csvLine(entry: AuditEntry): string {

@@ -7,3 +7,18 @@ export function maskIdentifier(value: string): string {
   if (value.length < 6) return '*'.repeat(value.length);
   return `${'*'.repeat(value.length - 3)}${value.slice(-3)}`;
 }
+
+const EXTENSION = /\.[A-Za-z0-9]{1,10}$/;
+
+/**
+ * A file name as masked exports show it: a clinic's file name often carries a patient's name
+ * (`Smith John referral.csv`), so every character but the extension is hidden, one `*` each as for a short id
+ * (`*********************.csv`). Unlike an order id, no characters are kept: the last letters of a name are the
+ * surname's, and the entry's batch id already tells files apart.
+ */
+export function maskFileName(name: string): string {
+  const extension = EXTENSION.exec(name)?.[0] ?? '';
+  const stem = name.slice(0, name.length - extension.length);
+  if (stem === '') return '*'.repeat(name.length);
+  return `${'*'.repeat(stem.length)}${extension}`;
+}
