@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { open, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { OrderEnrichment } from '../../../shared/enrichment-views.js';
 import type { StagedOrderView } from '../../../shared/staging-views.js';
@@ -91,20 +91,29 @@ export function batchShow(ctx: CliContext, batchId: number): number {
   return batch.counts.invalid > 0 ? EXIT.attention : EXIT.ok;
 }
 
+/**
+ * Writes an export's chunks to a file. The export records itself in the audit log when its last chunk has been
+ * taken; if anything fails before then (a write, or that entry), the file is removed: no unrecorded export is left.
+ */
 async function writeChunks(file: string, chunks: Iterable<string>, bom: boolean): Promise<void> {
+  const path = resolve(file);
   // Private like every file holding patient data; the BOM tells Excel on Windows the text is UTF-8.
-  const handle = await open(resolve(file), 'w', 0o600);
+  const handle = await open(path, 'w', 0o600);
+  let written = false;
   try {
     if (bom) await handle.write('\ufeff');
     for (const chunk of chunks) await handle.write(chunk);
+    written = true;
   } finally {
     await handle.close();
+    if (!written) await rm(path, { force: true });
   }
 }
 
 /** `batch export BATCH --template FILE`: the batch in our CSV template. */
 export async function batchExportTemplate(ctx: CliContext, batchId: number, file: string): Promise<number> {
-  const chunks = inputErrors(() => staging(ctx).templateCsv(batchId));
+  const counts = { orders: 0, rows: 0 };
+  const chunks = inputErrors(() => staging(ctx).templateCsv(batchId, counts));
   await writeChunks(file, chunks, true);
   ctx.line(`Wrote batch ${batchId} in the CSV template to ${file}.`);
   return EXIT.ok;
@@ -112,7 +121,7 @@ export async function batchExportTemplate(ctx: CliContext, batchId: number, file
 
 /** `batch errors BATCH FILE`: the invalid orders' original rows plus an `errors` column. */
 export async function batchErrors(ctx: CliContext, batchId: number, file: string): Promise<number> {
-  const counts = { orders: 0 };
+  const counts = { orders: 0, rows: 0 };
   const chunks = inputErrors(() => staging(ctx).errorCsv(batchId, counts));
   await writeChunks(file, chunks, true);
   if (ctx.options.json) ctx.json({ batchId, orders: counts.orders, file });

@@ -1,7 +1,8 @@
-import Papa from 'papaparse';
+import { csvRecord, neutraliseCell, quoteField, restoreCell, startsWithFormula } from '../../../shared/csv-formula.js';
 import type { CreateWithClinicV1Input } from '../../../shared/orders.js';
-import { FIELDS } from '../importing/field-catalogue.js';
-import { writeTemplateCsv } from '../importing/template-csv.js';
+import { parseBatch } from '../importing/csv-records.js';
+import { FIELDS, TEMPLATE_COLUMNS } from '../importing/field-catalogue.js';
+import { templateRows, writeTemplateCsv } from '../importing/template-csv.js';
 import type { Problem } from '../importing/types.js';
 import { convertValue } from '../importing/value-conversion.js';
 import type { BatchRecord } from '../store/batches-repo.js';
@@ -15,7 +16,10 @@ import type { Store } from '../store/store.js';
  *   mapping (staging offers saved profiles under the header-plus-`errors` fingerprint too). HL7 and JSON batches
  *   have no rows to give back, so their invalid orders come in our template, with the same `errors` column.
  * - the template export: every order of the batch in our CSV template (re-imports to the same bodies).
- * Lines end in CRLF, as spreadsheets write them.
+ * Lines end in CRLF, as spreadsheets write them. No cell of either starts with a formula character (CSV injection,
+ * shared/csv-formula.ts): the template's cells are neutralised as they are written; in the error export a record of
+ * the file is given back exactly unless a cell of it starts with one (or its quoting is broken), and then it is
+ * written again cell by cell, each dangerous cell as the importer read it, neutralised (so it reads back the same).
  */
 
 export const ERRORS_COLUMN = 'errors';
@@ -35,8 +39,11 @@ function* pagesOf(
   }
 }
 
-/** A cell quoted the RFC 4180 way, whatever the delimiter. */
-const quoted = (text: string) => `"${text.replace(/"/g, '""')}"`;
+/** How much an export wrote: orders, and CSV records (rows) under the header. */
+export interface ExportCounts {
+  orders: number;
+  rows: number;
+}
 
 const errorText = (problems: readonly Problem[]) => problems.map((problem) => problem.text).join(' | ');
 
@@ -57,16 +64,40 @@ interface StoredHeader {
   delimiter?: string;
 }
 
-/** The error CSV of a batch, a chunk of text at a time; `counts.orders` is filled as it goes. */
+/**
+ * A record of the imported file (or its header) as the error export writes it: exactly as it was when no cell starts
+ * with a formula character and its quoting is sound; otherwise cell by cell, each dangerous cell written as the
+ * importer read it (trimmed, restored) and neutralised, so that importing the export reads the same values, and
+ * every other cell as it was. A record with broken quoting is written as papaparse read it (the importer took none
+ * of its values; its `errors` cell says what to fix).
+ */
+function safeRecord(record: string, delimiter: string): string {
+  const { rows, badQuotes } = parseBatch({ records: [record], lines: [1], text: record, newline: '\n' }, delimiter);
+  const cells = rows[0] ?? [record];
+  if (!badQuotes.has(0) && !cells.some(startsWithFormula)) return record;
+  return cells
+    .map((cell) =>
+      startsWithFormula(cell)
+        ? quoteField(neutraliseCell(restoreCell(cell.trim())), delimiter, true)
+        : quoteField(cell, delimiter),
+    )
+    .join(delimiter);
+}
+
+/** The `errors` cell: always quoted, neutralised like any other. */
+const errorsCell = (problems: readonly Problem[], delimiter: string) =>
+  quoteField(neutraliseCell(errorText(problems)), delimiter, true);
+
+/** The error CSV of a batch, a chunk of text at a time; `counts` is filled as it goes. */
 export function* errorCsv(
   store: Store,
   batch: BatchRecord,
-  counts: { orders: number } = { orders: 0 },
+  counts: ExportCounts = { orders: 0, rows: 0 },
 ): Generator<string> {
   const report = (batch.report ?? {}) as StoredHeader;
   if (batch.kind === 'csv' && report.headerText !== undefined && report.delimiter !== undefined) {
     const delimiter = report.delimiter;
-    yield `${report.headerText}${delimiter}${ERRORS_COLUMN}${CRLF}`;
+    yield `${safeRecord(report.headerText, delimiter)}${delimiter}${ERRORS_COLUMN}${CRLF}`;
     for (const page of pagesOf(store, batch.id, { state: 'staged', valid: false })) {
       let chunk = '';
       for (const order of page) {
@@ -75,7 +106,8 @@ export function* errorCsv(
         const byRow = errorsByRow(order);
         records.forEach((record, index) => {
           const errors = byRow.get(rows[index] ?? Number.NaN) ?? [];
-          chunk += `${record}${delimiter}${quoted(errorText(errors))}${CRLF}`;
+          chunk += `${safeRecord(record, delimiter)}${delimiter}${errorsCell(errors, delimiter)}${CRLF}`;
+          counts.rows += 1;
         });
         counts.orders += 1;
       }
@@ -83,37 +115,37 @@ export function* errorCsv(
     }
     return;
   }
-  yield `${templateHeader(',')}${CRLF}`;
+  yield `${csvRecord([...FIELDS.map((field) => field.column), ERRORS_COLUMN])}${CRLF}`;
   for (const page of pagesOf(store, batch.id, { state: 'staged', valid: false })) {
-    yield page.map((order) => templateRowsWithErrors(order, ',')).join('');
+    yield page.map((order) => templateRowsWithErrors(order, counts)).join('');
     counts.orders += page.length;
   }
 }
 
-function templateHeader(delimiter: string): string {
-  return [...FIELDS.map((field) => field.column), ERRORS_COLUMN].join(delimiter);
-}
-
 /** One order in our template with its errors on its first row (items beyond the first carry none). */
-function templateRowsWithErrors(order: StagedOrder, delimiter: string): string {
-  const csv = writeTemplateCsv([order.body as CreateWithClinicV1Input]);
-  const rows = Papa.parse<string[]>(csv, { skipEmptyLines: true }).data.slice(1);
-  const errors = errorText(order.problems.filter((problem) => problem.severity === 'error'));
-  return Papa.unparse(
-    rows.map((cells, index) => [...cells, index === 0 ? errors : '']),
-    { delimiter, newline: CRLF, quotes: false },
-  ).concat(CRLF);
+function templateRowsWithErrors(order: StagedOrder, counts: ExportCounts): string {
+  const errors = order.problems.filter((problem) => problem.severity === 'error');
+  return templateRows([order.body as CreateWithClinicV1Input])
+    .map((cells, index) => {
+      counts.rows += 1;
+      return `${csvRecord(cells)},${index === 0 ? errorsCell(errors, ',') : ''}${CRLF}`;
+    })
+    .join('');
 }
 
-/** Every order of the batch (staged or accepted) in our CSV template, a page at a time. */
-export function* templateCsv(store: Store, batchId: number): Generator<string> {
-  let first = true;
+/** Every order of the batch (staged or accepted) in our CSV template, a page at a time; `counts` as it goes. */
+export function* templateCsv(
+  store: Store,
+  batchId: number,
+  counts: ExportCounts = { orders: 0, rows: 0 },
+): Generator<string> {
+  yield `${csvRecord(TEMPLATE_COLUMNS)}${CRLF}`;
   for (const page of pagesOf(store, batchId)) {
-    const csv = writeTemplateCsv(page.map((order) => order.body as CreateWithClinicV1Input));
-    yield first ? csv : csv.slice(csv.indexOf('\n') + 1);
-    first = false;
+    const rows = templateRows(page.map((order) => order.body as CreateWithClinicV1Input));
+    counts.orders += page.length;
+    counts.rows += rows.length;
+    yield rows.map((cells) => `${csvRecord(cells)}${CRLF}`).join('');
   }
-  if (first) yield writeTemplateCsv([]);
 }
 
 /** The example download: one order in our template, built from the catalogue's example values. */

@@ -26,7 +26,7 @@ import {
   type OrderChange,
   type ReplaceRequest,
 } from './batch-edits.js';
-import { errorCsv, exampleTemplateCsv, templateCsv } from './batch-exports.js';
+import { errorCsv, exampleTemplateCsv, templateCsv, type ExportCounts } from './batch-exports.js';
 import { RESERVED_PROFILE_NAMES, stageFile, type StoredReport } from './stage-file.js';
 import { StagingError, type StagingDeps } from './staging-deps.js';
 import { toBatchView, toStagedOrderView } from './staging-views.js';
@@ -227,24 +227,51 @@ export class StagingService {
     return outcome;
   }
 
-  /** The error CSV, a chunk at a time (the CLI writes it to a file as it comes); `counts.orders` counts orders. */
-  errorCsv(batchId: number, counts: { orders: number } = { orders: 0 }): Generator<string> {
-    return errorCsv(this.#store, this.batch(batchId), counts);
+  /**
+   * The error CSV, a chunk at a time (the CLI writes it to a file as it comes); `counts` counts orders and rows.
+   * Once the last chunk has been taken, the export is recorded in the audit log (audited(), below).
+   */
+  errorCsv(batchId: number, counts: ExportCounts = { orders: 0, rows: 0 }): Generator<string> {
+    const batch = this.batch(batchId);
+    return this.#audited('batch.errors.exported', batch, errorCsv(this.#store, batch, counts), counts);
   }
 
   exportErrors(batchId: number): { orders: number; text: string } {
-    const counts = { orders: 0 };
+    const counts = { orders: 0, rows: 0 };
     const text = [...this.errorCsv(batchId, counts)].join('');
     return { orders: counts.orders, text };
   }
 
-  templateCsv(batchId: number): Generator<string> {
-    this.batch(batchId);
-    return templateCsv(this.#store, batchId);
+  templateCsv(batchId: number, counts: ExportCounts = { orders: 0, rows: 0 }): Generator<string> {
+    const batch = this.batch(batchId);
+    return this.#audited('batch.template.exported', batch, templateCsv(this.#store, batchId, counts), counts);
   }
 
   exportTemplate(batchId: number): { text: string } {
     return { text: [...this.templateCsv(batchId)].join('') };
+  }
+
+  /**
+   * A bulk export of patient data is recorded like a viewing of one order's source: which export, of which batch,
+   * how many orders and rows (never a value from them, nor where the file went). The entry is appended when the
+   * consumer takes the end of the export, so an export abandoned half-way (a write that failed) is not recorded;
+   * the app's calls build the whole text first and return it only once the entry is written, and the CLI removes
+   * its file when the entry cannot be written.
+   */
+  *#audited(
+    action: 'batch.errors.exported' | 'batch.template.exported',
+    batch: BatchRecord,
+    chunks: Generator<string>,
+    counts: ExportCounts,
+  ): Generator<string> {
+    yield* chunks;
+    this.#store.audit.append({
+      actor: 'user',
+      action,
+      environmentId: batch.environmentId,
+      batchId: batch.id,
+      details: { format: 'csv', orderCount: counts.orders, rowCount: counts.rows },
+    });
   }
 
   exampleTemplate(): { fileName: string; text: string } {

@@ -3,6 +3,8 @@ const ACTION_LABELS: Record<string, string> = {
   'batch.imported': 'Batch imported',
   'batch.accepted': 'Batch accepted',
   'batch.enriched': 'Batch checked with the service',
+  'batch.template.exported': 'Batch exported (template)',
+  'batch.errors.exported': 'Orders to fix exported',
   'order.accepted': 'Order accepted',
   'order.attempt': 'Call to the service',
   'order.created': 'Order created',
