@@ -79,11 +79,12 @@ describe('audit log', () => {
   it('refuses an insert that does not extend the chain, including INSERT OR REPLACE over an old entry', () => {
     setUp(2);
     const copy = `SELECT seq, at, actor, 'order.forged', environment_id, batch_id, order_id, clinic_code,
-      clinic_order_id, details, prev_hash, hash FROM audit_entries WHERE seq = 1`;
+      clinic_order_id, details, prev_hash, hash, link_scheme, key_id FROM audit_entries WHERE seq = 1`;
     expect(() => store.db.exec(`INSERT OR REPLACE INTO audit_entries ${copy}`)).toThrow(/end of the chain/);
     expect(() =>
       store.db.exec(`INSERT INTO audit_entries SELECT seq + 2, at, actor, action, environment_id, batch_id, order_id,
-        clinic_code, clinic_order_id, details, prev_hash, hash || '' FROM audit_entries WHERE seq = 1`),
+        clinic_code, clinic_order_id, details, prev_hash, hash || '', link_scheme, key_id FROM audit_entries
+        WHERE seq = 1`),
     ).toThrow(/end of the chain|UNIQUE/);
     expect(store.audit.page(0, 10).map((row) => row.action)).toEqual(['signin', 'signin']);
   });
@@ -95,6 +96,7 @@ describe('audit log', () => {
     expect(verifyAuditChain(store)).toEqual({
       ok: false,
       brokenAt: 3,
+      problem: 'altered',
       reason: "hash does not match the entry's content",
     });
   });
@@ -103,7 +105,7 @@ describe('audit log', () => {
     setUp(5);
     tamper('DELETE FROM audit_entries WHERE seq = 2');
     const report = verifyAuditChain(store);
-    expect(report).toMatchObject({ ok: false, brokenAt: 3 });
+    expect(report).toMatchObject({ ok: false, brokenAt: 3, problem: 'missing' });
     expect(report.ok === false && report.reason).toBe('entry 3 follows 1: entries are missing');
   });
 
@@ -117,6 +119,7 @@ describe('audit log', () => {
     expect(verifyAuditChain(store)).toEqual({
       ok: false,
       brokenAt: 3,
+      problem: 'relinked',
       reason: "prev_hash is not the previous entry's hash",
     });
   });

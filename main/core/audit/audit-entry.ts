@@ -14,6 +14,23 @@ export const GENESIS_HASH = '0'.repeat(64);
 
 /** Bumped only if the hashed serialisation ever changes, so old chains still verify under their version. */
 const HASH_FORMAT = 'rx-batch-audit-v1';
+/** The serialisation a keyed link covers: v1's fields plus the key's id. */
+const KEYED_FORMAT = 'rx-batch-audit-v2';
+
+/**
+ * How an entry's link (its `hash` column) was made, per entry (migration 12): `1` a plain SHA-256 anyone can
+ * recompute (every entry before the key existed), `2` an HMAC-SHA256 under the audit key named by `keyId`
+ * (see chain-key.ts). A keyed link covers the previous link, so the first keyed entry seals the plain ones.
+ */
+export const LINK_PLAIN = 1;
+export const LINK_KEYED = 2;
+export type LinkScheme = typeof LINK_PLAIN | typeof LINK_KEYED;
+
+/** What a keyed link needs of a key: its id (kept in the entry) and a MAC over text. */
+export interface LinkKey {
+  readonly id: string;
+  mac(text: string): string;
+}
 
 /** What a caller supplies; the store adds seq, time and hashes. Identifiers are allowed, patient fields are not. */
 export interface AuditInput {
@@ -47,6 +64,12 @@ export interface AuditEntry extends Omit<AuditRow, 'detailsJson'> {
   details: AuditDetails;
 }
 
+/** A row as verification reads it: with how its link was made. */
+export interface ChainRow extends AuditRow {
+  linkScheme: LinkScheme;
+  keyId: string | null;
+}
+
 export function toAuditEntry(row: AuditRow): AuditEntry {
   const { detailsJson, ...rest } = row;
   return { ...rest, details: JSON.parse(detailsJson) as AuditDetails };
@@ -72,4 +95,28 @@ export function auditHash(row: Omit<AuditRow, 'hash'>): string {
     row.prevHash,
   ]);
   return createHash('sha256').update(canonical, 'utf8').digest('hex');
+}
+
+/**
+ * The keyed link: HMAC-SHA256 under `key` over the same fields as `auditHash` (the previous link included) and
+ * the key's id, in a serialisation of its own, so a plain hash and a keyed link never stand for each other.
+ */
+export function keyedAuditLink(row: Omit<AuditRow, 'hash'>, key: LinkKey): string {
+  return key.mac(
+    JSON.stringify([
+      KEYED_FORMAT,
+      row.seq,
+      row.at,
+      row.actor,
+      row.action,
+      row.environmentId,
+      row.batchId,
+      row.orderId,
+      row.clinicCode,
+      row.clinicOrderId,
+      row.detailsJson,
+      key.id,
+      row.prevHash,
+    ]),
+  );
 }

@@ -1,32 +1,94 @@
+import type { AUDIT_CHAIN_PROBLEMS } from '../../../shared/outbox-views.js';
 import type { Store } from '../store/store.js';
-import { auditHash, GENESIS_HASH } from './audit-entry.js';
+import { auditHash, GENESIS_HASH, keyedAuditLink, LINK_PLAIN, type LinkKey } from './audit-entry.js';
+import type { ChainHead } from './chain-key.js';
 
-export type AuditChainReport = { ok: true; count: number } | { ok: false; brokenAt: number; reason: string };
+/** What is wrong, at the first entry concerned (`brokenAt`): see AUDIT_CHAIN_PROBLEMS. */
+export type AuditChainProblem = (typeof AUDIT_CHAIN_PROBLEMS)[number];
+
+export type AuditChainReport =
+  { ok: true; count: number } | { ok: false; brokenAt: number; problem: AuditChainProblem; reason: string };
+
+export interface VerifyOptions {
+  /** The keys to check keyed links with (this program's, and any other program's it can read). */
+  keys?: readonly LinkKey[];
+  /** The head recorded outside the database: the chain must reach it, with the recorded link at its seq. */
+  head?: ChainHead | null;
+  /** The first seq this program's key linked: every entry from there on must be keyed. */
+  keyedSince?: number | null;
+}
 
 /**
- * Walks the chain from the first entry and reports the first broken link: a missing seq, a prev_hash that is
- * not the previous entry's hash, or a hash that does not match the entry's content. Synchronous, streaming
- * rows one at a time. It cannot see entries cut off the end: the chain up to there is still intact.
+ * Walks the chain from the first entry and reports the first entry concerned: a missing seq, a prev_hash that is
+ * not the previous entry's link, content that no longer matches its link (a plain SHA-256 for entries from before
+ * the key, an HMAC under the key after), a plain link after keyed ones, a key this program does not hold, and
+ * against the recorded head: an entry at its seq with another link, or a chain that ends before it. Synchronous,
+ * streaming rows one at a time. Without a head it cannot see entries cut off the end.
  */
-export function verifyAuditChain(store: Store): AuditChainReport {
+export function verifyAuditChain(store: Store, options: VerifyOptions = {}): AuditChainReport {
+  const keys = new Map((options.keys ?? []).map((key) => [key.id, key]));
+  const head = options.head ?? null;
+  const keyedSince = options.keyedSince ?? Number.MAX_SAFE_INTEGER;
+  const broken = (brokenAt: number, problem: AuditChainProblem, reason: string): AuditChainReport => ({
+    ok: false,
+    brokenAt,
+    problem,
+    reason,
+  });
   let expectedSeq = 1;
   let prevHash = GENESIS_HASH;
+  let keyedFrom = 0;
   for (const row of store.audit.rows()) {
     if (row.seq !== expectedSeq) {
-      return {
-        ok: false,
-        brokenAt: row.seq,
-        reason: `entry ${row.seq} follows ${expectedSeq - 1}: entries are missing`,
-      };
+      return broken(row.seq, 'missing', `entry ${row.seq} follows ${expectedSeq - 1}: entries are missing`);
     }
     if (row.prevHash !== prevHash) {
-      return { ok: false, brokenAt: row.seq, reason: "prev_hash is not the previous entry's hash" };
+      return broken(row.seq, 'relinked', "prev_hash is not the previous entry's hash");
     }
-    if (auditHash(row) !== row.hash) {
-      return { ok: false, brokenAt: row.seq, reason: "hash does not match the entry's content" };
+    if (row.linkScheme === LINK_PLAIN || row.keyId === null) {
+      if (keyedFrom > 0 || row.seq >= keyedSince) {
+        return broken(
+          row.seq,
+          'unkeyed',
+          `entry ${row.seq} has a plain hash where entries are keyed (from ${keyedFrom || keyedSince}): it was ` +
+            'written without the key',
+        );
+      }
+      if (auditHash(row) !== row.hash) return broken(row.seq, 'altered', "hash does not match the entry's content");
+    } else {
+      if (keyedFrom === 0) keyedFrom = row.seq;
+      const key = keys.get(row.keyId);
+      if (!key) {
+        return broken(
+          row.seq,
+          'unknown-key',
+          `entry ${row.seq} is keyed with a key this program does not hold (key ${row.keyId}): written by another ` +
+            'program using this data directory (verify it there), or the key was lost or replaced',
+        );
+      }
+      if (keyedAuditLink(row, key) !== row.hash) {
+        return broken(row.seq, 'altered', "the keyed link does not match the entry's content: changed without the key");
+      }
+    }
+    if (head && row.seq === head.seq && row.hash !== head.link) {
+      return broken(
+        row.seq,
+        'diverged',
+        `entry ${row.seq} is not the entry recorded outside the database: the log was rewritten, or an older copy ` +
+          'was restored and written on',
+      );
     }
     prevHash = row.hash;
     expectedSeq += 1;
   }
-  return { ok: true, count: expectedSeq - 1 };
+  const count = expectedSeq - 1;
+  if (head && count < head.seq) {
+    return broken(
+      count + 1,
+      'truncated',
+      `entries after ${count} are missing: entry ${head.seq} was recorded, so the log was cut short or rolled back to ` +
+        'an older copy',
+    );
+  }
+  return { ok: true, count };
 }

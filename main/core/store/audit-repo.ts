@@ -5,39 +5,55 @@ import {
   AUDIT_ACTORS,
   auditHash,
   GENESIS_HASH,
+  keyedAuditLink,
+  LINK_KEYED,
+  LINK_PLAIN,
   toAuditEntry,
   type AuditEntry,
   type AuditInput,
   type AuditRow,
+  type ChainRow,
+  type LinkKey,
+  type LinkScheme,
 } from '../audit/audit-entry.js';
 
 const ROW_COLUMNS = `seq, at, actor, action, environment_id AS environmentId, batch_id AS batchId, order_id AS orderId,
   clinic_code AS clinicCode, clinic_order_id AS clinicOrderId, details AS detailsJson, prev_hash AS prevHash, hash`;
 
+type InsertRow = AuditRow & { linkScheme: LinkScheme; keyId: string | null };
+
 /** Appends to and reads the audit chain. Appending is the only write there is. */
 export class AuditRepo {
   readonly #now: () => Date;
-  readonly #last: Database.Statement<[], { seq: number; hash: string }>;
-  readonly #insert: Database.Statement<[AuditRow]>;
+  readonly #last: Database.Statement<[], { seq: number; hash: string; linkScheme: LinkScheme }>;
+  readonly #linkAt: Database.Statement<[number], { hash: string }>;
+  readonly #insert: Database.Statement<[InsertRow]>;
   readonly #page: Database.Statement<[number, number, number], AuditRow>;
-  readonly #all: Database.Statement<[], AuditRow>;
+  readonly #all: Database.Statement<[], ChainRow>;
   readonly #forOrder: Database.Statement<[number], AuditRow>;
   readonly #search: Database.Statement<[Record<string, string | number | null>], AuditRow>;
   readonly #append: Database.Transaction<(input: AuditInput) => AuditRow>;
   readonly #db: Database.Database;
+  /** The key new links are made with; none: plain SHA-256 links (a store opened without its host's key). */
+  #key: LinkKey | null = null;
+  #onAppend: (() => void) | null = null;
 
   constructor(db: Database.Database, now: () => Date) {
     this.#db = db;
     this.#now = now;
-    this.#last = db.prepare('SELECT seq, hash FROM audit_entries ORDER BY seq DESC LIMIT 1');
+    this.#last = db.prepare('SELECT seq, hash, link_scheme AS linkScheme FROM audit_entries ORDER BY seq DESC LIMIT 1');
+    this.#linkAt = db.prepare('SELECT hash FROM audit_entries WHERE seq = ?');
     this.#insert = db.prepare(
       `INSERT INTO audit_entries
-         (seq, at, actor, action, environment_id, batch_id, order_id, clinic_code, clinic_order_id, details, prev_hash, hash)
+         (seq, at, actor, action, environment_id, batch_id, order_id, clinic_code, clinic_order_id, details, prev_hash, hash,
+          link_scheme, key_id)
        VALUES (@seq, @at, @actor, @action, @environmentId, @batchId, @orderId, @clinicCode, @clinicOrderId, @detailsJson,
-         @prevHash, @hash)`,
+         @prevHash, @hash, @linkScheme, @keyId)`,
     );
     this.#page = db.prepare(`SELECT ${ROW_COLUMNS} FROM audit_entries WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`);
-    this.#all = db.prepare(`SELECT ${ROW_COLUMNS} FROM audit_entries ORDER BY seq`);
+    this.#all = db.prepare(
+      `SELECT ${ROW_COLUMNS}, link_scheme AS linkScheme, key_id AS keyId FROM audit_entries ORDER BY seq`,
+    );
     this.#forOrder = db.prepare(`SELECT ${ROW_COLUMNS} FROM audit_entries WHERE order_id = ? ORDER BY seq`);
     this.#search = db.prepare(`
       SELECT ${ROW_COLUMNS} FROM audit_entries
@@ -50,6 +66,16 @@ export class AuditRepo {
       ORDER BY seq DESC
       LIMIT @limit`);
     this.#append = db.transaction((input: AuditInput) => this.#appendNow(input));
+  }
+
+  /**
+   * From now on, links are keyed with `key` (see main/core/audit/chain-key.ts), and `onAppend` runs after each
+   * append (inside the append's transaction: it must only take note, never do I/O). Set once, by the services
+   * when they open, before anything appends.
+   */
+  useKey(key: LinkKey, onAppend: () => void): void {
+    this.#key = key;
+    this.#onAppend = onAppend;
   }
 
   /**
@@ -77,6 +103,11 @@ export class AuditRepo {
     }
     const detailsJson = canonicalDetailsJson(checkAuditDetails(input.details));
     const last = this.#last.get();
+    const key = this.#key;
+    // A plain link after a keyed one is what a rewrite without the key looks like: never write one.
+    if (key === null && last?.linkScheme === LINK_KEYED) {
+      throw new Error('the audit log is keyed: open it with its key to append');
+    }
     const unhashed: Omit<AuditRow, 'hash'> = {
       seq: (last?.seq ?? 0) + 1,
       at: this.#now().toISOString(),
@@ -90,8 +121,9 @@ export class AuditRepo {
       detailsJson,
       prevHash: last?.hash ?? GENESIS_HASH,
     };
-    const row: AuditRow = { ...unhashed, hash: auditHash(unhashed) };
-    this.#insert.run(row);
+    const row: AuditRow = { ...unhashed, hash: key ? keyedAuditLink(unhashed, key) : auditHash(unhashed) };
+    this.#insert.run({ ...row, linkScheme: key ? LINK_KEYED : LINK_PLAIN, keyId: key?.id ?? null });
+    this.#onAppend?.();
     return row;
   }
 
@@ -99,13 +131,29 @@ export class AuditRepo {
     return this.#last.get()?.seq ?? 0;
   }
 
+  /** The newest entry's seq and link (as this connection sees it: committed, outside a transaction). */
+  newest(): { seq: number; link: string } | null {
+    const last = this.#last.get();
+    return last ? { seq: last.seq, link: last.hash } : null;
+  }
+
+  /** The link of entry `seq`, if there is one. */
+  linkAt(seq: number): string | null {
+    return this.#linkAt.get(seq)?.hash ?? null;
+  }
+
+  /** Whether the connection is inside a transaction now (what it reads may not be committed). */
+  get inTransaction(): boolean {
+    return this.#db.inTransaction;
+  }
+
   /** Up to `limit` rows after `afterSeq` and at most `upToSeq`: paging never holds the connection between pages. */
   page(afterSeq: number, limit: number, upToSeq = Number.MAX_SAFE_INTEGER): AuditRow[] {
     return this.#page.all(afterSeq, upToSeq, limit);
   }
 
-  /** Every row in seq order. Synchronous: the connection is busy until the iteration ends. */
-  rows(): IterableIterator<AuditRow> {
+  /** Every row in seq order, with how its link was made. Synchronous: the connection is busy until it ends. */
+  rows(): IterableIterator<ChainRow> {
     return this.#all.iterate();
   }
 

@@ -2,9 +2,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toWireJson } from '../../../shared/wire-json.js';
 import { sampleCreateWithClinic } from '../../../test/support/orders.js';
-import { AUDIT_ACTORS, GENESIS_HASH } from '../audit/audit-entry.js';
+import { AUDIT_ACTORS, GENESIS_HASH, type AuditInput } from '../audit/audit-entry.js';
 import { verifyAuditChain } from '../audit/verify-chain.js';
-import { AuditRepo } from './audit-repo.js';
 import { LATEST_SCHEMA_VERSION, migrate, MIGRATIONS, SchemaTooNewError } from './migrations/index.js';
 import { openDatabase } from './open-database.js';
 import {
@@ -20,6 +19,7 @@ import {
   STAGED_ORDER_STATES,
 } from './order-state.js';
 import { openStore, STORE_FILE, type Store } from './store.js';
+import { appendLegacyEntry } from './testing/legacy-audit.js';
 import { LOCAL, removeDir, tempDataDir } from './testing/store-fixtures.js';
 
 const EIGHTEEN_DIGITS = '987654321098765432';
@@ -162,7 +162,9 @@ describe('migrations', () => {
     const db = openDatabase(join(dataDir, STORE_FILE));
     db.pragma('journal_mode = WAL');
     expect(migrate(db, { target: 9 })).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    const olderLog = new AuditRepo(db, () => new Date('2026-01-02T03:04:05.000Z'));
+    const olderLog = {
+      append: (input: AuditInput) => appendLegacyEntry(db, input, '2026-01-02T03:04:05.000Z'),
+    };
     olderLog.append({ actor: 'user', action: 'signin', environmentId: LOCAL.id, details: { grant: 'device' } });
     olderLog.append({
       actor: 'submitter',
@@ -175,7 +177,13 @@ describe('migrations', () => {
       details: { operation: 'create', outcome: 'ok', httpStatus: 200, latencyMs: 12, remoteId: '100001' },
     });
     olderLog.append({ actor: 'system', action: 'audit.exported', details: { format: 'csv', masked: true } });
-    const rowsOf = (database: typeof db) => database.prepare('SELECT * FROM audit_entries ORDER BY seq').all();
+    const rowsOf = (database: typeof db) =>
+      database
+        .prepare(
+          `SELECT seq, at, actor, action, environment_id, batch_id, order_id, clinic_code, clinic_order_id, details,
+             prev_hash, hash FROM audit_entries ORDER BY seq`,
+        )
+        .all();
     const before = rowsOf(db);
     db.close();
 
@@ -183,6 +191,10 @@ describe('migrations', () => {
     stores.push(store);
     expect(store.schemaVersion).toBe(LATEST_SCHEMA_VERSION);
     expect(rowsOf(store.db)).toEqual(before);
+    // Migration 12: the old rows keep their plain links, and say so.
+    expect(store.db.prepare('SELECT DISTINCT link_scheme, key_id FROM audit_entries').all()).toEqual([
+      { link_scheme: 1, key_id: null },
+    ]);
     expect(verifyAuditChain(store)).toEqual({ ok: true, count: 3 });
 
     // The hash's UNIQUE index (written at a random place by every append) and the unused clinic index are gone.
@@ -208,11 +220,11 @@ describe('migrations', () => {
     expect(() => store.db.prepare("UPDATE audit_entries SET action = 'x' WHERE seq = 2").run()).toThrow(/append-only/);
     expect(() => store.db.prepare('DELETE FROM audit_entries WHERE seq = 3').run()).toThrow(/append-only/);
     const copyOfFirst = `SELECT seq, at, actor, action, environment_id, batch_id, order_id, clinic_code, clinic_order_id,
-      details, prev_hash, hash FROM audit_entries WHERE seq = 1`;
+      details, prev_hash, hash, link_scheme, key_id FROM audit_entries WHERE seq = 1`;
     expect(() => store.db.exec(`INSERT OR REPLACE INTO audit_entries ${copyOfFirst}`)).toThrow(/end of the chain/);
     expect(() =>
       store.db.exec(`INSERT INTO audit_entries SELECT seq + 5, at, actor, action, environment_id, batch_id, order_id,
-        clinic_code, clinic_order_id, details, prev_hash, hash FROM audit_entries WHERE seq = 1`),
+        clinic_code, clinic_order_id, details, prev_hash, hash, link_scheme, key_id FROM audit_entries WHERE seq = 1`),
     ).toThrow(/end of the chain/);
 
     // Appends continue the chain where the older release left it.
@@ -223,7 +235,7 @@ describe('migrations', () => {
     // The CHECKs came along: details must be a JSON object.
     const linkAfter = (seq: number, details: string) =>
       `INSERT INTO audit_entries SELECT ${seq + 1}, at, actor, action, environment_id, batch_id, order_id, clinic_code,
-        clinic_order_id, '${details}', (SELECT hash FROM audit_entries WHERE seq = ${seq}), hash
+        clinic_order_id, '${details}', (SELECT hash FROM audit_entries WHERE seq = ${seq}), hash, link_scheme, key_id
         FROM audit_entries WHERE seq = 1`;
     expect(() => store.db.exec(linkAfter(4, '[1]'))).toThrow(/CHECK constraint failed/);
     // A copied hash is no longer refused by an index; verifying the chain is what catches it (it never matched).
@@ -231,6 +243,7 @@ describe('migrations', () => {
     expect(verifyAuditChain(store)).toEqual({
       ok: false,
       brokenAt: 5,
+      problem: 'altered',
       reason: "hash does not match the entry's content",
     });
   });

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { verifyAuditChain } from '../../../main/core/audit/verify-chain.js';
+import { verifyAuditChain, type AuditChainReport } from '../../../main/core/audit/verify-chain.js';
 import type { OrderServiceClient, TokenSource } from '../../../main/core/service/client.js';
 import type { NewOrder, OrderRecord } from '../../../main/core/store/orders-repo.js';
 import { enqueueOrders, openStore, type Store } from '../../../main/core/store/store.js';
@@ -98,9 +98,15 @@ export function allOrders(store: Store): OrderRecord[] {
 
 /**
  * The exactly-once check: the sandbox holds each of these clinic order ids exactly once, every local order is
- * `created` with the sandbox's pharmacy order id, and the audit chain verifies.
+ * `created` with the sandbox's pharmacy order id, and the audit chain verifies (by `verify`: a store the services
+ * opened is keyed, and only they can check it).
  */
-export function expectEachCreatedOnce(sandbox: RunningSandbox, store: Store, clinicOrderIds: readonly string[]): void {
+export function expectEachCreatedOnce(
+  sandbox: RunningSandbox,
+  store: Store,
+  clinicOrderIds: readonly string[],
+  verify: () => AuditChainReport = () => verifyAuditChain(store),
+): void {
   const remote = sandbox.listOrders().filter((order) => clinicOrderIds.includes(order.clinicOrderId));
   const perId = new Map<string, number[]>();
   for (const order of remote)
@@ -119,7 +125,7 @@ export function expectEachCreatedOnce(sandbox: RunningSandbox, store: Store, cli
       pharmacyOrderId: order.pharmacyOrderId,
     }));
   expect(wrong).toEqual([]);
-  expect(verifyAuditChain(store)).toMatchObject({ ok: true });
+  expect(verify()).toMatchObject({ ok: true });
 }
 
 export { removeDir, tempDataDir };
