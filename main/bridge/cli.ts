@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createCore } from '../core/app-core.js';
+import { plainFileSecrets } from '../core/audit/chain-key.js';
 import { MemorySecretStore } from '../core/auth/secret-store.js';
 import { createLogger } from '../core/logger.js';
 import { ensurePrivateDir } from '../core/store/private-files.js';
@@ -95,6 +96,8 @@ async function main(): Promise<void> {
     transport: 'browser',
     // Browser mode keeps secrets for this run only; the desktop app's safeStorage store comes with the shell.
     secrets: new MemorySecretStore(),
+    // But the audit key and head must outlast the run: the plain 0600 file the CLI keeps (core/audit/chain-key.ts).
+    auditKeys: plainFileSecrets(dataDir),
     logger,
     ...(statusStepMs !== undefined ? { localSandboxStatusStepMs: statusStepMs } : {}),
     localSandboxAdminRoutes: sandboxAdminRoutes(),

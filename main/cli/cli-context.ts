@@ -3,11 +3,12 @@ import { join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { openServices } from '../core/app-core.js';
 import type { AppServices } from '../core/app-services.js';
-import { FileSecretStore, PLAIN_TEXT_CODEC } from '../core/auth/file-secret-store.js';
+import { PLAIN_SECRETS_FILE, plainFileSecrets } from '../core/audit/chain-key.js';
 import { createLogger, silentLogger } from '../core/logger.js';
 import { defaultDataDir } from '../bridge/data-dir.js';
 
-export const CLI_SECRETS_FILE = 'cli-secrets.json';
+/** The CLI's sign-ins, client secrets and audit key (0600, plain text); browser mode keeps its audit key here too. */
+export const CLI_SECRETS_FILE = PLAIN_SECRETS_FILE;
 
 export interface CliIo {
   stdout: Writable;
@@ -34,14 +35,20 @@ export class CliContext {
     this.options = options;
   }
 
-  /** Opens the store (taking the data directory's lock) and the services over it. */
-  get services(): AppServices {
-    this.#services ??= openServices({
+  /** Opens the store (taking the data directory's lock), the services over it and the audit key; once. */
+  async open(): Promise<AppServices> {
+    this.#services ??= await openServices({
       dataDir: this.options.dataDir,
       appVersion: appVersion(),
-      secrets: new FileSecretStore(join(this.options.dataDir, CLI_SECRETS_FILE), PLAIN_TEXT_CODEC),
+      secrets: plainFileSecrets(this.options.dataDir),
       logger: this.options.verbose ? createLogger('rx-batch-cli') : silentLogger,
     });
+    return this.#services;
+  }
+
+  /** The services `open` opened (runCli opens them before any command runs). */
+  get services(): AppServices {
+    if (!this.#services) throw new Error('the services are not open yet');
     return this.#services;
   }
 

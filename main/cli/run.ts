@@ -163,6 +163,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     verbose: values.verbose === true,
   });
   try {
+    await ctx.open();
     return await dispatch(ctx, command, values, positionals);
   } catch (error) {
     if (error instanceof UsageError) {

@@ -46,7 +46,8 @@ Commands:
                      withdraw an unsent order, or queue a cancel for one the service has (sent by submit)
   log export --format csv|jsonl [--unmask] [--out FILE]
                      the audit log; clinic order ids masked unless --unmask
-  log verify         check the audit log's hash chain
+  log verify         check the audit log's keyed chain and the head recorded outside the database; names the
+                     first entry rewritten, missing or cut off (exit 1)
 
 Options for every command:
   --data-dir DIR     where Rx Batch keeps its data (default: RXBATCH_DATA_DIR, else ${defaultDataDir()})
@@ -57,6 +58,6 @@ Options for every command:
 Exit codes: 0 done; 1 done, but something needs a person (orders rejected, held or refused a cancel, sign-in,
 service warnings or parts not checked, a broken log); 2 usage or input error, or the data directory is in use
 by another Rx Batch.
-Saved sign-ins and client secrets of the CLI live in DIR/cli-secrets.json (mode 0600, not encrypted: the CLI
-runs unattended, without the desktop keychain).`;
+Saved sign-ins and client secrets of the CLI, and its audit key, live in DIR/cli-secrets.json (mode 0600, not
+encrypted: the CLI runs unattended, without the desktop keychain).`;
 }

@@ -16,6 +16,10 @@ export interface CoreOptions {
   appVersion: string;
   transport: 'electron' | 'browser' | 'direct';
   secrets: SecretStore;
+  /** Where the audit chain's key and head live; default `secrets` (see AppServicesOptions). */
+  auditKeys?: SecretStore;
+  /** Other programs' audit key stores, read to check their entries. */
+  auditCheckKeys?: readonly SecretStore[];
   logger?: Logger;
   /** Start the local sandbox service (the default environment). Default true. */
   startLocalSandbox?: boolean;
@@ -44,19 +48,26 @@ export interface Core {
   close(): Promise<void>;
 }
 
-/** Opens the core's services over a data directory with the real submitter; the CLI builds on this too. */
-export function openServices(options: {
+/**
+ * Opens the core's services over a data directory with the real submitter; the CLI builds on this too. The
+ * audit key is loaded before it resolves, so every append is keyed.
+ */
+export async function openServices(options: {
   dataDir: string;
   secrets: SecretStore;
+  auditKeys?: SecretStore;
+  auditCheckKeys?: readonly SecretStore[];
   appVersion: string;
   logger?: Logger;
   now?: () => Date;
   outboxTuning?: Partial<OutboxTuning>;
   pollerTuning?: Partial<PollerTuning>;
-}): AppServices {
-  return new AppServices({
+}): Promise<AppServices> {
+  const services = new AppServices({
     dataDir: options.dataDir,
     secrets: options.secrets,
+    ...(options.auditKeys ? { auditKeys: options.auditKeys } : {}),
+    ...(options.auditCheckKeys ? { auditCheckKeys: options.auditCheckKeys } : {}),
     userAgent: `RxBatch/${options.appVersion}`,
     createOutbox: (deps, tuning) => new Outbox(deps, tuning),
     ...(options.logger ? { logger: options.logger } : {}),
@@ -64,6 +75,13 @@ export function openServices(options: {
     ...(options.outboxTuning ? { outboxTuning: options.outboxTuning } : {}),
     ...(options.pollerTuning ? { pollerTuning: options.pollerTuning } : {}),
   });
+  try {
+    await services.openAuditChain();
+  } catch (error) {
+    await services.close();
+    throw error;
+  }
+  return services;
 }
 
 /**
@@ -75,7 +93,7 @@ export function openServices(options: {
  */
 export async function createCore(options: CoreOptions): Promise<Core> {
   const logger = options.logger ?? createLogger('core');
-  const services = openServices({ ...options, logger });
+  const services = await openServices({ ...options, logger });
   const closers: Array<() => Promise<void>> = [];
   try {
     if (options.startLocalSandbox ?? true) {

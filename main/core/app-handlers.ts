@@ -4,7 +4,6 @@ import type { Environment } from '../../shared/environment.js';
 import { ContractError, type ServiceResult } from '../../shared/errors.js';
 import type { AppServices } from './app-services.js';
 import { exportAuditLog } from './audit/export-log.js';
-import { verifyAuditChain } from './audit/verify-chain.js';
 import { checkConnection } from './connection-check.js';
 import { buildEnrichmentHandlers } from './enrichment/enrichment-handlers.js';
 import { LOCAL_SANDBOX_ID } from './environments/presets.js';
@@ -273,7 +272,7 @@ export function buildHandlers(services: AppServices, base: LegacyHandlers): Call
         nextBeforeSeq: entries.length === pageSize ? entries[entries.length - 1]!.seq : null,
       });
     },
-    'log.verify': () => Promise.resolve(verifyAuditChain(store)),
+    'log.verify': () => Promise.resolve(services.verifyAuditLog()),
     'log.export': async ({ format, unmask }) => {
       const sink = new TextSink();
       const { count } = await exportAuditLog(store, sink, { format, unmask: unmask ?? false });

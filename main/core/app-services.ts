@@ -1,5 +1,7 @@
 import type { EventName, EventPayload } from '../../shared/contract.js';
 import type { AttentionView } from '../../shared/outbox-views.js';
+import { AuditChainGuard } from './audit/chain-guard.js';
+import type { AuditChainReport } from './audit/verify-chain.js';
 import type { SecretStore } from './auth/secret-store.js';
 import { EnvironmentRegistry } from './environments/registry.js';
 import { presetEnvironments } from './environments/presets.js';
@@ -44,6 +46,13 @@ export interface OutboxFactoryDeps {
 export interface AppServicesOptions {
   dataDir: string;
   secrets: SecretStore;
+  /**
+   * Where the audit chain's key and recorded head live (main/core/audit/chain-guard.ts). Default `secrets`; a
+   * host whose `secrets` do not last (browser mode's memory) passes a store that does.
+   */
+  auditKeys?: SecretStore;
+  /** Other programs' key stores for this data directory, read to check their entries (the desktop app's). */
+  auditCheckKeys?: readonly SecretStore[];
   userAgent: string;
   logger?: Logger;
   now?: () => Date;
@@ -69,6 +78,9 @@ export class AppServices {
   readonly signin: SignInService;
   readonly #log: Logger;
   readonly #now: () => Date;
+  readonly #auditKeys: SecretStore;
+  readonly #auditCheckKeys: readonly SecretStore[];
+  #auditChain: AuditChainGuard | undefined;
   /** Work of other modules to stop before the store closes (e.g. a running enrichment check). */
   readonly #beforeClose: Array<() => Promise<void>> = [];
   /** Conditions already announced (environment + kind), until they clear: one notification per condition. */
@@ -79,6 +91,8 @@ export class AppServices {
     this.#log = options.logger ?? silentLogger;
     this.#now = options.now ?? (() => new Date());
     this.secrets = options.secrets;
+    this.#auditKeys = options.auditKeys ?? options.secrets;
+    this.#auditCheckKeys = options.auditCheckKeys ?? [];
     this.store = openStore({ dataDir: options.dataDir, now: this.#now });
     try {
       this.registry = new EnvironmentRegistry(this.store, {
@@ -137,6 +151,25 @@ export class AppServices {
     }
   }
 
+  /**
+   * Loads the audit key (creating it on first use) and the recorded head, so appends are keyed from here on.
+   * `openServices` calls it before anything can append; once.
+   */
+  async openAuditChain(): Promise<void> {
+    if (this.#auditChain) return;
+    this.#auditChain = await AuditChainGuard.open(this.store, {
+      secrets: this.#auditKeys,
+      checkKeys: this.#auditCheckKeys,
+      logger: this.#log,
+    });
+  }
+
+  /** `log verify`: the chain checked with the key and against the head recorded outside the database. */
+  verifyAuditLog(): AuditChainReport {
+    if (!this.#auditChain) throw new Error('the audit chain is not open');
+    return this.#auditChain.verify();
+  }
+
   /** Starts sending and tracking for one environment (recovery of interrupted sends comes first, in the outbox). */
   startEnvironment(environmentId: string): void {
     this.registry.get(environmentId);
@@ -180,6 +213,8 @@ export class AppServices {
       await this.poller.close();
       await this.outbox.stop();
     } finally {
+      // The last head is recorded before the store closes.
+      await this.#auditChain?.close().catch(() => undefined);
       this.store.close();
     }
   }

@@ -1,6 +1,7 @@
 import { isAbsolute, join } from 'node:path';
 import { app, Menu, screen, session, shell, type BrowserWindow } from 'electron';
 import { createCore, type Core } from '../core/app-core.js';
+import { plainFileSecrets } from '../core/audit/chain-key.js';
 import { ensurePrivateDir } from '../core/store/private-files.js';
 import { appMenuTemplate } from './app-menu.js';
 import { APP_URL, registerAppScheme, serveRenderer } from './app-protocol.js';
@@ -101,6 +102,11 @@ async function start(): Promise<void> {
     appVersion: app.getVersion(),
     transport: 'electron',
     secrets: secrets.store,
+    // The audit key lives with sign-ins (safeStorage) when they last, else in the plain 0600 file the CLI and
+    // browser mode keep theirs in; that file's key is read to check what they wrote (core/audit/chain-key.ts).
+    ...(secrets.persistent
+      ? { auditCheckKeys: [plainFileSecrets(dataDir)] }
+      : { auditKeys: plainFileSecrets(dataDir) }),
     logger,
     desktop,
   });

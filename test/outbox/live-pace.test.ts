@@ -59,7 +59,7 @@ describe('a saved pace applies while sending', () => {
       (req) => /\/Order\/create/.test(req.url),
     );
     dataDir = tempDataDir('rx-live-pace-');
-    services = openServices({
+    services = await openServices({
       dataDir,
       secrets: new MemorySecretStore(),
       appVersion: '0.0.0-test',
@@ -111,7 +111,7 @@ describe('a saved pace applies while sending', () => {
       await vi.waitFor(() => expect(proxy.maxInFlight()).toBe(4), { timeout: 20_000, interval: 10 });
       await services.outbox.runUntilIdle(ENVIRONMENT_ID);
       expect(proxy.maxInFlight()).toBe(4);
-      expectEachCreatedOnce(sandbox, services.store, ids);
+      expectEachCreatedOnce(sandbox, services.store, ids, () => services.verifyAuditLog());
     } finally {
       sandbox.setFaults({ latencyMs: 0 });
     }
@@ -136,7 +136,7 @@ describe('a saved pace applies while sending', () => {
     }
     save({ ratePerSecond: 100, concurrency: 4 });
     await services.outbox.runUntilIdle(ENVIRONMENT_ID);
-    expectEachCreatedOnce(sandbox, services.store, ids);
+    expectEachCreatedOnce(sandbox, services.store, ids, () => services.verifyAuditLog());
   }, 60_000);
 
   it('a shorter poll interval takes effect at once: orders the poller would look at tomorrow are looked up now', async () => {
@@ -161,7 +161,7 @@ describe('a saved pace applies while sending', () => {
     const ids = queue('DIRECT', 10);
     await services.outbox.runUntilIdle(ENVIRONMENT_ID);
     expect(creates()).toBe(viaProxy);
-    expectEachCreatedOnce(sandbox, services.store, ids);
-    expectEachCreatedOnce(sandbox, services.store, allIds);
+    expectEachCreatedOnce(sandbox, services.store, ids, () => services.verifyAuditLog());
+    expectEachCreatedOnce(sandbox, services.store, allIds, () => services.verifyAuditLog());
   }, 60_000);
 });

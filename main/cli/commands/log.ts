@@ -1,7 +1,6 @@
 import { createWriteStream } from 'node:fs';
 import { Writable } from 'node:stream';
 import { exportAuditLog } from '../../core/audit/export-log.js';
-import { verifyAuditChain } from '../../core/audit/verify-chain.js';
 import { PRIVATE_FILE_MODE } from '../../core/store/private-files.js';
 import type { CliContext } from '../cli-context.js';
 import { EXIT, UsageError } from '../cli-errors.js';
@@ -42,8 +41,9 @@ export async function logExport(
   return EXIT.ok;
 }
 
+/** The chain checked with this program's audit key and against the head it recorded outside the database. */
 export function logVerify(ctx: CliContext): number {
-  const report = verifyAuditChain(ctx.services.store);
+  const report = ctx.services.verifyAuditLog();
   if (ctx.options.json) ctx.json(report);
   else if (report.ok) ctx.line(`Audit log OK: ${report.count} entries, every link intact.`);
   else ctx.line(`Audit log BROKEN at entry ${report.brokenAt}: ${report.reason}`);

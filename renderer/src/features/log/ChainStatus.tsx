@@ -1,8 +1,28 @@
 import { useCallback } from 'react';
+import type { AUDIT_CHAIN_PROBLEMS } from '../../../../shared/outbox-views.js';
 import { useApi } from '../../api/api-context.js';
 import { useLoad } from '../../api/use-load.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { plural } from '../format/format-time.js';
+
+type Problem = (typeof AUDIT_CHAIN_PROBLEMS)[number];
+
+/** The first line of a failed verification: what happened, at the first entry concerned. */
+function summaryOf(problem: Problem, at: number): string {
+  switch (problem) {
+    case 'truncated':
+      return `Entries are missing from entry ${at} on: the log was cut short or an older copy restored.`;
+    case 'diverged':
+      return `Entry ${at} is not the one recorded: the log was rewritten or an older copy restored.`;
+    case 'unkeyed':
+    case 'altered':
+      return `Entry ${at} was changed after it was written.`;
+    case 'unknown-key':
+      return `Entry ${at} cannot be checked here: it was keyed by another program or a lost key.`;
+    default:
+      return `The chain is broken at entry ${at}.`;
+  }
+}
 
 /** Whether the log's hash chain is intact (checked on opening the screen and on request). */
 export function ChainStatus() {
@@ -25,7 +45,7 @@ export function ChainStatus() {
       ) : null}
       {value && !value.ok ? (
         <div role="alert" className="message message-error">
-          <p className="message-summary">! The chain is broken at entry {value.brokenAt}.</p>
+          <p className="message-summary">! {summaryOf(value.problem, value.brokenAt)}</p>
           <p>{value.reason}</p>
           <p>Entries from there on cannot be trusted as recorded. Keep an exported copy and report it.</p>
         </div>

@@ -1,0 +1,112 @@
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { auditHash, type AuditRow } from '../core/audit/audit-entry.js';
+import { openDatabase } from '../core/store/open-database.js';
+import { STORE_FILE } from '../core/store/store.js';
+import { runCli } from './run.js';
+
+class Collected extends Writable {
+  text = '';
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
+    this.text += chunk.toString('utf8');
+    done();
+  }
+}
+
+const ROW_COLUMNS = `seq, at, actor, action, environment_id AS environmentId, batch_id AS batchId, order_id AS orderId,
+  clinic_code AS clinicCode, clinic_order_id AS clinicOrderId, details AS detailsJson, prev_hash AS prevHash, hash`;
+
+// `log verify` of the CLI (issue #12, finding 6): its key is in its 0600 secrets file, so a database file
+// rewritten, cut short or put back from an older copy is reported with the first entry concerned (exit 1).
+// Each of these tampered files passed `log verify` before. In-process runs on a real data directory.
+describe('rx-batch log verify on a tampered database', () => {
+  let dir: string;
+  let dataDir: string;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'rxbatch-cli-verify-'));
+    dataDir = join(dir, 'data');
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  async function cli(...args: string[]) {
+    const stdout = new Collected();
+    const stderr = new Collected();
+    const code = await runCli([...args, '--data-dir', dataDir], {
+      stdout,
+      stderr,
+      env: {},
+      signal: new AbortController().signal,
+    });
+    return { code, stdout: stdout.text, stderr: stderr.text };
+  }
+
+  /** Each export is audited: one entry per call. */
+  async function entries(count: number) {
+    for (let index = 0; index < count; index += 1) {
+      expect(
+        await cli('log', 'export', '--format', 'jsonl', '--out', join(dir, `export-${index}.jsonl`)),
+      ).toMatchObject({ code: 0 });
+    }
+  }
+
+  /** The attacker's side: the database file, without the triggers, and no key. */
+  function tamper(edit: (db: ReturnType<typeof openDatabase>) => void) {
+    const db = openDatabase(join(dataDir, STORE_FILE));
+    db.exec(`DROP TRIGGER audit_entries_no_update; DROP TRIGGER audit_entries_no_delete;
+      DROP TRIGGER audit_entries_append_at_end;`);
+    edit(db);
+    db.close();
+  }
+
+  it('says OK for an untouched log', async () => {
+    await entries(3);
+    const verified = await cli('log', 'verify');
+    expect(verified).toMatchObject({ code: 0 });
+    expect(verified.stdout).toBe('Audit log OK: 3 entries, every link intact.\n');
+  });
+
+  it('reports an entry rewritten and re-chained with plain SHA-256 at that entry', async () => {
+    await entries(4);
+    tamper((db) => {
+      let prevHash: string | undefined;
+      for (const row of db.prepare<[], AuditRow>(`SELECT ${ROW_COLUMNS} FROM audit_entries ORDER BY seq`).all()) {
+        if (row.seq < 2) continue;
+        const edited = {
+          ...row,
+          prevHash: prevHash ?? row.prevHash,
+          detailsJson: row.seq === 2 ? '{"format":"csv","masked":true}' : row.detailsJson,
+        };
+        prevHash = auditHash(edited);
+        db.prepare(
+          'UPDATE audit_entries SET details = ?, prev_hash = ?, hash = ?, link_scheme = 1, key_id = NULL WHERE seq = ?',
+        ).run(edited.detailsJson, edited.prevHash, prevHash, row.seq);
+      }
+    });
+    const verified = await cli('log', 'verify');
+    expect(verified.code).toBe(1);
+    expect(verified.stdout).toMatch(/^Audit log BROKEN at entry 2: entry 2 has a plain hash/);
+  });
+
+  it('reports entries cut off the end, naming the first one missing', async () => {
+    await entries(5);
+    tamper((db) => db.exec('DELETE FROM audit_entries WHERE seq > 3'));
+    const verified = await cli('log', 'verify', '--json');
+    expect(verified.code).toBe(1);
+    expect(JSON.parse(verified.stdout)).toMatchObject({ ok: false, brokenAt: 4, problem: 'truncated' });
+  });
+
+  it('reports an older copy of the database put back', async () => {
+    await entries(2);
+    const file = join(dataDir, STORE_FILE);
+    copyFileSync(file, join(dir, 'older.sqlite'));
+    await entries(2);
+    copyFileSync(join(dir, 'older.sqlite'), file);
+    const verified = await cli('log', 'verify');
+    expect(verified.code).toBe(1);
+    expect(verified.stdout).toMatch(/^Audit log BROKEN at entry 3: entries after 2 are missing/);
+  });
+});
