@@ -69,6 +69,8 @@ export const appInfoSchema = z.object({
   dataDir: z.string(),
   /** What only the desktop app offers (shared/desktop-contract.ts); absent in browser mode and direct calls. */
   desktop: z.object({ fileDialogs: z.boolean(), openDataFolder: z.boolean() }).strict().optional(),
+  /** Browser mode: the only folders files may be imported from by path (the host's --import-dir); none: no path. */
+  importFolders: z.array(z.string()).optional(),
 });
 export type AppInfo = z.infer<typeof appInfoSchema>;
 

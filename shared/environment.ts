@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { insecureUrlProblem } from './loopback.js';
 
 /** An environment's API profile: everything that may differ between deployments of the Order Service. */
 
@@ -25,13 +26,22 @@ export const codeListsSchema = z.object({
 });
 export type CodeLists = z.infer<typeof codeListsSchema>;
 
+/** An address that receives credentials: https, or plain http to this computer only (insecureUrlProblem). */
+function credentialUrlSchema(what: string) {
+  return z.url().superRefine((text, context) => {
+    const problem = insecureUrlProblem(text, what);
+    if (problem) context.addIssue({ code: 'custom', message: problem });
+  });
+}
+
 export const environmentSchema = z.object({
   id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lower-case letters, digits and dashes'),
   name: z.string().min(1).max(80),
   /** `local-sandbox` is started by the app itself; its URLs are filled in when it runs. */
   kind: z.enum(['local-sandbox', 'remote']),
-  apiBaseUrl: z.url(),
-  issuer: z.url(),
+  /** With issuer, clientId and grant, the environment's identity: tokens and secrets are bound to all four. */
+  apiBaseUrl: credentialUrlSchema('Order Service address'),
+  issuer: credentialUrlSchema('identity server address'),
   /** Empty until the supplier enters the id CloudRx issued them. */
   clientId: z.string().max(200),
   grant: grantSchema,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { insecureUrlProblem } from './loopback.js';
 
 /**
  * What the UI sees of the outbox, orders, sign-in and the audit log: plain records with identifiers and
@@ -217,10 +218,17 @@ export const signInChangeSchema = z.object({
   intervalSeconds: z.number().optional(),
 });
 
+const SAFE_LINK = 'a sign-in page must be https (plain http only on this computer)';
+const isSafeLink = (text: string) => insecureUrlProblem(text, 'sign-in page') === undefined;
+
 export const deviceSignInStartSchema = z.object({
   userCode: z.string().min(1).max(40),
-  verificationUri: z.url(),
-  verificationUriComplete: z.url().nullable(),
+  /** Shown to the admin as a link: https, or plain http to this computer only (the local sandbox). */
+  verificationUri: z.url({ protocol: /^https?$/ }).refine(isSafeLink, SAFE_LINK),
+  verificationUriComplete: z
+    .url({ protocol: /^https?$/ })
+    .refine(isSafeLink, SAFE_LINK)
+    .nullable(),
   expiresAt: isoTime,
   /** Seconds between polls. */
   interval: z.number().positive(),

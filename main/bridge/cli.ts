@@ -1,24 +1,30 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createCore } from '../core/app-core.js';
 import { plainFileSecrets } from '../core/audit/chain-key.js';
 import { MemorySecretStore } from '../core/auth/secret-store.js';
+import { importFolders } from '../core/import-path-policy.js';
 import { createLogger } from '../core/logger.js';
 import { ensurePrivateDir } from '../core/store/private-files.js';
 import { startBridge } from './bridge-server.js';
 import { defaultDataDir } from './data-dir.js';
+import { removeLauncher, writeLauncher } from './launcher-file.js';
 import { openInBrowser } from './open-browser.js';
 
 /**
  * `npm run start:browser`: the whole app in a browser tab. Builds the same core as the desktop app, serves the
- * built renderer and the contract on 127.0.0.1, prints the address (with its launch secret) and opens it.
+ * built renderer and the contract on 127.0.0.1, prints the address and opens it through a private launcher
+ * file that holds the launch secret.
  */
 
-const usage = `Usage: tsx main/bridge/cli.ts [--port N] [--data-dir DIR] [--no-open]
-  --port N        port on 127.0.0.1 (default: any free port)
-  --data-dir DIR  where Rx Batch keeps its data (default: RXBATCH_DATA_DIR, else ${defaultDataDir()})
-  --no-open       print the address without opening a browser (also when CI is set)`;
+const usage = `Usage: tsx main/bridge/cli.ts [--port N] [--data-dir DIR] [--import-dir DIR]... [--no-open]
+  --port N          port on 127.0.0.1 (default: any free port)
+  --data-dir DIR    where Rx Batch keeps its data (default: RXBATCH_DATA_DIR, else ${defaultDataDir()})
+  --import-dir DIR  files in DIR (and folders inside it) may be imported by their path, however large; without
+                    it, files are only uploaded from the page. The page itself can never add a folder.
+  --no-open         print the address without opening a browser (also when CI is set)`;
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 
@@ -71,6 +77,7 @@ async function main(): Promise<void> {
       options: {
         port: { type: 'string' },
         'data-dir': { type: 'string' },
+        'import-dir': { type: 'string', multiple: true },
         'no-open': { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
       },
@@ -90,6 +97,12 @@ async function main(): Promise<void> {
   ensurePrivateDir(dataDir);
   const logger = createLogger('rx-batch');
   const statusStepMs = sandboxStepMs();
+  let importPaths;
+  try {
+    importPaths = await importFolders(values['import-dir'] ?? []);
+  } catch (error) {
+    fail(`--import-dir: ${error instanceof Error ? error.message : String(error)}\n${usage}`);
+  }
   const core = await createCore({
     dataDir,
     appVersion: appVersion(),
@@ -99,6 +112,7 @@ async function main(): Promise<void> {
     // But the audit key and head must outlast the run: the plain 0600 file the CLI keeps (core/audit/chain-key.ts).
     auditKeys: plainFileSecrets(dataDir),
     logger,
+    importPaths,
     ...(statusStepMs !== undefined ? { localSandboxStatusStepMs: statusStepMs } : {}),
     localSandboxAdminRoutes: sandboxAdminRoutes(),
   });
@@ -115,6 +129,7 @@ async function main(): Promise<void> {
   const stop = () => {
     if (stopping) return;
     stopping = true;
+    removeLauncher(dataDir);
     void running
       .close()
       .then(() => core.close())
@@ -126,8 +141,11 @@ async function main(): Promise<void> {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 
-  console.log(`Rx Batch is running at ${bridge.url}`);
-  if (!values['no-open'] && !process.env.CI) openInBrowser(bridge.url);
+  // The secret goes into a 0600 file, never onto a command line or into this output (launcher-file.ts).
+  const launcher = writeLauncher(dataDir, bridge.url);
+  console.log(`Rx Batch is running at ${bridge.origin}/`);
+  const opened = !values['no-open'] && !process.env.CI && openInBrowser(pathToFileURL(launcher).href);
+  console.log(`${opened ? 'Opened in your browser; to open it again, open' : 'To open it, open'} ${launcher}`);
 }
 
 main().catch((error: unknown) => {

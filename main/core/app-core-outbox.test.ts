@@ -198,7 +198,7 @@ describe('the core: outbox, orders, sign-in and the log through the contract', (
   it('signs in with a device code: progress events, the person approves in the browser, then signed in', async () => {
     const sandbox = await startSandbox();
     closeAfter.push(() => sandbox.close());
-    core.services.registry.update({
+    await core.services.registry.update({
       ...core.services.registry.get(LOCAL_SANDBOX_ID),
       id: 'device-env',
       name: 'Device sign-in',

@@ -25,7 +25,7 @@ describe('the core and its data directory', () => {
   it('keeps environments in the store: presets seeded once, edits kept, the local sandbox re-pointed each start', async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'rxbatch-core-store-'));
     const first = await createCore(options(dataDir));
-    first.services.registry.update({
+    await first.services.registry.update({
       ...first.services.registry.get('cloudrx-sandbox'),
       clientId: 'supplier-client-id',
       concurrency: 4,

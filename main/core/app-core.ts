@@ -1,10 +1,12 @@
 import type { CallHandlers } from '../../shared/contract.js';
+import { ContractError } from '../../shared/errors.js';
 import { buildHandlers } from './app-handlers.js';
 import { AppServices } from './app-services.js';
 import type { SecretStore } from './auth/secret-store.js';
 import { buildDesktopHandlers, type DesktopIntegration } from './desktop-handlers.js';
 import { LOCAL_SANDBOX_ID } from './environments/presets.js';
 import type { CoreEvents } from './events.js';
+import { ANY_PATH, NO_PATH, type ImportPathPolicy } from './import-path-policy.js';
 import { launchLocalSandbox } from './local-sandbox.js';
 import { createLogger, type Logger } from './logger.js';
 import { Outbox } from './outbox/outbox.js';
@@ -36,6 +38,12 @@ export interface CoreOptions {
   now?: () => Date;
   outboxTuning?: Partial<OutboxTuning>;
   pollerTuning?: Partial<PollerTuning>;
+  /**
+   * Which paths `import.file` may read (import-path-policy.ts). Default: any for direct calls (the CLI, tests),
+   * none in browser mode (the bridge host passes the folders its command line names), and the desktop shell
+   * passes the files the admin handed over.
+   */
+  importPaths?: ImportPathPolicy;
   /** Native dialogs, files from the OS and the file manager: the desktop shell's, absent elsewhere. */
   desktop?: DesktopIntegration;
 }
@@ -46,6 +54,24 @@ export interface Core {
   /** The working parts behind the handlers, for in-process front ends (the CLI) and tests. */
   services: AppServices;
   close(): Promise<void>;
+}
+
+const PATH_REFUSED =
+  'That path cannot be imported here. Choose or drop the file instead; to import large files by path in a ' +
+  'browser, start Rx Batch with --import-dir FOLDER and put them in that folder.';
+
+/** `import.file` with a path reads only what the policy allows, and a refusal says nothing about the file. */
+function guardImportPaths(handlers: CallHandlers, policy: ImportPathPolicy): CallHandlers {
+  const importFile = handlers['import.file'];
+  return {
+    ...handlers,
+    'import.file': async (input) => {
+      if (input.path === undefined) return importFile(input);
+      const path = await policy.allow(input.path);
+      if (path === undefined) throw new ContractError({ code: 'forbidden', message: PATH_REFUSED });
+      return importFile({ ...input, path });
+    },
+  };
 }
 
 /**
@@ -102,7 +128,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
         adminRoutes: options.localSandboxAdminRoutes === true,
       });
       closers.push(() => local.sandbox.close());
-      services.registry.update(local.environment, true);
+      await services.registry.update(local.environment, { running: true, actor: 'system' });
       const signedIn = await services.signin.clientCredentials(LOCAL_SANDBOX_ID, local.clientSecret, {
         actor: 'system',
       });
@@ -117,21 +143,27 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   }
   services.events.emit('environments.changed', services.registry.list());
 
-  const handlers = buildHandlers(services, {
-    'app.info': () =>
-      Promise.resolve({
-        name: 'Rx Batch',
-        version: options.appVersion,
-        transport: options.transport,
-        dataDir: options.dataDir,
-        ...(options.desktop ? { desktop: { fileDialogs: true, openDataFolder: true } } : {}),
-      }),
-    ...buildDesktopHandlers(options.desktop),
-  });
+  const importPaths = options.importPaths ?? (options.transport === 'direct' ? ANY_PATH : NO_PATH);
+  const handlers = buildHandlers(
+    services,
+    {
+      'app.info': () =>
+        Promise.resolve({
+          name: 'Rx Batch',
+          version: options.appVersion,
+          transport: options.transport,
+          dataDir: options.dataDir,
+          ...(importPaths.folders ? { importFolders: [...importPaths.folders] } : {}),
+          ...(options.desktop ? { desktop: { fileDialogs: true, openDataFolder: true } } : {}),
+        }),
+      ...buildDesktopHandlers(options.desktop),
+    },
+    options.desktop,
+  );
 
   let closed: Promise<void> | undefined;
   return {
-    handlers,
+    handlers: guardImportPaths(handlers, importPaths),
     events: services.events,
     services,
     close() {

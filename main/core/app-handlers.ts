@@ -5,8 +5,10 @@ import { ContractError, type ServiceResult } from '../../shared/errors.js';
 import type { AppServices } from './app-services.js';
 import { exportAuditLog } from './audit/export-log.js';
 import { checkConnection } from './connection-check.js';
+import { identityChange, type DesktopIntegration } from './desktop-handlers.js';
 import { buildEnrichmentHandlers } from './enrichment/enrichment-handlers.js';
 import { LOCAL_SANDBOX_ID } from './environments/presets.js';
+import { identityOf, sameIdentity } from './environments/registry.js';
 import { lookUpOrders } from './lookup/order-lookup.js';
 import { refreshOrder } from './lookup/refresh-order.js';
 import { buildStagingHandlers } from './staging/staging-handlers.js';
@@ -51,7 +53,11 @@ class TextSink extends Writable {
  * One function per contract call, over the core's services. Inputs arrive parsed by the contract; outputs are
  * checked against it by the dispatch, so nothing here can leak a token or a request body by accident.
  */
-export function buildHandlers(services: AppServices, base: LegacyHandlers): CallHandlers {
+export function buildHandlers(
+  services: AppServices,
+  base: LegacyHandlers,
+  desktop?: Pick<DesktopIntegration, 'confirmIdentityChange'>,
+): CallHandlers {
   const { registry, store, outbox, signin } = services;
   const known = (environmentId: string) => registry.get(environmentId);
 
@@ -74,7 +80,7 @@ export function buildHandlers(services: AppServices, base: LegacyHandlers): Call
       notConfigured(registry.get(environmentId)) ??
       result(await registry.client(environmentId, 'secured').priceCheck(productRef(productId, dmdCode), totalPacks)),
 
-    'environments.save': ({ environment, create }) => {
+    'environments.save': async ({ environment, create }) => {
       const existing = registry.find(environment.id);
       if (create && existing) {
         throw new ContractError({
@@ -100,7 +106,17 @@ export function buildHandlers(services: AppServices, base: LegacyHandlers): Call
               grant: existing.grant,
             }
           : { ...environment, kind: existing?.kind ?? environment.kind };
-      registry.update(profile);
+      if (existing && !sameIdentity(identityOf(existing), identityOf(profile))) {
+        // Script in the page must not be able to re-point an environment alone: the desktop asks the admin.
+        const confirmed = desktop ? await desktop.confirmIdentityChange(identityChange(existing, profile)) : true;
+        if (!confirmed) {
+          throw new ContractError({
+            code: 'forbidden',
+            message: `${existing.name} was not changed: its new address or client was not confirmed.`,
+          });
+        }
+      }
+      await registry.update(profile);
       store.audit.append({
         actor: 'user',
         action: create ? 'environment.added' : 'environment.edited',
@@ -113,7 +129,7 @@ export function buildHandlers(services: AppServices, base: LegacyHandlers): Call
       services.events.emit('environments.changed', environments);
       const saved = environments.find((candidate) => candidate.id === profile.id);
       if (!saved) throw new Error(`environment ${profile.id} was not stored`);
-      return Promise.resolve(saved);
+      return saved;
     },
 
     'signin.status': ({ environmentId }) => {

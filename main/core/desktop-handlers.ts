@@ -1,5 +1,7 @@
 import type { CallHandlers } from '../../shared/contract.js';
 import type { desktopCalls, ImportFiles } from '../../shared/desktop-contract.js';
+import type { Environment } from '../../shared/environment.js';
+import { identityOf, type EnvironmentIdentity } from './environments/registry.js';
 
 /**
  * The desktop calls of the contract. The core knows nothing of Electron: the shell passes a `DesktopIntegration`
@@ -17,6 +19,22 @@ export interface DesktopIntegration {
   takeImportRequests(): ImportFiles;
   /** Opens the data directory in the file manager; a sentence when the system could not. */
   openDataFolder(): Promise<{ problem?: string }>;
+  /**
+   * Asks the admin, in a native dialog the page cannot draw or answer, whether an environment may be re-pointed
+   * (its API origin, identity server, client id or grant changed; it will be signed out). True to go ahead.
+   */
+  confirmIdentityChange(change: IdentityChange): Promise<boolean>;
+}
+
+/** An edit that changes an environment's identity, as the confirmation shows it. */
+export interface IdentityChange {
+  name: string;
+  before: EnvironmentIdentity;
+  after: EnvironmentIdentity;
+}
+
+export function identityChange(before: Environment, after: Environment): IdentityChange {
+  return { name: before.name, before: identityOf(before), after: identityOf(after) };
 }
 
 const DIALOGS_DESKTOP_ONLY =

@@ -6,7 +6,7 @@ import { ensurePrivateDir } from '../core/store/private-files.js';
 import { appMenuTemplate } from './app-menu.js';
 import { APP_URL, registerAppScheme, serveRenderer } from './app-protocol.js';
 import { DesktopShell } from './desktop-integration.js';
-import { askPlainTextSecrets, chooseFolder, chooseForImport, chooseImportFiles } from './dialogs.js';
+import { askIdentityChange, askPlainTextSecrets, chooseFolder, chooseForImport, chooseImportFiles } from './dialogs.js';
 import { openExternalIfAllowed, signInIssuers } from './external-links.js';
 import { bindIpc } from './ipc.js';
 import { filesFromSecondInstance, importFilesFromArgv, LaunchFiles, type SecondInstanceData } from './launch-files.js';
@@ -64,6 +64,7 @@ function openFolder(path: string): void {
 const desktop = new DesktopShell({
   showOpenDialog: (purpose) => (mainWindow ? chooseForImport(mainWindow, purpose) : Promise.resolve([])),
   openPath: (path) => shell.openPath(path),
+  confirmIdentityChange: (change) => askIdentityChange(mainWindow, change),
   dataDir,
   grants,
   announce: (files) => {
@@ -109,6 +110,8 @@ async function start(): Promise<void> {
       : { auditKeys: plainFileSecrets(dataDir) }),
     logger,
     desktop,
+    // ipc.ts refuses other paths before dispatch; the core holds the same line for every transport.
+    importPaths: { allow: (path) => Promise.resolve(grants.has(path) ? path : undefined) },
   });
 
   const stateFile = join(dataDir, WINDOW_STATE_FILE);

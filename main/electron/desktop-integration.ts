@@ -1,5 +1,5 @@
 import type { ImportFiles } from '../../shared/desktop-contract.js';
-import type { DesktopIntegration } from '../core/desktop-handlers.js';
+import type { DesktopIntegration, IdentityChange } from '../core/desktop-handlers.js';
 import type { Logger } from '../core/logger.js';
 import { importFilesAt } from './import-paths.js';
 import type { PathGrants } from './path-grants.js';
@@ -13,6 +13,8 @@ import type { PathGrants } from './path-grants.js';
 export interface DesktopShellDeps {
   /** The native open dialog: the chosen files, or the one chosen folder; empty when the admin cancels. */
   showOpenDialog(purpose: 'import' | 'import-folder'): Promise<string[]>;
+  /** The native confirmation before an environment is re-pointed (dialogs.ts askIdentityChange). */
+  confirmIdentityChange(change: IdentityChange): Promise<boolean>;
   /** Electron's `shell.openPath`: an empty string, or why the path could not be opened. */
   openPath(path: string): Promise<string>;
   dataDir: string;
@@ -39,6 +41,12 @@ export class DesktopShell implements DesktopIntegration {
     this.#deps.grants.add(files.paths);
     if (chosen.length > 0) this.#log('files chosen for import', files);
     return files;
+  }
+
+  async confirmIdentityChange(change: IdentityChange): Promise<boolean> {
+    const confirmed = await this.#deps.confirmIdentityChange(change);
+    this.#deps.logger.info('environment re-point', { confirmed });
+    return confirmed;
   }
 
   takeImportRequests(): ImportFiles {

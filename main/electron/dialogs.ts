@@ -1,4 +1,5 @@
-import { dialog, type BrowserWindow, type OpenDialogOptions } from 'electron';
+import { dialog, type BrowserWindow, type MessageBoxOptions, type OpenDialogOptions } from 'electron';
+import type { IdentityChange } from '../core/desktop-handlers.js';
 import { IMPORT_EXTENSIONS } from './launch-files.js';
 
 /**
@@ -54,4 +55,37 @@ export async function askPlainTextSecrets(message: string): Promise<{ accept: bo
   });
   const accept = response === 1;
   return { accept, remember: accept && checkboxChecked };
+}
+
+/**
+ * The confirmation before an environment is re-pointed (finding 1 of docs/security.md): shown by main, so script
+ * in the page cannot answer it. Cancel is the default; true only when the admin chose to re-point.
+ */
+export async function askIdentityChange(window: BrowserWindow | undefined, change: IdentityChange): Promise<boolean> {
+  const lines = (
+    [
+      ['Order Service', change.before.apiOrigin, change.after.apiOrigin],
+      ['Identity server', change.before.issuer, change.after.issuer],
+      ['Client id', change.before.clientId || '(none)', change.after.clientId || '(none)'],
+      ['Sign-in', change.before.grant, change.after.grant],
+    ] as const
+  )
+    .filter(([, before, after]) => before !== after)
+    .map(([label, before, after]) => `${label}: ${before} → ${after}`);
+  const options: MessageBoxOptions = {
+    type: 'warning',
+    title: 'Change where this environment connects?',
+    message: `Change where "${change.name}" connects?`,
+    detail:
+      `${lines.join('\n')}\n\n` +
+      'Rx Batch will sign this environment out and delete its saved sign-in and client secret, so nothing of them ' +
+      'reaches the new address. You will sign in again (and type the client secret again). Orders already queued ' +
+      'will go to the new address.',
+    buttons: ['Cancel', 'Change and sign out'],
+    defaultId: 0,
+    cancelId: 0,
+    noLink: true,
+  };
+  const { response } = window ? await dialog.showMessageBox(window, options) : await dialog.showMessageBox(options);
+  return response === 1;
 }

@@ -34,6 +34,14 @@ test('settings: an API profile is edited, checked field by field, and saved', as
   await expect(form.getByLabel('API base URL')).toHaveValue('https://sandbox-orderservice.cloudrx.co.uk/');
 
   await form.getByLabel('Client id').fill('supplier-client-42');
+  // A new client id is a new identity: saving will sign the environment out, and the form says so first.
+  await expect(form.getByRole('note')).toContainText('it will be signed out');
+  // Credentials never go to a plain-http address on another computer.
+  await form.getByLabel('API base URL').fill('http://orders.example.com/');
+  await form.getByRole('button', { name: 'Save changes' }).click();
+  await expect(form.getByLabel('API base URL')).toHaveAttribute('aria-invalid', 'true');
+  await expect(form.getByText(/uses plain http\. Use https/)).toBeVisible();
+  await form.getByLabel('API base URL').fill('https://sandbox-orderservice.cloudrx.co.uk/');
   await form.getByLabel('Status poll interval (seconds)').fill('2');
   await form.getByLabel('Orders in flight at once').fill('4');
   await form.getByLabel('Courier codes').fill('RMT24\nRMT48\nDPD\nPARCELFORCE');

@@ -52,6 +52,7 @@ function desktopShell(overrides: Partial<DesktopShellDeps> = {}) {
   const deps: DesktopShellDeps = {
     showOpenDialog,
     openPath,
+    confirmIdentityChange: () => Promise.resolve(false),
     dataDir: join(root, 'data'),
     grants,
     announce: (files) => {

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { BrowserWindow, dialog } from './electron-double.js';
 
 vi.mock('electron', () => import('./electron-double.js'));
-const { askPlainTextSecrets, chooseFolder, chooseForImport, chooseImportFiles } =
+const { askIdentityChange, askPlainTextSecrets, chooseFolder, chooseForImport, chooseImportFiles } =
   await import('../../main/electron/dialogs.js');
 
 beforeEach(() => vi.clearAllMocks());
@@ -57,5 +57,36 @@ describe('native dialogs', () => {
     expect(options.detail).toContain('No keyring.');
     dialog.showMessageBox.mockResolvedValueOnce({ response: 1, checkboxChecked: true });
     expect(await askPlainTextSecrets('No keyring.')).toEqual({ accept: true, remember: true });
+  });
+
+  it('confirms a re-pointed environment in a native dialog: cancel is the default, the changed addresses shown', async () => {
+    const window = new BrowserWindow({});
+    const change = {
+      name: 'CloudRx production',
+      before: {
+        apiOrigin: 'https://orderservice.cloudrx.co.uk',
+        issuer: 'https://is4.cloudrx.co.uk',
+        clientId: 'c1',
+        grant: 'client_credentials' as const,
+      },
+      after: {
+        apiOrigin: 'https://orders.elsewhere.example',
+        issuer: 'https://is4.cloudrx.co.uk',
+        clientId: 'c1',
+        grant: 'client_credentials' as const,
+      },
+    };
+    expect(await askIdentityChange(window as never, change)).toBe(false);
+    const [parent, options] = dialog.showMessageBox.mock.calls[0] as [unknown, Electron.MessageBoxOptions];
+    expect(parent).toBe(window);
+    expect(options.defaultId).toBe(0);
+    expect(options.cancelId).toBe(0);
+    expect(options.detail).toContain(
+      'Order Service: https://orderservice.cloudrx.co.uk → https://orders.elsewhere.example',
+    );
+    expect(options.detail).not.toContain('Identity server:');
+    expect(options.detail).toContain('sign this environment out');
+    dialog.showMessageBox.mockResolvedValueOnce({ response: 1, checkboxChecked: false });
+    expect(await askIdentityChange(window as never, change)).toBe(true);
   });
 });

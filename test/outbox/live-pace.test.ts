@@ -35,10 +35,10 @@ describe('a saved pace applies while sending', () => {
   const sentAtSandbox = (ids: readonly string[]) =>
     sandbox.listOrders().filter((order) => ids.includes(order.clinicOrderId)).length;
 
-  function save(change: Partial<EnvironmentProfile>): void {
+  async function save(change: Partial<EnvironmentProfile>): Promise<void> {
     profile = { ...profile, ...change };
     // What 'environments.save' does with the admin's profile.
-    services.registry.update(profile);
+    await services.registry.update(profile);
   }
 
   function queue(prefix: string, count: number): string[] {
@@ -78,7 +78,7 @@ describe('a saved pace applies while sending', () => {
       ratePerSecond: 100,
       pollIntervalMs: 86_400_000,
     };
-    services.registry.update(profile);
+    await services.registry.update(profile);
     expect(await services.signin.clientCredentials(ENVIRONMENT_ID, sandbox.serviceClient.clientSecret)).toEqual({
       ok: true,
     });
@@ -107,7 +107,7 @@ describe('a saved pace applies while sending', () => {
       expect(proxy.maxInFlight()).toBe(1);
 
       proxy.resetMaxInFlight();
-      save({ concurrency: 4 });
+      await save({ concurrency: 4 });
       await vi.waitFor(() => expect(proxy.maxInFlight()).toBe(4), { timeout: 20_000, interval: 10 });
       await services.outbox.runUntilIdle(ENVIRONMENT_ID);
       expect(proxy.maxInFlight()).toBe(4);
@@ -118,12 +118,12 @@ describe('a saved pace applies while sending', () => {
   }, 60_000);
 
   it('lowering the rate slows sending at once; raising it again finishes the batch, each order once', async () => {
-    save({ concurrency: 1, ratePerSecond: 100 });
+    await save({ concurrency: 1, ratePerSecond: 100 });
     sandbox.setFaults({ latencyMs: 50 });
     const ids = queue('SLOW', 60);
     try {
       await vi.waitFor(() => expect(sentAtSandbox(ids)).toBeGreaterThanOrEqual(2), { timeout: 20_000, interval: 5 });
-      save({ ratePerSecond: 1 });
+      await save({ ratePerSecond: 1 });
       const before = sentAtSandbox(ids);
       const startedAt = performance.now();
       await new Promise((resolve) => setTimeout(resolve, 1_500));
@@ -134,7 +134,7 @@ describe('a saved pace applies while sending', () => {
     } finally {
       sandbox.setFaults({ latencyMs: 0 });
     }
-    save({ ratePerSecond: 100, concurrency: 4 });
+    await save({ ratePerSecond: 100, concurrency: 4 });
     await services.outbox.runUntilIdle(ENVIRONMENT_ID);
     expectEachCreatedOnce(sandbox, services.store, ids, () => services.verifyAuditLog());
   }, 60_000);
@@ -146,7 +146,7 @@ describe('a saved pace applies while sending', () => {
       .list({ environmentId: ENVIRONMENT_ID, states: ['created'], afterId: 0, limit: 500 })
       .filter((order) => order.pharmacyOrderId !== null);
     expect(open.length).toBe(100);
-    save({ pollIntervalMs: 5_000 });
+    await save({ pollIntervalMs: 5_000 });
     await vi.waitFor(() => expect(statusLookups() - lookupsBefore).toBeGreaterThanOrEqual(open.length), {
       timeout: 30_000,
       interval: 50,
@@ -155,9 +155,14 @@ describe('a saved pace applies while sending', () => {
       expect(services.poller.intervalOf(ENVIRONMENT_ID, order.id)).toBeGreaterThanOrEqual(5_000);
   }, 60_000);
 
-  it('a new base URL is used from the next request on (the running client is rebuilt), nothing sent twice', async () => {
+  it('a new base URL signs the environment out; after sign-in it is used (the client is rebuilt), nothing sent twice', async () => {
     const viaProxy = creates();
-    save({ apiBaseUrl: sandbox.apiUrl });
+    await save({ apiBaseUrl: sandbox.apiUrl });
+    // Another API origin is another identity: the sign-in made for the proxy's origin is gone (docs/security.md).
+    expect((await services.signin.status(ENVIRONMENT_ID)).signedIn).toBe(false);
+    expect(await services.signin.clientCredentials(ENVIRONMENT_ID, sandbox.serviceClient.clientSecret)).toEqual({
+      ok: true,
+    });
     const ids = queue('DIRECT', 10);
     await services.outbox.runUntilIdle(ENVIRONMENT_ID);
     expect(creates()).toBe(viaProxy);

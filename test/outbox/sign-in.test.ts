@@ -95,6 +95,7 @@ describe('sign-in during a batch', () => {
       {
         environmentId: ENVIRONMENT_ID,
         issuer: sandbox.issuer,
+        apiBaseUrl: sandbox.apiUrl,
         clientId: sandbox.deviceClient.clientId,
         grant: 'device',
         scopes: [...ORDER_SERVICE_SCOPES],

@@ -48,6 +48,17 @@ export const auditDetailsSchema = z
     uncheckedCount: z.number().int().nonnegative(),
     /** Which front end an admin's action came through (e.g. who viewed an order's source: the desktop app or a browser). */
     via: z.enum(FRONT_ENDS),
+    /**
+     * An environment's identity (API origin, identity server, client id) before and after an edit that changed
+     * it: addresses and a public client id, never a secret.
+     */
+    apiOrigin: shortText(300),
+    previousApiOrigin: shortText(300),
+    issuer: shortText(300),
+    previousIssuer: shortText(300),
+    clientId: shortText(200),
+    previousClientId: shortText(200),
+    previousGrant: shortText(40),
   })
   .partial();
 
@@ -103,6 +114,13 @@ const FAST_CHECKS: Partial<Record<AuditDetailKey, FastCheck>> = {
   warningCount: count,
   uncheckedCount: count,
   via: oneOf(FRONT_ENDS),
+  apiOrigin: text(300),
+  previousApiOrigin: text(300),
+  issuer: text(300),
+  previousIssuer: text(300),
+  clientId: text(200),
+  previousClientId: text(200),
+  previousGrant: text(40),
 };
 
 /** Whether every value passes its fast check (undefined values are left out, as the schema allows). */

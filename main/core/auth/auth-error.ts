@@ -5,10 +5,18 @@
  * - `rejected`: the server refused (wrong client id or secret, grant not allowed): fix credentials;
  * - `not-supported`: the server does not offer what this environment needs (e.g. no device sign-in);
  * - `no-secret`: client credentials sign-in with no secret given or stored;
- * - `wrong-grant`: the call does not match the environment's grant.
+ * - `wrong-grant`: the call does not match the environment's grant;
+ * - `insecure-verification-uri`: the device sign-in page the server named is not https (nor on this computer).
  */
 export type AuthErrorCode =
-  'invalid-issuer' | 'insecure-issuer' | 'unreachable' | 'rejected' | 'not-supported' | 'no-secret' | 'wrong-grant';
+  | 'invalid-issuer'
+  | 'insecure-issuer'
+  | 'unreachable'
+  | 'rejected'
+  | 'not-supported'
+  | 'no-secret'
+  | 'wrong-grant'
+  | 'insecure-verification-uri';
 
 export class AuthError extends Error {
   readonly code: AuthErrorCode;

@@ -21,6 +21,7 @@ function serviceConfig(on: RunningIdentity = identity): AuthConfig {
   return {
     environmentId: 'service-env',
     issuer: on.issuer,
+    apiBaseUrl: API,
     clientId: on.serviceClient.clientId,
     grant: 'client_credentials',
     scopes: [...ORDER_SERVICE_SCOPES],
@@ -36,7 +37,14 @@ describe('AuthSession, client credentials against the sandbox identity provider'
 
     expect(session.status()).toMatchObject({ signedIn: true, grant: 'client_credentials' });
     expect(session.status().subject).toBeUndefined();
-    expect(await secrets.get(KEYS.clientSecret)).toBe(identity.serviceClient.clientSecret);
+    // Stored bound to the identity server, the API origin and the client it was given for.
+    expect(JSON.parse((await secrets.get(KEYS.clientSecret)) ?? '{}')).toEqual({
+      version: 1,
+      issuer: identity.issuer,
+      apiOrigin: new URL(API).origin,
+      clientId: identity.serviceClient.clientId,
+      secret: identity.serviceClient.clientSecret,
+    });
 
     const token = (await session.getAccessToken()) ?? '';
     expect(await identity.verifyAccessToken(token)).toEqual({
@@ -101,7 +109,7 @@ describe('AuthSession, client credentials against the sandbox identity provider'
     const secrets = new MemorySecretStore();
     const session = new AuthSession(serviceConfig(), { secrets });
     await session.signInWithClientCredentials(identity.serviceClient.clientSecret);
-    await secrets.set(KEYS.clientSecret, 'rotated-away');
+    await session.storeClientSecret('rotated-away');
     expect(await session.refresh()).toBe(false);
     expect(session.status().signedIn).toBe(false);
     expect(await session.getAccessToken()).toBeNull();
@@ -110,5 +118,58 @@ describe('AuthSession, client credentials against the sandbox identity provider'
   it('refuses device sign-in for a client-credentials environment', async () => {
     const session = new AuthSession(serviceConfig(), { secrets: new MemorySecretStore() });
     await expect(session.startDeviceLogin()).rejects.toMatchObject({ code: 'wrong-grant' });
+  });
+});
+
+describe('AuthSession: sign-in material is bound to its issuer, API origin and client id', () => {
+  async function signedIn(secrets = new MemorySecretStore()) {
+    const session = new AuthSession(serviceConfig(), { secrets });
+    await session.signInWithClientCredentials(identity.serviceClient.clientSecret);
+    return { secrets, session };
+  }
+
+  it('gives a token only for the API origin it was made for', async () => {
+    const { session } = await signedIn();
+    const token = await session.getAccessToken(new URL(API).origin);
+    expect(await identity.verifyAccessToken(token ?? '')).not.toBeNull();
+    for (const elsewhere of ['http://127.0.0.1:2', 'https://127.0.0.1:1', 'http://localhost:1', 'https://evil.example'])
+      expect(await session.getAccessToken(elsewhere)).toBeNull();
+  });
+
+  it.each([
+    ['another API origin', { apiBaseUrl: 'https://api.elsewhere.example/' }],
+    ['another identity server', { issuer: 'https://id.elsewhere.example' }],
+    ['another client id', { clientId: 'someone-else' }],
+  ])('a session for %s finds no sign-in and no secret, and deletes both unread', async (_label, change) => {
+    const { secrets } = await signedIn();
+    const moved = new AuthSession({ ...serviceConfig(), ...change }, { secrets });
+    expect(await moved.getAccessToken()).toBeNull();
+    expect(moved.status().signedIn).toBe(false);
+    // No secret to send to the new identity server: the admin types it again.
+    await expect(moved.signInWithClientCredentials()).rejects.toMatchObject({ code: 'no-secret' });
+    expect(await secrets.get(KEYS.tokens)).toBeNull();
+    expect(await secrets.get(KEYS.clientSecret)).toBeNull();
+  });
+
+  it('does not trust records from before the binding (tokens without an API origin, a bare secret)', async () => {
+    const { secrets, session } = await signedIn();
+    const token = await session.getAccessToken();
+    const stored = JSON.parse((await secrets.get(KEYS.tokens)) ?? '{}') as Record<string, unknown>;
+    const { apiOrigin: _dropped, ...unbound } = stored;
+    await secrets.set(KEYS.tokens, JSON.stringify({ ...unbound, version: 1 }));
+    await secrets.set(KEYS.clientSecret, identity.serviceClient.clientSecret);
+    const resumed = new AuthSession(serviceConfig(), { secrets });
+    expect(await resumed.getAccessToken()).toBeNull();
+    expect(token).not.toBeNull();
+    await expect(resumed.signInWithClientCredentials()).rejects.toMatchObject({ code: 'no-secret' });
+  });
+
+  it('forgetCredentials deletes tokens and secret without a request to any server', async () => {
+    const { secrets, session } = await signedIn();
+    await session.forgetCredentials();
+    expect(session.status().signedIn).toBe(false);
+    expect(await secrets.get(KEYS.tokens)).toBeNull();
+    expect(await secrets.get(KEYS.clientSecret)).toBeNull();
+    expect(await session.getAccessToken()).toBeNull();
   });
 });

@@ -26,6 +26,7 @@ function deviceConfig(on: RunningIdentity = identity, environmentId = 'local-san
   return {
     environmentId,
     issuer: on.issuer,
+    apiBaseUrl: 'http://127.0.0.1:1/',
     clientId: on.deviceClient.clientId,
     grant: 'device',
     scopes: [...ORDER_SERVICE_SCOPES],

@@ -1,15 +1,27 @@
 import * as oidc from 'openid-client';
+import { insecureUrlProblem } from '../../../shared/loopback.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { AuthError } from './auth-error.js';
 import { pollDeviceGrant, type PollReply } from './device-polling.js';
 import { DEVICE_CODE_GRANT, IdentityServer } from './identity-server.js';
 import { classifyOAuthError, toAuthError } from './oauth-errors.js';
 import type { SecretStore } from './secret-store.js';
-import { authSecretKeys, storedTokensSchema, tokensFromResponse, type StoredTokens } from './token-record.js';
+import {
+  authSecretKeys,
+  bindingMatches,
+  storedClientSecretSchema,
+  storedTokensSchema,
+  tokensFromResponse,
+  type CredentialBinding,
+  type StoredClientSecret,
+  type StoredTokens,
+} from './token-record.js';
 
 export interface AuthConfig {
   environmentId: string;
   issuer: string;
+  /** The Order Service's base URL: its origin is the only one this session's tokens are given for. */
+  apiBaseUrl: string;
   clientId: string;
   grant: 'device' | 'client_credentials';
   scopes: string[];
@@ -62,10 +74,27 @@ const DEFAULT_POLL_INTERVAL_SECONDS = 5;
 
 type TokenResponse = Awaited<ReturnType<typeof oidc.refreshTokenGrant>>;
 
+/** Parses a stored JSON record; undefined when it is not JSON or not of the schema. */
+function parseRecord<T>(
+  raw: string,
+  schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } },
+) {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  const result = schema.safeParse(parsed);
+  return result.success ? result.data : undefined;
+}
+
 /**
  * One environment's sign-in: device authorization grant (people) or client credentials (a service account).
  * Tokens live in the SecretStore under keys namespaced by environment id, so a new session on the same store
- * resumes signed in. Token values never reach the logger.
+ * resumes signed in. Tokens and the client secret are stored bound to the issuer, the API origin and the client
+ * id (token-record.ts): material bound to anything else is deleted unread, and a token is handed out only for
+ * the API origin it was bound to. Token values never reach the logger.
  */
 export class AuthSession {
   readonly #config: AuthConfig;
@@ -73,6 +102,7 @@ export class AuthSession {
   readonly #now: () => number;
   readonly #log: Logger;
   readonly #keys: { tokens: string; clientSecret: string };
+  readonly #binding: CredentialBinding;
 
   #tokens: StoredTokens | null = null;
   #loading: Promise<void> | undefined;
@@ -88,6 +118,7 @@ export class AuthSession {
     this.#now = deps.now ?? Date.now;
     this.#log = deps.logger ?? silentLogger;
     this.#keys = authSecretKeys(config.environmentId);
+    this.#binding = { issuer: config.issuer, apiOrigin: new URL(config.apiBaseUrl).origin, clientId: config.clientId };
   }
 
   /** Reflects what is in memory; call `restore()` (or any async method) first after constructing. */
@@ -124,6 +155,11 @@ export class AuthSession {
       throw toAuthError(err);
     }
 
+    // The admin is sent to this page to sign in: never to a plain-http page on another computer, nor a javascript: link.
+    for (const uri of [response.verification_uri, response.verification_uri_complete]) {
+      const problem = uri === undefined ? undefined : insecureUrlProblem(uri, 'sign-in page');
+      if (problem) throw new AuthError('insecure-verification-uri', `The identity server's ${problem.slice(4)}`);
+    }
     this.#deviceLogin?.cancel();
     const generation = ++this.#generation;
     const controller = new AbortController();
@@ -175,7 +211,7 @@ export class AuthSession {
   async signInWithClientCredentials(clientSecret?: string): Promise<void> {
     this.#requireGrant('client_credentials');
     await this.#load();
-    const secret = clientSecret || (await this.#secrets.get(this.#keys.clientSecret));
+    const secret = clientSecret || (await this.#readClientSecret());
     if (!secret) throw new AuthError('no-secret', 'Enter the client secret for this environment.');
     const generation = ++this.#generation;
     let response: TokenResponse;
@@ -191,13 +227,31 @@ export class AuthSession {
     }
     if (generation !== this.#generation)
       throw new AuthError('rejected', 'Sign-in was interrupted by another sign-in or sign-out.');
-    if (clientSecret) await this.#secrets.set(this.#keys.clientSecret, clientSecret);
+    if (clientSecret) await this.storeClientSecret(clientSecret);
     await this.#saveTokens(tokensFromResponse(response, this.#recordContext(null)));
     this.#log.info('signed in with client credentials', { environmentId: this.#config.environmentId });
   }
 
-  /** A usable access token, refreshed ahead of expiry; null when signed out or the refresh failed. */
-  async getAccessToken(): Promise<string | null> {
+  /**
+   * Keeps a client secret for this environment's issuer, API origin and client id, unchecked (a sign-in with it
+   * stores it only once the server accepted it).
+   */
+  async storeClientSecret(secret: string): Promise<void> {
+    const record: StoredClientSecret = { version: 1, ...this.#binding, secret };
+    await this.#secrets.set(this.#keys.clientSecret, JSON.stringify(record));
+  }
+
+  /**
+   * A usable access token, refreshed ahead of expiry; null when signed out or the refresh failed. `audience` is
+   * the origin the token is about to be sent to: for any origin but the API's this session was made for, null.
+   */
+  async getAccessToken(audience?: string): Promise<string | null> {
+    if (audience !== undefined && audience !== this.#binding.apiOrigin) {
+      this.#log.warn('token withheld: the request is not for the API this sign-in belongs to', {
+        environmentId: this.#config.environmentId,
+      });
+      return null;
+    }
     await this.#load();
     const current = this.#tokens;
     if (!current) return null;
@@ -242,6 +296,21 @@ export class AuthSession {
         reason: classifyOAuthError(err).message,
       });
     }
+  }
+
+  /**
+   * Deletes this environment's tokens and client secret here, without telling any server (the environment now
+   * points elsewhere: nothing of its sign-in may be sent anywhere, not even a revocation). Ends a device sign-in
+   * in progress and any refresh's chance to write.
+   */
+  async forgetCredentials(): Promise<void> {
+    this.#generation += 1;
+    this.#deviceLogin?.cancel();
+    this.#tokens = null;
+    this.#loading = Promise.resolve();
+    await this.#secrets.delete(this.#keys.tokens);
+    await this.#secrets.delete(this.#keys.clientSecret);
+    this.#log.info('sign-in forgotten', { environmentId: this.#config.environmentId });
   }
 
   /** For the connection check: can we reach the issuer, and does it offer the grants we use? */
@@ -289,7 +358,7 @@ export class AuthSession {
         }
         response = await oidc.refreshTokenGrant(server.publicClient(this.#config.clientId), current.refreshToken);
       } else {
-        const secret = await this.#secrets.get(this.#keys.clientSecret);
+        const secret = await this.#readClientSecret();
         if (!secret) {
           this.#log.warn('no client secret stored: sign in again', fields);
           await this.#signOutLocally(generation);
@@ -355,8 +424,20 @@ export class AuthSession {
   }
 
   #recordContext(previous: StoredTokens | null) {
-    const { issuer, clientId, grant } = this.#config;
-    return { issuer, clientId, grant, now: this.#now(), previous };
+    return { ...this.#binding, grant: this.#config.grant, now: this.#now(), previous };
+  }
+
+  /** The stored client secret when it was stored for this issuer, API and client; anything else is deleted. */
+  async #readClientSecret(): Promise<string | null> {
+    const raw = await this.#secrets.get(this.#keys.clientSecret);
+    if (raw === null) return null;
+    const stored = parseRecord(raw, storedClientSecretSchema);
+    if (stored && bindingMatches(stored, this.#binding)) return stored.secret;
+    this.#log.warn('saved client secret deleted: unreadable or for other settings', {
+      environmentId: this.#config.environmentId,
+    });
+    await this.#secrets.delete(this.#keys.clientSecret);
+    return null;
   }
 
   #discover(): Promise<IdentityServer> {
@@ -381,21 +462,9 @@ export class AuthSession {
   async #readSavedTokens(): Promise<void> {
     const raw = await this.#secrets.get(this.#keys.tokens);
     if (raw === null) return;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(raw);
-    } catch {
-      parsed = undefined;
-    }
-    const result = storedTokensSchema.safeParse(parsed);
-    const { issuer, clientId, grant } = this.#config;
-    if (
-      result.success &&
-      result.data.issuer === issuer &&
-      result.data.clientId === clientId &&
-      result.data.grant === grant
-    ) {
-      this.#tokens = result.data;
+    const stored = parseRecord(raw, storedTokensSchema);
+    if (stored && bindingMatches(stored, this.#binding) && stored.grant === this.#config.grant) {
+      this.#tokens = stored;
       return;
     }
     this.#log.warn('saved sign-in ignored: unreadable or for other settings', {

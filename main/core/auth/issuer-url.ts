@@ -1,13 +1,7 @@
+import { isLoopbackHost } from '../../../shared/loopback.js';
 import { AuthError } from './auth-error.js';
 
-/** True for this computer: 127.0.0.0/8, ::1 and localhost (names under .localhost included, per RFC 6761). */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  if (host === '::1' || host === '0:0:0:0:0:0:0:1') return true;
-  const v4 = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
-  return v4 !== null && v4.slice(1).every((part) => Number(part) <= 255);
-}
+export { isLoopbackHost };
 
 export interface CheckedIssuer {
   url: URL;

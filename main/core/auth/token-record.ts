@@ -8,12 +8,31 @@ export function authSecretKeys(environmentId: string): { tokens: string; clientS
 }
 
 /**
- * What a sign-in leaves behind. issuer, clientId and grant are kept so tokens from a since-edited environment
- * are not sent to a different server.
+ * Who sign-in material belongs to: the identity server that issued it, the API it is for and the client it was
+ * issued to. Tokens and a client secret are used only while the environment's profile still names all three
+ * (and, for tokens, the same grant); anything else is deleted unread (docs/security.md, finding 1).
+ */
+export interface CredentialBinding {
+  issuer: string;
+  /** The Order Service's origin (scheme, host, port): the only origin a bearer token is sent to. */
+  apiOrigin: string;
+  clientId: string;
+}
+
+export function bindingMatches(stored: CredentialBinding, current: CredentialBinding): boolean {
+  return (
+    stored.issuer === current.issuer && stored.apiOrigin === current.apiOrigin && stored.clientId === current.clientId
+  );
+}
+
+/**
+ * What a sign-in leaves behind, bound to its issuer, API origin, client id and grant. Version 1 records had no
+ * API origin: they are not trusted and read as signed out.
  */
 export const storedTokensSchema = z.object({
-  version: z.literal(1),
+  version: z.literal(2),
   issuer: z.string(),
+  apiOrigin: z.string(),
   clientId: z.string(),
   grant: grantSchema,
   accessToken: z.string().min(1),
@@ -36,16 +55,27 @@ export interface TokenResponseLike {
   claims(): { sub?: string } | undefined;
 }
 
+/** A client secret as stored: usable only with the identity server, API and client it was given for. */
+export const storedClientSecretSchema = z.object({
+  version: z.literal(1),
+  issuer: z.string(),
+  apiOrigin: z.string(),
+  clientId: z.string(),
+  secret: z.string().min(1),
+});
+export type StoredClientSecret = z.infer<typeof storedClientSecretSchema>;
+
 export function tokensFromResponse(
   response: TokenResponseLike,
-  o: { issuer: string; clientId: string; grant: StoredTokens['grant']; now: number; previous?: StoredTokens | null },
+  o: CredentialBinding & { grant: StoredTokens['grant']; now: number; previous?: StoredTokens | null },
 ): StoredTokens {
   const lifetime = response.expires_in ?? ASSUMED_LIFETIME_SECONDS;
   const refreshToken = response.refresh_token ?? o.previous?.refreshToken;
   const subject = response.claims()?.sub ?? personInAccessToken(response.access_token) ?? o.previous?.subject;
   return {
-    version: 1,
+    version: 2,
     issuer: o.issuer,
+    apiOrigin: o.apiOrigin,
     clientId: o.clientId,
     grant: o.grant,
     accessToken: response.access_token,

@@ -33,7 +33,7 @@ describe('cancelling a check with a call in flight', () => {
     sandbox = await startSandbox({ statusStepMs: 60_000 });
     test = await openTestCore('enrich-cancel');
     const { registry, signin } = test.core.services;
-    registry.update({
+    await registry.update({
       ...registry.get(LOCAL_SANDBOX_ID),
       apiBaseUrl: sandbox.apiUrl,
       issuer: sandbox.issuer,

@@ -95,10 +95,10 @@ describe('enrichment against the sandbox', () => {
       ratePerSecond: 100,
       codeLists: { ...DEFAULT_CODE_LISTS, courierCodes: [...DEFAULT_CODE_LISTS.courierCodes, UNLISTED_COURIER] },
     };
-    registry.update(profile);
+    await registry.update(profile);
     expect(await signin.clientCredentials(LOCAL_SANDBOX_ID, sandbox.serviceClient.clientSecret)).toEqual({ ok: true });
     // The same service, configured but never signed in.
-    registry.update({ ...profile, id: SIGNED_OUT_ID, name: 'Signed out', kind: 'remote' });
+    await registry.update({ ...profile, id: SIGNED_OUT_ID, name: 'Signed out', kind: 'remote' });
   });
 
   afterAll(async () => {

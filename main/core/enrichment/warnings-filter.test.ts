@@ -38,7 +38,7 @@ describe('filtering a checked batch to orders with service warnings', () => {
     testCore = await openTestCore('warnings-filter');
     ({ core, api } = testCore);
     const { registry } = core.services;
-    registry.update({ ...registry.get(LOCAL_SANDBOX_ID), apiBaseUrl: sandbox.apiUrl, issuer: sandbox.issuer });
+    await registry.update({ ...registry.get(LOCAL_SANDBOX_ID), apiBaseUrl: sandbox.apiUrl, issuer: sandbox.issuer });
     // Orders 2, 5 and 6 (1-based) name a code the service does not know.
     const codes = [PARACETAMOL, UNKNOWN, PARACETAMOL, PARACETAMOL, UNKNOWN, UNKNOWN, PARACETAMOL];
     const outcome = await api.call('import.file', {

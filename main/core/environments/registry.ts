@@ -1,4 +1,9 @@
-import { environmentProfileSchema, type Environment, type EnvironmentView } from '../../../shared/environment.js';
+import {
+  environmentProfileSchema,
+  environmentSchema,
+  type Environment,
+  type EnvironmentView,
+} from '../../../shared/environment.js';
 import { ContractError } from '../../../shared/errors.js';
 import { AuthSession } from '../auth/auth-session.js';
 import type { SecretStore } from '../auth/secret-store.js';
@@ -9,6 +14,34 @@ import type { Store } from '../store/store.js';
 
 /** Connections kept ahead of a stream of requests (OrderServiceClientOptions.warmConnections). */
 const WARM_CONNECTIONS = 4;
+
+/** What an environment's sign-in is bound to: change any of it and the environment is signed out. */
+export interface EnvironmentIdentity {
+  apiOrigin: string;
+  issuer: string;
+  clientId: string;
+  grant: EnvironmentProfile['grant'];
+}
+
+export function identityOf(profile: Pick<EnvironmentProfile, 'apiBaseUrl' | 'issuer' | 'clientId' | 'grant'>) {
+  return {
+    apiOrigin: new URL(profile.apiBaseUrl).origin,
+    issuer: profile.issuer,
+    clientId: profile.clientId,
+    grant: profile.grant,
+  } satisfies EnvironmentIdentity;
+}
+
+export function sameIdentity(a: EnvironmentIdentity, b: EnvironmentIdentity): boolean {
+  return a.apiOrigin === b.apiOrigin && a.issuer === b.issuer && a.clientId === b.clientId && a.grant === b.grant;
+}
+
+export interface UpdateOptions {
+  /** For the local sandbox: whether the app has it running. Default: as it was. */
+  running?: boolean;
+  /** Who changed the profile, for the audit entry of an identity change. Default `user`. */
+  actor?: 'user' | 'system';
+}
 
 export interface RegistryDeps {
   secrets: SecretStore;
@@ -68,10 +101,41 @@ export class EnvironmentRegistry {
 
   /**
    * Stores a profile (new or edited; e.g. the local sandbox once its URLs are known) and drops the session and
-   * clients built from the old one. Saved tokens made for another issuer, client id or grant are then ignored.
+   * clients built from the old one. When the edit changes the environment's identity (API origin, issuer, client
+   * id or grant), its tokens and client secret are deleted first, nothing is sent to either server, and the
+   * change is audited with the old and new addresses: credentials given for one server never reach another.
    */
-  update(environment: EnvironmentProfileInput, running = this.#running.has(environment.id)): EnvironmentProfile {
-    const stored = this.#store.environments.upsert(environment);
+  async update(environment: EnvironmentProfileInput, options: UpdateOptions = {}): Promise<EnvironmentProfile> {
+    environmentSchema.parse(environment); // a profile that cannot be stored must not sign anyone out first
+    const previous = this.find(environment.id);
+    const before = previous && identityOf(previous);
+    const after = identityOf(environment);
+    if (before && !sameIdentity(before, after)) {
+      // Deleted before the new profile is stored, so no session built from it can meet the old sign-in.
+      await this.session(environment.id).forgetCredentials();
+    }
+    const running = options.running ?? this.#running.has(environment.id);
+    const stored = this.#store.inTransaction(() => {
+      const saved = this.#store.environments.upsert(environment);
+      if (before && !sameIdentity(before, after)) {
+        this.#store.audit.append({
+          actor: options.actor ?? 'user',
+          action: 'environment.identity-changed',
+          environmentId: environment.id,
+          details: {
+            previousApiOrigin: before.apiOrigin,
+            apiOrigin: after.apiOrigin,
+            previousIssuer: before.issuer,
+            issuer: after.issuer,
+            previousClientId: before.clientId,
+            clientId: after.clientId,
+            previousGrant: before.grant,
+            grant: after.grant,
+          },
+        });
+      }
+      return saved;
+    });
     if (running) this.#running.add(environment.id);
     else this.#running.delete(environment.id);
     this.#sessions.delete(environment.id);
@@ -93,9 +157,9 @@ export class EnvironmentRegistry {
   session(id: string): AuthSession {
     let session = this.#sessions.get(id);
     if (!session) {
-      const { issuer, clientId, grant, scopes } = this.get(id);
+      const { issuer, apiBaseUrl, clientId, grant, scopes } = this.get(id);
       session = new AuthSession(
-        { environmentId: id, issuer, clientId, grant, scopes },
+        { environmentId: id, issuer, apiBaseUrl, clientId, grant, scopes },
         { secrets: this.#deps.secrets, logger: this.#deps.logger },
       );
       this.#sessions.set(id, session);

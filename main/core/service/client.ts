@@ -37,8 +37,11 @@ import { checkStoredBody, fieldsOf, STORED_BODY_CHECK_VERSION, type StoredBodyRo
  */
 
 export interface TokenSource {
-  /** The current access token, or null when not signed in. */
-  getAccessToken(): Promise<string | null>;
+  /**
+   * The current access token for requests to `audience` (an origin), or null when not signed in or when the
+   * token was not given for that origin.
+   */
+  getAccessToken(audience: string): Promise<string | null>;
   /** Gets a new access token (refresh token or client credentials); false when that is not possible now. */
   refresh(): Promise<boolean>;
 }
@@ -217,9 +220,9 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     });
   }
 
-  async function tokenOrNull(): Promise<string | null> {
+  async function tokenOrNull(url: URL): Promise<string | null> {
     try {
-      return (await o.tokens?.getAccessToken()) ?? null;
+      return (await o.tokens?.getAccessToken(url.origin)) ?? null;
     } catch {
       logger.warn('token source failed to give a token');
       return null;
@@ -249,7 +252,7 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
       // Cancelled before (or between) requests: nothing more is sent, and no request is counted.
       if (signal?.aborted) return { kind: 'cancelled', sent: false };
       attempts += 1;
-      const token = op.secured ? await tokenOrNull() : null;
+      const token = op.secured ? await tokenOrNull(url) : null;
       return exchange({
         method: op.method,
         url,

@@ -29,7 +29,7 @@ describe('SignInService', () => {
       logger: silentLogger,
       userAgent: 'test',
     });
-    registry.update({
+    await registry.update({
       ...LOCAL,
       id: 'people',
       kind: 'remote',

@@ -33,7 +33,7 @@ describe('staging through the contract, sent by the outbox to the sandbox', () =
     });
     ({ core, api } = testCore);
     const { registry, signin } = core.services;
-    registry.update({
+    await registry.update({
       ...registry.get(LOCAL_SANDBOX_ID),
       apiBaseUrl: sandbox.apiUrl,
       issuer: sandbox.issuer,

@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { LAUNCHER_FILE } from '../../../main/bridge/launcher-file.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../../..');
 
@@ -19,10 +20,16 @@ export interface BrowserModeApp {
    * directory, read from there.
    */
   sandboxAdminToken: string;
+  /** The host process, for what other local users could see of it (/proc). */
+  pid: number;
+  /** What the host has printed on its standard output so far. */
+  printed(): string;
   stop(): Promise<void>;
 }
 
-const READY_LINE = /^Rx Batch is running at (http:\/\/127\.0\.0\.1:(\d+)\/#secret=([A-Za-z0-9_-]+))$/;
+const READY_LINE = /^Rx Batch is running at (http:\/\/127\.0\.0\.1:(\d+))\/$/;
+/** The address in the launcher file the host writes (0600) instead of printing its secret. */
+const LAUNCHER_LINK = /<a href="(http:\/\/127\.0\.0\.1:\d+\/#secret=([A-Za-z0-9_-]+))">/;
 
 function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   if (child.exitCode !== null || child.signalCode !== null) {
@@ -37,14 +44,27 @@ function exited(child: ChildProcess): Promise<{ code: number | null; signal: Nod
  * `env` adds variables, such as `RXBATCH_SANDBOX_STEP_MS` for the local sandbox's status pace. The local sandbox's
  * admin routes are on (`RXBATCH_SANDBOX_ADMIN=1`: tests read what arrived at the service and switch its faults).
  */
-export async function startBrowserMode(options: { env?: Record<string, string> } = {}): Promise<BrowserModeApp> {
+export async function startBrowserMode(
+  options: { env?: Record<string, string>; args?: string[]; open?: boolean } = {},
+): Promise<BrowserModeApp> {
   const dataDir = await mkdtemp(join(tmpdir(), 'rxbatch-e2e-'));
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'main/bridge/cli.ts', '--no-open', '--port', '0', '--data-dir', dataDir],
+    [
+      '--import',
+      'tsx',
+      'main/bridge/cli.ts',
+      ...(options.open ? [] : ['--no-open']),
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      ...(options.args ?? []),
+    ],
     {
       cwd: REPO_ROOT,
-      env: { ...process.env, CI: '1', RXBATCH_SANDBOX_ADMIN: '1', ...options.env },
+      // `open`: the host opens the browser as for a person (it never does when CI is set).
+      env: { ...process.env, CI: options.open ? '' : '1', RXBATCH_SANDBOX_ADMIN: '1', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -52,6 +72,7 @@ export async function startBrowserMode(options: { env?: Record<string, string> }
   child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
   const tail = () => stderr.join('').slice(-2000);
 
+  const printed: string[] = [];
   let ready = false;
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
@@ -65,15 +86,29 @@ export async function startBrowserMode(options: { env?: Record<string, string> }
     const match = await new Promise<RegExpExecArray>((resolvePromise, reject) => {
       const lines = createInterface({ input: child.stdout });
       lines.on('line', (line) => {
+        printed.push(line);
         const found = READY_LINE.exec(line.trim());
         if (found) resolvePromise(found);
       });
       child.once('exit', (code) => reject(new Error(`browser mode exited (${code}) before it was ready:\n${tail()}`)));
     });
     ready = true;
-    const [, url = '', port = '', secret = ''] = match;
+    const [, origin = '', port = ''] = match;
+    const launcher = LAUNCHER_LINK.exec(await readFile(join(dataDir, LAUNCHER_FILE), 'utf8'));
+    const [, url = '', secret = ''] = launcher ?? [];
+    if (!url.startsWith(`${origin}/`)) throw new Error(`no launch address in ${LAUNCHER_FILE}`);
     const sandboxAdminToken = (await readFile(join(dataDir, 'local-sandbox', 'admin-token'), 'utf8')).trim();
-    return { url, origin: new URL(url).origin, port: Number(port), secret, dataDir, sandboxAdminToken, stop };
+    return {
+      url,
+      origin,
+      port: Number(port),
+      secret,
+      pid: child.pid ?? 0,
+      printed: () => printed.join('\n'),
+      dataDir,
+      sandboxAdminToken,
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;

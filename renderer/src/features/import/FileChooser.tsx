@@ -3,12 +3,13 @@ import { useRef, useState, type DragEvent } from 'react';
 /**
  * Drop files or choose them. In the desktop app, "Choose files…" and "Choose a folder…" open the system's own
  * dialog and files are read from disk by path (any size). In browser mode the page reads a chosen or dropped file
- * and uploads its text; a file too large for that can be given by its path on this computer (the app runs here,
- * so it can read the file itself).
+ * and uploads its text; a file too large for that can be given by its path on this computer, if it is inside a
+ * folder the app was started with (`--import-dir`): the page itself can never widen what the app may read.
  */
 export function FileChooser({
   disabled,
   desktop,
+  importFolders,
   onFiles,
   onChoose,
   onPath,
@@ -17,6 +18,8 @@ export function FileChooser({
   disabled: boolean;
   /** The native dialogs are there (`app.info`'s `desktop`). */
   desktop: boolean;
+  /** Browser mode: the folders files may be imported from by path (`app.info`'s `importFolders`). */
+  importFolders: readonly string[];
   onFiles: (files: File[]) => void;
   onChoose: (purpose: 'import' | 'import-folder') => void;
   onPath: (path: string) => void;
@@ -79,28 +82,39 @@ export function FileChooser({
       {desktop ? null : (
         <details className="path-import" open={pathOpen || undefined}>
           <summary>Import a file by its path on this computer</summary>
-          <form
-            className="search-form"
-            onSubmit={(event) => {
-              event.preventDefault();
-              if (path.trim()) onPath(path.trim());
-            }}
-          >
-            <label>
-              File path{' '}
-              <input
-                value={path}
-                onChange={(event) => setPath(event.target.value)}
-                placeholder="/home/me/orders.csv"
-                className="path-input"
-              />
-            </label>
-            <button type="submit" disabled={disabled || !path.trim()}>
-              Import from path
-            </button>
-          </form>
+          <p className="hint">{pathImportHint(importFolders)}</p>
+          {importFolders.length === 0 ? null : (
+            <form
+              className="search-form"
+              onSubmit={(event) => {
+                event.preventDefault();
+                if (path.trim()) onPath(path.trim());
+              }}
+            >
+              <label>
+                File path{' '}
+                <input
+                  value={path}
+                  onChange={(event) => setPath(event.target.value)}
+                  placeholder="/home/me/orders.csv"
+                  className="path-input"
+                />
+              </label>
+              <button type="submit" disabled={disabled || !path.trim()}>
+                Import from path
+              </button>
+            </form>
+          )}
         </details>
       )}
     </div>
   );
+}
+
+/** What the admin can import by path in a browser, and how to allow more (only from the host's command line). */
+export function pathImportHint(folders: readonly string[]): string {
+  return folders.length === 0
+    ? 'Importing by path is off. To import files too large to upload, start Rx Batch with --import-dir FOLDER ' +
+        '(npm run start:browser -- --import-dir FOLDER) and give the path of a file in that folder here.'
+    : `Files in ${folders.join(', ')} (and folders inside) can be imported by their path, however large.`;
 }

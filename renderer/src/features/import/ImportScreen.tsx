@@ -12,7 +12,7 @@ import { downloadText } from '../../download-text.js';
 import { plural } from '../format/format-time.js';
 import { DetectedSummary, ImportSettingsFields, profileRequest, type ImportSettings } from './DetectedSummary.js';
 import { droppedFilePaths, fileNameOf } from './desktop-files.js';
-import { FileChooser } from './FileChooser.js';
+import { FileChooser, pathImportHint } from './FileChooser.js';
 import { fileResult, HandOverList, type HandOver } from './HandOverList.js';
 import { Hl7MappingStep } from './Hl7MappingStep.js';
 import { useImportRequests, type RequestedFiles } from './import-requests.js';
@@ -46,15 +46,17 @@ type Attempt = { outcome: ImportOutcome } | { error: unknown };
  * unknown layout (or give an HL7 file's constants), then review the staged batch below. In the desktop app
  * (`desktop`) files are chosen in the system's dialog, dropped, or handed over by the OS, and the core reads them
  * from disk by path, several in turn. In browser mode they travel as text read here in the page (File API);
- * files too large for one message are imported by path.
+ * files too large for one message are imported by path, from the folders the host allows (`importFolders`).
  */
 export function ImportScreen({
   environment,
   desktop,
+  importFolders,
   reopen,
 }: {
   environment: EnvironmentView;
   desktop: boolean;
+  importFolders: readonly string[];
   /** A batch preview to open at once (`#/import?batch=…&order=…`, e.g. "Back to batch" in Lookups). */
   reopen?: BatchPlace | undefined;
 }) {
@@ -256,6 +258,7 @@ export function ImportScreen({
         <FileChooser
           disabled={busy}
           desktop={desktop}
+          importFolders={importFolders}
           onFiles={dropFiles}
           onChoose={(purpose) => void chooseNative(purpose)}
           onPath={(path) => {
@@ -284,7 +287,7 @@ export function ImportScreen({
           <p role="alert" className="message message-error">
             {desktop
               ? `${phase.name} is too large to send through this page. Choose it with "Choose files…" instead.`
-              : `${phase.name} is too large to send through this page. Give its path on this computer below instead.`}
+              : `${phase.name} is too large to send through this page. ${pathImportHint(importFolders)}`}
           </p>
         ) : null}
         {phase.step === 'failed' ? <ErrorMessage error={phase.error} /> : null}

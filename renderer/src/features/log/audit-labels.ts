@@ -36,6 +36,8 @@ const ACTION_LABELS: Record<string, string> = {
   'signin.failed': 'Sign-in failed',
   'environment.added': 'Environment added',
   'environment.edited': 'Environment edited',
+  'environment.updated': 'Environment updated',
+  'environment.identity-changed': 'Environment re-pointed (signed out)',
   'log.exported': 'Log exported',
 };
 

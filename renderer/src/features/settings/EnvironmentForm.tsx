@@ -22,6 +22,14 @@ export function EnvironmentForm({ environment, onCancel, onSaved }: Props) {
   const [failure, setFailure] = useState<unknown>();
   const adding = environment === undefined;
   const appOwned = environment?.kind === 'local-sandbox';
+  // The address, identity server, client or sign-in method is the environment's identity (docs/security.md).
+  const repointing =
+    environment !== undefined &&
+    !appOwned &&
+    (form.apiBaseUrl.trim() !== environment.apiBaseUrl ||
+      form.issuer.trim() !== environment.issuer ||
+      form.clientId.trim() !== environment.clientId ||
+      form.grant !== environment.grant);
   const set = <K extends keyof ProfileForm>(key: K, value: ProfileForm[K]) => setForm((f) => ({ ...f, [key]: value }));
 
   async function submit(event: FormEvent<HTMLFormElement>) {
@@ -195,6 +203,12 @@ export function EnvironmentForm({ environment, onCancel, onSaved }: Props) {
       {Object.keys(errors).length > 0 ? (
         <p role="alert" className="field-error">
           ! Some fields need a change before saving: see the messages beside them.
+        </p>
+      ) : null}
+      {repointing ? (
+        <p role="note" className="message message-warning">
+          Saving changes where {environment.name} connects: it will be signed out and its saved sign-in and client
+          secret deleted, so nothing of them reaches the new address. You will sign in again.
         </p>
       ) : null}
       {failure ? <ErrorMessage error={failure} /> : null}

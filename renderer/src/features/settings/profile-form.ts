@@ -161,7 +161,8 @@ function readable(field: keyof ProfileForm, message: string): string {
       return 'More than 0 and at most 100.';
     case 'apiBaseUrl':
     case 'issuer':
-      return 'A full address, such as https://orderservice.example/.';
+      // The https rule says its own reason (shared/loopback.ts); anything else is not a URL at all.
+      return message.includes('http') ? message : 'A full address, such as https://orderservice.example/.';
     case 'scopes':
       return 'Choose at least one scope.';
     case 'name':

@@ -21,6 +21,7 @@ export function Screen({ route, info, environment }: { route: Route; info: AppIn
           key={key}
           environment={environment}
           desktop={info.desktop?.fileDialogs ?? false}
+          importFolders={info.importFolders ?? []}
           reopen={route.batch}
         />
       );
