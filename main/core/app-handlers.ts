@@ -106,7 +106,8 @@ export function buildHandlers(
               grant: existing.grant,
             }
           : { ...environment, kind: existing?.kind ?? environment.kind };
-      if (existing && !sameIdentity(identityOf(existing), identityOf(profile))) {
+      const repointed = existing !== undefined && !sameIdentity(identityOf(existing), identityOf(profile));
+      if (repointed) {
         // Script in the page must not be able to re-point an environment alone: the desktop asks the admin.
         const confirmed = desktop ? await desktop.confirmIdentityChange(identityChange(existing, profile)) : true;
         if (!confirmed) {
@@ -117,6 +118,14 @@ export function buildHandlers(
         }
       }
       await registry.update(profile);
+      // Orders queued for the old address must not leave for the new one unless the admin says so (a page's script
+      // could re-point and sign in at a server of its own): sending waits for an explicit resume.
+      if (repointed) {
+        outbox.pause(
+          profile.id,
+          `${profile.name} now points to ${identityOf(profile).apiOrigin}: check the address, then resume to send queued orders there.`,
+        );
+      }
       store.audit.append({
         actor: 'user',
         action: create ? 'environment.added' : 'environment.edited',

@@ -22,6 +22,8 @@ export interface OutboxApi {
   start(environmentId: string): void;
   pause(environmentId: string, reason?: string): void;
   resume(environmentId: string): void;
+  /** A sign-in succeeded: ends a sign-in stop, not an admin's pause. */
+  signedIn(environmentId: string): void;
   retryNow(orderIds: number[]): number;
   notify(environmentId: string): void;
   /** The environment's stored pace changed: a running environment adopts it at once. */
@@ -236,8 +238,8 @@ export class AppServices {
   #signedIn(environmentId: string): void {
     this.#raised.delete(`${environmentId}:sign-in-required`);
     if (this.#closed || !this.registry.find(environmentId)) return;
-    // Whatever waited for the sign-in goes on by itself.
-    this.outbox.resume(environmentId);
+    // Whatever waited for the sign-in goes on by itself; an admin's pause stays until the admin ends it.
+    this.outbox.signedIn(environmentId);
     this.poller.start(environmentId);
   }
 

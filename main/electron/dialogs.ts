@@ -79,8 +79,8 @@ export async function askIdentityChange(window: BrowserWindow | undefined, chang
     detail:
       `${lines.join('\n')}\n\n` +
       'Rx Batch will sign this environment out and delete its saved sign-in and client secret, so nothing of them ' +
-      'reaches the new address. You will sign in again (and type the client secret again). Orders already queued ' +
-      'will go to the new address.',
+      'reaches the new address. You will sign in again (and type the client secret again). Queued orders wait ' +
+      'until you resume sending.',
     buttons: ['Cancel', 'Change and sign out'],
     defaultId: 0,
     cancelId: 0,

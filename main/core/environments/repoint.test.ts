@@ -178,6 +178,18 @@ describe('re-pointing an environment (API origin, issuer, client id, grant)', ()
     expect(carrying(sandbox.serviceClient.clientSecret)).toEqual([]);
   });
 
+  it('queued orders wait for the admin after a re-point: a sign-in at the new address does not release them', async () => {
+    // signIn() re-points back to the sandbox (from the issuer above), then signs in there.
+    await signIn();
+    const progress = await api.call('outbox.progress', { environmentId: ENVIRONMENT_ID });
+    expect(progress).toMatchObject({ state: 'paused' });
+    expect(progress.message).toContain(new URL(sandbox.apiUrl).origin);
+    await api.call('outbox.resume', { environmentId: ENVIRONMENT_ID });
+    expect(await api.call('outbox.progress', { environmentId: ENVIRONMENT_ID })).not.toMatchObject({
+      state: 'paused',
+    });
+  });
+
   it('a new client id or grant also signs out; an edit of anything else keeps the sign-in', async () => {
     await signIn();
     await api.call('environments.save', {

@@ -254,6 +254,19 @@ export class EnvironmentRunner {
     this.#afterPump();
   }
 
+  /**
+   * A sign-in succeeded: ends the wait for it, as resume() does, but leaves an admin's pause in place (a pause is
+   * the admin's to end: e.g. after a re-point, queued orders wait for a person, not for whoever signed in).
+   */
+  signedIn(): void {
+    if (this.#pausedReason !== null) {
+      this.#signInMessage = null;
+      this.#afterPump();
+      return;
+    }
+    this.resume();
+  }
+
   untilIdle(options: { signal?: AbortSignal; stopWhenBlocked?: boolean }): Promise<OutboxRunResult> {
     return new Promise((resolve, reject) => {
       const { signal } = options;

@@ -65,6 +65,11 @@ export class Outbox {
     this.#runner(environmentId).pause(reason);
   }
 
+  /** A sign-in succeeded: ends a sign-in stop, not an admin's pause. */
+  signedIn(environmentId: string): void {
+    this.#runner(environmentId).signedIn();
+  }
+
   /** Ends a pause or a sign-in stop (call it after signing in again); an open breaker probes at once. */
   resume(environmentId: string): void {
     this.#runner(environmentId).resume();
