@@ -107,13 +107,15 @@ export function buildHandlers(
             }
           : { ...environment, kind: existing?.kind ?? environment.kind };
       const repointed = existing !== undefined && !sameIdentity(identityOf(existing), identityOf(profile));
-      if (repointed) {
-        // Script in the page must not be able to re-point an environment alone: the desktop asks the admin.
+      if (repointed || !existing) {
+        // Script in the page must not add or re-point an environment alone: the desktop asks the admin.
         const confirmed = desktop ? await desktop.confirmIdentityChange(identityChange(existing, profile)) : true;
         if (!confirmed) {
           throw new ContractError({
             code: 'forbidden',
-            message: `${existing.name} was not changed: its new address or client was not confirmed.`,
+            message: existing
+              ? `${existing.name} was not changed: its new address or client was not confirmed.`
+              : `${profile.name} was not added: its address was not confirmed.`,
           });
         }
       }

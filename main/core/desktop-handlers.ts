@@ -20,21 +20,26 @@ export interface DesktopIntegration {
   /** Opens the data directory in the file manager; a sentence when the system could not. */
   openDataFolder(): Promise<{ problem?: string }>;
   /**
-   * Asks the admin, in a native dialog the page cannot draw or answer, whether an environment may be re-pointed
-   * (its API origin, identity server, client id or grant changed; it will be signed out). True to go ahead.
+   * Asks the admin, in a native dialog the page cannot draw or answer, whether an environment may be added or
+   * re-pointed (its API origin, identity server, client id or grant set or changed; a re-pointed one is signed
+   * out). True to go ahead. Script in the page could otherwise add a server of its own and send orders there.
    */
   confirmIdentityChange(change: IdentityChange): Promise<boolean>;
 }
 
-/** An edit that changes an environment's identity, as the confirmation shows it. */
+/** A new environment (no `before`) or an edit that changes one's identity, as the confirmation shows it. */
 export interface IdentityChange {
   name: string;
-  before: EnvironmentIdentity;
+  before?: EnvironmentIdentity;
   after: EnvironmentIdentity;
 }
 
-export function identityChange(before: Environment, after: Environment): IdentityChange {
-  return { name: before.name, before: identityOf(before), after: identityOf(after) };
+export function identityChange(before: Environment | undefined, after: Environment): IdentityChange {
+  return {
+    name: before?.name ?? after.name,
+    ...(before ? { before: identityOf(before) } : {}),
+    after: identityOf(after),
+  };
 }
 
 const DIALOGS_DESKTOP_ONLY =

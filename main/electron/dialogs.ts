@@ -58,30 +58,33 @@ export async function askPlainTextSecrets(message: string): Promise<{ accept: bo
 }
 
 /**
- * The confirmation before an environment is re-pointed (finding 1 of docs/security.md): shown by main, so script
- * in the page cannot answer it. Cancel is the default; true only when the admin chose to re-point.
+ * The confirmation before an environment is added or re-pointed (finding 1 of docs/security.md): shown by main, so
+ * script in the page cannot answer it. Cancel is the default; true only when the admin chose to go ahead.
  */
 export async function askIdentityChange(window: BrowserWindow | undefined, change: IdentityChange): Promise<boolean> {
-  const lines = (
-    [
-      ['Order Service', change.before.apiOrigin, change.after.apiOrigin],
-      ['Identity server', change.before.issuer, change.after.issuer],
-      ['Client id', change.before.clientId || '(none)', change.after.clientId || '(none)'],
-      ['Sign-in', change.before.grant, change.after.grant],
-    ] as const
-  )
-    .filter(([, before, after]) => before !== after)
-    .map(([label, before, after]) => `${label}: ${before} → ${after}`);
+  const { before, after } = change;
+  const rows = [
+    ['Order Service', before?.apiOrigin, after.apiOrigin],
+    ['Identity server', before?.issuer, after.issuer],
+    ['Client id', before && (before.clientId || '(none)'), after.clientId || '(none)'],
+    ['Sign-in', before?.grant, after.grant],
+  ] as const;
+  const lines = before
+    ? rows.filter(([, was, now]) => was !== now).map(([label, was, now]) => `${label}: ${was} → ${now}`)
+    : rows.map(([label, , now]) => `${label}: ${now}`);
   const options: MessageBoxOptions = {
     type: 'warning',
-    title: 'Change where this environment connects?',
-    message: `Change where "${change.name}" connects?`,
+    title: before ? 'Change where this environment connects?' : 'Add this environment?',
+    message: before ? `Change where "${change.name}" connects?` : `Add "${change.name}"?`,
     detail:
       `${lines.join('\n')}\n\n` +
-      'Rx Batch will sign this environment out and delete its saved sign-in and client secret, so nothing of them ' +
-      'reaches the new address. You will sign in again (and type the client secret again). Queued orders wait ' +
-      'until you resume sending.',
-    buttons: ['Cancel', 'Change and sign out'],
+      (before
+        ? 'Rx Batch will sign this environment out and delete its saved sign-in and client secret, so nothing of ' +
+          'them reaches the new address. You will sign in again (and type the client secret again). Queued orders ' +
+          'wait until you resume sending.'
+        : 'Orders accepted into this environment are sent to this Order Service. Add it only if your supplier ' +
+          'account is there.'),
+    buttons: ['Cancel', before ? 'Change and sign out' : 'Add environment'],
     defaultId: 0,
     cancelId: 0,
     noLink: true,

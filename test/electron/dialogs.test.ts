@@ -89,4 +89,20 @@ describe('native dialogs', () => {
     dialog.showMessageBox.mockResolvedValueOnce({ response: 1, checkboxChecked: false });
     expect(await askIdentityChange(window as never, change)).toBe(true);
   });
+
+  it('confirms a new environment with every address it will use', async () => {
+    const after = {
+      apiOrigin: 'https://orders.example',
+      issuer: 'https://id.example',
+      clientId: 'c1',
+      grant: 'device' as const,
+    };
+    dialog.showMessageBox.mockResolvedValueOnce({ response: 1, checkboxChecked: false });
+    expect(await askIdentityChange(undefined, { name: 'Supplier', after })).toBe(true);
+    const options = dialog.showMessageBox.mock.calls[0]?.[0] as Electron.MessageBoxOptions;
+    expect(options.message).toBe('Add "Supplier"?');
+    expect(options.detail).toContain('Order Service: https://orders.example');
+    expect(options.detail).toContain('Identity server: https://id.example');
+    expect(options.cancelId).toBe(0);
+  });
 });

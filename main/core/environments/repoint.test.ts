@@ -221,7 +221,7 @@ describe('re-pointing an environment (API origin, issuer, client id, grant)', ()
   });
 });
 
-describe('re-pointing in the desktop app', () => {
+describe('adding and re-pointing in the desktop app', () => {
   it('asks the admin in a dialog main shows; a refusal changes nothing and keeps the sign-in', async () => {
     const asked: IdentityChange[] = [];
     let answer = false;
@@ -242,7 +242,16 @@ describe('re-pointing in the desktop app', () => {
     try {
       const { api } = testCore;
       const profile = remoteProfile(sandbox);
+      // Adding one is asked too: otherwise the page's script could add a server of its own and send orders there.
+      await expect(api.call('environments.save', { environment: profile, create: true })).rejects.toMatchObject({
+        code: 'forbidden',
+      });
+      expect(testCore.core.services.registry.find(ENVIRONMENT_ID)).toBeUndefined();
+      answer = true;
       await api.call('environments.save', { environment: profile, create: true });
+      expect(asked.map((change) => change.before)).toEqual([undefined, undefined]);
+      asked.length = 0;
+      answer = false;
       await api.call('signin.clientCredentials', {
         environmentId: ENVIRONMENT_ID,
         clientSecret: sandbox.serviceClient.clientSecret,
