@@ -597,7 +597,15 @@ const CASES: Case[] = [
     problems: ['cancel.unknownOrder@1:prescription.clinicOrderId'],
   },
   { file: 'wrong-type-adt.hl7', format: 'hl7', orders: 1, invalid: 1, problems: ['hl7.messageType@1:'] },
-  { file: 'broken-msh.hl7', format: 'hl7', orders: 1, invalid: 1, problems: ['hl7.unreadable@1:'] },
+  {
+    file: 'broken-msh.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 1,
+    problems: ['hl7.unreadable@1:'],
+    fileProblems: ['hl7.strayContent'],
+    check: (r) => expect(r.fileProblems[0]!.text).toContain('Line 2 is outside any message'),
+  },
   {
     file: 'multiple-rxe.hl7',
     format: 'hl7',
@@ -666,6 +674,49 @@ const CASES: Case[] = [
     problems: ['order.rowsDisagree@1:prescription.repeatsAllowed'],
   },
   { file: 'stray-segments.hl7', format: 'hl7', orders: 1, invalid: 0, fileProblems: ['hl7.strayContent'] },
+  // HL7 from the wild (#15, class 6)
+  {
+    file: 'comment-before-msh.hl7',
+    format: 'hl7',
+    orders: 2,
+    invalid: 0,
+    fileProblems: ['hl7.strayContent'],
+    check: (r) => {
+      expect(r.orders.map((o) => o.clinicOrderId)).toEqual(['W6-1', 'W6-2']);
+      expect(r.fileProblems[0]).toMatchObject({ severity: 'warning' });
+      expect(r.fileProblems[0]!.text).toContain('Lines 1 and 2 are outside any message');
+      expect(r.fileProblems[0]!.text).toContain("'# Exported from EPR on 2025-01-01'");
+    },
+  },
+  {
+    file: 'indented-segments.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 0,
+    fileProblems: ['hl7.strayContent', 'hl7.indented'],
+    check: (r) => {
+      expect(r.orders[0]!.source.hl7).toMatch(/^MSH\|[^\r]+\rPID\|[^\r]+\rORC\|[^\r]+\rRXE\|[^\r]+$/);
+      expect(r.fileProblems.find((p) => p.code === 'hl7.strayContent')!.text).toContain('Lines 1 and 6');
+      expect(r.fileProblems.find((p) => p.code === 'hl7.indented')!.text).toContain('first on line 2');
+    },
+  },
+  { file: 'fhs-no-bhs.hl7', format: 'hl7', orders: 2, invalid: 0, fileProblems: [] },
+  { file: 'fhs-no-bhs-bts.hl7', format: 'hl7', orders: 3, invalid: 0, fileProblems: [] },
+  {
+    file: 'text-between-segments.hl7',
+    format: 'hl7',
+    orders: 2,
+    invalid: 0,
+    fileProblems: ['hl7.strayContent'],
+    problems: ['hl7.strayLine@1:'],
+    check: (r) => {
+      const stray = r.orders[0]!.problems[0]!;
+      expect(stray).toMatchObject({ severity: 'warning', message: 1 });
+      expect(stray.text).toContain('Line 4, between segments of message 1');
+      expect(stray.text).toContain("'(continued from the page before)'");
+      expect(r.fileProblems[0]!.text).toContain('Lines 1 and 8 are outside');
+    },
+  },
 ];
 
 describe('the import fixture corpus', () => {

@@ -5,7 +5,7 @@ import { Hl7ParseError, parseHl7Message, type Hl7Message } from './hl7-adapter.j
 import { chooseHl7Profile, type Hl7ProfileChoice } from './hl7-profile-choice.js';
 import { readHl7Sender } from './hl7-sender.js';
 import { ACCEPTED_MESSAGE_TYPES, extractHl7Order } from './hl7-field-map.js';
-import { Hl7Splitter, Hl7StreamAbort, type SplitMessage } from './hl7-stream.js';
+import { Hl7Splitter, Hl7StreamAbort, listLines, type SplitMessage } from './hl7-stream.js';
 import { problem, quote } from './problems.js';
 import type { ImportOptions, ImportReport, ImportedOrder, Problem } from './types.js';
 
@@ -26,6 +26,23 @@ function unusable(source: ImportedOrder['source'] & { message: number }, code: s
     provenance: {},
     source,
   };
+}
+
+/** Lines between a message's segments that are not segments: left out of it, and said on its order. */
+function strayLineProblems(file: string, split: SplitMessage): Problem[] {
+  const stray = split.stray;
+  if (!stray || stray.length === 0) return [];
+  const one = stray.length === 1;
+  const first = stray[0]!;
+  return [
+    problem(
+      'warning',
+      file,
+      { message: split.index },
+      'hl7.strayLine',
+      `${listLines(stray.map((s) => s.line))}, between segments of message ${split.index}, ${one ? 'is not an HL7 segment' : 'are not HL7 segments'} (a wrapped or pasted line?) and ${one ? 'was' : 'were'} left out of the message; line ${first.line} reads ${quote(first.text)}.`,
+    ),
+  ];
 }
 
 export async function importHl7(
@@ -72,23 +89,25 @@ export async function importHl7(
     } catch (error) {
       if (!(error instanceof Hl7ParseError)) throw error;
       if (!chosen) choose(undefined);
-      await emit(unusable(source, 'hl7.unreadable', `Message ${split.index} cannot be read: ${error.message}.`));
+      const entry = unusable(source, 'hl7.unreadable', `Message ${split.index} cannot be read: ${error.message}.`);
+      entry.problems.push(...strayLineProblems(file, split));
+      await emit(entry);
       return;
     }
     const { profile, compiled } = chosen ?? choose(message);
     messageTypes.add(message.messageType || '(none)');
     if (!(ACCEPTED_MESSAGE_TYPES as readonly string[]).includes(message.messageType)) {
-      await emit(
-        unusable(
-          source,
-          'hl7.messageType',
-          `Message ${split.index} is ${quote(message.messageType || 'of no type')} (MSH-9); only ${ACCEPTED_MESSAGE_TYPES.join(', ')} carry orders.`,
-        ),
+      const entry = unusable(
+        source,
+        'hl7.messageType',
+        `Message ${split.index} is ${quote(message.messageType || 'of no type')} (MSH-9); only ${ACCEPTED_MESSAGE_TYPES.join(', ')} carry orders.`,
       );
+      entry.problems.push(...strayLineProblems(file, split));
+      await emit(entry);
       return;
     }
     const extraction = extractHl7Order(message, { file, messageIndex: split.index, overrides: profile?.hl7FieldMap });
-    const extra = [...extraction.problems];
+    const extra = [...extraction.problems, ...strayLineProblems(file, split)];
     let orderControl: 'NW' | 'CA' = 'NW';
     if (extraction.orderControl === 'CA') orderControl = 'CA';
     else if (extraction.orderControl !== 'NW') {

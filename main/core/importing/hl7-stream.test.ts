@@ -70,7 +70,10 @@ describe('splitting HL7 streams into messages', () => {
     expect(split(['BHS|^~\\&', ...MSG(1), 'BHS|^~\\&', ...MSG(2), 'BTS|1'].join('\r')).problems).toEqual([
       'hl7.batchUnclosed',
     ]);
-    expect(split([...MSG(1), 'BTS|1'].join('\r')).problems).toEqual(['hl7.batchTrailer']);
+    // BHS is optional: a BTS may close the messages before it; a BTS with nothing before it ends no batch.
+    expect(split([...MSG(1), 'BTS|1'].join('\r')).problems).toEqual([]);
+    expect(split([...MSG(1), 'BTS|2'].join('\r')).problems).toEqual(['hl7.batchCount']);
+    expect(split(['BTS|0', ...MSG(1)].join('\r')).problems).toEqual(['hl7.batchTrailer']);
     // An empty count is allowed by the standard: nothing to check.
     expect(split(['BHS|^~\\&', ...MSG(1), 'BTS|'].join('\r')).problems).toEqual([]);
   });
@@ -78,6 +81,75 @@ describe('splitting HL7 streams into messages', () => {
   it('reports segments outside any message once, and keeps the messages', () => {
     const result = split(['PID|1||x', 'ORC|NW|y', ...MSG(1)].join('\r'));
     expect(result).toEqual({ messages: [MSG(1)], problems: ['hl7.strayContent'] });
+  });
+
+  it('counts messages directly under an FHS, with no BHS, as one batch', () => {
+    const cases: [string[], string[]][] = [
+      [['FHS|^~\\&', ...MSG(1), ...MSG(2), 'FTS|1'], []],
+      [['FHS|^~\\&', ...MSG(1), ...MSG(2), 'BTS|2', 'FTS|1'], []],
+      [['FHS|^~\\&', ...MSG(1), 'BHS|^~\\&', ...MSG(2), 'BTS|1', 'FTS|2'], []],
+      [['FHS|^~\\&', 'BHS|^~\\&', ...MSG(1), 'BTS|1', ...MSG(2), 'FTS|2'], []],
+      [['FHS|^~\\&', ...MSG(1), ...MSG(2), 'FTS|2'], ['hl7.fileCount']],
+      [['FHS|^~\\&', ...MSG(1), ...MSG(2), 'BTS|3', 'FTS|1'], ['hl7.batchCount']],
+      [['FHS|^~\\&', ...MSG(1)], ['hl7.fileUnclosed']],
+    ];
+    for (const [lines, problems] of cases) {
+      const result = split(lines.join('\r\n'));
+      expect(result.problems, lines.join(' ')).toEqual(problems);
+      expect(result.messages).toHaveLength(lines.filter((l) => l.startsWith('MSH')).length);
+    }
+  });
+
+  it('names stray lines by their line numbers: outside messages for the file, between segments for the message', () => {
+    const splitter = new Hl7Splitter('f.hl7');
+    const text = [
+      '# Exported by EPR', // 1
+      'Orders for 1 June', // 2
+      '', // 3
+      ...MSG(1).slice(0, 2), // 4, 5
+      'with food', // 6: between PID and ORC of message 1
+      ...MSG(1).slice(2), // 7, 8
+      '-- end of message --', // 9: after message 1's last segment
+      ...MSG(2), // 10-13
+      '```', // 14
+    ].join('\n');
+    const messages = [...splitter.push(text), ...splitter.end()];
+    expect(messages.map((m) => m.segments)).toEqual([MSG(1), MSG(2)]);
+    expect(messages.map((m) => m.stray)).toEqual([[{ line: 6, text: 'with food' }], undefined]);
+    expect(splitter.strayOutside.map((s) => s.line)).toEqual([1, 2, 9, 14]);
+    expect(splitter.problems).toMatchObject([{ code: 'hl7.strayContent', severity: 'warning' }]);
+    expect(splitter.problems[0]!.text).toContain('Lines 1, 2, 9 and 14');
+    expect(splitter.problems[0]!.text).toContain("'# Exported by EPR'");
+  });
+
+  it('reads indented segments (pasted from a document) and says so once', () => {
+    const indented = [...MSG(1), ...MSG(2)].map((line, i) => `${i % 2 ? '\t' : '    '}${line}`).join('\r\n');
+    const splitter = new Hl7Splitter('f.hl7');
+    const messages = [...splitter.push(indented), ...splitter.end()];
+    expect(messages.map((m) => m.segments)).toEqual([MSG(1), MSG(2)]);
+    expect(splitter.problems.map((p) => [p.code, p.severity])).toEqual([['hl7.indented', 'warning']]);
+    expect(splitter.problems[0]!.text).toContain('first on line 1');
+  });
+
+  it('counts lines across chunk cuts, including a CR LF cut in two', () => {
+    const text = ['note', ...MSG(1), 'stray', ...MSG(2)].join('\r\n') + '\r\n';
+    const lines = (cuts: number[]) => {
+      const splitter = new Hl7Splitter('f.hl7');
+      let from = 0;
+      const out = [];
+      for (const cut of [...cuts].sort((a, b) => a - b)) {
+        out.push(...splitter.push(text.slice(from, cut)));
+        from = cut;
+      }
+      out.push(...splitter.push(text.slice(from)), ...splitter.end());
+      return { out: out.map((m) => m.segments), stray: splitter.strayOutside.map((s) => s.line) };
+    };
+    expect(lines([])).toEqual({ out: [MSG(1), MSG(2)], stray: [1, 6] });
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: text.length })), (cuts) => {
+        expect(lines(cuts)).toEqual({ out: [MSG(1), MSG(2)], stray: [1, 6] });
+      }),
+    );
   });
 
   it('stops at a segment beyond the size cap instead of buffering it', () => {

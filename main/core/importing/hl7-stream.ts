@@ -5,13 +5,27 @@ import type { Problem } from './types.js';
  * Splits decoded HL7 text into messages as it streams in, so a 20,000-message batch is never one string: segments
  * end with `\r`, `\n` or `\r\n`; MLLP framing (0x0B before a message, 0x1C 0x0D after it) is dropped; an MSH starts
  * a message; FHS/BHS/BTS/FTS envelopes are followed and their counts checked (BTS-1 = messages in the batch,
- * FTS-1 = batches in the file), because a short count is how a truncated transfer shows.
+ * FTS-1 = batches in the file), because a short count is how a truncated transfer shows. BHS and BTS are optional
+ * (`[FHS] { [BHS] { MSH… } [BTS] } [FTS]`): messages outside a BHS form one implicit batch, which a BTS may close.
+ *
+ * Files in the wild are not always clean segment streams. White space before a segment (pasted from a document or
+ * source code) is ignored and reported once; a line that is not a segment (a comment, a heading, a wrapped line)
+ * is a stray line, never part of a message: outside any message it is listed by line number in one file problem;
+ * between two segments of one message it is reported on that message.
  */
 
 export interface SplitMessage {
   /** 1-based. */
   index: number;
   segments: string[];
+  /** Lines between this message's segments that are not segments (a wrapped or pasted line?): left out. */
+  stray?: StrayLine[];
+}
+
+export interface StrayLine {
+  /** 1-based physical line of the file (a CR, an LF or a CR LF ends a line). */
+  line: number;
+  text: string;
 }
 
 /** The file cannot be read further (a segment beyond the size cap); one file problem says why. */
@@ -25,15 +39,47 @@ export class Hl7StreamAbort extends Error {
 // A real segment is a few hundred characters; a megabyte means binary data or a runaway field.
 export const MAX_SEGMENT_CHARS = 1_000_000;
 export const MAX_MESSAGE_SEGMENTS = 10_000;
+/** Stray lines listed by number in a problem; the rest are counted. */
+const MAX_LISTED_LINES = 10;
 
 const LINE_BREAK = /\r\n|\r|\n/;
 // MLLP's start (0x0B) and end (0x1C) bytes: matching control characters is the point here.
 // eslint-disable-next-line no-control-regex
 const FRAMING = /^[\x0b\x1c]+|[\x0b\x1c]+$/g;
 
+const isUpper = (c: number) => c >= 65 && c <= 90;
+const isUpperOrDigit = (c: number) => isUpper(c) || (c >= 48 && c <= 57);
+/** A separator HL7 allows: printable, not a letter, digit or white space. */
+const isSeparator = (c: number) => c > 32 && c < 127 && !isUpperOrDigit(c) && !(c >= 97 && c <= 122);
+
+/**
+ * Whether a line is an HL7 segment: a three-character name (a capital letter, then capitals or digits), then the
+ * field separator (for MSH, FHS and BHS: any separator character, which they declare), or nothing.
+ */
+export function isSegmentLine(line: string, fieldSeparator: string): boolean {
+  if (line.length < 3 || !isUpper(line.charCodeAt(0))) return false;
+  if (!isUpperOrDigit(line.charCodeAt(1)) || !isUpperOrDigit(line.charCodeAt(2))) return false;
+  if (line.length === 3) return true;
+  return isHeaderName(line) ? isSeparator(line.charCodeAt(3)) : line.charAt(3) === fieldSeparator;
+}
+
+const isHeaderName = (line: string) => line.startsWith('MSH') || line.startsWith('FHS') || line.startsWith('BHS');
+
+/** `Line 3`, `Lines 3, 5 and 9`, `Lines 3, 5, … and 4 more`. */
+export function listLines(lines: readonly number[], total = lines.length): string {
+  const shown = lines.slice(0, MAX_LISTED_LINES);
+  if (shown.length === 1 && total === 1) return `Line ${shown[0]}`;
+  if (total > shown.length) return `Lines ${shown.join(', ')} and ${total - shown.length} more`;
+  return `Lines ${shown.slice(0, -1).join(', ')} and ${shown.at(-1)}`;
+}
+
+const excerpt = (text: string) => `'${text.length > 40 ? `${text.slice(0, 37)}...` : text}'`;
+
 interface BatchState {
   declaredAt: number;
   messages: number;
+  /** No BHS opened it: messages directly under the FHS, or with no envelope at all (BHS is optional). */
+  implicit: boolean;
 }
 
 export class Hl7Splitter {
@@ -42,24 +88,39 @@ export class Hl7Splitter {
   readonly envelope: string[] = [];
   messageCount = 0;
   private pending = '';
-  private current: string[] | undefined;
+  private current: SplitMessage | undefined;
+  /** Non-segment lines after the current message's last segment: inside it if another of its segments follows. */
+  private trailing: StrayLine[] = [];
   private fieldSeparator = '|';
   private batch: BatchState | undefined;
   private fileHeader: { batches: number } | undefined;
   private fileClosed = false;
-  private strayReported = false;
+  /** Lines outside any message (up to MAX_LISTED_LINES kept), and how many there were. */
+  private outside: StrayLine[] = [];
+  private outsideCount = 0;
+  private indentedAt: number | undefined;
+  private indentedCount = 0;
   private segmentNumber = 0;
+  private lineNumber = 0;
 
   constructor(
     private readonly file: string,
     private readonly maxSegmentChars = MAX_SEGMENT_CHARS,
   ) {}
 
+  /** The first lines found outside any message (up to ten; the file problem counts them all). */
+  get strayOutside(): readonly StrayLine[] {
+    return this.outside;
+  }
+
   /** Feeds decoded text; returns the messages completed by it. */
   push(text: string): SplitMessage[] {
     const out: SplitMessage[] = [];
-    const lines = (this.pending + text).split(LINE_BREAK);
-    this.pending = lines.pop() ?? '';
+    const combined = this.pending + text;
+    // A CR at the very end may be the first half of a CR LF: it is kept back with its line until the next text.
+    const endsWithCr = combined.charCodeAt(combined.length - 1) === 13;
+    const lines = (endsWithCr ? combined.slice(0, -1) : combined).split(LINE_BREAK);
+    this.pending = (lines.pop() ?? '') + (endsWithCr ? '\r' : '');
     if (this.pending.length > this.maxSegmentChars) this.abortTooLarge();
     for (const line of lines) this.line(line, out);
     return out;
@@ -68,10 +129,11 @@ export class Hl7Splitter {
   /** Ends the stream; returns the last message and records envelope problems. */
   end(): SplitMessage[] {
     const out: SplitMessage[] = [];
-    if (this.pending) this.line(this.pending, out);
+    const last = this.pending.endsWith('\r') ? this.pending.slice(0, -1) : this.pending;
+    if (this.pending) this.line(last, out);
     this.pending = '';
     this.flush(out);
-    if (this.batch) {
+    if (this.batch && !this.batch.implicit) {
       this.fileProblem(
         'hl7.batchUnclosed',
         `The batch that starts at segment ${this.batch.declaredAt} has no BTS trailer: the file may be cut short.`,
@@ -79,6 +141,30 @@ export class Hl7Splitter {
     }
     if (this.fileHeader && !this.fileClosed) {
       this.fileProblem('hl7.fileUnclosed', 'The file has an FHS header but no FTS trailer: it may be cut short.');
+    }
+    if (this.outsideCount > 0) {
+      const lines = this.outside.map((stray) => stray.line);
+      const [first] = this.outside;
+      this.problems.push(
+        problem(
+          'warning',
+          this.file,
+          {},
+          'hl7.strayContent',
+          `${listLines(lines, this.outsideCount)} ${this.outsideCount === 1 ? 'is' : 'are'} outside any message (before its MSH, or text between messages) and ${this.outsideCount === 1 ? 'was' : 'were'} skipped; line ${first!.line} reads ${excerpt(first!.text)}.`,
+        ),
+      );
+    }
+    if (this.indentedAt !== undefined) {
+      this.problems.push(
+        problem(
+          'warning',
+          this.file,
+          {},
+          'hl7.indented',
+          `${this.indentedCount === 1 ? 'A segment is' : `${this.indentedCount} segments are`} indented with white space (first on line ${this.indentedAt}), as in a file pasted from a document; the white space before ${this.indentedCount === 1 ? 'it was' : 'them was'} ignored.`,
+        ),
+      );
     }
     return out;
   }
@@ -99,10 +185,19 @@ export class Hl7Splitter {
     this.problems.push(problem('error', this.file, {}, code, text));
   }
 
+  private addOutside(stray: StrayLine): void {
+    this.outsideCount += 1;
+    if (this.outside.length < MAX_LISTED_LINES) this.outside.push(stray);
+  }
+
   private flush(out: SplitMessage[]): void {
+    // Lines after a message's last segment are between messages, not inside one.
+    for (const stray of this.trailing) this.addOutside(stray);
+    this.trailing = [];
     if (!this.current) return;
     this.messageCount += 1;
-    out.push({ index: this.messageCount, segments: this.current });
+    this.current.index = this.messageCount;
+    out.push(this.current);
     this.current = undefined;
   }
 
@@ -111,18 +206,45 @@ export class Hl7Splitter {
     return first && /^\d+$/.test(first) ? Number(first) : undefined;
   }
 
+  /** Ends a batch no BHS opened (at a BHS, an FTS or the end): it needs no BTS. */
+  private endImplicitBatch(): void {
+    if (this.batch?.implicit) this.batch = undefined;
+  }
+
   private line(rawLine: string, out: SplitMessage[]): void {
-    const line = rawLine.includes('\x0b') || rawLine.includes('\x1c') ? rawLine.replace(FRAMING, '') : rawLine;
-    if (line.trim() === '') return;
+    this.lineNumber += 1;
+    let line = rawLine.includes('\x0b') || rawLine.includes('\x1c') ? rawLine.replace(FRAMING, '') : rawLine;
+    if (line === '') return;
     if (line.length > this.maxSegmentChars) this.abortTooLarge();
+    const first = line.charCodeAt(0);
+    if (first <= 32 || first === 0xfeff || first === 0xa0) {
+      const trimmed = line.trimStart();
+      if (trimmed === '') return;
+      if (isSegmentLine(trimmed, this.fieldSeparator)) {
+        this.indentedAt ??= this.lineNumber;
+        this.indentedCount += 1;
+      }
+      line = trimmed;
+    }
+    if (!isSegmentLine(line, this.fieldSeparator)) {
+      const stray = { line: this.lineNumber, text: line.trimEnd() };
+      if (this.current) this.trailing.push(stray);
+      else this.addOutside(stray);
+      return;
+    }
     this.segmentNumber += 1;
     const name = line.slice(0, 3);
     switch (name) {
       case 'MSH':
         this.flush(out);
         this.fieldSeparator = line.charAt(3) || '|';
-        this.current = [line];
-        if (this.batch) this.batch.messages += 1;
+        this.current = { index: 0, segments: [line] };
+        if (!this.batch) {
+          // Messages outside a BHS form a batch of their own: one for the FTS count.
+          this.batch = { declaredAt: this.segmentNumber, messages: 0, implicit: true };
+          if (this.fileHeader) this.fileHeader.batches += 1;
+        }
+        this.batch.messages += 1;
         return;
       case 'FHS':
         this.flush(out);
@@ -130,26 +252,31 @@ export class Hl7Splitter {
         this.fieldSeparator = line.charAt(3) || '|';
         if (this.fileHeader)
           this.fileProblem('hl7.fileHeader', `A second FHS header at segment ${this.segmentNumber}.`);
+        this.endImplicitBatch();
         this.fileHeader = { batches: 0 };
         return;
       case 'BHS':
         this.flush(out);
         if (this.messageCount === 0 && this.envelope.length < 4) this.envelope.push(line);
         this.fieldSeparator = line.charAt(3) || '|';
+        this.endImplicitBatch();
         if (this.batch) {
           this.fileProblem(
             'hl7.batchUnclosed',
             `The batch that starts at segment ${this.batch.declaredAt} has no BTS trailer before the next BHS.`,
           );
         }
-        this.batch = { declaredAt: this.segmentNumber, messages: 0 };
+        this.batch = { declaredAt: this.segmentNumber, messages: 0, implicit: false };
         if (this.fileHeader) this.fileHeader.batches += 1;
         return;
       case 'BTS': {
         this.flush(out);
         const declared = this.count(line);
         if (!this.batch) {
-          this.fileProblem('hl7.batchTrailer', `A BTS trailer at segment ${this.segmentNumber} without a BHS header.`);
+          this.fileProblem(
+            'hl7.batchTrailer',
+            `A BTS trailer at segment ${this.segmentNumber} (line ${this.lineNumber}) ends no batch: no message or BHS header comes before it.`,
+          );
           return;
         }
         if (declared !== undefined && declared !== this.batch.messages) {
@@ -163,6 +290,7 @@ export class Hl7Splitter {
       }
       case 'FTS': {
         this.flush(out);
+        this.endImplicitBatch();
         const declared = this.count(line);
         if (!this.fileHeader) {
           this.fileProblem('hl7.fileTrailer', `An FTS trailer at segment ${this.segmentNumber} without an FHS header.`);
@@ -171,7 +299,7 @@ export class Hl7Splitter {
         if (declared !== undefined && declared !== this.fileHeader.batches) {
           this.fileProblem(
             'hl7.fileCount',
-            `The FTS trailer says the file holds ${declared} batches, but it holds ${this.fileHeader.batches}.`,
+            `The FTS trailer says the file holds ${declared} batches, but it holds ${this.fileHeader.batches} (messages without a BHS count as one batch).`,
           );
         }
         this.fileClosed = true;
@@ -179,21 +307,10 @@ export class Hl7Splitter {
       }
       default:
         if (!this.current) {
-          if (!this.strayReported) {
-            this.strayReported = true;
-            this.problems.push(
-              problem(
-                'warning',
-                this.file,
-                {},
-                'hl7.strayContent',
-                `Segment ${this.segmentNumber} ('${line.slice(0, 20)}') is outside any message (no MSH before it); it was skipped.`,
-              ),
-            );
-          }
+          this.addOutside({ line: this.lineNumber, text: line.trimEnd() });
           return;
         }
-        if (this.current.length >= MAX_MESSAGE_SEGMENTS) {
+        if (this.current.segments.length >= MAX_MESSAGE_SEGMENTS) {
           throw new Hl7StreamAbort(
             problem(
               'error',
@@ -204,7 +321,12 @@ export class Hl7Splitter {
             ),
           );
         }
-        this.current.push(line);
+        if (this.trailing.length > 0) {
+          // Text between two segments of one message: reported on that message.
+          (this.current.stray ??= []).push(...this.trailing);
+          this.trailing = [];
+        }
+        this.current.segments.push(line);
     }
   }
 }

@@ -3,23 +3,53 @@ import { importCsv } from './csv-import.js';
 import { inspectFile } from './file-source.js';
 import type { OrderSink } from './finish-order.js';
 import { importHl7 } from './hl7-import.js';
+import { isSegmentLine } from './hl7-stream.js';
 import type { ImportOptions, ImportReport, ImportedOrder } from './types.js';
 
-// 0x0B is MLLP's start-of-message byte: matching that control character is the point.
+// 0x0B and 0x1C are MLLP's frame bytes: matching those control characters is the point.
 /* eslint-disable no-control-regex */
 const HL7_START = /^[\s\ufeff\x0b]*(?:MSH|FHS|BHS)[^A-Za-z0-9\s]/;
-const SEGMENT_START = /^[\s\ufeff\x0b]*[A-Z][A-Z0-9]{2}\|/;
-const LATER_MSH = /[\r\n]\x0b?MSH[^A-Za-z0-9\s]/;
+const LEADING = /^[\s\ufeff\x0b\x1c]+/;
+const TRAILING_FRAMING = /[\x0b\x1c]+$/;
 /* eslint-enable no-control-regex */
+/** How much of the sample is searched for segment structure (the sample itself is at most 64 KiB). */
+const STRUCTURE_CHARS = 64 * 1024;
+const MAX_STRUCTURE_LINES = 400;
+
+/** MSH, FHS or BHS with a field separator and at least three encoding characters: `MSH|^~\&`. */
+function isHeaderSegment(line: string): boolean {
+  if (!/^(?:MSH|FHS|BHS)[^A-Za-z0-9\s]/.test(line)) return false;
+  const separators = line.slice(3, 7);
+  return separators.length === 4 && !/[A-Za-z0-9\s]/.test(separators) && new Set(separators).size === 4;
+}
 
 /**
- * HL7 when the text starts (after any BOM, white space or MLLP start byte) with an MSH, FHS or BHS segment, or
- * with some other segment and an MSH segment follows on a later line (stray segments are reported, not fatal).
+ * HL7 when the text starts (after any BOM, white space or MLLP start byte) with an MSH, FHS or BHS segment; else
+ * when the first 64 KiB hold one on a line of its own (comment or text lines before it, indented segments) followed
+ * by more segments, at least a quarter as many as the other non-blank lines from there on (a CSV with one odd row is
+ * still a CSV). Stray lines and indentation are reported by the splitter, not fatal.
  */
 export function looksLikeHl7(sample: string): boolean {
-  const start = sample.slice(0, 200);
-  if (HL7_START.test(start)) return true;
-  return SEGMENT_START.test(start) && LATER_MSH.test(sample.slice(0, 8192));
+  if (HL7_START.test(sample.slice(0, 200))) return true;
+  const lines = sample.slice(0, STRUCTURE_CHARS).split(/\r\n|\r|\n/, MAX_STRUCTURE_LINES * 4);
+  let separator: string | undefined;
+  let segments = 0;
+  let others = 0;
+  for (const raw of lines) {
+    const line = raw.replace(LEADING, '').replace(TRAILING_FRAMING, '');
+    if (line === '') continue;
+    if (separator === undefined) {
+      if (isHeaderSegment(line)) {
+        separator = line.charAt(3);
+        segments = 1;
+      }
+      continue;
+    }
+    if (isSegmentLine(line, separator)) segments += 1;
+    else others += 1;
+    if (segments + others >= MAX_STRUCTURE_LINES) break;
+  }
+  return separator !== undefined && segments >= 2 && segments * 4 >= others;
 }
 
 /**

@@ -374,6 +374,41 @@ export function fixtureFiles(): Record<string, string | Buffer> {
       }),
     ).replace(/\|1$/, '|3'),
     'stray-segments.hl7': `PID|1||STRAY\r${hl7(hl7Order('S-1'))}`,
+    // HL7 as found in the wild: comments before the first MSH, segments pasted indented from a document, batches
+    // with no BHS (it is optional), text lines between and inside messages.
+    'comment-before-msh.hl7': [
+      '# Exported from EPR on 2025-01-01',
+      '# 2 orders',
+      '',
+      hl7(hl7Order('W6-1'), { lineEnding: '\r\n' }),
+      hl7(hl7Order('W6-2'), { lineEnding: '\r\n' }),
+    ].join('\r\n'),
+    'indented-segments.hl7': [
+      '```hl7',
+      ...hl7(hl7Order('W6-3'))
+        .split('\r')
+        .map((segment) => `    ${segment}`),
+      '```',
+      '',
+    ].join('\n'),
+    'fhs-no-bhs.hl7':
+      ['FHS|^~\\&|EPR|CLINIC-A', hl7(hl7Order('W6-4')), hl7(hl7Order('W6-5')), 'FTS|1'].join('\r') + '\r',
+    'fhs-no-bhs-bts.hl7':
+      [
+        'FHS|^~\\&|EPR|CLINIC-A',
+        hl7(hl7Order('W6-6')),
+        hl7(hl7Order('W6-7')),
+        hl7(hl7Order('W6-8')),
+        'BTS|3',
+        'FTS|1',
+      ].join('\n') + '\n',
+    'text-between-segments.hl7': [
+      'Message 1',
+      hl7(hl7Order('W6-9'), { lineEnding: '\n' }).replace('\nORC|', '\n(continued from the page before)\nORC|'),
+      '',
+      'Message 2',
+      hl7(hl7Order('W6-10'), { lineEnding: '\n' }),
+    ].join('\n'),
   };
   return files;
 }
