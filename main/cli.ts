@@ -27,5 +27,6 @@ const code = await runCli(process.argv.slice(2), {
   stderr: process.stderr,
   env: process.env,
   signal: controller.signal,
+  stdin: process.stdin,
 });
 process.exitCode = code;

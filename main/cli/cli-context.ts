@@ -16,6 +16,8 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   /** Aborted on SIGINT/SIGTERM: long commands (submit, login) wind down and close the store. */
   signal: AbortSignal;
+  /** Standard input, read only by `env add --client-secret-stdin`; absent in-process. */
+  stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
 }
 
 export interface GlobalOptions {

@@ -31,6 +31,8 @@ const COMMAND_OPTIONS: Record<string, Options> = {
     'client-id': { type: 'string' },
     'client-secret': { type: 'string' },
     'client-secret-env': { type: 'string' },
+    'client-secret-stdin': { type: 'boolean', default: false },
+    unverified: { type: 'boolean', default: false },
     grant: { type: 'string' },
   },
   'env list': {},
@@ -87,17 +89,51 @@ function required(values: Record<string, unknown>, name: string): string {
 }
 
 /**
- * `--client-secret S`, or `--client-secret-env VAR` naming an environment variable that holds it: a scheduler's
- * secret store can set that variable, and the secret stays out of the process list and the shell history.
+ * `--client-secret S`; `--client-secret-env VAR` naming an environment variable that holds it (a scheduler's
+ * secret store can set that variable); or `--client-secret-stdin`, the secret piped in on standard input. The last
+ * two keep the secret out of the process list and the shell history.
  */
-function clientSecretOf(values: Record<string, unknown>, env: NodeJS.ProcessEnv): { clientSecret?: string } {
+async function clientSecretOf(values: Record<string, unknown>, io: CliIo): Promise<{ clientSecret?: string }> {
   const given = optional(values, 'client-secret');
   const variable = optional(values, 'client-secret-env');
+  const fromStdin = values['client-secret-stdin'] === true;
+  const options = [
+    given !== undefined ? '--client-secret' : null,
+    variable !== undefined ? '--client-secret-env' : null,
+    fromStdin ? '--client-secret-stdin' : null,
+  ].filter((option) => option !== null);
+  if (options.length === 2) throw new UsageError(`give ${options.join(' or ')}, not both`);
+  if (options.length > 2) throw new UsageError(`give only one of ${options.join(', ')}`);
+  if (fromStdin) return { clientSecret: await secretFromStdin(io.stdin) };
   if (variable === undefined) return given === undefined ? {} : { clientSecret: given };
-  if (given !== undefined) throw new UsageError('give --client-secret or --client-secret-env, not both');
-  const secret = env[variable];
+  const secret = io.env[variable];
   if (!secret) throw new UsageError(`--client-secret-env: the environment variable ${variable} is not set or empty`);
   return { clientSecret: secret };
+}
+
+/** A secret is short; anything longer on standard input is a mistake (a file piped in by accident). */
+const MAX_STDIN_SECRET_BYTES = 64 * 1024;
+
+/** Reads standard input to its end and takes off one trailing newline (`echo`, `printf '%s\n'`, a file's last line). */
+async function secretFromStdin(stdin: CliIo['stdin']): Promise<string> {
+  if (!stdin) throw new UsageError('--client-secret-stdin: there is no standard input to read');
+  if (stdin.isTTY) {
+    throw new UsageError('--client-secret-stdin: standard input is a terminal; pipe the secret in instead');
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stdin) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    size += bytes.length;
+    if (size > MAX_STDIN_SECRET_BYTES) {
+      throw new UsageError(`--client-secret-stdin: more than ${MAX_STDIN_SECRET_BYTES} bytes on standard input`);
+    }
+    chunks.push(bytes);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  const secret = text.replace(/\r?\n$/, '');
+  if (secret === '') throw new UsageError('--client-secret-stdin: standard input was empty');
+  return secret;
 }
 
 function optional(values: Record<string, unknown>, name: string): string | undefined {
@@ -196,7 +232,8 @@ async function dispatch(
         api: required(values, 'api'),
         issuer: required(values, 'issuer'),
         clientId: required(values, 'client-id'),
-        ...clientSecretOf(values, ctx.io.env),
+        ...(await clientSecretOf(values, ctx.io)),
+        unverified: values.unverified === true,
         ...(optional(values, 'grant') !== undefined ? { grant: optional(values, 'grant')! } : {}),
       });
     case 'env list':

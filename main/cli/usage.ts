@@ -5,13 +5,18 @@ export function usageText(): string {
   return `Usage: rx-batch <command> [options]        (npm run cli -- <command> …)
 
 Commands:
-  env add NAME --api URL --issuer URL --client-id ID [--client-secret S | --client-secret-env VAR]
+  env add NAME --api URL --issuer URL --client-id ID
+            [--client-secret S | --client-secret-env VAR | --client-secret-stdin] [--unverified]
             [--grant device|client_credentials]
                      add or update an environment (NAME is its id: lower-case letters, digits, dashes); the
                      grant defaults to client_credentials with a secret, device without; --client-secret-env
-                     reads the secret from the environment variable VAR (kept out of the process list); a
-                     secret starting with "-" is written --client-secret=S; local-sandbox may be pointed at a
-                     running sandbox (npm run sandbox) this way
+                     reads the secret from the environment variable VAR, --client-secret-stdin from standard
+                     input (one trailing newline taken off; both keep it out of the process list); a secret
+                     starting with "-" is written --client-secret=S. The secret is saved only once the identity
+                     server accepted it (a token request, which also signs in); refused, it is not saved (exit
+                     1); if the server cannot be reached it is not saved either, unless --unverified, which
+                     saves it unchecked and says so. local-sandbox may be pointed at a running sandbox (npm run
+                     sandbox) this way
   env list           the environments and whether each is signed in
   login ENV          sign in: device sign-in prints a code and a URL and waits; client credentials uses the
                      saved secret

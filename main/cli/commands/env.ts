@@ -1,8 +1,8 @@
 import { environmentSchema, grantSchema, type Environment } from '../../../shared/environment.js';
-import { authSecretKeys } from '../../core/auth/token-record.js';
 import { presetEnvironments } from '../../core/environments/presets.js';
 import type { CliContext } from '../cli-context.js';
 import { EXIT, InputError, UsageError } from '../cli-errors.js';
+import { checkAndKeepClientSecret, notKeptMessage } from './env-secret.js';
 
 export interface EnvAddArgs {
   name: string;
@@ -10,13 +10,17 @@ export interface EnvAddArgs {
   issuer: string;
   clientId: string;
   clientSecret?: string;
+  /** Keep the secret even when the identity server cannot be reached to check it (said so). */
+  unverified?: boolean;
   grant?: string;
 }
 
 /**
  * Adds or updates an environment profile. An existing profile keeps what the command line does not set (code
- * lists, timeouts, pace); a new one starts from the CloudRx defaults. The secret goes to the CLI's secret store
- * and is never printed.
+ * lists, timeouts, pace); a new one starts from the CloudRx defaults. A client secret is kept (in the CLI's
+ * secret store, never printed) only once a client-credentials token request with it succeeded, which also signs
+ * the environment in; or, with `--unverified`, when the identity server could not be reached, said so. A refused
+ * secret is not kept and the command exits 1 (the profile itself is saved).
  */
 export async function envAdd(ctx: CliContext, args: EnvAddArgs): Promise<number> {
   const grant = args.grant ?? (args.clientSecret ? 'client_credentials' : 'device');
@@ -24,7 +28,8 @@ export async function envAdd(ctx: CliContext, args: EnvAddArgs): Promise<number>
   if (grant === 'device' && args.clientSecret) {
     throw new UsageError('--client-secret is for --grant client_credentials; device sign-in has no secret');
   }
-  const { registry, store, secrets } = ctx.services;
+  if (args.unverified && !args.clientSecret) throw new UsageError('--unverified is for a client secret given here');
+  const { registry, store } = ctx.services;
   const existing = registry.find(args.name);
   const template: Environment = existing ?? { ...presetEnvironments()[1]!, kind: 'remote' };
   const candidate = {
@@ -44,20 +49,35 @@ export async function envAdd(ctx: CliContext, args: EnvAddArgs): Promise<number>
     ];
     throw new InputError(`${option ?? String(issue.path[0])}: ${issue.message}`);
   }
-  const saved = registry.update(checked.data);
-  if (args.clientSecret) await secrets.set(authSecretKeys(saved.id).clientSecret, args.clientSecret);
+  const saved = await registry.update(checked.data);
   store.audit.append({
     actor: 'user',
     action: existing ? 'environment.updated' : 'environment.added',
     environmentId: saved.id,
     details: { grant: saved.grant },
   });
-  if (ctx.options.json) ctx.json({ id: saved.id, name: saved.name, kind: saved.kind, grant: saved.grant });
-  else {
-    ctx.line(`Environment ${saved.id} ${existing ? 'updated' : 'added'} (${saved.grant}, ${saved.apiBaseUrl}).`);
-    ctx.line(`Next: rx-batch login ${saved.id}`);
+  const secret = args.clientSecret
+    ? await checkAndKeepClientSecret(ctx, saved.id, args.clientSecret, { unverified: args.unverified === true })
+    : null;
+  if (secret?.kept === 'unverified') {
+    store.audit.append({
+      actor: 'user',
+      action: 'environment.client-secret-unverified',
+      environmentId: saved.id,
+      details: { grant: saved.grant, outcome: 'kept-unverified' },
+    });
+    ctx.warn(`Client secret saved UNVERIFIED: the identity server could not be reached to check it. ${secret.why}`);
   }
-  return EXIT.ok;
+  if (secret?.kept === false) ctx.warn(notKeptMessage(saved.id, secret));
+  if (ctx.options.json) {
+    const clientSecret = secret === null ? 'none' : secret.kept === false ? 'not-saved' : secret.kept;
+    ctx.json({ id: saved.id, name: saved.name, kind: saved.kind, grant: saved.grant, clientSecret });
+  } else {
+    ctx.line(`Environment ${saved.id} ${existing ? 'updated' : 'added'} (${saved.grant}, ${saved.apiBaseUrl}).`);
+    if (secret?.kept === 'verified') ctx.line('Client secret accepted by the identity server and saved; signed in.');
+    else if (secret?.kept !== false) ctx.line(`Next: rx-batch login ${saved.id}`);
+  }
+  return secret?.kept === false ? EXIT.attention : EXIT.ok;
 }
 
 export async function envList(ctx: CliContext): Promise<number> {

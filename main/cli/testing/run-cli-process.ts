@@ -13,12 +13,15 @@ export interface CliRun {
   stderr: string;
 }
 
-export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', ENTRY, ...args], {
+/** `stdin`: text piped to the CLI's standard input, then closed; without it, standard input is empty. */
+export function startCli(args: string[], env: NodeJS.ProcessEnv = {}, options: { stdin?: string } = {}): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  if (options.stdin !== undefined) child.stdin?.end(options.stdin);
+  return child;
 }
 
 /** Resolves when the process exits; kills it (and fails) if it takes longer than `timeoutMs`. */
