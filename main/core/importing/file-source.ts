@@ -4,12 +4,25 @@ import { open } from 'node:fs/promises';
 import iconv from 'iconv-lite';
 import { problem } from './problems.js';
 import type { Problem } from './types.js';
+import {
+  bomEncoding,
+  doubleByteEncoding,
+  isRead,
+  iso2022Encoding,
+  namedEncoding,
+  readMsh18,
+  undeclaredEncodingText,
+  unreadEncodingText,
+  zeroByteEncoding,
+  type KnownEncoding,
+} from '../../../shared/encoding-sniff.js';
 import { notReadableAsChosen } from '../../../shared/encoding-warning.js';
 
 /**
- * Opens an import file: reads a sample to detect the encoding (BOM, else valid UTF-8, else Windows-1252, which is
- * what Excel on a UK Windows machine writes) and to refuse binary files with one clear problem, then streams the
- * decoded text in chunks so no file is ever held as one string.
+ * Opens an import file: reads a sample to detect the encoding (BOM; UTF-16/32 by their zero bytes; an HL7 file's
+ * MSH-18; else valid UTF-8, else Windows-1252, which is what Excel on a UK Windows machine writes), refuses text in
+ * an encoding it does not read by that encoding's name (shared/encoding-sniff.ts) and binary files with one clear
+ * problem, then streams the decoded text in chunks so no file is ever held as one string.
  */
 
 export const SAMPLE_BYTES = 64 * 1024;
@@ -23,8 +36,11 @@ export interface Inspection {
   sample: string;
   /** Whether `sample` is the whole file. */
   whole: boolean;
-  /** Something about the file the admin should know before the rows (a chosen encoding that does not fit it). */
-  warning?: Problem;
+  /**
+   * Things about the file the admin should know before the rows: a chosen encoding that does not fit it, an MSH-18
+   * that names another encoding than the bytes are in.
+   */
+  warnings: Problem[];
 }
 
 export type InspectionResult = { ok: true; inspection: Inspection } | { ok: false; problem: Problem; encoding: string };
@@ -38,22 +54,6 @@ const SIGNATURES: readonly { bytes: number[]; what: string }[] = [
 
 function startsWith(buffer: Buffer, bytes: readonly number[]): boolean {
   return bytes.every((byte, i) => buffer[i] === byte);
-}
-
-/** UTF-16 without a BOM: ASCII text has a zero in every other byte. */
-function bomlessUtf16(sample: Buffer): 'utf-16le' | 'utf-16be' | undefined {
-  const n = Math.min(sample.length, 4096) & ~1;
-  if (n < 4) return undefined;
-  let evenZeros = 0;
-  let oddZeros = 0;
-  for (let i = 0; i < n; i += 2) {
-    if (sample[i] === 0) evenZeros += 1;
-    if (sample[i + 1] === 0) oddZeros += 1;
-  }
-  const pairs = n / 2;
-  if (oddZeros > pairs * 0.9 && evenZeros < pairs * 0.1) return 'utf-16le';
-  if (evenZeros > pairs * 0.9 && oddZeros < pairs * 0.1) return 'utf-16be';
-  return undefined;
 }
 
 /** Bytes at the end of `chunk` that start a multi-byte character the chunk cuts off (0 to 3). */
@@ -155,7 +155,10 @@ export async function inspectFile(
 
   let encoding: string;
   let detected = true;
+  const warnings: Problem[] = [];
   if (override) {
+    const named = namedEncoding(override);
+    if (named && !isRead(named)) return fail('file.unsupportedEncoding', unreadEncodingText(named), override);
     encoding = normaliseEncodingName(override);
     detected = false;
     if (!iconv.encodingExists(encoding)) {
@@ -164,12 +167,11 @@ export async function inspectFile(
         `"${override}" is not an encoding the importer knows (try utf-8 or windows-1252).`,
       );
     }
-  } else if (startsWith(sample, [0xef, 0xbb, 0xbf])) encoding = 'utf-8';
-  else if (startsWith(sample, [0xff, 0xfe])) encoding = 'utf-16le';
-  else if (startsWith(sample, [0xfe, 0xff])) encoding = 'utf-16be';
-  else {
-    encoding = bomlessUtf16(sample) ?? (isUtf8Sample(sample, whole) ? 'utf-8' : 'windows-1252');
-    if (encoding === 'utf-8' && !whole && !(await isUtf8File(path, signal))) encoding = 'windows-1252';
+  } else {
+    const chosen = await detectEncoding(path, file, sample, whole, signal);
+    if ('problem' in chosen) return { ok: false, problem: chosen.problem, encoding: chosen.encoding };
+    encoding = chosen.encoding;
+    warnings.push(...chosen.warnings);
   }
 
   const decoder = iconv.getDecoder(encoding);
@@ -178,16 +180,114 @@ export async function inspectFile(
     return fail('file.binary', 'The file holds binary data, not CSV or HL7 text (is it the right file?).', encoding);
   }
   if (whole && text.trim() === '') return fail('file.empty', 'The file holds only blank lines.', encoding);
-  const inspection: Inspection = { totalBytes, encoding, encodingDetected: detected, sample: text, whole };
+  const inspection: Inspection = { totalBytes, encoding, encodingDetected: detected, sample: text, whole, warnings };
   // UTF-8 chosen for a file that is not: say so once, for the file (each unreadable value is refused on its field).
   if (
     override &&
     encoding === 'utf-8' &&
     !(isUtf8Sample(sample, whole) && (whole || (await isUtf8File(path, signal))))
   ) {
-    inspection.warning = problem('warning', file, {}, 'file.notUtf8', notReadableAsChosen(encoding));
+    warnings.push(problem('warning', file, {}, 'file.notUtf8', notReadableAsChosen(encoding)));
   }
   return { ok: true, inspection };
+}
+
+type Detected = { encoding: string; warnings: Problem[] } | { problem: Problem; encoding: string };
+
+const SINGLE_BYTE = /^(?:ascii|windows-1252|iso-8859-\d+)$/;
+
+/**
+ * The encoding of a file nobody named one for. In order: a BOM; the zero bytes of UTF-16/32; ISO-2022 escape
+ * sequences (refused by name); an HL7 file's MSH-18 where it names an encoding Rx Batch reads (refused where it
+ * names one it does not, and the file is not plain ASCII); valid UTF-8; double-byte Asian text (refused, naming the
+ * likely encoding); else Windows-1252. Where MSH-18 names a single-byte set (ASCII, ISO 8859) but the bytes are
+ * valid UTF-8 with characters beyond ASCII, UTF-8 wins (random Latin-1 text is never valid UTF-8; a default
+ * MSH-18 copied into every message is common), with a warning; a double-byte set it names is trusted.
+ */
+async function detectEncoding(
+  path: string,
+  file: string,
+  sample: Buffer,
+  whole: boolean,
+  signal: AbortSignal | undefined,
+): Promise<Detected> {
+  const refuse = (code: string, text: string, encoding: string): Detected => ({
+    problem: problem('error', file, {}, code, text),
+    encoding,
+  });
+  const bom = bomEncoding(sample);
+  if (bom) return { encoding: bom.encoding, warnings: [] };
+  const wide = zeroByteEncoding(sample);
+  if (wide) return { encoding: wide, warnings: [] };
+
+  const msh18 = readMsh18(sample.toString('latin1'));
+  const named = msh18?.map((value) => ({ value, set: value === '' ? undefined : namedEncoding(value) }));
+  const iso2022 = iso2022Encoding(sample);
+  if (iso2022) {
+    const declared = named?.find((n) => n.set && !isRead(n.set))?.value;
+    return refuse('file.unsupportedEncoding', unreadEncodingText(iso2022, declared), 'unknown');
+  }
+  const beyondAscii = sample.some((byte) => byte >= 0x80);
+  const unread = named?.find((n) => n.set && !isRead(n.set));
+  if (unread && beyondAscii) {
+    return refuse('file.unsupportedEncoding', unreadEncodingText(unread.set!, unread.value), 'unknown');
+  }
+
+  const warnings: Problem[] = [];
+  const warn = (text: string) => warnings.push(problem('warning', file, {}, 'hl7.characterSet', text));
+  let utf8: boolean | undefined;
+  const isUtf8 = async () => (utf8 ??= isUtf8Sample(sample, whole) && (whole || (await isUtf8File(path, signal))));
+
+  const first = named?.[0];
+  const declared = first?.set && isRead(first.set) ? first.set : undefined;
+  if (first && first.value !== '' && !first.set) {
+    warn(
+      `MSH-18 names the character set '${first.value}', which Rx Batch does not know; the encoding was told from the bytes.`,
+    );
+  }
+  if (declared) {
+    const honoured = await honourDeclared(declared, first!.value, beyondAscii, isUtf8, warn);
+    if (honoured) return { encoding: honoured, warnings };
+  }
+  if (await isUtf8()) return { encoding: 'utf-8', warnings };
+  const double = doubleByteEncoding(sample, whole);
+  if (double) return refuse('file.encodingNotNamed', undeclaredEncodingText(double), double.encoding);
+  return { encoding: 'windows-1252', warnings };
+}
+
+/** The encoding MSH-18 names, where the bytes do not say otherwise; undefined to detect it from the bytes. */
+async function honourDeclared(
+  declared: KnownEncoding,
+  value: string,
+  beyondAscii: boolean,
+  isUtf8: () => Promise<boolean>,
+  warn: (text: string) => void,
+): Promise<string | undefined> {
+  const { encoding } = declared;
+  if (encoding === 'utf-16' || encoding === 'utf-32') {
+    // Its MSH was read byte for byte as ASCII: the file is not UTF-16 or UTF-32.
+    warn(
+      `MSH-18 says '${value}', but the file is not ${declared.name} (its MSH segment reads as ASCII); the encoding was told from the bytes.`,
+    );
+    return undefined;
+  }
+  if (!beyondAscii) return encoding === 'ascii' ? undefined : encoding;
+  if (encoding === 'utf-8') {
+    if (await isUtf8()) return 'utf-8';
+    warn(`MSH-18 says '${value}', but the file is not valid UTF-8; the encoding was told from the bytes.`);
+    return undefined;
+  }
+  if (SINGLE_BYTE.test(encoding) && (await isUtf8())) {
+    warn(
+      `MSH-18 says '${value}' (${declared.name}), but the file is valid UTF-8 with characters beyond ASCII, so it was read as UTF-8.`,
+    );
+    return 'utf-8';
+  }
+  if (encoding === 'ascii') {
+    warn(`MSH-18 says '${value}', but the file holds characters beyond ASCII; the encoding was told from the bytes.`);
+    return undefined;
+  }
+  return encoding;
 }
 
 export interface StreamOptions {

@@ -674,6 +674,86 @@ const CASES: Case[] = [
     problems: ['order.rowsDisagree@1:prescription.repeatsAllowed'],
   },
   { file: 'stray-segments.hl7', format: 'hl7', orders: 1, invalid: 0, fileProblems: ['hl7.strayContent'] },
+  // Encodings from the wild (#15, class 7)
+  ...['iso-2022-jp.hl7', 'iso-2022-jp.csv'].map((file): Case => ({
+    file,
+    format: 'csv',
+    orders: 0,
+    invalid: 0,
+    fileProblems: ['file.unsupportedEncoding'],
+    check: (r) => {
+      const text = r.fileProblems[0]!.text;
+      expect(text).toContain('encoded as ISO-2022-JP');
+      expect(text).toContain('which Rx Batch does not read; save it as UTF-8');
+      expect(text).not.toContain('binary');
+      if (file.endsWith('.hl7')) expect(text).toContain("MSH-18 says 'ISO IR87'");
+    },
+  })),
+  ...[
+    ['shift-jis-undeclared.csv', 'Shift_JIS (Japanese)', 'shift_jis'],
+    ['euc-jp-undeclared.csv', 'EUC-JP (Japanese)', 'euc-jp'],
+  ].map(([file, name, encoding]): Case => ({
+    file: file!,
+    format: 'csv',
+    orders: 0,
+    invalid: 0,
+    fileProblems: ['file.encodingNotNamed'],
+    check: (r) => {
+      expect(r.fileProblems[0]!.text).toContain(`look like ${name}`);
+      expect(r.fileProblems[0]!.text).toContain('Save it as UTF-8');
+      expect(r.encoding).toBe(encoding);
+    },
+  })),
+  {
+    file: 'shift-jis-undeclared.csv',
+    name: 'shift-jis-undeclared.csv read with its encoding chosen',
+    options: { encoding: 'shift_jis' },
+    format: 'csv',
+    encoding: 'shift_jis',
+    orders: 1,
+    invalid: 0,
+    check: (r) => {
+      expect(body(r.orders[0]).customer).toMatchObject({ surname: '山田', firstName: '太郎' });
+      expect(item(r.orders[0], 0)!.dosageInstructions).toBe('1日3回 食後に服用');
+    },
+  },
+  ...[
+    ['shift-jis-declared.hl7', 'shift_jis', '山田', '太郎'],
+    ['gb18030-declared.hl7', 'gb18030', '王', '小明'],
+    ['euc-kr-declared.hl7', 'euc-kr', '김', '민준'],
+    ['latin2-declared.hl7', 'iso-8859-2', 'Wójcik', 'Łukasz'],
+  ].map(([file, encoding, surname, firstName]): Case => ({
+    file: file!,
+    format: 'hl7',
+    encoding,
+    orders: 1,
+    invalid: 0,
+    check: (r) => {
+      expect(r.encodingDetected).toBe(true);
+      expect(body(r.orders[0]).customer).toMatchObject({ surname, firstName });
+    },
+  })),
+  {
+    file: 'utf8-labelled-latin1.hl7',
+    format: 'hl7',
+    encoding: 'utf-8',
+    orders: 1,
+    invalid: 0,
+    fileProblems: ['hl7.characterSet'],
+    check: (r) => {
+      expect(body(r.orders[0]).customer!.firstName).toBe('Zoë');
+      expect(r.fileProblems[0]).toMatchObject({ severity: 'warning' });
+      expect(r.fileProblems[0]!.text).toContain("MSH-18 says '8859/1'");
+    },
+  },
+  {
+    file: 'utf32le-bom.csv',
+    format: 'csv',
+    encoding: 'utf-32le',
+    orders: 1,
+    invalid: 0,
+    check: (r) => expect(body(r.orders[0]).customer!.firstName).toBe('Zoë'),
+  },
   // HL7 from the wild (#15, class 6)
   {
     file: 'comment-before-msh.hl7',

@@ -132,6 +132,43 @@ describe('importFile', () => {
     expect(unknown.fileProblems).toMatchObject([{ code: 'file.unknownEncoding' }]);
   });
 
+  it('refuses an encoding it does not read by its name, even when chosen, and honours MSH-18 only where it reads it', async () => {
+    const chosen = await importFile(fixture('template-example.csv'), { ...base, encoding: 'ISO-2022-JP' });
+    expect(chosen.fileProblems).toMatchObject([{ code: 'file.unsupportedEncoding', severity: 'error' }]);
+    expect(chosen.fileProblems[0]!.text).toContain('which Rx Batch does not read; save it as UTF-8');
+
+    const message = writeRde011(
+      exampleOrder('E-1', (o) => (o.customer.firstName = 'Zoë')),
+      {
+        timestamp: '20250101120000',
+      },
+    );
+    const withMsh18 = (value: string) => message.replace('|P|2.5', `|P|2.5||||||${value}`);
+    const write = async (name: string, bytes: Buffer) => {
+      await writeFile(join(dir, name), bytes);
+      return importFile(join(dir, name), {
+        ...base,
+        profile: { name: 'p', columns: {}, constants: {}, valueMaps: {} },
+      });
+    };
+    // MSH-18 names a set it does not read, and the file holds more than ASCII: refused by that name.
+    const ir87 = await write('ir87.hl7', Buffer.from(withMsh18('ISO IR87'), 'latin1'));
+    expect(ir87.fileProblems).toMatchObject([{ code: 'file.unsupportedEncoding' }]);
+    expect(ir87.fileProblems[0]!.text).toContain("MSH-18 says 'ISO IR87'");
+    // Plain ASCII reads the same in every set: nothing to refuse.
+    const ascii = await write('ir87-ascii.hl7', Buffer.from(withMsh18('~ISO IR87').replace('Zoë', 'Zoe'), 'latin1'));
+    expect(ascii.fileProblems.filter((p) => p.severity === 'error')).toEqual([]);
+    // A name it does not know: a warning, and the bytes decide.
+    const klingon = await write('klingon.hl7', Buffer.from(withMsh18('KLINGON-8'), 'latin1'));
+    expect(klingon).toMatchObject({ encoding: 'windows-1252' });
+    expect(klingon.fileProblems).toMatchObject([{ code: 'hl7.characterSet', severity: 'warning' }]);
+    // A declared UTF-16 whose MSH reads as ASCII is not UTF-16.
+    const utf16 = await write('utf16-label.hl7', Buffer.from(withMsh18('UNICODE UTF-16'), 'utf8'));
+    expect(utf16).toMatchObject({ encoding: 'utf-8' });
+    expect(utf16.fileProblems).toMatchObject([{ code: 'hl7.characterSet' }]);
+    expect((utf16.orders[0]!.body as { customer: { firstName: string } }).customer.firstName).toBe('Zoë');
+  });
+
   it('tells the admin when a chosen profile does not fit the file', async () => {
     const profile: MappingProfile = {
       name: 'Old export',

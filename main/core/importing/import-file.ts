@@ -79,6 +79,7 @@ export async function importFile(path: string, options: ImportOptions): Promise<
   const report = looksLikeHl7(inspection.sample)
     ? await importHl7(path, file, inspection, options, sink)
     : await importCsv(path, file, inspection, options, sink);
-  const fileProblems = inspection.warning ? [inspection.warning, ...report.fileProblems] : report.fileProblems;
+  const fileProblems =
+    inspection.warnings.length > 0 ? [...inspection.warnings, ...report.fileProblems] : report.fileProblems;
   return { ...report, fileProblems, orders };
 }

@@ -155,6 +155,40 @@ function hl7(order: Order, options: Parameters<typeof writeRde011>[1] = {}): str
   });
 }
 
+/** MSH-18 (character set) added to every MSH of `message`. */
+const withMsh18 = (message: string, value: string) => message.replaceAll('|P|2.5', `|P|2.5||||||${value}`);
+
+/** `text` in an encoding, with each placeholder replaced by raw bytes (for ISO-2022-JP, which iconv-lite cannot write). */
+function withBytes(text: string, replacements: Record<string, number[]>): Buffer {
+  const pieces: Buffer[] = [];
+  let rest = text;
+  for (;;) {
+    const next = Object.keys(replacements)
+      .map((key) => [key, rest.indexOf(key)] as const)
+      .filter(([, at]) => at >= 0)
+      .sort((a, b) => a[1] - b[1])[0];
+    if (!next) break;
+    pieces.push(Buffer.from(rest.slice(0, next[1]), 'latin1'), Buffer.from(replacements[next[0]]!));
+    rest = rest.slice(next[1] + next[0].length);
+  }
+  return Buffer.concat([...pieces, Buffer.from(rest, 'latin1')]);
+}
+
+/** 山田 and 太郎 in ISO-2022-JP: JIS X 0208 switched in by ESC $ B and back to ASCII by ESC ( B. */
+const JIS = {
+  YAMADA: [0x1b, 0x24, 0x42, 0x3b, 0x33, 0x45, 0x44, 0x1b, 0x28, 0x42],
+  TARO: [0x1b, 0x24, 0x42, 0x42, 0x40, 0x4f, 0x3a, 0x1b, 0x28, 0x42],
+};
+
+/** A Japanese patient (names, town, dosage) for the encoding fixtures. */
+const japanese = (o: Order) => {
+  o.customer.surname = '山田';
+  o.customer.firstName = '太郎';
+  o.homeAddress.city = '東京';
+  o.deliveryAddress = { ...o.homeAddress };
+  o.prescribedItems[0]!.dosageInstructions = '1日3回 食後に服用';
+};
+
 const hl7Order = (id: string, overrides?: (order: Order) => void) =>
   exampleOrder(id, (o) => {
     o.deliveryAddress = { ...o.homeAddress };
@@ -402,6 +436,60 @@ export function fixtureFiles(): Record<string, string | Buffer> {
         'BTS|3',
         'FTS|1',
       ].join('\n') + '\n',
+    // Encodings from the wild (#15, class 7): refused by name when Rx Batch does not read them or nobody named them,
+    // read when MSH-18 names one it reads.
+    'iso-2022-jp.hl7': withBytes(
+      withMsh18(
+        hl7(hl7Order('J-1', (o) => ((o.customer.surname = 'YAMADA'), (o.customer.firstName = 'TARO')))),
+        '~ISO IR87',
+      ),
+      JIS,
+    ),
+    'iso-2022-jp.csv': withBytes(
+      csv([exampleOrder('J-2', (o) => ((o.customer.surname = 'YAMADA'), (o.customer.firstName = 'TARO')))]),
+      JIS,
+    ),
+    'shift-jis-undeclared.csv': iconv.encode(csv([exampleOrder('J-3', japanese)]), 'shift_jis'),
+    'euc-jp-undeclared.csv': iconv.encode(csv([exampleOrder('J-4', japanese)]), 'euc-jp'),
+    'shift-jis-declared.hl7': iconv.encode(withMsh18(hl7(hl7Order('J-5', japanese)), 'SJIS'), 'shift_jis'),
+    'gb18030-declared.hl7': iconv.encode(
+      withMsh18(
+        hl7(
+          hl7Order('G-1', (o) => {
+            o.customer.surname = '王';
+            o.customer.firstName = '小明';
+          }),
+        ),
+        'GB 18030-2000',
+      ),
+      'gb18030',
+    ),
+    'euc-kr-declared.hl7': iconv.encode(
+      withMsh18(
+        hl7(
+          hl7Order('K-1', (o) => {
+            o.customer.surname = '김';
+            o.customer.firstName = '민준';
+          }),
+        ),
+        'KS X 1001',
+      ),
+      'euc-kr',
+    ),
+    'latin2-declared.hl7': iconv.encode(
+      withMsh18(
+        hl7(
+          hl7Order('L-2', (o) => {
+            o.customer.surname = 'Wójcik';
+            o.customer.firstName = 'Łukasz';
+          }),
+        ),
+        '8859/2',
+      ),
+      'iso-8859-2',
+    ),
+    'utf8-labelled-latin1.hl7': withMsh18(hl7(hl7Order('U-1', (o) => (o.customer.firstName = 'Zoë'))), '8859/1'),
+    'utf32le-bom.csv': Buffer.concat([Buffer.from([0xff, 0xfe, 0, 0]), iconv.encode(accented, 'utf-32le')]),
     'text-between-segments.hl7': [
       'Message 1',
       hl7(hl7Order('W6-9'), { lineEnding: '\n' }).replace('\nORC|', '\n(continued from the page before)\nORC|'),

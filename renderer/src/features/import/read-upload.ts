@@ -6,7 +6,22 @@ import { MAX_UPLOAD_CHARS } from '../../../../shared/staging-contract.js';
  * a UK Windows machine writes). An admin's override wins.
  */
 
-export const UPLOAD_ENCODINGS = ['utf-8', 'windows-1252', 'iso-8859-1', 'utf-16le', 'utf-16be'] as const;
+/**
+ * The encodings an admin can choose. The double-byte ones are read only when chosen (or, in HL7, named by MSH-18):
+ * the core refuses such a file it was not told about, naming the encoding to choose (shared/encoding-sniff.ts).
+ */
+export const UPLOAD_ENCODINGS = [
+  'utf-8',
+  'windows-1252',
+  'iso-8859-1',
+  'utf-16le',
+  'utf-16be',
+  'shift_jis',
+  'euc-jp',
+  'gb18030',
+  'big5',
+  'euc-kr',
+] as const;
 
 export interface DecodedUpload {
   text: string;

@@ -1,0 +1,293 @@
+/**
+ * What a file's bytes say about its text encoding, before anything is decoded: byte order marks, the zero bytes
+ * of UTF-16 and UTF-32 without one, the escape sequences of ISO-2022, the byte pairs of double-byte Asian
+ * encodings, and HL7's own declaration (MSH-18). No Node modules: the core uses it for files on disk, and a browser
+ * can use it for an upload.
+ *
+ * What Rx Batch reads, and when:
+ * - without being told: UTF-8, UTF-16 and UTF-32 (a BOM, or the zero bytes of mostly-ASCII text), else
+ *   Windows-1252 (what Excel on a UK Windows machine writes);
+ * - when it is named (MSH-18 of an HL7 file, or the encoding chosen for the import): also ISO 8859-1…9 and -15,
+ *   Shift_JIS, EUC-JP, GB18030 (and so GB2312 and GBK), Big5 and EUC-KR;
+ * - never: ISO-2022-JP, -KR and -CN (7-bit text switched by escape sequences; MSH-18 `ISO IR87`, `ISO IR159`),
+ *   CNS 11643 (EUC-TW) and UTF-7. Those are refused by name, with "save it as UTF-8".
+ * Double-byte text that is not named is refused too, naming the likely encoding: telling Shift_JIS from
+ * Windows-1252 by statistics is reliable enough to warn, not to read a patient's name by.
+ */
+
+export type Bytes = Uint8Array;
+
+export interface KnownEncoding {
+  /** An encoding label both iconv-lite and WHATWG TextDecoder know, e.g. `shift_jis`. */
+  encoding: string;
+  /** For sentences: `Shift_JIS (Japanese)`. */
+  name: string;
+}
+
+/** An encoding that Rx Batch does not read, with the words that name it. */
+export interface UnreadEncoding {
+  name: string;
+}
+
+const startsWith = (bytes: Bytes, prefix: readonly number[]) => prefix.every((byte, i) => bytes[i] === byte);
+
+/** A byte order mark: which encoding it marks and how many bytes it takes. UTF-32 LE is checked before UTF-16 LE. */
+export function bomEncoding(bytes: Bytes): { encoding: string; length: number } | undefined {
+  if (startsWith(bytes, [0xef, 0xbb, 0xbf])) return { encoding: 'utf-8', length: 3 };
+  if (startsWith(bytes, [0xff, 0xfe, 0x00, 0x00])) return { encoding: 'utf-32le', length: 4 };
+  if (startsWith(bytes, [0x00, 0x00, 0xfe, 0xff])) return { encoding: 'utf-32be', length: 4 };
+  if (startsWith(bytes, [0xff, 0xfe])) return { encoding: 'utf-16le', length: 2 };
+  if (startsWith(bytes, [0xfe, 0xff])) return { encoding: 'utf-16be', length: 2 };
+  return undefined;
+}
+
+/**
+ * UTF-16 or UTF-32 without a BOM: mostly-ASCII text (every CSV and HL7 file: delimiters, digits, codes) has zero
+ * bytes in fixed places, at least nine in ten of them, and almost none elsewhere.
+ */
+export function zeroByteEncoding(bytes: Bytes): string | undefined {
+  const n = Math.min(bytes.length, 4096) & ~3;
+  if (n < 8) return undefined;
+  const zeros = [0, 0, 0, 0];
+  for (let i = 0; i < n; i += 1) if (bytes[i] === 0) zeros[i & 3]! += 1;
+  const quads = n / 4;
+  const many = (count: number) => count > quads * 0.9;
+  const few = (count: number) => count < quads * 0.1;
+  const [z0, z1, z2, z3] = zeros as [number, number, number, number];
+  if (few(z0) && many(z1) && many(z2) && many(z3)) return 'utf-32le';
+  if (many(z0) && many(z1) && many(z2) && few(z3)) return 'utf-32be';
+  if (few(z0) && many(z1) && few(z2) && many(z3)) return 'utf-16le';
+  if (many(z0) && few(z1) && many(z2) && few(z3)) return 'utf-16be';
+  return undefined;
+}
+
+const ESC = 0x1b;
+
+/**
+ * ISO-2022 text: 7-bit bytes whose meaning is switched by escape sequences (ESC $ B: JIS X 0208 follows). Every
+ * byte is ASCII, so it passes as valid UTF-8, and decoded so its ESC bytes made it look like binary data.
+ */
+export function iso2022Encoding(bytes: Bytes): UnreadEncoding | undefined {
+  for (let i = bytes.indexOf(ESC); i !== -1 && i < bytes.length - 2; i = bytes.indexOf(ESC, i + 1)) {
+    const a = bytes[i + 1];
+    const b = bytes[i + 2];
+    const c = bytes[i + 3];
+    // ESC $ @, ESC $ B, ESC $ ( D (JIS X 0208/0212), ESC ( J, ESC ( I (JIS X 0201).
+    if (a === 0x24 && (b === 0x40 || b === 0x42 || (b === 0x28 && c === 0x44)))
+      return { name: 'ISO-2022-JP (Japanese, JIS X 0208 switched in by escape sequences)' };
+    if (a === 0x28 && (b === 0x4a || b === 0x49))
+      return { name: 'ISO-2022-JP (Japanese, JIS X 0201 switched in by escape sequences)' };
+    // ESC $ ) C: KS X 1001.
+    if (a === 0x24 && b === 0x29 && c === 0x43) return { name: 'ISO-2022-KR (Korean, switched by escape sequences)' };
+    // ESC $ ) A, ESC $ ) G, ESC $ ) E, ESC $ * H: GB 2312, CNS 11643, ISO-IR-165.
+    if (a === 0x24 && ((b === 0x29 && (c === 0x41 || c === 0x47 || c === 0x45)) || (b === 0x2a && c === 0x48)))
+      return { name: 'ISO-2022-CN (Chinese, switched by escape sequences)' };
+  }
+  return undefined;
+}
+
+interface CharacterCheck {
+  valid: boolean;
+  /** Characters above 0x7F: pairs, and single bytes where the encoding has them (Shift_JIS half-width katakana). */
+  characters: number;
+  /** Of those, the ones next to another: Asian text runs them together; a Windows-1252 ’ or é stands alone. */
+  inRuns: number;
+  pairs: number;
+  /** Pairs whose first byte is in 0x81–0x9F (Shift_JIS kana and level-1 kanji; never EUC). */
+  lowLeads: number;
+  /** Pairs whose first byte is 0xA4 or 0xA5 (hiragana and katakana rows in EUC-JP). */
+  kana: number;
+}
+
+/**
+ * Walks the bytes as a double-byte encoding: `single` bytes are characters of their own, `lead` bytes start a pair
+ * whose second byte must be a `trail`. Invalid at the first byte that fits neither (a pair cut off by the end of a
+ * sample is not held against it).
+ */
+function checkCharacters(
+  bytes: Bytes,
+  whole: boolean,
+  single: (byte: number) => boolean,
+  lead: (byte: number) => boolean,
+  trail: (byte: number) => boolean,
+): CharacterCheck {
+  const out: CharacterCheck = { valid: true, characters: 0, inRuns: 0, pairs: 0, lowLeads: 0, kana: 0 };
+  let run = 0;
+  const endRun = () => {
+    if (run >= 2) out.inRuns += run;
+    run = 0;
+  };
+  for (let i = 0; i < bytes.length; i += 1) {
+    const byte = bytes[i]!;
+    if (byte < 0x80) {
+      endRun();
+      continue;
+    }
+    out.characters += 1;
+    run += 1;
+    if (single(byte)) continue;
+    if (!lead(byte)) return { ...out, valid: false };
+    if (i + 1 >= bytes.length) {
+      out.valid = !whole;
+      break;
+    }
+    if (!trail(bytes[i + 1]!)) return { ...out, valid: false };
+    out.pairs += 1;
+    if (byte <= 0x9f) out.lowLeads += 1;
+    if (byte === 0xa4 || byte === 0xa5) out.kana += 1;
+    i += 1;
+  }
+  endRun();
+  return out;
+}
+
+const inRange = (low: number, high: number) => (byte: number) => byte >= low && byte <= high;
+const never = () => false;
+
+/** How many of the bytes above 0x7F are in well-formed UTF-8 sequences. */
+function utf8Bytes(bytes: Bytes): number {
+  let count = 0;
+  for (let i = 0; i < bytes.length; i += 1) {
+    const lead = bytes[i]!;
+    if (lead < 0x80) continue;
+    const length =
+      lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+    let ok = length > 0 && i + length <= bytes.length;
+    for (let k = 1; ok && k < length; k += 1) ok = (bytes[i + k]! & 0xc0) === 0x80;
+    if (!ok) continue;
+    count += length;
+    i += length - 1;
+  }
+  return count;
+}
+
+/** Eight characters or more, every byte in place, most characters run together: the text is in that encoding. */
+const fits = (check: CharacterCheck) => check.valid && check.characters >= 8 && check.inRuns >= check.characters * 0.6;
+
+/**
+ * Text in a double-byte Asian encoding (asked only of text that is not valid UTF-8): every byte above 0x7F fits
+ * the encoding's pairs, and its characters run together (a name is two to four of them), where Windows-1252 text
+ * has single accented letters and quotes between ASCII (a ’ before a letter is a valid Shift_JIS pair, but alone);
+ * and they are not nearly all UTF-8 sequences. Undefined when the bytes do not look like one, or are too few to
+ * tell.
+ */
+export function doubleByteEncoding(bytes: Bytes, whole: boolean): KnownEncoding | undefined {
+  let high = 0;
+  for (let i = 0; i < bytes.length; i += 1) if (bytes[i]! >= 0x80) high += 1;
+  // UTF-8 with a few stray bytes (two files pasted together) is not Asian text: nearly all its bytes above 0x7F are
+  // in UTF-8 sequences. (EUC's second bytes make some accidental ones, so "nearly all", not "most".)
+  if (high < 8 || high - utf8Bytes(bytes) <= Math.max(2, high * 0.1)) return undefined;
+  // Shift_JIS: half-width katakana alone (A1–DF); leads 81–9F and E0–FC; trails 40–7E and 80–FC.
+  const sjis = checkCharacters(
+    bytes,
+    whole,
+    inRange(0xa1, 0xdf),
+    (b) => inRange(0x81, 0x9f)(b) || inRange(0xe0, 0xfc)(b),
+    (b) => inRange(0x40, 0x7e)(b) || inRange(0x80, 0xfc)(b),
+  );
+  // EUC (JP, KR, CN/GB2312): both bytes A1–FE (EUC-JP's 8E prefix of half-width katakana counts as a lead here).
+  const euc = checkCharacters(bytes, whole, never, (b) => inRange(0xa1, 0xfe)(b) || b === 0x8e, inRange(0xa1, 0xfe));
+  // GBK and Big5: leads 81–FE, trails 40–7E and 80–FE.
+  const gbk = checkCharacters(
+    bytes,
+    whole,
+    never,
+    inRange(0x81, 0xfe),
+    (b) => inRange(0x40, 0x7e)(b) || inRange(0x80, 0xfe)(b),
+  );
+  if (fits(sjis) && sjis.pairs > 0 && sjis.lowLeads >= sjis.pairs / 2)
+    return { encoding: 'shift_jis', name: 'Shift_JIS (Japanese)' };
+  if (fits(euc)) {
+    // Hiragana and katakana (rows 0xA4, 0xA5) run through Japanese text; Chinese and Korean text hardly use them.
+    return euc.kana > 0 && euc.kana >= euc.pairs * 0.05
+      ? { encoding: 'euc-jp', name: 'EUC-JP (Japanese)' }
+      : { encoding: 'gb18030', name: 'a Chinese or Korean double-byte encoding (GB2312/GBK, Big5 or EUC-KR)' };
+  }
+  if (fits(gbk)) return { encoding: 'gb18030', name: 'a Chinese double-byte encoding (GBK or Big5)' };
+  if (fits(sjis)) return { encoding: 'shift_jis', name: 'Shift_JIS (Japanese)' };
+  return undefined;
+}
+
+/** HL7 table 0211 (and the names senders write instead), keyed without spaces, dashes, slashes or case. */
+const HL7_CHARACTER_SETS: Record<string, KnownEncoding | UnreadEncoding> = {};
+const readAs = (encoding: string, name: string, ...keys: string[]) => {
+  for (const key of keys) HL7_CHARACTER_SETS[key] = { encoding, name };
+};
+const notRead = (name: string, ...keys: string[]) => {
+  for (const key of keys) HL7_CHARACTER_SETS[key] = { name };
+};
+readAs('ascii', 'ASCII', 'ASCII', 'USASCII', 'ISOIR6');
+// ISO 8859-1 is read as Windows-1252, its superset (the C1 control bytes are Windows-1252's printable ones).
+readAs('windows-1252', 'ISO 8859-1', '88591', 'ISO88591', 'ISOIR100', 'LATIN1');
+readAs('windows-1252', 'Windows-1252', 'WINDOWS1252', 'CP1252');
+for (const [part, ir] of [
+  ['2', '101'],
+  ['3', '109'],
+  ['4', '110'],
+  ['5', '144'],
+  ['6', '127'],
+  ['7', '126'],
+  ['8', '138'],
+  ['9', '148'],
+  ['15', '203'],
+] as const) {
+  readAs(`iso-8859-${part}`, `ISO 8859-${part}`, `8859${part}`, `ISO8859${part}`, `ISOIR${ir}`);
+}
+readAs('utf-8', 'UTF-8', 'UNICODEUTF8', 'UTF8', 'ISOIR192');
+readAs('utf-16', 'UTF-16', 'UNICODEUTF16', 'UTF16', 'UNICODE', 'UCS2');
+readAs('utf-32', 'UTF-32', 'UNICODEUTF32', 'UTF32');
+readAs('gb18030', 'GB 18030', 'GB180302000', 'GB18030', 'GBK', 'GB2312', 'CP936');
+readAs('euc-kr', 'KS X 1001 (EUC-KR)', 'KSX1001', 'EUCKR', 'KSC5601', 'CP949');
+readAs('big5', 'Big5', 'BIG5', 'CP950');
+// JIS X 0201 in 8 bits (roman and half-width katakana) is the single-byte half of Shift_JIS.
+readAs('shift_jis', 'JIS X 0201', 'ISOIR14', 'ISOIR13');
+readAs('shift_jis', 'Shift_JIS', 'SHIFTJIS', 'SJIS', 'CP932', 'WINDOWS31J', 'MSKANJI');
+readAs('euc-jp', 'EUC-JP', 'EUCJP');
+notRead('ISO-2022-JP (JIS X 0208, MSH-18 ISO IR87)', 'ISOIR87', 'ISO2022JP', 'JIS', 'CSISO2022JP');
+notRead('ISO-2022-JP with JIS X 0212 (MSH-18 ISO IR159)', 'ISOIR159');
+notRead('ISO-2022-KR', 'ISO2022KR');
+notRead('ISO-2022-CN', 'ISO2022CN');
+notRead('CNS 11643 (EUC-TW)', 'CNS116431992', 'CNS11643', 'EUCTW');
+notRead('UTF-7', 'UTF7', 'UNICODEUTF7');
+
+const characterSetKey = (value: string) => value.toUpperCase().replace(/[\s\-_/.]/g, '');
+
+/**
+ * An encoding named in words (MSH-18, or an admin's choice): one Rx Batch reads, one it does not, or undefined
+ * when the name is not one it knows.
+ */
+export function namedEncoding(value: string): KnownEncoding | UnreadEncoding | undefined {
+  return HL7_CHARACTER_SETS[characterSetKey(value)];
+}
+
+export const isRead = (encoding: KnownEncoding | UnreadEncoding): encoding is KnownEncoding => 'encoding' in encoding;
+
+/**
+ * MSH-18 of the first MSH segment in `text` (the sample read byte for byte as Latin-1: the segment structure of
+ * every ASCII-compatible encoding is ASCII): its repetitions, the first being the message's default character set
+ * and the others those that escape sequences switch to. Undefined when there is no MSH or it has no MSH-18.
+ */
+export function readMsh18(text: string): string[] | undefined {
+  // 0x0B is MLLP's start byte: matching that control character is the point.
+  // eslint-disable-next-line no-control-regex
+  const match = /(?:^|[\r\n])[\s\x0b]*MSH([^A-Za-z0-9\s])/.exec(text.slice(0, 64 * 1024));
+  if (!match) return undefined;
+  const start = match.index + match[0].length - 4;
+  const end = text.slice(start).search(/[\r\n]/);
+  const segment = end === -1 ? text.slice(start) : text.slice(start, start + end);
+  const fields = segment.split(match[1]!);
+  const msh18 = fields[17];
+  if (msh18 === undefined || msh18.trim() === '') return undefined;
+  const repetition = segment.charAt(5) || '~';
+  return msh18.split(repetition).map((value) => value.trim());
+}
+
+/** The sentence for text in an encoding Rx Batch does not read. */
+export function unreadEncodingText(encoding: UnreadEncoding, declared?: string): string {
+  return `The file is encoded as ${encoding.name}${declared ? ` (MSH-18 says '${declared}')` : ''}, which Rx Batch does not read; save it as UTF-8 and import it again.`;
+}
+
+/** The sentence for double-byte text nobody named: what it looks like, and the two ways to have it read. */
+export function undeclaredEncodingText(guess: KnownEncoding): string {
+  return `The file is not UTF-8 or Windows-1252 text: its bytes look like ${guess.name}, which Rx Batch reads only when the encoding is named (it does not guess a patient's name in a double-byte encoding). Save it as UTF-8, or import it again with its encoding chosen (e.g. ${guess.encoding}).`;
+}
