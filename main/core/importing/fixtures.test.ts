@@ -674,6 +674,81 @@ const CASES: Case[] = [
     problems: ['order.rowsDisagree@1:prescription.repeatsAllowed'],
   },
   { file: 'stray-segments.hl7', format: 'hl7', orders: 1, invalid: 0, fileProblems: ['hl7.strayContent'] },
+  // Repeated fields (#15, class 4)
+  {
+    file: 'repeated-dosage.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 0,
+    check: (r) => {
+      expect(item(r.orders[0], 0)!.dosageInstructions).toBe('One tablet daily; with food');
+      expect(item(r.orders[0], 1)!.dosageInstructions).toBe('Take one. With water. Avoid alcohol');
+      expect(r.orders[0]!.provenance['prescribedItems.0.dosageInstructions']).toMatchObject({ path: 'RXE-7' });
+    },
+  },
+  {
+    file: 'repeated-dosage-orm.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 0,
+    check: (r) =>
+      expect(item(r.orders[0], 0)!.dosageInstructions).toBe(
+        'Two tablets; up to four times a day; not more often than every four hours',
+      ),
+  },
+  {
+    file: 'repeated-differ.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 1,
+    problems: [
+      'hl7.repeated@1:customer.dateOfBirth',
+      'hl7.repeated@1:prescribingDoctor.registrationNumber',
+      'hl7.repeated@1:prescribingDoctor.prescriberName',
+      'hl7.repeated@1:prescribedItems.0.quantity',
+    ],
+    check: (r) => {
+      const texts = r.orders[0]!.problems.map((p) => p.text);
+      expect(texts).toContain(
+        "PID-7.1 repeats with different values ('19800115' and '19810202'), but date of birth holds one; the first was used: check which is meant.",
+      );
+      expect(texts.find((t) => t.startsWith('ORC-12 repeats'))).toContain("'Dr Jane Smith' and 'Dr Ola Other'");
+      expect(body(r.orders[0]).customer!.dateOfBirth).toBe('1980-01-15');
+    },
+  },
+  {
+    file: 'repeated-agree.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 0,
+    check: (r) => {
+      const order = r.orders[0]!;
+      expect(order.clinicOrderId).toBe('RP-4');
+      expect(order.provenance['prescription.clinicOrderId']).toMatchObject({ path: 'ORC-2[2].1' });
+      expect(body(order).customer).toMatchObject({
+        surname: 'Example',
+        firstName: 'Alex',
+        title: 'Ms',
+        gender: 'Female',
+      });
+      expect(order.provenance['customer.surname']).toMatchObject({ path: 'PID-5[2].1' });
+      expect(item(order, 0)!.quantity).toBe(32);
+    },
+  },
+  {
+    file: 'repeated-choice.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 0,
+    problems: ['hl7.repeatChoice@1:homeAddress.address1'],
+    check: (r) => {
+      expect(r.orders[0]!.problems[0]).toMatchObject({ severity: 'warning' });
+      expect(r.orders[0]!.problems[0]!.text).toBe(
+        'PID-11 has 2 home addresses that differ (repetitions 1 and 2); repetition 1 was used.',
+      );
+      expect(body(r.orders[0]).homeAddress).toMatchObject({ address1: '1 High Street', city: 'Leeds' });
+    },
+  },
   // Encodings from the wild (#15, class 7)
   ...['iso-2022-jp.hl7', 'iso-2022-jp.csv'].map((file): Case => ({
     file,

@@ -1,52 +1,105 @@
-import { FIELDS, fieldByColumn, fieldIndex } from './field-catalogue.js';
+import { FIELDS, describePath, fieldByColumn, fieldIndex, itemPath } from './field-catalogue.js';
 import type { Hl7Message, Hl7Segment } from './hl7-adapter.js';
 import { cellSet, emptyCells, type Cell, type OrderCells } from './order-builder.js';
-import { problem } from './problems.js';
+import { problem, quote } from './problems.js';
 import type { Problem } from './types.js';
 
 /**
  * The default HL7 v2.5 field map (documented as a table in README.md), and profile overrides of it. Values that
  * need a choice between repetitions (home vs mailing address, phone vs email) or a fallback (clinic code from
  * ORC-21 or MSH-4) are read by small functions here; an override is a plain path such as `ZPY-1` or `RXE-28`.
+ *
+ * HL7 lets any field repeat (`~`), so every field of the map says what it does with repetitions, and none is
+ * dropped without a problem: a field that holds one value (`one`) takes the one its repetitions give, and differing
+ * repetitions are an error on the field (`hl7.repeated`); a field that collects them (`join`) joins them all; a field
+ * read from one repetition picked by its type codes (`chosen`: an address by its type, a phone by its use) warns when
+ * two of the kind it picks differ (`hl7.repeatChoice`), and says what it picks in the table.
  */
 
 export const ACCEPTED_MESSAGE_TYPES = ['RDE^O11', 'OMP^O09', 'ORM^O01'] as const;
 
-/** For the README and the UI: where each field comes from by default. */
-export const DEFAULT_HL7_MAP: readonly { column: string; source: string }[] = [
-  { column: 'surname', source: 'PID-5.1 (family name)' },
-  { column: 'firstName', source: 'PID-5.2 (given name)' },
-  { column: 'title', source: 'PID-5.5 (prefix)' },
-  { column: 'dateOfBirth', source: 'PID-7 (YYYYMMDD...)' },
-  { column: 'gender', source: 'PID-8 (M, F, O, U mapped to Male, Female, Other, Unknown)' },
-  { column: 'telephone', source: 'PID-13: first repetition that is a phone (XTN-1, else XTN-12)' },
-  { column: 'email', source: 'PID-13: first repetition with an email (XTN-4; use code NET / type Internet)' },
+/** What each field of the map does with repetitions: the words of the README table. */
+export const REPEATS = {
+  one: 'one value: repetitions that differ are an error (`hl7.repeated`)',
+  joinDosage: 'all, joined with "; " (a space after one ending in . ; : , ! or ?)',
+} as const;
+
+export interface Hl7MapEntry {
+  column: string;
+  source: string;
+  repetitions: string;
+}
+
+/** For the README and the UI: where each field comes from by default, and what it does with repetitions. */
+export const DEFAULT_HL7_MAP: readonly Hl7MapEntry[] = [
+  {
+    column: 'surname, firstName, title',
+    source: 'PID-5.1 (family name), PID-5.2 (given name), PID-5.5 (prefix)',
+    repetitions:
+      'chosen: the legal name (XPN-7 `L`), else one of type `D`, `U` or none, else the first that is not `BAD`; all three from that one',
+  },
+  { column: 'dateOfBirth', source: 'PID-7 (YYYYMMDD...)', repetitions: REPEATS.one },
+  { column: 'gender', source: 'PID-8 (M, F, O, U mapped to Male, Female, Other, Unknown)', repetitions: REPEATS.one },
+  {
+    column: 'telephone',
+    source: 'PID-13: first repetition that is a phone (XTN-1, else XTN-12)',
+    repetitions: 'chosen: the first phone',
+  },
+  {
+    column: 'email',
+    source: 'PID-13: first repetition with an email (XTN-4; use code NET / type Internet)',
+    repetitions: 'chosen: the first email',
+  },
   {
     column: 'homeAddress1 … homeCountryCode',
-    source: 'PID-11 home repetition (type H, else the first that is not mailing): XAD-1, 2, 3, 4, 5, 6',
+    source: 'PID-11 home repetition: XAD-1, 2, 3, 4, 5, 6',
+    repetitions: 'chosen: type H, else the first that is not mailing',
   },
   {
     column: 'deliveryAddress1 … deliveryCountryCode',
-    source: 'PID-11 repetition of type M (mailing) or SH (shipping); none: the home address',
+    source: 'PID-11 delivery repetition; none: the home address',
+    repetitions: 'chosen: type M (mailing) or SH (shipping)',
   },
-  { column: 'clinicOrderId', source: 'ORC-2.1 (placer order number)' },
-  { column: 'prescriberRegistrationNumber', source: 'ORC-12.1 (ordering provider id)' },
-  { column: 'prescriberName', source: 'ORC-12: prefix (6), given (3), family (2), joined by spaces' },
-  { column: 'clinicCode', source: 'ORC-21.10 (organisation identifier), else ORC-21.3, else MSH-4.1' },
-  { column: 'clinicName', source: 'ORC-21.1' },
-  { column: 'clinicAddress1 … clinicAddress4', source: 'ORC-22.1 … ORC-22.4' },
-  { column: 'clinicPostcode, clinicCountryCode', source: 'ORC-22.5, ORC-22.6' },
-  { column: 'clinicContactNumber, clinicContactEmail', source: 'ORC-23, phone and email repetitions as PID-13' },
+  { column: 'clinicOrderId', source: 'ORC-2.1 (placer order number)', repetitions: REPEATS.one },
+  { column: 'prescriberRegistrationNumber', source: 'ORC-12.1 (ordering provider id)', repetitions: REPEATS.one },
+  {
+    column: 'prescriberName',
+    source: 'ORC-12: prefix (6), given (3), family (2), joined by spaces',
+    repetitions: REPEATS.one,
+  },
+  {
+    column: 'clinicCode',
+    source: 'ORC-21.10 (organisation identifier), else ORC-21.3, else MSH-4.1',
+    repetitions: REPEATS.one,
+  },
+  { column: 'clinicName', source: 'ORC-21.1', repetitions: REPEATS.one },
+  { column: 'clinicAddress1 … clinicAddress4', source: 'ORC-22.1 … ORC-22.4', repetitions: REPEATS.one },
+  { column: 'clinicPostcode, clinicCountryCode', source: 'ORC-22.5, ORC-22.6', repetitions: REPEATS.one },
+  {
+    column: 'clinicContactNumber, clinicContactEmail',
+    source: 'ORC-23, phone and email repetitions as PID-13',
+    repetitions: 'chosen: as PID-13',
+  },
   {
     column: 'dmdCode, medication',
     source: 'RXE-2.1 and RXE-2.2 when RXE-2.3 is DMD or SCT (else RXE-2.4/2.5 when RXE-2.6 is); RXO-1 for OMP/ORM',
+    repetitions: REPEATS.one,
   },
-  { column: 'dosageInstructions', source: 'RXE-7.2, else RXE-7.1; RXO-7' },
-  { column: 'quantity', source: 'RXE-10; RXO-11' },
-  { column: 'repeatsAllowed', source: 'RXE-12; RXO-13 (the same on every item: v1 has one value per order)' },
+  {
+    column: 'dosageInstructions',
+    source: 'RXE-7, each repetition its text (.2), else its code (.1); RXO-7',
+    repetitions: REPEATS.joinDosage,
+  },
+  { column: 'quantity', source: 'RXE-10; RXO-11', repetitions: REPEATS.one },
+  {
+    column: 'repeatsAllowed',
+    source: 'RXE-12; RXO-13 (the same on every item: v1 has one value per order)',
+    repetitions: REPEATS.one,
+  },
   {
     column: 'paymentType, courierCode, currencyCode and the rest',
     source: 'not in HL7: profile constants, or an hl7FieldMap entry such as courierCode → ZDL-1',
+    repetitions: 'an override `ZDL-1`: one value; `ZDL-1[2]`: that repetition; `ZDL-1[*]`: all, joined with "; "',
   },
 ];
 
@@ -66,20 +119,24 @@ export interface Hl7Extraction {
 export interface ParsedPath {
   segment: string;
   field: number;
-  repetition: number;
+  /** 1-based; `all` for `[*]` (every repetition, joined). */
+  repetition: number | 'all';
+  /** Whether the path names its repetition (`PID-11[2]`, `ZPY-1[*]`): then no other is looked at. */
+  repetitionGiven: boolean;
   component: number;
   subcomponent: number;
 }
 
-const PATH = /^([A-Z][A-Z0-9]{2})-(\d{1,3})(?:\[(\d{1,3})\])?(?:\.(\d{1,3}))?(?:\.(\d{1,3}))?$/;
+const PATH = /^([A-Z][A-Z0-9]{2})-(\d{1,3})(?:\[(\d{1,3}|\*)\])?(?:\.(\d{1,3}))?(?:\.(\d{1,3}))?$/;
 
 export function parseHl7Path(text: string): ParsedPath | undefined {
   const m = PATH.exec(text.trim());
-  if (!m || Number(m[2]) < 1) return undefined;
+  if (!m || Number(m[2]) < 1 || m[3] === '0') return undefined;
   return {
     segment: m[1]!,
     field: Number(m[2]),
-    repetition: Number(m[3] ?? 1),
+    repetition: m[3] === '*' ? 'all' : Number(m[3] ?? 1),
+    repetitionGiven: m[3] !== undefined,
     component: Number(m[4] ?? 1),
     subcomponent: Number(m[5] ?? 1),
   };
@@ -114,16 +171,38 @@ function pathLabel(segment: string, field: number, component?: number, repetitio
 
 /** Field index by template column, for the columns this map fills. */
 const INDEX_OF = new Map(FIELDS.map((field, index) => [field.column, index]));
+const PATH_OF = new Map(FIELDS.map((field) => [field.column, field.path]));
 const ADDRESS_SUFFIXES = ['Address1', 'Address2', 'City', 'County', 'PostCode', 'CountryCode'];
 const ADDRESS_COLUMNS = {
   home: ADDRESS_SUFFIXES.map((suffix) => `home${suffix}`),
   delivery: ADDRESS_SUFFIXES.map((suffix) => `delivery${suffix}`),
 };
+const CLINIC_ADDRESS_COLUMNS = [
+  'clinicAddress1',
+  'clinicAddress2',
+  'clinicAddress3',
+  'clinicAddress4',
+  'clinicPostcode',
+  'clinicCountryCode',
+];
 
 const PHONE_USE_EMAIL = new Set(['NET', 'X.400']);
 const EMAIL_TYPES = new Set(['INTERNET', 'X.400']);
 const DELIVERY_TYPES = new Set(['M', 'SH']);
 const DMD_SYSTEMS = new Set(['DMD', 'SCT']);
+/** PID-5 name types (XPN-7, HL7 table 0200) by preference: legal; display, unspecified or none; other kinds. */
+const NAME_RANK: Record<string, number> = { L: 1, D: 2, U: 2, '': 2, BAD: 0 };
+const OTHER_NAME_RANK = 3;
+
+/** Dosage texts joined so they read as one instruction: `one daily; with food`, `Take one. With food.`. */
+export function joinDosage(parts: readonly string[]): string {
+  let out = '';
+  for (const part of parts) {
+    if (out === '') out = part;
+    else out += /[.;:,!?]$/.test(out) ? ` ${part}` : `; ${part}`;
+  }
+  return out;
+}
 
 export interface Hl7MapContext {
   file: string;
@@ -137,6 +216,7 @@ class CellReader {
   constructor(
     private readonly ctx: Hl7MapContext,
     private readonly order: (Cell | undefined)[],
+    readonly problems: Problem[],
   ) {}
 
   cell(segment: Hl7Segment, path: string, value: string): Cell | undefined {
@@ -153,12 +233,137 @@ class CellReader {
       : this.cell(segment, pathLabel(segment.name, field, component, repetition, sub), value);
   }
 
+  /**
+   * A field that holds one value: the one its repetitions give (`~x` is x); repetitions that differ are an error on
+   * `bodyPath`, the first being used so the preview shows it.
+   */
+  one(segment: Hl7Segment | undefined, field: number, component: number, bodyPath: string, sub = 1): Cell | undefined {
+    if (!segment) return undefined;
+    const count = segment.repetitions(field);
+    if (count <= 1) return this.read(segment, field, component, 1, sub);
+    let chosen: Cell | undefined;
+    let differing: Cell[] | undefined;
+    for (let rep = 1; rep <= count; rep += 1) {
+      const cell = this.read(segment, field, component, rep, sub);
+      if (!cell) continue;
+      if (!chosen) chosen = cell;
+      else if (cell.value !== chosen.value && !differing?.some((d) => d.value === cell.value))
+        (differing ??= []).push(cell);
+    }
+    if (chosen && differing) {
+      this.repeated(pathLabel(segment.name, field, component, 1, sub), bodyPath, [chosen, ...differing]);
+    }
+    return chosen;
+  }
+
+  /** The same rule for a value made of several components (a name): repetitions compared as made. */
+  oneMade(
+    segment: Hl7Segment | undefined,
+    field: number,
+    bodyPath: string,
+    make: (segment: Hl7Segment, rep: number) => string,
+  ): Cell | undefined {
+    if (!segment) return undefined;
+    const count = Math.max(1, segment.repetitions(field));
+    let chosen: Cell | undefined;
+    let differing: Cell[] | undefined;
+    for (let rep = 1; rep <= count; rep += 1) {
+      const cell = this.cell(
+        segment,
+        rep > 1 ? `${pathLabel(segment.name, field)}[${rep}]` : pathLabel(segment.name, field),
+        make(segment, rep),
+      );
+      if (!cell) continue;
+      if (!chosen) chosen = cell;
+      else if (cell.value !== chosen.value && !differing?.some((d) => d.value === cell.value))
+        (differing ??= []).push(cell);
+    }
+    if (chosen && differing) this.repeated(pathLabel(segment.name, field), bodyPath, [chosen, ...differing]);
+    return chosen;
+  }
+
+  /** Every repetition's value (by `pick`), joined; its origin is the whole field when more than one gave a value. */
+  joined(
+    segment: Hl7Segment | undefined,
+    field: number,
+    pick: (rep: number) => Cell | undefined,
+    join: (parts: readonly string[]) => string,
+  ): Cell | undefined {
+    if (!segment) return undefined;
+    const count = segment.repetitions(field);
+    if (count <= 1) return pick(1);
+    const cells: Cell[] = [];
+    for (let rep = 1; rep <= count; rep += 1) {
+      const cell = pick(rep);
+      if (cell) cells.push(cell);
+    }
+    if (cells.length <= 1) return cells[0];
+    return this.cell(segment, pathLabel(segment.name, field), join(cells.map((cell) => cell.value)));
+  }
+
+  private repeated(label: string, bodyPath: string, cells: Cell[]): void {
+    const { file, messageIndex } = this.ctx;
+    const values = cells.slice(0, 4).map((cell) => quote(cell.value));
+    const listed = `${values.slice(0, -1).join(', ')} and ${values.at(-1)}${cells.length > 4 ? ' and more' : ''}`;
+    this.problems.push(
+      problem(
+        'error',
+        file,
+        { message: messageIndex },
+        'hl7.repeated',
+        `${label} repeats with different values (${listed}), but ${describePath(bodyPath)} holds one; the first was used: check which is meant.`,
+        bodyPath,
+      ),
+    );
+  }
+
+  /** Two repetitions of the kind a chosen field picks, and they differ: the first is used, with a warning. */
+  tie(label: string, what: string, bodyPath: string, reps: readonly number[]): void {
+    const { file, messageIndex } = this.ctx;
+    this.problems.push(
+      problem(
+        'warning',
+        file,
+        { message: messageIndex },
+        'hl7.repeatChoice',
+        `${label} has ${reps.length} ${what} that differ (repetitions ${reps.slice(0, -1).join(', ')} and ${reps.at(-1)}); repetition ${reps[0]} was used.`,
+        bodyPath,
+      ),
+    );
+  }
+
   set(column: string, value: Cell | undefined): void {
     if (value) this.order[INDEX_OF.get(column)!] = value;
   }
 
   put(cells: (Cell | undefined)[], column: string, value: Cell | undefined): void {
     if (value) cells[INDEX_OF.get(column)!] = value;
+  }
+
+  /** PID-5: surname, first name and title from one repetition, chosen by name type. */
+  name(pid: Hl7Segment | undefined): void {
+    if (!pid) return;
+    const count = pid.repetitions(5);
+    let rep = 1;
+    if (count > 1) {
+      let best = Number.POSITIVE_INFINITY;
+      const candidates: number[] = [];
+      for (let r = 1; r <= count; r += 1) {
+        if (pid.value(5, 1, 1, r) === '' && pid.value(5, 2, 1, r) === '') continue;
+        const rank = NAME_RANK[pid.value(5, 7, 1, r).toUpperCase()] ?? OTHER_NAME_RANK;
+        if (rank === 0 || rank > best) continue;
+        if (rank < best) candidates.length = 0;
+        best = rank;
+        candidates.push(r);
+      }
+      rep = candidates[0] ?? 1;
+      const text = (r: number) => [1, 2, 5].map((c) => pid.value(5, c, 1, r)).join('\u0000');
+      const differing = candidates.filter((r) => text(r) !== text(rep));
+      if (differing.length > 0) this.tie('PID-5', 'names of the kind chosen', 'customer.surname', [rep, ...differing]);
+    }
+    this.set('surname', this.read(pid, 5, 1, rep));
+    this.set('firstName', this.read(pid, 5, 2, rep));
+    this.set('title', this.read(pid, 5, 5, rep));
   }
 
   /** PID-13 / ORC-23: the first repetition that is a phone, and the first with an email. */
@@ -181,20 +386,42 @@ class CellReader {
     this.set(emailColumn, email);
   }
 
-  /** PID-11 repetition `rep` (none when 0) as the home or delivery address. */
-  address(pid: Hl7Segment, prefix: 'home' | 'delivery', rep: number): void {
-    if (rep === 0) return;
+  /** PID-11: the home address, and a mailing or shipping repetition as the delivery address. */
+  addresses(pid: Hl7Segment | undefined): void {
+    if (!pid) return;
+    const count = pid.repetitions(11);
+    const types = Array.from({ length: count }, (_, i) => pid.value(11, 7, 1, i + 1).toUpperCase());
+    const deliveryReps = types.flatMap((type, i) => (DELIVERY_TYPES.has(type) ? [i + 1] : []));
+    let homeReps = types.flatMap((type, i) => (type === 'H' ? [i + 1] : []));
+    if (homeReps.length === 0) {
+      const first = types.findIndex((type) => !DELIVERY_TYPES.has(type));
+      homeReps = first >= 0 ? [first + 1] : count > 0 ? [1] : [];
+    }
+    this.address(pid, 'home', homeReps, 'home addresses');
+    this.address(pid, 'delivery', deliveryReps, 'delivery addresses');
+  }
+
+  /** PID-11 repetition `reps[0]` (none when empty) as the home or delivery address; others that differ, a warning. */
+  private address(pid: Hl7Segment, prefix: 'home' | 'delivery', reps: readonly number[], what: string): void {
+    const [rep] = reps;
+    if (rep === undefined) return;
     const columns = ADDRESS_COLUMNS[prefix];
+    const text = (r: number) => columns.map((_, i) => pid.value(11, i + 1, 1, r)).join('\u0000');
+    const differing = reps.slice(1).filter((r) => text(r) !== text(rep));
+    if (differing.length > 0) this.tie('PID-11', what, PATH_OF.get(columns[0]!)!, [rep, ...differing]);
     for (let i = 0; i < columns.length; i += 1) this.set(columns[i]!, this.read(pid, 11, i + 1, rep));
   }
 }
+
+/** The order's path of an item field. */
+const itemField = (itemIndex: number, column: string) => itemPath(INDEX_OF.get(column)!, itemIndex);
 
 export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Extraction {
   const problems: Problem[] = [];
   const reported = new Set<string>();
   const where = { message: ctx.messageIndex };
   const order = emptyCells();
-  const r = new CellReader(ctx, order);
+  const r = new CellReader(ctx, order, problems);
 
   const msh = message.first('MSH')!;
   const pid = message.first('PID');
@@ -202,44 +429,35 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
   const orc = orcs[0];
 
   // Patient: name, birth date, sex.
-  r.set('surname', r.read(pid, 5, 1));
-  r.set('firstName', r.read(pid, 5, 2));
-  r.set('title', r.read(pid, 5, 5));
-  r.set('dateOfBirth', r.read(pid, 7, 1));
-  r.set('gender', r.read(pid, 8, 1));
+  r.name(pid);
+  r.set('dateOfBirth', r.one(pid, 7, 1, 'customer.dateOfBirth'));
+  r.set('gender', r.one(pid, 8, 1, 'customer.gender'));
 
   // PID-13 / ORC-23 repetitions: the first phone and the first email.
   r.contacts(pid, 13, 'telephone', 'email');
 
   // PID-11: the home address, and a mailing or shipping repetition as the delivery address.
-  if (pid) {
-    const count = pid.repetitions(11);
-    const types = Array.from({ length: count }, (_, i) => pid.value(11, 7, 1, i + 1).toUpperCase());
-    const deliveryRep = types.findIndex((type) => DELIVERY_TYPES.has(type)) + 1;
-    let homeRep = types.findIndex((type) => type === 'H') + 1;
-    if (homeRep === 0) homeRep = types.findIndex((type) => !DELIVERY_TYPES.has(type)) + 1;
-    if (homeRep === 0 && count > 0) homeRep = 1;
-    r.address(pid, 'home', homeRep);
-    r.address(pid, 'delivery', deliveryRep);
-  }
+  r.addresses(pid);
 
   // ORC: the order, its prescriber and the ordering facility (the clinic).
-  r.set('clinicOrderId', r.read(orc, 2, 1));
-  r.set('prescriberRegistrationNumber', r.read(orc, 12, 1));
-  if (orc) {
-    const name = [orc.value(12, 6), orc.value(12, 3), orc.value(12, 2)].filter(Boolean).join(' ');
-    r.set('prescriberName', r.cell(orc, 'ORC-12', name));
-  }
-  r.set('clinicCode', r.read(orc, 21, 10) ?? r.read(orc, 21, 3) ?? r.read(msh, 4, 1));
-  r.set('clinicName', r.read(orc, 21, 1));
-  [
-    'clinicAddress1',
-    'clinicAddress2',
-    'clinicAddress3',
-    'clinicAddress4',
-    'clinicPostcode',
-    'clinicCountryCode',
-  ].forEach((column, i) => r.set(column, r.read(orc, 22, i + 1)));
+  r.set('clinicOrderId', r.one(orc, 2, 1, 'prescription.clinicOrderId'));
+  r.set('prescriberRegistrationNumber', r.one(orc, 12, 1, 'prescribingDoctor.registrationNumber'));
+  r.set(
+    'prescriberName',
+    r.oneMade(orc, 12, 'prescribingDoctor.prescriberName', (segment, rep) =>
+      [segment.value(12, 6, 1, rep), segment.value(12, 3, 1, rep), segment.value(12, 2, 1, rep)]
+        .filter(Boolean)
+        .join(' '),
+    ),
+  );
+  r.set(
+    'clinicCode',
+    r.one(orc, 21, 10, 'clinicInformation.clinicCode') ??
+      r.one(orc, 21, 3, 'clinicInformation.clinicCode') ??
+      r.one(msh, 4, 1, 'clinicInformation.clinicCode'),
+  );
+  r.set('clinicName', r.one(orc, 21, 1, 'clinicInformation.name'));
+  CLINIC_ADDRESS_COLUMNS.forEach((column, i) => r.set(column, r.one(orc, 22, i + 1, PATH_OF.get(column)!)));
   r.contacts(orc, 23, 'clinicContactNumber', 'clinicContactEmail');
 
   const placerIds = new Set(orcs.map((segment) => segment.value(2, 1)).filter(Boolean));
@@ -271,7 +489,8 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
     const system = segment.value(spec.code, 3).toUpperCase();
     const altSystem = segment.value(spec.code, 6).toUpperCase();
     const base = DMD_SYSTEMS.has(system) || system === '' ? 1 : DMD_SYSTEMS.has(altSystem) ? 4 : 0;
-    const dmdPath = `prescribedItems.${itemIndex}.dmdCode`;
+    const dmdPath = itemField(itemIndex, 'dmdCode');
+    const medicationPath = itemField(itemIndex, 'medication');
     if (base === 0) {
       reported.add(dmdPath);
       problems.push(
@@ -285,7 +504,7 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
         ),
       );
       // The text still tells the admin which product was meant.
-      r.put(cells, 'medication', r.read(segment, spec.code, 2));
+      r.put(cells, 'medication', r.one(segment, spec.code, 2, medicationPath));
     } else {
       if (system === '' && r.read(segment, spec.code, 1)) {
         problems.push(
@@ -299,12 +518,22 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
           ),
         );
       }
-      r.put(cells, 'dmdCode', r.read(segment, spec.code, base));
-      r.put(cells, 'medication', r.read(segment, spec.code, base + 1));
+      r.put(cells, 'dmdCode', r.one(segment, spec.code, base, dmdPath));
+      r.put(cells, 'medication', r.one(segment, spec.code, base + 1, medicationPath));
     }
-    r.put(cells, 'dosageInstructions', r.read(segment, spec.dosage, 2) ?? r.read(segment, spec.dosage, 1));
-    r.put(cells, 'quantity', r.read(segment, spec.quantity, 1));
-    const itemRepeats = r.read(segment, spec.repeats, 1);
+    // Each administration instruction is a repetition: all of them, joined, in their order.
+    r.put(
+      cells,
+      'dosageInstructions',
+      r.joined(
+        segment,
+        spec.dosage,
+        (rep) => r.read(segment, spec.dosage, 2, rep) ?? r.read(segment, spec.dosage, 1, rep),
+        joinDosage,
+      ),
+    );
+    r.put(cells, 'quantity', r.one(segment, spec.quantity, 1, itemField(itemIndex, 'quantity')));
+    const itemRepeats = r.one(segment, spec.repeats, 1, 'prescription.repeatsAllowed');
     if (itemRepeats && repeats && itemRepeats.value !== repeats.value) {
       reported.add('prescription.repeatsAllowed');
       problems.push(
@@ -323,7 +552,7 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
   });
   r.set('repeatsAllowed', repeats);
 
-  applyOverrides(message, ctx, order, items, itemSegments);
+  applyOverrides(message, ctx, order, items, itemSegments, r);
   return {
     cells: { order: cellSet(order), items: items.map(cellSet) },
     orderControl: orc?.value(1, 1).toUpperCase() ?? '',
@@ -332,36 +561,39 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
   };
 }
 
-/** Profile overrides: item fields read from the item's own segment, or the next one of that name after it. */
+/**
+ * Profile overrides: item fields read from the item's own segment, or the next one of that name after it. A path
+ * without a repetition holds one value (differing repetitions are an error); `[n]` reads that repetition; `[*]`
+ * joins them all.
+ */
 function applyOverrides(
   message: Hl7Message,
   ctx: Hl7MapContext,
   order: (Cell | undefined)[],
   items: (Cell | undefined)[][],
   itemSegments: Hl7Segment[],
+  r: CellReader,
 ): void {
   for (const [column, pathText] of Object.entries(ctx.overrides ?? {})) {
     const field = fieldByColumn(column);
     const path = parseHl7Path(pathText);
     if (!field || !path) continue; // reported once per file by checkHl7Overrides
     const index = fieldIndex(column)!;
-    const readAt = (segment: Hl7Segment | undefined): Cell | undefined => {
-      const value = segment?.value(path.field, path.component, path.subcomponent, path.repetition) ?? '';
-      return segment && value !== ''
-        ? {
-            value,
-            provenance: {
-              kind: 'hl7',
-              file: ctx.file,
-              message: ctx.messageIndex,
-              path: pathLabel(path.segment, path.field, path.component, path.repetition, path.subcomponent),
-              segment: segment.raw,
-            },
-          }
-        : undefined;
+    const readAt = (segment: Hl7Segment | undefined, bodyPath: string): Cell | undefined => {
+      if (!segment) return undefined;
+      if (path.repetition === 'all') {
+        return r.joined(
+          segment,
+          path.field,
+          (rep) => r.read(segment, path.field, path.component, rep, path.subcomponent),
+          joinDosage,
+        );
+      }
+      if (path.repetitionGiven) return r.read(segment, path.field, path.component, path.repetition, path.subcomponent);
+      return r.one(segment, path.field, path.component, bodyPath, path.subcomponent);
     };
     if (field.level === 'order') {
-      order[index] = readAt(message.first(path.segment));
+      order[index] = readAt(message.first(path.segment), field.path);
       continue;
     }
     itemSegments.forEach((itemSegment, i) => {
@@ -371,7 +603,7 @@ function applyOverrides(
           : message.segments
               .slice(itemSegment.position + 1, itemSegments[i + 1]?.position ?? message.segments.length)
               .find((s) => s.name === path.segment);
-      items[i]![index] = readAt(segment);
+      items[i]![index] = readAt(segment, itemPath(index, i));
     });
   }
 }
@@ -397,7 +629,7 @@ export function checkHl7Overrides(overrides: Record<string, string> | undefined,
           file,
           {},
           'profile.badHl7Path',
-          `The HL7 field map gives "${path}" for ${column}; write a path such as RXE-2.1 or PID-11[2].5. It was ignored.`,
+          `The HL7 field map gives "${path}" for ${column}; write a path such as RXE-2.1, PID-11[2].5 or RXE-7[*].2. It was ignored.`,
         ),
       ];
     }

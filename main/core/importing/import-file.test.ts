@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CODE_LISTS } from '../../../shared/environment.js';
 import {
+  DEFAULT_HL7_MAP,
   TEMPLATE_COLUMNS,
   importFile,
   writeRde011,
@@ -280,6 +281,22 @@ describe('the CSV template', () => {
     const csv = writeTemplateCsv([order], { bom: true });
     expect(csv.startsWith('\ufeffclinicCode,')).toBe(true);
     expect(csv.trimEnd().split('\r\n')).toHaveLength(2);
+  });
+
+  it('and the HL7 field map are documented row by row in the README, what each does with repetitions included', () => {
+    const readme = readFileSync(new URL('./README.md', import.meta.url), 'utf8');
+    const start = readme.indexOf('| field(s)');
+    const rows = readme
+      .slice(start, readme.indexOf('\n\n', start))
+      .split('\n')
+      .slice(2)
+      .map((line) =>
+        line
+          .split('|')
+          .slice(1, -1)
+          .map((cell) => cell.trim()),
+      );
+    expect(rows).toEqual(DEFAULT_HL7_MAP.map((entry) => [entry.column, entry.source, entry.repetitions]));
   });
 
   it('is documented column by column in the README', () => {

@@ -155,6 +155,21 @@ function hl7(order: Order, options: Parameters<typeof writeRde011>[1] = {}): str
   });
 }
 
+/** `message` with field `field` of its `occurrence`-th `name` segment set to `raw` (HL7 text, separators and all). */
+function setField(message: string, name: string, field: number, raw: string, occurrence = 1): string {
+  let seen = 0;
+  return message
+    .split('\r')
+    .map((segment) => {
+      if (!segment.startsWith(`${name}|`) || (seen += 1) !== occurrence) return segment;
+      const fields = segment.split('|');
+      while (fields.length <= field) fields.push('');
+      fields[field] = raw;
+      return fields.join('|');
+    })
+    .join('\r');
+}
+
 /** MSH-18 (character set) added to every MSH of `message`. */
 const withMsh18 = (message: string, value: string) => message.replaceAll('|P|2.5', `|P|2.5||||||${value}`);
 
@@ -408,6 +423,59 @@ export function fixtureFiles(): Record<string, string | Buffer> {
       }),
     ).replace(/\|1$/, '|3'),
     'stray-segments.hl7': `PID|1||STRAY\r${hl7(hl7Order('S-1'))}`,
+    // Repeated fields (#15, class 4): joined, chosen, or an error naming the values; never silently the first.
+    'repeated-dosage.hl7': setField(
+      setField(
+        hl7(
+          hl7Order('RP-1', (o) =>
+            o.prescribedItems.push({
+              dmdCode: DMD.ibuprofen,
+              medication: 'Ibuprofen 400mg tablets',
+              dosageInstructions: 'x',
+              quantity: 12,
+            }),
+          ),
+        ),
+        'RXE',
+        7,
+        '^One tablet daily~^with food',
+      ),
+      'RXE',
+      7,
+      'TAKE1^Take one.~^With water.~~AVOID-ALC^Avoid alcohol',
+      2,
+    ),
+    'repeated-dosage-orm.hl7': setField(
+      hl7(hl7Order('RP-2'))
+        .replace('RDE^O11^RDE_O11', 'ORM^O01^ORM_O01')
+        .replace(/RXE\|\|([^|]*)\|\|\|\|\|([^|]*)\|\|\|([^|\r]*)(\|\|([^|\r]*))?/g, 'RXO|$1||||||$2||||$3||$5'),
+      'RXO',
+      7,
+      '^Two tablets~^up to four times a day~^not more often than every four hours',
+    ),
+    'repeated-differ.hl7': setField(
+      setField(
+        setField(hl7(hl7Order('RP-3')), 'PID', 7, '19800115~19810202'),
+        'ORC',
+        12,
+        '7123456^Dr Jane Smith~7654321^Dr Ola Other',
+      ),
+      'RXE',
+      10,
+      '32~64',
+    ),
+    'repeated-agree.hl7': setField(
+      setField(setField(setField(hl7(hl7Order('RP-4')), 'PID', 8, 'F~F'), 'ORC', 2, '~RP-4'), 'RXE', 10, '32~~32'),
+      'PID',
+      5,
+      'Smith^Al^^^Mr^^A~Example^Alex^^^Ms^^L',
+    ),
+    'repeated-choice.hl7': setField(
+      hl7(hl7Order('RP-5')),
+      'PID',
+      11,
+      '1 High Street^^Leeds^^LS1 4AP^GBR^H~9 Old Road^^Hull^^HU1 1AA^GBR^H',
+    ),
     // HL7 as found in the wild: comments before the first MSH, segments pasted indented from a document, batches
     // with no BHS (it is optional), text lines between and inside messages.
     'comment-before-msh.hl7': [
