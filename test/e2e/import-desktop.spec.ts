@@ -1,5 +1,4 @@
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.js';
@@ -173,8 +172,9 @@ const double = (page: Page) => ({
 test.describe('the desktop renderer (preload stood in for; the core is real)', () => {
   let folder: string;
 
-  test.beforeAll(async () => {
-    folder = await mkdtemp(join(tmpdir(), 'rxbatch-e2e-desktop-'));
+  test.beforeAll(async ({ app }) => {
+    // Inside the host's --import-dir: over the bridge (this stand-in's transport) no other path is read.
+    folder = await mkdtemp(join(app.importDir, 'desktop-'));
     await mkdir(join(folder, 'in'));
     for (const name of ['monday.csv', 'tuesday.csv', 'wednesday.csv']) {
       await copyFile(TEMPLATE_EXAMPLE, join(folder, 'in', name));

@@ -14,6 +14,8 @@ export interface BrowserModeApp {
   port: number;
   secret: string;
   dataDir: string;
+  /** The folder the host was started with `--import-dir`: files in it can be imported by path. */
+  importDir: string;
   /**
    * The token of the local sandbox's admin routes (`/__sandbox/orders`, `/__sandbox/faults`): the app turns them on
    * only because this helper sets `RXBATCH_SANDBOX_ADMIN=1`, and writes the token to a 0600 file in its data
@@ -48,6 +50,8 @@ export async function startBrowserMode(
   options: { env?: Record<string, string>; args?: string[]; open?: boolean } = {},
 ): Promise<BrowserModeApp> {
   const dataDir = await mkdtemp(join(tmpdir(), 'rxbatch-e2e-'));
+  // The one folder files may be imported from by path (as `--import-dir` allows an admin's folder).
+  const importDir = await mkdtemp(join(tmpdir(), 'rxbatch-e2e-import-'));
   const child = spawn(
     process.execPath,
     [
@@ -59,6 +63,8 @@ export async function startBrowserMode(
       '0',
       '--data-dir',
       dataDir,
+      '--import-dir',
+      importDir,
       ...(options.args ?? []),
     ],
     {
@@ -78,6 +84,7 @@ export async function startBrowserMode(
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     const { code, signal } = await exited(child);
     await rm(dataDir, { recursive: true, force: true });
+    await rm(importDir, { recursive: true, force: true });
     // A clean shutdown on SIGTERM is part of the CLI's contract (the core closes its database and sandbox).
     if (ready && code !== 0) throw new Error(`browser mode did not shut down cleanly (${code ?? signal}):\n${tail()}`);
   };
@@ -104,6 +111,7 @@ export async function startBrowserMode(
       port: Number(port),
       secret,
       pid: child.pid ?? 0,
+      importDir,
       printed: () => printed.join('\n'),
       dataDir,
       sandboxAdminToken,

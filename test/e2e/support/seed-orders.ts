@@ -1,6 +1,3 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sampleCreateWithClinic } from '../../support/orders.js';
 import type { CreateWithClinicV1Input } from '../../../shared/orders.js';
 import { toWireJson } from '../../../shared/wire-json.js';
@@ -9,7 +6,7 @@ import { probeBridge } from './bridge-client.js';
 
 /**
  * Orders enter the outbox the way an admin's batch does (until the import screen drives this in the browser):
- * a JSON file of create-with-clinic bodies imported with `import.file`, then `batches.accept`, both over the
+ * a JSON file of create-with-clinic bodies uploaded with `import.file`, then `batches.accept`, both over the
  * bridge with the launch secret.
  */
 
@@ -48,22 +45,17 @@ export async function seedOrders(
     options.mutate?.(body, index);
     return body;
   });
-  const dir = await mkdtemp(join(tmpdir(), 'rxbatch-e2e-seed-'));
-  try {
-    const path = join(dir, `${options.prefix}.json`);
-    await writeFile(path, toWireJson(bodies));
-    const staged = (await call(app, 'import.file', { environmentId, path })) as {
-      status: string;
-      batchId?: number;
-      invalid?: number;
-    };
-    if (staged.status !== 'staged' || staged.batchId === undefined || staged.invalid !== 0) {
-      throw new Error(`the seed batch was not staged cleanly: ${JSON.stringify(staged)}`);
-    }
-    const accepted = (await call(app, 'batches.accept', { batchId: staged.batchId })) as { accepted: number };
-    if (accepted.accepted !== options.count) throw new Error(`accepted ${accepted.accepted} of ${options.count}`);
-    return { batchId: staged.batchId, clinicCode, clinicOrderIds };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
+  // Uploaded as the page uploads a file: over the bridge, a path is read only inside the host's --import-dir.
+  const upload = { name: `${options.prefix}.json`, content: toWireJson(bodies) };
+  const staged = (await call(app, 'import.file', { environmentId, upload })) as {
+    status: string;
+    batchId?: number;
+    invalid?: number;
+  };
+  if (staged.status !== 'staged' || staged.batchId === undefined || staged.invalid !== 0) {
+    throw new Error(`the seed batch was not staged cleanly: ${JSON.stringify(staged)}`);
   }
+  const accepted = (await call(app, 'batches.accept', { batchId: staged.batchId })) as { accepted: number };
+  if (accepted.accepted !== options.count) throw new Error(`accepted ${accepted.accepted} of ${options.count}`);
+  return { batchId: staged.batchId, clinicCode, clinicOrderIds };
 }
