@@ -37,13 +37,22 @@ const ENUM_FIELDS = [
   ['prescription', 'currencyCode', 'currencyCodes'],
 ] as const;
 
-/** 'mr' or 'MR' is the environment's 'Mr': only the case differs, so use the list's spelling. */
+/** How a code is compared with the environment's list: case, surrounding and doubled spaces, trailing dots aside. */
+export const codeKey = (value: string): string =>
+  value.trim().replace(/\.+$/, '').replace(/\s+/g, ' ').trim().toLowerCase();
+
+/**
+ * 'mr', 'MR', 'Mr.' or 'mr .' is the environment's 'Mr' (and 'Prof.' its 'Prof', 'Dr.' its 'Dr'): only the case,
+ * the spacing or an abbreviation's dot differ, so use the list's spelling. Any code list, not a list of titles.
+ */
 function matchListCase(body: Obj, codeLists: CodeLists): void {
   for (const [container, key, list] of ENUM_FIELDS) {
     const target = body[container] as Obj;
     const value = target[key];
     if (typeof value !== 'string' || codeLists[list].includes(value)) continue;
-    const match = codeLists[list].find((entry) => entry.toLowerCase() === value.toLowerCase());
+    const wanted = codeKey(value);
+    if (wanted === '') continue;
+    const match = codeLists[list].find((entry) => codeKey(entry) === wanted);
     if (match) target[key] = match;
   }
 }

@@ -623,7 +623,10 @@ const CASES: Case[] = [
     orders: 1,
     invalid: 1,
     problems: ['hl7.codingSystem@1:prescribedItems.0.dmdCode'],
-    check: (r) => expect(item(r.orders[0], 0)!.medication).toBe('Paracetamol 500mg tablets'),
+    check: (r) => {
+      expect(item(r.orders[0], 0)!.medication).toBe('Paracetamol 500mg tablets');
+      expect(r.orders[0]!.problems[0]!.text).toContain("coded in 'NDC', not dm+d or SNOMED CT");
+    },
   },
   {
     file: 'clinic-from-msh4.hl7',
@@ -747,6 +750,123 @@ const CASES: Case[] = [
         'PID-11 has 2 home addresses that differ (repetitions 1 and 2); repetition 1 was used.',
       );
       expect(body(r.orders[0]).homeAddress).toMatchObject({ address1: '1 High Street', city: 'Leeds' });
+    },
+  },
+  // Values from the wild (#15, class 8)
+  {
+    file: 'hl7-null.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 0,
+    check: (r) => {
+      const order = r.orders[0]!;
+      expect(JSON.stringify(order.body)).not.toContain('\\"\\"');
+      expect(body(order).homeAddress).toEqual({
+        address1: '1 High Street',
+        city: 'Leeds',
+        postCode: 'LS1 4AP',
+        countryCode: 'GBR',
+      });
+      expect(body(order).customer!.email).toBeUndefined();
+      expect(body(order).customer!.telephone).toBe('07700900123');
+      expect(body(order).clinicInformation!.address2).toBeUndefined();
+      expect(body(order).prescription!.repeatsAllowed).toBeUndefined();
+    },
+  },
+  {
+    file: 'hl7-null-required.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 1,
+    problems: ['field.required@1:customer.dateOfBirth'],
+  },
+  {
+    file: 'address-bad.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 0,
+    check: (r) => {
+      expect(body(r.orders[0]).homeAddress).toMatchObject({ address1: '1 High Street', city: 'Leeds' });
+      // No shipping or mailing address (a bad one is never used): delivered to the home address.
+      expect(body(r.orders[0]).deliveryAddress).toEqual(body(r.orders[0]).homeAddress);
+      expect(r.orders[0]!.provenance['homeAddress.address1']).toMatchObject({ path: 'PID-11[2].1' });
+    },
+  },
+  {
+    file: 'address-bad-only.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 1,
+    problems: ['hl7.noHomeAddress@1:homeAddress.address1'],
+    check: (r) => {
+      const text = r.orders[0]!.problems.find((p) => p.code === 'hl7.noHomeAddress')!.text;
+      expect(text).toContain('BA (bad address), B (business)');
+    },
+  },
+  {
+    file: 'address-types.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 0,
+    check: (r) => {
+      expect(body(r.orders[0]).homeAddress).toMatchObject({ address1: '1 High Street', city: 'Leeds' });
+      expect(body(r.orders[0]).deliveryAddress).toMatchObject({ address1: '3 Test Lane', city: 'York' });
+    },
+  },
+  {
+    file: 'phone-parts.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 0,
+    problems: ['hl7.phoneExtension@1:clinicInformation.contactNumber'],
+    check: (r) => {
+      const order = r.orders[0]!;
+      expect(body(order).customer).toMatchObject({ telephone: '01632 960000', email: 'alex@example.test' });
+      expect(body(order).clinicInformation).toMatchObject({ contactNumber: '+44 1904 000000' });
+      expect(order.provenance['customer.telephone']).toMatchObject({ path: 'PID-13' });
+      expect(order.problems[0]).toMatchObject({ severity: 'warning' });
+      expect(order.problems[0]!.text).toContain("extension '12'");
+    },
+  },
+  {
+    file: 'phone-choice.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 0,
+    check: (r) => {
+      // The mobile (CP) before the home landline; the fax never; the mobile only in XTN-12 is read.
+      expect(body(r.orders[0]).customer).toMatchObject({ telephone: '07700900999', email: 'alex@example.test' });
+      // The clinic's work number before a mobile of the primary residence.
+      expect(body(r.orders[0]).clinicInformation).toMatchObject({ contactNumber: '01904000000' });
+    },
+  },
+  {
+    file: 'titles-dotted.csv',
+    format: 'csv',
+    orders: 6,
+    invalid: 0,
+    check: (r) =>
+      expect(r.orders.map((o) => body(o).customer!.title)).toEqual(['Mr', 'Mrs', 'Dr', 'Prof', 'Ms', 'Rev']),
+  },
+  {
+    file: 'title-dotted.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 0,
+    check: (r) => expect(body(r.orders[0]).customer!.title).toBe('Mr'),
+  },
+  {
+    file: 'coding-systems.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 0,
+    check: (r) => {
+      const items = body(r.orders[0]).prescribedItems as unknown as Record<string, unknown>[];
+      expect(items).toHaveLength(8);
+      for (const i of items)
+        expect(i).toMatchObject({ dmdCode: '42109611000001109', medication: 'Paracetamol 500mg tablets' });
+      expect(r.orders[0]!.provenance['prescribedItems.6.dmdCode']).toMatchObject({ path: 'RXE-2.4' });
+      expect(r.orders[0]!.provenance['prescribedItems.7.dmdCode']).toMatchObject({ path: 'RXE-2.10' });
     },
   },
   // Encodings from the wild (#15, class 7)

@@ -105,8 +105,10 @@ describe('the HL7 adapter', () => {
                   const raw = libComp.get(sub).toRaw();
                   // The two escapes the library gets wrong (see hl7-adapter.ts) are checked in the test above.
                   if (/\\(\.br|X[0-9A-F]+)\\/.test(raw)) continue;
+                  // The library gives HL7's null (`""`) as the text; the adapter as no value.
+                  const expected = libComp.get(sub).toString().trim();
                   expect(segment.value(field, comp + 1, sub + 1, rep + 1), `${file} ${segment.name}-${field}`).toBe(
-                    libComp.get(sub).toString().trim(),
+                    expected === '""' ? '' : expected,
                   );
                   compared += 1;
                 }

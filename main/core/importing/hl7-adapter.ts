@@ -50,7 +50,8 @@ export interface Hl7Segment {
   repetitions(field: number): number;
   /**
    * The decoded text at `field.component.subcomponent` (all 1-based) of a repetition (1-based), trimmed; '' when
-   * absent. Numbering follows the standard: MSH-1 is the field separator, MSH-2 the encoding characters.
+   * absent or HL7's explicit null (`""`). Numbering follows the standard: MSH-1 is the field separator, MSH-2 the
+   * encoding characters.
    */
   value(field: number, component?: number, subcomponent?: number, repetition?: number): string;
 }
@@ -112,6 +113,12 @@ function pieceStart(text: string, separator: string, n: number, from: number, to
   return start;
 }
 
+/** HL7's explicit null: a field, component or subcomponent that is exactly `""` (spaces around it tolerated). */
+function isNull(piece: string): boolean {
+  if (piece.length < 2 || piece.length > 8) return false;
+  return piece.trim() === '""';
+}
+
 class SegmentView implements Hl7Segment {
   readonly name: string;
   private readonly header: boolean;
@@ -154,7 +161,10 @@ class SegmentView implements Hl7Segment {
     if (compStart < 0) return '';
     const subStart = pieceStart(raw, d.subcomponent, subcomponent - 1, compStart, pieceEnd);
     if (subStart < 0 || subStart === pieceEnd) return '';
-    return this.owner.decode(raw.slice(subStart, pieceEnd)).trim();
+    const piece = raw.slice(subStart, pieceEnd);
+    // `""` is HL7's explicit null ("no value", which for a new order is the same as none), not the text `""`.
+    if (isNull(piece)) return '';
+    return this.owner.decode(piece).trim();
   }
 }
 

@@ -42,23 +42,26 @@ export const DEFAULT_HL7_MAP: readonly Hl7MapEntry[] = [
   { column: 'gender', source: 'PID-8 (M, F, O, U mapped to Male, Female, Other, Unknown)', repetitions: REPEATS.one },
   {
     column: 'telephone',
-    source: 'PID-13: first repetition that is a phone (XTN-1, else XTN-12)',
-    repetitions: 'chosen: the first phone',
+    source:
+      'PID-13 phone: XTN-1 as written, else XTN-12, else +XTN-5 (country) XTN-6 (area) XTN-7 (number); XTN-8 (extension) left out with a warning',
+    repetitions:
+      'chosen by XTN-2 use and XTN-3 equipment: a mobile (CP), then PRN, then ORN or none, then WPN, then the rest; EMR and text phones last; never a fax, modem or beeper (FX, MD, BP, BPN)',
   },
   {
     column: 'email',
-    source: 'PID-13: first repetition with an email (XTN-4; use code NET / type Internet)',
-    repetitions: 'chosen: the first email',
+    source: 'PID-13 email: XTN-4, else an XTN-1 with an @',
+    repetitions: 'chosen: use NET or type Internet first, then any other with an address',
   },
   {
     column: 'homeAddress1 … homeCountryCode',
     source: 'PID-11 home repetition: XAD-1, 2, 3, 4, 5, 6',
-    repetitions: 'chosen: type H, else the first that is not mailing',
+    repetitions:
+      'chosen by XAD-7 type: H, then P, L or RH, then none, then C, then M or SH, then unknown types; never BA (bad address), B, O, BI, BDL, BR, N, F, V or TM',
   },
   {
     column: 'deliveryAddress1 … deliveryCountryCode',
     source: 'PID-11 delivery repetition; none: the home address',
-    repetitions: 'chosen: type M (mailing) or SH (shipping)',
+    repetitions: 'chosen by XAD-7 type: SH (shipping), then M (mailing); never BA',
   },
   { column: 'clinicOrderId', source: 'ORC-2.1 (placer order number)', repetitions: REPEATS.one },
   { column: 'prescriberRegistrationNumber', source: 'ORC-12.1 (ordering provider id)', repetitions: REPEATS.one },
@@ -78,11 +81,12 @@ export const DEFAULT_HL7_MAP: readonly Hl7MapEntry[] = [
   {
     column: 'clinicContactNumber, clinicContactEmail',
     source: 'ORC-23, phone and email repetitions as PID-13',
-    repetitions: 'chosen: as PID-13',
+    repetitions: 'chosen: as PID-13, but work numbers (WPN) first',
   },
   {
     column: 'dmdCode, medication',
-    source: 'RXE-2.1 and RXE-2.2 when RXE-2.3 is DMD or SCT (else RXE-2.4/2.5 when RXE-2.6 is); RXO-1 for OMP/ORM',
+    source:
+      'RXE-2.1 and RXE-2.2 when RXE-2.3 is dm+d or SNOMED CT (DMD, dm+d, SCT, SNOMED, SNOMED CT, http://snomed.info/sct, its OID) or empty, else RXE-2.4/2.5 when RXE-2.6 is, else RXE-2.10/2.11 when RXE-2.12 is; RXO-1 for OMP/ORM',
     repetitions: REPEATS.one,
   },
   {
@@ -177,6 +181,15 @@ const ADDRESS_COLUMNS = {
   home: ADDRESS_SUFFIXES.map((suffix) => `home${suffix}`),
   delivery: ADDRESS_SUFFIXES.map((suffix) => `delivery${suffix}`),
 };
+const ADDRESS_REQUIRED = {
+  home: ['homeAddress.address1', 'homeAddress.city', 'homeAddress.postCode', 'homeAddress.countryCode'],
+  delivery: [
+    'deliveryAddress.address1',
+    'deliveryAddress.city',
+    'deliveryAddress.postCode',
+    'deliveryAddress.countryCode',
+  ],
+};
 const CLINIC_ADDRESS_COLUMNS = [
   'clinicAddress1',
   'clinicAddress2',
@@ -186,10 +199,64 @@ const CLINIC_ADDRESS_COLUMNS = [
   'clinicCountryCode',
 ];
 
-const PHONE_USE_EMAIL = new Set(['NET', 'X.400']);
+/** XTN-2 use codes (HL7 table 0201) and XTN-3 equipment types (table 0202) of an email address. */
+const EMAIL_USES = new Set(['NET', 'X.400']);
 const EMAIL_TYPES = new Set(['INTERNET', 'X.400']);
-const DELIVERY_TYPES = new Set(['M', 'SH']);
-const DMD_SYSTEMS = new Set(['DMD', 'SCT']);
+/** Never a phone to call: a beeper (use BPN, type BP), a fax, a modem. */
+const NOT_PHONE_USES = new Set(['BPN']);
+const NOT_PHONE_TYPES = new Set(['FX', 'MD', 'BP']);
+
+/**
+ * The phone a field wants (lower is better; XTN-2 use, XTN-3 equipment). A patient's (PID-13): a mobile (CP) at
+ * home or of no stated use, then the primary residence number, another residence or none, work, vacation home or
+ * answering service, then emergency numbers and text phones. A clinic's (ORC-23): work numbers first.
+ */
+function phoneRank(use: string, type: string, work: boolean): number {
+  if (use === 'EMR' || type === 'TDD' || type === 'TTY') return 9;
+  if (work) return use === 'WPN' ? (type === 'CP' ? 2 : 1) : use === 'PRN' || use === '' ? 3 : 4;
+  if (type === 'CP' && (use === 'PRN' || use === 'ORN' || use === '')) return 1;
+  if (use === 'PRN') return 2;
+  if (use === 'ORN' || use === '') return 3;
+  if (use === 'WPN') return 4;
+  return 5;
+}
+
+/**
+ * PID-11 address types (XAD-7, HL7 table 0190) by preference. Home: H, then permanent (P), legal (L) or registry
+ * home (RH), then no type, then current or temporary (C), then a mailing or shipping address (better than none),
+ * then types this table does not know. Delivery: shipping (SH), then mailing (M). Never: a bad address (BA), nor
+ * one that is not where the patient lives (business B, office O, billing BI, birth places BDL/BR/N, country of
+ * origin F, vacation V, tube address TM).
+ */
+const HOME_RANK: Record<string, number> = { H: 1, P: 2, L: 2, RH: 2, '': 3, C: 4, M: 5, SH: 5 };
+const NEVER_HOME = new Set(['BA', 'B', 'O', 'BI', 'BDL', 'BR', 'N', 'F', 'V', 'TM']);
+const OTHER_HOME_RANK = 6;
+const DELIVERY_RANK: Record<string, number> = { SH: 1, M: 2 };
+const ADDRESS_TYPE_NAMES: Record<string, string> = {
+  BA: 'bad address',
+  B: 'business',
+  O: 'office',
+  BI: 'billing',
+  BDL: 'birth delivery location',
+  BR: 'residence at birth',
+  N: 'birth (nee)',
+  F: 'country of origin',
+  V: 'vacation',
+  TM: 'tube address',
+};
+
+/**
+ * Coding systems that mean dm+d (a SNOMED CT UK drug extension concept id), however senders write them: SCT,
+ * SNOMED, SNOMED CT, SNOMED-CT, SNOMEDCT, DMD, dm+d, DM&D, the FHIR URI http://snomed.info/sct (with or without a
+ * module) and the OID 2.16.840.1.113883.6.96. Compared upper-cased, without spaces, dashes or underscores.
+ */
+const DMD_SYSTEMS = new Set(['SCT', 'SNOMED', 'SNOMEDCT', 'SNOMEDCTUK', 'DMD', 'DM+D', 'DM&D', 'NHSDMD', 'NHSDM+D']);
+export function isDmdSystem(system: string): boolean {
+  const key = system.toUpperCase().replace(/[\s\-_]/g, '');
+  if (DMD_SYSTEMS.has(key)) return true;
+  if (key.startsWith('HTTP://SNOMED.INFO/SCT') || key.startsWith('HTTPS://SNOMED.INFO/SCT')) return true;
+  return key === '2.16.840.1.113883.6.96' || key === 'URN:OID:2.16.840.1.113883.6.96';
+}
 /** PID-5 name types (XPN-7, HL7 table 0200) by preference: legal; display, unspecified or none; other kinds. */
 const NAME_RANK: Record<string, number> = { L: 1, D: 2, U: 2, '': 2, BAD: 0 };
 const OTHER_NAME_RANK = 3;
@@ -366,39 +433,138 @@ class CellReader {
     this.set('title', this.read(pid, 5, 5, rep));
   }
 
-  /** PID-13 / ORC-23: the first repetition that is a phone, and the first with an email. */
-  contacts(segment: Hl7Segment | undefined, field: number, phoneColumn: string, emailColumn: string): void {
+  /**
+   * PID-13 / ORC-23: the phone the field wants most (phoneRank; never a fax, beeper or modem) and the email (use
+   * NET or type Internet first). A phone is XTN-1 as written, else XTN-12, else made of XTN-5 (country), XTN-6
+   * (area) and XTN-7 (local number); an extension (XTN-8) is not dialled, so it is left out with a warning.
+   */
+  contacts(
+    segment: Hl7Segment | undefined,
+    field: number,
+    phoneColumn: string,
+    emailColumn: string,
+    work: boolean,
+  ): void {
     if (!segment) return;
-    let phone: Cell | undefined;
-    let email: Cell | undefined;
-    for (let rep = 1; rep <= segment.repetitions(field); rep += 1) {
+    const count = segment.repetitions(field);
+    if (count === 0) return;
+    let phone: { cell: Cell; rank: number; rep: number; extension: string } | undefined;
+    let email: { cell: Cell; rank: number; rep: number } | undefined;
+    let phoneTies: number[] | undefined;
+    let emailTies: number[] | undefined;
+    for (let rep = 1; rep <= count; rep += 1) {
       const use = segment.value(field, 2, 1, rep).toUpperCase();
       const type = segment.value(field, 3, 1, rep).toUpperCase();
       const address = this.read(segment, field, 4, rep);
       const first = this.read(segment, field, 1, rep);
-      if (PHONE_USE_EMAIL.has(use) || EMAIL_TYPES.has(type) || address) {
-        email ??= address ?? (first?.value.includes('@') ? first : undefined);
-      } else {
-        phone ??= first ?? this.read(segment, field, 12, rep);
+      const atFirst = first?.value.includes('@') ? first : undefined;
+      if (EMAIL_USES.has(use) || EMAIL_TYPES.has(type) || address || atFirst) {
+        const cell = address ?? atFirst;
+        if (!cell) continue;
+        const rank = use === 'NET' || type === 'INTERNET' ? 1 : 2;
+        if (!email || rank < email.rank) {
+          email = { cell, rank, rep };
+          emailTies = undefined;
+        } else if (rank === email.rank && cell.value !== email.cell.value) (emailTies ??= []).push(rep);
+        continue;
+      }
+      if (NOT_PHONE_USES.has(use) || NOT_PHONE_TYPES.has(type)) continue;
+      const cell = first ?? this.read(segment, field, 12, rep) ?? this.composedPhone(segment, field, rep);
+      if (!cell) continue;
+      const rank = phoneRank(use, type, work);
+      if (!phone || rank < phone.rank) {
+        phone = { cell, rank, rep, extension: segment.value(field, 8, 1, rep) };
+        phoneTies = undefined;
+      } else if (rank === phone.rank && cell.value !== phone.cell.value) (phoneTies ??= []).push(rep);
+    }
+    const label = pathLabel(segment.name, field);
+    if (phone) {
+      this.set(phoneColumn, phone.cell);
+      if (phoneTies)
+        this.tie(label, 'phone numbers of the kind chosen', PATH_OF.get(phoneColumn)!, [phone.rep, ...phoneTies]);
+      if (phone.extension) {
+        const { file, messageIndex } = this.ctx;
+        this.problems.push(
+          problem(
+            'warning',
+            file,
+            { message: messageIndex },
+            'hl7.phoneExtension',
+            `${label} gives the extension ${quote(phone.extension)} (XTN-8) for ${phone.cell.value}; ${describePath(PATH_OF.get(phoneColumn)!)} holds a number to dial, so the extension was left out.`,
+            PATH_OF.get(phoneColumn),
+          ),
+        );
       }
     }
-    this.set(phoneColumn, phone);
-    this.set(emailColumn, email);
+    if (email) {
+      this.set(emailColumn, email.cell);
+      if (emailTies) this.tie(label, 'email addresses', PATH_OF.get(emailColumn)!, [email.rep, ...emailTies]);
+    }
   }
 
-  /** PID-11: the home address, and a mailing or shipping repetition as the delivery address. */
-  addresses(pid: Hl7Segment | undefined): void {
+  /** A number given only in parts: `+44 113 4960000` (XTN-5, 6, 7), `0113 4960000` (XTN-6, 7). */
+  private composedPhone(segment: Hl7Segment, field: number, rep: number): Cell | undefined {
+    const local = segment.value(field, 7, 1, rep);
+    if (local === '') return undefined;
+    const country = segment.value(field, 5, 1, rep).replace(/^(?:\+|00)/, '');
+    const area = segment.value(field, 6, 1, rep);
+    // From abroad the area code loses its trunk prefix: +44 113…, not +44 0113….
+    const parts = country ? [`+${country}`, area.replace(/^\(?0\)?/, ''), local] : [area, local];
+    return this.cell(segment, pathLabel(segment.name, field, undefined, rep), parts.filter(Boolean).join(' '));
+  }
+
+  /**
+   * PID-11: the home address and the delivery address, each the best repetition by its type (HOME_RANK,
+   * DELIVERY_RANK); a bad address (BA) is never either. Addresses but none that can be a home: an error saying
+   * which types there were.
+   */
+  addresses(pid: Hl7Segment | undefined, reported: Set<string>): void {
     if (!pid) return;
     const count = pid.repetitions(11);
-    const types = Array.from({ length: count }, (_, i) => pid.value(11, 7, 1, i + 1).toUpperCase());
-    const deliveryReps = types.flatMap((type, i) => (DELIVERY_TYPES.has(type) ? [i + 1] : []));
-    let homeReps = types.flatMap((type, i) => (type === 'H' ? [i + 1] : []));
-    if (homeReps.length === 0) {
-      const first = types.findIndex((type) => !DELIVERY_TYPES.has(type));
-      homeReps = first >= 0 ? [first + 1] : count > 0 ? [1] : [];
+    if (count === 0) return;
+    const home: number[] = [];
+    const delivery: number[] = [];
+    let homeRank = Number.POSITIVE_INFINITY;
+    let deliveryRank = Number.POSITIVE_INFINITY;
+    const types: string[] = [];
+    for (let rep = 1; rep <= count; rep += 1) {
+      if ([1, 3, 5].every((component) => pid.value(11, component, 1, rep) === '')) continue;
+      const type = pid.value(11, 7, 1, rep).toUpperCase();
+      types.push(type);
+      const h = NEVER_HOME.has(type) ? undefined : (HOME_RANK[type] ?? OTHER_HOME_RANK);
+      if (h !== undefined && h <= homeRank) {
+        if (h < homeRank) home.length = 0;
+        homeRank = h;
+        home.push(rep);
+      }
+      const d = DELIVERY_RANK[type];
+      if (d !== undefined && d <= deliveryRank) {
+        if (d < deliveryRank) delivery.length = 0;
+        deliveryRank = d;
+        delivery.push(rep);
+      }
     }
-    this.address(pid, 'home', homeReps, 'home addresses');
-    this.address(pid, 'delivery', deliveryReps, 'delivery addresses');
+    if (home.length === 0 && types.length > 0) {
+      const named = [...new Set(types)].map((type) =>
+        type ? `${type} (${ADDRESS_TYPE_NAMES[type] ?? 'unknown'})` : 'none',
+      );
+      const { file, messageIndex } = this.ctx;
+      // One problem says why: the home fields (and the delivery fields that would copy them) are not each required.
+      for (const path of ADDRESS_REQUIRED.home) reported.add(path);
+      if (delivery.length === 0) for (const path of ADDRESS_REQUIRED.delivery) reported.add(path);
+      this.problems.push(
+        problem(
+          'error',
+          file,
+          { message: messageIndex },
+          'hl7.noHomeAddress',
+          `PID-11 holds ${types.length === 1 ? 'an address' : `${types.length} addresses`} of type ${named.join(', ')}, none of which is where the patient lives (a bad address, BA, is never used); the home address is missing.`,
+          'homeAddress.address1',
+        ),
+      );
+    }
+    this.address(pid, 'home', home, 'home addresses');
+    this.address(pid, 'delivery', delivery, 'delivery addresses');
   }
 
   /** PID-11 repetition `reps[0]` (none when empty) as the home or delivery address; others that differ, a warning. */
@@ -433,11 +599,11 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
   r.set('dateOfBirth', r.one(pid, 7, 1, 'customer.dateOfBirth'));
   r.set('gender', r.one(pid, 8, 1, 'customer.gender'));
 
-  // PID-13 / ORC-23 repetitions: the first phone and the first email.
-  r.contacts(pid, 13, 'telephone', 'email');
+  // PID-13 / ORC-23 repetitions: the phone and the email, chosen by use and equipment.
+  r.contacts(pid, 13, 'telephone', 'email', false);
 
-  // PID-11: the home address, and a mailing or shipping repetition as the delivery address.
-  r.addresses(pid);
+  // PID-11: the home address and a shipping or mailing address, chosen by type; never a bad address.
+  r.addresses(pid, reported);
 
   // ORC: the order, its prescriber and the ordering facility (the clinic).
   r.set('clinicOrderId', r.one(orc, 2, 1, 'prescription.clinicOrderId'));
@@ -458,7 +624,7 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
   );
   r.set('clinicName', r.one(orc, 21, 1, 'clinicInformation.name'));
   CLINIC_ADDRESS_COLUMNS.forEach((column, i) => r.set(column, r.one(orc, 22, i + 1, PATH_OF.get(column)!)));
-  r.contacts(orc, 23, 'clinicContactNumber', 'clinicContactEmail');
+  r.contacts(orc, 23, 'clinicContactNumber', 'clinicContactEmail', true);
 
   const placerIds = new Set(orcs.map((segment) => segment.value(2, 1)).filter(Boolean));
   if (placerIds.size > 1) {
@@ -486,9 +652,16 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
   let repeats: Cell | undefined;
   itemSegments.forEach((segment, itemIndex) => {
     const cells = emptyCells();
-    const system = segment.value(spec.code, 3).toUpperCase();
-    const altSystem = segment.value(spec.code, 6).toUpperCase();
-    const base = DMD_SYSTEMS.has(system) || system === '' ? 1 : DMD_SYSTEMS.has(altSystem) ? 4 : 0;
+    // The identifier, its alternate (CE/CWE-4…6) or its second alternate (CWE-10…12, v2.7 on) coded in dm+d.
+    const system = segment.value(spec.code, 3);
+    const base =
+      system === '' || isDmdSystem(system)
+        ? 1
+        : isDmdSystem(segment.value(spec.code, 6))
+          ? 4
+          : isDmdSystem(segment.value(spec.code, 12))
+            ? 10
+            : 0;
     const dmdPath = itemField(itemIndex, 'dmdCode');
     const medicationPath = itemField(itemIndex, 'medication');
     if (base === 0) {
@@ -499,7 +672,7 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
           ctx.file,
           where,
           'hl7.codingSystem',
-          `Item ${itemIndex + 1} (${pathLabel(itemName, spec.code, 3)}) is coded in '${system}', not DMD or SCT, so it has no dm+d code.`,
+          `Item ${itemIndex + 1} (${pathLabel(itemName, spec.code, 3)}) is coded in ${quote(system)}, not dm+d or SNOMED CT (DMD, SCT, SNOMED CT, http://snomed.info/sct…), so it has no dm+d code.`,
           dmdPath,
         ),
       );

@@ -40,6 +40,8 @@ export function writeRde011(order: CreateWithClinicV1Input, options: RdeWriterOp
     if (value === undefined || value === null) return '';
     let out = '';
     const text = typeof value === 'string' ? value : typeof value === 'number' ? String(value) : JSON.stringify(value);
+    // `""` would be HL7's null: its first quote is written as a hex escape so the text `""` reads back as it is.
+    if (text.trim() === '""') return text.replace('"', `${d.escape}X22${d.escape}`);
     for (const char of text.replace(/\r\n|\r/g, '\n')) {
       if (char === d.escape) out += `${d.escape}E${d.escape}`;
       else if (char === d.field) out += `${d.escape}F${d.escape}`;

@@ -476,6 +476,103 @@ export function fixtureFiles(): Record<string, string | Buffer> {
       11,
       '1 High Street^^Leeds^^LS1 4AP^GBR^H~9 Old Road^^Hull^^HU1 1AA^GBR^H',
     ),
+    // Values from the wild (#15, class 8): HL7 nulls, address types, phones in parts, dotted titles, coding systems.
+    'hl7-null.hl7': setField(
+      setField(
+        setField(
+          setField(
+            setField(hl7(hl7Order('N8-1')), 'PID', 5, 'Example^Alex^""^^Ms'),
+            'PID',
+            11,
+            '1 High Street^""^Leeds^""^LS1 4AP^GBR^H',
+          ),
+          'PID',
+          13,
+          '07700900123^PRN^PH~^NET^Internet^""',
+        ),
+        'ORC',
+        22,
+        '10 Market Street^""^""^""^YO1 7HH^GBR',
+      ),
+      'RXE',
+      12,
+      '""',
+    ),
+    'hl7-null-required.hl7': setField(hl7(hl7Order('N8-2')), 'PID', 7, '""'),
+    'address-bad.hl7': setField(
+      hl7(hl7Order('A8-1')),
+      'PID',
+      11,
+      '9 Old Road^^Hull^^HU1 1AA^GBR^BA~1 High Street^Flat 2^Leeds^West Yorkshire^LS1 4AP^GBR^H~7 Gone Lane^^York^^YO1 7HH^GBR^BA',
+    ),
+    'address-bad-only.hl7': setField(
+      hl7(hl7Order('A8-2')),
+      'PID',
+      11,
+      '9 Old Road^^Hull^^HU1 1AA^GBR^BA~2 Office Park^^Leeds^^LS1 1AA^GBR^B',
+    ),
+    'address-types.hl7': setField(
+      hl7(hl7Order('A8-3')),
+      'PID',
+      11,
+      '2 Office Park^^Leeds^^LS1 1AA^GBR^B~1 High Street^Flat 2^Leeds^West Yorkshire^LS1 4AP^GBR^P~3 Test Lane^^York^^YO1 7HH^GBR^SH~4 Post Box^^York^^YO1 7HH^GBR^M~9 Old Road^^Hull^^HU1 1AA^GBR^BA',
+    ),
+    'phone-parts.hl7': setField(
+      setField(hl7(hl7Order('P8-1')), 'PID', 13, '^PRN^PH^^^01632^960000~^NET^Internet^alex@example.test'),
+      'ORC',
+      23,
+      '^WPN^PH^^44^1904^000000^12~^NET^Internet^clinic@example.test',
+    ),
+    'phone-choice.hl7': setField(
+      setField(
+        hl7(hl7Order('P8-2')),
+        'PID',
+        13,
+        '^PRN^FX^^^0113^4960001~01632960000^PRN^PH~^ORN^CP^^^^^^^^^07700900999~^NET^Internet^alex@example.test',
+      ),
+      'ORC',
+      23,
+      '07700900888^PRN^CP~01904000000^WPN^PH',
+    ),
+    'titles-dotted.csv': csv(
+      ['Mr.', 'MRS', 'dr.', 'Prof.', ' ms ', 'Rev..'].map((title, i) =>
+        exampleOrder(`T8-${i}`, (o) => (o.customer.title = title)),
+      ),
+    ),
+    'title-dotted.hl7': setField(hl7(hl7Order('T8-9')), 'PID', 5, 'Example^Alex^^^Mr.'),
+    'coding-systems.hl7': [
+      ['SNOMED', 1],
+      ['SNOMED CT', 1],
+      ['http://snomed.info/sct', 1],
+      ['dm+d', 1],
+      ['SNOMED-CT', 1],
+      ['2.16.840.1.113883.6.96', 1],
+    ]
+      .reduce(
+        (message, [system], i) =>
+          setField(message, 'RXE', 2, `${DMD.paracetamol}^Paracetamol 500mg tablets^${system}`, i + 1),
+        hl7(
+          hl7Order('C8-1', (o) => {
+            for (let i = 0; i < 7; i += 1) o.prescribedItems.push({ ...o.prescribedItems[0]! });
+          }),
+        ),
+      )
+      .split('\r')
+      .map((segment, i, all) =>
+        // The last two items: NDC first, SNOMED CT as the alternate (CE-4…6) or the second alternate (CWE-10…12).
+        i === all.length - 2
+          ? segment.replace(
+              /RXE\|\|[^|]*/,
+              `RXE||0000-1111^Paracetamol (NDC)^NDC^${DMD.paracetamol}^Paracetamol 500mg tablets^SNOMED CT`,
+            )
+          : i === all.length - 1
+            ? segment.replace(
+                /RXE\|\|[^|]*/,
+                `RXE||0000-1111^Paracetamol (NDC)^NDC^P-1^Local^99LOCAL^^^^${DMD.paracetamol}^Paracetamol 500mg tablets^SCT`,
+              )
+            : segment,
+      )
+      .join('\r'),
     // HL7 as found in the wild: comments before the first MSH, segments pasted indented from a document, batches
     // with no BHS (it is optional), text lines between and inside messages.
     'comment-before-msh.hl7': [
