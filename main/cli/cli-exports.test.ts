@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -41,6 +41,13 @@ describe('rx-batch exports: safe CSV, audited, file names masked', () => {
     const parsed = Papa.parse<string[]>(text.slice(1), { skipEmptyLines: true });
     expect(parsed.errors).toEqual([]);
     return parsed.data.flat().filter(startsWithFormula);
+  }
+
+  /** A JSON batch of one valid order in the test folder; returns its path. */
+  function writeOrders(name: string): string {
+    const file = join(dir, `${name}.json`);
+    writeFileSync(file, JSON.stringify([uniqueOrder({}, name.toUpperCase())]));
+    return file;
   }
 
   beforeAll(() => {
@@ -108,4 +115,23 @@ describe('rx-batch exports: safe CSV, audited, file names masked', () => {
       expect.objectContaining({ details: { format: 'csv', masked: true, rowCount: rows.length } }),
     ]);
   });
+
+  it.skipIf(process.platform === 'win32')(
+    'makes an export private even when it writes over a readable file',
+    async () => {
+      const imported = await cli('import', writeOrders('private'), '--env', LOCAL_SANDBOX_ID, '--json');
+      const batch = String((JSON.parse(imported.stdout) as { batchId: number }).batchId);
+      const outputs: Array<[string, string[]]> = [
+        [join(dir, 'old-template.csv'), ['batch', 'export', batch, '--template']],
+        [join(dir, 'old-errors.csv'), ['batch', 'errors', batch]],
+        [join(dir, 'old-log.csv'), ['log', 'export', '--format', 'csv', '--out']],
+      ];
+      for (const [file, args] of outputs) {
+        writeFileSync(file, 'left by someone\n', { mode: 0o644 });
+        chmodSync(file, 0o644);
+        expect(await cli(...args, file)).toMatchObject({ code: 0 });
+        expect(statSync(file).mode & 0o777, file).toBe(0o600);
+      }
+    },
+  );
 });

@@ -101,6 +101,8 @@ async function writeChunks(file: string, chunks: Iterable<string>, bom: boolean)
   const handle = await open(path, 'w', 0o600);
   let written = false;
   try {
+    // The mode above applies only to a file open() creates: an existing file is made private too.
+    await handle.chmod(0o600);
     if (bom) await handle.write('\ufeff');
     for (const chunk of chunks) await handle.write(chunk);
     written = true;

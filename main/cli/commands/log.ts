@@ -1,4 +1,4 @@
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, fchmodSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { exportAuditLog } from '../../core/audit/export-log.js';
 import { PRIVATE_FILE_MODE } from '../../core/store/private-files.js';
@@ -15,6 +15,13 @@ function keepOpen(target: NodeJS.WritableStream): Writable {
   });
 }
 
+/** A new or existing file, private before the first byte reaches it (the mode option covers new files only). */
+function privateFileStream(path: string) {
+  return createWriteStream(path, { mode: PRIVATE_FILE_MODE }).once('open', (fd: number) =>
+    fchmodSync(fd, PRIVATE_FILE_MODE),
+  );
+}
+
 export async function logExport(
   ctx: CliContext,
   options: { format: string; unmask: boolean; out?: string },
@@ -23,7 +30,7 @@ export async function logExport(
   const format = options.format;
   const { store } = ctx.services;
   // The export holds patient-linked identifiers (masked or not): readable by its owner only.
-  const out = options.out ? createWriteStream(options.out, { mode: PRIVATE_FILE_MODE }) : keepOpen(ctx.io.stdout);
+  const out = options.out ? privateFileStream(options.out) : keepOpen(ctx.io.stdout);
   const { count } = await exportAuditLog(store, out, { format, unmask: options.unmask });
   // After the snapshot: the export records itself, with its format, whether it was masked and how many entries.
   store.audit.append({
