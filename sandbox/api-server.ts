@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from '../main/core/logger.js';
 import { checkAdminRequest } from './admin-guard.js';
 import { authorise, type AccessTokenVerifier } from './bearer-auth.js';
@@ -62,7 +62,8 @@ export function createApiServer(deps: ApiServerDeps): ApiServer {
     // An outage refuses everything on arrival: the client sees its connection dropped with no answer.
     if (faults.get().outage) return drop(req);
     const rawBody = await readBody(req);
-    const { latencyMs, retryAfterSeconds } = faults.get();
+    const { retryAfterSeconds } = faults.get();
+    const latencyMs = faults.latency();
     if (latencyMs > 0 && !(await delay(latencyMs))) return drop(req);
     if (faults.fires('rateLimitRate')) {
       throw new HttpError(
@@ -94,6 +95,13 @@ export function createApiServer(deps: ApiServerDeps): ApiServer {
     const reply = route.handler({ url, rawBody, store: deps.store, lockedOut: deps.lockedOut });
     // Committed above (better-sqlite3 is synchronous); now lose the answer, as a crash right after commit would.
     if (route.mutating && reply.status < 300 && faults.fires('commitThenDropRate')) return drop(req);
+    // Committed too, but a gateway (or the service itself, after its write) answers with a 5xx.
+    if (route.mutating && reply.status < 300 && faults.fires('commitThenStatusRate')) {
+      const status = faults.get().commitThenStatus;
+      throw new HttpError(status, STATUS_CODES[status] ?? 'Server Error', {
+        message: 'the request failed (injected fault: it was stored before this answer)',
+      });
+    }
     sendReply(res, reply);
   }
 

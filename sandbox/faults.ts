@@ -7,6 +7,8 @@ export interface SandboxFaults {
   errorRate: number;
   /** Delay before an API request is handled, in milliseconds. */
   latencyMs: number;
+  /** Up to this much more delay, drawn at random for each request (so answers overtake each other). */
+  latencyJitterMs: number;
   /** Share of API requests answered `429` with `Retry-After`. */
   rateLimitRate: number;
   /** The `Retry-After` value sent with `429`, in seconds. */
@@ -15,6 +17,14 @@ export interface SandboxFaults {
   resetRate: number;
   /** Share of creates and cancels that are committed to the store, then answered by destroying the socket. */
   commitThenDropRate: number;
+  /**
+   * Share of creates and cancels that are committed to the store, then answered `commitThenStatus` with the error
+   * envelope: a gateway or load balancer whose backend did the work but whose answer was lost (502/504), or a
+   * service that failed after its write (500, 503).
+   */
+  commitThenStatusRate: number;
+  /** The 5xx status those get. */
+  commitThenStatus: number;
   /** Every API request has its socket destroyed on arrival, unread and unanswered. */
   outage: boolean;
 }
@@ -22,10 +32,13 @@ export interface SandboxFaults {
 export const NO_FAULTS: SandboxFaults = {
   errorRate: 0,
   latencyMs: 0,
+  latencyJitterMs: 0,
   rateLimitRate: 0,
   retryAfterSeconds: 1,
   resetRate: 0,
   commitThenDropRate: 0,
+  commitThenStatusRate: 0,
+  commitThenStatus: 502,
   outage: false,
 };
 
@@ -36,10 +49,13 @@ export const faultsPatchSchema = z
   .object({
     errorRate: rate,
     latencyMs: z.number().int().min(0).max(600_000),
+    latencyJitterMs: z.number().int().min(0).max(600_000),
     rateLimitRate: rate,
     retryAfterSeconds: z.number().int().min(0).max(86_400),
     resetRate: rate,
     commitThenDropRate: rate,
+    commitThenStatusRate: rate,
+    commitThenStatus: z.number().int().min(500).max(599),
     outage: z.boolean(),
   })
   .partial()
@@ -66,8 +82,14 @@ export class FaultSwitches {
   }
 
   /** Rolls the dice for one request: rate 1 always fires, rate 0 never does. */
-  fires(key: 'errorRate' | 'rateLimitRate' | 'resetRate' | 'commitThenDropRate'): boolean {
+  fires(key: 'errorRate' | 'rateLimitRate' | 'resetRate' | 'commitThenDropRate' | 'commitThenStatusRate'): boolean {
     const chance = this.current[key];
     return chance > 0 && this.random() < chance;
+  }
+
+  /** This request's delay: `latencyMs` plus a random share of `latencyJitterMs`. */
+  latency(): number {
+    const { latencyMs, latencyJitterMs } = this.current;
+    return latencyJitterMs > 0 ? latencyMs + Math.floor(this.random() * (latencyJitterMs + 1)) : latencyMs;
   }
 }
