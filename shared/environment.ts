@@ -75,7 +75,13 @@ export const sendingPaceSchema = z.object({
 });
 export type SendingPace = z.infer<typeof sendingPaceSchema>;
 
-export const DEFAULT_SENDING_PACE: SendingPace = { concurrency: 2, ratePerSecond: 5, pollIntervalMs: 60_000 };
+/**
+ * A new environment's pace. The rate is what limits the load on the service (5 request starts a second, whatever
+ * the concurrency); the concurrency only bounds how many may be waiting at once. Four, not two: a slow commit holds
+ * its slot for up to the request timeout, and with two slots two slow requests stopped all sending (lookups too)
+ * while the service answered others at once. See main/core/outbox/README.md, "A service that is sometimes slow".
+ */
+export const DEFAULT_SENDING_PACE: SendingPace = { concurrency: 4, ratePerSecond: 5, pollIntervalMs: 60_000 };
 
 /** An API profile with its pace, as the settings screen edits it. */
 export const environmentProfileSchema = environmentSchema.extend(sendingPaceSchema.shape);

@@ -21,8 +21,11 @@ export type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
 
 /**
  * What the caller can do about a failure:
- * - `retryable`: nothing happened on the service (network error before sending, 5xx, 429): send again later.
- * - `in-doubt`: the request was sent and no answer came (timeout, reset): the effect is unknown; reconcile first.
+ * - `retryable`: safe to send again later: nothing reached the service (network error before sending), the service
+ *   said it did not act (429), or the call is a read (a 5xx or a lost answer to a GET changes nothing).
+ * - `in-doubt`: a create or cancel may have taken effect: sent and no answer came (timeout, reset), an answer we
+ *   could not read, or a 5xx (`server`: a gateway answers 502/503/504, a service 500, after the write may have
+ *   happened); reconcile (look it up) before sending again.
  * - `auth`: 401; refresh the sign-in, then retry.
  * - `rejected`: 400/403/404; a person must look at it. `fields` names what was wrong when the service says.
  */
@@ -36,8 +39,9 @@ export const serviceErrorSchema = z.discriminatedUnion('kind', [
   }),
   z.object({
     kind: z.literal('in-doubt'),
-    reason: z.enum(['timeout', 'reset', 'unreadable-response']),
+    reason: z.enum(['timeout', 'reset', 'unreadable-response', 'server']),
     status: z.number().int().optional(),
+    retryAfterMs: z.number().int().nonnegative().optional(),
     message: z.string(),
   }),
   z.object({ kind: z.literal('auth'), status: z.number().int(), message: z.string() }),

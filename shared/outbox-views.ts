@@ -187,6 +187,18 @@ export const outboxProgressSchema = z.object({
   ordersPerSecond: z.number().nonnegative(),
   /** Why the outbox is paused or blocked, in a sentence. */
   message: z.string().nullable(),
+  /**
+   * Requests waiting on a slow service: how many have been in flight longer than 5 s, the longest wait, and how
+   * many request slots (the environment's concurrency) there are; null or absent when none is that slow.
+   */
+  slow: z
+    .object({
+      requests: z.number().int().positive(),
+      longestMs: z.number().int().nonnegative(),
+      slots: z.number().int().positive(),
+    })
+    .nullable()
+    .optional(),
 });
 export type OutboxProgressView = z.infer<typeof outboxProgressSchema>;
 

@@ -136,31 +136,33 @@ describe('a poison order', () => {
     expect(attempts.filter((a) => a.operation === 'lookup' && a.httpStatus === 200)).toHaveLength(3);
   });
 
-  it('failing alone during an outage (5xx for everything about it) is neither an alarm nor set aside', async () => {
+  it('failing alone during an outage (5xx for everything about it) is looked up, never resent blindly nor set aside', async () => {
     const { t, outbox, attention } = setUp();
     const [stranded] = sampleOrders('STRANDED', 1);
     down.add(stranded!.clinicOrderId);
     const [id] = enqueue(t, [stranded!]);
 
-    // It never becomes idle: let it fail more often than maxAttempts (however long that takes on this machine),
-    // then stop the run and look at what happened meanwhile.
+    // It never becomes idle: let its lookups fail more often than maxAttempts (however long that takes on this
+    // machine), then stop the run and look at what happened meanwhile.
     const stop = new AbortController();
     const run = outbox.runUntilIdle(ENVIRONMENT_ID, { signal: stop.signal });
-    const createsOf = () => t.store.attempts.list(id!).filter((a) => a.operation === 'create');
-    await vi.waitFor(() => expect(createsOf().length).toBeGreaterThanOrEqual(TUNING.maxAttempts + 1), {
+    const callsOf = (operation: string) => t.store.attempts.list(id!).filter((a) => a.operation === operation);
+    await vi.waitFor(() => expect(callsOf('lookup').length).toBeGreaterThanOrEqual(TUNING.maxAttempts + 1), {
       timeout: 20_000,
       interval: 10,
     });
     stop.abort();
     await expect(run).rejects.toThrow();
-    const progress = outbox.progress(ENVIRONMENT_ID);
     await outbox.stop();
 
-    expect(createsOf().length).toBeGreaterThanOrEqual(TUNING.maxAttempts + 1);
-    expect(t.store.orders.get(id!)?.state).toBe('queued');
+    // The 503 may have come after the service stored it: the order is asked about, never sent again blindly.
+    expect(callsOf('create').map((a) => `${a.outcome}:${a.httpStatus}`)).toEqual(['in-doubt:503']);
+    expect(callsOf('lookup').every((a) => a.httpStatus === 503)).toBe(true);
+    expect(t.store.orders.get(id!)?.state).toBe('in_doubt');
     expect(t.store.outboxQueue.retryMemory(id!)?.failures).toBe(0);
-    expect(progress.state).toBe('sending');
-    expect(attention).toEqual([]);
+    // Lookups failing are the service failing (the breaker may call it unavailable once); the order is not blamed.
+    expect(attention.filter((e) => e.kind !== 'service-unavailable')).toEqual([]);
+    expect(attention.length).toBeLessThanOrEqual(1);
   });
 
   it('failing alone while the service is unreachable is not set aside either', async () => {

@@ -1,3 +1,4 @@
+import type { OutboxProgressView } from '../../../shared/outbox-views.js';
 import type { OutboxProgress } from '../../core/outbox/progress.js';
 import type { CliContext } from '../cli-context.js';
 import { EXIT, InputError } from '../cli-errors.js';
@@ -11,6 +12,10 @@ const PROGRESS_LINE_MS = 1000;
  * queued, sending or in doubt, or as soon as sending is blocked (sign-in required, service unavailable): a
  * scheduled run never hangs on an outage, and the next run carries on. Without it, it keeps sending and
  * tracking statuses until interrupted (SIGINT/SIGTERM), then stops cleanly.
+ *
+ * Stopping: requests still unanswered after a moment are abandoned (a create that may have arrived is recorded in
+ * doubt and looked up by the next run), the summary is read, and the services close (the store, then the data
+ * directory's lock) before the summary is printed: "Stopped." means nothing of this process writes any more.
  */
 export async function submit(ctx: CliContext, environmentId: string, untilIdle: boolean): Promise<number> {
   const { registry, outbox, poller, events, store } = ctx.services;
@@ -51,8 +56,12 @@ export async function submit(ctx: CliContext, environmentId: string, untilIdle: 
       clearInterval(keepAlive);
       outcome = 'interrupted';
     }
+    await outbox.stop();
     const progress = outbox.progress(environmentId);
     const attention = ordersNeedingAttention(store, environmentId);
+    offProgress();
+    offAttention();
+    await ctx.close();
     if (ctx.options.json) {
       ctx.json({ environmentId, outcome, state: progress.state, message: progress.message, counts: progress.counts });
     } else {
@@ -78,9 +87,7 @@ function outcomeText(outcome: string): string {
   }
 }
 
-function progressLine(
-  progress: OutboxProgress | { state: string; counts: Record<string, number>; ordersPerSecond: number },
-): string {
+function progressLine(progress: OutboxProgress | OutboxProgressView): string {
   const c = progress.counts;
   const parts = [
     `${c.created ?? 0} created`,
@@ -89,5 +96,9 @@ function progressLine(
     `${c.rejected ?? 0} rejected`,
     `${c.held ?? 0} held`,
   ];
-  return `[${progress.state}] ${parts.join(', ')} (${progress.ordersPerSecond}/s)`;
+  const { slow } = progress;
+  const waiting = slow
+    ? `; ${slow.requests} waiting on a slow service (longest ${Math.round(slow.longestMs / 1000)} s)`
+    : '';
+  return `[${progress.state}] ${parts.join(', ')} (${progress.ordersPerSecond}/s${waiting})`;
 }

@@ -4,13 +4,20 @@ import type { CallOutcome } from '../service/client.js';
 import type { AttemptTransition, NewAttempt } from '../store/attempts-repo.js';
 import type { DueCancel } from '../store/outbox-queue-repo.js';
 import type { OrderAttention } from './attention.js';
+import { retryDelayMs } from './backoff.js';
 import {
+  ABANDONED_MESSAGE,
+  abandoned,
   attemptOf,
   clip,
   fieldOf,
+  mayHaveActed,
+  NONE,
   scheduleRetry,
+  trailingFailures,
   UP,
   verdictFrom,
+  type Abandoned,
   type Answer,
   type Recorded,
   type StepContext,
@@ -26,22 +33,57 @@ export const CANCELLED_STATUS = 'Cancelled';
  * - 400/403/404 → the order's status is checked first: already `Cancelled` (our earlier unanswered cancel, or
  *   the pharmacy) → `cancel_sent` as above; otherwise → `cancel_refused` with the service's reason, and the
  *   cancellation ends `refused`. If the status check itself fails, the command waits and is sent again.
- * - unanswered (in doubt) or retryable → sent again later: a cancel is safe to repeat. It is never given up on
- *   (no attempt limit): a dropped cancel would leave a withdrawn order in force at the pharmacy.
+ * - in doubt (no answer, an unreadable one, a 5xx: it may have taken effect) → the next turn checks the order's
+ *   status before sending it again: already `Cancelled` → done as above; else the cancel goes again.
+ * - retryable (not sent, 429) → sent again later. It is never given up on (no attempt limit): a dropped cancel
+ *   would leave a withdrawn order in force at the pharmacy.
  * - 401 → waits for sign-in.
  */
 export async function sendCancel(ctx: StepContext, command: DueCancel): Promise<Answer> {
+  if (lastCancelMayHaveActed(ctx, command.orderId)) {
+    const checkStartedAt = ctx.now();
+    const check = await ctx.client.status(command.pharmacyOrderId, { signal: ctx.signal });
+    if (abandoned(check)) return { verdict: NONE, settle: () => ({}) };
+    if (check.ok && check.value.orderStatus === CANCELLED_STATUS) {
+      return { verdict: UP, settle: () => settleCancelledAlready(ctx, command, checkStartedAt, check) };
+    }
+    if (!check.ok && check.error.kind !== 'rejected') {
+      return {
+        verdict: verdictFrom(check.error),
+        settle: () => settleCheckFailed(ctx, command, checkStartedAt, check),
+      };
+    }
+    // Not cancelled (or the service would not say): the earlier cancel did not take effect, or not visibly yet. Send
+    // it again, with the check on record; its own answer decides (a refusal is checked against the status again).
+    const resent = await send(ctx, command);
+    return {
+      verdict: resent.verdict,
+      settle: () => {
+        const remoteId = check.ok ? check.value.pharmacyOrderId : null;
+        ctx.store.attempts.record(attemptOf(command.orderId, 'status', checkStartedAt, check, remoteId));
+        return resent.settle();
+      },
+    };
+  }
+  return send(ctx, command);
+}
+
+async function send(ctx: StepContext, command: DueCancel): Promise<Answer> {
   const startedAt = ctx.now();
-  const outcome = await ctx.client.cancel({
-    orderId: command.pharmacyOrderId,
-    clinicCode: command.clinicCode,
-    cancelReason: command.reason,
-  });
+  const outcome = await ctx.client.cancel(
+    { orderId: command.pharmacyOrderId, clinicCode: command.clinicCode, cancelReason: command.reason },
+    { signal: ctx.signal },
+  );
+  if (abandoned(outcome)) return { verdict: NONE, settle: () => settleAbandoned(ctx, command, startedAt, outcome) };
   // Refused by the service: if the order is cancelled already, our cancel's goal is met; otherwise it stands.
   const refusal = !outcome.ok && outcome.error.kind === 'rejected' && outcome.error.status !== 0 ? outcome.error : null;
   if (refusal) {
     const checkStartedAt = ctx.now();
-    const check = await ctx.client.status(command.pharmacyOrderId);
+    const check = await ctx.client.status(command.pharmacyOrderId, { signal: ctx.signal });
+    if (abandoned(check)) {
+      // Refused, and the check cut short: the refusal is on record, and the next start asks again.
+      return { verdict: UP, settle: () => recordOnly(ctx, command, startedAt, outcome) };
+    }
     return {
       verdict: check.ok || check.error.kind === 'rejected' ? UP : verdictFrom(check.error),
       settle: () => settleRefusal(ctx, command, { startedAt, outcome, error: refusal }, { checkStartedAt, check }),
@@ -51,6 +93,75 @@ export async function sendCancel(ctx: StepContext, command: DueCancel): Promise<
     verdict: outcome.ok ? UP : verdictFrom(outcome.error),
     settle: () => settleCancel(ctx, command, startedAt, outcome),
   };
+}
+
+/**
+ * Whether this order's latest cancel may have taken effect without our knowing (in doubt): then its status is
+ * checked before the cancel goes again. Cancels are few, so reading the order's history here costs nothing that
+ * matters.
+ */
+function lastCancelMayHaveActed(ctx: StepContext, orderId: number): boolean {
+  const last = ctx.store.attempts.list(orderId).findLast((attempt) => attempt.operation === 'cancel');
+  return last !== undefined && mayHaveActed(last);
+}
+
+/** The earlier cancel took effect (or the pharmacy cancelled): the status check is the call that decided it. */
+function settleCancelledAlready(
+  ctx: StepContext,
+  command: DueCancel,
+  checkStartedAt: Date,
+  check: CallOutcome<StatusRecord>,
+): Recorded {
+  const remoteId = check.ok ? check.value.pharmacyOrderId : null;
+  recordChange(ctx, command, attemptOf(command.orderId, 'status', checkStartedAt, check, remoteId), sent(command));
+  return {};
+}
+
+/** The status check failed: the command waits and the check is made again before the cancel goes. */
+function settleCheckFailed(
+  ctx: StepContext,
+  command: DueCancel,
+  checkStartedAt: Date,
+  check: Extract<CallOutcome<StatusRecord>, { ok: false }>,
+): Recorded {
+  const { store } = ctx;
+  store.inTransaction(() => {
+    store.attempts.record(attemptOf(command.orderId, 'status', checkStartedAt, check));
+    waitAndRetry(ctx, command, check.error, 'status');
+  });
+  return {};
+}
+
+/** The stop cut the cancel short after it may have arrived: on record as in doubt, so its status is checked first. */
+function settleAbandoned(ctx: StepContext, command: DueCancel, startedAt: Date, outcome: Abandoned): Recorded {
+  if (!outcome.error.sent) return {};
+  const { store } = ctx;
+  store.inTransaction(() => {
+    store.attempts.record({
+      orderId: command.orderId,
+      operation: 'cancel',
+      startedAt,
+      latencyMs: null,
+      httpStatus: null,
+      outcome: 'in-doubt',
+      errorMessage: ABANDONED_MESSAGE,
+    });
+    store.outboxQueue.reschedule(command.orderId, 'cancel_requested', new Date(ctx.now().getTime()), {
+      kind: 'in-doubt',
+      message: clip(`cancel not confirmed yet: ${ABANDONED_MESSAGE}`),
+    });
+  });
+  return {};
+}
+
+function recordOnly(
+  ctx: StepContext,
+  command: DueCancel,
+  startedAt: Date,
+  outcome: CallOutcome<StatusRecord>,
+): Recorded {
+  ctx.store.attempts.record(attemptOf(command.orderId, 'cancel', startedAt, outcome));
+  return {};
 }
 
 function settleCancel(
@@ -180,16 +291,29 @@ function refusedAttention(
   };
 }
 
-/** The command stays open; a sign-in problem waits for the sign-in, anything else for a backoff. */
-function waitAndRetry(ctx: StepContext, command: DueCancel, error: ServiceError): void {
-  const at =
-    error.kind === 'auth'
-      ? null
-      : error.kind === 'in-doubt'
-        ? new Date(ctx.now().getTime() + ctx.tuning.reconcileDelayMs)
-        : scheduleRetry(ctx, command.orderId, 'cancel', error).at;
+/**
+ * The command stays open; a sign-in problem waits for the sign-in, anything else for a backoff (after a 5xx, at
+ * least the grace a slow commit needs before its status is checked; with no answer at all, just that grace).
+ */
+function waitAndRetry(
+  ctx: StepContext,
+  command: DueCancel,
+  error: ServiceError,
+  operation: 'cancel' | 'status' = 'cancel',
+): void {
+  let at: Date | null;
+  if (error.kind === 'auth') at = null;
+  else if (error.kind === 'in-doubt' && error.reason !== 'server') {
+    at = new Date(ctx.now().getTime() + ctx.tuning.reconcileDelayMs);
+  } else if (error.kind === 'in-doubt') {
+    const failures = trailingFailures(ctx.store.attempts.list(command.orderId), operation);
+    const backoff = retryDelayMs(Math.max(0, failures - 1), ctx.tuning, ctx.random, error.retryAfterMs);
+    at = new Date(ctx.now().getTime() + Math.max(ctx.tuning.reconcileDelayMs, backoff));
+  } else at = scheduleRetry(ctx, command.orderId, operation, error).at;
+  // In doubt, or its status check failed: it may have taken effect, so it is not "not sent".
+  const what = error.kind === 'in-doubt' || operation === 'status' ? 'cancel not confirmed yet' : 'cancel not sent yet';
   ctx.store.outboxQueue.reschedule(command.orderId, 'cancel_requested', at, {
     kind: error.kind,
-    message: clip(`cancel not sent yet: ${error.message}`),
+    message: clip(`${what}: ${error.message}`),
   });
 }

@@ -14,7 +14,7 @@ import { CircuitBreaker } from './circuit-breaker.js';
 import { SlidingRate, type OutboxProgress, type OutboxRunResult, type OutboxState } from './progress.js';
 import { burstFor, TokenBucket } from './rate-limiter.js';
 import { lookUpInDoubt } from './reconcile.js';
-import { recoverInterrupted } from './recovery.js';
+import { recoverInterrupted, recoverUnclear } from './recovery.js';
 import { clip, type Answer, type Recorded, type Settle, type StepContext, type Verdict } from './step.js';
 import { sendOrder, toInDoubt } from './submitter.js';
 import type { OutboxTuning } from './tuning.js';
@@ -63,6 +63,16 @@ const IDLE_CHECKPOINT_MS = 1_000;
 const COMMIT_DELAY_MS = 20;
 /** Turns of the loop a commit due soon waits at most for requests still connecting (see #scheduleCommit). */
 const MAX_CONNECT_WAITS = 4;
+/** A request in flight longer than this is waiting on a slow service: progress says so. */
+export const SLOW_REQUEST_MS = 5_000;
+/** While requests are that slow, progress is reported this often (their wait grows). */
+const SLOW_REPORT_MS = 1_000;
+/**
+ * After the stop aborts what is in flight, the steps end at once (their calls end `cancelled`) and record what they
+ * must; a step held up elsewhere (a token refresh) is not waited for longer than this, and its answer is then not
+ * recorded (its order stays `sending`, in doubt at the next start).
+ */
+const ABANDON_WAIT_MS = 2_000;
 
 /**
  * The sending loop of one environment. Work comes from the store, never from memory: lookups of orders in
@@ -93,6 +103,15 @@ export class EnvironmentRunner {
   #syncing = false;
   /** Requests out on the network, by order id: what the concurrency limit counts. */
   readonly #inFlight = new Map<number, Promise<void>>();
+  /** When each of those left (performance.now()), for the slow-service report. */
+  readonly #sentAt = new Map<number, number>();
+  /** Aborted by stop(): what is still in flight then is abandoned (see StepContext.signal). */
+  #abort = new AbortController();
+  /** stop() has recorded its last answers: nothing may touch the store from here on (it is about to close). */
+  #stopped = false;
+  #slowTimer: NodeJS.Timeout | undefined;
+  /** The last progress report showed requests waiting on a slow service. */
+  #reportedSlow = false;
   readonly #answered: Answered[] = [];
   /** Environment-level facts judged from answers (outage, restored, sign-in), audited with the next commit. */
   readonly #envEvents: Array<{ action: string; details?: AuditDetails; attention?: AttentionEvent }> = [];
@@ -155,7 +174,7 @@ export class EnvironmentRunner {
       logger: deps.logger,
       othersAnsweredSince: (orderId, sinceMs) =>
         this.#breaker.state(this.#nowMs()) === 'closed' && this.#lastAnswerNotFor(orderId) > sinceMs,
-      breakerClosed: () => this.#breaker.state(this.#nowMs()) === 'closed',
+      signal: this.#abort.signal,
     };
   }
 
@@ -170,12 +189,25 @@ export class EnvironmentRunner {
       return;
     }
     this.#running = true;
+    if (this.#stopped) {
+      // Started again after a stop (tests; the app makes a new outbox): a fresh signal for the new requests.
+      this.#stopped = false;
+      this.#abort = new AbortController();
+      this.#ctx.signal = this.#abort.signal;
+    }
     const lookUpAt = new Date(this.#nowMs() + this.#deps.tuning.reconcileDelayMs);
     const recovered = recoverInterrupted(this.#deps.store, this.environmentId, lookUpAt);
     if (recovered > 0) {
       this.#deps.logger.warn('orders interrupted while sending are in doubt until looked up', {
         environmentId: this.environmentId,
         count: recovered,
+      });
+    }
+    const unclear = recoverUnclear(this.#deps.store, this.environmentId, lookUpAt);
+    if (unclear > 0) {
+      this.#deps.logger.warn('orders queued after a 5xx are in doubt until looked up', {
+        environmentId: this.environmentId,
+        count: unclear,
       });
     }
     this.notify();
@@ -311,12 +343,19 @@ export class EnvironmentRunner {
       inFlight: this.#inFlight.size,
       ordersPerSecond: this.#rate.perSecond(nowMs),
       nextAttemptAt: this.#nextAttemptAt(state, nowMs),
+      slow: this.#slowRequests(performance.now()),
     };
   }
 
-  /** Stops claiming work and waits (up to `timeoutMs`) for requests in flight to be answered and recorded. */
-  async stop(timeoutMs: number): Promise<void> {
+  /**
+   * Stops claiming work, gives requests in flight `graceMs` to be answered, then abandons the rest (aborts them):
+   * a create or cancel that may have arrived is recorded as in doubt, one that never left goes back unsent. Every
+   * record is committed and synced before this resolves, and nothing is written after: the store can close.
+   */
+  async stop(graceMs: number): Promise<void> {
     this.#running = false;
+    clearTimeout(this.#slowTimer);
+    this.#slowTimer = undefined;
     clearTimeout(this.#timer);
     clearTimeout(this.#launchTimer);
     this.#launchTimer = undefined;
@@ -326,13 +365,14 @@ export class EnvironmentRunner {
     this.#commitTimer = undefined;
     this.#timer = undefined;
     this.#timerAt = Number.POSITIVE_INFINITY;
+    await this.#settledWithin(graceMs);
     if (this.#inFlight.size > 0) {
-      let timeout: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.allSettled([...this.#inFlight.values()]),
-        new Promise((resolve) => (timeout = setTimeout(resolve, timeoutMs))),
-      ]);
-      clearTimeout(timeout);
+      this.#deps.logger.info('outbox stopping: requests still in flight are abandoned (looked up before resending)', {
+        environmentId: this.environmentId,
+        count: this.#inFlight.size,
+      });
+      this.#abort.abort();
+      await this.#settledWithin(ABANDON_WAIT_MS);
     }
     // Record what was answered and put back what was claimed and not sent; then make all of it durable.
     this.#pump();
@@ -347,7 +387,19 @@ export class EnvironmentRunner {
     clearTimeout(this.#progressTimer);
     this.#progressTimer = undefined;
     const result = { ...this.progress(), outcome: 'stopped' as const };
+    this.#stopped = true;
     for (const waiter of [...this.#waiters]) waiter.settle(result);
+  }
+
+  /** Waits until nothing is in flight, or `ms` at most. */
+  async #settledWithin(ms: number): Promise<void> {
+    if (this.#inFlight.size === 0) return;
+    let timeout: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.#inFlight.values()]),
+      new Promise((resolve) => (timeout = setTimeout(resolve, ms))),
+    ]);
+    clearTimeout(timeout);
   }
 
   /**
@@ -558,6 +610,7 @@ export class EnvironmentRunner {
 
   /** Claims a failed fsync was to cover: back to `queued`, never sent (if even that fails, recovery finds them). */
   #dropUnsynced(): void {
+    if (this.#stopped) return;
     const unsynced = this.#pool.filter((work) => work.kind === 'create' && !this.#group.isDurable(work.commit));
     if (unsynced.length === 0) return;
     this.#pool = this.#pool.filter((work) => !unsynced.includes(work));
@@ -620,6 +673,16 @@ export class EnvironmentRunner {
       // The slot is free as soon as the answer is in, and what it says about the service counts at once (so
       // the pool stops feeding an outage); its record waits for the next commit.
       this.#inFlight.delete(work.id);
+      this.#sentAt.delete(work.id);
+      if (this.#stopped) {
+        // Past the stop's last commit: the store may be closed. Left `sending`, the order is in doubt at next start.
+        this.#deps.logger.warn('an answer came after the outbox stopped: not recorded', {
+          environmentId: this.environmentId,
+          orderId: work.id,
+          operation: work.kind,
+        });
+        return;
+      }
       this.#judge(work, answer?.verdict ?? { service: 'none' });
       this.#answered.push({ work, settle: answer?.settle ?? null, ...(error === undefined ? {} : { error }) });
       if (!this.#running) {
@@ -635,6 +698,52 @@ export class EnvironmentRunner {
       (error: unknown) => answered(null, error ?? new Error('the step failed')),
     );
     this.#inFlight.set(work.id, task);
+    this.#sentAt.set(work.id, performance.now());
+    this.#watchSlow();
+  }
+
+  /** Requests in flight for longer than SLOW_REQUEST_MS (null when none): the service is slow to answer them. */
+  #slowRequests(nowMs: number): OutboxProgress['slow'] {
+    let requests = 0;
+    let longestMs = 0;
+    for (const sentAt of this.#sentAt.values()) {
+      const waitedMs = nowMs - sentAt;
+      if (waitedMs < SLOW_REQUEST_MS) continue;
+      requests += 1;
+      longestMs = Math.max(longestMs, waitedMs);
+    }
+    return requests === 0 ? null : { requests, longestMs: Math.round(longestMs), slots: this.#deps.tuning.concurrency };
+  }
+
+  /**
+   * Progress is reported when something happens; a request that waits on a slow service is nothing happening, so
+   * one timer (for the progress listener only) looks when the oldest request in flight turns slow, and then every
+   * second while any is. Set when a request leaves and none is set; never more than one.
+   */
+  #watchSlow(): void {
+    if (this.#slowTimer || !this.#deps.onProgress) return;
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const sentAt of this.#sentAt.values()) oldest = Math.min(oldest, sentAt);
+    if (oldest === Number.POSITIVE_INFINITY) {
+      // Nothing in flight: clear a sentence still showing.
+      if (this.#reportedSlow) {
+        this.#reportedSlow = false;
+        this.#reportProgress(true);
+      }
+      return;
+    }
+    const nowMs = performance.now();
+    const slow = this.#slowRequests(nowMs);
+    if (slow !== null || this.#reportedSlow) {
+      this.#reportedSlow = slow !== null;
+      this.#reportProgress(true);
+    }
+    const delayMs = slow !== null ? SLOW_REPORT_MS : Math.max(0, oldest + SLOW_REQUEST_MS - nowMs);
+    this.#slowTimer = setTimeout(() => {
+      this.#slowTimer = undefined;
+      if (this.#running) this.#watchSlow();
+    }, delayMs);
+    this.#slowTimer.unref();
   }
 
   /**
@@ -787,6 +896,8 @@ export class EnvironmentRunner {
 
   /** Settles waiters that are done and reports progress: at once on a state change, else at most every 250 ms. */
   #afterPump(): void {
+    // After the stop (a background fsync finishing late): the store is not ours any more.
+    if (this.#stopped) return;
     const wantsProgress = this.#deps.onProgress !== undefined;
     if (this.#waiters.size === 0 && !wantsProgress) return;
     let open: boolean;

@@ -31,8 +31,13 @@ export interface RunUntilIdleOptions {
   stopWhenBlocked?: boolean;
 }
 
-/** How long `stop()` waits for requests in flight before giving up on them (they stay `sending` → in doubt). */
-const STOP_TIMEOUT_MS = 10_000;
+/**
+ * How long `stop()` gives requests in flight to be answered before it abandons them (aborted; a create or cancel
+ * that may have arrived is recorded in doubt, and looked up before anything is sent again). Short: an answer on its
+ * way comes in well within it, and a slow service would otherwise keep the store, and its lock, for the whole
+ * request timeout.
+ */
+const STOP_GRACE_MS = 1_000;
 
 /** States `retryNow` makes due now without changing them. */
 const RESCHEDULABLE: readonly OrderState[] = ['queued', 'in_doubt', 'cancel_requested'];
@@ -155,9 +160,13 @@ export class Outbox {
     return this.#runner(environmentId).progress();
   }
 
-  /** Stops claiming everywhere and waits (bounded) for requests in flight to be answered and recorded. */
+  /**
+   * Stops claiming everywhere, gives requests in flight a moment to be answered, abandons the rest (recorded in
+   * doubt when they may have arrived), and resolves once every record is committed and synced: nothing of the
+   * outbox writes to the store after that, so it may close (and release the data directory's lock).
+   */
   async stop(): Promise<void> {
-    await Promise.all([...this.#runners.values()].map((runner) => runner.stop(STOP_TIMEOUT_MS)));
+    await Promise.all([...this.#runners.values()].map((runner) => runner.stop(STOP_GRACE_MS)));
   }
 
   #runner(environmentId: string): EnvironmentRunner {

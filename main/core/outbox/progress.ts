@@ -24,6 +24,11 @@ export interface OutboxProgress {
   ordersPerSecond: number;
   /** When the next retry or probe is due (ISO), when the outbox is waiting for one; else null. */
   nextAttemptAt: string | null;
+  /**
+   * Requests waiting on a slow service: how many have been in flight longer than 5 s, the longest wait, and the
+   * request slots (the concurrency) they hold; null when none is that slow.
+   */
+  slow: { requests: number; longestMs: number; slots: number } | null;
 }
 
 /** What `runUntilIdle` ends with: idle (all done), blocked (only with stopWhenBlocked), or stopped. */

@@ -3,9 +3,11 @@ import type { StatusRecord } from '../../../shared/status.js';
 import type { CallOutcome } from '../service/client.js';
 import type { OrderRecord } from '../store/orders-repo.js';
 import {
+  abandoned,
   attemptOf,
   clip,
   countsAgainst,
+  NONE,
   recordDecision,
   scheduleRetry,
   UP,
@@ -17,20 +19,22 @@ import {
 } from './step.js';
 
 /**
- * Settles one order in doubt (a send went unanswered) by asking the service, never by sending again:
- * `status-with-clinic-code` with clinicCode + clinicOrderId.
+ * Settles one order in doubt (a send got no clear answer: none, an unreadable one, or a 5xx) by asking the service,
+ * never by sending again: `status-with-clinic-code` with clinicCode + clinicOrderId.
  * - found → `created` with its pharmacy order id;
  * - not found (empty list, or 404) → back to `queued`, due now, still remembered as once in doubt (so a later
  *   "duplicate clinicOrderId" is read as "created"); counted towards giving up like a failed send;
- * - the lookup failed → stays `in_doubt`, looked up again after a backoff. An order in doubt is never set aside:
- *   giving up on it could mean sending it twice.
+ * - the lookup failed → stays `in_doubt`, looked up again after a backoff. An order in doubt is never set aside
+ *   unless the service says it does not have it: giving up on it could mean sending it twice.
+ * - cut short by the outbox's stop → stays `in_doubt`, nothing recorded (the next start looks it up).
  */
 export async function lookUpInDoubt(ctx: StepContext, order: OrderRecord): Promise<Answer> {
   const startedAt = ctx.now();
-  const outcome = await ctx.client.statusWithClinicCode({
-    clinicCode: order.clinicCode,
-    clinicOrderId: order.clinicOrderId,
-  });
+  const outcome = await ctx.client.statusWithClinicCode(
+    { clinicCode: order.clinicCode, clinicOrderId: order.clinicOrderId },
+    { signal: ctx.signal },
+  );
+  if (abandoned(outcome)) return { verdict: NONE, settle: () => ({}) };
   return {
     verdict: outcome.ok ? UP : verdictFrom(outcome.error),
     settle: () => settleLookup(ctx, order, startedAt, outcome),
@@ -106,22 +110,35 @@ export function pharmacyIdIn(records: readonly StatusRecord[], clinicOrderId: st
   return ids.length === 0 ? null : Math.min(...ids);
 }
 
-/** Not at the service: send it again now, unless it has failed too often while others got through. */
+/**
+ * Not at the service: send it again now, unless it has failed too often while the service works. The send that
+ * got no clear answer failed: it counts if others got through meanwhile, or if the service answered it with a 5xx
+ * (the lookup just answered too, so the service is up and fails only this order: a poison order failing alone).
+ * A send that got no answer at all counts only the first way: alone, that looks exactly like an outage.
+ */
 function notFound(ctx: StepContext, order: OrderRecord): Decision {
   const { store } = ctx;
-  // The send that went unanswered failed, as surely as a 5xx: it counts if others got through meanwhile.
-  const failures = countsAgainst(ctx, order.id, store.attempts.list(order.id))
-    ? store.outboxQueue.countFailure(order.id)
-    : (store.outboxQueue.retryMemory(order.id)?.failures ?? 0);
+  const history = store.attempts.list(order.id);
+  const lastCreate = history.findLast((attempt) => attempt.operation === 'create');
+  const answered5xx = (lastCreate?.httpStatus ?? 0) >= 500;
+  const failures =
+    answered5xx || countsAgainst(ctx, order.id, history)
+      ? store.outboxQueue.countFailure(order.id)
+      : (store.outboxQueue.retryMemory(order.id)?.failures ?? 0);
   if (failures >= ctx.tuning.maxAttempts) {
-    const message = `gave up after ${failures} attempts: sent, unanswered, and not found at the service`;
+    const [kind, message] = answered5xx
+      ? ([
+          'retryable',
+          `gave up after ${failures} attempts: ${lastCreate?.errorMessage ?? 'the service failed'}`,
+        ] as const)
+      : (['in-doubt', `gave up after ${failures} attempts: sent, unanswered, and not found at the service`] as const);
     return {
       transition: {
         from: ['in_doubt'],
         to: 'held',
-        patch: { lastError: { kind: 'in-doubt', message }, nextAttemptAt: null },
+        patch: { lastError: { kind, message }, nextAttemptAt: null },
         action: 'order.set-aside',
-        details: { errorKind: 'in-doubt', errorMessage: message },
+        details: { errorKind: kind, errorMessage: clip(message) },
       },
       attention: {
         kind: 'order',
@@ -135,7 +152,9 @@ function notFound(ctx: StepContext, order: OrderRecord): Decision {
       },
     };
   }
-  const message = 'not found at the service after an unanswered send: sending it again';
+  const message = answered5xx
+    ? 'not found at the service after a failed send: sending it again'
+    : 'not found at the service after an unanswered send: sending it again';
   return {
     transition: {
       from: ['in_doubt'],

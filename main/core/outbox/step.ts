@@ -1,6 +1,12 @@
 import type { ServiceError } from '../../../shared/errors.js';
 import type { Logger } from '../logger.js';
-import type { CallOutcome, OrderServiceClient } from '../service/client.js';
+import type {
+  CallCancelled,
+  CallMeta,
+  CallOutcome,
+  CancellableOutcome,
+  OrderServiceClient,
+} from '../service/client.js';
 import type { AttemptRecord, AttemptTransition, NewAttempt } from '../store/attempts-repo.js';
 import type { AttemptOperation } from '../store/order-state.js';
 import type { Store } from '../store/store.js';
@@ -24,8 +30,11 @@ export interface StepContext {
    * succeed"). Only then does it count towards giving up on the order.
    */
   othersAnsweredSince: (orderId: number, sinceMs: number) => boolean;
-  /** The breaker is closed: no outage is suspected, so an extra request to gather evidence is fine. */
-  breakerClosed: () => boolean;
+  /**
+   * Aborted by the outbox's stop: requests still in flight then are abandoned (a create or cancel that may have
+   * arrived is recorded as in doubt) so that nothing waits on the service, or writes, after the store closes.
+   */
+  signal: AbortSignal;
 }
 
 /** What the call said about the service, for the breaker, the Retry-After gate and the sign-in pause. */
@@ -72,6 +81,30 @@ export interface Answer {
 }
 
 export const UP: Verdict = { service: 'up' };
+/** Nothing to say about the service (the call was refused locally, or abandoned by a stop). */
+export const NONE: Verdict = { service: 'none' };
+
+/** The outbox's stop cut the call short. */
+export type Abandoned = { ok: false; error: CallCancelled; meta: CallMeta };
+
+export function abandoned<T>(outcome: CancellableOutcome<T>): outcome is Abandoned {
+  return !outcome.ok && outcome.error.kind === 'cancelled';
+}
+
+/** What a call cut short by a stop is recorded as, when it may have reached the service. */
+export const ABANDONED_MESSAGE = 'sending stopped while waiting for the answer: the outcome is unknown';
+
+/**
+ * Whether an attempt's answer leaves open that the service acted on it: in doubt (no answer, an unreadable one, a
+ * 5xx or 408 to a create or cancel), or a 5xx/408 that a version before this rule recorded as retryable. Only such
+ * an attempt makes a later "duplicate clinicOrderId" mean "created", and an order after one is looked up before it
+ * is sent again.
+ */
+export function mayHaveActed(attempt: Pick<AttemptRecord, 'outcome' | 'httpStatus'>): boolean {
+  if (attempt.outcome === 'in-doubt') return true;
+  const status = attempt.httpStatus ?? 0;
+  return attempt.outcome === 'retryable' && (status >= 500 || status === 408);
+}
 
 export function verdictOf(error: ServiceError): ServiceVerdict {
   switch (error.kind) {
@@ -185,8 +218,8 @@ export function attemptOf(
 
 /**
  * After a failed attempt (already recorded): counts a failed create against the order when it says something
- * about the order (`serviceUp`: a check showed the service otherwise up; else see `countsAgainst`; lookups and
- * cancels are never given up on), and returns when to try again: backoff with full jitter over the run of
+ * about the order (see `countsAgainst`; a create that may have acted is counted by its lookup instead, and lookups
+ * and cancels are never given up on), and returns when to try again: backoff with full jitter over the run of
  * failed attempts of this operation, never before Retry-After.
  */
 export function scheduleRetry(
@@ -194,7 +227,6 @@ export function scheduleRetry(
   orderId: number,
   operation: AttemptOperation,
   error: ServiceError,
-  serviceUp = false,
 ): { failures: number; counted: boolean; at: Date } {
   const retryAfterMs = 'retryAfterMs' in error ? error.retryAfterMs : undefined;
   const history = ctx.store.attempts.list(orderId);
@@ -202,7 +234,7 @@ export function scheduleRetry(
     operation === 'create' &&
     error.kind === 'retryable' &&
     error.reason !== 'rate-limited' &&
-    (serviceUp || countsAgainst(ctx, orderId, history));
+    countsAgainst(ctx, orderId, history);
   const failures = counted
     ? ctx.store.outboxQueue.countFailure(orderId)
     : (ctx.store.outboxQueue.retryMemory(orderId)?.failures ?? 0);

@@ -4,18 +4,23 @@ import type { CallOutcome } from '../service/client.js';
 import type { AttemptTransition } from '../store/attempts-repo.js';
 import type { ClaimedOrder, OrderRecord } from '../store/orders-repo.js';
 import type { OrderAttention } from './attention.js';
+import { retryDelayMs } from './backoff.js';
 import { isDuplicateClinicOrderId } from './duplicate-order.js';
-import { checkServiceAfter, type ServiceCheck } from './service-check.js';
 import {
-  applyDecision,
+  ABANDONED_MESSAGE,
+  abandoned,
   attemptOf,
   clip,
   fieldOf,
   inDoubtDecision,
+  mayHaveActed,
+  NONE,
   recordDecision,
   scheduleRetry,
+  trailingFailures,
   UP,
   verdictFrom,
+  type Abandoned,
   type Answer,
   type Decision,
   type Recorded,
@@ -26,24 +31,53 @@ import {
  * Sends one claimed order (state `sending`); the returned settle records the outcome: the attempt and the order's
  * new state, with one audit entry for both, in one transaction.
  *
- * | outcome                                   | order becomes                                                      |
- * | ----------------------------------------- | ------------------------------------------------------------------ |
- * | 2xx with an order id                      | created, with the pharmacy order id                                |
- * | retryable (network before sending, 5xx, 429) | queued again at backoff (Retry-After as a floor); held after maxAttempts counted failures |
- * | in doubt (timeout, reset, unreadable 2xx) | in_doubt: looked up before anything is sent again                  |
- * | 401 after a refresh                       | queued, due now (not counted); the environment pauses for sign-in  |
- * | 403                                       | held: the patient is locked out, a person must act                 |
- * | 400 duplicate clinicOrderId, was in doubt | in_doubt: the service has it from the unanswered send; look it up  |
- * | other 400 / 404 (or refused locally)      | rejected, with the message and field                               |
+ * | outcome                                        | order becomes                                                 |
+ * | ---------------------------------------------- | ------------------------------------------------------------- |
+ * | 2xx with an order id                           | created, with the pharmacy order id                           |
+ * | retryable (network before sending, 429)        | queued again at backoff (Retry-After as a floor); held after maxAttempts counted failures |
+ * | in doubt: 5xx or 408                           | in_doubt, looked up at that backoff before anything is sent again |
+ * | in doubt: timeout, reset, unreadable 2xx       | in_doubt, looked up after reconcileDelayMs                    |
+ * | 401 after a refresh                            | queued, due now (not counted); the environment pauses for sign-in |
+ * | 403                                            | held: the patient is locked out, a person must act            |
+ * | 400 duplicate clinicOrderId after an attempt that may have acted | in_doubt, looked up now: it landed          |
+ * | other 400 / 404 (or refused locally)           | rejected, with the message and field                          |
+ * | abandoned by the outbox's stop                 | in_doubt if it may have arrived, else queued (unsent)         |
  */
 export async function sendOrder(ctx: StepContext, order: ClaimedOrder): Promise<Answer> {
   const startedAt = ctx.now();
-  const outcome = await ctx.client.sendCreate(order.route, order.requestBody, order.bodyChecked);
-  const check = outcome.ok ? null : await checkServiceAfter(ctx, order, outcome.error, startedAt);
+  const outcome = await ctx.client.sendCreate(order.route, order.requestBody, order.bodyChecked, {
+    signal: ctx.signal,
+  });
+  if (abandoned(outcome)) return { verdict: NONE, settle: () => settleAbandoned(ctx, order, startedAt, outcome) };
   return {
     verdict: outcome.ok ? UP : verdictFrom(outcome.error),
-    settle: () => settleCreate(ctx, order, startedAt, outcome, check),
+    settle: () => settleCreate(ctx, order, startedAt, outcome),
   };
+}
+
+/**
+ * The stop cut the create short. Sent (or possibly sent): in doubt, with the attempt recorded, so the next start
+ * looks it up before anything is sent again. Not sent: back to the queue, as a claim that never went.
+ */
+function settleAbandoned(ctx: StepContext, order: ClaimedOrder, startedAt: Date, outcome: Abandoned): Recorded {
+  const { store } = ctx;
+  if (!outcome.error.sent) {
+    store.outboxQueue.unclaim([order.id]);
+    return {};
+  }
+  const attempt = {
+    orderId: order.id,
+    operation: 'create' as const,
+    startedAt,
+    latencyMs: null,
+    httpStatus: null,
+    outcome: 'in-doubt' as const,
+    errorMessage: ABANDONED_MESSAGE,
+  };
+  recordDecision(ctx, attempt, () =>
+    inDoubtDecision(ctx, { kind: 'in-doubt', message: ABANDONED_MESSAGE }, ctx.tuning.reconcileDelayMs),
+  );
+  return {};
 }
 
 function settleCreate(
@@ -51,7 +85,6 @@ function settleCreate(
   order: ClaimedOrder,
   startedAt: Date,
   outcome: CallOutcome<CreateResponse>,
-  check: ServiceCheck | null,
 ): Recorded {
   const { store } = ctx;
   if (outcome.ok) {
@@ -69,26 +102,14 @@ function settleCreate(
   }
 
   const { error } = outcome;
-  const create = attemptOf(order.id, 'create', startedAt, outcome);
-  if (!check) {
-    const attention = recordDecision(ctx, create, () => decideFailure(ctx, order, error, false));
-    return attention ? { attention } : {};
-  }
-  // Two calls decided this (the create, the lookup checking on the service): each is audited, the change too.
-  const attention = store.inTransaction(() => {
-    store.attempts.record(create);
-    store.attempts.record(attemptOf(order.id, 'lookup', check.startedAt, check.outcome));
-    if (!check.found) return applyDecision(ctx, order.id, decideFailure(ctx, order, error, check.serviceUp));
-    // Listed at the service despite the 5xx: settle it by lookup (adopting its id), never by sending again.
-    const message = `the service failed (${error.message}) but lists this order: looking it up`;
-    return applyDecision(ctx, order.id, inDoubtDecision(ctx, { kind: 'in-doubt', message }, 0));
-  });
+  const attention = recordDecision(ctx, attemptOf(order.id, 'create', startedAt, outcome), () =>
+    decideFailure(ctx, order, error),
+  );
   return attention ? { attention } : {};
 }
 
 /** Where a failed create goes (its attempt is stored already, so the retry history includes it). */
-function decideFailure(ctx: StepContext, order: ClaimedOrder, error: ServiceError, serviceUp: boolean): Decision {
-  const { store } = ctx;
+function decideFailure(ctx: StepContext, order: ClaimedOrder, error: ServiceError): Decision {
   const lastError = { kind: error.kind, message: error.message, field: fieldOf(error) };
   const move = (
     to: OrderRecord['state'],
@@ -122,7 +143,7 @@ function decideFailure(ctx: StepContext, order: ClaimedOrder, error: ServiceErro
 
   switch (error.kind) {
     case 'retryable': {
-      const retry = scheduleRetry(ctx, order.id, 'create', error, serviceUp);
+      const retry = scheduleRetry(ctx, order.id, 'create', error);
       if (retry.counted && retry.failures >= ctx.tuning.maxAttempts) {
         const message = `gave up after ${retry.failures} attempts: ${error.message}`;
         return move(
@@ -135,7 +156,15 @@ function decideFailure(ctx: StepContext, order: ClaimedOrder, error: ServiceErro
       return move('queued', { lastError, nextAttemptAt: retry.at }, 'order.retry-scheduled');
     }
     case 'in-doubt':
-      return inDoubtDecision(ctx, lastError, ctx.tuning.reconcileDelayMs);
+      // A 5xx: the service is failing, so its lookup waits the backoff a retry would have (Retry-After a floor),
+      // and never less than the grace a slow commit needs to land. No answer at all: the grace.
+      return inDoubtDecision(
+        ctx,
+        lastError,
+        error.reason === 'server'
+          ? lookUpDelayAfter5xx(ctx, order.id, error.retryAfterMs)
+          : ctx.tuning.reconcileDelayMs,
+      );
     case 'auth':
       // Nothing reached the service; the order waits for sign-in, which pauses the environment.
       return move('queued', { lastError, nextAttemptAt: null }, 'order.awaiting-sign-in');
@@ -143,14 +172,35 @@ function decideFailure(ctx: StepContext, order: ClaimedOrder, error: ServiceErro
       if (error.status === 403) {
         return move('held', { lastError, nextAttemptAt: null }, 'order.held', attention('locked-out'));
       }
-      if (isDuplicateClinicOrderId(error) && store.outboxQueue.retryMemory(order.id)?.wasInDoubt) {
-        // An earlier unanswered send did land: look it up (now) for its pharmacy order id.
-        const message = `the service already has this order from an unanswered send: looking it up (${error.message})`;
+      if (isDuplicateClinicOrderId(error) && earlierSendMayHaveActed(ctx, order.id)) {
+        // An earlier send that got no clear answer (none, or a 5xx) did land: look it up (now) for its id.
+        const message = `the service already has this order from an earlier send: looking it up (${error.message})`;
         return inDoubtDecision(ctx, { ...lastError, kind: 'in-doubt', message }, 0);
       }
       return move('rejected', { lastError, nextAttemptAt: null }, 'order.rejected', attention('rejected'));
     }
   }
+}
+
+/**
+ * Whether an earlier create of this order may have taken effect: remembered as once in doubt, or (for attempts an
+ * earlier version recorded, when a 5xx counted as "nothing happened") a create in its history that got a 5xx/408.
+ * Read only when the service answers "duplicate", so the usual path pays nothing for it.
+ */
+function earlierSendMayHaveActed(ctx: StepContext, orderId: number): boolean {
+  if (ctx.store.outboxQueue.retryMemory(orderId)?.wasInDoubt) return true;
+  // The duplicate's own attempt is stored already: leave it out.
+  return ctx.store.attempts
+    .list(orderId)
+    .slice(0, -1)
+    .some((attempt) => attempt.operation === 'create' && mayHaveActed(attempt));
+}
+
+/** The backoff over the run of failed creates (this one included), never before Retry-After or reconcileDelayMs. */
+function lookUpDelayAfter5xx(ctx: StepContext, orderId: number, retryAfterMs: number | undefined): number {
+  const failures = trailingFailures(ctx.store.attempts.list(orderId), 'create');
+  const backoff = retryDelayMs(Math.max(0, failures - 1), ctx.tuning, ctx.random, retryAfterMs);
+  return Math.max(ctx.tuning.reconcileDelayMs, backoff);
 }
 
 /**

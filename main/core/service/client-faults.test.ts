@@ -36,11 +36,12 @@ afterAll(async () => {
 });
 
 describe('fault switches as the client sees them', () => {
-  it('errorRate 1 → retryable/server (500), nothing stored', async () => {
+  it('errorRate 1 → a create is in doubt/server (500: it cannot tell), a read retryable/server', async () => {
     sandbox.setFaults({ errorRate: 1 });
     const body = sampleV1();
+    // Here nothing was stored, but a 500 does not say so: the outbox looks it up before sending again.
     expect(errorOf(await client.createWithClinic(body))).toMatchObject({
-      kind: 'retryable',
+      kind: 'in-doubt',
       reason: 'server',
       status: 500,
     });
@@ -93,6 +94,66 @@ describe('fault switches as the client sees them', () => {
     // Reads are not affected by this switch.
     const status = await client.status(order!.pharmacyOrderId);
     expect(status.ok && status.value.orderStatus).toBe('Cancelled');
+  });
+
+  it.each([500, 502, 503, 504])(
+    'commitThenStatus %i → a create and a cancel are in doubt/server with the status, and took effect',
+    async (status) => {
+      sandbox.setFaults({ commitThenStatusRate: 1, commitThenStatus: status });
+      const body = sampleV1({ clinicCode: 'CLINIC-5XX' });
+      expect(errorOf(await client.createWithClinic(body))).toMatchObject({
+        kind: 'in-doubt',
+        reason: 'server',
+        status,
+      });
+      const order = sandbox.listOrders().find((o) => o.clinicOrderId === body.prescription.clinicOrderId);
+      expect(order?.status).toBe('Waiting Payment Success');
+      const cancel = await client.cancel({
+        orderId: order!.pharmacyOrderId,
+        clinicCode: 'CLINIC-5XX',
+        cancelReason: 'x',
+      });
+      expect(errorOf(cancel)).toMatchObject({ kind: 'in-doubt', reason: 'server', status });
+      expect(sandbox.listOrders().find((o) => o.pharmacyOrderId === order!.pharmacyOrderId)?.status).toBe('Cancelled');
+    },
+  );
+
+  it('a 503 with Retry-After to a create is in doubt and keeps the wait; a 429 and a 400 say nothing was done', async () => {
+    let answer = { status: 503, headers: { 'retry-after': '3' } as Record<string, string> };
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
+        res.end(JSON.stringify({ error: 'nope', status: answer.status }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const direct = makeClient(`http://127.0.0.1:${port}/`);
+      expect(errorOf(await direct.createWithClinic(sampleV1()))).toMatchObject({
+        kind: 'in-doubt',
+        reason: 'server',
+        status: 503,
+        retryAfterMs: 3000,
+      });
+      expect(errorOf(await direct.status(1))).toMatchObject({
+        kind: 'retryable',
+        reason: 'server',
+        retryAfterMs: 3000,
+      });
+      answer = { status: 408, headers: {} };
+      expect(errorOf(await direct.createWithClinic(sampleV1()))).toMatchObject({ kind: 'in-doubt', status: 408 });
+      answer = { status: 429, headers: { 'retry-after': '1' } };
+      expect(errorOf(await direct.createWithClinic(sampleV1()))).toMatchObject({
+        kind: 'retryable',
+        reason: 'rate-limited',
+      });
+      answer = { status: 400, headers: {} };
+      expect(errorOf(await direct.createWithClinic(sampleV1()))).toMatchObject({ kind: 'rejected', status: 400 });
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 
   it('latency beyond the timeout → a create is in doubt (timeout); a GET is retryable', async () => {

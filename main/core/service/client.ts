@@ -73,7 +73,7 @@ export interface CallMeta {
 
 export type CallOutcome<T> = ServiceResult<T> & { meta: CallMeta };
 
-/** Per-call options of the reads that can be cancelled. */
+/** Per-call options of the calls that can be cancelled (the lookup reads; the outbox's calls, for its stop). */
 export interface CallOptions {
   /**
    * Aborting it ends the call at once (the request in flight is destroyed, nothing more is sent) with a
@@ -120,15 +120,25 @@ export interface OrderServiceClient {
     rawBody: string,
     checkedBy?: number | null,
   ): Promise<CallOutcome<CreateResponse>>;
-  status(pharmacyOrderId: number): Promise<CallOutcome<StatusRecord>>;
-  statusWithClinicCode(q: {
-    clinicCode: string;
-    orderId?: number;
-    clinicOrderId?: string;
-  }): Promise<CallOutcome<StatusRecord[]>>;
+  /**
+   * With a signal: the outbox's stop abandons what is in flight. A create cut short after it could have reached the
+   * service ends `cancelled` with `sent: true`, and its order is in doubt.
+   */
+  sendCreate(
+    route: 'v1' | 'v2' | 'hl7',
+    rawBody: string,
+    checkedBy: number | null | undefined,
+    options: CallOptions,
+  ): Promise<CancellableOutcome<CreateResponse>>;
+  status: CancellableRead<[pharmacyOrderId: number], StatusRecord>;
+  statusWithClinicCode: CancellableRead<
+    [q: { clinicCode: string; orderId?: number; clinicOrderId?: string }],
+    StatusRecord[]
+  >;
   statusByClinicOrderNumber(clinicOrderId: string): Promise<CallOutcome<StatusRecord>>;
   statusByDateRange(q: { startDate: string; endDate: string }): Promise<CallOutcome<StatusRecord[]>>;
-  cancel(req: CancelRequest): Promise<CallOutcome<StatusRecord>>;
+  /** With a signal as for sendCreate: a cancel cut short after it could have arrived may have taken effect. */
+  cancel: CancellableRead<[req: CancelRequest], StatusRecord>;
   stockCheck: CancellableRead<[ref: ProductRef], StockCheck>;
   priceCheck: CancellableRead<[ref: ProductRef, totalPacks: number], PriceCheck>;
   /** Anonymous: no token is sent, none is needed. */
@@ -286,7 +296,7 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     if (result.kind === 'failure')
       return finish(op, started, attempts, undefined, { ok: false, error: failureToError(result, op.unsafe) });
     if (result.status < 200 || result.status >= 300) {
-      return finish(op, started, attempts, result.status, { ok: false, error: statusToError(result) });
+      return finish(op, started, attempts, result.status, { ok: false, error: statusToError(result, op.unsafe) });
     }
     const value = readValue(op, result);
     return finish(op, started, attempts, result.status, value);
@@ -354,41 +364,134 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     route: StoredBodyRoute,
     rawBody: string,
     checkedBy: number | null | undefined,
-  ): Promise<CallOutcome<CreateResponse>> {
+    signal: AbortSignal | undefined,
+  ): Promise<CancellableOutcome<CreateResponse>> {
     if (checkedBy !== STORED_BODY_CHECK_VERSION) {
       const checked = checkStoredBody(route, rawBody);
       if (!checked.ok) return Promise.resolve(refuseInput(name, checked.fields));
     }
-    return run({
-      name,
-      method: 'PUT',
-      path,
-      body: { text: rawBody, contentType: JSON_TYPE },
-      secured: true,
-      unsafe: true,
-      schema: createResponseSchema,
-    });
+    return send(
+      {
+        name,
+        method: 'PUT',
+        path,
+        body: { text: rawBody, contentType: JSON_TYPE },
+        secured: true,
+        unsafe: true,
+        schema: createResponseSchema,
+      },
+      signal,
+    );
   }
 
-  const createWithHl7 = (message: string): Promise<CallOutcome<CreateResponse>> => {
+  function hl7Create(message: string, signal: AbortSignal | undefined): Promise<CancellableOutcome<CreateResponse>> {
     if (!/^MSH./.test(message.trimStart())) {
       return Promise.resolve(
         refuseInput('createWithHl7', [{ field: '(message)', message: 'an HL7 message starts with an MSH segment' }]),
       );
     }
-    return run({
-      name: 'createWithHl7',
-      method: 'PUT',
-      path: 'api/v2/Order/create-with-hl7message',
-      body: { text: message, contentType: 'text/plain; charset=utf-8' },
-      secured: true,
-      unsafe: true,
-      schema: createResponseSchema,
-    });
-  };
+    return send(
+      {
+        name: 'createWithHl7',
+        method: 'PUT',
+        path: 'api/v2/Order/create-with-hl7message',
+        body: { text: message, contentType: 'text/plain; charset=utf-8' },
+        secured: true,
+        unsafe: true,
+        schema: createResponseSchema,
+      },
+      signal,
+    );
+  }
 
-  const getOrders = <T>(name: string, path: string, query: Query, schema: z.ZodType<T>) =>
-    run({ name, method: 'GET', path, query, secured: true, unsafe: false, schema });
+  const createWithHl7 = (message: string) => hl7Create(message, undefined) as Promise<CallOutcome<CreateResponse>>;
+
+  // Without a signal (the poller, the UI's look-ups) a call costs what it always did: no listener.
+  const getOrders = <T>(
+    name: string,
+    path: string,
+    query: Query,
+    schema: z.ZodType<T>,
+    signal?: AbortSignal,
+  ): Promise<CancellableOutcome<T>> =>
+    send({ name, method: 'GET', path, query, secured: true, unsafe: false, schema }, signal);
+
+  function sendCreate(
+    route: 'v1' | 'v2' | 'hl7',
+    rawBody: string,
+    checkedBy?: number | null,
+  ): Promise<CallOutcome<CreateResponse>>;
+  function sendCreate(
+    route: 'v1' | 'v2' | 'hl7',
+    rawBody: string,
+    checkedBy: number | null | undefined,
+    options: CallOptions,
+  ): Promise<CancellableOutcome<CreateResponse>>;
+  function sendCreate(
+    route: 'v1' | 'v2' | 'hl7',
+    rawBody: string,
+    checkedBy?: number | null,
+    options?: CallOptions,
+  ): Promise<CancellableOutcome<CreateResponse>> {
+    const signal = options?.signal;
+    if (route === 'hl7') return hl7Create(rawBody, signal);
+    if (route === 'v2') return createStored('createV2', 'api/v2/Order/create', 'v2', rawBody, checkedBy, signal);
+    return createStored(
+      'createWithClinic',
+      `api/${o.createWithClinicVersion}/Order/create-with-clinic`,
+      'v1',
+      rawBody,
+      checkedBy,
+      signal,
+    );
+  }
+
+  function status(pharmacyOrderId: number): Promise<CallOutcome<StatusRecord>>;
+  function status(pharmacyOrderId: number, options: CallOptions): Promise<CancellableOutcome<StatusRecord>>;
+  function status(pharmacyOrderId: number, options?: CallOptions): Promise<CancellableOutcome<StatusRecord>> {
+    return getOrders(
+      'status',
+      'api/v2/Order/status',
+      { orderId: pharmacyOrderId },
+      statusRecordSchema,
+      options?.signal,
+    );
+  }
+
+  type ClinicCodeQuery = { clinicCode: string; orderId?: number; clinicOrderId?: string };
+  function statusWithClinicCode(q: ClinicCodeQuery): Promise<CallOutcome<StatusRecord[]>>;
+  function statusWithClinicCode(q: ClinicCodeQuery, options: CallOptions): Promise<CancellableOutcome<StatusRecord[]>>;
+  function statusWithClinicCode(
+    q: ClinicCodeQuery,
+    options?: CallOptions,
+  ): Promise<CancellableOutcome<StatusRecord[]>> {
+    return getOrders(
+      'statusWithClinicCode',
+      'api/v2/Order/status-with-clinic-code',
+      { clinicCode: q.clinicCode, orderId: q.orderId, clinicOrderId: q.clinicOrderId },
+      statusRecordListSchema,
+      options?.signal,
+    );
+  }
+
+  function cancel(req: CancelRequest): Promise<CallOutcome<StatusRecord>>;
+  function cancel(req: CancelRequest, options: CallOptions): Promise<CancellableOutcome<StatusRecord>>;
+  function cancel(req: CancelRequest, options?: CallOptions): Promise<CancellableOutcome<StatusRecord>> {
+    const checked = jsonBody(cancelRequestSchema, req);
+    if (!checked.ok) return Promise.resolve(refuseInput('cancel', checked.fields));
+    return send(
+      {
+        name: 'cancel',
+        method: 'POST',
+        path: 'api/v2/Order/cancel',
+        body: { text: checked.text, contentType: JSON_TYPE },
+        secured: true,
+        unsafe: true,
+        schema: statusRecordSchema,
+      },
+      options?.signal,
+    );
+  }
 
   function productQuery(
     name: string,
@@ -462,53 +565,30 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
       ),
     createV2: (body) => create('createV2', 'api/v2/Order/create', createV2Schema, body),
     createWithHl7,
-    sendCreate: (route, rawBody, checkedBy) => {
-      if (route === 'hl7') return createWithHl7(rawBody);
-      if (route === 'v2') return createStored('createV2', 'api/v2/Order/create', 'v2', rawBody, checkedBy);
-      return createStored(
-        'createWithClinic',
-        `api/${o.createWithClinicVersion}/Order/create-with-clinic`,
-        'v1',
-        rawBody,
-        checkedBy,
-      );
-    },
-    status: (pharmacyOrderId) =>
-      getOrders('status', 'api/v2/Order/status', { orderId: pharmacyOrderId }, statusRecordSchema),
-    statusWithClinicCode: (q) =>
-      getOrders(
-        'statusWithClinicCode',
-        'api/v2/Order/status-with-clinic-code',
-        { clinicCode: q.clinicCode, orderId: q.orderId, clinicOrderId: q.clinicOrderId },
-        statusRecordListSchema,
-      ),
+    sendCreate,
+    status,
+    statusWithClinicCode,
     statusByClinicOrderNumber: (clinicOrderId) =>
-      getOrders(
-        'statusByClinicOrderNumber',
-        'api/v2/Order/status-clinic-ordernumber',
-        { orderId: clinicOrderId },
-        statusRecordSchema,
-      ),
-    statusByDateRange: (q) =>
-      getOrders(
-        'statusByDateRange',
-        'api/v2/Order/status-date-range',
-        { startDate: q.startDate, endDate: q.endDate },
-        statusRecordListSchema,
-      ),
-    cancel: (req) => {
-      const checked = jsonBody(cancelRequestSchema, req);
-      if (!checked.ok) return Promise.resolve(refuseInput('cancel', checked.fields));
-      return run({
-        name: 'cancel',
-        method: 'POST',
-        path: 'api/v2/Order/cancel',
-        body: { text: checked.text, contentType: JSON_TYPE },
+      run({
+        name: 'statusByClinicOrderNumber',
+        method: 'GET',
+        path: 'api/v2/Order/status-clinic-ordernumber',
+        query: { orderId: clinicOrderId },
         secured: true,
-        unsafe: true,
+        unsafe: false,
         schema: statusRecordSchema,
-      });
-    },
+      }),
+    statusByDateRange: (q) =>
+      run({
+        name: 'statusByDateRange',
+        method: 'GET',
+        path: 'api/v2/Order/status-date-range',
+        query: { startDate: q.startDate, endDate: q.endDate },
+        secured: true,
+        unsafe: false,
+        schema: statusRecordListSchema,
+      }),
+    cancel,
     stockCheck,
     priceCheck,
     searchProducts,

@@ -59,8 +59,15 @@ export function describeResponse(response: Response): {
   return describeErrorBody(bodyOf(response.text), response.text);
 }
 
-/** A non-2xx answer. The service answered, so nothing is in doubt: it either did not act, or refused. */
-export function statusToError(response: Response): ServiceError {
+/**
+ * A non-2xx answer. `unsafe` (creates, cancel): a 5xx, or a 408, does not say the request was not acted on — a
+ * gateway or load balancer answers 502/503/504 when its backend did the work but the answer was lost, a service can
+ * fail (500) after its write, and a proxy's 408 can come after it forwarded the request — so for these it is
+ * `in-doubt` (reason `server`), as Stripe treats a 500: indeterminate, reconcile before sending again. Every other
+ * answer says the service did not act: 401 (not signed in), 429 (asked to slow down before doing anything), and
+ * 3xx/4xx refusals. For reads a 5xx is simply retryable.
+ */
+export function statusToError(response: Response, unsafe = false): ServiceError {
   const { status } = response;
   const described = describeResponse(response);
   const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
@@ -75,8 +82,17 @@ export function statusToError(response: Response): ServiceError {
       message: `the service asks us to slow down: ${described.message}`,
     };
   }
-  // 408: the service gave up waiting for our request, so it did not act on it.
+  // 408: the service gave up waiting for our request (for a read that is all it means; see above for the rest).
   if (status >= 500 || status === 408) {
+    if (unsafe) {
+      return {
+        kind: 'in-doubt',
+        reason: 'server',
+        status,
+        ...retryAfter,
+        message: `the service failed (${status}): ${described.message}`,
+      };
+    }
     return {
       kind: 'retryable',
       reason: 'server',

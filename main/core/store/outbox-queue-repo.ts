@@ -57,6 +57,7 @@ export class OutboxQueueRepo {
   readonly #resetFailures: Database.Statement<[number]>;
   readonly #reschedule: Database.Statement;
   readonly #unclaim: Database.Statement<[{ ids: string; now: string }]>;
+  readonly #queuedAfterUnclearAnswer: Database.Statement<[{ environmentId: string; limit: number }], { id: number }>;
 
   constructor(db: Database.Database, now: () => Date) {
     this.#now = now;
@@ -107,6 +108,29 @@ export class OutboxQueueRepo {
       `UPDATE orders SET state = 'queued', updated_at = @now
        WHERE state = 'sending' AND id IN (SELECT value FROM json_each(@ids))`,
     );
+    // Orders put back with a retry time (so the claim index reads only those, not a fresh queue of thousands), that
+    // failed at least once and are not remembered as once in doubt.
+    this.#queuedAfterUnclearAnswer = db.prepare(`
+      SELECT o.id FROM orders o
+      WHERE o.environment_id = @environmentId AND o.state = 'queued' AND o.next_attempt_at IS NOT NULL
+        AND o.was_in_doubt = 0 AND o.last_error_kind IS NOT NULL
+        AND EXISTS (
+          SELECT 1 FROM attempts a
+          WHERE a.order_id = o.id AND a.operation = 'create'
+            AND (a.outcome = 'in-doubt' OR (a.outcome = 'retryable' AND (a.http_status >= 500 OR a.http_status = 408))))
+      ORDER BY o.id
+      LIMIT @limit`);
+  }
+
+  /**
+   * Queued orders with a create in their history that may have taken effect (a 5xx or 408, which versions before
+   * the rule "a 5xx is indeterminate" recorded as retryable and queued again at a backoff) and that are not
+   * remembered as once in doubt: start-up recovery has them looked up before they are sent again. Only orders
+   * waiting for a retry time are read (those versions always set one after a 5xx; "retry now" clears it, and such an
+   * order is then caught by the duplicate rule instead).
+   */
+  queuedAfterUnclearAnswer(environmentId: string, limit: number): number[] {
+    return this.#queuedAfterUnclearAnswer.all({ environmentId, limit }).map((row) => row.id);
   }
 
   /** Ids of `in_doubt` orders due for a lookup, oldest due first, leaving out those already being worked on. */

@@ -17,6 +17,10 @@ describe('describeFailure', () => {
     expect(describeFailure({ kind: 'in-doubt', reason: 'timeout', message: 'timed out' }).summary).toContain(
       'outcome is unknown',
     );
+    expect(describeFailure({ kind: 'in-doubt', reason: 'server', status: 502, message: 'bad gateway' })).toEqual({
+      summary: 'The service failed after the request reached it, so the outcome is unknown.',
+      detail: 'bad gateway',
+    });
   });
 
   it('lists the fields a rejection names', () => {

@@ -35,7 +35,13 @@ export function describeServiceError(error: ServiceError): FailureText {
     case 'retryable':
       return { summary: describeRetryable(error), detail };
     case 'in-doubt':
-      return { summary: 'No answer came back from the service in time, so the outcome is unknown.', detail };
+      return {
+        summary:
+          error.reason === 'server'
+            ? 'The service failed after the request reached it, so the outcome is unknown.'
+            : 'No answer came back from the service in time, so the outcome is unknown.',
+        detail,
+      };
     case 'rejected':
       return {
         summary: error.status === 403 ? 'The service refused this request.' : 'The service rejected this request.',

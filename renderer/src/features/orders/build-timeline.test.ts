@@ -148,6 +148,28 @@ describe('an order’s timeline', () => {
     ]);
   });
 
+  it('tells an in-doubt 5xx from a send that got no answer, for creates and cancels', () => {
+    const attempt = (operation: 'create' | 'cancel', httpStatus: number | null) => ({
+      id: 1,
+      operation,
+      startedAt: t(2),
+      latencyMs: 40,
+      httpStatus,
+      outcome: 'in-doubt' as const,
+      errorMessage: 'the service failed (502): Bad Gateway',
+      remoteId: null,
+    });
+    const titles = (attempts: OrderDetail['attempts']) =>
+      buildTimeline(detail({ attempts, statusHistory: [], cancellations: [], audit: [] })).map((e) => e.title);
+    expect(titles([attempt('create', 502)])).toContain(
+      'Sent, but the service failed without saying whether it was created (in doubt): looked up first',
+    );
+    expect(titles([attempt('create', null)])).toContain('Sent, but no answer came back (in doubt)');
+    expect(titles([attempt('cancel', 504)])).toContain(
+      'Cancel sent, no clear answer: its status is checked before it is sent again',
+    );
+  });
+
   it('shows a rejection found when accepting (no attempt was made) from the log', () => {
     const events = buildTimeline(
       detail({

@@ -77,7 +77,13 @@ function describeCreate(attempt: Attempt, message: string | undefined): Describe
     case 'retryable':
       return { title: 'Sending failed; it will be sent again', tone: 'waiting', extra: message };
     case 'in-doubt':
-      return { title: 'Sent, but no answer came back (in doubt)', tone: 'waiting', extra: message };
+      return attempt.httpStatus !== null
+        ? {
+            title: 'Sent, but the service failed without saying whether it was created (in doubt): looked up first',
+            tone: 'waiting',
+            extra: message,
+          }
+        : { title: 'Sent, but no answer came back (in doubt)', tone: 'waiting', extra: message };
     case 'auth':
       return { title: 'Not sent: sign-in required', tone: 'attention', extra: message };
     case 'rejected':
@@ -100,6 +106,13 @@ function describeAttempt(attempt: Attempt): Described {
     case 'cancel':
       if (attempt.outcome === 'ok') return { title: 'Cancel sent to the service', tone: 'good' };
       if (attempt.outcome === 'rejected') return { title: 'Cancel refused', tone: 'attention', extra: message };
+      if (attempt.outcome === 'in-doubt') {
+        return {
+          title: 'Cancel sent, no clear answer: its status is checked before it is sent again',
+          tone: 'waiting',
+          extra: message,
+        };
+      }
       return { title: 'Sending the cancel failed; it will be sent again', tone: 'waiting', extra: message };
     case 'status':
       return attempt.outcome === 'ok'

@@ -6,7 +6,7 @@ import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { formatCount } from '../format/format-time.js';
 import { useLive } from '../live/live-context.js';
 import { ORDER_STATE_TEXT, TONE_SYMBOL } from '../orders/order-states.js';
-import { formatRate, summarizeProgress } from './progress-summary.js';
+import { formatRate, slowServiceSentence, summarizeProgress } from './progress-summary.js';
 
 const OUTBOX_STATE_LABELS: Record<OutboxProgressView['state'], string> = {
   idle: 'Idle: nothing to send',
@@ -46,6 +46,7 @@ export function ProgressPanel({
   const summary = summarizeProgress(progress.counts);
   const paused = progress.state === 'paused';
   const percent = Math.floor(summary.fraction * 100);
+  const slow = slowServiceSentence(progress.slow);
 
   async function togglePause() {
     setBusy(true);
@@ -81,6 +82,9 @@ export function ProgressPanel({
         </strong>{' '}
         ({percent}%) · {formatCount(summary.waiting)} to go · {formatRate(progress.ordersPerSecond)} ·{' '}
         <span>{OUTBOX_STATE_LABELS[progress.state]}</span>
+      </p>
+      <p role="status" className="hint slow-service">
+        {slow}
       </p>
       <table className="counts">
         <caption className="visually-hidden">Orders per state</caption>

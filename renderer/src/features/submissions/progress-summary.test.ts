@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ORDER_STATE_NAMES, type OrderStateName } from '../../../../shared/outbox-views.js';
-import { formatRate, summarizeProgress } from './progress-summary.js';
+import { formatRate, slowServiceSentence, summarizeProgress } from './progress-summary.js';
 
 function counts(some: Partial<Record<OrderStateName, number>>) {
   return Object.fromEntries(ORDER_STATE_NAMES.map((state) => [state, some[state] ?? 0])) as Record<
@@ -41,5 +41,21 @@ describe('submission progress', () => {
     expect(formatRate(0)).toBe('0 orders/s');
     expect(formatRate(4.26)).toBe('4.3 orders/s');
     expect(formatRate(37.6)).toBe('38 orders/s');
+  });
+
+  it('says when requests are waiting on a slow service, and whether sending goes on beside them', () => {
+    expect(slowServiceSentence(null)).toBeNull();
+    expect(slowServiceSentence(undefined)).toBeNull();
+    expect(slowServiceSentence({ requests: 1, longestMs: 6_400, slots: 4 })).toBe(
+      '1 request is waiting on a slow service (longest 6 s). Sending goes on in the other 3 slots meanwhile. ' +
+        'Nothing is sent twice: an order without an answer is looked up before it is sent again.',
+    );
+    expect(slowServiceSentence({ requests: 2, longestMs: 12_300, slots: 3 })).toMatch(
+      /^2 requests are waiting on a slow service \(longest 12 s\)\. Sending goes on in the other slot meanwhile\./,
+    );
+    expect(slowServiceSentence({ requests: 2, longestMs: 29_600, slots: 2 })).toMatch(
+      /^2 requests are waiting on a slow service \(longest 30 s\)\. All 2 sending slots are taken, so nothing else goes until the service answers or the request times out\./,
+    );
+    expect(slowServiceSentence({ requests: 1, longestMs: 5_000, slots: 1 })).toMatch(/The only sending slot is taken/);
   });
 });

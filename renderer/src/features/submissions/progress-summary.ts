@@ -49,3 +49,24 @@ export function formatRate(ordersPerSecond: number): string {
   if (ordersPerSecond <= 0) return '0 orders/s';
   return `${ordersPerSecond < 10 ? ordersPerSecond.toFixed(1) : Math.round(ordersPerSecond)} orders/s`;
 }
+
+/**
+ * The sentence for requests waiting on a slow service (in flight longer than 5 s), or null when none is. Each such
+ * request holds one of the environment's request slots until it is answered or times out, so it says whether
+ * sending still goes on beside them.
+ */
+export function slowServiceSentence(slow: OutboxProgressView['slow']): string | null {
+  if (!slow) return null;
+  const { requests, slots } = slow;
+  const longest = Math.max(1, Math.round(slow.longestMs / 1000));
+  const waiting =
+    requests === 1
+      ? `1 request is waiting on a slow service (longest ${longest} s).`
+      : `${requests} requests are waiting on a slow service (longest ${longest} s).`;
+  const free = slots - requests;
+  const rest =
+    free > 0
+      ? ` Sending goes on in the other ${free === 1 ? 'slot' : `${free} slots`} meanwhile.`
+      : ` ${slots === 1 ? 'The only sending slot is' : `All ${slots} sending slots are`} taken, so nothing else goes until the service answers or the request times out.`;
+  return `${waiting}${rest} Nothing is sent twice: an order without an answer is looked up before it is sent again.`;
+}
