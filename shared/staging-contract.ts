@@ -31,6 +31,8 @@ const mappingProfileInputSchema = z
     name: z.string().trim().min(1).max(80),
     headerFingerprint: z.string().max(64).optional(),
     columns: z.record(z.string().max(100), z.string().max(200)),
+    /** template column → position (1-based) of the column to read where its header appears more than once. */
+    columnPositions: z.record(z.string().max(100), z.number().int().min(1).max(100_000)).optional(),
     constants: z.record(z.string().max(100), z.string().max(500)),
     valueMaps: z.record(z.string().max(100), z.record(z.string().max(200), z.string().max(200))),
     dateFormat: z.enum(['iso', 'dd/MM/yyyy', 'd/M/yy', 'dd-MMM-yyyy', 'MM/dd/yyyy']).optional(),

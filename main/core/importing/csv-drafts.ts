@@ -1,6 +1,7 @@
 import { restoreCell } from '../../../shared/csv-formula.js';
 import { FIELDS, ITEM_FIELD_INDEXES, ORDER_FIELD_INDEXES, describePath, fieldIndex } from './field-catalogue.js';
 import { normaliseHeader, type MappingProfile } from './mapping-profile.js';
+import { matchHeader } from './suggest-mapping.js';
 import type { CellSet, OrderCells } from './order-builder.js';
 import { describeSource, problem, quote } from './problems.js';
 import type { Problem, Provenance } from './types.js';
@@ -19,41 +20,114 @@ export interface ColumnMap {
   problems: Problem[];
 }
 
-/** Resolves a profile's `columns` against the header row; warns about mapped headers the file lacks. */
+/** `3`, `3 and 9`, `3, 9 and 14`. */
+function listNumbers(numbers: readonly number[]): string {
+  return numbers.length === 1 ? `${numbers[0]}` : `${numbers.slice(0, -1).join(', ')} and ${numbers.at(-1)}`;
+}
+
+/** `"DOB" (columns 6 and 14)`, `"Surname", "surname " (columns 3 and 9)`: the header texts as written. */
+function describeColumns(headerCells: readonly string[], cells: readonly number[]): string {
+  const texts = [...new Set(cells.map((i) => headerCells[i]!))].map((text) => `"${text}"`).join(', ');
+  return `${texts} (column${cells.length === 1 ? '' : 's'} ${listNumbers(cells.map((i) => i + 1))})`;
+}
+
+// What other programs make of a header they find twice: pandas `DOB.1`, papaparse `DOB_1`, `DOB (2)`.
+const RENAMED_COPY = /^(.+?)\s*(?:[._]\s*\d{1,2}|\(\d{1,2}\))$/;
+
+export interface MapColumnsOptions {
+  /** Warn about mapped headers the file lacks (not for our own template, which may be an older one). */
+  warnMissing: boolean;
+  /** The mapping was suggested from the header's names: say where two columns name one field. */
+  suggested?: boolean;
+}
+
+/**
+ * Resolves a profile's `columns` against the header row; warns about mapped headers the file lacks. A mapped
+ * header the file has more than once (compared as header fingerprints compare them: case, spaces and punctuation
+ * aside) is never read silently from its first column: it is an error naming the columns (`csv.duplicateHeader`),
+ * unless the profile's `columnPositions` names the one to read. Where the mapping was suggested, two differently
+ * named columns for one field are a warning (`csv.duplicateField`), and so is a column that looks like a mapped one
+ * renamed by the program that wrote the file (`DOB_1` beside `DOB`: `csv.renamedDuplicate`).
+ */
 export function mapColumns(
   profile: MappingProfile,
   headerCells: string[],
   headerLine: number,
   file: string,
-  warnMissing: boolean,
+  options: MapColumnsOptions,
 ): ColumnMap {
   const problems: Problem[] = [];
-  const cellIndex = new Map<string, number>();
+  const at = { row: headerLine };
+  const cellsByKey = new Map<string, number[]>();
   headerCells.forEach((cell, i) => {
     const key = normaliseHeader(cell);
-    if (key && !cellIndex.has(key)) cellIndex.set(key, i);
+    if (!key) return;
+    const cells = cellsByKey.get(key);
+    if (cells) cells.push(i);
+    else cellsByKey.set(key, [i]);
   });
   const cellOf: number[] = FIELDS.map(() => -1);
   const unknown: string[] = [];
+  const duplicated = new Map<string, { cells: number[]; labels: string[] }>();
   for (const [key, headerText] of Object.entries(profile.columns)) {
     const index = fieldIndex(key);
     if (index === undefined) {
       unknown.push(key);
       continue;
     }
-    const at = cellIndex.get(normaliseHeader(headerText));
-    if (at !== undefined) cellOf[index] = at;
-    else if (warnMissing) {
+    const cells = cellsByKey.get(normaliseHeader(headerText));
+    if (!cells) {
+      if (options.warnMissing) {
+        problems.push(
+          problem(
+            'warning',
+            file,
+            at,
+            'profile.missingColumn',
+            `The profile maps ${FIELDS[index]!.label} to the column "${headerText}", but the file has no such column.`,
+          ),
+        );
+      }
+      continue;
+    }
+    cellOf[index] = cells[0]!;
+    if (cells.length === 1) continue;
+    const position = profile.columnPositions?.[key] ?? profile.columnPositions?.[FIELDS[index]!.column];
+    if (position !== undefined && cells.includes(position - 1)) {
+      cellOf[index] = position - 1;
+      continue;
+    }
+    if (position !== undefined) {
       problems.push(
         problem(
           'warning',
           file,
-          { row: headerLine },
-          'profile.missingColumn',
-          `The profile maps ${FIELDS[index]!.label} to the column "${headerText}", but the file has no such column.`,
+          at,
+          'profile.badColumnPosition',
+          `The profile reads ${FIELDS[index]!.label} from column ${position}, but "${headerText}" is ${describeColumns(headerCells, cells)}, not column ${position}.`,
         ),
       );
     }
+    const entry = duplicated.get(normaliseHeader(headerText)) ?? { cells, labels: [] };
+    entry.labels.push(FIELDS[index]!.label);
+    duplicated.set(normaliseHeader(headerText), entry);
+  }
+  if (duplicated.size > 0) {
+    const entries = [...duplicated.values()];
+    const fields = entries.flatMap((entry) => entry.labels);
+    const example = entries[0]!;
+    const exampleColumn = Object.entries(profile.columns).find(
+      ([column]) => FIELDS[fieldIndex(column) ?? -1]?.label === example.labels[0],
+    )?.[0];
+    problems.push(
+      problem(
+        'error',
+        file,
+        at,
+        'csv.duplicateHeader',
+        `The header has the same column more than once: ${entries.map((entry) => describeColumns(headerCells, entry.cells)).join('; ')}. Which to read for ${listWords(fields)} cannot be told, so none was guessed: remove or rename the extra columns, or choose the column in the mapping profile (e.g. columnPositions { "${exampleColumn ?? 'column'}": ${example.cells.at(-1)! + 1} }).`,
+      ),
+    );
   }
   if (unknown.length > 0) {
     problems.push(
@@ -66,12 +140,71 @@ export function mapColumns(
       ),
     );
   }
+  problems.push(...copiedColumns(profile, headerCells, cellOf, file, at, options.suggested === true));
   return {
     cellOf,
     orderCells: ORDER_FIELD_INDEXES.map((index) => cellOf[index]!),
     itemCells: ITEM_FIELD_INDEXES.map((index) => cellOf[index]!),
     problems,
   };
+}
+
+const listWords = (words: readonly string[]): string =>
+  words.length === 1 ? words[0]! : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
+
+/**
+ * Columns nothing reads that hold what a read column holds: a second column naming the same field in a suggested
+ * mapping (`DOB` and `Date of Birth`), and a read column's copy renamed by another program (`DOB_1`). Warnings:
+ * the file may be fine, but the admin should know which column was read.
+ */
+function copiedColumns(
+  profile: MappingProfile,
+  headerCells: readonly string[],
+  cellOf: readonly number[],
+  file: string,
+  at: { row: number },
+  suggested: boolean,
+): Problem[] {
+  const problems: Problem[] = [];
+  const read = new Set(cellOf.filter((cell) => cell >= 0));
+  const readKeys = new Map<string, number>();
+  for (const cell of read) readKeys.set(normaliseHeader(headerCells[cell]!), cell);
+  const mappedTexts = new Set(Object.values(profile.columns).map(normaliseHeader));
+  headerCells.forEach((text, i) => {
+    const key = normaliseHeader(text);
+    if (read.has(i) || !key || mappedTexts.has(key)) return;
+    const column = matchHeader(text);
+    if (suggested && column) {
+      const index = fieldIndex(column)!;
+      const readCell = cellOf[index]!;
+      if (readCell >= 0) {
+        problems.push(
+          problem(
+            'warning',
+            file,
+            at,
+            'csv.duplicateField',
+            `Columns ${readCell + 1} "${headerCells[readCell]}" and ${i + 1} "${text}" both name ${FIELDS[index]!.label}; column ${readCell + 1} was read (the mapping can choose the other).`,
+          ),
+        );
+      }
+      return;
+    }
+    const copy = RENAMED_COPY.exec(text.trim());
+    const original = copy ? readKeys.get(normaliseHeader(copy[1]!)) : undefined;
+    if (original !== undefined && !column) {
+      problems.push(
+        problem(
+          'warning',
+          file,
+          at,
+          'csv.renamedDuplicate',
+          `Column ${i + 1} "${text}" looks like a second "${headerCells[original]}" column, renamed by the program that wrote the file; only column ${original + 1} was read (check they agree, or map the one to read).`,
+        ),
+      );
+    }
+  });
+  return problems;
 }
 
 /** A cell's value: trimmed, then restored (shared/csv-formula.ts); undefined when unmapped or blank. */

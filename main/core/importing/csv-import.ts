@@ -86,7 +86,10 @@ export async function importCsv(
   const headerLine = header.record.line;
   const compiled = compileProfile(profile, file);
   // Our own template may be an older one without some columns; that is not worth a warning.
-  const columns = mapColumns(profile, headerCells, headerLine, file, header.via !== 'template');
+  const columns = mapColumns(profile, headerCells, headerLine, file, {
+    warnMissing: header.via !== 'template',
+    suggested: header.via === 'suggested',
+  });
   const fileProblems: Problem[] = [...compiled.problems, ...columns.problems];
 
   const codeAt = ORDER_FIELD_INDEXES.indexOf(fieldIndex('clinicCode')!);

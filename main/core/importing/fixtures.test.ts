@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CODE_LISTS } from '../../../shared/environment.js';
 import {
+  TEMPLATE_PROFILE,
   headerFingerprint,
   importFile,
   type ImportOptions,
@@ -750,6 +751,86 @@ const CASES: Case[] = [
         'PID-11 has 2 home addresses that differ (repetitions 1 and 2); repetition 1 was used.',
       );
       expect(body(r.orders[0]).homeAddress).toMatchObject({ address1: '1 High Street', city: 'Leeds' });
+    },
+  },
+  // CSV headers named twice (#15, class 5)
+  {
+    file: 'duplicate-header.csv',
+    format: 'csv',
+    orders: 3,
+    invalid: 0,
+    fileProblems: ['csv.duplicateHeader'],
+    check: (r) => {
+      const duplicate = r.fileProblems[0]!;
+      expect(duplicate).toMatchObject({ severity: 'error', row: 1 });
+      expect(duplicate.text).toContain('"dateOfBirth", "DateOfBirth " (columns 6 and 48)');
+      expect(duplicate.text).toContain('"surname", "Surname" (columns 5 and 49)');
+      expect(duplicate.text).toContain('Which to read for surname and date of birth cannot be told');
+    },
+  },
+  {
+    file: 'duplicate-header.csv',
+    name: 'duplicate-header.csv with a profile that chooses the columns',
+    options: {
+      profile: {
+        ...TEMPLATE_PROFILE,
+        name: 'Two DOB columns',
+        columnPositions: { dateOfBirth: 48, surname: 5 },
+      },
+    },
+    format: 'csv',
+    orders: 3,
+    invalid: 0,
+    check: (r) => {
+      expect(body(orderById(r, 'ORD-1001')).customer).toMatchObject({ dateOfBirth: '1980-01-16', surname: 'Example' });
+      expect(orderById(r, 'ORD-1001')!.provenance['customer.dateOfBirth']).toMatchObject({ column: 'DateOfBirth ' });
+    },
+  },
+  {
+    file: 'duplicate-header.csv',
+    name: 'duplicate-header.csv with a profile that chooses a column without that header',
+    options: { profile: { ...TEMPLATE_PROFILE, name: 'Wrong', columnPositions: { dateOfBirth: 7, surname: 49 } } },
+    format: 'csv',
+    orders: 3,
+    invalid: 0,
+    fileProblems: ['profile.badColumnPosition', 'csv.duplicateHeader'],
+    check: (r) => {
+      expect(r.fileProblems[0]!.text).toContain('reads date of birth from column 7');
+      expect(r.fileProblems[1]!.text).not.toContain('surname');
+    },
+  },
+  {
+    file: 'duplicate-header-same-values.csv',
+    format: 'csv',
+    orders: 1,
+    invalid: 0,
+    fileProblems: ['csv.duplicateHeader'],
+  },
+  { file: 'duplicate-unmapped.csv', format: 'csv', orders: 1, invalid: 0, fileProblems: [] },
+  {
+    file: 'renamed-duplicate.csv',
+    options: { profile: OTHER_LAYOUT_PROFILE },
+    format: 'csv',
+    orders: 2,
+    invalid: 0,
+    fileProblems: ['csv.renamedDuplicate'],
+    check: (r) => {
+      expect(r.fileProblems[0]).toMatchObject({ severity: 'warning', row: 1 });
+      expect(r.fileProblems[0]!.text).toContain('Column 20 "DOB_1" looks like a second "DOB" column');
+    },
+  },
+  {
+    file: 'synonym-duplicate.csv',
+    format: 'csv',
+    orders: 2,
+    invalid: 2,
+    problems: 'see check',
+    fileProblems: ['csv.duplicateField'],
+    check: (r) => {
+      expect(r.profile).toBe('suggested');
+      expect(r.fileProblems[0]!.text).toBe(
+        'Columns 6 "DOB" and 20 "Date of Birth" both name date of birth; column 6 was read (the mapping can choose the other).',
+      );
     },
   },
   // Values from the wild (#15, class 8)

@@ -17,6 +17,12 @@ export const mappingProfileSchema = z.object({
   headerFingerprint: z.string().optional(),
   /** template column (or body path) → the file's header text */
   columns: z.record(z.string(), z.string()),
+  /**
+   * template column → the 1-based position of its column in the header row, for a header the file has more than
+   * once (`DOB` in columns 6 and 14): which one to read. Without it, a mapped header that appears twice stops the
+   * import (`csv.duplicateHeader`) rather than read the first silently.
+   */
+  columnPositions: z.record(z.string(), z.number().int().min(1).max(100_000)).optional(),
   /** template column → a value used when the column is not mapped or is blank in a row */
   constants: z.record(z.string(), z.string()),
   /** template column → (file value → our value), e.g. `gender: { M: 'Male' }` */

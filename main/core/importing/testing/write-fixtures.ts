@@ -141,6 +141,16 @@ function withCell(text: string, row: number, column: string, value: string): str
   return lines.join('\r\n');
 }
 
+/** A template CSV with one more column at the end: `header`, and `value(row)` in each data row (1 = first). */
+function withColumn(text: string, header: string, value: (row: number) => string): string {
+  return text
+    .trimEnd()
+    .split('\r\n')
+    .map((line, row) => `${line},${row === 0 ? header : value(row)}`)
+    .join('\r\n')
+    .concat('\r\n');
+}
+
 const OTHER_LAYOUT = [
   'Order No,Clinic,Title,Forename,Patient Surname,DOB,Sex,Mobile,Email,Address 1,Town,Post Code,Delivery Method,Drug,DMD,Directions,Qty,GMC,Prescriber',
   'A-1,CLINIC-O,Mrs,Ann,Other,25/12/1961,F,07700 900111,ann@example.test,4 Low Road,Hull,HU1 1AA,Royal Mail 24,Paracetamol 500mg tablets,42109611000001109,Two tablets four times a day,32,7654321,Dr Ola Other',
@@ -476,6 +486,24 @@ export function fixtureFiles(): Record<string, string | Buffer> {
       11,
       '1 High Street^^Leeds^^LS1 4AP^GBR^H~9 Old Road^^Hull^^HU1 1AA^GBR^H',
     ),
+    // CSV headers named twice (#15, class 5): an error naming the columns unless a profile picks one; copies warned.
+    'duplicate-header.csv': withColumn(
+      withColumn(example, 'DateOfBirth ', (row) => ['1980-01-16', '1980-01-16', '1975-07-01', '1992-11-04'][row - 1]!),
+      'Surname',
+      () => 'Other',
+    ),
+    'duplicate-header-same-values.csv': withColumn(one, 'dmdcode', () => DMD.paracetamol),
+    'duplicate-unmapped.csv': withColumn(
+      withColumn(one, 'Notes', () => 'first'),
+      'notes',
+      () => 'second',
+    ),
+    'renamed-duplicate.csv': OTHER_LAYOUT.split('\r\n')
+      .map((line, row) => `${line},${row === 0 ? 'DOB_1' : row === 1 ? '26/12/1961' : '03/04/1980'}`)
+      .join('\r\n'),
+    'synonym-duplicate.csv': OTHER_LAYOUT.split('\r\n')
+      .map((line, row) => `${line},${row === 0 ? 'Date of Birth' : row === 1 ? '25/12/1961' : '03/04/1980'}`)
+      .join('\r\n'),
     // Values from the wild (#15, class 8): HL7 nulls, address types, phones in parts, dotted titles, coding systems.
     'hl7-null.hl7': setField(
       setField(
