@@ -43,7 +43,7 @@ test('settings: an API profile is edited, checked field by field, and saved', as
   await expect(form.getByText(/uses plain http\. Use https/)).toBeVisible();
   await form.getByLabel('API base URL').fill('https://sandbox-orderservice.cloudrx.co.uk/');
   await form.getByLabel('Status poll interval (seconds)').fill('2');
-  await form.getByLabel('Orders in flight at once').fill('4');
+  await form.getByLabel('Orders in flight at once').fill('3');
   await form.getByLabel('Courier codes').fill('RMT24\nRMT48\nDPD\nPARCELFORCE');
   await form.getByRole('button', { name: 'Save changes' }).click();
   // Refused before anything is sent, with the reason beside the field.
@@ -57,6 +57,6 @@ test('settings: an API profile is edited, checked field by field, and saved', as
   await expect(environments.getByRole('row', { name: /CloudRx sandbox/ })).not.toContainText('no client id yet');
 
   const saved = (await callBridge(app, 'environments.list', {})).find((e) => e.id === 'cloudrx-sandbox');
-  expect(saved).toMatchObject({ clientId: 'supplier-client-42', pollIntervalMs: 30_000, concurrency: 4 });
+  expect(saved).toMatchObject({ clientId: 'supplier-client-42', pollIntervalMs: 30_000, concurrency: 3 });
   expect(saved?.codeLists.courierCodes).toEqual(['RMT24', 'RMT48', 'DPD', 'PARCELFORCE']);
 });
