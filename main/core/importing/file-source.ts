@@ -160,6 +160,8 @@ export async function inspectFile(
     const named = namedEncoding(override);
     if (named && !isRead(named)) return fail('file.unsupportedEncoding', unreadEncodingText(named), override);
     encoding = normaliseEncodingName(override);
+    // An HL7 name for it (`8859/2`, `ISO IR100`, `KS X 1001`) where iconv-lite does not know the name as written.
+    if (!iconv.encodingExists(encoding) && named && isRead(named)) encoding = named.encoding;
     detected = false;
     if (!iconv.encodingExists(encoding)) {
       return fail(

@@ -76,8 +76,12 @@ export const DEFAULT_HL7_MAP: readonly Hl7MapEntry[] = [
     repetitions: REPEATS.one,
   },
   { column: 'clinicName', source: 'ORC-21.1', repetitions: REPEATS.one },
-  { column: 'clinicAddress1 … clinicAddress4', source: 'ORC-22.1 … ORC-22.4', repetitions: REPEATS.one },
-  { column: 'clinicPostcode, clinicCountryCode', source: 'ORC-22.5, ORC-22.6', repetitions: REPEATS.one },
+  {
+    column: 'clinicAddress1 … clinicAddress4',
+    source: 'ORC-22.1 … ORC-22.4',
+    repetitions: 'chosen by XAD-7 type: B or O (the firm, an office), then none, then M, then any other; never BA',
+  },
+  { column: 'clinicPostcode, clinicCountryCode', source: 'ORC-22.5, ORC-22.6', repetitions: 'as ORC-22.1' },
   {
     column: 'clinicContactNumber, clinicContactEmail',
     source: 'ORC-23, phone and email repetitions as PID-13',
@@ -190,6 +194,9 @@ const ADDRESS_REQUIRED = {
     'deliveryAddress.countryCode',
   ],
 };
+/** ORC-22 address types by preference: the firm's or office address, then none, then mailing, then any other. */
+const CLINIC_ADDRESS_RANK: Record<string, number> = { B: 1, O: 1, '': 2, M: 3 };
+const OTHER_CLINIC_ADDRESS_RANK = 4;
 const CLINIC_ADDRESS_COLUMNS = [
   'clinicAddress1',
   'clinicAddress2',
@@ -569,13 +576,44 @@ class CellReader {
 
   /** PID-11 repetition `reps[0]` (none when empty) as the home or delivery address; others that differ, a warning. */
   private address(pid: Hl7Segment, prefix: 'home' | 'delivery', reps: readonly number[], what: string): void {
+    this.addressAt(pid, 11, ADDRESS_COLUMNS[prefix], reps, what);
+  }
+
+  /** XAD repetition `reps[0]` of `field` into `columns` (XAD-1…6); other repetitions in `reps` that differ: a warning. */
+  private addressAt(
+    segment: Hl7Segment,
+    field: number,
+    columns: readonly string[],
+    reps: readonly number[],
+    what: string,
+  ): void {
     const [rep] = reps;
     if (rep === undefined) return;
-    const columns = ADDRESS_COLUMNS[prefix];
-    const text = (r: number) => columns.map((_, i) => pid.value(11, i + 1, 1, r)).join('\u0000');
+    const text = (r: number) => columns.map((_, i) => segment.value(field, i + 1, 1, r)).join('\u0000');
     const differing = reps.slice(1).filter((r) => text(r) !== text(rep));
-    if (differing.length > 0) this.tie('PID-11', what, PATH_OF.get(columns[0]!)!, [rep, ...differing]);
-    for (let i = 0; i < columns.length; i += 1) this.set(columns[i]!, this.read(pid, 11, i + 1, rep));
+    if (differing.length > 0) {
+      this.tie(pathLabel(segment.name, field), what, PATH_OF.get(columns[0]!)!, [rep, ...differing]);
+    }
+    for (let i = 0; i < columns.length; i += 1) this.set(columns[i]!, this.read(segment, field, i + 1, rep));
+  }
+
+  /** ORC-22: the clinic's address, the best repetition by type (CLINIC_ADDRESS_RANK); never a bad address (BA). */
+  clinicAddress(orc: Hl7Segment | undefined): void {
+    if (!orc) return;
+    const count = orc.repetitions(22);
+    const best: number[] = [];
+    let bestRank = Number.POSITIVE_INFINITY;
+    for (let rep = 1; rep <= count; rep += 1) {
+      if ([1, 5].every((component) => orc.value(22, component, 1, rep) === '')) continue;
+      const type = orc.value(22, 7, 1, rep).toUpperCase();
+      if (type === 'BA') continue;
+      const rank = CLINIC_ADDRESS_RANK[type] ?? OTHER_CLINIC_ADDRESS_RANK;
+      if (rank > bestRank) continue;
+      if (rank < bestRank) best.length = 0;
+      bestRank = rank;
+      best.push(rep);
+    }
+    this.addressAt(orc, 22, CLINIC_ADDRESS_COLUMNS, best, 'clinic addresses');
   }
 }
 
@@ -623,7 +661,7 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
       r.one(msh, 4, 1, 'clinicInformation.clinicCode'),
   );
   r.set('clinicName', r.one(orc, 21, 1, 'clinicInformation.name'));
-  CLINIC_ADDRESS_COLUMNS.forEach((column, i) => r.set(column, r.one(orc, 22, i + 1, PATH_OF.get(column)!)));
+  r.clinicAddress(orc);
   r.contacts(orc, 23, 'clinicContactNumber', 'clinicContactEmail', true);
 
   const placerIds = new Set(orcs.map((segment) => segment.value(2, 1)).filter(Boolean));

@@ -81,6 +81,17 @@ describe('PID-11 address types', () => {
     expect(delivery(addresses(['home', 'H'], ['mail', 'M'], ['ship', 'SH']))).toBe('ship');
     expect(delivery(addresses(['home', 'H'], ['mail', 'M']))).toBe('mail');
   });
+
+  it("takes the clinic's address (ORC-22) as the firm's or office's, then untyped, then mailing; never BA", () => {
+    const clinic = (raw: string) => orderValue(withField('ORC', 22, raw), 'clinicAddress1');
+    expect(clinic('PO Box 5^^^^YO1 7HH^GBR^M~12 High Petergate^^^^YO1 7EN^GBR^B~Gone^^^^YO1 7HH^GBR^BA')).toBe(
+      '12 High Petergate',
+    );
+    expect(clinic('Gone^^^^YO1 7HH^GBR^BA~PO Box 5^^^^YO1 7HH^GBR^M')).toBe('PO Box 5');
+    expect(clinic('Gone^^^^YO1 7HH^GBR^BA')).toBeUndefined();
+    const tie = extract(withField('ORC', 22, '1 A St^^^^YO1 7HH^GBR^B~2 B St^^^^YO1 7HH^GBR^O'));
+    expect(tie.problems).toMatchObject([{ code: 'hl7.repeatChoice', field: 'clinicInformation.address1' }]);
+  });
 });
 
 describe('PID-13 and ORC-23 phones', () => {

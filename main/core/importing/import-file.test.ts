@@ -137,6 +137,9 @@ describe('importFile', () => {
     const chosen = await importFile(fixture('template-example.csv'), { ...base, encoding: 'ISO-2022-JP' });
     expect(chosen.fileProblems).toMatchObject([{ code: 'file.unsupportedEncoding', severity: 'error' }]);
     expect(chosen.fileProblems[0]!.text).toContain('which Rx Batch does not read; save it as UTF-8');
+    // HL7's own names for an encoding are understood when chosen too.
+    const latin2 = await importFile(fixture('latin2-declared.hl7'), { ...base, encoding: '8859/2' });
+    expect(latin2).toMatchObject({ encoding: 'iso-8859-2', encodingDetected: false });
 
     const message = writeRde011(
       exampleOrder('E-1', (o) => (o.customer.firstName = 'Zoë')),
