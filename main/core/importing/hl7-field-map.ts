@@ -268,6 +268,29 @@ export function isDmdSystem(system: string): boolean {
 const NAME_RANK: Record<string, number> = { L: 1, D: 2, U: 2, '': 2, BAD: 0 };
 const OTHER_NAME_RANK = 3;
 
+/** The PID-5 repetitions of the best name type (NAME_RANK), in order; empty when the field holds no name. */
+function nameCandidates(pid: Hl7Segment): number[] {
+  const count = pid.repetitions(5);
+  if (count <= 1) return count === 1 ? [1] : [];
+  let best = Number.POSITIVE_INFINITY;
+  const candidates: number[] = [];
+  for (let rep = 1; rep <= count; rep += 1) {
+    if (pid.value(5, 1, 1, rep) === '' && pid.value(5, 2, 1, rep) === '') continue;
+    const rank = NAME_RANK[pid.value(5, 7, 1, rep).toUpperCase()] ?? OTHER_NAME_RANK;
+    if (rank === 0 || rank > best) continue;
+    if (rank < best) candidates.length = 0;
+    best = rank;
+    candidates.push(rep);
+  }
+  return candidates;
+}
+
+/**
+ * Which PID-5 repetition is the patient's name (legal first; see NAME_RANK): the one the map reads surname, first
+ * name and title from, for the store's surname search to read the same.
+ */
+export const chosenNameRepetition = (pid: Hl7Segment): number => nameCandidates(pid)[0] ?? 1;
+
 /** Dosage texts joined so they read as one instruction: `one daily; with food`, `Take one. With food.`. */
 export function joinDosage(parts: readonly string[]): string {
   let out = '';
@@ -417,22 +440,11 @@ class CellReader {
   /** PID-5: surname, first name and title from one repetition, chosen by name type. */
   name(pid: Hl7Segment | undefined): void {
     if (!pid) return;
-    const count = pid.repetitions(5);
-    let rep = 1;
-    if (count > 1) {
-      let best = Number.POSITIVE_INFINITY;
-      const candidates: number[] = [];
-      for (let r = 1; r <= count; r += 1) {
-        if (pid.value(5, 1, 1, r) === '' && pid.value(5, 2, 1, r) === '') continue;
-        const rank = NAME_RANK[pid.value(5, 7, 1, r).toUpperCase()] ?? OTHER_NAME_RANK;
-        if (rank === 0 || rank > best) continue;
-        if (rank < best) candidates.length = 0;
-        best = rank;
-        candidates.push(r);
-      }
-      rep = candidates[0] ?? 1;
+    const candidates = nameCandidates(pid);
+    const rep = candidates[0] ?? 1;
+    if (candidates.length > 1) {
       const text = (r: number) => [1, 2, 5].map((c) => pid.value(5, c, 1, r)).join('\u0000');
-      const differing = candidates.filter((r) => text(r) !== text(rep));
+      const differing = candidates.slice(1).filter((r) => text(r) !== text(rep));
       if (differing.length > 0) this.tie('PID-5', 'names of the kind chosen', 'customer.surname', [rep, ...differing]);
     }
     this.set('surname', this.read(pid, 5, 1, rep));

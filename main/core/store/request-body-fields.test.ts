@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CODE_LISTS } from '../../../shared/environment.js';
 import { parseHl7Message } from '../importing/hl7-adapter.js';
+import { chosenNameRepetition } from '../importing/hl7-field-map.js';
 import { importFile } from '../importing/index.js';
 import { FIXTURE_DIR } from '../importing/testing/write-fixtures.js';
 import { hl7ControlId, patientSurnameOf } from './request-body-fields.js';
@@ -26,8 +27,12 @@ describe('the fields the store reads from a request body', () => {
           expect(patientSurnameOf('hl7', message), name).toBeNull();
           continue;
         }
-        const surname = parsed.first('PID')?.value(5, 1) ?? '';
+        // PID-5.1 of the repetition the importer reads the name from (the legal name where PID-5 repeats).
+        const pid = parsed.first('PID');
+        const surname = pid ? pid.value(5, 1, 1, chosenNameRepetition(pid)) : '';
         expect(patientSurnameOf('hl7', message), `${name} message ${order.source.message}`).toBe(surname || null);
+        const inBody = (order.body as { customer?: { surname?: string } }).customer?.surname;
+        if (inBody !== undefined) expect(surname, name).toBe(inBody);
         expect(hl7ControlId(message), name).toBe(parsed.first('MSH')!.value(10) || null);
         compared += 1;
       }

@@ -1,5 +1,6 @@
 import { surnameSearchKey } from '../../../shared/patient-surname.js';
 import { Hl7ParseError, parseHl7Message } from '../importing/hl7-adapter.js';
+import { chosenNameRepetition } from '../importing/hl7-field-map.js';
 import type { OrderRoute } from './order-state.js';
 
 /**
@@ -9,7 +10,10 @@ import type { OrderRoute } from './order-state.js';
  * it reads them again, with the importer's own HL7 parser.
  */
 
-/** The patient's surname as the body gives it: `customer.surname` (v1, v2) or PID-5.1 (HL7); null if absent. */
+/**
+ * The patient's surname as the body gives it: `customer.surname` (v1, v2) or PID-5.1 (HL7; of the repetition the
+ * importer reads the name from, the legal name where PID-5 repeats); null if absent.
+ */
 export function patientSurnameOf(route: OrderRoute, requestBody: string): string | null {
   if (route === 'hl7') return hl7Value(requestBody, 'PID', 5, 1);
   let parsed: unknown;
@@ -36,7 +40,10 @@ export function hl7ControlId(message: string): string | null {
   return hl7Value(message, 'MSH', 10, 1);
 }
 
-/** The decoded, trimmed first repetition's `component` of `field` in the first `segment`; null if absent or unreadable. */
+/**
+ * The decoded, trimmed `component` of `field` in the first `segment` (its first repetition; PID-5's chosen one);
+ * null if absent or unreadable.
+ */
 function hl7Value(message: string, segment: string, field: number, component: number): string | null {
   let parsed;
   try {
@@ -45,6 +52,8 @@ function hl7Value(message: string, segment: string, field: number, component: nu
     if (error instanceof Hl7ParseError) return null;
     throw error;
   }
-  const value = parsed.first(segment)?.value(field, component, 1) ?? '';
+  const found = parsed.first(segment);
+  const repetition = found && segment === 'PID' && field === 5 ? chosenNameRepetition(found) : 1;
+  const value = found?.value(field, component, 1, repetition) ?? '';
   return value === '' ? null : value;
 }
