@@ -224,6 +224,14 @@ export const events = {
   'orders.changed': z.object({ environmentId: z.string(), orderIds: z.array(z.number().int()) }),
   /** One per condition (sign-in required, service unavailable, an order set aside), for notifications. */
   attention: attentionSchema,
+  /**
+   * The core's own process (the desktop app's utility process, browser mode's child): it died and is restarting,
+   * runs again, or was not restarted after failing again and again (`message` says what to do). Said by the side
+   * that starts the core (main/host/core-client.ts), never by the core itself.
+   */
+  'app.core': z
+    .object({ state: z.enum(['running', 'restarting', 'failed']), message: z.string().max(1000).optional() })
+    .strict(),
   ...stagingEvents,
   ...enrichmentEvents,
   ...desktopEvents,

@@ -16,7 +16,7 @@ export interface DesktopIntegration {
   /** Shows the native open dialog; the paths are checked regular CSV/HL7 files, a folder already expanded. */
   chooseFiles(purpose: 'import' | 'import-folder'): Promise<ImportFiles>;
   /** Files handed over by the operating system or the File menu since the last call, each once. */
-  takeImportRequests(): ImportFiles;
+  takeImportRequests(): ImportFiles | Promise<ImportFiles>;
   /** Opens the data directory in the file manager; a sentence when the system could not. */
   openDataFolder(): Promise<{ problem?: string }>;
   /**
@@ -53,7 +53,7 @@ export function buildDesktopHandlers(desktop: DesktopIntegration | undefined): P
       desktop
         ? { ok: true, ...(await desktop.chooseFiles(purpose)) }
         : { ok: false, reason: 'desktop-only', message: DIALOGS_DESKTOP_ONLY },
-    'import.takeRequested': () => Promise.resolve(desktop?.takeImportRequests() ?? { paths: [], skipped: [] }),
+    'import.takeRequested': async () => (desktop ? await desktop.takeImportRequests() : { paths: [], skipped: [] }),
     'app.openDataFolder': async () => {
       if (!desktop) return { ok: false, reason: 'desktop-only', message: FOLDER_DESKTOP_ONLY };
       const { problem } = await desktop.openDataFolder();

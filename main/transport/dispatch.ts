@@ -24,11 +24,14 @@ function issuesOf(error: z.ZodError): NonNullable<ContractErrorInfo['issues']> {
   }));
 }
 
+/** The answer to a name that is not a call (also given by the core host's client before anything is sent). */
+export function unknownCall(name: unknown): DispatchResult {
+  const shown = typeof name === 'string' ? JSON.stringify(name.slice(0, 60)) : typeof name;
+  return { ok: false, error: { code: 'unknown-call', message: `there is no call named ${shown}` } };
+}
+
 export async function dispatchCall(handlers: CallHandlers, name: unknown, payload: unknown): Promise<DispatchResult> {
-  if (!isCallName(name)) {
-    const shown = typeof name === 'string' ? JSON.stringify(name.slice(0, 60)) : typeof name;
-    return { ok: false, error: { code: 'unknown-call', message: `there is no call named ${shown}` } };
-  }
+  if (!isCallName(name)) return unknownCall(name);
   const spec = calls[name];
   const input = spec.input.safeParse(payload ?? {});
   if (!input.success) {

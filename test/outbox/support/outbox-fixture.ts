@@ -87,10 +87,10 @@ export function enqueue(t: OutboxTestStore, orders: NewOrder[]): number[] {
   return enqueueOrders(t.store, t.batchId, orders);
 }
 
-export function allOrders(store: Store): OrderRecord[] {
+export function allOrders(store: Store, environmentId: string = ENVIRONMENT_ID): OrderRecord[] {
   const out: OrderRecord[] = [];
   for (;;) {
-    const page = store.orders.list({ environmentId: ENVIRONMENT_ID, afterId: out.at(-1)?.id ?? 0, limit: 500 });
+    const page = store.orders.list({ environmentId, afterId: out.at(-1)?.id ?? 0, limit: 500 });
     if (page.length === 0) return out;
     out.push(...page);
   }
@@ -106,6 +106,7 @@ export function expectEachCreatedOnce(
   store: Store,
   clinicOrderIds: readonly string[],
   verify: () => AuditChainReport = () => verifyAuditChain(store),
+  environmentId: string = ENVIRONMENT_ID,
 ): void {
   const remote = sandbox.listOrders().filter((order) => clinicOrderIds.includes(order.clinicOrderId));
   const perId = new Map<string, number[]>();
@@ -115,7 +116,7 @@ export function expectEachCreatedOnce(
   const missing = clinicOrderIds.filter((id) => !perId.has(id));
   expect({ doubled, missing }).toEqual({ doubled: [], missing: [] });
 
-  const local = allOrders(store).filter((order) => clinicOrderIds.includes(order.clinicOrderId));
+  const local = allOrders(store, environmentId).filter((order) => clinicOrderIds.includes(order.clinicOrderId));
   expect(local).toHaveLength(clinicOrderIds.length);
   const wrong = local
     .filter((order) => order.state !== 'created' || order.pharmacyOrderId !== perId.get(order.clinicOrderId)?.[0])

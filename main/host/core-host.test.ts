@@ -1,0 +1,227 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { ImportFiles } from '../../shared/desktop-contract.js';
+import type { EventName } from '../../shared/contract.js';
+import { DEFAULT_CODE_LISTS, ORDER_SERVICE_SCOPES } from '../../shared/environment.js';
+import { sampleCreateWithClinic } from '../../test/support/orders.js';
+import { MemorySecretStore } from '../core/auth/secret-store.js';
+import type { DesktopIntegration, IdentityChange } from '../core/desktop-handlers.js';
+import { LOCAL_SANDBOX_ID } from '../core/environments/presets.js';
+import { writeTemplateCsv } from '../core/importing/template-csv.js';
+import { silentLogger } from '../core/logger.js';
+import { openStore } from '../core/store/store.js';
+import { CoreClient } from './core-client.js';
+import { forkSpawner } from './fork-spawner.js';
+import type { HostStartOptions } from './host-protocol.js';
+
+/**
+ * The core host as every mode runs it: a real child process started from the host entry (core-host.ts) through
+ * the client the shells use, building the real core with its local sandbox, driven only through the protocol.
+ * The shell's side is this test: it keeps the secrets (as the desktop app's safeStorage store would), answers
+ * dialogs and path grants, and checks what arrives.
+ */
+
+function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `rxbatch-${prefix}-`));
+}
+
+class RecordingDesktop implements DesktopIntegration {
+  readonly chosen: Array<'import' | 'import-folder'> = [];
+  readonly changes: IdentityChange[] = [];
+  files: ImportFiles = { paths: [], skipped: [] };
+  confirm = true;
+  chooseFiles(purpose: 'import' | 'import-folder'): Promise<ImportFiles> {
+    this.chosen.push(purpose);
+    return Promise.resolve(this.files);
+  }
+  takeImportRequests(): ImportFiles {
+    return { paths: [], skipped: [{ name: 'scan.pdf', reason: 'not a CSV or HL7 file' }] };
+  }
+  openDataFolder(): Promise<{ problem?: string }> {
+    return Promise.resolve({ problem: 'no file manager here' });
+  }
+  confirmIdentityChange(change: IdentityChange): Promise<boolean> {
+    this.changes.push(change);
+    return Promise.resolve(this.confirm);
+  }
+}
+
+describe('the core host in a child process, driven through its protocol', () => {
+  let dir: string;
+  let dataDir: string;
+  let batches: string;
+  let client: CoreClient;
+  const secrets = new MemorySecretStore();
+  const secretKeys = new Set<string>();
+  const desktop = new RecordingDesktop();
+  const granted = new Set<string>();
+  const asked: string[] = [];
+  const seen: Array<{ event: EventName; payload: unknown }> = [];
+
+  beforeAll(async () => {
+    dir = tempDir('host');
+    dataDir = join(dir, 'data');
+    batches = join(dir, 'batches');
+    mkdirSync(batches);
+    const start: HostStartOptions = {
+      dataDir,
+      appVersion: '9.9.9',
+      transport: 'electron',
+      secrets: 'shell',
+      importPaths: { kind: 'shell' },
+      desktop: true,
+      localSandbox: { start: true },
+    };
+    client = new CoreClient({
+      spawn: forkSpawner(),
+      start,
+      services: {
+        secrets: {
+          get: (key) => secrets.get(key),
+          set: (key, value) => {
+            secretKeys.add(key);
+            return secrets.set(key, value);
+          },
+          delete: (key) => secrets.delete(key),
+        },
+        desktop,
+        importPaths: {
+          allow: (path) => {
+            asked.push(path);
+            return Promise.resolve(granted.has(path) ? path : undefined);
+          },
+        },
+      },
+      logger: silentLogger,
+    });
+    client.subscribeAll((event, payload) => seen.push({ event, payload }));
+    await client.start();
+  }, 60_000);
+
+  afterAll(async () => {
+    await client?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }, 30_000);
+
+  it('runs the core in another process and answers contract calls through the protocol', async () => {
+    expect(client.pid).toBeGreaterThan(0);
+    expect(client.pid).not.toBe(process.pid);
+    expect(await client.call('app.info', {})).toEqual({
+      ok: true,
+      value: {
+        name: 'Rx Batch',
+        version: '9.9.9',
+        transport: 'electron',
+        dataDir,
+        desktop: { fileDialogs: true, openDataFolder: true },
+      },
+    });
+    const environments = await client.request('environments.list', {});
+    expect(environments.find((environment) => environment.id === LOCAL_SANDBOX_ID)).toMatchObject({ running: true });
+  });
+
+  it('checks inputs in the host as every transport does, and refuses names that are no call', async () => {
+    expect(await client.call('products.search', { environmentId: LOCAL_SANDBOX_ID, searchTerm: 7 })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid-input' },
+    });
+    expect(await client.call('orders.dropAll', {})).toMatchObject({ ok: false, error: { code: 'unknown-call' } });
+    expect(await client.call(42, {})).toMatchObject({ ok: false, error: { code: 'unknown-call' } });
+  });
+
+  it("keeps the local sandbox's client secret and tokens in the shell's store, asked for over the protocol", async () => {
+    expect(await client.request('signin.status', { environmentId: LOCAL_SANDBOX_ID })).toMatchObject({
+      signedIn: true,
+    });
+    // The audit chain's key, the sandbox's client secret and its tokens: all written through the shell.
+    expect(secretKeys.size).toBeGreaterThanOrEqual(3);
+    for (const key of secretKeys) expect(await secrets.get(key), key).toEqual(expect.any(String));
+  });
+
+  it('imports a file by a path the shell grants, with its events forwarded; other paths are refused', async () => {
+    const file = join(batches, 'monday.csv');
+    writeFileSync(file, writeTemplateCsv([sampleCreateWithClinic(), sampleCreateWithClinic()]));
+    const refused = await client.call('import.file', { environmentId: LOCAL_SANDBOX_ID, path: file });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+    expect(asked).toEqual([file]);
+
+    granted.add(file);
+    const imported = await client.request('import.file', {
+      environmentId: LOCAL_SANDBOX_ID,
+      path: file,
+      importId: 'host-1',
+    });
+    expect(imported).toMatchObject({ status: 'staged', orders: 2 });
+    await vi.waitFor(() => {
+      const events = seen.map((entry) => entry.event);
+      expect(events).toContain('import.progress');
+      expect(events).toContain('batches.changed');
+    });
+  });
+
+  it("serves the desktop calls from the shell's dialogs and file manager", async () => {
+    desktop.files = { paths: [join(batches, 'monday.csv')], skipped: [] };
+    expect(await client.request('files.choose', { purpose: 'import-folder' })).toEqual({
+      ok: true,
+      paths: [join(batches, 'monday.csv')],
+      skipped: [],
+    });
+    expect(desktop.chosen).toEqual(['import-folder']);
+    expect(await client.request('import.takeRequested', {})).toEqual({
+      paths: [],
+      skipped: [{ name: 'scan.pdf', reason: 'not a CSV or HL7 file' }],
+    });
+    expect(await client.request('app.openDataFolder', {})).toEqual({
+      ok: false,
+      reason: 'failed',
+      message: 'The data folder did not open: no file manager here',
+    });
+  });
+
+  it("asks the shell's native confirmation before an environment is added, and honours a refusal", async () => {
+    const profile = {
+      id: 'elsewhere',
+      name: 'Elsewhere',
+      kind: 'remote' as const,
+      apiBaseUrl: 'https://orders.example.test/',
+      issuer: 'https://id.example.test',
+      clientId: 'rx-batch',
+      grant: 'client_credentials' as const,
+      scopes: [...ORDER_SERVICE_SCOPES],
+      createWithClinicVersion: 'v1' as const,
+      requestTimeoutMs: 10_000,
+      codeLists: DEFAULT_CODE_LISTS,
+      concurrency: 4,
+      ratePerSecond: 5,
+      pollIntervalMs: 60_000,
+    };
+    desktop.confirm = false;
+    const refused = await client.call('environments.save', { environment: profile, create: true });
+    expect(refused.ok).toBe(false);
+    expect(desktop.changes.at(-1)).toMatchObject({
+      name: 'Elsewhere',
+      after: { apiOrigin: 'https://orders.example.test', clientId: 'rx-batch' },
+    });
+    desktop.confirm = true;
+    expect(await client.request('environments.save', { environment: profile, create: true })).toMatchObject({
+      id: 'elsewhere',
+    });
+  });
+
+  it('stops cleanly: the core closes its store (the data directory is free again) and the host exits', async () => {
+    const pid = client.pid;
+    await client.stop();
+    expect(client.state).toBe('stopped');
+    expect(client.pid).toBeUndefined();
+    expect(() => process.kill(pid!, 0)).toThrow();
+    const store = openStore({ dataDir });
+    try {
+      expect(store.batches.list(LOCAL_SANDBOX_ID).length).toBe(1);
+    } finally {
+      store.close();
+    }
+    expect(await client.call('app.info', {})).toMatchObject({ ok: false, error: { code: 'disconnected' } });
+  }, 30_000);
+});
