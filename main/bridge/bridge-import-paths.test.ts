@@ -9,6 +9,7 @@ import { MemorySecretStore } from '../core/auth/secret-store.js';
 import { LOCAL_SANDBOX_ID } from '../core/environments/presets.js';
 import { importFolders } from '../core/import-path-policy.js';
 import { silentLogger } from '../core/logger.js';
+import { inProcessConnection } from '../transport/core-connection.js';
 import { startBridge, type RunningBridge } from './bridge-server.js';
 
 /**
@@ -50,7 +51,7 @@ beforeAll(async () => {
     startOutbox: false,
     importPaths: await importFolders([allowed]),
   });
-  bridge = await startBridge({ handlers: core.handlers, events: core.events, staticDir: dir });
+  bridge = await startBridge({ core: inProcessConnection(core), staticDir: dir });
   socket = new WebSocket(`ws://127.0.0.1:${bridge.port}${BRIDGE_SOCKET_PATH}`, { headers: { Origin: bridge.origin } });
   await new Promise<void>((resolve, reject) => {
     socket.on('message', (data: Buffer) => {

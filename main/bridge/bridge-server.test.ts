@@ -10,6 +10,7 @@ import { DEFAULT_SENDING_PACE } from '../../shared/environment.js';
 import { CoreEvents } from '../core/events.js';
 import { presetEnvironments } from '../core/environments/presets.js';
 import { handlersWith } from '../../test/support/call-handlers.js';
+import { inProcessConnection } from '../transport/core-connection.js';
 import { startBridge, type RunningBridge } from './bridge-server.js';
 
 /** A small but real core: every call answers from plain data, so what crosses the socket can be checked. */
@@ -50,7 +51,7 @@ beforeAll(async () => {
   await writeFile(join(staticDir, 'assets', 'app.js'), 'export {};');
   await writeFile(join(dir, 'outside.txt'), 'must never be served');
   await symlink(join(dir, 'outside.txt'), join(staticDir, 'link.txt'));
-  bridge = await startBridge({ handlers, events, staticDir });
+  bridge = await startBridge({ core: inProcessConnection({ handlers, events }), staticDir });
 });
 
 afterAll(async () => {

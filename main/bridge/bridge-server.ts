@@ -3,16 +3,16 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { BRIDGE_SOCKET_PATH } from '../../shared/transport-protocol.js';
-import { MAX_MESSAGE_BYTES, type CallHandlers } from '../../shared/contract.js';
-import type { CoreEvents } from '../core/events.js';
+import { MAX_MESSAGE_BYTES } from '../../shared/contract.js';
+import type { CoreConnection } from '../transport/core-connection.js';
 import { createBridgeSecret } from './bridge-secret.js';
 import { contentTypeFor, rendererCsp, rendererSecurityHeaders, resolveRendererFile } from './renderer-files.js';
 import { hasAllowedHost, hasOwnOrigin } from './request-checks.js';
 import { runSocketSession } from './socket-session.js';
 
 export interface BridgeOptions {
-  handlers: CallHandlers;
-  events: CoreEvents;
+  /** The core: in browser mode its host process's client (main/host/core-client.ts), which the bridge relays to. */
+  core: CoreConnection;
   /** The built renderer (out/renderer). */
   staticDir: string;
   /** 0 or absent: any free port. */
@@ -79,9 +79,7 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     if (!hasAllowedHost(request, port) || !hasOwnOrigin(request, origin)) {
       return refuseUpgrade(socket, 403, 'Forbidden');
     }
-    wss.handleUpgrade(request, socket, head, (ws) =>
-      runSocketSession(ws, { handlers: options.handlers, events: options.events, secret }),
-    );
+    wss.handleUpgrade(request, socket, head, (ws) => runSocketSession(ws, { core: options.core, secret }));
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -2,21 +2,22 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createCore } from '../core/app-core.js';
-import { plainFileSecrets } from '../core/audit/chain-key.js';
 import { MemorySecretStore } from '../core/auth/secret-store.js';
 import { importFolders } from '../core/import-path-policy.js';
 import { createLogger } from '../core/logger.js';
 import { ensurePrivateDir } from '../core/store/private-files.js';
+import { CoreClient } from '../host/core-client.js';
+import { forkSpawner } from '../host/fork-spawner.js';
 import { startBridge } from './bridge-server.js';
 import { defaultDataDir } from './data-dir.js';
 import { removeLauncher, writeLauncher } from './launcher-file.js';
 import { openInBrowser } from './open-browser.js';
 
 /**
- * `npm run start:browser`: the whole app in a browser tab. Builds the same core as the desktop app, serves the
- * built renderer and the contract on 127.0.0.1, prints the address and opens it through a private launcher
- * file that holds the launch secret.
+ * `npm run start:browser`: the whole app in a browser tab. Starts the same core host as the desktop app, as a
+ * child process (main/host/), serves the built renderer and the contract on 127.0.0.1 (relaying calls and events
+ * to and from the core host), prints the address and opens it through a private launcher file that holds the
+ * launch secret. If the core host dies it is restarted; the page says so meanwhile.
  */
 
 const usage = `Usage: tsx main/bridge/cli.ts [--port N] [--data-dir DIR] [--import-dir DIR]... [--no-open]
@@ -103,24 +104,33 @@ async function main(): Promise<void> {
   } catch (error) {
     fail(`--import-dir: ${error instanceof Error ? error.message : String(error)}\n${usage}`);
   }
-  const core = await createCore({
-    dataDir,
-    appVersion: appVersion(),
-    transport: 'browser',
-    // Browser mode keeps secrets for this run only; the desktop app's safeStorage store comes with the shell.
-    secrets: new MemorySecretStore(),
-    // But the audit key and head must outlast the run: the plain 0600 file the CLI keeps (core/audit/chain-key.ts).
-    auditKeys: plainFileSecrets(dataDir),
+  const core = new CoreClient({
+    spawn: forkSpawner(),
+    start: {
+      dataDir,
+      appVersion: appVersion(),
+      transport: 'browser',
+      // Sign-ins last for this run only, kept here rather than in the core host, so a restarted core keeps them.
+      secrets: 'shell',
+      // But the audit key and head must outlast the run: the plain 0600 file the CLI keeps (core/audit/chain-key.ts).
+      auditKeys: 'plain-file',
+      importPaths: { kind: 'folders', folders: [...(importPaths.folders ?? [])] },
+      desktop: false,
+      localSandbox: {
+        start: true,
+        ...(statusStepMs !== undefined ? { statusStepMs } : {}),
+        adminRoutes: sandboxAdminRoutes(),
+      },
+    },
+    services: { secrets: new MemorySecretStore() },
     logger,
-    importPaths,
-    ...(statusStepMs !== undefined ? { localSandboxStatusStepMs: statusStepMs } : {}),
-    localSandboxAdminRoutes: sandboxAdminRoutes(),
   });
+  await core.start();
   let bridge;
   try {
-    bridge = await startBridge({ handlers: core.handlers, events: core.events, staticDir, port });
+    bridge = await startBridge({ core, staticDir, port });
   } catch (error) {
-    await core.close();
+    await core.stop();
     throw error;
   }
   const running = bridge;
@@ -130,9 +140,10 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     removeLauncher(dataDir);
+    // The page first (no new calls), then the core host: it closes its database and sandbox, then exits.
     void running
       .close()
-      .then(() => core.close())
+      .then(() => core.stop())
       .then(
         () => process.exit(0),
         () => process.exit(1),

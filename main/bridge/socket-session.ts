@@ -6,9 +6,7 @@ import {
   type CallResult,
   type ServerMessage,
 } from '../../shared/transport-protocol.js';
-import type { CallHandlers } from '../../shared/contract.js';
-import type { CoreEvents } from '../core/events.js';
-import { dispatchCall } from '../transport/dispatch.js';
+import type { CoreConnection } from '../transport/core-connection.js';
 import { secretMatches } from './bridge-secret.js';
 
 /** How long a new socket may stay silent before presenting the secret. */
@@ -17,8 +15,8 @@ export const HELLO_TIMEOUT_MS = 10_000;
 const ENVELOPE_HELP = 'a request is a JSON object {"id": <integer>, "call": <call name>, "input": <object>}';
 
 export interface SessionDeps {
-  handlers: CallHandlers;
-  events: CoreEvents;
+  /** Calls go to the core as received here (its dispatchCall parses the input); every event comes back. */
+  core: CoreConnection;
   secret: string;
 }
 
@@ -48,7 +46,8 @@ function salvageId(message: unknown): number | null {
 
 /**
  * One WebSocket from the renderer. Until it presents the launch secret it can do nothing and hears nothing;
- * after that every message is still untrusted: the envelope is parsed here, the call's input by dispatchCall.
+ * after that every message is still untrusted: the envelope is parsed here, the call's input by dispatchCall (in
+ * the core host).
  */
 export function runSocketSession(socket: WebSocket, deps: SessionDeps): void {
   let unsubscribe: (() => void) | undefined;
@@ -63,7 +62,7 @@ export function runSocketSession(socket: WebSocket, deps: SessionDeps): void {
       return;
     }
     const { id, call, input } = request.data;
-    const result: CallResult = await dispatchCall(deps.handlers, call, input);
+    const result: CallResult = await deps.core.call(call, input);
     send(socket, { id, ...result });
   };
 
@@ -76,7 +75,7 @@ export function runSocketSession(socket: WebSocket, deps: SessionDeps): void {
         refuse('the launch secret is missing or wrong');
         return;
       }
-      unsubscribe = deps.events.subscribeAll((event, payload) => send(socket, { event, payload }));
+      unsubscribe = deps.core.subscribeAll((event, payload) => send(socket, { event, payload }));
       send(socket, { ready: true });
       return;
     }
