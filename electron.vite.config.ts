@@ -30,6 +30,8 @@ export default defineConfig({
       lib: {
         entry: {
           index: resolve(root, 'main/electron/app.ts'),
+          // The core runs in a utility process of its own (main/host/): main forks this file beside the bundle.
+          'core-host': resolve(root, 'main/host/core-host.ts'),
           // Imports write their rows in a worker thread, which loads this file beside the bundle.
           'staged-rows-worker': resolve(root, 'main/core/staging/staged-rows-worker.ts'),
         },

@@ -1,13 +1,14 @@
 import { isAbsolute, join } from 'node:path';
 import { app, Menu, screen, session, shell, type BrowserWindow } from 'electron';
-import { createCore, type Core } from '../core/app-core.js';
-import { plainFileSecrets } from '../core/audit/chain-key.js';
 import { ensurePrivateDir } from '../core/store/private-files.js';
+import { CoreClient } from '../host/core-client.js';
+import { coreHostEntry } from '../host/host-entry.js';
 import { appMenuTemplate } from './app-menu.js';
 import { APP_URL, registerAppScheme, serveRenderer } from './app-protocol.js';
 import { DesktopShell } from './desktop-integration.js';
 import { askIdentityChange, askPlainTextSecrets, chooseFolder, chooseForImport, chooseImportFiles } from './dialogs.js';
 import { openExternalIfAllowed, signInIssuers } from './external-links.js';
+import { utilityProcessSpawner } from './core-host-process.js';
 import { bindIpc } from './ipc.js';
 import { filesFromSecondInstance, importFilesFromArgv, LaunchFiles, type SecondInstanceData } from './launch-files.js';
 import { electronNotifier, notifyFromCoreEvents } from './notifications.js';
@@ -19,8 +20,9 @@ import { createMainWindow, MIN_HEIGHT, MIN_WIDTH } from './window.js';
 import { loadWindowState, rememberWindowState, restoreBounds, WINDOW_STATE_FILE } from './window-state.js';
 
 /**
- * The desktop shell: one instance, one hardened window, the same core as every other transport. Everything here
- * is wiring; each piece lives (and is tested) in its own module.
+ * The desktop shell: one instance, one hardened window, and the same core as every other mode, in a utility
+ * process of its own (main/host/): main is window, preload, native dialogs, safeStorage, notifications and a relay.
+ * Everything here is wiring; each piece lives (and is tested) in its own module.
  */
 
 // The same directory browser mode defaults to (see main/bridge/data-dir.ts), so both modes share one store.
@@ -35,15 +37,23 @@ registerAppScheme();
 
 const launchFiles = new LaunchFiles();
 const ownFiles = importFilesFromArgv(process.argv.slice(1), process.cwd());
-let core: Core | undefined;
+let core: CoreClient | undefined;
 let mainWindow: BrowserWindow | undefined;
 // Paths the admin handed over (dialogs, drops, the OS): the only ones `import.file` may read over IPC.
 const grants = new PathGrants();
 
+/** The two calls the link allow-list asks of the core, through its host. */
+function issuerCalls(client: CoreClient) {
+  return {
+    'environments.list': (input: Record<string, never>) => client.request('environments.list', input),
+    'signin.status': (input: { environmentId: string }) => client.request('signin.status', input),
+  };
+}
+
 // Links may leave for the system browser only to the issuer of an environment being signed in to.
 const links = {
   openExternal: (url: string) =>
-    openExternalIfAllowed(url, () => (core ? signInIssuers(core.handlers) : Promise.resolve([])), shell),
+    openExternalIfAllowed(url, () => (core ? signInIssuers(issuerCalls(core)) : Promise.resolve([])), shell),
 };
 app.on('web-contents-created', (_event, contents) => hardenWebContents(contents, links, logger));
 
@@ -98,21 +108,32 @@ async function start(): Promise<void> {
   serveRenderer(join(import.meta.dirname, '../renderer'));
 
   const secrets = await chooseSecretStore({ dataDir, logger, askPlainText: askPlainTextSecrets });
-  core = await createCore({
-    dataDir,
-    appVersion: app.getVersion(),
-    transport: 'electron',
-    secrets: secrets.store,
-    // The audit key lives with sign-ins (safeStorage) when they last, else in the plain 0600 file the CLI and
-    // browser mode keep theirs in; that file's key is read to check what they wrote (core/audit/chain-key.ts).
-    ...(secrets.persistent
-      ? { auditCheckKeys: [plainFileSecrets(dataDir)] }
-      : { auditKeys: plainFileSecrets(dataDir) }),
+  // The core runs in a utility process; what only main can do (safeStorage, dialogs, the paths the admin handed
+  // over) it asks for over the host protocol, and main serves it from here.
+  core = new CoreClient({
+    spawn: utilityProcessSpawner(coreHostEntry(import.meta.url)),
+    start: {
+      dataDir,
+      appVersion: app.getVersion(),
+      transport: 'electron',
+      secrets: 'shell',
+      // The audit key lives with sign-ins (safeStorage) when they last, else in the plain 0600 file the CLI and
+      // browser mode keep theirs in; that file's key is read to check what they wrote (core/audit/chain-key.ts).
+      ...(secrets.persistent ? { checkPlainFileAuditKey: true } : { auditKeys: 'plain-file' as const }),
+      // ipc.ts refuses other paths before relaying; the core asks main again, for every transport's sake.
+      importPaths: { kind: 'shell' },
+      desktop: true,
+      localSandbox: { start: true },
+    },
+    services: {
+      secrets: secrets.store,
+      desktop,
+      importPaths: { allow: (path) => Promise.resolve(grants.has(path) ? path : undefined) },
+    },
     logger,
-    desktop,
-    // ipc.ts refuses other paths before dispatch; the core holds the same line for every transport.
-    importPaths: { allow: (path) => Promise.resolve(grants.has(path) ? path : undefined) },
   });
+  await core.start();
+  const client = core;
 
   const stateFile = join(dataDir, WINDOW_STATE_FILE);
   const saved = loadWindowState(stateFile);
@@ -130,8 +151,8 @@ async function start(): Promise<void> {
   rememberWindowState(window, stateFile, logger);
   installMenu(window);
 
-  const unbind = bindIpc(core, window, grants);
-  const stopNotifications = notifyFromCoreEvents(core.events, {
+  const unbind = bindIpc(client, window, grants);
+  const stopNotifications = notifyFromCoreEvents(client.events, {
     notifier: electronNotifier,
     isWindowFocused: () => !window.isDestroyed() && window.isFocused(),
     focusWindow: showWindow,
@@ -152,12 +173,12 @@ async function start(): Promise<void> {
   let closed = false;
   app.on('will-quit', (event) => {
     if (closed || !core) return;
-    // Hold the quit until the core has closed its database and the local sandbox.
+    // Hold the quit until the core host has closed its database and the local sandbox, and exited.
     event.preventDefault();
     unbind();
     stopNotifications();
     stopLaunchFiles();
-    void core.close().finally(() => {
+    void core.stop().finally(() => {
       closed = true;
       app.quit();
     });

@@ -2,8 +2,7 @@ import { isAbsolute } from 'node:path';
 import { ipcMain, type BrowserWindow, type IpcMainEvent, type WebFrameMain } from 'electron';
 import { MAX_MESSAGE_BYTES } from '../../shared/contract.js';
 import type { CallResult } from '../../shared/transport-protocol.js';
-import type { Core } from '../core/app-core.js';
-import { dispatchCall } from '../transport/dispatch.js';
+import type { CoreConnection } from '../transport/core-connection.js';
 import { isAppUrl } from './app-protocol.js';
 import { CALL_CHANNEL, DROPPED_PATH_CHANNEL, EVENT_CHANNEL } from './channels.js';
 import type { PathGrants } from './path-grants.js';
@@ -42,14 +41,10 @@ function refused(code: 'forbidden' | 'invalid-input', message: string): Promise<
 /**
  * The only place that touches ipcMain, and so the only way to reach the core over IPC: one handler for every
  * call (sender checked, size checked, an `import.file` path checked against the paths the admin handed over,
- * then `dispatchCall` parses the payload with the call's zod schema before the core sees it), the preload's
- * report of a dropped file's path, and core events forwarded to the window.
+ * then relayed to the core host, whose `dispatchCall` parses the payload with the call's zod schema before the
+ * core sees it), the preload's report of a dropped file's path, and core events forwarded to the window.
  */
-export function bindIpc(
-  core: Pick<Core, 'handlers' | 'events'>,
-  window: BrowserWindow,
-  grants: PathGrants,
-): () => void {
+export function bindIpc(core: CoreConnection, window: BrowserWindow, grants: PathGrants): () => void {
   ipcMain.handle(CALL_CHANNEL, (event, name: unknown, input: unknown): Promise<CallResult> => {
     if (!isTrustedSender(event.senderFrame, window)) return refused('forbidden', 'not the Rx Batch window');
     const size = jsonByteLength(input);
@@ -59,7 +54,7 @@ export function bindIpc(
     }
     const path = importPath(name, input);
     if (path !== undefined && !grants.has(path)) return refused('forbidden', NOT_HANDED_OVER);
-    return dispatchCall(core.handlers, name, input);
+    return core.call(name, input);
   });
   // Only the preload sends here, with the path Electron gave it for a File the admin dropped or picked: page
   // script cannot reach ipcRenderer, and cannot make a File that has a path.
@@ -68,7 +63,7 @@ export function bindIpc(
     if (typeof path === 'string' && path.length <= 4096 && isAbsolute(path)) grants.add([path]);
   };
   ipcMain.on(DROPPED_PATH_CHANNEL, onDroppedPath);
-  const unsubscribe = core.events.subscribeAll((event, payload) => {
+  const unsubscribe = core.subscribeAll((event, payload) => {
     if (!window.isDestroyed()) window.webContents.send(EVENT_CHANNEL, event, payload);
   });
   return () => {

@@ -14,6 +14,8 @@ import {
   protocol,
   session,
   shell,
+  utilityProcess,
+  UtilityProcess,
 } from './electron-double.js';
 
 /**
@@ -99,6 +101,15 @@ describe('the desktop shell, wired', () => {
     });
     const stranger = await ipcMain.handlers.get(CALL_CHANNEL)?.({ senderFrame: null }, 'app.info', {});
     expect(stranger).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+  });
+
+  it('runs the core in a utility process of its own, started from the core host entry', () => {
+    expect(utilityProcess.fork).toHaveBeenCalledTimes(1);
+    const [entry, , options] = utilityProcess.fork.mock.calls[0]!;
+    expect(entry).toMatch(/core-host\.(js|ts)$/);
+    expect(options).toMatchObject({ serviceName: 'Rx Batch core' });
+    expect(UtilityProcess.forked[0]?.pid).toBeGreaterThan(0);
+    expect(UtilityProcess.forked[0]?.pid).not.toBe(process.pid);
   });
 
   it('installs the application menu with its import items', () => {
@@ -232,4 +243,25 @@ describe('files handed to the desktop app reach the importer', () => {
     expect(log).not.toContain(batches);
     expect(log).not.toMatch(/monday|tuesday|dropped\.csv/);
   });
+});
+
+describe('when the core host dies', () => {
+  it('the window hears it at once, main restarts it, and the restarted core answers with the sign-ins main kept', async () => {
+    window.webContents.send.mockClear();
+    const first = UtilityProcess.forked.at(-1)!;
+    first.child.kill('SIGKILL');
+    await vi.waitFor(
+      () => expect(sentEvents('app.core')).toContainEqual(expect.objectContaining({ state: 'restarting' })),
+      {
+        timeout: 10_000,
+      },
+    );
+    await vi.waitFor(() => expect(sentEvents('app.core')).toContainEqual({ state: 'running' }), { timeout: 30_000 });
+    expect(UtilityProcess.forked).toHaveLength(2);
+    expect(await call('app.info', {})).toMatchObject({ ok: true, value: { transport: 'electron' } });
+    expect(await call('signin.status', { environmentId: 'local-sandbox' })).toMatchObject({
+      ok: true,
+      value: { signedIn: true },
+    });
+  }, 40_000);
 });

@@ -1,5 +1,7 @@
+import { fork, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { vi } from 'vitest';
+import { entryExecArgv } from '../../main/host/host-entry.js';
 
 /**
  * A test double for the parts of `electron` the shell uses, for `vi.mock('electron', () => import(…))`. No
@@ -228,6 +230,47 @@ export const safeStorage = {
   },
 };
 
+/**
+ * Electron's utility process, as a real Node child: `fork` starts the module (TypeScript sources through tsx), and
+ * the child sees Node's fork IPC where Electron would give it `process.parentPort` (the core host speaks both).
+ * Messages, `exit` with the code, `kill()` (SIGTERM, as Electron on POSIX) and `pid` behave as Electron's do.
+ */
+export class UtilityProcess extends EventEmitter {
+  static readonly forked: UtilityProcess[] = [];
+  readonly child: ChildProcess;
+  constructor(
+    readonly modulePath: string,
+    readonly options: Record<string, unknown>,
+  ) {
+    super();
+    this.child = fork(modulePath, [], {
+      execArgv: entryExecArgv(modulePath),
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      serialization: 'advanced',
+    });
+    this.child.on('spawn', () => this.emit('spawn'));
+    this.child.on('message', (message) => this.emit('message', message));
+    this.child.on('exit', (code, signal) => this.emit('exit', code ?? (signal ? 1 : 0)));
+    UtilityProcess.forked.push(this);
+  }
+  get pid(): number | undefined {
+    return this.child.exitCode === null && this.child.signalCode === null ? this.child.pid : undefined;
+  }
+  postMessage(message: unknown): void {
+    // Electron throws once the process is gone; the shell checks before it posts.
+    this.child.send(message as never);
+  }
+  kill(): boolean {
+    return this.child.kill('SIGTERM');
+  }
+}
+export const utilityProcess = {
+  fork: vi.fn(
+    (modulePath: string, _args?: string[], options: Record<string, unknown> = {}) =>
+      new UtilityProcess(modulePath, options),
+  ),
+};
+
 export default {
   BrowserWindow,
   ipcMain,
@@ -239,4 +282,5 @@ export default {
   Notification,
   safeStorage,
   webUtils,
+  utilityProcess,
 };

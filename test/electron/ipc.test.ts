@@ -5,6 +5,7 @@ import type { CallResult } from '../../shared/transport-protocol.js';
 import { CoreEvents } from '../../main/core/events.js';
 import { CALL_CHANNEL, DROPPED_PATH_CHANNEL, EVENT_CHANNEL } from '../../main/electron/channels.js';
 import { PathGrants } from '../../main/electron/path-grants.js';
+import { inProcessConnection } from '../../main/transport/core-connection.js';
 import { BrowserWindow, FakeFrame, ipcMain } from './electron-double.js';
 
 vi.mock('electron', () => import('./electron-double.js'));
@@ -25,7 +26,11 @@ beforeEach(() => {
     names.map((name) => [name, vi.fn(() => Promise.reject(new Error(`${name} reached the core`)))]),
   ) as typeof handlers;
   grants = new PathGrants();
-  unbind = bindIpc({ handlers: handlers as unknown as CallHandlers, events }, window as never, grants);
+  unbind = bindIpc(
+    inProcessConnection({ handlers: handlers as unknown as CallHandlers, events }),
+    window as never,
+    grants,
+  );
 });
 afterEach(() => unbind());
 

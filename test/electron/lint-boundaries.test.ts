@@ -43,6 +43,10 @@ describe('the lint rules that keep Electron and IPC in their place', () => {
   it.each([
     ['the core', 'main/core/lint-probe.ts'],
     ['the transports', 'main/transport/lint-probe.ts'],
+    [
+      'the core host (it runs as a utility process, but reaches Electron only through its parent)',
+      'main/host/lint-probe.ts',
+    ],
     ['the browser bridge', 'main/bridge/lint-probe.ts'],
     ['shared code', 'shared/lint-probe.ts'],
     ['the renderer', 'renderer/src/lint-probe.ts'],
@@ -72,6 +76,7 @@ describe('the lint rules that keep Electron and IPC in their place', () => {
     ['a core capability', 'main/core/outbox/lint-probe.ts', 3],
     ['the CLI', 'main/cli/lint-probe.ts', 2],
     ['the browser bridge', 'main/bridge/lint-probe.ts', 2],
+    ['the core host', 'main/host/lint-probe.ts', 2],
     ['the shell', 'main/electron/lint-probe.ts', 2],
     ['the sandbox', 'sandbox/lint-probe.ts', 1],
     ['the sandbox identity server', 'sandbox/identity/lint-probe.ts', 2],

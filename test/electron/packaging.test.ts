@@ -75,6 +75,16 @@ describe('electron-builder.yml (release)', () => {
     expect(config.asar).not.toBe(false);
   });
 
+  it('builds the core host as its own file in out/main, which the packed files include', async () => {
+    const { default: viteConfig } = await import('../../electron.vite.config.js');
+    const entries = (viteConfig as { main: { build: { lib: { entry: Record<string, string> } } } }).main.build.lib
+      .entry;
+    expect(entries['core-host']).toBe(resolve(root, 'main/host/core-host.ts'));
+    const config = await load('electron-builder.yml');
+    expect(JSON.stringify(config.files)).toContain('"out/**"');
+    expect(JSON.stringify(config.files)).not.toMatch(/!out|core-host/);
+  });
+
   it('has a 512×512 PNG icon for every platform', async () => {
     const config = await load('electron-builder.yml');
     for (const platform of ['linux', 'win', 'mac'] as const) {
