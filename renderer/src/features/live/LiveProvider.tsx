@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { EnvironmentView } from '../../../../shared/environment.js';
 import { useApi } from '../../api/api-context.js';
 import { LiveContext, type DeviceLogin, type LiveActions, type LiveState } from './live-context.js';
@@ -7,7 +7,7 @@ const ATTENTION_KEPT = 50;
 
 /**
  * Subscribes once to the core's events and keeps what the screens share: the environments, each one's sign-in
- * and outbox progress, recent notifications and device sign-ins in progress.
+ * and outbox progress, recent notifications, device sign-ins in progress, and whether the core itself runs.
  */
 export function LiveProvider({
   initialEnvironments,
@@ -23,7 +23,14 @@ export function LiveProvider({
     progress: {},
     attention: [],
     device: {},
+    core: { state: 'running' },
   }));
+
+  // The progress on screen, for a restarted core to refresh (read in an event listener, not while rendering).
+  const shown = useRef(state.progress);
+  useEffect(() => {
+    shown.current = state.progress;
+  }, [state.progress]);
 
   const setDevice = useCallback(
     (environmentId: string, update: (current: DeviceLogin | undefined) => DeviceLogin | undefined) =>
@@ -86,9 +93,21 @@ export function LiveProvider({
         }
         void refreshSignIn(environmentId);
       }),
+      api.on('app.core', (core) => {
+        setState((s) => ({ ...s, core }));
+        // A restarted core has its own view of things: read the environments again (which re-reads every
+        // sign-in, below) and the progress already shown; events carry on from here.
+        if (core.state === 'running') {
+          void api.call('environments.list', {}).then(
+            (environments) => setState((s) => ({ ...s, environments })),
+            () => {},
+          );
+          for (const environmentId of Object.keys(shown.current)) void refreshProgress(environmentId);
+        }
+      }),
     ];
     return () => offs.forEach((off) => off());
-  }, [api, refreshSignIn, setDevice]);
+  }, [api, refreshSignIn, refreshProgress, setDevice]);
 
   // Every environment's sign-in shows in the header and the sign-in screen: read them all at start and whenever
   // the environments change (an added one, or an edited profile, which starts a new session).

@@ -1,5 +1,5 @@
 import { createContext, use } from 'react';
-import type { CallOutput } from '../../../../shared/contract.js';
+import type { CallOutput, EventPayload } from '../../../../shared/contract.js';
 import type { EnvironmentView } from '../../../../shared/environment.js';
 import type { AttentionView, OutboxProgressView } from '../../../../shared/outbox-views.js';
 
@@ -20,6 +20,8 @@ export interface LiveState {
   /** Newest first, the last 50. */
   attention: AttentionView[];
   device: Partial<Record<string, DeviceLogin>>;
+  /** The app's core process: running, restarting after it died, or given up (`app.core`). */
+  core: EventPayload<'app.core'>;
 }
 
 export interface LiveActions {
