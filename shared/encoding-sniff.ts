@@ -291,3 +291,115 @@ export function unreadEncodingText(encoding: UnreadEncoding, declared?: string):
 export function undeclaredEncodingText(guess: KnownEncoding): string {
   return `The file is not UTF-8 or Windows-1252 text: its bytes look like ${guess.name}, which Rx Batch reads only when the encoding is named (it does not guess a patient's name in a double-byte encoding). Save it as UTF-8, or import it again with its encoding chosen (e.g. ${guess.encoding}).`;
 }
+
+/** What the bytes (and an HL7 file's MSH-18) say: an encoding to read with and warnings, or why it is refused. */
+export type EncodingVerdict =
+  | { encoding: string; warnings: string[] }
+  | { refused: { code: 'file.unsupportedEncoding' | 'file.encodingNotNamed'; text: string }; encoding: string };
+
+const SINGLE_BYTE = /^(?:ascii|windows-1252|iso-8859-\d+)$/;
+
+/** Bytes as Latin-1 text, one character per byte: MSH-18 is ASCII in every encoding it can name but UTF-16/32. */
+function latin1(bytes: Bytes): string {
+  let text = '';
+  for (let i = 0; i < bytes.length; i += 8192) text += String.fromCharCode(...bytes.subarray(i, i + 8192));
+  return text;
+}
+
+/**
+ * The encoding of a file (or upload) nobody named one for, for the core and the page alike. In order: a BOM; the
+ * zero bytes of UTF-16/32; ISO-2022 escape sequences (refused by name); an HL7 file's MSH-18 where it names an
+ * encoding Rx Batch reads (refused where it names one it does not, and the file is not plain ASCII); valid UTF-8;
+ * double-byte Asian text (refused, naming the likely encoding); else Windows-1252. Where MSH-18 names a single-byte
+ * set (ASCII, ISO 8859) but the bytes are valid UTF-8 with characters beyond ASCII, UTF-8 wins (random Latin-1 text
+ * is never valid UTF-8; a default MSH-18 copied into every message is common), with a warning; a double-byte set it
+ * names is trusted. `sample` is the file's start (`whole` when it is all of it); `isUtf8` says whether the whole
+ * file is valid UTF-8 (asked only when needed: the core may have to read the rest of a large file).
+ */
+export async function detectTextEncoding(
+  sample: Bytes,
+  options: { whole: boolean; isUtf8: () => boolean | Promise<boolean> },
+): Promise<EncodingVerdict> {
+  const bom = bomEncoding(sample);
+  if (bom) return { encoding: bom.encoding, warnings: [] };
+  const wide = zeroByteEncoding(sample);
+  if (wide) return { encoding: wide, warnings: [] };
+
+  const msh18 = readMsh18(latin1(sample.subarray(0, 64 * 1024)));
+  const named = msh18?.map((value) => ({ value, set: value === '' ? undefined : namedEncoding(value) }));
+  const iso2022 = iso2022Encoding(sample);
+  if (iso2022) {
+    const declared = named?.find((n) => n.set && !isRead(n.set))?.value;
+    return {
+      refused: { code: 'file.unsupportedEncoding', text: unreadEncodingText(iso2022, declared) },
+      encoding: 'unknown',
+    };
+  }
+  const beyondAscii = sample.some((byte) => byte >= 0x80);
+  const unread = named?.find((n) => n.set && !isRead(n.set));
+  if (unread?.set && beyondAscii) {
+    return {
+      refused: { code: 'file.unsupportedEncoding', text: unreadEncodingText(unread.set, unread.value) },
+      encoding: 'unknown',
+    };
+  }
+
+  const warnings: string[] = [];
+  let utf8: boolean | undefined;
+  const isUtf8 = async () => (utf8 ??= await options.isUtf8());
+
+  const first = named?.[0];
+  const declared = first?.set && isRead(first.set) ? first.set : undefined;
+  if (first && first.value !== '' && !first.set) {
+    warnings.push(
+      `MSH-18 names the character set '${first.value}', which Rx Batch does not know; the encoding was told from the bytes.`,
+    );
+  }
+  if (first && declared) {
+    const honoured = await honourDeclared(declared, first.value, beyondAscii, isUtf8, (text) => warnings.push(text));
+    if (honoured) return { encoding: honoured, warnings };
+  }
+  if (await isUtf8()) return { encoding: 'utf-8', warnings };
+  const double = doubleByteEncoding(sample, options.whole);
+  if (double)
+    return {
+      refused: { code: 'file.encodingNotNamed', text: undeclaredEncodingText(double) },
+      encoding: double.encoding,
+    };
+  return { encoding: 'windows-1252', warnings };
+}
+
+/** The encoding MSH-18 names, where the bytes do not say otherwise; undefined to detect it from the bytes. */
+async function honourDeclared(
+  declared: KnownEncoding,
+  value: string,
+  beyondAscii: boolean,
+  isUtf8: () => Promise<boolean>,
+  warn: (text: string) => void,
+): Promise<string | undefined> {
+  const { encoding } = declared;
+  if (encoding === 'utf-16' || encoding === 'utf-32') {
+    // Its MSH was read byte for byte as ASCII: the file is not UTF-16 or UTF-32.
+    warn(
+      `MSH-18 says '${value}', but the file is not ${declared.name} (its MSH segment reads as ASCII); the encoding was told from the bytes.`,
+    );
+    return undefined;
+  }
+  if (!beyondAscii) return encoding === 'ascii' ? undefined : encoding;
+  if (encoding === 'utf-8') {
+    if (await isUtf8()) return 'utf-8';
+    warn(`MSH-18 says '${value}', but the file is not valid UTF-8; the encoding was told from the bytes.`);
+    return undefined;
+  }
+  if (SINGLE_BYTE.test(encoding) && (await isUtf8())) {
+    warn(
+      `MSH-18 says '${value}' (${declared.name}), but the file is valid UTF-8 with characters beyond ASCII, so it was read as UTF-8.`,
+    );
+    return 'utf-8';
+  }
+  if (encoding === 'ascii') {
+    warn(`MSH-18 says '${value}', but the file holds characters beyond ASCII; the encoding was told from the bytes.`);
+    return undefined;
+  }
+  return encoding;
+}

@@ -4,18 +4,7 @@ import { open } from 'node:fs/promises';
 import iconv from 'iconv-lite';
 import { problem } from './problems.js';
 import type { Problem } from './types.js';
-import {
-  bomEncoding,
-  doubleByteEncoding,
-  isRead,
-  iso2022Encoding,
-  namedEncoding,
-  readMsh18,
-  undeclaredEncodingText,
-  unreadEncodingText,
-  zeroByteEncoding,
-  type KnownEncoding,
-} from '../../../shared/encoding-sniff.js';
+import { detectTextEncoding, isRead, namedEncoding, unreadEncodingText } from '../../../shared/encoding-sniff.js';
 import { notReadableAsChosen } from '../../../shared/encoding-warning.js';
 
 /**
@@ -196,16 +185,7 @@ export async function inspectFile(
 
 type Detected = { encoding: string; warnings: Problem[] } | { problem: Problem; encoding: string };
 
-const SINGLE_BYTE = /^(?:ascii|windows-1252|iso-8859-\d+)$/;
-
-/**
- * The encoding of a file nobody named one for. In order: a BOM; the zero bytes of UTF-16/32; ISO-2022 escape
- * sequences (refused by name); an HL7 file's MSH-18 where it names an encoding Rx Batch reads (refused where it
- * names one it does not, and the file is not plain ASCII); valid UTF-8; double-byte Asian text (refused, naming the
- * likely encoding); else Windows-1252. Where MSH-18 names a single-byte set (ASCII, ISO 8859) but the bytes are
- * valid UTF-8 with characters beyond ASCII, UTF-8 wins (random Latin-1 text is never valid UTF-8; a default
- * MSH-18 copied into every message is common), with a warning; a double-byte set it names is trusted.
- */
+/** The encoding the bytes and an HL7 file's MSH-18 say (shared/encoding-sniff.ts detectEncoding), as problems. */
 async function detectEncoding(
   path: string,
   file: string,
@@ -213,83 +193,20 @@ async function detectEncoding(
   whole: boolean,
   signal: AbortSignal | undefined,
 ): Promise<Detected> {
-  const refuse = (code: string, text: string, encoding: string): Detected => ({
-    problem: problem('error', file, {}, code, text),
-    encoding,
+  const verdict = await detectTextEncoding(sample, {
+    isUtf8: async () => isUtf8Sample(sample, whole) && (whole || (await isUtf8File(path, signal))),
+    whole,
   });
-  const bom = bomEncoding(sample);
-  if (bom) return { encoding: bom.encoding, warnings: [] };
-  const wide = zeroByteEncoding(sample);
-  if (wide) return { encoding: wide, warnings: [] };
-
-  const msh18 = readMsh18(sample.toString('latin1'));
-  const named = msh18?.map((value) => ({ value, set: value === '' ? undefined : namedEncoding(value) }));
-  const iso2022 = iso2022Encoding(sample);
-  if (iso2022) {
-    const declared = named?.find((n) => n.set && !isRead(n.set))?.value;
-    return refuse('file.unsupportedEncoding', unreadEncodingText(iso2022, declared), 'unknown');
+  if ('refused' in verdict) {
+    return {
+      problem: problem('error', file, {}, verdict.refused.code, verdict.refused.text),
+      encoding: verdict.encoding,
+    };
   }
-  const beyondAscii = sample.some((byte) => byte >= 0x80);
-  const unread = named?.find((n) => n.set && !isRead(n.set));
-  if (unread && beyondAscii) {
-    return refuse('file.unsupportedEncoding', unreadEncodingText(unread.set!, unread.value), 'unknown');
-  }
-
-  const warnings: Problem[] = [];
-  const warn = (text: string) => warnings.push(problem('warning', file, {}, 'hl7.characterSet', text));
-  let utf8: boolean | undefined;
-  const isUtf8 = async () => (utf8 ??= isUtf8Sample(sample, whole) && (whole || (await isUtf8File(path, signal))));
-
-  const first = named?.[0];
-  const declared = first?.set && isRead(first.set) ? first.set : undefined;
-  if (first && first.value !== '' && !first.set) {
-    warn(
-      `MSH-18 names the character set '${first.value}', which Rx Batch does not know; the encoding was told from the bytes.`,
-    );
-  }
-  if (declared) {
-    const honoured = await honourDeclared(declared, first!.value, beyondAscii, isUtf8, warn);
-    if (honoured) return { encoding: honoured, warnings };
-  }
-  if (await isUtf8()) return { encoding: 'utf-8', warnings };
-  const double = doubleByteEncoding(sample, whole);
-  if (double) return refuse('file.encodingNotNamed', undeclaredEncodingText(double), double.encoding);
-  return { encoding: 'windows-1252', warnings };
-}
-
-/** The encoding MSH-18 names, where the bytes do not say otherwise; undefined to detect it from the bytes. */
-async function honourDeclared(
-  declared: KnownEncoding,
-  value: string,
-  beyondAscii: boolean,
-  isUtf8: () => Promise<boolean>,
-  warn: (text: string) => void,
-): Promise<string | undefined> {
-  const { encoding } = declared;
-  if (encoding === 'utf-16' || encoding === 'utf-32') {
-    // Its MSH was read byte for byte as ASCII: the file is not UTF-16 or UTF-32.
-    warn(
-      `MSH-18 says '${value}', but the file is not ${declared.name} (its MSH segment reads as ASCII); the encoding was told from the bytes.`,
-    );
-    return undefined;
-  }
-  if (!beyondAscii) return encoding === 'ascii' ? undefined : encoding;
-  if (encoding === 'utf-8') {
-    if (await isUtf8()) return 'utf-8';
-    warn(`MSH-18 says '${value}', but the file is not valid UTF-8; the encoding was told from the bytes.`);
-    return undefined;
-  }
-  if (SINGLE_BYTE.test(encoding) && (await isUtf8())) {
-    warn(
-      `MSH-18 says '${value}' (${declared.name}), but the file is valid UTF-8 with characters beyond ASCII, so it was read as UTF-8.`,
-    );
-    return 'utf-8';
-  }
-  if (encoding === 'ascii') {
-    warn(`MSH-18 says '${value}', but the file holds characters beyond ASCII; the encoding was told from the bytes.`);
-    return undefined;
-  }
-  return encoding;
+  return {
+    encoding: verdict.encoding,
+    warnings: verdict.warnings.map((text) => problem('warning', file, {}, 'hl7.characterSet', text)),
+  };
 }
 
 export interface StreamOptions {

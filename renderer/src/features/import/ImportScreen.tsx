@@ -32,7 +32,8 @@ type Phase =
   | { step: 'running'; importId: string; name: string; progress?: Progress; cancelling?: boolean }
   | { step: 'done'; name: string; outcome: ImportOutcome; decoded?: DecodedUpload }
   | { step: 'failed'; error: unknown }
-  | { step: 'too-large'; name: string };
+  | { step: 'too-large'; name: string }
+  | { step: 'unread'; name: string; message: string };
 
 /** Marks the moment an import's answer arrives, for the grid benchmark (time to an interactive grid). */
 export const IMPORT_FINISHED_MARK = 'rxbatch:import-finished';
@@ -105,7 +106,11 @@ export function ImportScreen({
     let decoded: DecodedUpload | undefined;
     let input: { path: string } | { upload: { name: string; content: string } };
     if (source.kind === 'upload') {
-      decoded = decodeUpload(source.bytes, chosen.encoding || undefined);
+      decoded = await decodeUpload(source.bytes, chosen.encoding || undefined);
+      if (decoded.refused !== undefined) {
+        setPhase({ step: 'unread', name: source.name, message: decoded.refused });
+        return undefined;
+      }
       if (!fitsUpload(decoded.text)) {
         setPhase({ step: 'too-large', name: source.name });
         return undefined;
@@ -288,6 +293,11 @@ export function ImportScreen({
             {desktop
               ? `${phase.name} is too large to send through this page. Choose it with "Choose files…" instead.`
               : `${phase.name} is too large to send through this page. ${pathImportHint(importFolders)}`}
+          </p>
+        ) : null}
+        {phase.step === 'unread' ? (
+          <p role="alert" className="message message-error">
+            {phase.name}: {phase.message}
           </p>
         ) : null}
         {phase.step === 'failed' ? <ErrorMessage error={phase.error} /> : null}

@@ -1,9 +1,12 @@
+import { detectTextEncoding } from '../../../../shared/encoding-sniff.js';
 import { MAX_UPLOAD_CHARS } from '../../../../shared/staging-contract.js';
 
 /**
- * A chosen file's bytes as text for a browser upload. The upload travels as text, so decoding happens here, the
- * way the core decodes files on disk: a BOM decides; else valid UTF-8 is UTF-8; else Windows-1252 (what Excel on
- * a UK Windows machine writes). An admin's override wins.
+ * A chosen file's bytes as text for a browser upload. The upload travels as text, so decoding happens here, by
+ * the same rules the core uses for files on disk (shared/encoding-sniff.ts detectTextEncoding): a BOM, UTF-16/32
+ * zero bytes, an HL7 file's MSH-18, valid UTF-8, else Windows-1252 (what Excel on a UK Windows machine writes);
+ * text in an encoding Rx Batch does not read, or double-byte text nobody named, is refused with the core's
+ * sentence. An admin's override wins.
  */
 
 /**
@@ -30,36 +33,34 @@ export interface DecodedUpload {
   detected: boolean;
   /** The chosen encoding could not read some bytes (they became U+FFFD). */
   unreadable?: boolean;
+  /** Not read at all: why, in the sentence the core uses for a file on disk (`text` is empty). */
+  refused?: string;
 }
 
-function bomEncoding(bytes: Uint8Array): { encoding: string; skip: number } | undefined {
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return { encoding: 'utf-8', skip: 3 };
-  if (bytes[0] === 0xff && bytes[1] === 0xfe) return { encoding: 'utf-16le', skip: 2 };
-  if (bytes[0] === 0xfe && bytes[1] === 0xff) return { encoding: 'utf-16be', skip: 2 };
-  return undefined;
-}
-
-export function decodeUpload(bytes: Uint8Array, override?: string): DecodedUpload {
-  const bom = bomEncoding(bytes);
-  if (override) {
-    const body = bytes.subarray(bom?.encoding === override ? bom.skip : 0);
-    try {
-      return { text: new TextDecoder(override, { fatal: true }).decode(body), encoding: override, detected: false };
-    } catch {
-      return { text: new TextDecoder(override).decode(body), encoding: override, detected: false, unreadable: true };
-    }
-  }
-  if (bom)
-    return {
-      text: new TextDecoder(bom.encoding).decode(bytes.subarray(bom.skip)),
-      encoding: bom.encoding,
-      detected: true,
-    };
+function isUtf8(bytes: Uint8Array): boolean {
   try {
-    return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes), encoding: 'utf-8', detected: true };
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return true;
   } catch {
-    return { text: new TextDecoder('windows-1252').decode(bytes), encoding: 'windows-1252', detected: true };
+    return false;
   }
+}
+
+/** The text as `encoding` reads it (TextDecoder drops a BOM of that encoding); unreadable bytes become U+FFFD. */
+function decodeAs(bytes: Uint8Array, encoding: string, detected: boolean): DecodedUpload {
+  try {
+    return { text: new TextDecoder(encoding, { fatal: true }).decode(bytes), encoding, detected };
+  } catch {
+    return { text: new TextDecoder(encoding).decode(bytes), encoding, detected, unreadable: true };
+  }
+}
+
+export async function decodeUpload(bytes: Uint8Array, override?: string): Promise<DecodedUpload> {
+  if (override) return decodeAs(bytes, override, false);
+  const verdict = await detectTextEncoding(bytes, { whole: true, isUtf8: () => isUtf8(bytes) });
+  if ('refused' in verdict)
+    return { text: '', encoding: verdict.encoding, detected: true, refused: verdict.refused.text };
+  return decodeAs(bytes, verdict.encoding, true);
 }
 
 /** Whether decoded text fits in one upload (the transport carries it in one message). */
