@@ -1,18 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { AttentionEvent } from '../../main/core/outbox/attention.js';
-import { Outbox } from '../../main/core/outbox/outbox.js';
-import { NO_FAULTS } from '../../sandbox/faults.js';
-import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
-import { startFaultProxy, type ProxyDecision, type ProxiedRequest, type RunningProxy } from './support/fault-proxy.js';
+import { describe, expect, it } from 'vitest';
+import { type ProxiedRequest } from './support/fault-proxy.js';
 import {
   ENVIRONMENT_ID,
   enqueue,
   expectEachCreatedOnce,
   sampleOrders,
   sandboxClient,
-  storeForSandbox,
-  type OutboxTestStore,
 } from './support/outbox-fixture.js';
+import { proxiedSandbox } from './support/proxied-sandbox.js';
 
 /** Orders in doubt are settled by asking the service, never by sending blindly: the exactly-once rules. */
 
@@ -25,41 +20,8 @@ const FAST = {
   breakerCooldownMs: 50,
 };
 
-let sandbox: RunningSandbox;
-let proxy: RunningProxy;
-let proxyRule: (req: ProxiedRequest) => ProxyDecision = () => 'forward';
-const opened: OutboxTestStore[] = [];
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ statusStepMs: 3_600_000 });
-  proxy = await startFaultProxy(sandbox.apiUrl, (req) => proxyRule(req));
-});
-
-afterEach(() => {
-  sandbox.setFaults(NO_FAULTS);
-  proxyRule = () => 'forward';
-});
-
-afterAll(async () => {
-  for (const t of opened) t.close();
-  await proxy?.close();
-  await sandbox?.close();
-});
-
-function setUp(apiBaseUrl = sandbox.apiUrl) {
-  const t = storeForSandbox(sandbox);
-  opened.push(t);
-  const attention: AttentionEvent[] = [];
-  const outbox = new Outbox(
-    {
-      store: t.store,
-      clientFor: () => sandboxClient(sandbox, { apiBaseUrl }),
-      onAttention: (e) => attention.push(e),
-    },
-    FAST,
-  );
-  return { t, outbox, attention };
-}
+const fixture = proxiedSandbox(FAST);
+const { setUp } = fixture;
 
 const isCreateOf = (req: ProxiedRequest, clinicOrderId: string) =>
   req.method === 'PUT' && req.body.includes(`"clinicOrderId":"${clinicOrderId}"`);
@@ -73,13 +35,13 @@ describe('orders in doubt', () => {
     const [reachedId, lostId] = enqueue(t, [reached!, lost!]);
     // The crashed process had claimed both and got the first one to the service before it died.
     expect(t.store.orders.claimDue(ENVIRONMENT_ID, 2).map((o) => o.id)).toEqual([reachedId, lostId]);
-    const direct = await sandboxClient(sandbox).sendCreate('v1', reached!.requestBody);
+    const direct = await sandboxClient(fixture.sandbox).sendCreate('v1', reached!.requestBody);
     if (!direct.ok) throw new Error('the direct create failed');
 
     await outbox.runUntilIdle(ENVIRONMENT_ID);
     await outbox.stop();
 
-    expectEachCreatedOnce(sandbox, t.store, [reached!.clinicOrderId, lost!.clinicOrderId]);
+    expectEachCreatedOnce(fixture.sandbox, t.store, [reached!.clinicOrderId, lost!.clinicOrderId]);
     expect(t.store.orders.get(reachedId!)?.pharmacyOrderId).toBe(direct.value.orderId);
     expect(t.store.attempts.list(reachedId!).map((a) => [a.operation, a.outcome, a.remoteId])).toEqual([
       ['lookup', 'ok', String(direct.value.orderId)],
@@ -109,13 +71,13 @@ describe('orders in doubt', () => {
     const { t, outbox } = setUp();
     const orders = sampleOrders('DROPPED', 8);
     const ids = enqueue(t, orders);
-    sandbox.setFaults({ commitThenDropRate: 1 });
+    fixture.sandbox.setFaults({ commitThenDropRate: 1 });
 
     await outbox.runUntilIdle(ENVIRONMENT_ID);
     await outbox.stop();
 
     expectEachCreatedOnce(
-      sandbox,
+      fixture.sandbox,
       t.store,
       orders.map((o) => o.clinicOrderId),
     );
@@ -128,13 +90,13 @@ describe('orders in doubt', () => {
   });
 
   it('a lookup that fails keeps the order in doubt; a miss then "duplicate clinicOrderId" means it was created', async () => {
-    const { t, outbox, attention } = setUp(proxy.url);
+    const { t, outbox, attention } = setUp(fixture.proxy.url);
     const [order] = sampleOrders('RACE', 1);
     const [id] = enqueue(t, [order!]);
     const id0 = order!.clinicOrderId;
     let creates = 0;
     let lookups = 0;
-    proxyRule = (req) => {
+    fixture.setProxyRule((req) => {
       if (isCreateOf(req, id0)) return (creates += 1) === 1 ? 'forward-then-drop' : 'forward';
       if (isLookupOf(req, id0)) {
         lookups += 1;
@@ -143,12 +105,12 @@ describe('orders in doubt', () => {
         if (lookups === 2) return { status: 200, body: [] };
       }
       return 'forward';
-    };
+    });
 
     await outbox.runUntilIdle(ENVIRONMENT_ID);
     await outbox.stop();
 
-    expectEachCreatedOnce(sandbox, t.store, [id0]);
+    expectEachCreatedOnce(fixture.sandbox, t.store, [id0]);
     expect(t.store.attempts.list(id!).map((a) => `${a.operation}:${a.outcome}:${a.httpStatus ?? '-'}`)).toEqual([
       'create:in-doubt:-',
       'lookup:retryable:503',
@@ -162,7 +124,7 @@ describe('orders in doubt', () => {
   it('a duplicate clinicOrderId on an order never in doubt is a real rejection', async () => {
     const { t, outbox, attention } = setUp();
     const [order] = sampleOrders('TAKEN', 1);
-    const elsewhere = await sandboxClient(sandbox).sendCreate('v1', order!.requestBody);
+    const elsewhere = await sandboxClient(fixture.sandbox).sendCreate('v1', order!.requestBody);
     expect(elsewhere.ok).toBe(true);
     const [id] = enqueue(t, [order!]);
 
@@ -175,6 +137,6 @@ describe('orders in doubt', () => {
       lastError: { kind: 'rejected', field: 'prescription.clinicOrderId' },
     });
     expect(attention).toEqual([expect.objectContaining({ kind: 'order', reason: 'rejected', orderId: id })]);
-    expect(sandbox.listOrders().filter((o) => o.clinicOrderId === order!.clinicOrderId)).toHaveLength(1);
+    expect(fixture.sandbox.listOrders().filter((o) => o.clinicOrderId === order!.clinicOrderId)).toHaveLength(1);
   });
 });

@@ -1,11 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { AttentionEvent } from '../../main/core/outbox/attention.js';
-import { Outbox } from '../../main/core/outbox/outbox.js';
+import { describe, expect, it } from 'vitest';
 import type { AttemptRecord } from '../../main/core/store/attempts-repo.js';
 import type { Store } from '../../main/core/store/store.js';
-import { NO_FAULTS } from '../../sandbox/faults.js';
-import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
-import { startFaultProxy, type ProxyDecision, type ProxiedRequest, type RunningProxy } from './support/fault-proxy.js';
+import { type ProxiedRequest } from './support/fault-proxy.js';
 import {
   ENVIRONMENT_ID,
   allOrders,
@@ -13,9 +9,8 @@ import {
   expectEachCreatedOnce,
   sampleOrders,
   sandboxClient,
-  storeForSandbox,
-  type OutboxTestStore,
 } from './support/outbox-fixture.js';
+import { proxiedSandbox } from './support/proxied-sandbox.js';
 
 /**
  * A 5xx is not "nothing happened": gateways answer 502/503/504, and services 500, after the backend committed. A
@@ -35,41 +30,8 @@ const TUNING = {
   reconcileDelayMs: 10,
 };
 
-let sandbox: RunningSandbox;
-let proxy: RunningProxy;
-let proxyRule: (req: ProxiedRequest) => ProxyDecision = () => 'forward';
-const opened: OutboxTestStore[] = [];
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ statusStepMs: 3_600_000 });
-  proxy = await startFaultProxy(sandbox.apiUrl, (req) => proxyRule(req));
-});
-
-afterEach(() => {
-  sandbox.setFaults(NO_FAULTS);
-  proxyRule = () => 'forward';
-});
-
-afterAll(async () => {
-  for (const t of opened) t.close();
-  await proxy?.close();
-  await sandbox?.close();
-});
-
-function setUp(apiBaseUrl = sandbox.apiUrl) {
-  const t = storeForSandbox(sandbox);
-  opened.push(t);
-  const attention: AttentionEvent[] = [];
-  const outbox = new Outbox(
-    {
-      store: t.store,
-      clientFor: () => sandboxClient(sandbox, { apiBaseUrl }),
-      onAttention: (e) => attention.push(e),
-    },
-    TUNING,
-  );
-  return { t, outbox, attention };
-}
+const fixture = proxiedSandbox(TUNING);
+const { setUp } = fixture;
 
 const described = (a: AttemptRecord) => `${a.operation}:${a.outcome}:${a.httpStatus ?? '-'}`;
 const attemptsOf = (store: Store, orderId: number) => store.attempts.list(orderId).map(described);
@@ -83,7 +45,7 @@ describe('a create answered 5xx after the service stored it', () => {
       const { t, outbox, attention } = setUp();
       const orders = sampleOrders(`STORED-${status}`, 24);
       const ids = enqueue(t, orders);
-      sandbox.setFaults({
+      fixture.sandbox.setFaults({
         commitThenStatusRate: 0.4,
         commitThenStatus: status,
         latencyMs: 200,
@@ -95,9 +57,9 @@ describe('a create answered 5xx after the service stored it', () => {
 
       expect(result.outcome).toBe('idle');
       expect(result.counts).toMatchObject({ created: 24, rejected: 0, held: 0, in_doubt: 0, queued: 0 });
-      // Counted at the sandbox by clinic order id: each exactly once, with the id the local order holds.
+      // Counted at the fixture.sandbox by clinic order id: each exactly once, with the id the local order holds.
       expectEachCreatedOnce(
-        sandbox,
+        fixture.sandbox,
         t.store,
         orders.map((o) => o.clinicOrderId),
       );
@@ -120,23 +82,23 @@ describe('a create answered 5xx after the service stored it', () => {
   );
 
   it('a 502 whose lookup misses it (a lagging read), then "duplicate clinicOrderId": created with the service’s id', async () => {
-    const { t, outbox, attention } = setUp(proxy.url);
+    const { t, outbox, attention } = setUp(fixture.proxy.url);
     const [order] = sampleOrders('LAGGING', 1);
     const [id] = enqueue(t, [order!]);
     const id0 = order!.clinicOrderId;
-    sandbox.setFaults({ commitThenStatusRate: 1, commitThenStatus: 502 });
+    fixture.sandbox.setFaults({ commitThenStatusRate: 1, commitThenStatus: 502 });
     let lookups = 0;
-    proxyRule = (req) => {
+    fixture.setProxyRule((req) => {
       // The first lookup misses the order, as a read replica behind the commit would.
       if (isLookupOf(req, id0) && (lookups += 1) === 1) return { status: 200, body: [] };
       return 'forward';
-    };
+    });
 
     const result = await outbox.runUntilIdle(ENVIRONMENT_ID);
     await outbox.stop();
 
     expect(result.outcome).toBe('idle');
-    expectEachCreatedOnce(sandbox, t.store, [id0]);
+    expectEachCreatedOnce(fixture.sandbox, t.store, [id0]);
     expect(attemptsOf(t.store, id!)).toEqual([
       'create:in-doubt:502',
       'lookup:ok:200',
@@ -151,7 +113,7 @@ describe('a create answered 5xx after the service stored it', () => {
     const { t, outbox } = setUp();
     const [order] = sampleOrders('UPGRADED', 1);
     // The 502 stored it at the service; the old rule put it back in the queue without remembering that.
-    const direct = await sandboxClient(sandbox).sendCreate('v1', order!.requestBody);
+    const direct = await sandboxClient(fixture.sandbox).sendCreate('v1', order!.requestBody);
     if (!direct.ok) throw new Error('the direct create failed');
     const [id] = enqueue(t, [order!]);
     recordOldStyle502(t.store, id!);
@@ -160,7 +122,7 @@ describe('a create answered 5xx after the service stored it', () => {
     await outbox.stop();
 
     expect(result.outcome).toBe('idle');
-    expectEachCreatedOnce(sandbox, t.store, [order!.clinicOrderId]);
+    expectEachCreatedOnce(fixture.sandbox, t.store, [order!.clinicOrderId]);
     expect(t.store.orders.get(id!)?.pharmacyOrderId).toBe(direct.value.orderId);
     expect(attemptsOf(t.store, id!)).toEqual(['create:retryable:502', 'lookup:ok:200']);
   });
@@ -168,7 +130,7 @@ describe('a create answered 5xx after the service stored it', () => {
   it('an order the old rule rejected as a duplicate after a 502 is put right by "retry now": created, not sent twice', async () => {
     const { t, outbox, attention } = setUp();
     const [order] = sampleOrders('WRONGLY-REJECTED', 1);
-    const direct = await sandboxClient(sandbox).sendCreate('v1', order!.requestBody);
+    const direct = await sandboxClient(fixture.sandbox).sendCreate('v1', order!.requestBody);
     if (!direct.ok) throw new Error('the direct create failed');
     const [id] = enqueue(t, [order!]);
     recordOldStyle502(t.store, id!);
@@ -189,7 +151,7 @@ describe('a create answered 5xx after the service stored it', () => {
     await outbox.stop();
 
     expect(result.outcome).toBe('idle');
-    expectEachCreatedOnce(sandbox, t.store, [order!.clinicOrderId]);
+    expectEachCreatedOnce(fixture.sandbox, t.store, [order!.clinicOrderId]);
     expect(t.store.orders.get(id!)?.pharmacyOrderId).toBe(direct.value.orderId);
     expect(attemptsOf(t.store, id!)).toEqual(['create:retryable:502', 'create:rejected:400', 'lookup:ok:200']);
     expect(attention).toEqual([]);
@@ -202,7 +164,7 @@ describe('a cancel answered 5xx', () => {
     const [id] = enqueue(t, sampleOrders('CANCEL-STORED', 1));
     await outbox.runUntilIdle(ENVIRONMENT_ID);
 
-    sandbox.setFaults({ commitThenStatusRate: 1, commitThenStatus: 504 });
+    fixture.sandbox.setFaults({ commitThenStatusRate: 1, commitThenStatus: 504 });
     requestCancel(t.store, id!, 'Prescribed twice');
     outbox.notify(ENVIRONMENT_ID);
     const result = await outbox.runUntilIdle(ENVIRONMENT_ID);
@@ -213,7 +175,7 @@ describe('a cancel answered 5xx', () => {
     expect(t.store.cancellations.list(id!)).toEqual([expect.objectContaining({ state: 'sent' })]);
     expect(attemptsOf(t.store, id!)).toEqual(['create:ok:200', 'cancel:in-doubt:504', 'status:ok:200']);
     const pharmacyOrderId = t.store.orders.get(id!)?.pharmacyOrderId;
-    expect(sandbox.listOrders().find((o) => o.pharmacyOrderId === pharmacyOrderId)).toMatchObject({
+    expect(fixture.sandbox.listOrders().find((o) => o.pharmacyOrderId === pharmacyOrderId)).toMatchObject({
       status: 'Cancelled',
       cancelReason: 'Prescribed twice',
     });
@@ -221,14 +183,15 @@ describe('a cancel answered 5xx', () => {
   });
 
   it('that did not take effect: the status check shows it open, so the cancel is sent again', async () => {
-    const { t, outbox, attention } = setUp(proxy.url);
+    const { t, outbox, attention } = setUp(fixture.proxy.url);
     const [id] = enqueue(t, sampleOrders('CANCEL-FAILED', 1));
     await outbox.runUntilIdle(ENVIRONMENT_ID);
     let cancels = 0;
-    proxyRule = (req) =>
+    fixture.setProxyRule((req) =>
       req.url.includes('Order/cancel') && (cancels += 1) === 1
         ? { status: 503, body: { error: 'Service Unavailable', status: 503 } }
-        : 'forward';
+        : 'forward',
+    );
 
     requestCancel(t.store, id!, 'Wrong patient');
     outbox.notify(ENVIRONMENT_ID);
