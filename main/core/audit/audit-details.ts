@@ -59,6 +59,10 @@ export const auditDetailsSchema = z
     clientId: shortText(200),
     previousClientId: shortText(200),
     previousGrant: shortText(40),
+    /** Live intake (main/core/intake/): the peer's address and port, the message's MSH-10, its sender (MSH-3^MSH-4). */
+    peer: shortText(100),
+    controlId: shortText(200),
+    sender: shortText(200),
   })
   .partial();
 
@@ -121,6 +125,9 @@ const FAST_CHECKS: Partial<Record<AuditDetailKey, FastCheck>> = {
   clientId: text(200),
   previousClientId: text(200),
   previousGrant: text(40),
+  peer: text(100),
+  controlId: text(200),
+  sender: text(200),
 };
 
 /** Whether every value passes its fast check (undefined values are left out, as the schema allows). */

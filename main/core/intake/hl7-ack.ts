@@ -1,0 +1,182 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * The header of a received message, read just far enough to acknowledge it (the importer reads the rest), and
+ * the HL7 acknowledgement (original mode) for it: MSH mirrored as HL7 requires (sending and receiving application
+ * and facility swapped, MSH-9 `ACK^<trigger>^ACK`, a new MSH-10, MSH-11 and MSH-12 as received, the message's own
+ * separators), MSA-1 `AA`/`AE`/`AR`, MSA-2 = the message's MSH-10, one ERR per problem.
+ */
+
+export interface MessageHeader {
+  fieldSeparator: string;
+  /** MSH-2 as received: component, repetition, escape, subcomponent (and truncation in 2.7+). */
+  encodingCharacters: string;
+  /** MSH-n as received (escaped text), by n; MSH-1 is the field separator. */
+  field(n: number): string;
+  /** The first component of MSH-n, unescaped. */
+  component(n: number, index?: number): string;
+  /** MSH-3^MSH-4 (first components): who sent it. */
+  sender: string;
+  controlId: string;
+  /** MSH-9 as `TYPE^TRIGGER` (first two components). */
+  messageType: string;
+  version: string;
+}
+
+/** Reads the MSH segment at the start of `text` (after white space or a BOM); undefined when there is none. */
+export function readMessageHeader(text: string): MessageHeader | undefined {
+  const start = text.replace(/^[\s\ufeff]+/, '');
+  if (!/^MSH[^A-Za-z0-9\s]/.test(start)) return undefined;
+  const fieldSeparator = start.charAt(3);
+  const segmentEnd = start.search(/[\r\n]/);
+  const segment = segmentEnd < 0 ? start : start.slice(0, segmentEnd);
+  const parts = segment.split(fieldSeparator);
+  const encodingCharacters = parts[1] ?? '';
+  if (encodingCharacters.length < 4 || new Set(encodingCharacters.slice(0, 4)).size !== 4) return undefined;
+  if (/[A-Za-z0-9\s]/.test(encodingCharacters.slice(0, 4)) || encodingCharacters.includes(fieldSeparator)) {
+    return undefined;
+  }
+  const componentSeparator = encodingCharacters.charAt(0);
+  const repetitionSeparator = encodingCharacters.charAt(1);
+  const escape = encodingCharacters.charAt(2);
+  const field = (n: number): string => (n === 1 ? fieldSeparator : (parts[n - 1] ?? ''));
+  const component = (n: number, index = 0): string => {
+    const first = field(n).split(repetitionSeparator)[0] ?? '';
+    return unescapeHl7(first.split(componentSeparator)[index] ?? '', fieldSeparator, encodingCharacters, escape);
+  };
+  const app = component(3);
+  const facility = component(4);
+  const type = component(9, 0);
+  const trigger = component(9, 1);
+  return {
+    fieldSeparator,
+    encodingCharacters,
+    field,
+    component,
+    sender: facility ? `${app}^${facility}` : app,
+    controlId: component(10),
+    messageType: trigger ? `${type}^${trigger}` : type,
+    version: component(12),
+  };
+}
+
+function unescapeHl7(value: string, field: string, encoding: string, escape: string): string {
+  if (!value.includes(escape)) return value;
+  const map: Record<string, string> = {
+    F: field,
+    S: encoding.charAt(0),
+    R: encoding.charAt(1),
+    E: escape,
+    T: encoding.charAt(3),
+  };
+  const pattern = new RegExp(`${escapeRegExp(escape)}([FSRET])${escapeRegExp(escape)}`, 'g');
+  return value.replace(pattern, (_, code: string) => map[code] ?? '');
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Text escaped for an HL7 field with these separators (\F\ \S\ \R\ \E\ \T\), line breaks as spaces. */
+export function escapeHl7(text: string, fieldSeparator = '|', encodingCharacters = '^~\\&'): string {
+  const [component, repetition, escape, subcomponent] = [...encodingCharacters];
+  const codes = new Map<string, string>([
+    [escape ?? '\\', 'E'],
+    [fieldSeparator, 'F'],
+    [component ?? '^', 'S'],
+    [repetition ?? '~', 'R'],
+    [subcomponent ?? '&', 'T'],
+  ]);
+  let out = '';
+  for (const char of text.replace(/[\r\n]+/g, ' ')) {
+    const code = codes.get(char);
+    out += code ? `${escape ?? '\\'}${code}${escape ?? '\\'}` : char;
+  }
+  return out;
+}
+
+export type AckCode = 'AA' | 'AE' | 'AR';
+
+/** One ERR segment: an HL7 error code (table 0357), its name, and our sentence. */
+export interface AckError {
+  hl7Code: '100' | '101' | '102' | '200' | '203' | '207';
+  text: string;
+  /** ERR-2 location, e.g. `MSH^1^12`. */
+  location?: string;
+}
+
+const HL7_ERROR_NAMES: Record<AckError['hl7Code'], string> = {
+  '100': 'Segment sequence error',
+  '101': 'Required field missing',
+  '102': 'Data type error',
+  '200': 'Unsupported message type',
+  '203': 'Unsupported version id',
+  '207': 'Application internal error',
+};
+
+export interface AckOptions {
+  code: AckCode;
+  errors?: readonly AckError[];
+  /** MSH-7 time; default now. */
+  now?: Date;
+  /** MSH-10 of the ACK; default a new random id. */
+  controlId?: string;
+}
+
+/** HL7 DTM to the second, in UTC with its offset: 20261126111420+0000. */
+export function hl7Time(date: Date): string {
+  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  return (
+    `${p(date.getUTCFullYear(), 4)}${p(date.getUTCMonth() + 1)}${p(date.getUTCDate())}` +
+    `${p(date.getUTCHours())}${p(date.getUTCMinutes())}${p(date.getUTCSeconds())}+0000`
+  );
+}
+
+export function newAckControlId(): string {
+  return `RXB${randomBytes(8).toString('hex').toUpperCase()}`;
+}
+
+/**
+ * The acknowledgement of `header` (undefined: the message had no readable MSH, so the ACK uses the default
+ * separators and mirrors nothing). Segments end with CR, as HL7 requires.
+ */
+export function buildAck(header: MessageHeader | undefined, options: AckOptions): string {
+  const fs = header?.fieldSeparator ?? '|';
+  const enc = header?.encodingCharacters ?? '^~\\&';
+  const cs = enc.charAt(0);
+  const esc = (text: string) => escapeHl7(text, fs, enc);
+  const f = (n: number) => header?.field(n) ?? '';
+  const trigger = header ? ((f(9).split(enc.charAt(1))[0] ?? '').split(cs)[1] ?? '') : '';
+  const msh = [
+    'MSH',
+    enc,
+    f(5), // sending application: the message's receiving application
+    f(6),
+    f(3), // receiving application: the message's sender
+    f(4),
+    hl7Time(options.now ?? new Date()),
+    '',
+    ['ACK', trigger, 'ACK'].join(cs),
+    esc(options.controlId ?? newAckControlId()),
+    f(11) || 'P',
+    f(12) || '2.5',
+  ].join(fs);
+  const msa = ['MSA', options.code, header?.field(10) ?? ''].join(fs);
+  const segments = [msh, msa];
+  for (const error of options.errors ?? []) {
+    segments.push(
+      [
+        'ERR',
+        '',
+        error.location ? error.location.split('^').map(esc).join(cs) : '',
+        [error.hl7Code, esc(HL7_ERROR_NAMES[error.hl7Code]), 'HL70357'].join(cs),
+        'E',
+        '',
+        '',
+        '',
+        esc(error.text),
+      ].join(fs),
+    );
+  }
+  return `${segments.join('\r')}\r`;
+}

@@ -1,0 +1,233 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { RawMllpSocket, frame, parseAck, sendWithLibrary } from '../../../test/support/hl7-client.js';
+import { writeRde011 } from '../importing/rde-writer.js';
+import { HL7_PROFILE, stagingFixture, uniqueOrder, type StagingFixture } from '../staging/testing/staging-fixtures.js';
+import { StagingService } from '../staging/staging-service.js';
+import { inProcessRowSink } from '../store/staged-batch-writer.js';
+import { LOCAL } from '../store/testing/store-fixtures.js';
+import { buildAck, readMessageHeader } from './hl7-ack.js';
+import { IntakeService, type IntakeRules } from './intake-service.js';
+import { MllpListener } from './mllp-listener.js';
+
+// Issue #17, the MLLP listener: an independent client (node-hl7-client, test/support/hl7-client.ts) sends single
+// messages, bursts and malformed frames; each ACK is checked field by field; a resend is not staged twice.
+
+const SENDER = { sendingApplication: 'EPR-7', sendingFacility: 'CLINIC-H' };
+
+interface Running {
+  fixture: StagingFixture;
+  intake: IntakeService;
+  listener: MllpListener;
+  port: number;
+  logs: string[];
+}
+
+let running: Running | undefined;
+afterEach(async () => {
+  if (!running) return;
+  await running.listener.close();
+  await running.intake.close();
+  running.fixture.close();
+  running = undefined;
+});
+
+async function start(
+  rules: IntakeRules = { mode: 'hold' },
+  extra: { allow?: string[]; maxMessageBytes?: number } = {},
+): Promise<Running> {
+  const fixture = stagingFixture();
+  fixture.staging.saveProfile({
+    ...HL7_PROFILE,
+    name: 'EPR',
+    hl7Sender: { application: 'EPR-7', facility: 'CLINIC-H', messageType: 'RDE^O11' },
+  });
+  const staging = new StagingService({
+    store: fixture.store,
+    codeListsFor: (id) => fixture.store.environments.get(id)!.codeLists,
+    openRowSink: inProcessRowSink,
+  });
+  const logs: string[] = [];
+  const logger = {
+    info: (m: string, f?: object) => logs.push(`${m} ${JSON.stringify(f ?? {})}`),
+    warn: (m: string, f?: object) => logs.push(`${m} ${JSON.stringify(f ?? {})}`),
+    error: (m: string, f?: object) => logs.push(`${m} ${JSON.stringify(f ?? {})}`),
+  };
+  const intake = new IntakeService({ store: fixture.store, staging, environmentId: LOCAL.id, rules, logger });
+  const listener = new MllpListener({
+    port: 0,
+    handle: (raw, peer) => intake.handle(raw, peer),
+    logger,
+    ...(extra.allow ? { allow: extra.allow } : {}),
+    ...(extra.maxMessageBytes ? { maxMessageBytes: extra.maxMessageBytes } : {}),
+  });
+  const { port } = await listener.listen();
+  running = { fixture, intake, listener, port, logs };
+  return running;
+}
+
+let seq = 0;
+function message(controlId = `CTL-${process.pid}-${++seq}`, order = uniqueOrder({}, 'MLLP')): string {
+  return writeRde011(order, { controlId, timestamp: '20261126101500', ...SENDER });
+}
+
+function batchCount(r: Running): number {
+  return (
+    r.fixture.store.db.prepare('SELECT count(*) AS n FROM import_batches WHERE importing = 0').get() as { n: number }
+  ).n;
+}
+
+describe('MLLP intake', () => {
+  it('acknowledges a valid message AA with its MSH mirrored, stages it once and answers a resend the same', async () => {
+    const r = await start();
+    const text = message('CTL-ONE');
+    const [ack] = await sendWithLibrary(r.port, [text]);
+    expect(ack!.get('MSA.1')).toBe('AA');
+    expect(ack!.get('MSA.2')).toBe('CTL-ONE');
+    // Sending and receiving application and facility swapped.
+    expect(ack!.get('MSH.3')).toBe('CLOUDRX');
+    expect(ack!.get('MSH.4')).toBe('PHARMACY');
+    expect(ack!.get('MSH.5')).toBe('EPR-7');
+    expect(ack!.get('MSH.6')).toBe('CLINIC-H');
+    expect(ack!.get('MSH.9.1')).toBe('ACK');
+    expect(ack!.get('MSH.9.2')).toBe('O11');
+    expect(ack!.get('MSH.9.3')).toBe('ACK');
+    expect(ack!.get('MSH.10')).not.toBe('CTL-ONE');
+    expect(ack!.get('MSH.10')).not.toBe('');
+    expect(ack!.get('MSH.11')).toBe('P');
+    expect(ack!.get('MSH.12')).toBe('2.5');
+    expect(ack!.errors).toEqual([]);
+    expect(batchCount(r)).toBe(1);
+    const batch = r.fixture.staging.listBatches(LOCAL.id)[0]!;
+    expect(batch.counts).toMatchObject({ valid: 1, invalid: 0 });
+    expect(batch.summary?.profile).toBe('EPR'); // chosen by the sender, as for a file
+
+    // The ACK was lost; the sender sends it again: the same answer, nothing staged twice.
+    const [again] = await sendWithLibrary(r.port, [text]);
+    expect(again!.text).toBe(ack!.text);
+    expect(batchCount(r)).toBe(1);
+    const actions = r.fixture.store.audit
+      .search({})
+      .map((e) => e.action)
+      .reverse();
+    expect(actions.filter((a) => a.startsWith('intake.'))).toEqual(['intake.staged', 'intake.resent']);
+    // Audit: peer, control id, outcome; never a patient field.
+    const entry = r.fixture.store.audit.search({}).find((e) => e.action === 'intake.staged')!;
+    expect(Object.keys(entry.details).sort()).toEqual(['controlId', 'outcome', 'peer', 'sender']);
+    expect(entry.details).toMatchObject({ controlId: 'CTL-ONE', outcome: 'AA', sender: 'EPR-7^CLINIC-H' });
+  });
+
+  it('with "send valid orders as they arrive", queues a valid order at once; a person fixes the rest (AA)', async () => {
+    const r = await start({ mode: 'send' });
+    const bad = uniqueOrder({}, 'MLLP');
+    (bad.homeAddress as { postCode: string }).postCode = 'NOT A POSTCODE';
+    const acks = await sendWithLibrary(r.port, [message(), message(undefined, bad)]);
+    expect(acks.map((a) => a.get('MSA.1'))).toEqual(['AA', 'AA']);
+    const queued = r.fixture.store.db.prepare("SELECT count(*) AS n FROM orders WHERE state = 'queued'").get() as {
+      n: number;
+    };
+    expect(queued.n).toBe(1);
+    const actions = r.fixture.store.audit
+      .search({})
+      .map((e) => e.action)
+      .filter((a) => a.startsWith('intake.'));
+    expect(actions).toEqual(['intake.accepted', 'intake.accepted']);
+  });
+
+  it('answers AE with an ERR per problem when the message can never be an order, AR when it cannot be read', async () => {
+    const r = await start();
+    const control = message('CTL-AE').replace('\rORC|NW|', '\rORC|XO|');
+    const adt = message('CTL-ADT').replace('RDE^O11^RDE_O11', 'ADT^A01^ADT_A01');
+    const v3 = message('CTL-V3').replace('|P|2.5', '|P|3.0');
+    const acks = await sendWithLibrary(r.port, [control, adt, v3]);
+    expect(acks[0]!.get('MSA.1')).toBe('AE');
+    expect(acks[0]!.get('MSA.2')).toBe('CTL-AE');
+    expect(acks[0]!.errors.length).toBeGreaterThan(0);
+    expect(acks[0]!.errors.some((e) => /ORC-1|order control/i.test(e.text))).toBe(true);
+    expect(acks[1]!.get('MSA.1')).toBe('AR');
+    expect(acks[1]!.get('MSA.2')).toBe('CTL-ADT');
+    expect(acks[1]!.get('MSH.9.2')).toBe('A01');
+    expect(acks[1]!.errors[0]!.code).toBe('200');
+    expect(acks[2]!.get('MSA.1')).toBe('AR');
+    expect(acks[2]!.errors[0]!.code).toBe('203');
+    expect(acks[2]!.get('MSH.12')).toBe('3.0');
+  });
+
+  it('takes a burst over four connections, each message once', async () => {
+    const r = await start({ mode: 'send' });
+    const lots = Array.from({ length: 4 }, () => Array.from({ length: 15 }, () => message()));
+    const results = await Promise.all(lots.map((msgs) => sendWithLibrary(r.port, msgs)));
+    for (const [i, acks] of results.entries()) {
+      expect(acks.map((a) => a.get('MSA.1'))).toEqual(Array(15).fill('AA'));
+      expect(acks.map((a) => a.get('MSA.2'))).toEqual(lots[i]!.map((m) => m.split('|')[9]));
+    }
+    expect(batchCount(r)).toBe(60);
+    const queued = r.fixture.store.db.prepare("SELECT count(*) AS n FROM orders WHERE state = 'queued'").get() as {
+      n: number;
+    };
+    expect(queued.n).toBe(60);
+  });
+
+  it('reads frames split byte by byte, merged in one write, and skips garbage between them', async () => {
+    const r = await start();
+    const socket = await RawMllpSocket.open(r.port);
+    const one = frame(message('CTL-SPLIT'));
+    for (const byte of one) socket.write(Buffer.of(byte));
+    await socket.waitFor(1);
+    socket.write(
+      Buffer.concat([
+        Buffer.from('\r\nnoise\n'),
+        frame(message('CTL-M1')),
+        Buffer.from('xx'),
+        frame(message('CTL-M2')),
+      ]),
+    );
+    const acks = await socket.waitFor(3);
+    expect(acks.map((a) => [a.get('MSA.1'), a.get('MSA.2')])).toEqual([
+      ['AA', 'CTL-SPLIT'],
+      ['AA', 'CTL-M1'],
+      ['AA', 'CTL-M2'],
+    ]);
+    // A frame that is not HL7, and an unfinished frame followed by a new one (the first is dropped, unanswered).
+    socket.write(frame('hello, this is not HL7'));
+    socket.write(Buffer.concat([Buffer.of(0x0b), Buffer.from('MSH|^~\\&|half'), frame(message('CTL-AFTER'))]));
+    const more = await socket.waitFor(5);
+    expect(more[3]!.get('MSA.1')).toBe('AR');
+    expect(more[3]!.get('MSA.2')).toBe('');
+    expect(more[3]!.errors[0]!.code).toBe('100');
+    expect([more[4]!.get('MSA.1'), more[4]!.get('MSA.2')]).toEqual(['AA', 'CTL-AFTER']);
+    socket.close();
+    expect(batchCount(r)).toBe(4);
+    expect(r.logs.join('\n')).not.toMatch(/Example|Alex|Test Street/); // no patient data in the log
+  });
+
+  it('refuses a message over the size limit (AR, connection closed) and a peer not in the allow-list', async () => {
+    const r = await start({ mode: 'hold' }, { maxMessageBytes: 200 });
+    const socket = await RawMllpSocket.open(r.port);
+    socket.write(frame(message()));
+    const [ack] = await socket.waitFor(1);
+    expect(ack!.get('MSA.1')).toBe('AR');
+    await socket.waitFor(2, 3000).catch(() => undefined);
+    expect(socket.closed).toBe(true);
+    await r.listener.close();
+    await r.intake.close();
+    r.fixture.close();
+    running = undefined;
+
+    const s = await start({ mode: 'hold' }, { allow: ['10.9.9.9'] });
+    const refused = await RawMllpSocket.open(s.port);
+    refused.write(frame(message()));
+    await refused.waitFor(1, 3000).catch(() => undefined);
+    expect(refused.closed).toBe(true);
+    expect(refused.acks).toEqual([]);
+    expect(s.logs.filter((l) => l.includes('allow-list'))).toHaveLength(1);
+    expect(s.listener.stats.refusedPeers).toBe(1);
+  });
+
+  it('parses its own ACK escapes with the library', () => {
+    const text = buildAck(readMessageHeader(message('CTL-ESC')), {
+      code: 'AE',
+      errors: [{ hl7Code: '207', text: 'a|b^c~d\\e&f' }],
+    });
+    expect(parseAck(text).errors).toEqual([{ code: '207', text: 'a|b^c~d\\e&f' }]);
+  });
+});

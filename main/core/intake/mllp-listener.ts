@@ -1,0 +1,193 @@
+import { readFileSync } from 'node:fs';
+import { createServer as createTcpServer, isIP, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
+import type { Logger } from '../logger.js';
+import { buildAck } from './hl7-ack.js';
+import type { IntakeResult } from './intake-service.js';
+import { MllpFramer, mllpFrame } from './mllp-framer.js';
+
+/**
+ * An MLLP listener: HL7 v2 messages over TCP (or TLS), each framed `0x0B … 0x1C 0x0D`, each answered with its ACK
+ * on the same connection. Many connections at once; on each, one message at a time (the next frame is read only
+ * once the previous one is acknowledged, as MLLP senders expect). The message is handed to `handle`, which stores
+ * it durably before resolving with the ACK; only then is the ACK written.
+ *
+ * Bound to 127.0.0.1 unless another host is given; a peer whose address is not in `allow` (when given) is
+ * refused on connect with one log line. Frames larger than `maxMessageBytes` are refused (AR) and the connection
+ * closed; a connection idle for `idleTimeoutMs` is closed. Log lines carry peers and counts, never message text.
+ */
+
+export interface MllpListenerOptions {
+  host?: string;
+  port?: number;
+  /** Peer addresses allowed to connect (IPv4, IPv6, or IPv4-mapped); absent: any peer that can reach the host. */
+  allow?: readonly string[];
+  /** TLS with this certificate and key (PEM files). */
+  tls?: { certPath: string; keyPath: string };
+  /** Default 1 MiB. */
+  maxMessageBytes?: number;
+  /** Default 5 minutes. */
+  idleTimeoutMs?: number;
+  handle(raw: Buffer, peer: string): Promise<IntakeResult>;
+  logger?: Logger;
+}
+
+export interface MllpListenerStats {
+  connections: number;
+  peers: string[];
+  messages: number;
+  refusedPeers: number;
+  malformedFrames: number;
+}
+
+const DEFAULT_MAX_BYTES = 1024 * 1024;
+const DEFAULT_IDLE_MS = 5 * 60 * 1000;
+
+export function normalisePeer(address: string | undefined): string {
+  if (!address) return '';
+  return address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
+}
+
+export class MllpListener {
+  readonly #options: MllpListenerOptions;
+  readonly #server: Server;
+  readonly #sockets = new Set<Socket>();
+  readonly #allow: Set<string> | undefined;
+  readonly stats: MllpListenerStats = { connections: 0, peers: [], messages: 0, refusedPeers: 0, malformedFrames: 0 };
+  #address: AddressInfo | undefined;
+
+  constructor(options: MllpListenerOptions) {
+    this.#options = options;
+    this.#allow = options.allow ? new Set(options.allow.map((a) => normalisePeer(a))) : undefined;
+    if (options.tls) {
+      const server = createTlsServer(
+        { cert: readFileSync(options.tls.certPath), key: readFileSync(options.tls.keyPath) },
+        (socket) => this.#connection(socket),
+      );
+      server.on('tlsClientError', (error: NodeJS.ErrnoException, socket: TLSSocket) => {
+        this.#options.logger?.warn('intake: TLS handshake failed', {
+          peer: `${normalisePeer(socket.remoteAddress)}:${socket.remotePort ?? ''}`,
+          error: error.code ?? error.message,
+        });
+      });
+      this.#server = server;
+    } else {
+      this.#server = createTcpServer((socket) => this.#connection(socket));
+    }
+  }
+
+  /** Starts listening; resolves with the bound address (port 0: one the system chose). */
+  async listen(): Promise<{ host: string; port: number }> {
+    const host = this.#options.host ?? '127.0.0.1';
+    await new Promise<void>((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(this.#options.port ?? 2575, host, () => {
+        this.#server.off('error', reject);
+        resolve();
+      });
+    });
+    this.#address = this.#server.address() as AddressInfo;
+    return { host: this.#address.address, port: this.#address.port };
+  }
+
+  get address(): { host: string; port: number } | undefined {
+    return this.#address ? { host: this.#address.address, port: this.#address.port } : undefined;
+  }
+
+  /** Stops accepting, ends every connection (a message being handled is finished by the intake first). */
+  async close(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    for (const socket of this.#sockets) socket.destroy();
+    await closed;
+  }
+
+  #connection(socket: Socket): void {
+    const address = normalisePeer(socket.remoteAddress);
+    const peer = `${address}:${socket.remotePort ?? ''}`;
+    const log = this.#options.logger;
+    if (this.#allow && !this.#allow.has(address)) {
+      this.stats.refusedPeers += 1;
+      log?.warn('intake: refused a connection from a peer not in the allow-list', { peer });
+      socket.destroy();
+      return;
+    }
+    this.#sockets.add(socket);
+    this.stats.connections = this.#sockets.size;
+    this.#refreshPeers();
+    socket.setNoDelay(true);
+    socket.setTimeout(this.#options.idleTimeoutMs ?? DEFAULT_IDLE_MS, () => {
+      log?.info('intake: closed an idle connection', { peer });
+      socket.destroy();
+    });
+    const framer = new MllpFramer(this.#options.maxMessageBytes ?? DEFAULT_MAX_BYTES);
+    const waiting: Buffer[] = [];
+    let busy = false;
+    let closing = false;
+
+    const next = async (): Promise<void> => {
+      if (busy) return;
+      busy = true;
+      while (waiting.length > 0 && !socket.destroyed) {
+        const raw = waiting.shift()!;
+        let result: IntakeResult;
+        try {
+          result = await this.#options.handle(raw, peer);
+        } catch (error) {
+          // Not stored, so not acknowledged: the sender resends it.
+          log?.warn('intake: a message could not be handled; closing the connection without an ACK', {
+            peer,
+            error: error instanceof Error ? error.message : String(error),
+          });
+          socket.destroy();
+          break;
+        }
+        this.stats.messages += 1;
+        if (!socket.destroyed) socket.write(mllpFrame(result.ack));
+      }
+      busy = false;
+      if (socket.isPaused() && !socket.destroyed) socket.resume();
+      if (closing && waiting.length === 0) socket.end();
+    };
+
+    socket.on('data', (chunk: Buffer) => {
+      for (const event of framer.push(chunk)) {
+        if (event.kind === 'message') waiting.push(event.bytes);
+        else if (event.kind === 'tooLarge') {
+          this.stats.malformedFrames += 1;
+          log?.warn('intake: refused a message larger than the limit; closing the connection', {
+            peer,
+            bytes: event.bytes,
+          });
+          const ack = buildAck(undefined, {
+            code: 'AR',
+            errors: [{ hl7Code: '207', text: `The message is larger than the limit (${event.bytes} bytes).` }],
+          });
+          socket.end(mllpFrame(ack));
+          return;
+        } else {
+          this.stats.malformedFrames += 1;
+          log?.warn('intake: an unfinished frame was followed by a new one; it was dropped', { peer });
+        }
+      }
+      // One message at a time: stop reading while the ones read are handled.
+      if (waiting.length > 0) {
+        socket.pause();
+        void next();
+      }
+    });
+    socket.on('end', () => {
+      closing = true;
+      if (!busy && waiting.length === 0) socket.end();
+    });
+    socket.on('error', () => socket.destroy());
+    socket.on('close', () => {
+      this.#sockets.delete(socket);
+      this.stats.connections = this.#sockets.size;
+      this.#refreshPeers();
+    });
+  }
+
+  #refreshPeers(): void {
+    this.stats.peers = [...new Set([...this.#sockets].map((s) => normalisePeer(s.remoteAddress)))];
+  }
+}
