@@ -75,13 +75,9 @@ export function toAuditEntry(row: AuditRow): AuditEntry {
   return { ...rest, details: JSON.parse(detailsJson) as AuditDetails };
 }
 
-/**
- * SHA-256 over a JSON array of every field but the hash itself, in a fixed order. A JSON array of strings,
- * numbers and nulls has exactly one serialisation, which is what makes it canonical.
- */
-export function auditHash(row: Omit<AuditRow, 'hash'>): string {
-  const canonical = JSON.stringify([
-    HASH_FORMAT,
+/** An entry's own fields, in the fixed order both link kinds cover (the previous link is added last). */
+function linkedFields(row: Omit<AuditRow, 'hash'>): unknown[] {
+  return [
     row.seq,
     row.at,
     row.actor,
@@ -92,8 +88,15 @@ export function auditHash(row: Omit<AuditRow, 'hash'>): string {
     row.clinicCode,
     row.clinicOrderId,
     row.detailsJson,
-    row.prevHash,
-  ]);
+  ];
+}
+
+/**
+ * SHA-256 over a JSON array of every field but the hash itself, in a fixed order. A JSON array of strings,
+ * numbers and nulls has exactly one serialisation, which is what makes it canonical.
+ */
+export function auditHash(row: Omit<AuditRow, 'hash'>): string {
+  const canonical = JSON.stringify([HASH_FORMAT, ...linkedFields(row), row.prevHash]);
   return createHash('sha256').update(canonical, 'utf8').digest('hex');
 }
 
@@ -102,21 +105,5 @@ export function auditHash(row: Omit<AuditRow, 'hash'>): string {
  * the key's id, in a serialisation of its own, so a plain hash and a keyed link never stand for each other.
  */
 export function keyedAuditLink(row: Omit<AuditRow, 'hash'>, key: LinkKey): string {
-  return key.mac(
-    JSON.stringify([
-      KEYED_FORMAT,
-      row.seq,
-      row.at,
-      row.actor,
-      row.action,
-      row.environmentId,
-      row.batchId,
-      row.orderId,
-      row.clinicCode,
-      row.clinicOrderId,
-      row.detailsJson,
-      key.id,
-      row.prevHash,
-    ]),
-  );
+  return key.mac(JSON.stringify([KEYED_FORMAT, ...linkedFields(row), key.id, row.prevHash]));
 }
