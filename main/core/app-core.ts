@@ -3,7 +3,7 @@ import { ContractError } from '../../shared/errors.js';
 import { buildHandlers } from './app-handlers.js';
 import { AppServices } from './app-services.js';
 import type { SecretStore } from './auth/secret-store.js';
-import { buildDesktopHandlers, type DesktopIntegration } from './desktop-handlers.js';
+import type { DesktopIntegration } from './desktop-handlers.js';
 import { LOCAL_SANDBOX_ID } from './environments/presets.js';
 import type { CoreEvents } from './events.js';
 import { ANY_PATH, NO_PATH, type ImportPathPolicy } from './import-path-policy.js';
@@ -147,16 +147,12 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const handlers = buildHandlers(
     services,
     {
-      'app.info': () =>
-        Promise.resolve({
-          name: 'Rx Batch',
-          version: options.appVersion,
-          transport: options.transport,
-          dataDir: options.dataDir,
-          ...(importPaths.folders ? { importFolders: [...importPaths.folders] } : {}),
-          ...(options.desktop ? { desktop: { fileDialogs: true, openDataFolder: true } } : {}),
-        }),
-      ...buildDesktopHandlers(options.desktop),
+      name: 'Rx Batch',
+      version: options.appVersion,
+      transport: options.transport,
+      dataDir: options.dataDir,
+      ...(importPaths.folders ? { importFolders: [...importPaths.folders] } : {}),
+      ...(options.desktop ? { desktop: { fileDialogs: true, openDataFolder: true } } : {}),
     },
     options.desktop,
   );

@@ -1,0 +1,98 @@
+import type { AppInfo, CallHandlers } from '../../../shared/contract.js';
+import { ContractError } from '../../../shared/errors.js';
+import type { AppServices } from '../app-services.js';
+import { refreshOrder } from '../lookup/refresh-order.js';
+import { orderDetail, toOrderSummary, viewOrderSource } from '../views.js';
+
+type OrdersCallName = 'orders.list' | 'orders.get' | 'orders.source' | 'orders.cancel' | 'orders.refresh';
+
+/**
+ * The orders calls of the contract: the local list and detail, an order's source (audited with the front end it
+ * was viewed through, `transport`), cancel requests and status refreshes.
+ */
+export function buildOrdersHandlers(
+  services: AppServices,
+  transport: AppInfo['transport'],
+): Pick<CallHandlers, OrdersCallName> {
+  const { registry, store } = services;
+  const known = (environmentId: string) => registry.get(environmentId);
+  return {
+    'orders.list': ({
+      environmentId,
+      states,
+      clinicCode,
+      clinicOrderId,
+      remoteStatus,
+      createdFrom,
+      createdTo,
+      patientSurname,
+      afterId,
+      limit,
+    }) => {
+      const pageSize = limit ?? 100;
+      const orders = store.orders.list({
+        ...(environmentId !== undefined ? { environmentId } : {}),
+        ...(states !== undefined ? { states } : {}),
+        ...(clinicCode !== undefined ? { clinicCode } : {}),
+        ...(clinicOrderId !== undefined ? { clinicOrderId } : {}),
+        ...(remoteStatus !== undefined ? { remoteStatus } : {}),
+        ...(createdFrom !== undefined ? { createdFrom } : {}),
+        ...(createdTo !== undefined ? { createdTo } : {}),
+        ...(patientSurname !== undefined ? { patientSurname } : {}),
+        // Newest first; the cursor (`afterId`, named for "after this one in the list") is the last id shown.
+        newestFirst: true,
+        ...(afterId !== undefined && afterId > 0 ? { beforeId: afterId } : {}),
+        limit: pageSize,
+      });
+      return Promise.resolve({
+        orders: orders.map(toOrderSummary),
+        nextAfterId: orders.length === pageSize ? orders[orders.length - 1]!.id : null,
+      });
+    },
+    'orders.get': ({ orderId }) => {
+      const detail = orderDetail(store, orderId);
+      if (!detail) throw new ContractError({ code: 'invalid-input', message: `there is no order ${orderId}` });
+      return Promise.resolve(detail);
+    },
+    'orders.source': ({ orderId }) => {
+      // Which front end asked is the transport this core serves (the desktop app, browser mode, direct calls).
+      const source = viewOrderSource(store, orderId, transport);
+      if (source) return Promise.resolve(source);
+      const exists = store.orders.get(orderId) !== undefined;
+      throw new ContractError({
+        code: 'invalid-input',
+        message: exists
+          ? `order ${orderId} has no kept source text (imported from JSON or before the app kept each order's source)`
+          : `there is no order ${orderId}`,
+      });
+    },
+    'orders.cancel': ({ orderIds, reason }) => Promise.resolve({ results: services.cancelOrders(orderIds, reason) }),
+    'orders.refresh': async ({ environmentId, orderId }) => {
+      known(environmentId);
+      if (orderId !== undefined) {
+        const order = store.orders.get(orderId);
+        if (order?.environmentId !== environmentId) {
+          throw new ContractError({
+            code: 'invalid-input',
+            message: `there is no order ${orderId} in ${environmentId}`,
+          });
+        }
+        const one = await refreshOrder(store, registry.client(environmentId, 'secured'), orderId, () => new Date());
+        if (one.changed.length > 0) services.events.emit('orders.changed', { environmentId, orderIds: one.changed });
+        return {
+          checked: one.checked,
+          changed: one.changed.length,
+          stoppedBy: one.stoppedBy,
+          at: new Date().toISOString(),
+        };
+      }
+      const round = await services.poller.refresh(environmentId);
+      return {
+        checked: round.checked,
+        changed: round.changed.length,
+        stoppedBy: round.stoppedBy ?? null,
+        at: new Date().toISOString(),
+      };
+    },
+  };
+}
