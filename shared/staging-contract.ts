@@ -2,8 +2,10 @@ import { z } from 'zod';
 import {
   acceptOutcomeSchema,
   batchViewSchema,
+  editStepSchema,
   hl7SenderSchema,
   importOutcomeSchema,
+  orderHistoryEntrySchema,
   routeSchema,
   savedProfileViewSchema,
   stagedCountsSchema,
@@ -115,7 +117,10 @@ export const stagingCalls = {
       .refine((input) => (input.edits === undefined) !== (input.body === undefined), 'give either edits or body'),
     output: stagedOrderViewSchema,
   },
-  /** Find and replace on one field across a batch's staged orders. */
+  /**
+   * Find and replace on one field across a batch's staged orders (one step of the batch's edit history: one undo
+   * takes all of it back). `dryRun`: only count the orders and cells it would change; nothing is written.
+   */
   'batches.replace': {
     input: z
       .object({
@@ -124,9 +129,86 @@ export const stagingCalls = {
         find: z.string().max(1000),
         replace: z.string().max(1000),
         match: z.enum(['exact', 'contains']).optional(),
+        dryRun: z.boolean().optional(),
       })
       .strict(),
-    output: z.object({ changed: z.number().int().nonnegative(), counts: stagedCountsSchema }),
+    output: z.object({
+      changed: z.number().int().nonnegative(),
+      cells: z.number().int().nonnegative(),
+      counts: stagedCountsSchema,
+    }),
+  },
+  /**
+   * Takes back the batch's latest change (an edit, or a whole find and replace), or makes the earliest undone one
+   * again. `step` is what was undone or redone (null: there was nothing to do). Refused for a change that touched
+   * orders accepted since, and for a discarded batch.
+   */
+  'batches.undo': {
+    input: z.object({ batchId: idSchema }).strict(),
+    output: z.object({
+      step: editStepSchema.nullable(),
+      changed: z.number().int().nonnegative(),
+      counts: stagedCountsSchema,
+    }),
+  },
+  'batches.redo': {
+    input: z.object({ batchId: idSchema }).strict(),
+    output: z.object({
+      step: editStepSchema.nullable(),
+      changed: z.number().int().nonnegative(),
+      counts: stagedCountsSchema,
+    }),
+  },
+  /** A staged order's changes, newest first (at most 200): each cell's value before and after, when, undone or not. */
+  'batches.orderHistory': {
+    input: z.object({ stagedOrderId: idSchema }).strict(),
+    output: z.object({ entries: z.array(orderHistoryEntrySchema) }),
+  },
+  /**
+   * The nearest order with a problem after (`next`) or before (`previous`) a position in the file (0 before the
+   * first), with its index among the orders with problems (the problems filter's position); null: none that way.
+   */
+  'batches.findProblem': {
+    input: z
+      .object({
+        batchId: idSchema,
+        fromPosition: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+        direction: z.enum(['next', 'previous']),
+      })
+      .strict(),
+    output: z.object({
+      found: z
+        .object({
+          stagedOrderId: z.number().int().positive(),
+          position: z.number().int().positive(),
+          problemIndex: z.number().int().nonnegative(),
+        })
+        .nullable(),
+    }),
+  },
+  /**
+   * Which fields of a batch's staged orders have problems, and how many (item fields as `prescribedItems.*.x`;
+   * `field` null: about the order as a whole).
+   */
+  'batches.problemFields': {
+    input: z.object({ batchId: idSchema }).strict(),
+    output: z.object({
+      fields: z.array(
+        z.object({
+          field: z.string().nullable(),
+          errors: z.number().int().nonnegative(),
+          warnings: z.number().int().nonnegative(),
+        }),
+      ),
+    }),
+  },
+  /**
+   * Discards a batch (every order rejected or no longer wanted): its staged orders are never accepted or changed
+   * after this; orders already accepted from it are not touched. Refused when no order of it is staged. Audited.
+   */
+  'batches.discard': {
+    input: z.object({ batchId: idSchema }).strict(),
+    output: z.object({ discarded: z.number().int().nonnegative(), counts: stagedCountsSchema }),
   },
   'batches.setRoute': {
     input: z.object({ batchId: idSchema, route: routeSchema }).strict(),
@@ -169,6 +251,6 @@ export const stagingEvents = {
     totalBytes: z.number().int().nonnegative(),
     rows: z.number().int().nonnegative(),
   }),
-  /** A batch was imported, edited, re-routed or accepted: refetch it. */
+  /** A batch was imported, edited, re-routed, accepted, discarded, or a change undone or redone: refetch it. */
   'batches.changed': z.object({ environmentId: z.string(), batchId: z.number().int() }),
 } as const;

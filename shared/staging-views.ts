@@ -104,6 +104,19 @@ export const stagedCountsSchema = z.object({
   accepted: z.number().int().nonnegative(),
 });
 
+/** A change of a batch that undo or redo would take: an edit of one order, or one find and replace. */
+export const editStepSchema = z.object({
+  kind: z.enum(['edit', 'replace']),
+  /** A find and replace's field (body path, `prescribedItems.*.x` for item fields); null for an edit. */
+  field: z.string().nullable(),
+  /** An edit's order (its position in the batch); null for a find and replace. */
+  position: z.number().int().positive().nullable(),
+  orders: z.number().int().nonnegative(),
+  cells: z.number().int().nonnegative(),
+  at: z.string(),
+});
+export type EditStepView = z.infer<typeof editStepSchema>;
+
 export const batchViewSchema = z.object({
   id: z.number().int().positive(),
   environmentId: z.string(),
@@ -113,6 +126,12 @@ export const batchViewSchema = z.object({
   createdAt: z.string(),
   counts: stagedCountsSchema,
   summary: importSummarySchema.nullable(),
+  /** When the admin discarded the batch (its staged orders are never accepted); null while it is not. */
+  discardedAt: z.string().nullable(),
+  /** The change undo would take back now; null when there is none (or it touched orders accepted since). */
+  undo: editStepSchema.nullable(),
+  /** The change redo would make again; null when there is none. */
+  redo: editStepSchema.nullable(),
 });
 export type BatchView = z.infer<typeof batchViewSchema>;
 
@@ -141,6 +160,20 @@ export const stagedOrderViewSchema = z.object({
   message: z.number().int().optional(),
 });
 export type StagedOrderView = z.infer<typeof stagedOrderViewSchema>;
+
+/** One change of a staged order's history: a cell's value before and after (as text; null: blank), and when. */
+export const orderHistoryEntrySchema = z.object({
+  kind: z.enum(['edit', 'replace']),
+  at: z.string(),
+  /** `done` (in effect), `undone` (can be redone), `dropped` (undone, then a newer change was made). */
+  state: z.enum(['done', 'undone', 'dropped']),
+  undoneAt: z.string().nullable(),
+  /** Dotted body path. */
+  path: z.string(),
+  before: z.string().nullable(),
+  after: z.string().nullable(),
+});
+export type OrderHistoryEntry = z.infer<typeof orderHistoryEntrySchema>;
 
 export const importOutcomeSchema = z.discriminatedUnion('status', [
   z.object({

@@ -33,6 +33,9 @@ export function acceptBatch(deps: StagingDeps, batchId: number): AcceptOutcome {
   const { store } = deps;
   const batch = store.batches.get(batchId);
   if (!batch) throw new StagingError(`there is no batch ${batchId}`);
+  if (batch.discardedAt !== null) {
+    throw new StagingError(`batch ${batchId} was discarded; its orders are not accepted`);
+  }
   const codeLists = deps.codeListsFor(batch.environmentId);
   const route = batch.route;
 

@@ -2,6 +2,8 @@ import { FIELDS, fieldIndex, type FieldSpec } from '../importing/field-catalogue
 import type { BatchRecord } from '../store/batches-repo.js';
 import type { OrderRoute } from '../store/order-state.js';
 import type { StagedCounts, StagedOrder } from '../store/staged-orders-repo.js';
+import type { CellChange } from '../store/staged-edits-repo.js';
+import { cellChanges } from './cell-changes.js';
 import { applyFieldEdits, EditError, replaceBody, type EditOutcome, type FieldEdit } from './order-edits.js';
 import { reassessAfterEdit, type AssessContext } from './reassess.js';
 import { problemsForRoute } from './route-request.js';
@@ -18,13 +20,22 @@ export type OrderChange = { edits: FieldEdit[] } | { body: Record<string, unknow
 const MAX_AUDIT_PATHS = 200;
 const PAGE = 500;
 
-function batchOf(deps: StagingDeps, batchId: number): BatchRecord {
+export function batchOf(deps: StagingDeps, batchId: number): BatchRecord {
   const batch = deps.store.batches.get(batchId);
   if (!batch) throw new StagingError(`there is no batch ${batchId}`);
   return batch;
 }
 
-function assessContext(deps: StagingDeps, batch: BatchRecord): AssessContext {
+/** A batch the admin may still change: not discarded. */
+export function changeableBatch(deps: StagingDeps, batchId: number): BatchRecord {
+  const batch = batchOf(deps, batchId);
+  if (batch.discardedAt !== null) {
+    throw new StagingError(`batch ${batchId} was discarded; its orders can no longer be changed or accepted`);
+  }
+  return batch;
+}
+
+export function assessContext(deps: StagingDeps, batch: BatchRecord): AssessContext {
   const { store } = deps;
   return {
     codeLists: deps.codeListsFor(batch.environmentId),
@@ -47,18 +58,21 @@ function editable(order: StagedOrder | undefined, id: number): StagedOrder {
   return order;
 }
 
-function auditPaths(paths: readonly string[]): string {
+export function auditPaths(paths: readonly string[]): string {
   const joined = paths.join(', ');
   return joined.length <= MAX_AUDIT_PATHS ? joined : `${joined.slice(0, MAX_AUDIT_PATHS - 1)}…`;
 }
 
-/** Writes an edited order back with its new problems; the audit entry names the changed paths. */
+/**
+ * Writes an edited order back with its new problems, and returns what it changed cell by cell (for the batch's
+ * edit history: undo, redo, the order's history).
+ */
 function save(deps: StagingDeps, batch: BatchRecord, order: StagedOrder, outcome: EditOutcome, whole: boolean) {
   const update = reassessAfterEdit(order, outcome, whole, assessContext(deps, batch));
   if (!deps.store.stagedOrders.update(order.id, update)) {
     throw new StagingError(`staged order ${order.id} was accepted meanwhile; it cannot be edited`);
   }
-  return update;
+  return { update, changes: cellChanges(order, outcome, update.cleared) };
 }
 
 /** Edits one staged order and returns it as stored. Nothing changes (and nothing is audited) for a no-op edit. */
@@ -66,7 +80,7 @@ export function editStagedOrder(deps: StagingDeps, stagedOrderId: number, change
   const { store } = deps;
   return store.inTransaction(() => {
     const order = editable(store.stagedOrders.get(stagedOrderId), stagedOrderId);
-    const batch = batchOf(deps, order.batchId);
+    const batch = changeableBatch(deps, order.batchId);
     const at = deps.now().toISOString();
     let outcome: EditOutcome;
     try {
@@ -83,7 +97,8 @@ export function editStagedOrder(deps: StagingDeps, stagedOrderId: number, change
       throw error;
     }
     if (outcome.changed.length === 0) return order;
-    const update = save(deps, batch, order, outcome, !('edits' in change));
+    const { update, changes } = save(deps, batch, order, outcome, !('edits' in change));
+    store.stagedEdits.record({ batchId: batch.id, kind: 'edit', field: null, at }, changes);
     store.audit.append({
       actor: 'user',
       action: 'order.edited',
@@ -106,6 +121,16 @@ export interface ReplaceRequest {
   replace: string;
   /** `exact` (default): the whole value equals `find`; `contains`: every occurrence of `find` is replaced. */
   match?: 'exact' | 'contains';
+  /** Only count what would change (orders and cells); nothing is written or audited. */
+  dryRun?: boolean;
+}
+
+export interface ReplaceOutcome {
+  /** Orders changed (or, for a dry run, that would change). */
+  changed: number;
+  /** Cells changed (an item field counts once per item). */
+  cells: number;
+  counts: StagedCounts;
 }
 
 function fieldOf(key: string): FieldSpec {
@@ -152,14 +177,20 @@ function replacementsFor(order: StagedOrder, field: FieldSpec, request: ReplaceR
   return edits;
 }
 
-/** Find-and-replace on one field across a batch's staged orders, in one transaction with one audit entry. */
-export function replaceInBatch(deps: StagingDeps, request: ReplaceRequest): { changed: number; counts: StagedCounts } {
+/**
+ * Find-and-replace on one field across a batch's staged orders, in one transaction with one audit entry and one
+ * step of the batch's edit history (one undo takes all of it back). A dry run counts the orders and cells it would
+ * change and writes nothing.
+ */
+export function replaceInBatch(deps: StagingDeps, request: ReplaceRequest): ReplaceOutcome {
   const { store } = deps;
-  const batch = batchOf(deps, request.batchId);
+  const batch = changeableBatch(deps, request.batchId);
   const field = fieldOf(request.field);
   const at = deps.now().toISOString();
-  return store.inTransaction(() => {
+  const run = () => {
     let changed = 0;
+    let cells = 0;
+    const steps: CellChange[] = [];
     for (let after = 0; ;) {
       const page = store.stagedOrders.after(batch.id, after, PAGE, { state: 'staged' });
       if (page.length === 0) break;
@@ -174,11 +205,14 @@ export function replaceInBatch(deps: StagingDeps, request: ReplaceRequest): { ch
           file: order.source.file,
         });
         if (outcome.changed.length === 0) continue;
-        save(deps, batch, order, outcome, false);
         changed += 1;
+        cells += outcome.changed.length;
+        if (request.dryRun) continue;
+        steps.push(...save(deps, batch, order, outcome, false).changes);
       }
     }
-    if (changed > 0) {
+    if (changed > 0 && !request.dryRun) {
+      store.stagedEdits.record({ batchId: batch.id, kind: 'replace', field: field.path, at }, steps);
       store.audit.append({
         actor: 'user',
         action: 'batch.replaced',
@@ -187,8 +221,9 @@ export function replaceInBatch(deps: StagingDeps, request: ReplaceRequest): { ch
         details: { fieldPath: field.path, orderCount: changed },
       });
     }
-    return { changed, counts: store.stagedOrders.counts(batch.id) };
-  });
+    return { changed, cells, counts: store.stagedOrders.counts(batch.id) };
+  };
+  return request.dryRun ? run() : store.inTransaction(run);
 }
 
 /**
@@ -197,7 +232,7 @@ export function replaceInBatch(deps: StagingDeps, request: ReplaceRequest): { ch
  */
 export function setBatchRoute(deps: StagingDeps, batchId: number, route: OrderRoute): StagedCounts {
   const { store } = deps;
-  const batch = batchOf(deps, batchId);
+  const batch = changeableBatch(deps, batchId);
   if (route === 'hl7' && batch.kind !== 'hl7') {
     throw new StagingError(`batch ${batchId} is ${batch.kind.toUpperCase()}; only HL7 batches can be forwarded as HL7`);
   }
@@ -222,5 +257,33 @@ export function setBatchRoute(deps: StagingDeps, batchId: number, route: OrderRo
       details: { route },
     });
     return store.stagedOrders.counts(batchId);
+  });
+}
+
+/**
+ * Discards a batch the admin does not want (every order rejected, or no longer wanted): its staged orders are never
+ * accepted, edited or re-routed after this. Orders already accepted from it are not touched (they are in the
+ * outbox: cancel them there); a batch with no staged order left has nothing to discard and is refused. Audited as
+ * `batch.discarded` with the count of staged orders it kept from the outbox.
+ */
+export function discardBatch(deps: StagingDeps, batchId: number): { discarded: number; counts: StagedCounts } {
+  const { store } = deps;
+  return store.inTransaction(() => {
+    const batch = changeableBatch(deps, batchId);
+    const counts = store.stagedOrders.counts(batchId);
+    if (counts.staged === 0) {
+      throw new StagingError(
+        `every order of batch ${batchId} is already accepted into the outbox; there is nothing to discard (cancel orders on the Orders screen)`,
+      );
+    }
+    store.batches.discard(batchId);
+    store.audit.append({
+      actor: 'user',
+      action: 'batch.discarded',
+      environmentId: batch.environmentId,
+      batchId,
+      details: { orderCount: counts.staged },
+    });
+    return { discarded: counts.staged, counts };
   });
 }

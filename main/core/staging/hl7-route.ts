@@ -63,3 +63,35 @@ export const hl7CarriedSchema = createWithClinicV1Schema.extend({
   clinicInformation: v1.clinicInformation.extend({ prescriberFeeTypeId: unchecked(), prescriberFee: unchecked() }),
   affiliateId: unchecked(),
 });
+
+/** What a mapping profile must give for HL7 orders sent by v1 or v2: the template column and its label on screen. */
+const PROFILE_FIELDS: ReadonlyMap<string, { label: string; what: string }> = new Map([
+  ['prescription.paymentType', { label: 'Payment type', what: 'payment type' }],
+  ['prescription.courierCode', { label: 'Courier', what: 'courier' }],
+  ['prescription.currencyCode', { label: 'Currency', what: 'currency' }],
+]);
+
+const profileHint = (field: { label: string; what: string }) =>
+  ` An HL7 order message has no ${field.what}: choose one for "${field.label}" in the HL7 mapping profile for this sender (Import, "HL7 mapping"), or send the batch as "Forward the HL7 message".`;
+
+/**
+ * On an HL7 order sent by v1 or v2, a missing payment type, courier or currency is the mapping profile's to give:
+ * the error says which setting fixes it. `withoutProfileHint` takes the sentence off again (for the HL7 route,
+ * which waives those errors, and before it is added again), so it is never said twice.
+ */
+export function withProfileHint(problems: readonly Problem[]): Problem[] {
+  return problems.map((problem) => {
+    const field = problem.field === undefined ? undefined : PROFILE_FIELDS.get(problem.field);
+    if (!field || problem.severity !== 'error' || problem.code !== 'field.required') return problem;
+    const hint = profileHint(field);
+    return problem.text.endsWith(hint) ? problem : { ...problem, text: `${problem.text}${hint}` };
+  });
+}
+
+export function withoutProfileHint(problems: readonly Problem[]): Problem[] {
+  return problems.map((problem) => {
+    const field = problem.field === undefined ? undefined : PROFILE_FIELDS.get(problem.field);
+    const hint = field ? profileHint(field) : undefined;
+    return hint && problem.text.endsWith(hint) ? { ...problem, text: problem.text.slice(0, -hint.length) } : problem;
+  });
+}

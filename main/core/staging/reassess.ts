@@ -93,25 +93,30 @@ function duplicateProblems(
   return [];
 }
 
-/** The staged order after an edit: new body and provenance, problems re-derived, validity for the batch's route. */
+/**
+ * The staged order after an edit: new body and provenance, problems re-derived, validity for the batch's route.
+ * `cleared` lists the problems only the import could see that the edit took away (an undo gives them back).
+ * `edited` (default true) says whether the order counts as edited afterwards: an undo that brought every field
+ * back to what the import read passes false, so the order can be forwarded as its HL7 message again.
+ */
 export function reassessAfterEdit(
   before: StagedOrder,
   outcome: EditOutcome,
   wholeBody: boolean,
   ctx: AssessContext,
-): StagedOrderUpdate {
+  edited = true,
+): StagedOrderUpdate & { cleared: Problem[] } {
   const file = before.source.file;
   const fromValidator = new Set(
     validateOrder(before.body, { codeLists: ctx.codeLists, today: ctx.today, file }).map(key),
   );
-  const kept = before.problems.filter(
-    (problem) =>
-      !ROUTE_PROBLEM.test(problem.code) &&
-      !RECHECKED.has(problem.code) &&
-      !fromValidator.has(key(problem)) &&
-      !touches(problem.field, outcome.changed) &&
-      !(wholeBody && problem.field === undefined),
+  const importOnly = before.problems.filter(
+    (problem) => !ROUTE_PROBLEM.test(problem.code) && !RECHECKED.has(problem.code) && !fromValidator.has(key(problem)),
   );
+  const clearedByEdit = (problem: Problem) =>
+    touches(problem.field, outcome.changed) || (wholeBody && problem.field === undefined);
+  const kept = importOnly.filter((problem) => !clearedByEdit(problem));
+  const cleared = importOnly.filter(clearedByEdit);
   const carried = [...kept, ...outcome.problems];
   const skip = new Set(carried.flatMap((problem) => (problem.field ? [problem.field] : [])));
   const validated = validateOrder(outcome.body, {
@@ -129,7 +134,7 @@ export function reassessAfterEdit(
     ...duplicateProblems(before, identity.clinicCode, identity.clinicOrderId, ctx),
   ];
   const routed = problemsForRoute(
-    { ...before, body: outcome.body, provenance: outcome.provenance, edited: true },
+    { ...before, body: outcome.body, provenance: outcome.provenance, edited },
     own,
     ctx.route,
     ctx.codeLists,
@@ -141,6 +146,8 @@ export function reassessAfterEdit(
     source: before.source,
     problems: routed.problems,
     valid: routed.valid,
-    edited: true,
+    edited,
+    ...(edited ? {} : { unedited: true }),
+    cleared,
   };
 }

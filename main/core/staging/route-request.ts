@@ -6,7 +6,7 @@ import type { Problem } from '../importing/types.js';
 import type { OrderItem } from '../store/orders-repo.js';
 import type { OrderRoute } from '../store/order-state.js';
 import type { StagedOrder, StagedProvenance } from '../store/staged-orders-repo.js';
-import { hl7CarriedSchema, restoreWaived, waiveForHl7 } from './hl7-route.js';
+import { hl7CarriedSchema, restoreWaived, waiveForHl7, withoutProfileHint, withProfileHint } from './hl7-route.js';
 
 /**
  * The request a staged order becomes on each route, and what stops it going that way. One function serves the
@@ -156,9 +156,11 @@ export function problemsForRoute(
 ): { problems: Problem[]; valid: boolean } {
   // Most imported orders: nothing to restore or waive, and v1 (or a cancel) adds nothing.
   if (problems.length === 0 && (route === 'v1' || subject.orderControl === 'CA')) return { problems: [], valid: true };
-  let own = restoreWaived(problems.filter((problem) => !ROUTE_PROBLEM.test(problem.code)));
+  let own = withoutProfileHint(restoreWaived(problems.filter((problem) => !ROUTE_PROBLEM.test(problem.code))));
   // On the HL7 route, what the message cannot carry is the service's to default: not an error here.
   if (route === 'hl7' && subject.orderControl !== 'CA' && !hl7RouteProblem(subject)) own = waiveForHl7(own);
+  // By v1 or v2, an HL7 order's payment type, courier and currency come from the mapping profile: say so.
+  else if (subject.source.hl7 !== undefined && subject.orderControl !== 'CA') own = withProfileHint(own);
   const blocked = own.some((problem) => problem.severity === 'error');
   const all = blocked ? own : [...own, ...routeProblems(subject, route, codeLists)];
   return { problems: all, valid: !all.some((problem) => problem.severity === 'error') };

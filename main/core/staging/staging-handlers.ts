@@ -37,6 +37,18 @@ async function asContract<T>(run: () => T | Promise<T>): Promise<T> {
   }
 }
 
+/** A value of an order's history as the review screen shows it: text as it is, numbers as digits, blank as null. */
+function asText(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}
+
+function stepAnswer(outcome: ReturnType<StagingService['undo']>) {
+  return { step: outcome.step, changed: outcome.stagedOrderIds.length, counts: outcome.counts };
+}
+
 export function buildStagingHandlers(app: AppServices): Pick<CallHandlers, StagingCallName> {
   const staging = stagingFor(app);
   return {
@@ -65,8 +77,24 @@ export function buildStagingHandlers(app: AppServices): Pick<CallHandlers, Stagi
       ),
     'batches.editOrder': ({ stagedOrderId, edits, body }) =>
       asContract(() => staging.editOrder(stagedOrderId, edits ? { edits } : { body: body ?? {} })),
-    'batches.replace': ({ batchId, field, find, replace, match }) =>
-      asContract(() => staging.replace({ batchId, field, find, replace, ...(match ? { match } : {}) })),
+    'batches.replace': ({ batchId, field, find, replace, match, dryRun }) =>
+      asContract(() =>
+        staging.replace({ batchId, field, find, replace, ...(match ? { match } : {}), ...(dryRun ? { dryRun } : {}) }),
+      ),
+    'batches.undo': ({ batchId }) => asContract(() => stepAnswer(staging.undo(batchId))),
+    'batches.redo': ({ batchId }) => asContract(() => stepAnswer(staging.redo(batchId))),
+    'batches.orderHistory': ({ stagedOrderId }) =>
+      asContract(() => ({
+        entries: staging.orderHistory(stagedOrderId).map((entry) => ({
+          ...entry,
+          before: asText(entry.before),
+          after: asText(entry.after),
+        })),
+      })),
+    'batches.findProblem': ({ batchId, fromPosition, direction }) =>
+      asContract(() => ({ found: staging.findProblem(batchId, fromPosition, direction) })),
+    'batches.problemFields': ({ batchId }) => asContract(() => ({ fields: staging.problemFields(batchId) })),
+    'batches.discard': ({ batchId }) => asContract(() => staging.discard(batchId)),
     'batches.setRoute': ({ batchId, route }) => asContract(() => staging.setRoute(batchId, route)),
     'batches.accept': ({ batchId }) => asContract(() => staging.accept(batchId)),
     'batches.exportErrors': ({ batchId }) => asContract(() => staging.exportErrors(batchId)),

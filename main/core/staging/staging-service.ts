@@ -20,12 +20,22 @@ import type { StagedCounts } from '../store/staged-orders-repo.js';
 import type { Store } from '../store/store.js';
 import { acceptBatch } from './accept-batch.js';
 import {
+  discardBatch,
   editStagedOrder,
   replaceInBatch,
   setBatchRoute,
   type OrderChange,
+  type ReplaceOutcome,
   type ReplaceRequest,
 } from './batch-edits.js';
+import {
+  orderHistory,
+  redoNextChange,
+  undoLastChange,
+  undoState,
+  type OrderHistoryItem,
+  type StepOutcome,
+} from './edit-history.js';
 import { errorCsv, exampleTemplateCsv, templateCsv, type ExportCounts } from './batch-exports.js';
 import { RESERVED_PROFILE_NAMES, stageFile, type StoredReport } from './stage-file.js';
 import { StagingError, type StagingDeps } from './staging-deps.js';
@@ -160,7 +170,7 @@ export class StagingService {
     return this.#store.batches
       .list(environmentId)
       .slice(0, limit)
-      .map((batch) => toBatchView(this.#store, batch));
+      .map((batch) => this.#view(batch));
   }
 
   batch(batchId: number): BatchRecord {
@@ -182,7 +192,7 @@ export class StagingService {
       ...(page.onlyProblems ? { onlyProblems: true } : {}),
     });
     return {
-      batch: toBatchView(this.#store, batch),
+      batch: this.#view(batch),
       orders: orders.map((order) => toStagedOrderView(this.#store, order, batch.route, codeLists)),
       total,
     };
@@ -207,11 +217,69 @@ export class StagingService {
     return toStagedOrderView(this.#store, order, batch.route, this.#deps.codeListsFor(batch.environmentId));
   }
 
-  replace(request: ReplaceRequest): { changed: number; counts: StagedCounts } {
+  replace(request: ReplaceRequest): ReplaceOutcome {
     const result = replaceInBatch(this.#staging, request);
     const batch = this.batch(request.batchId);
-    if (result.changed > 0) this.#deps.onBatchChanged?.({ environmentId: batch.environmentId, batchId: batch.id });
+    if (result.changed > 0 && !request.dryRun) {
+      this.#deps.onBatchChanged?.({ environmentId: batch.environmentId, batchId: batch.id });
+    }
     return result;
+  }
+
+  /** Takes back the batch's latest change (an edit, or a whole find and replace). */
+  undo(batchId: number): StepOutcome & { counts: StagedCounts } {
+    return this.#stepped(batchId, undoLastChange(this.#staging, batchId));
+  }
+
+  /** Makes the batch's earliest undone change again. */
+  redo(batchId: number): StepOutcome & { counts: StagedCounts } {
+    return this.#stepped(batchId, redoNextChange(this.#staging, batchId));
+  }
+
+  #stepped(batchId: number, outcome: StepOutcome): StepOutcome & { counts: StagedCounts } {
+    if (outcome.step) this.#deps.onBatchChanged?.({ environmentId: this.batch(batchId).environmentId, batchId });
+    return { ...outcome, counts: this.#store.stagedOrders.counts(batchId) };
+  }
+
+  /** A staged order's changes, newest first. */
+  orderHistory(stagedOrderId: number): OrderHistoryItem[] {
+    return orderHistory(this.#staging, stagedOrderId);
+  }
+
+  /** The nearest order with a problem after or before a position of the batch (see `batches.findProblem`). */
+  findProblem(
+    batchId: number,
+    fromPosition: number,
+    direction: 'next' | 'previous',
+  ): { stagedOrderId: number; position: number; problemIndex: number } | null {
+    this.batch(batchId);
+    const found = this.#store.stagedOrders.problemNear(batchId, fromPosition, direction);
+    return found ? { stagedOrderId: found.id, position: found.position, problemIndex: found.problemIndex } : null;
+  }
+
+  /** Problems of a batch's staged orders by field (item fields as `prescribedItems.*.x`), errors and warnings. */
+  problemFields(batchId: number): Array<{ field: string | null; errors: number; warnings: number }> {
+    this.batch(batchId);
+    const byField = new Map<string | null, { field: string | null; errors: number; warnings: number }>();
+    for (const row of this.#store.stagedOrders.problemFields(batchId)) {
+      const field = row.field === null ? null : row.field.replace(/^prescribedItems\.\d+\./, 'prescribedItems.*.');
+      const entry = byField.get(field) ?? { field, errors: 0, warnings: 0 };
+      if (row.severity === 'error') entry.errors += row.count;
+      else entry.warnings += row.count;
+      byField.set(field, entry);
+    }
+    return [...byField.values()];
+  }
+
+  /** Discards a batch: its staged orders are never accepted (see `discardBatch`). */
+  discard(batchId: number): { discarded: number; counts: StagedCounts } {
+    const outcome = discardBatch(this.#staging, batchId);
+    this.#deps.onBatchChanged?.({ environmentId: this.batch(batchId).environmentId, batchId });
+    return outcome;
+  }
+
+  #view(batch: BatchRecord): BatchView {
+    return toBatchView(this.#store, batch, undoState(this.#staging, batch));
   }
 
   setRoute(batchId: number, route: OrderRoute): StagedCounts {

@@ -5,11 +5,12 @@ import type { BatchRecord } from '../store/batches-repo.js';
 import type { StagedOrder } from '../store/staged-orders-repo.js';
 import type { Store } from '../store/store.js';
 import { wireRequest } from './route-request.js';
+import type { UndoState } from './edit-history.js';
 import type { StoredReport } from './stage-file.js';
 
 /** Staging records as the contract shows them. */
 
-export function toBatchView(store: Store, batch: BatchRecord): BatchView {
+export function toBatchView(store: Store, batch: BatchRecord, undo: UndoState): BatchView {
   let summary: ImportSummary | null = null;
   if (batch.report && typeof batch.report === 'object') {
     const { headerText: _headerText, ...rest } = batch.report as StoredReport;
@@ -24,6 +25,9 @@ export function toBatchView(store: Store, batch: BatchRecord): BatchView {
     createdAt: batch.createdAt,
     counts: store.stagedOrders.counts(batch.id),
     summary,
+    discardedAt: batch.discardedAt,
+    undo: undo.undo,
+    redo: undo.redo,
   };
 }
 

@@ -539,7 +539,11 @@ describe('staging an import', () => {
       find: 'Royal Mail 24',
       replace: 'RMT24',
     });
-    expect(result).toEqual({ changed: 2, counts: expect.objectContaining({ valid: 3, invalid: 0 }) as unknown });
+    expect(result).toEqual({
+      changed: 2,
+      cells: 2,
+      counts: expect.objectContaining({ valid: 3, invalid: 0 }) as unknown,
+    });
     const after = allOrders(f, batch.batchId);
     expect(after.map((o) => (o.body as { prescription: { courierCode: string } }).prescription.courierCode)).toEqual([
       'RMT24',

@@ -31,10 +31,13 @@ export interface BatchRecord extends Omit<NewBatch, 'route' | 'report'> {
   /** Orders enqueued from this batch so far. */
   orderCount: number;
   createdAt: string;
+  /** When the admin discarded the batch (its staged orders are never accepted); null while it is not. */
+  discardedAt: string | null;
 }
 
 const COLUMNS = `id, environment_id AS environmentId, source_file_name AS sourceFileName, kind, row_count AS rowCount,
-  invalid_count AS invalidCount, order_count AS orderCount, created_at AS createdAt, route, report`;
+  invalid_count AS invalidCount, order_count AS orderCount, created_at AS createdAt, route, report,
+  discarded_at AS discardedAt`;
 
 type BatchRow = Omit<BatchRecord, 'report'> & { report: string | null };
 
@@ -54,6 +57,7 @@ export class BatchesRepo {
   readonly #list: Database.Statement<[{ environmentId: string | null }], BatchRow>;
   readonly #setRoute: Database.Statement<[OrderRoute, number]>;
   readonly #finishImport: Database.Statement;
+  readonly #discard: Database.Statement<[string, number]>;
 
   constructor(db: Database.Database, now: () => Date) {
     this.#now = now;
@@ -74,6 +78,9 @@ export class BatchesRepo {
        WHERE id = @id AND importing = 1`,
     );
     this.#setRoute = db.prepare('UPDATE import_batches SET route = ? WHERE id = ?');
+    this.#discard = db.prepare(
+      'UPDATE import_batches SET discarded_at = ? WHERE id = ? AND importing = 0 AND discarded_at IS NULL',
+    );
   }
 
   create(batch: NewBatch): BatchRecord {
@@ -139,5 +146,10 @@ export class BatchesRepo {
   setRoute(id: number, route: OrderRoute): boolean {
     if (!(ORDER_ROUTES as readonly string[]).includes(route)) throw new Error(`unknown route "${route}"`);
     return this.#setRoute.run(route, id).changes === 1;
+  }
+
+  /** Marks a batch discarded (staging refuses every change and accept after this); false when it already was. */
+  discard(id: number): boolean {
+    return this.#discard.run(isoTime(this.#now()), id).changes === 1;
   }
 }

@@ -73,6 +73,8 @@ export interface StagedOrderUpdate {
   /** The order's source (unchanged by an update): provenance is stored relative to it. */
   source: Pick<StagedOrderSource, 'file' | 'hl7' | 'message'>;
   edited: boolean;
+  /** Clears the edit time: an undo brought every field back to what the import read. */
+  unedited?: boolean;
 }
 
 /** What accepting needs of a staged order: no problems or provenance to parse. */
@@ -203,6 +205,11 @@ export class StagedOrdersRepo {
     Omit<AcceptCandidate, 'body' | 'source' | 'edited'> & { body: string; source: string; edited: number }
   >;
 
+  readonly #problemAfter: Database.Statement<[number, number], { id: number; position: number }>;
+  readonly #problemBefore: Database.Statement<[number, number], { id: number; position: number }>;
+  readonly #problemsBefore: Database.Statement<[number, number], number>;
+  readonly #problemFields: Database.Statement<[number], { field: string | null; severity: string; n: number }>;
+
   readonly #batches: BatchesRepo;
   /** Hidden batches this store's writers are filling now. */
   readonly #importing = new Set<number>();
@@ -238,7 +245,7 @@ export class StagedOrdersRepo {
     this.#update = db.prepare(`
       UPDATE staged_orders SET clinic_code = @clinicCode, clinic_order_id = @clinicOrderId, body = @body,
         valid = @valid, problems = @problems, provenance = @provenance,
-        edited_at = CASE WHEN @edited THEN @now ELSE edited_at END
+        edited_at = CASE WHEN @unedited THEN NULL WHEN @edited THEN @now ELSE edited_at END
       WHERE id = @id AND state = 'staged'`);
     this.#accept = db.prepare(
       `UPDATE staged_orders SET state = 'accepted', order_id = ? WHERE id = ? AND state = 'staged'`,
@@ -247,6 +254,22 @@ export class StagedOrdersRepo {
       SELECT position FROM staged_orders
       WHERE batch_id = ? AND clinic_code = ? AND clinic_order_id = ? AND position < ? AND order_control = 'NW'
       ORDER BY position LIMIT 1`);
+    this.#problemAfter = db.prepare(`
+      SELECT id, position FROM staged_orders WHERE batch_id = ? AND position > ? AND problems <> '[]'
+      ORDER BY position LIMIT 1`);
+    this.#problemBefore = db.prepare(`
+      SELECT id, position FROM staged_orders WHERE batch_id = ? AND position < ? AND problems <> '[]'
+      ORDER BY position DESC LIMIT 1`);
+    this.#problemsBefore = db
+      .prepare<[number, number], number>(
+        `SELECT count(*) FROM staged_orders WHERE batch_id = ? AND position < ? AND problems <> '[]'`,
+      )
+      .pluck();
+    this.#problemFields = db.prepare(`
+      SELECT json_extract(p.value, '$.field') AS field, json_extract(p.value, '$.severity') AS severity, count(*) AS n
+      FROM staged_orders o, json_each(o.problems) p
+      WHERE o.batch_id = ? AND o.state = 'staged' AND o.problems <> '[]'
+      GROUP BY 1, 2`);
     this.#candidates = db.prepare(`
       SELECT id, position, clinic_code AS clinicCode, clinic_order_id AS clinicOrderId, order_control AS orderControl,
         body, json_remove(source, '$.records') AS source, edited_at IS NOT NULL AS edited
@@ -322,6 +345,29 @@ export class StagedOrdersRepo {
       .map(toStaged);
   }
 
+  /**
+   * The nearest order with a problem (an error or a warning) after (`next`) or before (`previous`) a position, and
+   * its place among the batch's orders with problems (0-based: the problems filter's index).
+   */
+  problemNear(
+    batchId: number,
+    position: number,
+    direction: 'next' | 'previous',
+  ): { id: number; position: number; problemIndex: number } | undefined {
+    const found = (direction === 'next' ? this.#problemAfter : this.#problemBefore).get(batchId, position);
+    if (!found) return undefined;
+    return { ...found, problemIndex: this.#problemsBefore.get(batchId, found.position) ?? 0 };
+  }
+
+  /** Problems of a batch's staged orders counted by concrete field path (null: about the whole order) and severity. */
+  problemFields(batchId: number): Array<{ field: string | null; severity: 'error' | 'warning'; count: number }> {
+    return this.#problemFields.all(batchId).map((row) => ({
+      field: row.field,
+      severity: row.severity === 'error' ? 'error' : 'warning',
+      count: row.n,
+    }));
+  }
+
   counts(batchId: number): StagedCounts {
     const counts: StagedCounts = { total: 0, staged: 0, valid: 0, invalid: 0, accepted: 0 };
     for (const { state, valid, n } of this.#counts.all(batchId)) {
@@ -377,6 +423,7 @@ export class StagedOrdersRepo {
         problems: JSON.stringify(update.problems),
         provenance: encodeProvenance(update.provenance, update.source),
         edited: update.edited ? 1 : 0,
+        unedited: update.unedited ? 1 : 0,
         now: isoTime(this.#now()),
       }).changes === 1
     );

@@ -13,6 +13,7 @@ import { openDatabase } from './open-database.js';
 import { OrdersRepo, type NewOrder } from './orders-repo.js';
 import { OutboxQueueRepo } from './outbox-queue-repo.js';
 import { ensurePrivateDir, ensurePrivateFile, tightenIfPresent } from './private-files.js';
+import { StagedEditsRepo } from './staged-edits-repo.js';
 import { StagedOrdersRepo } from './staged-orders-repo.js';
 import { StatusHistoryRepo } from './status-history-repo.js';
 import type { AuditInput } from '../audit/audit-entry.js';
@@ -47,6 +48,8 @@ export class Store {
   readonly audit: AuditRepo;
   /** Imports waiting for review: staged orders with their problems and provenance (main/core/staging/). */
   readonly stagedOrders: StagedOrdersRepo;
+  /** The edit history of staged orders: steps to undo and redo, each order's changes (migration 013). */
+  readonly stagedEdits: StagedEditsRepo;
   /** Saved CSV/HL7 mapping profiles. */
   readonly mappingProfiles: MappingProfilesRepo;
   /** The service's answers for enrichment (products, stock, prices, couriers) and each batch's last check. */
@@ -72,6 +75,7 @@ export class Store {
     this.cancellations = new CancellationsRepo(db, now);
     this.outboxQueue = new OutboxQueueRepo(db, now);
     this.stagedOrders = new StagedOrdersRepo(db, now);
+    this.stagedEdits = new StagedEditsRepo(db);
     this.mappingProfiles = new MappingProfilesRepo(db, now);
     this.enrichment = new EnrichmentRepo(db, now);
   }

@@ -11,6 +11,7 @@ import * as orderSurnames from './009-order-surnames.js';
 import * as auditAppendCost from './010-audit-append-cost.js';
 import * as orderBodyVouch from './011-order-body-vouch.js';
 import * as auditKeyedLinks from './012-audit-keyed-links.js';
+import * as stagedEditHistory from './013-staged-edit-history.js';
 
 /**
  * Numbered migrations, applied in order, each in its own transaction with `PRAGMA user_version` set to its
@@ -36,6 +37,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 10, name: 'audit-append-cost', up: auditAppendCost.up },
   { version: 11, name: 'order-body-vouch', up: orderBodyVouch.up },
   { version: 12, name: 'audit-keyed-links', up: auditKeyedLinks.up },
+  { version: 13, name: 'staged-edit-history', up: stagedEditHistory.up },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;

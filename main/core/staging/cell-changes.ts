@@ -1,0 +1,75 @@
+import type { Problem } from '../importing/types.js';
+import type { CellChange } from '../store/staged-edits-repo.js';
+import type { StagedOrder } from '../store/staged-orders-repo.js';
+import type { EditOutcome } from './order-edits.js';
+
+/**
+ * What an edit changed, cell by cell, for the batch's edit history (edit-history.ts), and how a value is put back
+ * at its body path.
+ */
+
+type Obj = Record<string, unknown>;
+const isObject = (value: unknown): value is Obj => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** A value at a dotted body path (array indices as numbers), or undefined. */
+export function valueAtPath(body: unknown, path: string): unknown {
+  let current: unknown = body;
+  for (const part of path.split('.')) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Obj)[part];
+  }
+  return current;
+}
+
+/**
+ * Sets (or, for undefined, removes) a value at a dotted body path, making the objects and arrays on the way. An
+ * item left empty at the end of `prescribedItems` by a removal is dropped (the undo of an added item).
+ */
+export function setAtPath(body: Obj, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let target: Obj | unknown[] = body;
+  for (let i = 0; i < parts.length - 1; i += 1) {
+    const part = parts[i]!;
+    const numeric = /^\d+$/.test(parts[i + 1]!);
+    const container = target as Obj;
+    let next = container[part];
+    if (next === null || typeof next !== 'object') {
+      if (value === undefined) return;
+      next = numeric ? [] : {};
+      container[part] = next;
+    }
+    target = next as Obj | unknown[];
+  }
+  const leaf = parts.at(-1)!;
+  const container = target as Obj;
+  if (value === undefined) delete container[leaf];
+  else container[leaf] = value;
+  const items = body.prescribedItems;
+  if (Array.isArray(items)) {
+    while (items.length > 0 && isObject(items.at(-1)) && Object.keys(items.at(-1) as Obj).length === 0) items.pop();
+  }
+}
+
+/** The cells an edit changed, with what the step needs to take it back and make it again. */
+export function cellChanges(before: StagedOrder, outcome: EditOutcome, cleared: readonly Problem[]): CellChange[] {
+  const paths = [...new Set(outcome.changed)];
+  const unplaced = [...cleared];
+  return paths.map((path, index) => {
+    const mine = (problem: Problem) =>
+      index === paths.length - 1 ||
+      (problem.field !== undefined &&
+        (problem.field === path || problem.field.startsWith(`${path}.`) || path.startsWith(`${problem.field}.`)));
+    const placed = unplaced.filter(mine);
+    for (const problem of placed) unplaced.splice(unplaced.indexOf(problem), 1);
+    return {
+      stagedOrderId: before.id,
+      path,
+      oldValue: valueAtPath(before.body, path),
+      newValue: valueAtPath(outcome.body, path),
+      oldOrigin: before.provenance[path],
+      newOrigin: outcome.provenance[path],
+      cleared: placed,
+      raised: outcome.problems.filter((problem) => problem.field === path),
+    };
+  });
+}
