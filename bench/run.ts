@@ -1,6 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { benchmarkEnqueue } from '../main/core/store/enqueue-benchmark.js';
+import { benchmarkEnqueue } from './enqueue-benchmark.js';
 import { startSandboxProcess } from './sandbox-process.js';
 import { runGridBenchmark } from './grid-benchmark.js';
 import { benchmarkSubmit } from './submit-benchmark.js';
@@ -10,7 +10,7 @@ import { benchmarkSubmit } from './submit-benchmark.js';
  * - enqueue: enqueueOrders vs a bare better-sqlite3 insert of the same rows (target ≥ 0.7×);
  * - submit: the outbox vs a raw HTTP loop with the same concurrency against the same sandbox (target ≥ 0.9×),
  *   with no added latency (the worst case for the outbox: its local work is all there is) and with 20 ms;
- * - import: the importer's benchmark, when main/core/importing/import-benchmark.ts exists;
+ * - import: the importer's benchmark, when bench/import-benchmark.ts exists;
  * - grid: the preview grid at 100,000 rows in Chromium (bench/grid-benchmark.ts); its ratios are target ÷ measured
  *   (≥ 1 meets the target).
  * Prints a table, writes bench/results.json, and exits 0 either way: these are numbers, not gates.
@@ -25,7 +25,7 @@ interface Row {
 }
 
 const OUT = fileURLToPath(new URL('./results.json', import.meta.url));
-const IMPORT_BENCHMARK = fileURLToPath(new URL('../main/core/importing/import-benchmark.ts', import.meta.url));
+const IMPORT_BENCHMARK = fileURLToPath(new URL('./import-benchmark.ts', import.meta.url));
 
 /**
  * The importer's benchmark, when it exists: run as it is, kept whole in results.json, and each of its legs that
@@ -33,7 +33,7 @@ const IMPORT_BENCHMARK = fileURLToPath(new URL('../main/core/importing/import-be
  */
 async function importBenchmark(): Promise<{ result: unknown; rows: Row[]; note?: string }> {
   if (!existsSync(IMPORT_BENCHMARK)) {
-    return { result: null, rows: [], note: 'skipped: main/core/importing/import-benchmark.ts does not exist yet' };
+    return { result: null, rows: [], note: 'skipped: bench/import-benchmark.ts does not exist yet' };
   }
   const module = (await import(pathToFileURL(IMPORT_BENCHMARK).href)) as { runImportBenchmark?: () => unknown };
   if (typeof module.runImportBenchmark !== 'function') {

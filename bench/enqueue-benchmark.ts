@@ -1,8 +1,8 @@
 import { pathToFileURL } from 'node:url';
-import type { NewOrder } from './orders-repo.js';
-import { patientSurnameKeyOf } from './request-body-fields.js';
-import { enqueueOrders, openStore, type Store } from './store.js';
-import { LOCAL, removeDir, sampleOrder, tempDataDir } from './testing/store-fixtures.js';
+import type { NewOrder } from '../main/core/store/orders-repo.js';
+import { patientSurnameKeyOf } from '../main/core/store/request-body-fields.js';
+import { enqueueOrders, openStore, type Store } from '../main/core/store/store.js';
+import { LOCAL, removeDir, sampleOrder, tempDataDir } from '../main/core/store/testing/store-fixtures.js';
 
 /**
  * enqueueOrders against the floor: a bare better-sqlite3 transaction inserting the same rows (orders, items, the
@@ -10,7 +10,7 @@ import { LOCAL, removeDir, sampleOrder, tempDataDir } from './testing/store-fixt
  * keys; enqueueOrders reads each from its request body, which is part of what it costs. Rounds alternate so both see the same machine
  * noise; the medians are compared. Target: ratio >= 0.7.
  *
- *   npx tsx main/core/store/enqueue-benchmark.ts [ordersPerRound=2000] [rounds=7]
+ *   npx tsx bench/enqueue-benchmark.ts [ordersPerRound=2000] [rounds=7]
  */
 
 export interface EnqueueBenchmark {

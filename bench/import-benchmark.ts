@@ -5,14 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import Papa from 'papaparse';
-import { DEFAULT_CODE_LISTS } from '../../../shared/environment.js';
-import type { CreateWithClinicV1Input } from '../../../shared/orders.js';
-import { verhoeffCheckDigit } from '../../../shared/snomed.js';
-import { importFile } from './import-file.js';
-import { writeRde011 } from './rde-writer.js';
-import type { StagingService } from '../staging/staging-service.js';
-import type { Store } from '../store/store.js';
-import { writeTemplateCsv } from './template-csv.js';
+import { DEFAULT_CODE_LISTS } from '../shared/environment.js';
+import type { CreateWithClinicV1Input } from '../shared/orders.js';
+import { verhoeffCheckDigit } from '../shared/snomed.js';
+import { importFile } from '../main/core/importing/import-file.js';
+import { writeRde011 } from '../main/core/importing/rde-writer.js';
+import type { StagingService } from '../main/core/staging/staging-service.js';
+import type { Store } from '../main/core/store/store.js';
+import { writeTemplateCsv } from '../main/core/importing/template-csv.js';
 
 /**
  * End-to-end import cost (parse, map, validate, and stage: every order written to SQLite and committed as a batch,
@@ -20,7 +20,7 @@ import { writeTemplateCsv } from './template-csv.js';
  * of the same HL7 batch. `parseMs` is the same import without staging (orders to a counting `onOrder`), so the
  * staging share shows. Each measurement runs in a child process of its own, so the peak RSS reported is the
  * import's and not the generator's.
- * Run: `npx tsx main/core/importing/import-benchmark.ts`.
+ * Run: `npx tsx bench/import-benchmark.ts`.
  */
 
 export interface BenchmarkLeg {
@@ -185,9 +185,9 @@ async function importIntoFreshStore<T>(
   read: (store: Store, outcome: StagedOutcome, ms: number) => T,
   onProgress?: () => void,
 ): Promise<T> {
-  const { openStore } = await import('../store/store.js');
-  const { StagingService } = await import('../staging/staging-service.js');
-  const { presetEnvironments } = await import('../environments/presets.js');
+  const { openStore } = await import('../main/core/store/store.js');
+  const { StagingService } = await import('../main/core/staging/staging-service.js');
+  const { presetEnvironments } = await import('../main/core/environments/presets.js');
   const dir = await mkdtemp(join(tmpdir(), 'rx-stage-bench-'));
   const store = openStore({ dataDir: dir, now: () => TODAY });
   try {
@@ -255,9 +255,10 @@ function stagedRowsOf(path: string, hl7: boolean): Promise<{ values: unknown[]; 
  * posting. Timed from the first insert to the last checkpoint.
  */
 async function rawInsert(rows: readonly unknown[]): Promise<number> {
-  const { openStore } = await import('../store/store.js');
-  const { CHECKPOINT_CHARS, ROW_WIDTH, openImportConnection } = await import('../store/staged-batch-writer.js');
-  const { presetEnvironments } = await import('../environments/presets.js');
+  const { openStore } = await import('../main/core/store/store.js');
+  const { CHECKPOINT_CHARS, ROW_WIDTH, openImportConnection } =
+    await import('../main/core/store/staged-batch-writer.js');
+  const { presetEnvironments } = await import('../main/core/environments/presets.js');
   const dir = await mkdtemp(join(tmpdir(), 'rx-raw-insert-'));
   const store = openStore({ dataDir: dir, now: () => TODAY });
   try {
