@@ -65,9 +65,14 @@ export function serviceResultSchema<T extends z.ZodType>(value: T) {
 }
 export type ServiceResult<T> = { ok: true; value: T } | { ok: false; error: ServiceError };
 
-/** Errors of the contract itself (bad input, unknown call, refused sender), as they cross any transport. */
+/**
+ * Errors of the contract itself (bad input, unknown call, refused sender), as they cross any transport, and
+ * `failed`: a call that could not do its work for a reason the app words for the admin (its message is that
+ * sentence, e.g. "Could not reach the identity server (ECONNREFUSED …)"), as opposed to `internal`, whose details
+ * never cross the boundary.
+ */
 export const contractErrorSchema = z.object({
-  code: z.enum(['invalid-input', 'unknown-call', 'forbidden', 'internal', 'disconnected']),
+  code: z.enum(['invalid-input', 'unknown-call', 'forbidden', 'internal', 'disconnected', 'failed']),
   message: z.string(),
   issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
 });

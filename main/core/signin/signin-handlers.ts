@@ -1,6 +1,7 @@
 import type { CallHandlers } from '../../../shared/contract.js';
 import { ContractError } from '../../../shared/errors.js';
 import type { AppServices } from '../app-services.js';
+import { AuthError } from '../auth/auth-error.js';
 
 type SigninCallName =
   'signin.status' | 'signin.startDevice' | 'signin.cancelDevice' | 'signin.clientCredentials' | 'signin.signOut';
@@ -25,7 +26,14 @@ export function buildSigninHandlers(services: AppServices): Pick<CallHandlers, S
       if (!environment.clientId) {
         throw new ContractError({ code: 'invalid-input', message: `${environment.name} has no client id yet` });
       }
-      const started = await signin.startDevice(environmentId);
+      let started;
+      try {
+        started = await signin.startDevice(environmentId);
+      } catch (error) {
+        // The real cause in the app's words (unreachable, refused, not offered), not "failed inside the app".
+        if (error instanceof AuthError) throw new ContractError({ code: 'failed', message: error.message });
+        throw error;
+      }
       return {
         userCode: started.userCode,
         verificationUri: started.verificationUri,

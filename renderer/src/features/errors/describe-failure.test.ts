@@ -39,4 +39,14 @@ describe('describeFailure', () => {
       summary: 'Something went wrong inside Rx Batch.',
     });
   });
+
+  it("says a failure the app worded in the app's own sentence", () => {
+    const unreachable = new ContractError({
+      code: 'failed',
+      message: 'Could not reach the identity server (ECONNREFUSED 127.0.0.1:1).',
+    });
+    expect(describeFailure(unreachable)).toEqual({
+      summary: 'Could not reach the identity server (ECONNREFUSED 127.0.0.1:1).',
+    });
+  });
 });

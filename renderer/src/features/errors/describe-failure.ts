@@ -57,11 +57,14 @@ const CONTRACT_SUMMARIES: Record<ContractError['code'], string> = {
   forbidden: 'Not allowed.',
   internal: 'Something went wrong inside Rx Batch.',
   disconnected: 'Lost the connection to Rx Batch.',
+  failed: 'That did not work.',
 };
 
 /** Any failure a call can end in: a service error value, a contract error, or something unexpected. */
 export function describeFailure(error: unknown): FailureText {
   if (error instanceof ContractError) {
+    // The app's own sentence for what went wrong: it is the summary.
+    if (error.code === 'failed') return { summary: error.message };
     const fields = error.issues?.map((issue) => ({ field: issue.path, message: issue.message }));
     return { summary: CONTRACT_SUMMARIES[error.code], detail: error.message, ...(fields ? { fields } : {}) };
   }
