@@ -11,6 +11,7 @@ import { forkSpawner } from '../host/fork-spawner.js';
 import { startBridge } from './bridge-server.js';
 import { defaultDataDir } from './data-dir.js';
 import { removeLauncher, writeLauncher } from './launcher-file.js';
+import { onRememberedPort, rememberedPort, rememberPort } from './remembered-port.js';
 import { openInBrowser } from './open-browser.js';
 
 /**
@@ -21,7 +22,7 @@ import { openInBrowser } from './open-browser.js';
  */
 
 const usage = `Usage: tsx main/bridge/cli.ts [--port N] [--data-dir DIR] [--import-dir DIR]... [--no-open]
-  --port N          port on 127.0.0.1 (default: any free port)
+  --port N          port on 127.0.0.1 (default: the one used last time if free, else any free port)
   --data-dir DIR    where Rx Batch keeps its data (default: RXBATCH_DATA_DIR, else ${defaultDataDir()})
   --import-dir DIR  files in DIR (and folders inside it) may be imported by their path, however large; without
                     it, files are only uploaded from the page. The page itself can never add a folder.
@@ -34,8 +35,8 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-function parsePort(text: string | undefined): number {
-  if (text === undefined) return 0;
+function parsePort(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
   const port = Number(text);
   if (!/^\d+$/.test(text) || port > 65_535) fail(`--port must be a number from 0 to 65535\n${usage}`);
   return port;
@@ -128,7 +129,14 @@ async function main(): Promise<void> {
   await core.start();
   let bridge;
   try {
-    bridge = await startBridge({ core, staticDir, port });
+    // An explicit --port is used as given; otherwise last time's, so the page's origin (and what it keeps) stays.
+    bridge =
+      port !== undefined
+        ? await startBridge({ core, staticDir, port })
+        : await onRememberedPort(rememberedPort(dataDir), (candidate) =>
+            startBridge({ core, staticDir, port: candidate }),
+          );
+    rememberPort(dataDir, bridge.port);
   } catch (error) {
     await core.stop();
     throw error;
