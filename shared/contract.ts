@@ -149,6 +149,7 @@ export const calls = {
         createdTo: z.iso.date().optional(),
         /** The patient's surname or its beginning, case and accents ignored; never echoed, logged or audited. */
         patientSurname: patientSurnameFilterSchema.optional(),
+        /** The page cursor: the previous page's `nextAfterId`. Pages run newest first (issue #16). */
         afterId: z.number().int().nonnegative().optional(),
         limit: pageLimit,
       })

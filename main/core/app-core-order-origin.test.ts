@@ -150,19 +150,20 @@ describe('orders: their origin and the patient-surname search, through the contr
   it('finds orders by patient surname, whole or its start, any case or accents, CSV and HL7 alike', async () => {
     const [bronteFenwick, smith] = csv.orderIds as [number, number];
     const [jones, bronte] = hl7.orderIds as [number, number];
-    expect(await surnameSearch('bronte')).toEqual([bronteFenwick, bronte]);
+    // Newest first (issue #16): the HL7 batch was accepted after the CSV one.
+    expect(await surnameSearch('bronte')).toEqual([bronte, bronteFenwick]);
     expect(await surnameSearch('  BRONTË-F ')).toEqual([bronteFenwick]);
     expect(await surnameSearch('smith')).toEqual([smith]);
     expect(await surnameSearch('Jones', { environmentId: LOCAL_SANDBOX_ID, states: ['queued'] })).toEqual([jones]);
     expect(await surnameSearch('Jones', { clinicOrderId: 'not-this-one' })).toEqual([]);
     expect(await surnameSearch('fenwick')).toEqual([]);
     const paged = await api.call('orders.list', { patientSurname: 'bront', limit: 1 });
-    expect(paged.orders.map((order) => order.id)).toEqual([bronteFenwick]);
+    expect(paged.orders.map((order) => order.id)).toEqual([bronte]);
     expect(
       (await api.call('orders.list', { patientSurname: 'bront', afterId: paged.nextAfterId!, limit: 1 })).orders.map(
         (order) => order.id,
       ),
-    ).toEqual([bronte]);
+    ).toEqual([bronteFenwick]);
   });
 
   it('never gives the surname back: not in list views, not in the detail, not in the audit log', async () => {

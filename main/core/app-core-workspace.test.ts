@@ -148,7 +148,7 @@ describe('the core: calls behind the workspace screens', () => {
     );
     const today = first.createdAt.slice(0, 10);
     const byDate = await api.call('orders.list', { createdFrom: today, createdTo: today, clinicCode: 'CLINIC-W' });
-    expect(byDate.orders.map((order) => order.id)).toEqual(ids);
+    expect(byDate.orders.map((order) => order.id)).toEqual([...ids].reverse()); // newest first
     expect((await api.call('orders.list', { createdTo: '2000-01-01' })).orders).toEqual([]);
 
     const byPharmacyId = await api.call('orders.lookup', {

@@ -31,7 +31,10 @@ export class AuditRepo {
   readonly #page: Database.Statement<[number, number, number], AuditRow>;
   readonly #all: Database.Statement<[], ChainRow>;
   readonly #forOrder: Database.Statement<[number], AuditRow>;
-  readonly #search: Database.Statement<[Record<string, string | number | null>], AuditRow>;
+  /** The search's statements, one per set of filters in use (see #searchPage). */
+  readonly #searches = new Map<string, Database.Statement<[Record<string, string | number>], AuditRow>>();
+  readonly #firstAction: Database.Statement<[string, string], { action: string }>;
+  readonly #nextAction: Database.Statement<[string, string], { action: string }>;
   readonly #append: Database.Transaction<(input: AuditInput) => AuditRow>;
   readonly #db: Database.Database;
   /** The key new links are made with; none: plain SHA-256 links (a store opened without its host's key). */
@@ -55,16 +58,12 @@ export class AuditRepo {
       `SELECT ${ROW_COLUMNS}, link_scheme AS linkScheme, key_id AS keyId FROM audit_entries ORDER BY seq`,
     );
     this.#forOrder = db.prepare(`SELECT ${ROW_COLUMNS} FROM audit_entries WHERE order_id = ? ORDER BY seq`);
-    this.#search = db.prepare(`
-      SELECT ${ROW_COLUMNS} FROM audit_entries
-      WHERE seq < @beforeSeq
-        AND (@environmentId IS NULL OR environment_id = @environmentId)
-        AND (@orderId IS NULL OR order_id = @orderId)
-        AND (@action IS NULL OR action = @action OR substr(action, 1, length(@action)) = @action)
-        AND (@search IS NULL OR instr(lower(coalesce(clinic_code, '') || ' ' || coalesce(clinic_order_id, '') || ' ' ||
-          action || ' ' || details), lower(@search)) > 0)
-      ORDER BY seq DESC
-      LIMIT @limit`);
+    this.#firstAction = db.prepare(
+      'SELECT action FROM audit_entries WHERE action >= ? AND action < ? ORDER BY action LIMIT 1',
+    );
+    this.#nextAction = db.prepare(
+      'SELECT action FROM audit_entries WHERE action > ? AND action < ? ORDER BY action LIMIT 1',
+    );
     this.#append = db.transaction((input: AuditInput) => this.#appendNow(input));
   }
 
@@ -169,20 +168,64 @@ export class AuditRepo {
   search(filter: {
     environmentId?: string;
     orderId?: number;
+    /** Entries of the orders with this clinic order id (exact), found through the orders' index. */
+    clinicOrderId?: string;
     action?: string;
     search?: string;
     beforeSeq?: number;
     limit?: number;
   }): AuditEntry[] {
-    return this.#search
-      .all({
-        beforeSeq: filter.beforeSeq ?? Number.MAX_SAFE_INTEGER,
-        environmentId: filter.environmentId ?? null,
-        orderId: filter.orderId ?? null,
-        action: filter.action ?? null,
-        search: filter.search ?? null,
-        limit: filter.limit ?? 100,
-      })
-      .map(toAuditEntry);
+    const limit = filter.limit ?? 100;
+    if (filter.action === undefined) return this.#searchPage(filter, null, limit).map(toAuditEntry);
+    // An action and every action it begins: each read as a range of (action, seq) newest first, then merged. The
+    // actions are found by skipping through the index (one look-up each), not by reading the log.
+    const actions: string[] = [];
+    const end = `${filter.action}\u{10FFFF}`;
+    for (let next = this.#firstAction.get(filter.action, end); next; next = this.#nextAction.get(next.action, end)) {
+      actions.push(next.action);
+    }
+    const rows = actions.flatMap((action) => this.#searchPage(filter, action, limit));
+    rows.sort((x, y) => y.seq - x.seq);
+    return rows.slice(0, limit).map(toAuditEntry);
+  }
+
+  #searchPage(
+    filter: { environmentId?: string; orderId?: number; clinicOrderId?: string; search?: string; beforeSeq?: number },
+    action: string | null,
+    limit: number,
+  ): AuditRow[] {
+    const where = ['seq < @beforeSeq'];
+    const parameters: Record<string, string | number> = {
+      beforeSeq: filter.beforeSeq ?? Number.MAX_SAFE_INTEGER,
+      limit,
+    };
+    const add = (name: string, value: string | number | undefined | null, clause: string) => {
+      if (value === undefined || value === null) return;
+      parameters[name] = value;
+      where.push(clause);
+    };
+    add('environmentId', filter.environmentId, 'environment_id = @environmentId');
+    add('orderId', filter.orderId, 'order_id = @orderId');
+    add(
+      'clinicOrderId',
+      filter.clinicOrderId,
+      'order_id IN (SELECT id FROM orders WHERE clinic_order_id = @clinicOrderId)',
+    );
+    add('action', action, 'action = @action');
+    add(
+      'search',
+      filter.search,
+      `instr(lower(coalesce(clinic_code, '') || ' ' || coalesce(clinic_order_id, '') || ' ' || action || ' ' || details),
+        lower(@search)) > 0`,
+    );
+    const tail = where.join(' AND ');
+    let statement = this.#searches.get(tail);
+    if (!statement) {
+      statement = this.#db.prepare(
+        `SELECT ${ROW_COLUMNS} FROM audit_entries WHERE ${tail} ORDER BY seq DESC LIMIT @limit`,
+      );
+      this.#searches.set(tail, statement);
+    }
+    return statement.all(parameters);
   }
 }

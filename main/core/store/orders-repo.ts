@@ -15,6 +15,7 @@ import { surnameSearchKey } from '../../../shared/patient-surname.js';
 import { patientSurnameKeyOf } from './request-body-fields.js';
 import { isoTime, isoTimeOrNull } from './time.js';
 import { STORED_BODY_CHECK_VERSION, storedBodyVouch } from '../service/stored-body-check.js';
+import { POLLED_ORDERS_WHERE } from './migrations/014-scale-indexes.js';
 
 export interface OrderItem {
   /** dm+d code as digits (up to 18: beyond JavaScript's safe integers). */
@@ -117,8 +118,11 @@ export interface OrderFilter {
    * data: never logged, audited or echoed in an error.
    */
   patientSurname?: string;
-  /** Keyset paging: orders with a larger id. */
+  /** Keyset paging, oldest first (the default): orders with a larger id. */
   afterId?: number;
+  /** Newest first (the Orders screen): orders with a smaller id than `beforeId` (none: from the newest). */
+  newestFirst?: boolean;
+  beforeId?: number;
   /** Default 100. */
   limit?: number;
 }
@@ -282,8 +286,9 @@ export class OrdersRepo {
   >();
   readonly #findAccepted: Database.Statement<[string, string, string], OrderRow>;
   readonly #findByPharmacyId: Database.Statement<[string, number], OrderRow>;
-  readonly #list: Database.Statement<[Record<string, string | number | null>], OrderRow>;
-  readonly #listBySurname: Database.Statement<[Record<string, string | number | null>], OrderRow>;
+  /** The list's statements, one per set of filters in use (see #listStatement). */
+  readonly #lists = new Map<string, Database.Statement<[Record<string, string | number>], OrderRow>>();
+  readonly #polled: Database.Statement<[string, number, number], OrderRow>;
   readonly #insertSurname: Database.Statement<[number, string]>;
   readonly #origin: Database.Statement<[number], OriginRow>;
   readonly #source: Database.Statement<[number], SourceRow>;
@@ -326,26 +331,9 @@ export class OrdersRepo {
     this.#findByPharmacyId = db.prepare(
       `SELECT ${COLUMNS} FROM orders WHERE environment_id = ? AND pharmacy_order_id = ?`,
     );
-    // The filters both list statements share; each is off when its parameter is NULL.
-    const filters = `
-        (@environmentId IS NULL OR environment_id = @environmentId)
-        AND (@batchId IS NULL OR batch_id = @batchId)
-        AND (@states IS NULL OR state IN (SELECT value FROM json_each(@states)))
-        AND (@dmdCode IS NULL OR id IN (SELECT order_id FROM order_items WHERE dmd_code = @dmdCode))
-        AND (@clinicCode IS NULL OR clinic_code = @clinicCode)
-        AND (@clinicOrderId IS NULL OR clinic_order_id = @clinicOrderId)
-        AND (@remoteStatus IS NULL OR remote_status = @remoteStatus)
-        AND (@createdFrom IS NULL OR substr(created_at, 1, 10) >= @createdFrom)
-        AND (@createdTo IS NULL OR substr(created_at, 1, 10) <= @createdTo)
-        AND id > @afterId`;
-    this.#list = db.prepare(`SELECT ${COLUMNS} FROM orders WHERE ${filters} ORDER BY id LIMIT @limit`);
-    // A surname drives the query from its index (a key range, then rowid look-ups): the matching orders are
-    // read, not every order.
-    this.#listBySurname = db.prepare(`
-      SELECT ${COLUMNS} FROM orders
-      WHERE id IN (SELECT order_id FROM order_surnames WHERE surname_key >= @surnameFrom AND surname_key < @surnameTo)
-        AND ${filters}
-      ORDER BY id LIMIT @limit`);
+    this.#polled = db.prepare(
+      `SELECT ${COLUMNS} FROM orders WHERE environment_id = ? AND ${POLLED_ORDERS_WHERE} AND id > ? ORDER BY id LIMIT ?`,
+    );
     this.#insertSurname = db.prepare('INSERT INTO order_surnames (order_id, surname_key) VALUES (?, ?)');
     // The staged order an order was accepted from: same batch and identity (staged_orders_by_identity), and
     // pointing at it; HL7 cancel messages point at the order they cancelled, hence order_control.
@@ -368,8 +356,10 @@ export class OrdersRepo {
       FROM orders o JOIN import_batches b ON b.id = o.batch_id ${stagedOf}
       WHERE o.id = ? AND s.id IS NOT NULL
       ORDER BY s.id LIMIT 1`);
+    // Kept by migration 14's triggers as states change: a handful of rows, whatever the history.
     this.#count = db.prepare(
-      `SELECT state, count(*) AS count FROM orders WHERE @environmentId IS NULL OR environment_id = @environmentId GROUP BY state`,
+      `SELECT state, sum(count) AS count FROM order_state_counts
+       WHERE @environmentId IS NULL OR environment_id = @environmentId GROUP BY state`,
     );
     this.#enqueue = db.transaction((batchId, orders, audit) => this.#enqueueNow(batchId, orders, audit));
     this.#transition = db.transaction((orderId, from, to, patch, audit) =>
@@ -634,28 +624,89 @@ export class OrdersRepo {
     return row && toRecord(row);
   }
 
+  /**
+   * A page of orders, oldest first from `afterId` or newest first before `beforeId`. Each set of filters in use has
+   * its own statement, so SQLite picks the index for the filters given (a generic `@x IS NULL OR …` WHERE can use
+   * none and scans every order). Several states are read one state at a time, each a range of `orders_by_state`
+   * in id order, and merged: at most `limit` rows a state.
+   */
   list(filter: OrderFilter = {}): OrderRecord[] {
-    const parameters = {
-      environmentId: filter.environmentId ?? null,
-      batchId: filter.batchId ?? null,
-      states: filter.states ? JSON.stringify(filter.states) : null,
-      dmdCode: filter.dmdCode ?? null,
-      clinicCode: filter.clinicCode ?? null,
-      clinicOrderId: filter.clinicOrderId ?? null,
-      remoteStatus: filter.remoteStatus ?? null,
-      createdFrom: filter.createdFrom ?? null,
-      createdTo: filter.createdTo ?? null,
-      afterId: filter.afterId ?? 0,
-      limit: filter.limit ?? 100,
+    const limit = filter.limit ?? 100;
+    const newest = filter.newestFirst === true;
+    let surname: { from: string; to: string } | null = null;
+    if (filter.patientSurname !== undefined) {
+      const prefix = surnameSearchKey(filter.patientSurname);
+      // An empty key would be every order's prefix: a filter that says nothing finds nothing.
+      if (prefix === '') return [];
+      // Exact or prefix: every key from the prefix up to the prefix followed by the highest code point.
+      surname = { from: prefix, to: `${prefix}\u{10FFFF}` };
+    }
+    const states = filter.states === undefined ? null : [...new Set(filter.states)];
+    if (states !== null && states.length === 0) return [];
+    if (states === null || states.length === 1) {
+      return this.#listPage(filter, states?.[0] ?? null, surname, newest, limit).map(toRecord);
+    }
+    const rows = states.flatMap((state) => this.#listPage(filter, state, surname, newest, limit));
+    rows.sort((a, b) => (newest ? b.id - a.id : a.id - b.id));
+    return rows.slice(0, limit).map(toRecord);
+  }
+
+  #listPage(
+    filter: OrderFilter,
+    state: OrderState | null,
+    surname: { from: string; to: string } | null,
+    newest: boolean,
+    limit: number,
+  ): OrderRow[] {
+    const where: string[] = [];
+    const parameters: Record<string, string | number> = { limit };
+    const add = (name: string, value: string | number | undefined | null, clause: string) => {
+      if (value === undefined || value === null) return;
+      parameters[name] = value;
+      where.push(clause);
     };
-    if (filter.patientSurname === undefined) return this.#list.all(parameters).map(toRecord);
-    const prefix = surnameSearchKey(filter.patientSurname);
-    // An empty key would be every order's prefix: a filter that says nothing finds nothing.
-    if (prefix === '') return [];
-    // Exact or prefix: every key from the prefix up to the prefix followed by the highest code point.
-    return this.#listBySurname
-      .all({ ...parameters, surnameFrom: prefix, surnameTo: `${prefix}\u{10FFFF}` })
-      .map(toRecord);
+    add('environmentId', filter.environmentId, 'environment_id = @environmentId');
+    add('batchId', filter.batchId, 'batch_id = @batchId');
+    add('state', state, 'state = @state');
+    add('dmdCode', filter.dmdCode, 'id IN (SELECT order_id FROM order_items WHERE dmd_code = @dmdCode)');
+    add('clinicCode', filter.clinicCode, 'clinic_code = @clinicCode');
+    add('clinicOrderId', filter.clinicOrderId, 'clinic_order_id = @clinicOrderId');
+    add('remoteStatus', filter.remoteStatus, 'remote_status = @remoteStatus');
+    // Dates are `YYYY-MM-DD`, times ISO texts: on or after the day's start, before the end of the last day.
+    add('createdFrom', filter.createdFrom, 'created_at >= @createdFrom');
+    add(
+      'createdBefore',
+      filter.createdTo === undefined ? undefined : `${filter.createdTo}\u{10FFFF}`,
+      'created_at < @createdBefore',
+    );
+    if (surname) {
+      // A surname drives the query from its index (a key range, then rowid look-ups): the matches are read.
+      parameters.surnameFrom = surname.from;
+      parameters.surnameTo = surname.to;
+      where.push(
+        'id IN (SELECT order_id FROM order_surnames WHERE surname_key >= @surnameFrom AND surname_key < @surnameTo)',
+      );
+    }
+    if (newest) add('beforeId', filter.beforeId ?? Number.MAX_SAFE_INTEGER, 'id < @beforeId');
+    else add('afterId', filter.afterId ?? 0, 'id > @afterId');
+    return this.#listStatement(`${where.join(' AND ')} ORDER BY id ${newest ? 'DESC' : 'ASC'}`).all(parameters);
+  }
+
+  #listStatement(tail: string): Database.Statement<[Record<string, string | number>], OrderRow> {
+    let statement = this.#lists.get(tail);
+    if (!statement) {
+      statement = this.#db.prepare(`SELECT ${COLUMNS} FROM orders WHERE ${tail} LIMIT @limit`);
+      this.#lists.set(tail, statement);
+    }
+    return statement;
+  }
+
+  /**
+   * The orders the status poller watches (`orders_polled`, migration 14), oldest first after `afterId`: read
+   * through their own index, so a round costs what is tracked, not the history.
+   */
+  polled(environmentId: string, afterId: number, limit: number): OrderRecord[] {
+    return this.#polled.all(environmentId, afterId, limit).map(toRecord);
   }
 
   /**

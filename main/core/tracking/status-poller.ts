@@ -5,7 +5,7 @@ import type { Store } from '../store/store.js';
 import { AdaptiveSchedule, type AdaptiveIntervals } from './adaptive-schedule.js';
 import { applyStatusRecord } from './apply-status.js';
 import { addDays, dateWindows, utcDate } from './date-windows.js';
-import { isDispatched, isTracked, TRACKED_STATES } from './tracked-orders.js';
+import { isDispatched, isTracked } from './tracked-orders.js';
 
 export interface PollerTuning {
   /** Wait after a change (and the longest wait before new orders are noticed). */
@@ -287,12 +287,15 @@ export class StatusPoller {
     return round;
   }
 
-  /** Open orders (by id), and dispatched ones still waiting to show as processed. */
+  /**
+   * Open orders (by id), and dispatched ones still waiting to show as processed: read through the store's index of
+   * the orders it watches (`orders.polled`), so a round's cost follows what is tracked, not the history.
+   */
   #scan(environmentId: string): { tracked: Map<number, OrderRecord>; awaitingProcessed: OrderRecord[] } {
     const tracked = new Map<number, OrderRecord>();
     const awaitingProcessed: OrderRecord[] = [];
     for (let afterId = 0; ;) {
-      const page = this.#deps.store.orders.list({ environmentId, states: TRACKED_STATES, afterId, limit: PAGE });
+      const page = this.#deps.store.orders.polled(environmentId, afterId, PAGE);
       for (const order of page) {
         if (order.pharmacyOrderId === null) continue;
         if (isTracked(order)) tracked.set(order.id, order);

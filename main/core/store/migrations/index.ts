@@ -12,6 +12,7 @@ import * as auditAppendCost from './010-audit-append-cost.js';
 import * as orderBodyVouch from './011-order-body-vouch.js';
 import * as auditKeyedLinks from './012-audit-keyed-links.js';
 import * as stagedEditHistory from './013-staged-edit-history.js';
+import * as scaleIndexes from './014-scale-indexes.js';
 
 /**
  * Numbered migrations, applied in order, each in its own transaction with `PRAGMA user_version` set to its
@@ -38,6 +39,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 11, name: 'order-body-vouch', up: orderBodyVouch.up },
   { version: 12, name: 'audit-keyed-links', up: auditKeyedLinks.up },
   { version: 13, name: 'staged-edit-history', up: stagedEditHistory.up },
+  { version: 14, name: 'scale-indexes', up: scaleIndexes.up },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,284 @@
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DISPATCHED_STATUSES } from '../../../shared/status.js';
+import { recoverInterrupted } from '../outbox/recovery.js';
+import { CANCELLED_STATUS, SETTLED_STATUSES, TRACKED_STATES, isTracked } from '../tracking/tracked-orders.js';
+import { ORDER_STATES_JSON, POLLED_ORDERS_WHERE } from './migrations/014-scale-indexes.js';
+import { ORDER_STATES, type OrderState } from './order-state.js';
+import { openStore, type Store } from './store.js';
+import { LOCAL, manualClock, removeDir, tempDataDir } from './testing/store-fixtures.js';
+import { buildScaleStore } from './testing/scale-store.js';
+
+/**
+ * Issue #16: every call a screen, the submitter or the poller makes finds its rows through an index, never by a
+ * scan of `orders` or `audit_entries` whose cost grows with the history. Each call runs against a store built
+ * through the store's APIs while every statement it runs is recorded with its parameters; each statement's
+ * EXPLAIN QUERY PLAN is then checked.
+ */
+
+interface Ran {
+  sql: string;
+  args: unknown[];
+}
+
+const ran: Ran[] = [];
+// eslint-disable-next-line @typescript-eslint/unbound-method -- called with .call on a database below
+const originalPrepare = Database.prototype.prepare;
+let dataDir: string;
+let store: Store;
+
+function installRecorder(): void {
+  Database.prototype.prepare = function (this: Database.Database, sql: string) {
+    const statement = originalPrepare.call(this, sql) as Database.Statement;
+    for (const method of ['all', 'get', 'run', 'iterate'] as const) {
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- applied to the statement below
+      const original = statement[method] as (...args: unknown[]) => unknown;
+      Object.defineProperty(statement, method, {
+        value(this: Database.Statement, ...args: unknown[]) {
+          ran.push({ sql, args });
+          return original.apply(this, args);
+        },
+      });
+    }
+    return statement;
+  } as typeof Database.prototype.prepare;
+}
+
+/** The plans of the statements `call` ran against the big tables. */
+function plansOf(call: () => unknown): Array<{ sql: string; plan: string[] }> {
+  ran.length = 0;
+  call();
+  const statements = ran.splice(0).filter(({ sql }) => /\b(orders|audit_entries|order_state_counts)\b/.test(sql));
+  return statements.map(({ sql, args }) => ({
+    sql,
+    plan: (
+      (originalPrepare.call(store.db, `EXPLAIN QUERY PLAN ${sql}`) as Database.Statement<unknown[]>).all(
+        ...args,
+      ) as Array<{ detail: string }>
+    ).map((row) => row.detail),
+  }));
+}
+
+/** A full scan of orders or the audit log (by any alias); a scan of a `json_each` list or a small table is fine. */
+const FULL_SCAN = /^SCAN (orders|audit_entries|o|a)\b/;
+
+function expectIndexed(call: () => unknown, index?: RegExp): void {
+  const plans = plansOf(call);
+  expect(plans.length).toBeGreaterThan(0);
+  for (const { sql, plan } of plans) {
+    const where = `${sql}\n${plan.join('\n')}`;
+    // The chain's last entry: a scan backwards by the primary key that stops at the first row (O(1)).
+    if (/ORDER BY seq DESC LIMIT 1$/.test(sql.trim())) continue;
+    expect(
+      plan.filter((line) => FULL_SCAN.test(line)),
+      where,
+    ).toEqual([]);
+    if (/\bFROM (orders|audit_entries)\b/.test(sql) || /\bUPDATE orders\b/.test(sql)) {
+      expect(
+        plan.some((line) => /^SEARCH (orders|audit_entries|o|a)\b/.test(line)),
+        where,
+      ).toBe(true);
+    }
+  }
+  if (index) {
+    expect(
+      plans.some(({ plan }) => plan.some((line) => index.test(line))),
+      plans.map((p) => p.plan.join('\n')).join('\n--\n'),
+    ).toBe(true);
+  }
+}
+
+beforeAll(() => {
+  installRecorder();
+  dataDir = tempDataDir('rx-plans-');
+  const clock = manualClock('2026-01-05T08:00:00.000Z');
+  store = openStore({ dataDir, now: clock.now });
+  store.environments.upsert(LOCAL);
+  buildScaleStore(store, { orders: 3000, batchSize: 500, environmentId: LOCAL.id }, clock);
+  // A few left in `sending`, as a crash would leave them.
+  store.orders.claimForSending(LOCAL.id, 3);
+}, 60_000);
+
+afterAll(() => {
+  Database.prototype.prepare = originalPrepare;
+  store.close();
+  removeDir(dataDir);
+});
+
+const env = LOCAL.id;
+
+describe('the Orders screen (newest first)', () => {
+  const page = { environmentId: env, newestFirst: true, limit: 100 } as const;
+  it.each<[string, Record<string, unknown>, RegExp?]>([
+    ['no filter', {}],
+    ['a state', { states: ['queued'] }, /orders_by_state/],
+    ['problem states', { states: ['in_doubt', 'held', 'rejected'] }, /orders_by_state/],
+    ['a state with nothing in it', { states: ['cancel_refused'] }, /orders_by_state/],
+    ['a clinic', { clinicCode: 'CLINIC-B' }, /orders_by_clinic\b/],
+    ['a clinic order id', { clinicOrderId: 'CO-00000042' }, /orders_by_clinic_order_id/],
+    ['a remote status', { remoteStatus: 'Prescription Dispatched' }, /orders_by_remote_status/],
+    ['a date range', { createdFrom: '2026-01-05', createdTo: '2026-01-06' }, /orders_by_created_at/],
+    ['a surname', { patientSurname: 'smi' }, /order_surnames_by_key/],
+    ['a page after the first', { beforeId: 2500 }],
+  ])('%s', (_name, filter, index) => {
+    expectIndexed(() => store.orders.list({ ...page, ...filter }), index);
+  });
+
+  it('pages newest first, through every order once', () => {
+    const seen: number[] = [];
+    for (let beforeId: number | undefined; ;) {
+      const rows = store.orders.list({ ...page, limit: 700, ...(beforeId ? { beforeId } : {}) });
+      seen.push(...rows.map((order) => order.id));
+      if (rows.length < 700) break;
+      beforeId = rows[rows.length - 1]!.id;
+    }
+    expect(seen).toEqual([...seen].sort((a, b) => b - a));
+    expect(new Set(seen).size).toBe(3000);
+  });
+
+  it('several states: merged newest first, the same orders as one filter over all', () => {
+    const states: OrderState[] = ['rejected', 'in_doubt', 'held'];
+    const merged = store.orders.list({ ...page, states, limit: 50 }).map((order) => order.id);
+    const all = store.orders
+      .list({ environmentId: env, limit: 10_000 })
+      .filter((order) => states.includes(order.state))
+      .map((order) => order.id)
+      .sort((a, b) => b - a)
+      .slice(0, 50);
+    expect(merged).toEqual(all);
+  });
+
+  it('order detail and timeline', () => {
+    expectIndexed(() => store.orders.get(42));
+    expectIndexed(() => store.audit.forOrder(42), /audit_entries_by_order/);
+  });
+});
+
+describe('counts and progress', () => {
+  it('countByState reads the kept counts, which match a count of the rows', () => {
+    const plans = plansOf(() => store.orders.countByState(env));
+    expect(plans.map((p) => p.sql).join('\n')).not.toMatch(/\bFROM orders\b/);
+    const counted = Object.fromEntries(ORDER_STATES.map((state) => [state, 0])) as Record<OrderState, number>;
+    for (const row of store.db.prepare('SELECT state, count(*) AS n FROM orders GROUP BY state').all() as Array<{
+      state: OrderState;
+      n: number;
+    }>) {
+      counted[row.state] = row.n;
+    }
+    expect(store.orders.countByState(env)).toEqual(counted);
+    expect(store.orders.countByState()).toEqual(counted);
+  });
+
+  it("migration 14's list of states is the code's", () => {
+    expect(JSON.parse(ORDER_STATES_JSON)).toEqual([...ORDER_STATES]);
+  });
+
+  it('the counts follow inserts and state changes, per environment', () => {
+    const before = store.orders.countByState(env);
+    const savepoint = store.db.transaction(() => {
+      const [id] = store.orders.claimForSending(env, 1).map((order) => order.id);
+      expect(store.orders.countByState(env)).toMatchObject({ queued: before.queued - 1, sending: before.sending + 1 });
+      store.orders.transition(
+        id!,
+        ['sending'],
+        'queued',
+        {},
+        { actor: 'system', action: 'order.requeued', details: {} },
+      );
+      expect(store.orders.countByState(env)).toEqual(before);
+      throw new Error('roll back');
+    });
+    expect(() => savepoint()).toThrow('roll back');
+    expect(store.orders.countByState(env)).toEqual(before);
+  });
+
+  it("the outbox's open work", () => {
+    expectIndexed(() => store.outboxQueue.openWork(env));
+    expect(store.outboxQueue.openWork(env)).toMatchObject({ sending: 3 });
+  });
+
+  it('the submitter: claim, due lookups and cancels, next due', () => {
+    expectIndexed(() => store.outboxQueue.dueInDoubt(env, 4));
+    expectIndexed(() => store.outboxQueue.dueCancels(env, 4));
+    expectIndexed(() => store.outboxQueue.nextDueAt(env));
+    // Rolled back: the claim's plan, without moving orders for the other tests.
+    const savepoint = store.db.transaction(() => {
+      expectIndexed(() => store.orders.claimForSending(env, 4), /orders_due_in_order/);
+      throw new Error('roll back');
+    });
+    expect(() => savepoint()).toThrow('roll back');
+  });
+});
+
+describe('the poller and start-up', () => {
+  it("the poller's round reads the watched orders through their index", () => {
+    expectIndexed(() => store.orders.polled(env, 0, 200), /orders_polled/);
+  });
+
+  it('the watched orders are exactly what the poller keeps of the tracked states', () => {
+    const polled = new Set<number>();
+    for (let afterId = 0; ;) {
+      const rows = store.orders.polled(env, afterId, 500);
+      rows.forEach((order) => polled.add(order.id));
+      if (rows.length < 500) break;
+      afterId = rows[rows.length - 1]!.id;
+    }
+    const kept = store.orders
+      .list({ environmentId: env, states: TRACKED_STATES, limit: 10_000 })
+      .filter(
+        (order) =>
+          order.pharmacyOrderId !== null && (isTracked(order) || order.remoteStatus === 'Prescription Dispatched'),
+      )
+      .map((order) => order.id);
+    expect(kept.length).toBeGreaterThan(0);
+    expect([...polled].sort((a, b) => a - b)).toEqual(kept);
+  });
+
+  it("migration 14's watched-orders WHERE names the poller's states and statuses", () => {
+    for (const state of TRACKED_STATES) expect(POLLED_ORDERS_WHERE).toContain(`'${state}'`);
+    const ends = SETTLED_STATUSES.filter((status) => status !== 'Prescription Dispatched');
+    expect(ends.sort()).toEqual(['Prescription Processed', CANCELLED_STATUS].sort());
+    expect(DISPATCHED_STATUSES).toContain('Prescription Dispatched');
+    for (const status of ends) expect(POLLED_ORDERS_WHERE).toContain(`'${status}'`);
+  });
+
+  it('start-up recovery reads only the orders in sending', () => {
+    const savepoint = store.db.transaction(() => {
+      expectIndexed(() => recoverInterrupted(store, env, new Date()), /orders_by_state/);
+      throw new Error('roll back');
+    });
+    expect(() => savepoint()).toThrow('roll back');
+  });
+});
+
+describe('the log screen', () => {
+  it.each<[string, Record<string, unknown>, RegExp?]>([
+    ['first page', {}],
+    ['one order', { orderId: 42 }, /audit_entries_by_order/],
+    ['a clinic order id', { clinicOrderId: 'CO-00000042' }, /orders_by_clinic_order_id/],
+    ['an action', { action: 'order.created' }, /audit_entries_by_action/],
+    ['every order action', { action: 'order.' }, /audit_entries_by_action/],
+  ])('%s', (_name, filter, index) => {
+    expectIndexed(() => store.audit.search({ limit: 100, ...filter }), index);
+  });
+
+  it('an action prefix merges its actions newest first', () => {
+    const merged = store.audit.search({ action: 'order.', limit: 60 }).map((entry) => entry.seq);
+    const expected = (
+      store.db
+        .prepare("SELECT seq FROM audit_entries WHERE action LIKE 'order.%' ORDER BY seq DESC LIMIT 60")
+        .all() as Array<{ seq: number }>
+    ).map((row) => row.seq);
+    expect(merged).toEqual(expected);
+  });
+
+  it('a clinic order id finds the entries of that order', () => {
+    const order = store.orders.list({ environmentId: env, clinicOrderId: 'CO-00000042' })[0]!;
+    expect(store.audit.search({ clinicOrderId: 'CO-00000042' }).map((entry) => entry.seq)).toEqual(
+      store.audit
+        .forOrder(order.id)
+        .map((entry) => entry.seq)
+        .reverse(),
+    );
+  });
+});
