@@ -12,6 +12,8 @@ import { logExport, logVerify } from './commands/log.js';
 import { login, logout } from './commands/login.js';
 import { status } from './commands/status.js';
 import { submit } from './commands/submit.js';
+import { profileAddHl7, profileList, profileRemove } from './commands/profile.js';
+import { serve } from './commands/serve.js';
 import { usageText } from './usage.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -55,6 +57,26 @@ const COMMAND_OPTIONS: Record<string, Options> = {
   cancel: { reason: { type: 'string' }, env: { type: 'string' }, clinic: { type: 'string' } },
   'log export': { format: { type: 'string' }, unmask: { type: 'boolean', default: false }, out: { type: 'string' } },
   'log verify': {},
+  serve: {
+    env: { type: 'string' },
+    mllp: { type: 'string' },
+    watch: { type: 'string', multiple: true },
+    allow: { type: 'string', multiple: true },
+    'tls-cert': { type: 'string' },
+    'tls-key': { type: 'string' },
+    'on-arrival': { type: 'string' },
+    'send-from': { type: 'string', multiple: true },
+    'hold-from': { type: 'string', multiple: true },
+    'max-message-bytes': { type: 'string' },
+    'progress-seconds': { type: 'string' },
+  },
+  'profile add-hl7': {
+    sender: { type: 'string' },
+    'message-type': { type: 'string' },
+    set: { type: 'string', multiple: true },
+  },
+  'profile list': {},
+  'profile remove': {},
 };
 
 /** How many positionals (after the command words) each command takes. */
@@ -69,12 +91,16 @@ const POSITIONALS: Record<string, string[]> = {
   'batch export': ['BATCH'],
   'batch errors': ['BATCH', 'FILE'],
   cancel: ['CLINIC_ORDER_ID'],
+  'profile add-hl7': ['NAME'],
+  'profile remove': ['NAME'],
 };
 
 function commandOf(words: string[]): string | undefined {
   const two = words.slice(0, 2).join(' ');
   if (COMMAND_OPTIONS[two]) return two;
-  return COMMAND_OPTIONS[words[0] ?? ''] && !['env', 'log', 'batch'].includes(words[0] ?? '') ? words[0] : undefined;
+  return COMMAND_OPTIONS[words[0] ?? ''] && !['env', 'log', 'batch', 'profile'].includes(words[0] ?? '')
+    ? words[0]
+    : undefined;
 }
 
 function batchNumber(text: string): number {
@@ -139,6 +165,24 @@ async function secretFromStdin(stdin: CliIo['stdin']): Promise<string> {
 function optional(values: Record<string, unknown>, name: string): string | undefined {
   const value = values[name];
   return typeof value === 'string' ? value : undefined;
+}
+
+function list(values: Record<string, unknown>, name: string): string[] {
+  const value = values[name];
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+/** The string options given, under the names a command's arguments use. */
+function optionalArgs<K extends string>(
+  values: Record<string, unknown>,
+  names: Record<K, string>,
+): Partial<Record<K, string>> {
+  const out: Partial<Record<K, string>> = {};
+  for (const [key, option] of Object.entries(names) as Array<[K, string]>) {
+    const value = optional(values, option);
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
 }
 
 /**
@@ -261,6 +305,33 @@ async function dispatch(
       return batchExportTemplate(ctx, batchNumber(first), required(values, 'template'));
     case 'batch errors':
       return batchErrors(ctx, batchNumber(first), positionals[1]!);
+    case 'serve':
+      return serve(ctx, {
+        environmentId: required(values, 'env'),
+        watch: list(values, 'watch'),
+        allow: list(values, 'allow'),
+        sendFrom: list(values, 'send-from'),
+        holdFrom: list(values, 'hold-from'),
+        ...optionalArgs(values, {
+          mllp: 'mllp',
+          tlsCert: 'tls-cert',
+          tlsKey: 'tls-key',
+          onArrival: 'on-arrival',
+          maxMessageBytes: 'max-message-bytes',
+          progressSeconds: 'progress-seconds',
+        }),
+      });
+    case 'profile add-hl7':
+      return profileAddHl7(ctx, {
+        name: first,
+        sender: required(values, 'sender'),
+        set: list(values, 'set'),
+        ...optionalArgs(values, { messageType: 'message-type' }),
+      });
+    case 'profile list':
+      return profileList(ctx);
+    case 'profile remove':
+      return profileRemove(ctx, first);
     case 'submit':
       return submit(ctx, required(values, 'env'), values['until-idle'] === true);
     case 'status':

@@ -44,6 +44,21 @@ Commands:
   submit --env ENV [--until-idle]
                      send queued orders and cancel commands; runs until interrupted, or with --until-idle
                      until nothing is queued, sending or in doubt (or sending is blocked: sign-in, outage)
+  serve --env ENV [--mllp HOST:PORT] [--watch DIR]... [--on-arrival send|hold] [--send-from SENDER]...
+            [--hold-from SENDER]... [--allow ADDRESS]... [--tls-cert PEM --tls-key PEM]
+            [--max-message-bytes N] [--progress-seconds N]
+                     live intake until SIGTERM/SIGINT: an MLLP listener (127.0.0.1 unless HOST is given;
+                     --allow limits the peers) and watched folders feed staging; with send (per sender with
+                     --send-from APP^FACILITY) valid orders go to the outbox at once, with hold (default)
+                     they wait for review; sends and tracks ENV meanwhile; prints "mllp: HOST:PORT" and
+                     "watching: DIR" when ready
+  profile add-hl7 NAME --sender APP^FACILITY [--message-type RDE^O11] --set FIELD=VALUE...
+                     save an HL7 mapping profile for a sender (what a message cannot carry, e.g.
+                     --set prescription.paymentType=Account --set prescription.courierCode=RMT24
+                     --set prescription.currencyCode=GBP)
+  profile list       the saved mapping profiles
+  profile remove NAME
+                     delete a saved profile
   status [--refresh] [--env ENV]
                      every order: clinic, clinic order id, state, pharmacy order id, remote status;
                      --refresh asks the service for the latest statuses first

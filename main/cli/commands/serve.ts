@@ -1,0 +1,159 @@
+import { resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { FolderWatcher } from '../../core/intake/folder-watcher.js';
+import { IntakeService, type IntakeMode, type IntakeResult } from '../../core/intake/intake-service.js';
+import { MllpListener } from '../../core/intake/mllp-listener.js';
+import { createLogger } from '../../core/logger.js';
+import { StagingService } from '../../core/staging/staging-service.js';
+import { inProcessRowSink } from '../../core/store/staged-batch-writer.js';
+import type { CliContext } from '../cli-context.js';
+import { EXIT, InputError, UsageError } from '../cli-errors.js';
+
+/**
+ * `serve --env ENV [--mllp HOST:PORT] [--watch DIR]…`: live intake, unattended. Runs the submitter and the status
+ * poller for ENV, an MLLP listener and folder watchers that stage what arrives (and, with the `send` rule, accept
+ * valid orders into the outbox at once), until SIGTERM/SIGINT. When ready it prints `mllp: HOST:PORT` and
+ * `watching: DIR` (one line each), then a progress line now and then. Stopping: the listener stops taking
+ * connections, the message being handled is finished and acknowledged, the watchers finish the file in hand, then
+ * the outbox stops as `submit` does (requests unanswered are recorded in doubt) and the store closes; "Stopped."
+ * is the last line.
+ */
+
+export interface ServeArgs {
+  environmentId: string;
+  mllp?: string;
+  watch: string[];
+  allow: string[];
+  tlsCert?: string;
+  tlsKey?: string;
+  onArrival?: string;
+  sendFrom: string[];
+  holdFrom: string[];
+  maxMessageBytes?: string;
+  progressSeconds?: string;
+}
+
+function hostPort(text: string): { host: string; port: number } {
+  const at = text.lastIndexOf(':');
+  const host = at > 0 ? text.slice(0, at).replace(/^\[|\]$/g, '') : '127.0.0.1';
+  const port = Number(at >= 0 ? text.slice(at + 1) : text);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--mllp takes HOST:PORT, not "${text}"`);
+  return { host, port };
+}
+
+function modeOf(text: string | undefined): IntakeMode {
+  if (text === undefined || text === 'hold') return 'hold';
+  if (text === 'send') return 'send';
+  throw new UsageError('--on-arrival is send (valid orders go to the outbox at once) or hold (for review)');
+}
+
+export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
+  if (!args.mllp && args.watch.length === 0) throw new UsageError('serve needs --mllp HOST:PORT, --watch DIR, or both');
+  if (Boolean(args.tlsCert) !== Boolean(args.tlsKey)) throw new UsageError('--tls-cert and --tls-key go together');
+  const { registry, outbox, poller, store, events } = ctx.services;
+  const environmentId = args.environmentId;
+  const environment = registry.find(environmentId);
+  if (!environment) throw new InputError(`there is no environment "${environmentId}"`);
+  if (!environment.clientId) throw new InputError(`${environmentId} has no client id: run rx-batch env add`);
+  const senders: Record<string, IntakeMode> = {};
+  for (const sender of args.sendFrom) senders[sender] = 'send';
+  for (const sender of args.holdFrom) senders[sender] = 'hold';
+  const rules = { mode: modeOf(args.onArrival), senders };
+  const folders: string[] = [];
+  for (const dir of args.watch) {
+    const path = resolve(dir);
+    const info = await stat(path).catch(() => undefined);
+    if (!info?.isDirectory()) throw new InputError(`--watch ${dir}: is not a folder`);
+    folders.push(path);
+  }
+  const logger = createLogger('rx-batch-serve', (line) => ctx.io.stderr.write(`${line}\n`));
+  // Intake imports are one message or file at a time: written on this thread (no worker per message).
+  const staging = new StagingService({
+    store,
+    codeListsFor: (id) => registry.get(id).codeLists,
+    notifyOutbox: (id) => outbox.notify(id),
+    onBatchChanged: (change) => events.emit('batches.changed', change),
+    openRowSink: inProcessRowSink,
+  });
+  const tally = { AA: 0, AE: 0, AR: 0, resent: 0, files: 0 };
+  const intake = new IntakeService({
+    store,
+    staging,
+    environmentId,
+    rules,
+    logger,
+    onOutcome: (result: IntakeResult) => {
+      if (result.resent) tally.resent += 1;
+      else tally[result.code] += 1;
+    },
+  });
+  const recovered = await intake.recover();
+  if (recovered > 0) ctx.warn(`${recovered} messages received before a stop were staged now.`);
+
+  outbox.start(environmentId);
+  poller.start(environmentId);
+  let listener: MllpListener | undefined;
+  const watchers: FolderWatcher[] = [];
+  const keepAlive = setInterval(() => undefined, 60_000);
+  let progressTimer: NodeJS.Timeout | undefined;
+  try {
+    if (args.mllp) {
+      const { host, port } = hostPort(args.mllp);
+      const maxMessageBytes = args.maxMessageBytes !== undefined ? Number(args.maxMessageBytes) : undefined;
+      listener = new MllpListener({
+        host,
+        port,
+        handle: (raw, peer) => intake.handle(raw, peer),
+        logger,
+        ...(args.allow.length > 0 ? { allow: args.allow } : {}),
+        ...(args.tlsCert && args.tlsKey ? { tls: { certPath: args.tlsCert, keyPath: args.tlsKey } } : {}),
+        ...(maxMessageBytes && maxMessageBytes > 0 ? { maxMessageBytes } : {}),
+      });
+      const bound = await listener.listen();
+      ctx.line(`mllp: ${bound.host}:${bound.port}`);
+    }
+    for (const dir of folders) {
+      const watcher = new FolderWatcher({
+        dir,
+        environmentId,
+        store,
+        staging,
+        repo: intake.repo,
+        mode: rules.mode,
+        logger,
+        onFile: () => void (tally.files += 1),
+      });
+      watcher.start();
+      watchers.push(watcher);
+      ctx.line(`watching: ${dir}`);
+    }
+    const every = Math.max(1, Number(args.progressSeconds ?? 30)) * 1000;
+    progressTimer = setInterval(() => {
+      const c = outbox.progress(environmentId).counts;
+      ctx.line(
+        `intake: ${tally.AA} AA, ${tally.AE} AE, ${tally.AR} AR, ${tally.resent} resent, ${tally.files} files` +
+          `${listener ? `, ${listener.stats.connections} connected` : ''}; outbox: ${c.created ?? 0} created, ` +
+          `${c.queued ?? 0} queued, ${(c.sending ?? 0) + (c.in_doubt ?? 0)} in flight or in doubt`,
+      );
+    }, every);
+    await new Promise<void>((done) => {
+      if (ctx.io.signal.aborted) done();
+      else ctx.io.signal.addEventListener('abort', () => done(), { once: true });
+    });
+  } finally {
+    clearInterval(keepAlive);
+    if (progressTimer) clearInterval(progressTimer);
+    await listener?.close();
+    await Promise.all(watchers.map((w) => w.stop()));
+    await intake.close();
+    await outbox.stop();
+  }
+  const counts = outbox.progress(environmentId).counts;
+  await ctx.close();
+  ctx.line(
+    `Stopped. intake: ${tally.AA} AA, ${tally.AE} AE, ${tally.AR} AR, ${tally.resent} resent, ${tally.files} files; ` +
+      `outbox: ${counts.created ?? 0} created, ${counts.queued ?? 0} queued.`,
+  );
+  return EXIT.ok;
+}

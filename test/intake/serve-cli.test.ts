@@ -1,0 +1,92 @@
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeTemplateCsv } from '../../main/core/importing/template-csv.js';
+import { uniqueOrder } from '../../main/core/staging/testing/staging-fixtures.js';
+import { envAddArgs, finished, runCli, startCli } from '../../main/cli/testing/run-cli-process.js';
+import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
+import { sendWithLibrary } from '../support/hl7-client.js';
+import { writeRde011 } from '../../main/core/importing/rde-writer.js';
+import { removeDir, tempDataDir } from '../outbox/support/outbox-fixture.js';
+
+// Issue #17: `rx-batch serve` prints its intakes exactly when ready and stops cleanly on SIGTERM; `profile
+// add-hl7/list/remove` set up a sender without the UI.
+
+let sandbox: RunningSandbox;
+const root = tempDataDir('rx-serve-cli-');
+const data = join(root, 'data');
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ statusStepMs: 3_600_000 });
+  expect((await runCli([...envAddArgs('sbx', sandbox), '--data-dir', data])).code).toBe(0);
+}, 60_000);
+
+afterAll(async () => {
+  await sandbox?.close();
+  removeDir(root);
+});
+
+describe('rx-batch serve and profile', () => {
+  it('saves, lists and removes an HL7 profile for a sender; refuses a bad --set', async () => {
+    const add = await runCli([
+      'profile',
+      'add-hl7',
+      'Clinic EPR',
+      '--sender',
+      'EPR-9^CLINIC-Z',
+      '--message-type',
+      'RDE^O11',
+      '--set',
+      'prescription.paymentType=Account',
+      '--set',
+      'prescription.courierCode=RMT24',
+      '--set',
+      'prescription.currencyCode=GBP',
+      '--data-dir',
+      data,
+    ]);
+    expect(add).toMatchObject({ code: 0, stdout: "Saved HL7 profile 'Clinic EPR' for EPR-9^CLINIC-Z (RDE^O11).\n" });
+    const list = await runCli(['profile', 'list', '--data-dir', data]);
+    expect(list.stdout).toBe(
+      'Clinic EPR\tHL7 from EPR-9^CLINIC-Z (RDE^O11)\tpaymentType=Account, courierCode=RMT24, currencyCode=GBP\n',
+    );
+    const bad = await runCli(['profile', 'add-hl7', 'X', '--sender', 'A^B', '--set', 'nonsense=1', '--data-dir', data]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/no such field/);
+    expect((await runCli(['profile', 'remove', 'Clinic EPR', '--data-dir', data])).code).toBe(0);
+    expect((await runCli(['profile', 'list', '--data-dir', data])).stdout).toBe('No saved profiles.\n');
+    expect((await runCli(['profile', 'remove', 'Clinic EPR', '--data-dir', data])).code).toBe(2);
+  }, 60_000);
+
+  it('prints mllp: and watching: when ready, takes messages and files, and stops on SIGTERM', async () => {
+    const inbox = join(root, 'inbox');
+    mkdirSync(inbox);
+    writeFileSync(join(inbox, 'at-start.csv'), writeTemplateCsv([uniqueOrder()]));
+    const child = startCli(['serve', '--env', 'sbx', '--mllp', '127.0.0.1:0', '--watch', inbox, '--data-dir', data]);
+    const done = finished(child, 60_000);
+    const ready = await new Promise<string[]>((resolve) => {
+      let out = '';
+      child.stdout?.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const lines = out.split('\n');
+        if (lines.length >= 3) resolve(lines.slice(0, 2));
+      });
+    });
+    expect(ready[0]).toMatch(/^mllp: 127\.0\.0\.1:\d+$/);
+    expect(ready[1]).toBe(`watching: ${inbox}`);
+    const port = Number(ready[0]!.split(':').at(-1));
+    const [ack] = await sendWithLibrary(port, [writeRde011(uniqueOrder(), { controlId: 'CLI-1' })]);
+    expect(ack!.get('MSA.1')).toBe('AA');
+    for (let i = 0; i < 100 && !readdirSync(join(inbox, 'done')).includes('at-start.csv'); i += 1) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(readdirSync(join(inbox, 'done'))).toEqual(['at-start.csv']);
+    child.kill('SIGTERM');
+    const run = await done;
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim().split('\n').at(-1)).toMatch(/^Stopped\. intake: 1 AA, 0 AE, 0 AR, 0 resent, 1 files/);
+    // The default rule holds for review: nothing queued.
+    const status = await runCli(['status', '--json', '--data-dir', data]);
+    expect(status.code).toBe(0);
+  }, 90_000);
+});
