@@ -665,7 +665,17 @@ export class OrdersRepo {
       parameters[name] = value;
       where.push(clause);
     };
-    add('environmentId', filter.environmentId, 'environment_id = @environmentId');
+    // The environment narrows through an index only together with the filter the index is for (state, clinic,
+    // remote status, dates: each index leads with the environment). Alone, or with a filter that has an index of its
+    // own, it is a plain test (`+environment_id`), so the page is read in id order instead of every order of the
+    // environment being sorted by id.
+    const paired =
+      state !== null ||
+      filter.clinicCode !== undefined ||
+      filter.remoteStatus !== undefined ||
+      filter.createdFrom !== undefined ||
+      filter.createdTo !== undefined;
+    add('environmentId', filter.environmentId, `${paired ? '' : '+'}environment_id = @environmentId`);
     add('batchId', filter.batchId, 'batch_id = @batchId');
     add('state', state, 'state = @state');
     add('dmdCode', filter.dmdCode, 'id IN (SELECT order_id FROM order_items WHERE dmd_code = @dmdCode)');
@@ -689,14 +699,25 @@ export class OrdersRepo {
     }
     if (newest) add('beforeId', filter.beforeId ?? Number.MAX_SAFE_INTEGER, 'id < @beforeId');
     else add('afterId', filter.afterId ?? 0, 'id > @afterId');
-    return this.#listStatement(`${where.join(' AND ')} ORDER BY id ${newest ? 'DESC' : 'ASC'}`).all(parameters);
+    return this.#listStatement(where.join(' AND '), newest ? 'DESC' : 'ASC').all(parameters);
   }
 
-  #listStatement(tail: string): Database.Statement<[Record<string, string | number>], OrderRow> {
-    let statement = this.#lists.get(tail);
+  /**
+   * The page's ids first, then its rows: where the ids must be sorted (a date range is read in time order), the
+   * sort holds ids, not whole orders.
+   */
+  #listStatement(
+    where: string,
+    order: 'ASC' | 'DESC',
+  ): Database.Statement<[Record<string, string | number>], OrderRow> {
+    const key = `${where} ${order}`;
+    let statement = this.#lists.get(key);
     if (!statement) {
-      statement = this.#db.prepare(`SELECT ${COLUMNS} FROM orders WHERE ${tail} LIMIT @limit`);
-      this.#lists.set(tail, statement);
+      statement = this.#db.prepare(`
+        SELECT ${COLUMNS} FROM orders
+        WHERE id IN (SELECT id FROM orders WHERE ${where} ORDER BY id ${order} LIMIT @limit)
+        ORDER BY id ${order}`);
+      this.#lists.set(key, statement);
     }
     return statement;
   }

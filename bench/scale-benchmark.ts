@@ -1,0 +1,250 @@
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { exportAuditLog } from '../main/core/audit/export-log.js';
+import { verifyAuditChain } from '../main/core/audit/verify-chain.js';
+import { recoverInterrupted, recoverUnclear } from '../main/core/outbox/recovery.js';
+import { openStore, type Store } from '../main/core/store/store.js';
+import { buildScaleStore } from '../main/core/store/testing/scale-store.js';
+import { LOCAL, manualClock, removeDir, tempDataDir } from '../main/core/store/testing/store-fixtures.js';
+
+/**
+ * Issue #16's scale benchmark: a store shaped like a busy year, built through the app's own store APIs
+ * (`main/core/store/testing/scale-store.ts`: realistic states, status history, cancels, rejections, about 5 audit
+ * entries an order), then each call a screen, the submitter or the poller makes against it, timed (p50/p95 over
+ * repeated calls), start-up (store open and recovery), the poller's round, `log verify` and `log export`, against
+ * the targets: ≤ 100 ms p95 a call, start-up ≤ 1 s.
+ *
+ *   npm run bench:scale                       50,000 orders (for CI)
+ *   npm run bench:scale -- --orders 2000000   the issue's size (builds for a long while)
+ *   --keep DIR                                build into DIR and keep it; a later run with --keep DIR reuses it
+ *   --repeat N                                calls a screen's call is timed (default 30)
+ *
+ * Writes `scale` into bench/results.json (the rest of the file is kept).
+ */
+
+const argument = (name: string): string | undefined => {
+  const at = process.argv.indexOf(`--${name}`);
+  return at > 0 ? process.argv[at + 1] : undefined;
+};
+const ORDERS = Number(argument('orders') ?? 50_000);
+const REPEAT = Number(argument('repeat') ?? 30);
+const KEEP = argument('keep');
+const CALL_TARGET_MS = 100;
+const START_TARGET_MS = 1000;
+const OUT = fileURLToPath(new URL('./results.json', import.meta.url));
+
+interface Timing {
+  name: string;
+  p50: number;
+  p95: number;
+  rows: number;
+  target: string;
+  verdict: string;
+}
+
+const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+
+function time(name: string, call: () => number, repeat = REPEAT, target = CALL_TARGET_MS): Timing {
+  const samples: number[] = [];
+  let rows = 0;
+  for (let i = 0; i < repeat; i += 1) {
+    const start = process.hrtime.bigint();
+    rows = call();
+    samples.push(ms(start));
+  }
+  samples.sort((a, b) => a - b);
+  const p95 = quantile(samples, 0.95);
+  return {
+    name,
+    p50: Number(quantile(samples, 0.5).toFixed(2)),
+    p95: Number(p95.toFixed(2)),
+    rows,
+    target: `≤ ${target} ms p95`,
+    verdict: p95 <= target ? 'met' : 'NOT MET',
+  };
+}
+
+function build(dataDir: string): { buildMs: number } {
+  const clock = manualClock('2025-01-01T06:00:00.000Z');
+  const store = openStore({ dataDir, now: clock.now });
+  const start = process.hrtime.bigint();
+  try {
+    store.environments.upsert(LOCAL);
+    let reported = 0;
+    buildScaleStore(
+      store,
+      {
+        orders: ORDERS,
+        environmentId: LOCAL.id,
+        onBatch: (built) => {
+          if (built - reported >= 50_000 || built === ORDERS) {
+            reported = built;
+            console.log(`  built ${built.toLocaleString('en-GB')} orders, ${(ms(start) / 1000).toFixed(0)} s`);
+          }
+        },
+      },
+      clock,
+    );
+    // A crash mid-send: a few orders left claimed, for start-up recovery to find.
+    store.orders.claimForSending(LOCAL.id, 4);
+  } finally {
+    store.close();
+  }
+  return { buildMs: ms(start) };
+}
+
+function screens(store: Store): Timing[] {
+  const env = LOCAL.id;
+  const page = { environmentId: env, newestFirst: true, limit: 100 } as const;
+  const list = (filter: Record<string, unknown>) => () => store.orders.list({ ...page, ...filter }).length;
+  const newest = store.orders.list({ ...page, limit: 1 })[0]!;
+  const middle = Math.floor(newest.id / 2);
+  const lastDay = newest.createdAt.slice(0, 10);
+  const weekBefore = new Date(Date.parse(lastDay) - 6 * 86_400_000).toISOString().slice(0, 10);
+  const someOrder = store.orders.get(middle)!;
+  return [
+    time('orders: first page, newest first', list({})),
+    time('orders: a page in the middle', list({ beforeId: middle })),
+    time('orders: state queued', list({ states: ['queued'] })),
+    time('orders: in doubt', list({ states: ['in_doubt'] })),
+    time('orders: problem orders (rejected, in doubt, held)', list({ states: ['rejected', 'in_doubt', 'held'] })),
+    time('orders: problem orders when none (cancel refused)', list({ states: ['cancel_refused'] })),
+    time('orders: a clinic', list({ clinicCode: 'CLINIC-B' })),
+    time('orders: exact clinic order id', list({ clinicOrderId: someOrder.clinicOrderId })),
+    time('orders: remote status', list({ remoteStatus: 'Prescription Dispatched' })),
+    time('orders: a 7-day date range', list({ createdFrom: weekBefore, createdTo: lastDay })),
+    time('orders: surname prefix', list({ patientSurname: 'pat' })),
+    time('order detail and timeline', () => {
+      store.orders.get(middle);
+      store.orders.origin(middle);
+      return store.audit.forOrder(middle).length + store.statusHistory.list(middle).length;
+    }),
+    time('Submissions counts (countByState + openWork)', () => {
+      store.orders.countByState(env);
+      store.outboxQueue.openWork(env);
+      return 1;
+    }),
+    time('batches list', () => store.batches.list(env).length),
+    time('log: first page', () => store.audit.search({ limit: 100 }).length),
+    time('log: one order', () => store.audit.search({ orderId: middle, limit: 100 }).length),
+    time(
+      'log: by clinic order id',
+      () => store.audit.search({ clinicOrderId: someOrder.clinicOrderId, limit: 100 }).length,
+    ),
+    time('log: an action (order.created)', () => store.audit.search({ action: 'order.created', limit: 100 }).length),
+    time('log: every order action (order.)', () => store.audit.search({ action: 'order.', limit: 100 }).length),
+    time(
+      'log: free text (a clinic order id; not indexed)',
+      () => store.audit.search({ search: someOrder.clinicOrderId, limit: 100 }).length,
+      Math.min(REPEAT, 5),
+    ),
+    time(
+      'poller round: every watched order',
+      () => {
+        let count = 0;
+        for (let afterId = 0; ;) {
+          const rows = store.orders.polled(env, afterId, 200);
+          count += rows.length;
+          if (rows.length < 200) return count;
+          afterId = rows[rows.length - 1]!.id;
+        }
+      },
+      Math.min(REPEAT, 5),
+      1000,
+    ),
+  ];
+}
+
+async function main(): Promise<void> {
+  const dataDir = KEEP ?? tempDataDir('rx-scale-');
+  const reuse = KEEP !== undefined && existsSync(`${KEEP}/rx-batch.sqlite`);
+  console.log(`scale benchmark: ${ORDERS.toLocaleString('en-GB')} orders in ${dataDir}${reuse ? ' (reused)' : ''}`);
+  try {
+    const built = reuse ? { buildMs: Number.NaN } : build(dataDir);
+    const fileBytes =
+      statSync(`${dataDir}/rx-batch.sqlite`).size +
+      (existsSync(`${dataDir}/rx-batch.sqlite-wal`) ? statSync(`${dataDir}/rx-batch.sqlite-wal`).size : 0);
+
+    // Start-up: open (migrations are current), recovery of interrupted and unclear sends, first counts.
+    const startAt = process.hrtime.bigint();
+    const store = openStore({ dataDir });
+    const recovered = recoverInterrupted(store, LOCAL.id, new Date()) + recoverUnclear(store, LOCAL.id, new Date());
+    store.orders.countByState(LOCAL.id);
+    const startMs = ms(startAt);
+    const entries = store.audit.lastSeq();
+    const orders = Object.values(store.orders.countByState()).reduce((a, b) => a + b, 0);
+
+    const timings = screens(store);
+    timings.push({
+      name: `start-up: open + recovery (${recovered} recovered)`,
+      p50: Number(startMs.toFixed(1)),
+      p95: Number(startMs.toFixed(1)),
+      rows: recovered,
+      target: `≤ ${START_TARGET_MS} ms`,
+      verdict: startMs <= START_TARGET_MS ? 'met' : 'NOT MET',
+    });
+
+    const verifyAt = process.hrtime.bigint();
+    const report = verifyAuditChain(store);
+    const verifyMs = ms(verifyAt);
+
+    let exportedBytes = 0;
+    let peakRss = process.memoryUsage().rss;
+    const rssBefore = peakRss;
+    const sink = new Writable({
+      write(chunk: Buffer | string, _encoding, done) {
+        exportedBytes += chunk.length;
+        done();
+      },
+    });
+    const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
+    const exportAt = process.hrtime.bigint();
+    const exported = await exportAuditLog(store, sink, { format: 'csv' });
+    const exportMs = ms(exportAt);
+    clearInterval(sampler);
+    store.close();
+
+    const table = timings.map((t) => ({
+      call: t.name,
+      'p50 ms': t.p50,
+      'p95 ms': t.p95,
+      rows: t.rows,
+      target: t.target,
+      verdict: t.verdict,
+    }));
+    console.table(table);
+    const summary = {
+      orders,
+      auditEntries: entries,
+      buildSeconds: Number((built.buildMs / 1000).toFixed(1)),
+      fileMB: Number((fileBytes / 1e6).toFixed(1)),
+      bytesPerOrder: Math.round(fileBytes / orders),
+      verify: { ms: Math.round(verifyMs), ok: report.ok, entries: report.ok ? report.count : null },
+      export: {
+        ms: Math.round(exportMs),
+        entries: exported.count,
+        mb: Number((exportedBytes / 1e6).toFixed(1)),
+        rssGrowthMB: Number(((peakRss - rssBefore) / 1e6).toFixed(1)),
+      },
+    };
+    console.log(summary);
+
+    let results: Record<string, unknown> = {};
+    if (existsSync(OUT)) {
+      try {
+        results = JSON.parse(readFileSync(OUT, 'utf8')) as Record<string, unknown>;
+      } catch {
+        results = {};
+      }
+    }
+    results.scale = { ranAt: new Date().toISOString(), node: process.version, ...summary, calls: timings };
+    writeFileSync(OUT, `${JSON.stringify(results, null, 2)}\n`);
+  } finally {
+    if (KEEP === undefined) removeDir(dataDir);
+  }
+}
+
+await main();
