@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net';
+import type { ConnectionOptions } from 'node:tls';
 import { Client, InboundResponse, MLLPCodec, Message } from 'node-hl7-client';
 
 /**
@@ -33,9 +34,14 @@ export function parseAck(text: string): ParsedAck {
 export async function sendWithLibrary(
   port: number,
   messages: readonly string[],
-  host = '127.0.0.1',
+  options: { host?: string; tls?: ConnectionOptions } = {},
 ): Promise<ParsedAck[]> {
-  const client = new Client({ host, connectionTimeout: 5000, maxConnectionAttempts: 3 });
+  const client = new Client({
+    host: options.host ?? '127.0.0.1',
+    connectionTimeout: 5000,
+    maxConnectionAttempts: 3,
+    ...(options.tls ? { tls: options.tls } : {}),
+  });
   const acks: ParsedAck[] = [];
   let wake: (() => void) | undefined;
   const connection = client.createConnection({ port, waitAck: true, autoConnect: true }, (response) => {

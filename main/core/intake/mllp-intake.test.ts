@@ -1,3 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RawMllpSocket, frame, parseAck, sendWithLibrary } from '../../../test/support/hl7-client.js';
 import { writeRde011 } from '../importing/rde-writer.js';
@@ -33,7 +37,7 @@ afterEach(async () => {
 
 async function start(
   rules: IntakeRules = { mode: 'hold' },
-  extra: { allow?: string[]; maxMessageBytes?: number } = {},
+  extra: { allow?: string[]; maxMessageBytes?: number; tls?: { certPath: string; keyPath: string } } = {},
 ): Promise<Running> {
   const fixture = stagingFixture();
   fixture.staging.saveProfile({
@@ -59,6 +63,7 @@ async function start(
     logger,
     ...(extra.allow ? { allow: extra.allow } : {}),
     ...(extra.maxMessageBytes ? { maxMessageBytes: extra.maxMessageBytes } : {}),
+    ...(extra.tls ? { tls: extra.tls } : {}),
   });
   const { port } = await listener.listen();
   running = { fixture, intake, listener, port, logs };
@@ -229,5 +234,46 @@ describe('MLLP intake', () => {
       errors: [{ hl7Code: '207', text: 'a|b^c~d\\e&f' }],
     });
     expect(parseAck(text).errors).toEqual([{ code: '207', text: 'a|b^c~d\\e&f' }]);
+  });
+
+  it('speaks MLLP over TLS with a certificate and key given by path', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rx-mllp-tls-'));
+    try {
+      const certPath = join(dir, 'cert.pem');
+      const keyPath = join(dir, 'key.pem');
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-keyout',
+          keyPath,
+          '-out',
+          certPath,
+          '-days',
+          '1',
+          '-subj',
+          '/CN=localhost',
+        ],
+        { stdio: 'ignore' },
+      );
+      const r = await start({ mode: 'hold' }, { tls: { certPath, keyPath } });
+      const [ack] = await sendWithLibrary(r.port, [message('CTL-TLS')], {
+        tls: { ca: readFileSync(certPath), servername: 'localhost' },
+      });
+      expect([ack!.get('MSA.1'), ack!.get('MSA.2')]).toEqual(['AA', 'CTL-TLS']);
+      // Plain TCP to the TLS port: no answer.
+      const plain = await RawMllpSocket.open(r.port);
+      plain.write(frame(message('CTL-PLAIN')));
+      await plain.waitFor(1, 2000).catch(() => undefined);
+      expect(plain.acks).toEqual([]);
+      plain.close();
+      expect(batchCount(r)).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
