@@ -86,6 +86,12 @@ export type ClaimedOrder = Pick<
   'id' | 'batchId' | 'environmentId' | 'clinicCode' | 'clinicOrderId' | 'route' | 'requestBody'
 > & { bodyChecked?: number | null };
 
+/** What the status poller's round reads of each order it watches (not the body: a round reads thousands). */
+export type PolledOrder = Pick<
+  OrderRecord,
+  'id' | 'state' | 'pharmacyOrderId' | 'remoteStatus' | 'dispatchDate' | 'createdAt'
+>;
+
 /** Fields a transition may set alongside the state; a field left out keeps its value, null clears it. */
 export interface OrderPatch {
   pharmacyOrderId?: number | null;
@@ -288,7 +294,7 @@ export class OrdersRepo {
   readonly #findByPharmacyId: Database.Statement<[string, number], OrderRow>;
   /** The list's statements, one per set of filters in use (see #listStatement). */
   readonly #lists = new Map<string, Database.Statement<[Record<string, string | number>], OrderRow>>();
-  readonly #polled: Database.Statement<[string, number, number], OrderRow>;
+  readonly #polled: Database.Statement<[string, number, number], PolledOrder>;
   readonly #insertSurname: Database.Statement<[number, string]>;
   readonly #origin: Database.Statement<[number], OriginRow>;
   readonly #source: Database.Statement<[number], SourceRow>;
@@ -332,7 +338,9 @@ export class OrdersRepo {
       `SELECT ${COLUMNS} FROM orders WHERE environment_id = ? AND pharmacy_order_id = ?`,
     );
     this.#polled = db.prepare(
-      `SELECT ${COLUMNS} FROM orders WHERE environment_id = ? AND ${POLLED_ORDERS_WHERE} AND id > ? ORDER BY id LIMIT ?`,
+      `SELECT id, state, pharmacy_order_id AS pharmacyOrderId, remote_status AS remoteStatus,
+         dispatch_date AS dispatchDate, created_at AS createdAt
+       FROM orders WHERE environment_id = ? AND ${POLLED_ORDERS_WHERE} AND id > ? ORDER BY id LIMIT ?`,
     );
     this.#insertSurname = db.prepare('INSERT INTO order_surnames (order_id, surname_key) VALUES (?, ?)');
     // The staged order an order was accepted from: same batch and identity (staged_orders_by_identity), and
@@ -726,8 +734,8 @@ export class OrdersRepo {
    * The orders the status poller watches (`orders_polled`, migration 14), oldest first after `afterId`: read
    * through their own index, so a round costs what is tracked, not the history.
    */
-  polled(environmentId: string, afterId: number, limit: number): OrderRecord[] {
-    return this.#polled.all(environmentId, afterId, limit).map(toRecord);
+  polled(environmentId: string, afterId: number, limit: number): PolledOrder[] {
+    return this.#polled.all(environmentId, afterId, limit);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { silentLogger, type Logger } from '../logger.js';
 import type { OrderServiceClient } from '../service/client.js';
-import type { OrderRecord } from '../store/orders-repo.js';
+import type { PolledOrder } from '../store/orders-repo.js';
 import type { Store } from '../store/store.js';
 import { AdaptiveSchedule, type AdaptiveIntervals } from './adaptive-schedule.js';
 import { applyStatusRecord } from './apply-status.js';
@@ -291,9 +291,9 @@ export class StatusPoller {
    * Open orders (by id), and dispatched ones still waiting to show as processed: read through the store's index of
    * the orders it watches (`orders.polled`), so a round's cost follows what is tracked, not the history.
    */
-  #scan(environmentId: string): { tracked: Map<number, OrderRecord>; awaitingProcessed: OrderRecord[] } {
-    const tracked = new Map<number, OrderRecord>();
-    const awaitingProcessed: OrderRecord[] = [];
+  #scan(environmentId: string): { tracked: Map<number, PolledOrder>; awaitingProcessed: PolledOrder[] } {
+    const tracked = new Map<number, PolledOrder>();
+    const awaitingProcessed: PolledOrder[] = [];
     for (let afterId = 0; ;) {
       const page = this.#deps.store.orders.polled(environmentId, afterId, PAGE);
       for (const order of page) {
@@ -347,7 +347,7 @@ export class StatusPoller {
    */
   async #refreshDispatch(
     tracker: Tracker,
-    orders: OrderRecord[],
+    orders: readonly PolledOrder[],
   ): Promise<{ calls: number; changed: number[]; stoppedBy?: Stop }> {
     const result: { calls: number; changed: number[]; stoppedBy?: Stop } = { calls: 0, changed: [] };
     if (orders.length === 0) return result;
