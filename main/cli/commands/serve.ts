@@ -76,6 +76,13 @@ export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
     onBatchChanged: (change) => events.emit('batches.changed', change),
     openRowSink: inProcessRowSink,
   });
+  // Files may be large: written by a worker thread while this one parses, as `rx-batch import` does.
+  const folderStaging = new StagingService({
+    store,
+    codeListsFor: (id) => registry.get(id).codeLists,
+    notifyOutbox: (id) => outbox.notify(id),
+    onBatchChanged: (change) => events.emit('batches.changed', change),
+  });
   const tally = { AA: 0, AE: 0, AR: 0, resent: 0, files: 0 };
   const intake = new IntakeService({
     store,
@@ -118,7 +125,7 @@ export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
         dir,
         environmentId,
         store,
-        staging,
+        staging: folderStaging,
         repo: intake.repo,
         mode: rules.mode,
         logger,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { createWriteStream, mkdirSync } from 'node:fs';
-import { readFile, readdir, rename, stat, writeFile } from 'node:fs/promises';
+import { createReadStream, createWriteStream, mkdirSync } from 'node:fs';
+import { readdir, rename, stat, writeFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import type { ImportOutcome } from '../../../shared/staging-views.js';
 import type { Logger } from '../logger.js';
@@ -23,7 +23,7 @@ import type { IntakeMode } from './intake-service.js';
  *   with `NAME.duplicate.txt` saying which batch it already made.
  * - Files there at start are picked up. Nothing the folder holds is deleted: files are only moved, and a name
  *   already taken in `done/` or `failed/` gets a suffix.
- * - Polling (fs.watch misses events on network shares and some platforms), every `intervalMs` (default 500 ms).
+ * - Polling (fs.watch misses events on network shares and some platforms), every `intervalMs` (default 250 ms).
  */
 
 export interface FolderWatcherOptions {
@@ -104,7 +104,7 @@ export class FolderWatcher {
             error: error instanceof Error ? error.message : String(error),
           });
         })
-        .finally(() => this.#schedule(this.#options.intervalMs ?? 500));
+        .finally(() => this.#schedule(this.#options.intervalMs ?? 250));
     }, delay);
   }
 
@@ -137,8 +137,7 @@ export class FolderWatcher {
   async #handle(name: string): Promise<void> {
     const { dir, environmentId, staging, repo, store, logger } = this.#options;
     const path = join(dir, name);
-    const bytes = await readFile(path);
-    const hash = createHash('sha256').update(bytes).digest('hex');
+    const hash = await sha256Of(path);
     const earlier = repo.fileSeen(environmentId, hash);
     if (earlier) {
       const movedTo = await moveBeside(path, this.done);
@@ -225,6 +224,13 @@ async function moveBeside(path: string, toDir: string): Promise<string> {
     await rename(path, target);
     return target;
   }
+}
+
+/** Streamed: a 100 MB file is never in memory. */
+async function sha256Of(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
 }
 
 async function writeChunks(path: string, chunks: Iterable<string>): Promise<void> {
