@@ -112,6 +112,7 @@ export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
         host,
         port,
         handle: (raw, peer) => intake.handle(raw, peer),
+        onRefusal: (refusal) => intake.recordRefusal(refusal),
         logger,
         ...(args.allow.length > 0 ? { allow: args.allow } : {}),
         ...(args.tlsCert && args.tlsKey ? { tls: { certPath: args.tlsCert, keyPath: args.tlsKey } } : {}),

@@ -104,6 +104,18 @@ export class IntakeService {
     return pending.length;
   }
 
+  /** A refusal the listener made before any message was read (a peer not allowed, a frame too large or dropped). */
+  recordRefusal(refusal: { kind: 'peer' | 'tooLarge' | 'abandoned'; peer: string }): void {
+    const { store, environmentId } = this.#options;
+    if (!store.isOpen) return;
+    store.audit.append({
+      actor: 'system',
+      action: refusal.kind === 'peer' ? 'intake.peer.refused' : 'intake.frame.refused',
+      environmentId,
+      details: { peer: refusal.peer, outcome: refusal.kind },
+    });
+  }
+
   /** Waits for the message being handled; later ones are refused. */
   async close(): Promise<void> {
     this.#closed = true;

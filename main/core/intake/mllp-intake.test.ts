@@ -60,6 +60,7 @@ async function start(
   const listener = new MllpListener({
     port: 0,
     handle: (raw, peer) => intake.handle(raw, peer),
+    onRefusal: (refusal) => intake.recordRefusal(refusal),
     logger,
     ...(extra.allow ? { allow: extra.allow } : {}),
     ...(extra.maxMessageBytes ? { maxMessageBytes: extra.maxMessageBytes } : {}),
@@ -213,6 +214,7 @@ describe('MLLP intake', () => {
     expect(ack!.get('MSA.1')).toBe('AR');
     await socket.waitFor(2, 3000).catch(() => undefined);
     expect(socket.closed).toBe(true);
+    expect(r.fixture.store.audit.search({ action: 'intake.frame.refused' })).toHaveLength(1);
     await r.listener.close();
     await r.intake.close();
     r.fixture.close();
@@ -226,6 +228,9 @@ describe('MLLP intake', () => {
     expect(refused.acks).toEqual([]);
     expect(s.logs.filter((l) => l.includes('allow-list'))).toHaveLength(1);
     expect(s.listener.stats.refusedPeers).toBe(1);
+    const refusedEntry = s.fixture.store.audit.search({ action: 'intake.peer.refused' });
+    expect(refusedEntry).toHaveLength(1);
+    expect(refusedEntry[0]!.details).toMatchObject({ outcome: 'peer' });
   });
 
   it('parses its own ACK escapes with the library', () => {

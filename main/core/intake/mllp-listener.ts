@@ -29,7 +29,14 @@ export interface MllpListenerOptions {
   /** Default 5 minutes. */
   idleTimeoutMs?: number;
   handle(raw: Buffer, peer: string): Promise<IntakeResult>;
+  /** Refusals that never reach `handle` (a peer not allowed, a frame too large or dropped), for the audit log. */
+  onRefusal?(refusal: ListenerRefusal): void;
   logger?: Logger;
+}
+
+export interface ListenerRefusal {
+  kind: 'peer' | 'tooLarge' | 'abandoned';
+  peer: string;
 }
 
 export interface MllpListenerStats {
@@ -108,6 +115,7 @@ export class MllpListener {
     if (this.#allow && !this.#allow.has(address)) {
       this.stats.refusedPeers += 1;
       log?.warn('intake: refused a connection from a peer not in the allow-list', { peer });
+      this.#options.onRefusal?.({ kind: 'peer', peer });
       socket.destroy();
       return;
     }
@@ -158,6 +166,7 @@ export class MllpListener {
             peer,
             bytes: event.bytes,
           });
+          this.#options.onRefusal?.({ kind: 'tooLarge', peer });
           const ack = buildAck(undefined, {
             code: 'AR',
             errors: [{ hl7Code: '207', text: `The message is larger than the limit (${event.bytes} bytes).` }],
@@ -167,6 +176,7 @@ export class MllpListener {
         } else {
           this.stats.malformedFrames += 1;
           log?.warn('intake: an unfinished frame was followed by a new one; it was dropped', { peer });
+          this.#options.onRefusal?.({ kind: 'abandoned', peer });
         }
       }
       // One message at a time: stop reading while the ones read are handled.
