@@ -189,8 +189,14 @@ export const calls = {
         orderId: idSchema.optional(),
         /** An action or its prefix: `order.` gives every order action. */
         action: z.string().min(1).max(64).optional(),
-        /** Text in the clinic code, clinic order id, action or details (case-insensitive). */
+        /**
+         * Text in the clinic code, clinic order id, action or details (case-insensitive): read newest first until a
+         * page is full, so a rare text costs a read of the whole log. For an order's entries by its id, use
+         * `clinicOrderId`.
+         */
         search: z.string().trim().min(1).max(100).optional(),
+        /** The entries of the orders with exactly this clinic order id, found through indexes (issue #16). */
+        clinicOrderId: z.string().trim().min(1).max(64).optional(),
         beforeSeq: idSchema.optional(),
         limit: pageLimit,
       })

@@ -266,6 +266,11 @@ describe('the core: outbox, orders, sign-in and the log through the contract', (
     expect(await api.call('log.verify', {})).toMatchObject({ ok: true });
 
     const someOrder = (await api.call('orders.list', { states: ['created'], limit: 1 })).orders[0]!;
+    // By clinic order id (issue #16: through the orders' index): that order's entries, newest first.
+    const ofOrder = await api.call('log.list', { clinicOrderId: someOrder.clinicOrderId });
+    expect(ofOrder.entries.length).toBeGreaterThan(0);
+    expect(ofOrder.entries.every((e) => e.orderId === someOrder.id)).toBe(true);
+    expect(ofOrder.entries[0]!.seq).toBeGreaterThan(ofOrder.entries[ofOrder.entries.length - 1]!.seq);
     const masked = await api.call('log.export', { format: 'csv' });
     expect(masked.masked).toBe(true);
     expect(masked.count).toBeGreaterThan(10);

@@ -19,11 +19,12 @@ class TextSink extends Writable {
 export function buildLogHandlers(services: AppServices): Pick<CallHandlers, LogCallName> {
   const { store } = services;
   return {
-    'log.list': ({ environmentId, orderId, action, search, beforeSeq, limit }) => {
+    'log.list': ({ environmentId, orderId, clinicOrderId, action, search, beforeSeq, limit }) => {
       const pageSize = limit ?? 100;
       const entries = store.audit.search({
         ...(environmentId !== undefined ? { environmentId } : {}),
         ...(orderId !== undefined ? { orderId } : {}),
+        ...(clinicOrderId !== undefined ? { clinicOrderId } : {}),
         ...(action !== undefined ? { action } : {}),
         ...(search !== undefined ? { search } : {}),
         ...(beforeSeq !== undefined ? { beforeSeq } : {}),
