@@ -187,11 +187,16 @@ export class IntakeService {
       errors.push({ hl7Code: '207', text: 'The message holds no order.' });
     }
     if (never) return this.#answer(record, header, 'AE', errors, batchId);
-    if (this.modeFor(record.sender) === 'send') {
-      const outcome = this.#options.staging.accept(batchId);
-      if (outcome.accepted > 0 || outcome.cancelled > 0) this.#options.onAccepted?.(batchId);
-    }
-    return this.#answer(record, header, 'AA', [], batchId);
+    const staged = batchId;
+    // Accepted in the same transaction as the outcome: one commit (one fsync) for both, and never one without the other.
+    const accept =
+      this.modeFor(record.sender) === 'send'
+        ? () => {
+            const outcome = this.#options.staging.accept(staged);
+            if (outcome.accepted > 0 || outcome.cancelled > 0) this.#options.onAccepted?.(staged);
+          }
+        : undefined;
+    return this.#answer(record, header, 'AA', [], batchId, accept);
   }
 
   async #stage(record: IntakeMessageRecord) {
@@ -217,11 +222,13 @@ export class IntakeService {
     code: AckCode,
     errors: AckError[],
     batchId: number | null,
+    before?: () => void,
   ): IntakeResult {
     const { store, environmentId } = this.#options;
     const ack = buildAck(header, { code, errors, now: store.now() });
     const accepted = code === 'AA' && batchId !== null && this.modeFor(record.sender) === 'send';
     store.inTransaction(() => {
+      before?.();
       this.repo.answer(record.id, code, ack, batchId);
       store.audit.append({
         actor: 'system',
