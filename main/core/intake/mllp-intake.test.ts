@@ -139,6 +139,26 @@ describe('MLLP intake', () => {
     expect(actions).toEqual(['intake.accepted', 'intake.accepted']);
   });
 
+  it('turns ORC-1 = CA into a cancel request, as a file import does (an unsent order is withdrawn)', async () => {
+    const r = await start({ mode: 'send' });
+    const order = uniqueOrder({}, 'MLLP');
+    const cancel = writeRde011(order, {
+      controlId: 'CTL-CA',
+      orderControl: 'CA',
+      timestamp: '20261126101600',
+      ...SENDER,
+    });
+    const acks = await sendWithLibrary(r.port, [message('CTL-NW', order), cancel]);
+    expect(acks.map((a) => [a.get('MSA.1'), a.get('MSA.2')])).toEqual([
+      ['AA', 'CTL-NW'],
+      ['AA', 'CTL-CA'],
+    ]);
+    const row = r.fixture.store.db
+      .prepare('SELECT state FROM orders WHERE clinic_order_id = ?')
+      .get(order.prescription.clinicOrderId) as { state: string };
+    expect(row.state).toBe('withdrawn');
+  });
+
   it('answers AE with an ERR per problem when the message can never be an order, AR when it cannot be read', async () => {
     const r = await start();
     const control = message('CTL-AE').replace('\rORC|NW|', '\rORC|XO|');
