@@ -203,7 +203,11 @@ export const calls = {
       .strict(),
     output: z.object({ entries: z.array(auditEntryViewSchema), nextBeforeSeq: z.number().int().nullable() }),
   },
-  'log.verify': { input: z.object({}).strict(), output: auditChainReportSchema },
+  /**
+   * The audit chain checked: what was appended since the last check found it whole (issue #16), or with `full`
+   * the whole chain again (a change inside the already-checked prefix is found only that way).
+   */
+  'log.verify': { input: z.object({ full: z.boolean().optional() }).strict(), output: auditChainReportSchema },
   'log.export': {
     input: z.object({ format: z.enum(['csv', 'jsonl']), unmask: z.boolean().optional() }).strict(),
     output: z.object({

@@ -166,10 +166,13 @@ export class AppServices {
     });
   }
 
-  /** `log verify`: the chain checked with the key and against the head recorded outside the database. */
-  verifyAuditLog(): AuditChainReport {
+  /**
+   * `log verify`: the chain checked with the key and against the head recorded outside the database; whole unless
+   * `incremental` (only what follows the prefix last found whole: see AuditChainGuard.verify).
+   */
+  verifyAuditLog(options: { incremental?: boolean } = {}): AuditChainReport {
     if (!this.#auditChain) throw new Error('the audit chain is not open');
-    return this.#auditChain.verify();
+    return this.#auditChain.verify(options);
   }
 
   /** Starts sending and tracking for one environment (recovery of interrupted sends comes first, in the outbox). */

@@ -288,4 +288,57 @@ describe('keyed audit chain', () => {
     store = openStore({ dataDir, now: clock.now });
     await expect(AuditChainGuard.open(store, { secrets: cli })).rejects.toThrow(AuditKeyError);
   });
+  describe('incremental verification (issue #16)', () => {
+    it('checks only what follows the prefix found whole before, remembered in the keyed secret across a restart', async () => {
+      setUp();
+      const secrets = new MemorySecretStore();
+      await open(secrets);
+      append(5);
+      expect(guard!.verified).toBeNull();
+      expect(guard!.verify({ incremental: true })).toEqual({ ok: true, count: 5 });
+      expect(guard!.verified).toEqual({ seq: 5, link: rows()[4]!.hash });
+      await close();
+      await open(secrets);
+      expect(guard!.verified).toEqual({ seq: 5, link: rows()[4]!.hash });
+      append(3);
+      // Entries 1-5 are not read again: a rewrite inside the prefix that leaves entry 5 alone is not seen...
+      dropTriggers();
+      store!.db.prepare(`UPDATE audit_entries SET details = '{"grant":"client_credentials"}' WHERE seq = 2`).run();
+      expect(guard!.verify({ incremental: true })).toEqual({ ok: true, count: 8 });
+      // ...and the whole check finds it.
+      expect(guard!.verify()).toMatchObject({ ok: false, brokenAt: 2, problem: 'altered' });
+    });
+
+    it("reports the prefix's last entry rewritten, and entries appended after it altered", async () => {
+      setUp();
+      await open(new MemorySecretStore());
+      append(4);
+      expect(guard!.verify()).toEqual({ ok: true, count: 4 });
+      append(3);
+      rewriteAndRechain(6, { markPlain: false });
+      expect(guard!.verify({ incremental: true })).toMatchObject({ ok: false, brokenAt: 6, problem: 'altered' });
+      // The prefix's last entry given another link (its content and the chain after it are another matter).
+      store!.db.prepare(`UPDATE audit_entries SET hash = '${'b'.repeat(64)}' WHERE seq = 4`).run();
+      expect(guard!.verify({ incremental: true })).toMatchObject({ ok: false, brokenAt: 4, problem: 'diverged' });
+    });
+
+    it('refuses a verified prefix edited in the secret without the key, and reads a secret from before it', async () => {
+      setUp();
+      const cli = plainFileSecrets(dataDir);
+      await open(cli);
+      append(3);
+      guard!.verify();
+      await close();
+      const file = join(dataDir, PLAIN_SECRETS_FILE);
+      const saved = JSON.parse(readFileSync(file, 'utf8')) as { entries: Record<string, string> };
+      const secret = JSON.parse(saved.entries[AUDIT_CHAIN_SECRET]!) as Record<string, unknown>;
+      expect(secret).toMatchObject({ version: 2, verified: { seq: 3 } });
+      saved.entries[AUDIT_CHAIN_SECRET] = JSON.stringify({ ...secret, verified: { seq: 2, link: 'a'.repeat(64) } });
+      writeFileSync(file, JSON.stringify(saved));
+      store = openStore({ dataDir, now: clock.now });
+      await expect(AuditChainGuard.open(store, { secrets: cli })).rejects.toThrow(AuditKeyError);
+      store.close();
+      store = undefined;
+    });
+  });
 });

@@ -41,6 +41,8 @@ export class AuditChainGuard {
   #secret: ChainSecret;
   #frozen = false;
   #dirty = false;
+  /** The verified prefix moved since the secret was last written. */
+  #verifiedDirty = false;
   #timer: NodeJS.Timeout | undefined;
   #writing: Promise<void> = Promise.resolve();
   #closed = false;
@@ -88,13 +90,33 @@ export class AuditChainGuard {
     return this.#secret.head;
   }
 
-  /** The chain checked with this program's key (and any other it could read) against the recorded head. */
-  verify(): AuditChainReport {
-    return verifyAuditChain(this.#store, {
+  /**
+   * The chain checked with this program's key (and any other it could read) against the recorded head. Whole by
+   * default; `incremental`: only what was appended after the prefix a verification found whole before (its last
+   * entry's link kept in the keyed secret, next to the head), after checking that entry is unchanged. Either way a
+   * whole chain moves that prefix to its end (written off this call, like the head).
+   */
+  verify(options: { incremental?: boolean } = {}): AuditChainReport {
+    const report = verifyAuditChain(this.#store, {
       keys: this.#keys,
       head: this.#secret.head,
       keyedSince: this.#secret.since,
+      verified: options.incremental ? (this.#secret.verified ?? null) : null,
     });
+    if (report.ok && report.count > 0 && report.count !== this.#secret.verified?.seq && !this.#frozen) {
+      const link = this.#store.audit.linkAt(report.count);
+      if (link !== null) {
+        this.#secret = { ...this.#secret, verified: { seq: report.count, link } };
+        this.#verifiedDirty = true;
+        void this.#enqueueWrite();
+      }
+    }
+    return report;
+  }
+
+  /** The end of the prefix last found whole (null before the first verification). */
+  get verified(): ChainHead | null {
+    return this.#secret.verified ?? null;
   }
 
   /** Writes the head now if appends moved it (tests, and close). */
@@ -131,7 +153,13 @@ export class AuditChainGuard {
     return this.#writing;
   }
 
+  /** The head if appends moved it, and the verified prefix if a verification moved it (one write for both). */
   async #writeHead(): Promise<void> {
+    await this.#writeMovedHead();
+    if (this.#verifiedDirty && !this.#closed && !this.#frozen) await this.#writeSecret(this.#secret);
+  }
+
+  async #writeMovedHead(): Promise<void> {
     if (!this.#dirty || this.#frozen || this.#closed || !this.#store.isOpen) return;
     if (this.#store.audit.inTransaction) {
       // What it reads now may still roll back: try again once the transaction is over.
@@ -147,13 +175,30 @@ export class AuditChainGuard {
       return;
     }
     const next: ChainSecret = { ...this.#secret, head: newest };
+    const verifiedDirty = this.#verifiedDirty;
+    this.#verifiedDirty = false;
     try {
       await this.#secrets.set(AUDIT_CHAIN_SECRET, sealChainSecret(next));
-      this.#secret = next;
+      // A verification during the write keeps its prefix (written next time).
+      this.#secret = { ...this.#secret, head: newest };
     } catch (error) {
+      this.#verifiedDirty ||= verifiedDirty;
       // The recorded head only lags (a lower bound); the next append tries again.
       this.#dirty = true;
       this.#log.warn('could not record the audit chain head', {
+        error: error instanceof Error ? error.message.slice(0, 200) : 'unknown',
+      });
+    }
+  }
+
+  /** Writes the secret as it is now (the verified prefix moved, the head did not). */
+  async #writeSecret(secret: ChainSecret): Promise<void> {
+    this.#verifiedDirty = false;
+    try {
+      await this.#secrets.set(AUDIT_CHAIN_SECRET, sealChainSecret(secret));
+    } catch (error) {
+      this.#verifiedDirty = true;
+      this.#log.warn('could not record the verified audit prefix', {
         error: error instanceof Error ? error.message.slice(0, 200) : 'unknown',
       });
     }

@@ -10,7 +10,7 @@ import type { LinkKey } from './audit-entry.js';
  * secret holding both, so neither can be removed without the other.
  */
 
-/** The SecretStore entry: `{ version, key, since, head, mac }` as JSON. */
+/** The SecretStore entry: `{ version, key, since, head, verified, mac }` as JSON (version 1: no `verified`). */
 export const AUDIT_CHAIN_SECRET = 'audit/chain';
 
 /**
@@ -59,15 +59,18 @@ export interface ChainHead {
 }
 
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
-const secretSchema = z
-  .object({
-    version: z.literal(1),
-    key: z.string().regex(/^[A-Za-z0-9+/]{43}=$/),
-    since: z.number().int().positive(),
-    head: z.object({ seq: z.number().int().positive(), link: hex64 }).strict().nullable(),
-    mac: hex64,
-  })
-  .strict();
+const headSchema = z.object({ seq: z.number().int().positive(), link: hex64 }).strict().nullable();
+const secretFields = {
+  key: z.string().regex(/^[A-Za-z0-9+/]{43}=$/),
+  since: z.number().int().positive(),
+  head: headSchema,
+  mac: hex64,
+};
+/** Version 1 (before issue #16) has no verified prefix; version 2 adds it, under the MAC too. */
+const secretSchema = z.union([
+  z.object({ version: z.literal(1), ...secretFields }).strict(),
+  z.object({ version: z.literal(2), ...secretFields, verified: headSchema }).strict(),
+]);
 
 export class AuditKeyError extends Error {
   constructor(message: string) {
@@ -84,15 +87,35 @@ export interface ChainSecret {
   key: AuditKey;
   since: number;
   head: ChainHead | null;
+  /**
+   * The last entry of the prefix a verification found whole (issue #16: `log verify` then checks only what follows);
+   * null before the first. Absent: read from a version 1 secret, none.
+   */
+  verified?: ChainHead | null;
 }
 
 function headMac({ key, since, head }: ChainSecret): string {
   return key.mac(JSON.stringify(['rx-batch-audit-head-v1', key.id, since, head?.seq ?? null, head?.link ?? null]));
 }
 
+function headMacV2({ key, since, head, verified }: ChainSecret): string {
+  return key.mac(
+    JSON.stringify([
+      'rx-batch-audit-head-v2',
+      key.id,
+      since,
+      head?.seq ?? null,
+      head?.link ?? null,
+      verified?.seq ?? null,
+      verified?.link ?? null,
+    ]),
+  );
+}
+
 export function sealChainSecret(secret: ChainSecret): string {
   const { key, since, head } = secret;
-  return JSON.stringify({ version: 1, key: key.exportSecret(), since, head, mac: headMac(secret) });
+  const verified = secret.verified ?? null;
+  return JSON.stringify({ version: 2, key: key.exportSecret(), since, head, verified, mac: headMacV2(secret) });
 }
 
 /** Reads the secret; refuses it whole if the MAC over `since` and `head` does not hold (never trusts either). */
@@ -104,12 +127,14 @@ export function openChainSecret(text: string): ChainSecret {
     throw new AuditKeyError('the saved audit key is unreadable');
   }
   if (!parsed.success) throw new AuditKeyError('the saved audit key is unreadable');
-  const secret = {
+  const secret: ChainSecret = {
     key: new AuditKey(Buffer.from(parsed.data.key, 'base64')),
     since: parsed.data.since,
     head: parsed.data.head,
+    verified: parsed.data.version === 2 ? parsed.data.verified : null,
   };
-  if (!timingSafeEqual(Buffer.from(headMac(secret), 'hex'), Buffer.from(parsed.data.mac, 'hex'))) {
+  const mac = parsed.data.version === 2 ? headMacV2(secret) : headMac(secret);
+  if (!timingSafeEqual(Buffer.from(mac, 'hex'), Buffer.from(parsed.data.mac, 'hex'))) {
     throw new AuditKeyError("the saved audit chain head does not match its key's MAC");
   }
   return secret;

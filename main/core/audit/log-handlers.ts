@@ -35,7 +35,8 @@ export function buildLogHandlers(services: AppServices): Pick<CallHandlers, LogC
         nextBeforeSeq: entries.length === pageSize ? entries[entries.length - 1]!.seq : null,
       });
     },
-    'log.verify': () => Promise.resolve(services.verifyAuditLog()),
+    // The screen's check is incremental (what was appended since the last whole check) unless it asks for `full`.
+    'log.verify': ({ full }) => Promise.resolve(services.verifyAuditLog({ incremental: full !== true })),
     'log.export': async ({ format, unmask }) => {
       const sink = new TextSink();
       const { count } = await exportAuditLog(store, sink, { format, unmask: unmask ?? false });

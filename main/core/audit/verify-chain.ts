@@ -16,6 +16,12 @@ export interface VerifyOptions {
   head?: ChainHead | null;
   /** The first seq this program's key linked: every entry from there on must be keyed. */
   keyedSince?: number | null;
+  /**
+   * The end of a prefix verified before (kept outside the database under the key: `ChainSecret.verified`): only
+   * what follows it is checked, after checking that the entry at its seq still has its link. A change inside the
+   * prefix that leaves that entry alone is found only by a full verification (no `verified`).
+   */
+  verified?: ChainHead | null;
 }
 
 /**
@@ -38,7 +44,38 @@ export function verifyAuditChain(store: Store, options: VerifyOptions = {}): Aud
   let expectedSeq = 1;
   let prevHash = GENESIS_HASH;
   let keyedFrom = 0;
-  for (const row of store.audit.rows()) {
+  const verified = options.verified ?? null;
+  if (verified) {
+    const [row] = store.audit.rows(verified.seq - 1);
+    if (!row || row.seq !== verified.seq) {
+      return broken(
+        verified.seq,
+        'truncated',
+        `entry ${verified.seq}, verified before, is missing: the log was cut short`,
+      );
+    }
+    if (row.hash !== verified.link) {
+      return broken(
+        row.seq,
+        'diverged',
+        `entry ${row.seq} is not the entry verified before: the log was rewritten, or an older copy was restored`,
+      );
+    }
+    // The prefix passed: no plain link follows a keyed one in it, so a keyed last entry means keyed from there on.
+    if (row.linkScheme !== LINK_PLAIN && row.keyId !== null) keyedFrom = row.seq;
+    prevHash = row.hash;
+    expectedSeq = row.seq + 1;
+    // A recorded head inside the prefix: the entry there must still be the recorded one.
+    if (head && head.seq <= verified.seq && store.audit.linkAt(head.seq) !== head.link) {
+      return broken(
+        head.seq,
+        'diverged',
+        `entry ${head.seq} is not the entry recorded outside the database: the log was rewritten, or an older copy ` +
+          'was restored and written on',
+      );
+    }
+  }
+  for (const row of store.audit.rows(expectedSeq - 1)) {
     if (row.seq !== expectedSeq) {
       return broken(row.seq, 'missing', `entry ${row.seq} follows ${expectedSeq - 1}: entries are missing`);
     }

@@ -29,7 +29,7 @@ export class AuditRepo {
   readonly #linkAt: Database.Statement<[number], { hash: string }>;
   readonly #insert: Database.Statement<[InsertRow]>;
   readonly #page: Database.Statement<[number, number, number], AuditRow>;
-  readonly #all: Database.Statement<[], ChainRow>;
+  readonly #all: Database.Statement<[number], ChainRow>;
   readonly #forOrder: Database.Statement<[number], AuditRow>;
   /** The search's statements, one per set of filters in use (see #searchPage). */
   readonly #searches = new Map<string, Database.Statement<[Record<string, string | number>], AuditRow>>();
@@ -55,7 +55,7 @@ export class AuditRepo {
     );
     this.#page = db.prepare(`SELECT ${ROW_COLUMNS} FROM audit_entries WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`);
     this.#all = db.prepare(
-      `SELECT ${ROW_COLUMNS}, link_scheme AS linkScheme, key_id AS keyId FROM audit_entries ORDER BY seq`,
+      `SELECT ${ROW_COLUMNS}, link_scheme AS linkScheme, key_id AS keyId FROM audit_entries WHERE seq > ? ORDER BY seq`,
     );
     this.#forOrder = db.prepare(`SELECT ${ROW_COLUMNS} FROM audit_entries WHERE order_id = ? ORDER BY seq`);
     this.#firstAction = db.prepare(
@@ -151,9 +151,12 @@ export class AuditRepo {
     return this.#page.all(afterSeq, upToSeq, limit);
   }
 
-  /** Every row in seq order, with how its link was made. Synchronous: the connection is busy until it ends. */
-  rows(): IterableIterator<ChainRow> {
-    return this.#all.iterate();
+  /**
+   * Every row after `afterSeq` (default: all) in seq order, with how its link was made. Synchronous: the
+   * connection is busy until it ends.
+   */
+  rows(afterSeq = 0): IterableIterator<ChainRow> {
+    return this.#all.iterate(afterSeq);
   }
 
   forOrder(orderId: number): AuditEntry[] {
