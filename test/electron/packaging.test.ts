@@ -70,6 +70,7 @@ describe('electron-builder.yml (release)', () => {
     const packageJson = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as {
       main: string;
       optionalDependencies: Record<string, string>;
+      allowScripts: Record<string, boolean>;
     };
     expect(packageJson.main.startsWith('out/')).toBe(true);
     const files = JSON.stringify(config.files);
@@ -77,6 +78,8 @@ describe('electron-builder.yml (release)', () => {
     expect(config.asarUnpack).toContain('**/node_modules/better-sqlite3/**');
     // better-sqlite3 is N-API: its prebuilt binary loads in Electron as it is (test/e2e/packaging.spec.ts packs it).
     expect(config.npmRebuild).toBe(false);
+    // Nor on install: npm ci would run node-gyp for it (the lockfile loses its gypfile: false) unless denied here.
+    expect(packageJson.allowScripts['better-sqlite3']).toBe(false);
     expect(config.asar).not.toBe(false);
     // The Node binaries the scripts and tests run on are optional dependencies, so production ones: each is left out.
     for (const name of Object.keys(packageJson.optionalDependencies)) {
