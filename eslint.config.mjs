@@ -45,7 +45,7 @@ const noNodeInBrowserCode = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules', 'out', 'dist', '.native', 'test-results', 'playwright-report', 'test/fixtures'] },
+  { ignores: ['node_modules', 'out', 'dist', 'test-results', 'playwright-report', 'test/fixtures'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -2,8 +2,9 @@ import { defineConfig } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './test/support/browser.js';
 
 /**
- * End-to-end tests against the built app (`npm run build` first): browser mode in Debian's Chromium, and the
- * Electron shell where its binary exists. One worker: each worker starts a whole app with its own sandbox.
+ * End-to-end tests against the built app (`npm run build` first): browser mode in Debian's Chromium, the Electron
+ * shell where its binary exists, and the packaged layout (electron-builder with a stand-in Electron binary). One
+ * worker: each worker starts a whole app with its own sandbox.
  */
 export default defineConfig({
   testDir: 'test/e2e',

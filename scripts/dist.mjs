@@ -2,11 +2,9 @@
 //   node scripts/dist.mjs               release installers into dist/
 //   node scripts/dist.mjs --test-build  the same with the inspect fuse on (electron-builder.test.yml), for e2e
 //   node scripts/dist.mjs -- --linux deb  anything after `--` goes to electron-builder
-// electron-builder rebuilds better-sqlite3 in node_modules for Electron's ABI; Node's build is put back afterwards,
-// so `npm test` runs straight after a dist (see README "Native SQLite").
+// Nothing in node_modules is rebuilt: better-sqlite3's N-API build is the same for Node and Electron.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
@@ -26,24 +24,6 @@ function run(command, commandArgs) {
   return result.status ?? 1;
 }
 
-const nodeBuild = join(root, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
-const backup = join(root, '.native', 'node-build', 'better_sqlite3.node');
-
 let code = run(bin('electron-vite'), ['build']);
-if (code === 0) {
-  const hadNodeBuild = existsSync(nodeBuild);
-  if (hadNodeBuild) {
-    mkdirSync(dirname(backup), { recursive: true });
-    copyFileSync(nodeBuild, backup);
-  }
-  try {
-    code = run(bin('electron-builder'), ['--config', config, '--publish', 'never', ...passThrough]);
-  } finally {
-    if (hadNodeBuild) {
-      mkdirSync(dirname(nodeBuild), { recursive: true });
-      copyFileSync(backup, nodeBuild);
-      rmSync(dirname(backup), { recursive: true, force: true });
-    }
-  }
-}
+if (code === 0) code = run(bin('electron-builder'), ['--config', config, '--publish', 'never', ...passThrough]);
 process.exit(code);

@@ -13,9 +13,7 @@ function run(command, args) {
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 let code;
 if (electronBinary()) {
-  // Builds better-sqlite3 for Electron's ABI beside Node's own build (once per Electron version), then starts.
-  code = await run(process.execPath, ['scripts/electron-native.mjs']);
-  if (code === 0) code = await run(npm, ['exec', '--', 'electron-vite', 'preview']);
+  code = await run(npm, ['exec', '--', 'electron-vite', 'preview']);
 } else {
   console.log(
     'Electron binary not installed (download skipped or not possible here); starting the same UI in browser mode: npm run start:browser',

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,8 +33,6 @@ test.beforeAll(async () => {
     return;
   }
   test.setTimeout(300_000);
-  // better-sqlite3 for Electron's ABI, as `npm start` prepares it (once per Electron version).
-  execFileSync(process.execPath, ['scripts/electron-native.mjs'], { cwd: REPO_ROOT, stdio: 'inherit' });
   dataDir = await mkdtemp(join(tmpdir(), 'rxbatch-electron-'));
   app = await electron.launch({
     executablePath: binary,

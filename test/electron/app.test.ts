@@ -27,6 +27,8 @@ vi.mock('electron', () => import('./electron-double.js'));
 
 let dataDir: string;
 let window: BrowserWindow;
+/** What the entry asked of `app` while it started (Vitest clears mock calls before each test). */
+let startup: { singleInstanceLock: unknown[][]; enableSandbox: number };
 /** Batches the admin hands over, outside the data directory. */
 let batches: string;
 const TEMPLATE_EXAMPLE = join(import.meta.dirname, '../fixtures/import/template-example.csv');
@@ -40,6 +42,10 @@ beforeAll(async () => {
   writeFileSync(join(batches, 'tuesday', 'scan.pdf'), '%PDF');
   vi.stubEnv('RXBATCH_DATA_DIR', dataDir);
   await import('../../main/electron/app.js');
+  startup = {
+    singleInstanceLock: [...app.requestSingleInstanceLock.mock.calls],
+    enableSandbox: app.enableSandbox.mock.calls.length,
+  };
   await vi.waitFor(
     () => {
       const created = BrowserWindow.created[0];
@@ -69,8 +75,8 @@ function call(name: string, input: unknown) {
 
 describe('the desktop shell, wired', () => {
   it('holds the single-instance lock, sandboxes every renderer and registers app:// before ready', () => {
-    expect(app.requestSingleInstanceLock).toHaveBeenCalledWith({ files: [] });
-    expect(app.enableSandbox).toHaveBeenCalled();
+    expect(startup.singleInstanceLock).toEqual([[{ files: [] }]]);
+    expect(startup.enableSandbox).toBeGreaterThan(0);
     expect(protocol.privileged.map((entry) => entry.scheme)).toContain('app');
     expect(protocol.handlers.has('app')).toBe(true);
   });

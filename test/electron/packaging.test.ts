@@ -65,14 +65,26 @@ describe('electron-builder.yml (release)', () => {
     });
   });
 
-  it('packs the built app, rebuilds native modules for Electron and unpacks SQLite from the archive', async () => {
+  it('packs the built app, rebuilds nothing and unpacks SQLite from the archive', async () => {
     const config = await load('electron-builder.yml');
-    const packageJson = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { main: string };
+    const packageJson = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as {
+      main: string;
+      optionalDependencies: Record<string, string>;
+      allowScripts: Record<string, boolean>;
+    };
     expect(packageJson.main.startsWith('out/')).toBe(true);
-    expect(JSON.stringify(config.files)).toContain('out/**');
+    const files = JSON.stringify(config.files);
+    expect(files).toContain('"out/**"');
     expect(config.asarUnpack).toContain('**/node_modules/better-sqlite3/**');
-    expect(config.npmRebuild).toBe(true);
+    // better-sqlite3 is N-API: its prebuilt binary loads in Electron as it is (test/e2e/packaging.spec.ts packs it).
+    expect(config.npmRebuild).toBe(false);
+    // Nor on install: npm ci would run node-gyp for it (the lockfile loses its gypfile: false) unless denied here.
+    expect(packageJson.allowScripts['better-sqlite3']).toBe(false);
     expect(config.asar).not.toBe(false);
+    // The Node binaries the scripts and tests run on are optional dependencies, so production ones: each is left out.
+    for (const name of Object.keys(packageJson.optionalDependencies)) {
+      expect(files, name).toContain(`"!**/node_modules/${name}/**"`);
+    }
   });
 
   it('builds the core host as its own file in out/main, which the packed files include', async () => {

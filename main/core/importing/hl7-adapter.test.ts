@@ -119,8 +119,8 @@ describe('the HL7 adapter', () => {
       }
     }
     expect(compared).toBeGreaterThan(1000);
-    // The library takes the "MSH|" inside MSH-4 "CLINIC-MSH" for a second message; the adapter reads it (see the
-    // clinic-from-msh4.hl7 case in fixtures.test.ts).
-    expect(refusedByLibrary).toEqual(['clinic-from-msh4.hl7']);
+    // node-hl7-client 3.2 took the "MSH|" inside MSH-4 "CLINIC-MSH" for a second message; 4.0 reads every fixture,
+    // clinic-from-msh4.hl7 included, so all of them are compared field by field.
+    expect(refusedByLibrary).toEqual([]);
   });
 });

@@ -3,16 +3,16 @@ import { Message } from 'node-hl7-client';
 /**
  * A small typed view of one HL7 v2 message. The rest of the importer sees only this file's types.
  *
- * node-hl7-client 3.2 (the maintained parser; 4.x needs Node 22) was the first choice. What it does, and what
- * this adapter does instead:
+ * node-hl7-client (the maintained parser; 4.0 since the move to Node 24) was the first choice. What it does, and
+ * what this adapter does instead:
  * - Its tree makes every segment, field, repetition, component and subcomponent an EventEmitter, and it throws
  *   (an Error with a stack trace) for every absent component. Measured here: about 325 µs per message, 6.5 s for
  *   the benchmark's 20,000 messages against 27 ms for a raw segment split. So this adapter splits the structure
  *   itself, lazily, by the delimiters the message declares in MSH-1/MSH-2 (a plain split per level; HL7 has no
  *   quoting, so nothing more is needed) and uses the library for what takes knowledge: escape sequences.
  *   hl7-adapter.test.ts reads every field of the fixture corpus both ways and checks they agree.
- * - Its segment finder matches `MSH|` anywhere (the regex `(\n|\r|)(MSH)\|` has an empty alternative), so a
- *   sending facility such as `CLINIC-MSH` makes it refuse the message as "Multiple MSH segments found".
+ * - Up to 3.2 its segment finder matched `MSH|` anywhere, so a sending facility such as `CLINIC-MSH` made it
+ *   refuse the message as "Multiple MSH segments found"; 4.0 reads such a message (the fixtures test compares it).
  * - Repetitions cannot be addressed by path in 3.2 (`PID.11.2.1` throws "this.message is not defined") and path
  *   reads always return the first repetition; here every level is addressed by index.
  * - It splits segments on `\r` only when the text contains one, else on `\n`, so `\r\n` would leave `\n` at the

@@ -255,6 +255,16 @@ export class EnvironmentRunner {
     });
   }
 
+  /** A pump on the next turn even when not running: it commits pending environment events and settles waiters. */
+  #pumpSoon(): void {
+    if (this.#pumpQueued) return;
+    this.#pumpQueued = true;
+    setImmediate(() => {
+      this.#pumpQueued = false;
+      this.#pump();
+    });
+  }
+
   /** The admin's pause is stored (with its audit entry), so a restart stays paused until resume(). */
   pause(reason: string): void {
     const stored = reason.trim() === '' ? 'paused by the admin' : reason;
@@ -910,7 +920,13 @@ export class EnvironmentRunner {
     const state = this.#state(open);
     const blocked = state === 'paused' || state === 'sign-in-required' || state === 'service-unavailable';
     let settle = [...this.#waiters].filter((w) => (!open && this.#running) || (blocked && w.stopWhenBlocked));
-    // A waiter hears "idle" or "blocked" only once what it would then rely on is on disk.
+    // A waiter hears "idle" or "blocked" only once the audit entries and attention events of that state are out
+    // (the next pump commits and emits them; until then a sync finishing first must not settle it)...
+    if (settle.length > 0 && this.#envEvents.length > 0) {
+      this.#pumpSoon();
+      settle = [];
+    }
+    // ...and once what it would then rely on is on disk.
     if (settle.length > 0 && !this.#group.allDurable()) {
       this.#syncInBackground();
       settle = [];

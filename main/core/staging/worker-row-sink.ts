@@ -86,7 +86,9 @@ class WorkerRowSink implements StagedRowSink {
     this.#exited = worker
       ? new Promise((resolve) => {
           worker.on('message', (message: FromRowWorker) => this.#onMessage(message));
-          worker.on('error', (error) => this.#onBroken(error));
+          worker.on('error', (error: unknown) =>
+            this.#onBroken(error instanceof Error ? error : new Error(String(error))),
+          );
           worker.once('exit', () => {
             if (!this.#ended) this.#onBroken(new Error('the import writer stopped'));
             resolve();

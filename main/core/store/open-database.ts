@@ -1,30 +1,14 @@
 import Database from 'better-sqlite3';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 
 /**
- * One better-sqlite3 package, two ABIs. Under Node (tests, CLI, sandbox) the module's own build is used. Under
- * Electron in development, `scripts/electron-native.mjs` compiles a second copy for Electron's ABI into
- * `.native/electron-<abi>/`, and this picks it by `process.versions.modules`, so `npm test` and `npm start`
- * never rebuild over each other. In the packaged app electron-builder has rebuilt node_modules for Electron,
- * so the module's own build is already the right one.
+ * The only place that opens a database. better-sqlite3 13 is an N-API module with prebuilt binaries inside its npm
+ * package, so the same file loads under Node (tests, CLI, sandbox) and under Electron (development and the packaged
+ * app, where electron-builder unpacks it from the asar archive): no second build for Electron's ABI.
  */
-export function nativeBindingPath(root = process.cwd()): string | undefined {
-  if (!process.versions.electron) return undefined;
-  const candidate = join(root, '.native', `electron-${process.versions.modules}`, 'better_sqlite3.node');
-  return existsSync(candidate) ? candidate : undefined;
-}
-
 export interface OpenDatabaseOptions {
   readonly?: boolean;
-  /** Directory holding `.native/`; defaults to the working directory. */
-  root?: string;
 }
 
 export function openDatabase(file: string, options: OpenDatabaseOptions = {}): Database.Database {
-  const nativeBinding = nativeBindingPath(options.root);
-  return new Database(file, {
-    readonly: options.readonly ?? false,
-    ...(nativeBinding ? { nativeBinding } : {}),
-  });
+  return new Database(file, { readonly: options.readonly ?? false });
 }
