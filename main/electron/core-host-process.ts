@@ -4,7 +4,7 @@ import type { HostChannel, HostSpawner } from '../host/core-client.js';
 /**
  * The desktop app's core host: an Electron utility process running the host entry (out/main/core-host.js), so
  * SQLite, imports, accepts and the submitter never hold the main process (windows, menus, dialogs) or each other's
- * window. It is Electron's own Node, so the `.native` Electron build of better-sqlite3 is the one it loads.
+ * window. It runs on Electron's own Node, which loads better-sqlite3's one N-API binary as plain Node does.
  */
 export function utilityProcessSpawner(entry: string): HostSpawner {
   return (): HostChannel => {
