@@ -23,9 +23,9 @@ export function parseAck(text: string): ParsedAck {
   const errors: ParsedAck['errors'] = [];
   const segments = text.split('\r').filter((s) => s.startsWith('ERR'));
   for (let i = 0; i < segments.length; i += 1) {
-    // Repeated segments: the library's list, 0-based; fields within a segment by number.
+    // Repeated segments: the library's list, 0-based; within one, a path from its name (4.0) or a field number.
     const segment = message.get('ERR').get(i);
-    errors.push({ code: segment.get('3.1').toString(), text: segment.get(8).toString() });
+    errors.push({ code: segment.get('ERR.3.1').toString(), text: segment.get(8).toString() });
   }
   return { text, get: (path) => message.get(path).toString(), errors };
 }
@@ -38,13 +38,15 @@ export async function sendWithLibrary(
 ): Promise<ParsedAck[]> {
   const client = new Client({
     host: options.host ?? '127.0.0.1',
+    // node-hl7-client 4 asks which HL7 version a client and listener speak: the tests' messages are v2.5.
+    version: '2.5',
     connectionTimeout: 5000,
     maxConnectionAttempts: 3,
     ...(options.tls ? { tls: options.tls } : {}),
   });
   const acks: ParsedAck[] = [];
   let wake: (() => void) | undefined;
-  const connection = client.createConnection({ port, waitAck: true, autoConnect: true }, (response) => {
+  const connection = client.createConnection({ port, version: '2.5', waitAck: true, autoConnect: true }, (response) => {
     acks.push(parseAck(response.getMessage().toString()));
     wake?.();
     return Promise.resolve();
