@@ -90,12 +90,14 @@ test('journey 1: CSV with errors → fix → accept → sent → dispatched and 
   const details = page.getByRole('complementary', { name: /Order 2/ });
   await expect(details).toContainText('journey-1.csv, line 3, column homePostCode');
 
-  // Only problems, then fix the postcode in place with the keyboard: Enter edits, Enter saves and re-validates.
+  // Only problems (and only the columns with problems), then fix the postcode in place with the keyboard: Enter
+  // edits, Enter saves and re-validates.
   await page.getByLabel('Only orders with problems').check();
   await expect(grid.getByRole('gridcell', { name: new RegExp(id(1)) })).toHaveCount(0);
+  await expect(grid.getByRole('columnheader', { name: 'Telephone' })).toHaveCount(0);
   await gridCell(page, /NOT A POSTCODE/).click();
   await page.keyboard.press('ArrowRight');
-  await expect(grid.getByRole('gridcell', { name: 'GBR' }).first()).toBeFocused();
+  await expect(grid.getByRole('gridcell', { name: '42109611000001109', exact: true }).first()).toBeFocused();
   await page.keyboard.press('ArrowLeft');
   await expect(gridCell(page, /NOT A POSTCODE/)).toBeFocused();
   // Escape leaves a cell as it was.
@@ -116,6 +118,9 @@ test('journey 1: CSV with errors → fix → accept → sent → dispatched and 
   const accept = page.getByRole('button', { name: 'Accept 3 valid orders' });
   await expect(page.getByText('1 order with errors will stay here to fix.')).toBeVisible();
   await accept.click();
+  // Not the local sandbox: accepting asks first, naming the environment and the count.
+  const confirm = page.getByRole('dialog', { name: `Accept 3 orders into ${environment.name}?` });
+  await confirm.getByRole('button', { name: `Accept 3 orders into ${environment.name}` }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Accepted 3 orders' })).toContainText('1 order stays staged');
   await saveScreenshot(page, 'journey-1-accepted');
 

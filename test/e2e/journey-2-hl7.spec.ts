@@ -75,14 +75,15 @@ test('journey 2: HL7 batch → provenance of a field → HL7 profile constants �
   await expect(details).toContainText(/field RXE-2/);
   await saveScreenshot(page, 'journey-2-provenance');
 
-  // The HL7 mapping step: constants for what the messages cannot carry, saved as a profile, imported again.
+  // The HL7 mapping step: what the messages cannot carry, chosen from the environment's code lists, saved as a
+  // profile, imported again.
   const mapping = page.getByRole('region', { name: 'HL7 mapping' });
   for (const [label, value] of [
     ['Payment type', 'Account'],
     ['Courier', 'RMT24'],
     ['Currency', 'GBP'],
   ] as const) {
-    await mapping.getByLabel(`Constant for ${label}`, { exact: true }).fill(value);
+    await mapping.getByRole('combobox', { name: `Constant for ${label}`, exact: true }).selectOption(value);
   }
   await mapping.getByLabel('Profile name').fill(`J2 clinic ${RUN}`);
   await mapping.getByRole('button', { name: 'Save profile and import again' }).click();

@@ -86,14 +86,19 @@ test('preview tools: template download, errors exported and re-imported, find an
   await findReplace.getByLabel('Column').selectOption({ label: 'Courier' });
   await findReplace.getByLabel('Find').fill('Royal Mail 24');
   await findReplace.getByLabel('Replace with').fill('RMT24');
-  await findReplace.getByRole('button', { name: 'Replace all' }).click();
-  await expect(findReplace.getByRole('status')).toHaveText('Changed 2 orders; each was checked again.');
+  // First how many cells would change; only then the change.
+  await findReplace.getByRole('button', { name: 'Replace all…' }).click();
+  await expect(findReplace.getByRole('status')).toHaveText('2 cells in 2 orders will change.');
+  await findReplace.getByRole('button', { name: 'Replace 2 cells' }).click();
+  await expect(findReplace.getByRole('status')).toHaveText(
+    'Changed 2 cells in 2 orders; each order was checked again. Undo takes it all back.',
+  );
   await expect(page.getByRole('status', { name: 'Batch counts' })).toContainText('3 valid');
   await expect(batches.getByRole('row', { name: /tools-first\.csv/ })).toContainText(/4\s*3\s*1/);
 
   // A value no order has changes nothing, and says so.
   await findReplace.getByLabel('Find').fill('Parcelforce 48');
-  await findReplace.getByRole('button', { name: 'Replace all' }).click();
-  await expect(findReplace.getByRole('status')).toHaveText('No order had that value.');
+  await findReplace.getByRole('button', { name: 'Replace all…' }).click();
+  await expect(findReplace.getByRole('status')).toHaveText('No order has that value; nothing would change.');
   expect(problems).toEqual([]);
 });

@@ -64,7 +64,7 @@ export function DetectedSummary({
   return (
     <section aria-labelledby="detected-heading" className="panel">
       <h3 id="detected-heading">What was found</h3>
-      <dl className="report">
+      <dl className="report detected-report">
         <dt>Format</dt>
         <dd>{summary.format.toUpperCase()}</dd>
         <dt>Encoding</dt>

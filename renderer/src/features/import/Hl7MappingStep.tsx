@@ -1,6 +1,10 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
+import type { EnvironmentView } from '../../../../shared/environment.js';
 import type { ImportSummary } from '../../../../shared/staging-views.js';
+import { useApi } from '../../api/api-context.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { useOnline } from '../format/use-online.js';
+import { codeChoices, isCodeListField, type CodeListField } from './code-choices.js';
 import { ORDER_FIELDS } from '../preview/order-fields.js';
 import { asStringMap, fieldMapToText, parseFieldMap, parseValueMaps, valueMapsToText } from './value-maps.js';
 import { ConstantCell, ValueMapsField } from './MappingInputs.js';
@@ -20,15 +24,73 @@ const FIELDS = [
  * file's sender (MSH-3/MSH-4 and message type), the file is imported again with it, and later files from that
  * sender choose it by themselves (or under "Mapping").
  */
+/** The service's courier codes, read once while online (undefined: not read, or not reachable). */
+function useServiceCouriers(environmentId: string): string[] | undefined {
+  const api = useApi();
+  const online = useOnline();
+  const [codes, setCodes] = useState<string[]>();
+  useEffect(() => {
+    if (!online || codes) return;
+    let live = true;
+    api.call('couriers.priceList', { environmentId }).then(
+      (answer) => {
+        if (live && answer.ok) setCodes([...new Set(answer.value.map((option) => option.courierCode))]);
+      },
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [api, environmentId, online, codes]);
+  return codes;
+}
+
+/** A constant chosen from the environment's code list (and, for couriers, the service's list when online). */
+function CodeListCell({
+  column,
+  label,
+  environment,
+  serviceCouriers,
+  constants,
+  onChange,
+}: {
+  column: CodeListField;
+  label: string;
+  environment: EnvironmentView;
+  serviceCouriers: string[] | undefined;
+  constants: Record<string, string>;
+  onChange: (constants: Record<string, string>) => void;
+}) {
+  const current = constants[column] ?? '';
+  return (
+    <td>
+      <select
+        aria-label={`Constant for ${label}`}
+        value={current}
+        onChange={(event) => onChange({ ...constants, [column]: event.target.value })}
+      >
+        {codeChoices(column, environment.codeLists, serviceCouriers, current).map((choice) => (
+          <option key={choice.value} value={choice.value}>
+            {choice.label}
+          </option>
+        ))}
+      </select>
+    </td>
+  );
+}
+
 export function Hl7MappingStep({
   summary,
   batchId,
+  environment,
   onSaved,
 }: {
   summary: ImportSummary;
   batchId: number | undefined;
+  environment: EnvironmentView;
   onSaved: (profileName: string, senderWarning: string | null) => void;
 }) {
+  const serviceCouriers = useServiceCouriers(environment.id);
   const applied = summary.appliedProfile ?? {};
   const [constants, setConstants] = useState(() => asStringMap(applied.constants));
   const [fieldMap, setFieldMap] = useState(() => fieldMapToText(applied.hl7FieldMap));
@@ -55,9 +117,10 @@ export function Hl7MappingStep({
     <section aria-labelledby="hl7-mapping-heading" className="panel">
       <h3 id="hl7-mapping-heading">HL7 mapping</h3>
       <p className="hint">
-        An HL7 order message has no payment type, courier or currency. Give constants for them (and anything else the
-        messages leave empty), save the mapping as a profile, and the file is imported again with it. Forwarding the HL7
-        message itself (&quot;Send as&quot;) does not need them: the service applies its own.
+        An HL7 order message has no payment type, courier or currency. Choose them from {environment.name}&apos;s code
+        lists{serviceCouriers ? ' (couriers also from the service)' : ''}, give constants for anything else the messages
+        leave empty, save the mapping as a profile, and the file is imported again with it. Forwarding the HL7 message
+        itself (&quot;Send as&quot;) does not need them: the service applies its own.
       </p>
       {sender ? (
         <p className="hint">
@@ -78,7 +141,18 @@ export function Hl7MappingStep({
             {FIELDS.map((field) => (
               <tr key={field.column}>
                 <th scope="row">{field.label}</th>
-                <ConstantCell field={field} constants={constants} onChange={setConstants} />
+                {isCodeListField(field.column) ? (
+                  <CodeListCell
+                    column={field.column}
+                    label={field.label}
+                    environment={environment}
+                    serviceCouriers={serviceCouriers}
+                    constants={constants}
+                    onChange={setConstants}
+                  />
+                ) : (
+                  <ConstantCell field={field} constants={constants} onChange={setConstants} />
+                )}
               </tr>
             ))}
           </tbody>

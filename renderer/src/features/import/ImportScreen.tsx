@@ -248,11 +248,12 @@ export function ImportScreen({
   const summary = outcome && outcome.status !== 'cancelled' ? outcome.summary : undefined;
 
   return (
-    <section aria-labelledby="screen-heading" className="screen">
+    // With a batch open the screen is a workspace: the whole window's width, and less above the grid.
+    <section aria-labelledby="screen-heading" className={`screen${openBatchId !== undefined ? ' screen-wide' : ''}`}>
       <h2 id="screen-heading" tabIndex={-1}>
         Import
       </h2>
-      <section aria-labelledby="import-file-heading" className="panel">
+      <section aria-labelledby="import-file-heading" className="panel import-panel">
         <div className="panel-head">
           <h3 id="import-file-heading">Import a batch into {environment.name}</h3>
           <button type="button" className="secondary" onClick={() => void downloadTemplate()}>
@@ -353,6 +354,7 @@ export function ImportScreen({
           key={`hl7-mapping-${outcome?.status === 'staged' ? outcome.batchId : 'refused'}`}
           summary={summary}
           batchId={outcome?.status === 'staged' ? outcome.batchId : undefined}
+          environment={environment}
           onSaved={(profileName, warning) => {
             setSenderWarning(warning);
             profiles.reload();
@@ -368,6 +370,8 @@ export function ImportScreen({
           batchId={openBatchId}
           environment={environment}
           openAtOrderId={open?.stagedOrderId}
+          // The window goes to the grid unless a mapping step above it is what the admin needs first.
+          bringIntoView={summary?.format !== 'hl7' && summary?.profile !== 'suggested'}
         />
       ) : null}
       <RecentBatches environment={environment} openBatchId={openBatchId} onOpen={openBatch} />

@@ -1,19 +1,24 @@
-import { useCallback, useEffect, useId, useMemo, useState, useSyncExternalStore } from 'react';
+import { useCallback, useEffect, useId, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import type { EnvironmentView } from '../../../../shared/environment.js';
 import type { AcceptOutcome, BatchView, RouteName, StagedOrderView } from '../../../../shared/staging-views.js';
 import { useApi } from '../../api/api-context.js';
 import { useEvent } from '../../api/use-event.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { formatDateTime } from '../format/format-time.js';
 import { BatchPages } from './batch-pages.js';
 import { CellDetails } from './CellDetails.js';
+import { ConfirmDialog } from './ConfirmDialog.js';
 import { EnrichmentBar } from './EnrichmentBar.js';
 import { downloadText } from '../../download-text.js';
 import { derivedFileName } from './file-names.js';
 import { FindReplace } from './FindReplace.js';
+import { ALL_COLUMNS, visibleColumns } from './grid-columns.js';
 import type { GridCell } from './grid-focus.js';
-import { PreviewGrid } from './PreviewGrid.js';
+import { problemCells, problemInOrder } from './problem-navigation.js';
+import { PreviewGrid, type GridHandle } from './PreviewGrid.js';
 import { ServiceCheck } from './ServiceCheck.js';
 import { ServiceMarks } from './service-marks.js';
+import { describeStep, stepMessage } from './undo-text.js';
 import { useEnrichment } from './use-enrichment.js';
 import { warningPages } from './warning-pages.js';
 import './preview.css';
@@ -31,33 +36,74 @@ const sameJson = (a: unknown, b: unknown) => a !== undefined && JSON.stringify(a
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-GB')} ${n === 1 ? one : many}`;
 
+const DETAILS_KEY = 'rx-batch.preview.details';
+function detailsShown(): boolean {
+  try {
+    return window.localStorage.getItem(DETAILS_KEY) !== 'hidden';
+  } catch {
+    return true;
+  }
+}
+
+/** Keys typed into a field are the field's (its own undo, its own text), not the grid's. */
+const typingIn = (target: EventTarget | null) =>
+  target instanceof HTMLElement &&
+  (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
+
+type Busy = 'accept' | 'export' | 'route' | 'undo' | 'redo' | 'discard' | 'problem';
+
 /**
- * Review of one staged batch: the grid, the focused cell's details, filter to problems, find and replace, the
- * route, the error export and accept, and the service check (products, stock, prices, couriers: warnings only,
- * shown apart from the validation problems, with their own filter). Everything shown is what the store holds;
- * every change goes through the contract and comes back re-validated. `openAtOrderId` (coming back from Lookups)
- * opens the grid at that order.
+ * Review of one staged batch, as a workspace: the grid across the window (order, clinic order id and surname
+ * frozen at the left, a summary naming each order's fields at fault), the focused cell's details beside it
+ * (collapsible), next and previous problem (F8, Shift+F8) to the exact cell, undo and redo of edits and find and
+ * replace across the batch (Ctrl+Z, Ctrl+Shift+Z), filters, the route, the error export, accept (confirmed by name
+ * and count outside the local sandbox) and discard. Everything shown is what the store holds; every change goes
+ * through the contract and comes back re-validated. `openAtOrderId` (back from Lookups) opens the grid there.
  */
 export function BatchPreview({
   batchId,
   environment,
   openAtOrderId,
+  bringIntoView = false,
 }: {
   batchId: number;
   environment: EnvironmentView;
   openAtOrderId?: number | undefined;
+  /** Scroll the window to the preview as it opens (nothing above it needs the admin first). */
+  bringIntoView?: boolean;
 }) {
   const api = useApi();
+  const sectionRef = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (bringIntoView) sectionRef.current?.scrollIntoView({ block: 'start' });
+    // Once, as it opens: later changes of what is above must not pull the window back here.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
   const gridId = useId().replace(/[^a-zA-Z0-9_-]/g, '');
+  const detailsId = `${gridId}-details`;
+  const gridRef = useRef<GridHandle>(null);
   const [batch, setBatch] = useState<BatchView>();
   const [filter, setFilter] = useState<GridFilter>('all');
+  /** The problems filter's fields (general paths), so only their columns show; undefined: all columns. */
+  const [problemFields, setProblemFields] = useState<ReadonlySet<string>>();
+  const [allColumns, setAllColumns] = useState(false);
   const [reveal, setReveal] = useState<number>();
   const [generation, setGeneration] = useState(0);
-  const [focus, setFocus] = useState<GridCell>({ index: 0, line: 0, col: 0 });
+  const [focus, setFocusState] = useState<GridCell>({ index: 0, line: 0, col: 0 });
+  /** The focus as last set, for problem moves queued behind one another (each starts where the last ended). */
+  const focusRef = useRef(focus);
+  const setFocus = useCallback((cell: GridCell) => {
+    focusRef.current = cell;
+    setFocusState(cell);
+  }, []);
+  /** Problem moves run one after another: a second F8 before the first is answered moves on from where it lands. */
+  const moves = useRef<Promise<void>>(Promise.resolve());
   const [failure, setFailure] = useState<unknown>();
   const [accepted, setAccepted] = useState<AcceptOutcome>();
-  const [busy, setBusy] = useState<'accept' | 'export' | 'route'>();
-  const [exported, setExported] = useState<string>();
+  const [busy, setBusy] = useState<Busy>();
+  const [notice, setNotice] = useState<string>();
+  const [asking, setAsking] = useState<'accept' | 'discard'>();
+  const [showDetails, setShowDetails] = useState(detailsShown);
   const enrichment = useEnrichment(batchId);
 
   // With the service-warnings filter a finished check changes which orders match: the window starts afresh.
@@ -83,7 +129,7 @@ export function BatchPreview({
         // Every page brings the batch view along; an unchanged one keeps the old object, so it re-renders nothing.
         { pageSize: 50, onBatch: (next) => setBatch((current) => (sameJson(current, next) ? current : next)) },
       ),
-    // `generation` starts a fresh window after a change the cache cannot patch (find and replace, a new route).
+    // `generation` starts a fresh window after a change the cache cannot patch (a new route, an accept).
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [api, batchId, filter, generation, warningsVersion],
   );
@@ -97,6 +143,11 @@ export function BatchPreview({
     void pages.ensure(0, pages.pageSize - 1);
     return () => pages.dispose();
   }, [pages]);
+
+  const columns = useMemo(
+    () => (filter === 'problems' && problemFields && !allColumns ? visibleColumns(problemFields) : ALL_COLUMNS),
+    [filter, problemFields, allColumns],
+  );
 
   const marks = useMemo(
     () =>
@@ -128,10 +179,20 @@ export function BatchPreview({
     };
   }, [api, batchId, openAtOrderId]);
 
-  function chooseFilter(next: GridFilter) {
+  async function chooseFilter(next: GridFilter) {
     setFilter(next);
     setReveal(undefined);
     setFocus({ index: 0, line: 0, col: 0 });
+    setNotice(undefined);
+    setProblemFields(undefined);
+    if (next !== 'problems') return;
+    // Only the columns with problems in the batch, so every bad cell is in view at once.
+    try {
+      const answer = await api.call('batches.problemFields', { batchId });
+      setProblemFields(new Set(answer.fields.flatMap((entry) => (entry.field ? [entry.field] : []))));
+    } catch (error) {
+      setFailure(error);
+    }
   }
 
   const refreshBatch = useCallback(async () => {
@@ -153,6 +214,7 @@ export function BatchPreview({
         const updated = await api.call('batches.editOrder', { stagedOrderId: order.id, edits: [{ path, value }] });
         pages.replace(updated);
         setFailure(undefined);
+        setNotice(undefined);
         void refreshBatch();
         return true;
       } catch (error) {
@@ -163,14 +225,145 @@ export function BatchPreview({
     [api, pages, refreshBatch],
   );
 
+  /** The batch changed under the grid (find and replace, undo, redo): its rows are read again where they are. */
+  function batchChanged() {
+    pages.refresh();
+    void refreshBatch();
+  }
+
+  async function step(direction: 'undo' | 'redo') {
+    if (busy || !batch?.[direction]) return;
+    setBusy(direction);
+    try {
+      const result = await api.call(direction === 'undo' ? 'batches.undo' : 'batches.redo', { batchId });
+      setNotice(stepMessage(direction, result.step));
+      setFailure(undefined);
+      batchChanged();
+    } catch (error) {
+      setFailure(error);
+    } finally {
+      setBusy(undefined);
+    }
+  }
+
+  /**
+   * F8 / Shift+F8: the next (previous) problem cell after the focused one: in the focused order if it has one
+   * that way, else in the nearest order with a problem (asked of the core, so orders not loaded count too). The
+   * grid scrolls that order in, then the cell sideways, and focuses it.
+   */
+  function goToProblem(direction: 'next' | 'previous') {
+    moves.current = moves.current.then(() => moveToProblem(direction)).catch((error: unknown) => setFailure(error));
+  }
+
+  async function moveToProblem(direction: 'next' | 'previous') {
+    const from = focusRef.current;
+    const current = pages.get(from.index);
+    const here = current ? problemInOrder(problemCells(current, columns), from, direction) : undefined;
+    if (here) {
+      gridRef.current?.goTo({ index: from.index, ...here });
+      setNotice(undefined);
+      return;
+    }
+    setBusy('problem');
+    try {
+      const found = await findProblemOrder(direction, current, from.index);
+      if (found === undefined) {
+        setNotice(direction === 'next' ? 'No problem after this cell.' : 'No problem before this cell.');
+        return;
+      }
+      await pages.ensure(found, found);
+      const order = pages.get(found);
+      const cell = order ? problemInOrder(problemCells(order, columns), undefined, direction) : undefined;
+      gridRef.current?.goTo({ index: found, ...(cell ?? { line: 0, col: 0 }) });
+      setNotice(undefined);
+    } catch (error) {
+      setFailure(error);
+    } finally {
+      setBusy(undefined);
+    }
+  }
+
+  /** The list index of the nearest order with a problem beyond the focused one, or undefined. */
+  async function findProblemOrder(
+    direction: 'next' | 'previous',
+    current: StagedOrderView | undefined,
+    fromIndex: number,
+  ): Promise<number | undefined> {
+    if (filter === 'warnings') {
+      // The service-warnings list is the enrichment's order: look through the orders loaded around the focus.
+      const step = direction === 'next' ? 1 : -1;
+      for (let index = fromIndex + step; index >= 0 && index < (pages.total ?? 0); index += step) {
+        const order = pages.peek(index);
+        if (!order) return undefined;
+        if (order.problems.length > 0) return index;
+      }
+      return undefined;
+    }
+    const fromPosition = current ? current.position : direction === 'next' ? 0 : Number.MAX_SAFE_INTEGER;
+    const { found } = await api.call('batches.findProblem', { batchId, fromPosition, direction });
+    if (!found) return undefined;
+    return filter === 'problems' ? found.problemIndex : found.position - 1;
+  }
+
+  function onKeyDown(event: KeyboardEvent) {
+    if (event.key === 'F8') {
+      event.preventDefault();
+      goToProblem(event.shiftKey ? 'previous' : 'next');
+      return;
+    }
+    const command = (event.ctrlKey || event.metaKey) && !event.altKey;
+    if (!command || typingIn(event.target)) return;
+    const key = event.key.toLowerCase();
+    if (key === 'z' || key === 'y') {
+      event.preventDefault();
+      void step(key === 'y' || event.shiftKey ? 'redo' : 'undo');
+    }
+  }
+
+  // The keys work wherever the focus is in the preview, and also when it is on nothing (the page itself, after a
+  // click on its background or a window switch): one listener on the window, reading the latest handler.
+  const keyHandler = useRef(onKeyDown);
+  useEffect(() => {
+    keyHandler.current = onKeyDown;
+  });
+  useEffect(() => {
+    const listener = (event: KeyboardEvent) => {
+      const section = sectionRef.current;
+      const target = event.target;
+      const here = target === document.body || (target instanceof Node && section?.contains(target) === true);
+      if (!here || event.defaultPrevented || document.querySelector('dialog[open]')) return;
+      keyHandler.current(event);
+    };
+    window.addEventListener('keydown', listener);
+    return () => window.removeEventListener('keydown', listener);
+  }, []);
+
   async function accept() {
     setBusy('accept');
     try {
       setAccepted(await api.call('batches.accept', { batchId }));
       setFailure(undefined);
+      setAsking(undefined);
       setGeneration((g) => g + 1);
     } catch (error) {
       setFailure(error);
+      setAsking(undefined);
+    } finally {
+      setBusy(undefined);
+    }
+  }
+
+  async function discard() {
+    setBusy('discard');
+    try {
+      const result = await api.call('batches.discard', { batchId });
+      setNotice(`Discarded: ${plural(result.discarded, 'staged order')} will not be sent. The log records it.`);
+      setFailure(undefined);
+      setAsking(undefined);
+      await refreshBatch();
+    } catch (error) {
+      setFailure(error);
+      setAsking(undefined);
     } finally {
       setBusy(undefined);
     }
@@ -182,7 +375,7 @@ export function BatchPreview({
     try {
       const result = await api.call('batches.exportErrors', { batchId });
       downloadText(derivedFileName(batch.sourceFileName, 'errors'), result.text);
-      setExported(
+      setNotice(
         `Exported ${plural(result.orders, 'order')} with errors, with their original rows and an errors column.`,
       );
     } catch (error) {
@@ -205,14 +398,28 @@ export function BatchPreview({
     }
   }
 
+  function toggleDetails() {
+    const next = !showDetails;
+    setShowDetails(next);
+    try {
+      window.localStorage.setItem(DETAILS_KEY, next ? 'shown' : 'hidden');
+    } catch {
+      // Not remembered; shown as chosen for now.
+    }
+  }
+
   const counts = batch?.counts;
   const staying = counts ? counts.staged - counts.valid : 0;
+  const discarded = batch?.discardedAt != null;
+  const local = environment.kind === 'local-sandbox';
+  const name = batch?.sourceFileName ?? `batch ${batchId}`;
+  const focusedColumn = columns[Math.min(focus.col, columns.length - 1)];
 
   return (
-    <section aria-labelledby="preview-heading" className="preview">
+    <section ref={sectionRef} aria-labelledby="preview-heading" className="preview">
       <div className="panel">
-        <div className="panel-head">
-          <h3 id="preview-heading">Preview: {batch?.sourceFileName ?? `batch ${batchId}`}</h3>
+        <div className="panel-head preview-head">
+          <h3 id="preview-heading">Preview: {name}</h3>
           {counts ? (
             <p role="status" aria-label="Batch counts" className="preview-counts">
               {plural(counts.total, 'order')}:{' '}
@@ -224,14 +431,53 @@ export function BatchPreview({
               {counts.accepted ? ` · → ${counts.accepted.toLocaleString('en-GB')} accepted` : ''}
             </p>
           ) : null}
+          <div className="preview-decision">
+            {counts && !discarded && counts.valid > 0 ? (
+              <>
+                <button
+                  type="button"
+                  onClick={() => (local ? void accept() : setAsking('accept'))}
+                  disabled={busy === 'accept'}
+                  aria-describedby="accept-note"
+                >
+                  {busy === 'accept' ? 'Accepting…' : `Accept ${plural(counts.valid, 'valid order')}`}
+                </button>
+                <span id="accept-note" className="hint">
+                  {staying ? `${plural(staying, 'order')} with errors will stay here to fix.` : ''}
+                </span>
+              </>
+            ) : counts && !discarded ? (
+              <span role="status" className="hint">
+                {counts.staged === 0
+                  ? `✓ Every order of this batch is accepted (${plural(counts.accepted, 'order')}).`
+                  : 'No order is ready to accept: fix the errors, or discard the batch.'}
+              </span>
+            ) : null}
+            {counts && !discarded && counts.staged > 0 ? (
+              <button
+                type="button"
+                className="secondary"
+                onClick={() => setAsking('discard')}
+                disabled={busy === 'discard'}
+              >
+                Discard batch…
+              </button>
+            ) : null}
+          </div>
         </div>
-        <div className="preview-toolbar">
+        {discarded ? (
+          <p role="status" className="message message-discarded">
+            Discarded {formatDateTime(batch.discardedAt)}: its {plural(counts?.staged ?? 0, 'staged order')} will not be
+            sent{counts?.accepted ? `; the ${plural(counts.accepted, 'order')} accepted before are in the outbox` : ''}.
+          </p>
+        ) : null}
+        <div className="preview-toolbar" role="group" aria-label="Batch tools">
           {/* Two alternatives, not combined: ticking one unticks the other. */}
           <label className="check">
             <input
               type="checkbox"
               checked={filter === 'problems'}
-              onChange={(event) => chooseFilter(event.target.checked ? 'problems' : 'all')}
+              onChange={(event) => void chooseFilter(event.target.checked ? 'problems' : 'all')}
             />{' '}
             Only orders with problems
           </label>
@@ -239,11 +485,59 @@ export function BatchPreview({
             <input
               type="checkbox"
               checked={filter === 'warnings'}
-              onChange={(event) => chooseFilter(event.target.checked ? 'warnings' : 'all')}
+              onChange={(event) => void chooseFilter(event.target.checked ? 'warnings' : 'all')}
             />{' '}
             Only orders with service warnings <span aria-hidden="true">⚑</span>
           </label>
-          {batch ? (
+          <span className="toolbar-group" role="group" aria-label="Problems">
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => goToProblem('previous')}
+              aria-keyshortcuts="Shift+F8"
+            >
+              <span aria-hidden="true">↑ </span>Previous problem
+            </button>
+            <button type="button" className="secondary" onClick={() => goToProblem('next')} aria-keyshortcuts="F8">
+              <span aria-hidden="true">↓ </span>Next problem
+            </button>
+          </span>
+          {!discarded ? (
+            <span className="toolbar-group" role="group" aria-label="Changes">
+              <button
+                type="button"
+                className="secondary"
+                onClick={() => void step('undo')}
+                disabled={!batch?.undo || busy === 'undo'}
+                aria-keyshortcuts="Control+Z"
+                title={batch?.undo ? `Undo ${describeStep(batch.undo)}` : 'Nothing to undo'}
+              >
+                <span aria-hidden="true">↶ </span>Undo
+              </button>
+              <button
+                type="button"
+                className="secondary"
+                onClick={() => void step('redo')}
+                disabled={!batch?.redo || busy === 'redo'}
+                aria-keyshortcuts="Control+Shift+Z"
+                title={batch?.redo ? `Redo ${describeStep(batch.redo)}` : 'Nothing to redo'}
+              >
+                <span aria-hidden="true">↷ </span>Redo
+              </button>
+            </span>
+          ) : null}
+          <button
+            type="button"
+            className="secondary details-toggle"
+            aria-expanded={showDetails}
+            aria-controls={detailsId}
+            onClick={toggleDetails}
+          >
+            {showDetails ? 'Hide details' : 'Show details'}
+          </button>
+        </div>
+        <div className="preview-toolbar" role="group" aria-label="Sending and service">
+          {batch && !discarded ? (
             <label>
               Send as{' '}
               <select
@@ -267,19 +561,12 @@ export function BatchPreview({
           >
             {busy === 'export' ? 'Exporting…' : 'Export errors as CSV'}
           </button>
-          <button
-            type="button"
-            onClick={() => void accept()}
-            disabled={!counts?.valid || busy === 'accept'}
-            aria-describedby="accept-note"
-          >
-            {busy === 'accept' ? 'Accepting…' : `Accept ${plural(counts?.valid ?? 0, 'valid order')}`}
-          </button>
-          <span id="accept-note" className="hint">
-            {counts ? `${plural(staying, 'order')} with errors will stay here to fix.` : ''}
-          </span>
+          {!discarded ? <EnrichmentBar environment={environment} control={enrichment} /> : null}
         </div>
-        <EnrichmentBar environment={environment} control={enrichment} />
+        <p className="hint preview-keys">
+          F8 / Shift+F8: next / previous problem · Ctrl+Z / Ctrl+Shift+Z (⌘ on a Mac): undo / redo · Enter edits a cell,
+          Escape cancels · ✕ error, ⚠ warning, ⚑ service warning, explained on focus or hover
+        </p>
         {filter === 'warnings' && filteredTotal !== undefined ? (
           <p role="status" className="hint">
             {filteredTotal > 0
@@ -289,7 +576,21 @@ export function BatchPreview({
                 : 'No service warnings yet: check products and stock first.'}
           </p>
         ) : null}
-        {exported ? <p role="status">{exported}</p> : null}
+        {filter === 'problems' && problemFields ? (
+          <p role="status" className="hint">
+            {allColumns
+              ? 'Showing every column. '
+              : `Showing the ${plural(columns.length - 4, 'column')} with problems beside order, clinic order id and surname. `}
+            <button type="button" className="secondary" onClick={() => setAllColumns(!allColumns)}>
+              {allColumns ? 'Show only the columns with problems' : 'Show every column'}
+            </button>
+          </p>
+        ) : null}
+        {notice ? (
+          <p role="status" className="preview-notice">
+            {notice}
+          </p>
+        ) : null}
         {accepted ? (
           <p role="status" className="message">
             ✓ Accepted {plural(accepted.accepted, 'order')} into the outbox for {environment.name}
@@ -300,30 +601,75 @@ export function BatchPreview({
         ) : null}
         {failure ? <ErrorMessage error={failure} /> : null}
         {pagesError ? <ErrorMessage error={pagesError} /> : null}
-        <div className="preview-body">
+        <div className={`preview-body${showDetails ? '' : ' preview-body-wide'}`}>
           <PreviewGrid
+            ref={gridRef}
             key={`${filter}-${generation}-${warningsVersion}`}
             gridId={gridId}
-            label={`Orders in ${batch?.sourceFileName ?? `batch ${batchId}`}`}
+            label={`Orders in ${name}`}
             pages={pages}
+            columns={columns}
             focus={focus}
             onFocus={setFocus}
             onEdit={onEdit}
             marks={checked ? marks : undefined}
             reveal={filter === 'all' ? reveal : undefined}
+            readOnly={discarded}
           />
-          <CellDetails order={focusedOrder} line={focus.line} col={focus.col} onEdit={onEdit}>
-            {focusedOrder ? (
-              <ServiceCheck batchId={batchId} order={focusedOrder} line={focus.line} version={enrichment.version} />
-            ) : null}
-          </CellDetails>
+          {showDetails ? (
+            <CellDetails
+              id={detailsId}
+              order={focusedOrder}
+              line={focus.line}
+              column={focusedColumn}
+              onEdit={onEdit}
+              readOnly={discarded}
+            >
+              {focusedOrder ? (
+                <ServiceCheck batchId={batchId} order={focusedOrder} line={focus.line} version={enrichment.version} />
+              ) : null}
+            </CellDetails>
+          ) : null}
         </div>
-        <p className="hint">
-          Arrow keys move between cells, Enter edits the cell, Escape cancels the edit; a ✕ or ⚠ marks a problem, and a
-          ⚑ a warning from the service check, explained when the cell has focus or the pointer is over it.
-        </p>
-        {batch ? <FindReplace batch={batch} onReplaced={() => setGeneration((g) => g + 1)} /> : null}
+        {batch && !discarded ? <FindReplace batch={batch} onReplaced={batchChanged} /> : null}
       </div>
+      {asking === 'accept' && counts ? (
+        <ConfirmDialog
+          title={`Accept ${plural(counts.valid, 'order')} into ${environment.name}?`}
+          confirmLabel={
+            busy === 'accept' ? 'Accepting…' : `Accept ${plural(counts.valid, 'order')} into ${environment.name}`
+          }
+          cancelLabel="Not now"
+          busy={busy === 'accept'}
+          onConfirm={() => void accept()}
+          onCancel={() => setAsking(undefined)}
+        >
+          <p>
+            {environment.name} is not the local sandbox: the {plural(counts.valid, 'order')} will be sent to{' '}
+            <code>{new URL(environment.apiBaseUrl).host}</code> as real prescription orders, each once. Orders can be
+            cancelled afterwards only while the pharmacy has not dispatched them.
+          </p>
+          {staying ? <p>{plural(staying, 'order')} with errors will stay here to fix.</p> : null}
+        </ConfirmDialog>
+      ) : null}
+      {asking === 'discard' && counts ? (
+        <ConfirmDialog
+          title={`Discard ${name}?`}
+          confirmLabel={busy === 'discard' ? 'Discarding…' : 'Discard batch'}
+          cancelLabel="Keep it"
+          busy={busy === 'discard'}
+          onConfirm={() => void discard()}
+          onCancel={() => setAsking(undefined)}
+        >
+          <p>
+            Its {plural(counts.staged, 'staged order')} will never be sent, and cannot be edited or accepted any more.
+            {counts.accepted
+              ? ` The ${plural(counts.accepted, 'order')} already accepted stay in the outbox (cancel them on the Orders screen).`
+              : ''}{' '}
+            The log records that you discarded it.
+          </p>
+        </ConfirmDialog>
+      ) : null}
     </section>
   );
 }

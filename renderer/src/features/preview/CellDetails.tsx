@@ -1,13 +1,19 @@
 import { useState, type ReactNode } from 'react';
 import type { ProblemView, StagedOrderView } from '../../../../shared/staging-views.js';
+import type { GridColumn } from './grid-columns.js';
+import { OrderHistory } from './OrderHistory.js';
 import { describeProvenance, provenanceSegment } from './provenance-text.js';
-import { concretePath, displayValue, fieldOfPath, GRID_FIELDS, valueAt } from './order-fields.js';
+import { concretePath, displayValue, fieldOfPath, valueAt } from './order-fields.js';
 
 interface Props {
+  id?: string;
   order: StagedOrderView | undefined;
   line: number;
-  col: number;
+  /** The focused cell's column. */
+  column: GridColumn | undefined;
   onEdit: (order: StagedOrderView, path: string, value: string) => Promise<boolean>;
+  /** Nothing can be edited (a discarded batch). */
+  readOnly?: boolean;
   /** More about the focused order, shown after its problems (the service check). */
   children?: ReactNode;
 }
@@ -50,16 +56,16 @@ function FieldEditor({ order, path, onEdit }: { order: StagedOrderView; path: st
  * segment), its problems, and the order's other problems, with editors for fields the grid has no column for,
  * then whatever the preview adds about the order (the service check, kept apart from the problems).
  */
-export function CellDetails({ order, line, col, onEdit, children }: Props) {
+export function CellDetails({ id, order, line, column, onEdit, readOnly = false, children }: Props) {
   if (!order) {
     return (
-      <aside aria-labelledby="cell-details-heading" className="panel cell-details">
+      <aside id={id} aria-labelledby="cell-details-heading" className="panel cell-details">
         <h3 id="cell-details-heading">Details</h3>
         <p className="hint">Move to a cell to see where its value came from.</p>
       </aside>
     );
   }
-  const field = col > 0 ? GRID_FIELDS[col - 1] : undefined;
+  const field = column?.kind === 'field' ? column.field : undefined;
   const path = field ? concretePath(field, field.level === 'item' ? line : 0) : undefined;
   const provenance = path ? order.provenance[path] : undefined;
   const segment = provenanceSegment(provenance);
@@ -79,7 +85,7 @@ export function CellDetails({ order, line, col, onEdit, children }: Props) {
       : undefined;
 
   return (
-    <aside aria-labelledby="cell-details-heading" className="panel cell-details">
+    <aside id={id} aria-labelledby="cell-details-heading" className="panel cell-details">
       <h3 id="cell-details-heading">
         Order {order.position}
         {order.clinicOrderId ? ` (${order.clinicOrderId})` : ''}
@@ -135,11 +141,18 @@ export function CellDetails({ order, line, col, onEdit, children }: Props) {
           </ul>
         </>
       ) : null}
-      {order.state === 'staged' && order.orderControl === 'NW'
+      {!readOnly && order.state === 'staged' && order.orderControl === 'NW'
         ? offGrid.map((offPath) => (
-            <FieldEditor key={`${order.id}-${offPath}`} order={order} path={offPath} onEdit={onEdit} />
+            <FieldEditor
+              // A new value (an undo, a find and replace) starts the editor afresh.
+              key={`${order.id}-${offPath}-${displayValue(valueAt(order.body, offPath))}`}
+              order={order}
+              path={offPath}
+              onEdit={onEdit}
+            />
           ))
         : null}
+      <OrderHistory order={order} />
       {children}
     </aside>
   );

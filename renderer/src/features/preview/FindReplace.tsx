@@ -4,7 +4,25 @@ import { useApi } from '../../api/api-context.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { ORDER_FIELDS } from './order-fields.js';
 
-/** Find and replace on one column across the whole batch (the core re-validates every order it changes). */
+const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-GB')} ${n === 1 ? one : many}`;
+
+interface Search {
+  field: string;
+  find: string;
+  replace: string;
+  match: 'exact' | 'contains';
+}
+
+type Outcome =
+  | { kind: 'preview'; search: Search; cells: number; orders: number }
+  | { kind: 'done'; cells: number; orders: number }
+  | { kind: 'error'; error: unknown };
+
+/**
+ * Find and replace on one column across the whole batch, in two steps: the core first counts the cells and orders
+ * it would change (a dry run: nothing written), and only "Replace N cells" changes them (each order re-validated;
+ * one undo takes all of it back).
+ */
 export function FindReplace({ batch, onReplaced }: { batch: BatchView; onReplaced: () => void }) {
   const api = useApi();
   const [column, setColumn] = useState('courierCode');
@@ -12,16 +30,37 @@ export function FindReplace({ batch, onReplaced }: { batch: BatchView; onReplace
   const [replace, setReplace] = useState('');
   const [match, setMatch] = useState<'exact' | 'contains'>('exact');
   const [busy, setBusy] = useState(false);
-  const [outcome, setOutcome] = useState<{ changed: number } | { error: unknown }>();
+  const [outcome, setOutcome] = useState<Outcome>();
 
-  async function run() {
+  const search: Search = { field: column, find, replace, match };
+  const changeSearch = <T,>(set: (value: T) => void) => {
+    return (value: T) => {
+      set(value);
+      // A count is for the search it was made for: changing the search asks again.
+      setOutcome((current) => (current?.kind === 'preview' ? undefined : current));
+    };
+  };
+
+  async function preview() {
     setBusy(true);
     try {
-      const result = await api.call('batches.replace', { batchId: batch.id, field: column, find, replace, match });
-      setOutcome({ changed: result.changed });
+      const result = await api.call('batches.replace', { batchId: batch.id, ...search, dryRun: true });
+      setOutcome({ kind: 'preview', search, cells: result.cells, orders: result.changed });
+    } catch (error) {
+      setOutcome({ kind: 'error', error });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function apply(confirmed: Search) {
+    setBusy(true);
+    try {
+      const result = await api.call('batches.replace', { batchId: batch.id, ...confirmed });
+      setOutcome({ kind: 'done', cells: result.cells, orders: result.changed });
       onReplaced();
     } catch (error) {
-      setOutcome({ error });
+      setOutcome({ kind: 'error', error });
     } finally {
       setBusy(false);
     }
@@ -34,12 +73,12 @@ export function FindReplace({ batch, onReplaced }: { batch: BatchView; onReplace
         className="search-form"
         onSubmit={(event) => {
           event.preventDefault();
-          void run();
+          void preview();
         }}
       >
         <label>
           Column{' '}
-          <select value={column} onChange={(event) => setColumn(event.target.value)}>
+          <select value={column} onChange={(event) => changeSearch(setColumn)(event.target.value)}>
             {ORDER_FIELDS.map((field) => (
               <option key={field.column} value={field.column}>
                 {field.label}
@@ -48,27 +87,45 @@ export function FindReplace({ batch, onReplaced }: { batch: BatchView; onReplace
           </select>
         </label>
         <label>
-          Find <input value={find} onChange={(event) => setFind(event.target.value)} />
+          Find <input value={find} onChange={(event) => changeSearch(setFind)(event.target.value)} />
         </label>
         <label>
-          Replace with <input value={replace} onChange={(event) => setReplace(event.target.value)} />
+          Replace with <input value={replace} onChange={(event) => changeSearch(setReplace)(event.target.value)} />
         </label>
         <label>
           Match{' '}
-          <select value={match} onChange={(event) => setMatch(event.target.value as 'exact' | 'contains')}>
+          <select
+            value={match}
+            onChange={(event) => changeSearch(setMatch)(event.target.value as 'exact' | 'contains')}
+          >
             <option value="exact">Whole value</option>
             <option value="contains">Part of the value</option>
           </select>
         </label>
         <button type="submit" disabled={busy || (match === 'contains' && find === '')}>
-          {busy ? 'Replacing…' : 'Replace all'}
+          {busy && outcome?.kind !== 'preview' ? 'Counting…' : 'Replace all…'}
         </button>
       </form>
-      {outcome && 'changed' in outcome ? (
+      {outcome?.kind === 'preview' ? (
+        outcome.cells === 0 ? (
+          <p role="status">No order has that value; nothing would change.</p>
+        ) : (
+          <div className="replace-confirm">
+            <p role="status">
+              {plural(outcome.cells, 'cell')} in {plural(outcome.orders, 'order')} will change.
+            </p>
+            <button type="button" onClick={() => void apply(outcome.search)} disabled={busy}>
+              {busy ? 'Replacing…' : `Replace ${plural(outcome.cells, 'cell')}`}
+            </button>
+            <button type="button" className="secondary" onClick={() => setOutcome(undefined)} disabled={busy}>
+              Cancel
+            </button>
+          </div>
+        )
+      ) : outcome?.kind === 'done' ? (
         <p role="status">
-          {outcome.changed === 0
-            ? 'No order had that value.'
-            : `Changed ${outcome.changed} ${outcome.changed === 1 ? 'order' : 'orders'}; each was checked again.`}
+          Changed {plural(outcome.cells, 'cell')} in {plural(outcome.orders, 'order')}; each order was checked again.
+          Undo takes it all back.
         </p>
       ) : outcome ? (
         <ErrorMessage error={outcome.error} />

@@ -2,12 +2,15 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import {
   memo,
   useEffect,
+  useImperativeHandle,
   useLayoutEffect,
   useRef,
   useState,
   useSyncExternalStore,
   type KeyboardEvent,
   type MouseEvent,
+  type PointerEvent,
+  type Ref,
 } from 'react';
 import type { EnrichmentWarning } from '../../../../shared/enrichment-views.js';
 import type { BatchView, StagedOrderView } from '../../../../shared/staging-views.js';
@@ -15,26 +18,32 @@ import type { BatchPages } from './batch-pages.js';
 import { countPhrase, placeProblems, worstSeverity, type PlacedProblems } from './cell-problems.js';
 import { cellId, clampCell, moveFocus, type GridCell, type GridShape } from './grid-focus.js';
 import {
-  concretePath,
-  displayValue,
-  fieldOfPath,
-  GRID_FIELDS,
-  itemCount,
-  valueAt,
-  type OrderField,
-} from './order-fields.js';
+  columnWidths,
+  faultyFields,
+  FROZEN_COLUMNS,
+  problemSummary,
+  type GridColumn,
+  type Measure,
+} from './grid-columns.js';
+import { concretePath, displayValue, fieldOfPath, itemCount, valueAt, type OrderField } from './order-fields.js';
 import type { ServiceMarks } from './service-marks.js';
+import { placeTooltip } from './tooltip-placement.js';
 
 /** Height of one item line, px (CSS keeps `.grid-line` at this height). */
 export const LINE_HEIGHT = 32;
 const HEADER_HEIGHT = 36;
-const ORDER_COLUMN_WIDTH = 120;
-const COLUMNS = GRID_FIELDS.length + 1;
+
+/** What the screen can ask of the grid: move the focus to a cell (scrolling its row, then its column, into view). */
+export interface GridHandle {
+  goTo(cell: GridCell): void;
+}
 
 interface Props {
   gridId: string;
   label: string;
   pages: BatchPages<BatchView>;
+  /** The columns shown, in order (grid-columns.ts); the first FROZEN_COLUMNS stay in view sideways. */
+  columns: readonly GridColumn[];
   focus: GridCell;
   onFocus: (cell: GridCell) => void;
   /** Saves one cell's new text; resolves true when saved (the grid then leaves edit mode). */
@@ -43,6 +52,9 @@ interface Props {
   marks?: ServiceMarks | undefined;
   /** An order (its place in the list) to scroll to and focus once the list is in, e.g. back from Lookups. */
   reveal?: number | undefined;
+  /** Nothing can be edited (a discarded batch). */
+  readOnly?: boolean;
+  ref?: Ref<GridHandle>;
 }
 
 const noMarks = { subscribe: () => () => undefined, getVersion: () => 0 };
@@ -85,9 +97,35 @@ function problemsOf(order: StagedOrderView): PlacedProblems {
   return found;
 }
 
-function columnField(col: number): OrderField | undefined {
-  return col === 0 ? undefined : GRID_FIELDS[col - 1];
+function columnField(columns: readonly GridColumn[], col: number): OrderField | undefined {
+  const column = columns[col];
+  return column?.kind === 'field' ? column.field : undefined;
 }
+
+const summaries = new WeakMap<StagedOrderView, string>();
+/** The problems column's text of an order, worked out once per order object. */
+function summaryOf(order: StagedOrderView): string {
+  let found = summaries.get(order);
+  if (found === undefined) {
+    found = problemSummary(order);
+    summaries.set(order, found);
+  }
+  return found;
+}
+
+/** Text widths in the font of an element of the grid (a cell, a header), through a canvas (no layout). */
+function canvasMeasure(grid: HTMLElement, selector: string): Measure {
+  const style = getComputedStyle(grid.querySelector(selector) ?? grid);
+  const context = document.createElement('canvas').getContext('2d');
+  if (!context) return (text) => text.length * 9;
+  context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+  // A pixel of slack per word: canvas and layout round differently.
+  return (text) => context.measureText(text).width + 2;
+}
+
+/** The cell (an element with `data-col`) an event happened in. */
+const cellElement = (target: EventTarget | null): HTMLElement | null =>
+  target instanceof Element ? target.closest<HTMLElement>('[data-col]') : null;
 
 /**
  * The staged orders of a batch as a virtualised grid: one line per prescribed item, the order's own fields on its
@@ -98,12 +136,35 @@ function columnField(col: number): OrderField | undefined {
  * An order's lines re-render only when that order, its marks, the focus within it or its edit change (not at each
  * scroll frame or page arrival), and clicks are handled once for the grid, not by a handler per cell.
  */
-export function PreviewGrid({ gridId, label, pages, focus, onFocus, onEdit, marks, reveal }: Props) {
-  useSyncExternalStore(pages.subscribe, pages.getVersion);
+export function PreviewGrid({
+  gridId,
+  label,
+  pages,
+  columns,
+  focus,
+  onFocus,
+  onEdit,
+  marks,
+  reveal,
+  readOnly = false,
+  ref,
+}: Props) {
+  const version = useSyncExternalStore(pages.subscribe, pages.getVersion);
   useSyncExternalStore((marks ?? noMarks).subscribe, (marks ?? noMarks).getVersion);
   const count = pages.total ?? 0;
   const scrollRef = useRef<HTMLDivElement>(null);
-  const wantFocus = useRef(false);
+  const tipRef = useRef<HTMLDivElement>(null);
+  /** The cell the tooltip is for (hovered, else focused), and the one the pointer is over. */
+  const tipCell = useRef<HTMLElement | null>(null);
+  const hovered = useRef<HTMLElement | null>(null);
+  /**
+   * The cell to focus once it is rendered. The cell itself, not a flag read against the `focus` prop: the
+   * virtualiser's scroll can render the grid before the new focus reaches it, and that render must not take it.
+   */
+  const wantFocus = useRef<GridCell>(undefined);
+  /** Column widths, measured for this set of columns (the problems filter can change them). */
+  const [sizing, setSizing] = useState<{ columns: readonly GridColumn[]; widths: number[] }>();
+  const widths = sizing?.columns === columns ? sizing.widths : undefined;
   const [editing, setEditing] = useState<{ cell: GridCell; value: string; saving: boolean } | undefined>();
   const averageLines = useRef(1);
 
@@ -156,18 +217,113 @@ export function PreviewGrid({ gridId, label, pages, focus, onFocus, onEdit, mark
     }
   });
 
-  const shape: GridShape = { count, columns: COLUMNS, linesOf, pageOrders: 10 };
+  // Columns sized to their content, once: from the first orders loaded (a dm+d code is never cut, whatever comes
+  // later; a longer value further down is cut with an ellipsis and shown whole in the details).
+  useLayoutEffect(() => {
+    if (widths || !scrollRef.current) return;
+    const loaded = pages.loaded();
+    if (loaded.length === 0 && pages.total !== 0) return;
+    setSizing({
+      columns,
+      widths: columnWidths(
+        columns,
+        loaded.slice(0, 200),
+        canvasMeasure(scrollRef.current, '.grid-body .grid-cell'),
+        summaryOf,
+        canvasMeasure(scrollRef.current, '.grid-head .grid-cell'),
+      ),
+    });
+  }, [widths, pages, columns, version]);
 
-  // Focus follows the keyboard: once the focused cell is rendered (after a scroll brings it in), focus it.
+  const shape: GridShape = { count, columns: columns.length, linesOf, pageOrders: 10 };
+
+  // Focus follows the keyboard: once the focused cell is rendered (after a scroll brings it in), focus it, then
+  // bring it into view sideways too (the scroll padding keeps it clear of the frozen columns and the header).
   useEffect(() => {
-    if (!wantFocus.current || editing) return;
-    const element = document.getElementById(cellId(gridId, focus));
+    const target = wantFocus.current;
+    if (!target || editing) return;
+    const element = document.getElementById(cellId(gridId, target));
     if (element) {
-      wantFocus.current = false;
+      wantFocus.current = undefined;
       element.focus({ preventScroll: true });
       element.scrollIntoView({ block: 'nearest', inline: 'nearest' });
     }
   });
+
+  useImperativeHandle(ref, () => ({ goTo: (cell: GridCell) => go(cell) }));
+
+  /**
+   * One tooltip for the whole grid, `position: fixed` outside it, so no scrolling box cuts it and it is kept
+   * inside the window (tooltip-placement.ts). Its text is the cell's description (a hidden element the cell's
+   * aria-describedby names, which is what a screen reader reads), shown for the cell under the pointer, else the
+   * focused one. Set directly on the element: hovering re-renders nothing.
+   */
+  function placeTip() {
+    const tip = tipRef.current;
+    const cell = tipCell.current;
+    const grid = scrollRef.current;
+    if (!tip || !cell || !grid || !cell.isConnected) {
+      if (tip) tip.hidden = true;
+      return;
+    }
+    const box = cell.getBoundingClientRect();
+    const view = grid.getBoundingClientRect();
+    const outside =
+      box.bottom <= view.top + HEADER_HEIGHT ||
+      box.top >= view.bottom ||
+      box.right <= view.left ||
+      box.left >= view.right;
+    tip.style.visibility = outside ? 'hidden' : '';
+    if (outside) return;
+    const place = placeTooltip(
+      box,
+      { width: tip.offsetWidth, height: tip.offsetHeight },
+      {
+        width: document.documentElement.clientWidth,
+        height: document.documentElement.clientHeight,
+      },
+    );
+    tip.style.left = `${place.left}px`;
+    tip.style.top = `${place.top}px`;
+  }
+
+  function showTip(cell: HTMLElement | null) {
+    const tip = tipRef.current;
+    if (!tip) return;
+    const describedBy = cell?.getAttribute('aria-describedby');
+    const text = describedBy ? document.getElementById(describedBy)?.textContent : undefined;
+    if (!cell || !text) {
+      tipCell.current = null;
+      tip.hidden = true;
+      return;
+    }
+    tipCell.current = cell;
+    tip.textContent = text;
+    tip.className = `grid-tip${cell.classList.contains('cell-error') ? ' grid-tip-error' : ''}`;
+    tip.hidden = false;
+    placeTip();
+  }
+
+  const focusedCell = () => {
+    const active = document.activeElement;
+    return active instanceof HTMLElement && scrollRef.current?.contains(active) ? cellElement(active) : null;
+  };
+
+  // After a render (an edit, a page, a scroll), the tooltip follows its cell: new text, new place, or gone.
+  useEffect(() => {
+    if (tipCell.current) showTip(hovered.current ?? focusedCell());
+  });
+  useEffect(() => {
+    const follow = () => {
+      if (tipCell.current) placeTip();
+    };
+    window.addEventListener('scroll', follow, { capture: true, passive: true });
+    window.addEventListener('resize', follow, { passive: true });
+    return () => {
+      window.removeEventListener('scroll', follow, { capture: true });
+      window.removeEventListener('resize', follow);
+    };
+  }, []);
 
   // Once, as soon as the list is long enough: the order's first cell gets focus (so its details show).
   const revealed = useRef<number>(undefined);
@@ -179,15 +335,15 @@ export function PreviewGrid({ gridId, label, pages, focus, onFocus, onEdit, mark
 
   function go(cell: GridCell) {
     const next = clampCell(cell, shape);
-    wantFocus.current = true;
+    wantFocus.current = next;
     onFocus(next);
     virtualizer.scrollToIndex(next.index, { align: 'auto' });
   }
 
   function startEdit(cell: GridCell) {
-    const field = columnField(cell.col);
+    const field = columnField(columns, cell.col);
     const order = pages.get(cell.index);
-    if (!field || !order || order.state !== 'staged' || order.orderControl !== 'NW') return;
+    if (readOnly || !field || !order || order.state !== 'staged' || order.orderControl !== 'NW') return;
     const itemIndex = field.level === 'item' ? cell.line : 0;
     if (field.level === 'item' && itemIndex >= itemCount(order.body)) return;
     setEditing({ cell, value: displayValue(valueAt(order.body, concretePath(field, itemIndex))), saving: false });
@@ -195,7 +351,7 @@ export function PreviewGrid({ gridId, label, pages, focus, onFocus, onEdit, mark
 
   async function commitEdit() {
     if (!editing || editing.saving) return;
-    const field = columnField(editing.cell.col);
+    const field = columnField(columns, editing.cell.col);
     const order = pages.get(editing.cell.index);
     if (!field || !order) return setEditing(undefined);
     setEditing({ ...editing, saving: true });
@@ -206,7 +362,7 @@ export function PreviewGrid({ gridId, label, pages, focus, onFocus, onEdit, mark
     );
     if (saved) {
       setEditing(undefined);
-      wantFocus.current = true;
+      wantFocus.current = editing.cell;
     } else {
       setEditing((current) => (current ? { ...current, saving: false } : current));
     }
@@ -226,90 +382,127 @@ export function PreviewGrid({ gridId, label, pages, focus, onFocus, onEdit, mark
     }
   }
 
-  const width = ORDER_COLUMN_WIDTH + GRID_FIELDS.reduce((sum, field) => sum + field.width, 0);
-  const template = [ORDER_COLUMN_WIDTH, ...GRID_FIELDS.map((field) => field.width)].map((w) => `${w}px`).join(' ');
+  const sized = widths ?? columns.map((column) => (column.kind === 'field' ? column.field.width : 120));
+  const width = sized.reduce((sum, w) => sum + w, 0);
+  const template = sized.map((w) => `${w}px`).join(' ');
+  const frozen = sized.slice(0, FROZEN_COLUMNS);
   const focusCell = clampCell(focus, shape);
 
   return (
-    <div
-      ref={scrollRef}
-      role="grid"
-      aria-label={label}
-      aria-rowcount={-1}
-      aria-colcount={COLUMNS}
-      aria-busy={pages.total === undefined}
-      className="preview-grid"
-      style={{ ['--grid-columns' as string]: template }}
-      onKeyDown={onKeyDown}
-      onClick={(event: MouseEvent) => {
-        const cell = cellAt(event.target);
-        if (cell && !editing) go(cell);
-      }}
-      onDoubleClick={(event: MouseEvent) => {
-        const cell = cellAt(event.target);
-        if (cell) startEdit(cell);
-      }}
-    >
-      <div role="rowgroup" className="grid-head" style={{ width }}>
-        <div role="row" className="grid-line grid-header-line">
-          <div role="columnheader" className="grid-cell">
-            Order
+    <>
+      <div
+        ref={scrollRef}
+        role="grid"
+        aria-label={label}
+        aria-rowcount={-1}
+        aria-colcount={columns.length}
+        aria-busy={pages.total === undefined}
+        aria-readonly={readOnly || undefined}
+        className="preview-grid"
+        style={{
+          ['--grid-columns' as string]: template,
+          ['--frozen-1' as string]: `${frozen[0] ?? 0}px`,
+          ['--frozen-2' as string]: `${(frozen[0] ?? 0) + (frozen[1] ?? 0)}px`,
+          scrollPaddingLeft: `${frozen.reduce((sum, w) => sum + w, 0)}px`,
+        }}
+        onKeyDown={onKeyDown}
+        onClick={(event: MouseEvent) => {
+          const cell = cellAt(event.target);
+          if (cell && !editing) go(cell);
+        }}
+        onDoubleClick={(event: MouseEvent) => {
+          const cell = cellAt(event.target);
+          if (cell) startEdit(cell);
+        }}
+        onPointerOver={(event: PointerEvent) => {
+          const cell = cellElement(event.target);
+          if (cell === hovered.current) return;
+          hovered.current = cell?.hasAttribute('aria-describedby') ? cell : null;
+          showTip(hovered.current ?? focusedCell());
+        }}
+        onPointerLeave={() => {
+          hovered.current = null;
+          showTip(focusedCell());
+        }}
+        onFocus={(event) => {
+          if (!hovered.current) showTip(cellElement(event.target));
+        }}
+        onBlur={(event) => {
+          if (!event.currentTarget.contains(event.relatedTarget) && !hovered.current) showTip(null);
+        }}
+        onScroll={() => {
+          if (tipCell.current) placeTip();
+        }}
+      >
+        <div role="rowgroup" className="grid-head" style={{ width }}>
+          <div role="row" className="grid-line grid-header-line">
+            {columns.map((column) => (
+              <div
+                role="columnheader"
+                className="grid-cell"
+                key={column.key}
+                title={column.kind === 'field' ? column.field.column : undefined}
+              >
+                {column.label}
+              </div>
+            ))}
           </div>
-          {GRID_FIELDS.map((field) => (
-            <div role="columnheader" className="grid-cell" key={field.column} title={field.column}>
-              {field.label}
-            </div>
-          ))}
+        </div>
+        <div
+          role="rowgroup"
+          className="grid-body"
+          style={{ height: virtualizer.getTotalSize() - HEADER_HEIGHT, width }}
+        >
+          {items.map((item) => {
+            const order = pages.get(item.index);
+            return (
+              <div
+                key={item.key}
+                data-index={item.index}
+                ref={virtualizer.measureElement}
+                className="grid-order"
+                style={{ transform: `translateY(${item.start - HEADER_HEIGHT}px)` }}
+              >
+                {order ? (
+                  <OrderLines
+                    gridId={gridId}
+                    columns={columns}
+                    index={item.index}
+                    order={order}
+                    service={marks?.warnings(order)}
+                    focusLine={focusCell.index === item.index ? focusCell.line : -1}
+                    focusCol={focusCell.index === item.index ? focusCell.col : -1}
+                    editor={
+                      editing?.cell.index === item.index
+                        ? {
+                            line: editing.cell.line,
+                            col: editing.cell.col,
+                            value: editing.value,
+                            saving: editing.saving,
+                            onChange: (value) => setEditing((current) => (current ? { ...current, value } : current)),
+                            onCommit: () => void commitEdit(),
+                            onCancel: () => {
+                              setEditing(undefined);
+                              wantFocus.current = editing.cell;
+                            },
+                          }
+                        : undefined
+                    }
+                  />
+                ) : (
+                  <div role="row" className="grid-line grid-loading" style={{ height: item.size }}>
+                    <div role="gridcell" className="grid-cell">
+                      Loading…
+                    </div>
+                  </div>
+                )}
+              </div>
+            );
+          })}
         </div>
       </div>
-      <div role="rowgroup" className="grid-body" style={{ height: virtualizer.getTotalSize() - HEADER_HEIGHT, width }}>
-        {items.map((item) => {
-          const order = pages.get(item.index);
-          return (
-            <div
-              key={item.key}
-              data-index={item.index}
-              ref={virtualizer.measureElement}
-              className="grid-order"
-              style={{ transform: `translateY(${item.start - HEADER_HEIGHT}px)` }}
-            >
-              {order ? (
-                <OrderLines
-                  gridId={gridId}
-                  index={item.index}
-                  order={order}
-                  service={marks?.warnings(order)}
-                  focusLine={focusCell.index === item.index ? focusCell.line : -1}
-                  focusCol={focusCell.index === item.index ? focusCell.col : -1}
-                  editor={
-                    editing?.cell.index === item.index
-                      ? {
-                          line: editing.cell.line,
-                          col: editing.cell.col,
-                          value: editing.value,
-                          saving: editing.saving,
-                          onChange: (value) => setEditing((current) => (current ? { ...current, value } : current)),
-                          onCommit: () => void commitEdit(),
-                          onCancel: () => {
-                            setEditing(undefined);
-                            wantFocus.current = true;
-                          },
-                        }
-                      : undefined
-                  }
-                />
-              ) : (
-                <div role="row" className="grid-line grid-loading" style={{ height: item.size }}>
-                  <div role="gridcell" className="grid-cell">
-                    Loading…
-                  </div>
-                </div>
-              )}
-            </div>
-          );
-        })}
-      </div>
-    </div>
+      <div ref={tipRef} className="grid-tip" aria-hidden="true" hidden />
+    </>
   );
 }
 
@@ -326,6 +519,7 @@ interface Editor {
 
 interface LinesProps {
   gridId: string;
+  columns: readonly GridColumn[];
   index: number;
   order: StagedOrderView;
   /** The order's service warnings, once read. */
@@ -339,6 +533,7 @@ interface LinesProps {
 /** One order's item lines; memoised: its props change only when what it shows does. */
 const OrderLines = memo(function OrderLines({
   gridId,
+  columns,
   index,
   order,
   service,
@@ -354,26 +549,32 @@ const OrderLines = memo(function OrderLines({
   const rows = [];
   for (let line = 0; line < lines; line += 1) {
     const cells = [];
-    for (let col = 0; col < COLUMNS; col += 1) {
+    for (let col = 0; col < columns.length; col += 1) {
       const id = cellId(gridId, { index, line, col });
       const focused = focusLine === line && focusCol === col;
       const common = { id, role: 'gridcell', tabIndex: focused ? 0 : -1, 'data-line': line, 'data-col': col } as const;
-      if (col === 0) {
+      const column = columns[col]!;
+      if (column.kind === 'order') {
         cells.push(
-          <OrderCell
+          <OrderCell key={col} common={common} line={line} order={order} problems={problems} service={service} />,
+        );
+        continue;
+      }
+      if (column.kind === 'problems') {
+        cells.push(
+          <SummaryCell
             key={col}
             common={common}
             line={line}
             order={order}
             problems={problems}
-            service={service}
             offGrid={offGrid}
             id={id}
           />,
         );
         continue;
       }
-      const field = GRID_FIELDS[col - 1]!;
+      const field = column.field;
       // Order-level fields show on the order's first line; later lines leave them blank (same order).
       const shown = field.level === 'item' || line === 0;
       const path = concretePath(field, field.level === 'item' ? line : 0);
@@ -389,8 +590,8 @@ const OrderLines = memo(function OrderLines({
           key={col}
           {...common}
           className={`grid-cell${severity ? ` cell-${severity}` : ''}${flagged ? ' cell-service' : ''}${
-            tipped ? ' cell-tipped' : ''
-          }${shown ? '' : ' cell-continued'}`}
+            shown ? '' : ' cell-continued'
+          }`}
           aria-describedby={severity || flagged ? `${id}-msg` : undefined}
           aria-readonly={order.state !== 'staged' || undefined}
         >
@@ -432,7 +633,7 @@ const OrderLines = memo(function OrderLines({
               {/* The value as a bare text node: most cells are only this, and every element costs at a jump. */}
               {value}
               {tipped ? (
-                <span id={`${id}-msg`} className="cell-tip" role="tooltip">
+                <span id={`${id}-msg`} hidden>
                   {[
                     ...(cellProblems ?? []).map(
                       (problem) => `${problem.severity === 'error' ? 'Error' : 'Warning'}: ${problem.text}`,
@@ -455,22 +656,19 @@ const OrderLines = memo(function OrderLines({
   return rows;
 });
 
+/** The order's own cell: its position, its state (✓ valid, ✕ errors, ⚠ warnings, → accepted) and ⚑ marks. */
 function OrderCell({
   common,
   line,
   order,
   problems,
   service,
-  offGrid,
-  id,
 }: {
   common: object;
   line: number;
   order: StagedOrderView;
   problems: PlacedProblems;
   service: EnrichmentWarning[] | undefined;
-  offGrid: EnrichmentWarning[];
-  id: string;
 }) {
   if (line > 0) return <div {...common} className="grid-cell cell-continued" />;
   const severity = problems.errors ? 'error' : problems.warnings ? 'warning' : undefined;
@@ -483,13 +681,8 @@ function OrderCell({
           ? 'Cancel'
           : 'Valid';
   const serviceCount = service?.length ?? 0;
-  const described = problems.order.length > 0 || offGrid.length > 0;
   return (
-    <div
-      {...common}
-      className={`grid-cell order-cell${severity ? ` cell-${severity}` : ''}${described ? ' cell-tipped' : ''}`}
-      aria-describedby={described ? `${id}-msg` : undefined}
-    >
+    <div {...common} className={`grid-cell order-cell${severity ? ` cell-${severity}` : ''}`}>
       <span className="cell-marker" aria-hidden="true">
         {order.state === 'accepted' ? '→' : severity === 'error' ? '✕' : severity === 'warning' ? '⚠' : '✓'}
       </span>
@@ -506,8 +699,60 @@ function OrderCell({
         </span>
         {order.edited ? <span className="hint"> (edited)</span> : null}
       </span>
+    </div>
+  );
+}
+
+/**
+ * The order's problems in one cell: the fields at fault by name, errors first. Problems of the whole order, and of
+ * fields the grid has no column for, are explained here (its tooltip and description), with ⚑ warnings of such fields.
+ */
+function SummaryCell({
+  common,
+  line,
+  order,
+  problems,
+  offGrid,
+  id,
+}: {
+  common: object;
+  line: number;
+  order: StagedOrderView;
+  problems: PlacedProblems;
+  offGrid: EnrichmentWarning[];
+  id: string;
+}) {
+  if (line > 0) return <div {...common} className="grid-cell cell-continued" />;
+  const { errors, warnings } = faultyFields(order);
+  const described = problems.order.length > 0 || offGrid.length > 0;
+  const severity = problems.order.some((problem) => problem.severity === 'error')
+    ? 'error'
+    : problems.order.length
+      ? 'warning'
+      : undefined;
+  return (
+    <div
+      {...common}
+      className={`grid-cell summary-cell${severity ? ` cell-${severity}` : ''}${problems.errors ? ' summary-bad' : ''}`}
+      aria-describedby={described ? `${id}-msg` : undefined}
+    >
+      {errors.length ? (
+        <>
+          <span aria-hidden="true">✕ </span>
+          <span className="visually-hidden">Errors in: </span>
+          {errors.join(', ')}
+        </>
+      ) : null}
+      {errors.length && warnings.length ? <span aria-hidden="true"> · </span> : null}
+      {warnings.length ? (
+        <>
+          <span aria-hidden="true">⚠ </span>
+          <span className="visually-hidden">{errors.length ? '; warnings in: ' : 'Warnings in: '}</span>
+          {warnings.join(', ')}
+        </>
+      ) : null}
       {described ? (
-        <span id={`${id}-msg`} className="cell-tip" role="tooltip">
+        <span id={`${id}-msg`} hidden>
           {[
             ...problems.order.map(
               (problem) => `${problem.severity === 'error' ? 'Error' : 'Warning'}: ${problem.text}`,

@@ -131,4 +131,39 @@ describe('BatchPages: the preview grid window onto a staged batch', () => {
     await loading;
     expect(pages.get(0)).toBeUndefined();
   });
+
+  it('refreshes in place after a change under it: old rows stay shown until their new copy, then are replaced', async () => {
+    let version = 1;
+    const requests: number[] = [];
+    const pages = new BatchPages(
+      (offset, limit) => {
+        requests.push(offset);
+        const orders = [];
+        for (let i = offset; i < Math.min(100, offset + limit); i += 1) {
+          orders.push({ ...order(i + 1), clinicOrderId: `V${version}-${i + 1}` });
+        }
+        return Promise.resolve({ batch: {}, orders, total: 100 });
+      },
+      { pageSize: 10 },
+    );
+    await pages.ensure(0, 19);
+    expect(requests).toEqual([0, 10]);
+    version = 2;
+    pages.refresh();
+    // Nothing in view was wanted yet: the old copies stay, and nothing is asked until the grid wants it.
+    expect(pages.get(0)?.clinicOrderId).toBe('V1-1');
+    pages.want(0, 9);
+    expect(pages.get(0)?.clinicOrderId).toBe('V1-1');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(pages.get(0)?.clinicOrderId).toBe('V2-1');
+    expect(requests).toEqual([0, 10, 0]);
+    // Once fresh, a page is not asked again; the other stays stale until it is wanted.
+    pages.want(0, 19);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(requests).toEqual([0, 10, 0, 10]);
+    expect(pages.get(15)?.clinicOrderId).toBe('V2-16');
+    pages.want(0, 19);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(requests).toHaveLength(4);
+  });
 });

@@ -32,6 +32,9 @@ export class BatchPages<B> {
   /** Pages of the latest `want`, in the order to fetch them. */
   #wanted: number[] = [];
   #total: number | undefined;
+  /** Pages loaded before the latest `refresh`: shown until their new copy arrives, fetched again when wanted. */
+  readonly #stale = new Set<number>();
+  #refreshes = 0;
   #version = 0;
   #error: unknown;
   #disposed = false;
@@ -124,6 +127,17 @@ export class BatchPages<B> {
     }
   }
 
+  /**
+   * The batch changed under the window (a find and replace, an undo): every loaded page is fetched again as the
+   * grid wants it, and shown as it was until then (no rows blank out, the scroll position stays).
+   */
+  refresh(): void {
+    this.#refreshes += 1;
+    for (const page of this.#pages.keys()) this.#stale.add(page);
+    for (const page of this.#loading.keys()) this.#stale.add(page);
+    this.#pump();
+  }
+
   /** Stops notifying (the screen closed or the filter changed); answers still in flight are dropped. */
   dispose(): void {
     this.#disposed = true;
@@ -146,17 +160,21 @@ export class BatchPages<B> {
     if (this.#disposed) return;
     for (const page of this.#wanted) {
       if (this.#loading.size >= this.#maxInFlight) return;
-      if (!this.#pages.has(page) && !this.#loading.has(page)) void this.#load(page);
+      if ((!this.#pages.has(page) || this.#stale.has(page)) && !this.#loading.has(page)) void this.#load(page);
     }
   }
 
   #load(page: number): Promise<void> {
+    const asked = this.#refreshes;
     const loading = this.#fetch(page * this.pageSize, this.pageSize).then(
       (answer) => {
         this.#loading.delete(page);
         if (this.#disposed) return;
         this.#error = undefined;
         this.#total = answer.total;
+        // An answer asked for before the latest refresh may predate the change: it stays stale.
+        if (asked === this.#refreshes) this.#stale.delete(page);
+        this.#pages.delete(page);
         this.#pages.set(page, answer.orders);
         this.#evict();
         this.#onBatch?.(answer.batch);
