@@ -48,10 +48,12 @@ export function verifyAuditChain(store: Store, options: VerifyOptions = {}): Aud
   if (verified) {
     const [row] = store.audit.rows(verified.seq - 1);
     if (!row || row.seq !== verified.seq) {
+      // The first entry concerned: the one after the last still there, when the log ends before the verified prefix.
+      const firstMissing = Math.min(verified.seq, store.audit.lastSeq() + 1);
       return broken(
-        verified.seq,
+        firstMissing,
         'truncated',
-        `entry ${verified.seq}, verified before, is missing: the log was cut short`,
+        `entries from ${firstMissing} on are missing: entry ${verified.seq} was verified before, so the log was cut short`,
       );
     }
     if (row.hash !== verified.link) {
