@@ -1,7 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TEMPLATE_COLUMNS } from '../main/core/importing/field-catalogue.js';
@@ -206,10 +205,10 @@ export async function runGridBenchmark(
 ): Promise<GridBenchmarkResult> {
   const orders = options.orders ?? 50_000;
   ensureBuilt();
-  const dir = await mkdtemp(join(tmpdir(), 'rxbatch-grid-bench-'));
-  const file = join(dir, 'grid-benchmark.csv');
-  await writeBatch(file, orders);
   const app = await startBrowserMode();
+  // Over the bridge a path is read only inside the host's --import-dir folders (issue #12, finding 2).
+  const file = join(app.importDir, 'grid-benchmark.csv');
+  await writeBatch(file, orders);
   const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
@@ -264,7 +263,6 @@ export async function runGridBenchmark(
   } finally {
     await browser.close();
     await app.stop();
-    await rm(dir, { recursive: true, force: true });
   }
 }
 

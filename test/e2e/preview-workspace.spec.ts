@@ -5,7 +5,14 @@ import { expectNoAxeViolations } from './support/axe.js';
 import { addDeviceEnvironment } from './support/device-environment.js';
 import { saveScreenshot } from './support/screenshots.js';
 import { csvFromTemplate, TEMPLATE_ROW, templateHeader } from './support/template-csv.js';
-import { chooseBatchFile, chooseEnvironment, localSandbox, openSection, uniqueSuffix } from './support/workspace.js';
+import {
+  chooseBatchFile,
+  chooseEnvironment,
+  escapeRegExp,
+  localSandbox,
+  openSection,
+  uniqueSuffix,
+} from './support/workspace.js';
 
 /**
  * The preview as a workspace (issue #13), at 1024×700 and 1920×1080, in the light and the dark theme: the grid
@@ -251,6 +258,10 @@ for (const size of SIZES) {
         ).toBeVisible();
         await expect(page.getByRole('button', { name: 'Discard batch…' })).toHaveCount(0);
         await expect(page.getByRole('button', { name: 'Undo', exact: true })).toHaveCount(0);
+        const batches = page.getByRole('region', { name: 'Imported batches' });
+        await expect(
+          batches.getByRole('row', { name: new RegExp(`${escapeRegExp(file)} \\(discarded\\)`) }),
+        ).toBeVisible();
         await saveScreenshot(page, shot('discarded'));
       });
 

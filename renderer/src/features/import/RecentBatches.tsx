@@ -55,7 +55,10 @@ export function RecentBatches({
         <tbody>
           {batches.value.map((batch) => (
             <tr key={batch.id} className={batch.id === openBatchId ? 'selected' : undefined}>
-              <th scope="row">{batch.sourceFileName}</th>
+              <th scope="row">
+                {batch.sourceFileName}
+                {batch.discardedAt ? <span className="hint"> (discarded)</span> : null}
+              </th>
               <td>{formatDateTime(batch.createdAt)}</td>
               <td className="number">{batch.counts.total.toLocaleString('en-GB')}</td>
               <td className="number">{batch.counts.valid.toLocaleString('en-GB')}</td>
