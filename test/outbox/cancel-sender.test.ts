@@ -11,6 +11,7 @@ import {
   sandboxClient,
   storeForSandbox,
   type OutboxTestStore,
+  requestCancel,
 } from './support/outbox-fixture.js';
 
 /** Cancel commands: sent with clinic code and reason, paced and retried like creates, refused ones explained. */
@@ -54,26 +55,6 @@ function setUp(on: RunningSandbox = sandbox) {
     FAST,
   );
   return { t, outbox, attention };
-}
-
-/** What the tracking side does when the admin cancels a created order: the state and an open command, together. */
-function requestCancel(store: Store, orderId: number, reason: string): void {
-  store.inTransaction(() => {
-    const order = store.orders.get(orderId)!;
-    expect(
-      store.orders.transition(
-        orderId,
-        [order.state],
-        'cancel_requested',
-        {},
-        {
-          actor: 'user',
-          action: 'order.cancel-requested',
-        },
-      ),
-    ).toBe(true);
-    store.cancellations.request(orderId, reason);
-  });
 }
 
 const attemptsOf = (store: Store, orderId: number) =>

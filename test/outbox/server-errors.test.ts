@@ -9,6 +9,7 @@ import {
   expectEachCreatedOnce,
   sampleOrders,
   sandboxClient,
+  requestCancel,
 } from './support/outbox-fixture.js';
 import { proxiedSandbox } from './support/proxied-sandbox.js';
 
@@ -235,24 +236,4 @@ function recordOldStyle502(store: Store, orderId: number): void {
   });
   expect(store.outboxQueue.retryMemory(orderId)?.wasInDoubt).toBe(false);
   expect(allOrders(store).find((o) => o.id === orderId)?.state).toBe('queued');
-}
-
-/** What the tracking side does when the admin cancels a created order: the state and an open command, together. */
-function requestCancel(store: Store, orderId: number, reason: string): void {
-  store.inTransaction(() => {
-    const order = store.orders.get(orderId)!;
-    expect(
-      store.orders.transition(
-        orderId,
-        [order.state],
-        'cancel_requested',
-        {},
-        {
-          actor: 'user',
-          action: 'order.cancel-requested',
-        },
-      ),
-    ).toBe(true);
-    store.cancellations.request(orderId, reason);
-  });
 }

@@ -130,3 +130,23 @@ export function expectEachCreatedOnce(
 }
 
 export { removeDir, tempDataDir };
+
+/** What the tracking side does when the admin cancels a created order: the state and an open command, together. */
+export function requestCancel(store: Store, orderId: number, reason: string): void {
+  store.inTransaction(() => {
+    const order = store.orders.get(orderId)!;
+    expect(
+      store.orders.transition(
+        orderId,
+        [order.state],
+        'cancel_requested',
+        {},
+        {
+          actor: 'user',
+          action: 'order.cancel-requested',
+        },
+      ),
+    ).toBe(true);
+    store.cancellations.request(orderId, reason);
+  });
+}
