@@ -87,6 +87,8 @@ export class AppServices {
   readonly #beforeClose: Array<() => Promise<void>> = [];
   /** Conditions already announced (environment + kind), until they clear: one notification per condition. */
   readonly #raised = new Set<string>();
+  /** Environments whose counts are reported after orders changed, once the current turn ends. */
+  readonly #countsDue = new Set<string>();
   #closed = false;
 
   constructor(options: AppServicesOptions) {
@@ -121,7 +123,7 @@ export class AppServices {
           clientFor,
           now: this.#now,
           logger: this.#log,
-          onOrdersChanged: (environmentId, orderIds) => this.#emit('orders.changed', { environmentId, orderIds }),
+          onOrdersChanged: (environmentId, orderIds) => this.ordersChanged(environmentId, orderIds),
           onSignInRequired: (environmentId) =>
             this.#raise({
               environmentId,
@@ -199,9 +201,32 @@ export class AppServices {
     }
     for (const [environmentId, ids] of touched) {
       this.outbox.notify(environmentId);
-      this.#emit('orders.changed', { environmentId, orderIds: ids });
+      this.ordersChanged(environmentId, ids);
     }
     return results;
+  }
+
+  /**
+   * Orders changed outside the outbox's own sending (the status poller confirming a cancel, a refresh, a cancel
+   * request): says which, and, since the outbox reports counts only as it sends, fresh counts as well, so every
+   * count on screen follows the store at once (issue #13). One count per environment per turn of the event loop.
+   */
+  ordersChanged(environmentId: string, orderIds: number[]): void {
+    this.#emit('orders.changed', { environmentId, orderIds });
+    if (this.#countsDue.has(environmentId)) return;
+    this.#countsDue.add(environmentId);
+    queueMicrotask(() => {
+      this.#countsDue.delete(environmentId);
+      if (this.#closed) return;
+      try {
+        this.#emit('outbox.progress', toProgressView(this.outbox.progress(environmentId)));
+      } catch (error) {
+        this.#log.error('could not count orders after a change', {
+          environmentId,
+          error: error instanceof Error ? error.message.slice(0, 200) : 'unknown',
+        });
+      }
+    });
   }
 
   /** Runs `stop` when the services close, before the store does (it should end the caller's work on the store). */

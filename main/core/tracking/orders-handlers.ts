@@ -78,7 +78,7 @@ export function buildOrdersHandlers(
           });
         }
         const one = await refreshOrder(store, registry.client(environmentId, 'secured'), orderId, () => new Date());
-        if (one.changed.length > 0) services.events.emit('orders.changed', { environmentId, orderIds: one.changed });
+        if (one.changed.length > 0) services.ordersChanged(environmentId, one.changed);
         return {
           checked: one.checked,
           changed: one.changed.length,
