@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { TEMPLATE_COLUMNS } from '../main/core/importing/field-catalogue.js';
+import { TEMPLATE_COLUMNS } from '../main/core/model/field-catalogue.js';
 import { REPO_ROOT, startBrowserMode } from '../test/e2e/support/browser-mode.js';
 import { launchChromium } from '../test/support/browser.js';
 import type { Page } from '@playwright/test';

@@ -1,5 +1,5 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Logger } from '../main/core/logger.js';
+import type { Logger } from '../main/core/platform/logger.js';
 import { checkAdminRequest } from './admin-guard.js';
 import { authorise, type AccessTokenVerifier } from './bearer-auth.js';
 import type { FaultSwitches } from './faults.js';

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { createLogger } from '../main/core/logger.js';
+import { createLogger } from '../main/core/platform/logger.js';
 import { DEFAULT_STATUS_STEP_MS, startSandbox } from './index.js';
 
 /**

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { openDatabase } from '../main/core/store/open-database.js';
-import { ensurePrivateFile, tightenIfPresent } from '../main/core/store/private-files.js';
+import { ensurePrivateFile, tightenIfPresent } from '../main/core/platform/private-files.js';
 
 /** The sandbox's own SQLite store: clinics it knows and orders exactly as they arrived. */
 

@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { BRIDGE_SOCKET_PATH, type ServerMessage } from '../../shared/transport-protocol.js';
 import { createCore, type Core } from '../core/app-core.js';
-import { MemorySecretStore } from '../core/auth/secret-store.js';
+import { MemorySecretStore } from '../core/platform/secret-store.js';
 import { LOCAL_SANDBOX_ID } from '../core/environments/presets.js';
 import { importFolders } from '../core/import-path-policy.js';
-import { silentLogger } from '../core/logger.js';
+import { silentLogger } from '../core/platform/logger.js';
 import { inProcessConnection } from '../transport/core-connection.js';
 import { startBridge, type RunningBridge } from './bridge-server.js';
 

@@ -1,6 +1,6 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PRIVATE_FILE_MODE } from '../core/store/private-files.js';
+import { PRIVATE_FILE_MODE } from '../core/platform/private-files.js';
 
 /**
  * How the page gets the bridge's launch secret without it ever being on a command line (where every local user

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PRIVATE_FILE_MODE } from '../core/store/private-files.js';
+import { PRIVATE_FILE_MODE } from '../core/platform/private-files.js';
 
 /**
  * The port browser mode served on last time, kept in the data directory, so the page's origin (and with it what

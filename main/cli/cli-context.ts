@@ -4,7 +4,7 @@ import type { Writable } from 'node:stream';
 import { openServices } from '../core/app-core.js';
 import type { AppServices } from '../core/app-services.js';
 import { PLAIN_SECRETS_FILE, plainFileSecrets } from '../core/audit/chain-key.js';
-import { createLogger, silentLogger } from '../core/logger.js';
+import { createLogger, silentLogger } from '../core/platform/logger.js';
 import { defaultDataDir } from '../bridge/data-dir.js';
 
 /** The CLI's sign-ins, client secrets and audit key (0600, plain text); browser mode keeps its audit key here too. */

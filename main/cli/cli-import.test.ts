@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseWireJson } from '../../shared/wire-json.js';
 import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
-import { TEMPLATE_COLUMNS } from '../core/importing/field-catalogue.js';
-import { TEMPLATE_PROFILE } from '../core/importing/mapping-profile.js';
+import { TEMPLATE_COLUMNS } from '../core/model/field-catalogue.js';
+import { TEMPLATE_PROFILE } from '../core/model/mapping-profile.js';
 import {
   HL7_PROFILE,
   eighteenDigitDmd,

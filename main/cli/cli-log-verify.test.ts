@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { auditHash, type AuditRow } from '../core/audit/audit-entry.js';
+import { auditHash, type AuditRow } from '../core/model/audit-entry.js';
 import { openDatabase } from '../core/store/open-database.js';
 import { STORE_FILE } from '../core/store/store.js';
 import { runCli } from './run.js';

@@ -10,9 +10,9 @@ import { startSandbox } from '../../sandbox/index.js';
 import { launchChromium } from '../../test/support/browser.js';
 import { createDirectApi } from '../transport/direct-api.js';
 import { createCore, type Core } from './app-core.js';
-import { MemorySecretStore } from './auth/secret-store.js';
+import { MemorySecretStore } from './platform/secret-store.js';
 import { LOCAL_SANDBOX_ID } from './environments/presets.js';
-import { silentLogger } from './logger.js';
+import { silentLogger } from './platform/logger.js';
 import { enqueueOrders } from './store/store.js';
 import { sampleOrder } from './store/testing/store-fixtures.js';
 

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCore, type Core, type CoreOptions } from './app-core.js';
-import { MemorySecretStore } from './auth/secret-store.js';
+import { MemorySecretStore } from './platform/secret-store.js';
 import { LOCAL_SANDBOX_ID } from './environments/presets.js';
 import { ADMIN_TOKEN_FILE, LOCAL_SANDBOX_DIR } from './local-sandbox.js';
-import { silentLogger } from './logger.js';
+import { silentLogger } from './platform/logger.js';
 
 /**
  * The local sandbox as the app embeds it (createCore, as the desktop app and browser mode start it): it is not a

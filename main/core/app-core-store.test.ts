@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCore } from './app-core.js';
-import { MemorySecretStore } from './auth/secret-store.js';
+import { MemorySecretStore } from './platform/secret-store.js';
 import { LOCAL_SANDBOX_ID } from './environments/presets.js';
-import { silentLogger } from './logger.js';
+import { silentLogger } from './platform/logger.js';
 
 let dataDir: string | undefined;
 afterEach(() => {

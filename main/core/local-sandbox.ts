@@ -2,7 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Environment } from '../../shared/environment.js';
 import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
-import { ensurePrivateFile } from './store/private-files.js';
+import { ensurePrivateFile } from './platform/private-files.js';
 
 /** Where the embedded sandbox keeps its files, under the data directory. */
 export const LOCAL_SANDBOX_DIR = 'local-sandbox';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemorySecretStore } from './auth/secret-store.js';
+import { MemorySecretStore } from './platform/secret-store.js';
 import { openDatabase } from './store/open-database.js';
 import { STORE_FILE } from './store/store.js';
 import { openCore } from './testing/test-core.js';

@@ -7,8 +7,8 @@ import type {
   OrderSummary,
   OutboxProgressView,
 } from '../../shared/outbox-views.js';
-import type { AuditDetails } from './audit/audit-details.js';
-import type { AuditEntry } from './audit/audit-entry.js';
+import type { AuditDetails } from './model/audit-details.js';
+import type { AuditEntry } from './model/audit-entry.js';
 import { maskIdentifier } from './audit/mask-identifier.js';
 import type { AttentionEvent } from './outbox/attention.js';
 import type { OutboxProgress } from './outbox/progress.js';

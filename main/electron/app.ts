@@ -1,6 +1,6 @@
 import { isAbsolute, join } from 'node:path';
 import { app, Menu, screen, session, shell, type BrowserWindow } from 'electron';
-import { ensurePrivateDir } from '../core/store/private-files.js';
+import { ensurePrivateDir } from '../core/platform/private-files.js';
 import { CoreClient } from '../host/core-client.js';
 import { coreHostEntry } from '../host/host-entry.js';
 import { appMenuTemplate } from './app-menu.js';

@@ -1,6 +1,6 @@
 import type { ImportFiles } from '../../shared/desktop-contract.js';
 import type { DesktopIntegration, IdentityChange } from '../core/desktop-handlers.js';
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../core/platform/logger.js';
 import { importFilesAt } from './import-paths.js';
 import type { PathGrants } from './path-grants.js';
 

@@ -1,9 +1,9 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { MemorySecretStore, type SecretStore } from '../core/auth/secret-store.js';
-import type { Logger } from '../core/logger.js';
-import { PRIVATE_FILE_MODE } from '../core/store/private-files.js';
+import { MemorySecretStore, type SecretStore } from '../core/platform/secret-store.js';
+import type { Logger } from '../core/platform/logger.js';
+import { PRIVATE_FILE_MODE } from '../core/platform/private-files.js';
 import { createSafeStorageSecretStore, SecretStorageRefusedError } from './secrets.js';
 
 /**

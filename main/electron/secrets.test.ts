@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FileSecretStore, PLAIN_TEXT_CODEC } from '../core/auth/file-secret-store.js';
+import { FileSecretStore, PLAIN_TEXT_CODEC } from '../core/platform/file-secret-store.js';
 
 // The only place Electron is replaced: no Electron binary runs here. The double "encrypts" reversibly with a
 // per-test key, so the test can tell a sealed file from a plain one.

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { safeStorage } from 'electron';
-import { FileSecretStore, type SecretCodec } from '../core/auth/file-secret-store.js';
-import type { SecretStore } from '../core/auth/secret-store.js';
+import { FileSecretStore, type SecretCodec } from '../core/platform/file-secret-store.js';
+import type { SecretStore } from '../core/platform/secret-store.js';
 
 /** The desktop app's secrets file, in the data directory beside the store. */
 export const DESKTOP_SECRETS_FILE = 'secrets.json';

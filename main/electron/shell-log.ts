@@ -1,7 +1,7 @@
 import { appendFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { createLogger, type Logger } from '../core/logger.js';
-import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../core/store/private-files.js';
+import { createLogger, type Logger } from '../core/platform/logger.js';
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../core/platform/private-files.js';
 
 /**
  * The desktop app's own log: JSON lines in `<data dir>/logs/rx-batch.log`, rotated by size into `.1` … `.N`

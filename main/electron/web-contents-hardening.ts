@@ -1,5 +1,5 @@
 import type { Session, WebContents } from 'electron';
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../core/platform/logger.js';
 
 /**
  * What every web page the app creates is allowed to do: nothing beyond showing the app. Applied to each

@@ -1,7 +1,7 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
-import type { Logger } from '../core/logger.js';
-import { PRIVATE_FILE_MODE } from '../core/store/private-files.js';
+import type { Logger } from '../core/platform/logger.js';
+import { PRIVATE_FILE_MODE } from '../core/platform/private-files.js';
 
 /**
  * The window's size and place, remembered between runs in a small JSON file in the data directory. The file is

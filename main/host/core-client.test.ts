@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { EventName } from '../../shared/contract.js';
-import { MemorySecretStore } from '../core/auth/secret-store.js';
-import type { Logger } from '../core/logger.js';
+import { MemorySecretStore } from '../core/platform/secret-store.js';
+import type { Logger } from '../core/platform/logger.js';
 import { CoreClient, type HostChannel } from './core-client.js';
 import type { HostStartOptions, ShellMessage } from './host-protocol.js';
 

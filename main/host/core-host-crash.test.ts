@@ -7,10 +7,10 @@ import { DEFAULT_CODE_LISTS, ORDER_SERVICE_SCOPES } from '../../shared/environme
 import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 import { expectEachCreatedOnce } from '../../test/outbox/support/outbox-fixture.js';
 import { sampleCreateWithClinic } from '../../test/support/orders.js';
-import { MemorySecretStore } from '../core/auth/secret-store.js';
+import { MemorySecretStore } from '../core/platform/secret-store.js';
 import { authSecretKeys } from '../core/auth/token-record.js';
 import { writeTemplateCsv } from '../core/importing/template-csv.js';
-import { silentLogger } from '../core/logger.js';
+import { silentLogger } from '../core/platform/logger.js';
 import { openStore } from '../core/store/store.js';
 import { CoreClient } from './core-client.js';
 import { forkSpawner } from './fork-spawner.js';

@@ -2,10 +2,10 @@ import type { ImportFiles } from '../../shared/desktop-contract.js';
 import type { CallResult } from '../../shared/transport-protocol.js';
 import { createCore, type Core, type CoreOptions } from '../core/app-core.js';
 import { plainFileSecrets } from '../core/audit/chain-key.js';
-import { MemorySecretStore, type SecretStore } from '../core/auth/secret-store.js';
+import { MemorySecretStore, type SecretStore } from '../core/platform/secret-store.js';
 import type { DesktopIntegration, IdentityChange } from '../core/desktop-handlers.js';
 import { ANY_PATH, importFolders, NO_PATH, type ImportPathPolicy } from '../core/import-path-policy.js';
-import type { LogFields, Logger } from '../core/logger.js';
+import type { LogFields, Logger } from '../core/platform/logger.js';
 import { dispatchCall } from '../transport/dispatch.js';
 import {
   replySchemas,

@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MemorySecretStore } from '../../main/core/auth/secret-store.js';
-import { silentLogger } from '../../main/core/logger.js';
+import { MemorySecretStore } from '../../main/core/platform/secret-store.js';
+import { silentLogger } from '../../main/core/platform/logger.js';
 import { safeStorage } from './electron-double.js';
 
 vi.mock('electron', () => import('./electron-double.js'));

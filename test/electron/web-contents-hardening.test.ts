@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Logger } from '../../main/core/logger.js';
+import type { Logger } from '../../main/core/platform/logger.js';
 import { electronEvent, FakeWebContents } from './electron-double.js';
 
 vi.mock('electron', () => import('./electron-double.js'));

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { EventEmitter } from 'node:events';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../main/core/logger.js';
+import { silentLogger } from '../../main/core/platform/logger.js';
 import {
   DEFAULT_SIZE,
   loadWindowState,

@@ -1,6 +1,6 @@
 import type * as fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Logger } from '../../main/core/logger.js';
+import type { Logger } from '../../main/core/platform/logger.js';
 import { Outbox } from '../../main/core/outbox/outbox.js';
 import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 import {

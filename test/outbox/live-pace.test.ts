@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openServices } from '../../main/core/app-core.js';
 import type { AppServices } from '../../main/core/app-services.js';
-import { MemorySecretStore } from '../../main/core/auth/secret-store.js';
+import { MemorySecretStore } from '../../main/core/platform/secret-store.js';
 import type { EnvironmentProfile } from '../../main/core/store/environments-repo.js';
 import { enqueueOrders } from '../../main/core/store/store.js';
 import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';

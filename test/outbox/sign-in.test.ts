@@ -2,7 +2,7 @@ import type { Browser } from '@playwright/test';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ORDER_SERVICE_SCOPES } from '../../shared/environment.js';
 import { AuthSession } from '../../main/core/auth/auth-session.js';
-import { MemorySecretStore } from '../../main/core/auth/secret-store.js';
+import { MemorySecretStore } from '../../main/core/platform/secret-store.js';
 import type { AttentionEvent } from '../../main/core/outbox/attention.js';
 import { Outbox } from '../../main/core/outbox/outbox.js';
 import { completeDevicePages } from '../../sandbox/identity/device-pages-driver.js';

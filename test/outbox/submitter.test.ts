@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AttentionEvent } from '../../main/core/outbox/attention.js';
 import { Outbox } from '../../main/core/outbox/outbox.js';
 import type { OutboxProgress } from '../../main/core/outbox/progress.js';
-import { STORED_BODY_CHECK_VERSION } from '../../main/core/service/stored-body-check.js';
+import { STORED_BODY_CHECK_VERSION } from '../../main/core/model/stored-body-check.js';
 import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 import { sampleCreateWithClinic } from '../support/orders.js';
 import { sampleHl7, sampleV2 } from '../support/sample-orders.js';

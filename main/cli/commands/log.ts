@@ -1,7 +1,7 @@
 import { createWriteStream, fchmodSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { exportAuditLog } from '../../core/audit/export-log.js';
-import { PRIVATE_FILE_MODE } from '../../core/store/private-files.js';
+import { PRIVATE_FILE_MODE } from '../../core/platform/private-files.js';
 import type { CliContext } from '../cli-context.js';
 import { EXIT, UsageError } from '../cli-errors.js';
 

@@ -1,5 +1,5 @@
-import { FIELDS } from '../../core/importing/field-catalogue.js';
-import type { MappingProfile } from '../../core/importing/mapping-profile.js';
+import { FIELDS } from '../../core/model/field-catalogue.js';
+import type { MappingProfile } from '../../core/model/mapping-profile.js';
 import { StagingError } from '../../core/staging/staging-deps.js';
 import { stagingFor } from '../../core/staging/staging-handlers.js';
 import type { CliContext } from '../cli-context.js';

@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { FolderWatcher } from '../../core/intake/folder-watcher.js';
 import { IntakeService, type IntakeMode, type IntakeResult } from '../../core/intake/intake-service.js';
 import { MllpListener } from '../../core/intake/mllp-listener.js';
-import { createLogger } from '../../core/logger.js';
+import { createLogger } from '../../core/platform/logger.js';
 import { StagingService } from '../../core/staging/staging-service.js';
 import { inProcessRowSink } from '../../core/store/staged-batch-writer.js';
 import type { CliContext } from '../cli-context.js';

@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Store } from '../store/store.js';
 import { enqueueOrders } from '../store/store.js';
 import { LOCAL, manualClock, removeDir, sampleOrder, storeWithBatch } from '../store/testing/store-fixtures.js';
-import { AuditDetailsError, canonicalDetailsJson, checkAuditDetails } from './audit-details.js';
-import { auditHash, GENESIS_HASH } from './audit-entry.js';
+import { AuditDetailsError, canonicalDetailsJson, checkAuditDetails } from '../model/audit-details.js';
+import { auditHash, GENESIS_HASH } from '../model/audit-entry.js';
 import { verifyAuditChain } from './verify-chain.js';
 
 describe('audit log', () => {

@@ -1,13 +1,13 @@
 import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemorySecretStore, type SecretStore } from '../auth/secret-store.js';
+import { MemorySecretStore, type SecretStore } from '../platform/secret-store.js';
 import { migrate } from '../store/migrations/index.js';
 import { openDatabase } from '../store/open-database.js';
 import { openStore, STORE_FILE, type Store } from '../store/store.js';
 import { appendLegacyEntry } from '../store/testing/legacy-audit.js';
 import { LOCAL, manualClock, removeDir, tempDataDir } from '../store/testing/store-fixtures.js';
-import { auditHash, type AuditRow } from './audit-entry.js';
+import { auditHash, type AuditRow } from '../model/audit-entry.js';
 import { AuditChainGuard } from './chain-guard.js';
 import { AUDIT_CHAIN_SECRET, AuditKeyError, plainFileSecrets, PLAIN_SECRETS_FILE } from './chain-key.js';
 import { verifyAuditChain } from './verify-chain.js';

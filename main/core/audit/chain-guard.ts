@@ -1,5 +1,5 @@
-import type { SecretStore } from '../auth/secret-store.js';
-import { silentLogger, type Logger } from '../logger.js';
+import type { SecretStore } from '../platform/secret-store.js';
+import { silentLogger, type Logger } from '../platform/logger.js';
 import type { Store } from '../store/store.js';
 import {
   AUDIT_CHAIN_SECRET,

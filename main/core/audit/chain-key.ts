@@ -1,9 +1,9 @@
 import { createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { FileSecretStore, PLAIN_TEXT_CODEC } from '../auth/file-secret-store.js';
-import type { SecretStore } from '../auth/secret-store.js';
-import type { LinkKey } from './audit-entry.js';
+import { FileSecretStore, PLAIN_TEXT_CODEC } from '../platform/file-secret-store.js';
+import type { SecretStore } from '../platform/secret-store.js';
+import type { LinkKey } from '../model/audit-entry.js';
 
 /**
  * The audit chain's key and its recorded head, kept by the host's SecretStore (never in the database): one

@@ -1,8 +1,8 @@
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Store } from '../store/store.js';
-import { AUDIT_DETAIL_KEYS } from './audit-details.js';
-import { toAuditEntry, type AuditEntry } from './audit-entry.js';
+import { AUDIT_DETAIL_KEYS } from '../model/audit-details.js';
+import { toAuditEntry, type AuditEntry } from '../model/audit-entry.js';
 import { csvRow } from './csv-cell.js';
 import { maskFileName, maskIdentifier } from './mask-identifier.js';
 

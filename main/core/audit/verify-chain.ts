@@ -1,6 +1,6 @@
 import type { AUDIT_CHAIN_PROBLEMS } from '../../../shared/outbox-views.js';
 import type { Store } from '../store/store.js';
-import { auditHash, GENESIS_HASH, keyedAuditLink, LINK_PLAIN, type LinkKey } from './audit-entry.js';
+import { auditHash, GENESIS_HASH, keyedAuditLink, LINK_PLAIN, type LinkKey } from '../model/audit-entry.js';
 import type { ChainHead } from './chain-key.js';
 
 /** What is wrong, at the first entry concerned (`brokenAt`): see AUDIT_CHAIN_PROBLEMS. */

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ORDER_SERVICE_SCOPES } from '../../../shared/environment.js';
 import { startIdentity, type RunningIdentity } from '../../../sandbox/identity/index.js';
-import { createLogger } from '../logger.js';
+import { createLogger } from '../platform/logger.js';
 import { AuthSession, type AuthConfig } from './auth-session.js';
-import { MemorySecretStore } from './secret-store.js';
+import { MemorySecretStore } from '../platform/secret-store.js';
 import { authSecretKeys } from './token-record.js';
 
 const API = 'http://127.0.0.1:4321/';

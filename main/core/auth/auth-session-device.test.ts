@@ -5,10 +5,10 @@ import { completeDevicePages } from '../../../sandbox/identity/device-pages-driv
 import { startIdentity, type RunningIdentity } from '../../../sandbox/identity/index.js';
 import { tokenRequest } from '../../../sandbox/identity/test-http.js';
 import { launchChromium } from '../../../test/support/browser.js';
-import { createLogger } from '../logger.js';
+import { createLogger } from '../platform/logger.js';
 import { AuthError } from './auth-error.js';
 import { AuthSession, type AuthConfig, type AuthDeps, type DeviceLogin } from './auth-session.js';
-import { MemorySecretStore } from './secret-store.js';
+import { MemorySecretStore } from '../platform/secret-store.js';
 import { authSecretKeys, storedTokensSchema } from './token-record.js';
 
 const API = 'http://127.0.0.1:4321/';

@@ -1,11 +1,11 @@
 import * as oidc from 'openid-client';
 import { insecureUrlProblem } from '../../../shared/loopback.js';
-import { silentLogger, type Logger } from '../logger.js';
+import { silentLogger, type Logger } from '../platform/logger.js';
 import { AuthError } from './auth-error.js';
 import { pollDeviceGrant, type PollReply } from './device-polling.js';
 import { DEVICE_CODE_GRANT, IdentityServer } from './identity-server.js';
 import { classifyOAuthError, toAuthError } from './oauth-errors.js';
-import type { SecretStore } from './secret-store.js';
+import type { SecretStore } from '../platform/secret-store.js';
 import {
   authSecretKeys,
   bindingMatches,

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { deviceSignInStartSchema } from '../../../shared/outbox-views.js';
 import { AuthSession } from './auth-session.js';
-import { MemorySecretStore } from './secret-store.js';
+import { MemorySecretStore } from '../platform/secret-store.js';
 
 /**
  * Finding 10 of docs/security.md: the page an admin is sent to for device sign-in comes from the identity server;

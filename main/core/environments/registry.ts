@@ -6,8 +6,8 @@ import {
 } from '../../../shared/environment.js';
 import { ContractError } from '../../../shared/errors.js';
 import { AuthSession } from '../auth/auth-session.js';
-import type { SecretStore } from '../auth/secret-store.js';
-import type { Logger } from '../logger.js';
+import type { SecretStore } from '../platform/secret-store.js';
+import type { Logger } from '../platform/logger.js';
 import { createOrderServiceClient, type OrderServiceClient } from '../service/client.js';
 import type { EnvironmentProfile, EnvironmentProfileInput } from '../store/environments-repo.js';
 import type { Store } from '../store/store.js';

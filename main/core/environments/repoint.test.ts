@@ -10,7 +10,7 @@ import {
 } from '../../../shared/environment.js';
 import { startSandbox, type RunningSandbox } from '../../../sandbox/index.js';
 import type { Core } from '../app-core.js';
-import { MemorySecretStore } from '../auth/secret-store.js';
+import { MemorySecretStore } from '../platform/secret-store.js';
 import { authSecretKeys } from '../auth/token-record.js';
 import type { IdentityChange } from '../desktop-handlers.js';
 import { openTestCore, type TestCore } from '../testing/test-core.js';

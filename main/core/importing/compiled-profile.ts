@@ -1,7 +1,7 @@
-import { FIELDS, fieldIndex } from './field-catalogue.js';
+import { FIELDS, fieldIndex } from '../model/field-catalogue.js';
 import type { DateInputFormat } from './date-formats.js';
-import type { MappingProfile } from './mapping-profile.js';
-import type { Problem } from './types.js';
+import type { MappingProfile } from '../model/mapping-profile.js';
+import type { Problem } from '../model/imported-order.js';
 
 /** A profile turned into per-field arrays once per import, so the per-row work is index lookups only. */
 export interface CompiledProfile {

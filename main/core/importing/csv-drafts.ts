@@ -1,10 +1,10 @@
 import { restoreCell } from '../../../shared/csv-formula.js';
-import { FIELDS, ITEM_FIELD_INDEXES, ORDER_FIELD_INDEXES, describePath, fieldIndex } from './field-catalogue.js';
-import { normaliseHeader, type MappingProfile } from './mapping-profile.js';
+import { FIELDS, ITEM_FIELD_INDEXES, ORDER_FIELD_INDEXES, describePath, fieldIndex } from '../model/field-catalogue.js';
+import { normaliseHeader, type MappingProfile } from '../model/mapping-profile.js';
 import { matchHeader } from './suggest-mapping.js';
 import type { CellSet, OrderCells } from './order-builder.js';
 import { describeSource, problem, quote } from './problems.js';
-import type { Problem, Provenance } from './types.js';
+import type { Problem, Provenance } from '../model/imported-order.js';
 
 /**
  * The CSV side of an order before it is built: which cell feeds which field, and a compact draft per order that

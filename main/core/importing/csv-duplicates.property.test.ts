@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CODE_LISTS } from '../../../shared/environment.js';
-import { FIELDS } from './field-catalogue.js';
-import { TEMPLATE_PROFILE } from './mapping-profile.js';
+import { FIELDS } from '../model/field-catalogue.js';
+import { TEMPLATE_PROFILE } from '../model/mapping-profile.js';
 import { importFile, writeTemplateCsv } from './index.js';
 import { exampleOrder } from './testing/write-fixtures.js';
 

@@ -22,11 +22,11 @@ import {
   type RecordBatch,
 } from './csv-records.js';
 import { chooseLayout, type HeaderChoice } from './csv-sniff.js';
-import { FIELDS, ORDER_FIELD_INDEXES, fieldIndex } from './field-catalogue.js';
+import { FIELDS, ORDER_FIELD_INDEXES, fieldIndex } from '../model/field-catalogue.js';
 import { decodedChunks, type Inspection } from './file-source.js';
 import { finishOrder, type OrderSink } from './finish-order.js';
 import { problem, quote } from './problems.js';
-import type { ImportOptions, ImportReport, Problem, Provenance } from './types.js';
+import type { ImportOptions, ImportReport, Problem, Provenance } from '../model/imported-order.js';
 
 /**
  * CSV import: one row per prescribed item, rows grouped into orders by clinicCode + clinicOrderId (rows of one

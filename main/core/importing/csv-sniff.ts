@@ -1,6 +1,6 @@
 import { CsvRecordSplitter, parseBatch } from './csv-records.js';
-import { TEMPLATE_COLUMNS } from './field-catalogue.js';
-import { TEMPLATE_PROFILE, headerFingerprint, normaliseHeader, type MappingProfile } from './mapping-profile.js';
+import { TEMPLATE_COLUMNS } from '../model/field-catalogue.js';
+import { TEMPLATE_PROFILE, headerFingerprint, normaliseHeader, type MappingProfile } from '../model/mapping-profile.js';
 import { countKnownHeaders, suggestMapping } from './suggest-mapping.js';
 
 /** Works out the delimiter, the header row and the mapping profile from the first records of a file. */

@@ -1,4 +1,4 @@
-import type { DateFormat } from './mapping-profile.js';
+import type { DateFormat } from '../model/mapping-profile.js';
 
 /**
  * Reads a date written in one of the profile formats into `YYYY-MM-DD`. Without a chosen format it reads only

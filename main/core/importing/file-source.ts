@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import iconv from 'iconv-lite';
 import { problem } from './problems.js';
-import type { Problem } from './types.js';
+import type { Problem } from '../model/imported-order.js';
 import { detectTextEncoding, isRead, namedEncoding, unreadEncodingText } from '../../../shared/encoding-sniff.js';
 import { notReadableAsChosen } from '../../../shared/encoding-warning.js';
 

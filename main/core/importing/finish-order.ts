@@ -2,8 +2,8 @@ import type { CodeLists } from '../../../shared/environment.js';
 import type { CompiledProfile } from './compiled-profile.js';
 import { buildOrder, type OrderCells } from './order-builder.js';
 import { problem, quote, type Location } from './problems.js';
-import { importedOrder, type OrderExtras, type ProvenanceTable } from './provenance-table.js';
-import type { ImportedOrder, OrderControl, Problem } from './types.js';
+import { importedOrder, type OrderExtras, type ProvenanceTable } from '../model/provenance-table.js';
+import type { ImportedOrder, OrderControl, Problem } from '../model/imported-order.js';
 import { validateOrder } from './validate-order.js';
 
 /** The last steps shared by both importers: build the body, validate it, check for earlier batches, wrap it up. */

@@ -1,13 +1,13 @@
 import { decodedChunks, type Inspection } from './file-source.js';
 import { finishOrder, type OrderSink } from './finish-order.js';
-import type { OrderExtras } from './provenance-table.js';
-import { Hl7ParseError, parseHl7Message, type Hl7Message } from './hl7-adapter.js';
+import type { OrderExtras } from '../model/provenance-table.js';
+import { Hl7ParseError, parseHl7Message, type Hl7Message } from '../model/hl7-adapter.js';
 import { chooseHl7Profile, type Hl7ProfileChoice } from './hl7-profile-choice.js';
 import { readHl7Sender } from './hl7-sender.js';
 import { ACCEPTED_MESSAGE_TYPES, extractHl7Order } from './hl7-field-map.js';
 import { Hl7Splitter, Hl7StreamAbort, listLines, type SplitMessage } from './hl7-stream.js';
 import { problem, quote } from './problems.js';
-import type { ImportOptions, ImportReport, ImportedOrder, Problem } from './types.js';
+import type { ImportOptions, ImportReport, ImportedOrder, Problem } from '../model/imported-order.js';
 
 /**
  * HL7 import: each message becomes one order (or one cancel), handed on as soon as it is read, so a batch of any

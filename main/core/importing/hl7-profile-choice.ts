@@ -2,9 +2,9 @@ import type { ProfileChoice } from '../../../shared/staging-views.js';
 import { compileProfile, type CompiledProfile } from './compiled-profile.js';
 import { HL7_VALUE_MAPS, checkHl7Overrides } from './hl7-field-map.js';
 import { describeSender, profileForSender, profilesForSender, type Hl7Sender } from './hl7-sender.js';
-import type { MappingProfile } from './mapping-profile.js';
+import type { MappingProfile } from '../model/mapping-profile.js';
 import { quote } from './problems.js';
-import type { ImportOptions, Problem } from './types.js';
+import type { ImportOptions, Problem } from '../model/imported-order.js';
 
 /**
  * Which profile an HL7 file is read with: the one named for the import always wins; else the one saved for the

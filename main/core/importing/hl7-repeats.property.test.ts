@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fieldIndex } from './field-catalogue.js';
-import { parseHl7Message } from './hl7-adapter.js';
+import { fieldIndex } from '../model/field-catalogue.js';
+import { parseHl7Message } from '../model/hl7-adapter.js';
 import { DEFAULT_HL7_MAP, extractHl7Order, joinDosage } from './hl7-field-map.js';
 import { writeRde011 } from './rde-writer.js';
 import { exampleOrder } from './testing/write-fixtures.js';

@@ -1,6 +1,6 @@
 import type { Hl7Sender } from '../../../shared/staging-views.js';
-import { Hl7ParseError, parseHl7Message, type Hl7Message, type Hl7Segment } from './hl7-adapter.js';
-import type { MappingProfile } from './mapping-profile.js';
+import { Hl7ParseError, parseHl7Message, type Hl7Message, type Hl7Segment } from '../model/hl7-adapter.js';
+import type { MappingProfile } from '../model/mapping-profile.js';
 import { quote } from './problems.js';
 
 /**

@@ -1,5 +1,5 @@
 import { problem } from './problems.js';
-import type { Problem } from './types.js';
+import type { Problem } from '../model/imported-order.js';
 
 /**
  * Splits decoded HL7 text into messages as it streams in, so a 20,000-message batch is never one string: segments

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CODE_LISTS } from '../../../shared/environment.js';
-import { fieldIndex } from './field-catalogue.js';
+import { fieldIndex } from '../model/field-catalogue.js';
 import { codeKey } from './finish-order.js';
-import { parseHl7Message } from './hl7-adapter.js';
+import { parseHl7Message } from '../model/hl7-adapter.js';
 import { extractHl7Order, isDmdSystem } from './hl7-field-map.js';
 import { writeRde011 } from './rde-writer.js';
 import { exampleOrder } from './testing/write-fixtures.js';

@@ -7,7 +7,7 @@ export type {
   OrderControl,
   Problem,
   Provenance,
-} from './types.js';
+} from '../model/imported-order.js';
 export { importFile, looksLikeHl7 } from './import-file.js';
 export {
   DATE_FORMATS,
@@ -16,9 +16,9 @@ export {
   mappingProfileSchema,
   type DateFormat,
   type MappingProfile,
-} from './mapping-profile.js';
+} from '../model/mapping-profile.js';
 export { suggestMapping } from './suggest-mapping.js';
-export { FIELDS, TEMPLATE_COLUMNS, describePath, type FieldSpec } from './field-catalogue.js';
+export { FIELDS, TEMPLATE_COLUMNS, describePath, type FieldSpec } from '../model/field-catalogue.js';
 export { writeTemplateCsv, type TemplateCsvOptions } from './template-csv.js';
 export { writeRde011, type RdeWriterOptions } from './rde-writer.js';
 export { toCreateV2 } from './to-create-v2.js';

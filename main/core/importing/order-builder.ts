@@ -6,11 +6,11 @@ import {
   ORDER_FIELD_INDEXES,
   describePath,
   itemPath,
-} from './field-catalogue.js';
+} from '../model/field-catalogue.js';
 import { capitalise, describeSource, locationOf, problem, quote, type Location } from './problems.js';
 import { convertValue } from './value-conversion.js';
-import { ProvenanceTable, provenanceOf, type Origin } from './provenance-table.js';
-import type { Problem, Provenance } from './types.js';
+import { ProvenanceTable, provenanceOf, type Origin } from '../model/provenance-table.js';
+import type { Problem, Provenance } from '../model/imported-order.js';
 
 /**
  * Builds one create-with-clinic v1 body from the cells the CSV rows or the HL7 message gave, applying the profile's

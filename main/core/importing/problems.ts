@@ -1,4 +1,4 @@
-import type { Problem, Provenance } from './types.js';
+import type { Problem, Provenance } from '../model/imported-order.js';
 
 /** Small helpers that keep every problem naming its file, row or message, and field the same way. */
 

@@ -1,5 +1,5 @@
 import type { CreateWithClinicV1Input } from '../../../shared/orders.js';
-import type { Hl7Delimiters } from './hl7-adapter.js';
+import type { Hl7Delimiters } from '../model/hl7-adapter.js';
 
 /**
  * Writes one order as an HL7 v2.5 `RDE^O11` message laid out as the default field map reads it (see

@@ -1,5 +1,5 @@
-import { FIELDS } from './field-catalogue.js';
-import { headerFingerprint, normaliseHeader, type MappingProfile } from './mapping-profile.js';
+import { FIELDS } from '../model/field-catalogue.js';
+import { headerFingerprint, normaliseHeader, type MappingProfile } from '../model/mapping-profile.js';
 
 /**
  * Suggests a profile for an unknown layout: a header matches a field by its template column name, its label or a

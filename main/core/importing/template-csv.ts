@@ -1,6 +1,6 @@
 import { csvRecord } from '../../../shared/csv-formula.js';
 import type { CreateWithClinicV1Input } from '../../../shared/orders.js';
-import { FIELDS, TEMPLATE_COLUMNS } from './field-catalogue.js';
+import { FIELDS, TEMPLATE_COLUMNS } from '../model/field-catalogue.js';
 
 /**
  * Writes orders in our CSV template: one row per prescribed item, the order's own columns repeated on each row.

@@ -1,7 +1,7 @@
 import type { CodeLists } from '../../../shared/environment.js';
 import { createV2Schema, type CreateV2Input, type CreateWithClinicV1 } from '../../../shared/orders.js';
 import { problem, quote } from './problems.js';
-import type { Problem } from './types.js';
+import type { Problem } from '../model/imported-order.js';
 
 /**
  * The v2 create route, for clinics the service already knows: the same order in the v2 shape. Title, payment type

@@ -2,9 +2,9 @@ import type { CodeLists } from '../../../shared/environment.js';
 import { createWithClinicV1Schema } from '../../../shared/orders.js';
 import { checkSnomedConceptId } from '../../../shared/snomed.js';
 import { passesCreateWithClinicV1 } from '../../../shared/create-with-clinic-check.js';
-import { describePath } from './field-catalogue.js';
+import { describePath } from '../model/field-catalogue.js';
 import { capitalise, describeSource, locationOf, problem, quote, type Location } from './problems.js';
-import type { Problem, Provenance } from './types.js';
+import type { Problem, Provenance } from '../model/imported-order.js';
 import {
   MAX_PACKS,
   MAX_QUANTITY,

@@ -1,5 +1,5 @@
 import { parseDate, type DateInputFormat } from './date-formats.js';
-import type { FieldKind } from './field-catalogue.js';
+import type { FieldKind } from '../model/field-catalogue.js';
 
 /**
  * Turns one cell's text into the body value its field needs. Text stays text exactly, so phone numbers,

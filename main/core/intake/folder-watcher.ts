@@ -3,7 +3,7 @@ import { createReadStream, createWriteStream, mkdirSync } from 'node:fs';
 import { readdir, rename, stat, writeFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import type { ImportOutcome } from '../../../shared/staging-views.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../platform/logger.js';
 import type { StagingService } from '../staging/staging-service.js';
 import type { IntakeRepo } from '../store/intake-repo.js';
 import type { Store } from '../store/store.js';

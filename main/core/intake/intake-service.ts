@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Problem } from '../importing/types.js';
+import type { Problem } from '../model/imported-order.js';
 import { ACCEPTED_MESSAGE_TYPES } from '../importing/hl7-field-map.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../platform/logger.js';
 import type { StagingService } from '../staging/staging-service.js';
 import { IntakeRepo, type IntakeMessageRecord } from '../store/intake-repo.js';
 import type { Store } from '../store/store.js';

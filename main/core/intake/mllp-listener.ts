@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer as createTcpServer, isIP, type AddressInfo, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../platform/logger.js';
 import { buildAck } from './hl7-ack.js';
 import type { IntakeResult } from './intake-service.js';
 import { MllpFramer, mllpFrame } from './mllp-framer.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from '../platform/logger.js';
 import type { OrderServiceClient } from '../service/client.js';
 import { requestsConnecting } from '../service/http-exchange.js';
 import type { ClaimedOrder, OrderRecord } from '../store/orders-repo.js';
@@ -6,7 +6,7 @@ import type { DueCancel } from '../store/outbox-queue-repo.js';
 import { GroupCommit } from '../store/group-commit.js';
 import type { Store } from '../store/store.js';
 import { isoTime } from '../store/time.js';
-import type { AuditDetails } from '../audit/audit-details.js';
+import type { AuditDetails } from '../model/audit-details.js';
 import type { AttentionEvent } from './attention.js';
 import { retryDelayMs } from './backoff.js';
 import { sendCancel } from './cancel-sender.js';

@@ -1,5 +1,5 @@
 import type { ServiceError } from '../../../shared/errors.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../platform/logger.js';
 import type {
   CallCancelled,
   CallMeta,

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { NO_FAULTS } from '../../../sandbox/faults.js';
 import { startSandbox, type RunningSandbox } from '../../../sandbox/index.js';
 import { sandboxServiceClient } from '../../../test/support/sandbox-client.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../platform/logger.js';
 import type { OrderServiceClient } from './client.js';
 
 // Cancelling a read in flight through its signal, against the real sandbox over loopback: the request is

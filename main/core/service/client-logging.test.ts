@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../../sandbox/index.js';
 import { sampleV1 } from '../../../test/support/sample-orders.js';
 import { sandboxServiceClient } from '../../../test/support/sandbox-client.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../platform/logger.js';
 import type { OrderServiceClient } from './client.js';
 
 // What the client writes to the app's log, against the real sandbox: one line per read and per failure, none per

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../logger.js';
+import { createLogger } from '../platform/logger.js';
 import { sampleV1 } from '../../../test/support/sample-orders.js';
 import { createOrderServiceClient, type TokenSource } from './client.js';
 

@@ -6,7 +6,7 @@ import { clientCredentialsTokenSource, type TestTokenSource } from '../../../tes
 import { sampleHl7, sampleV1, sampleV2 } from '../../../test/support/sample-orders.js';
 import { sandboxServiceClient } from '../../../test/support/sandbox-client.js';
 import type { CallOutcome, OrderServiceClient, OrderServiceClientOptions } from './client.js';
-import { STORED_BODY_CHECK_VERSION } from './stored-body-check.js';
+import { STORED_BODY_CHECK_VERSION } from '../model/stored-body-check.js';
 
 /** The client against the real sandbox (real HTTP, real identity server): every endpoint, every documented failure. */
 

@@ -1,7 +1,7 @@
 import { AuthError } from '../auth/auth-error.js';
 import type { DeviceLogin, DeviceLoginResult } from '../auth/auth-session.js';
 import type { EnvironmentRegistry } from '../environments/registry.js';
-import { silentLogger, type Logger } from '../logger.js';
+import { silentLogger, type Logger } from '../platform/logger.js';
 import type { Store } from '../store/store.js';
 
 /** What a device sign-in is doing, as the UI shows it. */

@@ -1,5 +1,5 @@
 import type { AcceptOutcome } from '../../../shared/staging-views.js';
-import type { Problem } from '../importing/types.js';
+import type { Problem } from '../model/imported-order.js';
 import type { NewOrder } from '../store/orders-repo.js';
 import type { StagedOrder } from '../store/staged-orders-repo.js';
 import { requestCancel } from '../tracking/cancel-request.js';

@@ -1,4 +1,4 @@
-import { FIELDS, fieldIndex, type FieldSpec } from '../importing/field-catalogue.js';
+import { FIELDS, fieldIndex, type FieldSpec } from '../model/field-catalogue.js';
 import type { BatchRecord } from '../store/batches-repo.js';
 import type { OrderRoute } from '../store/order-state.js';
 import type { StagedCounts, StagedOrder } from '../store/staged-orders-repo.js';

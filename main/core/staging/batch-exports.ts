@@ -1,9 +1,9 @@
 import { csvRecord, neutraliseCell, quoteField, restoreCell, startsWithFormula } from '../../../shared/csv-formula.js';
 import type { CreateWithClinicV1Input } from '../../../shared/orders.js';
 import { parseBatch } from '../importing/csv-records.js';
-import { FIELDS, TEMPLATE_COLUMNS } from '../importing/field-catalogue.js';
+import { FIELDS, TEMPLATE_COLUMNS } from '../model/field-catalogue.js';
 import { templateRows, writeTemplateCsv } from '../importing/template-csv.js';
-import type { Problem } from '../importing/types.js';
+import type { Problem } from '../model/imported-order.js';
 import { convertValue } from '../importing/value-conversion.js';
 import type { BatchRecord } from '../store/batches-repo.js';
 import type { StagedOrder } from '../store/staged-orders-repo.js';

@@ -1,4 +1,4 @@
-import type { Problem } from '../importing/types.js';
+import type { Problem } from '../model/imported-order.js';
 import type { CellChange } from '../store/staged-edits-repo.js';
 import type { StagedOrder } from '../store/staged-orders-repo.js';
 import type { EditOutcome } from './order-edits.js';

@@ -5,7 +5,7 @@ import type { RxBatchApi } from '../../../shared/contract.js';
 import { startsWithFormula } from '../../../shared/csv-formula.js';
 import type { CreateWithClinicV1Input } from '../../../shared/orders.js';
 import { LOCAL_SANDBOX_ID } from '../environments/presets.js';
-import { TEMPLATE_COLUMNS } from '../importing/field-catalogue.js';
+import { TEMPLATE_COLUMNS } from '../model/field-catalogue.js';
 import { openTestCore, type TestCore } from '../testing/test-core.js';
 import { HL7_PROFILE, hl7File, uniqueOrder, withField } from './testing/staging-fixtures.js';
 

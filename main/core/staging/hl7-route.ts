@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { createWithClinicV1Schema } from '../../../shared/orders.js';
-import type { Problem } from '../importing/types.js';
+import type { Problem } from '../model/imported-order.js';
 
 /**
  * What the HL7 forward route checks. The service receives the ORIGINAL message and applies its own defaults and

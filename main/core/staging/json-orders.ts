@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { CodeLists } from '../../../shared/environment.js';
 import { parseWireJson } from '../../../shared/wire-json.js';
-import type { ImportedOrder, Problem } from '../importing/types.js';
+import type { ImportedOrder, Problem } from '../model/imported-order.js';
 import { validateOrder } from '../importing/validate-order.js';
 import { normaliseDmdCodes } from './order-edits.js';
 import { identityOf } from './reassess.js';

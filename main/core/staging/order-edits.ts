@@ -1,6 +1,6 @@
-import { FIELDS, describePath, fieldIndex, type FieldSpec } from '../importing/field-catalogue.js';
+import { FIELDS, describePath, fieldIndex, type FieldSpec } from '../model/field-catalogue.js';
 import { capitalise, quote } from '../importing/problems.js';
-import type { Problem, Provenance } from '../importing/types.js';
+import type { Problem, Provenance } from '../model/imported-order.js';
 import { convertValue } from '../importing/value-conversion.js';
 import type { StagedProvenance } from '../store/staged-orders-repo.js';
 

@@ -1,6 +1,6 @@
 import type { CodeLists } from '../../../shared/environment.js';
 import type { Location } from '../importing/problems.js';
-import type { Problem, Provenance } from '../importing/types.js';
+import type { Problem, Provenance } from '../model/imported-order.js';
 import { validateOrder } from '../importing/validate-order.js';
 import type { OrderRoute } from '../store/order-state.js';
 import type { StagedOrder, StagedOrderUpdate, StagedProvenance } from '../store/staged-orders-repo.js';

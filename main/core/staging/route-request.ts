@@ -2,7 +2,7 @@ import type { CodeLists } from '../../../shared/environment.js';
 import { createWithClinicV1Schema, type CreateWithClinicV1 } from '../../../shared/orders.js';
 import { toWireJson } from '../../../shared/wire-json.js';
 import { toCreateV2 } from '../importing/to-create-v2.js';
-import type { Problem } from '../importing/types.js';
+import type { Problem } from '../model/imported-order.js';
 import type { OrderItem } from '../store/orders-repo.js';
 import type { OrderRoute } from '../store/order-state.js';
 import type { StagedOrder, StagedProvenance } from '../store/staged-orders-repo.js';

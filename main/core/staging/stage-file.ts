@@ -1,10 +1,10 @@
 import { extname } from 'node:path';
 import type { ImportSummary } from '../../../shared/staging-views.js';
 import { importFile } from '../importing/import-file.js';
-import { TEMPLATE_PROFILE, headerFingerprint, type MappingProfile } from '../importing/mapping-profile.js';
-import { TEMPLATE_COLUMNS } from '../importing/field-catalogue.js';
-import type { OrderExtras } from '../importing/provenance-table.js';
-import type { ImportProgress, ImportReport, ImportedOrder, Problem } from '../importing/types.js';
+import { TEMPLATE_PROFILE, headerFingerprint, type MappingProfile } from '../model/mapping-profile.js';
+import { TEMPLATE_COLUMNS } from '../model/field-catalogue.js';
+import type { OrderExtras } from '../model/provenance-table.js';
+import type { ImportProgress, ImportReport, ImportedOrder, Problem } from '../model/imported-order.js';
 import type { OrderRoute } from '../store/order-state.js';
 import type { StagedBatchWriter } from '../store/staged-batch-writer.js';
 import type { AcceptedOrdersLookup } from '../store/staged-orders-repo.js';

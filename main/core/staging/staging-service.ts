@@ -11,7 +11,7 @@ import type {
   StagedOrderView,
 } from '../../../shared/staging-views.js';
 import { sameSenderWarning, type SameSenderWarning } from '../importing/hl7-profile-choice.js';
-import type { MappingProfile } from '../importing/mapping-profile.js';
+import type { MappingProfile } from '../model/mapping-profile.js';
 import type { BatchRecord } from '../store/batches-repo.js';
 import type { OrderRoute } from '../store/order-state.js';
 import type { SavedProfile } from '../store/mapping-profiles-repo.js';

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { scrubCredentials, type AuditDetails } from '../audit/audit-details.js';
-import type { AuditActor } from '../audit/audit-entry.js';
+import { scrubCredentials, type AuditDetails } from '../model/audit-details.js';
+import type { AuditActor } from '../model/audit-entry.js';
 import type { AuditRepo } from './audit-repo.js';
 import type { OrderPatch, OrdersRepo } from './orders-repo.js';
 import {

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { canonicalDetailsJson, checkAuditDetails } from '../audit/audit-details.js';
+import { canonicalDetailsJson, checkAuditDetails } from '../model/audit-details.js';
 import {
   AUDIT_ACTION_PATTERN,
   AUDIT_ACTORS,
@@ -15,7 +15,7 @@ import {
   type ChainRow,
   type LinkKey,
   type LinkScheme,
-} from '../audit/audit-entry.js';
+} from '../model/audit-entry.js';
 
 const ROW_COLUMNS = `seq, at, actor, action, environment_id AS environmentId, batch_id AS batchId, order_id AS orderId,
   clinic_code AS clinicCode, clinic_order_id AS clinicOrderId, details AS detailsJson, prev_hash AS prevHash, hash`;

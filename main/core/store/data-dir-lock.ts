@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase } from './open-database.js';
-import { ensurePrivateFile, PRIVATE_FILE_MODE } from './private-files.js';
+import { ensurePrivateFile, PRIVATE_FILE_MODE } from '../platform/private-files.js';
 
 /**
  * One writer per data directory, whether app or CLI.

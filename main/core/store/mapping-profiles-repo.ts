@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { mappingProfileSchema, type MappingProfile } from '../importing/mapping-profile.js';
+import { mappingProfileSchema, type MappingProfile } from '../model/mapping-profile.js';
 import { isoTime } from './time.js';
 
 /**

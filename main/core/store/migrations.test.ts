@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toWireJson } from '../../../shared/wire-json.js';
 import { sampleCreateWithClinic } from '../../../test/support/orders.js';
-import { AUDIT_ACTORS, GENESIS_HASH, type AuditInput } from '../audit/audit-entry.js';
+import { AUDIT_ACTORS, GENESIS_HASH, type AuditInput } from '../model/audit-entry.js';
 import { verifyAuditChain } from '../audit/verify-chain.js';
 import { LATEST_SCHEMA_VERSION, migrate, MIGRATIONS, SchemaTooNewError } from './migrations/index.js';
 import { openDatabase } from './open-database.js';

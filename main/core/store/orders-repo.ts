@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { ServiceErrorKind } from '../../../shared/errors.js';
-import type { AuditInput } from '../audit/audit-entry.js';
+import type { AuditInput } from '../model/audit-entry.js';
 import type { AuditRepo } from './audit-repo.js';
 import {
   ENQUEUE_STATES,
@@ -14,7 +14,7 @@ import {
 import { surnameSearchKey } from '../../../shared/patient-surname.js';
 import { patientSurnameKeyOf } from './request-body-fields.js';
 import { isoTime, isoTimeOrNull } from './time.js';
-import { STORED_BODY_CHECK_VERSION, storedBodyVouch } from '../service/stored-body-check.js';
+import { STORED_BODY_CHECK_VERSION, storedBodyVouch } from '../model/stored-body-check.js';
 import { POLLED_ORDERS_WHERE } from './migrations/014-scale-indexes.js';
 
 export interface OrderItem {

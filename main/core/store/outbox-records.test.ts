@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyAuditChain } from '../audit/verify-chain.js';
 import { presetEnvironments } from '../environments/presets.js';
-import { STORED_BODY_CHECK_VERSION } from '../service/stored-body-check.js';
+import { STORED_BODY_CHECK_VERSION } from '../model/stored-body-check.js';
 import { DEFAULT_SENDING_PACE } from './environments-repo.js';
 import { enqueueOrders, type Store } from './store.js';
 import { LOCAL, manualClock, removeDir, sampleOrder, storeWithBatch } from './testing/store-fixtures.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FIELDS, TEMPLATE_COLUMNS } from '../importing/field-catalogue.js';
-import { ProvenanceTable } from '../importing/provenance-table.js';
+import { FIELDS, TEMPLATE_COLUMNS } from '../model/field-catalogue.js';
+import { ProvenanceTable } from '../model/provenance-table.js';
 import { V2_COLUMNS, decodeProvenance, encodeProvenance, encodeProvenanceEntries } from './provenance-codec.js';
 import type { StagedProvenance } from './staged-orders-repo.js';
 

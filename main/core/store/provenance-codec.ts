@@ -1,6 +1,6 @@
-import { FIELDS, fieldByColumn, itemPath } from '../importing/field-catalogue.js';
-import { codeField, codeItem, codeSource, type ProvenanceEntries } from '../importing/provenance-table.js';
-import type { Provenance } from '../importing/types.js';
+import { FIELDS, fieldByColumn, itemPath } from '../model/field-catalogue.js';
+import { codeField, codeItem, codeSource, type ProvenanceEntries } from '../model/provenance-table.js';
+import type { Provenance } from '../model/imported-order.js';
 import type { StagedOrderSource, StagedProvenance } from './staged-orders-repo.js';
 
 /**

@@ -1,6 +1,6 @@
 import { surnameSearchKey } from '../../../shared/patient-surname.js';
-import { Hl7ParseError, parseHl7Message } from '../importing/hl7-adapter.js';
-import { chosenNameRepetition } from '../importing/hl7-field-map.js';
+import { Hl7ParseError, parseHl7Message } from '../model/hl7-adapter.js';
+import { chosenNameRepetition } from '../model/hl7-patient-name.js';
 import type { OrderRoute } from './order-state.js';
 
 /**

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { BatchRecord, BatchesRepo, FinishedImport } from './batches-repo.js';
 import { openDatabase } from './open-database.js';
 import type { OrderRoute } from './order-state.js';
-import type { OrderExtras } from '../importing/provenance-table.js';
+import type { OrderExtras } from '../model/provenance-table.js';
 import { encodeProvenance, encodeProvenanceEntries } from './provenance-codec.js';
 import type { NewStagedOrder } from './staged-orders-repo.js';
 

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { Problem } from '../importing/types.js';
+import type { Problem } from '../model/imported-order.js';
 import type { StagedProvenance } from './staged-orders-repo.js';
 
 /**

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { ImportedOrder, OrderControl, Problem, Provenance } from '../importing/types.js';
+import type { ImportedOrder, OrderControl, Problem, Provenance } from '../model/imported-order.js';
 import { BatchesRepo } from './batches-repo.js';
 import { openDatabase } from './open-database.js';
 import { NOT_ACCEPTED_STATES, type StagedOrderState } from './order-state.js';

@@ -12,11 +12,11 @@ import { migrate, schemaVersion } from './migrations/index.js';
 import { openDatabase } from './open-database.js';
 import { OrdersRepo, type NewOrder } from './orders-repo.js';
 import { OutboxQueueRepo } from './outbox-queue-repo.js';
-import { ensurePrivateDir, ensurePrivateFile, tightenIfPresent } from './private-files.js';
+import { ensurePrivateDir, ensurePrivateFile, tightenIfPresent } from '../platform/private-files.js';
 import { StagedEditsRepo } from './staged-edits-repo.js';
 import { StagedOrdersRepo } from './staged-orders-repo.js';
 import { StatusHistoryRepo } from './status-history-repo.js';
-import type { AuditInput } from '../audit/audit-entry.js';
+import type { AuditInput } from '../model/audit-entry.js';
 
 export const STORE_FILE = 'rx-batch.sqlite';
 

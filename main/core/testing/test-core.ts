@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import type { RxBatchApi } from '../../../shared/contract.js';
 import { createDirectApi } from '../../transport/direct-api.js';
 import { createCore, type Core, type CoreOptions } from '../app-core.js';
-import { MemorySecretStore } from '../auth/secret-store.js';
-import { silentLogger } from '../logger.js';
+import { MemorySecretStore } from '../platform/secret-store.js';
+import { silentLogger } from '../platform/logger.js';
 
 /**
  * A core as the app builds it, for tests that go through the contract: secrets in memory, no log output, no local

@@ -1,5 +1,5 @@
 import { cancelRequestSchema } from '../../../shared/orders.js';
-import type { AuditActor } from '../audit/audit-entry.js';
+import type { AuditActor } from '../model/audit-entry.js';
 import type { OrderRecord } from '../store/orders-repo.js';
 import type { OrderState } from '../store/order-state.js';
 import type { Store } from '../store/store.js';

@@ -1,7 +1,7 @@
 import type { AppInfo, CallHandlers } from '../../../shared/contract.js';
 import { ContractError } from '../../../shared/errors.js';
 import type { AppServices } from '../app-services.js';
-import { refreshOrder } from '../lookup/refresh-order.js';
+import { refreshOrder } from './refresh-order.js';
 import { orderDetail, toOrderSummary, viewOrderSource } from '../views.js';
 
 type OrdersCallName = 'orders.list' | 'orders.get' | 'orders.source' | 'orders.cancel' | 'orders.refresh';

@@ -1,4 +1,4 @@
-import { silentLogger, type Logger } from '../logger.js';
+import { silentLogger, type Logger } from '../platform/logger.js';
 import type { OrderServiceClient } from '../service/client.js';
 import type { PolledOrder } from '../store/orders-repo.js';
 import type { Store } from '../store/store.js';

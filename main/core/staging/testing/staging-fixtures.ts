@@ -4,7 +4,7 @@ import type { CodeLists } from '../../../../shared/environment.js';
 import type { CreateWithClinicV1Input } from '../../../../shared/orders.js';
 import { verhoeffCheckDigit } from '../../../../shared/snomed.js';
 import { sampleCreateWithClinic } from '../../../../test/support/orders.js';
-import type { MappingProfile } from '../../importing/mapping-profile.js';
+import type { MappingProfile } from '../../model/mapping-profile.js';
 import { writeRde011 } from '../../importing/rde-writer.js';
 import { writeTemplateCsv } from '../../importing/template-csv.js';
 import { openStore, type Store } from '../../store/store.js';

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { canonicalDetailsJson, checkAuditDetails } from '../../audit/audit-details.js';
-import { auditHash, GENESIS_HASH, type AuditInput, type AuditRow } from '../../audit/audit-entry.js';
+import { canonicalDetailsJson, checkAuditDetails } from '../../model/audit-details.js';
+import { auditHash, GENESIS_HASH, type AuditInput, type AuditRow } from '../../model/audit-entry.js';
 
 /**
  * Appends an entry as releases before migration 12 did (and as an attacker without the key can): the twelve

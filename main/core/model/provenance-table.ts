@@ -1,5 +1,5 @@
 import { FIELDS, itemPath } from './field-catalogue.js';
-import type { ImportedOrder, Provenance } from './types.js';
+import type { ImportedOrder, Provenance } from './imported-order.js';
 
 /**
  * Where a cell's text came from: its provenance, or, for a CSV cell, just the row number (the file is the order's

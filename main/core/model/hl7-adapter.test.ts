@@ -4,8 +4,8 @@ import iconv from 'iconv-lite';
 import { Message } from 'node-hl7-client';
 import { describe, expect, it } from 'vitest';
 import { Hl7ParseError, parseHl7Message } from './hl7-adapter.js';
-import { Hl7Splitter } from './hl7-stream.js';
-import { FIXTURE_DIR } from './testing/write-fixtures.js';
+import { Hl7Splitter } from '../importing/hl7-stream.js';
+import { FIXTURE_DIR } from '../importing/testing/write-fixtures.js';
 
 const segments = (text: string) => text.split('\r');
 

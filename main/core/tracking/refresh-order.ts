@@ -1,6 +1,6 @@
 import type { OrderServiceClient } from '../service/client.js';
 import type { Store } from '../store/store.js';
-import { applyStatusRecord } from '../tracking/apply-status.js';
+import { applyStatusRecord } from './apply-status.js';
 
 export interface OrderRefresh {
   checked: number;

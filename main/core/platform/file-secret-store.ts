@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../store/private-files.js';
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from './private-files.js';
 import type { SecretStore } from './secret-store.js';
 
 /**
