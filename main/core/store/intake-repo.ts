@@ -1,12 +1,8 @@
 import type Database from 'better-sqlite3';
 
 /**
- * Live intake's records (main/core/intake/): every message an MLLP listener received and every file a watched
- * folder imported, with what became of it.
- *
- * Not yet a numbered migration: while issue #17 was built, the migration numbers were being taken by other work
- * in the same tree, so the tables are created here, idempotently, when the intake first opens them. They are to
- * move into the next free migration (same statements) once that settles.
+ * Live intake's records (main/core/intake/; the tables are migration 015's): every message an MLLP listener
+ * received and every file a watched folder imported, with what became of it.
  *
  * - `intake_messages`: sender (MSH-3^MSH-4), control id (MSH-10), when and from which peer, the raw bytes, the
  *   outcome (`received` until it has been staged and acknowledged, then the ACK code), the ACK sent, the batch it
@@ -44,36 +40,6 @@ interface Row {
   batch_id: number | null;
 }
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS intake_messages (
-  id INTEGER PRIMARY KEY,
-  environment_id TEXT NOT NULL,
-  channel TEXT NOT NULL,
-  sender TEXT NOT NULL,
-  control_id TEXT NOT NULL,
-  received_at TEXT NOT NULL,
-  peer TEXT NOT NULL,
-  raw BLOB NOT NULL,
-  outcome TEXT NOT NULL CHECK (outcome IN ('received', 'AA', 'AE', 'AR')),
-  ack TEXT,
-  batch_id INTEGER,
-  answered_at TEXT
-) STRICT;
-CREATE UNIQUE INDEX IF NOT EXISTS intake_messages_by_control_id
-  ON intake_messages (environment_id, sender, control_id) WHERE control_id <> '';
-CREATE INDEX IF NOT EXISTS intake_messages_unanswered ON intake_messages (outcome) WHERE outcome = 'received';
-CREATE TABLE IF NOT EXISTS intake_files (
-  content_hash TEXT NOT NULL,
-  environment_id TEXT NOT NULL,
-  folder TEXT NOT NULL,
-  file_name TEXT NOT NULL,
-  imported_at TEXT NOT NULL,
-  outcome TEXT NOT NULL,
-  batch_id INTEGER,
-  PRIMARY KEY (environment_id, content_hash)
-) STRICT;
-`;
-
 function toRecord(row: Row): IntakeMessageRecord {
   return {
     id: row.id,
@@ -105,7 +71,6 @@ export class IntakeRepo {
   constructor(db: Database.Database, now: () => Date) {
     this.#db = db;
     this.#now = now;
-    db.exec(SCHEMA);
     this.#find = db.prepare('SELECT * FROM intake_messages WHERE environment_id = ? AND sender = ? AND control_id = ?');
     this.#get = db.prepare('SELECT * FROM intake_messages WHERE id = ?');
     this.#insert = db.prepare(

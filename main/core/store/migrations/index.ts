@@ -13,6 +13,7 @@ import * as orderBodyVouch from './011-order-body-vouch.js';
 import * as auditKeyedLinks from './012-audit-keyed-links.js';
 import * as stagedEditHistory from './013-staged-edit-history.js';
 import * as scaleIndexes from './014-scale-indexes.js';
+import * as intake from './015-intake.js';
 
 /**
  * Numbered migrations, applied in order, each in its own transaction with `PRAGMA user_version` set to its
@@ -40,6 +41,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 12, name: 'audit-keyed-links', up: auditKeyedLinks.up },
   { version: 13, name: 'staged-edit-history', up: stagedEditHistory.up },
   { version: 14, name: 'scale-indexes', up: scaleIndexes.up },
+  { version: 15, name: 'intake', up: intake.up },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;
