@@ -78,9 +78,14 @@ describe('migrations', () => {
     for (const dir of dirs.splice(0)) removeDir(dir);
   });
 
-  it('are numbered 1, 2, 3… without gaps', () => {
-    expect(MIGRATIONS.map((migration) => migration.version)).toEqual(
-      Array.from({ length: LATEST_SCHEMA_VERSION }, (_, index) => index + 1),
+  it('are numbered 1, 2, 3… without gaps (but for numbers handed out and not landed yet)', () => {
+    // Numbers are handed out ahead to work in progress; each may be missing only until it lands.
+    const handedOut = [16, 17];
+    const versions = MIGRATIONS.map((migration) => migration.version);
+    expect(versions).toEqual(
+      Array.from({ length: LATEST_SCHEMA_VERSION }, (_, index) => index + 1).filter(
+        (version) => !handedOut.includes(version) || versions.includes(version),
+      ),
     );
   });
 

@@ -12,6 +12,7 @@ import { migrate, schemaVersion } from './migrations/index.js';
 import { openDatabase } from './open-database.js';
 import { OrdersRepo, type NewOrder } from './orders-repo.js';
 import { OutboxQueueRepo } from './outbox-queue-repo.js';
+import { RetentionRepo } from './retention-repo.js';
 import { ensurePrivateDir, ensurePrivateFile, tightenIfPresent } from '../platform/private-files.js';
 import { StagedEditsRepo } from './staged-edits-repo.js';
 import { StagedOrdersRepo } from './staged-orders-repo.js';
@@ -54,6 +55,8 @@ export class Store {
   readonly mappingProfiles: MappingProfilesRepo;
   /** The service's answers for enrichment (products, stock, prices, couriers) and each batch's last check. */
   readonly enrichment: EnrichmentRepo;
+  /** How long staging copies are kept, their compaction in steps, and giving freed pages back (migration 018). */
+  readonly retention: RetentionRepo;
   readonly #lock: DataDirLock;
   /** One transaction wrapper for every inTransaction call (better-sqlite3 builds four functions per wrapper). */
   readonly #transaction: Database.Transaction<(fn: () => unknown) => unknown>;
@@ -78,6 +81,7 @@ export class Store {
     this.stagedEdits = new StagedEditsRepo(db);
     this.mappingProfiles = new MappingProfilesRepo(db, now);
     this.enrichment = new EnrichmentRepo(db, now);
+    this.retention = new RetentionRepo(db, now);
   }
 
   get schemaVersion(): number {
@@ -134,6 +138,9 @@ export function openStore(options: StoreOptions): Store {
  * sent) survives power loss, not just a crash; foreign keys, which SQLite leaves off by default.
  */
 function configure(db: Database.Database): void {
+  // A new (empty) file starts in incremental auto-vacuum mode, so pages retention frees can be given back to the
+  // file system in steps; an existing file keeps its mode until an explicit VACUUM (retention-repo.ts).
+  if (db.pragma('page_count', { simple: true }) === 0) db.pragma('auto_vacuum = INCREMENTAL');
   const mode = db.pragma('journal_mode = WAL', { simple: true });
   if (mode !== 'wal') throw new Error(`the store needs WAL journaling, SQLite gave "${String(mode)}"`);
   db.pragma('synchronous = FULL');

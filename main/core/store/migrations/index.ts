@@ -14,6 +14,7 @@ import * as auditKeyedLinks from './012-audit-keyed-links.js';
 import * as stagedEditHistory from './013-staged-edit-history.js';
 import * as scaleIndexes from './014-scale-indexes.js';
 import * as intake from './015-intake.js';
+import * as retention from './018-retention.js';
 
 /**
  * Numbered migrations, applied in order, each in its own transaction with `PRAGMA user_version` set to its
@@ -42,9 +43,11 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 13, name: 'staged-edit-history', up: stagedEditHistory.up },
   { version: 14, name: 'scale-indexes', up: scaleIndexes.up },
   { version: 15, name: 'intake', up: intake.up },
+  { version: 18, name: 'retention', up: retention.up },
 ];
 
-export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;
+/** The last migration's number (numbers are handed out ahead: one may land before the one below it). */
+export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;
 
 export class SchemaTooNewError extends Error {
   constructor(

@@ -1,0 +1,293 @@
+import { spawnSync } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { StatusRecord } from '../../../shared/status.js';
+import { verifyAuditChain } from '../audit/verify-chain.js';
+import { applyRetention } from '../store/retention-runner.js';
+import { RETENTION_SETTLED_STATUSES } from '../store/retention-repo.js';
+import { openStore, STORE_FILE, type Store } from '../store/store.js';
+import { LOCAL } from '../store/testing/store-fixtures.js';
+import { applyStatusRecord } from '../tracking/apply-status.js';
+import { SETTLED_STATUSES } from '../tracking/tracked-orders.js';
+import {
+  stagingFixture,
+  templateCsv,
+  uniqueOrder,
+  withField,
+  type StagingFixture,
+} from './testing/staging-fixtures.js';
+
+/**
+ * Retention of staging copies (migration 018, store/retention-repo.ts) over real SQLite files, with batches
+ * imported and accepted through StagingService: only what the setting allows goes, an open order's copy and a
+ * batch that can still be accepted stay, a second run changes nothing, a run killed mid-way is finished by the
+ * next, and the audit chain still verifies.
+ */
+
+const DAY = 86_400_000;
+const CHILD = fileURLToPath(new URL('../store/testing/retention-crash-child.ts', import.meta.url));
+
+let fixture: StagingFixture | undefined;
+let reopened: Store | undefined;
+afterEach(() => {
+  if (reopened?.isOpen) reopened.close();
+  reopened = undefined;
+  fixture?.close();
+  fixture = undefined;
+});
+
+async function stage(f: StagingFixture, name: string, orders: ReturnType<typeof uniqueOrder>[]): Promise<number> {
+  const outcome = await f.staging.importFile({ environmentId: LOCAL.id, path: f.file(name, templateCsv(orders)) });
+  if (outcome.status !== 'staged') throw new Error(`expected a staged batch, got ${outcome.status}`);
+  return outcome.batchId;
+}
+
+/** Sends the queued orders as the submitter would and gives each the outcome `plan` names (in id order). */
+function settle(store: Store, plan: Array<'rejected' | 'processed' | 'tracked' | 'queued'>): number[] {
+  const claimed = store.orders.claimForSending(LOCAL.id, plan.filter((p) => p !== 'queued').length);
+  const at = store.now();
+  claimed.forEach((order, i) => {
+    const attempt = {
+      orderId: order.id,
+      operation: 'create' as const,
+      startedAt: at,
+      latencyMs: 5,
+      httpStatus: 201,
+      outcome: 'ok' as const,
+    };
+    if (plan[i] === 'rejected') {
+      store.attempts.recordWithTransition({ ...attempt, httpStatus: 400, outcome: 'rejected' }, () => ({
+        from: ['sending'],
+        to: 'rejected',
+        patch: { lastError: { kind: 'rejected', message: 'not known', field: null } },
+        action: 'order.rejected',
+      }));
+      return;
+    }
+    store.attempts.recordWithTransition(attempt, () => ({
+      from: ['sending'],
+      to: 'created',
+      patch: { pharmacyOrderId: order.id, lastError: null },
+      action: 'order.created',
+    }));
+    applyStatusRecord(store, order.id, { orderStatus: 'Prescription Received' } as StatusRecord, at);
+    if (plan[i] === 'processed') {
+      applyStatusRecord(store, order.id, { orderStatus: 'Prescription Processed' } as StatusRecord, at);
+    }
+  });
+  return claimed.map((order) => order.id);
+}
+
+interface Built {
+  f: StagingFixture;
+  dataDir: string;
+  /** Accepted: three orders (rejected, processed, still tracked), one queued, one invalid row left staged. */
+  accepted: number;
+  ids: { rejected: number; processed: number; tracked: number; queued: number };
+  /** Imported and discarded, one of its orders edited first. */
+  discarded: number;
+  /** Imported, neither accepted nor discarded: still waiting for the admin. */
+  waiting: number;
+}
+
+/** `extraDiscarded`: more orders in the discarded batch (something sizeable to free). */
+async function build(extraDiscarded = 0): Promise<Built> {
+  const f = stagingFixture();
+  fixture = f;
+  const accepted = await stage(f, 'accepted.csv', [
+    uniqueOrder(),
+    uniqueOrder(),
+    uniqueOrder(),
+    uniqueOrder(),
+    withField(uniqueOrder(), 'homeAddress.postCode', 'NOT A POSTCODE'),
+  ]);
+  expect(f.staging.accept(accepted)).toMatchObject({ accepted: 4, staying: 1 });
+  const [rejected, processed, tracked] = settle(f.store, ['rejected', 'processed', 'tracked', 'queued']);
+  const queued = f.store.orders.list({ environmentId: LOCAL.id, states: ['queued'], limit: 10 })[0]!.id;
+
+  const discarded = await stage(
+    f,
+    'discarded.csv',
+    Array.from({ length: 2 + extraDiscarded }, () => uniqueOrder()),
+  );
+  const first = f.staging.getBatch(discarded, { limit: 10 }).orders[0]!;
+  f.staging.editOrder(first.id, { edits: [{ path: 'customer.firstName', value: 'Sam' }] });
+  f.staging.discard(discarded);
+
+  const waiting = await stage(f, 'waiting.csv', [uniqueOrder()]);
+  f.store.close();
+  return {
+    f,
+    dataDir: join(f.dataDir, 'data'),
+    accepted,
+    ids: { rejected: rejected!, processed: processed!, tracked: tracked!, queued },
+    discarded,
+    waiting,
+  };
+}
+
+/** The store again, its clock `days` after now. */
+function reopen(built: Built, days: number): Store {
+  if (reopened?.isOpen) reopened.close();
+  const at = new Date(Date.now() + days * DAY);
+  reopened = openStore({ dataDir: built.dataDir, now: () => at });
+  return reopened;
+}
+
+type Row = { id: number; batchId: number; state: string; compacted: string | null; size: number; records: number };
+
+function stagedRows(store: Store): Row[] {
+  return store.db
+    .prepare(
+      `SELECT id, batch_id AS batchId, state, compacted_at AS compacted,
+         length(body) + length(problems) + length(provenance) + length(source) AS size,
+         json_type(source, '$.records') IS NOT NULL AS records
+       FROM staged_orders ORDER BY id`,
+    )
+    .all() as Row[];
+}
+
+const rowOf = (store: Store, orderId: number) =>
+  stagedRows(store).find(
+    (row) => row.id === store.db.prepare('SELECT id FROM staged_orders WHERE order_id = ?').pluck().get(orderId),
+  );
+
+const batchCompacted = (store: Store, batchId: number) =>
+  store.db.prepare('SELECT compacted_at FROM import_batches WHERE id = ?').pluck().get(batchId) as string | null;
+
+describe('retention of staging copies', () => {
+  it('keeps everything before the retention time has passed', async () => {
+    const built = await build();
+    const store = reopen(built, 0);
+    const before = stagedRows(store);
+    const result = await applyRetention(store);
+    expect(result).toMatchObject({ compacted: 0, deleted: 0, batchesFinished: 0 });
+    expect(stagedRows(store)).toEqual(before);
+    store.close();
+    expect(await applyRetention(reopen(built, 89))).toMatchObject({ compacted: 0, deleted: 0 });
+  });
+
+  it("after 90 days drops finished orders' copies and a discarded batch's orders, nothing an open order or a waiting batch needs", async () => {
+    const built = await build();
+    const { ids } = built;
+    const store = reopen(built, 91);
+    const before = stagedRows(store);
+    const trackedRow = rowOf(store, ids.tracked)!;
+    const queuedRow = rowOf(store, ids.queued)!;
+    const auditBefore = store.audit.lastSeq();
+    const sourceBefore = store.orders.origin(ids.processed)!.staged!;
+    expect(sourceBefore.sourceKept).toBe(true);
+
+    const result = await applyRetention(store, { rowsPerStep: 2 });
+    expect(result).toMatchObject({
+      compacted: 2,
+      deleted: 2,
+      batchesFinished: 1,
+      cutoff: expect.any(String) as string,
+    });
+
+    // The finished orders (rejected, processed): copies dropped, where they came from kept.
+    for (const orderId of [ids.rejected, ids.processed]) {
+      const row = rowOf(store, orderId)!;
+      expect(row).toMatchObject({ compacted: expect.any(String) as string, records: 0 });
+      expect(row.size).toBeLessThan(before.find((r) => r.id === row.id)!.size / 4);
+      expect(store.orders.source(orderId)).toBeUndefined();
+    }
+    expect(store.orders.origin(ids.processed)!.staged).toEqual({ ...sourceBefore, sourceKept: false });
+    // Open orders (still tracked, still queued) and the invalid order still staged: untouched.
+    expect(rowOf(store, ids.tracked)).toEqual(trackedRow);
+    expect(rowOf(store, ids.queued)).toEqual(queuedRow);
+    expect(store.orders.source(ids.tracked)?.kind).toBe('csv');
+    const leftStaged = stagedRows(store).filter((row) => row.batchId === built.accepted && row.state === 'staged');
+    expect(leftStaged).toEqual(before.filter((row) => row.batchId === built.accepted && row.state === 'staged'));
+    expect(batchCompacted(store, built.accepted)).toBeNull();
+    // The discarded batch: its orders and their edit cells gone, the batch itself kept and marked done.
+    expect(stagedRows(store).filter((row) => row.batchId === built.discarded)).toEqual([]);
+    expect(store.db.prepare('SELECT count(*) FROM staged_order_edits').pluck().get()).toBe(0);
+    expect(store.batches.get(built.discarded)).toMatchObject({ discardedAt: expect.any(String) as string });
+    expect(batchCompacted(store, built.discarded)).toEqual(expect.any(String));
+    // The waiting batch: untouched.
+    expect(stagedRows(store).filter((row) => row.batchId === built.waiting)).toEqual(
+      before.filter((row) => row.batchId === built.waiting),
+    );
+    // Orders, statuses and the audit log are not retention's: all still there, and the chain verifies.
+    expect(store.orders.get(ids.processed)).toMatchObject({ remoteStatus: 'Prescription Processed' });
+    expect(store.statusHistory.list(ids.processed)).toHaveLength(2);
+    expect(store.audit.lastSeq()).toBe(auditBefore);
+    expect(verifyAuditChain(store)).toMatchObject({ ok: true });
+
+    // Idempotent: a second run finds nothing to do and changes nothing.
+    const after = stagedRows(store);
+    expect(await applyRetention(store)).toMatchObject({ compacted: 0, deleted: 0, batchesFinished: 0 });
+    expect(stagedRows(store)).toEqual(after);
+
+    // Once the tracked order is processed, a later run takes its copy too (the queued one still waits); the batch
+    // is done with only when its invalid order can no longer be accepted (never, here: it is not discarded).
+    const later = reopen(built, 92);
+    applyStatusRecord(later, ids.tracked, { orderStatus: 'Prescription Processed' } as StatusRecord, later.now());
+    expect(await applyRetention(later)).toMatchObject({ compacted: 1 });
+    expect(rowOf(later, ids.tracked)).toMatchObject({ compacted: expect.any(String) as string });
+    expect(rowOf(later, ids.queued)).toMatchObject({ compacted: null });
+    expect(batchCompacted(later, built.accepted)).toBeNull();
+    expect(verifyAuditChain(later)).toMatchObject({ ok: true });
+  });
+
+  it('keeps staging copies for ever when the setting says so, and refuses a setting out of range', async () => {
+    const built = await build();
+    const store = reopen(built, 400);
+    expect(store.retention.settings().stagedDays).toBe(90);
+    store.retention.setStagedDays(null);
+    const before = stagedRows(store);
+    expect(await applyRetention(store)).toMatchObject({ cutoff: null, compacted: 0, deleted: 0 });
+    expect(stagedRows(store)).toEqual(before);
+    expect(() => store.retention.setStagedDays(0)).toThrow(RangeError);
+    store.retention.setStagedDays(500);
+    expect(await applyRetention(store)).toMatchObject({ compacted: 0, deleted: 0 });
+    store.retention.setStagedDays(30);
+    expect(await applyRetention(store)).toMatchObject({ compacted: 2, deleted: 2 });
+  });
+
+  it('a run killed mid-way (SIGKILL) leaves whole steps only, and the next run finishes the work', async () => {
+    const built = await build();
+    const at = new Date(Date.now() + 91 * DAY).toISOString();
+    const child = spawnSync(process.execPath, ['--import', 'tsx', CHILD, built.dataDir, at, '2'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(child.signal, child.stderr).toBe('SIGKILL');
+
+    const store = openStore({ dataDir: built.dataDir, now: () => new Date(at) });
+    reopened = store;
+    const halfway = stagedRows(store);
+    // Two steps of one staged order each were committed before the kill: some done, not all.
+    const done = halfway.filter((row) => row.compacted !== null).length;
+    const gone = 8 - halfway.length;
+    expect(done + gone).toBe(2);
+    expect(await applyRetention(store)).toMatchObject({ compacted: 2 - done, deleted: 2 - gone });
+    expect(stagedRows(store).filter((row) => row.compacted !== null)).toHaveLength(2);
+    expect(stagedRows(store).filter((row) => row.batchId === built.discarded)).toEqual([]);
+    expect(verifyAuditChain(store)).toMatchObject({ ok: true });
+  });
+
+  it('a new store gives freed pages back to the file system in steps (incremental auto-vacuum)', async () => {
+    const built = await build(400);
+    const store = reopen(built, 91);
+    const fileSize = () => {
+      store.db.pragma('wal_checkpoint(TRUNCATE)');
+      return statSync(join(built.dataDir, STORE_FILE)).size;
+    };
+    const before = fileSize();
+    const result = await applyRetention(store, { pagesPerStep: 8 });
+    expect(result).toMatchObject({ deleted: 402, autoVacuum: 'incremental', freePages: 0 });
+    expect(result.pagesReturned).toBeGreaterThan(8);
+    expect(result.steps).toBeGreaterThan(result.pagesReturned / 8);
+    expect(fileSize()).toBeLessThanOrEqual(before - result.pagesReturned * 4096);
+    expect(verifyAuditChain(store)).toMatchObject({ ok: true });
+  });
+
+  it("retention's settled statuses are the poller's", () => {
+    expect([...RETENTION_SETTLED_STATUSES].sort()).toEqual([...SETTLED_STATUSES].sort());
+  });
+});

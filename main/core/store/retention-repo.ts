@@ -1,0 +1,198 @@
+import type Database from 'better-sqlite3';
+import { DISPATCHED_STATUSES } from '../../../shared/status.js';
+import { encodeProvenance } from './provenance-codec.js';
+import { isoTime } from './time.js';
+
+/**
+ * Retention (migration 018): the staging copies of orders that nothing needs any more are compacted in small
+ * steps, each its own short transaction, so the submitter's and the screens' work interleaves with them.
+ *
+ * What may go, and when (`staged_days` after, default 90):
+ * - an accepted staged order's copies (imported body, problems, provenance, the original CSV records or HL7
+ *   message), once the order it became was accepted that long ago AND is finished: rejected, withdrawn,
+ *   cancelled, or at the service with a settled remote status (dispatched, processed, cancelled). Its row stays,
+ *   with position, lines and message number, so the order still names where it came from; `orders.source` then
+ *   finds no text (as for a JSON import).
+ * - a discarded batch's never-accepted staged orders (and their edit cells), that long after the discard.
+ * Never: an open order's copies (queued, sending, in doubt, held, still tracked, a cancel under way), the staged
+ * orders of a batch that can still be accepted, a batch still being imported, the orders themselves, their
+ * request bodies, statuses, attempts, or the audit log.
+ */
+
+/** Remote statuses after which the service expects nothing more of the order (tracked-orders' SETTLED_STATUSES). */
+export const RETENTION_SETTLED_STATUSES: readonly string[] = [...DISPATCHED_STATUSES, 'Cancelled'];
+
+const sqlText = (value: string) => `'${value.replaceAll("'", "''")}'`;
+
+/** An order nothing more will happen to: what retention waits for before it compacts the order's staged copy. */
+export const FINISHED_ORDER_WHERE = `(o.state IN ('rejected', 'withdrawn', 'cancelled')
+  OR (o.state IN ('created', 'cancel_refused')
+    AND coalesce(o.remote_status, '') IN (${RETENTION_SETTLED_STATUSES.map(sqlText).join(', ')})))`;
+
+/** What a compacted row's provenance says: nothing (decodes to no entries). */
+const NO_PROVENANCE = encodeProvenance({}, { file: '' });
+
+export interface RetentionSettings {
+  /** Days staged copies are kept once nothing needs them; null: kept for ever. */
+  stagedDays: number | null;
+  updatedAt: string;
+}
+
+export interface BatchToCompact {
+  id: number;
+  createdAt: string;
+  discardedAt: string | null;
+}
+
+export interface CompactionStep {
+  /** Accepted staged orders whose copies were dropped. */
+  compacted: number;
+  /** Never-accepted staged orders of a discarded batch deleted. */
+  deleted: number;
+  /** True when this step filled its limit: the batch may have more to do now. */
+  more: boolean;
+  /** True when retention is done with the batch for good (marked, skipped from now on). */
+  finished: boolean;
+}
+
+export interface VacuumStep {
+  /** 'incremental' when freed pages can be given back to the file system; 'none': they stay free in the file. */
+  autoVacuum: 'none' | 'full' | 'incremental';
+  /** Free pages in the file after the step. */
+  freePages: number;
+  pageSize: number;
+}
+
+const AUTO_VACUUM = ['none', 'full', 'incremental'] as const;
+
+export class RetentionRepo {
+  readonly #db: Database.Database;
+  readonly #now: () => Date;
+  readonly #settings: Database.Statement<[], RetentionSettings>;
+  readonly #setDays: Database.Statement<[number | null, string]>;
+  readonly #nextBatch: Database.Statement<[number, string], BatchToCompact>;
+  readonly #compact: Database.Statement<[Record<string, string | number>]>;
+  readonly #staleEdits: Database.Statement<[number, number]>;
+  readonly #staleRows: Database.Statement<[number, number]>;
+  readonly #left: Database.Statement<[{ batchId: number }], { accepted: number; staged: number }>;
+  readonly #finish: Database.Statement<[string, number]>;
+  readonly #step: Database.Transaction<(batch: BatchToCompact, cutoff: string, limit: number) => CompactionStep>;
+
+  constructor(db: Database.Database, now: () => Date) {
+    this.#db = db;
+    this.#now = now;
+    this.#settings = db.prepare(
+      'SELECT staged_days AS stagedDays, updated_at AS updatedAt FROM retention_settings WHERE id = 1',
+    );
+    this.#setDays = db.prepare('UPDATE retention_settings SET staged_days = ?, updated_at = ? WHERE id = 1');
+    // import_batches_to_compact: the batches retention is not done with, in id (= import) order.
+    this.#nextBatch = db.prepare(
+      `SELECT id, created_at AS createdAt, discarded_at AS discardedAt FROM import_batches
+       WHERE compacted_at IS NULL AND id > ? AND created_at < ? AND importing = 0 ORDER BY id LIMIT 1`,
+    );
+    this.#compact = db.prepare(
+      `UPDATE staged_orders SET body = '{}', problems = '[]', provenance = @provenance,
+         source = json_remove(source, '$.records', '$.hl7'), compacted_at = @now
+       WHERE id IN (
+         SELECT s.id FROM staged_orders s JOIN orders o ON o.id = s.order_id
+         WHERE s.batch_id = @batchId AND s.state = 'accepted' AND s.compacted_at IS NULL
+           AND o.created_at < @cutoff AND ${FINISHED_ORDER_WHERE}
+         ORDER BY s.id LIMIT @limit)`,
+    );
+    const staleOfBatch = `SELECT id FROM staged_orders WHERE batch_id = ? AND state = 'staged' ORDER BY id LIMIT ?`;
+    this.#staleEdits = db.prepare(`DELETE FROM staged_order_edits WHERE staged_order_id IN (${staleOfBatch})`);
+    this.#staleRows = db.prepare(`DELETE FROM staged_orders WHERE id IN (${staleOfBatch})`);
+    this.#left = db.prepare(
+      `SELECT
+         EXISTS (SELECT 1 FROM staged_orders WHERE batch_id = @batchId AND state = 'accepted' AND compacted_at IS NULL)
+           AS accepted,
+         EXISTS (SELECT 1 FROM staged_orders WHERE batch_id = @batchId AND state = 'staged') AS staged`,
+    );
+    this.#finish = db.prepare('UPDATE import_batches SET compacted_at = ? WHERE id = ? AND compacted_at IS NULL');
+    this.#step = db.transaction((batch, cutoff, limit) => this.#stepNow(batch, cutoff, limit));
+  }
+
+  settings(): RetentionSettings {
+    const row = this.#settings.get();
+    if (!row) throw new Error('the store has no retention settings (migration 018 missing)');
+    return row;
+  }
+
+  /** Days staged copies are kept once nothing needs them (1 to 36,500), or null to keep them for ever. */
+  setStagedDays(days: number | null): RetentionSettings {
+    if (days !== null && !(Number.isInteger(days) && days >= 1 && days <= 36_500)) {
+      throw new RangeError(`staged copies are kept 1 to 36,500 days, or for ever (null); got ${String(days)}`);
+    }
+    this.#setDays.run(days, isoTime(this.#now()));
+    return this.settings();
+  }
+
+  /** The time before which staged copies may go, under the current setting; null when they are kept for ever. */
+  cutoff(): string | null {
+    const days = this.settings().stagedDays;
+    return days === null ? null : isoTime(new Date(this.#now().getTime() - days * 86_400_000));
+  }
+
+  /** The next batch after `afterId`, imported before `cutoff`, that retention is not done with. */
+  nextBatch(afterId: number, cutoff: string): BatchToCompact | undefined {
+    return this.#nextBatch.get(afterId, cutoff);
+  }
+
+  /** One short transaction of work on `batch`: at most `limit` staged orders compacted and `limit` deleted. */
+  compactStep(batch: BatchToCompact, cutoff: string, limit: number): CompactionStep {
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError('a compaction step needs a limit of 1 or more');
+    return this.#step.immediate(batch, cutoff, limit);
+  }
+
+  #stepNow(batch: BatchToCompact, cutoff: string, limit: number): CompactionStep {
+    const compacted = this.#compact.run({
+      provenance: NO_PROVENANCE,
+      now: isoTime(this.#now()),
+      batchId: batch.id,
+      cutoff,
+      limit,
+    }).changes;
+    let deleted = 0;
+    const discardedLongAgo = batch.discardedAt !== null && batch.discardedAt < cutoff;
+    if (discardedLongAgo) {
+      this.#staleEdits.run(batch.id, limit);
+      deleted = this.#staleRows.run(batch.id, limit).changes;
+    }
+    const more = compacted === limit || deleted === limit;
+    let finished = false;
+    if (!more) {
+      // Done for good only when nothing is left that a later run could compact: every accepted copy dropped and
+      // no staged order left (one that could still be accepted, or a discarded one not yet old enough).
+      const left = this.#left.get({ batchId: batch.id })!;
+      if (left.accepted === 0 && left.staged === 0) {
+        finished = this.#finish.run(isoTime(this.#now()), batch.id).changes === 1;
+      }
+    }
+    return { compacted, deleted, more, finished };
+  }
+
+  /**
+   * Gives up to `pages` free pages back to the file system when the store is in incremental auto-vacuum mode
+   * (a short write transaction); otherwise only reports. The file shrinks at the WAL's next checkpoint.
+   */
+  vacuumStep(pages: number): VacuumStep {
+    const mode = AUTO_VACUUM[this.#db.pragma('auto_vacuum', { simple: true }) as number] ?? 'none';
+    if (mode === 'incremental' && pages > 0) this.#db.pragma(`incremental_vacuum(${Math.floor(pages)})`);
+    return {
+      autoVacuum: mode,
+      freePages: this.#db.pragma('freelist_count', { simple: true }) as number,
+      pageSize: this.#db.pragma('page_size', { simple: true }) as number,
+    };
+  }
+
+  /**
+   * The one-time switch of an existing store to incremental auto-vacuum: SQLite records the mode only when the
+   * whole file is rewritten (VACUUM), which holds the store for as long as copying it takes (and needs that much
+   * free disk space again). Never run by itself: an explicit maintenance step (see the store README).
+   */
+  switchToIncrementalVacuum(): VacuumStep {
+    this.#db.pragma('auto_vacuum = INCREMENTAL');
+    this.#db.exec('VACUUM');
+    return this.vacuumStep(0);
+  }
+}

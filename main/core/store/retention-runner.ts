@@ -1,0 +1,131 @@
+import type { Store } from './store.js';
+
+/**
+ * Applies retention (`retention-repo.ts`) in the background: small transactions with a turn of the event loop
+ * between them, so the submitter, the poller and the screens keep their pace, then gives the freed pages back to
+ * the file system in steps (incremental vacuum). A run that stops half-way (the app closed, a crash) leaves
+ * only finished steps behind, and the next run carries on: every step is idempotent.
+ */
+
+export interface RetentionRunOptions {
+  /** Staged orders a step touches at most (default 200: a few milliseconds here). */
+  rowsPerStep?: number;
+  /** Free pages a vacuum step gives back at most (default 1,024: 4 MB). */
+  pagesPerStep?: number;
+  /** Between two steps (default: one turn of the event loop); tests may pass their own. */
+  pause?: () => Promise<void>;
+  /** Stops the run between steps. */
+  signal?: AbortSignal;
+  /** Called after each step: a crash test stops here. */
+  onStep?: (progress: RetentionProgress) => void;
+}
+
+export interface RetentionProgress {
+  compacted: number;
+  deleted: number;
+  batchesFinished: number;
+  steps: number;
+  /** Free pages given back to the file system (zero when the store is not in incremental auto-vacuum mode). */
+  pagesReturned: number;
+}
+
+export interface RetentionRunResult extends RetentionProgress {
+  /** Null: the setting keeps staged copies for ever, so nothing was compacted. */
+  cutoff: string | null;
+  autoVacuum: 'none' | 'full' | 'incremental';
+  /** Free pages left in the file (reused by later writes). */
+  freePages: number;
+  aborted: boolean;
+}
+
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export async function applyRetention(store: Store, options: RetentionRunOptions = {}): Promise<RetentionRunResult> {
+  const rowsPerStep = options.rowsPerStep ?? 200;
+  const pagesPerStep = options.pagesPerStep ?? 1024;
+  const pause = options.pause ?? turn;
+  const progress: RetentionProgress = { compacted: 0, deleted: 0, batchesFinished: 0, steps: 0, pagesReturned: 0 };
+  const stopped = () => options.signal?.aborted === true || !store.isOpen;
+  const stepped = () => {
+    progress.steps += 1;
+    options.onStep?.({ ...progress });
+  };
+
+  const cutoff = store.retention.cutoff();
+  if (cutoff !== null) {
+    for (let batch = store.retention.nextBatch(0, cutoff); batch && !stopped();) {
+      const step = store.retention.compactStep(batch, cutoff, rowsPerStep);
+      progress.compacted += step.compacted;
+      progress.deleted += step.deleted;
+      if (step.finished) progress.batchesFinished += 1;
+      stepped();
+      await pause();
+      if (stopped()) break;
+      // A batch with more to do now gets another step; otherwise on to the next (one with open orders is
+      // visited again by a later run).
+      if (!step.more) batch = store.retention.nextBatch(batch.id, cutoff);
+    }
+  }
+
+  let vacuum = store.retention.vacuumStep(0);
+  while (!stopped() && vacuum.autoVacuum === 'incremental' && vacuum.freePages > 0) {
+    const before = vacuum.freePages;
+    vacuum = store.retention.vacuumStep(pagesPerStep);
+    progress.pagesReturned += before - vacuum.freePages;
+    stepped();
+    if (vacuum.freePages >= before) break;
+    await pause();
+  }
+  return {
+    ...progress,
+    cutoff,
+    autoVacuum: vacuum.autoVacuum,
+    freePages: stopped() ? vacuum.freePages : store.retention.vacuumStep(0).freePages,
+    aborted: stopped(),
+  };
+}
+
+export interface RetentionScheduleOptions extends RetentionRunOptions {
+  /** After the store opens, before the first run (default 2 minutes: start-up and recovery come first). */
+  firstRunAfterMs?: number;
+  /** Between runs (default 6 hours). */
+  everyMs?: number;
+  /** Told of a run's failure (the next run tries again). */
+  onError?: (error: unknown) => void;
+  onRun?: (result: RetentionRunResult) => void;
+}
+
+/** Runs `applyRetention` on a timer that never keeps the process alive; `stop` waits for a run under way. */
+export class RetentionSchedule {
+  readonly #store: Store;
+  readonly #options: RetentionScheduleOptions;
+  readonly #abort = new AbortController();
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<void> | undefined;
+
+  constructor(store: Store, options: RetentionScheduleOptions = {}) {
+    this.#store = store;
+    this.#options = options;
+    this.#schedule(options.firstRunAfterMs ?? 120_000);
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#abort.signal.aborted) return;
+    this.#timer = setTimeout(() => {
+      this.#running = applyRetention(this.#store, { ...this.#options, signal: this.#abort.signal })
+        .then((result) => this.#options.onRun?.(result))
+        .catch((error: unknown) => this.#options.onError?.(error))
+        .finally(() => {
+          this.#running = undefined;
+          this.#schedule(this.#options.everyMs ?? 6 * 3_600_000);
+        });
+    }, delayMs);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.#abort.abort();
+    clearTimeout(this.#timer);
+    await this.#running;
+  }
+}
