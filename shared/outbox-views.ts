@@ -187,6 +187,8 @@ export const outboxProgressSchema = z.object({
   ordersPerSecond: z.number().nonnegative(),
   /** Why the outbox is paused or blocked, in a sentence. */
   message: z.string().nullable(),
+  /** When the next retry or probe is due (ISO), when the outbox waits for one; null or absent otherwise. */
+  nextAttemptAt: isoTime.nullable().optional(),
   /**
    * Requests waiting on a slow service: how many have been in flight longer than 5 s, the longest wait, and how
    * many request slots (the environment's concurrency) there are; null or absent when none is that slow.

@@ -140,6 +140,7 @@ export function toProgressView(progress: OutboxProgress): OutboxProgressView {
     counts: progress.counts,
     ordersPerSecond: progress.ordersPerSecond,
     message: progress.message,
+    nextAttemptAt: progress.nextAttemptAt,
     slow: progress.slow,
   };
 }

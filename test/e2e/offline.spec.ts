@@ -19,7 +19,7 @@ test('journey 3: the service goes down mid-batch, the banner says so, orders wai
 
   await openWorkspace(page, app, 'Submissions');
   const progress = page.getByRole('region', { name: 'Progress' });
-  const banner = page.getByRole('alert').filter({ hasText: 'The Order Service is not answering.' });
+  const banner = page.getByRole('alert').filter({ hasText: 'The Order Service is not answering' });
 
   // Slow answers keep the batch going long enough to pull the plug in the middle of it.
   await setSandboxFaults(local, { latencyMs: 300 });

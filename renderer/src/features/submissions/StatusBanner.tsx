@@ -1,11 +1,18 @@
+import { useState } from 'react';
 import type { EnvironmentView } from '../../../../shared/environment.js';
 import type { OutboxProgressView } from '../../../../shared/outbox-views.js';
+import { useApi } from '../../api/api-context.js';
+import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { useNow } from '../format/use-now.js';
 import { useOnline } from '../format/use-online.js';
 import { useLive } from '../live/live-context.js';
+import { nextTry } from './next-try.js';
+import './live-state.css';
 
 /**
  * The one thing to know before looking at numbers: offline, service down, sign-in needed, or paused. Problems
- * are alerts (announced at once); a pause the admin chose is a status.
+ * are alerts (announced at once); a pause the admin chose is a status. Each says in a sentence what happens next
+ * and when; the technical cause is behind a disclosure.
  */
 export function StatusBanner({
   environment,
@@ -29,23 +36,26 @@ export function StatusBanner({
   if (progress?.state === 'service-unavailable') {
     return (
       <div role="alert" className="banner banner-bad">
-        <p className="banner-title">! The Order Service is not answering.</p>
+        <p className="banner-title">! The Order Service is not answering, so sending has stopped for now.</p>
         <p>
-          Orders wait here and are sent by themselves when it is back; Rx Batch checks now and then. Nothing is lost or
-          sent twice.
+          Orders for {environment.name} wait here safely and go out by themselves when it answers again. Nothing is lost
+          or sent twice.
         </p>
-        {progress.message ? <p className="hint">{progress.message}</p> : null}
+        <TryAgain environment={environment} progress={progress} />
+        <TechnicalCause message={progress.message} />
       </div>
     );
   }
   if (progress?.state === 'sign-in-required') {
     return (
       <div role="alert" className="banner banner-bad">
-        <p className="banner-title">! Sign-in required.</p>
+        <p className="banner-title">! Sign in again to go on sending.</p>
         <p>
-          {environment.name} no longer accepts this sign-in. Orders wait here until you{' '}
+          {environment.name} no longer accepts this computer&apos;s sign-in. Orders wait here safely until you{' '}
           <a href="#/signin">sign in again</a>; sending then goes on by itself.
         </p>
+        <TryAgain environment={environment} progress={progress} />
+        <TechnicalCause message={progress.message} />
       </div>
     );
   }
@@ -68,4 +78,65 @@ export function StatusBanner({
     );
   }
   return null;
+}
+
+/** When the next try is, counted down, and "Try now" (which probes at once, or tries the sign-in again). */
+function TryAgain({ environment, progress }: { environment: EnvironmentView; progress: OutboxProgressView }) {
+  const api = useApi();
+  const { setProgress } = useLive();
+  const now = useNow(1000);
+  // "Trying now…" until a new report (the try's outcome) replaces the one on screen when it was asked for.
+  const [triedOn, setTriedOn] = useState<OutboxProgressView>();
+  const trying = triedOn === progress;
+  const [failure, setFailure] = useState<unknown>();
+
+  async function tryNow() {
+    setTriedOn(progress);
+    setFailure(undefined);
+    try {
+      setProgress(await api.call('outbox.resume', { environmentId: environment.id }));
+    } catch (error) {
+      setFailure(error);
+      setTriedOn(undefined);
+    }
+  }
+
+  const next = nextTry(progress.nextAttemptAt, now);
+  return (
+    <>
+      <div className="banner-actions">
+        <p>
+          {trying || next?.due ? (
+            'Trying again now…'
+          ) : next ? (
+            <>
+              Next try{' '}
+              <span role="timer" aria-label={`Next try ${next.words}`} className="countdown-clock">
+                {next.text}
+              </span>
+              .
+            </>
+          ) : (
+            'Nothing is tried again until you sign in.'
+          )}
+        </p>
+        <button type="button" className="secondary" onClick={() => void tryNow()} disabled={trying}>
+          Try now
+        </button>
+      </div>
+      {failure ? <ErrorMessage error={failure} /> : null}
+    </>
+  );
+}
+
+function TechnicalCause({ message }: { message: string | null }) {
+  if (!message) return null;
+  return (
+    <details className="banner-details">
+      <summary>Technical details</summary>
+      <p>
+        <code>{message}</code>
+      </p>
+    </details>
+  );
 }
