@@ -1,4 +1,4 @@
-import { useCallback, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { CallOutput } from '../../../../shared/contract.js';
 import type { OrderDetail } from '../../../../shared/outbox-views.js';
 import { useApi } from '../../api/api-context.js';
@@ -18,6 +18,8 @@ interface Props {
   refreshing: boolean;
   onRefresh: () => void;
   onCancel: (detail: OrderDetail) => void;
+  /** Escape, or the Close link: back to the list. */
+  onClose: () => void;
 }
 
 function refreshText(round: RefreshRound): string {
@@ -32,7 +34,7 @@ function refreshText(round: RefreshRound): string {
  * One order from this computer's records (so it reads the same offline): what it is now, why, what can be done,
  * its items and its whole timeline.
  */
-export function OrderDetailView({ orderId, lastRefresh, refreshing, onRefresh, onCancel }: Props) {
+export function OrderDetailView({ orderId, lastRefresh, refreshing, onRefresh, onCancel, onClose }: Props) {
   const api = useApi();
   const load = useCallback(() => api.call('orders.get', { orderId }), [api, orderId]);
   const { value: detail, error, reload } = useLoad(load);
@@ -49,13 +51,21 @@ export function OrderDetailView({ orderId, lastRefresh, refreshing, onRefresh, o
       reload();
   });
   const [retry, setRetry] = useState<{ message?: string; error?: unknown }>({});
+  // Once loaded, the order is where the admin looks: in view, and the keyboard there (Tab goes on into it).
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  const loaded = detail !== undefined;
+  useEffect(() => {
+    if (!loaded) return;
+    const heading = headingRef.current;
+    heading?.focus({ preventScroll: true });
+    heading?.scrollIntoView({ block: 'nearest' });
+  }, [loaded]);
 
   if (error && !detail) return <ErrorMessage error={error} />;
   if (!detail) return <p role="status">Loading the order…</p>;
   const { order } = detail;
   const state = ORDER_STATE_TEXT[order.state];
   const problem = explainOrder(order);
-  const refused = detail.cancellations.find((cancellation) => cancellation.state === 'refused');
 
   async function retryNow() {
     try {
@@ -68,10 +78,30 @@ export function OrderDetailView({ orderId, lastRefresh, refreshing, onRefresh, o
   }
 
   return (
-    <section aria-labelledby="order-heading" className="panel order-detail">
+    <section
+      aria-labelledby="order-heading"
+      className="panel order-detail"
+      onKeyDown={(event) => {
+        // A dialog open above (the cancel) takes its own Escape.
+        if (event.key === 'Escape' && !event.defaultPrevented && !(event.target as Element).closest('dialog')) {
+          event.preventDefault();
+          onClose();
+        }
+      }}
+    >
       <div className="panel-head">
-        <h3 id="order-heading">Order {order.clinicOrderId}</h3>
-        <a href="#/orders" className="inline-link">
+        <h3 id="order-heading" ref={headingRef} tabIndex={-1}>
+          Order {order.clinicOrderId}
+        </h3>
+        <a
+          href="#/orders"
+          className="inline-link"
+          aria-keyshortcuts="Escape"
+          onClick={(event) => {
+            event.preventDefault();
+            onClose();
+          }}
+        >
           Close
         </a>
       </div>
@@ -123,12 +153,6 @@ export function OrderDetailView({ orderId, lastRefresh, refreshing, onRefresh, o
         {lastRefresh && !refreshing ? refreshText(lastRefresh) : ''} {retry.message ?? ''}
       </p>
       {retry.error ? <ErrorMessage error={retry.error} /> : null}
-      {refused ? (
-        <div role="note" className="message message-error">
-          <p className="message-summary">! The pharmacy refused the cancel.</p>
-          <p>{refused.resultMessage ?? 'It gave no reason.'}</p>
-        </div>
-      ) : null}
       {problem ? (
         <div className="message">
           <p>{problem.explanation}</p>

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { EnvironmentView } from '../../../../shared/environment.js';
 import type { OrderSummary } from '../../../../shared/outbox-views.js';
 import { useApi } from '../../api/api-context.js';
@@ -11,6 +11,7 @@ import { OrderFiltersForm } from './OrderFiltersForm.js';
 import { OrderTable } from './OrderTable.js';
 import { ServiceLookup } from './ServiceLookup.js';
 import { useOrderPages } from './use-order-pages.js';
+import '../submissions/live-state.css';
 
 /** Search, filter and open orders; cancel one or many; look orders up on the service. */
 export function OrdersScreen({ environment, openOrderId }: { environment: EnvironmentView; openOrderId?: number }) {
@@ -20,6 +21,18 @@ export function OrdersScreen({ environment, openOrderId }: { environment: Enviro
   const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
   const [cancelling, setCancelling] = useState<OrderSummary[]>();
   const [refresh, setRefresh] = useState<{ round?: RefreshRound; busy: boolean; error?: unknown }>({ busy: false });
+
+  // Closing the detail puts the keyboard back on the order's link in the list (or the list's heading).
+  const lastOpen = useRef(openOrderId);
+  const listRef = useRef<HTMLElement>(null);
+  useEffect(() => {
+    const closed = lastOpen.current;
+    lastOpen.current = openOrderId;
+    if (closed === undefined || openOrderId !== undefined) return;
+    const list = listRef.current;
+    const link = list?.querySelector<HTMLElement>(`a[href="#/orders/${closed}"]`);
+    (link ?? list?.querySelector<HTMLElement>('#orders-list-heading'))?.focus();
+  }, [openOrderId]);
 
   function toggle(id: number) {
     setSelected((current) => {
@@ -46,9 +59,11 @@ export function OrdersScreen({ environment, openOrderId }: { environment: Enviro
         Orders
       </h2>
       <div className={openOrderId !== undefined ? 'orders-layout with-detail' : 'orders-layout'}>
-        <section aria-labelledby="orders-list-heading" className="panel">
+        <section aria-labelledby="orders-list-heading" className="panel" ref={listRef}>
           <div className="panel-head">
-            <h3 id="orders-list-heading">Orders in {environment.name}</h3>
+            <h3 id="orders-list-heading" tabIndex={-1}>
+              Orders in {environment.name}
+            </h3>
             <button
               type="button"
               className="secondary"
@@ -87,7 +102,7 @@ export function OrdersScreen({ environment, openOrderId }: { environment: Enviro
           ) : null}
         </section>
         {openOrderId !== undefined ? (
-          <div>
+          <div className="order-detail-holder">
             {refresh.error ? <ErrorMessage error={refresh.error} /> : null}
             <OrderDetailView
               key={openOrderId}
@@ -96,6 +111,9 @@ export function OrdersScreen({ environment, openOrderId }: { environment: Enviro
               refreshing={refresh.busy}
               onRefresh={() => void refreshStatuses(openOrderId)}
               onCancel={(detail) => setCancelling([detail.order])}
+              onClose={() => {
+                window.location.hash = '#/orders';
+              }}
             />
           </div>
         ) : null}

@@ -1,4 +1,5 @@
 import type { OrderStateName, OrderSummary } from '../../../../shared/outbox-views.js';
+import { plainCancelRefusal } from './cancel-words.js';
 
 /** How a state reads: a label, whether it is fine, waiting or needs a person (shown as a word and a symbol too). */
 export type Tone = 'good' | 'waiting' | 'attention' | 'neutral';
@@ -77,7 +78,7 @@ export function explainOrder(order: Pick<OrderSummary, 'state' | 'lastError' | '
       };
     case 'cancel_refused':
       return {
-        explanation: `The pharmacy refused the cancel${reason ? `: ${reason}` : ''}.`,
+        explanation: `The pharmacy refused the cancel. ${plainCancelRefusal(reason)}`,
         action: 'The order goes ahead; contact the pharmacy if it must still be stopped.',
         button: null,
       };
