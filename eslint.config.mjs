@@ -3,6 +3,7 @@ import js from '@eslint/js';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import layers from './scripts/eslint/code-layering.mjs';
 
 const nodeBuiltins = [
   'assert',
@@ -105,6 +106,13 @@ export default tseslint.config(
     ignores: ['**/*.test.ts'],
     languageOptions: { globals: { ...globals.browser } },
     rules: { 'no-restricted-imports': ['error', noNodeInBrowserCode] },
+  },
+  // Imports go down the layers of main/ (scripts/eslint/code-layers.mjs, README "Layout"); tests may reach anywhere.
+  {
+    files: ['main/**/*.ts', 'sandbox/**/*.ts', 'shared/**/*.ts'],
+    ignores: PRODUCT_CODE_IGNORES,
+    plugins: { layers },
+    rules: { 'layers/code-layering': 'error' },
   },
   {
     files: ['renderer/**/*.tsx'],

@@ -7,7 +7,7 @@ import WebSocket from 'ws';
 import { BRIDGE_SOCKET_PATH, POLICY_VIOLATION } from '../../shared/transport-protocol.js';
 import { MAX_MESSAGE_BYTES, type CallHandlers } from '../../shared/contract.js';
 import { DEFAULT_SENDING_PACE } from '../../shared/environment.js';
-import { CoreEvents } from '../core/events.js';
+import { CoreEvents } from '../core/platform/events.js';
 import { presetEnvironments } from '../core/environments/presets.js';
 import { handlersWith } from '../../test/support/call-handlers.js';
 import { inProcessConnection } from '../transport/core-connection.js';

@@ -5,7 +5,7 @@ import { AppServices } from './app-services.js';
 import type { SecretStore } from './platform/secret-store.js';
 import type { DesktopIntegration } from './desktop-handlers.js';
 import { LOCAL_SANDBOX_ID } from './environments/presets.js';
-import type { CoreEvents } from './events.js';
+import type { CoreEvents } from './platform/events.js';
 import { ANY_PATH, NO_PATH, type ImportPathPolicy } from './import-path-policy.js';
 import { launchLocalSandbox } from './local-sandbox.js';
 import { createLogger, type Logger } from './platform/logger.js';

@@ -5,7 +5,7 @@ import type { AuditChainReport } from './audit/verify-chain.js';
 import type { SecretStore } from './platform/secret-store.js';
 import { EnvironmentRegistry } from './environments/registry.js';
 import { presetEnvironments } from './environments/presets.js';
-import { CoreEvents } from './events.js';
+import { CoreEvents } from './platform/events.js';
 import { silentLogger, type Logger } from './platform/logger.js';
 import type { AttentionEvent } from './outbox/attention.js';
 import type { OutboxProgress, OutboxRunResult } from './outbox/progress.js';

@@ -1,6 +1,6 @@
 import { Notification } from 'electron';
 import type { EventPayload } from '../../shared/contract.js';
-import type { CoreEvents } from '../core/events.js';
+import type { CoreEvents } from '../core/platform/events.js';
 
 /**
  * OS notifications for what the admin should know while looking elsewhere: something needs attention (sign-in,

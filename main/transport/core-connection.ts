@@ -1,6 +1,6 @@
 import type { CallHandlers, EventName } from '../../shared/contract.js';
 import type { CallResult } from '../../shared/transport-protocol.js';
-import type { CoreEvents } from '../core/events.js';
+import type { CoreEvents } from '../core/platform/events.js';
 import { dispatchCall } from './dispatch.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { CallHandlers, EventName, EventPayload, RxBatchApi } from '../../shared/contract.js';
 import { ContractError } from '../../shared/errors.js';
-import type { CoreEvents } from '../core/events.js';
+import type { CoreEvents } from '../core/platform/events.js';
 import { dispatchCall } from './dispatch.js';
 
 /** The in-process transport (tests, CLI): same validation as IPC and the bridge, no serialisation. */

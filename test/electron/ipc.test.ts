@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { z } from 'zod';
 import { calls, MAX_MESSAGE_BYTES, type CallHandlers, type CallName } from '../../shared/contract.js';
 import type { CallResult } from '../../shared/transport-protocol.js';
-import { CoreEvents } from '../../main/core/events.js';
+import { CoreEvents } from '../../main/core/platform/events.js';
 import { CALL_CHANNEL, DROPPED_PATH_CHANNEL, EVENT_CHANNEL } from '../../main/electron/channels.js';
 import { PathGrants } from '../../main/electron/path-grants.js';
 import { inProcessConnection } from '../../main/transport/core-connection.js';

@@ -26,7 +26,8 @@ import { FIELDS, ORDER_FIELD_INDEXES, fieldIndex } from '../model/field-catalogu
 import { decodedChunks, type Inspection } from './file-source.js';
 import { finishOrder, type OrderSink } from './finish-order.js';
 import { problem, quote } from './problems.js';
-import type { ImportOptions, ImportReport, Problem, Provenance } from '../model/imported-order.js';
+import type { ImportReport, Problem, Provenance } from '../model/imported-order.js';
+import type { ImportOptions } from '../model/import-options.js';
 
 /**
  * CSV import: one row per prescribed item, rows grouped into orders by clinicCode + clinicOrderId (rows of one

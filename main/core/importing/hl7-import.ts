@@ -7,7 +7,8 @@ import { readHl7Sender } from './hl7-sender.js';
 import { ACCEPTED_MESSAGE_TYPES, extractHl7Order } from './hl7-field-map.js';
 import { Hl7Splitter, Hl7StreamAbort, listLines, type SplitMessage } from './hl7-stream.js';
 import { problem, quote } from './problems.js';
-import type { ImportOptions, ImportReport, ImportedOrder, Problem } from '../model/imported-order.js';
+import type { ImportReport, ImportedOrder, Problem } from '../model/imported-order.js';
+import type { ImportOptions } from '../model/import-options.js';
 
 /**
  * HL7 import: each message becomes one order (or one cancel), handed on as soon as it is read, so a batch of any

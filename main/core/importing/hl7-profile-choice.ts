@@ -4,7 +4,8 @@ import { HL7_VALUE_MAPS, checkHl7Overrides } from './hl7-field-map.js';
 import { describeSender, profileForSender, profilesForSender, type Hl7Sender } from './hl7-sender.js';
 import type { MappingProfile } from '../model/mapping-profile.js';
 import { quote } from './problems.js';
-import type { ImportOptions, Problem } from '../model/imported-order.js';
+import type { Problem } from '../model/imported-order.js';
+import type { ImportOptions } from '../model/import-options.js';
 
 /**
  * Which profile an HL7 file is read with: the one named for the import always wins; else the one saved for the

@@ -4,7 +4,8 @@ import { inspectFile } from './file-source.js';
 import type { OrderSink } from './finish-order.js';
 import { importHl7 } from './hl7-import.js';
 import { isSegmentLine } from './hl7-stream.js';
-import type { ImportOptions, ImportReport, ImportedOrder } from '../model/imported-order.js';
+import type { ImportReport, ImportedOrder } from '../model/imported-order.js';
+import type { ImportOptions } from '../model/import-options.js';
 
 // 0x0B and 0x1C are MLLP's frame bytes: matching those control characters is the point.
 /* eslint-disable no-control-regex */

@@ -1,6 +1,6 @@
 /** The importer's public API: CSV and HL7 v2 files into validated create-with-clinic orders (see README.md). */
+export type { ImportOptions } from '../model/import-options.js';
 export type {
-  ImportOptions,
   ImportProgress,
   ImportReport,
   ImportedOrder,

@@ -28,7 +28,12 @@ import { failureToError, statusToError } from './error-mapping.js';
 import { plainCreateResponse } from './create-response.js';
 import { WarmConnections } from './warm-connections.js';
 import { exchange, type ExchangeResult } from './http-exchange.js';
-import { checkStoredBody, fieldsOf, STORED_BODY_CHECK_VERSION, type StoredBodyRoute } from '../model/stored-body-check.js';
+import {
+  checkStoredBody,
+  fieldsOf,
+  STORED_BODY_CHECK_VERSION,
+  type StoredBodyRoute,
+} from '../model/stored-body-check.js';
 
 /**
  * The app's Order Service client: one method per endpoint, each returning a value or a ServiceError the caller

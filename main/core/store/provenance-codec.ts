@@ -1,7 +1,7 @@
 import { FIELDS, fieldByColumn, itemPath } from '../model/field-catalogue.js';
 import { codeField, codeItem, codeSource, type ProvenanceEntries } from '../model/provenance-table.js';
 import type { Provenance } from '../model/imported-order.js';
-import type { StagedOrderSource, StagedProvenance } from './staged-orders-repo.js';
+import type { StagedOrderSource, StagedProvenance } from './staged-order-types.js';
 
 /**
  * How a staged order's provenance is stored: compactly, since written plainly it would be the biggest part of a

@@ -4,7 +4,7 @@ import { openDatabase } from './open-database.js';
 import type { OrderRoute } from './order-state.js';
 import type { OrderExtras } from '../model/provenance-table.js';
 import { encodeProvenance, encodeProvenanceEntries } from './provenance-codec.js';
-import type { NewStagedOrder } from './staged-orders-repo.js';
+import type { NewStagedOrder } from './staged-order-types.js';
 
 /**
  * The write path of an import (see migration 008). Orders go straight into `staged_orders`, once, under a batch row

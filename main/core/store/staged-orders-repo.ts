@@ -23,18 +23,9 @@ import { isoTime } from './time.js';
  * hold a transaction open on the shared connection, so the submitter's commits in the meantime are its own.
  */
 
-/** Where a value came from; `edited` once the admin changed it (with where the value it replaced came from). */
-export type StagedProvenance = Provenance | { kind: 'edited'; at: string; was?: Provenance };
-
 export type { StagedOrderState } from './order-state.js';
-
-export interface StagedOrderSource {
-  file: string;
-  rows?: number[];
-  records?: string[];
-  message?: number;
-  hl7?: string;
-}
+export type { NewStagedOrder, StagedOrderSource, StagedProvenance } from './staged-order-types.js';
+import type { NewStagedOrder, StagedOrderSource, StagedProvenance } from './staged-order-types.js';
 
 export interface StagedOrder {
   id: number;
@@ -55,12 +46,6 @@ export interface StagedOrder {
   orderId: number | null;
   editedAt: string | null;
 }
-
-/** What the writer takes: an imported order, with its problems already including any route problems. */
-export type NewStagedOrder = Pick<
-  ImportedOrder,
-  'clinicCode' | 'clinicOrderId' | 'body' | 'valid' | 'problems' | 'provenance' | 'source'
->;
 
 /** The changeable part of a staged order, as an edit or a re-assessment writes it. */
 export interface StagedOrderUpdate {

@@ -1,4 +1,4 @@
-import { events as eventSchemas, type EventName, type EventPayload } from '../../shared/contract.js';
+import { events as eventSchemas, type EventName, type EventPayload } from '../../../shared/contract.js';
 
 type Listener<E extends EventName> = (payload: EventPayload<E>) => void;
 
