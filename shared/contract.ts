@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import { courierListSchema } from './couriers.js';
 import { environmentProfileSchema, environmentViewSchema } from './environment.js';
+import { environmentRemovalCalls } from './environment-removal.js';
 import { serviceResultSchema } from './errors.js';
 import {
   attentionSchema,
-  auditChainReportSchema,
-  auditEntryViewSchema,
   cancelResultSchema,
   deviceSignInStartSchema,
   orderDetailSchema,
@@ -22,6 +21,7 @@ import { patientSurnameFilterSchema } from './patient-surname.js';
 import { desktopCalls, desktopEvents } from './desktop-contract.js';
 import { dmdCodeSchema } from './dmd.js';
 import { enrichmentCalls, enrichmentEvents } from './enrichment-contract.js';
+import { logCalls, logEvents } from './log-contract.js';
 import { stagingCalls, stagingEvents } from './staging-contract.js';
 
 /**
@@ -109,6 +109,8 @@ export const calls = {
     input: z.object({ environment: environmentProfileSchema, create: z.boolean() }).strict(),
     output: environmentViewSchema,
   },
+  // Removing an environment (what it does said first) and the one chosen on screen (shared/environment-removal.ts).
+  ...environmentRemovalCalls,
 
   // Sign-in. Tokens and secrets never come back: a secret goes in once and lands in the SecretStore.
   'signin.status': { input: onEnvironment, output: signInStatusSchema },
@@ -181,42 +183,8 @@ export const calls = {
     output: z.object({ results: z.array(cancelResultSchema) }),
   },
 
-  // The audit log: newest first (keyset paging by seq), verify the chain, export.
-  'log.list': {
-    input: z
-      .object({
-        environmentId: environmentIdSchema.optional(),
-        orderId: idSchema.optional(),
-        /** An action or its prefix: `order.` gives every order action. */
-        action: z.string().min(1).max(64).optional(),
-        /**
-         * Text in the clinic code, clinic order id, action or details (case-insensitive): read newest first until a
-         * page is full, so a rare text costs a read of the whole log. For an order's entries by its id, use
-         * `clinicOrderId`.
-         */
-        search: z.string().trim().min(1).max(100).optional(),
-        /** The entries of the orders with exactly this clinic order id, found through indexes (issue #16). */
-        clinicOrderId: z.string().trim().min(1).max(64).optional(),
-        beforeSeq: idSchema.optional(),
-        limit: pageLimit,
-      })
-      .strict(),
-    output: z.object({ entries: z.array(auditEntryViewSchema), nextBeforeSeq: z.number().int().nullable() }),
-  },
-  /**
-   * The audit chain checked: what was appended since the last check found it whole (issue #16), or with `full`
-   * the whole chain again (a change inside the already-checked prefix is found only that way).
-   */
-  'log.verify': { input: z.object({ full: z.boolean().optional() }).strict(), output: auditChainReportSchema },
-  'log.export': {
-    input: z.object({ format: z.enum(['csv', 'jsonl']), unmask: z.boolean().optional() }).strict(),
-    output: z.object({
-      format: z.enum(['csv', 'jsonl']),
-      masked: z.boolean(),
-      count: z.number().int().nonnegative(),
-      text: z.string(),
-    }),
-  },
+  // The audit log: search, verify, export (shared/log-contract.ts).
+  ...logCalls,
 
   // Import staging: import a file, review and fix its orders, accept them (shared/staging-contract.ts).
   ...stagingCalls,
@@ -246,6 +214,7 @@ export const events = {
   ...stagingEvents,
   ...enrichmentEvents,
   ...desktopEvents,
+  ...logEvents,
 } as const;
 
 export type CallName = keyof typeof calls;

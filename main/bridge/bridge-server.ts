@@ -7,6 +7,7 @@ import { MAX_MESSAGE_BYTES } from '../../shared/contract.js';
 import type { CoreConnection } from '../transport/core-connection.js';
 import { createBridgeSecret } from './bridge-secret.js';
 import { contentTypeFor, rendererCsp, rendererSecurityHeaders, resolveRendererFile } from './renderer-files.js';
+import { isDownloadPath, removeExpiredDownloads, serveDownload } from './export-downloads.js';
 import { hasAllowedHost, hasOwnOrigin } from './request-checks.js';
 import { runSocketSession } from './socket-session.js';
 
@@ -17,6 +18,8 @@ export interface BridgeOptions {
   staticDir: string;
   /** 0 or absent: any free port. */
   port?: number;
+  /** Where the core writes browser-mode exports (`exportDownloadsDir(dataDir)`): served once each, then removed. */
+  downloadsDir?: string;
 }
 
 export interface RunningBridge {
@@ -59,8 +62,12 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
 
   const serveStatic = async (request: IncomingMessage, response: ServerResponse) => {
     if (!hasAllowedHost(request, port)) return plain(response, 403, 'Forbidden host');
-    if (request.method !== 'GET' && request.method !== 'HEAD') return plain(response, 405, 'Method not allowed');
     const path = pathOf(request);
+    if (path !== undefined && isDownloadPath(path)) {
+      if (!options.downloadsDir) return plain(response, 404, 'Not found');
+      return serveDownload(request, response, path, { dir: options.downloadsDir, origin });
+    }
+    if (request.method !== 'GET' && request.method !== 'HEAD') return plain(response, 405, 'Method not allowed');
     const file = path === undefined ? undefined : await resolveRendererFile(options.staticDir, path);
     if (!file) return plain(response, 404, 'Not found');
     response.writeHead(200, { ...rendererSecurityHeaders(csp), 'Content-Type': contentTypeFor(file) });
@@ -92,6 +99,8 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
   port = (server.address() as AddressInfo).port;
   origin = `http://127.0.0.1:${port}`;
   csp = rendererCsp([`ws://127.0.0.1:${port}`]);
+  const { downloadsDir } = options;
+  const sweep = downloadsDir ? setInterval(() => void removeExpiredDownloads(downloadsDir), 60_000).unref() : undefined;
 
   return {
     url: `${origin}/#secret=${secret}`,
@@ -99,6 +108,7 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     port,
     secret,
     async close() {
+      clearInterval(sweep);
       for (const client of wss.clients) client.terminate();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
       server.closeAllConnections();

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { MemorySecretStore } from '../core/platform/secret-store.js';
+import { exportDownloadsDir } from '../core/audit/export-files.js';
 import { importFolders } from '../core/import-path-policy.js';
 import { createLogger } from '../core/platform/logger.js';
 import { ensurePrivateDir } from '../core/platform/private-files.js';
@@ -127,14 +128,16 @@ async function main(): Promise<void> {
     logger,
   });
   await core.start();
+  // The core writes browser-mode exports here; the bridge streams each to the page once (export-downloads.ts).
+  const downloadsDir = exportDownloadsDir(dataDir);
   let bridge;
   try {
     // An explicit --port is used as given; otherwise last time's, so the page's origin (and what it keeps) stays.
     bridge =
       port !== undefined
-        ? await startBridge({ core, staticDir, port })
+        ? await startBridge({ core, staticDir, port, downloadsDir })
         : await onRememberedPort(rememberedPort(dataDir), (candidate) =>
-            startBridge({ core, staticDir, port: candidate }),
+            startBridge({ core, staticDir, port: candidate, downloadsDir }),
           );
     rememberPort(dataDir, bridge.port);
   } catch (error) {

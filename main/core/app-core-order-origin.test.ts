@@ -8,6 +8,7 @@ import { LOCAL_SANDBOX_ID } from './environments/presets.js';
 import { hl7File, templateCsv, uniqueOrder } from './staging/testing/staging-fixtures.js';
 import { enqueueOrders } from './store/store.js';
 import { sampleOrder } from './store/testing/store-fixtures.js';
+import { exportLogText } from './testing/export-text.js';
 
 // Issue #6's Orders screen through the contract (direct transport, as every front end calls it): where each order
 // came from (file, CSV lines, HL7 message and control id, the source text on request) and the patient-surname
@@ -174,7 +175,7 @@ describe('orders: their origin and the patient-surname search, through the contr
       ...(await Promise.all(list.orders.map((order) => api.call('orders.get', { orderId: order.id })))),
     ]);
     expect(shown).not.toMatch(/bront|fenwick/i);
-    const log = await api.call('log.export', { format: 'jsonl', unmask: true });
+    const log = await exportLogText(api, { format: 'jsonl', unmask: true });
     expect(log.count).toBeGreaterThan(0);
     expect(log.text).not.toMatch(/bront|fenwick/i);
   });

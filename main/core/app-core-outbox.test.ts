@@ -15,6 +15,7 @@ import { LOCAL_SANDBOX_ID } from './environments/presets.js';
 import { silentLogger } from './platform/logger.js';
 import { enqueueOrders } from './store/store.js';
 import { sampleOrder } from './store/testing/store-fixtures.js';
+import { exportLogText } from './testing/export-text.js';
 
 // The outbox, tracking, cancellation, sign-in and the audit log as every transport sees them: through the
 // contract over the direct transport, against the core's own local sandbox.
@@ -271,13 +272,13 @@ describe('the core: outbox, orders, sign-in and the log through the contract', (
     expect(ofOrder.entries.length).toBeGreaterThan(0);
     expect(ofOrder.entries.every((e) => e.orderId === someOrder.id)).toBe(true);
     expect(ofOrder.entries[0]!.seq).toBeGreaterThan(ofOrder.entries[ofOrder.entries.length - 1]!.seq);
-    const masked = await api.call('log.export', { format: 'csv' });
+    const masked = await exportLogText(api, { format: 'csv' });
     expect(masked.masked).toBe(true);
     expect(masked.count).toBeGreaterThan(10);
     expect(masked.text.split('\r\n')[0]).toMatch(/^seq,at,actor,action/);
     expect(masked.text).not.toContain(someOrder.clinicOrderId);
     expect(masked.text).toContain(someOrder.clinicOrderId.slice(-3));
-    const unmasked = await api.call('log.export', { format: 'jsonl', unmask: true });
+    const unmasked = await exportLogText(api, { format: 'jsonl', unmask: true });
     expect(unmasked.text).toContain(someOrder.clinicOrderId);
     const exports = await api.call('log.list', { action: 'log.exported', limit: 2 });
     expect(exports.entries.map((e) => e.details.masked)).toEqual([false, true]);

@@ -24,7 +24,7 @@ export function buildHandlers(services: AppServices, info: AppInfo, desktop?: De
     ...buildLookupHandlers(services),
     ...buildOutboxHandlers(services),
     ...buildOrdersHandlers(services, info.transport),
-    ...buildLogHandlers(services),
+    ...buildLogHandlers(services, { dataDir: info.dataDir, ...(desktop ? { desktop } : {}) }),
     ...buildStagingHandlers(services),
     ...buildEnrichmentHandlers(services),
   };

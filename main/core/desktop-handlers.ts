@@ -25,6 +25,17 @@ export interface DesktopIntegration {
    * out). True to go ahead. Script in the page could otherwise add a server of its own and send orders there.
    */
   confirmIdentityChange(change: IdentityChange): Promise<boolean>;
+  /**
+   * Shows the native save dialog for an export (the audit log): the path the admin chose, or null when cancelled.
+   * The page never names a path, so script in it cannot have the core write anywhere.
+   */
+  chooseSavePath(request: SaveRequest): Promise<string | null>;
+}
+
+/** What a save dialog offers: a file name in the user's usual folder, of one kind. */
+export interface SaveRequest {
+  suggestedName: string;
+  format: 'csv' | 'jsonl';
 }
 
 /** A new environment (no `before`) or an edit that changes one's identity, as the confirmation shows it. */

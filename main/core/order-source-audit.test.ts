@@ -3,6 +3,7 @@ import type { RxBatchApi } from '../../shared/contract.js';
 import { openTestCore, type TestCore } from './testing/test-core.js';
 import { LOCAL_SANDBOX_ID } from './environments/presets.js';
 import { hl7File, templateCsv, uniqueOrder } from './staging/testing/staging-fixtures.js';
+import { exportLogText } from './testing/export-text.js';
 
 // "Show source" reveals patient data from the original file, so every viewing is in the audit log as
 // `order.source.viewed`: the order, its environment and the front end it was viewed through, and nothing of the
@@ -94,7 +95,7 @@ describe('viewing an order’s source is audited', () => {
   it('keeps every patient field and the source text out of the log, even unmasked', async () => {
     const viewed = await viewings();
     expect(viewed.length).toBeGreaterThanOrEqual(3);
-    const log = await api.call('log.export', { format: 'jsonl', unmask: true });
+    const log = await exportLogText(api, { format: 'jsonl', unmask: true });
     const lines = log.text.split('\n').filter((line) => line.includes('order.source.viewed'));
     expect(lines).toHaveLength(viewed.length);
     for (const field of PATIENT) expect(log.text).not.toContain(field);

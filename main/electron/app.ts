@@ -6,7 +6,14 @@ import { coreHostEntry } from '../host/host-entry.js';
 import { appMenuTemplate } from './app-menu.js';
 import { APP_URL, registerAppScheme, serveRenderer } from './app-protocol.js';
 import { DesktopShell } from './desktop-integration.js';
-import { askIdentityChange, askPlainTextSecrets, chooseFolder, chooseForImport, chooseImportFiles } from './dialogs.js';
+import {
+  askIdentityChange,
+  askPlainTextSecrets,
+  chooseFolder,
+  chooseForImport,
+  chooseImportFiles,
+  chooseSavePath,
+} from './dialogs.js';
 import { openExternalIfAllowed, signInIssuers } from './external-links.js';
 import { utilityProcessSpawner } from './core-host-process.js';
 import { bindIpc } from './ipc.js';
@@ -75,6 +82,7 @@ const desktop = new DesktopShell({
   showOpenDialog: (purpose) => (mainWindow ? chooseForImport(mainWindow, purpose) : Promise.resolve([])),
   openPath: (path) => shell.openPath(path),
   confirmIdentityChange: (change) => askIdentityChange(mainWindow, change),
+  showSaveDialog: (request) => chooseSavePath(mainWindow, request),
   dataDir,
   grants,
   announce: (files) => {

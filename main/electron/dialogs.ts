@@ -1,5 +1,6 @@
-import { dialog, type BrowserWindow, type MessageBoxOptions, type OpenDialogOptions } from 'electron';
-import type { IdentityChange } from '../core/desktop-handlers.js';
+import { join } from 'node:path';
+import { app, dialog, type BrowserWindow, type MessageBoxOptions, type OpenDialogOptions } from 'electron';
+import type { IdentityChange, SaveRequest } from '../core/desktop-handlers.js';
 import { IMPORT_EXTENSIONS } from './launch-files.js';
 
 /**
@@ -91,4 +92,27 @@ export async function askIdentityChange(window: BrowserWindow | undefined, chang
   };
   const { response } = window ? await dialog.showMessageBox(window, options) : await dialog.showMessageBox(options);
   return response === 1;
+}
+
+const SAVE_FILTERS: Record<SaveRequest['format'], NonNullable<OpenDialogOptions['filters']>> = {
+  csv: [{ name: 'CSV', extensions: ['csv'] }],
+  jsonl: [{ name: 'JSON Lines', extensions: ['jsonl'] }],
+};
+
+/**
+ * Where an export goes: the native save dialog, in the Documents folder with the suggested name; null when the admin
+ * cancels. Shown by main, so the path is the admin's choice and never the page's.
+ */
+export async function chooseSavePath(window: BrowserWindow | undefined, request: SaveRequest): Promise<string | null> {
+  const options = {
+    title: 'Export the log',
+    buttonLabel: 'Export',
+    defaultPath: join(app.getPath('documents'), request.suggestedName),
+    filters: SAVE_FILTERS[request.format],
+    properties: ['createDirectory', 'showOverwriteConfirmation', 'dontAddToRecent'] as const,
+  };
+  const result = window
+    ? await dialog.showSaveDialog(window, { ...options, properties: [...options.properties] })
+    : await dialog.showSaveDialog({ ...options, properties: [...options.properties] });
+  return result.canceled || !result.filePath ? null : result.filePath;
 }

@@ -1,13 +1,13 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ImportFiles } from '../../shared/desktop-contract.js';
 import type { EventName } from '../../shared/contract.js';
 import { DEFAULT_CODE_LISTS, ORDER_SERVICE_SCOPES } from '../../shared/environment.js';
 import { sampleCreateWithClinic } from '../../test/support/orders.js';
 import { MemorySecretStore } from '../core/platform/secret-store.js';
-import type { DesktopIntegration, IdentityChange } from '../core/desktop-handlers.js';
+import type { DesktopIntegration, IdentityChange, SaveRequest } from '../core/desktop-handlers.js';
 import { LOCAL_SANDBOX_ID } from '../core/environments/presets.js';
 import { writeTemplateCsv } from '../core/importing/template-csv.js';
 import { silentLogger } from '../core/platform/logger.js';
@@ -45,6 +45,13 @@ class RecordingDesktop implements DesktopIntegration {
   confirmIdentityChange(change: IdentityChange): Promise<boolean> {
     this.changes.push(change);
     return Promise.resolve(this.confirm);
+  }
+  /** Where the admin "chose" to save an export; null: the dialog was cancelled. */
+  savePath: string | null = null;
+  readonly saveRequests: SaveRequest[] = [];
+  chooseSavePath(request: SaveRequest): Promise<string | null> {
+    this.saveRequests.push(request);
+    return Promise.resolve(this.savePath);
   }
 }
 
@@ -178,6 +185,25 @@ describe('the core host in a child process, driven through its protocol', () => 
       reason: 'failed',
       message: 'The data folder did not open: no file manager here',
     });
+  });
+
+  it("writes a log export where the shell's save dialog says, and nothing when it is cancelled", async () => {
+    desktop.savePath = null;
+    expect(await client.request('log.export', { format: 'csv' })).toEqual({ outcome: 'cancelled' });
+    const target = join(dir, 'chosen', 'log.csv');
+    mkdirSync(dirname(target), { recursive: true });
+    desktop.savePath = target;
+    const saved = await client.request('log.export', { format: 'csv', filter: { action: 'environment.' } });
+    expect(saved).toMatchObject({ outcome: 'saved', fileName: 'log.csv', masked: true, filtered: true });
+    expect(desktop.saveRequests.at(-1)).toEqual({
+      suggestedName: expect.stringMatching(/^rx-batch-log-\d{4}-\d{2}-\d{2}\.csv$/) as unknown,
+      format: 'csv',
+    });
+    const lines = readFileSync(target, 'utf8').trimEnd().split('\r\n');
+    expect(lines[0]).toMatch(/^seq,at,actor,action,/);
+    expect(lines.length - 1).toBe((saved as { count: number }).count);
+    expect(lines.slice(1).every((line) => line.split(',')[3]!.startsWith('environment.'))).toBe(true);
+    expect(statSync(target).mode & 0o777).toBe(0o600);
   });
 
   it("asks the shell's native confirmation before an environment is added, and honours a refusal", async () => {

@@ -127,6 +127,19 @@ const hostRequestSchema = z.discriminatedUnion('service', [
       })
       .strict(),
   ),
+  request(
+    'desktop.chooseSavePath',
+    z
+      .object({
+        request: z
+          .object({
+            suggestedName: z.string().regex(/^[\w.-]{1,100}$/),
+            format: z.enum(['csv', 'jsonl']),
+          })
+          .strict(),
+      })
+      .strict(),
+  ),
   request('importPaths.allow', z.object({ path: pathSchema }).strict()),
 ]);
 export type HostRequest = z.infer<typeof hostRequestSchema>;
@@ -142,6 +155,7 @@ export const replySchemas = {
   'desktop.takeImportRequests': importFilesSchema,
   'desktop.openDataFolder': z.object({ problem: sentence.optional() }).strict(),
   'desktop.confirmIdentityChange': z.boolean(),
+  'desktop.chooseSavePath': pathSchema.nullable(),
   'importPaths.allow': pathSchema.nullable(),
 } as const;
 

@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { expect, test } from './fixtures.js';
 import { saveScreenshot } from './support/screenshots.js';
 import { seedOrders } from './support/seed-orders.js';
@@ -33,7 +34,9 @@ test('log: entries of an order found by search, the chain verified, exports down
   }
   await saveScreenshot(page, 'log');
 
+  // The export follows the filters on screen: this order's entries only, streamed by the bridge as a download.
   const exporter = page.getByRole('region', { name: 'Export' });
+  await expect(exporter).toContainText('Exports the entries the filters above select');
   const [masked] = await Promise.all([
     page.waitForEvent('download'),
     exporter.getByRole('button', { name: 'Export log' }).click(),
@@ -41,8 +44,15 @@ test('log: entries of an order found by search, the chain verified, exports down
   expect(masked.suggestedFilename()).toMatch(/^rx-batch-log-\d{4}-\d{2}-\d{2}\.csv$/);
   const maskedText = await readFile(await masked.path(), 'utf8');
   expect(maskedText).not.toContain(clinicOrderId);
-  expect(maskedText).toContain(`${'*'.repeat(clinicOrderId.length - 3)}${clinicOrderId.slice(-3)}`);
+  const maskedId = `${'*'.repeat(clinicOrderId.length - 3)}${clinicOrderId.slice(-3)}`;
+  const maskedRows = maskedText.trimEnd().split('\r\n').slice(1);
+  expect(maskedRows.length).toBeGreaterThan(0);
+  for (const row of maskedRows) expect(row).toContain(maskedId);
+  await expect(exporter.getByRole('status')).toContainText(/Exported [\d,]+ matching entr(y|ies) to rx-batch-log-/);
   await expect(exporter.getByRole('status')).toContainText('clinic order ids masked');
+  // Fetched once: the bridge removed the file, and the same address gives nothing again.
+  await expect.poll(() => readdir(join(app.dataDir, 'export-downloads'))).toEqual([]);
+  expect((await page.request.get(masked.url())).status()).toBe(404);
 
   await exporter.getByRole('radio', { name: 'JSON Lines' }).check();
   await exporter.getByRole('checkbox', { name: 'Show clinic order ids in full' }).check();
@@ -57,11 +67,26 @@ test('log: entries of an order found by search, the chain verified, exports down
     'order.created',
   );
 
-  // Each export is itself logged, saying whether identifiers were shown.
+  // Without filters the export says it is the whole log, and holds every entry.
   await filters.getByLabel('Search').fill('');
+  await filters.getByLabel('Kind').selectOption({ label: 'All' });
+  await filters.getByRole('button', { name: 'Search' }).click();
+  await expect(exporter).toContainText('Exports the whole log');
+  await exporter.getByRole('radio', { name: 'CSV' }).check();
+  const [whole] = await Promise.all([
+    page.waitForEvent('download'),
+    exporter.getByRole('button', { name: 'Export log' }).click(),
+  ]);
+  const wholeRows = (await readFile(await whole.path(), 'utf8')).trimEnd().split('\r\n').slice(1);
+  expect(wholeRows.length).toBeGreaterThan(maskedRows.length);
+  expect(wholeRows.map((row) => Number(row.split(',')[0]))).toEqual(
+    Array.from({ length: wholeRows.length }, (_, index) => index + 1),
+  );
+
+  // Each export is itself logged, saying whether identifiers were shown.
   await filters.getByLabel('Kind').selectOption({ label: 'Log exports' });
   await filters.getByRole('button', { name: 'Search' }).click();
-  await expect(entries.getByRole('row', { name: /Log exported/ }).first()).toContainText('masked: false');
+  await expect(entries.getByRole('row', { name: /Log exported/ }).nth(1)).toContainText('masked: false');
   await expect(
     page.getByRole('region', { name: 'Chain verification' }).getByRole('button', { name: 'Verify again' }),
   ).toBeEnabled();

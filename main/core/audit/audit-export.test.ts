@@ -198,6 +198,84 @@ describe('audit export', () => {
     expect(full.text()).toContain(fileName);
   });
 
+  it('keeps memory flat on a large log: one page per chunk, never more than two pages read ahead of the destination', async () => {
+    setUp();
+    const entries = 6_000;
+    const pageSize = 100;
+    store.inTransaction(() => {
+      for (let index = 0; index < entries; index += 1) {
+        store.audit.append({ actor: 'submitter', action: 'order.attempt', details: { attempt: index } });
+      }
+    });
+    let pagesRead = 0;
+    const page = store.audit.page.bind(store.audit);
+    store.audit.page = (...args) => {
+      pagesRead += 1;
+      return page(...args);
+    };
+    // A slow destination with a small buffer: the export may only read what it can hand over.
+    let taken = 0;
+    let largestLead = 0;
+    let largestChunk = 0;
+    const destination = new Writable({
+      highWaterMark: 1024,
+      write(chunk: Buffer, _encoding, callback) {
+        taken += 1;
+        largestLead = Math.max(largestLead, pagesRead - taken);
+        largestChunk = Math.max(largestChunk, chunk.length);
+        setImmediate(callback);
+      },
+    });
+    const progress: number[] = [];
+    const { count } = await exportAuditLog(store, destination, {
+      format: 'csv',
+      pageSize,
+      onProgress: (written) => progress.push(written),
+    });
+
+    expect(count).toBe(entries);
+    // The header, then one chunk per page: nothing is gathered into one text.
+    expect(taken).toBe(1 + entries / pageSize);
+    expect(largestLead).toBeLessThanOrEqual(2);
+    expect(largestChunk).toBeLessThan(pageSize * 1024);
+    expect(progress.at(-1)).toBe(entries);
+    expect(progress).toHaveLength(entries / pageSize);
+  });
+
+  it('exports only the entries the filters select, oldest first, and stops between pages when cancelled', async () => {
+    setUp();
+    for (let index = 0; index < 30; index += 1) {
+      store.audit.append({ actor: 'user', action: index % 3 === 0 ? 'outbox.paused' : 'signin.failed' });
+    }
+    const out = sink();
+    const { count } = await exportAuditLog(store, out.stream, {
+      format: 'jsonl',
+      pageSize: 4,
+      filter: { action: 'outbox.' },
+    });
+    const seqs = out
+      .text()
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { seq: number; action: string });
+    expect(count).toBe(10);
+    expect(seqs.every((entry) => entry.action === 'outbox.paused')).toBe(true);
+    expect(seqs.map((entry) => entry.seq)).toEqual([...seqs.map((entry) => entry.seq)].sort((x, y) => x - y));
+
+    const controller = new AbortController();
+    const stopped = sink({ slow: true });
+    const running = exportAuditLog(store, stopped.stream, {
+      format: 'csv',
+      pageSize: 2,
+      signal: controller.signal,
+      onProgress: (written) => {
+        if (written >= 4) controller.abort(new Error('cancelled by the admin'));
+      },
+    });
+    await expect(running).rejects.toThrow();
+    expect(stopped.text().split('\r\n').length).toBeLessThan(10);
+  });
+
   it('rejects when the destination fails', async () => {
     setUp();
     store.audit.append({ actor: 'user', action: 'signin' });

@@ -1,5 +1,6 @@
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { AuditFilter } from '../store/audit-repo.js';
 import type { Store } from '../store/store.js';
 import { AUDIT_DETAIL_KEYS } from '../model/audit-details.js';
 import { toAuditEntry, type AuditEntry } from '../model/audit-entry.js';
@@ -15,6 +16,12 @@ export interface AuditExportOptions {
   unmask?: boolean;
   /** Entries per read; the connection is free between reads. */
   pageSize?: number;
+  /** Only the entries the log screen shows with these filters (oldest first, like the whole log). */
+  filter?: AuditFilter;
+  /** After each page: entries written so far. */
+  onProgress?(written: number): void;
+  /** Stops the export between pages; it then rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 const CSV_HEADER = [
@@ -51,21 +58,30 @@ export async function exportAuditLog(
   async function* lines(): AsyncGenerator<string> {
     if (options.format === 'csv') yield csvRow(CSV_HEADER);
     let afterSeq = 0;
+    const filter = options.filter;
+    const filtered = filter !== undefined && Object.values(filter).some((value) => value !== undefined);
     for (;;) {
-      const rows = store.audit.page(afterSeq, pageSize, upToSeq);
+      options.signal?.throwIfAborted();
+      const rows = filtered
+        ? store.audit.filteredPage(filter, afterSeq, pageSize, upToSeq)
+        : store.audit.page(afterSeq, pageSize, upToSeq);
       if (rows.length === 0) return;
+      // One chunk per page: the stream asks for the next page only when the destination has taken this one.
+      let chunk = '';
       for (const row of rows) {
         const entry = toAuditEntry(row);
-        yield render(mask ? masked(entry) : entry);
-        count += 1;
+        chunk += render(mask ? masked(entry) : entry);
         afterSeq = row.seq;
       }
+      count += rows.length;
+      yield chunk;
+      options.onProgress?.(count);
       // Let other work (the submitter) use the connection between pages.
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 
-  await pipeline(Readable.from(lines()), out);
+  await pipeline(Readable.from(lines(), { highWaterMark: 1 }), out, options.signal ? { signal: options.signal } : {});
   return { count };
 }
 

@@ -1,32 +1,55 @@
-import { Writable } from 'node:stream';
-import type { CallHandlers } from '../../../shared/contract.js';
+import { rmSync } from 'node:fs';
+import { basename } from 'node:path';
+import type { CallHandlers, CallOutput } from '../../../shared/contract.js';
+import type { LogFilter } from '../../../shared/log-contract.js';
 import type { AppServices } from '../app-services.js';
+import type { DesktopIntegration } from '../desktop-handlers.js';
 import { toAuditView } from '../views.js';
 import { exportAuditLog } from './export-log.js';
+import { clearExportDownloads, newExportDownload, privateWriteStream, type ExportFormat } from './export-files.js';
+import { LogOperations, wasCancelled } from './log-operations.js';
 
-type LogCallName = 'log.list' | 'log.verify' | 'log.export';
+type LogCallName = 'log.list' | 'log.verify' | 'log.export' | 'log.cancel';
 
-/** Collects an export into one string (the contract carries text; Electron can later stream to a file). */
-class TextSink extends Writable {
-  readonly chunks: string[] = [];
-  override _write(chunk: Buffer | string, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
-    this.chunks.push(typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
-    done();
-  }
+export interface LogHandlerDeps {
+  dataDir: string;
+  /** The desktop shell: exports go where the admin chooses in its native save dialog. */
+  desktop?: DesktopIntegration;
+  now?: () => Date;
 }
 
-/** The submission log's calls of the contract: search, verify (keyed chain and recorded head), export. */
-export function buildLogHandlers(services: AppServices): Pick<CallHandlers, LogCallName> {
+/** `rx-batch-log-2025-03-03.csv`, from the local date. */
+export function exportFileName(format: ExportFormat, now: Date): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const day = `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+  return `rx-batch-log-${day}.${format}`;
+}
+
+/** The filter without its unset keys; undefined when nothing is set (the whole log). */
+function activeFilter(filter: LogFilter | undefined): LogFilter | undefined {
+  if (!filter) return undefined;
+  const set = Object.entries(filter).filter(([, value]) => value !== undefined);
+  return set.length > 0 ? Object.fromEntries(set) : undefined;
+}
+
+/**
+ * The submission log's calls of the contract: search, verify (keyed chain and recorded head), export, cancel.
+ * An export is streamed to a file, never built as one text: in the desktop app where the admin chose in the native
+ * save dialog (the page never names a path), elsewhere into a private download file that browser mode's bridge
+ * streams to the page once (main/bridge/export-downloads.ts).
+ */
+export function buildLogHandlers(services: AppServices, deps: LogHandlerDeps): Pick<CallHandlers, LogCallName> {
   const { store } = services;
+  const operations = new LogOperations(services.events);
+  const now = deps.now ?? (() => new Date());
+  // What an earlier run left undownloaded goes now: an export is patient-linked data.
+  if (!deps.desktop) clearExportDownloads(deps.dataDir);
+
   return {
-    'log.list': ({ environmentId, orderId, clinicOrderId, action, search, beforeSeq, limit }) => {
+    'log.list': ({ beforeSeq, limit, ...filter }) => {
       const pageSize = limit ?? 100;
       const entries = store.audit.search({
-        ...(environmentId !== undefined ? { environmentId } : {}),
-        ...(orderId !== undefined ? { orderId } : {}),
-        ...(clinicOrderId !== undefined ? { clinicOrderId } : {}),
-        ...(action !== undefined ? { action } : {}),
-        ...(search !== undefined ? { search } : {}),
+        ...activeFilter(filter),
         ...(beforeSeq !== undefined ? { beforeSeq } : {}),
         limit: pageSize,
       });
@@ -37,16 +60,53 @@ export function buildLogHandlers(services: AppServices): Pick<CallHandlers, LogC
     },
     // The screen's check is incremental (what was appended since the last whole check) unless it asks for `full`.
     'log.verify': ({ full }) => Promise.resolve(services.verifyAuditLog({ incremental: full !== true })),
-    'log.export': async ({ format, unmask }) => {
-      const sink = new TextSink();
-      const { count } = await exportAuditLog(store, sink, { format, unmask: unmask ?? false });
+    'log.export': async ({ format, unmask, filter: requested }): Promise<CallOutput<'log.export'>> => {
+      const filter = activeFilter(requested);
+      const masked = unmask !== true;
+      const suggestedName = exportFileName(format, now());
+      let target: { path: string; downloadId?: string };
+      operations.refuseIfRunning('export');
+      if (deps.desktop) {
+        const path = await deps.desktop.chooseSavePath({ suggestedName, format });
+        if (path === null) return { outcome: 'cancelled' };
+        target = { path };
+      } else {
+        const download = newExportDownload(deps.dataDir, format);
+        target = { path: download.path, downloadId: download.id };
+      }
+      // Entries up to now; a filtered export's count is not known before it ends.
+      const total = filter ? null : store.audit.lastSeq();
+      let opened = false;
+      let count: number;
+      try {
+        ({ count } = await operations.run('export', total, ({ signal, progress }) => {
+          opened = true;
+          const out = privateWriteStream(target.path, { exclusive: target.downloadId !== undefined });
+          return exportAuditLog(store, out, {
+            format,
+            unmask: !masked,
+            ...(filter ? { filter } : {}),
+            signal,
+            onProgress: progress,
+          });
+        }));
+      } catch (error) {
+        // Nothing half-written is left behind (a file chosen in the dialog was already emptied by the export).
+        if (opened) rmSync(target.path, { force: true });
+        if (opened && wasCancelled(error)) return { outcome: 'cancelled' };
+        throw error;
+      }
       // After the snapshot: the export records itself, with whether identifiers were shown and how many entries.
       store.audit.append({
         actor: 'user',
         action: 'log.exported',
-        details: { format, masked: !unmask, rowCount: count },
+        details: { format, masked, rowCount: count, ...(filter ? { outcome: 'filtered' } : {}) },
       });
-      return { format, masked: !unmask, count, text: sink.chunks.join('') };
+      const exported = { format, masked, count, fileName: basename(target.path), filtered: filter !== undefined };
+      return target.downloadId !== undefined
+        ? { outcome: 'download', ...exported, fileName: suggestedName, downloadId: target.downloadId }
+        : { outcome: 'saved', ...exported };
     },
+    'log.cancel': ({ operation }) => Promise.resolve({ running: operations.cancel(operation) }),
   };
 }

@@ -8,6 +8,7 @@ import { LOCAL_SANDBOX_ID } from '../environments/presets.js';
 import { TEMPLATE_COLUMNS } from '../model/field-catalogue.js';
 import { openTestCore, type TestCore } from '../testing/test-core.js';
 import { HL7_PROFILE, hl7File, uniqueOrder, withField } from './testing/staging-fixtures.js';
+import { exportLogText } from '../testing/export-text.js';
 
 // Issue #12, findings 5 and 7: every CSV the app writes for a batch (the template export and the error export) is
 // safe to open in a spreadsheet (no cell starts with a formula character), reads back to the same bodies, and each
@@ -225,7 +226,7 @@ describe('batch CSV exports: formula cells neutralised, bodies kept, each export
       expect(recorded).not.toContain(value);
     }
 
-    const log = await api.call('log.export', { format: 'jsonl' });
+    const log = await exportLogText(api, { format: 'jsonl' });
     const [exported] = (await api.call('log.list', { action: 'log.exported' })).entries;
     expect(exported).toMatchObject({ details: { format: 'jsonl', masked: true, rowCount: log.count } });
     // The masked export shows the imported file's name masked, its extension kept.

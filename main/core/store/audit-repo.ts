@@ -20,6 +20,19 @@ import {
 const ROW_COLUMNS = `seq, at, actor, action, environment_id AS environmentId, batch_id AS batchId, order_id AS orderId,
   clinic_code AS clinicCode, clinic_order_id AS clinicOrderId, details AS detailsJson, prev_hash AS prevHash, hash`;
 
+/**
+ * What the log screen filters by: one environment, one order, the orders with one clinic order id (exact, through
+ * the orders' index), actions starting with `action` (`order.` gives every order action), or `search` in the clinic
+ * code, clinic order id, action or details (case-insensitive).
+ */
+export interface AuditFilter {
+  environmentId?: string;
+  orderId?: number;
+  clinicOrderId?: string;
+  action?: string;
+  search?: string;
+}
+
 type InsertRow = AuditRow & { linkScheme: LinkScheme; keyId: string | null };
 
 /** Appends to and reads the audit chain. Appending is the only write there is. */
@@ -163,45 +176,47 @@ export class AuditRepo {
     return this.#forOrder.all(orderId).map(toAuditEntry);
   }
 
-  /**
-   * Newest first, for the log screen: entries before `beforeSeq` (keyset paging), optionally of one environment,
-   * one order, or actions starting with `action` (`order.` gives every order action), or with `search` in the
-   * clinic code, clinic order id, action or details (case-insensitive).
-   */
-  search(filter: {
-    environmentId?: string;
-    orderId?: number;
-    /** Entries of the orders with this clinic order id (exact), found through the orders' index. */
-    clinicOrderId?: string;
-    action?: string;
-    search?: string;
-    beforeSeq?: number;
-    limit?: number;
-  }): AuditEntry[] {
+  /** Newest first, for the log screen: entries before `beforeSeq` (keyset paging) that match `filter`. */
+  search(filter: AuditFilter & { beforeSeq?: number; limit?: number }): AuditEntry[] {
     const limit = filter.limit ?? 100;
-    if (filter.action === undefined) return this.#searchPage(filter, null, limit).map(toAuditEntry);
-    // An action and every action it begins: each read as a range of (action, seq) newest first, then merged. The
-    // actions are found by skipping through the index (one look-up each), not by reading the log.
+    return this.#filtered(filter, { beforeSeq: filter.beforeSeq ?? Number.MAX_SAFE_INTEGER }, limit).map(toAuditEntry);
+  }
+
+  /**
+   * Oldest first, for an export that follows the log screen's filters: up to `limit` matching rows after `afterSeq`
+   * and at most `upToSeq` (keyset paging, so the connection is free between pages).
+   */
+  filteredPage(filter: AuditFilter, afterSeq: number, limit: number, upToSeq = Number.MAX_SAFE_INTEGER): AuditRow[] {
+    return this.#filtered(filter, { afterSeq, upToSeq }, limit);
+  }
+
+  #filtered(
+    filter: AuditFilter,
+    range: { beforeSeq: number } | { afterSeq: number; upToSeq: number },
+    limit: number,
+  ): AuditRow[] {
+    if (filter.action === undefined) return this.#searchPage(filter, range, null, limit);
+    // An action and every action it begins: each read as a range of (action, seq), then merged. The actions are
+    // found by skipping through the index (one look-up each), not by reading the log.
     const actions: string[] = [];
     const end = `${filter.action}\u{10FFFF}`;
     for (let next = this.#firstAction.get(filter.action, end); next; next = this.#nextAction.get(next.action, end)) {
       actions.push(next.action);
     }
-    const rows = actions.flatMap((action) => this.#searchPage(filter, action, limit));
-    rows.sort((x, y) => y.seq - x.seq);
-    return rows.slice(0, limit).map(toAuditEntry);
+    const rows = actions.flatMap((action) => this.#searchPage(filter, range, action, limit));
+    rows.sort('beforeSeq' in range ? (x, y) => y.seq - x.seq : (x, y) => x.seq - y.seq);
+    return rows.slice(0, limit);
   }
 
   #searchPage(
-    filter: { environmentId?: string; orderId?: number; clinicOrderId?: string; search?: string; beforeSeq?: number },
+    filter: AuditFilter,
+    range: { beforeSeq: number } | { afterSeq: number; upToSeq: number },
     action: string | null,
     limit: number,
   ): AuditRow[] {
-    const where = ['seq < @beforeSeq'];
-    const parameters: Record<string, string | number> = {
-      beforeSeq: filter.beforeSeq ?? Number.MAX_SAFE_INTEGER,
-      limit,
-    };
+    const newestFirst = 'beforeSeq' in range;
+    const where = newestFirst ? ['seq < @beforeSeq'] : ['seq > @afterSeq', 'seq <= @upToSeq'];
+    const parameters: Record<string, string | number> = { ...range, limit };
     const add = (name: string, value: string | number | undefined | null, clause: string) => {
       if (value === undefined || value === null) return;
       parameters[name] = value;
@@ -221,12 +236,10 @@ export class AuditRepo {
       `instr(lower(coalesce(clinic_code, '') || ' ' || coalesce(clinic_order_id, '') || ' ' || action || ' ' || details),
         lower(@search)) > 0`,
     );
-    const tail = where.join(' AND ');
+    const tail = `${where.join(' AND ')} ORDER BY seq ${newestFirst ? 'DESC' : 'ASC'}`;
     let statement = this.#searches.get(tail);
     if (!statement) {
-      statement = this.#db.prepare(
-        `SELECT ${ROW_COLUMNS} FROM audit_entries WHERE ${tail} ORDER BY seq DESC LIMIT @limit`,
-      );
+      statement = this.#db.prepare(`SELECT ${ROW_COLUMNS} FROM audit_entries WHERE ${tail} LIMIT @limit`);
       this.#searches.set(tail, statement);
     }
     return statement.all(parameters);

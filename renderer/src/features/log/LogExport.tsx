@@ -1,40 +1,80 @@
 import { useId, useState } from 'react';
+import type { CallOutput } from '../../../../shared/contract.js';
+import { DOWNLOAD_PATH_PREFIX, type LogFilter } from '../../../../shared/log-contract.js';
 import { useApi } from '../../api/api-context.js';
+import { useEvent } from '../../api/use-event.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { plural } from '../format/format-time.js';
-import { downloadText } from '../../download-text.js';
-import { exportFileName } from './download.js';
 
-/** Exports the whole log as CSV or JSON Lines; clinic order ids are masked unless the admin asks otherwise. */
-export function LogExport() {
+type Exported = Exclude<CallOutput<'log.export'>, { outcome: 'cancelled' }>;
+
+/**
+ * Starts the browser's download of an export the core wrote (browser mode): a same-origin link to the bridge,
+ * which streams the file from disk once. Nothing of it passes through this page's memory.
+ */
+function startDownload(result: Extract<Exported, { outcome: 'download' }>): void {
+  const link = document.createElement('a');
+  link.href = `${DOWNLOAD_PATH_PREFIX}${result.downloadId}.${result.format}?name=${encodeURIComponent(result.fileName)}`;
+  link.download = result.fileName;
+  link.hidden = true;
+  document.body.append(link);
+  link.click();
+  link.remove();
+}
+
+/**
+ * Exports the entries the screen's filters select (or the whole log when none is set) as CSV or JSON Lines; clinic
+ * order ids are masked unless the admin asks otherwise. The core streams it to a file: in the desktop app where the
+ * admin chooses, in a browser as a download.
+ */
+export function LogExport({ filter, described }: { filter: LogFilter | undefined; described: string }) {
   const api = useApi();
   const id = useId();
   const [format, setFormat] = useState<'csv' | 'jsonl'>('csv');
   const [unmask, setUnmask] = useState(false);
   const [busy, setBusy] = useState(false);
+  const [progress, setProgress] = useState<{ done: number; total: number | null }>();
   const [done, setDone] = useState<string>();
   const [failure, setFailure] = useState<unknown>();
+
+  useEvent('log.progress', (event) => {
+    if (event.operation === 'export') setProgress(event.finished ? undefined : event);
+  });
 
   async function exportLog() {
     setBusy(true);
     setFailure(undefined);
     setDone(undefined);
     try {
-      const result = await api.call('log.export', { format, unmask });
-      const fileName = exportFileName(result.format);
-      downloadText(fileName, result.text, result.format === 'csv' ? 'text/csv;charset=utf-8' : 'application/x-ndjson');
-      setDone(
-        `Exported ${plural(result.count, 'entry', 'entries')} to ${fileName}, clinic order ids ${result.masked ? 'masked' : 'in full'}.`,
-      );
+      const result = await api.call('log.export', { format, unmask, ...(filter ? { filter } : {}) });
+      if (result.outcome === 'cancelled') setDone('Export cancelled: nothing was written.');
+      else {
+        if (result.outcome === 'download') startDownload(result);
+        const what = result.filtered ? 'matching ' : '';
+        setDone(
+          `Exported ${plural(result.count, `${what}entry`, `${what}entries`)} to ${result.fileName}, clinic order ids ` +
+            `${result.masked ? 'masked' : 'in full'}.`,
+        );
+      }
     } catch (error) {
       setFailure(error);
     }
+    setProgress(undefined);
     setBusy(false);
   }
+
+  function cancel() {
+    api.call('log.cancel', { operation: 'export' }).catch((error: unknown) => setFailure(error));
+  }
+
+  const progressText = progress
+    ? `Exporting… ${progress.done.toLocaleString()}${progress.total !== null ? ` of ${progress.total.toLocaleString()}` : ''} entries`
+    : 'Exporting…';
 
   return (
     <section aria-labelledby="export-heading" className="panel">
       <h3 id="export-heading">Export</h3>
+      <p>{described}</p>
       <div className="field-row">
         <fieldset className="choice">
           <legend>Format</legend>
@@ -60,11 +100,21 @@ export function LogExport() {
       <p className="hint">
         Masked by default: clinic order ids show only their last three characters. The export itself is logged.
       </p>
-      <button type="button" onClick={() => void exportLog()} disabled={busy}>
-        {busy ? 'Exporting…' : 'Export log'}
-      </button>
+      <div className="button-row">
+        <button type="button" onClick={() => void exportLog()} disabled={busy}>
+          {busy ? 'Exporting…' : 'Export log'}
+        </button>
+        {busy ? (
+          <button type="button" className="secondary" onClick={cancel}>
+            Cancel export
+          </button>
+        ) : null}
+      </div>
+      {busy && progress?.total ? (
+        <progress max={progress.total} value={progress.done} aria-label="Export progress" />
+      ) : null}
       <p role="status" className="hint">
-        {done ?? ''}
+        {busy ? progressText : (done ?? '')}
       </p>
       {failure ? <ErrorMessage error={failure} /> : null}
     </section>

@@ -1,6 +1,7 @@
-import { useCallback, useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
 import type { CallInput } from '../../../../shared/contract.js';
 import type { EnvironmentView } from '../../../../shared/environment.js';
+import type { LogFilter } from '../../../../shared/log-contract.js';
 import type { AuditEntryView } from '../../../../shared/outbox-views.js';
 import { useApi } from '../../api/api-context.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
@@ -18,6 +19,15 @@ interface LogFilters {
   environmentId: string;
 }
 
+/** The filters as the contract takes them; undefined when none is set (the whole log). */
+function toLogFilter(filters: LogFilters): LogFilter | undefined {
+  const filter: LogFilter = {};
+  if (filters.search.trim()) filter.search = filters.search.trim();
+  if (filters.kind) filter.action = filters.kind;
+  if (filters.environmentId) filter.environmentId = filters.environmentId;
+  return Object.keys(filter).length > 0 ? filter : undefined;
+}
+
 const ACTOR_LABELS: Record<AuditEntryView['actor'], string> = { user: 'You', submitter: 'Submitter', system: 'System' };
 
 /** The audit log, newest first: filters, search, chain verification and export. */
@@ -33,13 +43,11 @@ export function LogScreen({ environment }: { environment: EnvironmentView }) {
   const [failure, setFailure] = useState<unknown>();
   const generation = useRef(0);
 
+  const filter = useMemo(() => toLogFilter(filters), [filters]);
   const load = useCallback(
     (beforeSeq: number | undefined) => {
       const mine = ++generation.current;
-      const input: CallInput<'log.list'> = { limit: PAGE };
-      if (filters.search.trim()) input.search = filters.search.trim();
-      if (filters.kind) input.action = filters.kind;
-      if (filters.environmentId) input.environmentId = filters.environmentId;
+      const input: CallInput<'log.list'> = { limit: PAGE, ...filter };
       if (beforeSeq !== undefined) input.beforeSeq = beforeSeq;
       api.call('log.list', input).then(
         (page) => {
@@ -56,7 +64,7 @@ export function LogScreen({ environment }: { environment: EnvironmentView }) {
         },
       );
     },
-    [api, filters],
+    [api, filter],
   );
 
   useEffect(() => load(undefined), [load]);
@@ -175,7 +183,14 @@ export function LogScreen({ environment }: { environment: EnvironmentView }) {
           </button>
         ) : null}
       </section>
-      <LogExport />
+      <LogExport
+        filter={filter}
+        described={
+          filter
+            ? 'Exports the entries the filters above select (all of them, not only those shown).'
+            : 'Exports the whole log: set filters above to export only what they select.'
+        }
+      />
     </section>
   );
 }
