@@ -1,5 +1,5 @@
 import type { OrderDetail } from '../../../../shared/outbox-views.js';
-import type { Tone } from './order-states.js';
+import type { Tone } from './tone.js';
 
 /** One line of an order's history, as the detail view lists it. */
 export interface TimelineEvent {

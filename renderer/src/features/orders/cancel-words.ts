@@ -1,6 +1,6 @@
 import type { OrderStateName } from '../../../../shared/outbox-views.js';
 import { DISPATCHED_STATUSES } from '../../../../shared/status.js';
-import type { Tone } from './order-states.js';
+import type { Tone } from './tone.js';
 
 /**
  * Why a cancel did not happen, in plain words, from the reason the app or the service gave (the technical text

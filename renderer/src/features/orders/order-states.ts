@@ -1,8 +1,9 @@
 import type { OrderStateName, OrderSummary } from '../../../../shared/outbox-views.js';
 import { plainCancelRefusal } from './cancel-words.js';
+import type { Tone } from './tone.js';
 
 /** How a state reads: a label, whether it is fine, waiting or needs a person (shown as a word and a symbol too). */
-export type Tone = 'good' | 'waiting' | 'attention' | 'neutral';
+export type { Tone } from './tone.js';
 
 export interface StateText {
   label: string;
