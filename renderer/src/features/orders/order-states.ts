@@ -2,9 +2,9 @@ import type { OrderStateName, OrderSummary } from '../../../../shared/outbox-vie
 import { plainCancelRefusal } from './cancel-words.js';
 import type { Tone } from './tone.js';
 
-/** How a state reads: a label, whether it is fine, waiting or needs a person (shown as a word and a symbol too). */
 export type { Tone } from './tone.js';
 
+/** How a state reads: a label, whether it is fine, waiting or needs a person (shown as a word and a symbol too). */
 export interface StateText {
   label: string;
   tone: Tone;
