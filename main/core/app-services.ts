@@ -12,6 +12,7 @@ import type { OutboxProgress, OutboxRunResult } from './outbox/progress.js';
 import type { OutboxTuning } from './outbox/tuning.js';
 import type { OrderServiceClient } from './service/client.js';
 import { SignInService } from './signin/signin-service.js';
+import { RetentionSchedule, type RetentionScheduleOptions } from './store/retention-runner.js';
 import { openStore, type Store } from './store/store.js';
 import { requestCancel, type CancelResult } from './tracking/cancel-request.js';
 import { StatusPoller, type PollerTuning } from './tracking/status-poller.js';
@@ -60,6 +61,8 @@ export interface AppServicesOptions {
   now?: () => Date;
   outboxTuning?: Partial<OutboxTuning>;
   pollerTuning?: Partial<PollerTuning>;
+  /** Retention in the background (store/retention-runner.ts): its timing, or false for none (tests). */
+  retention?: RetentionScheduleOptions | false;
   /** Builds the submitter; the core passes the outbox's own class. */
   createOutbox(deps: OutboxFactoryDeps, tuning: Partial<OutboxTuning>): OutboxApi;
 }
@@ -149,6 +152,21 @@ export class AppServices {
         onChange: (change) => this.#emit('signin.changed', change),
         onSignedIn: (environmentId) => this.#signedIn(environmentId),
       });
+      if (options.retention !== false) {
+        const retention = new RetentionSchedule(this.store, {
+          ...options.retention,
+          onRun: (result) => {
+            if (result.compacted + result.deleted + result.pagesReturned === 0) return;
+            const { compacted, deleted, batchesFinished, pagesReturned, freePages } = result;
+            this.#log.info('retention applied', { compacted, deleted, batchesFinished, pagesReturned, freePages });
+          },
+          onError: (error) =>
+            this.#log.error('retention stopped; its next run carries on', {
+              error: error instanceof Error ? error.message : String(error),
+            }),
+        });
+        this.onClose(() => retention.stop());
+      }
     } catch (error) {
       this.store.close();
       throw error;

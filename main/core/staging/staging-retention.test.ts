@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StatusRecord } from '../../../shared/status.js';
 import { verifyAuditChain } from '../audit/verify-chain.js';
-import { applyRetention } from '../store/retention-runner.js';
+import { applyRetention, RetentionSchedule, type RetentionRunResult } from '../store/retention-runner.js';
 import { RETENTION_SETTLED_STATUSES } from '../store/retention-repo.js';
 import { openStore, STORE_FILE, type Store } from '../store/store.js';
 import { LOCAL } from '../store/testing/store-fixtures.js';
@@ -92,25 +92,27 @@ interface Built {
   waiting: number;
 }
 
-/** `extraDiscarded`: more orders in the discarded batch (something sizeable to free). */
-async function build(extraDiscarded = 0): Promise<Built> {
+/** More orders in the discarded batch, or processed ones in the accepted batch: something sizeable to free. */
+async function build(extra: { discarded?: number; processed?: number } = {}): Promise<Built> {
+  const extraProcessed = extra.processed ?? 0;
   const f = stagingFixture();
   fixture = f;
   const accepted = await stage(f, 'accepted.csv', [
-    uniqueOrder(),
-    uniqueOrder(),
-    uniqueOrder(),
-    uniqueOrder(),
+    ...Array.from({ length: 4 + extraProcessed }, () => uniqueOrder()),
     withField(uniqueOrder(), 'homeAddress.postCode', 'NOT A POSTCODE'),
   ]);
-  expect(f.staging.accept(accepted)).toMatchObject({ accepted: 4, staying: 1 });
-  const [rejected, processed, tracked] = settle(f.store, ['rejected', 'processed', 'tracked', 'queued']);
+  // An edit before the accept: its cell outlives the compaction of the row it names.
+  const firstAccepted = f.staging.getBatch(accepted, { limit: 1 }).orders[0]!;
+  f.staging.editOrder(firstAccepted.id, { edits: [{ path: 'customer.firstName', value: 'Kim' }] });
+  expect(f.staging.accept(accepted)).toMatchObject({ accepted: 4 + extraProcessed, staying: 1 });
+  const extraPlan = Array.from({ length: extraProcessed }, () => 'processed' as const);
+  const [rejected, processed, tracked] = settle(f.store, ['rejected', 'processed', 'tracked', ...extraPlan, 'queued']);
   const queued = f.store.orders.list({ environmentId: LOCAL.id, states: ['queued'], limit: 10 })[0]!.id;
 
   const discarded = await stage(
     f,
     'discarded.csv',
-    Array.from({ length: 2 + extraDiscarded }, () => uniqueOrder()),
+    Array.from({ length: 2 + (extra.discarded ?? 0) }, () => uniqueOrder()),
   );
   const first = f.staging.getBatch(discarded, { limit: 10 }).orders[0]!;
   f.staging.editOrder(first.id, { edits: [{ path: 'customer.firstName', value: 'Sam' }] });
@@ -205,7 +207,9 @@ describe('retention of staging copies', () => {
     expect(batchCompacted(store, built.accepted)).toBeNull();
     // The discarded batch: its orders and their edit cells gone, the batch itself kept and marked done.
     expect(stagedRows(store).filter((row) => row.batchId === built.discarded)).toEqual([]);
-    expect(store.db.prepare('SELECT count(*) FROM staged_order_edits').pluck().get()).toBe(0);
+    expect(store.db.prepare('SELECT staged_order_id FROM staged_order_edits').pluck().all()).toEqual([
+      rowOf(store, ids.rejected)!.id,
+    ]);
     expect(store.batches.get(built.discarded)).toMatchObject({ discardedAt: expect.any(String) as string });
     expect(batchCompacted(store, built.discarded)).toEqual(expect.any(String));
     // The waiting batch: untouched.
@@ -272,7 +276,7 @@ describe('retention of staging copies', () => {
   });
 
   it('a new store gives freed pages back to the file system in steps (incremental auto-vacuum)', async () => {
-    const built = await build(400);
+    const built = await build({ discarded: 400 });
     const store = reopen(built, 91);
     const fileSize = () => {
       store.db.pragma('wal_checkpoint(TRUNCATE)');
@@ -285,6 +289,46 @@ describe('retention of staging copies', () => {
     expect(result.steps).toBeGreaterThan(result.pagesReturned / 8);
     expect(fileSize()).toBeLessThanOrEqual(before - result.pagesReturned * 4096);
     expect(verifyAuditChain(store)).toMatchObject({ ok: true });
+  });
+
+  it("gives the pages of compacted copies back, not only their rows' bytes", async () => {
+    const built = await build({ processed: 300 });
+    const store = reopen(built, 91);
+    const pages = () =>
+      store.db.prepare("SELECT count(*) FROM dbstat WHERE name = 'staged_orders'").pluck().get() as number;
+    const before = pages();
+    const result = await applyRetention(store);
+    expect(result).toMatchObject({ compacted: 302, autoVacuum: 'incremental', freePages: 0 });
+    expect(pages()).toBeLessThan(before / 4);
+    expect(result.pagesReturned).toBeGreaterThan((before * 3) / 4 - 10);
+    // Edit cells and every other column survive the rewrite: the staged orders still read as they did, less copies.
+    const row = rowOf(store, built.ids.processed)!;
+    expect(store.stagedOrders.get(row.id)).toMatchObject({ state: 'accepted', orderId: built.ids.processed, body: {} });
+    expect(verifyAuditChain(store)).toMatchObject({ ok: true });
+  });
+
+  it('runs in the background on its schedule, and stop waits for the run under way', async () => {
+    const built = await build();
+    const store = reopen(built, 91);
+    const runs: RetentionRunResult[] = [];
+    let ran!: () => void;
+    const first = new Promise<void>((resolve) => (ran = resolve));
+    const schedule = new RetentionSchedule(store, {
+      firstRunAfterMs: 0,
+      everyMs: 3_600_000,
+      onRun: (result) => {
+        runs.push(result);
+        ran();
+      },
+    });
+    await first;
+    await schedule.stop();
+    expect(runs).toEqual([expect.objectContaining({ compacted: 2, deleted: 2, aborted: false })]);
+    // Stopped before its first run: it never runs.
+    const idle = new RetentionSchedule(store, { firstRunAfterMs: 10, onRun: (result) => runs.push(result) });
+    await idle.stop();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(runs).toHaveLength(1);
   });
 
   it("retention's settled statuses are the poller's", () => {

@@ -71,7 +71,9 @@ export class RetentionRepo {
   readonly #settings: Database.Statement<[], RetentionSettings>;
   readonly #setDays: Database.Statement<[number | null, string]>;
   readonly #nextBatch: Database.Statement<[number, string], BatchToCompact>;
-  readonly #compact: Database.Statement<[Record<string, string | number>]>;
+  readonly #pick: Database.Statement<[Record<string, string | number>], number>;
+  /** The statements that rewrite picked rows compactly (prepared at the first step: they need a temp table). */
+  #rewrite: ((ids: string, now: string) => number) | undefined;
   readonly #staleEdits: Database.Statement<[number, number]>;
   readonly #staleRows: Database.Statement<[number, number]>;
   readonly #left: Database.Statement<[{ batchId: number }], { accepted: number; staged: number }>;
@@ -90,15 +92,14 @@ export class RetentionRepo {
       `SELECT id, created_at AS createdAt, discarded_at AS discardedAt FROM import_batches
        WHERE compacted_at IS NULL AND id > ? AND created_at < ? AND importing = 0 ORDER BY id LIMIT 1`,
     );
-    this.#compact = db.prepare(
-      `UPDATE staged_orders SET body = '{}', problems = '[]', provenance = @provenance,
-         source = json_remove(source, '$.records', '$.hl7'), compacted_at = @now
-       WHERE id IN (
-         SELECT s.id FROM staged_orders s JOIN orders o ON o.id = s.order_id
+    this.#pick = db
+      .prepare<[Record<string, string | number>], number>(
+        `SELECT s.id FROM staged_orders s JOIN orders o ON o.id = s.order_id
          WHERE s.batch_id = @batchId AND s.state = 'accepted' AND s.compacted_at IS NULL
            AND o.created_at < @cutoff AND ${FINISHED_ORDER_WHERE}
-         ORDER BY s.id LIMIT @limit)`,
-    );
+         ORDER BY s.id LIMIT @limit`,
+      )
+      .pluck();
     const staleOfBatch = `SELECT id FROM staged_orders WHERE batch_id = ? AND state = 'staged' ORDER BY id LIMIT ?`;
     this.#staleEdits = db.prepare(`DELETE FROM staged_order_edits WHERE staged_order_id IN (${staleOfBatch})`);
     this.#staleRows = db.prepare(`DELETE FROM staged_orders WHERE id IN (${staleOfBatch})`);
@@ -145,13 +146,8 @@ export class RetentionRepo {
   }
 
   #stepNow(batch: BatchToCompact, cutoff: string, limit: number): CompactionStep {
-    const compacted = this.#compact.run({
-      provenance: NO_PROVENANCE,
-      now: isoTime(this.#now()),
-      batchId: batch.id,
-      cutoff,
-      limit,
-    }).changes;
+    const ids = this.#pick.all({ batchId: batch.id, cutoff, limit });
+    const compacted = ids.length === 0 ? 0 : this.#rewriter()(JSON.stringify(ids), isoTime(this.#now()));
     let deleted = 0;
     const discardedLongAgo = batch.discardedAt !== null && batch.discardedAt < cutoff;
     if (discardedLongAgo) {
@@ -169,6 +165,39 @@ export class RetentionRepo {
       }
     }
     return { compacted, deleted, more, finished };
+  }
+
+  /**
+   * Rewrites staged rows without their copies. Not an UPDATE: SQLite never merges the pages of rows that shrink in
+   * place (measured: 17,771 rows from about 1,330 to 70 bytes left their 41 MB of pages 87% empty), but it does
+   * after a DELETE. So each row is copied (every column, whatever migrations add) into a temp table, compacted
+   * there, deleted and inserted again under the same id; foreign keys to it (edit cells) are checked at commit.
+   */
+  #rewriter(): (ids: string, now: string) => number {
+    if (this.#rewrite) return this.#rewrite;
+    const db = this.#db;
+    db.exec('CREATE TEMP TABLE IF NOT EXISTS retention_rows AS SELECT * FROM main.staged_orders WHERE 0');
+    const clear = db.prepare('DELETE FROM temp.retention_rows');
+    const copy = db.prepare(
+      'INSERT INTO temp.retention_rows SELECT * FROM main.staged_orders WHERE id IN (SELECT value FROM json_each(?))',
+    );
+    const compact = db.prepare(
+      `UPDATE temp.retention_rows SET body = '{}', problems = '[]', provenance = ?,
+         source = json_remove(source, '$.records', '$.hl7'), compacted_at = ?`,
+    );
+    const remove = db.prepare('DELETE FROM main.staged_orders WHERE id IN (SELECT id FROM temp.retention_rows)');
+    const restore = db.prepare('INSERT INTO main.staged_orders SELECT * FROM temp.retention_rows ORDER BY id');
+    this.#rewrite = (ids, now) => {
+      db.pragma('defer_foreign_keys = ON');
+      clear.run();
+      copy.run(ids);
+      compact.run(NO_PROVENANCE, now);
+      remove.run();
+      const written = restore.run().changes;
+      clear.run();
+      return written;
+    };
+    return this.#rewrite;
   }
 
   /**
