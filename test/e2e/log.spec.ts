@@ -34,6 +34,32 @@ test('log: entries of an order found by search, the chain verified, exports down
   }
   await saveScreenshot(page, 'log');
 
+  // The exact clinic order id (found through indexes at any size): this order's entries only, each readable.
+  await filters.getByLabel('Search').fill('');
+  await filters.getByLabel('Clinic order id').fill(clinicOrderId);
+  await filters.getByRole('button', { name: 'Search' }).click();
+  await expect(entries.getByRole('row', { name: /Order created/ })).toBeVisible();
+  const rows = entries.getByRole('row').filter({ has: page.getByRole('cell') });
+  expect(await rows.count()).toBeGreaterThan(0);
+  for (const row of await rows.all()) {
+    await expect(row).toContainText(clinicOrderId);
+    // A label in words for every action (the stored action name only as a small code below it).
+    await expect(row.getByRole('rowheader')).not.toHaveText(/^[a-z]+\.[a-z.-]+/);
+    // The time on one line, the clinic order id never broken inside.
+    const lines = async (selector: string) =>
+      row
+        .locator(selector)
+        .first()
+        .evaluate((element) => element.getClientRects().length);
+    expect(await lines('time')).toBe(1);
+    expect(await lines('a')).toBe(1);
+  }
+  await page.setViewportSize({ width: 1024, height: 700 });
+  await saveScreenshot(page, 'log-by-clinic-order-1024');
+  await filters.getByLabel('Clinic order id').fill('');
+  await filters.getByLabel('Search').fill(clinicOrderId.toLowerCase());
+  await filters.getByRole('button', { name: 'Search' }).click();
+
   // The export follows the filters on screen: this order's entries only, streamed by the bridge as a download.
   const exporter = page.getByRole('region', { name: 'Export' });
   await expect(exporter).toContainText('Exports the entries the filters above select');

@@ -15,6 +15,8 @@ const PAGE = 200;
 
 interface LogFilters {
   search: string;
+  /** Exact: the entries of the orders with this clinic order id, found through indexes at any size. */
+  clinicOrderId: string;
   kind: string;
   environmentId: string;
 }
@@ -23,6 +25,7 @@ interface LogFilters {
 function toLogFilter(filters: LogFilters): LogFilter | undefined {
   const filter: LogFilter = {};
   if (filters.search.trim()) filter.search = filters.search.trim();
+  if (filters.clinicOrderId.trim()) filter.clinicOrderId = filters.clinicOrderId.trim();
   if (filters.kind) filter.action = filters.kind;
   if (filters.environmentId) filter.environmentId = filters.environmentId;
   return Object.keys(filter).length > 0 ? filter : undefined;
@@ -35,7 +38,7 @@ export function LogScreen({ environment }: { environment: EnvironmentView }) {
   const api = useApi();
   const { environments } = useLive();
   const id = useId();
-  const [draft, setDraft] = useState<LogFilters>({ search: '', kind: '', environmentId: '' });
+  const [draft, setDraft] = useState<LogFilters>({ search: '', clinicOrderId: '', kind: '', environmentId: '' });
   const [filters, setFilters] = useState<LogFilters>(draft);
   const [entries, setEntries] = useState<AuditEntryView[]>([]);
   const [next, setNext] = useState<number | null>(null);
@@ -85,6 +88,22 @@ export function LogScreen({ environment }: { environment: EnvironmentView }) {
         <h3 id="entries-heading">Entries</h3>
         <form role="search" aria-label="Filter the log" onSubmit={submit} className="filters">
           <div className="field">
+            <label htmlFor={`${id}-clinic-order`}>Clinic order id</label>
+            <input
+              id={`${id}-clinic-order`}
+              type="search"
+              value={draft.clinicOrderId}
+              onChange={(event) => setDraft((d) => ({ ...d, clinicOrderId: event.target.value }))}
+              maxLength={64}
+              spellCheck={false}
+              autoComplete="off"
+              aria-describedby={`${id}-clinic-order-hint`}
+            />
+            <span id={`${id}-clinic-order-hint`} className="hint">
+              Exact id: every entry of that order
+            </span>
+          </div>
+          <div className="field">
             <label htmlFor={`${id}-search`}>Search</label>
             <input
               id={`${id}-search`}
@@ -92,7 +111,7 @@ export function LogScreen({ environment }: { environment: EnvironmentView }) {
               value={draft.search}
               onChange={(event) => setDraft((d) => ({ ...d, search: event.target.value }))}
               maxLength={100}
-              placeholder="Clinic order id, clinic, action…"
+              placeholder="Part of an id, clinic, action, message…"
             />
           </div>
           <div className="field">
@@ -156,13 +175,21 @@ export function LogScreen({ environment }: { environment: EnvironmentView }) {
                 {entries.map((entry) => (
                   <tr key={entry.seq}>
                     <td className="number">{entry.seq}</td>
-                    <td>{formatDateTime(entry.at)}</td>
+                    <td className="log-time">
+                      <time dateTime={entry.at}>{formatDateTime(entry.at)}</time>
+                    </td>
                     <td>{ACTOR_LABELS[entry.actor]}</td>
                     <th scope="row">
-                      {actionLabel(entry.action)} <code className="hint">{entry.action}</code>
+                      {actionLabel(entry.action)}
+                      <code className="hint log-action">{entry.action}</code>
                     </th>
-                    <td>{entry.environmentId ?? '—'}</td>
-                    <td>
+                    <td className="log-id">
+                      {entry.environmentId === null
+                        ? '—'
+                        : (environments.find((candidate) => candidate.id === entry.environmentId)?.name ??
+                          entry.environmentId)}
+                    </td>
+                    <td className="log-id">
                       {entry.orderId !== null ? (
                         <a href={`#/orders/${entry.orderId}`}>{entry.clinicOrderId ?? `Order ${entry.orderId}`}</a>
                       ) : (

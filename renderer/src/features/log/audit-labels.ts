@@ -1,4 +1,7 @@
-/** Plain words for the audit log's actions; an action not listed shows as it is stored. */
+/**
+ * Plain words for the audit log's actions. Every action the app writes has one (test/lint/audit-action-labels.test.ts
+ * reads the sources for them); one from a newer version shows as it is stored.
+ */
 const ACTION_LABELS: Record<string, string> = {
   'batch.imported': 'Batch imported',
   'batch.accepted': 'Batch accepted',
@@ -8,11 +11,16 @@ const ACTION_LABELS: Record<string, string> = {
   'batch.undone': 'Change undone',
   'batch.redone': 'Change redone',
   'batch.discarded': 'Batch discarded',
+  'batch.replaced': 'Find and replace applied',
+  'batch.route-changed': 'Sending route changed',
   'order.accepted': 'Order accepted',
   'order.attempt': 'Call to the service',
   'order.created': 'Order created',
   'order.rejected': 'Order rejected',
   'order.held': 'Order held',
+  'order.edited': 'Order edited',
+  'order.in-doubt': 'Sent, no answer (in doubt)',
+  'order.awaiting-sign-in': 'Waiting for sign-in',
   'order.set-aside': 'Order set aside',
   'order.retry-scheduled': 'Retry scheduled',
   'order.retry-now': 'Retry requested',
@@ -41,6 +49,17 @@ const ACTION_LABELS: Record<string, string> = {
   'environment.edited': 'Environment edited',
   'environment.updated': 'Environment updated',
   'environment.identity-changed': 'Environment re-pointed (signed out)',
+  'environment.removed': 'Environment removed',
+  'environment.client-secret-unverified': 'Client secret kept unchecked',
+  'intake.accepted': 'Live HL7 message accepted',
+  'intake.staged': 'Live HL7 message staged',
+  'intake.refused': 'Live HL7 message refused',
+  'intake.resent': 'Live HL7 message received again',
+  'intake.frame.refused': 'Live HL7 frame refused',
+  'intake.peer.refused': 'Live HL7 connection refused',
+  'intake.file.imported': 'Watched file imported',
+  'intake.file.duplicate': 'Watched file already imported',
+  'intake.file.failed': 'Watched file not imported',
   'log.exported': 'Log exported',
 };
 
@@ -56,6 +75,7 @@ export const ACTION_KINDS = [
   { prefix: 'outbox.', label: 'Sending' },
   { prefix: 'signin.', label: 'Sign-in' },
   { prefix: 'environment.', label: 'Settings' },
+  { prefix: 'intake.', label: 'Live intake' },
   { prefix: 'log.', label: 'Log exports' },
 ] as const;
 
