@@ -187,6 +187,21 @@ export const outboxProgressSchema = z.object({
   ordersPerSecond: z.number().nonnegative(),
   /** Why the outbox is paused or blocked, in a sentence. */
   message: z.string().nullable(),
+  /**
+   * The batches last sent from, newest first: each one's orders per state and its own rate (issue #13: "this
+   * batch's N of M" beside the environment's whole history). Absent from cores before it.
+   */
+  batches: z
+    .array(
+      z.object({
+        batchId: z.number().int().positive(),
+        fileName: z.string().max(500).nullable(),
+        counts: z.record(orderStateSchema, z.number().int().nonnegative()),
+        ordersPerSecond: z.number().nonnegative(),
+      }),
+    )
+    .max(10)
+    .optional(),
   /** When the next retry or probe is due (ISO), when the outbox waits for one; null or absent otherwise. */
   nextAttemptAt: isoTime.nullable().optional(),
   /**

@@ -141,6 +141,7 @@ export function toProgressView(progress: OutboxProgress): OutboxProgressView {
     ordersPerSecond: progress.ordersPerSecond,
     message: progress.message,
     nextAttemptAt: progress.nextAttemptAt,
+    batches: progress.batches,
     slow: progress.slow,
   };
 }

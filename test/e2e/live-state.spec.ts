@@ -88,6 +88,39 @@ test.describe('live state, 1024x700', () => {
     await submissions.close();
   });
 
+  test('progress per batch: each batch its own N of M, rate and time left, beside all batches', async ({
+    app,
+    page,
+  }) => {
+    test.setTimeout(90_000);
+    const local = await localSandbox(app);
+    await openWorkspace(page, app, 'Submissions');
+    const progress = page.getByRole('region', { name: 'Progress' });
+    await progress.getByRole('button', { name: 'Pause sending' }).click();
+    const run = uniqueSuffix();
+    let first: number;
+    let second: number;
+    try {
+      first = (await seedOrders(app, local.id, { count: 6, prefix: `BATCH-A-${run}` })).batchId;
+      second = (await seedOrders(app, local.id, { count: 4, prefix: `BATCH-B-${run}` })).batchId;
+    } finally {
+      await progress.getByRole('button', { name: 'Resume sending' }).click();
+    }
+    const byBatch = progress.getByRole('region', { name: 'By batch' });
+    const one = byBatch.getByRole('listitem', { name: `Batch ${first}` });
+    const two = byBatch.getByRole('listitem', { name: `Batch ${second}` });
+    await expect(one).toContainText(`BATCH-A-${run}.json (batch ${first}):`);
+    // Each batch alone: 6 and 4 orders, whatever the environment sent before.
+    await expect(one).toContainText(/\d of 6 settled/);
+    await expect(two).toContainText(/\d of 4 settled/);
+    await expect(one).toContainText('6 of 6 settled (100%) · done', { timeout: 30_000 });
+    await expect(two).toContainText('4 of 4 settled (100%) · done', { timeout: 30_000 });
+    await expect(one.getByRole('progressbar', { name: `Progress of batch ${first}` })).toHaveAttribute('value', '6');
+    // Newest first.
+    await expect(byBatch.getByRole('listitem').first()).toHaveAccessibleName(`Batch ${second}`);
+    await saveScreenshot(page, 'live-batch-progress-1024x700');
+  });
+
   test('the order detail opens in view, closes with Escape, and the keyboard is there', async ({ app, page }) => {
     const local = await localSandbox(app);
     const batch = await seedOrders(app, local.id, { count: 30, prefix: `VIEW-${uniqueSuffix()}` });

@@ -10,6 +10,7 @@ import type { AuditDetails } from '../model/audit-details.js';
 import type { AttentionEvent } from './attention.js';
 import { retryDelayMs } from './backoff.js';
 import { sendCancel } from './cancel-sender.js';
+import { BatchProgressTracker } from './batch-progress.js';
 import { CircuitBreaker } from './circuit-breaker.js';
 import { SlidingRate, type OutboxProgress, type OutboxRunResult, type OutboxState } from './progress.js';
 import { burstFor, TokenBucket } from './rate-limiter.js';
@@ -98,6 +99,7 @@ export class EnvironmentRunner {
   readonly #bucket: TokenBucket;
   readonly #breaker: CircuitBreaker;
   readonly #rate = new SlidingRate();
+  readonly #batches = new BatchProgressTracker();
   readonly #group: GroupCommit;
   /** A background fsync is under way (see #syncInBackground). */
   #syncing = false;
@@ -354,6 +356,8 @@ export class EnvironmentRunner {
       ordersPerSecond: this.#rate.perSecond(nowMs),
       nextAttemptAt: this.#nextAttemptAt(state, nowMs),
       slow: this.#slowRequests(performance.now()),
+      // Counts read afresh whenever nothing is sending (rare reports); while sending, at most every second.
+      batches: this.#batches.report(store, nowMs, state !== 'sending'),
     };
   }
 
@@ -501,7 +505,10 @@ export class EnvironmentRunner {
     } else {
       recorded = this.#afterBug(item.work, item.error);
     }
-    if (recorded.reached) this.#rate.record(this.#nowMs());
+    if (recorded.reached) {
+      this.#rate.record(this.#nowMs());
+      if (item.work.kind !== 'cancel') this.#batches.reached(item.work.order.batchId, this.#nowMs());
+    }
     // Whatever did not end at the service may have left a lookup or a cancel to do; an order created (or found)
     // has left nothing, so a stream of creates does not rescan the queue every turn.
     else this.#scanWanted = true;
@@ -558,6 +565,7 @@ export class EnvironmentRunner {
       for (const order of store.orders.claimForSending(this.environmentId, wanted - picked.length)) {
         // Not durable until stamped with this commit's number (after it) and that commit is synced.
         claimed.push({ kind: 'create', id: order.id, order, commit: Number.POSITIVE_INFINITY });
+        this.#batches.active(order.batchId, nowMs);
       }
       this.#pool.push(...claimed);
     }

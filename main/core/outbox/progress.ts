@@ -1,4 +1,5 @@
 import type { OrderState } from '../store/order-state.js';
+import type { BatchProgress } from './batch-progress.js';
 
 /**
  * - idle: nothing left to send, look up or cancel.
@@ -29,6 +30,8 @@ export interface OutboxProgress {
    * request slots (the concurrency) they hold; null when none is that slow.
    */
   slow: { requests: number; longestMs: number; slots: number } | null;
+  /** The batches last sent from, newest first, each with its own counts and rate (see batch-progress.ts). */
+  batches: BatchProgress[];
 }
 
 /** What `runUntilIdle` ends with: idle (all done), blocked (only with stopWhenBlocked), or stopped. */

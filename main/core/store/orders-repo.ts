@@ -299,6 +299,7 @@ export class OrdersRepo {
   readonly #origin: Database.Statement<[number], OriginRow>;
   readonly #source: Database.Statement<[number], SourceRow>;
   readonly #count: Database.Statement<[{ environmentId: string | null }], { state: OrderState; count: number }>;
+  readonly #countInBatch: Database.Statement<[number], { state: OrderState; count: number }>;
   readonly #enqueue: Database.Transaction<
     (
       batchId: number,
@@ -369,6 +370,8 @@ export class OrdersRepo {
       `SELECT state, sum(count) AS count FROM order_state_counts
        WHERE @environmentId IS NULL OR environment_id = @environmentId GROUP BY state`,
     );
+    // One batch's orders through orders_by_batch: as costly as the batch is large, so the outbox reads it sparingly.
+    this.#countInBatch = db.prepare(`SELECT state, count(*) AS count FROM orders WHERE batch_id = ? GROUP BY state`);
     this.#enqueue = db.transaction((batchId, orders, audit) => this.#enqueueNow(batchId, orders, audit));
     this.#transition = db.transaction((orderId, from, to, patch, audit) =>
       this.#transitionNow(orderId, from, to, patch, audit),
@@ -788,6 +791,13 @@ export class OrdersRepo {
   countByState(environmentId?: string): Record<OrderState, number> {
     const counts = Object.fromEntries(ORDER_STATES.map((state) => [state, 0])) as Record<OrderState, number>;
     for (const { state, count } of this.#count.all({ environmentId: environmentId ?? null })) counts[state] = count;
+    return counts;
+  }
+
+  /** One batch's orders per state (every state present), for its own progress line. */
+  countByStateInBatch(batchId: number): Record<OrderState, number> {
+    const counts = Object.fromEntries(ORDER_STATES.map((state) => [state, 0])) as Record<OrderState, number>;
+    for (const { state, count } of this.#countInBatch.all(batchId)) counts[state] = count;
     return counts;
   }
 }

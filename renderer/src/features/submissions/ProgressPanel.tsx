@@ -6,7 +6,9 @@ import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { formatCount } from '../format/format-time.js';
 import { useLive } from '../live/live-context.js';
 import { ORDER_STATE_TEXT, TONE_SYMBOL } from '../orders/order-states.js';
+import { describeBatches } from './batch-progress.js';
 import { formatRate, slowServiceSentence, summarizeProgress } from './progress-summary.js';
+import './live-state.css';
 
 const OUTBOX_STATE_LABELS: Record<OutboxProgressView['state'], string> = {
   idle: 'Idle: nothing to send',
@@ -77,12 +79,14 @@ export function ProgressPanel({
         {percent}%
       </progress>
       <p className="progress-line">
+        All batches:{' '}
         <strong>
           {formatCount(summary.settled)} of {formatCount(summary.total)} orders settled
         </strong>{' '}
         ({percent}%) · {formatCount(summary.waiting)} to go · {formatRate(progress.ordersPerSecond)} ·{' '}
         <span>{OUTBOX_STATE_LABELS[progress.state]}</span>
       </p>
+      <BatchProgressList progress={progress} />
       <p role="status" className="hint slow-service">
         {slow}
       </p>
@@ -115,6 +119,33 @@ export function ProgressPanel({
           })}
         </tbody>
       </table>
+    </section>
+  );
+}
+
+/** Each batch last sent from, newest first: its own N of M, rate and time left (the line above is every batch). */
+function BatchProgressList({ progress }: { progress: OutboxProgressView }) {
+  const lines = describeBatches(progress.batches ?? []);
+  if (lines.length === 0) return null;
+  return (
+    <section aria-labelledby="batch-progress-heading" className="batch-progress">
+      <h4 id="batch-progress-heading">By batch</h4>
+      <ul>
+        {lines.map((line) => (
+          <li key={line.batchId} aria-label={`Batch ${line.batchId}`}>
+            <p>
+              <strong>{line.name}</strong>: {line.text}
+              {line.timeLeftWords ? <span className="visually-hidden"> ({line.timeLeftWords})</span> : null}
+            </p>
+            <progress
+              className="progress"
+              aria-label={`Progress of batch ${line.batchId}`}
+              max={Math.max(line.summary.total, 1)}
+              value={line.summary.settled}
+            />
+          </li>
+        ))}
+      </ul>
     </section>
   );
 }

@@ -1,0 +1,70 @@
+import type { OrderState } from '../store/order-state.js';
+import type { Store } from '../store/store.js';
+import { SlidingRate } from './progress.js';
+
+/** One batch's part of the progress: its orders per state and how fast they reach the service. */
+export interface BatchProgress {
+  batchId: number;
+  /** The file it came from; null when the batch is gone. */
+  fileName: string | null;
+  counts: Record<OrderState, number>;
+  /** This batch's orders that reached the service per second over the last few seconds. */
+  ordersPerSecond: number;
+}
+
+/** The batches shown: the most recently sent from (an admin follows the one going out, and the one before). */
+const SHOWN = 3;
+/** Batch counts are read by their index, not kept by triggers like the environment's: at most this often. */
+const COUNT_EVERY_MS = 1_000;
+
+/**
+ * Progress per batch (issue #13), beside the environment's: the runner tells it which batch each order it claims
+ * or settles belongs to; it keeps a rate per batch and reads the counts of the few batches last active.
+ */
+export class BatchProgressTracker {
+  readonly #batches = new Map<number, { rate: SlidingRate; activeAtMs: number }>();
+  #read: { atMs: number; batches: BatchProgress[] } | null = null;
+
+  /** An order of the batch was claimed or answered: it is being sent from. */
+  active(batchId: number, nowMs: number): void {
+    const known = this.#batches.get(batchId);
+    if (known) known.activeAtMs = nowMs;
+    else {
+      this.#batches.set(batchId, { rate: new SlidingRate(), activeAtMs: nowMs });
+      this.#read = null;
+    }
+    if (this.#batches.size > SHOWN) {
+      const oldest = [...this.#batches.entries()].sort((a, b) => a[1].activeAtMs - b[1].activeAtMs)[0]!;
+      this.#batches.delete(oldest[0]);
+    }
+  }
+
+  /** An order of the batch reached the service. */
+  reached(batchId: number, nowMs: number): void {
+    this.active(batchId, nowMs);
+    this.#batches.get(batchId)?.rate.record(nowMs);
+  }
+
+  /**
+   * The batches last active, newest first. Counts are read again at most every second unless `fresh` (a state
+   * change, or a report while nothing is sending, which costs nothing per order); rates are always current.
+   */
+  report(store: Store, nowMs: number, fresh: boolean): BatchProgress[] {
+    if (this.#batches.size === 0) return [];
+    if (fresh || this.#read === null || nowMs - this.#read.atMs >= COUNT_EVERY_MS) {
+      const batches = [...this.#batches.keys()]
+        .sort((a, b) => b - a)
+        .map((batchId) => ({
+          batchId,
+          fileName: store.batches.get(batchId)?.sourceFileName ?? null,
+          counts: store.orders.countByStateInBatch(batchId),
+          ordersPerSecond: 0,
+        }));
+      this.#read = { atMs: nowMs, batches };
+    }
+    return this.#read.batches.map((batch) => ({
+      ...batch,
+      ordersPerSecond: this.#batches.get(batch.batchId)?.rate.perSecond(nowMs) ?? 0,
+    }));
+  }
+}
