@@ -13,6 +13,7 @@ import { login, logout } from './commands/login.js';
 import { status } from './commands/status.js';
 import { submit } from './commands/submit.js';
 import { profileAddHl7, profileList, profileRemove } from './commands/profile.js';
+import { retention } from './commands/retention.js';
 import { serve } from './commands/serve.js';
 import { usageText } from './usage.js';
 
@@ -57,6 +58,11 @@ const COMMAND_OPTIONS: Record<string, Options> = {
   cancel: { reason: { type: 'string' }, env: { type: 'string' }, clinic: { type: 'string' } },
   'log export': { format: { type: 'string' }, unmask: { type: 'boolean', default: false }, out: { type: 'string' } },
   'log verify': {},
+  retention: {
+    'staged-days': { type: 'string' },
+    run: { type: 'boolean', default: false },
+    vacuum: { type: 'boolean', default: false },
+  },
   serve: {
     env: { type: 'string' },
     mllp: { type: 'string' },
@@ -352,6 +358,12 @@ async function dispatch(
       });
     case 'log verify':
       return logVerify(ctx);
+    case 'retention':
+      return retention(ctx, {
+        ...(optional(values, 'staged-days') !== undefined ? { stagedDays: optional(values, 'staged-days')! } : {}),
+        run: values.run === true,
+        vacuum: values.vacuum === true,
+      });
     default:
       throw new UsageError(`unknown command ${command}`);
   }

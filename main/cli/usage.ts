@@ -68,6 +68,13 @@ Commands:
                      the audit log; clinic order ids masked unless --unmask
   log verify         check the audit log's keyed chain and the head recorded outside the database; names the
                      first entry rewritten, missing or cut off (exit 1)
+  retention [--staged-days N|never] [--run] [--vacuum]
+                     how long staging copies (imported bodies, provenance, original CSV rows or HL7 messages)
+                     are kept once nothing needs them: N days after an order is accepted and finished, or a
+                     batch discarded (default 90); --staged-days changes it (audited); --run applies it now
+                     (the app does so by itself in the background) and gives the freed space back; --vacuum
+                     switches a store made before this version to giving space back (a one-time VACUUM that
+                     copies the whole file: it needs that much free disk and holds the store meanwhile)
 
 Options for every command:
   --data-dir DIR     where Rx Batch keeps its data (default: RXBATCH_DATA_DIR, else ${defaultDataDir()})

@@ -46,6 +46,8 @@ export const auditDetailsSchema = z
     codeCount: z.number().int().nonnegative(),
     warningCount: z.number().int().nonnegative(),
     uncheckedCount: z.number().int().nonnegative(),
+    /** Retention: the days staging copies are now kept (store/retention-repo.ts; absent with outcome "kept for ever"). */
+    retentionDays: z.number().int().min(1).max(36_500),
     /** Which front end an admin's action came through (e.g. who viewed an order's source: the desktop app or a browser). */
     via: z.enum(FRONT_ENDS),
     /**
@@ -117,6 +119,7 @@ const FAST_CHECKS: Partial<Record<AuditDetailKey, FastCheck>> = {
   codeCount: count,
   warningCount: count,
   uncheckedCount: count,
+  retentionDays: (value) => Number.isSafeInteger(value) && (value as number) >= 1 && (value as number) <= 36_500,
   via: oneOf(FRONT_ENDS),
   apiOrigin: text(300),
   previousApiOrigin: text(300),

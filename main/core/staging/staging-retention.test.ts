@@ -219,7 +219,13 @@ describe('retention of staging copies', () => {
     // Orders, statuses and the audit log are not retention's: all still there, and the chain verifies.
     expect(store.orders.get(ids.processed)).toMatchObject({ remoteStatus: 'Prescription Processed' });
     expect(store.statusHistory.list(ids.processed)).toHaveLength(2);
-    expect(store.audit.lastSeq()).toBe(auditBefore);
+    // The audit log: nothing rewritten, one entry appended for the run.
+    expect(store.audit.lastSeq()).toBe(auditBefore + 1);
+    expect(store.audit.search({ limit: 1 })[0]).toMatchObject({
+      actor: 'system',
+      action: 'retention.applied',
+      details: { orderCount: 2, rowCount: 2 },
+    });
     expect(verifyAuditChain(store)).toMatchObject({ ok: true });
 
     // Idempotent: a second run finds nothing to do and changes nothing.
@@ -250,6 +256,11 @@ describe('retention of staging copies', () => {
     store.retention.setStagedDays(500);
     expect(await applyRetention(store)).toMatchObject({ compacted: 0, deleted: 0 });
     store.retention.setStagedDays(30);
+    expect(store.audit.search({ action: 'retention.changed', limit: 3 }).map((entry) => entry.details)).toEqual([
+      { retentionDays: 30 },
+      { retentionDays: 500 },
+      { outcome: 'kept for ever' },
+    ]);
     expect(await applyRetention(store)).toMatchObject({ compacted: 2, deleted: 2 });
   });
 

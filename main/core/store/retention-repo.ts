@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { DISPATCHED_STATUSES } from '../../../shared/status.js';
+import type { AuditRepo } from './audit-repo.js';
 import { encodeProvenance } from './provenance-codec.js';
 import { isoTime } from './time.js';
 
@@ -68,6 +69,7 @@ const AUTO_VACUUM = ['none', 'full', 'incremental'] as const;
 export class RetentionRepo {
   readonly #db: Database.Database;
   readonly #now: () => Date;
+  readonly #audit: AuditRepo;
   readonly #settings: Database.Statement<[], RetentionSettings>;
   readonly #setDays: Database.Statement<[number | null, string]>;
   readonly #nextBatch: Database.Statement<[number, string], BatchToCompact>;
@@ -80,9 +82,10 @@ export class RetentionRepo {
   readonly #finish: Database.Statement<[string, number]>;
   readonly #step: Database.Transaction<(batch: BatchToCompact, cutoff: string, limit: number) => CompactionStep>;
 
-  constructor(db: Database.Database, now: () => Date) {
+  constructor(db: Database.Database, now: () => Date, audit: AuditRepo) {
     this.#db = db;
     this.#now = now;
+    this.#audit = audit;
     this.#settings = db.prepare(
       'SELECT staged_days AS stagedDays, updated_at AS updatedAt FROM retention_settings WHERE id = 1',
     );
@@ -119,12 +122,24 @@ export class RetentionRepo {
     return row;
   }
 
-  /** Days staged copies are kept once nothing needs them (1 to 36,500), or null to keep them for ever. */
-  setStagedDays(days: number | null): RetentionSettings {
+  /**
+   * Days staged copies are kept once nothing needs them (1 to 36,500), or null to keep them for ever; audited
+   * (`retention.changed`) in the same transaction.
+   */
+  setStagedDays(days: number | null, actor: 'user' | 'system' = 'user'): RetentionSettings {
     if (days !== null && !(Number.isInteger(days) && days >= 1 && days <= 36_500)) {
       throw new RangeError(`staged copies are kept 1 to 36,500 days, or for ever (null); got ${String(days)}`);
     }
-    this.#setDays.run(days, isoTime(this.#now()));
+    this.#db
+      .transaction(() => {
+        this.#setDays.run(days, isoTime(this.#now()));
+        this.#audit.appendWithin({
+          actor,
+          action: 'retention.changed',
+          details: days === null ? { outcome: 'kept for ever' } : { retentionDays: days },
+        });
+      })
+      .immediate();
     return this.settings();
   }
 

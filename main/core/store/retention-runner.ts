@@ -8,7 +8,7 @@ import type { Store } from './store.js';
  */
 
 export interface RetentionRunOptions {
-  /** Staged orders a step touches at most (default 200: a few milliseconds here). */
+  /** Staged orders a step touches at most (default 50: a few milliseconds here, under 100 ms on a busy machine). */
   rowsPerStep?: number;
   /** Free pages a vacuum step gives back at most (default 1,024: 4 MB). */
   pagesPerStep?: number;
@@ -41,7 +41,7 @@ export interface RetentionRunResult extends RetentionProgress {
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export async function applyRetention(store: Store, options: RetentionRunOptions = {}): Promise<RetentionRunResult> {
-  const rowsPerStep = options.rowsPerStep ?? 200;
+  const rowsPerStep = options.rowsPerStep ?? 50;
   const pagesPerStep = options.pagesPerStep ?? 1024;
   const pause = options.pause ?? turn;
   const progress: RetentionProgress = { compacted: 0, deleted: 0, batchesFinished: 0, steps: 0, pagesReturned: 0 };
@@ -65,6 +65,15 @@ export async function applyRetention(store: Store, options: RetentionRunOptions 
       // visited again by a later run).
       if (!step.more) batch = store.retention.nextBatch(batch.id, cutoff);
     }
+  }
+
+  // One entry for what this run dropped (a run cut short leaves its share to the next run's entry).
+  if (progress.compacted + progress.deleted > 0 && store.isOpen) {
+    store.audit.append({
+      actor: 'system',
+      action: 'retention.applied',
+      details: { orderCount: progress.compacted, rowCount: progress.deleted },
+    });
   }
 
   let vacuum = store.retention.vacuumStep(0);
