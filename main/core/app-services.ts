@@ -34,6 +34,8 @@ export interface OutboxApi {
     options?: { signal?: AbortSignal; stopWhenBlocked?: boolean },
   ): Promise<OutboxRunResult>;
   progress(environmentId: string): OutboxProgress;
+  /** The environment was removed: its sending stops for good. */
+  stopEnvironment(environmentId: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -200,6 +202,14 @@ export class AppServices {
     this.registry.get(environmentId);
     this.outbox.start(environmentId);
     this.poller.start(environmentId);
+  }
+
+  /** A removed environment's sending and status checks stop (it had nothing unfinished). */
+  async stopEnvironment(environmentId: string): Promise<void> {
+    await this.poller.stop(environmentId);
+    await this.outbox.stopEnvironment(environmentId);
+    this.#raised.delete(`${environmentId}:sign-in-required`);
+    this.#raised.delete(`${environmentId}:service-unavailable`);
   }
 
   /** Every environment that has a client id. */

@@ -26,6 +26,11 @@ export interface DesktopIntegration {
    */
   confirmIdentityChange(change: IdentityChange): Promise<boolean>;
   /**
+   * Asks the admin, in a native dialog, whether an environment may be removed (`message` says what that does).
+   * True to go ahead. Script in the page could otherwise remove an environment the admin relies on.
+   */
+  confirmRemoval(removal: RemovalQuestion): Promise<boolean>;
+  /**
    * Shows the native save dialog for an export (the audit log): the path the admin chose, or null when cancelled.
    * The page never names a path, so script in it cannot have the core write anywhere.
    */
@@ -36,6 +41,12 @@ export interface DesktopIntegration {
 export interface SaveRequest {
   suggestedName: string;
   format: 'csv' | 'jsonl';
+}
+
+/** An environment about to be removed, as the confirmation shows it. */
+export interface RemovalQuestion {
+  name: string;
+  message: string;
 }
 
 /** A new environment (no `before`) or an edit that changes one's identity, as the confirmation shows it. */

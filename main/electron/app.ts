@@ -9,6 +9,7 @@ import { DesktopShell } from './desktop-integration.js';
 import {
   askIdentityChange,
   askPlainTextSecrets,
+  askRemoval,
   chooseFolder,
   chooseForImport,
   chooseImportFiles,
@@ -82,6 +83,7 @@ const desktop = new DesktopShell({
   showOpenDialog: (purpose) => (mainWindow ? chooseForImport(mainWindow, purpose) : Promise.resolve([])),
   openPath: (path) => shell.openPath(path),
   confirmIdentityChange: (change) => askIdentityChange(mainWindow, change),
+  confirmRemoval: (removal) => askRemoval(mainWindow, removal),
   showSaveDialog: (request) => chooseSavePath(mainWindow, request),
   dataDir,
   grants,

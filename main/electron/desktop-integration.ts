@@ -1,5 +1,5 @@
 import type { ImportFiles } from '../../shared/desktop-contract.js';
-import type { DesktopIntegration, IdentityChange, SaveRequest } from '../core/desktop-handlers.js';
+import type { DesktopIntegration, IdentityChange, RemovalQuestion, SaveRequest } from '../core/desktop-handlers.js';
 import type { Logger } from '../core/platform/logger.js';
 import { importFilesAt } from './import-paths.js';
 import type { PathGrants } from './path-grants.js';
@@ -15,6 +15,8 @@ export interface DesktopShellDeps {
   showOpenDialog(purpose: 'import' | 'import-folder'): Promise<string[]>;
   /** The native confirmation before an environment is re-pointed (dialogs.ts askIdentityChange). */
   confirmIdentityChange(change: IdentityChange): Promise<boolean>;
+  /** The native confirmation before an environment is removed (dialogs.ts askRemoval). */
+  confirmRemoval(removal: RemovalQuestion): Promise<boolean>;
   /** The native save dialog for an export (dialogs.ts chooseSavePath): a path, or null when cancelled. */
   showSaveDialog(request: SaveRequest): Promise<string | null>;
   /** Electron's `shell.openPath`: an empty string, or why the path could not be opened. */
@@ -48,6 +50,12 @@ export class DesktopShell implements DesktopIntegration {
   async confirmIdentityChange(change: IdentityChange): Promise<boolean> {
     const confirmed = await this.#deps.confirmIdentityChange(change);
     this.#deps.logger.info('environment re-point', { confirmed });
+    return confirmed;
+  }
+
+  async confirmRemoval(removal: RemovalQuestion): Promise<boolean> {
+    const confirmed = await this.#deps.confirmRemoval(removal);
+    this.#deps.logger.info('environment removal', { confirmed });
     return confirmed;
   }
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { app, dialog, type BrowserWindow, type MessageBoxOptions, type OpenDialogOptions } from 'electron';
-import type { IdentityChange, SaveRequest } from '../core/desktop-handlers.js';
+import type { IdentityChange, RemovalQuestion, SaveRequest } from '../core/desktop-handlers.js';
 import { IMPORT_EXTENSIONS } from './launch-files.js';
 
 /**
@@ -86,6 +86,25 @@ export async function askIdentityChange(window: BrowserWindow | undefined, chang
         : 'Orders accepted into this environment are sent to this Order Service. Add it only if your supplier ' +
           'account is there.'),
     buttons: ['Cancel', before ? 'Change and sign out' : 'Add environment'],
+    defaultId: 0,
+    cancelId: 0,
+    noLink: true,
+  };
+  const { response } = window ? await dialog.showMessageBox(window, options) : await dialog.showMessageBox(options);
+  return response === 1;
+}
+
+/**
+ * The confirmation before an environment is removed: shown by main, so script in the page cannot answer it.
+ * Cancel is the default; true only when the admin chose to remove.
+ */
+export async function askRemoval(window: BrowserWindow | undefined, removal: RemovalQuestion): Promise<boolean> {
+  const options: MessageBoxOptions = {
+    type: 'warning',
+    title: 'Remove this environment?',
+    message: `Remove "${removal.name}"?`,
+    detail: removal.message,
+    buttons: ['Cancel', 'Remove environment'],
     defaultId: 0,
     cancelId: 0,
     noLink: true,

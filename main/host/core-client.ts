@@ -12,7 +12,7 @@ import { ContractError } from '../../shared/errors.js';
 import type { CallResult } from '../../shared/transport-protocol.js';
 import type { SecretStore } from '../core/platform/secret-store.js';
 import type { DesktopIntegration } from '../core/desktop-handlers.js';
-import { CoreEvents } from '../core/events.js';
+import { CoreEvents } from '../core/platform/events.js';
 import type { ImportPathPolicy } from '../core/import-path-policy.js';
 import { silentLogger, type Logger } from '../core/platform/logger.js';
 import type { CoreConnection } from '../transport/core-connection.js';
@@ -380,6 +380,9 @@ export class CoreClient implements CoreConnection {
       case 'desktop.confirmIdentityChange':
         if (!desktop) throw missing();
         return desktop.confirmIdentityChange(request.args.change);
+      case 'desktop.confirmRemoval':
+        if (!desktop) throw missing();
+        return desktop.confirmRemoval(request.args.removal);
       case 'desktop.chooseSavePath':
         if (!desktop) throw missing();
         return desktop.chooseSavePath(request.args.request);

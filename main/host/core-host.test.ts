@@ -46,6 +46,9 @@ class RecordingDesktop implements DesktopIntegration {
     this.changes.push(change);
     return Promise.resolve(this.confirm);
   }
+  confirmRemoval(): Promise<boolean> {
+    return Promise.resolve(false);
+  }
   /** Where the admin "chose" to save an export; null: the dialog was cancelled. */
   savePath: string | null = null;
   readonly saveRequests: SaveRequest[] = [];

@@ -128,6 +128,10 @@ const hostRequestSchema = z.discriminatedUnion('service', [
       .strict(),
   ),
   request(
+    'desktop.confirmRemoval',
+    z.object({ removal: z.object({ name: z.string().max(200), message: z.string().max(2000) }).strict() }).strict(),
+  ),
+  request(
     'desktop.chooseSavePath',
     z
       .object({
@@ -155,6 +159,7 @@ export const replySchemas = {
   'desktop.takeImportRequests': importFilesSchema,
   'desktop.openDataFolder': z.object({ problem: sentence.optional() }).strict(),
   'desktop.confirmIdentityChange': z.boolean(),
+  'desktop.confirmRemoval': z.boolean(),
   'desktop.chooseSavePath': pathSchema.nullable(),
   'importPaths.allow': pathSchema.nullable(),
 } as const;

@@ -6,7 +6,7 @@ import { calls, type CallHandlers } from '../../shared/contract.js';
 import { createCore, type Core } from '../../main/core/app-core.js';
 import { MemorySecretStore } from '../../main/core/platform/secret-store.js';
 import { buildDesktopHandlers } from '../../main/core/desktop-handlers.js';
-import { CoreEvents } from '../../main/core/events.js';
+import { CoreEvents } from '../../main/core/platform/events.js';
 import type { Logger } from '../../main/core/platform/logger.js';
 import { DesktopShell, type DesktopShellDeps } from '../../main/electron/desktop-integration.js';
 import { LaunchFiles } from '../../main/electron/launch-files.js';
@@ -53,6 +53,7 @@ function desktopShell(overrides: Partial<DesktopShellDeps> = {}) {
     showOpenDialog,
     openPath,
     confirmIdentityChange: () => Promise.resolve(false),
+    confirmRemoval: () => Promise.resolve(false),
     showSaveDialog: () => Promise.resolve(null),
     dataDir: join(root, 'data'),
     grants,

@@ -3,22 +3,55 @@ import { ContractError } from '../../../shared/errors.js';
 import type { AppServices } from '../app-services.js';
 import { checkConnection } from '../connection-check.js';
 import { identityChange, type DesktopIntegration } from '../desktop-handlers.js';
+import { removalOf } from './environment-removal.js';
 import { LOCAL_SANDBOX_ID } from './presets.js';
 import { identityOf, sameIdentity } from './registry.js';
 
-type EnvironmentCallName = 'environments.list' | 'environments.save' | 'connection.check';
+type EnvironmentCallName =
+  | 'environments.list'
+  | 'environments.save'
+  | 'environments.removal'
+  | 'environments.remove'
+  | 'environments.choose'
+  | 'environments.chosen'
+  | 'connection.check';
 
 /**
- * The environment calls of the contract. A save that adds an environment or changes its identity is confirmed by
- * the desktop's native dialog where there is one (docs/security.md, finding 1).
+ * The environment calls of the contract. A save that adds an environment or changes its identity, and a removal,
+ * are confirmed by the desktop's native dialog where there is one (docs/security.md, finding 1).
  */
 export function buildEnvironmentHandlers(
   services: AppServices,
-  desktop?: Pick<DesktopIntegration, 'confirmIdentityChange'>,
+  desktop?: Pick<DesktopIntegration, 'confirmIdentityChange' | 'confirmRemoval'>,
 ): Pick<CallHandlers, EnvironmentCallName> {
   const { registry, store, outbox } = services;
   return {
     'environments.list': () => Promise.resolve(registry.list()),
+    'environments.removal': ({ environmentId }) => Promise.resolve(removalOf(store, registry.get(environmentId))),
+    'environments.remove': async ({ environmentId }) => {
+      const environment = registry.get(environmentId);
+      const removal = removalOf(store, environment);
+      if (!removal.removable) throw new ContractError({ code: 'failed', message: removal.message });
+      // Script in the page must not remove an environment alone: the desktop asks the admin.
+      const confirmed = desktop
+        ? await desktop.confirmRemoval({ name: environment.name, message: removal.message })
+        : true;
+      if (!confirmed) {
+        throw new ContractError({ code: 'forbidden', message: `${environment.name} was not removed.` });
+      }
+      // Checked again as it is removed: an order accepted while the dialog was open keeps it.
+      const removed = await registry.remove(environmentId, (profile) => removalOf(store, profile));
+      if (!removed.removable) throw new ContractError({ code: 'failed', message: removed.message });
+      await services.stopEnvironment(environmentId);
+      services.events.emit('environments.changed', registry.list());
+      return { removed };
+    },
+    'environments.choose': ({ environmentId }) => {
+      registry.get(environmentId);
+      store.environments.choose(environmentId);
+      return Promise.resolve({ environmentId });
+    },
+    'environments.chosen': () => Promise.resolve({ environmentId: store.environments.chosenId() }),
     'connection.check': ({ environmentId }) =>
       checkConnection(environmentId, registry.client(environmentId, 'anonymous'), registry.session(environmentId)),
     'environments.save': async ({ environment, create }) => {

@@ -4,6 +4,7 @@ import {
   type Environment,
   type EnvironmentView,
 } from '../../../shared/environment.js';
+import type { EnvironmentRemoval } from '../../../shared/environment-removal.js';
 import { ContractError } from '../../../shared/errors.js';
 import { AuthSession } from '../auth/auth-session.js';
 import type { SecretStore } from '../platform/secret-store.js';
@@ -68,12 +69,14 @@ export class EnvironmentRegistry {
 
   /**
    * Stores each preset the store does not have yet (all of them on first run; a preset added by a later release
-   * on upgrade). Presets already stored keep the admin's edits.
+   * on upgrade). Presets already stored keep the admin's edits; a preset the admin removed stays removed.
    */
   seed(presets: readonly Environment[]): void {
     this.#store.inTransaction(() => {
+      const removed = new Set(this.#store.environments.removedIds());
       for (const preset of presets)
-        if (!this.#store.environments.get(preset.id)) this.#store.environments.upsert(preset);
+        if (!removed.has(preset.id) && !this.#store.environments.get(preset.id))
+          this.#store.environments.upsert(preset);
     });
   }
 
@@ -142,6 +145,34 @@ export class EnvironmentRegistry {
     this.#clients.delete(environment.id);
     for (const listener of this.#listeners) listener(stored);
     return stored;
+  }
+
+  /**
+   * Removes the environment if `check`, run inside the transaction that marks it removed, says it may be (so no
+   * order can slip in between): audited with its address and the orders it keeps, then its saved sign-in and
+   * client secret are deleted and its session and clients dropped. Returns what `check` said either way.
+   */
+  async remove(id: string, check: (profile: EnvironmentProfile) => EnvironmentRemoval): Promise<EnvironmentRemoval> {
+    const session = this.session(id);
+    const removal = this.#store.inTransaction(() => {
+      const profile = this.get(id);
+      const now = check(profile);
+      if (!now.removable) return now;
+      this.#store.environments.remove(id);
+      this.#store.audit.append({
+        actor: 'user',
+        action: 'environment.removed',
+        environmentId: id,
+        details: { apiOrigin: identityOf(profile).apiOrigin, orderCount: now.kept },
+      });
+      return now;
+    });
+    if (!removal.removable) return removal;
+    this.#running.delete(id);
+    this.#sessions.delete(id);
+    this.#clients.delete(id);
+    await session.forgetCredentials();
+    return removal;
   }
 
   /**

@@ -237,6 +237,7 @@ describe('adding and re-pointing in the desktop app', () => {
           asked.push(change);
           return Promise.resolve(answer);
         },
+        confirmRemoval: () => Promise.resolve(false),
         chooseSavePath: () => Promise.resolve(null),
       },
     });

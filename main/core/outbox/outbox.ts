@@ -169,6 +169,14 @@ export class Outbox {
     await Promise.all([...this.#runners.values()].map((runner) => runner.stop(STOP_GRACE_MS)));
   }
 
+  /** The environment was removed (nothing of it unfinished): its runner stops and is forgotten. */
+  async stopEnvironment(environmentId: string): Promise<void> {
+    const runner = this.#runners.get(environmentId);
+    if (!runner) return;
+    this.#runners.delete(environmentId);
+    await runner.stop(STOP_GRACE_MS);
+  }
+
   #runner(environmentId: string): EnvironmentRunner {
     let runner = this.#runners.get(environmentId);
     if (runner) return runner;

@@ -55,6 +55,10 @@ export class EnvironmentsRepo {
   readonly #get: Database.Statement<[string], EnvironmentRow>;
   readonly #list: Database.Statement<[], EnvironmentRow>;
   readonly #getPaused: Database.Statement<[string], { pausedReason: string | null }>;
+  readonly #remove: Database.Statement<[string, string, string]>;
+  readonly #choose: Database.Statement<{ id: string; at: string }>;
+  readonly #chosen: Database.Statement<[], { id: string }>;
+  readonly #removedIds: Database.Statement<[], { id: string }>;
   readonly #setPaused: Database.Statement<[string | null, string, string]>;
 
   constructor(db: Database.Database, now: () => Date) {
@@ -74,9 +78,19 @@ export class EnvironmentsRepo {
         concurrency = coalesce(@concurrency, concurrency),
         rate_per_second = coalesce(@ratePerSecond, rate_per_second),
         poll_interval_ms = coalesce(@pollIntervalMs, poll_interval_ms),
-        updated_at = excluded.updated_at`);
-    this.#get = db.prepare(`SELECT ${COLUMNS} FROM environments WHERE id = ?`);
-    this.#list = db.prepare(`SELECT ${COLUMNS} FROM environments ORDER BY created_at, rowid`);
+        updated_at = excluded.updated_at, removed_at = NULL`);
+    // A removed environment's row stays (its orders refer to it) but is not one of the environments any more.
+    this.#get = db.prepare(`SELECT ${COLUMNS} FROM environments WHERE id = ? AND removed_at IS NULL`);
+    this.#list = db.prepare(`SELECT ${COLUMNS} FROM environments WHERE removed_at IS NULL ORDER BY created_at, rowid`);
+    this.#remove = db.prepare(
+      'UPDATE environments SET removed_at = ?, updated_at = ?, chosen_at = NULL WHERE id = ? AND removed_at IS NULL',
+    );
+    // One environment at most carries the choice.
+    this.#choose = db.prepare(`
+      UPDATE environments SET chosen_at = CASE WHEN id = @id THEN @at ELSE NULL END
+      WHERE EXISTS (SELECT 1 FROM environments WHERE id = @id AND removed_at IS NULL)`);
+    this.#chosen = db.prepare('SELECT id FROM environments WHERE removed_at IS NULL AND chosen_at IS NOT NULL');
+    this.#removedIds = db.prepare('SELECT id FROM environments WHERE removed_at IS NOT NULL ORDER BY rowid');
     this.#getPaused = db.prepare('SELECT paused_reason AS pausedReason FROM environments WHERE id = ?');
     this.#setPaused = db.prepare('UPDATE environments SET paused_reason = ?, updated_at = ? WHERE id = ?');
   }
@@ -113,6 +127,30 @@ export class EnvironmentsRepo {
 
   list(): EnvironmentProfile[] {
     return this.#list.all().map(toProfile);
+  }
+
+  /**
+   * Marks the environment removed (false when there is none to remove): it is no longer listed, found or chosen;
+   * its row stays for the orders that refer to it, and `upsert` with its id brings it back.
+   */
+  remove(id: string): boolean {
+    const at = isoTime(this.#now());
+    return this.#remove.run(at, at, id).changes === 1;
+  }
+
+  /** Ids of removed environments (their rows stay): a preset among them is not seeded again. */
+  removedIds(): string[] {
+    return this.#removedIds.all().map((row) => row.id);
+  }
+
+  /** Remembers the environment the admin chose on screen; false when there is no such environment. */
+  choose(id: string): boolean {
+    return this.#choose.run({ id, at: isoTime(this.#now()) }).changes > 0;
+  }
+
+  /** The environment chosen last, or null when none was chosen or it was removed since. */
+  chosenId(): string | null {
+    return this.#chosen.get()?.id ?? null;
   }
 
   /** Why the admin paused the environment's outbox, or null: the pause outlives a restart. */

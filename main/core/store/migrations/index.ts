@@ -14,6 +14,7 @@ import * as auditKeyedLinks from './012-audit-keyed-links.js';
 import * as stagedEditHistory from './013-staged-edit-history.js';
 import * as scaleIndexes from './014-scale-indexes.js';
 import * as intake from './015-intake.js';
+import * as environmentRemoval from './016-environment-removal.js';
 import * as retention from './018-retention.js';
 
 /**
@@ -43,6 +44,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 13, name: 'staged-edit-history', up: stagedEditHistory.up },
   { version: 14, name: 'scale-indexes', up: scaleIndexes.up },
   { version: 15, name: 'intake', up: intake.up },
+  { version: 16, name: 'environment-removal', up: environmentRemoval.up },
   { version: 18, name: 'retention', up: retention.up },
 ];
 
