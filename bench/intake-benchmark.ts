@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rename } from 'node:fs/promises';
 import { mkdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { FolderWatcher } from '../main/core/intake/folder-watcher.js';
 import { writeTemplateCsv } from '../main/core/importing/template-csv.js';
 import { IntakeRepo } from '../main/core/store/intake-repo.js';
@@ -16,17 +17,20 @@ import { writeRde011 } from '../main/core/importing/rde-writer.js';
 import { StagingService } from '../main/core/staging/staging-service.js';
 import { HL7_PROFILE, uniqueOrder } from '../main/core/staging/testing/staging-fixtures.js';
 import { inProcessRowSink } from '../main/core/store/staged-batch-writer.js';
-import { openStore } from '../main/core/store/store.js';
+import { GroupCommit } from '../main/core/store/group-commit.js';
+import { openStore, type Store } from '../main/core/store/store.js';
 import { LOCAL, removeDir, tempDataDir } from '../main/core/store/testing/store-fixtures.js';
 
 /**
  * Live intake's MLLP throughput (issue #17): messages per second through the listener with the durable-before-ACK
- * rule (each message committed with synchronous=FULL before its ACK, then staged with the importer, accepted into
- * the outbox under "send valid orders as they arrive", and its outcome committed), on 1 and 4 connections, against a
- * bare loop in the same run that frames, stores the raw message with the same fsync policy (WAL, synchronous=FULL,
- * one commit per message) and ACKs without parsing; the ACK latency (p50, p99) at 100 messages/s offered; and a
- * 100,000-row CSV through a watched folder against the importer's own time for it.
- * `npx tsx bench/intake-benchmark.ts [messages]`.
+ * rule (each message read by the importer, then appended to its sender's batch of the day, accepted into the
+ * outbox under "send valid orders as they arrive", recorded with its ACK and audited in one transaction, and its
+ * ACK written only once that commit is fsync'd), on 1 and 4 connections, against a bare loop in the same run that
+ * frames, stores the raw message with the same fsync policy (GroupCommit: a commit each, one fsync of the WAL
+ * shared by the commits made meanwhile, the ACK after it) and ACKs without parsing; the same bare loop with a
+ * synchronous=FULL commit per message (the policy before group commit), for reference; the ACK latency (p50, p99)
+ * at 100 messages/s offered; and a 100,000-row CSV through a watched folder against the importer's own time for it.
+ * `npx tsx bench/intake-benchmark.ts [messages] [--no-folder]`; the load average is reported with the figures.
  */
 
 const SENDER = { sendingApplication: 'EPR-7', sendingFacility: 'CLINIC-H' };
@@ -67,14 +71,29 @@ async function sendAll(port: number, texts: readonly string[], latencies?: numbe
   socket.destroy();
 }
 
-async function run(port: number, connections: number, perConnection: number, prefix: string): Promise<number> {
+/**
+ * Messages per second over `connections`; `cpuMs` (when given) gets this process's CPU time per message (server
+ * and client share the process; the client's part is the same for every leg), which the machine's load does not
+ * stretch as it stretches wall time.
+ */
+export async function run(
+  port: number,
+  connections: number,
+  perConnection: number,
+  prefix: string,
+  cpuMs?: number[],
+): Promise<number> {
   const batches = Array.from({ length: connections }, (_, c) => messages(perConnection, `${prefix}${c}`));
+  const cpu = process.cpuUsage();
   const start = performance.now();
   await Promise.all(batches.map((texts) => sendAll(port, texts)));
-  return (connections * perConnection) / ((performance.now() - start) / 1000);
+  const seconds = (performance.now() - start) / 1000;
+  const used = process.cpuUsage(cpu);
+  cpuMs?.push((used.user + used.system) / 1000 / (connections * perConnection));
+  return (connections * perConnection) / seconds;
 }
 
-async function intakeServer(dir: string, mode: IntakeMode) {
+export async function intakeServer(dir: string, mode: IntakeMode) {
   const store = openStore({ dataDir: dir });
   store.environments.upsert(LOCAL);
   const staging = new StagingService({
@@ -100,22 +119,38 @@ async function intakeServer(dir: string, mode: IntakeMode) {
   };
 }
 
-/** The floor: frame, INSERT the raw bytes (WAL, synchronous=FULL, a commit each), write a fixed ACK. */
-async function bareServer(dir: string) {
-  const db = new Database(join(dir, 'bare.sqlite'));
+/**
+ * The floor: frame, INSERT the raw bytes, write a fixed ACK. `group`: the intake's fsync policy (GroupCommit, the
+ * ACK once the commit is durable); `each`: a synchronous=FULL commit per message, the ACK after it.
+ */
+async function bareServer(dir: string, policy: 'group' | 'each') {
+  const file = join(dir, `bare-${policy}.sqlite`);
+  const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.exec('CREATE TABLE m (id INTEGER PRIMARY KEY, peer TEXT, at TEXT, raw BLOB)');
   const insert = db.prepare('INSERT INTO m (peer, at, raw) VALUES (?, ?, ?)');
+  // GroupCommit reads only the connection and its file's name from a store.
+  const commits = new GroupCommit({ db, file } as Store);
   const ack = mllpFrame('MSH|^~\\&|A|B|C|D|20260101000000||ACK^O11^ACK|1|P|2.5\rMSA|AA|1\r');
+  const store = (peer: string, raw: Buffer) => insert.run(peer, new Date().toISOString(), raw);
   const server: Server = createServer((socket) => {
     const framer = new MllpFramer(1 << 20);
+    const peer = `${socket.remoteAddress}:${socket.remotePort}`;
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => {
       for (const event of framer.push(chunk)) {
         if (event.kind !== 'message') continue;
-        insert.run(`${socket.remoteAddress}:${socket.remotePort}`, new Date().toISOString(), event.bytes);
-        socket.write(ack);
+        if (policy === 'each') {
+          store(peer, event.bytes);
+          socket.write(ack);
+          continue;
+        }
+        const { commit } = commits.commit(() => store(peer, event.bytes));
+        void (async () => {
+          while (!commits.isDurable(commit)) await commits.sync();
+          socket.write(ack);
+        })();
       }
     });
     socket.on('error', () => socket.destroy());
@@ -125,6 +160,7 @@ async function bareServer(dir: string) {
     port: (server.address() as AddressInfo).port,
     close: async () => {
       await new Promise<void>((r) => server.close(() => r()));
+      commits.close();
       db.close();
     },
   };
@@ -208,48 +244,118 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
-export async function runIntakeBenchmark(count = 400) {
+/** ACK latency with `connections` senders, each sending `perConnection` messages at `perSecond` / connections. */
+async function latencyAt(port: number, perSecond: number, seconds: number, prefix: string, connections = 4) {
+  const latencies: number[] = [];
+  const each = Math.round((perSecond * seconds) / connections);
+  const intervalMs = (1000 * connections) / perSecond;
+  await Promise.all(
+    Array.from({ length: connections }, (_, c) =>
+      sendAll(port, messages(each, `${prefix}${c}-`), latencies, intervalMs),
+    ),
+  );
+  return {
+    p50Ms: +percentile(latencies, 50).toFixed(1),
+    p99Ms: +percentile(latencies, 99).toFixed(1),
+    maxMs: +Math.max(...latencies).toFixed(1),
+    messages: latencies.length,
+  };
+}
+
+function median(values: number[]): number {
+  return percentile(values, 50);
+}
+
+/**
+ * Every server runs for the whole benchmark and the legs take turns, ROUNDS times (bare, intake, bare, intake…),
+ * so a change in the machine's load (it is shared) falls on both sides of a ratio; each figure is the median of its
+ * rounds.
+ */
+const ROUNDS = 3;
+
+export async function runIntakeBenchmark(count = 400, options: { folder?: boolean } = {}) {
   const root = tempDataDir('rx-intake-bench-');
+  const load = { atStart: loadavg().map((n) => +n.toFixed(2)), atEnd: [] as number[] };
+  const servers: Array<{ close(): Promise<void> }> = [];
   try {
-    const bare = await bareServer(root);
-    await run(bare.port, 1, 50, 'WB'); // warm-up
-    const bare1 = await run(bare.port, 1, count, 'B1-');
-    const bare4 = await run(bare.port, 4, count / 4, 'B4-');
-    await bare.close();
-
+    const bare = await bareServer(root, 'group');
+    const each = await bareServer(root, 'each');
     const send = await intakeServer(join(root, 'send'), 'send');
-    await run(send.port, 1, 50, 'W');
-    const intake1 = await run(send.port, 1, count, 'I1-');
-    const intake4 = await run(send.port, 4, count / 4, 'I4-');
-    // ACK latency at 100 messages/s offered: 4 connections at 25/s each, for 4 s.
-    const latencies: number[] = [];
-    await Promise.all(Array.from({ length: 4 }, (_, c) => sendAll(send.port, messages(100, `L${c}-`), latencies, 40)));
-    await send.close();
-
     const hold = await intakeServer(join(root, 'hold'), 'hold');
-    const hold1 = await run(hold.port, 1, count, 'H1-');
-    await hold.close();
+    servers.push(bare, each, send, hold);
+    for (const server of [bare, each, send, hold]) await run(server.port, 1, 50, `W${server.port}-`); // warm-up
 
-    const folder = await folderLeg(root);
-    const r = (n: number) => Math.round(n);
+    const perRound = Math.max(4, Math.round(count / ROUNDS / 4) * 4);
+    const leg = () => ({ rates: [] as number[], cpuMs: [] as number[] });
+    const legs = {
+      bare1: leg(),
+      intake1: leg(),
+      bare4: leg(),
+      intake4: leg(),
+      each1: leg(),
+      each4: leg(),
+      hold1: leg(),
+      hold4: leg(),
+    };
+    const turn = async (name: keyof typeof legs, port: number, connections: number, round: number) => {
+      const l = legs[name];
+      l.rates.push(await run(port, connections, perRound / connections, `${name}-${round}-`, l.cpuMs));
+    };
+    for (let round = 0; round < ROUNDS; round += 1) {
+      await turn('bare1', bare.port, 1, round);
+      await turn('intake1', send.port, 1, round);
+      await turn('bare4', bare.port, 4, round);
+      await turn('intake4', send.port, 4, round);
+      await turn('each1', each.port, 1, round);
+      await turn('each4', each.port, 4, round);
+      await turn('hold1', hold.port, 1, round);
+      await turn('hold4', hold.port, 4, round);
+    }
+    // ACK latency at 100 messages/s offered: 4 connections at 25/s each, for 4 s.
+    const latency = await latencyAt(send.port, 100, 4, 'L');
+    for (const server of servers.splice(0)) await server.close();
+
+    const folder = options.folder === false ? undefined : await folderLeg(root);
+    load.atEnd = loadavg().map((n) => +n.toFixed(2));
+    const m = (name: keyof typeof legs) => Math.round(median(legs[name].rates));
+    const cpu = (name: keyof typeof legs) => +median(legs[name].cpuMs).toFixed(2);
+    const ratio = (a: keyof typeof legs, b: keyof typeof legs) =>
+      +(median(legs[a].rates) / median(legs[b].rates)).toFixed(3);
     return {
-      oneConnection: { intakePerSecond: r(intake1), barePerSecond: r(bare1), ratio: +(intake1 / bare1).toFixed(3) },
-      fourConnections: { intakePerSecond: r(intake4), barePerSecond: r(bare4), ratio: +(intake4 / bare4).toFixed(3) },
-      holdOneConnection: { intakePerSecond: r(hold1) },
-      ackLatencyAt100PerSecond: {
-        p50Ms: +percentile(latencies, 50).toFixed(1),
-        p99Ms: +percentile(latencies, 99).toFixed(1),
-        messages: latencies.length,
+      messagesPerLegRound: perRound,
+      rounds: ROUNDS,
+      oneConnection: {
+        intakePerSecond: m('intake1'),
+        barePerSecond: m('bare1'),
+        ratio: ratio('intake1', 'bare1'),
+        bareFullCommitEachPerSecond: m('each1'),
+        cpuMsPerMessage: { intake: cpu('intake1'), bare: cpu('bare1') },
       },
-      folderCsv100kRows: folder,
+      fourConnections: {
+        intakePerSecond: m('intake4'),
+        barePerSecond: m('bare4'),
+        ratio: ratio('intake4', 'bare4'),
+        bareFullCommitEachPerSecond: m('each4'),
+        cpuMsPerMessage: { intake: cpu('intake4'), bare: cpu('bare4') },
+      },
+      hold: {
+        oneConnectionPerSecond: m('hold1'),
+        fourConnectionsPerSecond: m('hold4'),
+        cpuMsPerMessage: cpu('hold4'),
+      },
+      ackLatencyAt100PerSecond: latency,
+      ...(folder ? { folderCsv100kRows: folder } : {}),
+      loadAverage: load,
       targets: { perSecond: 1000, ratio: 0.5, p99Ms: 50 },
     };
   } finally {
+    for (const server of servers) await server.close().catch(() => undefined);
     removeDir(root);
   }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const count = Number(process.argv[2] ?? 400);
-  console.log(JSON.stringify(await runIntakeBenchmark(count), null, 2));
+  const args = process.argv.slice(2);
+  const count = Number(args.find((a) => /^\d+$/.test(a)) ?? 400);
+  console.log(JSON.stringify(await runIntakeBenchmark(count, { folder: !args.includes('--no-folder') }), null, 2));
 }

@@ -52,6 +52,8 @@ export async function importHl7(
   inspection: Inspection,
   options: ImportOptions,
   sink: OrderSink,
+  /** The text already decoded (one MLLP message: import-message.ts); default: the file at `path`, streamed. */
+  text?: Iterable<string>,
 ): Promise<ImportReport> {
   const base = {
     file: path,
@@ -161,10 +163,9 @@ export async function importHl7(
   };
 
   try {
-    for await (const chunk of decodedChunks(path, inspection.encoding, {
-      signal: options.signal,
-      onBytes: (n) => (bytes += n),
-    })) {
+    const chunks =
+      text ?? decodedChunks(path, inspection.encoding, { signal: options.signal, onBytes: (n) => (bytes += n) });
+    for await (const chunk of chunks) {
       for (const split of splitter.push(chunk)) await handle(split);
       options.onProgress?.({ bytes, totalBytes: inspection.totalBytes, rows: splitter.messageCount });
     }

@@ -1,19 +1,21 @@
-import { mkdirSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Problem } from '../model/imported-order.js';
 import { ACCEPTED_MESSAGE_TYPES } from '../importing/hl7-field-map.js';
 import type { Logger } from '../platform/logger.js';
 import type { StagingService } from '../staging/staging-service.js';
+import { GroupCommit } from '../store/group-commit.js';
 import { IntakeRepo, type IntakeMessageRecord } from '../store/intake-repo.js';
 import type { Store } from '../store/store.js';
 import { buildAck, readMessageHeader, type AckCode, type AckError, type MessageHeader } from './hl7-ack.js';
+import { appendToDayBatch, dayBatchName, readMessage, type ReadMessage } from './message-staging.js';
 
 /**
- * What the intake does with one received message, whichever listener it came through: record it durably, stage
- * it with the same importer and staging as a file import, accept it into the outbox when the sender's rule says so,
- * audit it, and answer with the HL7 ACK. Messages are handled one at a time (a queue), so a resend racing its
- * original on another connection is answered from the first one's record.
+ * What the intake does with one received message, whichever listener it came through: read it with the same
+ * importer as a file import (in memory) and decide its ACK; then, in ONE transaction, append it to its sender's
+ * batch of the day, accept its orders into the outbox when the sender's rule says so, record it with its outcome
+ * and ACK, and audit it; answer once that commit is durable. Commits are grouped (GroupCommit): each commits without
+ * waiting for the disk, and one fsync off the event loop covers every message that arrived meanwhile, so
+ * connections share fsyncs while no ACK is written before its own message is on disk. A resend (same sender and
+ * MSH-10) is answered from the first one's record, also when it races the first on another connection.
  */
 
 /** How a sender's messages are staged: accepted into the outbox at once, or left for a person to review. */
@@ -57,8 +59,7 @@ const NEVER_AN_ORDER = new Set([
   'hl7.segmentTooLarge',
 ]);
 
-const SPOOL_DIR = 'intake-spool';
-
+/** The batch an earlier version of the intake made for one recorded message (recovery reuses it). */
 export function fileNameFor(recordId: number): string {
   return `intake-${recordId}.hl7`;
 }
@@ -66,12 +67,15 @@ export function fileNameFor(recordId: number): string {
 export class IntakeService {
   readonly repo: IntakeRepo;
   readonly #options: IntakeServiceOptions;
-  #queue: Promise<unknown> = Promise.resolve();
+  /** Each message's transaction commits without waiting for the disk; one fsync then covers all that arrived. */
+  readonly #commits: GroupCommit;
+  readonly #inflight = new Set<Promise<unknown>>();
   #closed = false;
 
   constructor(options: IntakeServiceOptions) {
     this.#options = options;
     this.repo = new IntakeRepo(options.store.db, options.store.now);
+    this.#commits = new GroupCommit(options.store);
   }
 
   get environmentId(): string {
@@ -84,22 +88,23 @@ export class IntakeService {
     return rules.senders?.[sender] ?? rules.senders?.[app] ?? rules.mode ?? 'hold';
   }
 
-  /** Handles one message; resolves with the ACK to write (after the message and its outcome are on disk). */
+  /** Handles one message; resolves with the ACK to write once the message and its outcome are on disk. */
   handle(raw: Buffer, peer: string): Promise<IntakeResult> {
-    const run = this.#queue.then(() => this.#handle(raw, peer));
-    this.#queue = run.catch(() => undefined);
-    return run;
+    return this.#track(this.#handle(raw, peer));
   }
 
   /**
-   * Messages recorded but never answered (the process died between storing one and writing its ACK): staged
-   * now (once: a batch already made for one is reused), so nothing received is lost even if its sender never
-   * resends. Run at start, before listening.
+   * Messages recorded but never answered: a store written by an earlier version of the intake, which recorded a
+   * message before staging it, and died in between. Staged now (once: a batch it already made is reused), so
+   * nothing received is lost even if its sender never resends. Run at start, before listening.
    */
   async recover(): Promise<number> {
     const pending = this.repo.unanswered();
     for (const record of pending) {
-      await this.#enqueue(() => this.#process(record, readMessageHeader(record.raw.toString('utf8'))));
+      const header = readMessageHeader(record.raw.toString('utf8'));
+      const decision = await this.#decide(record.raw, header);
+      const { commit } = this.#commits.commit(() => this.#record(decision, record, record));
+      await this.#durable(commit);
     }
     return pending.length;
   }
@@ -116,145 +121,184 @@ export class IntakeService {
     });
   }
 
-  /** Waits for the message being handled; later ones are refused. */
+  /** Waits for the messages being handled (their commits made durable); later ones are refused. */
   async close(): Promise<void> {
     this.#closed = true;
-    await this.#queue;
+    while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight]);
+    this.#commits.close();
   }
 
-  #enqueue<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(fn);
-    this.#queue = run.catch(() => undefined);
+  #track<T>(run: Promise<T>): Promise<T> {
+    this.#inflight.add(run);
+    const done = () => this.#inflight.delete(run);
+    run.then(done, done);
     return run;
   }
 
   async #handle(raw: Buffer, peer: string): Promise<IntakeResult> {
     if (this.#closed) throw new Error('the intake is stopping');
-    const { store, environmentId } = this.#options;
     const header = readMessageHeader(raw.toString('utf8'));
     const sender = header?.sender ?? '';
     const controlId = header?.controlId ?? '';
-    const earlier = header && controlId !== '' ? this.repo.find(environmentId, sender, controlId) : undefined;
-    if (earlier && earlier.outcome !== 'received' && earlier.ack) {
+    const earlier = this.#answered(sender, controlId);
+    if (earlier) return this.#resend(earlier, peer);
+    // Read and decided in memory, before anything is written: the importer on the message alone.
+    const decision = await this.#decide(raw, header);
+    if (this.#closed) throw new Error('the intake is stopping');
+    // The same message may have been recorded meanwhile (a resend racing it on another connection).
+    const raced = this.#answered(sender, controlId);
+    if (raced) return this.#resend(raced, peer);
+    // Recorded, staged, accepted (by the rule) and audited in one transaction; its ACK waits until it is durable.
+    const { value: result, commit } = this.#commits.commit(() =>
+      this.#record(decision, { sender, controlId, peer, raw }),
+    );
+    await this.#durable(commit);
+    this.#announce(result, peer, controlId);
+    return result;
+  }
+
+  #answered(sender: string, controlId: string): IntakeMessageRecord | undefined {
+    if (controlId === '') return undefined;
+    const earlier = this.repo.find(this.#options.environmentId, sender, controlId);
+    return earlier && earlier.outcome !== 'received' && earlier.ack ? earlier : undefined;
+  }
+
+  /** A resend of an answered message: its stored ACK again (once that answer is durable), nothing staged. */
+  async #resend(earlier: IntakeMessageRecord, peer: string): Promise<IntakeResult> {
+    const { store, environmentId } = this.#options;
+    const { commit } = this.#commits.commit(() =>
       store.audit.append({
         actor: 'system',
         action: 'intake.resent',
         environmentId,
         batchId: earlier.batchId,
-        details: { peer, controlId, sender, outcome: earlier.outcome },
-      });
-      const result: IntakeResult = {
-        code: earlier.outcome,
-        ack: earlier.ack,
-        resent: true,
-        batchId: earlier.batchId,
-        recordId: earlier.id,
-      };
-      this.#options.onOutcome?.(result);
-      return result;
-    }
-    // Durable before anything else: the store's connection commits with synchronous=FULL (fsync of the WAL).
-    const record = earlier ?? this.repo.receive({ environmentId, channel: 'mllp', sender, controlId, peer, raw });
-    return this.#process(record, header);
+        details: { peer, controlId: earlier.controlId, sender: earlier.sender, outcome: earlier.outcome },
+      }),
+    );
+    await this.#durable(commit);
+    const result: IntakeResult = {
+      code: earlier.outcome as AckCode,
+      ack: earlier.ack!,
+      resent: true,
+      batchId: earlier.batchId,
+      recordId: earlier.id,
+    };
+    this.#options.onOutcome?.(result);
+    return result;
   }
 
-  async #process(record: IntakeMessageRecord, header: MessageHeader | undefined): Promise<IntakeResult> {
-    const { environmentId } = this.#options;
+  /** AR, AE or AA, from the header and the importer's reading of the message (no store writes). */
+  async #decide(raw: Buffer, header: MessageHeader | undefined): Promise<Decision> {
     const refusal = refusalOf(header);
-    if (refusal) return this.#answer(record, header, 'AR', [refusal], null);
-
-    let batchId = this.repo.batchForFile(environmentId, fileNameFor(record.id)) ?? null;
-    if (batchId === null) {
-      const staged = await this.#stage(record);
-      if (staged.status === 'refused') {
-        const errors = staged.problems.map((p) => ({ hl7Code: '207' as const, text: p.text }));
-        return this.#answer(record, header, 'AR', errors, null);
-      }
-      batchId = staged.batchId;
+    if (refusal) return { code: 'AR', errors: [refusal], header, read: undefined };
+    const { store, staging, environmentId } = this.#options;
+    const read = await readMessage(raw, `${header!.controlId}.hl7`, {
+      codeLists: staging.codeListsFor(environmentId),
+      profiles: store.mappingProfiles.list().map((saved) => saved.profile),
+      isKnownOrder: (clinicCode, clinicOrderId) =>
+        store.stagedOrders.isAccepted(environmentId, clinicCode, clinicOrderId),
+      today: store.now(),
+    });
+    if (read.refused) {
+      return {
+        code: 'AR',
+        errors: read.refused.map((problem) => ({ hl7Code: '207' as const, text: problem.text })),
+        header,
+        read: undefined,
+      };
     }
-    const { orders } = this.#options.store.stagedOrders.page({ batchId, offset: 0, limit: 20 });
     const errors: AckError[] = [];
     let never = false;
-    for (const order of orders) {
-      for (const problem of order.problems) {
+    for (const entry of read.entries) {
+      for (const problem of entry.problems) {
         if (problem.severity !== 'error') continue;
         if (NEVER_AN_ORDER.has(problem.code)) never = true;
         errors.push(toAckError(problem));
       }
     }
-    if (orders.length === 0) {
-      never = true;
-      errors.push({ hl7Code: '207', text: 'The message holds no order.' });
-    }
-    if (never) return this.#answer(record, header, 'AE', errors, batchId);
-    const staged = batchId;
-    // Accepted in the same transaction as the outcome: one commit (one fsync) for both, and never one without the other.
-    const accept =
-      this.modeFor(record.sender) === 'send'
-        ? () => {
-            const outcome = this.#options.staging.accept(staged);
-            if (outcome.accepted > 0 || outcome.cancelled > 0) this.#options.onAccepted?.(staged);
-          }
-        : undefined;
-    return this.#answer(record, header, 'AA', [], batchId, accept);
+    return { code: never ? 'AE' : 'AA', errors, header, read };
   }
 
-  async #stage(record: IntakeMessageRecord) {
-    const { store, staging, environmentId } = this.#options;
-    // The importer reads files: the message goes through a private spool file named after its record, so a
-    // batch already made for it (before a crash) is found by that name.
-    const dir = join(store.dataDir, SPOOL_DIR);
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const path = join(dir, fileNameFor(record.id));
-    await writeFile(path, record.raw, { mode: 0o600 });
-    try {
-      const outcome = await staging.importFile({ environmentId, path, route: 'v1' });
-      if (outcome.status === 'cancelled') throw new Error('the import was cancelled');
-      return outcome;
-    } finally {
-      await rm(path, { force: true });
-    }
-  }
-
-  #answer(
-    record: IntakeMessageRecord,
-    header: MessageHeader | undefined,
-    code: AckCode,
-    errors: AckError[],
-    batchId: number | null,
-    before?: () => void,
+  /**
+   * Inside one transaction: the message appended to its sender's batch of the day (AA and AE: a person sees it),
+   * accepted into the outbox when AA and the sender's rule is `send` (only its own orders), its row with outcome
+   * and ACK, and its audit entry. `existing`: a row recorded by an earlier version, answered now.
+   */
+  #record(
+    decision: Decision,
+    message: { sender: string; controlId: string; peer: string; raw: Buffer },
+    existing?: IntakeMessageRecord,
   ): IntakeResult {
-    const { store, environmentId } = this.#options;
-    const ack = buildAck(header, { code, errors, now: store.now() });
-    const accepted = code === 'AA' && batchId !== null && this.modeFor(record.sender) === 'send';
-    store.inTransaction(() => {
-      before?.();
-      this.repo.answer(record.id, code, ack, batchId);
-      store.audit.append({
-        actor: 'system',
-        action: accepted ? 'intake.accepted' : code === 'AA' ? 'intake.staged' : 'intake.refused',
-        environmentId,
-        batchId,
-        details: {
-          peer: record.peer,
-          controlId: record.controlId,
-          sender: record.sender,
-          outcome: code,
-          ...(errors.length > 0 ? { invalidCount: errors.length } : {}),
-        },
-      });
-    });
-    if (code !== 'AA') {
-      this.#options.logger?.warn('intake: message not accepted', {
-        peer: record.peer,
-        controlId: record.controlId,
-        outcome: code,
-      });
+    const { store, staging, environmentId } = this.#options;
+    const { code, errors, header, read } = decision;
+    let batchId: number | null = null;
+    let accepted = false;
+    let queued = 0;
+    if (read) {
+      const earlierBatch = existing ? this.repo.batchForFile(environmentId, fileNameFor(existing.id)) : undefined;
+      if (earlierBatch !== undefined) batchId = earlierBatch;
+      else {
+        const name = dayBatchName(message.sender, store.now());
+        const staged = appendToDayBatch(store, this.repo, { environmentId, name }, read);
+        batchId = staged.batchId;
+        if (code === 'AA' && this.modeFor(message.sender) === 'send') {
+          const outcome = staging.accept(staged.batchId, { after: staged.after, upTo: staged.upTo });
+          accepted = true;
+          queued = outcome.accepted + outcome.cancelled;
+          if (outcome.accepted > 0 || outcome.cancelled > 0) this.#options.onAccepted?.(staged.batchId);
+        }
+      }
     }
-    const result: IntakeResult = { code, ack, resent: false, batchId, recordId: record.id };
-    this.#options.onOutcome?.(result);
-    return result;
+    const ack = buildAck(header, { code, errors, now: store.now() });
+    let recordId: number;
+    if (existing) {
+      this.repo.answer(existing.id, code, ack, batchId);
+      recordId = existing.id;
+    } else {
+      recordId = this.repo.record({ environmentId, channel: 'mllp', ...message, outcome: code, ack, batchId });
+    }
+    store.audit.append({
+      actor: 'system',
+      action: accepted ? 'intake.accepted' : code === 'AA' ? 'intake.staged' : 'intake.refused',
+      environmentId,
+      batchId,
+      details: {
+        peer: message.peer,
+        controlId: message.controlId,
+        sender: message.sender,
+        outcome: code,
+        // Under `send`: the orders (or cancels) it queued, as `batch.accepted` would count them.
+        ...(accepted ? { orderCount: queued } : {}),
+        ...(errors.length > 0 ? { invalidCount: errors.length } : {}),
+      },
+    });
+    return { code, ack, resent: false, batchId, recordId };
   }
+
+  /** Waits until commit `commit` is on disk (one fsync shared by every commit made meanwhile). */
+  async #durable(commit: number): Promise<void> {
+    while (!this.#commits.isDurable(commit)) {
+      await this.#commits.sync();
+      if (!this.#commits.isDurable(commit) && this.#commits.allDurable()) {
+        throw new Error('the message could not be made durable (an fsync failed)');
+      }
+    }
+  }
+
+  #announce(result: IntakeResult, peer: string, controlId: string): void {
+    if (result.code !== 'AA') {
+      this.#options.logger?.warn('intake: message not accepted', { peer, controlId, outcome: result.code });
+    }
+    this.#options.onOutcome?.(result);
+  }
+}
+
+interface Decision {
+  code: AckCode;
+  errors: AckError[];
+  header: MessageHeader | undefined;
+  /** The importer's reading, when the message can be staged (AA, AE). */
+  read: ReadMessage | undefined;
 }
 
 /** AR: not HL7, an unsupported message type or version. */

@@ -82,6 +82,11 @@ function batchCount(r: Running): number {
   ).n;
 }
 
+/** Staged orders (messages staged): a sender's messages of a day share one batch. */
+function stagedCount(r: Running): number {
+  return (r.fixture.store.db.prepare('SELECT count(*) AS n FROM staged_orders').get() as { n: number }).n;
+}
+
 describe('MLLP intake', () => {
   it('acknowledges a valid message AA with its MSH mirrored, stages it once and answers a resend the same', async () => {
     const r = await start();
@@ -111,6 +116,7 @@ describe('MLLP intake', () => {
     const [again] = await sendWithLibrary(r.port, [text]);
     expect(again!.text).toBe(ack!.text);
     expect(batchCount(r)).toBe(1);
+    expect(stagedCount(r)).toBe(1);
     const actions = r.fixture.store.audit
       .search({})
       .map((e) => e.action)
@@ -191,7 +197,8 @@ describe('MLLP intake', () => {
       expect(acks.map((a) => a.get('MSA.1'))).toEqual(Array(15).fill('AA'));
       expect(acks.map((a) => a.get('MSA.2'))).toEqual(lots[i]!.map((m) => m.split('|')[9]));
     }
-    expect(batchCount(r)).toBe(60);
+    expect(stagedCount(r)).toBe(60);
+    expect(batchCount(r)).toBe(1); // one sender, one day
     const queued = r.fixture.store.db.prepare("SELECT count(*) AS n FROM orders WHERE state = 'queued'").get() as {
       n: number;
     };
@@ -227,7 +234,8 @@ describe('MLLP intake', () => {
     expect(more[3]!.errors[0]!.code).toBe('100');
     expect([more[4]!.get('MSA.1'), more[4]!.get('MSA.2')]).toEqual(['AA', 'CTL-AFTER']);
     socket.close();
-    expect(batchCount(r)).toBe(4);
+    expect(stagedCount(r)).toBe(4);
+    expect(batchCount(r)).toBe(1);
     expect(r.logs.join('\n')).not.toMatch(/Example|Alex|Test Street/); // no patient data in the log
   });
 

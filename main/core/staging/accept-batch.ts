@@ -29,7 +29,17 @@ function stayingProblem(order: Pick<StagedOrder, 'source'>, code: string, text: 
   };
 }
 
-export function acceptBatch(deps: StagingDeps, batchId: number): AcceptOutcome {
+/**
+ * Accepting part of a batch, by live intake: the orders one message added (positions `after` < p ≤ `upTo`). No
+ * `batch.accepted` entry: the intake's own audit entry for the message (`intake.accepted`, in the same
+ * transaction) records it.
+ */
+export interface AcceptRange {
+  after: number;
+  upTo: number;
+}
+
+export function acceptBatch(deps: StagingDeps, batchId: number, range?: AcceptRange): AcceptOutcome {
   const { store } = deps;
   const batch = store.batches.get(batchId);
   if (!batch) throw new StagingError(`there is no batch ${batchId}`);
@@ -56,8 +66,9 @@ export function acceptBatch(deps: StagingDeps, batchId: number): AcceptOutcome {
       });
     };
 
-    for (let after = 0; ;) {
-      const page = store.stagedOrders.acceptCandidates(batchId, after, PAGE);
+    for (let after = range?.after ?? 0; ;) {
+      let page = store.stagedOrders.acceptCandidates(batchId, after, PAGE);
+      if (range) page = page.filter((candidate) => candidate.position <= range.upTo);
       if (page.length === 0) break;
       after = page[page.length - 1]!.position;
       const toQueue: Array<{ stagedId: number; order: NewOrder }> = [];
@@ -135,8 +146,10 @@ export function acceptBatch(deps: StagingDeps, batchId: number): AcceptOutcome {
       accepted += ids.length;
     }
 
-    accepted += acceptLegacyReadyOrders(deps, batchId);
-    const staying = store.stagedOrders.counts(batchId).staged;
+    // A range is orders just appended: none is a legacy `ready` order, and what stays is the rest of the range.
+    if (!range) accepted += acceptLegacyReadyOrders(deps, batchId);
+    const staying = range ? range.upTo - range.after - accepted - cancelled : store.stagedOrders.counts(batchId).staged;
+    if (range) return { batchId, environmentId: batch.environmentId, route, accepted, cancelled, staying };
     store.audit.append({
       actor: 'user',
       action: 'batch.accepted',

@@ -69,7 +69,7 @@ function chosenProfile(deps: StagingDeps, name: string): MappingProfile {
   return saved.profile;
 }
 
-function summaryOf(report: ImportReport): ImportSummary {
+export function summaryOf(report: ImportReport): ImportSummary {
   return {
     format: report.format,
     encoding: report.encoding,

@@ -18,7 +18,7 @@ import type { SavedProfile } from '../store/mapping-profiles-repo.js';
 import type { OpenRowSink } from '../store/staged-batch-writer.js';
 import type { StagedCounts } from '../store/staged-orders-repo.js';
 import type { Store } from '../store/store.js';
-import { acceptBatch } from './accept-batch.js';
+import { acceptBatch, type AcceptRange } from './accept-batch.js';
 import {
   discardBatch,
   editStagedOrder,
@@ -104,6 +104,11 @@ export class StagingService {
 
   get #store(): Store {
     return this.#deps.store;
+  }
+
+  /** An environment's code lists, as imports validate against them; throws for an unknown environment. */
+  codeListsFor(environmentId: string): CodeLists {
+    return this.#deps.codeListsFor(environmentId);
   }
 
   async importFile(request: ImportRequest): Promise<ImportOutcome> {
@@ -288,8 +293,9 @@ export class StagingService {
     return counts;
   }
 
-  accept(batchId: number): AcceptOutcome {
-    const outcome = acceptBatch(this.#staging, batchId);
+  /** Accepts the whole batch, or (live intake) only the orders in `range`. */
+  accept(batchId: number, range?: AcceptRange): AcceptOutcome {
+    const outcome = acceptBatch(this.#staging, batchId, range);
     if (outcome.accepted > 0 || outcome.cancelled > 0) this.#deps.notifyOutbox?.(outcome.environmentId);
     this.#deps.onBatchChanged?.({ environmentId: outcome.environmentId, batchId });
     return outcome;

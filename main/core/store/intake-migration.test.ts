@@ -147,4 +147,19 @@ describe('migration 015 (intake tables)', () => {
     dirs.push(dataDir);
     expect(tableNames(open(dataDir))).toEqual(INTAKE_OBJECTS);
   });
+
+  it("finds a sender's control id through the partial unique index, not by reading the table", () => {
+    const dataDir = tempDataDir();
+    dirs.push(dataDir);
+    const store = open(dataDir);
+    const plan = store.db
+      .prepare<[], { detail: string }>(
+        `EXPLAIN QUERY PLAN SELECT * FROM intake_messages
+         WHERE environment_id = 'e' AND sender = 's' AND control_id = 'c' AND control_id <> ''`,
+      )
+      .all()
+      .map((row) => row.detail)
+      .join('; ');
+    expect(plan).toMatch(/USING INDEX intake_messages_by_control_id/);
+  });
 });

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { ROW_WIDTH } from './staged-batch-writer.js';
 
 /**
  * Live intake's records (main/core/intake/; the tables are migration 015's): every message an MLLP listener
@@ -10,6 +11,8 @@ import type Database from 'better-sqlite3';
  *   whose commits are `synchronous=FULL` (fsync'd): a message is on disk before its ACK is written.
  * - `intake_files`: the content hash of each file a watched folder imported, so the same content is not imported
  *   twice.
+ * - A message's order is appended to its sender's batch of the day (`openBatch`, `appendStaged`), in the
+ *   transaction that records the message: the only writes the intake makes to staging's tables itself.
  */
 
 export type IntakeOutcome = 'received' | 'AA' | 'AE' | 'AR';
@@ -67,11 +70,20 @@ export class IntakeRepo {
   readonly #fileSeen: Database.Statement<[string, string], { outcome: string; batch_id: number | null }>;
   readonly #fileInsert: Database.Statement<Record<string, unknown>>;
   readonly #counts: Database.Statement<[], { outcome: string; n: number }>;
+  readonly #record: Database.Statement<Record<string, unknown>>;
+  readonly #openBatch: Database.Statement<[string, string], number>;
+  readonly #lastPosition: Database.Statement<[number], number>;
+  readonly #appendStaged: Database.Statement<unknown[]>;
+  readonly #growBatch: Database.Statement<[number, number, number]>;
 
   constructor(db: Database.Database, now: () => Date) {
     this.#db = db;
     this.#now = now;
-    this.#find = db.prepare('SELECT * FROM intake_messages WHERE environment_id = ? AND sender = ? AND control_id = ?');
+    // `control_id <> ''` repeats the unique index's WHERE, which is how SQLite knows that partial index serves the
+    // query (without it, every resend check read the whole table).
+    this.#find = db.prepare(
+      "SELECT * FROM intake_messages WHERE environment_id = ? AND sender = ? AND control_id = ? AND control_id <> ''",
+    );
     this.#get = db.prepare('SELECT * FROM intake_messages WHERE id = ?');
     this.#insert = db.prepare(
       `INSERT INTO intake_messages (environment_id, channel, sender, control_id, received_at, peer, raw, outcome)
@@ -93,6 +105,69 @@ export class IntakeRepo {
        VALUES (@hash, @environmentId, @folder, @fileName, @at, @outcome, @batchId)`,
     );
     this.#counts = db.prepare('SELECT outcome, count(*) AS n FROM intake_messages GROUP BY outcome');
+    this.#record = db.prepare(
+      `INSERT INTO intake_messages (environment_id, channel, sender, control_id, received_at, peer, raw, outcome, ack,
+         batch_id, answered_at)
+       VALUES (@environmentId, @channel, @sender, @controlId, @at, @peer, @raw, @outcome, @ack, @batchId, @at)`,
+    );
+    this.#openBatch = db
+      .prepare<[string, string], number>(
+        `SELECT id FROM import_batches
+         WHERE environment_id = ? AND source_file_name = ? AND importing = 0 AND discarded_at IS NULL
+         ORDER BY id DESC LIMIT 1`,
+      )
+      .pluck();
+    this.#lastPosition = db
+      .prepare<[number], number>('SELECT coalesce(max(position), 0) FROM staged_orders WHERE batch_id = ?')
+      .pluck();
+    this.#appendStaged = db.prepare(
+      `INSERT INTO staged_orders (batch_id, position, clinic_code, clinic_order_id, order_control, body, valid,
+         problems, provenance, source, state)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'staged')`,
+    );
+    this.#growBatch = db.prepare(
+      'UPDATE import_batches SET row_count = row_count + ?, invalid_count = invalid_count + ? WHERE id = ?',
+    );
+  }
+
+  /**
+   * Records a message with its outcome and ACK at once (it was read and decided in memory first); call inside the
+   * transaction that stages it and appends its audit entry. Returns the row's id.
+   */
+  record(message: {
+    environmentId: string;
+    channel: 'mllp';
+    sender: string;
+    controlId: string;
+    peer: string;
+    raw: Buffer;
+    outcome: Exclude<IntakeOutcome, 'received'>;
+    ack: string;
+    batchId: number | null;
+  }): number {
+    return Number(this.#record.run({ ...message, at: this.#now().toISOString() }).lastInsertRowid);
+  }
+
+  /** The newest visible, not discarded batch of this name (a sender's batch of the day), if any. */
+  openBatch(environmentId: string, name: string): number | undefined {
+    return this.#openBatch.get(environmentId, name);
+  }
+
+  /** The batch's last staged position (0 when empty). */
+  lastPosition(batchId: number): number {
+    return this.#lastPosition.get(batchId) ?? 0;
+  }
+
+  /**
+   * Appends staged rows (values as `pushStagedRow` lays them out, positions after `lastPosition`) to a visible
+   * batch and counts them in its row and invalid counts; inside the caller's transaction.
+   */
+  appendStaged(batchId: number, rows: readonly unknown[], invalidCount: number): void {
+    if (!this.#db.inTransaction) throw new Error('appendStaged needs a transaction');
+    for (let i = 0; i < rows.length; i += ROW_WIDTH) {
+      this.#appendStaged.run(batchId, ...rows.slice(i, i + ROW_WIDTH));
+    }
+    this.#growBatch.run(rows.length / ROW_WIDTH, invalidCount, batchId);
   }
 
   find(environmentId: string, sender: string, controlId: string): IntakeMessageRecord | undefined {

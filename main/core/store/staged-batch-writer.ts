@@ -143,6 +143,43 @@ export interface ImportTarget {
   route: OrderRoute;
 }
 
+/**
+ * Appends an order's staged-row values to `target`, in the order of `ROW_WIDTH` (from position on), and returns
+ * their size in characters. Also used by live intake, which appends one message's order to its sender's batch of
+ * the day.
+ */
+export function pushStagedRow(
+  target: unknown[],
+  position: number,
+  order: NewStagedOrder,
+  outcome?: Pick<NewStagedOrder, 'problems' | 'valid'>,
+  extras?: OrderExtras,
+): number {
+  const valid = outcome ? outcome.valid : order.valid;
+  const problemList = outcome ? outcome.problems : order.problems;
+  const { orderControl, ...source } = order.source;
+  const body = JSON.stringify(order.body);
+  const problems = problemList.length === 0 ? '[]' : JSON.stringify(problemList);
+  // An imported order's provenance is read from the importer's table, never built as a record.
+  const table = extras?.provenance;
+  const provenance = table
+    ? encodeProvenanceEntries(table, table.file, source)
+    : encodeProvenance(order.provenance, source);
+  const sourceText = JSON.stringify(source);
+  target.push(
+    position,
+    order.clinicCode,
+    order.clinicOrderId,
+    orderControl ?? 'NW',
+    body,
+    valid ? 1 : 0,
+    problems,
+    provenance,
+    sourceText,
+  );
+  return body.length + problems.length + provenance.length + sourceText.length;
+}
+
 /** One import's orders on their way into a hidden batch (see the file comment). */
 export class StagedBatchWriter {
   readonly batchId: number;
@@ -182,31 +219,9 @@ export class StagedBatchWriter {
     extras?: OrderExtras,
   ): void | Promise<void> {
     if (this.#state !== 'open') throw new Error('this batch writer is no longer open');
-    const valid = outcome ? outcome.valid : order.valid;
-    const problemList = outcome ? outcome.problems : order.problems;
     this.#count += 1;
-    if (valid) this.#valid += 1;
-    const { orderControl, ...source } = order.source;
-    const body = JSON.stringify(order.body);
-    const problems = problemList.length === 0 ? '[]' : JSON.stringify(problemList);
-    // An imported order's provenance is read from the importer's table, never built as a record.
-    const table = extras?.provenance;
-    const provenance = table
-      ? encodeProvenanceEntries(table, table.file, source)
-      : encodeProvenance(order.provenance, source);
-    const sourceText = JSON.stringify(source);
-    this.#chunk.push(
-      this.#count,
-      order.clinicCode,
-      order.clinicOrderId,
-      orderControl ?? 'NW',
-      body,
-      valid ? 1 : 0,
-      problems,
-      provenance,
-      sourceText,
-    );
-    this.#chunkChars += body.length + problems.length + provenance.length + sourceText.length;
+    if (outcome ? outcome.valid : order.valid) this.#valid += 1;
+    this.#chunkChars += pushStagedRow(this.#chunk, this.#count, order, outcome, extras);
     if (this.#chunk.length >= ROWS_PER_CHUNK * ROW_WIDTH || this.#chunkChars >= CHARS_PER_CHUNK) {
       return this.#send();
     }
