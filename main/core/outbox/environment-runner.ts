@@ -357,7 +357,7 @@ export class EnvironmentRunner {
       nextAttemptAt: this.#nextAttemptAt(state, nowMs),
       slow: this.#slowRequests(performance.now()),
       // Counts read afresh whenever nothing is sending (rare reports); while sending, at most every second.
-      batches: this.#batches.report(store, nowMs, state !== 'sending'),
+      batches: this.#batches.report(store, this.environmentId, nowMs, state !== 'sending'),
     };
   }
 

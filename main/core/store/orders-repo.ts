@@ -299,6 +299,11 @@ export class OrdersRepo {
   readonly #origin: Database.Statement<[number], OriginRow>;
   readonly #source: Database.Statement<[number], SourceRow>;
   readonly #count: Database.Statement<[{ environmentId: string | null }], { state: OrderState; count: number }>;
+  readonly #batchSpan: Database.Statement<[number], { lo: number | null; hi: number | null; count: number }>;
+  readonly #countInSpan: Database.Statement<
+    [{ environmentId: string; lo: number; hi: number }],
+    { state: OrderState; count: number }
+  >;
   readonly #countInBatch: Database.Statement<[number], { state: OrderState; count: number }>;
   readonly #enqueue: Database.Transaction<
     (
@@ -370,7 +375,19 @@ export class OrdersRepo {
       `SELECT state, sum(count) AS count FROM order_state_counts
        WHERE @environmentId IS NULL OR environment_id = @environmentId GROUP BY state`,
     );
-    // One batch's orders through orders_by_batch: as costly as the batch is large, so the outbox reads it sparingly.
+    // A batch's orders per state without reading its rows: its id span from orders_by_batch (index only), then
+    // each state's count inside the span from orders_by_state (index only). Exact when nothing else lies in the
+    // span (its size is the batch's count: an accept is one transaction, so a batch accepted at once is one span);
+    // otherwise the batch's rows are read (a batch accepted in parts while others were: rare, and slower).
+    this.#batchSpan = db.prepare(
+      `SELECT min(id) AS lo, max(id) AS hi, count(*) AS count FROM orders INDEXED BY orders_by_batch WHERE batch_id = ?`,
+    );
+    this.#countInSpan = db.prepare(
+      `SELECT s.value AS state,
+         (SELECT count(*) FROM orders INDEXED BY orders_by_state
+          WHERE environment_id = @environmentId AND state = s.value AND id BETWEEN @lo AND @hi) AS count
+       FROM json_each('${JSON.stringify(ORDER_STATES)}') s`,
+    );
     this.#countInBatch = db.prepare(`SELECT state, count(*) AS count FROM orders WHERE batch_id = ? GROUP BY state`);
     this.#enqueue = db.transaction((batchId, orders, audit) => this.#enqueueNow(batchId, orders, audit));
     this.#transition = db.transaction((orderId, from, to, patch, audit) =>
@@ -795,9 +812,15 @@ export class OrdersRepo {
   }
 
   /** One batch's orders per state (every state present), for its own progress line. */
-  countByStateInBatch(batchId: number): Record<OrderState, number> {
+  countByStateInBatch(environmentId: string, batchId: number): Record<OrderState, number> {
     const counts = Object.fromEntries(ORDER_STATES.map((state) => [state, 0])) as Record<OrderState, number>;
-    for (const { state, count } of this.#countInBatch.all(batchId)) counts[state] = count;
+    const span = this.#batchSpan.get(batchId);
+    if (!span || span.lo === null || span.hi === null) return counts;
+    const rows =
+      span.hi - span.lo + 1 === span.count
+        ? this.#countInSpan.all({ environmentId, lo: span.lo, hi: span.hi })
+        : this.#countInBatch.all(batchId);
+    for (const { state, count } of rows) counts[state] = count;
     return counts;
   }
 }
