@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { auditChainReportSchema, auditEntryViewSchema } from './outbox-views.js';
+import { auditChainReportSchema, auditEntryViewSchema } from './log-views.js';
 
 /**
  * The submission log's calls and events (spread into `calls` and `events` in contract.ts): search, verify, export,
@@ -46,6 +46,16 @@ const exportedSchema = z.object({
   filtered: z.boolean(),
 });
 
+/** A whole-chain check stopped by `log.cancel`: how far it got, nothing found wrong up to there. */
+export const verifyCancelledSchema = z
+  .object({
+    ok: z.literal(false),
+    cancelled: z.literal(true),
+    checked: z.number().int().nonnegative(),
+    total: z.number().int().nonnegative(),
+  })
+  .strict();
+
 /** The long log operations: one of each at a time. */
 export const logOperationSchema = z.enum(['export', 'verify']);
 export type LogOperation = z.infer<typeof logOperationSchema>;
@@ -65,7 +75,7 @@ export const logCalls = {
    */
   'log.verify': {
     input: z.object({ full: z.boolean().optional() }).strict(),
-    output: auditChainReportSchema,
+    output: z.union([auditChainReportSchema, verifyCancelledSchema]),
   },
   /**
    * The log (or the entries matching `filter`) written as CSV or JSON Lines, streamed page by page, never held as

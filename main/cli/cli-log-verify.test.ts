@@ -62,11 +62,27 @@ describe('rx-batch log verify on a tampered database', () => {
     db.close();
   }
 
-  it('says OK for an untouched log', async () => {
+  it('says OK for an untouched log, with its progress on stderr', async () => {
     await entries(3);
     const verified = await cli('log', 'verify');
     expect(verified).toMatchObject({ code: 0 });
     expect(verified.stdout).toBe('Audit log OK: 3 entries, every link intact.\n');
+    expect(verified.stderr).toContain('Checking the audit log: 3 of 3 entries (100%)');
+  });
+
+  it('stops on SIGINT/SIGTERM and says how far it got (exit 1: not checked to the end)', async () => {
+    await entries(2);
+    const stopped = new AbortController();
+    stopped.abort();
+    const stdout = new Collected();
+    const code = await runCli(['log', 'verify', '--data-dir', dataDir], {
+      stdout,
+      stderr: new Collected(),
+      env: {},
+      signal: stopped.signal,
+    });
+    expect(code).toBe(1);
+    expect(stdout.text).toBe('Audit log check stopped after 0 entries: nothing was wrong up to there.\n');
   });
 
   it('reports an entry rewritten and re-chained with plain SHA-256 at that entry', async () => {

@@ -197,6 +197,18 @@ export class AppServices {
     return this.#auditChain.verify(options);
   }
 
+  /**
+   * `log verify` of the whole chain a page at a time, with progress and a stop (AuditChainGuard.verifyStreaming):
+   * the core keeps serving calls while it runs.
+   */
+  verifyAuditLogStreaming(options: {
+    signal?: AbortSignal;
+    onProgress?: (checked: number, total: number) => void;
+  }): Promise<AuditChainReport> {
+    if (!this.#auditChain) throw new Error('the audit chain is not open');
+    return this.#auditChain.verifyStreaming(options);
+  }
+
   /** Starts sending and tracking for one environment (recovery of interrupted sends comes first, in the outbox). */
   startEnvironment(environmentId: string): void {
     this.registry.get(environmentId);

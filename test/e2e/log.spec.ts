@@ -14,9 +14,11 @@ test('log: entries of an order found by search, the chain verified, exports down
   const [clinicOrderId] = batch.clinicOrderIds as [string];
   await openWorkspace(page, app, 'Log');
 
-  await expect(page.getByRole('region', { name: 'Chain verification' }).getByRole('status')).toContainText(
-    /✓ Verified: [\d,]+ entries/,
-  );
+  const chain = page.getByRole('region', { name: 'Chain verification' });
+  await expect(chain.getByRole('status')).toContainText(/✓ Verified: [\d,]+ entries/);
+  // The whole chain on request (page by page, with progress and a cancel while it runs).
+  await chain.getByRole('button', { name: 'Check the whole log' }).click();
+  await expect(chain.getByRole('status')).toContainText(/✓ Verified \(the whole log\): [\d,]+ entries/);
 
   const entries = page.getByRole('region', { name: 'Entries' });
   const filters = entries.getByRole('search', { name: 'Filter the log' });

@@ -48,9 +48,43 @@ export async function logExport(
   return EXIT.ok;
 }
 
-/** The chain checked with this program's audit key and against the head it recorded outside the database. */
-export function logVerify(ctx: CliContext): number {
-  const report = ctx.services.verifyAuditLog();
+/** A progress line at most this often (on stderr, so stdout stays the result). */
+const PROGRESS_LINE_MS = 1000;
+
+/**
+ * The whole chain checked with this program's audit key and against the head it recorded outside the database, a
+ * page at a time: progress on stderr about once a second (not with --json), and SIGINT/SIGTERM stops it (exit 1:
+ * the log was not checked to its end).
+ */
+export async function logVerify(ctx: CliContext): Promise<number> {
+  let lastLine = -Infinity;
+  const controller = new AbortController();
+  const stop = () => controller.abort(new Error('interrupted'));
+  ctx.io.signal.addEventListener('abort', stop, { once: true });
+  if (ctx.io.signal.aborted) stop();
+  let checked = 0;
+  let report;
+  try {
+    report = await ctx.services.verifyAuditLogStreaming({
+      signal: controller.signal,
+      onProgress: (done, total) => {
+        checked = done;
+        const now = Date.now();
+        if (ctx.options.json || now - lastLine < PROGRESS_LINE_MS) return;
+        lastLine = now;
+        ctx.warn(
+          `Checking the audit log: ${done} of ${total} entries (${Math.floor((done / Math.max(total, 1)) * 100)}%)`,
+        );
+      },
+    });
+  } catch (error) {
+    if (!controller.signal.aborted) throw error;
+    if (ctx.options.json) ctx.json({ ok: false, cancelled: true, checked });
+    else ctx.line(`Audit log check stopped after ${checked} entries: nothing was wrong up to there.`);
+    return EXIT.attention;
+  } finally {
+    ctx.io.signal.removeEventListener('abort', stop);
+  }
   if (ctx.options.json) ctx.json(report);
   else if (report.ok) ctx.line(`Audit log OK: ${report.count} entries, every link intact.`);
   else ctx.line(`Audit log BROKEN at entry ${report.brokenAt}: ${report.reason}`);

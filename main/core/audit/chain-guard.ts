@@ -10,7 +10,13 @@ import {
   type ChainHead,
   type ChainSecret,
 } from './chain-key.js';
-import { verifyAuditChain, type AuditChainReport } from './verify-chain.js';
+import {
+  verifyAuditChain,
+  verifyAuditChainStreaming,
+  type AuditChainReport,
+  type StreamingVerifyOptions,
+  type VerifyOptions,
+} from './verify-chain.js';
 
 export interface ChainGuardOptions {
   /** The host's SecretStore: where this program's key and recorded head live. */
@@ -97,12 +103,31 @@ export class AuditChainGuard {
    * whole chain moves that prefix to its end (written off this call, like the head).
    */
   verify(options: { incremental?: boolean } = {}): AuditChainReport {
-    const report = verifyAuditChain(this.#store, {
+    return this.#verified(verifyAuditChain(this.#store, this.#verifyOptions(options.incremental === true)));
+  }
+
+  /**
+   * The whole chain checked a page at a time, with progress and a stop (`verifyAuditChainStreaming`): for a long
+   * log, where `verify` would hold the core for the whole walk. A whole chain moves the verified prefix, as `verify`.
+   */
+  async verifyStreaming(
+    options: Pick<StreamingVerifyOptions, 'signal' | 'onProgress'> = {},
+  ): Promise<AuditChainReport> {
+    const report = await verifyAuditChainStreaming(this.#store, { ...this.#verifyOptions(false), ...options });
+    return this.#verified(report);
+  }
+
+  #verifyOptions(incremental: boolean): VerifyOptions {
+    return {
       keys: this.#keys,
       head: this.#secret.head,
       keyedSince: this.#secret.since,
-      verified: options.incremental ? (this.#secret.verified ?? null) : null,
-    });
+      verified: incremental ? (this.#secret.verified ?? null) : null,
+    };
+  }
+
+  /** A whole chain's report moves the verified prefix to its end (written off the call). */
+  #verified(report: AuditChainReport): AuditChainReport {
     if (report.ok && report.count > 0 && report.count !== this.#secret.verified?.seq && !this.#frozen) {
       const link = this.#store.audit.linkAt(report.count);
       if (link !== null) {

@@ -58,8 +58,27 @@ export function buildLogHandlers(services: AppServices, deps: LogHandlerDeps): P
         nextBeforeSeq: entries.length === pageSize ? entries[entries.length - 1]!.seq : null,
       });
     },
-    // The screen's check is incremental (what was appended since the last whole check) unless it asks for `full`.
-    'log.verify': ({ full }) => Promise.resolve(services.verifyAuditLog({ incremental: full !== true })),
+    // The screen's check is incremental (what was appended since the last whole check) unless it asks for `full`,
+    // which walks the whole chain a page at a time with progress, and stops on `log.cancel`.
+    'log.verify': async ({ full }): Promise<CallOutput<'log.verify'>> => {
+      if (full !== true) return services.verifyAuditLog({ incremental: true });
+      const total = store.audit.lastSeq();
+      let checked = 0;
+      try {
+        return await operations.run('verify', total, ({ signal, progress }) =>
+          services.verifyAuditLogStreaming({
+            signal,
+            onProgress: (done) => {
+              checked = done;
+              progress(done);
+            },
+          }),
+        );
+      } catch (error) {
+        if (wasCancelled(error)) return { ok: false, cancelled: true, checked, total };
+        throw error;
+      }
+    },
     'log.export': async ({ format, unmask, filter: requested }): Promise<CallOutput<'log.export'>> => {
       const filter = activeFilter(requested);
       const masked = unmask !== true;

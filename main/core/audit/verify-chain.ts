@@ -1,6 +1,13 @@
-import type { AUDIT_CHAIN_PROBLEMS } from '../../../shared/outbox-views.js';
+import type { AUDIT_CHAIN_PROBLEMS } from '../../../shared/log-views.js';
 import type { Store } from '../store/store.js';
-import { auditHash, GENESIS_HASH, keyedAuditLink, LINK_PLAIN, type LinkKey } from '../model/audit-entry.js';
+import {
+  auditHash,
+  GENESIS_HASH,
+  keyedAuditLink,
+  LINK_PLAIN,
+  type ChainRow,
+  type LinkKey,
+} from '../model/audit-entry.js';
 import type { ChainHead } from './chain-key.js';
 
 /** What is wrong, at the first entry concerned (`brokenAt`): see AUDIT_CHAIN_PROBLEMS. */
@@ -24,6 +31,14 @@ export interface VerifyOptions {
   verified?: ChainHead | null;
 }
 
+/** A whole-chain walk's extras: progress now and then, a stop between pages, page size (the connection is free between). */
+export interface StreamingVerifyOptions extends VerifyOptions {
+  signal?: AbortSignal;
+  /** After each page: entries checked so far, of `total` (the entries there were when the check began). */
+  onProgress?: (checked: number, total: number) => void;
+  pageSize?: number;
+}
+
 /**
  * Walks the chain from the first entry and reports the first entry concerned: a missing seq, a prev_hash that is
  * not the previous entry's link, content that no longer matches its link (a plain SHA-256 for entries from before
@@ -32,20 +47,84 @@ export interface VerifyOptions {
  * streaming rows one at a time. Without a head it cannot see entries cut off the end.
  */
 export function verifyAuditChain(store: Store, options: VerifyOptions = {}): AuditChainReport {
-  const keys = new Map((options.keys ?? []).map((key) => [key.id, key]));
-  const head = options.head ?? null;
-  const keyedSince = options.keyedSince ?? Number.MAX_SAFE_INTEGER;
-  const broken = (brokenAt: number, problem: AuditChainProblem, reason: string): AuditChainReport => ({
-    ok: false,
-    brokenAt,
-    problem,
-    reason,
-  });
-  let expectedSeq = 1;
-  let prevHash = GENESIS_HASH;
-  let keyedFrom = 0;
-  const verified = options.verified ?? null;
-  if (verified) {
+  const checker = new ChainChecker(store, options);
+  const early = checker.begin();
+  if (early) return early;
+  for (const row of store.audit.rows(checker.afterSeq)) {
+    const broken = checker.check(row);
+    if (broken) return broken;
+  }
+  return checker.finish();
+}
+
+/**
+ * `verifyAuditChain` a page at a time, with a turn of the event loop between pages (other calls, the submitter's
+ * appends, are served meanwhile), progress after each page, and a stop through `signal` (it then rejects with the
+ * signal's reason). It checks the entries there were when it began; those appended meanwhile are the next check's.
+ */
+export async function verifyAuditChainStreaming(
+  store: Store,
+  options: StreamingVerifyOptions = {},
+): Promise<AuditChainReport> {
+  const checker = new ChainChecker(store, options);
+  const early = checker.begin();
+  if (early) return early;
+  const upToSeq = store.audit.lastSeq();
+  const pageSize = options.pageSize ?? 2_000;
+  let afterSeq = checker.afterSeq;
+  for (;;) {
+    options.signal?.throwIfAborted();
+    const rows = store.audit.chainPage(afterSeq, pageSize, upToSeq);
+    if (rows.length === 0) break;
+    for (const row of rows) {
+      const broken = checker.check(row);
+      if (broken) return broken;
+    }
+    afterSeq = rows[rows.length - 1]!.seq;
+    options.onProgress?.(afterSeq, upToSeq);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  options.signal?.throwIfAborted();
+  return checker.finish();
+}
+
+const broken = (brokenAt: number, problem: AuditChainProblem, reason: string): AuditChainReport => ({
+  ok: false,
+  brokenAt,
+  problem,
+  reason,
+});
+
+/** The checks of one walk along the chain, row by row, whichever way the rows are read. */
+class ChainChecker {
+  readonly #store: Store;
+  readonly #options: VerifyOptions;
+  readonly #keys: Map<string, LinkKey>;
+  readonly #head: ChainHead | null;
+  readonly #keyedSince: number;
+  #expectedSeq = 1;
+  #prevHash = GENESIS_HASH;
+  #keyedFrom = 0;
+
+  constructor(store: Store, options: VerifyOptions) {
+    this.#store = store;
+    this.#options = options;
+    this.#keys = new Map((options.keys ?? []).map((key) => [key.id, key]));
+    this.#head = options.head ?? null;
+    this.#keyedSince = options.keyedSince ?? Number.MAX_SAFE_INTEGER;
+  }
+
+  /** The seq the walk reads after (0, or the end of the verified prefix). */
+  get afterSeq(): number {
+    return this.#expectedSeq - 1;
+  }
+
+  /** Checks the verified prefix's last entry (when there is one): a report if it is gone or changed. */
+  begin(): AuditChainReport | null {
+    const verified = this.#options.verified ?? null;
+    if (!verified) return null;
+    const store = this.#store;
+    const head = this.#head;
     const [row] = store.audit.rows(verified.seq - 1);
     if (!row || row.seq !== verified.seq) {
       // The first entry concerned: the one after the last still there, when the log ends before the verified prefix.
@@ -64,9 +143,9 @@ export function verifyAuditChain(store: Store, options: VerifyOptions = {}): Aud
       );
     }
     // The prefix passed: no plain link follows a keyed one in it, so a keyed last entry means keyed from there on.
-    if (row.linkScheme !== LINK_PLAIN && row.keyId !== null) keyedFrom = row.seq;
-    prevHash = row.hash;
-    expectedSeq = row.seq + 1;
+    if (row.linkScheme !== LINK_PLAIN && row.keyId !== null) this.#keyedFrom = row.seq;
+    this.#prevHash = row.hash;
+    this.#expectedSeq = row.seq + 1;
     // A recorded head inside the prefix: the entry there must still be the recorded one.
     if (head && head.seq <= verified.seq && store.audit.linkAt(head.seq) !== head.link) {
       return broken(
@@ -76,27 +155,32 @@ export function verifyAuditChain(store: Store, options: VerifyOptions = {}): Aud
           'was restored and written on',
       );
     }
+    return null;
   }
-  for (const row of store.audit.rows(expectedSeq - 1)) {
+
+  /** Checks the next row; a report at the first problem. */
+  check(row: ChainRow): AuditChainReport | null {
+    const expectedSeq = this.#expectedSeq;
+    const head = this.#head;
     if (row.seq !== expectedSeq) {
       return broken(row.seq, 'missing', `entry ${row.seq} follows ${expectedSeq - 1}: entries are missing`);
     }
-    if (row.prevHash !== prevHash) {
+    if (row.prevHash !== this.#prevHash) {
       return broken(row.seq, 'relinked', "prev_hash is not the previous entry's hash");
     }
     if (row.linkScheme === LINK_PLAIN || row.keyId === null) {
-      if (keyedFrom > 0 || row.seq >= keyedSince) {
+      if (this.#keyedFrom > 0 || row.seq >= this.#keyedSince) {
         return broken(
           row.seq,
           'unkeyed',
-          `entry ${row.seq} has a plain hash where entries are keyed (from ${keyedFrom || keyedSince}): it was ` +
-            'written without the key',
+          `entry ${row.seq} has a plain hash where entries are keyed (from ${this.#keyedFrom || this.#keyedSince}): it ` +
+            'was written without the key',
         );
       }
       if (auditHash(row) !== row.hash) return broken(row.seq, 'altered', "hash does not match the entry's content");
     } else {
-      if (keyedFrom === 0) keyedFrom = row.seq;
-      const key = keys.get(row.keyId);
+      if (this.#keyedFrom === 0) this.#keyedFrom = row.seq;
+      const key = this.#keys.get(row.keyId);
       if (!key) {
         return broken(
           row.seq,
@@ -117,17 +201,23 @@ export function verifyAuditChain(store: Store, options: VerifyOptions = {}): Aud
           'was restored and written on',
       );
     }
-    prevHash = row.hash;
-    expectedSeq += 1;
+    this.#prevHash = row.hash;
+    this.#expectedSeq += 1;
+    return null;
   }
-  const count = expectedSeq - 1;
-  if (head && count < head.seq) {
-    return broken(
-      count + 1,
-      'truncated',
-      `entries after ${count} are missing: entry ${head.seq} was recorded, so the log was cut short or rolled back to ` +
-        'an older copy',
-    );
+
+  /** After the last row: whole, unless the chain ends before the recorded head. */
+  finish(): AuditChainReport {
+    const count = this.#expectedSeq - 1;
+    const head = this.#head;
+    if (head && count < head.seq) {
+      return broken(
+        count + 1,
+        'truncated',
+        `entries after ${count} are missing: entry ${head.seq} was recorded, so the log was cut short or rolled back to ` +
+          'an older copy',
+      );
+    }
+    return { ok: true, count };
   }
-  return { ok: true, count };
 }

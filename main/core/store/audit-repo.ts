@@ -43,6 +43,7 @@ export class AuditRepo {
   readonly #insert: Database.Statement<[InsertRow]>;
   readonly #page: Database.Statement<[number, number, number], AuditRow>;
   readonly #all: Database.Statement<[number], ChainRow>;
+  readonly #chainPage: Database.Statement<[number, number, number], ChainRow>;
   readonly #forOrder: Database.Statement<[number], AuditRow>;
   /** The search's statements, one per set of filters in use (see #searchPage). */
   readonly #searches = new Map<string, Database.Statement<[Record<string, string | number>], AuditRow>>();
@@ -69,6 +70,10 @@ export class AuditRepo {
     this.#page = db.prepare(`SELECT ${ROW_COLUMNS} FROM audit_entries WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`);
     this.#all = db.prepare(
       `SELECT ${ROW_COLUMNS}, link_scheme AS linkScheme, key_id AS keyId FROM audit_entries WHERE seq > ? ORDER BY seq`,
+    );
+    this.#chainPage = db.prepare(
+      `SELECT ${ROW_COLUMNS}, link_scheme AS linkScheme, key_id AS keyId FROM audit_entries
+       WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`,
     );
     this.#forOrder = db.prepare(`SELECT ${ROW_COLUMNS} FROM audit_entries WHERE order_id = ? ORDER BY seq`);
     this.#firstAction = db.prepare(
@@ -170,6 +175,11 @@ export class AuditRepo {
    */
   rows(afterSeq = 0): IterableIterator<ChainRow> {
     return this.#all.iterate(afterSeq);
+  }
+
+  /** `rows` a page at a time (at most `limit` after `afterSeq`, up to `upToSeq`): the connection is free between. */
+  chainPage(afterSeq: number, limit: number, upToSeq = Number.MAX_SAFE_INTEGER): ChainRow[] {
+    return this.#chainPage.all(afterSeq, upToSeq, limit);
   }
 
   forOrder(orderId: number): AuditEntry[] {

@@ -1,6 +1,7 @@
-import { useCallback } from 'react';
-import type { AUDIT_CHAIN_PROBLEMS } from '../../../../shared/outbox-views.js';
+import { useCallback, useState } from 'react';
+import type { AUDIT_CHAIN_PROBLEMS } from '../../../../shared/log-views.js';
 import { useApi } from '../../api/api-context.js';
+import { useEvent } from '../../api/use-event.js';
 import { useLoad } from '../../api/use-load.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { plural } from '../format/format-time.js';
@@ -24,33 +25,82 @@ function summaryOf(problem: Problem, at: number): string {
   }
 }
 
-/** Whether the log's hash chain is intact (checked on opening the screen and on request). */
+/** Whether the log's hash chain is intact: what was added since the last check on opening the screen and on
+ * request, and the whole chain on request, with its progress and a cancel (a long log takes a while). */
 export function ChainStatus() {
   const api = useApi();
-  const load = useCallback(() => api.call('log.verify', {}), [api]);
+  const [full, setFull] = useState(false);
+  const load = useCallback(() => api.call('log.verify', full ? { full: true } : {}), [api, full]);
   const { value, error, loading, reload } = useLoad(load);
+  const [progress, setProgress] = useState<{ done: number; total: number | null }>();
+  useEvent('log.progress', (event) => {
+    if (event.operation === 'verify') setProgress(event.finished ? undefined : event);
+  });
+
+  function check(whole: boolean) {
+    setProgress(undefined);
+    // One render for both: the load runs once, as the kind of check just chosen.
+    setFull(whole);
+    reload();
+  }
+
+  function cancel() {
+    void api.call('log.cancel', { operation: 'verify' });
+  }
+
+  const report = value && !('cancelled' in value) ? value : undefined;
+  const cancelled = value && 'cancelled' in value ? value : undefined;
+  const busy = loading && full;
   return (
     <section aria-labelledby="chain-heading" className="panel">
       <div className="panel-head">
         <h3 id="chain-heading">Chain verification</h3>
-        <button type="button" className="secondary" onClick={reload} disabled={loading}>
-          {loading ? 'Verifying…' : 'Verify again'}
-        </button>
+        <div className="button-row">
+          <button type="button" className="secondary" onClick={() => check(false)} disabled={loading}>
+            {loading && !full ? 'Verifying…' : 'Verify again'}
+          </button>
+          <button type="button" className="secondary" onClick={() => check(true)} disabled={loading}>
+            Check the whole log
+          </button>
+          {busy ? (
+            <button type="button" className="secondary" onClick={cancel}>
+              Cancel check
+            </button>
+          ) : null}
+        </div>
       </div>
       {error ? <ErrorMessage error={error} /> : null}
-      {value?.ok ? (
+      {busy ? (
+        <>
+          {progress?.total ? (
+            <progress max={progress.total} value={progress.done} aria-label="Whole-log check progress" />
+          ) : null}
+          <p role="status">
+            Checking the whole log…
+            {progress?.total ? ` ${progress.done.toLocaleString()} of ${progress.total.toLocaleString()} entries` : ''}
+          </p>
+        </>
+      ) : null}
+      {!loading && report?.ok ? (
         <p role="status" className="good">
-          ✓ Verified: {plural(value.count, 'entry', 'entries')}, each linked to the one before; none changed or missing.
+          ✓ Verified{full ? ' (the whole log)' : ''}: {plural(report.count, 'entry', 'entries')}, each linked to the one
+          before; none changed or missing.
         </p>
       ) : null}
-      {value && !value.ok ? (
+      {!loading && report && !report.ok ? (
         <div role="alert" className="message message-error">
-          <p className="message-summary">! {summaryOf(value.problem, value.brokenAt)}</p>
-          <p>{value.reason}</p>
+          <p className="message-summary">! {summaryOf(report.problem, report.brokenAt)}</p>
+          <p>{report.reason}</p>
           <p>Entries from there on cannot be trusted as recorded. Keep an exported copy and report it.</p>
         </div>
       ) : null}
-      {!value && !error ? <p role="status">Verifying…</p> : null}
+      {!loading && cancelled ? (
+        <p role="status">
+          Check stopped after {cancelled.checked.toLocaleString()} of {cancelled.total.toLocaleString()} entries;
+          nothing was wrong up to there.
+        </p>
+      ) : null}
+      {loading && !full ? <p role="status">Verifying…</p> : null}
     </section>
   );
 }
