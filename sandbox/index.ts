@@ -23,8 +23,10 @@ export type { LockedOutPatient } from './order-rules.js';
 export type { RunningIdentity } from './identity/index.js';
 
 export interface SandboxOptions {
-  /** Port of the API; 0 or absent: any free port. The identity server always takes any free port. */
+  /** Port of the API; 0 or absent: any free port. */
   port?: number;
+  /** Port of the identity server; 0 or absent: any free port. */
+  identityPort?: number;
   /** Where the SQLite file lives (made 0700, its files 0600: they hold patient data); default a fresh temp dir. */
   dataDir?: string;
   /** Pace of status progression in ms; default 30000 (tests use ~50). */
@@ -103,6 +105,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     const apiUrl = `http://127.0.0.1:${port}/`;
     identity = await startIdentity({
       apiAudience: apiUrl,
+      ...(options.identityPort ? { port: options.identityPort } : {}),
       ...(options.accessTokenTtlSeconds !== undefined ? { accessTokenTtlSeconds: options.accessTokenTtlSeconds } : {}),
     });
   } catch (error) {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCore } from './app-core.js';
 import { MemorySecretStore } from './platform/secret-store.js';
-import { LOCAL_SANDBOX_ID } from './environments/presets.js';
+import { LOCAL_SANDBOX_DEVICE_ID, LOCAL_SANDBOX_ID } from './environments/presets.js';
 import { silentLogger } from './platform/logger.js';
 
 let dataDir: string | undefined;
@@ -35,12 +35,17 @@ describe('the core and its data directory', () => {
     const second = await createCore(options(dataDir));
     try {
       const environments = second.services.registry.list();
-      expect(environments.map((e) => e.id)).toEqual([LOCAL_SANDBOX_ID, 'cloudrx-sandbox', 'cloudrx-production']);
+      expect(environments.map((e) => e.id)).toEqual([
+        LOCAL_SANDBOX_ID,
+        LOCAL_SANDBOX_DEVICE_ID,
+        'cloudrx-sandbox',
+        'cloudrx-production',
+      ]);
       expect(second.services.registry.get('cloudrx-sandbox')).toMatchObject({
         clientId: 'supplier-client-id',
         concurrency: 4,
       });
-      // The stored profile points at this run's sandbox (the first run's port is closed now).
+      // The stored profile points at this run's sandbox.
       expect((await second.handlers['connection.check']({ environmentId: LOCAL_SANDBOX_ID })).api.reachable).toBe(true);
     } finally {
       await second.close();

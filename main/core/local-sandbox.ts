@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Environment } from '../../shared/environment.js';
 import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 import { ensurePrivateFile } from './platform/private-files.js';
+import { onRememberedPorts, portOf, rememberedSandboxPorts, rememberSandboxPorts } from './sandbox-addresses.js';
 
 /** Where the embedded sandbox keeps its files, under the data directory. */
 export const LOCAL_SANDBOX_DIR = 'local-sandbox';
@@ -26,11 +27,16 @@ export async function launchLocalSandbox(
 ): Promise<{ sandbox: RunningSandbox; environment: Environment; clientSecret: string }> {
   const sandboxDir = join(dataDir, LOCAL_SANDBOX_DIR);
   const tokenFile = join(sandboxDir, ADMIN_TOKEN_FILE);
-  const started = await startSandbox({
-    dataDir: sandboxDir,
-    adminRoutes: options.adminRoutes === true,
-    ...(options.statusStepMs !== undefined ? { statusStepMs: options.statusStepMs } : {}),
-  });
+  // The same addresses as last time when they are free (sandbox-addresses.ts).
+  const started = await onRememberedPorts(rememberedSandboxPorts(sandboxDir), (ports) =>
+    startSandbox({
+      dataDir: sandboxDir,
+      adminRoutes: options.adminRoutes === true,
+      ...(ports ? { port: ports.apiPort, identityPort: ports.identityPort } : {}),
+      ...(options.statusStepMs !== undefined ? { statusStepMs: options.statusStepMs } : {}),
+    }),
+  );
+  rememberSandboxPorts(sandboxDir, { apiPort: portOf(started.apiUrl), identityPort: portOf(started.issuer) });
   // A token left by an earlier test launch that did not close cleanly opens nothing now, but goes.
   rmSync(tokenFile, { force: true });
   if (started.adminToken !== null) {
