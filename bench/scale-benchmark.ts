@@ -1,7 +1,9 @@
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { exportAuditLog } from '../main/core/audit/export-log.js';
+import { applyRetention } from '../main/core/store/retention-runner.js';
+import { buildStagedScaleStore } from './scale-staged-build.js';
 import { verifyAuditChain } from '../main/core/audit/verify-chain.js';
 import { recoverInterrupted, recoverUnclear } from '../main/core/outbox/recovery.js';
 import { openStore, type Store } from '../main/core/store/store.js';
@@ -20,6 +22,11 @@ import { LOCAL, manualClock, removeDir, tempDataDir } from '../main/core/store/t
  *   npm run bench:scale -- --orders 2000000   the issue's size (builds for a long while)
  *   --keep DIR                                build into DIR and keep it; a later run with --keep DIR reuses it
  *   --repeat N                                calls a screen's call is timed (default 30)
+ *   --staged                                  each batch imported into staging and accepted there, as the app
+ *                                             receives it (the staged copies retention compacts)
+ *   --retention                               after the timings: where the bytes go (per table and index), then
+ *                                             retention applied (today's clock: every batch is past 90 days), the
+ *                                             freed pages given back, the bytes again and log verify
  *
  * Writes `scale` into bench/results.json (the rest of the file is kept).
  */
@@ -31,6 +38,8 @@ const argument = (name: string): string | undefined => {
 const ORDERS = Number(argument('orders') ?? 50_000);
 const REPEAT = Number(argument('repeat') ?? 30);
 const KEEP = argument('keep');
+const STAGED = process.argv.includes('--staged');
+const RETENTION = process.argv.includes('--retention');
 const CALL_TARGET_MS = 100;
 const START_TARGET_MS = 1000;
 const OUT = fileURLToPath(new URL('./results.json', import.meta.url));
@@ -68,27 +77,34 @@ function time(name: string, call: () => number, repeat = REPEAT, target = CALL_T
   };
 }
 
-function build(dataDir: string): { buildMs: number } {
+async function build(dataDir: string): Promise<{ buildMs: number }> {
   const clock = manualClock('2025-01-01T06:00:00.000Z');
   const store = openStore({ dataDir, now: clock.now });
   const start = process.hrtime.bigint();
   try {
     store.environments.upsert(LOCAL);
     let reported = 0;
-    buildScaleStore(
-      store,
-      {
-        orders: ORDERS,
-        environmentId: LOCAL.id,
-        onBatch: (built) => {
-          if (built - reported >= 50_000 || built === ORDERS) {
-            reported = built;
-            console.log(`  built ${built.toLocaleString('en-GB')} orders, ${(ms(start) / 1000).toFixed(0)} s`);
-          }
-        },
+    const shape = {
+      orders: ORDERS,
+      environmentId: LOCAL.id,
+      onBatch: (built: number) => {
+        if (built - reported >= 50_000 || built === ORDERS) {
+          reported = built;
+          console.log(`  built ${built.toLocaleString('en-GB')} orders, ${(ms(start) / 1000).toFixed(0)} s`);
+        }
       },
-      clock,
-    );
+    };
+    if (STAGED) {
+      const csvDir = `${dataDir}/scale-csv`;
+      mkdirSync(csvDir, { recursive: true });
+      try {
+        await buildStagedScaleStore(store, shape, clock, csvDir);
+      } finally {
+        removeDir(csvDir);
+      }
+    } else {
+      buildScaleStore(store, shape, clock);
+    }
     // A crash mid-send: a few orders left claimed, for start-up recovery to find.
     store.orders.claimForSending(LOCAL.id, 4);
   } finally {
@@ -159,12 +175,103 @@ function screens(store: Store): Timing[] {
   ];
 }
 
+interface StoreBytes {
+  fileBytes: number;
+  byName: Map<string, number>;
+}
+
+/** The file's bytes (database and WAL) and, from SQLite's dbstat, each table's and index's. */
+function storeBytes(store: Store): StoreBytes {
+  store.db.pragma('wal_checkpoint(TRUNCATE)');
+  const rows = store.db
+    .prepare<[], { name: string; bytes: number }>('SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name')
+    .all();
+  const file = store.file;
+  const fileBytes = statSync(file).size + (existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0);
+  return { fileBytes, byName: new Map(rows.map((row) => [row.name, row.bytes])) };
+}
+
+/**
+ * Retention as the app applies it (main/core/store/retention-runner.ts), on the store as built, with today's
+ * clock: every batch of the build is older than the default 90 days. Times each step (a short transaction: what
+ * the core's loop waits at most), then the bytes again and a full `log verify`.
+ */
+async function measureRetention(dataDir: string, orders: number) {
+  const store = openStore({ dataDir });
+  try {
+    const before = storeBytes(store);
+    const freeBefore = store.retention.vacuumStep(0);
+    // Each step's own time (a short transaction: what the core's loop waits at most), compaction and vacuum apart.
+    const steps = { compact: [] as number[], vacuum: [] as number[] };
+    let stepAt = process.hrtime.bigint();
+    const startAt = stepAt;
+    let pagesSoFar = 0;
+    const result = await applyRetention(store, {
+      onStep: (progress) => {
+        (progress.pagesReturned > pagesSoFar ? steps.vacuum : steps.compact).push(ms(stepAt));
+        pagesSoFar = progress.pagesReturned;
+      },
+      pause: () =>
+        new Promise<void>((resolve) =>
+          setImmediate(() => {
+            stepAt = process.hrtime.bigint();
+            resolve();
+          }),
+        ),
+    });
+    const totalMs = ms(startAt);
+    const after = storeBytes(store);
+    const verifyAt = process.hrtime.bigint();
+    const verified = verifyAuditChain(store);
+    const verifyMs = ms(verifyAt);
+    const stepTimes = (samples: number[]) => {
+      samples.sort((a, b) => a - b);
+      return samples.length === 0
+        ? { count: 0 }
+        : {
+            count: samples.length,
+            p50Ms: Number(quantile(samples, 0.5).toFixed(2)),
+            p95Ms: Number(quantile(samples, 0.95).toFixed(2)),
+            maxMs: Number(samples[samples.length - 1]!.toFixed(2)),
+          };
+    };
+    const names = [...before.byName.keys()].sort((x, y) => (before.byName.get(y) ?? 0) - (before.byName.get(x) ?? 0));
+    const perOrder = (bytes: number | undefined) => Math.round((bytes ?? 0) / orders);
+    const breakdown = names
+      .filter((name) => (before.byName.get(name) ?? 0) / orders >= 1 || (after.byName.get(name) ?? 0) / orders >= 1)
+      .map((name) => ({ name, before: perOrder(before.byName.get(name)), after: perOrder(after.byName.get(name)) }));
+    breakdown.push({
+      name: 'file (database + WAL)',
+      before: perOrder(before.fileBytes),
+      after: perOrder(after.fileBytes),
+    });
+    return {
+      autoVacuum: freeBefore.autoVacuum,
+      compacted: result.compacted,
+      deleted: result.deleted,
+      batchesFinished: result.batchesFinished,
+      steps: result.steps,
+      pagesReturned: result.pagesReturned,
+      freePagesLeft: result.freePages,
+      ms: Math.round(totalMs),
+      compactSteps: stepTimes(steps.compact),
+      vacuumSteps: stepTimes(steps.vacuum),
+      bytesPerOrderBefore: perOrder(before.fileBytes),
+      bytesPerOrderAfter: perOrder(after.fileBytes),
+      verify: { ms: Math.round(verifyMs), ok: verified.ok },
+      breakdown,
+    };
+  } finally {
+    store.close();
+  }
+}
+
 async function main(): Promise<void> {
   const dataDir = KEEP ?? tempDataDir('rx-scale-');
   const reuse = KEEP !== undefined && existsSync(`${KEEP}/rx-batch.sqlite`);
   console.log(`scale benchmark: ${ORDERS.toLocaleString('en-GB')} orders in ${dataDir}${reuse ? ' (reused)' : ''}`);
   try {
-    const built = reuse ? { buildMs: Number.NaN } : build(dataDir);
+    const built = reuse ? { buildMs: Number.NaN } : await build(dataDir);
     const fileBytes =
       statSync(`${dataDir}/rx-batch.sqlite`).size +
       (existsSync(`${dataDir}/rx-batch.sqlite-wal`) ? statSync(`${dataDir}/rx-batch.sqlite-wal`).size : 0);
@@ -215,6 +322,7 @@ async function main(): Promise<void> {
     const exportMs = ms(exportAt);
     clearInterval(sampler);
     store.close();
+    const retention = RETENTION ? await measureRetention(dataDir, orders) : undefined;
 
     const table = timings.map((t) => ({
       call: t.name,
@@ -240,6 +348,11 @@ async function main(): Promise<void> {
         rssGrowthMB: Number(((peakRss - rssBefore) / 1e6).toFixed(1)),
       },
     };
+    if (retention) {
+      Object.assign(summary, { retention });
+      console.log('bytes an order by table and index, before and after retention:');
+      console.table(retention.breakdown);
+    }
     console.log(summary);
 
     let results: Record<string, unknown> = {};

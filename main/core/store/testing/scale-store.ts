@@ -1,4 +1,5 @@
 import { toWireJson } from '../../../../shared/wire-json.js';
+import type { CreateWithClinicV1Input } from '../../../../shared/orders.js';
 import type { StatusRecord } from '../../../../shared/status.js';
 import { sampleCreateWithClinic } from '../../../../test/support/orders.js';
 import { applyStatusRecord } from '../../tracking/apply-status.js';
@@ -43,16 +44,21 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-function scaleOrder(index: number, random: () => number): NewOrder {
+/** The body of the scale store's order `index` (draws two numbers from `random`). */
+export function scaleOrderBody(index: number, random: () => number): CreateWithClinicV1Input {
   const clinicCode = CLINICS[index % CLINICS.length]!;
   const surname = `${SURNAMES[Math.floor(random() * SURNAMES.length)]!}${Math.floor(random() * 500)}`;
-  const body = sampleCreateWithClinic({
+  return sampleCreateWithClinic({
     clinicCode,
     clinicOrderId: `CO-${String(index).padStart(8, '0')}`,
     surname,
   });
+}
+
+function scaleOrder(index: number, random: () => number): NewOrder {
+  const body = scaleOrderBody(index, random);
   return {
-    clinicCode,
+    clinicCode: body.clinicInformation.clinicCode,
     clinicOrderId: body.prescription.clinicOrderId,
     route: 'v1',
     requestBody: toWireJson(body),
@@ -70,16 +76,11 @@ function scaleOrder(index: number, random: () => number): NewOrder {
  * `shape.orders` orders. Returns the number of orders built.
  */
 export function buildScaleStore(store: Store, shape: ScaleShape, clock: { advance(ms: number): void }): number {
-  const batchSize = shape.batchSize ?? 1000;
-  const perDay = shape.ordersPerDay ?? 5000;
-  const trackedFrom = Math.floor(shape.orders * (1 - (shape.trackedShare ?? 0.1)));
-  const random = seededRandom(16);
-  const batchMs = (86_400_000 * batchSize) / perDay;
+  const plan = scalePlan(shape);
   let built = 0;
   while (built < shape.orders) {
-    const count = Math.min(batchSize, shape.orders - built);
+    const count = Math.min(plan.batchSize, shape.orders - built);
     const first = built;
-    const last = first + count === shape.orders;
     store.inTransaction(() => {
       const batch = store.batches.create({
         environmentId: shape.environmentId,
@@ -88,85 +89,114 @@ export function buildScaleStore(store: Store, shape: ScaleShape, clock: { advanc
         rowCount: count,
         invalidCount: 0,
       });
-      const orders = Array.from({ length: count }, (_, i) => scaleOrder(first + i, random));
+      const orders = Array.from({ length: count }, (_, i) => scaleOrder(first + i, plan.random));
       const ids = store.orders.enqueue(batch.id, orders, {
         actor: 'user',
         action: 'batch.accepted',
         details: {},
       });
-      // The last batch stays queued (the outbox's work at hand), a few held.
-      if (last) {
-        ids
-          .slice(0, Math.min(20, ids.length))
-          .forEach((id) =>
-            store.orders.transition(id, ['queued'], 'held', {}, { actor: 'user', action: 'order.held', details: {} }),
-          );
-        return;
-      }
-      const claimed = store.orders.claimForSending(shape.environmentId, count);
-      const at = new Date(store.now());
-      claimed.forEach((order, i) => {
-        const index = first + i;
-        const roll = random();
-        const attempt = {
-          orderId: order.id,
-          operation: 'create' as const,
-          startedAt: at,
-          latencyMs: 40,
-          httpStatus: 201,
-          outcome: 'ok' as const,
-        };
-        if (roll < 0.03) {
-          store.attempts.recordWithTransition({ ...attempt, httpStatus: 400, outcome: 'rejected' }, () => ({
-            from: ['sending'],
-            to: 'rejected',
-            patch: { lastError: { kind: 'rejected', message: 'prescription.dmdCode is not known', field: null } },
-            action: 'order.rejected',
-          }));
-          return;
-        }
-        if (roll < 0.035) {
-          store.attempts.recordWithTransition({ ...attempt, httpStatus: 504, outcome: 'in-doubt' }, () => ({
-            from: ['sending'],
-            to: 'in_doubt',
-            patch: { lastError: { kind: 'in-doubt', message: 'gateway timeout', field: null } },
-            action: 'order.in-doubt',
-          }));
-          return;
-        }
-        store.attempts.recordWithTransition(attempt, () => ({
-          from: ['sending'],
-          to: 'created',
-          patch: { pharmacyOrderId: order.id, lastError: null },
-          action: 'order.created',
-        }));
-        const status = (orderStatus: string, extra: Partial<StatusRecord> = {}) =>
-          applyStatusRecord(store, order.id, { orderStatus, ...extra } as StatusRecord, at);
-        status('Prescription Received');
-        if (index >= trackedFrom) {
-          if (roll < 0.5) status('Prescription Being Prepared');
-          return;
-        }
-        if (roll < 0.045) {
-          store.cancellations.request(order.id, 'clinic withdrew the prescription');
-          store.orders.transition(
-            order.id,
-            ['created'],
-            'cancel_requested',
-            {},
-            { actor: 'user', action: 'order.cancel-requested', details: {} },
-          );
-          status('Cancelled');
-          return;
-        }
-        status('Prescription Dispatched', { dispatchDate: '2026-01-02', trackingId: `TRK${order.id}` });
-        if (roll < 0.06) return;
-        status('Prescription Processed');
-      });
+      settleScaleBatch(store, shape, plan, ids, first);
     });
     built += count;
-    clock.advance(batchMs);
+    clock.advance(plan.batchMs);
     shape.onBatch?.(built);
   }
   return built;
+}
+
+export interface ScalePlan {
+  batchSize: number;
+  /** The clock's step after each batch. */
+  batchMs: number;
+  /** The first order (by index) the poller still watches. */
+  trackedFrom: number;
+  random: () => number;
+}
+
+export function scalePlan(shape: ScaleShape): ScalePlan {
+  const batchSize = shape.batchSize ?? 1000;
+  return {
+    batchSize,
+    batchMs: (86_400_000 * batchSize) / (shape.ordersPerDay ?? 5000),
+    trackedFrom: Math.floor(shape.orders * (1 - (shape.trackedShare ?? 0.1))),
+    random: seededRandom(16),
+  };
+}
+
+/**
+ * What happens to a batch's queued orders `ids` (the orders `first`, `first + 1`…): sent and tracked as the
+ * shape says, in the caller's transaction. The last batch of the store stays queued (the outbox's work at hand),
+ * a few held.
+ */
+export function settleScaleBatch(store: Store, shape: ScaleShape, plan: ScalePlan, ids: number[], first: number): void {
+  const { random, trackedFrom } = plan;
+  const count = ids.length;
+  if (first + count === shape.orders) {
+    ids
+      .slice(0, Math.min(20, ids.length))
+      .forEach((id) =>
+        store.orders.transition(id, ['queued'], 'held', {}, { actor: 'user', action: 'order.held', details: {} }),
+      );
+    return;
+  }
+  const claimed = store.orders.claimForSending(shape.environmentId, count);
+  const at = new Date(store.now());
+  claimed.forEach((order, i) => {
+    const index = first + i;
+    const roll = random();
+    const attempt = {
+      orderId: order.id,
+      operation: 'create' as const,
+      startedAt: at,
+      latencyMs: 40,
+      httpStatus: 201,
+      outcome: 'ok' as const,
+    };
+    if (roll < 0.03) {
+      store.attempts.recordWithTransition({ ...attempt, httpStatus: 400, outcome: 'rejected' }, () => ({
+        from: ['sending'],
+        to: 'rejected',
+        patch: { lastError: { kind: 'rejected', message: 'prescription.dmdCode is not known', field: null } },
+        action: 'order.rejected',
+      }));
+      return;
+    }
+    if (roll < 0.035) {
+      store.attempts.recordWithTransition({ ...attempt, httpStatus: 504, outcome: 'in-doubt' }, () => ({
+        from: ['sending'],
+        to: 'in_doubt',
+        patch: { lastError: { kind: 'in-doubt', message: 'gateway timeout', field: null } },
+        action: 'order.in-doubt',
+      }));
+      return;
+    }
+    store.attempts.recordWithTransition(attempt, () => ({
+      from: ['sending'],
+      to: 'created',
+      patch: { pharmacyOrderId: order.id, lastError: null },
+      action: 'order.created',
+    }));
+    const status = (orderStatus: string, extra: Partial<StatusRecord> = {}) =>
+      applyStatusRecord(store, order.id, { orderStatus, ...extra } as StatusRecord, at);
+    status('Prescription Received');
+    if (index >= trackedFrom) {
+      if (roll < 0.5) status('Prescription Being Prepared');
+      return;
+    }
+    if (roll < 0.045) {
+      store.cancellations.request(order.id, 'clinic withdrew the prescription');
+      store.orders.transition(
+        order.id,
+        ['created'],
+        'cancel_requested',
+        {},
+        { actor: 'user', action: 'order.cancel-requested', details: {} },
+      );
+      status('Cancelled');
+      return;
+    }
+    status('Prescription Dispatched', { dispatchDate: '2026-01-02', trackingId: `TRK${order.id}` });
+    if (roll < 0.06) return;
+    status('Prescription Processed');
+  });
 }
