@@ -1,3 +1,4 @@
+import type * as NodeFs from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RawMllpSocket, frame } from '../../../test/support/hl7-client.js';
 import { writeRde011 } from '../importing/rde-writer.js';
@@ -21,7 +22,7 @@ const gate = vi.hoisted(() => ({
 }));
 
 vi.mock('node:fs', async (importOriginal) => {
-  const fs = await importOriginal<typeof import('node:fs')>();
+  const fs = await importOriginal<typeof NodeFs>();
   const fsync = (fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
     gate.calls += 1;
     const run = () => fs.fsync(fd, callback);
