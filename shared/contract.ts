@@ -4,17 +4,14 @@ import { environmentProfileSchema, environmentViewSchema } from './environment.j
 import { environmentRemovalCalls } from './environment-removal.js';
 import { serviceResultSchema } from './errors.js';
 import {
-  attentionSchema,
   cancelResultSchema,
-  deviceSignInStartSchema,
   orderDetailSchema,
   orderSourceSchema,
   orderStateSchema,
   orderSummarySchema,
-  outboxProgressSchema,
-  signInChangeSchema,
-  signInStatusSchema,
-} from './outbox-views.js';
+} from './order-views.js';
+import { attentionSchema, outboxProgressSchema } from './outbox-views.js';
+import { deviceSignInStartSchema, signInChangeSchema, signInStatusSchema } from './signin-views.js';
 import { priceCheckSchema, productListSchema, stockCheckSchema } from './products.js';
 import { orderLookupQuerySchema, orderLookupResultSchema } from './service-lookup.js';
 import { patientSurnameFilterSchema } from './patient-surname.js';

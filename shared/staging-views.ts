@@ -3,7 +3,7 @@ import { z } from 'zod';
 /**
  * What the review screen sees of an import: the batch, its staged orders (bodies included: reviewing them is the
  * point, and they never leave the machine), their problems and where every value came from. Orders already in
- * the outbox are shown through outbox-views.ts, which carries no bodies.
+ * the outbox are shown through order-views.ts, which carries no bodies.
  */
 
 export const ROUTE_NAMES = ['v1', 'v2', 'hl7'] as const;

@@ -1,12 +1,6 @@
-import type {
-  AttentionView,
-  AuditEntryView,
-  OrderDetail,
-  OrderOrigin,
-  OrderSource,
-  OrderSummary,
-  OutboxProgressView,
-} from '../../shared/outbox-views.js';
+import type { AuditEntryView } from '../../shared/log-views.js';
+import type { OrderDetail, OrderOrigin, OrderSource, OrderSummary } from '../../shared/order-views.js';
+import type { AttentionView, OutboxProgressView } from '../../shared/outbox-views.js';
 import type { AuditDetails } from './model/audit-details.js';
 import type { AuditEntry } from './model/audit-entry.js';
 import { maskIdentifier } from './audit/mask-identifier.js';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { EventPayload } from '../../shared/contract.js';
-import { ORDER_STATE_NAMES } from '../../shared/outbox-views.js';
+import { ORDER_STATE_NAMES } from '../../shared/order-views.js';
 import { CoreEvents } from '../../main/core/platform/events.js';
 import { Notification } from './electron-double.js';
 

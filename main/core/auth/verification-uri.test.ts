@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { deviceSignInStartSchema } from '../../../shared/outbox-views.js';
+import { deviceSignInStartSchema } from '../../../shared/signin-views.js';
 import { AuthSession } from './auth-session.js';
 import { MemorySecretStore } from '../platform/secret-store.js';
 

@@ -1,4 +1,4 @@
-import { ORDER_STATE_NAMES } from '../../../shared/outbox-views.js';
+import { ORDER_STATE_NAMES } from '../../../shared/order-views.js';
 
 /** The words the outbox speaks: local order states, create routes, attempt operations and outcomes. */
 

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useId, useMemo, useRef, useState, type FormEven
 import type { CallInput } from '../../../../shared/contract.js';
 import type { EnvironmentView } from '../../../../shared/environment.js';
 import type { LogFilter } from '../../../../shared/log-contract.js';
-import type { AuditEntryView } from '../../../../shared/outbox-views.js';
+import type { AuditEntryView } from '../../../../shared/log-views.js';
 import { useApi } from '../../api/api-context.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { formatDateTime, plural } from '../format/format-time.js';

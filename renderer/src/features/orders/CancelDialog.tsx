@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import type { CallOutput } from '../../../../shared/contract.js';
-import type { OrderDetail, OrderSummary } from '../../../../shared/outbox-views.js';
+import type { OrderDetail, OrderSummary } from '../../../../shared/order-views.js';
 import { DISPATCHED_STATUSES } from '../../../../shared/status.js';
 import { useApi } from '../../api/api-context.js';
 import { useEvent } from '../../api/use-event.js';

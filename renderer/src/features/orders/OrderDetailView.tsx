@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { CallOutput } from '../../../../shared/contract.js';
-import type { OrderDetail } from '../../../../shared/outbox-views.js';
+import type { OrderDetail } from '../../../../shared/order-views.js';
 import { useApi } from '../../api/api-context.js';
 import { useEvent } from '../../api/use-event.js';
 import { useLoad } from '../../api/use-load.js';

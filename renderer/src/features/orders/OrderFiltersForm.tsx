@@ -1,5 +1,5 @@
 import { useId, useState, type FormEvent } from 'react';
-import { ORDER_STATE_NAMES } from '../../../../shared/outbox-views.js';
+import { ORDER_STATE_NAMES } from '../../../../shared/order-views.js';
 import { PATIENT_SURNAME_FILTER_MAX } from '../../../../shared/patient-surname.js';
 import { KNOWN_ORDER_STATUSES } from '../../../../shared/status.js';
 import { isOrderState, NO_FILTERS, type OrderFilters } from './order-filters.js';

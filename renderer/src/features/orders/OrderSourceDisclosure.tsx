@@ -1,5 +1,5 @@
 import { useId, useRef, useState } from 'react';
-import type { OrderSource } from '../../../../shared/outbox-views.js';
+import type { OrderSource } from '../../../../shared/order-views.js';
 import { useApi } from '../../api/api-context.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 

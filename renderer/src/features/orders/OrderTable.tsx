@@ -1,6 +1,6 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useRef } from 'react';
-import type { OrderSummary } from '../../../../shared/outbox-views.js';
+import type { OrderSummary } from '../../../../shared/order-views.js';
 import { formatDateTime } from '../format/format-time.js';
 import { ORDER_STATE_TEXT, TONE_SYMBOL } from './order-states.js';
 

@@ -1,4 +1,4 @@
-import type { OrderDetail } from '../../../../shared/outbox-views.js';
+import type { OrderDetail } from '../../../../shared/order-views.js';
 import { formatDateTime } from '../format/format-time.js';
 import { buildTimeline } from './build-timeline.js';
 import { TONE_SYMBOL } from './order-states.js';

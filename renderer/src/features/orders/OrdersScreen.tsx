@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import type { EnvironmentView } from '../../../../shared/environment.js';
-import type { OrderSummary } from '../../../../shared/outbox-views.js';
+import type { OrderSummary } from '../../../../shared/order-views.js';
 import { useApi } from '../../api/api-context.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { plural } from '../format/format-time.js';

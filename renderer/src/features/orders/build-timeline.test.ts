@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { OrderDetail } from '../../../../shared/outbox-views.js';
+import type { OrderDetail } from '../../../../shared/order-views.js';
 import { buildTimeline, describeLines } from './build-timeline.js';
 
 const t = (second: number) => new Date(Date.UTC(2025, 2, 3, 9, 0, second)).toISOString();

@@ -1,4 +1,4 @@
-import type { OrderDetail } from '../../../../shared/outbox-views.js';
+import type { OrderDetail } from '../../../../shared/order-views.js';
 import type { Tone } from './tone.js';
 
 /** One line of an order's history, as the detail view lists it. */

@@ -1,4 +1,4 @@
-import type { OrderStateName } from '../../../../shared/outbox-views.js';
+import type { OrderStateName } from '../../../../shared/order-views.js';
 import { DISPATCHED_STATUSES } from '../../../../shared/status.js';
 import type { Tone } from './tone.js';
 

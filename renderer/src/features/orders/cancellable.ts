@@ -1,4 +1,4 @@
-import type { OrderSummary } from '../../../../shared/outbox-views.js';
+import type { OrderSummary } from '../../../../shared/order-views.js';
 import { DISPATCHED_STATUSES } from '../../../../shared/status.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { CallInput } from '../../../../shared/contract.js';
-import { ORDER_STATE_NAMES, type OrderStateName } from '../../../../shared/outbox-views.js';
+import { ORDER_STATE_NAMES, type OrderStateName } from '../../../../shared/order-views.js';
 
 /** The orders screen's filters as the form holds them (empty text: no filter). */
 export interface OrderFilters {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ORDER_STATE_NAMES } from '../../../../shared/outbox-views.js';
+import { ORDER_STATE_NAMES } from '../../../../shared/order-views.js';
 import { explainOrder, ORDER_STATE_TEXT } from './order-states.js';
 
 describe('order states as the admin reads them', () => {

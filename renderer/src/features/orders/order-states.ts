@@ -1,4 +1,4 @@
-import type { OrderStateName, OrderSummary } from '../../../../shared/outbox-views.js';
+import type { OrderStateName, OrderSummary } from '../../../../shared/order-views.js';
 import { plainCancelRefusal } from './cancel-words.js';
 import type { Tone } from './tone.js';
 

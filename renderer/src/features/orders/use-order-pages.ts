@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { OrderSummary } from '../../../../shared/outbox-views.js';
+import type { OrderSummary } from '../../../../shared/order-views.js';
 import { useApi } from '../../api/api-context.js';
 import { useEvent } from '../../api/use-event.js';
 import { toListInput, type OrderFilters } from './order-filters.js';

@@ -1,6 +1,6 @@
 import { useCallback, useState } from 'react';
 import type { EnvironmentView } from '../../../../shared/environment.js';
-import type { OrderStateName, OrderSummary } from '../../../../shared/outbox-views.js';
+import type { OrderStateName, OrderSummary } from '../../../../shared/order-views.js';
 import { useApi } from '../../api/api-context.js';
 import { useEvent } from '../../api/use-event.js';
 import { useLoad } from '../../api/use-load.js';

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { EnvironmentView } from '../../../../shared/environment.js';
-import type { OrderStateName, OutboxProgressView } from '../../../../shared/outbox-views.js';
+import type { OrderStateName } from '../../../../shared/order-views.js';
+import type { OutboxProgressView } from '../../../../shared/outbox-views.js';
 import { useApi } from '../../api/api-context.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { formatCount } from '../format/format-time.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ORDER_STATE_NAMES, type OrderStateName } from '../../../../shared/outbox-views.js';
+import { ORDER_STATE_NAMES, type OrderStateName } from '../../../../shared/order-views.js';
 import { formatRate, slowServiceSentence, summarizeProgress } from './progress-summary.js';
 
 function counts(some: Partial<Record<OrderStateName, number>>) {

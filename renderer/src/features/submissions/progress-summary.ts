@@ -1,4 +1,5 @@
-import type { OrderStateName, OutboxProgressView } from '../../../../shared/outbox-views.js';
+import type { OrderStateName } from '../../../../shared/order-views.js';
+import type { OutboxProgressView } from '../../../../shared/outbox-views.js';
 
 export interface ProgressSummary {
   /** Accepted orders (staged and withdrawn ones are not part of the batch's progress). */
