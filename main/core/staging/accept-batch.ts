@@ -66,11 +66,13 @@ export function acceptBatch(deps: StagingDeps, batchId: number, range?: AcceptRa
       });
     };
 
-    for (let after = range?.after ?? 0; ;) {
-      let page = store.stagedOrders.acceptCandidates(batchId, after, PAGE);
-      if (range) page = page.filter((candidate) => candidate.position <= range.upTo);
+    for (let after = range?.after ?? 0, done = false; !done;) {
+      const read = store.stagedOrders.acceptCandidates(batchId, after, PAGE);
+      const page = range ? read.filter((candidate) => candidate.position <= range.upTo) : read;
       if (page.length === 0) break;
       after = page[page.length - 1]!.position;
+      // A short page (or the end of the range) is the last: no further query that would find nothing.
+      done = read.length < PAGE || (range !== undefined && after >= range.upTo);
       const toQueue: Array<{ stagedId: number; order: NewOrder }> = [];
       for (const staged of page) {
         const { clinicCode, clinicOrderId } = staged;
