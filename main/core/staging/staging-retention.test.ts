@@ -182,6 +182,7 @@ describe('retention of staging copies', () => {
     const sourceBefore = store.orders.origin(ids.processed)!.staged!;
     expect(sourceBefore.sourceKept).toBe(true);
 
+    const writesBefore = store.stagedOrders.writes;
     const result = await applyRetention(store, { rowsPerStep: 2 });
     expect(result).toMatchObject({
       compacted: 2,
@@ -189,6 +190,8 @@ describe('retention of staging copies', () => {
       batchesFinished: 1,
       cutoff: expect.any(String) as string,
     });
+    // What is derived from staged orders (enrichment's warned orders) sees the rewrites and deletions.
+    expect(store.stagedOrders.writes).toBe(writesBefore + 4);
 
     // The finished orders (rejected, processed): copies dropped, where they came from kept.
     for (const orderId of [ids.rejected, ids.processed]) {

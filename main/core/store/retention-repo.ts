@@ -70,22 +70,31 @@ export class RetentionRepo {
   readonly #db: Database.Database;
   readonly #now: () => Date;
   readonly #audit: AuditRepo;
+  /** Told the staged orders a step rewrote or deleted, so what was derived from them is derived again. */
+  readonly #rewritten: (ids: readonly number[]) => void;
   readonly #settings: Database.Statement<[], RetentionSettings>;
   readonly #setDays: Database.Statement<[number | null, string]>;
   readonly #nextBatch: Database.Statement<[number, string], BatchToCompact>;
   readonly #pick: Database.Statement<[Record<string, string | number>], number>;
   /** The statements that rewrite picked rows compactly (prepared at the first step: they need a temp table). */
   #rewrite: ((ids: string, now: string) => number) | undefined;
-  readonly #staleEdits: Database.Statement<[number, number]>;
-  readonly #staleRows: Database.Statement<[number, number]>;
+  readonly #stale: Database.Statement<[number, number], number>;
+  readonly #staleEdits: Database.Statement<[string]>;
+  readonly #staleRows: Database.Statement<[string]>;
   readonly #left: Database.Statement<[{ batchId: number }], { accepted: number; staged: number }>;
   readonly #finish: Database.Statement<[string, number]>;
   readonly #step: Database.Transaction<(batch: BatchToCompact, cutoff: string, limit: number) => CompactionStep>;
 
-  constructor(db: Database.Database, now: () => Date, audit: AuditRepo) {
+  constructor(
+    db: Database.Database,
+    now: () => Date,
+    audit: AuditRepo,
+    rewritten: (ids: readonly number[]) => void = () => undefined,
+  ) {
     this.#db = db;
     this.#now = now;
     this.#audit = audit;
+    this.#rewritten = rewritten;
     this.#settings = db.prepare(
       'SELECT staged_days AS stagedDays, updated_at AS updatedAt FROM retention_settings WHERE id = 1',
     );
@@ -103,9 +112,14 @@ export class RetentionRepo {
          ORDER BY s.id LIMIT @limit`,
       )
       .pluck();
-    const staleOfBatch = `SELECT id FROM staged_orders WHERE batch_id = ? AND state = 'staged' ORDER BY id LIMIT ?`;
-    this.#staleEdits = db.prepare(`DELETE FROM staged_order_edits WHERE staged_order_id IN (${staleOfBatch})`);
-    this.#staleRows = db.prepare(`DELETE FROM staged_orders WHERE id IN (${staleOfBatch})`);
+    this.#stale = db
+      .prepare<[number, number], number>(
+        `SELECT id FROM staged_orders WHERE batch_id = ? AND state = 'staged' ORDER BY id LIMIT ?`,
+      )
+      .pluck();
+    const picked = 'SELECT value FROM json_each(?)';
+    this.#staleEdits = db.prepare(`DELETE FROM staged_order_edits WHERE staged_order_id IN (${picked})`);
+    this.#staleRows = db.prepare(`DELETE FROM staged_orders WHERE id IN (${picked})`);
     this.#left = db.prepare(
       `SELECT
          EXISTS (SELECT 1 FROM staged_orders WHERE batch_id = @batchId AND state = 'accepted' AND compacted_at IS NULL)
@@ -162,12 +176,16 @@ export class RetentionRepo {
 
   #stepNow(batch: BatchToCompact, cutoff: string, limit: number): CompactionStep {
     const ids = this.#pick.all({ batchId: batch.id, cutoff, limit });
+    this.#rewritten(ids);
     const compacted = ids.length === 0 ? 0 : this.#rewriter()(JSON.stringify(ids), isoTime(this.#now()));
     let deleted = 0;
     const discardedLongAgo = batch.discardedAt !== null && batch.discardedAt < cutoff;
     if (discardedLongAgo) {
-      this.#staleEdits.run(batch.id, limit);
-      deleted = this.#staleRows.run(batch.id, limit).changes;
+      const stale = this.#stale.all(batch.id, limit);
+      this.#rewritten(stale);
+      const json = JSON.stringify(stale);
+      this.#staleEdits.run(json);
+      deleted = this.#staleRows.run(json).changes;
     }
     const more = compacted === limit || deleted === limit;
     let finished = false;

@@ -385,6 +385,11 @@ export class StagedOrdersRepo {
     return this.#written.slice(since - this.#loggedFrom);
   }
 
+  /** Staged orders rewritten or deleted elsewhere in the store (retention): counted as writes. */
+  noteRewritten(ids: readonly number[]): void {
+    for (const id of ids) this.#logWrite(id);
+  }
+
   #logWrite(id: number): void {
     this.#writes += 1;
     this.#written.push(id);

@@ -81,7 +81,7 @@ export class Store {
     this.stagedEdits = new StagedEditsRepo(db);
     this.mappingProfiles = new MappingProfilesRepo(db, now);
     this.enrichment = new EnrichmentRepo(db, now);
-    this.retention = new RetentionRepo(db, now, this.audit);
+    this.retention = new RetentionRepo(db, now, this.audit, (ids) => this.stagedOrders.noteRewritten(ids));
   }
 
   get schemaVersion(): number {
