@@ -79,6 +79,10 @@ test('orders: find one, follow its timeline to dispatched with a tracking id; ca
   await expect(trackedRow).toContainText(/Prescription (Dispatched|Processed)/);
   await trackedRow.getByRole('checkbox', { name: `Select order ${tracked}` }).check();
   await list.getByRole('button', { name: 'Cancel selected (1)…' }).click();
+  // Checked again before it is offered, and said before anyone asks (issue #13).
+  await expect(dialog.getByRole('list', { name: 'Orders that cannot be cancelled now' })).toContainText(
+    /already gone out \(the service shows “Prescription (Dispatched|Processed)”\)/,
+  );
   await dialog.getByLabel('Reason for cancelling').fill('Too late');
   await dialog.getByRole('button', { name: 'Cancel 1 order' }).click();
   await expect(dialog.getByRole('list', { name: 'Cancel results' })).toContainText(

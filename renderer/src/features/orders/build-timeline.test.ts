@@ -141,9 +141,10 @@ describe('an order’s timeline', () => {
     const dispatched = events.find((event) => event.title === 'Status: Prescription Dispatched');
     expect(dispatched?.details).toEqual(['Dispatch date 2025-03-03', 'Tracking id RM123456789GB']);
     const cancel = events.find((event) => event.title === 'Cancel requested');
-    expect(cancel?.details).toEqual(['Reason: Prescriber withdrew it', 'Outcome: Refused: already dispatched']);
+    // The refusal's words once, in its own entry.
+    expect(cancel?.details).toEqual(['Reason: Prescriber withdrew it', 'Outcome: Refused']);
     expect(events.find((event) => event.title === 'Cancel refused')?.details).toEqual([
-      'already dispatched',
+      'The service said: already dispatched',
       'HTTP 400, 9 ms',
     ]);
   });

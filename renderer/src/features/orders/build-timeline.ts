@@ -105,7 +105,10 @@ function describeAttempt(attempt: Attempt): Described {
       return { title: 'Look-up failed; it will be tried again', tone: 'waiting', extra: message };
     case 'cancel':
       if (attempt.outcome === 'ok') return { title: 'Cancel sent to the service', tone: 'good' };
-      if (attempt.outcome === 'rejected') return { title: 'Cancel refused', tone: 'attention', extra: message };
+      // The service's own words, once: the order's panel says the reason in plain words above the timeline.
+      if (attempt.outcome === 'rejected') {
+        return { title: 'Cancel refused', tone: 'attention', extra: message && `The service said: ${message}` };
+      }
       if (attempt.outcome === 'in-doubt') {
         return {
           title: 'Cancel sent, no clear answer: its status is checked before it is sent again',
@@ -217,7 +220,8 @@ export function buildTimeline(detail: OrderDetail): TimelineEvent[] {
       title: 'Cancel requested',
       details: [
         `Reason: ${cancellation.reason}`,
-        `Outcome: ${outcome[cancellation.state]}${cancellation.resultMessage ? `: ${cancellation.resultMessage}` : ''}`,
+        // A refusal's words are in its "Cancel refused" entry (and in plain words above): not said twice more.
+        `Outcome: ${outcome[cancellation.state]}${cancellation.resultMessage && cancellation.state !== 'refused' ? `: ${cancellation.resultMessage}` : ''}`,
       ],
       tone: cancellation.state === 'refused' ? 'attention' : 'neutral',
     });
