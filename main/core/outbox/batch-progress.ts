@@ -1,6 +1,6 @@
 import type { OrderState } from '../store/order-state.js';
 import type { Store } from '../store/store.js';
-import { SlidingRate } from './progress.js';
+import { SlidingRate } from './sliding-rate.js';
 
 /** One batch's part of the progress: its orders per state and how fast they reach the service. */
 export interface BatchProgress {
