@@ -11,6 +11,7 @@ import { openStore, STORE_FILE, type Store } from '../store/store.js';
 import { LOCAL } from '../store/testing/store-fixtures.js';
 import { applyStatusRecord } from '../tracking/apply-status.js';
 import { SETTLED_STATUSES } from '../tracking/tracked-orders.js';
+import { toStagedOrderView } from './staging-views.js';
 import {
   stagingFixture,
   templateCsv,
@@ -180,6 +181,9 @@ describe('retention of staging copies', () => {
     const queuedRow = rowOf(store, ids.queued)!;
     const auditBefore = store.audit.lastSeq();
     const sourceBefore = store.orders.origin(ids.processed)!.staged!;
+    const view = (orderId: number) =>
+      toStagedOrderView(store, store.stagedOrders.get(rowOf(store, orderId)!.id)!, 'v1', LOCAL.codeLists);
+    const viewBefore = view(ids.processed);
     expect(sourceBefore.sourceKept).toBe(true);
 
     const writesBefore = store.stagedOrders.writes;
@@ -201,6 +205,8 @@ describe('retention of staging copies', () => {
       expect(store.orders.source(orderId)).toBeUndefined();
     }
     expect(store.orders.origin(ids.processed)!.staged).toEqual({ ...sourceBefore, sourceKept: false });
+    // The batch's view still shows a compacted order's fields: the body it was sent with (its own shape).
+    expect(view(ids.processed)).toEqual({ ...viewBefore, provenance: {} });
     // Open orders (still tracked, still queued) and the invalid order still staged: untouched.
     expect(rowOf(store, ids.tracked)).toEqual(trackedRow);
     expect(rowOf(store, ids.queued)).toEqual(queuedRow);
