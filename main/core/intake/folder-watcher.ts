@@ -172,7 +172,7 @@ export class FolderWatcher {
     const batchId = outcome.status === 'staged' ? outcome.batchId : null;
     const allValid = outcome.status === 'staged' && outcome.invalid === 0;
     if (outcome.status === 'staged' && this.#options.mode === 'send' && outcome.valid > 0) {
-      staging.accept(outcome.batchId);
+      await staging.acceptAll(outcome.batchId);
     }
     repo.recordFile({
       hash,

@@ -1,6 +1,7 @@
 import type { AcceptOutcome } from '../../../shared/staging-views.js';
 import type { Problem } from '../model/imported-order.js';
 import type { NewOrder } from '../store/orders-repo.js';
+import type { BatchRecord } from '../store/batches-repo.js';
 import type { StagedOrder } from '../store/staged-orders-repo.js';
 import { requestCancel } from '../tracking/cancel-request.js';
 import { fallbackOf } from './reassess.js';
@@ -8,9 +9,9 @@ import { wireRequest } from './route-request.js';
 import { StagingError, type StagingDeps } from './staging-deps.js';
 
 /**
- * Accepting a batch: in ONE transaction, every valid staged order becomes a `queued` outbox order holding the
- * exact request for the batch's route (what the preview showed), its staged row is marked accepted, and one
- * `batch.accepted` audit entry records the counts. Invalid orders stay staged for fixing. An order accepted from
+ * Accepting a batch: every valid staged order becomes a `queued` outbox order holding the exact request for the
+ * batch's route (what the preview showed), its staged row is marked accepted, and one `batch.accepted` audit entry
+ * records the counts: in one transaction (`acceptBatch`), or in steps of their own (`acceptBatchInSteps`). Invalid orders stay staged for fixing. An order accepted from
  * another batch since this one was staged (or twice in this batch) is not queued a second time: it stays staged
  * with an `order.alreadyKnown` error. An HL7 cancel message (ORC-1 CA) becomes a cancel request for the order it
  * names (or the withdrawal of that order, if it was never sent). The caller wakes the outbox afterwards.
@@ -40,106 +41,202 @@ export interface AcceptRange {
 }
 
 export function acceptBatch(deps: StagingDeps, batchId: number, range?: AcceptRange): AcceptOutcome {
+  const batch = acceptable(deps, batchId);
   const { store } = deps;
-  const batch = store.batches.get(batchId);
+  return store.inTransaction(() => {
+    const pages = acceptPages(deps, batch, new Set(), { after: range?.after ?? 0, upTo: range?.upTo ?? Infinity });
+    if (!range) return finish(deps, batch, pages.accepted, pages.cancelled);
+    // A range is orders just appended: none is a legacy `ready` order, and what stays is the rest of the range.
+    const staying = range.upTo - range.after - pages.accepted - pages.cancelled;
+    return { ...outcomeBase(batch), accepted: pages.accepted, cancelled: pages.cancelled, staying };
+  });
+}
+
+/**
+ * A whole batch accepted in steps of `stepOrders` staged orders, each its own transaction, with `pause()` awaited
+ * between them, so a 50,000-order accept never holds the core's loop for long (issue #14): other calls are
+ * answered meanwhile, and the outbox (woken by `onStep`) starts sending what is already queued. Every step but the
+ * last records a `batch.accepting` entry with its count, so the log says what happened even if the app stops
+ * half-way; accepting the batch again goes on from there (accepted orders are no longer candidates). The last step
+ * records `batch.accepted` with the totals, as a one-step accept does.
+ */
+export async function acceptBatchInSteps(
+  deps: StagingDeps,
+  batchId: number,
+  options: { stepOrders: number; pause: () => Promise<void>; onStep?: (queued: number) => void },
+): Promise<AcceptOutcome> {
+  const queuedNow = new Set<string>();
+  let after = 0;
+  let accepted = 0;
+  let cancelled = 0;
+  for (;;) {
+    // Checked again at every step: the batch is re-read, so a discard in between is seen.
+    const batch = acceptable(deps, batchId);
+    const outcome = deps.store.inTransaction(() => {
+      const step = acceptPages(deps, batch, queuedNow, { after, upTo: Infinity, maxOrders: options.stepOrders });
+      after = step.after;
+      accepted += step.accepted;
+      cancelled += step.cancelled;
+      if (step.done) return finish(deps, batch, accepted, cancelled);
+      deps.store.audit.append({
+        actor: 'user',
+        action: 'batch.accepting',
+        environmentId: batch.environmentId,
+        batchId,
+        details: { orderCount: step.accepted, route: batch.route },
+      });
+      return undefined;
+    });
+    options.onStep?.(accepted + cancelled);
+    if (outcome) return outcome;
+    await options.pause();
+  }
+}
+
+function acceptable(deps: StagingDeps, batchId: number): BatchRecord {
+  const batch = deps.store.batches.get(batchId);
   if (!batch) throw new StagingError(`there is no batch ${batchId}`);
   if (batch.discardedAt !== null) {
     throw new StagingError(`batch ${batchId} was discarded; its orders are not accepted`);
   }
+  return batch;
+}
+
+const outcomeBase = (batch: BatchRecord) => ({
+  batchId: batch.id,
+  environmentId: batch.environmentId,
+  route: batch.route,
+});
+
+/** The end of a whole-batch accept, in its last transaction: legacy orders, then one `batch.accepted` entry. */
+function finish(deps: StagingDeps, batch: BatchRecord, accepted: number, cancelled: number): AcceptOutcome {
+  const { store } = deps;
+  const total = accepted + acceptLegacyReadyOrders(deps, batch.id);
+  const staying = store.stagedOrders.counts(batch.id).staged;
+  store.audit.append({
+    actor: 'user',
+    action: 'batch.accepted',
+    environmentId: batch.environmentId,
+    batchId: batch.id,
+    details: { orderCount: total, invalidCount: staying, route: batch.route },
+  });
+  return { ...outcomeBase(batch), accepted: total, cancelled, staying };
+}
+
+interface PageRange {
+  after: number;
+  /** The last position to take (live intake: one message's orders); Infinity for the whole batch. */
+  upTo: number;
+  /** At most this many candidates (one step of an accept in steps); the rest is left for the next step. */
+  maxOrders?: number;
+}
+
+/**
+ * The accept's work on the staged orders after `from.after`, in the caller's transaction. `queuedNow` holds the
+ * identities queued by this accept so far: the unique index would refuse a second, and so do we, gently.
+ */
+function acceptPages(
+  deps: StagingDeps,
+  batch: BatchRecord,
+  queuedNow: Set<string>,
+  from: PageRange,
+): { accepted: number; cancelled: number; after: number; done: boolean } {
+  const { store } = deps;
+  const batchId = batch.id;
   const codeLists = deps.codeListsFor(batch.environmentId);
   const route = batch.route;
+  let accepted = 0;
+  let cancelled = 0;
+  let after = from.after;
+  let taken = 0;
 
-  return store.inTransaction(() => {
-    let accepted = 0;
-    let cancelled = 0;
-    /** Identities queued by this accept: the unique index would refuse a second, and so do we, gently. */
-    const queuedNow = new Set<string>();
+  /** Rare: an order that cannot go after all stays staged, with the reason added to its problems. */
+  const keepStaged = (id: number, ...problems: Problem[]) => {
+    const order = store.stagedOrders.get(id)!;
+    store.stagedOrders.update(id, {
+      ...order,
+      problems: [...order.problems, ...problems],
+      valid: false,
+      edited: false,
+    });
+  };
 
-    /** Rare: an order that cannot go after all stays staged, with the reason added to its problems. */
-    const keepStaged = (id: number, ...problems: Problem[]) => {
-      const order = store.stagedOrders.get(id)!;
-      store.stagedOrders.update(id, {
-        ...order,
-        problems: [...order.problems, ...problems],
-        valid: false,
-        edited: false,
-      });
-    };
-
-    for (let after = range?.after ?? 0, done = false; !done;) {
-      const read = store.stagedOrders.acceptCandidates(batchId, after, PAGE);
-      const page = range ? read.filter((candidate) => candidate.position <= range.upTo) : read;
-      if (page.length === 0) break;
-      after = page[page.length - 1]!.position;
-      // A short page (or the end of the range) is the last: no further query that would find nothing.
-      done = read.length < PAGE || (range !== undefined && after >= range.upTo);
-      const toQueue: Array<{ stagedId: number; order: NewOrder }> = [];
-      for (const staged of page) {
-        const { clinicCode, clinicOrderId } = staged;
-        if (!clinicCode || !clinicOrderId) continue;
-        const known = store.orders.findAccepted(batch.environmentId, clinicCode, clinicOrderId);
-        if (staged.orderControl === 'CA') {
-          if (!known) {
-            keepStaged(
-              staged.id,
-              stayingProblem(
-                staged,
-                'cancel.unknownOrder',
-                `The cancel is for order '${clinicOrderId}' of clinic '${clinicCode}', which no batch queued or sent.`,
-              ),
-            );
-            continue;
-          }
-          const [result] = requestCancel(
-            store,
-            [known.id],
-            `Cancelled by the clinic system (HL7 ORC-1 CA, batch ${batchId}, message ${staged.source.message ?? staged.position}).`,
-          );
-          if (result?.outcome === 'refused') {
-            keepStaged(
-              staged.id,
-              stayingProblem(staged, 'cancel.refused', `The cancel cannot be made: ${result.reason}.`),
-            );
-            continue;
-          }
-          store.stagedOrders.markAccepted(staged.id, known.id);
-          cancelled += 1;
-          continue;
-        }
-        const identity = `${clinicCode}\u0000${clinicOrderId}`;
-        if (known || queuedNow.has(identity)) {
+  for (;;) {
+    const limit = from.maxOrders === undefined ? PAGE : Math.min(PAGE, from.maxOrders - taken);
+    const read = store.stagedOrders.acceptCandidates(batchId, after, limit);
+    const page = read.filter((candidate) => candidate.position <= from.upTo);
+    // A short page (or the end of the range) is the last: no further query that would find nothing.
+    if (page.length === 0) return { accepted, cancelled, after, done: true };
+    after = page[page.length - 1]!.position;
+    taken += page.length;
+    const done = read.length < limit || after >= from.upTo;
+    const toQueue: Array<{ stagedId: number; order: NewOrder }> = [];
+    for (const staged of page) {
+      const { clinicCode, clinicOrderId } = staged;
+      if (!clinicCode || !clinicOrderId) continue;
+      const known = store.orders.findAccepted(batch.environmentId, clinicCode, clinicOrderId);
+      if (staged.orderControl === 'CA') {
+        if (!known) {
           keepStaged(
             staged.id,
             stayingProblem(
               staged,
-              'order.alreadyKnown',
-              `Order '${clinicOrderId}' of clinic '${clinicCode}' was already accepted into the outbox${known ? ` (batch ${known.batchId})` : ' from this batch'}; it is not queued twice.`,
+              'cancel.unknownOrder',
+              `The cancel is for order '${clinicOrderId}' of clinic '${clinicCode}', which no batch queued or sent.`,
             ),
           );
           continue;
         }
-        const request = wireRequest(staged, route, codeLists);
-        if (!request.ok) {
-          keepStaged(staged.id, ...request.problems);
+        const [result] = requestCancel(
+          store,
+          [known.id],
+          `Cancelled by the clinic system (HL7 ORC-1 CA, batch ${batchId}, message ${staged.source.message ?? staged.position}).`,
+        );
+        if (result?.outcome === 'refused') {
+          keepStaged(
+            staged.id,
+            stayingProblem(staged, 'cancel.refused', `The cancel cannot be made: ${result.reason}.`),
+          );
           continue;
         }
-        queuedNow.add(identity);
-        toQueue.push({
-          stagedId: staged.id,
-          order: {
-            clinicCode: request.clinicCode,
-            clinicOrderId: request.clinicOrderId,
-            route,
-            requestBody: request.text,
-            items: request.items,
-            state: 'queued',
-            // Recorded as checked, so the send skips its check: a v1 body was just written from an object that passed
-            // the route's schema; any other is checked by the store now, once.
-            ...(request.schemaChecked ? { bodySchemaChecked: true } : { checkBody: true }),
-          },
-        });
+        store.stagedOrders.markAccepted(staged.id, known.id);
+        cancelled += 1;
+        continue;
       }
-      if (toQueue.length === 0) continue;
+      const identity = `${clinicCode}\u0000${clinicOrderId}`;
+      if (known || queuedNow.has(identity)) {
+        keepStaged(
+          staged.id,
+          stayingProblem(
+            staged,
+            'order.alreadyKnown',
+            `Order '${clinicOrderId}' of clinic '${clinicCode}' was already accepted into the outbox${known ? ` (batch ${known.batchId})` : ' from this batch'}; it is not queued twice.`,
+          ),
+        );
+        continue;
+      }
+      const request = wireRequest(staged, route, codeLists);
+      if (!request.ok) {
+        keepStaged(staged.id, ...request.problems);
+        continue;
+      }
+      queuedNow.add(identity);
+      toQueue.push({
+        stagedId: staged.id,
+        order: {
+          clinicCode: request.clinicCode,
+          clinicOrderId: request.clinicOrderId,
+          route,
+          requestBody: request.text,
+          items: request.items,
+          state: 'queued',
+          // Recorded as checked, so the send skips its check: a v1 body was just written from an object that passed
+          // the route's schema; any other is checked by the store now, once.
+          ...(request.schemaChecked ? { bodySchemaChecked: true } : { checkBody: true }),
+        },
+      });
+    }
+    if (toQueue.length > 0) {
       const ids = store.orders.enqueue(
         batchId,
         toQueue.map((entry) => entry.order),
@@ -147,20 +244,9 @@ export function acceptBatch(deps: StagingDeps, batchId: number, range?: AcceptRa
       ids.forEach((orderId, index) => store.stagedOrders.markAccepted(toQueue[index]!.stagedId, orderId));
       accepted += ids.length;
     }
-
-    // A range is orders just appended: none is a legacy `ready` order, and what stays is the rest of the range.
-    if (!range) accepted += acceptLegacyReadyOrders(deps, batchId);
-    const staying = range ? range.upTo - range.after - accepted - cancelled : store.stagedOrders.counts(batchId).staged;
-    if (range) return { batchId, environmentId: batch.environmentId, route, accepted, cancelled, staying };
-    store.audit.append({
-      actor: 'user',
-      action: 'batch.accepted',
-      environmentId: batch.environmentId,
-      batchId,
-      details: { orderCount: accepted, invalidCount: staying, route },
-    });
-    return { batchId, environmentId: batch.environmentId, route, accepted, cancelled, staying };
-  });
+    if (done) return { accepted, cancelled, after, done: true };
+    if (from.maxOrders !== undefined && taken >= from.maxOrders) return { accepted, cancelled, after, done: false };
+  }
 }
 
 /**

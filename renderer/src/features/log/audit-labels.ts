@@ -5,6 +5,7 @@
 const ACTION_LABELS: Record<string, string> = {
   'batch.imported': 'Batch imported',
   'batch.accepted': 'Batch accepted',
+  'batch.accepting': 'Batch being accepted (a step)',
   'batch.enriched': 'Batch checked with the service',
   'batch.template.exported': 'Batch exported (template)',
   'batch.errors.exported': 'Orders to fix exported',
