@@ -61,10 +61,14 @@ export function removalOf(store: Store, environment: EnvironmentProfile): Enviro
   const keptText =
     kept === 0
       ? 'It has no orders.'
-      : `Its ${plural(kept, 'order', 'orders')} stay in Orders and the Log with their history` +
+      : (kept === 1
+          ? 'Its 1 order is kept with its history and audit entries: the Log still lists it, and Orders shows it '
+          : `Its ${kept} orders are kept with their history and audit entries: the Log still lists them, and Orders ` +
+            'shows them ') +
+        'again if an environment with the same id is added back.' +
         (tracked > 0
-          ? `; the status of ${plural(tracked, 'order', 'orders')} still at the service will no longer be checked.`
-          : '.');
+          ? ` The status of ${plural(tracked, 'order', 'orders')} still at the service will no longer be checked.`
+          : '');
   return {
     environmentId: environment.id,
     name,

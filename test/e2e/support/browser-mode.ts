@@ -47,9 +47,15 @@ function exited(child: ChildProcess): Promise<{ code: number | null; signal: Nod
  * admin routes are on (`RXBATCH_SANDBOX_ADMIN=1`: tests read what arrived at the service and switch its faults).
  */
 export async function startBrowserMode(
-  options: { env?: Record<string, string>; args?: string[]; open?: boolean } = {},
+  options: {
+    env?: Record<string, string>;
+    args?: string[];
+    open?: boolean;
+    /** A data directory from an earlier start (a restart): kept when this app stops; default a fresh one, removed. */
+    dataDir?: string;
+  } = {},
 ): Promise<BrowserModeApp> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'rxbatch-e2e-'));
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'rxbatch-e2e-')));
   // The one folder files may be imported from by path (as `--import-dir` allows an admin's folder).
   const importDir = await mkdtemp(join(tmpdir(), 'rxbatch-e2e-import-'));
   const child = spawn(
@@ -83,7 +89,7 @@ export async function startBrowserMode(
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     const { code, signal } = await exited(child);
-    await rm(dataDir, { recursive: true, force: true });
+    if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
     await rm(importDir, { recursive: true, force: true });
     // A clean shutdown on SIGTERM is part of the CLI's contract (the core closes its database and sandbox).
     if (ready && code !== 0) throw new Error(`browser mode did not shut down cleanly (${code ?? signal}):\n${tail()}`);

@@ -26,7 +26,19 @@ export function RecentBatches({
     if (change.environmentId === environment.id) batches.reload();
   });
   if (batches.error) return <ErrorMessage error={batches.error} />;
-  if (!batches.value?.length) return null;
+  if (!batches.value) return null;
+  if (batches.value.length === 0) {
+    return (
+      <section aria-labelledby="batches-heading" className="panel">
+        <h3 id="batches-heading">No batches imported into {environment.name} yet</h3>
+        <p>
+          Use “Download template” above and fill in one row per order (or use your clinic system&apos;s own CSV or HL7
+          export), then choose the file. Its orders open here in Preview: every problem is marked on its cell, you fix
+          them in place, and nothing is sent before you accept.
+        </p>
+      </section>
+    );
+  }
   return (
     <section aria-labelledby="batches-heading" className="panel">
       <h3 id="batches-heading">Imported batches</h3>

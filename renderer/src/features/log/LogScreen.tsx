@@ -5,6 +5,7 @@ import type { LogFilter } from '../../../../shared/log-contract.js';
 import type { AuditEntryView } from '../../../../shared/log-views.js';
 import { useApi } from '../../api/api-context.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { NextSteps } from '../workspace/NextSteps.js';
 import { formatDateTime, plural } from '../format/format-time.js';
 import { useLive } from '../live/live-context.js';
 import { ACTION_KINDS, actionLabel, detailsLine } from './audit-labels.js';
@@ -154,6 +155,21 @@ export function LogScreen({ environment }: { environment: EnvironmentView }) {
             ? 'Loading entries…'
             : `${plural(entries.length, 'entry', 'entries')} shown${next ? ', older ones below' : ''}.`}
         </p>
+        {!loading && !failure && !filter && entries.every((entry) => entry.actor === 'system') ? (
+          <NextSteps
+            environment={environment}
+            title="Nothing done here yet"
+            why={
+              entries.length === 0
+                ? 'Every import, accept, send, cancel and sign-in is recorded here, in a chain that shows any later change.'
+                : "So far only Rx Batch's own steps are logged (starting its sandbox, signing in to it). Every import, " +
+                  'accept, send, cancel and sign-in of yours will be recorded here too.'
+            }
+          />
+        ) : null}
+        {!loading && !failure && filter && entries.length === 0 ? (
+          <p className="hint">No entries match these filters. Clear them to see the whole log.</p>
+        ) : null}
         {entries.length > 0 ? (
           <div className="table-scroll log-scroll" tabIndex={0} aria-label="Log entries, scrollable">
             <table>

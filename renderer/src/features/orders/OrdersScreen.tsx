@@ -4,6 +4,7 @@ import type { OrderSummary } from '../../../../shared/order-views.js';
 import { useApi } from '../../api/api-context.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { plural } from '../format/format-time.js';
+import { NextSteps } from '../workspace/NextSteps.js';
 import { CancelDialog } from './CancelDialog.js';
 import { OrderDetailView, type RefreshRound } from './OrderDetailView.js';
 import { NO_FILTERS, type OrderFilters } from './order-filters.js';
@@ -86,6 +87,17 @@ export function OrdersScreen({ environment, openOrderId }: { environment: Enviro
               ? 'Loading orders…'
               : `${plural(pages.orders.length, 'order')} shown${pages.hasMore ? ', more below' : ''}.`}
           </p>
+          {!pages.loading && !pages.error && pages.orders.length === 0 ? (
+            Object.values(filters).every((value) => value === '') ? (
+              <NextSteps
+                environment={environment}
+                title={`No orders in ${environment.name} yet`}
+                why="Every order accepted into this environment is listed here, with its status at the service."
+              />
+            ) : (
+              <p className="hint">No orders match these filters. Clear them to see every order.</p>
+            )
+          ) : null}
           {pages.orders.length > 0 ? (
             <OrderTable
               orders={pages.orders}

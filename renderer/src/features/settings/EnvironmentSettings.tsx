@@ -2,10 +2,14 @@ import { useState } from 'react';
 import { GRANT_LABELS, kindLabel, stateLabel } from '../environments/environment-labels.js';
 import { useLive } from '../live/live-context.js';
 import { EnvironmentForm } from './EnvironmentForm.js';
+import { RemoveEnvironment } from './RemoveEnvironment.js';
 
 type Editing = { mode: 'edit'; id: string } | { mode: 'add' } | undefined;
 
-/** Every environment with its API profile; edit one, or add another (a second account, a staging service). */
+/**
+ * Every environment with its API profile; edit one, add another (a second account, a staging service), or remove
+ * one (what that does said first).
+ */
 export function EnvironmentSettings({ selectedId }: { selectedId: string }) {
   const { environments } = useLive();
   const [editing, setEditing] = useState<Editing>();
@@ -58,16 +62,32 @@ export function EnvironmentSettings({ selectedId }: { selectedId: string }) {
               </td>
               <td>{stateLabel(environment)}</td>
               <td>
-                <button
-                  type="button"
-                  className="secondary"
-                  onClick={() => {
-                    setSaved(undefined);
-                    setEditing({ mode: 'edit', id: environment.id });
-                  }}
-                >
-                  Edit<span className="visually-hidden"> {environment.name}</span>
-                </button>
+                <div className="button-row">
+                  <button
+                    type="button"
+                    className="secondary"
+                    onClick={() => {
+                      setSaved(undefined);
+                      setEditing({ mode: 'edit', id: environment.id });
+                    }}
+                  >
+                    Edit<span className="visually-hidden"> {environment.name}</span>
+                  </button>
+                  {environment.kind === 'local-sandbox' ? null : (
+                    <RemoveEnvironment
+                      environment={environment}
+                      onRemoved={(removal) => {
+                        setEditing(undefined);
+                        setSaved(
+                          `Removed ${removal.name}.` +
+                            (removal.kept > 0
+                              ? ' Its orders are kept with their history; the Log still lists them.'
+                              : ''),
+                        );
+                      }}
+                    />
+                  )}
+                </div>
               </td>
             </tr>
           ))}

@@ -1,5 +1,6 @@
 import type { EnvironmentView } from '../../../../shared/environment.js';
 import { useLive } from '../live/live-context.js';
+import { NextSteps } from '../workspace/NextSteps.js';
 import { AttentionList } from './AttentionList.js';
 import { ProblemOrders } from './ProblemOrders.js';
 import { ProgressPanel } from './ProgressPanel.js';
@@ -17,6 +18,13 @@ export function SubmissionsScreen({ environment }: { environment: EnvironmentVie
         Submissions
       </h2>
       <StatusBanner environment={environment} progress={progress} />
+      {progress && Object.values(progress.counts).every((count) => count === 0) ? (
+        <NextSteps
+          environment={environment}
+          title={`Nothing sent from ${environment.name} yet`}
+          why="Orders you accept in Preview are sent from here, and this screen shows how they go."
+        />
+      ) : null}
       {progress ? (
         <ProgressPanel environment={environment} progress={progress} />
       ) : (

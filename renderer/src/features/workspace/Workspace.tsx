@@ -1,36 +1,40 @@
 import { useEffect, useRef, useState } from 'react';
 import type { AppInfo } from '../../../../shared/contract.js';
 import type { EnvironmentView } from '../../../../shared/environment.js';
+import { useApi } from '../../api/api-context.js';
 import { AppHeader } from '../app-header/AppHeader.js';
 import { ImportRequestsProvider } from '../import/import-requests.js';
 import { LiveProvider } from '../live/LiveProvider.js';
 import { useLive } from '../live/live-context.js';
 import { Screen } from './Screen.js';
 import { SectionNav } from './SectionNav.js';
-import { readSelectedEnvironmentId, resolveEnvironment, saveSelectedEnvironmentId } from './selected-environment.js';
+import { resolveEnvironment } from './selected-environment.js';
 import { replaceRoute, useHashRoute } from './use-hash-route.js';
 
 interface Props {
   info: AppInfo;
   initialEnvironments: EnvironmentView[];
+  /** The environment chosen last time (the core remembers it), if it still exists. */
+  chosenId: string | undefined;
 }
 
-export function Workspace({ info, initialEnvironments }: Props) {
+export function Workspace({ info, initialEnvironments, chosenId }: Props) {
   return (
     <LiveProvider initialEnvironments={initialEnvironments}>
       {/* Files the OS hands to the desktop app open the Import screen, whatever screen is showing. */}
       <ImportRequestsProvider>
-        <WorkspaceLayout info={info} />
+        <WorkspaceLayout info={info} initialChosenId={chosenId} />
       </ImportRequestsProvider>
     </LiveProvider>
   );
 }
 
 /** Header (environment and identity), the sections, and the open screen. */
-function WorkspaceLayout({ info }: { info: AppInfo }) {
+function WorkspaceLayout({ info, initialChosenId }: { info: AppInfo; initialChosenId: string | undefined }) {
+  const api = useApi();
   const { environments } = useLive();
   const route = useHashRoute();
-  const [chosenId, setChosenId] = useState(readSelectedEnvironmentId);
+  const [chosenId, setChosenId] = useState(initialChosenId);
   const environment = resolveEnvironment(environments, chosenId);
   const mainRef = useRef<HTMLElement>(null);
   const firstRender = useRef(true);
@@ -51,7 +55,8 @@ function WorkspaceLayout({ info }: { info: AppInfo }) {
       replaceRoute(rest);
     }
     setChosenId(id);
-    saveSelectedEnvironmentId(id);
+    // Remembered by the core for the next start; if that fails, the choice still holds for this session.
+    api.call('environments.choose', { environmentId: id }).catch(() => undefined);
   }
 
   return (

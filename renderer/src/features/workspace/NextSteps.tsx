@@ -1,0 +1,65 @@
+import { useId, useState } from 'react';
+import type { EnvironmentView } from '../../../../shared/environment.js';
+import { useApi } from '../../api/api-context.js';
+import { downloadText } from '../../download-text.js';
+import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { useLive } from '../live/live-context.js';
+import { routeHref } from './route.js';
+
+/**
+ * What a screen with nothing on it yet says (issue #13): why it is empty, then what to do next, in order: sign in
+ * (or say it is done), download the template, import a file and review it in Preview. Nothing is sent before the
+ * admin accepts, and the screen says so.
+ */
+export function NextSteps({ environment, title, why }: { environment: EnvironmentView; title: string; why: string }) {
+  const headingId = useId();
+  const api = useApi();
+  const { signIn } = useLive();
+  const [failure, setFailure] = useState<unknown>();
+  const signedIn = signIn[environment.id]?.signedIn ?? false;
+
+  async function downloadTemplate() {
+    try {
+      const template = await api.call('template.example', {});
+      downloadText(template.fileName, template.text);
+      setFailure(undefined);
+    } catch (error) {
+      setFailure(error);
+    }
+  }
+
+  return (
+    <section aria-labelledby={headingId} className="panel next-steps">
+      <h3 id={headingId}>{title}</h3>
+      <p>{why}</p>
+      <ol>
+        <li>
+          {signedIn ? (
+            <>Signed in to {environment.name}: done.</>
+          ) : environment.clientId ? (
+            <>
+              <a href={routeHref({ section: 'signin' })}>Sign in</a> to {environment.name}.
+            </>
+          ) : (
+            <>
+              Enter the client id CloudRx gave you for {environment.name} in{' '}
+              <a href={routeHref({ section: 'settings' })}>Settings</a>, then{' '}
+              <a href={routeHref({ section: 'signin' })}>sign in</a>.
+            </>
+          )}
+        </li>
+        <li>
+          <button type="button" className="secondary" onClick={() => void downloadTemplate()}>
+            Download the template
+          </button>{' '}
+          and fill in one row per order, or use your clinic system&apos;s own CSV or HL7 export.
+        </li>
+        <li>
+          <a href={routeHref({ section: 'import' })}>Import the file</a>: its orders open in Preview, where you fix what
+          is wrong and accept them. Nothing is sent before you accept.
+        </li>
+      </ol>
+      {failure ? <ErrorMessage error={failure} /> : null}
+    </section>
+  );
+}

@@ -1,0 +1,161 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { startBrowserMode, type BrowserModeApp } from './support/browser-mode.js';
+import { callBridge } from './support/bridge-client.js';
+import { addDeviceEnvironment } from './support/device-environment.js';
+import { saveScreenshot } from './support/screenshots.js';
+import { seedOrders } from './support/seed-orders.js';
+import { chooseEnvironment, localSandbox, openSection, openWorkspace, uniqueSuffix } from './support/workspace.js';
+
+// Issue #13: a first run says what to do next on every screen with nothing yet; environments stay put across
+// restarts (the chosen one, the sandbox's addresses); an environment can be removed, with what that does said first
+// and nothing unfinished lost. Each test starts its own app: a first run needs a data directory nobody used.
+
+test.use({ viewport: { width: 1024, height: 700 } });
+
+let dir: string;
+let app: BrowserModeApp | undefined;
+test.beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'rxbatch-e2e-first-run-'));
+});
+test.afterEach(async () => {
+  await app?.stop();
+  app = undefined;
+  await rm(dir, { recursive: true, force: true });
+});
+
+const start = async () => (app = await startBrowserMode({ dataDir: join(dir, 'data') }));
+
+async function nextSteps(page: Page, title: string) {
+  const panel = page.getByRole('region', { name: title });
+  await expect(panel).toBeVisible();
+  return panel;
+}
+
+test('first run: Submissions, Orders, Import and the Log say what to do next', async ({ page }) => {
+  const running = await start();
+  await openWorkspace(page, running, 'Submissions');
+
+  const submissions = await nextSteps(page, 'Nothing sent from Local sandbox yet');
+  // The local sandbox is signed in by the app; the next steps are the template and an import.
+  await expect(submissions.getByRole('listitem').nth(0)).toHaveText('Signed in to Local sandbox: done.');
+  await expect(submissions.getByRole('button', { name: 'Download the template' })).toBeVisible();
+  await expect(submissions.getByRole('link', { name: 'Import the file' })).toHaveAttribute('href', '#/import');
+  const download = page.waitForEvent('download');
+  await submissions.getByRole('button', { name: 'Download the template' }).click();
+  expect((await download).suggestedFilename()).toMatch(/\.csv$/);
+  await saveScreenshot(page, 'first-run-submissions');
+
+  await openSection(page, 'Orders');
+  await nextSteps(page, 'No orders in Local sandbox yet');
+  await saveScreenshot(page, 'first-run-orders');
+
+  await openSection(page, 'Import');
+  const batches = page.getByRole('region', { name: 'No batches imported into Local sandbox yet' });
+  await expect(batches).toContainText('nothing is sent before you accept');
+  await saveScreenshot(page, 'first-run-import');
+
+  await openSection(page, 'Log');
+  // Only the app's own steps so far (it started its sandbox and signed in to it).
+  const log = await nextSteps(page, 'Nothing done here yet');
+  await expect(log).toContainText("So far only Rx Batch's own steps are logged");
+  await saveScreenshot(page, 'first-run-log');
+
+  // An environment with no client id yet says where to enter it, then to sign in.
+  await chooseEnvironment(page, 'CloudRx sandbox');
+  await openSection(page, 'Submissions');
+  const remote = await nextSteps(page, 'Nothing sent from CloudRx sandbox yet');
+  await expect(remote.getByRole('listitem').nth(0)).toContainText('Enter the client id CloudRx gave you');
+  await expect(remote.getByRole('link', { name: 'Settings' })).toHaveAttribute('href', '#/settings');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await saveScreenshot(page, 'first-run-submissions-remote-dark');
+});
+
+test('the chosen environment and the sandbox addresses stay put across a restart', async ({ page, browser }) => {
+  const first = await start();
+  const sandboxBefore = await localSandbox(first);
+  await openWorkspace(page, first, 'Submissions');
+  await chooseEnvironment(page, 'Local sandbox (device sign-in)');
+  await expect(
+    page.getByRole('heading', { name: 'Nothing sent from Local sandbox (device sign-in) yet' }),
+  ).toBeVisible();
+  // Both sign-in methods are there out of the box, on the same sandbox.
+  const environments = await callBridge(first, 'environments.list', {});
+  expect(environments.find((e) => e.id === 'local-sandbox-device')).toMatchObject({
+    grant: 'device',
+    running: true,
+    apiBaseUrl: sandboxBefore.apiBaseUrl,
+  });
+  await expect
+    .poll(async () => (await callBridge(first, 'environments.chosen', {})).environmentId)
+    .toBe('local-sandbox-device');
+  await first.stop();
+  app = undefined;
+
+  // Another browser profile (nothing kept in the page) on the restarted app: the core remembers.
+  const second = await start();
+  const context = await browser.newContext({ viewport: { width: 1024, height: 700 } });
+  const fresh = await context.newPage();
+  try {
+    await openWorkspace(fresh, second, 'Submissions');
+    await expect(fresh.getByRole('banner').getByLabel('Environment')).toHaveValue('local-sandbox-device');
+    const sandboxAfter = await localSandbox(second);
+    expect({ api: sandboxAfter.apiBaseUrl, issuer: sandboxAfter.issuer }).toEqual({
+      api: sandboxBefore.apiBaseUrl,
+      issuer: sandboxBefore.issuer,
+    });
+    await openSection(fresh, 'Sign-in');
+    await saveScreenshot(fresh, 'environment-remembered-signin');
+  } finally {
+    await context.close();
+  }
+});
+
+test('an environment is removed only when nothing of it is unfinished, with what that does said first', async ({
+  page,
+}) => {
+  const running = await start();
+  const suffix = uniqueSuffix();
+  const name = `Spare ${suffix}`;
+  const spare = await addDeviceEnvironment(running, name);
+  // Not signed in: its accepted orders wait, unsent.
+  await seedOrders(running, spare.id, { count: 2, prefix: `RM-${suffix}` });
+
+  await openWorkspace(page, running, 'Settings');
+  const environments = page.getByRole('region', { name: 'Environments' });
+  // The app's own sandboxes are not removable.
+  await expect(environments.getByRole('button', { name: 'Remove Local sandbox', exact: true })).toHaveCount(0);
+  await environments.getByRole('button', { name: `Remove ${name}` }).click();
+  const notYet = page.getByRole('dialog', { name: `${name} cannot be removed yet` });
+  await expect(notYet).toContainText('2 orders not sent yet');
+  await saveScreenshot(page, 'environment-remove-refused');
+  await notYet.getByRole('button', { name: 'Close' }).click();
+  await expect(notYet).toHaveCount(0);
+
+  // Withdrawn (cancelled before sending): nothing of it is unfinished any more.
+  const queued = await callBridge(running, 'orders.list', { environmentId: spare.id });
+  await callBridge(running, 'orders.cancel', { orderIds: queued.orders.map((o) => o.id), reason: 'Not needed' });
+  await expect
+    .poll(async () => (await callBridge(running, 'environments.removal', { environmentId: spare.id })).removable)
+    .toBe(true);
+
+  await environments.getByRole('button', { name: `Remove ${name}` }).click();
+  const question = page.getByRole('dialog', { name: `Remove ${name}?` });
+  await expect(question).toContainText('signs it out and deletes its saved sign-in');
+  await expect(question).toContainText('Its 2 orders are kept with their history and audit entries');
+  // Saying no is the default.
+  await expect(question.getByRole('button', { name: 'Keep it' })).toBeFocused();
+  await saveScreenshot(page, 'environment-remove-question');
+  await question.getByRole('button', { name: 'Remove environment' }).click();
+  await expect(page.getByRole('status').filter({ hasText: `Removed ${name}.` })).toBeVisible();
+  await expect(environments.getByRole('row', { name: new RegExp(name) })).toHaveCount(0);
+  await expect(page.getByRole('banner').getByLabel('Environment')).not.toContainText(name);
+
+  // The log keeps its orders' entries and says who removed it.
+  const log = await callBridge(running, 'log.list', { action: 'environment.removed' });
+  expect(log.entries[0]).toMatchObject({ actor: 'user', environmentId: spare.id });
+  const kept = await callBridge(running, 'log.list', { environmentId: spare.id, action: 'order.' });
+  expect(kept.entries.length).toBeGreaterThan(0);
+});
