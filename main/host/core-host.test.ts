@@ -7,7 +7,7 @@ import type { EventName } from '../../shared/contract.js';
 import { DEFAULT_CODE_LISTS, ORDER_SERVICE_SCOPES } from '../../shared/environment.js';
 import { sampleCreateWithClinic } from '../../test/support/orders.js';
 import { MemorySecretStore } from '../core/platform/secret-store.js';
-import type { DesktopIntegration, IdentityChange, SaveRequest } from '../core/desktop-handlers.js';
+import type { DesktopIntegration, IdentityChange, RemovalQuestion, SaveRequest } from '../core/desktop-handlers.js';
 import { LOCAL_SANDBOX_ID } from '../core/environments/presets.js';
 import { writeTemplateCsv } from '../core/importing/template-csv.js';
 import { silentLogger } from '../core/platform/logger.js';
@@ -46,8 +46,10 @@ class RecordingDesktop implements DesktopIntegration {
     this.changes.push(change);
     return Promise.resolve(this.confirm);
   }
-  confirmRemoval(): Promise<boolean> {
-    return Promise.resolve(false);
+  readonly removals: RemovalQuestion[] = [];
+  confirmRemoval(removal: RemovalQuestion): Promise<boolean> {
+    this.removals.push(removal);
+    return Promise.resolve(this.confirm);
   }
   /** Where the admin "chose" to save an export; null: the dialog was cancelled. */
   savePath: string | null = null;
@@ -237,6 +239,21 @@ describe('the core host in a child process, driven through its protocol', () => 
     expect(await client.request('environments.save', { environment: profile, create: true })).toMatchObject({
       id: 'elsewhere',
     });
+
+    // Removing it is asked too, with what removing does, over the same protocol.
+    desktop.confirm = false;
+    expect(await client.call('environments.remove', { environmentId: 'elsewhere' })).toMatchObject({
+      ok: false,
+      error: { code: 'forbidden', message: 'Elsewhere was not removed.' },
+    });
+    expect(desktop.removals.at(-1)).toEqual({
+      name: 'Elsewhere',
+      message: 'Removing Elsewhere signs it out and deletes its saved sign-in and client secret. It has no orders.',
+    });
+    desktop.confirm = true;
+    await client.request('environments.remove', { environmentId: 'elsewhere' });
+    const left = await client.request('environments.list', {});
+    expect(left.map((environment) => environment.id)).not.toContain('elsewhere');
   });
 
   it('stops cleanly: the core closes its store (the data directory is free again) and the host exits', async () => {

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { BrowserWindow, dialog } from './electron-double.js';
 
 vi.mock('electron', () => import('./electron-double.js'));
-const { askIdentityChange, askPlainTextSecrets, chooseFolder, chooseForImport, chooseImportFiles } =
+const { askIdentityChange, askPlainTextSecrets, askRemoval, chooseFolder, chooseForImport, chooseImportFiles } =
   await import('../../main/electron/dialogs.js');
 
 beforeEach(() => vi.clearAllMocks());
@@ -88,6 +88,20 @@ describe('native dialogs', () => {
     expect(options.detail).toContain('sign this environment out');
     dialog.showMessageBox.mockResolvedValueOnce({ response: 1, checkboxChecked: false });
     expect(await askIdentityChange(window as never, change)).toBe(true);
+  });
+
+  it('asks before an environment is removed, saying what removing does; keeping it is the default', async () => {
+    const window = new BrowserWindow({});
+    const removal = { name: 'Staging', message: 'Removing Staging signs it out. It has no orders.' };
+    dialog.showMessageBox.mockResolvedValueOnce({ response: 0, checkboxChecked: false });
+    expect(await askRemoval(window as never, removal)).toBe(false);
+    const [parent, options] = dialog.showMessageBox.mock.calls[0] as [unknown, Electron.MessageBoxOptions];
+    expect(parent).toBe(window);
+    expect(options).toMatchObject({ type: 'warning', message: 'Remove "Staging"?', defaultId: 0, cancelId: 0 });
+    expect(options.detail).toBe(removal.message);
+    expect(options.buttons).toEqual(['Cancel', 'Remove environment']);
+    dialog.showMessageBox.mockResolvedValueOnce({ response: 1, checkboxChecked: false });
+    expect(await askRemoval(window as never, removal)).toBe(true);
   });
 
   it('confirms a new environment with every address it will use', async () => {
