@@ -185,6 +185,10 @@ test.describe('live state, 1920x1080, dark', () => {
       await expect(banner).toBeVisible({ timeout: 45_000 });
       await expect(banner).toContainText('so sending has stopped for now');
       await expect(banner).toContainText('Nothing is lost or sent twice.');
+      // Each batch says why it waits rather than a time left.
+      await expect(page.getByRole('region', { name: 'By batch' }).getByRole('listitem').first()).toContainText(
+        'waiting for the service',
+      );
       // The next try, counted down, for the eye and for a screen reader.
       const timer = banner.getByRole('timer');
       await expect(timer).toHaveText(/^in \d+:\d{2} \(at \d{2}:\d{2}:\d{2}\)$/);
@@ -196,6 +200,13 @@ test.describe('live state, 1920x1080, dark', () => {
       await banner.getByText('Technical details').click();
       await expect(details).toContainText(/\S/);
       await saveScreenshot(page, 'live-outage-banner-1920x1080-dark');
+      // The same banner in the small window and the light theme (a screenshot, checked with axe).
+      await page.setViewportSize({ width: 1024, height: 700 });
+      await page.emulateMedia({ colorScheme: 'light' });
+      await expect(banner.getByRole('button', { name: 'Try now' })).toBeInViewport();
+      await saveScreenshot(page, 'live-outage-banner-1024x700-light');
+      await page.setViewportSize({ width: 1920, height: 1080 });
+      await page.emulateMedia({ colorScheme: 'dark' });
 
       // Still down: "Try now" tries, and the banner stays with a new next try.
       await banner.getByRole('button', { name: 'Try now' }).click();

@@ -124,9 +124,16 @@ export function ProgressPanel({
   );
 }
 
+/** Why a batch's orders do not go now, said instead of a time left. */
+const HELD: Partial<Record<OutboxProgressView['state'], string>> = {
+  paused: 'paused',
+  'sign-in-required': 'waiting for sign-in',
+  'service-unavailable': 'waiting for the service',
+};
+
 /** Each batch last sent from, newest first: its own N of M, rate and time left (the line above is every batch). */
 function BatchProgressList({ progress }: { progress: OutboxProgressView }) {
-  const lines = describeBatches(progress.batches ?? []);
+  const lines = describeBatches(progress.batches ?? [], HELD[progress.state] ?? null);
   if (lines.length === 0) return null;
   return (
     <section aria-labelledby="batch-progress-heading" className="batch-progress">

@@ -41,4 +41,12 @@ describe('progress per batch', () => {
     expect(lines[1]!.text).toContain('about 0:05 left');
     expect(lines[0]!.text).toContain('about 0:10 left');
   });
+
+  it('says why nothing goes instead of a time left while sending waits', () => {
+    const [line] = describeBatches(
+      [{ batchId: 3, fileName: null, counts: counts({ in_doubt: 3 }), ordersPerSecond: 0 }],
+      'waiting for the service',
+    );
+    expect(line!.text).toBe('0 of 3 settled (0%) · 3 to go · 0 orders/s · waiting for the service');
+  });
 });

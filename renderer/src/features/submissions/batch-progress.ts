@@ -20,13 +20,14 @@ export interface BatchLine {
  * the time left for a newer batch is counted after the older ones still sending (`ahead`: orders still to go in
  * older batches).
  */
-export function describeBatch(batch: BatchProgressView, ahead = 0): BatchLine {
+export function describeBatch(batch: BatchProgressView, ahead = 0, held: string | null = null): BatchLine {
   const summary = summarizeProgress(batch.counts);
   const percent = Math.floor(summary.fraction * 100);
   const name = batch.fileName ? `${batch.fileName} (batch ${batch.batchId})` : `Batch ${batch.batchId}`;
   let left: { clock: string; words: string } | null = null;
   let when: string;
   if (summary.waiting === 0) when = 'done';
+  else if (held) when = held;
   else if (batch.ordersPerSecond > 0) {
     left = formatRemaining(((summary.waiting + ahead) / batch.ordersPerSecond) * 1000);
     when = `about ${left.clock} left`;
@@ -46,12 +47,15 @@ export function describeBatch(batch: BatchProgressView, ahead = 0): BatchLine {
   };
 }
 
-/** The batches as shown, newest first, each one's time left counting the older batches still to go. */
-export function describeBatches(batches: readonly BatchProgressView[]): BatchLine[] {
+/**
+ * The batches as shown, newest first, each one's time left counting the older batches still to go; `held` says
+ * why nothing goes now (paused, waiting for sign-in or the service) instead of a time left.
+ */
+export function describeBatches(batches: readonly BatchProgressView[], held: string | null = null): BatchLine[] {
   const oldestFirst = [...batches].sort((a, b) => a.batchId - b.batchId);
   let ahead = 0;
   const lines = oldestFirst.map((batch) => {
-    const line = describeBatch(batch, ahead);
+    const line = describeBatch(batch, ahead, held);
     ahead += line.summary.waiting;
     return line;
   });
