@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { StatusRecord } from '../../../shared/status.js';
 import { verifyAuditChain } from '../audit/verify-chain.js';
 import { applyRetention, RetentionSchedule, type RetentionRunResult } from '../store/retention-runner.js';
-import { RETENTION_SETTLED_STATUSES } from '../store/retention-repo.js';
+import { RETENTION_READS, RETENTION_SETTLED_STATUSES } from '../store/retention-repo.js';
 import { openStore, STORE_FILE, type Store } from '../store/store.js';
 import { LOCAL } from '../store/testing/store-fixtures.js';
 import { applyStatusRecord } from '../tracking/apply-status.js';
@@ -349,6 +349,35 @@ describe('retention of staging copies', () => {
     await idle.stop();
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(runs).toHaveLength(1);
+  });
+
+  it('reads through indexes: no scan of staged orders, orders or batches, no sort', async () => {
+    const built = await build();
+    const store = reopen(built, 91);
+    const cutoff = store.retention.cutoff()!;
+    const plan = (sql: string, ...args: unknown[]) =>
+      (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as Array<{ detail: string }>).map(
+        (row) => row.detail,
+      );
+    const plans = {
+      nextBatch: plan(RETENTION_READS.nextBatch, 0, cutoff),
+      pick: plan(RETENTION_READS.pick, { batchId: built.accepted, cutoff, after: 0, until: 50 }),
+      stale: plan(RETENTION_READS.stale, { batchId: built.discarded, after: 0, until: 50 }),
+      last: plan(RETENTION_READS.last, built.accepted),
+      kept: plan(RETENTION_READS.kept, { batchId: built.accepted, after: 0, until: 50 }),
+    };
+    for (const [name, lines] of Object.entries(plans)) {
+      const where = `${name}:\n${lines.join('\n')}`;
+      expect(
+        lines.filter((line) => /^SCAN (?!CONSTANT ROW)|TEMP B-TREE/.test(line)),
+        where,
+      ).toEqual([]);
+    }
+    expect(plans.nextBatch.join('\n')).toContain('import_batches_to_compact');
+    expect(plans.pick.join('\n')).toMatch(
+      /SEARCH s USING INDEX staged_orders_by_position \(batch_id=\? AND position>\? AND position<\?\)[\s\S]*SEARCH o USING INTEGER PRIMARY KEY/,
+    );
+    expect(plans.stale.join('\n')).toContain('staged_orders_by_position (batch_id=? AND position>? AND position<?)');
   });
 
   it("retention's settled statuses are the poller's", () => {

@@ -30,6 +30,25 @@ export const FINISHED_ORDER_WHERE = `(o.state IN ('rejected', 'withdrawn', 'canc
   OR (o.state IN ('created', 'cancel_refused')
     AND coalesce(o.remote_status, '') IN (${RETENTION_SETTLED_STATUSES.map(sqlText).join(', ')})))`;
 
+/**
+ * What a run reads, each through an index (a test checks their plans): the batches it is not done with
+ * (`import_batches_to_compact`), a window of a batch's positions (`staged_orders_by_position`), their orders by id.
+ */
+export const RETENTION_READS = {
+  nextBatch: `SELECT id, created_at AS createdAt, discarded_at AS discardedAt FROM import_batches
+    WHERE compacted_at IS NULL AND id > ? AND created_at < ? AND importing = 0 ORDER BY id LIMIT 1`,
+  pick: `SELECT s.id FROM staged_orders s JOIN orders o ON o.id = s.order_id
+    WHERE s.batch_id = @batchId AND s.position > @after AND s.position <= @until
+      AND s.state = 'accepted' AND s.compacted_at IS NULL AND o.created_at < @cutoff AND ${FINISHED_ORDER_WHERE}
+    ORDER BY s.position`,
+  stale: `SELECT id FROM staged_orders WHERE batch_id = @batchId AND position > @after AND position <= @until
+    AND state = 'staged' ORDER BY position`,
+  last: 'SELECT max(position) FROM staged_orders WHERE batch_id = ?',
+  /** The window's staged orders that still hold their copies (accepted ones not compacted, or never accepted). */
+  kept: `SELECT count(*) FROM staged_orders WHERE batch_id = @batchId AND position > @after AND position <= @until
+    AND compacted_at IS NULL`,
+} as const;
+
 /** What a compacted row's provenance says: nothing (decodes to no entries). */
 const NO_PROVENANCE = encodeProvenance({}, { file: '' });
 
@@ -50,8 +69,12 @@ export interface CompactionStep {
   compacted: number;
   /** Never-accepted staged orders of a discarded batch deleted. */
   deleted: number;
-  /** True when this step filled its limit: the batch may have more to do now. */
+  /** Where the next step of this batch starts (the last position this one looked at). */
+  after: number;
+  /** True while the batch has positions this run has not looked at yet. */
   more: boolean;
+  /** Staged orders of the window that still hold their copies (open orders, or orders that can still be accepted). */
+  kept: number;
   /** True when retention is done with the batch for good (marked, skipped from now on). */
   finished: boolean;
 }
@@ -78,12 +101,15 @@ export class RetentionRepo {
   readonly #pick: Database.Statement<[Record<string, string | number>], number>;
   /** The statements that rewrite picked rows compactly (prepared at the first step: they need a temp table). */
   #rewrite: ((ids: string, now: string) => number) | undefined;
-  readonly #stale: Database.Statement<[number, number], number>;
+  readonly #stale: Database.Statement<[Record<string, number>], number>;
+  readonly #last: Database.Statement<[number], number | null>;
   readonly #staleEdits: Database.Statement<[string]>;
   readonly #staleRows: Database.Statement<[string]>;
-  readonly #left: Database.Statement<[{ batchId: number }], { accepted: number; staged: number }>;
+  readonly #kept: Database.Statement<[Record<string, number>], number>;
   readonly #finish: Database.Statement<[string, number]>;
-  readonly #step: Database.Transaction<(batch: BatchToCompact, cutoff: string, limit: number) => CompactionStep>;
+  readonly #step: Database.Transaction<
+    (batch: BatchToCompact, cutoff: string, after: number, limit: number, keptBefore: number) => CompactionStep
+  >;
 
   constructor(
     db: Database.Database,
@@ -100,34 +126,18 @@ export class RetentionRepo {
     );
     this.#setDays = db.prepare('UPDATE retention_settings SET staged_days = ?, updated_at = ? WHERE id = 1');
     // import_batches_to_compact: the batches retention is not done with, in id (= import) order.
-    this.#nextBatch = db.prepare(
-      `SELECT id, created_at AS createdAt, discarded_at AS discardedAt FROM import_batches
-       WHERE compacted_at IS NULL AND id > ? AND created_at < ? AND importing = 0 ORDER BY id LIMIT 1`,
-    );
-    this.#pick = db
-      .prepare<[Record<string, string | number>], number>(
-        `SELECT s.id FROM staged_orders s JOIN orders o ON o.id = s.order_id
-         WHERE s.batch_id = @batchId AND s.state = 'accepted' AND s.compacted_at IS NULL
-           AND o.created_at < @cutoff AND ${FINISHED_ORDER_WHERE}
-         ORDER BY s.id LIMIT @limit`,
-      )
-      .pluck();
-    this.#stale = db
-      .prepare<[number, number], number>(
-        `SELECT id FROM staged_orders WHERE batch_id = ? AND state = 'staged' ORDER BY id LIMIT ?`,
-      )
-      .pluck();
+    this.#nextBatch = db.prepare(RETENTION_READS.nextBatch);
+    this.#pick = db.prepare<[Record<string, string | number>], number>(RETENTION_READS.pick).pluck();
+    this.#stale = db.prepare<[Record<string, number>], number>(RETENTION_READS.stale).pluck();
+    this.#last = db.prepare<[number], number | null>(RETENTION_READS.last).pluck();
     const picked = 'SELECT value FROM json_each(?)';
     this.#staleEdits = db.prepare(`DELETE FROM staged_order_edits WHERE staged_order_id IN (${picked})`);
     this.#staleRows = db.prepare(`DELETE FROM staged_orders WHERE id IN (${picked})`);
-    this.#left = db.prepare(
-      `SELECT
-         EXISTS (SELECT 1 FROM staged_orders WHERE batch_id = @batchId AND state = 'accepted' AND compacted_at IS NULL)
-           AS accepted,
-         EXISTS (SELECT 1 FROM staged_orders WHERE batch_id = @batchId AND state = 'staged') AS staged`,
-    );
+    this.#kept = db.prepare<[Record<string, number>], number>(RETENTION_READS.kept).pluck();
     this.#finish = db.prepare('UPDATE import_batches SET compacted_at = ? WHERE id = ? AND compacted_at IS NULL');
-    this.#step = db.transaction((batch, cutoff, limit) => this.#stepNow(batch, cutoff, limit));
+    this.#step = db.transaction((batch, cutoff, after, limit, keptBefore) =>
+      this.#stepNow(batch, cutoff, after, limit, keptBefore),
+    );
   }
 
   settings(): RetentionSettings {
@@ -168,36 +178,38 @@ export class RetentionRepo {
     return this.#nextBatch.get(afterId, cutoff);
   }
 
-  /** One short transaction of work on `batch`: at most `limit` staged orders compacted and `limit` deleted. */
-  compactStep(batch: BatchToCompact, cutoff: string, limit: number): CompactionStep {
+  /**
+   * One short transaction of work on `batch`: its staged orders at positions `after + 1` to `after + limit` (so a
+   * step reads at most `limit` of them, whatever the batch's size), compacted or deleted where retention allows.
+   * A run starts each batch at 0 and goes on from the step's `after` while `more`, passing the sum of the earlier
+   * steps' `kept`: the batch's last step marks it done for good when no staged order of it holds copies any more.
+   */
+  compactStep(batch: BatchToCompact, cutoff: string, after: number, limit: number, keptBefore: number): CompactionStep {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError('a compaction step needs a limit of 1 or more');
-    return this.#step.immediate(batch, cutoff, limit);
+    return this.#step.immediate(batch, cutoff, after, limit, keptBefore);
   }
 
-  #stepNow(batch: BatchToCompact, cutoff: string, limit: number): CompactionStep {
-    const ids = this.#pick.all({ batchId: batch.id, cutoff, limit });
+  #stepNow(batch: BatchToCompact, cutoff: string, after: number, limit: number, keptBefore: number): CompactionStep {
+    const window = { batchId: batch.id, after, until: after + limit };
+    const ids = this.#pick.all({ ...window, cutoff });
     this.#rewritten(ids);
     const compacted = ids.length === 0 ? 0 : this.#rewriter()(JSON.stringify(ids), isoTime(this.#now()));
     let deleted = 0;
     const discardedLongAgo = batch.discardedAt !== null && batch.discardedAt < cutoff;
     if (discardedLongAgo) {
-      const stale = this.#stale.all(batch.id, limit);
+      const stale = this.#stale.all(window);
       this.#rewritten(stale);
       const json = JSON.stringify(stale);
       this.#staleEdits.run(json);
       deleted = this.#staleRows.run(json).changes;
     }
-    const more = compacted === limit || deleted === limit;
-    let finished = false;
-    if (!more) {
-      // Done for good only when nothing is left that a later run could compact: every accepted copy dropped and
-      // no staged order left (one that could still be accepted, or a discarded one not yet old enough).
-      const left = this.#left.get({ batchId: batch.id })!;
-      if (left.accepted === 0 && left.staged === 0) {
-        finished = this.#finish.run(isoTime(this.#now()), batch.id).changes === 1;
-      }
-    }
-    return { compacted, deleted, more, finished };
+    const more = window.until < (this.#last.get(batch.id) ?? 0);
+    const kept = this.#kept.get(window) ?? 0;
+    // Done for good only when nothing is left that a later run could compact: every accepted copy dropped and no
+    // staged order left (one that could still be accepted, or a discarded one not yet old enough). A row counted
+    // in an earlier step's window can only have lost its copies since, so the sum is never too low.
+    const finished = !more && keptBefore + kept === 0 && this.#finish.run(isoTime(this.#now()), batch.id).changes === 1;
+    return { compacted, deleted, after: window.until, more, kept, finished };
   }
 
   /**

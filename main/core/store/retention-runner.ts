@@ -8,7 +8,7 @@ import type { Store } from './store.js';
  */
 
 export interface RetentionRunOptions {
-  /** Staged orders a step touches at most (default 50: a few milliseconds here, under 100 ms on a busy machine). */
+  /** Staged orders (positions in a batch) a step looks at, at most (default 50: a few milliseconds here). */
   rowsPerStep?: number;
   /** Free pages a vacuum step gives back at most (default 1,024: 4 MB). */
   pagesPerStep?: number;
@@ -53,16 +53,19 @@ export async function applyRetention(store: Store, options: RetentionRunOptions 
 
   const cutoff = store.retention.cutoff();
   if (cutoff !== null) {
+    let after = 0;
+    let kept = 0;
     for (let batch = store.retention.nextBatch(0, cutoff); batch && !stopped();) {
-      const step = store.retention.compactStep(batch, cutoff, rowsPerStep);
+      const step = store.retention.compactStep(batch, cutoff, after, rowsPerStep, kept);
       progress.compacted += step.compacted;
       progress.deleted += step.deleted;
       if (step.finished) progress.batchesFinished += 1;
       stepped();
       await pause();
       if (stopped()) break;
-      // A batch with more to do now gets another step; otherwise on to the next (one with open orders is
-      // visited again by a later run).
+      // The rest of the batch, then the next (one with open orders is visited again by a later run).
+      after = step.more ? step.after : 0;
+      kept = step.more ? kept + step.kept : 0;
       if (!step.more) batch = store.retention.nextBatch(batch.id, cutoff);
     }
   }
