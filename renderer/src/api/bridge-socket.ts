@@ -1,4 +1,5 @@
 import type { ContractErrorInfo } from '../../../shared/errors.js';
+import type { ConnectionState } from './connection-state.js';
 import { ContractError } from '../../../shared/errors.js';
 import {
   POLICY_VIOLATION,
@@ -27,26 +28,53 @@ function parse(data: unknown) {
   }
 }
 
+/** Waits before each new try after the link dropped: soon at first, then every 10 s. */
+const RECONNECT_DELAYS_MS = [500, 1_000, 2_000, 5_000, 10_000];
+
 /**
  * The browser-mode transport: one WebSocket to the bridge, opened with the launch secret. When it drops,
- * waiting calls fail as `disconnected` and the next call opens a new socket; event listeners carry over.
+ * waiting calls fail as `disconnected`, `onConnection` hears it at once (once per drop), and the socket is opened
+ * again by itself (events flow only through an open socket), or by the next call; event listeners carry over.
  */
 export class BridgeSocket implements ContractTransport {
   readonly #url: string;
   readonly #secret: string;
+  readonly #onConnection: (state: ConnectionState) => void;
   #socket: Promise<WebSocket> | undefined;
+  #lost = false;
+  #tries = 0;
+  #retryTimer: ReturnType<typeof setTimeout> | undefined;
+  #closed = false;
   #nextId = 1;
   readonly #pending = new Map<number, (result: CallResult) => void>();
   readonly #listeners = new Map<string, Set<(payload: unknown) => void>>();
 
-  constructor(url: string, secret: string) {
+  constructor(url: string, secret: string, onConnection: (state: ConnectionState) => void = () => {}) {
     this.#url = url;
     this.#secret = secret;
+    this.#onConnection = onConnection;
+  }
+
+  /** Stops reconnecting and closes the socket (tests; a page simply goes away). */
+  close(): void {
+    this.#closed = true;
+    clearTimeout(this.#retryTimer);
+    void this.#socket?.then(
+      (socket) => socket.close(),
+      () => {},
+    );
   }
 
   /** Opens the socket (once) and resolves when the bridge has accepted the secret. */
   connect(): Promise<WebSocket> {
-    this.#socket ??= this.#open();
+    if (!this.#socket) {
+      const opening = this.#open();
+      this.#socket = opening;
+      opening.then(
+        () => this.#connected(),
+        () => {},
+      );
+    }
     return this.#socket;
   }
 
@@ -98,7 +126,36 @@ export class BridgeSocket implements ContractTransport {
         for (const settle of this.#pending.values()) settle({ ok: false, error: reason });
         this.#pending.clear();
         if (!ready) reject(new ContractError(reason));
+        // Only a link that was up is lost; a first connect's failure is its caller's to report.
+        if ((ready || this.#lost) && !this.#closed) this.#dropped(reason, event.code === POLICY_VIOLATION);
       });
     });
+  }
+
+  #connected(): void {
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+    this.#tries = 0;
+    if (!this.#lost) return;
+    this.#lost = false;
+    this.#onConnection({ state: 'connected' });
+  }
+
+  /** Said at once; tried again by itself unless the bridge refused the page (a new launch: a new address). */
+  #dropped(reason: ContractErrorInfo, refused: boolean): void {
+    this.#lost = true;
+    if (refused) {
+      clearTimeout(this.#retryTimer);
+      this.#onConnection({ state: 'lost', message: reason.message, nextTryAt: null, refused: true });
+      return;
+    }
+    if (this.#retryTimer !== undefined) return;
+    const delay = RECONNECT_DELAYS_MS[Math.min(this.#tries, RECONNECT_DELAYS_MS.length - 1)]!;
+    this.#tries += 1;
+    this.#onConnection({ state: 'lost', message: reason.message, nextTryAt: Date.now() + delay, refused: false });
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      if (!this.#closed) this.connect().catch(() => {});
+    }, delay);
   }
 }

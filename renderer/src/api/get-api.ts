@@ -4,6 +4,7 @@ import { BRIDGE_SOCKET_PATH } from '../../../shared/transport-protocol.js';
 import { apiOverTransport } from './api-over-transport.js';
 import { BridgeSocket } from './bridge-socket.js';
 import { takeBridgeSecret } from './bridge-secret.js';
+import { connectionStatus } from './connection-state.js';
 
 let api: Promise<RxBatchApi> | undefined;
 
@@ -16,7 +17,9 @@ async function connect(): Promise<RxBatchApi> {
       message: 'This page needs the address Rx Batch printed when it started: it carries a one-time key.',
     });
   }
-  const socket = new BridgeSocket(`ws://${window.location.host}${BRIDGE_SOCKET_PATH}`, secret);
+  const socket = new BridgeSocket(`ws://${window.location.host}${BRIDGE_SOCKET_PATH}`, secret, (state) =>
+    connectionStatus.set(state),
+  );
   // Connect now, so a refused key shows at start-up rather than at the first click.
   await socket.connect();
   return apiOverTransport(socket);

@@ -1,7 +1,9 @@
 import { useId } from 'react';
 import type { AppInfo } from '../../../../shared/contract.js';
 import type { EnvironmentView } from '../../../../shared/environment.js';
+import { useConnection } from '../../api/connection-state.js';
 import { useLive } from '../live/live-context.js';
+import { ConnectionNotice } from './ConnectionNotice.js';
 import { coreNotice } from './core-notice.js';
 import { IdentityBadge } from './IdentityBadge.js';
 
@@ -25,6 +27,7 @@ export function AppHeader({ info, environment, onSelectEnvironment }: Props) {
   const { environments, core } = useLive();
   const selectId = useId();
   const notice = coreNotice(core);
+  const connection = useConnection();
   return (
     <>
       <header className="app-header">
@@ -52,7 +55,8 @@ export function AppHeader({ info, environment, onSelectEnvironment }: Props) {
       </header>
       {/* A live region that is always there (so the change is announced), taking no room until it has something. */}
       <div role="status" aria-label="Rx Batch’s core">
-        {notice ? (
+        {connection.state === 'lost' ? <ConnectionNotice connection={connection} /> : null}
+        {notice && connection.state !== 'lost' ? (
           <div
             role={notice.role === 'alert' ? 'alert' : undefined}
             className={`banner banner-${notice.tone}`}

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { EnvironmentView } from '../../../../shared/environment.js';
 import { useApi } from '../../api/api-context.js';
+import { connectionStatus } from '../../api/connection-state.js';
 import { LiveContext, type DeviceLogin, type LiveActions, type LiveState } from './live-context.js';
 
 const ATTENTION_KEPT = 50;
@@ -97,15 +98,20 @@ export function LiveProvider({
         setState((s) => ({ ...s, core }));
         // A restarted core has its own view of things: read the environments again (which re-reads every
         // sign-in, below) and the progress already shown; events carry on from here.
-        if (core.state === 'running') {
-          void api.call('environments.list', {}).then(
-            (environments) => setState((s) => ({ ...s, environments })),
-            () => {},
-          );
-          for (const environmentId of Object.keys(shown.current)) void refreshProgress(environmentId);
-        }
+        if (core.state === 'running') readAgain();
+      }),
+      // Back after the page's link dropped: the events sent meanwhile are gone, so what they would have said is read.
+      connectionStatus.subscribe((connection) => {
+        if (connection.state === 'connected') readAgain();
       }),
     ];
+    function readAgain() {
+      void api.call('environments.list', {}).then(
+        (environments) => setState((s) => ({ ...s, environments })),
+        () => {},
+      );
+      for (const environmentId of Object.keys(shown.current)) void refreshProgress(environmentId);
+    }
     return () => offs.forEach((off) => off());
   }, [api, refreshSignIn, refreshProgress, setDevice]);
 
