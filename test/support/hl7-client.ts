@@ -85,18 +85,30 @@ export class RawMllpSocket {
   private constructor(socket: Socket) {
     this.#socket = socket;
     socket.on('data', (data: Buffer) => {
-      // The codec keeps partial frames between calls; each complete one is an ACK.
-      if (this.#codec.receiveData(data)) {
-        const message = this.#codec.getLastMessage();
-        if (message !== null) this.acks.push(parseAck(message));
-        for (const w of this.#waiters.splice(0)) w();
+      // Two ACKs can come in one chunk, and the codec reads one frame per call: it is given one frame at a time.
+      let start = 0;
+      for (let i = 0; i + 1 < data.length; i += 1) {
+        if (data[i] === 0x1c && data[i + 1] === 0x0d) {
+          this.#receive(data.subarray(start, i + 2));
+          start = i + 2;
+        }
       }
+      if (start < data.length) this.#receive(data.subarray(start));
     });
     socket.on('close', () => {
       this.closed = true;
       for (const w of this.#waiters.splice(0)) w();
     });
     socket.on('error', () => undefined);
+  }
+
+  /** The codec keeps partial frames between calls; each complete one is an ACK. */
+  #receive(bytes: Buffer): void {
+    if (this.#codec.receiveData(bytes)) {
+      const message = this.#codec.getLastMessage();
+      if (message !== null) this.acks.push(parseAck(message));
+      for (const w of this.#waiters.splice(0)) w();
+    }
   }
 
   static open(port: number, host = '127.0.0.1'): Promise<RawMllpSocket> {

@@ -54,6 +54,7 @@ async function start() {
     socket.write(frame(writeRde011(order, { controlId, timestamp: '20261126101500', ...sender })));
     const [ack] = await socket.waitFor(1);
     socket.close();
+    await intake.staged(); // staging follows the ACK
     expect([ack!.get('MSA.1'), ack!.get('MSA.2')]).toEqual(['AA', controlId]);
     return order;
   };

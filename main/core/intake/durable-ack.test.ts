@@ -64,7 +64,7 @@ async function start(mode: 'send' | 'hold') {
     await listener.close();
     await intake.close();
   };
-  return { port, store: fixture.store };
+  return { port, store: fixture.store, intake };
 }
 
 const rows = (f: { store: StagingFixture['store'] }) =>
@@ -108,6 +108,7 @@ describe('durable before ACK', () => {
     expect(acks.map(([ack]) => ack!.get('MSA.2'))).toEqual(['DUR-2', 'DUR-3', 'DUR-4']);
     expect(gate.calls).toBe(2); // four messages, two fsyncs
     for (const socket of [first, ...others]) socket.close();
+    await running.intake.staged(); // staging follows the ACK
     const queued = running.store.db.prepare("SELECT count(*) AS n FROM orders WHERE state = 'queued'").get() as {
       n: number;
     };

@@ -70,6 +70,10 @@ export class IntakeService {
   /** Each message's transaction commits without waiting for the disk; one fsync then covers all that arrived. */
   readonly #commits: GroupCommit;
   readonly #inflight = new Set<Promise<unknown>>();
+  /** Answered messages waiting to be staged, in the order they came (see #stageWaiting). */
+  #waiting: Array<{ id: number; decision: Decision; message: MessageIdentity }> = [];
+  #stagingScheduled: NodeJS.Immediate | null = null;
+  #stagedWaiters: Array<() => void> = [];
   #closed = false;
 
   constructor(options: IntakeServiceOptions) {
@@ -94,19 +98,32 @@ export class IntakeService {
   }
 
   /**
-   * Messages recorded but never answered: a store written by an earlier version of the intake, which recorded a
-   * message before staging it, and died in between. Staged now (once: a batch it already made is reused), so
-   * nothing received is lost even if its sender never resends. Run at start, before listening.
+   * At start, before listening: messages answered but not yet staged when the process stopped (staging follows the
+   * ACK), and messages an earlier version of the intake recorded before answering them (`received`), answered now
+   * (a batch that version made for one is reused). Each is staged once, so nothing received is lost even if its
+   * sender never resends.
    */
   async recover(): Promise<number> {
-    const pending = this.repo.unanswered();
-    for (const record of pending) {
+    const received = this.repo.unanswered();
+    for (const record of received) {
       const header = readMessageHeader(record.raw.toString('utf8'));
       const decision = await this.#decide(record.raw, header);
-      const { commit } = this.#commits.commit(() => this.#record(decision, record, record));
+      const { value: answered, commit } = this.#commits.commit(() => this.#answer(decision, record, record));
       await this.#durable(commit);
+      if (answered.code !== 'AR') {
+        const earlierBatch = this.repo.batchForFile(this.#options.environmentId, fileNameFor(record.id));
+        if (earlierBatch !== undefined) this.#commits.commit(() => this.repo.setBatch(record.id, earlierBatch));
+        else this.#waiting.push({ id: record.id, decision, message: record });
+      }
     }
-    return pending.length;
+    const unstaged = this.repo.unstaged();
+    for (const record of unstaged) {
+      const decision = await this.#decide(record.raw, readMessageHeader(record.raw.toString('utf8')));
+      this.#waiting.push({ id: record.id, decision, message: record });
+    }
+    this.#stageWaiting();
+    await this.#commits.sync();
+    return received.length + unstaged.length;
   }
 
   /** A refusal the listener made before any message was read (a peer not allowed, a frame too large or dropped). */
@@ -121,10 +138,21 @@ export class IntakeService {
     });
   }
 
-  /** Waits for the messages being handled (their commits made durable); later ones are refused. */
+  /** Resolves once every message answered so far is staged (tests, the benchmark). */
+  staged(): Promise<void> {
+    if (this.#waiting.length === 0 && this.#stagingScheduled === null) return Promise.resolve();
+    return new Promise((resolve) => this.#stagedWaiters.push(resolve));
+  }
+
+  /**
+   * Waits for the messages being handled (their commits made durable) and stages what is waiting; later messages
+   * are refused.
+   */
   async close(): Promise<void> {
     this.#closed = true;
     while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight]);
+    if (this.#stagingScheduled) clearImmediate(this.#stagingScheduled);
+    this.#stageWaiting();
     this.#commits.close();
   }
 
@@ -148,10 +176,11 @@ export class IntakeService {
     // The same message may have been recorded meanwhile (a resend racing it on another connection).
     const raced = this.#answered(sender, controlId);
     if (raced) return this.#resend(raced, peer);
-    // Recorded, staged, accepted (by the rule) and audited in one transaction; its ACK waits until it is durable.
-    const { value: result, commit } = this.#commits.commit(() =>
-      this.#record(decision, { sender, controlId, peer, raw }),
-    );
+    // Recorded with its outcome and ACK (and a refusal's audit entry); the ACK waits until that commit is durable.
+    const message = { sender, controlId, peer, raw };
+    const { value: result, commit } = this.#commits.commit(() => this.#answer(decision, message));
+    if (result.code !== 'AR') this.#waiting.push({ id: result.recordId!, decision, message });
+    this.#scheduleStaging();
     await this.#durable(commit);
     this.#announce(result, peer, controlId);
     return result;
@@ -220,59 +249,108 @@ export class IntakeService {
   }
 
   /**
-   * Inside one transaction: the message appended to its sender's batch of the day (AA and AE: a person sees it),
-   * accepted into the outbox when AA and the sender's rule is `send` (only its own orders), its row with outcome
-   * and ACK, and its audit entry. `existing`: a row recorded by an earlier version, answered now.
+   * The message's row with its outcome and ACK (`existing`: a row an earlier version recorded, answered now); a
+   * refusal's audit entry with it. A message to stage is audited when staged.
    */
-  #record(
+  #answer(
     decision: Decision,
-    message: { sender: string; controlId: string; peer: string; raw: Buffer },
+    message: MessageIdentity & { raw: Buffer },
     existing?: IntakeMessageRecord,
   ): IntakeResult {
-    const { store, staging, environmentId } = this.#options;
-    const { code, errors, header, read } = decision;
-    let batchId: number | null = null;
-    let accepted = false;
-    let queued = 0;
-    if (read) {
-      const earlierBatch = existing ? this.repo.batchForFile(environmentId, fileNameFor(existing.id)) : undefined;
-      if (earlierBatch !== undefined) batchId = earlierBatch;
-      else {
-        const name = dayBatchName(message.sender, store.now());
-        const staged = appendToDayBatch(store, this.repo, { environmentId, name }, read);
-        batchId = staged.batchId;
-        if (code === 'AA' && this.modeFor(message.sender) === 'send') {
-          const outcome = staging.accept(staged.batchId, { after: staged.after, upTo: staged.upTo });
-          accepted = true;
-          queued = outcome.accepted + outcome.cancelled;
-          if (outcome.accepted > 0 || outcome.cancelled > 0) this.#options.onAccepted?.(staged.batchId);
-        }
-      }
-    }
+    const { store, environmentId } = this.#options;
+    const { code, errors, header } = decision;
     const ack = buildAck(header, { code, errors, now: store.now() });
     let recordId: number;
     if (existing) {
-      this.repo.answer(existing.id, code, ack, batchId);
+      this.repo.answer(existing.id, code, ack, null);
       recordId = existing.id;
     } else {
-      recordId = this.repo.record({ environmentId, channel: 'mllp', ...message, outcome: code, ack, batchId });
+      recordId = this.repo.record({ environmentId, channel: 'mllp', ...message, outcome: code, ack, batchId: null });
     }
+    if (code === 'AR') this.#audit('intake.refused', decision, message, null);
+    return { code, ack, resent: false, batchId: null, recordId };
+  }
+
+  /**
+   * Stages what is waiting, in one transaction (the rows of messages that came together share its pages), each
+   * message in a savepoint of its own so one that fails (it stays unstaged until the next start) does not undo
+   * the others. Not waited for by any ACK: the message's row is durable already, and `recover` stages it if this
+   * never commits. Runs after the ACKs of the moment are written (setImmediate).
+   */
+  #stageWaiting(): void {
+    this.#stagingScheduled = null;
+    const waiting = this.#waiting;
+    this.#waiting = [];
+    if (waiting.length > 0 && this.#options.store.isOpen) {
+      this.#commits.commit(() => {
+        for (const item of waiting) {
+          try {
+            this.#options.store.inTransaction(() => this.#stage(item.id, item.decision, item.message));
+          } catch (error) {
+            this.#options.logger?.error('intake: a message could not be staged; it is staged again at the next start', {
+              controlId: item.message.controlId,
+              error: error instanceof Error ? error.message : String(error),
+            });
+          }
+        }
+      });
+      // No fsync of its own: the next ACK's covers it, and so does the outbox's before it sends an order accepted
+      // here (its claim is later in the WAL). Lost only to power loss before then, and then staged again at start.
+    }
+    for (const resolve of this.#stagedWaiters.splice(0)) resolve();
+  }
+
+  #scheduleStaging(): void {
+    this.#stagingScheduled ??= setImmediate(() => this.#stageWaiting());
+  }
+
+  /**
+   * One answered message appended to its sender's batch of the day (AA and AE: a person sees it), accepted into
+   * the outbox when AA and the sender's rule is `send` (only its own orders), its row pointed at the batch, and its
+   * audit entry.
+   */
+  #stage(id: number, decision: Decision, message: MessageIdentity): void {
+    const { store, staging, environmentId } = this.#options;
+    const read = decision.read!;
+    const staged = appendToDayBatch(
+      store,
+      this.repo,
+      { environmentId, name: dayBatchName(message.sender, store.now()) },
+      read,
+    );
+    let accepted: number | undefined;
+    if (decision.code === 'AA' && this.modeFor(message.sender) === 'send') {
+      const outcome = staging.accept(staged.batchId, { after: staged.after, upTo: staged.upTo });
+      accepted = outcome.accepted + outcome.cancelled;
+      if (accepted > 0) this.#options.onAccepted?.(staged.batchId);
+    }
+    this.repo.setBatch(id, staged.batchId);
+    this.#audit(
+      accepted !== undefined ? 'intake.accepted' : decision.code === 'AA' ? 'intake.staged' : 'intake.refused',
+      decision,
+      message,
+      staged.batchId,
+      accepted,
+    );
+  }
+
+  #audit(action: string, decision: Decision, message: MessageIdentity, batchId: number | null, queued?: number): void {
+    const { store, environmentId } = this.#options;
     store.audit.append({
       actor: 'system',
-      action: accepted ? 'intake.accepted' : code === 'AA' ? 'intake.staged' : 'intake.refused',
+      action,
       environmentId,
       batchId,
       details: {
         peer: message.peer,
         controlId: message.controlId,
         sender: message.sender,
-        outcome: code,
+        outcome: decision.code,
         // Under `send`: the orders (or cancels) it queued, as `batch.accepted` would count them.
-        ...(accepted ? { orderCount: queued } : {}),
-        ...(errors.length > 0 ? { invalidCount: errors.length } : {}),
+        ...(queued !== undefined ? { orderCount: queued } : {}),
+        ...(decision.errors.length > 0 ? { invalidCount: decision.errors.length } : {}),
       },
     });
-    return { code, ack, resent: false, batchId, recordId };
   }
 
   /** Waits until commit `commit` is on disk (one fsync shared by every commit made meanwhile). */
@@ -291,6 +369,12 @@ export class IntakeService {
     }
     this.#options.onOutcome?.(result);
   }
+}
+
+interface MessageIdentity {
+  sender: string;
+  controlId: string;
+  peer: string;
 }
 
 interface Decision {

@@ -107,6 +107,7 @@ describe('MLLP intake', () => {
     expect(ack!.get('MSH.11')).toBe('P');
     expect(ack!.get('MSH.12')).toBe('2.5');
     expect(ack!.errors).toEqual([]);
+    await r.intake.staged(); // staging follows the ACK
     expect(batchCount(r)).toBe(1);
     const batch = r.fixture.staging.listBatches(LOCAL.id)[0]!;
     expect(batch.counts).toMatchObject({ valid: 1, invalid: 0 });
@@ -115,6 +116,7 @@ describe('MLLP intake', () => {
     // The ACK was lost; the sender sends it again: the same answer, nothing staged twice.
     const [again] = await sendWithLibrary(r.port, [text]);
     expect(again!.text).toBe(ack!.text);
+    await r.intake.staged(); // staging follows the ACK
     expect(batchCount(r)).toBe(1);
     expect(stagedCount(r)).toBe(1);
     const actions = r.fixture.store.audit
@@ -134,6 +136,7 @@ describe('MLLP intake', () => {
     (bad.homeAddress as { postCode: string }).postCode = 'NOT A POSTCODE';
     const acks = await sendWithLibrary(r.port, [message(), message(undefined, bad)]);
     expect(acks.map((a) => a.get('MSA.1'))).toEqual(['AA', 'AA']);
+    await r.intake.staged(); // staging follows the ACK
     const queued = r.fixture.store.db.prepare("SELECT count(*) AS n FROM orders WHERE state = 'queued'").get() as {
       n: number;
     };
@@ -159,6 +162,7 @@ describe('MLLP intake', () => {
       ['AA', 'CTL-NW'],
       ['AA', 'CTL-CA'],
     ]);
+    await r.intake.staged();
     const row = r.fixture.store.db
       .prepare('SELECT state FROM orders WHERE clinic_order_id = ?')
       .get(order.prescription.clinicOrderId) as { state: string };
@@ -197,6 +201,7 @@ describe('MLLP intake', () => {
       expect(acks.map((a) => a.get('MSA.1'))).toEqual(Array(15).fill('AA'));
       expect(acks.map((a) => a.get('MSA.2'))).toEqual(lots[i]!.map((m) => m.split('|')[9]));
     }
+    await r.intake.staged(); // staging follows the ACK
     expect(stagedCount(r)).toBe(60);
     expect(batchCount(r)).toBe(1); // one sender, one day
     const queued = r.fixture.store.db.prepare("SELECT count(*) AS n FROM orders WHERE state = 'queued'").get() as {
@@ -234,6 +239,7 @@ describe('MLLP intake', () => {
     expect(more[3]!.errors[0]!.code).toBe('100');
     expect([more[4]!.get('MSA.1'), more[4]!.get('MSA.2')]).toEqual(['AA', 'CTL-AFTER']);
     socket.close();
+    await r.intake.staged(); // staging follows the ACK
     expect(stagedCount(r)).toBe(4);
     expect(batchCount(r)).toBe(1);
     expect(r.logs.join('\n')).not.toMatch(/Example|Alex|Test Street/); // no patient data in the log
@@ -309,6 +315,7 @@ describe('MLLP intake', () => {
       await plain.waitFor(1, 2000).catch(() => undefined);
       expect(plain.acks).toEqual([]);
       plain.close();
+      await r.intake.staged(); // staging follows the ACK
       expect(batchCount(r)).toBe(1);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -6,9 +6,9 @@ import { ROW_WIDTH } from './staged-batch-writer.js';
  * received and every file a watched folder imported, with what became of it.
  *
  * - `intake_messages`: sender (MSH-3^MSH-4), control id (MSH-10), when and from which peer, the raw bytes, the
- *   outcome (`received` until it has been staged and acknowledged, then the ACK code), the ACK sent, the batch it
- *   fed. One row per sender and control id: a resend is answered from it. Rows written on the store's connection,
- *   whose commits are `synchronous=FULL` (fsync'd): a message is on disk before its ACK is written.
+ *   outcome (the ACK code; `received` only in rows an earlier version recorded before answering), the ACK sent,
+ *   and the batch it was staged into (NULL for AA and AE until staged, which follows the ACK). One row per sender
+ *   and control id: a resend is answered from it. The intake writes a row and makes it durable before its ACK.
  * - `intake_files`: the content hash of each file a watched folder imported, so the same content is not imported
  *   twice.
  * - A message's order is appended to its sender's batch of the day (`openBatch`, `appendStaged`), in the
@@ -75,6 +75,8 @@ export class IntakeRepo {
   readonly #lastPosition: Database.Statement<[number], number>;
   readonly #appendStaged: Database.Statement<unknown[]>;
   readonly #growBatch: Database.Statement<[number, number, number]>;
+  readonly #setBatch: Database.Statement<[number, number]>;
+  readonly #unstaged: Database.Statement<[], Row>;
 
   constructor(db: Database.Database, now: () => Date) {
     this.#db = db;
@@ -125,6 +127,11 @@ export class IntakeRepo {
          problems, provenance, source, state)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'staged')`,
     );
+    this.#setBatch = db.prepare('UPDATE intake_messages SET batch_id = ? WHERE id = ? AND batch_id IS NULL');
+    // The WHERE of the partial index intake_messages_unstaged, so the query reads that index only.
+    this.#unstaged = db.prepare(
+      "SELECT * FROM intake_messages WHERE batch_id IS NULL AND outcome IN ('AA', 'AE') ORDER BY id",
+    );
     this.#growBatch = db.prepare(
       'UPDATE import_batches SET row_count = row_count + ?, invalid_count = invalid_count + ? WHERE id = ?',
     );
@@ -146,6 +153,16 @@ export class IntakeRepo {
     batchId: number | null;
   }): number {
     return Number(this.#record.run({ ...message, at: this.#now().toISOString() }).lastInsertRowid);
+  }
+
+  /** Points an answered message's row at the batch it was staged into; false if it already was staged. */
+  setBatch(id: number, batchId: number): boolean {
+    return this.#setBatch.run(batchId, id).changes === 1;
+  }
+
+  /** Messages answered AA or AE whose staging never committed (it follows the ACK), oldest first. */
+  unstaged(): IntakeMessageRecord[] {
+    return this.#unstaged.all().map(toRecord);
   }
 
   /** The newest visible, not discarded batch of this name (a sender's batch of the day), if any. */

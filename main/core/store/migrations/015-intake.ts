@@ -5,6 +5,7 @@ import type Database from 'better-sqlite3';
  * - `intake_messages`: every message an MLLP listener received: the sender (MSH-3^MSH-4), its control id (MSH-10),
  *   when and from which peer, the raw bytes, the outcome (`received` until it has been answered, then the ACK code),
  *   the ACK sent and the batch it fed. One row per environment, sender and control id: a resend is answered from it.
+ *   `intake_messages_unstaged`: messages answered but not yet staged (staging follows the ACK), for the start.
  * - `intake_files`: the content hash of each file a watched folder imported, so the same content is not imported
  *   twice.
  *
@@ -30,6 +31,8 @@ CREATE TABLE IF NOT EXISTS intake_messages (
 CREATE UNIQUE INDEX IF NOT EXISTS intake_messages_by_control_id
   ON intake_messages (environment_id, sender, control_id) WHERE control_id <> '';
 CREATE INDEX IF NOT EXISTS intake_messages_unanswered ON intake_messages (outcome) WHERE outcome = 'received';
+CREATE INDEX IF NOT EXISTS intake_messages_unstaged ON intake_messages (id)
+  WHERE batch_id IS NULL AND outcome IN ('AA', 'AE');
 CREATE TABLE IF NOT EXISTS intake_files (
   content_hash TEXT NOT NULL,
   environment_id TEXT NOT NULL,
