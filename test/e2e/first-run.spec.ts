@@ -113,6 +113,22 @@ test('the chosen environment and the sandbox addresses stay put across a restart
   }
 });
 
+test('a choice an earlier version kept in the page is carried over to the core', async ({ page }) => {
+  const running = await start();
+  await page.addInitScript(() => {
+    if (!sessionStorage.getItem('seeded')) {
+      sessionStorage.setItem('seeded', '1');
+      localStorage.setItem('rxbatch.environment', 'cloudrx-sandbox');
+    }
+  });
+  await openWorkspace(page, running, 'Submissions');
+  await expect(page.getByRole('banner').getByLabel('Environment')).toHaveValue('cloudrx-sandbox');
+  await expect
+    .poll(async () => (await callBridge(running, 'environments.chosen', {})).environmentId)
+    .toBe('cloudrx-sandbox');
+  expect(await page.evaluate(() => localStorage.getItem('rxbatch.environment'))).toBeNull();
+});
+
 test('an environment is removed only when nothing of it is unfinished, with what that does said first', async ({
   page,
 }) => {

@@ -8,7 +8,7 @@ import { LiveProvider } from '../live/LiveProvider.js';
 import { useLive } from '../live/live-context.js';
 import { Screen } from './Screen.js';
 import { SectionNav } from './SectionNav.js';
-import { resolveEnvironment } from './selected-environment.js';
+import { resolveEnvironment, takeLegacyChoice } from './selected-environment.js';
 import { replaceRoute, useHashRoute } from './use-hash-route.js';
 
 interface Props {
@@ -34,7 +34,12 @@ function WorkspaceLayout({ info, initialChosenId }: { info: AppInfo; initialChos
   const api = useApi();
   const { environments } = useLive();
   const route = useHashRoute();
-  const [chosenId, setChosenId] = useState(initialChosenId);
+  // An upgrade from a version that kept the choice in the page: the core takes it over.
+  const [legacy] = useState(() => (initialChosenId === undefined ? takeLegacyChoice() : undefined));
+  const [chosenId, setChosenId] = useState(initialChosenId ?? legacy);
+  useEffect(() => {
+    if (legacy !== undefined) api.call('environments.choose', { environmentId: legacy }).catch(() => undefined);
+  }, [api, legacy]);
   const environment = resolveEnvironment(environments, chosenId);
   const mainRef = useRef<HTMLElement>(null);
   const firstRender = useRef(true);
