@@ -55,7 +55,10 @@ export function OrdersScreen({ environment, openOrderId }: { environment: Enviro
 
   const chosen = pages.orders.filter((order) => selected.has(order.id));
   return (
-    <section aria-labelledby="screen-heading" className="screen">
+    <section
+      aria-labelledby="screen-heading"
+      className={openOrderId !== undefined ? 'screen orders-screen-with-detail' : 'screen'}
+    >
       <h2 id="screen-heading" tabIndex={-1}>
         Orders
       </h2>
