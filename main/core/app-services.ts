@@ -13,6 +13,7 @@ import type { OutboxTuning } from './outbox/tuning.js';
 import type { OrderServiceClient } from './service/client.js';
 import { SignInService } from './signin/signin-service.js';
 import { RetentionSchedule, type RetentionScheduleOptions } from './store/retention-runner.js';
+import { AuditSearchIndexer } from './audit/search-indexer.js';
 import { openStore, type Store } from './store/store.js';
 import { requestCancel, type CancelResult } from './tracking/cancel-request.js';
 import { StatusPoller, type PollerTuning } from './tracking/status-poller.js';
@@ -169,6 +170,14 @@ export class AppServices {
         });
         this.onClose(() => retention.stop());
       }
+      // The log's free-text index, filled in the background (audit/search-indexer.ts).
+      const searchIndexer = new AuditSearchIndexer(this.store, {
+        onError: (error) =>
+          this.#log.error('the log search index could not be filled; it tries again', {
+            error: error instanceof Error ? error.message : String(error),
+          }),
+      });
+      this.onClose(() => Promise.resolve(searchIndexer.stop()));
     } catch (error) {
       this.store.close();
       throw error;

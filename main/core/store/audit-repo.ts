@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { AUDIT_SEARCH_TEXT } from './migrations/017-audit-search.js';
 import { canonicalDetailsJson, checkAuditDetails } from '../model/audit-details.js';
 import {
   AUDIT_ACTION_PATTERN,
@@ -54,6 +55,10 @@ export class AuditRepo {
   /** The key new links are made with; none: plain SHA-256 links (a store opened without its host's key). */
   #key: LinkKey | null = null;
   #onAppend: (() => void) | null = null;
+  /** Whether the free-text search's trigram index is there (migration 017), how far it goes, and its filling. */
+  readonly #hasSearchIndex: boolean;
+  readonly #indexedThrough: Database.Statement<[], { through: number }> | undefined;
+  readonly #indexBatch: Database.Transaction<(limit: number) => number> | undefined;
 
   constructor(db: Database.Database, now: () => Date) {
     this.#db = db;
@@ -83,6 +88,29 @@ export class AuditRepo {
       'SELECT action FROM audit_entries WHERE action > ? AND action < ? ORDER BY action LIMIT 1',
     );
     this.#append = db.transaction((input: AuditInput) => this.#appendNow(input));
+    this.#hasSearchIndex = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'audit_search'").get() !== undefined;
+    if (this.#hasSearchIndex) {
+      const through = db.prepare<[], { through: number }>(
+        'SELECT indexed_through AS through FROM audit_search_progress WHERE id = 1',
+      );
+      const lastOf = db.prepare<[number, number], { last: number | null }>(
+        'SELECT max(seq) AS last FROM (SELECT seq FROM audit_entries WHERE seq > ? ORDER BY seq LIMIT ?)',
+      );
+      const insert = db.prepare<[number, number]>(
+        `INSERT INTO audit_search (rowid, text) SELECT seq, ${AUDIT_SEARCH_TEXT} FROM audit_entries
+         WHERE seq > ? AND seq <= ? ORDER BY seq`,
+      );
+      const mark = db.prepare<[number]>('UPDATE audit_search_progress SET indexed_through = ? WHERE id = 1');
+      this.#indexedThrough = through;
+      this.#indexBatch = db.transaction((limit: number) => {
+        const from = through.get()!.through;
+        const last = lastOf.get(from, limit)!.last;
+        if (last === null) return 0;
+        insert.run(from, last);
+        mark.run(last);
+        return last - from;
+      });
+    }
   }
 
   /**
@@ -224,14 +252,48 @@ export class AuditRepo {
     action: string | null,
     limit: number,
   ): AuditRow[] {
+    // A text of three characters or more is looked up in the trigram index (migration 017) for the entries it holds
+    // so far, and matched directly in the few after them; a shorter one is matched by reading the log.
+    const match = this.#hasSearchIndex && filter.search !== undefined ? trigramQuery(filter.search) : null;
+    if (!match) return this.#run(filter, range, action, limit);
+    const through = this.#indexedThrough!.get()!.through;
+    if ('beforeSeq' in range) {
+      const tail = range.beforeSeq > through + 1 ? this.#run(filter, range, action, limit, { above: through }) : [];
+      if (tail.length >= limit) return tail;
+      const older = { beforeSeq: Math.min(range.beforeSeq, through + 1) };
+      return [...tail, ...this.#run(filter, older, action, limit - tail.length, { match })];
+    }
+    const indexed =
+      range.afterSeq < through
+        ? this.#run(filter, { ...range, upToSeq: Math.min(range.upToSeq, through) }, action, limit, { match })
+        : [];
+    if (indexed.length >= limit) return indexed;
+    const after = { afterSeq: Math.max(range.afterSeq, through), upToSeq: range.upToSeq };
+    return [...indexed, ...this.#run(filter, after, action, limit - indexed.length)];
+  }
+
+  /**
+   * One page of the filtered log. `match`: the entries come from the trigram index (every piece of the text), then
+   * are checked for the whole text; `above`: only entries after that seq (those the index does not hold yet).
+   */
+  #run(
+    filter: AuditFilter,
+    range: { beforeSeq: number } | { afterSeq: number; upToSeq: number },
+    action: string | null,
+    limit: number,
+    how: { match?: string; above?: number } = {},
+  ): AuditRow[] {
     const newestFirst = 'beforeSeq' in range;
-    const where = newestFirst ? ['seq < @beforeSeq'] : ['seq > @afterSeq', 'seq <= @upToSeq'];
+    const seq = how.match ? 'audit_search.rowid' : 'seq';
+    const where = newestFirst ? [`${seq} < @beforeSeq`] : [`${seq} > @afterSeq`, `${seq} <= @upToSeq`];
     const parameters: Record<string, string | number> = { ...range, limit };
     const add = (name: string, value: string | number | undefined | null, clause: string) => {
       if (value === undefined || value === null) return;
       parameters[name] = value;
       where.push(clause);
     };
+    add('match', how.match, 'audit_search MATCH @match');
+    add('above', how.above, 'seq > @above');
     add('environmentId', filter.environmentId, 'environment_id = @environmentId');
     add('orderId', filter.orderId, 'order_id = @orderId');
     add(
@@ -240,18 +302,44 @@ export class AuditRepo {
       'order_id IN (SELECT id FROM orders WHERE clinic_order_id = @clinicOrderId)',
     );
     add('action', action, 'action = @action');
-    add(
-      'search',
-      filter.search,
-      `instr(lower(coalesce(clinic_code, '') || ' ' || coalesce(clinic_order_id, '') || ' ' || action || ' ' || details),
-        lower(@search)) > 0`,
-    );
-    const tail = `${where.join(' AND ')} ORDER BY seq ${newestFirst ? 'DESC' : 'ASC'}`;
+    add('search', filter.search, `instr(${AUDIT_SEARCH_TEXT}, lower(@search)) > 0`);
+    const from = how.match
+      ? 'audit_search JOIN audit_entries ON audit_entries.seq = audit_search.rowid'
+      : 'audit_entries';
+    const tail = `${from} WHERE ${where.join(' AND ')} ORDER BY ${seq} ${newestFirst ? 'DESC' : 'ASC'}`;
     let statement = this.#searches.get(tail);
     if (!statement) {
-      statement = this.#db.prepare(`SELECT ${ROW_COLUMNS} FROM audit_entries WHERE ${tail} LIMIT @limit`);
+      statement = this.#db.prepare(`SELECT ${ROW_COLUMNS} FROM ${tail} LIMIT @limit`);
       this.#searches.set(tail, statement);
     }
     return statement.all(parameters);
   }
+
+  /**
+   * Adds up to `limit` entries after the last one indexed to the free-text index and moves its mark, in one
+   * transaction; returns how many (0: caught up, or no index). The search indexer calls it in the background.
+   */
+  indexForSearch(limit: number): number {
+    if (!this.#hasSearchIndex) return 0;
+    return this.#indexBatch!.immediate(limit);
+  }
+
+  /** Entries appended and not yet in the free-text index. */
+  searchBacklog(): number {
+    if (!this.#hasSearchIndex) return 0;
+    return Math.max(0, this.lastSeq() - this.#indexedThrough!.get()!.through);
+  }
+}
+
+/**
+ * The FTS5 query that finds the entries holding every three-character piece of `text` (the trigram index keeps no
+ * positions, so this is a superset: the search then checks the whole text), or null when the text is shorter than
+ * three characters and has no piece to look up.
+ */
+export function trigramQuery(text: string): string | null {
+  const chars = Array.from(text.toLowerCase());
+  if (chars.length < 3) return null;
+  const pieces = new Set<string>();
+  for (let index = 0; index + 3 <= chars.length; index += 1) pieces.add(chars.slice(index, index + 3).join(''));
+  return [...pieces].map((piece) => `"${piece.replaceAll('"', '""')}"`).join(' AND ');
 }

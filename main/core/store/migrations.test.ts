@@ -18,6 +18,7 @@ import {
   ORDER_STATES,
   STAGED_ORDER_STATES,
 } from './order-state.js';
+import { AuditRepo } from './audit-repo.js';
 import { openStore, STORE_FILE, type Store } from './store.js';
 import { appendLegacyEntry } from './testing/legacy-audit.js';
 import { LOCAL, removeDir, tempDataDir } from './testing/store-fixtures.js';
@@ -80,7 +81,7 @@ describe('migrations', () => {
 
   it('are numbered 1, 2, 3… without gaps (but for numbers handed out and not landed yet)', () => {
     // Numbers are handed out ahead to work in progress; each may be missing only until it lands.
-    const handedOut = [17];
+    const handedOut: number[] = [];
     const versions = MIGRATIONS.map((migration) => migration.version);
     expect(versions).toEqual(
       Array.from({ length: LATEST_SCHEMA_VERSION }, (_, index) => index + 1).filter(
@@ -284,6 +285,41 @@ describe('migrations', () => {
     expect(() => store.db.prepare('UPDATE orders SET body_checked = 0 WHERE id = 13').run()).toThrow(
       /CHECK constraint failed/,
     );
+  });
+
+  it('add the free-text index at migration 17 at once, filled afterwards in batches, finding the same throughout', () => {
+    const dataDir = tempDataDir();
+    dirs.push(dataDir);
+    const db = openDatabase(join(dataDir, STORE_FILE));
+    migrate(db, { target: 16 });
+    const now = () => new Date('2026-01-02T03:04:05.000Z');
+    const before = new AuditRepo(db, now);
+    before.append({ actor: 'user', action: 'outbox.paused', clinicOrderId: 'EARLY-0001' });
+    before.append({ actor: 'user', action: 'outbox.resumed', details: { errorMessage: 'Quote " and more' } });
+    expect(migrate(db, { target: 17 })).toEqual([17]);
+    const after = new AuditRepo(db, now);
+    after.append({ actor: 'user', action: 'outbox.paused', clinicOrderId: 'LATE-0002' });
+    const found = (text: string) => after.search({ search: text }).map((entry) => entry.seq);
+    const expectations: Array<[string, number[]]> = [
+      ['early-000', [1]],
+      ['"errorMessage":"Quote', [2]],
+      ['outbox.pa', [3, 1]],
+      ['late-0002', [3]],
+    ];
+    // Nothing indexed by the migration itself: searches read the entries directly.
+    expect(after.searchBacklog()).toBe(3);
+    for (const [text, seqs] of expectations) expect(found(text), text).toEqual(seqs);
+    expect(after.indexForSearch(2)).toBe(2);
+    expect(after.searchBacklog()).toBe(1);
+    for (const [text, seqs] of expectations) expect(found(text), text).toEqual(seqs);
+    expect(after.indexForSearch(2)).toBe(1);
+    expect(after.indexForSearch(2)).toBe(0);
+    for (const [text, seqs] of expectations) expect(found(text), text).toEqual(seqs);
+    // The index holds them: asked directly, without the log.
+    expect(db.prepare(`SELECT rowid FROM audit_search WHERE audit_search MATCH '"ly-"' ORDER BY rowid`).all()).toEqual([
+      { rowid: 1 },
+    ]);
+    db.close();
   });
 
   it('do nothing to a file that is already current', () => {

@@ -107,6 +107,9 @@ beforeAll(() => {
   buildScaleStore(store, { orders: 3000, batchSize: 500, environmentId: LOCAL.id }, clock);
   // A few left in `sending`, as a crash would leave them.
   store.orders.claimForSending(LOCAL.id, 3);
+  // The free-text index filled, as the app's background indexer fills it (search-indexer.ts), but for the last 100.
+  while (store.audit.searchBacklog() > 100)
+    store.audit.indexForSearch(Math.min(5_000, store.audit.searchBacklog() - 100));
 }, 60_000);
 
 afterAll(() => {
@@ -276,6 +279,9 @@ describe('the log screen', () => {
     ['a clinic order id', { clinicOrderId: 'CO-00000042' }, /orders_by_clinic_order_id/],
     ['an action', { action: 'order.created' }, /audit_entries_by_action/],
     ['every order action', { action: 'order.' }, /audit_entries_by_action/],
+    // Free text (migration 017): the trigram index drives the read, newest first, no sort.
+    ['free text', { search: 'co-00000042' }, /audit_search/],
+    ['free text of one kind', { search: 'status', action: 'order.' }, /audit_search/],
   ])('%s', (_name, filter, index) => {
     // By clinic order id: the entries of the orders with that id (one, or a few re-imported), sorted.
     expectIndexed(() => store.audit.search({ limit: 100, ...filter }), index, { sorts: 'clinicOrderId' in filter });
@@ -289,6 +295,42 @@ describe('the log screen', () => {
         .all() as Array<{ seq: number }>
     ).map((row) => row.seq);
     expect(merged).toEqual(expected);
+  });
+
+  it('free text finds what reading the whole log finds, newest first and oldest first, indexed or not yet', () => {
+    const everything = store.db
+      .prepare(
+        `SELECT seq, lower(coalesce(clinic_code, '') || ' ' || coalesce(clinic_order_id, '') || ' ' || action || ' ' ||
+            details) AS text FROM audit_entries ORDER BY seq`,
+      )
+      .all() as Array<{ seq: number; text: string }>;
+    const texts = ['CO-00000042', 'co-0000004', 'httpStatus', 'order.created', '"', 'zz', 'O-', '201', 'no such text'];
+    const check = () => {
+      for (const text of texts) {
+        const expected = everything.filter((row) => row.text.includes(text.toLowerCase())).map((row) => row.seq);
+        const newest = store.audit.search({ search: text, limit: 500 }).map((entry) => entry.seq);
+        expect(newest, text).toEqual(expected.slice().reverse().slice(0, 500));
+        const oldest = store.audit.filteredPage({ search: text }, 0, 50).map((row) => row.seq);
+        expect(oldest, text).toEqual(expected.slice(0, 50));
+        // Pages that cross the index's mark, both ways.
+        const mark = store.audit.lastSeq() - store.audit.searchBacklog();
+        const across = store.audit.filteredPage({ search: text }, mark - 200, 300).map((row) => row.seq);
+        expect(across, text).toEqual(expected.filter((seq) => seq > mark - 200).slice(0, 300));
+        const before = store.audit.search({ search: text, beforeSeq: mark + 50, limit: 120 }).map((e) => e.seq);
+        expect(before, text).toEqual(
+          expected
+            .filter((seq) => seq < mark + 50)
+            .reverse()
+            .slice(0, 120),
+        );
+      }
+    };
+    // The last 100 entries not indexed yet, then all of them.
+    expect(store.audit.searchBacklog()).toBe(100);
+    check();
+    while (store.audit.indexForSearch(1_000) > 0);
+    expect(store.audit.searchBacklog()).toBe(0);
+    check();
   });
 
   it('a clinic order id finds the entries of that order', () => {

@@ -15,6 +15,7 @@ import * as stagedEditHistory from './013-staged-edit-history.js';
 import * as scaleIndexes from './014-scale-indexes.js';
 import * as intake from './015-intake.js';
 import * as environmentRemoval from './016-environment-removal.js';
+import * as auditSearch from './017-audit-search.js';
 import * as retention from './018-retention.js';
 
 /**
@@ -45,6 +46,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 14, name: 'scale-indexes', up: scaleIndexes.up },
   { version: 15, name: 'intake', up: intake.up },
   { version: 16, name: 'environment-removal', up: environmentRemoval.up },
+  { version: 17, name: 'audit-search', up: auditSearch.up },
   { version: 18, name: 'retention', up: retention.up },
 ];
 

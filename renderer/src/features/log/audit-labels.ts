@@ -62,6 +62,8 @@ const ACTION_LABELS: Record<string, string> = {
   'intake.file.duplicate': 'Watched file already imported',
   'intake.file.failed': 'Watched file not imported',
   'log.exported': 'Log exported',
+  // Written by releases before the log export was named log.exported.
+  'audit.exported': 'Log exported',
 };
 
 export function actionLabel(action: string): string {
