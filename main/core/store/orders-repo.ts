@@ -1,12 +1,13 @@
 import type Database from 'better-sqlite3';
 import type { ServiceErrorKind } from '../../../shared/errors.js';
+import { ORDER_COLUMNS, toRecord, type OrderItem, type OrderRecord, type OrderRow } from './order-records.js';
+import { OrderViews, type OrderOrigin, type OrderSourceText } from './order-views.js';
 import type { AuditInput } from '../model/audit-entry.js';
 import type { AuditRepo } from './audit-repo.js';
 import {
   ENQUEUE_STATES,
   ORDER_ROUTES,
   ORDER_STATES,
-  type BatchKind,
   type EnqueueState,
   type OrderRoute,
   type OrderState,
@@ -17,13 +18,8 @@ import { isoTime, isoTimeOrNull } from './time.js';
 import { STORED_BODY_CHECK_VERSION, storedBodyVouch } from '../model/stored-body-check.js';
 import { POLLED_ORDERS_WHERE } from './migrations/014-scale-indexes.js';
 
-export interface OrderItem {
-  /** dm+d code as digits (up to 18: beyond JavaScript's safe integers). */
-  dmdCode: string;
-  productId: number | null;
-  medication: string;
-  quantity: number;
-}
+export type { OrderError, OrderItem, OrderRecord } from './order-records.js';
+export type { OrderOrigin, OrderSourceText } from './order-views.js';
 
 export interface NewOrder {
   clinicCode: string;
@@ -46,35 +42,6 @@ export interface NewOrder {
    * with `toWireJson` (accept does, for v1): recorded as passing without reading the text again.
    */
   bodySchemaChecked?: boolean;
-}
-
-export interface OrderError {
-  kind: ServiceErrorKind;
-  message: string;
-  field: string | null;
-}
-
-export interface OrderRecord {
-  id: number;
-  batchId: number;
-  environmentId: string;
-  clinicCode: string;
-  clinicOrderId: string;
-  route: OrderRoute;
-  requestBody: string;
-  state: OrderState;
-  pharmacyOrderId: number | null;
-  remoteStatus: string | null;
-  remoteStatusAt: string | null;
-  dispatchDate: string | null;
-  trackingId: string | null;
-  lastError: OrderError | null;
-  /** Create attempts made so far. */
-  attempts: number;
-  /** When a queued order may be sent (again); null means now. */
-  nextAttemptAt: string | null;
-  createdAt: string;
-  updatedAt: string;
 }
 
 /**
@@ -133,59 +100,6 @@ export interface OrderFilter {
   limit?: number;
 }
 
-/** An order's batch and, when it went through staging, the staged order it was accepted from. */
-export interface OrderOrigin {
-  batchId: number;
-  fileName: string;
-  kind: BatchKind;
-  importedAt: string;
-  staged: {
-    /** 1-based among the file's orders. */
-    position: number;
-    /** CSV: physical lines of the order's records. */
-    rows: number[];
-    /** HL7: 1-based message index. */
-    message: number | null;
-    /** HL7: the message's MSH segment (no patient data), for its control id. */
-    hl7Header: string | null;
-    /** Whether the CSV records or the HL7 message are kept (`source`). */
-    sourceKept: boolean;
-    /** Edited in the app before it was accepted. */
-    edited: boolean;
-  } | null;
-}
-
-export type OrderSourceText =
-  | {
-      kind: 'csv';
-      fileName: string;
-      header: { line: number | null; text: string } | null;
-      records: Array<{ line: number | null; text: string }>;
-    }
-  | { kind: 'hl7'; fileName: string; message: number | null; text: string };
-
-interface OriginRow {
-  batchId: number;
-  fileName: string;
-  kind: BatchKind;
-  importedAt: string;
-  stagedId: number | null;
-  position: number | null;
-  editedAt: string | null;
-  rows: string | null;
-  message: number | null;
-  sourceKept: number | null;
-  hl7Header: string | null;
-}
-
-interface SourceRow {
-  fileName: string;
-  kind: BatchKind;
-  headerRow: unknown;
-  headerText: unknown;
-  source: string;
-}
-
 /** The order's (environment, clinic, clinicOrderId) is already accepted in the outbox. */
 export class DuplicateOrderError extends Error {
   constructor(
@@ -207,28 +121,6 @@ interface TransitionedRow {
   clinicCode: string;
   clinicOrderId: string;
   attempts: number;
-}
-
-interface OrderRow extends Omit<OrderRecord, 'lastError'> {
-  lastErrorKind: ServiceErrorKind | null;
-  lastErrorMessage: string | null;
-  lastErrorField: string | null;
-}
-
-const COLUMNS = `id, batch_id AS batchId, environment_id AS environmentId, clinic_code AS clinicCode,
-  clinic_order_id AS clinicOrderId, route, request_body AS requestBody, state, pharmacy_order_id AS pharmacyOrderId,
-  remote_status AS remoteStatus, remote_status_at AS remoteStatusAt, dispatch_date AS dispatchDate,
-  tracking_id AS trackingId, last_error_kind AS lastErrorKind, last_error_message AS lastErrorMessage,
-  last_error_field AS lastErrorField, attempts, next_attempt_at AS nextAttemptAt, created_at AS createdAt,
-  updated_at AS updatedAt`;
-
-function toRecord(row: OrderRow): OrderRecord {
-  const { lastErrorKind, lastErrorMessage, lastErrorField, ...rest } = row;
-  return {
-    ...rest,
-    lastError:
-      lastErrorKind === null ? null : { kind: lastErrorKind, message: lastErrorMessage ?? '', field: lastErrorField },
-  };
 }
 
 function isAcceptedDuplicate(error: unknown): boolean {
@@ -296,8 +188,7 @@ export class OrdersRepo {
   readonly #lists = new Map<string, Database.Statement<[Record<string, string | number>], OrderRow>>();
   readonly #polled: Database.Statement<[string, number, number], PolledOrder>;
   readonly #insertSurname: Database.Statement<[number, string]>;
-  readonly #origin: Database.Statement<[number], OriginRow>;
-  readonly #source: Database.Statement<[number], SourceRow>;
+  readonly #views: OrderViews;
   readonly #count: Database.Statement<[{ environmentId: string | null }], { state: OrderState; count: number }>;
   readonly #batchSpan: Database.Statement<[number], { lo: number | null; hi: number | null; count: number }>;
   readonly #countInSpan: Database.Statement<
@@ -330,18 +221,18 @@ export class OrdersRepo {
       'INSERT INTO order_items (order_id, position, dmd_code, product_id, medication, quantity) VALUES (?, ?, ?, ?, ?, ?)',
     );
     this.#addToBatch = db.prepare('UPDATE import_batches SET order_count = order_count + ? WHERE id = ?');
-    this.#get = db.prepare(`SELECT ${COLUMNS} FROM orders WHERE id = ?`);
+    this.#get = db.prepare(`SELECT ${ORDER_COLUMNS} FROM orders WHERE id = ?`);
     this.#items = db.prepare(
       `SELECT dmd_code AS dmdCode, product_id AS productId, medication, quantity FROM order_items
        WHERE order_id = ? ORDER BY position`,
     );
     this.#state = db.prepare('SELECT state FROM orders WHERE id = ?');
     this.#findAccepted = db.prepare(
-      `SELECT ${COLUMNS} FROM orders
+      `SELECT ${ORDER_COLUMNS} FROM orders
        WHERE environment_id = ? AND clinic_code = ? AND clinic_order_id = ? AND state NOT IN ('ready', 'rejected', 'withdrawn')`,
     );
     this.#findByPharmacyId = db.prepare(
-      `SELECT ${COLUMNS} FROM orders WHERE environment_id = ? AND pharmacy_order_id = ?`,
+      `SELECT ${ORDER_COLUMNS} FROM orders WHERE environment_id = ? AND pharmacy_order_id = ?`,
     );
     this.#polled = db.prepare(
       `SELECT id, state, pharmacy_order_id AS pharmacyOrderId, remote_status AS remoteStatus,
@@ -349,27 +240,7 @@ export class OrdersRepo {
        FROM orders WHERE environment_id = ? AND ${POLLED_ORDERS_WHERE} AND id > ? ORDER BY id LIMIT ?`,
     );
     this.#insertSurname = db.prepare('INSERT INTO order_surnames (order_id, surname_key) VALUES (?, ?)');
-    // The staged order an order was accepted from: same batch and identity (staged_orders_by_identity), and
-    // pointing at it; HL7 cancel messages point at the order they cancelled, hence order_control.
-    const stagedOf = `LEFT JOIN staged_orders s ON s.batch_id = o.batch_id AND s.clinic_code = o.clinic_code
-        AND s.clinic_order_id = o.clinic_order_id AND s.order_id = o.id AND s.order_control = 'NW'`;
-    // Only the MSH segment of a kept HL7 message is read here: the rest is patient data, read on request only.
-    this.#origin = db.prepare(`
-      SELECT b.id AS batchId, b.source_file_name AS fileName, b.kind, b.created_at AS importedAt,
-        s.id AS stagedId, s.position, s.edited_at AS editedAt, json_extract(s.source, '$.rows') AS rows,
-        json_extract(s.source, '$.message') AS message,
-        json_type(s.source, '$.records') IS NOT NULL OR json_type(s.source, '$.hl7') IS NOT NULL AS sourceKept,
-        substr(json_extract(s.source, '$.hl7'), 1,
-          instr(json_extract(s.source, '$.hl7') || char(13), char(13)) - 1) AS hl7Header
-      FROM orders o JOIN import_batches b ON b.id = o.batch_id ${stagedOf}
-      WHERE o.id = ?
-      ORDER BY s.id LIMIT 1`);
-    this.#source = db.prepare(`
-      SELECT b.source_file_name AS fileName, b.kind, json_extract(b.report, '$.headerRow') AS headerRow,
-        json_extract(b.report, '$.headerText') AS headerText, s.source
-      FROM orders o JOIN import_batches b ON b.id = o.batch_id ${stagedOf}
-      WHERE o.id = ? AND s.id IS NOT NULL
-      ORDER BY s.id LIMIT 1`);
+    this.#views = new OrderViews(db);
     // Kept by migration 14's triggers as states change: a handful of rows, whatever the history.
     this.#count = db.prepare(
       `SELECT state, sum(count) AS count FROM order_state_counts
@@ -587,7 +458,7 @@ export class OrdersRepo {
    */
   claimDue(environmentId: string, limit: number): OrderRecord[] {
     if (!Number.isInteger(limit) || limit < 1) return [];
-    const claim = this.#claimStatement(this.#claims, limit, `RETURNING ${COLUMNS}`);
+    const claim = this.#claimStatement(this.#claims, limit, `RETURNING ${ORDER_COLUMNS}`);
     const claimed = claim.all({ environmentId, now: isoTime(this.#now()) }).map(toRecord);
     const dueKey = (order: OrderRecord) => order.nextAttemptAt ?? order.createdAt;
     return claimed.sort((a, b) => (dueKey(a) < dueKey(b) ? -1 : dueKey(a) > dueKey(b) ? 1 : a.id - b.id));
@@ -742,7 +613,7 @@ export class OrdersRepo {
     let statement = this.#lists.get(key);
     if (!statement) {
       statement = this.#db.prepare(`
-        SELECT ${COLUMNS} FROM orders
+        SELECT ${ORDER_COLUMNS} FROM orders
         WHERE id IN (SELECT id FROM orders WHERE ${where} ORDER BY id ${order} LIMIT @limit)
         ORDER BY id ${order}`);
       this.#lists.set(key, statement);
@@ -758,50 +629,14 @@ export class OrdersRepo {
     return this.#polled.all(environmentId, afterId, limit);
   }
 
-  /**
-   * Where an order came from: its batch's file, and the staged order it was accepted from (CSV lines, HL7 message
-   * and its MSH segment, whether the original text is kept). Undefined when there is no such order.
-   */
+  /** See OrderViews.origin. */
   origin(orderId: number): OrderOrigin | undefined {
-    const row = this.#origin.get(orderId);
-    if (!row) return undefined;
-    const staged =
-      row.stagedId === null
-        ? null
-        : {
-            position: row.position ?? 0,
-            rows: row.rows === null ? [] : (JSON.parse(row.rows) as number[]),
-            message: row.message,
-            hl7Header: row.hl7Header || null,
-            sourceKept: row.sourceKept === 1,
-            edited: row.editedAt !== null,
-          };
-    return { batchId: row.batchId, fileName: row.fileName, kind: row.kind, importedAt: row.importedAt, staged };
+    return this.#views.origin(orderId);
   }
 
-  /**
-   * The original text an order came from (patient data: for the detail view on request only): the CSV records
-   * with their lines and the file's header, or the HL7 message. Undefined when none is kept.
-   */
+  /** See OrderViews.source. */
   source(orderId: number): OrderSourceText | undefined {
-    const row = this.#source.get(orderId);
-    if (!row) return undefined;
-    const source = JSON.parse(row.source) as { rows?: number[]; records?: string[]; message?: number; hl7?: string };
-    if (source.hl7 !== undefined) {
-      return { kind: 'hl7', fileName: row.fileName, message: source.message ?? null, text: source.hl7 };
-    }
-    if (source.records !== undefined) {
-      return {
-        kind: 'csv',
-        fileName: row.fileName,
-        header:
-          typeof row.headerText === 'string'
-            ? { line: typeof row.headerRow === 'number' ? row.headerRow : null, text: row.headerText }
-            : null,
-        records: source.records.map((text, index) => ({ line: source.rows?.[index] ?? null, text })),
-      };
-    }
-    return undefined;
+    return this.#views.source(orderId);
   }
 
   /** Orders per state (every state present, zero when none), for one environment or all. */

@@ -1,0 +1,67 @@
+import type { ServiceErrorKind } from '../../../shared/errors.js';
+import type { OrderRoute, OrderState } from './order-state.js';
+
+/**
+ * An order as the store hands it out, and how a row of `orders` becomes one: shared by the parts of `store.orders`
+ * (order-writes, order-claims, order-queries, order-views; composed in orders-repo.ts).
+ */
+
+export interface OrderItem {
+  /** dm+d code as digits (up to 18: beyond JavaScript's safe integers). */
+  dmdCode: string;
+  productId: number | null;
+  medication: string;
+  quantity: number;
+}
+
+export interface OrderError {
+  kind: ServiceErrorKind;
+  message: string;
+  field: string | null;
+}
+
+export interface OrderRecord {
+  id: number;
+  batchId: number;
+  environmentId: string;
+  clinicCode: string;
+  clinicOrderId: string;
+  route: OrderRoute;
+  requestBody: string;
+  state: OrderState;
+  pharmacyOrderId: number | null;
+  remoteStatus: string | null;
+  remoteStatusAt: string | null;
+  dispatchDate: string | null;
+  trackingId: string | null;
+  lastError: OrderError | null;
+  /** Create attempts made so far. */
+  attempts: number;
+  /** When a queued order may be sent (again); null means now. */
+  nextAttemptAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A row as ORDER_COLUMNS reads it: the last error in three columns. */
+export interface OrderRow extends Omit<OrderRecord, 'lastError'> {
+  lastErrorKind: ServiceErrorKind | null;
+  lastErrorMessage: string | null;
+  lastErrorField: string | null;
+}
+
+export const ORDER_COLUMNS = `id, batch_id AS batchId, environment_id AS environmentId, clinic_code AS clinicCode,
+  clinic_order_id AS clinicOrderId, route, request_body AS requestBody, state, pharmacy_order_id AS pharmacyOrderId,
+  remote_status AS remoteStatus, remote_status_at AS remoteStatusAt, dispatch_date AS dispatchDate,
+  tracking_id AS trackingId, last_error_kind AS lastErrorKind, last_error_message AS lastErrorMessage,
+  last_error_field AS lastErrorField, attempts, next_attempt_at AS nextAttemptAt, created_at AS createdAt,
+  updated_at AS updatedAt`;
+
+export function toRecord(row: OrderRow): OrderRecord {
+  const { lastErrorKind, lastErrorMessage, lastErrorField, ...rest } = row;
+  return {
+    ...rest,
+    lastError:
+      lastErrorKind === null ? null : { kind: lastErrorKind, message: lastErrorMessage ?? '', field: lastErrorField },
+  };
+}
