@@ -22,6 +22,8 @@ export const environmentRemovalSchema = z
         cancelsOpen: z.number().int().nonnegative(),
         /** Batches in Preview with orders neither accepted nor discarded. */
         stagedBatches: z.number().int().nonnegative(),
+        /** Files being imported into it right now. */
+        importing: z.number().int().nonnegative(),
       })
       .strict(),
     /** Orders at the service whose statuses would no longer be checked (created, cancel refused). */

@@ -10,6 +10,8 @@ import type { RemovalQuestion } from '../desktop-handlers.js';
 import { MemorySecretStore } from '../platform/secret-store.js';
 import { enqueueOrders } from '../store/store.js';
 import { sampleOrder } from '../store/testing/store-fixtures.js';
+import { sampleCreateWithClinic } from '../../../test/support/orders.js';
+import { toWireJson } from '../../../shared/wire-json.js';
 import { openCore, openTestCore, type TestCore } from '../testing/test-core.js';
 import { LOCAL_SANDBOX_ID } from './presets.js';
 
@@ -84,7 +86,7 @@ describe('removing an environment', () => {
     const removal = await t.api.call('environments.removal', { environmentId: ID });
     expect(removal).toMatchObject({
       removable: false,
-      waiting: { unsent: 2, sending: 1, inDoubt: 2, cancelsOpen: 0, stagedBatches: 0 },
+      waiting: { unsent: 2, sending: 1, inDoubt: 2, cancelsOpen: 0, stagedBatches: 0, importing: 0 },
     });
     expect(removal.message).toContain('2 orders not sent yet');
     expect(removal.message).toContain('1 order being sent');
@@ -128,6 +130,23 @@ describe('removing an environment', () => {
     await expect(t.api.call('environments.removal', { environmentId: ID })).rejects.toMatchObject({
       code: 'invalid-input',
     });
+  });
+
+  it('is refused while a batch waits in Preview or a file is being imported into it', async () => {
+    const { store } = t.core.services;
+    store.batches.beginImport({ environmentId: ID, sourceFileName: 'monday.csv' });
+    const importing = await t.api.call('environments.removal', { environmentId: ID });
+    expect(importing).toMatchObject({ removable: false, waiting: { importing: 1 } });
+    expect(importing.message).toContain('1 file being imported');
+
+    const staged = await t.api.call('import.file', {
+      environmentId: ID,
+      upload: { name: 'orders.json', content: toWireJson([sampleCreateWithClinic({ clinicOrderId: 'PREVIEW-1' })]) },
+    });
+    expect(staged).toMatchObject({ status: 'staged' });
+    const waiting = await t.api.call('environments.removal', { environmentId: ID });
+    expect(waiting.waiting.stagedBatches).toBe(1);
+    expect(waiting.message).toContain('1 batch in Preview with orders not accepted or discarded');
   });
 
   it('is refused for the local sandbox', async () => {

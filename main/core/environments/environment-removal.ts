@@ -21,6 +21,7 @@ export function removalOf(store: Store, environment: EnvironmentProfile): Enviro
     inDoubt: counts.in_doubt,
     cancelsOpen: counts.cancel_requested + counts.cancel_sent,
     stagedBatches,
+    importing: store.batches.importingCount(environment.id),
   };
   const tracked = counts.created + counts.cancel_refused;
   const kept = Object.values(counts).reduce((sum, count) => sum + count, 0);
@@ -43,6 +44,7 @@ export function removalOf(store: Store, environment: EnvironmentProfile): Enviro
     waiting.cancelsOpen && `${plural(waiting.cancelsOpen, 'cancel request', 'cancel requests')} not answered yet`,
     waiting.stagedBatches &&
       `${plural(waiting.stagedBatches, 'batch', 'batches')} in Preview with orders not accepted or discarded`,
+    waiting.importing && `${plural(waiting.importing, 'file', 'files')} being imported`,
   ].filter((text): text is string => typeof text === 'string');
   if (blocking.length > 0) {
     return {

@@ -58,6 +58,7 @@ export class BatchesRepo {
   readonly #setRoute: Database.Statement<[OrderRoute, number]>;
   readonly #finishImport: Database.Statement;
   readonly #discard: Database.Statement<[string, number]>;
+  readonly #importing: Database.Statement<[string], { n: number }>;
 
   constructor(db: Database.Database, now: () => Date) {
     this.#now = now;
@@ -68,6 +69,9 @@ export class BatchesRepo {
     );
     // A batch still being imported (migration 008) is nobody's to see yet.
     this.#get = db.prepare(`SELECT ${COLUMNS} FROM import_batches WHERE id = ? AND importing = 0`);
+    this.#importing = db.prepare(
+      'SELECT count(*) AS n FROM import_batches WHERE environment_id = ? AND importing = 1 AND discarded_at IS NULL',
+    );
     this.#list = db.prepare(
       `SELECT ${COLUMNS} FROM import_batches
        WHERE importing = 0 AND (@environmentId IS NULL OR environment_id = @environmentId) ORDER BY id DESC`,
@@ -146,6 +150,11 @@ export class BatchesRepo {
   setRoute(id: number, route: OrderRoute): boolean {
     if (!(ORDER_ROUTES as readonly string[]).includes(route)) throw new Error(`unknown route "${route}"`);
     return this.#setRoute.run(route, id).changes === 1;
+  }
+
+  /** Imports into the environment still being read (their batches are not listed until they finish). */
+  importingCount(environmentId: string): number {
+    return this.#importing.get(environmentId)?.n ?? 0;
   }
 
   /** Marks a batch discarded (staging refuses every change and accept after this); false when it already was. */
