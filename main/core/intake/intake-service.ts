@@ -71,7 +71,7 @@ export class IntakeService {
   readonly #commits: GroupCommit;
   readonly #inflight = new Set<Promise<unknown>>();
   /** Answered messages waiting to be staged, in the order they came (see #stageWaiting). */
-  #waiting: Array<{ id: number; decision: Decision; message: MessageIdentity }> = [];
+  #waiting: Waiting[] = [];
   #stagingScheduled: NodeJS.Immediate | null = null;
   #stagedWaiters: Array<() => void> = [];
   #closed = false;
@@ -282,15 +282,27 @@ export class IntakeService {
     const waiting = this.#waiting;
     this.#waiting = [];
     if (waiting.length > 0 && this.#options.store.isOpen) {
+      const { store, logger } = this.#options;
+      const failed = (item: Waiting, error: unknown) =>
+        logger?.error('intake: a message could not be staged; it is staged again at the next start', {
+          controlId: item.message.controlId,
+          error: error instanceof Error ? error.message : String(error),
+        });
       this.#commits.commit(() => {
-        for (const item of waiting) {
+        for (const run of this.#runs(waiting)) {
           try {
-            this.#options.store.inTransaction(() => this.#stage(item.id, item.decision, item.message));
+            store.inTransaction(() => this.#stage(run));
           } catch (error) {
-            this.#options.logger?.error('intake: a message could not be staged; it is staged again at the next start', {
-              controlId: item.message.controlId,
-              error: error instanceof Error ? error.message : String(error),
-            });
+            // One message at a time, so the one that fails does not keep the others from being staged.
+            if (run.length === 1) failed(run[0]!, error);
+            else
+              for (const item of run) {
+                try {
+                  store.inTransaction(() => this.#stage([item]));
+                } catch (itemError) {
+                  failed(item, itemError);
+                }
+              }
           }
         }
       });
@@ -304,37 +316,49 @@ export class IntakeService {
     this.#stagingScheduled ??= setImmediate(() => this.#stageWaiting());
   }
 
-  /**
-   * One answered message appended to its sender's batch of the day (AA and AE: a person sees it), accepted into
-   * the outbox when AA and the sender's rule is `send` (only its own orders), its row pointed at the batch, and its
-   * audit entry.
-   */
-  #stage(id: number, decision: Decision, message: MessageIdentity): void {
-    const { store, staging, environmentId } = this.#options;
-    const read = decision.read!;
-    const staged = appendToDayBatch(
-      store,
-      this.repo,
-      { environmentId, name: dayBatchName(message.sender, store.now()) },
-      read,
-    );
-    let accepted: number | undefined;
-    if (decision.code === 'AA' && this.modeFor(message.sender) === 'send') {
-      const outcome = staging.accept(staged.batchId, { after: staged.after, upTo: staged.upTo });
-      accepted = outcome.accepted + outcome.cancelled;
-      if (accepted > 0) this.#options.onAccepted?.(staged.batchId);
+  /** Consecutive messages of one sender that are accepted (AA under `send`) or not: staged together. */
+  *#runs(waiting: Waiting[]): Generator<Waiting[]> {
+    let run: Waiting[] = [];
+    let key = '';
+    for (const item of waiting) {
+      const itemKey = `${item.message.sender}\u0000${this.#accepts(item)}`;
+      if (run.length > 0 && itemKey !== key) {
+        yield run;
+        run = [];
+      }
+      key = itemKey;
+      run.push(item);
     }
-    this.repo.setBatch(id, staged.batchId);
-    this.#audit(
-      accepted !== undefined ? 'intake.accepted' : decision.code === 'AA' ? 'intake.staged' : 'intake.refused',
-      decision,
-      message,
-      staged.batchId,
-      accepted,
-    );
+    if (run.length > 0) yield run;
   }
 
-  #audit(action: string, decision: Decision, message: MessageIdentity, batchId: number | null, queued?: number): void {
+  #accepts(item: Waiting): boolean {
+    return item.decision.code === 'AA' && this.modeFor(item.message.sender) === 'send';
+  }
+
+  /**
+   * Messages of one sender, in the order they came, appended to its batch of the day (AA and AE: a person sees
+   * them); under `send`, their orders accepted into the outbox by ONE accept of the positions they took (only
+   * theirs); each row pointed at the batch, with its audit entry. Inside the caller's transaction.
+   */
+  #stage(run: Waiting[]): void {
+    const { store, staging, environmentId } = this.#options;
+    const name = dayBatchName(run[0]!.message.sender, store.now());
+    const staged = run.map((item) => appendToDayBatch(store, this.repo, { environmentId, name }, item.decision.read!));
+    const batchId = staged[0]!.batchId;
+    const accepts = this.#accepts(run[0]!);
+    if (accepts) {
+      const outcome = staging.accept(batchId, { after: staged[0]!.after, upTo: staged.at(-1)!.upTo });
+      if (outcome.accepted > 0 || outcome.cancelled > 0) this.#options.onAccepted?.(batchId);
+    }
+    run.forEach((item, i) => {
+      this.repo.setBatch(item.id, staged[i]!.batchId);
+      const action = accepts ? 'intake.accepted' : item.decision.code === 'AA' ? 'intake.staged' : 'intake.refused';
+      this.#audit(action, item.decision, item.message, staged[i]!.batchId);
+    });
+  }
+
+  #audit(action: string, decision: Decision, message: MessageIdentity, batchId: number | null): void {
     const { store, environmentId } = this.#options;
     store.audit.append({
       actor: 'system',
@@ -346,8 +370,6 @@ export class IntakeService {
         controlId: message.controlId,
         sender: message.sender,
         outcome: decision.code,
-        // Under `send`: the orders (or cancels) it queued, as `batch.accepted` would count them.
-        ...(queued !== undefined ? { orderCount: queued } : {}),
         ...(decision.errors.length > 0 ? { invalidCount: decision.errors.length } : {}),
       },
     });
@@ -369,6 +391,12 @@ export class IntakeService {
     }
     this.#options.onOutcome?.(result);
   }
+}
+
+interface Waiting {
+  id: number;
+  decision: Decision;
+  message: MessageIdentity;
 }
 
 interface MessageIdentity {
