@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { ImportedOrder, OrderControl, Problem, Provenance } from '../model/imported-order.js';
+import type { OrderControl, Problem } from '../model/imported-order.js';
 import { BatchesRepo } from './batches-repo.js';
 import { openDatabase } from './open-database.js';
 import { NOT_ACCEPTED_STATES, type StagedOrderState } from './order-state.js';
@@ -25,7 +25,7 @@ import { isoTime } from './time.js';
 
 export type { StagedOrderState } from './order-state.js';
 export type { NewStagedOrder, StagedOrderSource, StagedProvenance } from './staged-order-types.js';
-import type { NewStagedOrder, StagedOrderSource, StagedProvenance } from './staged-order-types.js';
+import type { StagedOrderSource, StagedProvenance } from './staged-order-types.js';
 
 export interface StagedOrder {
   id: number;
