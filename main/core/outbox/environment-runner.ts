@@ -6,17 +6,15 @@ import type { DueCancel } from '../store/outbox-queue-repo.js';
 import { GroupCommit } from '../store/group-commit.js';
 import type { Store } from '../store/store.js';
 import { isoTime } from '../store/time.js';
-import type { AuditDetails } from '../model/audit-details.js';
 import type { AttentionEvent } from './attention.js';
-import { retryDelayMs } from './backoff.js';
 import { sendCancel } from './cancel-sender.js';
 import { BatchProgressTracker } from './batch-progress.js';
-import { CircuitBreaker } from './circuit-breaker.js';
 import type { OutboxProgress, OutboxRunResult, OutboxState } from './progress.js';
 import { SlidingRate } from './sliding-rate.js';
 import { burstFor, TokenBucket } from './rate-limiter.js';
 import { lookUpInDoubt } from './reconcile.js';
 import { recoverInterrupted, recoverUnclear } from './recovery.js';
+import { ServiceHealth } from './service-health.js';
 import { clip, type Answer, type Recorded, type Settle, type StepContext, type Verdict } from './step.js';
 import { sendOrder, toInDoubt } from './submitter.js';
 import type { OutboxTuning } from './tuning.js';
@@ -98,7 +96,8 @@ export class EnvironmentRunner {
   readonly #deps: RunnerDeps;
   readonly #ctx: StepContext;
   readonly #bucket: TokenBucket;
-  readonly #breaker: CircuitBreaker;
+  /** What the answers say about the service: breaker, Retry-After gate, sign-in stop, events to audit. */
+  readonly #health: ServiceHealth;
   readonly #rate = new SlidingRate();
   readonly #batches = new BatchProgressTracker();
   readonly #group: GroupCommit;
@@ -116,8 +115,6 @@ export class EnvironmentRunner {
   /** The last progress report showed requests waiting on a slow service. */
   #reportedSlow = false;
   readonly #answered: Answered[] = [];
-  /** Environment-level facts judged from answers (outage, restored, sign-in), audited with the next commit. */
-  readonly #envEvents: Array<{ action: string; details?: AuditDetails; attention?: AttentionEvent }> = [];
   /** Work picked ahead, in order; creates among it are claimed (`sending`) and not yet sent. */
   #pool: Work[] = [];
   /** Recomputed when the pace changes (see retune). */
@@ -128,10 +125,6 @@ export class EnvironmentRunner {
   readonly #waiters = new Set<IdleWaiter>();
   #running = false;
   #pausedReason: string | null = null;
-  #signInMessage: string | null = null;
-  #outageMessage: string | null = null;
-  /** No request before this (ms): the service's Retry-After applies to the caller, not just one order. */
-  #notBefore = 0;
   /** Look for due lookups and cancel commands: set by anything that may have made one due; else every 250 ms. */
   #scanWanted = true;
   #nextScanAt = 0;
@@ -141,9 +134,6 @@ export class EnvironmentRunner {
   #launchTimer: NodeJS.Timeout | undefined;
   #idleCheckpoint: NodeJS.Timeout | undefined;
   #pumpQueued = false;
-  /** The latest answer from the service, and the latest about a different order: evidence it works for others. */
-  #lastAnswer = { orderId: 0, atMs: Number.NEGATIVE_INFINITY };
-  #lastAnswerOther = { orderId: 0, atMs: Number.NEGATIVE_INFINITY };
   #lastState: OutboxState | null = null;
   #lastProgressAt = Number.NEGATIVE_INFINITY;
   #progressTimer: NodeJS.Timeout | undefined;
@@ -162,10 +152,11 @@ export class EnvironmentRunner {
       this.#nowMs(),
     );
     this.#poolTarget = poolTargetFor(tuning);
-    this.#breaker = new CircuitBreaker({
-      threshold: tuning.breakerThreshold,
-      cooldownMs: tuning.breakerCooldownMs,
-      maxCooldownMs: tuning.maxDelayMs,
+    this.#health = new ServiceHealth({
+      environmentId: deps.environmentId,
+      tuning,
+      random: deps.random,
+      logger: deps.logger,
     });
     this.#ctx = {
       environmentId: deps.environmentId,
@@ -175,8 +166,7 @@ export class EnvironmentRunner {
       now: deps.now,
       random: deps.random,
       logger: deps.logger,
-      othersAnsweredSince: (orderId, sinceMs) =>
-        this.#breaker.state(this.#nowMs()) === 'closed' && this.#lastAnswerNotFor(orderId) > sinceMs,
+      othersAnsweredSince: (orderId, sinceMs) => this.#health.othersAnsweredSince(orderId, sinceMs, this.#nowMs()),
       signal: this.#abort.signal,
     };
   }
@@ -285,7 +275,7 @@ export class EnvironmentRunner {
 
   /** Clears a pause and a sign-in stop; an open breaker probes at once instead of waiting out its cooldown. */
   resume(): void {
-    const wasStopped = this.#pausedReason !== null || this.#signInMessage !== null;
+    const wasStopped = this.#pausedReason !== null || this.#health.signInMessage !== null;
     const { store } = this.#deps;
     store.inTransaction(() => {
       if (this.#pausedReason !== null) store.environments.setPaused(this.environmentId, null);
@@ -293,8 +283,8 @@ export class EnvironmentRunner {
         store.audit.append({ actor: 'user', action: 'outbox.resumed', environmentId: this.environmentId });
     });
     this.#pausedReason = null;
-    this.#signInMessage = null;
-    this.#breaker.expedite(this.#nowMs());
+    this.#health.clearSignIn();
+    this.#health.breaker.expedite(this.#nowMs());
     this.notify();
     this.#afterPump();
   }
@@ -305,7 +295,7 @@ export class EnvironmentRunner {
    */
   signedIn(): void {
     if (this.#pausedReason !== null) {
-      this.#signInMessage = null;
+      this.#health.clearSignIn();
       this.#afterPump();
       return;
     }
@@ -425,10 +415,10 @@ export class EnvironmentRunner {
     clearTimeout(this.#commitTimer);
     this.#commitTimer = undefined;
     const answered = this.#answered.splice(0);
-    if (!this.#running && answered.length === 0 && this.#pool.length === 0 && this.#envEvents.length === 0) return;
+    if (!this.#running && answered.length === 0 && this.#pool.length === 0 && !this.#health.hasEvents) return;
     const attention: AttentionEvent[] = [];
     const poolBefore = [...this.#pool];
-    const envEvents = this.#envEvents.splice(0);
+    const envEvents = this.#health.takeEvents();
     try {
       const { value: claimed, commit } = this.#group.commit(() => {
         for (const event of envEvents) {
@@ -518,7 +508,7 @@ export class EnvironmentRunner {
 
   /** Paused by the admin or waiting for sign-in: nothing goes until resume(). */
   #blocked(): boolean {
-    return this.#pausedReason !== null || this.#signInMessage !== null;
+    return this.#pausedReason !== null || this.#health.signInMessage !== null;
   }
 
   /**
@@ -527,10 +517,10 @@ export class EnvironmentRunner {
    */
   #refill(): Array<Extract<Work, { kind: 'create' }>> {
     const nowMs = this.#nowMs();
-    const breaker = this.#breaker.state(nowMs);
+    const breaker = this.#health.breaker.state(nowMs);
     if (breaker === 'open') {
       this.#releasePool();
-      this.#wakeAt(this.#breaker.probeAt ?? nowMs);
+      this.#wakeAt(this.#health.breaker.probeAt ?? nowMs);
       return [];
     }
     // Half-open: exactly one probe, and only once nothing else is in flight.
@@ -647,14 +637,15 @@ export class EnvironmentRunner {
   #launchFromPool(): void {
     if (!this.#running || this.#blocked() || this.#pool.length === 0) return;
     const nowMs = this.#nowMs();
-    if (this.#breaker.state(nowMs) === 'open') return;
-    if (nowMs < this.#notBefore) {
-      this.#wakeAt(this.#notBefore);
+    const health = this.#health;
+    if (health.breaker.state(nowMs) === 'open') return;
+    if (nowMs < health.notBefore) {
+      this.#wakeAt(health.notBefore);
       return;
     }
     while (
       this.#pool.length > 0 &&
-      this.#inFlight.size < this.#breaker.allowance(nowMs, this.#deps.tuning.concurrency)
+      this.#inFlight.size < health.breaker.allowance(nowMs, this.#deps.tuning.concurrency)
     ) {
       const head = this.#pool[0]!;
       // A create leaves only once its claim is durable: the background sync launches it when it is.
@@ -667,7 +658,7 @@ export class EnvironmentRunner {
         return;
       }
       const work = this.#pool.shift()!;
-      this.#breaker.probeStarted(nowMs);
+      health.breaker.probeStarted(nowMs);
       this.#launch(work);
     }
   }
@@ -842,67 +833,13 @@ export class EnvironmentRunner {
     return {};
   }
 
-  /** Takes in what an answer says about the service: the breaker, the Retry-After gate, the sign-in stop. */
+  /** Takes in what an answer says about the service (ServiceHealth); a stop it brings is committed at once. */
   #judge(work: Work, verdict: Verdict): void {
     const nowMs = this.#nowMs();
-    const wasBlocked = this.#blocked() || this.#breaker.state(nowMs) === 'open';
-    if (verdict.service === 'up') this.#noteAnswer(work.id, nowMs);
-    if (verdict.service === 'down') {
-      // A create that keeps failing may be its body's fault (a poison order), so its repeats count once; a
-      // lookup or a cancel is the same small request for every order, so each of its failures counts.
-      const key = work.kind === 'create' ? work.id : undefined;
-      this.#serviceFailed(nowMs, key, verdict.message ?? 'the service did not answer');
-    } else if (verdict.service !== 'none') this.#serviceAnswered();
-    else this.#breaker.releaseProbe();
-    if (verdict.service === 'rate-limited' || verdict.retryAfterMs !== undefined) {
-      const waitMs =
-        verdict.retryAfterMs ?? retryDelayMs(0, this.#deps.tuning, this.#deps.random) + this.#deps.tuning.baseDelayMs;
-      this.#notBefore = Math.max(this.#notBefore, nowMs + waitMs);
-    }
-    if (verdict.service === 'auth') this.#needSignIn(verdict.message ?? 'sign-in required');
+    const wasBlocked = this.#blocked() || this.#health.breaker.state(nowMs) === 'open';
+    this.#health.takeIn(work, verdict, nowMs);
     // Just stopped: commit now, so the claimed pool goes back to the queue instead of waiting.
-    if (!wasBlocked && (this.#blocked() || this.#breaker.state(nowMs) === 'open')) this.#schedulePump();
-  }
-
-  #noteAnswer(orderId: number, atMs: number): void {
-    if (orderId !== this.#lastAnswer.orderId) this.#lastAnswerOther = this.#lastAnswer;
-    this.#lastAnswer = { orderId, atMs };
-  }
-
-  /** When the service last answered about an order other than this one. */
-  #lastAnswerNotFor(orderId: number): number {
-    return this.#lastAnswer.orderId !== orderId ? this.#lastAnswer.atMs : this.#lastAnswerOther.atMs;
-  }
-
-  #serviceAnswered(): void {
-    if (this.#breaker.success() !== 'closed') return;
-    this.#outageMessage = null;
-    this.#envEvents.push({ action: 'outbox.service-restored' });
-    this.#deps.logger.info('service answering again: sending resumes', { environmentId: this.environmentId });
-  }
-
-  #serviceFailed(nowMs: number, key: number | undefined, message: string): void {
-    const change = this.#breaker.failure(nowMs, key);
-    if (change !== 'opened') return;
-    // Once per outage: the probes that fail after this change nothing anyone needs to hear about.
-    this.#outageMessage = message;
-    this.#envEvents.push({
-      action: 'outbox.service-unavailable',
-      details: { errorKind: 'retryable', errorMessage: clip(message) },
-      attention: { kind: 'service-unavailable', environmentId: this.environmentId, message },
-    });
-    this.#deps.logger.warn('service unavailable: sending stopped, probing', { environmentId: this.environmentId });
-  }
-
-  #needSignIn(message: string): void {
-    if (this.#signInMessage !== null) return;
-    this.#signInMessage = message;
-    this.#envEvents.push({
-      action: 'outbox.sign-in-required',
-      details: { errorKind: 'auth', errorMessage: clip(message) },
-      attention: { kind: 'sign-in-required', environmentId: this.environmentId, message },
-    });
-    this.#deps.logger.warn('sign-in required: sending paused', { environmentId: this.environmentId });
+    if (!wasBlocked && (this.#blocked() || this.#health.breaker.state(nowMs) === 'open')) this.#schedulePump();
   }
 
   #emitAttention(event: AttentionEvent): void {
@@ -931,7 +868,7 @@ export class EnvironmentRunner {
     let settle = [...this.#waiters].filter((w) => (!open && this.#running) || (blocked && w.stopWhenBlocked));
     // A waiter hears "idle" or "blocked" only once the audit entries and attention events of that state are out
     // (the next pump commits and emits them; until then a sync finishing first must not settle it)...
-    if (settle.length > 0 && this.#envEvents.length > 0) {
+    if (settle.length > 0 && this.#health.hasEvents) {
       this.#pumpSoon();
       settle = [];
     }
@@ -976,8 +913,8 @@ export class EnvironmentRunner {
 
   #state(open: boolean): OutboxState {
     if (this.#pausedReason !== null) return 'paused';
-    if (this.#signInMessage !== null) return 'sign-in-required';
-    if (this.#breaker.state(this.#nowMs()) !== 'closed') return 'service-unavailable';
+    if (this.#health.signInMessage !== null) return 'sign-in-required';
+    if (this.#health.breaker.state(this.#nowMs()) !== 'closed') return 'service-unavailable';
     if (!open) return 'idle';
     return this.#running ? 'sending' : 'paused';
   }
@@ -987,9 +924,9 @@ export class EnvironmentRunner {
       case 'paused':
         return this.#pausedReason ?? 'sending has not been started for this environment';
       case 'sign-in-required':
-        return this.#signInMessage;
+        return this.#health.signInMessage;
       case 'service-unavailable':
-        return this.#outageMessage;
+        return this.#health.outageMessage;
       default:
         return null;
     }
@@ -997,11 +934,11 @@ export class EnvironmentRunner {
 
   #nextAttemptAt(state: OutboxState, nowMs: number): string | null {
     if (state === 'service-unavailable') {
-      const probeAt = this.#breaker.probeAt;
+      const probeAt = this.#health.breaker.probeAt;
       return probeAt === null ? null : isoTime(new Date(Math.max(probeAt, nowMs)));
     }
     if (state !== 'sending' || this.#inFlight.size > 0) return null;
-    if (this.#notBefore > nowMs) return isoTime(new Date(this.#notBefore));
+    if (this.#health.notBefore > nowMs) return isoTime(new Date(this.#health.notBefore));
     const next = this.#deps.store.outboxQueue.nextDueAt(this.environmentId, []);
     return next ? isoTime(next) : null;
   }
