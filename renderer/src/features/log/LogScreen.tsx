@@ -98,11 +98,8 @@ export function LogScreen({ environment }: { environment: EnvironmentView }) {
               maxLength={64}
               spellCheck={false}
               autoComplete="off"
-              aria-describedby={`${id}-clinic-order-hint`}
+              placeholder="The whole id, exactly"
             />
-            <span id={`${id}-clinic-order-hint`} className="hint">
-              Exact id: every entry of that order
-            </span>
           </div>
           <div className="field">
             <label htmlFor={`${id}-search`}>Search</label>
