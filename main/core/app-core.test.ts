@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RxBatchApi } from '../../shared/contract.js';
 import { ContractError } from '../../shared/errors.js';
 import { openTestCore, type TestCore } from './testing/test-core.js';
-import { LOCAL_SANDBOX_ID } from './environments/presets.js';
+import { LOCAL_SANDBOX_DEVICE_ID, LOCAL_SANDBOX_ID } from './environments/presets.js';
 
 // The core as every transport sees it, reached here through the direct (in-process) transport.
 describe('the core on a fresh install', () => {
@@ -18,15 +18,17 @@ describe('the core on a fresh install', () => {
     await testCore.close();
   });
 
-  it('lists the running local sandbox first, and the CloudRx environments', async () => {
+  it('lists the running local sandbox first (with service account, then device sign-in), and the CloudRx environments', async () => {
     const environments = await api.call('environments.list', {});
     expect(environments.map((environment) => environment.id)).toEqual([
       LOCAL_SANDBOX_ID,
+      LOCAL_SANDBOX_DEVICE_ID,
       'cloudrx-sandbox',
       'cloudrx-production',
     ]);
     const local = environments[0];
     expect(local).toMatchObject({ kind: 'local-sandbox', running: true, grant: 'client_credentials' });
+    expect(environments[1]).toMatchObject({ kind: 'local-sandbox', running: true, grant: 'device' });
     expect(new URL(local?.apiBaseUrl ?? '').hostname).toBe('127.0.0.1');
     // No secret ever crosses the contract.
     expect(JSON.stringify(environments)).not.toMatch(/secret/i);
