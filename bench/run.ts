@@ -3,6 +3,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { benchmarkEnqueue } from './enqueue-benchmark.js';
 import { startSandboxProcess } from './sandbox-process.js';
 import { runGridBenchmark } from './grid-benchmark.js';
+import { runIntakeBenchmark } from './intake-benchmark.js';
 import { runResponsivenessBenchmark } from './responsiveness-benchmark.js';
 import { benchmarkSubmit } from './submit-benchmark.js';
 
@@ -16,6 +17,9 @@ import { benchmarkSubmit } from './submit-benchmark.js';
  *   (≥ 1 meets the target);
  * - responsiveness: a cheap call every 10 ms through the core host's client while the core imports 100,000 rows,
  *   accepts and submits 50,000 orders (bench/responsiveness-benchmark.ts); ratios are target ÷ measured.
+ * - intake: live intake's MLLP messages/s on 1 and 4 connections against a bare frame-store-ACK loop with the same
+ *   fsync policy (target ≥ 0.5×, and ≥ 1,000/s), its ACK p99 at 100 messages/s and a 100,000-row CSV through a
+ *   watched folder (bench/intake-benchmark.ts); the last two as target ÷ measured.
  * Prints a table, writes bench/results.json, and exits 0 either way: these are numbers, not gates.
  */
 
@@ -150,6 +154,35 @@ async function main(): Promise<void> {
     },
   );
 
+  const intake = await runIntakeBenchmark(600);
+  const intakeP99 = intake.ackLatencyAt100PerSecond.p99Ms;
+  rows.push(
+    ...(['oneConnection', 'fourConnections'] as const).map((leg) => ({
+      name: `intake MLLP, ${leg === 'oneConnection' ? '1 connection' : '4 connections'}`,
+      subject: `${intake[leg].intakePerSecond}/s (target ≥ 1,000/s)`,
+      floor: `${intake[leg].barePerSecond}/s bare frame, store, ACK`,
+      ratio: intake[leg].ratio,
+      target: 0.5,
+    })),
+    {
+      name: 'intake ACK p99 at 100/s',
+      subject: `${intakeP99} ms (load average ${intake.loadAverage.atStart[0]})`,
+      floor: 'target ≤ 50 ms',
+      ratio: 50 / Math.max(1, intakeP99),
+      target: 1,
+    },
+  );
+  if (intake.folderCsv100kRows) {
+    const folder = intake.folderCsv100kRows;
+    rows.push({
+      name: 'intake folder, 100,000-row CSV',
+      subject: `${folder.overheadMs} ms over its import (${folder.watchedImportMs} ms)`,
+      floor: 'target ≤ 1,000 ms',
+      ratio: 1000 / Math.max(1, folder.overheadMs),
+      target: 1,
+    });
+  }
+
   const table = rows.map((row) => ({
     benchmark: row.name,
     subject: row.subject,
@@ -173,6 +206,7 @@ async function main(): Promise<void> {
         import: imported.result,
         grid,
         responsiveness,
+        intake,
         notes,
       },
       null,
