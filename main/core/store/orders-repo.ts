@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { ServiceErrorKind } from '../../../shared/errors.js';
-import { ORDER_COLUMNS, toRecord, type OrderItem, type OrderRecord, type OrderRow } from './order-records.js';
+import { ORDER_COLUMNS, type OrderItem, type OrderRecord, type OrderRow } from './order-records.js';
+import { OrderClaims, type ClaimedOrder } from './order-claims.js';
 import { OrderQueries, type OrderFilter, type PolledOrder } from './order-queries.js';
 import { OrderViews, type OrderOrigin, type OrderSourceText } from './order-views.js';
 import type { AuditInput } from '../model/audit-entry.js';
@@ -18,6 +19,7 @@ import { isoTime, isoTimeOrNull } from './time.js';
 import { STORED_BODY_CHECK_VERSION, storedBodyVouch } from '../model/stored-body-check.js';
 
 export type { OrderError, OrderItem, OrderRecord } from './order-records.js';
+export type { ClaimedOrder } from './order-claims.js';
 export type { OrderFilter, PolledOrder } from './order-queries.js';
 export type { OrderOrigin, OrderSourceText } from './order-views.js';
 
@@ -43,15 +45,6 @@ export interface NewOrder {
    */
   bodySchemaChecked?: boolean;
 }
-
-/**
- * What sending a claimed order needs: which order it is, its route, the body stored for it and, when the store
- * checked that body as it was written, the check's version (`orders.body_checked`; absent or null: not vouched).
- */
-export type ClaimedOrder = Pick<
-  OrderRecord,
-  'id' | 'batchId' | 'environmentId' | 'clinicCode' | 'clinicOrderId' | 'route' | 'requestBody'
-> & { bodyChecked?: number | null };
 
 /** Fields a transition may set alongside the state; a field left out keeps its value, null clears it. */
 export interface OrderPatch {
@@ -101,13 +94,6 @@ function isAcceptedDuplicate(error: unknown): boolean {
 
 const isOrderState = (state: string): state is OrderState => (ORDER_STATES as readonly string[]).includes(state);
 
-type ClaimParameters = { environmentId: string; now: string };
-const CLAIM_FOR_SENDING_RETURNING = `RETURNING id, batch_id AS batchId, environment_id AS environmentId,
-  clinic_code AS clinicCode, clinic_order_id AS clinicOrderId, route, request_body AS requestBody,
-  body_checked AS bodyChecked, coalesce(next_attempt_at, created_at) AS dueAt`;
-/** Claim statements kept per kind: the pool's refills use at most its size's worth of limits. */
-const MAX_CACHED_CLAIMS = 128;
-
 /** What a transition's patch can set, each a bit of its statement's shape (see OrdersRepo.#updateFor). */
 const PATCH_KEYS: ReadonlyArray<readonly [number, keyof OrderPatch]> = [
   [1, 'pharmacyOrderId'],
@@ -143,13 +129,8 @@ export class OrdersRepo {
   /** The transition's UPDATE, one per shape of patch (which columns it sets), prepared on first use. */
   readonly #updates = new Map<number, Database.Statement<Array<string | number | null>, TransitionedRow>>();
   readonly #state: Database.Statement<[number], { state: OrderState }>;
-  /** The claims by their LIMIT, written into the SQL (see #claimStatement). */
-  readonly #claims = new Map<number, Database.Statement<[ClaimParameters], OrderRow>>();
-  readonly #claimsForSending = new Map<
-    number,
-    Database.Statement<[ClaimParameters], ClaimedOrder & { dueAt: string }>
-  >();
   readonly #insertSurname: Database.Statement<[number, string]>;
+  readonly #claims: OrderClaims;
   readonly #queries: OrderQueries;
   readonly #views: OrderViews;
   readonly #enqueue: Database.Transaction<
@@ -180,6 +161,7 @@ export class OrdersRepo {
     this.#get = db.prepare(`SELECT ${ORDER_COLUMNS} FROM orders WHERE id = ?`);
     this.#state = db.prepare('SELECT state FROM orders WHERE id = ?');
     this.#insertSurname = db.prepare('INSERT INTO order_surnames (order_id, surname_key) VALUES (?, ?)');
+    this.#claims = new OrderClaims(db, now);
     this.#queries = new OrderQueries(db);
     this.#views = new OrderViews(db);
     this.#enqueue = db.transaction((batchId, orders, audit) => this.#enqueueNow(batchId, orders, audit));
@@ -373,56 +355,14 @@ export class OrdersRepo {
     return statement;
   }
 
-  /**
-   * Atomically moves up to `limit` due `queued` orders of one environment to `sending` and returns them, oldest
-   * due first. Not audited: the attempt that follows is, and a crash in between leaves them `sending`, which
-   * start-up recovery treats as in doubt.
-   */
+  /** See OrderClaims.claimDue. */
   claimDue(environmentId: string, limit: number): OrderRecord[] {
-    if (!Number.isInteger(limit) || limit < 1) return [];
-    const claim = this.#claimStatement(this.#claims, limit, `RETURNING ${ORDER_COLUMNS}`);
-    const claimed = claim.all({ environmentId, now: isoTime(this.#now()) }).map(toRecord);
-    const dueKey = (order: OrderRecord) => order.nextAttemptAt ?? order.createdAt;
-    return claimed.sort((a, b) => (dueKey(a) < dueKey(b) ? -1 : dueKey(a) > dueKey(b) ? 1 : a.id - b.id));
+    return this.#claims.claimDue(environmentId, limit);
   }
 
-  /** `claimDue` for the submitter: the same claim, returning only what sending needs. */
+  /** See OrderClaims.claimForSending. */
   claimForSending(environmentId: string, limit: number): ClaimedOrder[] {
-    if (!Number.isInteger(limit) || limit < 1) return [];
-    // Only what sending needs: the other columns cost more to read than the claim.
-    const claim = this.#claimStatement(this.#claimsForSending, limit, CLAIM_FOR_SENDING_RETURNING);
-    const claimed = claim.all({ environmentId, now: isoTime(this.#now()) });
-    claimed.sort((a, b) => (a.dueAt < b.dueAt ? -1 : a.dueAt > b.dueAt ? 1 : a.id - b.id));
-    return claimed.map(({ dueAt: _dueAt, ...order }) => order);
-  }
-
-  /**
-   * The claim with its LIMIT written into the SQL, prepared once per limit. A bound LIMIT parameter makes SQLite
-   * recompile the statement at every execution (its planner may use the value), which cost about 20 µs a claim;
-   * the submitter claims a few orders every turn, with a handful of different limits.
-   */
-  #claimStatement<Row>(
-    cache: Map<number, Database.Statement<[ClaimParameters], Row>>,
-    limit: number,
-    returning: string,
-  ): Database.Statement<[ClaimParameters], Row> {
-    const literal = Math.min(limit, Number.MAX_SAFE_INTEGER);
-    let statement = cache.get(literal);
-    if (!statement) {
-      // Never-tried orders are due from their creation, so a retry that came due earlier goes first.
-      statement = this.#db.prepare<[ClaimParameters], Row>(`
-        UPDATE orders SET state = 'sending', updated_at = @now
-        WHERE id IN (
-          SELECT id FROM orders
-          WHERE environment_id = @environmentId AND state = 'queued'
-            AND (next_attempt_at IS NULL OR next_attempt_at <= @now)
-          ORDER BY coalesce(next_attempt_at, created_at), id
-          LIMIT ${literal})
-        ${returning}`);
-      // Bounded: a caller asking for ever new limits still gets its claims, just not kept.
-      if (cache.size < MAX_CACHED_CLAIMS) cache.set(literal, statement);
-    }
-    return statement;
+    return this.#claims.claimForSending(environmentId, limit);
   }
 
   /** See OrderQueries.get. */
