@@ -1,23 +1,21 @@
 import type { Logger } from '../platform/logger.js';
 import type { OrderServiceClient } from '../service/client.js';
-import { requestsConnecting } from '../service/http-exchange.js';
-import type { ClaimedOrder, OrderRecord } from '../store/orders-repo.js';
-import type { DueCancel } from '../store/outbox-queue-repo.js';
-import { GroupCommit } from '../store/group-commit.js';
 import type { Store } from '../store/store.js';
 import { isoTime } from '../store/time.js';
 import type { AttentionEvent } from './attention.js';
 import { sendCancel } from './cancel-sender.js';
 import { BatchProgressTracker } from './batch-progress.js';
+import { CommitPipeline } from './commit-pipeline.js';
 import type { OutboxProgress, OutboxRunResult, OutboxState } from './progress.js';
 import { SlidingRate } from './sliding-rate.js';
 import { burstFor, TokenBucket } from './rate-limiter.js';
 import { lookUpInDoubt } from './reconcile.js';
 import { recoverInterrupted, recoverUnclear } from './recovery.js';
 import { ServiceHealth } from './service-health.js';
-import { clip, type Answer, type Recorded, type Settle, type StepContext, type Verdict } from './step.js';
+import { clip, reasonOf, type Answer, type Recorded, type Settle, type StepContext, type Verdict } from './step.js';
 import { sendOrder, toInDoubt } from './submitter.js';
 import type { OutboxTuning } from './tuning.js';
+import type { Work } from './work.js';
 
 export interface RunnerDeps {
   environmentId: string;
@@ -30,15 +28,6 @@ export interface RunnerDeps {
   onProgress?: (progress: OutboxProgress) => void;
   onAttention?: (event: AttentionEvent) => void;
 }
-
-/**
- * One unit of work, keyed by order id (an order is never in two kinds of work at once). A create carries the
- * number of the commit that claimed it: its request leaves only once that commit is durable.
- */
-type Work =
-  | { kind: 'create'; id: number; order: ClaimedOrder; commit: number }
-  | { kind: 'lookup'; id: number; order: OrderRecord }
-  | { kind: 'cancel'; id: number; command: DueCancel };
 
 interface IdleWaiter {
   stopWhenBlocked: boolean;
@@ -57,12 +46,6 @@ interface Answered {
 
 /** Lookups and cancel commands are looked for at least this often while creates keep the loop busy. */
 const SCAN_INTERVAL_MS = 250;
-/** Idle this long, the store's WAL is checkpointed. */
-const IDLE_CHECKPOINT_MS = 1_000;
-/** The longest an answer waits for its commit while the pool still has work to send. */
-const COMMIT_DELAY_MS = 20;
-/** Turns of the loop a commit due soon waits at most for requests still connecting (see #scheduleCommit). */
-const MAX_CONNECT_WAITS = 4;
 /** A request in flight longer than this is waiting on a slow service: progress says so. */
 export const SLOW_REQUEST_MS = 5_000;
 /** While requests are that slow, progress is reported this often (their wait grows). */
@@ -100,9 +83,8 @@ export class EnvironmentRunner {
   readonly #health: ServiceHealth;
   readonly #rate = new SlidingRate();
   readonly #batches = new BatchProgressTracker();
-  readonly #group: GroupCommit;
-  /** A background fsync is under way (see #syncInBackground). */
-  #syncing = false;
+  /** When turns commit and when their commits are on disk (group commit, background fsync, idle checkpoint). */
+  readonly #commits: CommitPipeline;
   /** Requests out on the network, by order id: what the concurrency limit counts. */
   readonly #inFlight = new Map<number, Promise<void>>();
   /** When each of those left (performance.now()), for the slow-service report. */
@@ -119,9 +101,6 @@ export class EnvironmentRunner {
   #pool: Work[] = [];
   /** Recomputed when the pace changes (see retune). */
   #poolTarget: number;
-  #commitTimer: NodeJS.Timeout | undefined;
-  /** A commit is set for after the next turn's I/O (see #scheduleCommit). */
-  #commitSoon = false;
   readonly #waiters = new Set<IdleWaiter>();
   #running = false;
   #pausedReason: string | null = null;
@@ -132,7 +111,6 @@ export class EnvironmentRunner {
   #timerAt = Number.POSITIVE_INFINITY;
   /** Set while sending waits for a rate token. */
   #launchTimer: NodeJS.Timeout | undefined;
-  #idleCheckpoint: NodeJS.Timeout | undefined;
   #pumpQueued = false;
   #lastState: OutboxState | null = null;
   #lastProgressAt = Number.NEGATIVE_INFINITY;
@@ -144,8 +122,31 @@ export class EnvironmentRunner {
     this.#deps = { ...deps, tuning: { ...deps.tuning } };
     // The admin's pause survives a restart; a sign-in stop is found out again by the first request.
     this.#pausedReason = deps.store.environments.pausedReason(deps.environmentId);
-    this.#group = new GroupCommit(deps.store);
     const { tuning } = this.#deps;
+    this.#commits = new CommitPipeline({
+      store: deps.store,
+      environmentId: deps.environmentId,
+      tuning,
+      logger: deps.logger,
+      loop: {
+        pool: () => this.#pool,
+        poolTarget: () => this.#poolTarget,
+        answeredCount: () => this.#answered.length,
+        idle: () =>
+          this.#running && this.#inFlight.size === 0 && this.#pool.length === 0 && this.#answered.length === 0,
+        pump: () => this.#pump(),
+        schedulePump: () => this.#schedulePump(),
+        synced: () => {
+          this.#launchFromPool();
+          this.#afterPump();
+        },
+        syncFailed: () => {
+          // Claims that fsync was to cover are never trusted: back to `queued`, unsent.
+          if (!this.#stopped) this.#pool = this.#commits.dropUnsynced(this.#pool);
+          this.#schedulePump();
+        },
+      },
+    });
     this.#bucket = new TokenBucket(
       tuning.ratePerSecond,
       burstFor(tuning.concurrency, tuning.ratePerSecond),
@@ -364,10 +365,7 @@ export class EnvironmentRunner {
     clearTimeout(this.#timer);
     clearTimeout(this.#launchTimer);
     this.#launchTimer = undefined;
-    clearTimeout(this.#idleCheckpoint);
-    this.#idleCheckpoint = undefined;
-    clearTimeout(this.#commitTimer);
-    this.#commitTimer = undefined;
+    this.#commits.cancelTimers();
     this.#timer = undefined;
     this.#timerAt = Number.POSITIVE_INFINITY;
     await this.#settledWithin(graceMs);
@@ -382,7 +380,7 @@ export class EnvironmentRunner {
     // Record what was answered and put back what was claimed and not sent; then make all of it durable.
     this.#pump();
     try {
-      this.#group.close();
+      this.#commits.close();
     } catch (error) {
       this.#deps.logger.error('outbox could not sync its last records', {
         environmentId: this.environmentId,
@@ -412,15 +410,14 @@ export class EnvironmentRunner {
    * included). Requests go out after the commit, so every claim is durable before its request leaves.
    */
   #pump(): void {
-    clearTimeout(this.#commitTimer);
-    this.#commitTimer = undefined;
+    this.#commits.turnStarted();
     const answered = this.#answered.splice(0);
     if (!this.#running && answered.length === 0 && this.#pool.length === 0 && !this.#health.hasEvents) return;
     const attention: AttentionEvent[] = [];
     const poolBefore = [...this.#pool];
     const envEvents = this.#health.takeEvents();
     try {
-      const { value: claimed, commit } = this.#group.commit(() => {
+      const { value: claimed, commit } = this.#commits.commit(() => {
         for (const event of envEvents) {
           this.#deps.store.audit.append({
             actor: 'submitter',
@@ -436,7 +433,7 @@ export class EnvironmentRunner {
         return [];
       });
       for (const work of claimed) work.commit = commit;
-      if (this.#syncWanted()) this.#syncInBackground();
+      this.#commits.syncAhead();
     } catch (error) {
       // The commit failed (disk full, I/O error), so none of it happened: record each answer on its own.
       // The breaker and gates took the answers in when they arrived; only environment audit entries are lost.
@@ -461,27 +458,9 @@ export class EnvironmentRunner {
     for (const event of attention) this.#emitAttention(event);
     this.#launchFromPool();
     if (this.#inFlight.size === 0 && this.#pool.length === 0 && this.#answered.length === 0) {
-      this.#checkpointWhenIdle();
+      this.#commits.checkpointWhenIdle();
     }
     this.#afterPump();
-  }
-
-  /**
-   * The WAL is copied into the database file (GroupCommit.checkpoint) once nothing has been under way for a
-   * while, rather than by the commits of a busy loop (which checkpoint only at a larger WAL size).
-   */
-  #checkpointWhenIdle(): void {
-    if (this.#idleCheckpoint) return;
-    this.#idleCheckpoint = setTimeout(() => {
-      this.#idleCheckpoint = undefined;
-      if (!this.#running || this.#inFlight.size > 0 || this.#pool.length > 0 || this.#answered.length > 0) return;
-      try {
-        this.#group.checkpoint();
-      } catch (error) {
-        this.#deps.logger.warn('outbox could not checkpoint the store', { reason: reasonOf(error) });
-      }
-    }, IDLE_CHECKPOINT_MS);
-    this.#idleCheckpoint.unref();
   }
 
   /** Records one answer, in its own savepoint: a failure there cannot undo the others. */
@@ -572,67 +551,6 @@ export class EnvironmentRunner {
     if (claimed.length > 0) this.#deps.store.outboxQueue.unclaim(claimed);
   }
 
-  /**
-   * One fsync of the WAL at a time on the thread pool (GroupCommit), covering every commit made before it: then
-   * the creates whose claims it made durable can go, and idle waiters learn that everything is on disk. If the
-   * fsync fails, claims it was to cover are never trusted: those creates go back to `queued` (with an ordinary
-   * synchronous commit) without being sent.
-   */
-  #syncInBackground(): void {
-    if (this.#syncing || this.#group.allDurable()) return;
-    this.#syncing = true;
-    this.#group.sync().then(
-      () => {
-        this.#syncing = false;
-        if (this.#syncWanted()) this.#syncInBackground();
-        // Either may want the next sync too: a create at the head of the pool, or a waiter.
-        this.#launchFromPool();
-        this.#afterPump();
-      },
-      (error: unknown) => {
-        this.#syncing = false;
-        this.#deps.logger.error('outbox could not make its commits durable', {
-          environmentId: this.environmentId,
-          reason: reasonOf(error),
-        });
-        this.#dropUnsynced();
-        this.#schedulePump();
-      },
-    );
-  }
-
-  /**
-   * Whether to sync ahead, before a create waits for it: claimed creates are not yet durable and fewer than
-   * half a pool of durable ones is left to send. (Each fsync costs the event loop a wake-up of the thread pool, so
-   * claims are synced in batches rather than after every commit.)
-   */
-  #syncWanted(): boolean {
-    let ready = 0;
-    let unsynced = 0;
-    for (const work of this.#pool) {
-      if (work.kind !== 'create') continue;
-      if (this.#group.isDurable(work.commit)) ready += 1;
-      else unsynced += 1;
-    }
-    return unsynced > 0 && ready < Math.max(this.#deps.tuning.concurrency, this.#poolTarget / 2);
-  }
-
-  /** Claims a failed fsync was to cover: back to `queued`, never sent (if even that fails, recovery finds them). */
-  #dropUnsynced(): void {
-    if (this.#stopped) return;
-    const unsynced = this.#pool.filter((work) => work.kind === 'create' && !this.#group.isDurable(work.commit));
-    if (unsynced.length === 0) return;
-    this.#pool = this.#pool.filter((work) => !unsynced.includes(work));
-    try {
-      this.#deps.store.outboxQueue.unclaim(unsynced.map((work) => work.id));
-    } catch (error) {
-      this.#deps.logger.error('outbox could not put back claims it could not sync', {
-        environmentId: this.environmentId,
-        reason: reasonOf(error),
-      });
-    }
-  }
-
   /** Sends from the pool while a slot and a rate token are free; the answers come back to #answered. */
   #launchFromPool(): void {
     if (!this.#running || this.#blocked() || this.#pool.length === 0) return;
@@ -649,8 +567,8 @@ export class EnvironmentRunner {
     ) {
       const head = this.#pool[0]!;
       // A create leaves only once its claim is durable: the background sync launches it when it is.
-      if (head.kind === 'create' && !this.#group.isDurable(head.commit)) {
-        this.#syncInBackground();
+      if (head.kind === 'create' && !this.#commits.isDurable(head.commit)) {
+        this.#commits.syncInBackground();
         return;
       }
       if (!this.#bucket.tryTake(nowMs)) {
@@ -701,7 +619,7 @@ export class EnvironmentRunner {
         return;
       }
       this.#launchFromPool();
-      this.#scheduleCommit();
+      this.#commits.scheduleCommit();
     };
     const task = this.#network(work).then(
       (answer) => answered(answer),
@@ -754,46 +672,6 @@ export class EnvironmentRunner {
       if (this.#running) this.#watchSlow();
     }, delayMs);
     this.#slowTimer.unref();
-  }
-
-  /**
-   * When the answers waiting get their commit: at once if the pool ran dry (nothing can go until it is refilled);
-   * soon if it is half empty (its refill must be claimed and synced before it is needed) or a round of answers
-   * (one per request slot) waits; otherwise a few milliseconds on. "Soon" is after the next turn's I/O, so the
-   * requests just launched are on the wire, not waiting behind the commit. One round rather than the four of before:
-   * a commit holds the loop about 60 µs an answer, and meanwhile the requests at the service are answered and none
-   * replaces them, so a commit that outlasts them leaves the service idle (at +0 ms, four rounds' commits left the
-   * sandbox idle for most of their length). Paired runs with warm connections: 0.87-0.88× of the raw loop with four
-   * rounds, 0.91-0.92× with two, 0.94-0.96× with one, 0.89× with half a round (the commits' own cost then wins).
-   */
-  #scheduleCommit(): void {
-    if (this.#pool.length === 0) {
-      this.#schedulePump();
-      return;
-    }
-    if (this.#pool.length <= this.#poolTarget / 2 || this.#answered.length >= this.#deps.tuning.concurrency) {
-      if (this.#commitSoon) return;
-      this.#commitSoon = true;
-      // The first immediate runs this turn, the second after the next poll for I/O (connects, writes). Requests
-      // launched in that poll are still connecting: a few turns more let their bytes out before the commit holds
-      // the loop (otherwise the service can run dry meanwhile; a few per cent at +0 ms, near this machine's noise).
-      let waits = 0;
-      const commit = () => {
-        if (requestsConnecting() > 0 && waits < MAX_CONNECT_WAITS) {
-          waits += 1;
-          setImmediate(commit);
-          return;
-        }
-        this.#commitSoon = false;
-        this.#pump();
-      };
-      setImmediate(() => setImmediate(commit));
-      return;
-    }
-    this.#commitTimer ??= setTimeout(() => {
-      this.#commitTimer = undefined;
-      this.#pump();
-    }, COMMIT_DELAY_MS);
   }
 
   #network(work: Work): Promise<Answer> {
@@ -873,8 +751,8 @@ export class EnvironmentRunner {
       settle = [];
     }
     // ...and once what it would then rely on is on disk.
-    if (settle.length > 0 && !this.#group.allDurable()) {
-      this.#syncInBackground();
+    if (settle.length > 0 && !this.#commits.allDurable()) {
+      this.#commits.syncInBackground();
       settle = [];
     }
     if (settle.length > 0) {
@@ -969,8 +847,4 @@ export class EnvironmentRunner {
  */
 function poolTargetFor(tuning: Pick<OutboxTuning, 'concurrency' | 'ratePerSecond'>): number {
   return Math.min(16 * tuning.concurrency, Math.max(tuning.concurrency, Math.ceil(tuning.ratePerSecond / 20)));
-}
-
-function reasonOf(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : 'unknown error';
 }

@@ -275,6 +275,11 @@ export function clip(text: string, max = 1000): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
+/** An error as the outbox's logs give it: its name and message. */
+export function reasonOf(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : 'unknown error';
+}
+
 /** The first field the service named, if any. */
 export function fieldOf(error: ServiceError): string | null {
   return error.kind === 'rejected' ? (error.fields[0]?.field.slice(0, 200) ?? null) : null;
