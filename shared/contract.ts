@@ -18,6 +18,7 @@ import { patientSurnameFilterSchema } from './patient-surname.js';
 import { desktopCalls, desktopEvents } from './desktop-contract.js';
 import { dmdCodeSchema } from './dmd.js';
 import { enrichmentCalls, enrichmentEvents } from './enrichment-contract.js';
+import { intakeCalls, intakeEvents } from './intake-contract.js';
 import { logCalls, logEvents } from './log-contract.js';
 import { stagingCalls, stagingEvents } from './staging-contract.js';
 
@@ -187,6 +188,8 @@ export const calls = {
   ...stagingCalls,
   // Checking a staged batch with the service: products, stock, prices, couriers (shared/enrichment-contract.ts).
   ...enrichmentCalls,
+  // Live intake while the app is open: an MLLP listener on 127.0.0.1 and watched folders (shared/intake-contract.ts).
+  ...intakeCalls,
   // Native dialogs, files handed over by the OS, the data folder (shared/desktop-contract.ts).
   ...desktopCalls,
 } as const;
@@ -210,6 +213,7 @@ export const events = {
     .strict(),
   ...stagingEvents,
   ...enrichmentEvents,
+  ...intakeEvents,
   ...desktopEvents,
   ...logEvents,
 } as const;

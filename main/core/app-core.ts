@@ -162,6 +162,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       ...(options.desktop ? { desktop: { fileDialogs: true, openDataFolder: true } } : {}),
     },
     options.desktop,
+    importPaths,
   );
 
   let closed: Promise<void> | undefined;

@@ -3,6 +3,8 @@ import type { AppServices } from './app-services.js';
 import { buildLogHandlers } from './audit/log-handlers.js';
 import { buildDesktopHandlers, type DesktopIntegration } from './desktop-handlers.js';
 import { buildEnrichmentHandlers } from './enrichment/enrichment-handlers.js';
+import type { ImportPathPolicy } from './import-path-policy.js';
+import { buildIntakeHandlers } from './intake/intake-handlers.js';
 import { buildEnvironmentHandlers } from './environments/environment-handlers.js';
 import { buildLookupHandlers } from './lookup/lookup-handlers.js';
 import { buildOutboxHandlers } from './outbox/outbox-handlers.js';
@@ -15,7 +17,13 @@ import { buildOrdersHandlers } from './tracking/orders-handlers.js';
  * by the contract; outputs are checked against it by the dispatch, so nothing here can leak a token or a request
  * body by accident.
  */
-export function buildHandlers(services: AppServices, info: AppInfo, desktop?: DesktopIntegration): CallHandlers {
+export function buildHandlers(
+  services: AppServices,
+  info: AppInfo,
+  desktop: DesktopIntegration | undefined,
+  /** Which files `import.file` may read: also which folders the intake may watch. */
+  importPaths: ImportPathPolicy,
+): CallHandlers {
   return {
     'app.info': () => Promise.resolve(info),
     ...buildDesktopHandlers(desktop),
@@ -27,5 +35,6 @@ export function buildHandlers(services: AppServices, info: AppInfo, desktop?: De
     ...buildLogHandlers(services, { dataDir: info.dataDir, ...(desktop ? { desktop } : {}) }),
     ...buildStagingHandlers(services),
     ...buildEnrichmentHandlers(services),
+    ...buildIntakeHandlers(services, importPaths),
   };
 }

@@ -1,0 +1,304 @@
+import type { CodeLists } from '../../../shared/environment.js';
+import type { IntakeChannelView, IntakeModeView, IntakeStatus } from '../../../shared/intake-contract.js';
+import type { Logger } from '../platform/logger.js';
+import { StagingService } from '../staging/staging-service.js';
+import { batchesFedSince, lastIntakeMessageId } from '../store/intake-fed-batches.js';
+import { inProcessRowSink } from '../store/staged-batch-writer.js';
+import type { Store } from '../store/store.js';
+import { ChannelActivity, reasonFromAck, seriesEnd } from './channel-activity.js';
+import { FolderWatcher, type WatchedFileResult } from './folder-watcher.js';
+import { readMessageHeader } from './hl7-ack.js';
+import { IntakeService, type IntakeResult } from './intake-service.js';
+import { MllpListener, type ListenerRefusal } from './mllp-listener.js';
+
+/**
+ * The live intake the desktop app (or browser mode) runs while it is open: the same IntakeService, MLLP listener
+ * and folder watchers as `rx-batch serve`, with the same rules, for one environment at a time, plus what the
+ * Intake screen shows (ChannelActivity per channel). It stops when the core closes: only `serve` runs unattended.
+ * The listener is bound to 127.0.0.1 here, always; folders are the ones the caller's policy allowed.
+ */
+
+export interface AppIntakeDeps {
+  store: Store;
+  codeListsFor(environmentId: string): CodeLists;
+  notifyOutbox(environmentId: string): void;
+  onBatchChanged(change: { environmentId: string; batchId: number }): void;
+  /** The status changed (throttled by the caller's `changedEveryMs`). */
+  onChanged(status: IntakeStatus): void;
+  /** Folders that may be watched; null: any (direct calls). */
+  allowedFolders: readonly string[] | null;
+  logger?: Logger;
+  now?: () => Date;
+  /** Watched folders' poll interval (tests); default the watcher's. */
+  folderIntervalMs?: number;
+  changedEveryMs?: number;
+}
+
+export interface AppIntakeStart {
+  environmentId: string;
+  port?: number;
+  /** Already allowed by the policy and resolved. */
+  folders: string[];
+  onArrival: IntakeModeView;
+}
+
+interface Channel {
+  kind: 'mllp' | 'folder';
+  address: string;
+  state: IntakeChannelView['state'];
+  message?: string;
+  activity: ChannelActivity;
+  listener?: MllpListener;
+  watcher?: FolderWatcher;
+}
+
+interface Running {
+  environmentId: string;
+  onArrival: IntakeModeView;
+  startedAt: string;
+  /** The last intake message row before this start: the listener's batches are the rows after it. */
+  afterMessageId: number;
+  intake: IntakeService;
+  channels: Channel[];
+}
+
+/** Thrown when a start cannot be made as asked (one running already, a port in use): the sentence to show. */
+export class AppIntakeError extends Error {}
+
+export class AppIntake {
+  readonly #deps: AppIntakeDeps;
+  readonly #now: () => Date;
+  #running: Running | undefined;
+  /** Channels of the last run, shown as stopped until the next start. */
+  #stopped: Running | undefined;
+  #changedTimer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(deps: AppIntakeDeps) {
+    this.#deps = deps;
+    this.#now = deps.now ?? (() => new Date());
+  }
+
+  async start(request: AppIntakeStart): Promise<IntakeStatus> {
+    if (this.#closed) throw new AppIntakeError('The app is closing.');
+    if (this.#running) throw new AppIntakeError('The intake is running already: stop it first to change it.');
+    const { store, logger } = this.#deps;
+    const staging = new StagingService({
+      store,
+      codeListsFor: (id) => this.#deps.codeListsFor(id),
+      notifyOutbox: (id) => this.#deps.notifyOutbox(id),
+      onBatchChanged: (change) => this.#deps.onBatchChanged(change),
+      openRowSink: inProcessRowSink,
+    });
+    const folderStaging = new StagingService({
+      store,
+      codeListsFor: (id) => this.#deps.codeListsFor(id),
+      notifyOutbox: (id) => this.#deps.notifyOutbox(id),
+      onBatchChanged: (change) => this.#deps.onBatchChanged(change),
+    });
+    const intake = new IntakeService({
+      store,
+      staging,
+      environmentId: request.environmentId,
+      rules: { mode: request.onArrival },
+      ...(logger ? { logger } : {}),
+    });
+    const running: Running = {
+      environmentId: request.environmentId,
+      onArrival: request.onArrival,
+      startedAt: this.#now().toISOString(),
+      afterMessageId: lastIntakeMessageId(store.db),
+      intake,
+      channels: [],
+    };
+    this.#running = running;
+    this.#stopped = undefined;
+    try {
+      await intake.recover();
+      if (request.port !== undefined) await this.#listen(running, request.port);
+      for (const folder of request.folders) this.#watch(running, folder, folderStaging);
+    } catch (error) {
+      await this.#stopRunning(running);
+      this.#running = undefined;
+      this.#stopped = running;
+      throw error;
+    }
+    const status = this.status();
+    this.#deps.onChanged(status);
+    return status;
+  }
+
+  async stop(): Promise<IntakeStatus> {
+    const running = this.#running;
+    if (running) {
+      this.#running = undefined;
+      await this.#stopRunning(running);
+      this.#stopped = running;
+    }
+    const status = this.status();
+    this.#deps.onChanged(status);
+    return status;
+  }
+
+  /** The core is closing: the intake stops with it (the message or file in hand finished first). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#changedTimer) clearTimeout(this.#changedTimer);
+    const running = this.#running;
+    this.#running = undefined;
+    if (running) await this.#stopRunning(running);
+  }
+
+  status(): IntakeStatus {
+    const shown = this.#running ?? this.#stopped;
+    return {
+      running: this.#running !== undefined,
+      environmentId: shown?.environmentId ?? null,
+      onArrival: shown?.onArrival ?? null,
+      startedAt: shown?.startedAt ?? null,
+      seriesEndsAt: seriesEnd(this.#now()),
+      channels: shown ? shown.channels.map((channel) => this.#view(shown, channel)) : [],
+      allowedFolders: this.#deps.allowedFolders ? [...this.#deps.allowedFolders] : null,
+    };
+  }
+
+  #view(running: Running, channel: Channel): IntakeChannelView {
+    const stats = channel.listener?.stats;
+    const batches =
+      channel.kind === 'mllp' && this.#deps.store.isOpen
+        ? batchesFedSince(this.#deps.store.db, running.environmentId, running.afterMessageId, 50)
+        : channel.activity.batches();
+    return {
+      kind: channel.kind,
+      address: channel.address,
+      state: channel.state,
+      ...(channel.message ? { message: channel.message } : {}),
+      peers: channel.state === 'listening' ? (stats?.peers ?? []).slice(0, 100) : [],
+      connections: channel.state === 'listening' ? (stats?.connections ?? 0) : 0,
+      perMinute: channel.activity.series(),
+      received: channel.activity.received,
+      problems: channel.activity.problems(),
+      batches,
+    };
+  }
+
+  async #listen(running: Running, port: number): Promise<void> {
+    const { intake } = running;
+    const activity = new ChannelActivity(this.#now);
+    const listener = new MllpListener({
+      host: '127.0.0.1',
+      port,
+      handle: async (raw, peer) => {
+        const result = await intake.handle(raw, peer);
+        this.#received(activity, raw, peer, result);
+        return result;
+      },
+      onRefusal: (refusal) => {
+        intake.recordRefusal(refusal);
+        activity.problem({
+          controlId: '',
+          peer: refusal.peer,
+          outcome: 'refused',
+          reason: refusalReason(refusal),
+          batchId: null,
+        });
+        this.#changed();
+      },
+      ...(this.#deps.logger ? { logger: this.#deps.logger } : {}),
+    });
+    const channel: Channel = { kind: 'mllp', address: `127.0.0.1:${port}`, state: 'starting', activity, listener };
+    running.channels.push(channel);
+    try {
+      const bound = await listener.listen();
+      channel.address = `${bound.host}:${bound.port}`;
+      channel.state = 'listening';
+    } catch (error) {
+      channel.state = 'failed';
+      const code = (error as NodeJS.ErrnoException).code;
+      channel.message =
+        code === 'EADDRINUSE'
+          ? `Port ${port} on 127.0.0.1 is in use by another program (or another Rx Batch): choose another port.`
+          : `The listener could not start: ${code ?? (error instanceof Error ? error.message : String(error))}.`;
+      channel.listener = undefined;
+      throw new AppIntakeError(channel.message);
+    }
+  }
+
+  #received(activity: ChannelActivity, raw: Buffer, peer: string, result: IntakeResult): void {
+    activity.count();
+    if (result.code !== 'AA') {
+      // Only the MSH is read again, for the control id; the reason comes from the ACK's error names.
+      const header = readMessageHeader(raw.subarray(0, 2048).toString('utf8'));
+      activity.problem({
+        controlId: (header?.controlId ?? '').slice(0, 200),
+        peer,
+        outcome: result.code === 'AE' ? 'AE' : 'AR',
+        reason: reasonFromAck(result.ack),
+        batchId: result.batchId,
+      });
+    }
+    this.#changed();
+  }
+
+  #watch(running: Running, folder: string, staging: StagingService): void {
+    const activity = new ChannelActivity(this.#now);
+    const { store, logger, folderIntervalMs } = this.#deps;
+    const watcher = new FolderWatcher({
+      dir: folder,
+      environmentId: running.environmentId,
+      store,
+      staging,
+      repo: running.intake.repo,
+      mode: running.onArrival,
+      ...(logger ? { logger } : {}),
+      ...(folderIntervalMs !== undefined ? { intervalMs: folderIntervalMs } : {}),
+      onFile: (file) => {
+        activity.count();
+        if (file.batchId !== null && file.outcome !== 'duplicate') {
+          activity.fed(file.batchId, store.batches.get(file.batchId)?.sourceFileName ?? file.name);
+        }
+        if (file.outcome === 'failed') {
+          activity.problem({
+            controlId: file.name.slice(0, 200),
+            peer: '',
+            outcome: 'failed',
+            reason: fileReason(file),
+            batchId: file.batchId,
+          });
+        }
+        this.#changed();
+      },
+    });
+    running.channels.push({ kind: 'folder', address: folder, state: 'watching', activity, watcher });
+    watcher.start();
+  }
+
+  async #stopRunning(running: Running): Promise<void> {
+    await Promise.allSettled(running.channels.map((channel) => channel.listener?.close() ?? Promise.resolve()));
+    await Promise.allSettled(running.channels.map((channel) => channel.watcher?.stop() ?? Promise.resolve()));
+    await running.intake.close();
+    for (const channel of running.channels) if (channel.state !== 'failed') channel.state = 'stopped';
+  }
+
+  /** Status events while messages arrive: at most one per `changedEveryMs` (default 1 s). */
+  #changed(): void {
+    if (this.#changedTimer || this.#closed) return;
+    this.#changedTimer = setTimeout(() => {
+      this.#changedTimer = undefined;
+      if (!this.#closed) this.#deps.onChanged(this.status());
+    }, this.#deps.changedEveryMs ?? 1000);
+    this.#changedTimer.unref();
+  }
+}
+
+function refusalReason(refusal: ListenerRefusal): string {
+  if (refusal.kind === 'peer') return 'The peer is not in the allow-list.';
+  if (refusal.kind === 'tooLarge') return 'The message was larger than the limit; the connection was closed.';
+  return 'An unfinished frame was followed by a new one; it was dropped.';
+}
+
+function fileReason(file: WatchedFileResult): string {
+  return file.batchId === null
+    ? 'The file was refused: the reasons are in its .problems.txt in failed/.'
+    : 'Some orders need fixing: see the batch, or the .errors.csv beside the file in failed/.';
+}

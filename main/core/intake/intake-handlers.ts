@@ -1,0 +1,91 @@
+import { realpath, stat } from 'node:fs/promises';
+import { isAbsolute, relative, resolve } from 'node:path';
+import type { CallHandlers } from '../../../shared/contract.js';
+import { ContractError } from '../../../shared/errors.js';
+import type { intakeCalls } from '../../../shared/intake-contract.js';
+import type { AppServices } from '../app-services.js';
+import { ANY_PATH, type ImportPathPolicy } from '../import-path-policy.js';
+import { AppIntake, AppIntakeError } from './app-intake.js';
+
+/**
+ * The intake calls of the contract: the app's own live intake (app-intake.ts), one per core, stopped when the core
+ * closes. Inputs arrive parsed by the contract (no host: the app listens on 127.0.0.1 only); folders are checked
+ * here against the core's import policy, so a page can make the core watch only a folder it may import from.
+ */
+
+type IntakeCallName = keyof typeof intakeCalls;
+
+const FOLDER_REFUSED =
+  'That folder cannot be watched here. Watch a folder Rx Batch may import from (in a browser: start it with ' +
+  '--import-dir FOLDER), or run `rx-batch serve --watch FOLDER`.';
+
+/**
+ * The folder to watch (links resolved) when the policy allows it: any folder for direct calls (the user at their
+ * own command line), else only one of the policy's folders or a folder inside one, checked as written and again
+ * with links resolved. A policy without folders (the desktop's files handed over one by one) allows none.
+ */
+async function allowedIntakeFolder(policy: ImportPathPolicy, folder: string): Promise<string | undefined> {
+  if (!isAbsolute(folder) || folder.includes('\0')) return undefined;
+  const within = (root: string, path: string) => {
+    const rel = relative(root, path);
+    return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  };
+  const written = resolve(folder);
+  if (policy !== ANY_PATH && !(policy.folders ?? []).some((root) => within(root, written))) return undefined;
+  const target = await realpath(written).catch(() => undefined);
+  if (
+    !target ||
+    !(await stat(target).then(
+      (info) => info.isDirectory(),
+      () => false,
+    ))
+  )
+    return undefined;
+  if (policy !== ANY_PATH && !(policy.folders ?? []).some((root) => within(root, target))) return undefined;
+  return target;
+}
+
+export function buildIntakeHandlers(
+  app: AppServices,
+  importPaths: ImportPathPolicy,
+): Pick<CallHandlers, IntakeCallName> {
+  const anyFolder = importPaths === ANY_PATH;
+  const intake = new AppIntake({
+    store: app.store,
+    codeListsFor: (environmentId) => app.registry.get(environmentId).codeLists,
+    notifyOutbox: (environmentId) => app.outbox.notify(environmentId),
+    onBatchChanged: (change) => app.events.emit('batches.changed', change),
+    onChanged: (status) => app.events.emit('intake.changed', status),
+    allowedFolders: anyFolder ? null : [...(importPaths.folders ?? [])],
+  });
+  app.onClose(() => intake.close());
+  return {
+    'intake.status': () => Promise.resolve(intake.status()),
+    'intake.start': async (input) => {
+      if (!app.registry.find(input.environmentId)) {
+        throw new ContractError({
+          code: 'invalid-input',
+          message: `There is no environment "${input.environmentId}".`,
+        });
+      }
+      const folders: string[] = [];
+      for (const folder of input.folders ?? []) {
+        const allowed = await allowedIntakeFolder(importPaths, folder);
+        if (allowed === undefined) throw new ContractError({ code: 'forbidden', message: FOLDER_REFUSED });
+        if (!folders.includes(allowed)) folders.push(allowed);
+      }
+      try {
+        return await intake.start({
+          environmentId: input.environmentId,
+          ...(input.port !== undefined ? { port: input.port } : {}),
+          folders,
+          onArrival: input.onArrival,
+        });
+      } catch (error) {
+        if (error instanceof AppIntakeError) throw new ContractError({ code: 'invalid-input', message: error.message });
+        throw error;
+      }
+    },
+    'intake.stop': () => intake.stop(),
+  };
+}

@@ -1,0 +1,104 @@
+import { z } from 'zod';
+
+/**
+ * Live intake in the app (issue #17): the MLLP listener and watched folders the core runs while it is open, their
+ * state and what they received (spread into `calls` and `events` in contract.ts). Problems carry the peer, the
+ * message's control id, the outcome and a reason made of HL7 error names and field locations: never message text,
+ * so never patient data. The app listens on 127.0.0.1 only (the contract has no host to give) and watches only
+ * folders the core's import policy allows; anything wider is `rx-batch serve`'s, on the command line.
+ */
+
+const environmentIdSchema = z.string().min(1).max(40);
+const count = z.number().int().nonnegative();
+
+/** Minutes in the per-minute series: the last hour, oldest first, the current minute last. */
+export const INTAKE_SERIES_MINUTES = 60;
+
+export const intakeModeSchema = z.enum(['send', 'hold']);
+export type IntakeModeView = z.infer<typeof intakeModeSchema>;
+
+export const intakeProblemSchema = z
+  .object({
+    at: z.string(),
+    /** MSH-10 of the message, or the file's name for a watched folder; empty when there was none to read. */
+    controlId: z.string().max(200),
+    /** `address:port` of the sender; empty for a file. */
+    peer: z.string().max(200),
+    /** AE/AR: the ACK sent; `refused`: a peer or frame refused before reading; `failed`: a file set aside. */
+    outcome: z.enum(['AE', 'AR', 'refused', 'failed']),
+    reason: z.string().max(500),
+    batchId: z.number().int().positive().nullable(),
+  })
+  .strict();
+export type IntakeProblemView = z.infer<typeof intakeProblemSchema>;
+
+export const intakeBatchLinkSchema = z
+  .object({
+    batchId: z.number().int().positive(),
+    name: z.string().max(300),
+    /** Messages (or files) this channel fed into it since the intake started. */
+    count,
+  })
+  .strict();
+
+export const intakeChannelSchema = z
+  .object({
+    kind: z.enum(['mllp', 'folder']),
+    /** `host:port` for a listener; the folder's path for a watched folder. */
+    address: z.string().max(4096),
+    state: z.enum(['starting', 'listening', 'watching', 'stopped', 'failed']),
+    /** Why it failed (a port in use…). */
+    message: z.string().max(500).optional(),
+    /** Addresses connected now (listener). */
+    peers: z.array(z.string().max(200)).max(100),
+    connections: count,
+    /** Messages (files) received per minute over the last hour: INTAKE_SERIES_MINUTES values, oldest first. */
+    perMinute: z.array(count).length(INTAKE_SERIES_MINUTES),
+    received: count,
+    /** The last problems, newest first. */
+    problems: z.array(intakeProblemSchema).max(20),
+    /** Batches it fed, newest first. */
+    batches: z.array(intakeBatchLinkSchema).max(50),
+  })
+  .strict();
+export type IntakeChannelView = z.infer<typeof intakeChannelSchema>;
+
+export const intakeStatusSchema = z
+  .object({
+    running: z.boolean(),
+    environmentId: environmentIdSchema.nullable(),
+    onArrival: intakeModeSchema.nullable(),
+    startedAt: z.string().nullable(),
+    /** The minute the series' last value counts (ISO, start of the minute). */
+    seriesEndsAt: z.string(),
+    channels: z.array(intakeChannelSchema).max(20),
+    /** Folders this core may watch (the import policy's); null: any folder (direct calls, the command line). */
+    allowedFolders: z.array(z.string()).nullable(),
+  })
+  .strict();
+export type IntakeStatus = z.infer<typeof intakeStatusSchema>;
+
+export const intakeStartSchema = z
+  .object({
+    environmentId: environmentIdSchema,
+    /** Listen for MLLP on 127.0.0.1 at this port (0: one the system picks). Absent: no listener. */
+    port: z.number().int().min(0).max(65535).optional(),
+    /** Folders to watch: each must be one the import policy allows. */
+    folders: z.array(z.string().min(1).max(4096)).max(8).optional(),
+    onArrival: intakeModeSchema,
+  })
+  .strict()
+  .refine((input) => input.port !== undefined || (input.folders?.length ?? 0) > 0, 'give a port, a folder, or both');
+
+export const intakeCalls = {
+  'intake.status': { input: z.object({}).strict(), output: intakeStatusSchema },
+  /** Starts the app's intake for one environment; refused while one runs (stop it first). */
+  'intake.start': { input: intakeStartSchema, output: intakeStatusSchema },
+  /** Stops the listener and watchers: the message or file in hand is finished first. */
+  'intake.stop': { input: z.object({}).strict(), output: intakeStatusSchema },
+} as const;
+
+export const intakeEvents = {
+  /** The intake's status changed (at most about once a second while messages arrive). */
+  'intake.changed': intakeStatusSchema,
+} as const;
