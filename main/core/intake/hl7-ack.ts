@@ -132,8 +132,14 @@ export function hl7Time(date: Date): string {
   );
 }
 
+/** This process's random part of ACK control ids; a counter makes each one unique within the process. */
+const ACK_ID_PREFIX = `RXB${randomBytes(4).toString('hex').toUpperCase()}`;
+let ackIds = 0;
+
+/** A new MSH-10 for an ACK: 19 characters (HL7 2.5 allows 20), without a system call per ACK. */
 export function newAckControlId(): string {
-  return `RXB${randomBytes(8).toString('hex').toUpperCase()}`;
+  ackIds += 1;
+  return `${ACK_ID_PREFIX}${ackIds.toString(36).toUpperCase().padStart(8, '0')}`;
 }
 
 /**

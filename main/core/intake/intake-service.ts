@@ -45,6 +45,8 @@ export interface IntakeResult {
   ack: string;
   /** Answered from an earlier record: the same sender and control id again. */
   resent: boolean;
+  /** The batch it was staged into, when known at the answer (a resend of a staged message); a new message is
+   * staged after its ACK. */
   batchId: number | null;
   recordId: number | null;
 }
@@ -344,7 +346,10 @@ export class IntakeService {
   #stage(run: Waiting[]): void {
     const { store, staging, environmentId } = this.#options;
     const name = dayBatchName(run[0]!.message.sender, store.now());
-    const staged = run.map((item) => appendToDayBatch(store, this.repo, { environmentId, name }, item.decision.read!));
+    const staged: Array<{ batchId: number; after: number; upTo: number }> = [];
+    for (const item of run) {
+      staged.push(appendToDayBatch(store, this.repo, { environmentId, name }, item.decision.read!, staged.at(-1)));
+    }
     const batchId = staged[0]!.batchId;
     const accepts = this.#accepts(run[0]!);
     if (accepts) {

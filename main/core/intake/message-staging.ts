@@ -82,8 +82,10 @@ export function appendToDayBatch(
   repo: IntakeRepo,
   target: { environmentId: string; name: string },
   read: ReadMessage,
+  /** The previous message's append in the same transaction, to the same batch: its batch and last position. */
+  previous?: { batchId: number; upTo: number },
 ): { batchId: number; after: number; upTo: number } {
-  let batchId = repo.openBatch(target.environmentId, target.name);
+  let batchId = previous?.batchId ?? repo.openBatch(target.environmentId, target.name);
   if (batchId === undefined) {
     batchId = store.batches.create({
       environmentId: target.environmentId,
@@ -102,7 +104,7 @@ export function appendToDayBatch(
       details: { fileName: target.name, fileKind: 'hl7', rowCount: 0, orderCount: 0, invalidCount: 0, route: 'v1' },
     });
   }
-  const after = repo.lastPosition(batchId);
+  const after = previous?.upTo ?? repo.lastPosition(batchId);
   const rows: unknown[] = [];
   let invalid = 0;
   read.entries.forEach((entry, index) => {
