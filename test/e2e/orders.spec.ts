@@ -209,12 +209,25 @@ test('orders: the service lookup by dispatch date explains the 3-day limit and h
   await lookup.getByRole('radio', { name: 'Dispatch date range' }).check();
   const today = new Date().toISOString().slice(0, 10);
   const start = new Date(Date.now() - 9 * 86_400_000).toISOString().slice(0, 10);
-  await lookup.getByLabel('Dispatched from').fill(start);
-  await lookup.getByLabel('Dispatched to').fill(today);
+  const from = lookup.getByRole('textbox', { name: 'Dispatched from' });
+  const to = lookup.getByRole('textbox', { name: 'Dispatched to' });
+  // The fields take the admin's way of writing a date (the hint says which) or ISO, and are one Tab stop each.
+  const hint = (await from.getAttribute('placeholder'))!;
+  expect(hint).toMatch(/^(dd|mm|yyyy)\W+(dd|mm|yyyy)\W+(dd|mm|yyyy)$/);
+  await from.fill(start);
+  await from.focus();
+  await page.keyboard.press('Tab');
+  await expect(to).toBeFocused();
+  const [year, month, day] = today.split('-') as [string, string, string];
+  await to.fill(hint.replace('yyyy', year).replace('mm', month).replace('dd', day));
+  await expect(to).not.toHaveAttribute('aria-invalid');
+  await page.keyboard.press('Shift+Tab');
+  await expect(from).toBeFocused();
   await expect(lookup).toContainText('at most 3 days');
   await expect(lookup).toContainText('This range (10 days) takes 3 requests.');
   await lookup.getByRole('button', { name: 'Look up' }).click();
   await expect(lookup.getByRole('status')).toContainText(/(No order found|orders? found in 3 requests)/);
+  await saveScreenshot(page, 'orders-lookup-dates');
 
   await lookup.getByRole('radio', { name: 'Clinic order id' }).check();
   await lookup.getByRole('textbox', { name: 'Clinic order id' }).fill('NOT-SENT-ANYWHERE');

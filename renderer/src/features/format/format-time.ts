@@ -1,17 +1,5 @@
-const dateTime = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'medium' });
-const timeOnly = new Intl.DateTimeFormat('en-GB', { timeStyle: 'medium' });
-
-/** An ISO instant as a British date and time in the computer's time zone; the text itself if it is not one. */
-export function formatDateTime(iso: string | null | undefined): string {
-  if (!iso) return '—';
-  const ms = Date.parse(iso);
-  return Number.isNaN(ms) ? iso : dateTime.format(ms);
-}
-
-export function formatTime(iso: string): string {
-  const ms = Date.parse(iso);
-  return Number.isNaN(ms) ? iso : timeOnly.format(ms);
-}
+// Dates and times live in format-date.ts (the admin's locale); re-exported for the screens that import them here.
+export { formatDate, formatDateTime, formatTime } from './format-date.js';
 
 /** Time left as `m:ss` for the eye and as words for a screen reader ("4 minutes 5 seconds"). */
 export function formatRemaining(ms: number): { clock: string; words: string } {

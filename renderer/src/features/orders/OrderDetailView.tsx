@@ -5,7 +5,7 @@ import { useApi } from '../../api/api-context.js';
 import { useEvent } from '../../api/use-event.js';
 import { useLoad } from '../../api/use-load.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
-import { formatDateTime } from '../format/format-time.js';
+import { formatDate, formatDateTime } from '../format/format-date.js';
 import { canCancel } from './cancellable.js';
 import { explainOrder, ORDER_STATE_TEXT, TONE_SYMBOL } from './order-states.js';
 import { OrderTimeline } from './OrderTimeline.js';
@@ -120,7 +120,7 @@ export function OrderDetailView({ orderId, lastRefresh, refreshing, onRefresh, o
         <dt>Remote status</dt>
         <dd>{order.remoteStatus ?? '—'}</dd>
         <dt>Dispatch date</dt>
-        <dd>{order.dispatchDate ?? '—'}</dd>
+        <dd>{formatDate(order.dispatchDate)}</dd>
         <dt>Tracking id</dt>
         <dd>{order.trackingId ? <code>{order.trackingId}</code> : '—'}</dd>
         <dt>Attempts</dt>

@@ -2,6 +2,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { ORDER_STATE_NAMES } from '../../../../shared/order-views.js';
 import { PATIENT_SURNAME_FILTER_MAX } from '../../../../shared/patient-surname.js';
 import { KNOWN_ORDER_STATUSES } from '../../../../shared/status.js';
+import { DateField } from '../format/DateField.js';
 import { isOrderState, NO_FILTERS, type OrderFilters } from './order-filters.js';
 import { ORDER_STATE_TEXT } from './order-states.js';
 
@@ -83,21 +84,11 @@ export function OrderFiltersForm({ applied, onApply }: { applied: OrderFilters; 
         <legend>Accepted between</legend>
         <div className="field">
           <label htmlFor={`${id}-from`}>From</label>
-          <input
-            id={`${id}-from`}
-            type="date"
-            value={draft.createdFrom}
-            onChange={(e) => set('createdFrom', e.target.value)}
-          />
+          <DateField id={`${id}-from`} value={draft.createdFrom} onChange={(date) => set('createdFrom', date)} />
         </div>
         <div className="field">
           <label htmlFor={`${id}-to`}>To</label>
-          <input
-            id={`${id}-to`}
-            type="date"
-            value={draft.createdTo}
-            onChange={(e) => set('createdTo', e.target.value)}
-          />
+          <DateField id={`${id}-to`} value={draft.createdTo} onChange={(date) => set('createdTo', date)} />
         </div>
       </fieldset>
       <div className="filter-buttons">

@@ -4,6 +4,8 @@ import type { EnvironmentView } from '../../../../shared/environment.js';
 import type { OrderLookupResult } from '../../../../shared/service-lookup.js';
 import { useApi } from '../../api/api-context.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { DateField } from '../format/DateField.js';
+import { formatDate } from '../format/format-date.js';
 import { plural } from '../format/format-time.js';
 import { describeRange, MAX_RANGE_DAYS, SPAN_DAYS_PER_CALL } from './lookup-range.js';
 
@@ -124,23 +126,11 @@ export function ServiceLookup({ environment }: { environment: EnvironmentView })
             <div className="field-row">
               <div className="field">
                 <label htmlFor={`${id}-start`}>Dispatched from</label>
-                <input
-                  id={`${id}-start`}
-                  type="date"
-                  value={startDate}
-                  onChange={(e) => setStartDate(e.target.value)}
-                  required
-                />
+                <DateField id={`${id}-start`} value={startDate} onChange={setStartDate} required />
               </div>
               <div className="field">
                 <label htmlFor={`${id}-end`}>Dispatched to</label>
-                <input
-                  id={`${id}-end`}
-                  type="date"
-                  value={endDate}
-                  onChange={(e) => setEndDate(e.target.value)}
-                  required
-                />
+                <DateField id={`${id}-end`} value={endDate} onChange={setEndDate} required />
               </div>
             </div>
             <p className="hint" id={`${id}-range-hint`}>
@@ -199,7 +189,7 @@ function LookupResults({ result }: { result: OrderLookupResult }) {
                   {record.orderStatus ?? '—'}
                   {record.cancelReason ? <span className="hint"> ({record.cancelReason})</span> : null}
                 </td>
-                <td>{record.dispatchDate ?? '—'}</td>
+                <td>{formatDate(record.dispatchDate)}</td>
                 <td>{record.trackingId ? <code>{record.trackingId}</code> : '—'}</td>
                 <td>
                   {record.localOrderId !== null ? (

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { OrderDetail } from '../../../../shared/order-views.js';
+import { formatDate } from '../format/format-date.js';
 import { buildTimeline, describeLines } from './build-timeline.js';
 
 const t = (second: number) => new Date(Date.UTC(2025, 2, 3, 9, 0, second)).toISOString();
@@ -139,7 +140,7 @@ describe('an order’s timeline', () => {
       'Cancel refused',
     ]);
     const dispatched = events.find((event) => event.title === 'Status: Prescription Dispatched');
-    expect(dispatched?.details).toEqual(['Dispatch date 2025-03-03', 'Tracking id RM123456789GB']);
+    expect(dispatched?.details).toEqual([`Dispatch date ${formatDate('2025-03-03')}`, 'Tracking id RM123456789GB']);
     const cancel = events.find((event) => event.title === 'Cancel requested');
     // The refusal's words once, in its own entry.
     expect(cancel?.details).toEqual(['Reason: Prescriber withdrew it', 'Outcome: Refused']);

@@ -1,4 +1,5 @@
 import type { OrderDetail } from '../../../../shared/order-views.js';
+import { formatDate } from '../format/format-date.js';
 import type { Tone } from './tone.js';
 
 /** One line of an order's history, as the detail view lists it. */
@@ -193,7 +194,7 @@ export function buildTimeline(detail: OrderDetail): TimelineEvent[] {
 
   for (const status of detail.statusHistory) {
     const details: string[] = [];
-    if (status.dispatchDate) details.push(`Dispatch date ${status.dispatchDate}`);
+    if (status.dispatchDate) details.push(`Dispatch date ${formatDate(status.dispatchDate)}`);
     if (status.trackingId) details.push(`Tracking id ${status.trackingId}`);
     events.push({
       key: `status-${status.id}`,

@@ -1,4 +1,5 @@
 import type { ProvenanceView } from '../../../../shared/staging-views.js';
+import { formatDateTime } from '../format/format-date.js';
 
 /** Where a value came from, as one sentence (the HL7 segment itself is shown separately, as code). */
 export function describeProvenance(provenance: ProvenanceView | undefined): string {
@@ -11,8 +12,7 @@ export function describeProvenance(provenance: ProvenanceView | undefined): stri
     case 'constant':
       return `A constant of the mapping profile "${provenance.profile}" (${provenance.column})`;
     case 'edited': {
-      const when = new Date(provenance.at);
-      const at = Number.isNaN(when.getTime()) ? provenance.at : when.toLocaleString('en-GB');
+      const at = formatDateTime(provenance.at);
       return provenance.was
         ? `Edited here at ${at}; was ${describeProvenance(provenance.was)}`
         : `Edited here at ${at}`;
