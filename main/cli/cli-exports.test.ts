@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -87,7 +87,10 @@ describe('rx-batch exports: safe CSV, audited, file names masked', () => {
     expect(formulaCells(readFileSync(errors, 'utf8'))).toEqual([]);
 
     const log = join(dir, 'log.csv');
-    expect(await cli('log', 'export', '--format', 'csv', '--out', log)).toMatchObject({ code: 0 });
+    const logExport = await cli('log', 'export', '--format', 'csv', '--out', log);
+    expect(logExport).toMatchObject({ code: 0 });
+    // Progress on stderr, never in the file or on stdout.
+    expect(logExport.stderr).toMatch(/^Exporting the audit log: \d+ of \d+ entries \(100%\)$/m);
     const logText = readFileSync(log, 'utf8');
     const [header, ...rows] = Papa.parse<string[]>(logText, { skipEmptyLines: true }).data;
     const column = (name: string) => header!.indexOf(name);
@@ -114,6 +117,33 @@ describe('rx-batch exports: safe CSV, audited, file names masked', () => {
     expect(entries.filter((entry) => entry.action === 'log.exported')).toEqual([
       expect.objectContaining({ details: { format: 'csv', masked: true, rowCount: rows.length } }),
     ]);
+  });
+
+  it('stops a log export on SIGINT/SIGTERM: the half-written file removed, nothing recorded as exported', async () => {
+    const target = join(dir, 'stopped-log.csv');
+    const stopped = new AbortController();
+    stopped.abort();
+    const out = { stdout: '', stderr: '' };
+    const sink = (key: 'stdout' | 'stderr') =>
+      new Writable({
+        write(chunk: Buffer | string, _encoding, done) {
+          out[key] += chunk.toString();
+          done();
+        },
+      });
+    const exportsBefore = (await cli('log', 'export', '--format', 'jsonl')).stdout.match(/"log\.exported"/g)?.length;
+    const code = await runCli(['log', 'export', '--format', 'csv', '--out', target, '--data-dir', dataDir], {
+      stdout: sink('stdout'),
+      stderr: sink('stderr'),
+      env: {},
+      signal: stopped.signal,
+    });
+    expect(code).toBe(1);
+    expect(out.stderr).toContain(`Export stopped: ${target} removed; nothing was recorded as exported.`);
+    expect(existsSync(target)).toBe(false);
+    const exportsAfter = (await cli('log', 'export', '--format', 'jsonl')).stdout.match(/"log\.exported"/g)?.length;
+    // The stdout export in between recorded itself once; the stopped one did not.
+    expect(exportsAfter).toBe((exportsBefore ?? 0) + 1);
   });
 
   it.skipIf(process.platform === 'win32')(

@@ -1,9 +1,12 @@
-import { createWriteStream, fchmodSync } from 'node:fs';
+import { createWriteStream, fchmodSync, rmSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { exportAuditLog } from '../../core/audit/export-log.js';
 import { PRIVATE_FILE_MODE } from '../../core/platform/private-files.js';
 import type { CliContext } from '../cli-context.js';
 import { EXIT, UsageError } from '../cli-errors.js';
+
+/** A progress line at most this often (on stderr, so stdout stays the result). */
+const PROGRESS_LINE_MS = 1000;
 
 /** Writes through to stdout without ending it when the export ends (the process still owns stdout). */
 function keepOpen(target: NodeJS.WritableStream): Writable {
@@ -31,7 +34,37 @@ export async function logExport(
   const { store } = ctx.services;
   // The export holds patient-linked identifiers (masked or not): readable by its owner only.
   const out = options.out ? privateFileStream(options.out) : keepOpen(ctx.io.stdout);
-  const { count } = await exportAuditLog(store, out, { format, unmask: options.unmask });
+  // Progress on stderr about once a second (a file export only: stdout may be the export itself); SIGINT/SIGTERM
+  // stops it between pages, and a half-written file is removed.
+  const total = store.audit.lastSeq();
+  let lastLine = -Infinity;
+  const controller = new AbortController();
+  const stop = () => controller.abort(new Error('interrupted'));
+  ctx.io.signal.addEventListener('abort', stop, { once: true });
+  if (ctx.io.signal.aborted) stop();
+  let count: number;
+  try {
+    ({ count } = await exportAuditLog(store, out, {
+      format,
+      unmask: options.unmask,
+      signal: controller.signal,
+      onProgress: (written) => {
+        const now = Date.now();
+        if (!options.out || ctx.options.json || now - lastLine < PROGRESS_LINE_MS) return;
+        lastLine = now;
+        ctx.warn(
+          `Exporting the audit log: ${written} of ${total} entries (${Math.floor((written / Math.max(total, 1)) * 100)}%)`,
+        );
+      },
+    }));
+  } catch (error) {
+    if (options.out) rmSync(options.out, { force: true });
+    if (!controller.signal.aborted) throw error;
+    ctx.warn(`Export stopped${options.out ? `: ${options.out} removed` : ''}; nothing was recorded as exported.`);
+    return EXIT.attention;
+  } finally {
+    ctx.io.signal.removeEventListener('abort', stop);
+  }
   // After the snapshot: the export records itself, with its format, whether it was masked and how many entries.
   store.audit.append({
     actor: 'user',
@@ -47,9 +80,6 @@ export async function logExport(
   }
   return EXIT.ok;
 }
-
-/** A progress line at most this often (on stderr, so stdout stays the result). */
-const PROGRESS_LINE_MS = 1000;
 
 /**
  * The whole chain checked with this program's audit key and against the head it recorded outside the database, a
