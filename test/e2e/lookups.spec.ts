@@ -22,9 +22,14 @@ test('lookups: find a product, check its stock and the price of several packs, s
 
   const check = page.getByRole('region', { name: 'Stock and price' });
   await expect(check.getByLabel('dm+d code')).toHaveValue(inStock.dmdCode);
+  // The row's button checks at once, for one pack; the form asks again for more.
+  const result = check.getByRole('status', { name: 'Stock and price result' });
+  await expect(result).toContainText(inStock.name);
+  await expect(result).toContainText('✓ In stock');
+  await expect(result).toContainText(`1 pack: ${money(inStock.unitPrice)}`);
+  await expect(check).toContainText('not how many packs');
   await check.getByLabel('Number of packs').fill('3');
   await check.getByRole('button', { name: 'Check stock and price' }).click();
-  const result = check.getByRole('status', { name: 'Stock and price result' });
   await expect(result).toContainText('✓ In stock');
   await expect(result).toContainText(`3 packs: ${money(Math.round(inStock.unitPrice * 300) / 100)}`);
   await expect(result).toContainText(`(${money(inStock.unitPrice)} each)`);

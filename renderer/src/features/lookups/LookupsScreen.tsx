@@ -31,10 +31,12 @@ export function LookupsScreen({
         key={initialSearch ?? ''}
         environmentId={environment.id}
         {...(initialSearch ? { initialTerm: initialSearch } : {})}
-        onPick={(product) => setPicked({ dmdCode: product.dmdCode, name: product.name })}
+        onPick={(product) =>
+          setPicked((last) => ({ dmdCode: product.dmdCode, name: product.name, pick: (last?.pick ?? 0) + 1 }))
+        }
       />
-      {/* Keyed by the pick, so choosing a product fills the form afresh. */}
-      <StockPriceCheck key={picked?.dmdCode ?? 'none'} environment={environment} picked={picked} />
+      {/* Keyed by the pick, so choosing a product fills the form afresh and checks it. */}
+      <StockPriceCheck key={picked?.pick ?? 0} environment={environment} picked={picked} />
       <CourierPriceList environmentId={environment.id} />
     </section>
   );

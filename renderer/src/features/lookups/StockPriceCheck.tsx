@@ -1,4 +1,4 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import type { CallOutput } from '../../../../shared/contract.js';
 import type { EnvironmentView } from '../../../../shared/environment.js';
 import { useApi } from '../../api/api-context.js';
@@ -10,6 +10,8 @@ import { plural } from '../format/format-time.js';
 export interface PickedProduct {
   dmdCode: string;
   name?: string;
+  /** Counts the picks, so picking the same product again checks again. */
+  pick: number;
 }
 
 interface Answer {
@@ -42,11 +44,8 @@ export function StockPriceCheck({
   const packCount = Number(packs);
   const validPacks = Number.isInteger(packCount) && packCount >= 1 && packCount <= 10_000;
 
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    if (!validCode || !validPacks) return;
+  async function check(dmdCode: string, packCount: number) {
     setBusy(true);
-    const dmdCode = code.trim();
     const ref = { environmentId: environment.id, dmdCode };
     const [stock, price] = await Promise.all([
       settle(api.call('products.stock', ref)),
@@ -56,11 +55,28 @@ export function StockPriceCheck({
     setBusy(false);
   }
 
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (!validCode || !validPacks) return;
+    await check(code.trim(), packCount);
+  }
+
+  // "Check stock and price" on a search result checks at once, for one pack; the form then asks for more.
+  const checkedPick = useRef(false);
+  useEffect(() => {
+    if (!picked || checkedPick.current) return;
+    checkedPick.current = true;
+    void check(picked.dmdCode, 1);
+    // Once per pick: the component is keyed by it.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
   const stockFailure = answer && serviceFailure(answer.stock);
   const priceFailure = answer && serviceFailure(answer.price);
   return (
     <section aria-labelledby="stock-heading" className="panel">
       <h3 id="stock-heading">Stock and price</h3>
+      <p className="hint">The service says whether a product is in stock, not how many packs it holds.</p>
       <form onSubmit={(event) => void submit(event)} className="search-form" aria-labelledby="stock-heading">
         <div className="field">
           <label htmlFor={`${id}-code`}>dm+d code</label>
