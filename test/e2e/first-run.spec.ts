@@ -5,6 +5,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { startBrowserMode, type BrowserModeApp } from './support/browser-mode.js';
 import { callBridge } from './support/bridge-client.js';
 import { addDeviceEnvironment } from './support/device-environment.js';
+import { finishDeviceSignIn } from './support/device-signin.js';
 import { saveScreenshot } from './support/screenshots.js';
 import { seedOrders } from './support/seed-orders.js';
 import { chooseEnvironment, localSandbox, openSection, openWorkspace, uniqueSuffix } from './support/workspace.js';
@@ -73,7 +74,11 @@ test('first run: Submissions, Orders, Import and the Log say what to do next', a
   await saveScreenshot(page, 'first-run-submissions-remote-dark');
 });
 
-test('the chosen environment and the sandbox addresses stay put across a restart', async ({ page, browser }) => {
+test('the chosen environment and the sandbox addresses stay put across a restart', async ({
+  page,
+  browser,
+  context,
+}) => {
   const first = await start();
   const sandboxBefore = await localSandbox(first);
   await openWorkspace(page, first, 'Submissions');
@@ -91,13 +96,21 @@ test('the chosen environment and the sandbox addresses stay put across a restart
   await expect
     .poll(async () => (await callBridge(first, 'environments.chosen', {})).environmentId)
     .toBe('local-sandbox-device');
+  // Device sign-in works out of the box: a code, then the sandbox's own sign-in page in a second tab.
+  await openSection(page, 'Sign-in');
+  await page.getByRole('button', { name: 'Sign in with a code' }).click();
+  const complete = page.getByRole('link', { name: 'open the sign-in page with the code filled in' });
+  await finishDeviceSignIn(context, (await complete.getAttribute('href')) ?? '', 'allow');
+  await expect(page.getByRole('banner').getByRole('status', { name: 'Signed-in identity' })).toHaveText(
+    /Signed in as sandbox-admin/,
+  );
   await first.stop();
   app = undefined;
 
   // Another browser profile (nothing kept in the page) on the restarted app: the core remembers.
   const second = await start();
-  const context = await browser.newContext({ viewport: { width: 1024, height: 700 } });
-  const fresh = await context.newPage();
+  const other = await browser.newContext({ viewport: { width: 1024, height: 700 } });
+  const fresh = await other.newPage();
   try {
     await openWorkspace(fresh, second, 'Submissions');
     await expect(fresh.getByRole('banner').getByLabel('Environment')).toHaveValue('local-sandbox-device');
@@ -109,7 +122,7 @@ test('the chosen environment and the sandbox addresses stay put across a restart
     await openSection(fresh, 'Sign-in');
     await saveScreenshot(fresh, 'environment-remembered-signin');
   } finally {
-    await context.close();
+    await other.close();
   }
 });
 
