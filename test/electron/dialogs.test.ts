@@ -2,8 +2,15 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { BrowserWindow, dialog } from './electron-double.js';
 
 vi.mock('electron', () => import('./electron-double.js'));
-const { askIdentityChange, askPlainTextSecrets, askRemoval, chooseFolder, chooseForImport, chooseImportFiles } =
-  await import('../../main/electron/dialogs.js');
+const {
+  askIdentityChange,
+  askPlainTextSecrets,
+  askRemoval,
+  chooseFolder,
+  chooseForImport,
+  chooseImportFiles,
+  chooseSavePath,
+} = await import('../../main/electron/dialogs.js');
 
 beforeEach(() => vi.clearAllMocks());
 
@@ -17,6 +24,21 @@ describe('native dialogs', () => {
     expect(options.properties).toEqual(expect.arrayContaining(['openFile', 'multiSelections']));
     expect(options.properties).not.toContain('openDirectory');
     expect(options.filters?.[0]?.extensions).toEqual(['csv', 'hl7', 'txt']);
+  });
+
+  it('asks where to save a log export: the suggested name in Documents, its kind only; null when cancelled', async () => {
+    const window = new BrowserWindow({});
+    dialog.showSaveDialog.mockResolvedValueOnce({ canceled: false, filePath: '/home/admin/log.jsonl' });
+    expect(
+      await chooseSavePath(window as never, { suggestedName: 'rx-batch-log-2026-11-26.jsonl', format: 'jsonl' }),
+    ).toBe('/home/admin/log.jsonl');
+    const [parent, options] = dialog.showSaveDialog.mock.calls[0] as [unknown, Electron.SaveDialogOptions];
+    expect(parent).toBe(window);
+    expect(options.defaultPath).toBe('/nonexistent/Documents/rx-batch-log-2026-11-26.jsonl');
+    expect(options.filters).toEqual([{ name: 'JSON Lines', extensions: ['jsonl'] }]);
+    expect(options.properties).toContain('showOverwriteConfirmation');
+    dialog.showSaveDialog.mockResolvedValueOnce({ canceled: true, filePath: '/ignored.csv' });
+    expect(await chooseSavePath(window as never, { suggestedName: 'log.csv', format: 'csv' })).toBeNull();
   });
 
   it('returns no files when the admin cancels', async () => {

@@ -48,7 +48,7 @@ export class FakeWebContents extends EventEmitter {
 
 class FakeApp extends EventEmitter {
   isPackaged = true;
-  readonly paths: Record<string, string> = { appData: '/nonexistent/appData' };
+  readonly paths: Record<string, string> = { appData: '/nonexistent/appData', documents: '/nonexistent/Documents' };
   readonly enableSandbox = vi.fn();
   readonly quit = vi.fn();
   readonly exit = vi.fn();
@@ -195,6 +195,9 @@ export const shell = {
 export const dialog = {
   showOpenDialog: vi.fn((..._args: unknown[]) => Promise.resolve({ canceled: true, filePaths: [] as string[] })),
   showMessageBox: vi.fn((..._args: unknown[]) => Promise.resolve({ response: 0, checkboxChecked: false })),
+  showSaveDialog: vi.fn((..._args: unknown[]) =>
+    Promise.resolve<{ canceled: boolean; filePath?: string }>({ canceled: true, filePath: '' }),
+  ),
 };
 
 export class Notification extends EventEmitter {
