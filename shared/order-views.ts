@@ -44,6 +44,8 @@ export const orderSummarySchema = z.object({
   remoteStatusAt: isoTime.nullable(),
   dispatchDate: nullableText(40),
   trackingId: nullableText(100),
+  /** The courier the order was sent with (code lists' v1 text), when its body says: for a tracking link. */
+  courierCode: nullableText(20).optional(),
   lastError: z
     .object({
       kind: z.enum(['retryable', 'in-doubt', 'auth', 'rejected']),

@@ -1,3 +1,4 @@
+import type { CodeLists } from '../../shared/environment.js';
 import type { AuditEntryView } from '../../shared/log-views.js';
 import type { OrderDetail, OrderOrigin, OrderSource, OrderSummary } from '../../shared/order-views.js';
 import type { AttentionView, OutboxProgressView } from '../../shared/outbox-views.js';
@@ -9,6 +10,7 @@ import type { OutboxProgress } from './outbox/progress.js';
 import type { OrderRecord } from './store/orders-repo.js';
 import { hl7ControlId } from './store/request-body-fields.js';
 import type { Store } from './store/store.js';
+import { courierCodeOf } from './tracking/order-courier.js';
 
 /**
  * Store records as the contract shows them. Request bodies (patient data) never leave through here; identifiers,
@@ -16,7 +18,8 @@ import type { Store } from './store/store.js';
  * file text, which the detail view asks for when the admin opens "Show source".
  */
 
-export function toOrderSummary(order: OrderRecord): OrderSummary {
+/** `codeLists`: the order's environment's, to name a v2 order's courier (for a tracking link). */
+export function toOrderSummary(order: OrderRecord, codeLists?: CodeLists): OrderSummary {
   return {
     id: order.id,
     batchId: order.batchId,
@@ -30,6 +33,7 @@ export function toOrderSummary(order: OrderRecord): OrderSummary {
     remoteStatusAt: order.remoteStatusAt,
     dispatchDate: order.dispatchDate,
     trackingId: order.trackingId,
+    courierCode: courierCodeOf(order.route, order.requestBody, codeLists),
     lastError: order.lastError,
     attempts: order.attempts,
     nextAttemptAt: order.nextAttemptAt,
@@ -117,7 +121,7 @@ export function orderDetail(store: Store, orderId: number): OrderDetail | undefi
   const origin = orderOrigin(store, orderId);
   if (!order || !origin) return undefined;
   return {
-    order: toOrderSummary(order),
+    order: toOrderSummary(order, store.environments.get(order.environmentId)?.codeLists),
     origin,
     items: store.orders.items(orderId),
     attempts: store.attempts.list(orderId),

@@ -70,6 +70,14 @@ test('orders: find one, follow its timeline to dispatched with a tracking id; ca
   expect(atService?.trackingId).toBeTruthy();
   await expect(timeline).toContainText(`Tracking id ${atService!.trackingId!}`);
   await expect(detail).toContainText(`Tracking id${atService!.trackingId!}`);
+  // The courier is known (the order names it), so the tracking id links to its https tracking page.
+  const trackingLink = detail.getByRole('link', {
+    name: new RegExp(`^${escapeRegExp(atService!.trackingId!)} \\(track with`),
+  });
+  await expect(trackingLink).toHaveAttribute(
+    'href',
+    new RegExp(`^https://www\\.(royalmail\\.com|dpd\\.co\\.uk)/.*${escapeRegExp(atService!.trackingId!)}$`),
+  );
   await expect(detail).toContainText(`Pharmacy order id${atService!.pharmacyOrderId}`);
   await saveScreenshot(page, 'orders-detail-seeded');
 

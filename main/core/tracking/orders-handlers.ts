@@ -1,4 +1,5 @@
 import type { AppInfo, CallHandlers } from '../../../shared/contract.js';
+import type { CodeLists } from '../../../shared/environment.js';
 import { ContractError } from '../../../shared/errors.js';
 import type { AppServices } from '../app-services.js';
 import { refreshOrder } from './refresh-order.js';
@@ -44,8 +45,13 @@ export function buildOrdersHandlers(
         ...(afterId !== undefined && afterId > 0 ? { beforeId: afterId } : {}),
         limit: pageSize,
       });
+      const codeLists = new Map<string, CodeLists | undefined>();
+      const listsOf = (id: string) => {
+        if (!codeLists.has(id)) codeLists.set(id, store.environments.get(id)?.codeLists);
+        return codeLists.get(id);
+      };
       return Promise.resolve({
-        orders: orders.map(toOrderSummary),
+        orders: orders.map((order) => toOrderSummary(order, listsOf(order.environmentId))),
         nextAfterId: orders.length === pageSize ? orders[orders.length - 1]!.id : null,
       });
     },

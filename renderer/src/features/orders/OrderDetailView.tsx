@@ -9,6 +9,7 @@ import { formatDate, formatDateTime } from '../format/format-date.js';
 import { canCancel } from './cancellable.js';
 import { explainOrder, ORDER_STATE_TEXT, TONE_SYMBOL } from './order-states.js';
 import { OrderTimeline } from './OrderTimeline.js';
+import { TrackingId } from './TrackingId.js';
 
 export type RefreshRound = CallOutput<'orders.refresh'>;
 
@@ -122,7 +123,9 @@ export function OrderDetailView({ orderId, lastRefresh, refreshing, onRefresh, o
         <dt>Dispatch date</dt>
         <dd>{formatDate(order.dispatchDate)}</dd>
         <dt>Tracking id</dt>
-        <dd>{order.trackingId ? <code>{order.trackingId}</code> : '—'}</dd>
+        <dd>
+          <TrackingId trackingId={order.trackingId} courierCode={order.courierCode} />
+        </dd>
         <dt>Attempts</dt>
         <dd>
           {order.attempts}

@@ -3,6 +3,7 @@ import { useRef } from 'react';
 import type { OrderSummary } from '../../../../shared/order-views.js';
 import { formatDateTime } from '../format/format-time.js';
 import { ORDER_STATE_TEXT, TONE_SYMBOL } from './order-states.js';
+import { TrackingId } from './TrackingId.js';
 
 const ROW_HEIGHT = 44;
 
@@ -93,7 +94,9 @@ export function OrderTable({ orders, selected, onToggle, onToggleAll, openOrderI
                 </td>
                 <td>{order.remoteStatus ?? '—'}</td>
                 <td className="number">{order.pharmacyOrderId ?? '—'}</td>
-                <td>{order.trackingId ? <code>{order.trackingId}</code> : '—'}</td>
+                <td>
+                  <TrackingId trackingId={order.trackingId} courierCode={order.courierCode} />
+                </td>
                 <td>{formatDateTime(order.updatedAt)}</td>
               </tr>
             );
