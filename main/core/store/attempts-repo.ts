@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { scrubCredentials, type AuditDetails } from '../model/audit-details.js';
 import type { AuditActor } from '../model/audit-entry.js';
 import type { AuditRepo } from './audit-repo.js';
-import type { OrderPatch, OrdersRepo } from './orders-repo.js';
+import type { OrderPatch, OrderWrites } from './order-writes.js';
 import {
   ATTEMPT_OPERATIONS,
   ATTEMPT_OUTCOMES,
@@ -40,7 +40,7 @@ export interface AttemptRecord {
 }
 
 /**
- * The state change an attempt led to (see OrdersRepo.transition): audited in one entry with the attempt, under
+ * The state change an attempt led to (see OrderWrites.transition): audited in one entry with the attempt, under
  * `action`, its details being the attempt's overlaid with `details`.
  */
 export interface AttemptTransition {
@@ -62,7 +62,7 @@ type OrderIdentity = { environmentId: string; batchId: number; clinicCode: strin
  */
 export class AttemptsRepo {
   readonly #audit: AuditRepo;
-  readonly #orders: OrdersRepo;
+  readonly #orders: OrderWrites;
   readonly #order: Database.Statement<[number], OrderIdentity>;
   readonly #insert: Database.Statement;
   readonly #countCreate: Database.Statement<[number], { attempts: number }>;
@@ -74,7 +74,7 @@ export class AttemptsRepo {
   readonly #recordWithTransitionNow: (attempt: NewAttempt, next: () => AttemptTransition | null) => boolean;
   readonly #db: Database.Database;
 
-  constructor(db: Database.Database, audit: AuditRepo, orders: OrdersRepo) {
+  constructor(db: Database.Database, audit: AuditRepo, orders: OrderWrites) {
     this.#db = db;
     this.#audit = audit;
     this.#orders = orders;

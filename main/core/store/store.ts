@@ -10,6 +10,10 @@ import { EnvironmentsRepo } from './environments-repo.js';
 import { MappingProfilesRepo } from './mapping-profiles-repo.js';
 import { migrate, schemaVersion } from './migrations/index.js';
 import { openDatabase } from './open-database.js';
+import { OrderClaims } from './order-claims.js';
+import { OrderQueries } from './order-queries.js';
+import { OrderViews } from './order-views.js';
+import { OrderWrites } from './order-writes.js';
 import { OrdersRepo, type NewOrder } from './orders-repo.js';
 import { OutboxQueueRepo } from './outbox-queue-repo.js';
 import { RetentionRepo } from './retention-repo.js';
@@ -40,6 +44,7 @@ export class Store {
   readonly db: Database.Database;
   readonly environments: EnvironmentsRepo;
   readonly batches: BatchesRepo;
+  /** Orders: writes, claims, queries and the detail view's read model (orders-repo.ts composes them). */
   readonly orders: OrdersRepo;
   readonly attempts: AttemptsRepo;
   readonly statusHistory: StatusHistoryRepo;
@@ -72,8 +77,14 @@ export class Store {
     this.audit = new AuditRepo(db, now);
     this.environments = new EnvironmentsRepo(db, now);
     this.batches = new BatchesRepo(db, now);
-    this.orders = new OrdersRepo(db, now, this.audit);
-    this.attempts = new AttemptsRepo(db, this.audit, this.orders);
+    const orderWrites = new OrderWrites(db, now, this.audit);
+    this.orders = new OrdersRepo({
+      writes: orderWrites,
+      claims: new OrderClaims(db, now),
+      queries: new OrderQueries(db),
+      views: new OrderViews(db),
+    });
+    this.attempts = new AttemptsRepo(db, this.audit, orderWrites);
     this.statusHistory = new StatusHistoryRepo(db, now);
     this.cancellations = new CancellationsRepo(db, now);
     this.outboxQueue = new OutboxQueueRepo(db, now);
@@ -147,7 +158,7 @@ function configure(db: Database.Database): void {
   db.pragma('foreign_keys = ON');
 }
 
-/** Enqueues a batch's orders in one transaction (see OrdersRepo.enqueue); the bench and the importer call this. */
+/** Enqueues a batch's orders in one transaction (see OrderWrites.enqueue); the bench and the importer call this. */
 export function enqueueOrders(
   store: Store,
   batchId: number,
