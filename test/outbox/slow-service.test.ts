@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SLOW_REQUEST_MS } from '../../main/core/outbox/environment-runner.js';
+import { SLOW_REQUEST_MS } from '../../main/core/outbox/progress-reporter.js';
 import { Outbox } from '../../main/core/outbox/outbox.js';
 import type { OutboxProgress } from '../../main/core/outbox/progress.js';
 import { toProgressView } from '../../main/core/views.js';

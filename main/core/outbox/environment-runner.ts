@@ -1,13 +1,11 @@
 import type { Logger } from '../platform/logger.js';
 import type { OrderServiceClient } from '../service/client.js';
 import type { Store } from '../store/store.js';
-import { isoTime } from '../store/time.js';
 import type { AttentionEvent } from './attention.js';
 import { sendCancel } from './cancel-sender.js';
-import { BatchProgressTracker } from './batch-progress.js';
 import { CommitPipeline } from './commit-pipeline.js';
-import type { OutboxProgress, OutboxRunResult, OutboxState } from './progress.js';
-import { SlidingRate } from './sliding-rate.js';
+import type { OutboxProgress, OutboxRunResult } from './progress.js';
+import { ProgressReporter } from './progress-reporter.js';
 import { burstFor, TokenBucket } from './rate-limiter.js';
 import { lookUpInDoubt } from './reconcile.js';
 import { recoverInterrupted, recoverUnclear } from './recovery.js';
@@ -34,9 +32,6 @@ interface IdleWaiter {
   settle(result: OutboxRunResult): void;
 }
 
-/** Progress events at most this often (plus one at once on every state change). */
-const PROGRESS_INTERVAL_MS = 250;
-
 /** A step whose network part has ended: its bookkeeping waits for the next commit. */
 interface Answered {
   work: Work;
@@ -46,10 +41,6 @@ interface Answered {
 
 /** Lookups and cancel commands are looked for at least this often while creates keep the loop busy. */
 const SCAN_INTERVAL_MS = 250;
-/** A request in flight longer than this is waiting on a slow service: progress says so. */
-export const SLOW_REQUEST_MS = 5_000;
-/** While requests are that slow, progress is reported this often (their wait grows). */
-const SLOW_REPORT_MS = 1_000;
 /**
  * After the stop aborts what is in flight, the steps end at once (their calls end `cancelled`) and record what they
  * must; a step held up elsewhere (a token refresh) is not waited for longer than this, and its answer is then not
@@ -81,21 +72,16 @@ export class EnvironmentRunner {
   readonly #bucket: TokenBucket;
   /** What the answers say about the service: breaker, Retry-After gate, sign-in stop, events to audit. */
   readonly #health: ServiceHealth;
-  readonly #rate = new SlidingRate();
-  readonly #batches = new BatchProgressTracker();
+  /** What the outside hears: state, rates, slow requests, progress events. */
+  readonly #progress: ProgressReporter;
   /** When turns commit and when their commits are on disk (group commit, background fsync, idle checkpoint). */
   readonly #commits: CommitPipeline;
   /** Requests out on the network, by order id: what the concurrency limit counts. */
   readonly #inFlight = new Map<number, Promise<void>>();
-  /** When each of those left (performance.now()), for the slow-service report. */
-  readonly #sentAt = new Map<number, number>();
   /** Aborted by stop(): what is still in flight then is abandoned (see StepContext.signal). */
   #abort = new AbortController();
   /** stop() has recorded its last answers: nothing may touch the store from here on (it is about to close). */
   #stopped = false;
-  #slowTimer: NodeJS.Timeout | undefined;
-  /** The last progress report showed requests waiting on a slow service. */
-  #reportedSlow = false;
   readonly #answered: Answered[] = [];
   /** Work picked ahead, in order; creates among it are claimed (`sending`) and not yet sent. */
   #pool: Work[] = [];
@@ -112,9 +98,6 @@ export class EnvironmentRunner {
   /** Set while sending waits for a rate token. */
   #launchTimer: NodeJS.Timeout | undefined;
   #pumpQueued = false;
-  #lastState: OutboxState | null = null;
-  #lastProgressAt = Number.NEGATIVE_INFINITY;
-  #progressTimer: NodeJS.Timeout | undefined;
 
   constructor(deps: RunnerDeps) {
     this.environmentId = deps.environmentId;
@@ -158,6 +141,20 @@ export class EnvironmentRunner {
       tuning,
       random: deps.random,
       logger: deps.logger,
+    });
+    this.#progress = new ProgressReporter({
+      environmentId: deps.environmentId,
+      store: deps.store,
+      tuning,
+      now: deps.now,
+      logger: deps.logger,
+      ...(deps.onProgress ? { onProgress: deps.onProgress } : {}),
+      health: this.#health,
+      loop: {
+        running: () => this.#running,
+        pausedReason: () => this.#pausedReason,
+        inFlight: () => this.#inFlight.size,
+      },
     });
     this.#ctx = {
       environmentId: deps.environmentId,
@@ -332,25 +329,7 @@ export class EnvironmentRunner {
   }
 
   progress(): OutboxProgress {
-    const { store } = this.#deps;
-    const counts = store.orders.countByState(this.environmentId);
-    const work = store.outboxQueue.openWork(this.environmentId);
-    const open = work.queued + work.sending + work.inDoubt + work.cancels > 0;
-    const state = this.#state(open);
-    const nowMs = this.#nowMs();
-    return {
-      environmentId: this.environmentId,
-      state,
-      message: this.#messageFor(state),
-      counts,
-      openCancels: work.cancels,
-      inFlight: this.#inFlight.size,
-      ordersPerSecond: this.#rate.perSecond(nowMs),
-      nextAttemptAt: this.#nextAttemptAt(state, nowMs),
-      slow: this.#slowRequests(performance.now()),
-      // Counts read afresh whenever nothing is sending (rare reports); while sending, at most every second.
-      batches: this.#batches.report(store, this.environmentId, nowMs, state !== 'sending'),
-    };
+    return this.#progress.progress();
   }
 
   /**
@@ -360,8 +339,7 @@ export class EnvironmentRunner {
    */
   async stop(graceMs: number): Promise<void> {
     this.#running = false;
-    clearTimeout(this.#slowTimer);
-    this.#slowTimer = undefined;
+    this.#progress.stopWatchingSlow();
     clearTimeout(this.#timer);
     clearTimeout(this.#launchTimer);
     this.#launchTimer = undefined;
@@ -387,8 +365,7 @@ export class EnvironmentRunner {
         reason: reasonOf(error),
       });
     }
-    clearTimeout(this.#progressTimer);
-    this.#progressTimer = undefined;
+    this.#progress.cancelReport();
     const result = { ...this.progress(), outcome: 'stopped' as const };
     this.#stopped = true;
     for (const waiter of [...this.#waiters]) waiter.settle(result);
@@ -475,10 +452,7 @@ export class EnvironmentRunner {
     } else {
       recorded = this.#afterBug(item.work, item.error);
     }
-    if (recorded.reached) {
-      this.#rate.record(this.#nowMs());
-      if (item.work.kind !== 'cancel') this.#batches.reached(item.work.order.batchId, this.#nowMs());
-    }
+    if (recorded.reached) this.#progress.reached(item.work.kind !== 'cancel' ? item.work.order.batchId : null);
     // Whatever did not end at the service may have left a lookup or a cancel to do; an order created (or found)
     // has left nothing, so a stream of creates does not rescan the queue every turn.
     else this.#scanWanted = true;
@@ -535,7 +509,7 @@ export class EnvironmentRunner {
       for (const order of store.orders.claimForSending(this.environmentId, wanted - picked.length)) {
         // Not durable until stamped with this commit's number (after it) and that commit is synced.
         claimed.push({ kind: 'create', id: order.id, order, commit: Number.POSITIVE_INFINITY });
-        this.#batches.active(order.batchId, nowMs);
+        this.#progress.claimed(order.batchId, nowMs);
       }
       this.#pool.push(...claimed);
     }
@@ -601,7 +575,7 @@ export class EnvironmentRunner {
       // The slot is free as soon as the answer is in, and what it says about the service counts at once (so
       // the pool stops feeding an outage); its record waits for the next commit.
       this.#inFlight.delete(work.id);
-      this.#sentAt.delete(work.id);
+      this.#progress.requestEnded(work.id);
       if (this.#stopped) {
         // Past the stop's last commit: the store may be closed. Left `sending`, the order is in doubt at next start.
         this.#deps.logger.warn('an answer came after the outbox stopped: not recorded', {
@@ -626,52 +600,7 @@ export class EnvironmentRunner {
       (error: unknown) => answered(null, error ?? new Error('the step failed')),
     );
     this.#inFlight.set(work.id, task);
-    this.#sentAt.set(work.id, performance.now());
-    this.#watchSlow();
-  }
-
-  /** Requests in flight for longer than SLOW_REQUEST_MS (null when none): the service is slow to answer them. */
-  #slowRequests(nowMs: number): OutboxProgress['slow'] {
-    let requests = 0;
-    let longestMs = 0;
-    for (const sentAt of this.#sentAt.values()) {
-      const waitedMs = nowMs - sentAt;
-      if (waitedMs < SLOW_REQUEST_MS) continue;
-      requests += 1;
-      longestMs = Math.max(longestMs, waitedMs);
-    }
-    return requests === 0 ? null : { requests, longestMs: Math.round(longestMs), slots: this.#deps.tuning.concurrency };
-  }
-
-  /**
-   * Progress is reported when something happens; a request that waits on a slow service is nothing happening, so
-   * one timer (for the progress listener only) looks when the oldest request in flight turns slow, and then every
-   * second while any is. Set when a request leaves and none is set; never more than one.
-   */
-  #watchSlow(): void {
-    if (this.#slowTimer || !this.#deps.onProgress) return;
-    let oldest = Number.POSITIVE_INFINITY;
-    for (const sentAt of this.#sentAt.values()) oldest = Math.min(oldest, sentAt);
-    if (oldest === Number.POSITIVE_INFINITY) {
-      // Nothing in flight: clear a sentence still showing.
-      if (this.#reportedSlow) {
-        this.#reportedSlow = false;
-        this.#reportProgress(true);
-      }
-      return;
-    }
-    const nowMs = performance.now();
-    const slow = this.#slowRequests(nowMs);
-    if (slow !== null || this.#reportedSlow) {
-      this.#reportedSlow = slow !== null;
-      this.#reportProgress(true);
-    }
-    const delayMs = slow !== null ? SLOW_REPORT_MS : Math.max(0, oldest + SLOW_REQUEST_MS - nowMs);
-    this.#slowTimer = setTimeout(() => {
-      this.#slowTimer = undefined;
-      if (this.#running) this.#watchSlow();
-    }, delayMs);
-    this.#slowTimer.unref();
+    this.#progress.requestSent(work.id);
   }
 
   #network(work: Work): Promise<Answer> {
@@ -732,16 +661,15 @@ export class EnvironmentRunner {
   #afterPump(): void {
     // After the stop (a background fsync finishing late): the store is not ours any more.
     if (this.#stopped) return;
-    const wantsProgress = this.#deps.onProgress !== undefined;
-    if (this.#waiters.size === 0 && !wantsProgress) return;
+    if (this.#waiters.size === 0 && !this.#progress.wanted) return;
     let open: boolean;
     try {
-      open = this.#inFlight.size > 0 || this.#answered.length > 0 || this.#hasOpenWork();
+      open = this.#inFlight.size > 0 || this.#answered.length > 0 || this.#progress.hasOpenWork();
     } catch (error) {
       this.#deps.logger.error('outbox progress failed', { reason: reasonOf(error) });
       return;
     }
-    const state = this.#state(open);
+    const state = this.#progress.state(open);
     const blocked = state === 'paused' || state === 'sign-in-required' || state === 'service-unavailable';
     let settle = [...this.#waiters].filter((w) => (!open && this.#running) || (blocked && w.stopWhenBlocked));
     // A waiter hears "idle" or "blocked" only once the audit entries and attention events of that state are out
@@ -759,66 +687,7 @@ export class EnvironmentRunner {
       const progress = this.progress();
       for (const waiter of settle) waiter.settle({ ...progress, outcome: open ? 'blocked' : 'idle' });
     }
-    if (wantsProgress) this.#reportProgress(state !== this.#lastState);
-    this.#lastState = state;
-  }
-
-  #reportProgress(force: boolean): void {
-    const nowMs = this.#nowMs();
-    const dueAt = this.#lastProgressAt + PROGRESS_INTERVAL_MS;
-    if (!force && nowMs < dueAt) {
-      if (!this.#running) return;
-      this.#progressTimer ??= setTimeout(() => {
-        this.#progressTimer = undefined;
-        this.#reportProgress(true);
-      }, dueAt - nowMs);
-      return;
-    }
-    clearTimeout(this.#progressTimer);
-    this.#progressTimer = undefined;
-    this.#lastProgressAt = nowMs;
-    try {
-      this.#deps.onProgress?.(this.progress());
-    } catch (error) {
-      this.#deps.logger.error('progress listener failed', { reason: reasonOf(error) });
-    }
-  }
-
-  #hasOpenWork(): boolean {
-    const work = this.#deps.store.outboxQueue.openWork(this.environmentId);
-    return work.queued + work.sending + work.inDoubt + work.cancels > 0;
-  }
-
-  #state(open: boolean): OutboxState {
-    if (this.#pausedReason !== null) return 'paused';
-    if (this.#health.signInMessage !== null) return 'sign-in-required';
-    if (this.#health.breaker.state(this.#nowMs()) !== 'closed') return 'service-unavailable';
-    if (!open) return 'idle';
-    return this.#running ? 'sending' : 'paused';
-  }
-
-  #messageFor(state: OutboxState): string | null {
-    switch (state) {
-      case 'paused':
-        return this.#pausedReason ?? 'sending has not been started for this environment';
-      case 'sign-in-required':
-        return this.#health.signInMessage;
-      case 'service-unavailable':
-        return this.#health.outageMessage;
-      default:
-        return null;
-    }
-  }
-
-  #nextAttemptAt(state: OutboxState, nowMs: number): string | null {
-    if (state === 'service-unavailable') {
-      const probeAt = this.#health.breaker.probeAt;
-      return probeAt === null ? null : isoTime(new Date(Math.max(probeAt, nowMs)));
-    }
-    if (state !== 'sending' || this.#inFlight.size > 0) return null;
-    if (this.#health.notBefore > nowMs) return isoTime(new Date(this.#health.notBefore));
-    const next = this.#deps.store.outboxQueue.nextDueAt(this.environmentId, []);
-    return next ? isoTime(next) : null;
+    this.#progress.afterTurn(state);
   }
 
   #wakeAt(atMs: number): void {
