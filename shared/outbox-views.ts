@@ -56,5 +56,17 @@ export const attentionSchema = z.object({
   message: z.string(),
   orderIds: z.array(z.number().int()),
   at: isoTime,
+  /**
+   * The order concerned, for the screen to name it as the Orders screen does (its clinic order id in full, with
+   * its clinic) and link to it; `detail` is what happened, unmasked. `message` masks the id for the OS notification.
+   */
+  order: z
+    .object({
+      id: z.number().int(),
+      clinicCode: z.string(),
+      clinicOrderId: z.string(),
+      detail: z.string(),
+    })
+    .optional(),
 });
 export type AttentionView = z.infer<typeof attentionSchema>;

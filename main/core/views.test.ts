@@ -19,9 +19,16 @@ describe('what the contract shows of the core', () => {
     expect(view).toEqual({
       environmentId: 'prod',
       kind: 'order-rejected',
-      message: 'Order ***********123 of CLINIC-A: duplicate clinicOrderId ***********123',
+      message: 'Order ***********123 (CLINIC-A): duplicate clinicOrderId ***********123',
       orderIds: [7],
       at: '2025-03-03T09:00:00.000Z',
+      // For the screen, which shows clinic order ids in full and opens the order from its name.
+      order: {
+        id: 7,
+        clinicCode: 'CLINIC-A',
+        clinicOrderId: 'RX-2025-000123',
+        detail: 'duplicate clinicOrderId RX-2025-000123',
+      },
     });
   });
 });

@@ -145,8 +145,9 @@ export function toProgressView(progress: OutboxProgress): OutboxProgressView {
 }
 
 /**
- * The outbox's conditions as notifications: the kind says what to do, the message says it in words. Clinic order
- * ids are masked as in exports (a notification can show on a locked screen); `orderIds` lets the UI open them.
+ * The outbox's conditions as notifications: the kind says what to do, the message says it in words. An order is
+ * named as the screens name it, "<clinic order id> (<clinic code>)", its id masked in `message` as in exports (an
+ * OS notification can show on a locked screen); `order` gives the screen the id in full and the order to open.
  */
 export function toAttentionView(event: AttentionEvent, at: Date): AttentionView {
   if (event.kind !== 'order') {
@@ -162,8 +163,14 @@ export function toAttentionView(event: AttentionEvent, at: Date): AttentionView 
   return {
     environmentId: event.environmentId,
     kind,
-    message: `Order ${maskIdentifier(event.clinicOrderId)} of ${event.clinicCode}: ${event.message.replaceAll(event.clinicOrderId, maskIdentifier(event.clinicOrderId))}`,
+    message: `Order ${maskIdentifier(event.clinicOrderId)} (${event.clinicCode}): ${event.message.replaceAll(event.clinicOrderId, maskIdentifier(event.clinicOrderId))}`,
     orderIds: [event.orderId],
     at: at.toISOString(),
+    order: {
+      id: event.orderId,
+      clinicCode: event.clinicCode,
+      clinicOrderId: event.clinicOrderId,
+      detail: event.message,
+    },
   };
 }
