@@ -1,6 +1,7 @@
 import type { AppInfo } from '../../../../shared/contract.js';
 import type { EnvironmentView } from '../../../../shared/environment.js';
 import { ImportScreen } from '../import/ImportScreen.js';
+import { IntakeScreen } from '../intake/IntakeScreen.js';
 import { LogScreen } from '../log/LogScreen.js';
 import { LookupsScreen } from '../lookups/LookupsScreen.js';
 import { OrdersScreen } from '../orders/OrdersScreen.js';
@@ -25,6 +26,8 @@ export function Screen({ route, info, environment }: { route: Route; info: AppIn
           reopen={route.batch}
         />
       );
+    case 'intake':
+      return <IntakeScreen key={key} environment={environment} />;
     case 'orders':
       return <OrdersScreen key={key} environment={environment} openOrderId={route.orderId} />;
     case 'signin':

@@ -3,6 +3,7 @@
 export const SECTIONS = [
   { id: 'submissions', label: 'Submissions' },
   { id: 'import', label: 'Import' },
+  { id: 'intake', label: 'Intake' },
   { id: 'orders', label: 'Orders' },
   { id: 'signin', label: 'Sign-in' },
   { id: 'log', label: 'Log' },

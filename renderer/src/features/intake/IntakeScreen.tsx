@@ -1,0 +1,127 @@
+import { useEffect, useState } from 'react';
+import type { EnvironmentView } from '../../../../shared/environment.js';
+import type { IntakeStatus } from '../../../../shared/intake-contract.js';
+import { useApi } from '../../api/api-context.js';
+import { useEvent } from '../../api/use-event.js';
+import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { formatTime } from '../format/format-time.js';
+import { IntakeChannel } from './IntakeChannel.js';
+import { StartIntakeForm } from './StartIntakeForm.js';
+import { serveCommand } from './intake-text.js';
+import './intake.css';
+
+/** The per-minute chart moves on with the clock even when nothing arrives. */
+const REFRESH_MS = 30_000;
+
+/**
+ * Live intake while the app is open (issue #17): each MLLP listener and watched folder with its state, peers,
+ * messages per minute, last problems and the batches it fed; start and stop; and, plainly, that it all stops when
+ * the app closes unless `rx-batch serve` runs.
+ */
+export function IntakeScreen({ environment }: { environment: EnvironmentView }) {
+  const api = useApi();
+  const [status, setStatus] = useState<IntakeStatus>();
+  const [loadError, setLoadError] = useState<unknown>();
+  const [port, setPort] = useState('2575');
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<unknown>();
+  useEvent('intake.changed', setStatus);
+  useEffect(() => {
+    let current = true;
+    const read = () =>
+      api.call('intake.status', {}).then(
+        (answer) => {
+          if (!current) return;
+          setStatus(answer);
+          setLoadError(undefined);
+        },
+        (error: unknown) => {
+          if (current) setLoadError(error);
+        },
+      );
+    void read();
+    const timer = setInterval(() => void read(), REFRESH_MS);
+    return () => {
+      current = false;
+      clearInterval(timer);
+    };
+  }, [api]);
+
+  async function stop() {
+    setBusy(true);
+    setFailure(undefined);
+    try {
+      setStatus(await api.call('intake.stop', {}));
+    } catch (error) {
+      setFailure(error);
+    }
+    setBusy(false);
+  }
+
+  const running = status?.running === true;
+  const elsewhere = running && status.environmentId !== environment.id;
+  const command = serveCommand(environment.id, status, port);
+  return (
+    <section aria-labelledby="screen-heading" className="screen">
+      <h2 id="screen-heading" tabIndex={-1}>
+        Intake
+      </h2>
+      <section aria-labelledby="intake-closes-heading" className="panel intake-notice">
+        <h3 id="intake-closes-heading">Intake stops when this app closes</h3>
+        <p>
+          The listener and watched folders below run only while Rx Batch is open. When you close it, clinic systems get
+          no answer and files wait in their folders. To receive orders unattended, run the service on this computer
+          instead, with the same settings:
+        </p>
+        <pre className="intake-command">
+          <code>{command}</code>
+        </pre>
+      </section>
+
+      {loadError ? <ErrorMessage error={loadError} /> : null}
+      {!status ? <p role="status">Reading the intake…</p> : null}
+
+      {status && !running ? (
+        <section aria-labelledby="intake-start-heading" className="panel">
+          <h3 id="intake-start-heading">
+            {status.channels.length === 0 ? 'Nothing is receiving orders' : 'Intake stopped'}
+          </h3>
+          <p>
+            Point a clinic system's HL7 (MLLP) sender at this computer's port, or have it drop files into a folder;
+            orders go through the same checks as an import. Messages held for review appear in Preview, one batch per
+            sender per day.
+          </p>
+          <StartIntakeForm
+            environment={environment}
+            allowedFolders={status.allowedFolders}
+            port={port}
+            onPort={setPort}
+            onStarted={setStatus}
+          />
+        </section>
+      ) : null}
+
+      {status && running ? (
+        <section aria-labelledby="intake-running-heading" className="panel">
+          <div className="panel-head">
+            <h3 id="intake-running-heading">Running since {status.startedAt ? formatTime(status.startedAt) : '—'}</h3>
+            <button type="button" className="secondary" onClick={() => void stop()} disabled={busy}>
+              {busy ? 'Stopping…' : 'Stop intake'}
+            </button>
+          </div>
+          <p>
+            For {elsewhere ? `the environment ${status.environmentId}, not the one selected` : environment.name};{' '}
+            {status.onArrival === 'send'
+              ? 'valid orders are sent as they arrive.'
+              : 'orders are held for review in Preview.'}
+          </p>
+          {failure ? <ErrorMessage error={failure} /> : null}
+        </section>
+      ) : null}
+
+      {status?.channels.map((channel, index) => (
+        <IntakeChannel key={channel.address} channel={channel} index={index} />
+      ))}
+    </section>
+  );
+}

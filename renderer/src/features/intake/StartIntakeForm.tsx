@@ -1,0 +1,120 @@
+import { useId, useState, type FormEvent } from 'react';
+import type { EnvironmentView } from '../../../../shared/environment.js';
+import type { IntakeModeView, IntakeStatus } from '../../../../shared/intake-contract.js';
+import { useApi } from '../../api/api-context.js';
+import { ErrorMessage } from '../errors/ErrorMessage.js';
+
+/**
+ * Starts the app's intake for the selected environment: an MLLP listener on this computer (127.0.0.1) and folders
+ * the app may import from, with the same rule as `rx-batch serve --on-arrival`.
+ */
+export function StartIntakeForm({
+  environment,
+  allowedFolders,
+  port,
+  onPort,
+  onStarted,
+}: {
+  environment: EnvironmentView;
+  /** null: any folder (direct calls); empty: none from the app. */
+  allowedFolders: readonly string[] | null;
+  port: string;
+  onPort: (port: string) => void;
+  onStarted: (status: IntakeStatus) => void;
+}) {
+  const api = useApi();
+  const id = useId();
+  const [listen, setListen] = useState(true);
+  const [folder, setFolder] = useState('');
+  const [mode, setMode] = useState<IntakeModeView>('hold');
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<unknown>();
+  const canWatch = allowedFolders === null || allowedFolders.length > 0;
+  const portNumber = Number(port);
+  const portValid = port !== '' && Number.isInteger(portNumber) && portNumber >= 1 && portNumber <= 65535;
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setFailure(undefined);
+    try {
+      onStarted(
+        await api.call('intake.start', {
+          environmentId: environment.id,
+          onArrival: mode,
+          ...(listen ? { port: portNumber } : {}),
+          ...(folder.trim() ? { folders: [folder.trim()] } : {}),
+        }),
+      );
+    } catch (error) {
+      setFailure(error);
+    }
+    setBusy(false);
+  }
+
+  const nothing = !listen && !folder.trim();
+  return (
+    <form onSubmit={(event) => void submit(event)} aria-label="Start intake" className="stack">
+      <div className="field-row">
+        <label className="choice-option">
+          <input type="checkbox" checked={listen} onChange={(event) => setListen(event.target.checked)} /> Listen for
+          MLLP on this computer (127.0.0.1)
+        </label>
+        <div className="field">
+          <label htmlFor={`${id}-port`}>Port</label>
+          <input
+            id={`${id}-port`}
+            inputMode="numeric"
+            value={port}
+            onChange={(event) => onPort(event.target.value.replace(/\D/g, '').slice(0, 5))}
+            disabled={!listen}
+            size={6}
+            aria-invalid={listen && !portValid}
+          />
+        </div>
+      </div>
+      <div className="field">
+        <label htmlFor={`${id}-folder`}>Folder to watch (optional)</label>
+        <input
+          id={`${id}-folder`}
+          value={folder}
+          onChange={(event) => setFolder(event.target.value)}
+          disabled={!canWatch}
+          size={48}
+          spellCheck={false}
+          list={allowedFolders && allowedFolders.length > 0 ? `${id}-folders` : undefined}
+          aria-describedby={`${id}-folder-hint`}
+        />
+        {allowedFolders && allowedFolders.length > 0 ? (
+          <datalist id={`${id}-folders`}>
+            {allowedFolders.map((allowed) => (
+              <option key={allowed} value={allowed} />
+            ))}
+          </datalist>
+        ) : null}
+        <p id={`${id}-folder-hint`} className="hint">
+          {allowedFolders === null
+            ? 'Any folder on this computer.'
+            : allowedFolders.length > 0
+              ? `A folder Rx Batch may import from: ${allowedFolders.join(', ')} (or one inside it).`
+              : 'The app watches only folders it may import from, and this one has none: use rx-batch serve --watch FOLDER.'}
+        </p>
+      </div>
+      <fieldset className="field-pair">
+        <legend className="visually-hidden">When orders arrive</legend>
+        <label className="choice-option">
+          <input type="radio" name={`${id}-mode`} checked={mode === 'hold'} onChange={() => setMode('hold')} /> Hold for
+          review in Preview
+        </label>
+        <label className="choice-option">
+          <input type="radio" name={`${id}-mode`} checked={mode === 'send'} onChange={() => setMode('send')} /> Send
+          valid orders as they arrive
+        </label>
+      </fieldset>
+      {failure ? <ErrorMessage error={failure} /> : null}
+      <button type="submit" disabled={busy || nothing || (listen && !portValid)}>
+        {busy ? 'Starting…' : 'Start intake'}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,46 @@
+import type { IntakeChannelView, IntakeStatus } from '../../../../shared/intake-contract.js';
+import { plural } from '../format/format-time.js';
+
+/** The words of the Intake screen that are worked out from the status (kept apart so they are tested alone). */
+
+export type IntakeUnit = 'message' | 'file';
+
+export function describeSeries(series: readonly number[], unit: IntakeUnit): string {
+  const total = series.reduce((sum, value) => sum + value, 0);
+  if (total === 0) return `No ${unit}s in the last hour.`;
+  const most = Math.max(...series);
+  const last = series.at(-1) ?? 0;
+  return `${plural(total, unit)} in the last hour; at most ${most} in one minute; ${last} in the current minute.`;
+}
+
+export const STATE_TEXT: Record<IntakeChannelView['state'], string> = {
+  starting: 'Starting',
+  listening: 'Listening',
+  watching: 'Watching',
+  stopped: 'Stopped',
+  failed: 'Failed',
+};
+
+export const OUTCOME_TEXT: Record<IntakeChannelView['problems'][number]['outcome'], string> = {
+  AE: 'AE: cannot become an order',
+  AR: 'AR: not read',
+  refused: 'Refused',
+  failed: 'File set aside',
+};
+
+export function channelTitle(channel: IntakeChannelView): string {
+  return channel.kind === 'mllp' ? `MLLP listener ${channel.address}` : `Watched folder ${channel.address}`;
+}
+
+/** The `rx-batch serve` command that runs what the screen shows (or would start) unattended. */
+export function serveCommand(environmentId: string, status: IntakeStatus | undefined, port: string): string {
+  const channels = status?.running ? status.channels : [];
+  const listener = channels.find((channel) => channel.kind === 'mllp');
+  const folders = channels.filter((channel) => channel.kind === 'folder').map((channel) => channel.address);
+  const parts = ['rx-batch serve', `--env ${environmentId}`];
+  if (listener) parts.push(`--mllp ${listener.address}`);
+  else if (!status?.running) parts.push(`--mllp 127.0.0.1:${port || '2575'}`);
+  for (const folder of folders) parts.push(`--watch ${/\s/.test(folder) ? `"${folder}"` : folder}`);
+  if (status?.running && status.onArrival === 'send') parts.push('--on-arrival send');
+  return parts.join(' ');
+}
