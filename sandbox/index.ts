@@ -27,6 +27,11 @@ export interface SandboxOptions {
   port?: number;
   /** Port of the identity server; 0 or absent: any free port. */
   identityPort?: number;
+  /**
+   * Keep the identity server's keys, service client secret and sign-ins in `dataDir` (0600 files), so sign-ins
+   * outlive a restart, as the app's embedded sandbox does; default off: all new on every start.
+   */
+  persistIdentity?: boolean;
   /** Where the SQLite file lives (made 0700, its files 0600: they hold patient data); default a fresh temp dir. */
   dataDir?: string;
   /** Pace of status progression in ms; default 30000 (tests use ~50). */
@@ -106,6 +111,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     identity = await startIdentity({
       apiAudience: apiUrl,
       ...(options.identityPort ? { port: options.identityPort } : {}),
+      ...(options.persistIdentity ? { stateDir: dataDir } : {}),
       ...(options.accessTokenTtlSeconds !== undefined ? { accessTokenTtlSeconds: options.accessTokenTtlSeconds } : {}),
     });
   } catch (error) {

@@ -2,9 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ORDER_SERVICE_SCOPES } from '../../shared/environment.js';
+import { completeDevicePages } from '../../sandbox/identity/device-pages-driver.js';
 import { DEVICE_CLIENT_ID, SERVICE_CLIENT_ID } from '../../sandbox/identity/provider-config.js';
+import { launchChromium } from '../../test/support/browser.js';
 import { createCore, type Core } from './app-core.js';
 import { LOCAL_SANDBOX_DEVICE_ID, LOCAL_SANDBOX_ID } from './environments/presets.js';
 import { silentLogger } from './platform/logger.js';
@@ -82,10 +84,25 @@ describe('the local sandbox across restarts', () => {
       issuer: local.issuer,
     });
     expect((await first.handlers['signin.status']({ environmentId: LOCAL_SANDBOX_ID })).signedIn).toBe(true);
-    // Device sign-in starts at the sandbox's own sign-in page.
+    // Device sign-in at the sandbox's own sign-in page, finished by a person in a browser.
     const device = await first.handlers['signin.startDevice']({ environmentId: LOCAL_SANDBOX_DEVICE_ID });
     expect(device.verificationUri.startsWith(local.issuer)).toBe(true);
-    await first.handlers['signin.cancelDevice']({ environmentId: LOCAL_SANDBOX_DEVICE_ID });
+    const browser = await launchChromium();
+    try {
+      await completeDevicePages(await browser.newPage(), {
+        url: device.verificationUriComplete ?? '',
+        username: 'sandbox-admin',
+        password: 'sandbox-password',
+        decision: 'allow',
+      });
+    } finally {
+      await browser.close();
+    }
+    await vi.waitFor(
+      async () =>
+        expect((await first.handlers['signin.status']({ environmentId: LOCAL_SANDBOX_DEVICE_ID })).signedIn).toBe(true),
+      { timeout: 10_000, interval: 100 },
+    );
     await addProfile(first);
     const repointsBefore = repoints(first, LOCAL_SANDBOX_ID);
     await stop(first);
@@ -101,6 +118,9 @@ describe('the local sandbox across restarts', () => {
     expect(check.api.reachable).toBe(true);
     expect(check.identity).toMatchObject({ reachable: true, deviceAuthorization: true });
     expect((await second.handlers['signin.status']({ environmentId: LOCAL_SANDBOX_ID })).signedIn).toBe(true);
+    // The device sign-in outlived the restart (the sandbox keeps its keys and sign-ins): a secured call works.
+    const prices = await second.handlers['couriers.priceList']({ environmentId: LOCAL_SANDBOX_DEVICE_ID });
+    expect(prices.ok).toBe(true);
   });
 
   it('moves when its port is taken, and the profiles made against it follow (signed out, audited)', async () => {

@@ -32,6 +32,8 @@ export async function launchLocalSandbox(
     startSandbox({
       dataDir: sandboxDir,
       adminRoutes: options.adminRoutes === true,
+      // Sign-ins made against it outlive a restart, as against a real service.
+      persistIdentity: true,
       ...(ports ? { port: ports.apiPort, identityPort: ports.identityPort } : {}),
       ...(options.statusStepMs !== undefined ? { statusStepMs: options.statusStepMs } : {}),
     }),

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createAccessTokenVerifier, type VerifiedToken } from './access-token-verifier.js';
 import { refuseForeignHost } from '../host-check.js';
@@ -14,7 +15,7 @@ import {
   type SandboxAccount,
 } from './provider-config.js';
 import { errorPage } from './pages.js';
-import { generateSigningKeys } from './signing-keys.js';
+import { loadOrCreateKeys, STORE_FILE } from './identity-state.js';
 import { tokenEndpointTweaks } from './token-endpoint-tweaks.js';
 
 export type { VerifiedToken } from './access-token-verifier.js';
@@ -28,6 +29,11 @@ export interface IdentityOptions {
   accessTokenTtlSeconds?: number;
   /** Default 600. */
   deviceCodeTtlSeconds?: number;
+  /**
+   * A folder (0700) to keep the signing keys, the service client secret and the records in, so sign-ins outlive a
+   * restart (identity-state.ts); default none: everything is new on every start.
+   */
+  stateDir?: string;
 }
 
 export interface RunningIdentity {
@@ -35,7 +41,7 @@ export interface RunningIdentity {
   issuer: string;
   /** Public client: device_code + refresh_token grants. */
   deviceClient: { clientId: string };
-  /** Confidential client: client_credentials. The secret is new on every start. */
+  /** Confidential client: client_credentials. The secret is new on every start (kept with `stateDir`). */
   serviceClient: { clientId: string; clientSecret: string };
   /** The sandbox login for the device flow pages. */
   user: { username: string; password: string };
@@ -64,7 +70,7 @@ export async function startIdentity(options: IdentityOptions): Promise<RunningId
     if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`${name} must be a positive whole number`);
   }
 
-  const [{ Provider, errors }, keys] = await Promise.all([loadOidcProvider(), generateSigningKeys()]);
+  const [{ Provider, errors }, keys] = await Promise.all([loadOidcProvider(), loadOrCreateKeys(options.stateDir)]);
 
   // Listen first: the issuer needs the port. Requests that arrive before the provider exists get a 503.
   let handler: Parameters<typeof createServer>[1] = (_req, res) => {
@@ -84,8 +90,8 @@ export async function startIdentity(options: IdentityOptions): Promise<RunningId
   const { port } = server.address() as AddressInfo;
   const issuer = `http://127.0.0.1:${port}`;
 
-  const store = new MemoryStore();
-  const serviceClientSecret = randomBytes(32).toString('base64url');
+  const store = new MemoryStore(options.stateDir === undefined ? undefined : join(options.stateDir, STORE_FILE));
+  const serviceClientSecret = keys.serviceClientSecret;
   const provider = new Provider(
     issuer,
     buildProviderConfiguration({

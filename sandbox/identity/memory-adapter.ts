@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { writePrivate } from './identity-state.js';
 
 interface Entry {
   model: string;
@@ -19,6 +21,22 @@ const GRACE_MS = 10 * 60 * 1000;
  */
 export class MemoryStore {
   private readonly entries = new Map<string, Entry>();
+  private readonly file: string | undefined;
+
+  /** With `file`, the records are read from it at start and written back after every change (identity-state.ts). */
+  constructor(file?: string) {
+    this.file = file;
+    if (file === undefined) return;
+    try {
+      const saved = JSON.parse(readFileSync(file, 'utf8')) as Array<[string, Entry]>;
+      const now = Date.now();
+      for (const [key, entry] of saved) {
+        if (entry.keepUntil === undefined || entry.keepUntil > now) this.entries.set(key, entry);
+      }
+    } catch {
+      // Nothing saved yet, or unreadable: start empty (sign-ins made before end, as after any restart without it).
+    }
+  }
 
   adapterFor(model: string): Adapter {
     const key = (id: string) => `${model}:${id}`;
@@ -26,6 +44,7 @@ export class MemoryStore {
       upsert: (id, payload, expiresIn) => {
         const keepUntil = typeof expiresIn === 'number' ? Date.now() + expiresIn * 1000 + GRACE_MS : undefined;
         this.entries.set(key(id), { model, payload, keepUntil });
+        this.save();
         return Promise.resolve();
       },
       find: (id) => Promise.resolve(this.live(key(id))?.payload),
@@ -34,10 +53,12 @@ export class MemoryStore {
       consume: (id) => {
         const entry = this.live(key(id));
         if (entry) entry.payload.consumed = Math.floor(Date.now() / 1000);
+        this.save();
         return Promise.resolve();
       },
       destroy: (id) => {
         this.entries.delete(key(id));
+        this.save();
         return Promise.resolve();
       },
       revokeByGrantId: (grantId) => {
@@ -69,6 +90,10 @@ export class MemoryStore {
     return undefined;
   }
 
+  private save(): void {
+    if (this.file !== undefined) writePrivate(this.file, JSON.stringify([...this.entries]));
+  }
+
   private deleteWhere(match: (entry: Entry) => boolean): number {
     let count = 0;
     for (const [key, entry] of [...this.entries]) {
@@ -77,6 +102,7 @@ export class MemoryStore {
         count += 1;
       }
     }
+    if (count > 0) this.save();
     return count;
   }
 }

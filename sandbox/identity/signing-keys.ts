@@ -11,7 +11,7 @@ export interface SigningKeys {
   publicJwks: { keys: JWK[] };
 }
 
-/** A fresh key pair per start: nothing is downloaded, nothing persists, old tokens die with the process. */
+/** A fresh key pair: nothing is downloaded; kept only where identity-state.ts is given a folder. */
 export async function generateSigningKeys(): Promise<SigningKeys> {
   const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
   const kid = randomUUID();
