@@ -304,6 +304,11 @@ async function main(): Promise<void> {
     const indexAt = process.hrtime.bigint();
     while (store.audit.indexForSearch(500) > 0);
     const indexMs = ms(indexAt);
+    // Then, as the indexer does once caught up, its segments merged a bounded step at a time.
+    const mergeAt = process.hrtime.bigint();
+    let mergeSteps = 0;
+    while (store.audit.mergeSearchIndex(32)) mergeSteps += 1;
+    const mergeMs = ms(mergeAt);
 
     const timings = [unindexed, ...screens(store)];
     timings.push({
@@ -379,6 +384,8 @@ async function main(): Promise<void> {
         entries: backlog,
         ms: Math.round(indexMs),
         usPerEntry: Number(((indexMs * 1000) / Math.max(backlog, 1)).toFixed(1)),
+        mergeSteps,
+        mergeMs: Math.round(mergeMs),
       },
       searchIndexMB: Number((searchIndexBytes / 1e6).toFixed(1)),
       verifyStreaming: { ms: Math.round(streamingMs), ok: streamed.ok, pages: streamPages },

@@ -59,6 +59,8 @@ export class AuditRepo {
   readonly #hasSearchIndex: boolean;
   readonly #indexedThrough: Database.Statement<[], { through: number }> | undefined;
   readonly #indexBatch: Database.Transaction<(limit: number) => number> | undefined;
+  readonly #searchStructure: Database.Statement<[], { block: Buffer }> | undefined;
+  readonly #searchMerge: Database.Statement<[number]> | undefined;
 
   constructor(db: Database.Database, now: () => Date) {
     this.#db = db;
@@ -102,6 +104,8 @@ export class AuditRepo {
       );
       const mark = db.prepare<[number]>('UPDATE audit_search_progress SET indexed_through = ? WHERE id = 1');
       this.#indexedThrough = through;
+      this.#searchStructure = db.prepare('SELECT block FROM audit_search_data WHERE id = 10');
+      this.#searchMerge = db.prepare("INSERT INTO audit_search (audit_search, rank) VALUES ('merge', ?)");
       this.#indexBatch = db.transaction((limit: number) => {
         const from = through.get()!.through;
         const last = lastOf.get(from, limit)!.last;
@@ -322,6 +326,20 @@ export class AuditRepo {
   indexForSearch(limit: number): number {
     if (!this.#hasSearchIndex) return 0;
     return this.#indexBatch!.immediate(limit);
+  }
+
+  /**
+   * One bounded step of merging the free-text index's segments (FTS5 `merge`, about `pages` pages written): batch
+   * by batch filling leaves many small segments, and a search reads each (a clinic order id 28 → 5 ms p50 here once
+   * merged). True when it merged something (the index's structure record, FTS5's row 10, changed).
+   */
+  mergeSearchIndex(pages: number): boolean {
+    if (!this.#hasSearchIndex) return false;
+    const structure = () => this.#searchStructure!.get()?.block;
+    const before = structure();
+    this.#searchMerge!.run(pages);
+    const after = structure();
+    return before !== undefined && after !== undefined && !before.equals(after);
   }
 
   /** Entries appended and not yet in the free-text index. */
