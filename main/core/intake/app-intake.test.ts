@@ -96,6 +96,12 @@ describe('intake through the contract', () => {
     expect(stopped.channels[0]).toMatchObject({ state: 'stopped', connections: 0, peers: [] });
     await expect(RawMllpSocket.open(port)).rejects.toThrow();
     expect(changes.some((c) => c.channels[0]?.received === 5)).toBe(true);
+    const log = await t.api.call('log.list', { action: 'intake.st' });
+    const startStop = log.entries.filter((e) => e.action === 'intake.started' || e.action === 'intake.stopped');
+    expect(startStop.map((e) => [e.action, e.actor])).toEqual([
+      ['intake.stopped', 'user'],
+      ['intake.started', 'user'],
+    ]);
   });
 
   it('refuses a second start, a port in use, and a folder outside the import policy', async () => {

@@ -123,6 +123,13 @@ export class AppIntake {
       this.#stopped = running;
       throw error;
     }
+    // Who opened a port or watched a folder, and when it ended, are in the log (the address and folders on screen).
+    store.audit.append({
+      actor: 'user',
+      action: 'intake.started',
+      environmentId: request.environmentId,
+      details: { operation: request.onArrival },
+    });
     const status = this.status();
     this.#deps.onChanged(status);
     return status;
@@ -134,6 +141,7 @@ export class AppIntake {
       this.#running = undefined;
       await this.#stopRunning(running);
       this.#stopped = running;
+      this.#audit('intake.stopped', running, 'user');
     }
     const status = this.status();
     this.#deps.onChanged(status);
@@ -146,7 +154,20 @@ export class AppIntake {
     if (this.#changedTimer) clearTimeout(this.#changedTimer);
     const running = this.#running;
     this.#running = undefined;
-    if (running) await this.#stopRunning(running);
+    if (running) {
+      await this.#stopRunning(running);
+      this.#audit('intake.stopped', running, 'system');
+    }
+  }
+
+  #audit(action: 'intake.stopped', running: Running, actor: 'user' | 'system'): void {
+    if (!this.#deps.store.isOpen) return;
+    this.#deps.store.audit.append({
+      actor,
+      action,
+      environmentId: running.environmentId,
+      details: { operation: running.onArrival, outcome: actor === 'system' ? 'app closed' : 'stopped' },
+    });
   }
 
   status(): IntakeStatus {

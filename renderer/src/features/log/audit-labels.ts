@@ -52,6 +52,8 @@ const ACTION_LABELS: Record<string, string> = {
   'environment.identity-changed': 'Environment re-pointed (signed out)',
   'environment.removed': 'Environment removed',
   'environment.client-secret-unverified': 'Client secret kept unchecked',
+  'intake.started': 'Live intake started in the app',
+  'intake.stopped': 'Live intake stopped',
   'intake.accepted': 'Live HL7 message accepted',
   'intake.staged': 'Live HL7 message staged',
   'intake.refused': 'Live HL7 message refused',
