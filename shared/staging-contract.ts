@@ -226,8 +226,15 @@ export const stagingCalls = {
     input: z.object({ batchId: idSchema }).strict(),
     output: z.object({ text: z.string() }),
   },
-  /** Our CSV template with one example order, to download. */
-  'template.example': { input: z.object({}).strict(), output: z.object({ fileName: z.string(), text: z.string() }) },
+  /** Our CSV template with one example order, to download, and the guide to its columns that goes beside it. */
+  'template.example': {
+    input: z.object({}).strict(),
+    output: z.object({
+      fileName: z.string(),
+      text: z.string(),
+      guide: z.object({ fileName: z.string(), text: z.string() }),
+    }),
+  },
   'profiles.list': { input: z.object({}).strict(), output: z.array(savedProfileViewSchema) },
   /**
    * Saves a mapping profile; `fromBatchId` keeps that import's header with it (the error export is recognised).

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Download, Page } from '@playwright/test';
 import { collectPageProblems, expect, test } from './support/journey-app.js';
 import { chooseBatchFile, chooseEnvironment, localSandbox, openSection } from './support/workspace.js';
+import { saveScreenshot } from './support/screenshots.js';
 import { csvFromTemplate, TEMPLATE_ROW } from './support/template-csv.js';
 
 /**
@@ -38,6 +39,23 @@ test('preview tools: template download, errors exported and re-imported, find an
     .split(/\r?\n/)[0]!
     .split(',');
   expect(header).toEqual(expect.arrayContaining(['clinicCode', 'clinicOrderId', 'dmdCode', 'quantity']));
+  // Beside it, a guide to its columns: each one, required or not, how it is written.
+  const guide = await downloaded(page, () => page.getByRole('button', { name: 'Column guide' }).click());
+  expect(guide.download.suggestedFilename()).toBe('rx-batch-template-columns.txt');
+  for (const column of header) expect(guide.text).toMatch(new RegExp(`^ {2}${column} `, 'm'));
+  expect(guide.text).toContain('dm+d code (required)');
+  await saveScreenshot(page, 'import-template-guide');
+
+  // A workbook saved as .xlsx is refused with one sentence that says what it is and what to do.
+  await chooseBatchFile(page, 'orders.xlsx', Buffer.from('PK\u0003\u0004 not a csv', 'latin1'));
+  await expect(
+    page
+      .getByRole('alert')
+      .getByText(
+        'The file is an Excel workbook (.xlsx) or another ZIP archive, not a CSV or HL7 text file: in Excel, save it as "CSV UTF-8" (File, Save As) and import that.',
+        { exact: true },
+      ),
+  ).toBeVisible();
 
   // Three orders: two name their courier as the clinic system does ("Royal Mail 24"), one has a bad postcode.
   const rows = [

@@ -34,11 +34,20 @@ export interface Inspection {
 
 export type InspectionResult = { ok: true; inspection: Inspection } | { ok: false; problem: Problem; encoding: string };
 
-const SIGNATURES: readonly { bytes: number[]; what: string }[] = [
-  { bytes: [0x50, 0x4b, 0x03, 0x04], what: 'a ZIP archive (an Excel .xlsx workbook is one): save it as CSV' },
-  { bytes: [0xd0, 0xcf, 0x11, 0xe0], what: 'an old Excel (.xls) or Word file: save it as CSV' },
+/** Files that are not text, by their first bytes: what the file is, and what to do instead. */
+const SIGNATURES: readonly { bytes: number[]; what: string; advice?: string }[] = [
+  {
+    bytes: [0x50, 0x4b, 0x03, 0x04],
+    what: 'an Excel workbook (.xlsx) or another ZIP archive',
+    advice: 'in Excel, save it as "CSV UTF-8" (File, Save As) and import that',
+  },
+  {
+    bytes: [0xd0, 0xcf, 0x11, 0xe0],
+    what: 'an old Excel workbook (.xls) or a Word document',
+    advice: 'save it as "CSV UTF-8" and import that',
+  },
   { bytes: [0x25, 0x50, 0x44, 0x46], what: 'a PDF document' },
-  { bytes: [0x1f, 0x8b], what: 'a gzip archive: unpack it first' },
+  { bytes: [0x1f, 0x8b], what: 'a gzip archive', advice: 'unpack it first' },
 ];
 
 function startsWith(buffer: Buffer, bytes: readonly number[]): boolean {
@@ -138,7 +147,8 @@ export async function inspectFile(
   if (totalBytes === 0) return fail('file.empty', 'The file is empty.');
   for (const signature of SIGNATURES) {
     if (startsWith(sample, signature.bytes)) {
-      return fail('file.binary', `The file is ${signature.what}, not a CSV or HL7 text file.`);
+      const advice = signature.advice ? `: ${signature.advice}` : '';
+      return fail('file.binary', `The file is ${signature.what}, not a CSV or HL7 text file${advice}.`);
     }
   }
 

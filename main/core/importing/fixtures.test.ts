@@ -380,7 +380,10 @@ const CASES: Case[] = [
     orders: 0,
     invalid: 0,
     fileProblems: ['file.binary'],
-    check: (r) => expect(r.fileProblems[0]!.text).toContain('save it as CSV'),
+    check: (r) =>
+      expect(r.fileProblems[0]!.text).toBe(
+        'The file is an Excel workbook (.xlsx) or another ZIP archive, not a CSV or HL7 text file: in Excel, save it as "CSV UTF-8" (File, Save As) and import that.',
+      ),
   },
   // Invalid values, one kind per file
   {

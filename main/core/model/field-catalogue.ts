@@ -192,7 +192,8 @@ export const FIELDS: readonly FieldSpec[] = [
   f('clinicPrescriberFeeTypeId', 'clinicInformation.prescriberFeeTypeId', 'int', false, 'prescriber fee type', ''),
   f('clinicPrescriberFee', 'clinicInformation.prescriberFee', 'number', false, 'prescriber fee', ''),
   f('affiliateId', 'affiliateId', 'text', false, 'affiliate id', ''),
-  f('dmdCode', 'prescribedItems.*.dmdCode', 'dmd', true, 'dm+d code', '42109611000001109', [
+  // The example is in the sandbox's catalogue (Paracetamol 500mg tablets, packs of 32), so the example order is found.
+  f('dmdCode', 'prescribedItems.*.dmdCode', 'dmd', true, 'dm+d code', '322236009', [
     'DMD',
     'dm+d',
     'DMD Code',

@@ -37,6 +37,7 @@ import {
   type OrderHistoryItem,
   type StepOutcome,
 } from './edit-history.js';
+import { templateGuideText } from '../importing/template-guide.js';
 import { errorCsv, exampleTemplateCsv, templateCsv, type ExportCounts } from './batch-exports.js';
 import { RESERVED_PROFILE_NAMES, stageFile, type StoredReport } from './stage-file.js';
 import { StagingError, type StagingDeps } from './staging-deps.js';
@@ -383,8 +384,14 @@ export class StagingService {
     });
   }
 
-  exampleTemplate(): { fileName: string; text: string } {
-    return { fileName: 'rx-batch-template.csv', text: exampleTemplateCsv({ bom: true }) };
+  exampleTemplate(): { fileName: string; text: string; guide: { fileName: string; text: string } } {
+    const fileName = 'rx-batch-template.csv';
+    return {
+      fileName,
+      text: exampleTemplateCsv({ bom: true }),
+      // With a byte order mark, so Notepad and TextEdit read it as UTF-8 like the template.
+      guide: { fileName: 'rx-batch-template-columns.txt', text: `\ufeff${templateGuideText(fileName)}` },
+    };
   }
 
   listProfiles(): SavedProfileView[] {

@@ -222,10 +222,11 @@ export function ImportScreen({
     await api.call('import.cancel', { importId: phase.importId }).catch(() => undefined);
   }
 
-  async function downloadTemplate() {
+  async function downloadTemplate(part: 'template' | 'guide') {
     try {
       const template = await api.call('template.example', {});
-      downloadText(template.fileName, template.text);
+      if (part === 'guide') downloadText(template.guide.fileName, template.guide.text, 'text/plain;charset=utf-8');
+      else downloadText(template.fileName, template.text);
       setTemplateFailure(undefined);
     } catch (error) {
       setTemplateFailure(error);
@@ -256,9 +257,14 @@ export function ImportScreen({
       <section aria-labelledby="import-file-heading" className="panel import-panel">
         <div className="panel-head">
           <h3 id="import-file-heading">Import a batch into {environment.name}</h3>
-          <button type="button" className="secondary" onClick={() => void downloadTemplate()}>
-            Download template
-          </button>
+          <div className="button-row">
+            <button type="button" className="secondary" onClick={() => void downloadTemplate('template')}>
+              Download template
+            </button>
+            <button type="button" className="secondary" onClick={() => void downloadTemplate('guide')}>
+              Column guide
+            </button>
+          </div>
         </div>
         {templateFailure ? <ErrorMessage error={templateFailure} /> : null}
         <FileChooser

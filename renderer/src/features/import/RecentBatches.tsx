@@ -32,9 +32,9 @@ export function RecentBatches({
       <section aria-labelledby="batches-heading" className="panel">
         <h3 id="batches-heading">No batches imported into {environment.name} yet</h3>
         <p>
-          Use “Download template” above and fill in one row per order (or use your clinic system&apos;s own CSV or HL7
-          export), then choose the file. Its orders open here in Preview: every problem is marked on its cell, you fix
-          them in place, and nothing is sent before you accept.
+          Use “Download template” above and fill in one row per prescribed item (“Column guide” explains each column),
+          or use your clinic system&apos;s own CSV or HL7 export; then choose the file. Its orders open here in Preview:
+          every problem is marked on its cell, you fix them in place, and nothing is sent before you accept.
         </p>
       </section>
     );
