@@ -74,7 +74,7 @@ export class IntakeService {
   readonly #inflight = new Set<Promise<unknown>>();
   /** Answered messages waiting to be staged, in the order they came (see #stageWaiting). */
   #waiting: Waiting[] = [];
-  #stagingScheduled: NodeJS.Immediate | null = null;
+  #stagingScheduled: NodeJS.Immediate | NodeJS.Timeout | null = null;
   #stagedWaiters: Array<() => void> = [];
   #closed = false;
 
@@ -153,7 +153,11 @@ export class IntakeService {
   async close(): Promise<void> {
     this.#closed = true;
     while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight]);
-    if (this.#stagingScheduled) clearImmediate(this.#stagingScheduled);
+    const scheduled = this.#stagingScheduled;
+    if (scheduled) {
+      clearImmediate(scheduled as NodeJS.Immediate);
+      clearTimeout(scheduled as NodeJS.Timeout);
+    }
     this.#stageWaiting();
     this.#commits.close();
   }
@@ -284,34 +288,54 @@ export class IntakeService {
     const waiting = this.#waiting;
     this.#waiting = [];
     if (waiting.length > 0 && this.#options.store.isOpen) {
-      const { store, logger } = this.#options;
+      const { logger } = this.#options;
       const failed = (item: Waiting, error: unknown) =>
         logger?.error('intake: a message could not be staged; it is staged again at the next start', {
           controlId: item.message.controlId,
           error: error instanceof Error ? error.message : String(error),
         });
-      this.#commits.commit(() => {
-        for (const run of this.#runs(waiting)) {
-          try {
-            store.inTransaction(() => this.#stage(run));
-          } catch (error) {
-            // One message at a time, so the one that fails does not keep the others from being staged.
-            if (run.length === 1) failed(run[0]!, error);
-            else
-              for (const item of run) {
-                try {
-                  store.inTransaction(() => this.#stage([item]));
-                } catch (itemError) {
-                  failed(item, itemError);
-                }
-              }
-          }
+      try {
+        this.#commits.commit(() => this.#stageRuns(waiting, failed));
+      } catch (error) {
+        // The transaction itself failed (the write lock not had in time, a full disk): all of it is tried again in
+        // a second (and at the next start, if the process stops first). Never thrown from here: this runs from
+        // setImmediate, where it would end the process.
+        logger?.error('intake: staging failed; trying again in a second', {
+          messages: waiting.length,
+          error: error instanceof Error ? error.message : String(error),
+        });
+        this.#waiting = [...waiting, ...this.#waiting];
+        if (!this.#closed) {
+          this.#stagingScheduled = setTimeout(() => this.#stageWaiting(), 1000);
+          this.#stagingScheduled.unref();
         }
-      });
+        return;
+      }
       // No fsync of its own: the next ACK's covers it, and so does the outbox's before it sends an order accepted
       // here (its claim is later in the WAL). Lost only to power loss before then, and then staged again at start.
     }
     for (const resolve of this.#stagedWaiters.splice(0)) resolve();
+  }
+
+  /** Each run in a savepoint; a run that fails is staged again one message at a time. */
+  #stageRuns(waiting: Waiting[], failed: (item: Waiting, error: unknown) => void): void {
+    const { store } = this.#options;
+    for (const run of this.#runs(waiting)) {
+      try {
+        store.inTransaction(() => this.#stage(run));
+      } catch (error) {
+        // One message at a time, so the one that fails does not keep the others from being staged.
+        if (run.length === 1) failed(run[0]!, error);
+        else
+          for (const item of run) {
+            try {
+              store.inTransaction(() => this.#stage([item]));
+            } catch (itemError) {
+              failed(item, itemError);
+            }
+          }
+      }
+    }
   }
 
   #scheduleStaging(): void {
