@@ -202,7 +202,7 @@ test('orders: a CSV order found by its patient’s surname, its timeline from th
   const viewed = entries.getByRole('row', { name: /Order source viewed/ });
   await expect(viewed).toHaveCount(1);
   await expect(viewed).toContainText(clinicOrderId);
-  await expect(viewed).toContainText(local.id);
+  await expect(viewed).toContainText(local.name);
   await expect(viewed).toContainText('via: browser');
   await expect(viewed).toContainText('file type: csv');
   await expect(entries).not.toContainText(/Bront/i);
@@ -220,7 +220,8 @@ test('orders: the service lookup by dispatch date explains the 3-day limit and h
   const from = lookup.getByRole('textbox', { name: 'Dispatched from' });
   const to = lookup.getByRole('textbox', { name: 'Dispatched to' });
   // The fields take the admin's way of writing a date (the hint says which) or ISO, and are one Tab stop each.
-  const hint = (await from.getAttribute('placeholder'))!;
+  const hint = (await page.locator(`#${await from.getAttribute('aria-describedby')}`).textContent())!;
+  await expect(from).toHaveAccessibleDescription(hint);
   expect(hint).toMatch(/^(dd|mm|yyyy)\W+(dd|mm|yyyy)\W+(dd|mm|yyyy)$/);
   await from.fill(start);
   await from.focus();

@@ -42,7 +42,6 @@ export function DateField({
         type="text"
         inputMode="numeric"
         autoComplete="off"
-        placeholder={pattern.hint}
         value={text}
         required={required}
         aria-invalid={invalid || undefined}
