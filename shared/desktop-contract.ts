@@ -17,6 +17,10 @@ export const importFilesSchema = z
   .strict();
 export type ImportFiles = z.infer<typeof importFilesSchema>;
 
+/** What an open dialog is for: files to import, a folder of them to import, or a folder to watch (live intake). */
+export const choosePurposeSchema = z.enum(['import', 'import-folder', 'intake-folder']);
+export type ChoosePurpose = z.infer<typeof choosePurposeSchema>;
+
 const desktopOnlySchema = z
   .object({ ok: z.literal(false), reason: z.literal('desktop-only'), message: z.string() })
   .strict();
@@ -25,10 +29,11 @@ export const desktopCalls = {
   /**
    * Shows the native open dialog: CSV/HL7 files (`import`), or a folder whose CSV/HL7 files are imported, not
    * those in folders inside it (`import-folder`). Cancelling gives no paths. Each path is then allowed in
-   * `import.file` over this window's IPC; a path the admin did not choose is refused there.
+   * `import.file` over this window's IPC; a path the admin did not choose is refused there. `intake-folder`: one
+   * folder to watch, its own path handed back and allowed for `intake.start` (shared/intake-contract.ts).
    */
   'files.choose': {
-    input: z.object({ purpose: z.enum(['import', 'import-folder']) }).strict(),
+    input: z.object({ purpose: choosePurposeSchema }).strict(),
     output: z.discriminatedUnion('ok', [importFilesSchema.extend({ ok: z.literal(true) }), desktopOnlySchema]),
   },
   /**

@@ -1,5 +1,5 @@
 import type { CallHandlers } from '../../shared/contract.js';
-import type { desktopCalls, ImportFiles } from '../../shared/desktop-contract.js';
+import type { ChoosePurpose, desktopCalls, ImportFiles } from '../../shared/desktop-contract.js';
 import type { Environment } from '../../shared/environment.js';
 import { identityOf, type EnvironmentIdentity } from './environments/registry.js';
 
@@ -13,8 +13,8 @@ type DesktopCallName = keyof typeof desktopCalls;
 
 /** What the desktop shell supplies (main/electron/desktop-integration.ts). */
 export interface DesktopIntegration {
-  /** Shows the native open dialog; the paths are checked regular CSV/HL7 files, a folder already expanded. */
-  chooseFiles(purpose: 'import' | 'import-folder'): Promise<ImportFiles>;
+  /** The native open dialog: checked CSV/HL7 files, a folder already expanded; `intake-folder`: the folder itself. */
+  chooseFiles(purpose: ChoosePurpose): Promise<ImportFiles>;
   /** Files handed over by the operating system or the File menu since the last call, each once. */
   takeImportRequests(): ImportFiles | Promise<ImportFiles>;
   /** Opens the data directory in the file manager; a sentence when the system could not. */

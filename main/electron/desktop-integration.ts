@@ -1,4 +1,6 @@
-import type { ImportFiles } from '../../shared/desktop-contract.js';
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { ChoosePurpose, ImportFiles } from '../../shared/desktop-contract.js';
 import type { DesktopIntegration, IdentityChange, RemovalQuestion, SaveRequest } from '../core/desktop-handlers.js';
 import type { Logger } from '../core/platform/logger.js';
 import { importFilesAt } from './import-paths.js';
@@ -12,7 +14,7 @@ import type { PathGrants } from './path-grants.js';
 
 export interface DesktopShellDeps {
   /** The native open dialog: the chosen files, or the one chosen folder; empty when the admin cancels. */
-  showOpenDialog(purpose: 'import' | 'import-folder'): Promise<string[]>;
+  showOpenDialog(purpose: ChoosePurpose): Promise<string[]>;
   /** The native confirmation before an environment is re-pointed (dialogs.ts askIdentityChange). */
   confirmIdentityChange(change: IdentityChange): Promise<boolean>;
   /** The native confirmation before an environment is removed (dialogs.ts askRemoval). */
@@ -39,12 +41,27 @@ export class DesktopShell implements DesktopIntegration {
     this.#deps = deps;
   }
 
-  async chooseFiles(purpose: 'import' | 'import-folder'): Promise<ImportFiles> {
+  async chooseFiles(purpose: ChoosePurpose): Promise<ImportFiles> {
     const chosen = await this.#deps.showOpenDialog(purpose);
+    if (purpose === 'intake-folder') return this.#intakeFolder(chosen);
     const files = await importFilesAt(chosen);
     this.#deps.grants.add(files.paths);
     if (chosen.length > 0) this.#log('files chosen for import', files);
     return files;
+  }
+
+  /** A folder to watch: itself granted (for `intake.start`), its files not (the intake reads them as they come). */
+  async #intakeFolder(chosen: string[]): Promise<ImportFiles> {
+    const [folder] = chosen;
+    if (folder === undefined) return { paths: [], skipped: [] };
+    const isFolder = await stat(folder).then(
+      (info) => info.isDirectory(),
+      () => false,
+    );
+    if (!isFolder) return { paths: [], skipped: [{ name: basename(folder), reason: 'It is not a folder.' }] };
+    this.#deps.grants.add([folder]);
+    this.#deps.logger.info('folder chosen for intake', { folders: 1 });
+    return { paths: [folder], skipped: [] };
   }
 
   async confirmIdentityChange(change: IdentityChange): Promise<boolean> {

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { app, dialog, type BrowserWindow, type MessageBoxOptions, type OpenDialogOptions } from 'electron';
+import type { ChoosePurpose } from '../../shared/desktop-contract.js';
 import type { IdentityChange, RemovalQuestion, SaveRequest } from '../core/desktop-handlers.js';
 import { IMPORT_EXTENSIONS } from './launch-files.js';
 
@@ -34,10 +35,13 @@ export async function chooseFolder(window: BrowserWindow, title: string): Promis
   return result.canceled ? undefined : result.filePaths[0];
 }
 
-/** The dialog behind `files.choose` and the File menu: CSV/HL7 files, or one folder of them; empty when cancelled. */
-export async function chooseForImport(window: BrowserWindow, purpose: 'import' | 'import-folder'): Promise<string[]> {
+/** The dialog behind `files.choose` and the File menu: CSV/HL7 files, or one folder (of them, or to watch). */
+export async function chooseForImport(window: BrowserWindow, purpose: ChoosePurpose): Promise<string[]> {
   if (purpose === 'import') return chooseImportFiles(window);
-  const folder = await chooseFolder(window, 'Import a folder of batches');
+  const folder = await chooseFolder(
+    window,
+    purpose === 'intake-folder' ? 'Watch a folder for live intake' : 'Import a folder of batches',
+  );
   return folder ? [folder] : [];
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { importFilesSchema } from '../../shared/desktop-contract.js';
+import { choosePurposeSchema, importFilesSchema } from '../../shared/desktop-contract.js';
 import { contractErrorSchema } from '../../shared/errors.js';
 import { grantSchema } from '../../shared/environment.js';
 
@@ -114,7 +114,7 @@ const hostRequestSchema = z.discriminatedUnion('service', [
   request('secrets.get', z.object({ key: secretKeySchema }).strict()),
   request('secrets.set', z.object({ key: secretKeySchema, value: z.string().max(1_000_000) }).strict()),
   request('secrets.delete', z.object({ key: secretKeySchema }).strict()),
-  request('desktop.chooseFiles', z.object({ purpose: z.enum(['import', 'import-folder']) }).strict()),
+  request('desktop.chooseFiles', z.object({ purpose: choosePurposeSchema }).strict()),
   request('desktop.takeImportRequests', z.object({}).strict()),
   request('desktop.openDataFolder', z.object({}).strict()),
   request(

@@ -1,4 +1,4 @@
-import type { ImportFiles } from '../../shared/desktop-contract.js';
+import type { ChoosePurpose, ImportFiles } from '../../shared/desktop-contract.js';
 import type { CallResult } from '../../shared/transport-protocol.js';
 import { createCore, type Core, type CoreOptions } from '../core/app-core.js';
 import { plainFileSecrets } from '../core/audit/chain-key.js';
@@ -149,7 +149,7 @@ class ShellSecretStore implements SecretStore {
 /** The desktop shell's dialogs, files from the OS and file manager, asked for over the protocol. */
 class ShellDesktop implements DesktopIntegration {
   constructor(readonly requests: ShellRequests) {}
-  chooseFiles(purpose: 'import' | 'import-folder'): Promise<ImportFiles> {
+  chooseFiles(purpose: ChoosePurpose): Promise<ImportFiles> {
     return this.requests.ask('desktop.chooseFiles', { purpose });
   }
   takeImportRequests(): Promise<ImportFiles> {

@@ -98,6 +98,23 @@ describe('files.choose', () => {
     });
   });
 
+  it('hands back a folder chosen for live intake, itself allowed (not its files), and refuses a file', async () => {
+    const folder = join(root, 'monday');
+    const { call, grants } = desktopShell({ showOpenDialog: () => Promise.resolve([folder]) });
+    expect(await call('files.choose', { purpose: 'intake-folder' })).toEqual({
+      ok: true,
+      value: { ok: true, paths: [folder], skipped: [] },
+    });
+    expect(grants.has(folder)).toBe(true);
+    expect(grants.has(join(folder, 'a.csv'))).toBe(false);
+    const file = desktopShell({ showOpenDialog: () => Promise.resolve([join(root, 'single.csv')]) });
+    expect(await file.call('files.choose', { purpose: 'intake-folder' })).toEqual({
+      ok: true,
+      value: { ok: true, paths: [], skipped: [{ name: 'single.csv', reason: 'It is not a folder.' }] },
+    });
+    expect(file.grants.size).toBe(0);
+  });
+
   it('gives no paths, and logs nothing, when the admin cancels', async () => {
     const { call, showOpenDialog } = desktopShell();
     expect(await call('files.choose', { purpose: 'import' })).toEqual({

@@ -104,6 +104,26 @@ describe('intake through the contract', () => {
     ]);
   });
 
+  it("the desktop's policy (paths handed over): watches the folder chosen in its dialog, no other", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rxbatch-intake-desktop-'));
+    dirs.push(dir);
+    const chosen = join(dir, 'chosen');
+    const other = join(dir, 'other');
+    mkdirSync(chosen);
+    mkdirSync(other);
+    // As the desktop shell answers: only what the admin handed over (main/electron/path-grants.ts).
+    t = await openTestCore('app-intake-desktop', {
+      importPaths: { allow: (path) => Promise.resolve(path === chosen ? path : undefined) },
+    });
+    expect((await t.api.call('intake.status', {})).allowedFolders).toEqual([]);
+    const start = (folder: string) =>
+      t!.api.call('intake.start', { environmentId: LOCAL_SANDBOX_ID, onArrival: 'hold', folders: [folder] });
+    await expect(start(other)).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(start(join(chosen, '..', 'other'))).rejects.toMatchObject({ code: 'forbidden' });
+    const running = await start(chosen);
+    expect(running.channels).toMatchObject([{ kind: 'folder', address: chosen, state: 'watching' }]);
+  });
+
   it('refuses a second start, a port in use, and a folder outside the import policy', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rxbatch-intake-folders-'));
     dirs.push(dir);

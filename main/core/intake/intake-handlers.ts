@@ -16,33 +16,40 @@ import { AppIntake, AppIntakeError } from './app-intake.js';
 type IntakeCallName = keyof typeof intakeCalls;
 
 const FOLDER_REFUSED =
-  'That folder cannot be watched here. Watch a folder Rx Batch may import from (in a browser: start it with ' +
-  '--import-dir FOLDER), or run `rx-batch serve --watch FOLDER`.';
+  'That folder cannot be watched here. Choose it with "Choose folder…" in the desktop app, or a folder Rx Batch ' +
+  'may import from (in a browser: start it with --import-dir FOLDER), or run `rx-batch serve --watch FOLDER`.';
 
 /**
  * The folder to watch (links resolved) when the policy allows it: any folder for direct calls (the user at their
- * own command line), else only one of the policy's folders or a folder inside one, checked as written and again
- * with links resolved. A policy without folders (the desktop's files handed over one by one) allows none.
+ * own command line); one of the policy's folders or a folder inside one, checked as written and again with links
+ * resolved (browser mode's --import-dir); or, for a policy without folders (the desktop's paths handed over), a
+ * folder the policy allows as it is: one the admin chose in the app's folder dialog.
  */
 async function allowedIntakeFolder(policy: ImportPathPolicy, folder: string): Promise<string | undefined> {
   if (!isAbsolute(folder) || folder.includes('\0')) return undefined;
+  if (policy === ANY_PATH) return directory(resolve(folder));
+  const roots = policy.folders;
+  if (!roots) return directory(await policy.allow(folder));
   const within = (root: string, path: string) => {
     const rel = relative(root, path);
     return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
   };
   const written = resolve(folder);
-  if (policy !== ANY_PATH && !(policy.folders ?? []).some((root) => within(root, written))) return undefined;
-  const target = await realpath(written).catch(() => undefined);
-  if (
-    !target ||
-    !(await stat(target).then(
-      (info) => info.isDirectory(),
-      () => false,
-    ))
-  )
-    return undefined;
-  if (policy !== ANY_PATH && !(policy.folders ?? []).some((root) => within(root, target))) return undefined;
-  return target;
+  if (!roots.some((root) => within(root, written))) return undefined;
+  const target = await directory(written);
+  return target && roots.some((root) => within(root, target)) ? target : undefined;
+}
+
+/** The folder with links resolved, when it is one. */
+async function directory(path: string | undefined): Promise<string | undefined> {
+  if (path === undefined) return undefined;
+  const target = await realpath(path).catch(() => undefined);
+  if (!target) return undefined;
+  const isFolder = await stat(target).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
+  return isFolder ? target : undefined;
 }
 
 export function buildIntakeHandlers(

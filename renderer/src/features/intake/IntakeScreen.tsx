@@ -18,7 +18,7 @@ const REFRESH_MS = 30_000;
  * messages per minute, last problems and the batches it fed; start and stop; and, plainly, that it all stops when
  * the app closes unless `rx-batch serve` runs.
  */
-export function IntakeScreen({ environment }: { environment: EnvironmentView }) {
+export function IntakeScreen({ environment, desktop }: { environment: EnvironmentView; desktop: boolean }) {
   const api = useApi();
   const [status, setStatus] = useState<IntakeStatus>();
   const [loadError, setLoadError] = useState<unknown>();
@@ -94,6 +94,7 @@ export function IntakeScreen({ environment }: { environment: EnvironmentView }) 
           <StartIntakeForm
             environment={environment}
             allowedFolders={status.allowedFolders}
+            desktop={desktop}
             port={port}
             onPort={setPort}
             onStarted={setStatus}

@@ -11,6 +11,7 @@ import { ErrorMessage } from '../errors/ErrorMessage.js';
 export function StartIntakeForm({
   environment,
   allowedFolders,
+  desktop,
   port,
   onPort,
   onStarted,
@@ -18,6 +19,8 @@ export function StartIntakeForm({
   environment: EnvironmentView;
   /** null: any folder (direct calls); empty: none from the app. */
   allowedFolders: readonly string[] | null;
+  /** The desktop app: a folder is chosen in its native dialog (the only way it may be watched there). */
+  desktop: boolean;
   port: string;
   onPort: (port: string) => void;
   onStarted: (status: IntakeStatus) => void;
@@ -29,7 +32,18 @@ export function StartIntakeForm({
   const [mode, setMode] = useState<IntakeModeView>('hold');
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<unknown>();
-  const canWatch = allowedFolders === null || allowedFolders.length > 0;
+  const canType = allowedFolders === null || allowedFolders.length > 0;
+  const canWatch = canType || desktop;
+
+  async function chooseFolder() {
+    setFailure(undefined);
+    try {
+      const chosen = await api.call('files.choose', { purpose: 'intake-folder' });
+      if (chosen.ok && chosen.paths[0]) setFolder(chosen.paths[0]);
+    } catch (error) {
+      setFailure(error);
+    }
+  }
   const portNumber = Number(port);
   const portValid = port !== '' && Number.isInteger(portNumber) && portNumber >= 1 && portNumber <= 65535;
 
@@ -80,6 +94,7 @@ export function StartIntakeForm({
           value={folder}
           onChange={(event) => setFolder(event.target.value)}
           disabled={!canWatch}
+          readOnly={!canType}
           size={48}
           spellCheck={false}
           list={allowedFolders && allowedFolders.length > 0 ? `${id}-folders` : undefined}
@@ -97,8 +112,22 @@ export function StartIntakeForm({
             ? 'Any folder on this computer.'
             : allowedFolders.length > 0
               ? `A folder Rx Batch may import from: ${allowedFolders.join(', ')} (or one inside it).`
-              : 'The app watches only folders it may import from, and this one has none: use rx-batch serve --watch FOLDER.'}
+              : desktop
+                ? 'Choose the folder the clinic system writes into.'
+                : 'The app watches only folders it may import from, and this one has none: use rx-batch serve --watch FOLDER.'}
         </p>
+        {desktop && !canType ? (
+          <div className="button-row">
+            <button type="button" className="secondary" onClick={() => void chooseFolder()}>
+              Choose folder…
+            </button>
+            {folder ? (
+              <button type="button" className="secondary" onClick={() => setFolder('')}>
+                No folder
+              </button>
+            ) : null}
+          </div>
+        ) : null}
       </div>
       <fieldset className="field-pair">
         <legend className="visually-hidden">When orders arrive</legend>

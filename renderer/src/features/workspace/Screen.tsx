@@ -27,7 +27,7 @@ export function Screen({ route, info, environment }: { route: Route; info: AppIn
         />
       );
     case 'intake':
-      return <IntakeScreen key={key} environment={environment} />;
+      return <IntakeScreen key={key} environment={environment} desktop={info.desktop?.fileDialogs ?? false} />;
     case 'orders':
       return <OrdersScreen key={key} environment={environment} openOrderId={route.orderId} />;
     case 'signin':
