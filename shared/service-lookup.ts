@@ -34,6 +34,8 @@ export const lookedUpOrderSchema = z.object({
   trackingId: z.string().nullable(),
   cancelReason: z.string().nullable(),
   localOrderId: z.number().int().nullable(),
+  /** The courier, when the order was sent from this app and names one (for a tracking link). */
+  courierCode: z.string().max(20).nullable().optional(),
 });
 export type LookedUpOrder = z.infer<typeof lookedUpOrderSchema>;
 

@@ -159,6 +159,9 @@ describe('the core: calls behind the workspace screens', () => {
       error: null,
       records: [{ clinicOrderId: first.clinicOrderId, localOrderId: first.id, trackingId: first.trackingId }],
     });
+    // Sent from here, so the order names its courier, for a tracking link, on the list and in the lookup alike.
+    expect(first.courierCode).toMatch(/^(RMT24|RMT48|DPD)$/);
+    expect(byPharmacyId.records[0]!.courierCode).toBe(first.courierCode);
     const byClinicOrderId = await api.call('orders.lookup', {
       environmentId: LOCAL_SANDBOX_ID,
       query: { by: 'clinicOrderId', clinicOrderId: first.clinicOrderId, clinicCode: 'CLINIC-W' },

@@ -128,6 +128,10 @@ test('orders: find one, follow its timeline to dispatched with a tracking id; ca
   const found = lookup.getByRole('row', { name: new RegExp(escapeRegExp(tracked)) });
   await expect(found).toContainText(/Prescription (Dispatched|Processed)/);
   await expect(found.getByRole('link', { name: /Open order \d+/ })).toBeVisible();
+  // Sent from here, so its courier is known: the service's tracking id links to the courier's page here too.
+  await expect(
+    found.getByRole('link', { name: new RegExp(`^${escapeRegExp(atService!.trackingId!)} \\(track with`) }),
+  ).toHaveAttribute('href', /^https:\/\//);
 });
 
 test('orders: a CSV order found by its patient’s surname, its timeline from the file lines, the source on request', async ({

@@ -9,6 +9,7 @@ import type { StatusRecord } from '../../../shared/status.js';
 import type { CallOutcome, OrderServiceClient } from '../service/client.js';
 import type { Store } from '../store/store.js';
 import { addDays, dateWindows, type DateWindow } from '../tracking/date-windows.js';
+import { courierCodeOf } from '../tracking/order-courier.js';
 
 /**
  * Looks orders up on the service for the admin, whether this install sent them or not. Reads only: nothing is
@@ -100,5 +101,9 @@ function toLookedUp(store: Store, environmentId: string, record: StatusRecord): 
     trackingId: record.trackingId ?? null,
     cancelReason: record.cancelReason ?? null,
     localOrderId: local?.id ?? null,
+    // Sent from here: the order names its courier, so its tracking id can link to the courier's page.
+    courierCode: local
+      ? courierCodeOf(local.route, local.requestBody, store.environments.get(environmentId)?.codeLists)
+      : null,
   };
 }

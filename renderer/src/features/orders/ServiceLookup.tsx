@@ -8,6 +8,7 @@ import { DateField } from '../format/DateField.js';
 import { formatDate } from '../format/format-date.js';
 import { plural } from '../format/format-time.js';
 import { describeRange, MAX_RANGE_DAYS, SPAN_DAYS_PER_CALL } from './lookup-range.js';
+import { TrackingId } from './TrackingId.js';
 
 type By = CallInput<'orders.lookup'>['query']['by'];
 
@@ -190,7 +191,9 @@ function LookupResults({ result }: { result: OrderLookupResult }) {
                   {record.cancelReason ? <span className="hint"> ({record.cancelReason})</span> : null}
                 </td>
                 <td>{formatDate(record.dispatchDate)}</td>
-                <td>{record.trackingId ? <code>{record.trackingId}</code> : '—'}</td>
+                <td>
+                  <TrackingId trackingId={record.trackingId} courierCode={record.courierCode} />
+                </td>
                 <td>
                   {record.localOrderId !== null ? (
                     <a href={`#/orders/${record.localOrderId}`}>Open order {record.localOrderId}</a>
