@@ -2,18 +2,15 @@ import type { Logger } from '../platform/logger.js';
 import type { OrderServiceClient } from '../service/client.js';
 import type { Store } from '../store/store.js';
 import type { AttentionEvent } from './attention.js';
-import { sendCancel } from './cancel-sender.js';
 import { CommitPipeline } from './commit-pipeline.js';
 import type { OutboxProgress, OutboxRunResult } from './progress.js';
 import { ProgressReporter } from './progress-reporter.js';
 import { burstFor, TokenBucket } from './rate-limiter.js';
-import { lookUpInDoubt } from './reconcile.js';
 import { recoverInterrupted, recoverUnclear } from './recovery.js';
 import { ServiceHealth } from './service-health.js';
-import { clip, reasonOf, type Answer, type Recorded, type Settle, type StepContext, type Verdict } from './step.js';
-import { sendOrder, toInDoubt } from './submitter.js';
+import { reasonOf, type Answer, type Recorded, type Settle, type StepContext, type Verdict } from './step.js';
 import type { OutboxTuning } from './tuning.js';
-import type { Work } from './work.js';
+import { afterBug, networkPart, type Work } from './work.js';
 
 export interface RunnerDeps {
   environmentId: string;
@@ -64,6 +61,10 @@ const ABANDON_WAIT_MS = 2_000;
  *
  * The loop is woken by answers, `notify()`, finished fsyncs, and one timer set to the earliest of: Retry-After
  * gate, breaker probe, next due retry (a rate-limit wait only delays sending).
+ *
+ * This class is the orchestration (start, stop, pause; the pool, the launch, the turn). Three jobs live apart and
+ * are reached only from here: CommitPipeline (when a turn commits, the background fsync, the idle checkpoint),
+ * ServiceHealth (what the answers say about the service) and ProgressReporter (what the outside hears).
  */
 export class EnvironmentRunner {
   readonly environmentId: string;
@@ -447,10 +448,10 @@ export class EnvironmentRunner {
       try {
         recorded = this.#deps.store.inTransaction(item.settle);
       } catch (error) {
-        recorded = this.#afterBug(item.work, error);
+        recorded = afterBug(this.#ctx, item.work, error);
       }
     } else {
-      recorded = this.#afterBug(item.work, item.error);
+      recorded = afterBug(this.#ctx, item.work, item.error);
     }
     if (recorded.reached) this.#progress.reached(item.work.kind !== 'cancel' ? item.work.order.batchId : null);
     // Whatever did not end at the service may have left a lookup or a cancel to do; an order created (or found)
@@ -595,49 +596,12 @@ export class EnvironmentRunner {
       this.#launchFromPool();
       this.#commits.scheduleCommit();
     };
-    const task = this.#network(work).then(
+    const task = networkPart(this.#ctx, work).then(
       (answer) => answered(answer),
       (error: unknown) => answered(null, error ?? new Error('the step failed')),
     );
     this.#inFlight.set(work.id, task);
     this.#progress.requestSent(work.id);
-  }
-
-  #network(work: Work): Promise<Answer> {
-    if (work.kind === 'create') return sendOrder(this.#ctx, work.order);
-    if (work.kind === 'lookup') return lookUpInDoubt(this.#ctx, work.order);
-    return sendCancel(this.#ctx, work.command);
-  }
-
-  /**
-   * A step threw (a bug, or the store failed): never lose the order. A create whose answer could not be
-   * recorded is in doubt (it may exist); a lookup or cancel stays where it is and is tried again later.
-   */
-  #afterBug(work: Work, error: unknown): Recorded {
-    const reason = reasonOf(error);
-    this.#deps.logger.error('outbox step failed', {
-      environmentId: this.environmentId,
-      orderId: work.id,
-      operation: work.kind,
-      reason,
-    });
-    const message = clip(`internal error while recording the outcome: ${reason}`);
-    const later = new Date(this.#nowMs() + Math.max(1000, this.#deps.tuning.baseDelayMs));
-    try {
-      if (work.kind === 'create') {
-        toInDoubt(this.#ctx, work.id, 'sending', { kind: 'in-doubt', message }, this.#deps.tuning.reconcileDelayMs);
-      } else {
-        const state = work.kind === 'lookup' ? 'in_doubt' : 'cancel_requested';
-        this.#deps.store.outboxQueue.reschedule(work.id, state, later);
-      }
-    } catch (second) {
-      this.#deps.logger.error('could not set the order aside after a failure', {
-        environmentId: this.environmentId,
-        orderId: work.id,
-        reason: reasonOf(second),
-      });
-    }
-    return {};
   }
 
   /** Takes in what an answer says about the service (ServiceHealth); a stop it brings is committed at once. */
