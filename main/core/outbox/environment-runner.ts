@@ -453,7 +453,9 @@ export class EnvironmentRunner {
     } else {
       recorded = afterBug(this.#ctx, item.work, item.error);
     }
-    if (recorded.reached) this.#progress.reached(item.work.kind !== 'cancel' ? item.work.order.batchId : null);
+    if (recorded.reached) {
+      this.#progress.reached(item.work.kind !== 'cancel' ? item.work.order.batchId : null);
+    }
     // Whatever did not end at the service may have left a lookup or a cancel to do; an order created (or found)
     // has left nothing, so a stream of creates does not rescan the queue every turn.
     else this.#scanWanted = true;
