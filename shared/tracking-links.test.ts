@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { trackingUrl } from './tracking-links.js';
+import { isTrackingPageUrl, trackingUrl } from './tracking-links.js';
 
 describe('tracking links', () => {
   it('links a known courier’s tracking id to its https tracking page', () => {
@@ -16,5 +16,17 @@ describe('tracking links', () => {
     expect(trackingUrl('RMT24', null)).toBeUndefined();
     expect(trackingUrl('RMT24', 'RM1/../../evil')).toBeUndefined();
     expect(trackingUrl('DPD', '1&next=https://example.com')).toBeUndefined();
+  });
+
+  it('recognises exactly the pages it makes, for the desktop shell to let them open', () => {
+    expect(isTrackingPageUrl(trackingUrl('RMT48', 'RN123456789GB')!)).toBe(true);
+    expect(isTrackingPageUrl(trackingUrl('DPD', '15501234567890')!)).toBe(true);
+    expect(isTrackingPageUrl('https://www.royalmail.com/track-your-item#/tracking-results/RN1/../x')).toBe(false);
+    expect(isTrackingPageUrl('https://www.dpd.co.uk/apps/tracking/?reference=1&next=x')).toBe(false);
+    expect(isTrackingPageUrl('http://www.dpd.co.uk/apps/tracking/?reference=1')).toBe(false);
+    expect(isTrackingPageUrl('https://www.royalmail.com.evil.example/track-your-item#/tracking-results/RN1')).toBe(
+      false,
+    );
+    expect(isTrackingPageUrl('https://wwwxroyalmail.com/track-your-item#/tracking-results/RN1')).toBe(false);
   });
 });

@@ -1,11 +1,13 @@
 import type { CallHandlers } from '../../shared/contract.js';
 import type { Environment } from '../../shared/environment.js';
+import { isTrackingPageUrl } from '../../shared/tracking-links.js';
 import { isLoopbackHost } from '../core/auth/issuer-url.js';
 
 /**
- * Which links may leave the app for the system browser. The only legitimate one is the device sign-in's
- * verification page, which lives on the identity server of the environment being signed in to. Anything else a
- * page could ask for (a phishing page, `file:`, a custom scheme that launches another program) stays refused.
+ * Which links may leave the app for the system browser: the device sign-in's verification page, which lives on
+ * the identity server of the environment being signed in to, and a known courier's https tracking page for a
+ * tracking id. Anything else a page could ask for (a phishing page, `file:`, a custom scheme that launches another
+ * program) stays refused.
  */
 
 export interface ExternalLinkIssuer {
@@ -61,13 +63,16 @@ export interface ExternalOpener {
   openExternal(url: string): Promise<void>;
 }
 
-/** Opens `url` in the system browser if the allow-list says so; resolves to whether it did. */
+/**
+ * Opens `url` in the system browser if the allow-list says so (a sign-in issuer's page, or a courier's tracking
+ * page exactly as shared/tracking-links.ts makes it); resolves to whether it did.
+ */
 export async function openExternalIfAllowed(
   url: string,
   issuers: () => Promise<readonly ExternalLinkIssuer[]>,
   opener: ExternalOpener,
 ): Promise<boolean> {
-  if (!isAllowedExternalUrl(url, await issuers())) return false;
+  if (!isTrackingPageUrl(url) && !isAllowedExternalUrl(url, await issuers())) return false;
   await opener.openExternal(url);
   return true;
 }

@@ -94,4 +94,14 @@ describe('openExternalIfAllowed', () => {
     expect(await openExternalIfAllowed('https://evil.example/', issuers, opener)).toBe(false);
     expect(opener.openExternal.mock.calls).toEqual([['https://is4.cloudrx.co.uk/device']]);
   });
+
+  it('opens a courier’s tracking page for an order, with no sign-in going on, and nothing made to look like one', async () => {
+    const opener = { openExternal: vi.fn(() => Promise.resolve()) };
+    const none = () => Promise.resolve([]);
+    const tracking = 'https://www.royalmail.com/track-your-item#/tracking-results/RM123456789GB';
+    expect(await openExternalIfAllowed(tracking, none, opener)).toBe(true);
+    expect(await openExternalIfAllowed('https://www.royalmail.com/', none, opener)).toBe(false);
+    expect(await openExternalIfAllowed(`${tracking}/../../evil`, none, opener)).toBe(false);
+    expect(opener.openExternal.mock.calls).toEqual([[tracking]]);
+  });
 });
