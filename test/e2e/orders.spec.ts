@@ -242,6 +242,17 @@ test('orders: the service lookup by dispatch date explains the 3-day limit and h
   await expect(lookup.getByRole('status')).toContainText(/(No order found|orders? found in 3 requests)/);
   await saveScreenshot(page, 'orders-lookup-dates');
 
+  // The order filters' dates are the same fields: a day that does not exist is said so, "Clear filters" empties them.
+  const filters = page.getByRole('search', { name: 'Filter orders' });
+  const acceptedFrom = filters.getByRole('textbox', { name: 'From', exact: true });
+  await acceptedFrom.fill('31/02/2025');
+  await expect(acceptedFrom).toHaveAttribute('aria-invalid', 'true');
+  await expect(acceptedFrom).toHaveAccessibleDescription(`Not a date: write it as ${hint}`);
+  await acceptedFrom.fill(start);
+  await expect(acceptedFrom).not.toHaveAttribute('aria-invalid');
+  await filters.getByRole('button', { name: 'Clear filters' }).click();
+  await expect(acceptedFrom).toHaveValue('');
+
   await lookup.getByRole('radio', { name: 'Clinic order id' }).check();
   await lookup.getByRole('textbox', { name: 'Clinic order id' }).fill('NOT-SENT-ANYWHERE');
   await lookup.getByRole('button', { name: 'Look up' }).click();
