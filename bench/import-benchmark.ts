@@ -106,7 +106,11 @@ export function benchmarkOrder(n: number, items: number): CreateWithClinicV1Inpu
   };
 }
 
-export async function writeInChunks(path: string, count: number, piece: (from: number, to: number) => string): Promise<void> {
+export async function writeInChunks(
+  path: string,
+  count: number,
+  piece: (from: number, to: number) => string,
+): Promise<void> {
   const handle = await open(path, 'w');
   try {
     for (let from = 0; from < count; from += 1000) await handle.write(piece(from, Math.min(count, from + 1000)));

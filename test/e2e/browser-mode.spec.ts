@@ -35,11 +35,9 @@ test('shows the local sandbox in use, checks the connection and lists the sandbo
   await expect(page.getByRole('banner').getByRole('status', { name: 'Signed-in identity' })).toHaveText(/Signed in/);
   await openSection(page, 'Settings');
   const environments = page.getByRole('region', { name: 'Environments' });
-  const localRow = environments
-    .getByRole('row')
-    .filter({
-      has: page.getByRole('rowheader', { name: new RegExp(`^${escapeRegExp(local.name)}( \\(in use\\))?$`) }),
-    });
+  const localRow = environments.getByRole('row').filter({
+    has: page.getByRole('rowheader', { name: new RegExp(`^${escapeRegExp(local.name)}( \\(in use\\))?$`) }),
+  });
   await expect(localRow).toContainText('Running');
   await expect(localRow).toContainText(local.apiBaseUrl);
   await expect(localRow).toContainText('(in use)');
