@@ -104,8 +104,7 @@ export class CommitPipeline {
    * requests just launched are on the wire, not waiting behind the commit. One round rather than the four of before:
    * a commit holds the loop about 60 µs an answer, and meanwhile the requests at the service are answered and none
    * replaces them, so a commit that outlasts them leaves the service idle (at +0 ms, four rounds' commits left the
-   * sandbox idle for most of their length). Paired runs with warm connections: 0.87-0.88× of the raw loop with four
-   * rounds, 0.91-0.92× with two, 0.94-0.96× with one, 0.89× with half a round (the commits' own cost then wins).
+   * sandbox idle for most of their length). The paired runs that chose one round: bench/README.md, "Commit rounds".
    */
   scheduleCommit(): void {
     const loop = this.#loop;
