@@ -52,7 +52,8 @@ export function NextSteps({ environment, title, why }: { environment: Environmen
           <button type="button" className="secondary" onClick={() => void downloadTemplate()}>
             Download the template
           </button>{' '}
-          and fill in one row per order, or use your clinic system&apos;s own CSV or HL7 export.
+          and fill in one row per prescribed item (the Import screen&apos;s “Column guide” explains each column), or use
+          your clinic system&apos;s own CSV or HL7 export.
         </li>
         <li>
           <a href={routeHref({ section: 'import' })}>Import the file</a>: its orders open in Preview, where you fix what
