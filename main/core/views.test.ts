@@ -31,4 +31,21 @@ describe('what the contract shows of the core', () => {
       },
     });
   });
+
+  it.each(['service-unavailable', 'sign-in-required'] as const)(
+    'says a %s condition in a sentence for a person, never the socket error behind it',
+    (kind) => {
+      const view = toAttentionView(
+        {
+          kind,
+          environmentId: 'prod',
+          message: 'request to https://api.example/orders failed: socket hang up (ECONNRESET)',
+        },
+        new Date('2025-03-03T09:00:00Z'),
+      );
+      expect(view.kind).toBe(kind);
+      expect(view.message).not.toMatch(/ECONNRESET|socket|https?:/);
+      expect(view.message).toMatch(/^[A-Z].*\.$/);
+    },
+  );
 });

@@ -145,6 +145,16 @@ export function toProgressView(progress: OutboxProgress): OutboxProgressView {
 }
 
 /**
+ * What a notification says of a whole environment's condition: a sentence for a person. The technical cause (a
+ * socket error, an HTTP status) is in the Submissions banner's details and the Log, not on the desktop.
+ */
+const ENVIRONMENT_NOTICES: Record<Exclude<AttentionEvent['kind'], 'order'>, string> = {
+  'service-unavailable':
+    'The Order Service is not answering. Orders wait safely and go out by themselves when it answers again.',
+  'sign-in-required': 'Sign in again to keep sending: the service no longer accepts this sign-in. Nothing is lost.',
+};
+
+/**
  * The outbox's conditions as notifications: the kind says what to do, the message says it in words. An order is
  * named as the screens name it, "<clinic order id> (<clinic code>)", its id masked in `message` as in exports (an
  * OS notification can show on a locked screen); `order` gives the screen the id in full and the order to open.
@@ -154,7 +164,7 @@ export function toAttentionView(event: AttentionEvent, at: Date): AttentionView 
     return {
       environmentId: event.environmentId,
       kind: event.kind,
-      message: event.message,
+      message: ENVIRONMENT_NOTICES[event.kind],
       orderIds: [],
       at: at.toISOString(),
     };
