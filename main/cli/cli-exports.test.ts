@@ -1,13 +1,12 @@
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startsWithFormula } from '../../shared/csv-formula.js';
 import { LOCAL_SANDBOX_ID } from '../core/environments/presets.js';
 import { uniqueOrder, withField } from '../core/staging/testing/staging-fixtures.js';
-import { runCli } from './run.js';
+import { runCliCaptured } from './testing/run-cli-captured.js';
 
 // Issue #12, findings 5, 7 and 8 through the CLI: `batch export --template`, `batch errors` and `log export` write
 // CSV files a spreadsheet can open safely (no cell starts with a formula character), each export is in the audit
@@ -17,23 +16,7 @@ describe('rx-batch exports: safe CSV, audited, file names masked', () => {
   let dir: string;
   let dataDir: string;
 
-  async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    const out = { stdout: '', stderr: '' };
-    const sink = (key: 'stdout' | 'stderr') =>
-      new Writable({
-        write(chunk: Buffer | string, _encoding, done) {
-          out[key] += chunk.toString();
-          done();
-        },
-      });
-    const code = await runCli([...args, '--data-dir', dataDir], {
-      stdout: sink('stdout'),
-      stderr: sink('stderr'),
-      env: {},
-      signal: new AbortController().signal,
-    });
-    return { code, ...out };
-  }
+  const cli = (...args: string[]) => runCliCaptured([...args, '--data-dir', dataDir]);
 
   /** The cells of a written CSV as a spreadsheet reads them, those that would run as formulas. */
   function formulaCells(text: string): string[] {
@@ -123,23 +106,13 @@ describe('rx-batch exports: safe CSV, audited, file names masked', () => {
     const target = join(dir, 'stopped-log.csv');
     const stopped = new AbortController();
     stopped.abort();
-    const out = { stdout: '', stderr: '' };
-    const sink = (key: 'stdout' | 'stderr') =>
-      new Writable({
-        write(chunk: Buffer | string, _encoding, done) {
-          out[key] += chunk.toString();
-          done();
-        },
-      });
     const exportsBefore = (await cli('log', 'export', '--format', 'jsonl')).stdout.match(/"log\.exported"/g)?.length;
-    const code = await runCli(['log', 'export', '--format', 'csv', '--out', target, '--data-dir', dataDir], {
-      stdout: sink('stdout'),
-      stderr: sink('stderr'),
-      env: {},
-      signal: stopped.signal,
-    });
+    const { code, stderr } = await runCliCaptured(
+      ['log', 'export', '--format', 'csv', '--out', target, '--data-dir', dataDir],
+      stopped.signal,
+    );
     expect(code).toBe(1);
-    expect(out.stderr).toContain(`Export stopped: ${target} removed; nothing was recorded as exported.`);
+    expect(stderr).toContain(`Export stopped: ${target} removed; nothing was recorded as exported.`);
     expect(existsSync(target)).toBe(false);
     const exportsAfter = (await cli('log', 'export', '--format', 'jsonl')).stdout.match(/"log\.exported"/g)?.length;
     // The stdout export in between recorded itself once; the stopped one did not.

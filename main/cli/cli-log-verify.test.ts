@@ -1,20 +1,11 @@
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditHash, type AuditRow } from '../core/model/audit-entry.js';
 import { openDatabase } from '../core/store/open-database.js';
 import { STORE_FILE } from '../core/store/store.js';
-import { runCli } from './run.js';
-
-class Collected extends Writable {
-  text = '';
-  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
-    this.text += chunk.toString('utf8');
-    done();
-  }
-}
+import { runCliCaptured } from './testing/run-cli-captured.js';
 
 const ROW_COLUMNS = `seq, at, actor, action, environment_id AS environmentId, batch_id AS batchId, order_id AS orderId,
   clinic_code AS clinicCode, clinic_order_id AS clinicOrderId, details AS detailsJson, prev_hash AS prevHash, hash`;
@@ -32,17 +23,7 @@ describe('rx-batch log verify on a tampered database', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  async function cli(...args: string[]) {
-    const stdout = new Collected();
-    const stderr = new Collected();
-    const code = await runCli([...args, '--data-dir', dataDir], {
-      stdout,
-      stderr,
-      env: {},
-      signal: new AbortController().signal,
-    });
-    return { code, stdout: stdout.text, stderr: stderr.text };
-  }
+  const cli = (...args: string[]) => runCliCaptured([...args, '--data-dir', dataDir]);
 
   /** Each export is audited: one entry per call. */
   async function entries(count: number) {
@@ -74,15 +55,9 @@ describe('rx-batch log verify on a tampered database', () => {
     await entries(2);
     const stopped = new AbortController();
     stopped.abort();
-    const stdout = new Collected();
-    const code = await runCli(['log', 'verify', '--data-dir', dataDir], {
-      stdout,
-      stderr: new Collected(),
-      env: {},
-      signal: stopped.signal,
-    });
+    const { code, stdout } = await runCliCaptured(['log', 'verify', '--data-dir', dataDir], stopped.signal);
     expect(code).toBe(1);
-    expect(stdout.text).toBe('Audit log check stopped after 0 entries: nothing was wrong up to there.\n');
+    expect(stdout).toBe('Audit log check stopped after 0 entries: nothing was wrong up to there.\n');
   });
 
   it('reports an entry rewritten and re-chained with plain SHA-256 at that entry', async () => {

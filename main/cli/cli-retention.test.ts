@@ -1,19 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../core/store/open-database.js';
 import { STORE_FILE } from '../core/store/store.js';
-import { runCli } from './run.js';
-
-class Collected extends Writable {
-  text = '';
-  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
-    this.text += chunk.toString('utf8');
-    done();
-  }
-}
+import { runCliCaptured } from './testing/run-cli-captured.js';
 
 // `rx-batch retention` (issue #16): the setting shown and changed (audited), applied on request, and the one-time
 // switch of an older store to incremental auto-vacuum, after which the log still verifies. Real data directories.
@@ -27,17 +18,7 @@ describe('rx-batch retention', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  async function cli(...args: string[]) {
-    const stdout = new Collected();
-    const stderr = new Collected();
-    const code = await runCli([...args, '--data-dir', dataDir], {
-      stdout,
-      stderr,
-      env: {},
-      signal: new AbortController().signal,
-    });
-    return { code, stdout: stdout.text, stderr: stderr.text };
-  }
+  const cli = (...args: string[]) => runCliCaptured([...args, '--data-dir', dataDir]);
 
   it('shows and changes how long staging copies are kept, and applies it on request', async () => {
     const shown = await cli('retention');
