@@ -26,14 +26,11 @@ export function removalOf(store: Store, environment: EnvironmentProfile): Enviro
   const tracked = counts.created + counts.cancel_refused;
   const kept = Object.values(counts).reduce((sum, count) => sum + count, 0);
   const name = environment.name;
+  const found = { environmentId: environment.id, name, waiting, tracked, kept };
   if (environment.kind === 'local-sandbox') {
     return {
-      environmentId: environment.id,
-      name,
+      ...found,
       removable: false,
-      waiting,
-      tracked,
-      kept,
       message: `${name} is the app's own sandbox: it cannot be removed.`,
     };
   }
@@ -48,12 +45,8 @@ export function removalOf(store: Store, environment: EnvironmentProfile): Enviro
   ].filter((text): text is string => typeof text === 'string');
   if (blocking.length > 0) {
     return {
-      environmentId: environment.id,
-      name,
+      ...found,
       removable: false,
-      waiting,
-      tracked,
-      kept,
       message:
         `${name} cannot be removed yet: it has ${blocking.join(', ')}. ` +
         'Let them finish, or cancel or withdraw them on the Orders screen (and accept or discard the batches in ' +
@@ -72,12 +65,8 @@ export function removalOf(store: Store, environment: EnvironmentProfile): Enviro
           ? ` The status of ${plural(tracked, 'order', 'orders')} still at the service will no longer be checked.`
           : '');
   return {
-    environmentId: environment.id,
-    name,
+    ...found,
     removable: true,
-    waiting,
-    tracked,
-    kept,
     message: `Removing ${name} signs it out and deletes its saved sign-in and client secret. ${keptText}`,
   };
 }
