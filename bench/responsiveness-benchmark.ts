@@ -117,7 +117,7 @@ export async function runResponsivenessBenchmark(
   const all: number[] = [];
   await client.start();
   try {
-    // Signed in with the sandbox's service account before anything is measured.
+    // The host answers for the sandbox environment before anything is measured (the outbox signs in by itself).
     valueOf(await client.call('signin.status', { environmentId: LOCAL_SANDBOX_ID }), 'signin.status');
     stall.enable();
     const pinger = startPinger(client);
