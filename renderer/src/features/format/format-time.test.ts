@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatDateTime, formatRemaining, plural } from './format-time.js';
+import { formatDateTime } from './format-date.js';
+import { formatRemaining, plural } from './format-time.js';
 
 describe('time and count formats', () => {
   it('shows the time left on a code as a clock and in words', () => {

@@ -1,6 +1,3 @@
-// Dates and times live in format-date.ts (the admin's locale); re-exported for the screens that import them here.
-export { formatDate, formatDateTime, formatTime } from './format-date.js';
-
 /** Time left as `m:ss` for the eye and as words for a screen reader ("4 minutes 5 seconds"). */
 export function formatRemaining(ms: number): { clock: string; words: string } {
   const total = Math.max(0, Math.ceil(ms / 1000));

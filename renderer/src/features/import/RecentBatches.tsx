@@ -4,7 +4,7 @@ import { useApi } from '../../api/api-context.js';
 import { useEvent } from '../../api/use-event.js';
 import { useLoad } from '../../api/use-load.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
-import { formatDateTime } from '../format/format-time.js';
+import { formatDateTime } from '../format/format-date.js';
 
 /** The environment's imported batches, newest first, each with what is left to review. */
 export function RecentBatches({

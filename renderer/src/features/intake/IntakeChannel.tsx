@@ -1,5 +1,6 @@
 import type { IntakeChannelView } from '../../../../shared/intake-contract.js';
-import { formatTime, plural } from '../format/format-time.js';
+import { formatTime } from '../format/format-date.js';
+import { plural } from '../format/format-time.js';
 import { routeHref } from '../workspace/route.js';
 import { PerMinuteChart } from './PerMinuteChart.js';
 import { channelTitle, OUTCOME_TEXT, STATE_TEXT } from './intake-text.js';

@@ -4,7 +4,7 @@ import type { IntakeStatus } from '../../../../shared/intake-contract.js';
 import { useApi } from '../../api/api-context.js';
 import { useEvent } from '../../api/use-event.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
-import { formatTime } from '../format/format-time.js';
+import { formatTime } from '../format/format-date.js';
 import { IntakeChannel } from './IntakeChannel.js';
 import { StartIntakeForm } from './StartIntakeForm.js';
 import { serveCommand } from './intake-text.js';

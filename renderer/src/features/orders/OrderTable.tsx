@@ -1,7 +1,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useRef } from 'react';
 import type { OrderSummary } from '../../../../shared/order-views.js';
-import { formatDateTime } from '../format/format-time.js';
+import { formatDateTime } from '../format/format-date.js';
 import { ORDER_STATE_TEXT, TONE_SYMBOL } from './order-states.js';
 import { TrackingId } from './TrackingId.js';
 

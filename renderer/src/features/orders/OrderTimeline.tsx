@@ -1,5 +1,5 @@
 import type { OrderDetail } from '../../../../shared/order-views.js';
-import { formatDateTime } from '../format/format-time.js';
+import { formatDateTime } from '../format/format-date.js';
 import { buildTimeline } from './build-timeline.js';
 import { TONE_SYMBOL } from './order-states.js';
 import { OrderSourceDisclosure } from './OrderSourceDisclosure.js';

@@ -4,7 +4,7 @@ import type { AcceptOutcome, BatchView, RouteName, StagedOrderView } from '../..
 import { useApi } from '../../api/api-context.js';
 import { useEvent } from '../../api/use-event.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
-import { formatDateTime } from '../format/format-time.js';
+import { formatDateTime } from '../format/format-date.js';
 import { BatchPages } from './batch-pages.js';
 import { CellDetails } from './CellDetails.js';
 import { ConfirmDialog } from './ConfirmDialog.js';

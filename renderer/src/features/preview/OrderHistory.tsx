@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { OrderHistoryEntry, StagedOrderView } from '../../../../shared/staging-views.js';
 import { useApi } from '../../api/api-context.js';
-import { formatDateTime } from '../format/format-time.js';
+import { formatDateTime } from '../format/format-date.js';
 import { fieldOfPath } from './order-fields.js';
 
 /** How long the focus must rest on an order before its history is read (arrowing through orders reads none). */

@@ -7,7 +7,8 @@ import type {
   StockState,
 } from '../../../../shared/enrichment-views.js';
 import { formatMoney } from '../couriers/format-money.js';
-import { formatCount, formatTime, plural } from '../format/format-time.js';
+import { formatTime } from '../format/format-date.js';
+import { formatCount, plural } from '../format/format-time.js';
 import { routeHref, type BatchPlace } from '../workspace/route.js';
 
 /**

@@ -5,7 +5,7 @@ import { settle, type Settled } from '../../api/settle.js';
 import { ConnectionCheck } from '../connection/ConnectionCheck.js';
 import { GRANT_LABELS } from '../environments/environment-labels.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
-import { formatDateTime } from '../format/format-time.js';
+import { formatDateTime } from '../format/format-date.js';
 import { useLive } from '../live/live-context.js';
 import { ClientCredentialsSignIn } from './ClientCredentialsSignIn.js';
 import { DeviceSignIn } from './DeviceSignIn.js';

@@ -1,5 +1,5 @@
 import type { AttentionView } from '../../../../shared/outbox-views.js';
-import { formatTime } from '../format/format-time.js';
+import { formatTime } from '../format/format-date.js';
 
 /** Conditions announced by the core (one per condition), newest first; an order is a link to it. */
 export function AttentionList({ items }: { items: AttentionView[] }) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatTime } from '../format/format-time.js';
+import { formatTime } from '../format/format-date.js';
 import { nextTry } from './next-try.js';
 
 describe('the next try, counted down', () => {

@@ -1,4 +1,5 @@
-import { formatRemaining, formatTime } from '../format/format-time.js';
+import { formatTime } from '../format/format-date.js';
+import { formatRemaining } from '../format/format-time.js';
 
 export interface NextTry {
   /** For the eye: "in 0:23 (at 14:35:10)", or "now". */
