@@ -20,6 +20,7 @@ import { dmdCodeSchema } from './dmd.js';
 import { enrichmentCalls, enrichmentEvents } from './enrichment-contract.js';
 import { intakeCalls, intakeEvents } from './intake-contract.js';
 import { logCalls, logEvents } from './log-contract.js';
+import { retentionCalls } from './retention-contract.js';
 import { stagingCalls, stagingEvents } from './staging-contract.js';
 
 /**
@@ -192,6 +193,8 @@ export const calls = {
   ...intakeCalls,
   // Native dialogs, files handed over by the OS, the data folder (shared/desktop-contract.ts).
   ...desktopCalls,
+  // How long the staging copies of finished orders are kept (shared/retention-contract.ts).
+  ...retentionCalls,
 } as const;
 
 export const events = {

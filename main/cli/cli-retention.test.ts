@@ -47,7 +47,11 @@ describe('rx-batch retention', () => {
       .split('\n')
       .map((line) => JSON.parse(line) as { action: string; details: Record<string, unknown> })
       .filter((entry) => entry.action === 'retention.changed');
-    expect(changes.map((entry) => entry.details)).toEqual([{ retentionDays: 30 }, { outcome: 'kept for ever' }]);
+    // The same audited change as the Settings screen's, with the days before (no `via`: not through the contract).
+    expect(changes.map((entry) => entry.details)).toEqual([
+      { retentionDays: 30, previousRetentionDays: 90 },
+      { outcome: 'kept for ever', previousRetentionDays: 30 },
+    ]);
   });
 
   it('switches a store made before incremental auto-vacuum once (--vacuum); the log still verifies', async () => {

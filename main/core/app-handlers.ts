@@ -8,6 +8,7 @@ import { buildIntakeHandlers } from './intake/intake-handlers.js';
 import { buildEnvironmentHandlers } from './environments/environment-handlers.js';
 import { buildLookupHandlers } from './lookup/lookup-handlers.js';
 import { buildOutboxHandlers } from './outbox/outbox-handlers.js';
+import { buildRetentionHandlers } from './retention-handlers.js';
 import { buildSigninHandlers } from './signin/signin-handlers.js';
 import { buildStagingHandlers } from './staging/staging-handlers.js';
 import { buildOrdersHandlers } from './tracking/orders-handlers.js';
@@ -36,5 +37,6 @@ export function buildHandlers(
     ...buildStagingHandlers(services),
     ...buildEnrichmentHandlers(services),
     ...buildIntakeHandlers(services, importPaths),
+    ...buildRetentionHandlers(services, info.transport),
   };
 }

@@ -12,7 +12,8 @@ import type { OutboxProgress, OutboxRunResult } from './outbox/progress.js';
 import type { OutboxTuning } from './outbox/tuning.js';
 import type { OrderServiceClient } from './service/client.js';
 import { SignInService } from './signin/signin-service.js';
-import { RetentionSchedule, type RetentionScheduleOptions } from './store/retention-runner.js';
+import { RetentionControl } from './retention-control.js';
+import type { RetentionScheduleOptions } from './store/retention-runner.js';
 import { AuditSearchIndexer } from './audit/search-indexer.js';
 import { openStore, type Store } from './store/store.js';
 import { requestCancel, type CancelResult } from './tracking/cancel-request.js';
@@ -84,6 +85,8 @@ export class AppServices {
   readonly outbox: OutboxApi;
   readonly poller: StatusPoller;
   readonly signin: SignInService;
+  /** How long staging copies are kept, and the background run that applies it (retention-control.ts). */
+  readonly retention: RetentionControl;
   readonly #log: Logger;
   readonly #now: () => Date;
   readonly #auditKeys: SecretStore;
@@ -155,21 +158,12 @@ export class AppServices {
         onChange: (change) => this.#emit('signin.changed', change),
         onSignedIn: (environmentId) => this.#signedIn(environmentId),
       });
-      if (options.retention !== false) {
-        const retention = new RetentionSchedule(this.store, {
-          ...options.retention,
-          onRun: (result) => {
-            if (result.compacted + result.deleted + result.pagesReturned === 0) return;
-            const { compacted, deleted, batchesFinished, pagesReturned, freePages } = result;
-            this.#log.info('retention applied', { compacted, deleted, batchesFinished, pagesReturned, freePages });
-          },
-          onError: (error) =>
-            this.#log.error('retention stopped; its next run carries on', {
-              error: error instanceof Error ? error.message : String(error),
-            }),
-        });
-        this.onClose(() => retention.stop());
-      }
+      this.retention = new RetentionControl(this.store, {
+        now: this.#now,
+        logger: this.#log,
+        schedule: options.retention,
+      });
+      this.onClose(() => this.retention.stop());
       // The log's free-text index, filled in the background (audit/search-indexer.ts).
       const searchIndexer = new AuditSearchIndexer(this.store, {
         onError: (error) =>

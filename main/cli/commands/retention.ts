@@ -1,3 +1,4 @@
+import { stagedDaysFromText } from '../../../shared/retention-contract.js';
 import { applyRetention } from '../../core/store/retention-runner.js';
 import type { CliContext } from '../cli-context.js';
 import { EXIT, UsageError } from '../cli-errors.js';
@@ -13,12 +14,10 @@ export async function retention(
 ): Promise<number> {
   const { store } = ctx.services;
   if (options.stagedDays !== undefined) {
-    const text = options.stagedDays.trim();
-    const days = text === 'never' ? null : /^\d{1,5}$/.test(text) ? Number(text) : Number.NaN;
-    if (days !== null && !(days >= 1 && days <= 36_500)) {
-      throw new UsageError('--staged-days takes a number of days from 1 to 36500, or never');
-    }
-    store.retention.setStagedDays(days);
+    // The rule the Settings screen and the contract use (shared/retention-contract.ts), and the same audited change.
+    const days = stagedDaysFromText(options.stagedDays);
+    if (days === undefined) throw new UsageError('--staged-days takes a number of days from 1 to 36500, or never');
+    ctx.services.retention.setStagedDays(days);
   }
   if (options.vacuum) {
     const mode = store.retention.vacuumStep(0).autoVacuum;

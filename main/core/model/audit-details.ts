@@ -65,6 +65,11 @@ export const auditDetailsSchema = z
     peer: shortText(100),
     controlId: shortText(200),
     sender: shortText(200),
+    /**
+     * Retention: the days staging copies were kept before a change (absent when they were kept for ever). Last, so
+     * the export's columns before it stay where they were.
+     */
+    previousRetentionDays: z.number().int().min(1).max(36_500),
   })
   .partial();
 
@@ -131,6 +136,8 @@ const FAST_CHECKS: Partial<Record<AuditDetailKey, FastCheck>> = {
   peer: text(100),
   controlId: text(200),
   sender: text(200),
+  previousRetentionDays: (value) =>
+    Number.isSafeInteger(value) && (value as number) >= 1 && (value as number) <= 36_500,
 };
 
 /** Whether every value passes its fast check (undefined values are left out, as the schema allows). */

@@ -266,9 +266,9 @@ describe('retention of staging copies', () => {
     expect(await applyRetention(store)).toMatchObject({ compacted: 0, deleted: 0 });
     store.retention.setStagedDays(30);
     expect(store.audit.search({ action: 'retention.changed', limit: 3 }).map((entry) => entry.details)).toEqual([
-      { retentionDays: 30 },
-      { retentionDays: 500 },
-      { outcome: 'kept for ever' },
+      { retentionDays: 30, previousRetentionDays: 500 },
+      { retentionDays: 500, outcome: 'was kept for ever' },
+      { outcome: 'kept for ever', previousRetentionDays: 90 },
     ]);
     expect(await applyRetention(store)).toMatchObject({ compacted: 2, deleted: 2 });
   });

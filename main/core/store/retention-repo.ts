@@ -1,5 +1,7 @@
 import type Database from 'better-sqlite3';
+import { STAGED_DAYS_RULE, stagedDaysSchema } from '../../../shared/retention-contract.js';
 import { DISPATCHED_STATUSES } from '../../../shared/status.js';
+import type { AuditDetails } from '../model/audit-details.js';
 import type { AuditRepo } from './audit-repo.js';
 import { encodeProvenance } from './provenance-codec.js';
 import { isoTime } from './time.js';
@@ -89,6 +91,22 @@ export interface VacuumStep {
 
 const AUTO_VACUUM = ['none', 'full', 'incremental'] as const;
 
+/**
+ * A change's audit details: the days now (`retentionDays`) and before (`previousRetentionDays`); a side that is
+ * "for ever" has no days, and `outcome` says so.
+ */
+function changeDetails(
+  before: number | null,
+  after: number | null,
+  via: 'electron' | 'browser' | 'direct' | undefined,
+): AuditDetails {
+  return {
+    ...(after === null ? { outcome: 'kept for ever' } : { retentionDays: after }),
+    ...(before === null ? (after === null ? {} : { outcome: 'was kept for ever' }) : { previousRetentionDays: before }),
+    ...(via ? { via } : {}),
+  };
+}
+
 export class RetentionRepo {
   readonly #db: Database.Database;
   readonly #now: () => Date;
@@ -147,21 +165,24 @@ export class RetentionRepo {
   }
 
   /**
-   * Days staged copies are kept once nothing needs them (1 to 36,500), or null to keep them for ever; audited
-   * (`retention.changed`) in the same transaction.
+   * Days staged copies are kept once nothing needs them (1 to 36,500: shared/retention-contract.ts), or null to keep
+   * them for ever. A change is audited (`retention.changed`, the new and the old days) in the same transaction; the
+   * same value again changes nothing and appends nothing. Every front end changes it here (the CLI through
+   * AppServices' retention, as the Settings screen does).
    */
-  setStagedDays(days: number | null, actor: 'user' | 'system' = 'user'): RetentionSettings {
-    if (days !== null && !(Number.isInteger(days) && days >= 1 && days <= 36_500)) {
-      throw new RangeError(`staged copies are kept 1 to 36,500 days, or for ever (null); got ${String(days)}`);
-    }
+  setStagedDays(
+    days: number | null,
+    actor: 'user' | 'system' = 'user',
+    via?: 'electron' | 'browser' | 'direct',
+  ): RetentionSettings {
+    const checked = stagedDaysSchema.safeParse(days);
+    if (!checked.success) throw new RangeError(`${STAGED_DAYS_RULE} (null); got ${String(days)}`);
     this.#db
       .transaction(() => {
+        const before = this.settings().stagedDays;
+        if (before === days) return;
         this.#setDays.run(days, isoTime(this.#now()));
-        this.#audit.appendWithin({
-          actor,
-          action: 'retention.changed',
-          details: days === null ? { outcome: 'kept for ever' } : { retentionDays: days },
-        });
+        this.#audit.appendWithin({ actor, action: 'retention.changed', details: changeDetails(before, days, via) });
       })
       .immediate();
     return this.settings();

@@ -102,18 +102,27 @@ export interface RetentionScheduleOptions extends RetentionRunOptions {
   firstRunAfterMs?: number;
   /** Between runs (default 6 hours). */
   everyMs?: number;
+  /** After `soon()` (the setting shortened), before the run it brings forward (default 30 seconds). */
+  soonAfterMs?: number;
   /** Told of a run's failure (the next run tries again). */
   onError?: (error: unknown) => void;
   onRun?: (result: RetentionRunResult) => void;
 }
 
-/** Runs `applyRetention` on a timer that never keeps the process alive; `stop` waits for a run under way. */
+/**
+ * Runs `applyRetention` on a timer that never keeps the process alive; `soon` brings the next run forward (a run
+ * reads the setting as it starts, so a changed one applies from that run on); `stop` waits for a run under way.
+ */
 export class RetentionSchedule {
   readonly #store: Store;
   readonly #options: RetentionScheduleOptions;
   readonly #abort = new AbortController();
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
+  /** When the timer fires (epoch ms); undefined while a run is under way or after `stop`. */
+  #dueAt: number | undefined;
+  /** `soon` was asked during a run: the next run follows it after `soonAfterMs`, not `everyMs`. */
+  #again = false;
 
   constructor(store: Store, options: RetentionScheduleOptions = {}) {
     this.#store = store;
@@ -121,23 +130,59 @@ export class RetentionSchedule {
     this.#schedule(options.firstRunAfterMs ?? 120_000);
   }
 
+  /** When the next run starts (epoch ms), or undefined while one runs or once stopped. */
+  get nextRunAt(): number | undefined {
+    return this.#dueAt;
+  }
+
+  /** Brings the next run forward to `soonAfterMs` from now (never later than it was already due). */
+  soon(): void {
+    if (this.#abort.signal.aborted) return;
+    const delayMs = this.#options.soonAfterMs ?? 30_000;
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    if (this.#dueAt !== undefined && this.#dueAt <= Date.now() + delayMs) return;
+    clearTimeout(this.#timer);
+    this.#schedule(delayMs);
+  }
+
   #schedule(delayMs: number): void {
     if (this.#abort.signal.aborted) return;
+    this.#dueAt = Date.now() + delayMs;
     this.#timer = setTimeout(() => {
-      this.#running = applyRetention(this.#store, { ...this.#options, signal: this.#abort.signal })
-        .then((result) => this.#options.onRun?.(result))
-        .catch((error: unknown) => this.#options.onError?.(error))
-        .finally(() => {
-          this.#running = undefined;
-          this.#schedule(this.#options.everyMs ?? 6 * 3_600_000);
-        });
+      this.#dueAt = undefined;
+      // The next run is scheduled before anyone is told of this one, so what they read next is already true.
+      this.#running = applyRetention(this.#store, { ...this.#options, signal: this.#abort.signal }).then(
+        (result) => {
+          this.#ended();
+          try {
+            this.#options.onRun?.(result);
+          } catch (error) {
+            this.#options.onError?.(error);
+          }
+        },
+        (error: unknown) => {
+          this.#ended();
+          this.#options.onError?.(error);
+        },
+      );
     }, delayMs);
     this.#timer.unref();
+  }
+
+  #ended(): void {
+    this.#running = undefined;
+    const again = this.#again;
+    this.#again = false;
+    this.#schedule(again ? (this.#options.soonAfterMs ?? 30_000) : (this.#options.everyMs ?? 6 * 3_600_000));
   }
 
   async stop(): Promise<void> {
     this.#abort.abort();
     clearTimeout(this.#timer);
+    this.#dueAt = undefined;
     await this.#running;
   }
 }
