@@ -47,6 +47,32 @@ describe('the HL7 adapter', () => {
     expect(pid.value(5, 2)).toBe('x\nyA£bold');
   });
 
+  it('reads a UTF-8 character escaped byte by byte (\\XC3\\\\XA9\\) as that character, not as Latin-1 pieces', () => {
+    // Encoders that escape each byte on its own (python-hl7's escape() writes one \Xhh\ per Latin-1 character; a
+    // UTF-8 sender doing the same splits every accented letter in two).
+    const pid = parseHl7Message(
+      segments('MSH|^~\\&|S\rPID|1||||M\\XC3\\\\XBC\\ller^Ren\\XC3\\\\XA9\\~\\Xe1\\\\Xe9\\x^\\XE2\\\\X82AC\\5'),
+    ).first('PID')!;
+    expect([pid.value(5, 1), pid.value(5, 2), pid.value(5, 1, 1, 2), pid.value(5, 2, 1, 2)]).toEqual([
+      'Müller',
+      'René',
+      // Bytes that are not UTF-8 together stay Latin-1, as before.
+      'áéx',
+      '€5',
+    ]);
+  });
+
+  it('reads formatted-text commands as the layout they ask for, never as text', () => {
+    // FT fields from pharmacy systems: \.sp\ (new line), \.ce\ (centre the next line), \.in±n\ \.ti±n\ (indents),
+    // \.sk n\ (skip n spaces), \.fi\ \.nf\ (fill mode).
+    const rxe = parseHl7Message(
+      segments(
+        'MSH|^~\\&|S\rRXE||^^^^^^\\.in+4\\\\.nf\\Two tablets\\.sp\\with water\\.sp2\\\\.ce\\at night\\.sk3\\\\.fi\\\\.ti-2\\done',
+      ),
+    ).first('RXE')!;
+    expect(rxe.value(2, 7)).toBe('Two tablets\nwith water\n\nat night   done');
+  });
+
   it('takes its delimiters from MSH-1 and MSH-2', () => {
     const pid = parseHl7Message(segments('MSH#@*$%#S\rPID#1####O$F$Brien@Ann*Other@Bea')).first('PID')!;
     expect([pid.value(5, 1), pid.value(5, 2), pid.value(5, 2, 1, 2), pid.repetitions(5)]).toEqual([

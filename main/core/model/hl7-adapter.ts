@@ -17,10 +17,12 @@ import { Message } from 'node-hl7-client';
  *   reads always return the first repetition; here every level is addressed by index.
  * - It splits segments on `\r` only when the text contains one, else on `\n`, so `\r\n` would leave `\n` at the
  *   start of every segment. Callers (hl7-stream.ts) hand over segments, whatever the line ends were.
- * - Its unescape leaves `\.br\` (a line break) as it is and decodes `\Xhh..\` byte by byte as Latin-1, so
- *   `\XC2A3\` became "Â£". Values are therefore decoded here token by token: `\.br\` becomes a line break,
- *   `\X..\` is read as UTF-8 (Latin-1 only when the bytes are not UTF-8), and every other escape (`\F\ \S\ \T\ \R\
- *   \E\`, highlighting, character-set switches) goes to the library's own `unescape`.
+ * - Its unescape leaves the formatted-text commands (`\.br\`, `\.sp\`, `\.ce\`, `\.in+4\`…) as they are and decodes
+ *   `\Xhh..\` byte by byte as Latin-1, so `\XC2A3\` became "Â£". Values are therefore decoded here token by token:
+ *   `\.br\`, `\.sp\` and `\.ce\` become a line break, `\.sk n\` n spaces, the other layout commands nothing;
+ *   `\X..\` is read as UTF-8 (Latin-1 only when the bytes are not UTF-8), adjacent ones together (an encoder that
+ *   escapes byte by byte writes é as `\XC3\\XA9\`); every other escape (`\F\ \S\ \T\ \R\ \E\`, highlighting,
+ *   character-set switches) goes to the library's own `unescape`.
  * - Batches (FHS/BHS) and MLLP framing are handled by hl7-stream.ts, not by the library's `Batch`/`FileBatch`
  *   (which need the whole file as one string and do not check the BTS/FTS counts) or its socket-bound `MLLPCodec`.
  */
@@ -91,6 +93,18 @@ function decodeHexBytes(hex: string): string {
   } catch {
     return bytes.toString('latin1');
   }
+}
+
+/**
+ * A formatted-text (FT) command, `.br` … `.nf`, as the layout it asks for: a line break for a new line (`.br`, `.sp n`,
+ * `.ce`), spaces for `.sk n`, nothing for indents and fill mode (`.in`, `.ti`, `.fi`, `.nf`). Text is not laid out here.
+ */
+function formatCommand(body: string): string | undefined {
+  const command = body.slice(1, 3);
+  if (command === 'br' || command === 'sp' || command === 'ce') return '\n';
+  if (command === 'sk') return ' '.repeat(Math.min(Math.max(Number.parseInt(body.slice(3).trim(), 10) || 1, 1), 20));
+  if (command === 'in' || command === 'ti' || command === 'fi' || command === 'nf') return '';
+  return undefined;
 }
 
 /** Where the piece found by `pieceStart` ends (set by it: a second return value without a tuple per call). */
@@ -170,7 +184,10 @@ class SegmentView implements Hl7Segment {
 
 interface DelimiterTools {
   delimiters: Hl7Delimiters;
-  /** The same tokenising as the library's unescape: an escape character, anything but it, an escape character. */
+  /**
+   * The same tokenising as the library's unescape (an escape character, anything but it, an escape character), except
+   * that a run of adjacent `\X..\` tokens is one token: their bytes are decoded together.
+   */
   escapeToken: RegExp;
   /** A library message, used only for its unescape. */
   unescaper: Message;
@@ -187,7 +204,7 @@ function delimiterTools(header: string): DelimiterTools {
     const e = delimiters.escape.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     tools = {
       delimiters,
-      escapeToken: new RegExp(`${e}[^${e}]*${e}`, 'g'),
+      escapeToken: new RegExp(`(?:${e}X[0-9A-Fa-f]+${e})+|${e}[^${e}]*${e}`, 'g'),
       unescaper: new Message({ text: `MSH${key}` }),
     };
     if (toolsByHeader.size < 64) toolsByHeader.set(key, tools);
@@ -220,10 +237,15 @@ class MessageView implements Hl7Message {
 
   decode(raw: string): string {
     if (!raw.includes(this.delimiters.escape)) return raw;
+    const e = this.delimiters.escape;
     return raw.replace(this.tools.escapeToken, (token) => {
       const body = token.slice(1, -1);
-      if (body === '.br') return '\n';
+      const layout = body.charCodeAt(0) === 46 ? formatCommand(body) : undefined;
+      if (layout !== undefined) return layout;
       if (/^X[0-9A-Fa-f]+$/.test(body)) return decodeHexBytes(body.slice(1));
+      // A run of `\X..\` tokens: one byte sequence.
+      if (body.charCodeAt(0) === 88 && body.includes(e))
+        return decodeHexBytes(body.split(`${e}${e}X`).join('').slice(1));
       return this.tools.unescaper.unescape(token);
     });
   }
