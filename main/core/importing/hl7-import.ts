@@ -135,7 +135,13 @@ export async function importHl7(
       codeLists: options.codeLists,
       extraProblems: extra,
       reported: extraction.reported,
-      isKnownOrder: options.isKnownOrder,
+      // A cancel may follow its new order in the same file: that order counts as known (the accept queues it,
+      // then withdraws it unsent).
+      isKnownOrder:
+        orderControl === 'CA' && options.isKnownOrder
+          ? (clinicCode, clinicOrderId) =>
+              seen.has(`${clinicCode}\u0000${clinicOrderId}`) || options.isKnownOrder!(clinicCode, clinicOrderId)
+          : options.isKnownOrder,
       source,
       orderControl,
     });

@@ -169,6 +169,43 @@ describe('MLLP intake', () => {
     expect(row.state).toBe('withdrawn');
   });
 
+  it('holds a cancel that follows its order for review with it; accepting the day batch withdraws the order unsent', async () => {
+    const r = await start({ mode: 'hold' });
+    const order = uniqueOrder({}, 'MLLP');
+    const cancel = writeRde011(order, { controlId: 'CTL-CA2', orderControl: 'CA', ...SENDER });
+    const acks = await sendWithLibrary(r.port, [message('CTL-NW2', order)]);
+    await r.intake.staged();
+    // The cancel comes once its order is staged (not accepted: held for review), then another pair in one burst.
+    const second = uniqueOrder({}, 'MLLP');
+    acks.push(
+      ...(await sendWithLibrary(r.port, [
+        cancel,
+        message('CTL-NW3', second),
+        writeRde011(second, { controlId: 'CTL-CA3', orderControl: 'CA', ...SENDER }),
+      ])),
+    );
+    expect(acks.map((a) => a.get('MSA.1'))).toEqual(['AA', 'AA', 'AA', 'AA']);
+    await r.intake.staged();
+    const batchId = r.intake.repo.find(LOCAL.id, 'EPR-7^CLINIC-H', 'CTL-CA2')!.batchId!;
+    const staged = r.fixture.staging.getBatch(batchId, { limit: 10 }).orders;
+    expect(staged.map((o) => [o.orderControl, o.valid])).toEqual([
+      ['NW', true],
+      ['CA', true],
+      ['NW', true],
+      ['CA', true],
+    ]);
+    expect(r.fixture.staging.accept(batchId)).toMatchObject({ accepted: 2, cancelled: 2, staying: 0 });
+    const states = [order, second].map(
+      (o) =>
+        (
+          r.fixture.store.db
+            .prepare('SELECT state FROM orders WHERE clinic_order_id = ?')
+            .get(o.prescription.clinicOrderId) as { state: string }
+        ).state,
+    );
+    expect(states).toEqual(['withdrawn', 'withdrawn']);
+  });
+
   it('answers AE with an ERR per problem when the message can never be an order, AR when it cannot be read', async () => {
     const r = await start();
     const control = message('CTL-AE').replace('\rORC|NW|', '\rORC|XO|');

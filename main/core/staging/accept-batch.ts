@@ -170,10 +170,23 @@ function acceptPages(
     after = page[page.length - 1]!.position;
     taken += page.length;
     const done = read.length < limit || after >= from.upTo;
-    const toQueue: Array<{ stagedId: number; order: NewOrder }> = [];
+    let toQueue: Array<{ stagedId: number; order: NewOrder }> = [];
+    const enqueuePending = () => {
+      if (toQueue.length === 0) return;
+      const ids = store.orders.enqueue(
+        batchId,
+        toQueue.map((entry) => entry.order),
+      );
+      ids.forEach((orderId, index) => store.stagedOrders.markAccepted(toQueue[index]!.stagedId, orderId));
+      accepted += ids.length;
+      toQueue = [];
+    };
     for (const staged of page) {
       const { clinicCode, clinicOrderId } = staged;
       if (!clinicCode || !clinicOrderId) continue;
+      // A cancel acts on what came before it, the new orders of this page included: they are queued first, so a
+      // cancel that follows its order in the same file or run of messages finds it (and withdraws it unsent).
+      if (staged.orderControl === 'CA') enqueuePending();
       const known = store.orders.findAccepted(batch.environmentId, clinicCode, clinicOrderId);
       if (staged.orderControl === 'CA') {
         if (!known) {
@@ -236,14 +249,7 @@ function acceptPages(
         },
       });
     }
-    if (toQueue.length > 0) {
-      const ids = store.orders.enqueue(
-        batchId,
-        toQueue.map((entry) => entry.order),
-      );
-      ids.forEach((orderId, index) => store.stagedOrders.markAccepted(toQueue[index]!.stagedId, orderId));
-      accepted += ids.length;
-    }
+    enqueuePending();
     if (done) return { accepted, cancelled, after, done: true };
     if (from.maxOrders !== undefined && taken >= from.maxOrders) return { accepted, cancelled, after, done: false };
   }

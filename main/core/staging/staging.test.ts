@@ -469,6 +469,18 @@ describe('staging an import', () => {
     expect(allOrders(f, cancel.batchId)[0]).toMatchObject({ state: 'accepted', orderId: queued!.id });
   });
 
+  it('withdraws an order whose cancel (ORC-1 CA) follows its new order (NW) in the same file, never sending it', async () => {
+    const f = open();
+    f.staging.saveProfile(HL7_PROFILE);
+    const order = uniqueOrder();
+    const text = hl7File([order]) + hl7File([order], 'CA').replace('|MSG-1|', '|MSG-2|');
+    const batch = await staged(f, f.file('new-then-cancel.hl7', text), { profile: 'hl7-clinic' });
+    expect(allOrders(f, batch.batchId).map((o) => o.orderControl)).toEqual(['NW', 'CA']);
+    expect(f.staging.accept(batch.batchId)).toMatchObject({ accepted: 1, cancelled: 1, staying: 0 });
+    const orders = f.store.orders.list({ batchId: batch.batchId });
+    expect(orders.map((o) => o.state)).toEqual(['withdrawn']);
+  });
+
   it("locates a route problem at the row its value came from, not the order's first row", async () => {
     const codeLists = { ...DEFAULT_CODE_LISTS, courierCodes: [...DEFAULT_CODE_LISTS.courierCodes, 'XPRESS'] };
     const f = open({ codeLists });
