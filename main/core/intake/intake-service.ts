@@ -62,6 +62,10 @@ const NEVER_AN_ORDER = new Set([
 ]);
 
 /** The batch an earlier version of the intake made for one recorded message (recovery reuses it). */
+/** How long an answered message may wait to be staged with those that follow it, and how many may wait. */
+const STAGING_WINDOW_MS = 20;
+const STAGING_RUN = 200;
+
 export function fileNameFor(recordId: number): string {
   return `intake-${recordId}.hl7`;
 }
@@ -75,6 +79,8 @@ export class IntakeService {
   /** Answered messages waiting to be staged, in the order they came (see #stageWaiting). */
   #waiting: Waiting[] = [];
   #stagingScheduled: NodeJS.Immediate | NodeJS.Timeout | null = null;
+  /** The scheduled staging is the next turn of the loop (enough messages wait), not the end of the window. */
+  #stagingSoon = false;
   #stagedWaiters: Array<() => void> = [];
   #closed = false;
 
@@ -153,11 +159,7 @@ export class IntakeService {
   async close(): Promise<void> {
     this.#closed = true;
     while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight]);
-    const scheduled = this.#stagingScheduled;
-    if (scheduled) {
-      clearImmediate(scheduled as NodeJS.Immediate);
-      clearTimeout(scheduled as NodeJS.Timeout);
-    }
+    this.#cancelStaging();
     this.#stageWaiting();
     this.#commits.close();
   }
@@ -231,7 +233,8 @@ export class IntakeService {
       codeLists: staging.codeListsFor(environmentId),
       profiles: store.mappingProfiles.list().map((saved) => saved.profile),
       isKnownOrder: (clinicCode, clinicOrderId) =>
-        store.stagedOrders.isAccepted(environmentId, clinicCode, clinicOrderId),
+        store.stagedOrders.isAccepted(environmentId, clinicCode, clinicOrderId) ||
+        this.#sentEarlier(header!.sender, clinicCode, clinicOrderId),
       today: store.now(),
     });
     if (read.refused) {
@@ -252,6 +255,31 @@ export class IntakeService {
       }
     }
     return { code: never ? 'AE' : 'AA', errors, header, read };
+  }
+
+  /**
+   * Whether the sender's new order (ORC-1 NW) with this identity came in an earlier message not yet accepted: one
+   * waiting to be staged, or staged in the sender's batch of the day (under "hold for review"). A cancel of it is
+   * then a cancel of a known order: the accept queues the order and withdraws it unsent.
+   */
+  #sentEarlier(sender: string, clinicCode: string, clinicOrderId: string): boolean {
+    const waiting = this.#waiting.some(
+      (item) =>
+        item.message.sender === sender &&
+        item.decision.read?.entries.some(
+          ({ order }) =>
+            order.clinicCode === clinicCode &&
+            order.clinicOrderId === clinicOrderId &&
+            (order.source.orderControl ?? 'NW') === 'NW',
+        ),
+    );
+    if (waiting) return true;
+    const { store, environmentId } = this.#options;
+    const batchId = this.repo.openBatch(environmentId, dayBatchName(sender, store.now()));
+    return (
+      batchId !== undefined &&
+      store.stagedOrders.earlierWithIdentity(batchId, clinicCode, clinicOrderId, Number.MAX_SAFE_INTEGER) !== undefined
+    );
   }
 
   /**
@@ -281,10 +309,11 @@ export class IntakeService {
    * Stages what is waiting, in one transaction (the rows of messages that came together share its pages), each
    * message in a savepoint of its own so one that fails (it stays unstaged until the next start) does not undo
    * the others. Not waited for by any ACK: the message's row is durable already, and `recover` stages it if this
-   * never commits. Runs after the ACKs of the moment are written (setImmediate).
+   * never commits. Runs a moment after the ACKs (#scheduleStaging).
    */
   #stageWaiting(): void {
     this.#stagingScheduled = null;
+    this.#stagingSoon = false;
     const waiting = this.#waiting;
     this.#waiting = [];
     if (waiting.length > 0 && this.#options.store.isOpen) {
@@ -338,8 +367,28 @@ export class IntakeService {
     }
   }
 
+  /**
+   * Staging waits a moment (STAGING_WINDOW_MS, or until STAGING_RUN messages wait) so that messages arriving one
+   * after another, as on one connection, are staged together: one transaction, one accept and one batch lookup for
+   * many instead of one each. No ACK waits for it (the rows are durable), and `recover` stages what a crash left.
+   */
   #scheduleStaging(): void {
-    this.#stagingScheduled ??= setImmediate(() => this.#stageWaiting());
+    if (this.#waiting.length >= STAGING_RUN && !this.#stagingSoon) {
+      this.#cancelStaging();
+      this.#stagingScheduled = setImmediate(() => this.#stageWaiting());
+      this.#stagingSoon = true;
+      return;
+    }
+    this.#stagingScheduled ??= setTimeout(() => this.#stageWaiting(), STAGING_WINDOW_MS);
+  }
+
+  #cancelStaging(): void {
+    const scheduled = this.#stagingScheduled;
+    if (scheduled) {
+      clearImmediate(scheduled as NodeJS.Immediate);
+      clearTimeout(scheduled as NodeJS.Timeout);
+    }
+    this.#stagingScheduled = null;
   }
 
   /** Consecutive messages of one sender that are accepted (AA under `send`) or not: staged together. */

@@ -7,6 +7,7 @@ import {
   type Environment,
   type SendingPace,
 } from '../../../shared/environment.js';
+import { ParsedRows } from './parsed-rows.js';
 import { isoTime } from './time.js';
 
 // The pace lives in shared/environment.ts since the settings screen edits it; re-exported for the core.
@@ -60,6 +61,8 @@ export class EnvironmentsRepo {
   readonly #chosen: Database.Statement<[], { id: string }>;
   readonly #removedIds: Database.Statement<[], { id: string }>;
   readonly #setPaused: Database.Statement<[string | null, string, string]>;
+  /** Read on every staged message and accept (code lists): parsed once while the row stays the same. */
+  readonly #parsed = new ParsedRows(toProfile);
 
   constructor(db: Database.Database, now: () => Date) {
     this.#now = now;
@@ -122,11 +125,11 @@ export class EnvironmentsRepo {
 
   get(id: string): EnvironmentProfile | undefined {
     const row = this.#get.get(id);
-    return row && toProfile(row);
+    return row && this.#parsed.get(row.id, row);
   }
 
   list(): EnvironmentProfile[] {
-    return this.#list.all().map(toProfile);
+    return this.#list.all().map((row) => this.#parsed.get(row.id, row));
   }
 
   /**

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { mappingProfileSchema, type MappingProfile } from '../model/mapping-profile.js';
+import { ParsedRows } from './parsed-rows.js';
 import { isoTime } from './time.js';
 
 /**
@@ -18,6 +19,7 @@ export interface SavedProfile {
 }
 
 interface ProfileRow {
+  name: string;
   profile: string;
   headerCells: string | null;
   createdAt: string;
@@ -34,7 +36,7 @@ function toSaved(row: ProfileRow): SavedProfile {
   };
 }
 
-const COLUMNS = 'profile, header_cells AS headerCells, created_at AS createdAt, updated_at AS updatedAt';
+const COLUMNS = 'name, profile, header_cells AS headerCells, created_at AS createdAt, updated_at AS updatedAt';
 
 export class MappingProfilesRepo {
   readonly #now: () => Date;
@@ -42,6 +44,8 @@ export class MappingProfilesRepo {
   readonly #get: Database.Statement<[string], ProfileRow>;
   readonly #list: Database.Statement<[], ProfileRow>;
   readonly #delete: Database.Statement<[string]>;
+  /** The intake reads every profile for each message it receives: parsed once while a row stays the same. */
+  readonly #parsed = new ParsedRows(toSaved);
 
   constructor(db: Database.Database, now: () => Date) {
     this.#now = now;
@@ -71,11 +75,11 @@ export class MappingProfilesRepo {
 
   get(name: string): SavedProfile | undefined {
     const row = this.#get.get(name);
-    return row && toSaved(row);
+    return row && this.#parsed.get(row.name, row);
   }
 
   list(): SavedProfile[] {
-    return this.#list.all().map(toSaved);
+    return this.#list.all().map((row) => this.#parsed.get(row.name, row));
   }
 
   delete(name: string): boolean {
