@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { intakeModeSchema, intakeRuleSetSchema } from './intake-rules.js';
+
+export { intakeModeSchema, type IntakeModeView } from './intake-rules.js';
 
 /**
  * Live intake in the app (issue #17): the MLLP listener and watched folders the core runs while it is open, their
@@ -13,9 +16,6 @@ const count = z.number().int().nonnegative();
 
 /** Minutes in the per-minute series: the last hour, oldest first, the current minute last. */
 export const INTAKE_SERIES_MINUTES = 60;
-
-export const intakeModeSchema = z.enum(['send', 'hold']);
-export type IntakeModeView = z.infer<typeof intakeModeSchema>;
 
 export const intakeProblemSchema = z
   .object({
@@ -67,7 +67,10 @@ export const intakeStatusSchema = z
   .object({
     running: z.boolean(),
     environmentId: environmentIdSchema.nullable(),
+    /** The default rule of the run shown (its `rules.onArrival`). */
     onArrival: intakeModeSchema.nullable(),
+    /** The rules the run shown started with (saving new ones changes the next start, not this run). */
+    rules: intakeRuleSetSchema.nullable(),
     startedAt: z.string().nullable(),
     /** The minute the series' last value counts (ISO, start of the minute). */
     seriesEndsAt: z.string(),
@@ -85,10 +88,30 @@ export const intakeStartSchema = z
     port: z.number().int().min(0).max(65535).optional(),
     /** Folders to watch: each must be one the import policy allows. */
     folders: z.array(z.string().min(1).max(4096)).max(8).optional(),
-    onArrival: intakeModeSchema,
+    /**
+     * Absent: the environment's saved rules (intake.rules). Given: the default rule for this run only, over the
+     * saved senders' own rules, as `rx-batch serve --on-arrival` does.
+     */
+    onArrival: intakeModeSchema.optional(),
   })
   .strict()
   .refine((input) => input.port !== undefined || (input.folders?.length ?? 0) > 0, 'give a port, a folder, or both');
+
+const environmentInput = z.object({ environmentId: environmentIdSchema }).strict();
+
+export const intakeRulesSchema = z
+  .object({
+    environmentId: environmentIdSchema,
+    rules: intakeRuleSetSchema,
+    /** When they were last saved; null: never (the default, everything held for review). */
+    updatedAt: z.string().nullable(),
+  })
+  .strict();
+export type IntakeRulesView = z.infer<typeof intakeRulesSchema>;
+
+export const intakeSaveRulesSchema = z
+  .object({ environmentId: environmentIdSchema, rules: intakeRuleSetSchema })
+  .strict();
 
 export const intakeCalls = {
   'intake.status': { input: z.object({}).strict(), output: intakeStatusSchema },
@@ -96,6 +119,10 @@ export const intakeCalls = {
   'intake.start': { input: intakeStartSchema, output: intakeStatusSchema },
   /** Stops the listener and watchers: the message or file in hand is finished first. */
   'intake.stop': { input: z.object({}).strict(), output: intakeStatusSchema },
+  /** The environment's saved staging rules (what the next start and `rx-batch serve` use). */
+  'intake.rules': { input: environmentInput, output: intakeRulesSchema },
+  /** Saves them (audited `intake.rules.changed` with the old and new rules, when they changed). */
+  'intake.saveRules': { input: intakeSaveRulesSchema, output: intakeRulesSchema },
 } as const;
 
 export const intakeEvents = {

@@ -8,6 +8,7 @@ import { batchCheck } from './commands/batch-check.js';
 import { cancel } from './commands/cancel.js';
 import { envAdd, envList } from './commands/env.js';
 import { importBatch } from './commands/import-batch.js';
+import { intakeRules } from './commands/intake-rules.js';
 import { logExport, logVerify } from './commands/log.js';
 import { login, logout } from './commands/login.js';
 import { status } from './commands/status.js';
@@ -83,6 +84,13 @@ const COMMAND_OPTIONS: Record<string, Options> = {
   },
   'profile list': {},
   'profile remove': {},
+  'intake rules': {
+    env: { type: 'string' },
+    'on-arrival': { type: 'string' },
+    'send-from': { type: 'string', multiple: true },
+    'hold-from': { type: 'string', multiple: true },
+    forget: { type: 'string', multiple: true },
+  },
 };
 
 /** How many positionals (after the command words) each command takes. */
@@ -336,6 +344,14 @@ async function dispatch(
       });
     case 'profile list':
       return profileList(ctx);
+    case 'intake rules':
+      return intakeRules(ctx, {
+        environmentId: required(values, 'env'),
+        sendFrom: list(values, 'send-from'),
+        holdFrom: list(values, 'hold-from'),
+        forget: list(values, 'forget'),
+        ...optionalArgs(values, { onArrival: 'on-arrival' }),
+      });
     case 'profile remove':
       return profileRemove(ctx, first);
     case 'submit':

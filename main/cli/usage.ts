@@ -48,10 +48,19 @@ Commands:
             [--hold-from SENDER]... [--allow ADDRESS]... [--tls-cert PEM --tls-key PEM]
             [--max-message-bytes N] [--progress-seconds N]
                      live intake until SIGTERM/SIGINT: an MLLP listener (127.0.0.1 unless HOST is given;
-                     --allow limits the peers) and watched folders feed staging; with send (per sender with
-                     --send-from APP^FACILITY) valid orders go to the outbox at once, with hold (default)
-                     they wait for review; sends and tracks ENV meanwhile; prints "mllp: HOST:PORT" and
-                     "watching: DIR" when ready
+                     --allow limits the peers) and watched folders feed staging; with send valid orders go to
+                     the outbox at once, with hold they wait for review; the rules are ENV's saved ones
+                     (intake rules, below; hold when none are saved), and --on-arrival, --send-from and
+                     --hold-from win over them for this run only (a sender given gets that rule, the other
+                     saved senders keep theirs); says the rules on stderr; sends and tracks ENV meanwhile;
+                     prints "mllp: HOST:PORT" and "watching: DIR" when ready
+  intake rules --env ENV [--on-arrival send|hold] [--send-from SENDER]... [--hold-from SENDER]...
+            [--forget SENDER]...
+                     show ENV's saved staging rules, or change them (audited): --on-arrival the default for
+                     every sender, --send-from/--hold-from a sender's own rule (SENDER is APP^FACILITY, MSH-3
+                     and MSH-4, or APP for every facility of APP; matched as messages write them), --forget
+                     drops a sender's rule; other saved senders keep theirs; serve and the app's Intake
+                     screen use them from their next start
   profile add-hl7 NAME --sender APP^FACILITY [--message-type RDE^O11] --set FIELD=VALUE...
                      save an HL7 mapping profile for a sender (what a message cannot carry, e.g.
                      --set prescription.paymentType=Account --set prescription.courierCode=RMT24

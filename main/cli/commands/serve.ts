@@ -1,19 +1,25 @@
 import { resolve } from 'node:path';
 import { stat } from 'node:fs/promises';
 import { FolderWatcher } from '../../core/intake/folder-watcher.js';
-import { IntakeService, type IntakeMode, type IntakeResult } from '../../core/intake/intake-service.js';
+import { describeIntakeRules } from '../../../shared/intake-rules.js';
+import { serviceRules, withOverrides } from '../../core/intake/intake-rules.js';
+import { IntakeService, type IntakeResult } from '../../core/intake/intake-service.js';
 import { MllpListener } from '../../core/intake/mllp-listener.js';
 import { createLogger } from '../../core/platform/logger.js';
 import { StagingService } from '../../core/staging/staging-service.js';
 import { inProcessRowSink } from '../../core/store/staged-batch-writer.js';
 import type { CliContext } from '../cli-context.js';
 import { EXIT, InputError, UsageError } from '../cli-errors.js';
+import { ruleFlags } from './intake-rules.js';
 
 /**
  * `serve --env ENV [--mllp HOST:PORT] [--watch DIR]…`: live intake, unattended. Runs the submitter and the status
  * poller for ENV, an MLLP listener and folder watchers that stage what arrives (and, with the `send` rule, accept
  * valid orders into the outbox at once), until SIGTERM/SIGINT. When ready it prints `mllp: HOST:PORT` and
- * `watching: DIR` (one line each), then a progress line now and then. Stopping: the listener stops taking
+ * `watching: DIR` (one line each), then a progress line now and then. The staging rules are the environment's saved
+ * ones (`rx-batch intake rules`, the Intake screen); --on-arrival, --send-from and --hold-from override them for
+ * this run only (the default given replaces the saved default; a sender given gets that rule, the other saved
+ * senders keep theirs), and the rules in force are said on stderr. Stopping: the listener stops taking
  * connections, the message being handled is finished and acknowledged, the watchers finish the file in hand, then
  * the outbox stops as `submit` does (requests unanswered are recorded in doubt) and the store closes; "Stopped."
  * is the last line.
@@ -42,12 +48,6 @@ function hostPort(text: string): { host: string; port: number } {
   return { host, port };
 }
 
-function modeOf(text: string | undefined): IntakeMode {
-  if (text === undefined || text === 'hold') return 'hold';
-  if (text === 'send') return 'send';
-  throw new UsageError('--on-arrival is send (valid orders go to the outbox at once) or hold (for review)');
-}
-
 export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
   if (!args.mllp && args.watch.length === 0) throw new UsageError('serve needs --mllp HOST:PORT, --watch DIR, or both');
   if (Boolean(args.tlsCert) !== Boolean(args.tlsKey)) throw new UsageError('--tls-cert and --tls-key go together');
@@ -56,10 +56,9 @@ export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
   const environment = registry.find(environmentId);
   if (!environment) throw new InputError(`there is no environment "${environmentId}"`);
   if (!environment.clientId) throw new InputError(`${environmentId} has no client id: run rx-batch env add`);
-  const senders: Record<string, IntakeMode> = {};
-  for (const sender of args.sendFrom) senders[sender] = 'send';
-  for (const sender of args.holdFrom) senders[sender] = 'hold';
-  const rules = { mode: modeOf(args.onArrival), senders };
+  const overrides = ruleFlags(args);
+  const saved = store.intakeRules.get(environmentId);
+  const rules = withOverrides(saved.rules, overrides);
   const folders: string[] = [];
   for (const dir of args.watch) {
     const path = resolve(dir);
@@ -88,13 +87,22 @@ export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
     store,
     staging,
     environmentId,
-    rules,
+    rules: serviceRules(rules),
     logger,
     onOutcome: (result: IntakeResult) => {
       if (result.resent) tally.resent += 1;
       else tally[result.code] += 1;
     },
   });
+  const flags = [
+    args.onArrival !== undefined ? '--on-arrival' : '',
+    args.sendFrom.length > 0 ? '--send-from' : '',
+    args.holdFrom.length > 0 ? '--hold-from' : '',
+  ].filter(Boolean);
+  const from = saved.updatedAt === null ? `none saved for ${environmentId}` : `saved for ${environmentId}`;
+  ctx.warn(
+    `rules: ${describeIntakeRules(rules)} (${from}${flags.length > 0 ? `; ${flags.join(', ')} for this run` : ''})`,
+  );
   const recovered = await intake.recover();
   if (recovered > 0) ctx.warn(`${recovered} messages received before a stop were staged now.`);
 
@@ -128,7 +136,8 @@ export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
         store,
         staging: folderStaging,
         repo: intake.repo,
-        mode: rules.mode,
+        // A file's orders follow the default rule (a file may hold several senders' messages).
+        mode: rules.onArrival,
         logger,
         onFile: () => void (tally.files += 1),
       });

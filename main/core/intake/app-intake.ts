@@ -1,5 +1,6 @@
 import type { CodeLists } from '../../../shared/environment.js';
-import type { IntakeChannelView, IntakeModeView, IntakeStatus } from '../../../shared/intake-contract.js';
+import type { IntakeChannelView, IntakeStatus } from '../../../shared/intake-contract.js';
+import { describeIntakeRules, type IntakeRuleSetView } from '../../../shared/intake-rules.js';
 import type { Logger } from '../platform/logger.js';
 import { StagingService } from '../staging/staging-service.js';
 import { batchesFedSince, lastIntakeMessageId } from '../store/intake-fed-batches.js';
@@ -8,6 +9,7 @@ import type { Store } from '../store/store.js';
 import { ChannelActivity, reasonFromAck, seriesEnd } from './channel-activity.js';
 import { FolderWatcher, type WatchedFileResult } from './folder-watcher.js';
 import { readMessageHeader } from './hl7-ack.js';
+import { serviceRules } from './intake-rules.js';
 import { IntakeService, type IntakeResult } from './intake-service.js';
 import { MllpListener, type ListenerRefusal } from './mllp-listener.js';
 
@@ -39,7 +41,8 @@ export interface AppIntakeStart {
   port?: number;
   /** Already allowed by the policy and resolved. */
   folders: string[];
-  onArrival: IntakeModeView;
+  /** The rules of this run: the environment's saved ones, with any override for the run already applied. */
+  rules: IntakeRuleSetView;
 }
 
 interface Channel {
@@ -54,7 +57,7 @@ interface Channel {
 
 interface Running {
   environmentId: string;
-  onArrival: IntakeModeView;
+  rules: IntakeRuleSetView;
   startedAt: string;
   /** The last intake message row before this start: the listener's batches are the rows after it. */
   afterMessageId: number;
@@ -100,12 +103,12 @@ export class AppIntake {
       store,
       staging,
       environmentId: request.environmentId,
-      rules: { mode: request.onArrival },
+      rules: serviceRules(request.rules),
       ...(logger ? { logger } : {}),
     });
     const running: Running = {
       environmentId: request.environmentId,
-      onArrival: request.onArrival,
+      rules: request.rules,
       startedAt: this.#now().toISOString(),
       afterMessageId: lastIntakeMessageId(store.db),
       intake,
@@ -128,7 +131,7 @@ export class AppIntake {
       actor: 'user',
       action: 'intake.started',
       environmentId: request.environmentId,
-      details: { operation: request.onArrival },
+      details: { operation: request.rules.onArrival, intakeRules: describeIntakeRules(request.rules) },
     });
     const status = this.status();
     this.#deps.onChanged(status);
@@ -166,7 +169,7 @@ export class AppIntake {
       actor,
       action,
       environmentId: running.environmentId,
-      details: { operation: running.onArrival, outcome: actor === 'system' ? 'app closed' : 'stopped' },
+      details: { operation: running.rules.onArrival, outcome: actor === 'system' ? 'app closed' : 'stopped' },
     });
   }
 
@@ -175,7 +178,8 @@ export class AppIntake {
     return {
       running: this.#running !== undefined,
       environmentId: shown?.environmentId ?? null,
-      onArrival: shown?.onArrival ?? null,
+      onArrival: shown?.rules.onArrival ?? null,
+      rules: shown?.rules ?? null,
       startedAt: shown?.startedAt ?? null,
       seriesEndsAt: seriesEnd(this.#now()),
       channels: shown ? shown.channels.map((channel) => this.#view(shown, channel)) : [],
@@ -270,7 +274,8 @@ export class AppIntake {
       store,
       staging,
       repo: running.intake.repo,
-      mode: running.onArrival,
+      // A file's orders follow the default rule (a file may hold several senders' messages).
+      mode: running.rules.onArrival,
       ...(logger ? { logger } : {}),
       ...(folderIntervalMs !== undefined ? { intervalMs: folderIntervalMs } : {}),
       onFile: (file) => {

@@ -5,11 +5,13 @@ import { ContractError } from '../../../shared/errors.js';
 import type { intakeCalls } from '../../../shared/intake-contract.js';
 import type { AppServices } from '../app-services.js';
 import { ANY_PATH, type ImportPathPolicy } from '../import-path-policy.js';
+import { IntakeRulesError } from '../store/intake-rules-repo.js';
 import { AppIntake, AppIntakeError } from './app-intake.js';
+import { withOverrides } from './intake-rules.js';
 
 /**
  * The intake calls of the contract: the app's own live intake (app-intake.ts), one per core, stopped when the core
- * closes. Inputs arrive parsed by the contract (no host: the app listens on 127.0.0.1 only); folders are checked
+ * closes, and the environment's saved staging rules (store/intake-rules-repo.ts) it and `rx-batch serve` start with. Inputs arrive parsed by the contract (no host: the app listens on 127.0.0.1 only); folders are checked
  * here against the core's import policy, so a page can make the core watch only a folder it may import from.
  */
 
@@ -66,15 +68,15 @@ export function buildIntakeHandlers(
     allowedFolders: anyFolder ? null : [...(importPaths.folders ?? [])],
   });
   app.onClose(() => intake.close());
+  const knownEnvironment = (environmentId: string) => {
+    if (!app.registry.find(environmentId)) {
+      throw new ContractError({ code: 'invalid-input', message: `There is no environment "${environmentId}".` });
+    }
+  };
   return {
     'intake.status': () => Promise.resolve(intake.status()),
     'intake.start': async (input) => {
-      if (!app.registry.find(input.environmentId)) {
-        throw new ContractError({
-          code: 'invalid-input',
-          message: `There is no environment "${input.environmentId}".`,
-        });
-      }
+      knownEnvironment(input.environmentId);
       const folders: string[] = [];
       for (const folder of input.folders ?? []) {
         const allowed = await allowedIntakeFolder(importPaths, folder);
@@ -86,7 +88,10 @@ export function buildIntakeHandlers(
           environmentId: input.environmentId,
           ...(input.port !== undefined ? { port: input.port } : {}),
           folders,
-          onArrival: input.onArrival,
+          rules: withOverrides(
+            app.store.intakeRules.get(input.environmentId).rules,
+            input.onArrival ? { onArrival: input.onArrival } : {},
+          ),
         });
       } catch (error) {
         if (error instanceof AppIntakeError) throw new ContractError({ code: 'invalid-input', message: error.message });
@@ -94,5 +99,21 @@ export function buildIntakeHandlers(
       }
     },
     'intake.stop': () => intake.stop(),
+    // Synchronous throws reach dispatch as a rejection would (it awaits the handler inside its try).
+    'intake.rules': (input) => {
+      knownEnvironment(input.environmentId);
+      return Promise.resolve({ environmentId: input.environmentId, ...app.store.intakeRules.get(input.environmentId) });
+    },
+    'intake.saveRules': (input) => {
+      knownEnvironment(input.environmentId);
+      try {
+        const { rules, updatedAt } = app.store.intakeRules.save(input.environmentId, input.rules, 'user');
+        return Promise.resolve({ environmentId: input.environmentId, rules, updatedAt });
+      } catch (error) {
+        if (error instanceof IntakeRulesError)
+          throw new ContractError({ code: 'invalid-input', message: error.message });
+        throw error;
+      }
+    },
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DESCRIBED_RULES_MAX } from '../../../shared/intake-rules.js';
 
 /**
  * What an audit entry's `details` may hold: an allow-list of operational keys. Anything else (a token, a
@@ -70,6 +71,12 @@ export const auditDetailsSchema = z
      * the export's columns before it stay where they were.
      */
     previousRetentionDays: z.number().int().min(1).max(36_500),
+    /**
+     * Live intake's staging rules of an environment after and before a change, in one line
+     * (`hold; send: EPR-7^CLINIC-H, LAB`, shared/intake-rules.ts): rules and sender names, never message text.
+     */
+    intakeRules: shortText(DESCRIBED_RULES_MAX),
+    previousIntakeRules: shortText(DESCRIBED_RULES_MAX),
   })
   .partial();
 
@@ -138,6 +145,8 @@ const FAST_CHECKS: Partial<Record<AuditDetailKey, FastCheck>> = {
   sender: text(200),
   previousRetentionDays: (value) =>
     Number.isSafeInteger(value) && (value as number) >= 1 && (value as number) <= 36_500,
+  intakeRules: text(DESCRIBED_RULES_MAX),
+  previousIntakeRules: text(DESCRIBED_RULES_MAX),
 };
 
 /** Whether every value passes its fast check (undefined values are left out, as the schema allows). */

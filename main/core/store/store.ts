@@ -7,6 +7,7 @@ import { CancellationsRepo } from './cancellations-repo.js';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
 import { EnrichmentRepo } from './enrichment-repo.js';
 import { EnvironmentsRepo } from './environments-repo.js';
+import { IntakeRulesRepo } from './intake-rules-repo.js';
 import { MappingProfilesRepo } from './mapping-profiles-repo.js';
 import { migrate, schemaVersion } from './migrations/index.js';
 import { openDatabase } from './open-database.js';
@@ -62,6 +63,8 @@ export class Store {
   readonly enrichment: EnrichmentRepo;
   /** How long staging copies are kept, their compaction in steps, and giving freed pages back (migration 018). */
   readonly retention: RetentionRepo;
+  /** Live intake's staging rules per environment (migration 019). */
+  readonly intakeRules: IntakeRulesRepo;
   readonly #lock: DataDirLock;
   /** One transaction wrapper for every inTransaction call (better-sqlite3 builds four functions per wrapper). */
   readonly #transaction: Database.Transaction<(fn: () => unknown) => unknown>;
@@ -93,6 +96,7 @@ export class Store {
     this.mappingProfiles = new MappingProfilesRepo(db, now);
     this.enrichment = new EnrichmentRepo(db, now);
     this.retention = new RetentionRepo(db, now, this.audit, (ids) => this.stagedOrders.noteRewritten(ids));
+    this.intakeRules = new IntakeRulesRepo(db, now, this.audit);
   }
 
   get schemaVersion(): number {
