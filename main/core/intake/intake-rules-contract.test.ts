@@ -43,7 +43,9 @@ describe('intake rules through the contract', () => {
         { sender: 'EPR-7', onArrival: 'send' },
         { sender: 'EPR-7', onArrival: 'hold' },
       ]),
-    ).rejects.toMatchObject({ issues: [{ path: 'rules.senders', message: '"EPR-7" is listed twice: one rule a sender.' }] });
+    ).rejects.toMatchObject({
+      issues: [{ path: 'rules.senders', message: '"EPR-7" is listed twice: one rule a sender.' }],
+    });
     await expect(
       t.api.call('intake.saveRules', { environmentId: 'nowhere', rules: { onArrival: 'send', senders: [] } }),
     ).rejects.toMatchObject({ code: 'invalid-input', message: 'There is no environment "nowhere".' });
@@ -70,7 +72,11 @@ describe('intake rules through the contract', () => {
           columns: {},
           constants: { paymentType: 'Account', courierCode: 'RMT24', currencyCode: 'GBP' },
           valueMaps: {},
-          hl7Sender: { application: sender.sendingApplication, facility: sender.sendingFacility, messageType: 'RDE^O11' },
+          hl7Sender: {
+            application: sender.sendingApplication,
+            facility: sender.sendingFacility,
+            messageType: 'RDE^O11',
+          },
         },
       });
     }
@@ -111,7 +117,10 @@ describe('intake rules through the contract', () => {
     expect(startedEntry?.details).toEqual({ operation: 'hold', intakeRules: 'hold; send: EPR-7^CLINIC-H' });
 
     // Rules saved while it runs apply from the next start: the run shown keeps the ones it started with.
-    await t.api.call('intake.saveRules', { environmentId: LOCAL_SANDBOX_ID, rules: { onArrival: 'send', senders: [] } });
+    await t.api.call('intake.saveRules', {
+      environmentId: LOCAL_SANDBOX_ID,
+      rules: { onArrival: 'send', senders: [] },
+    });
     expect((await t.api.call('intake.status', {})).rules).toEqual(saved.rules);
     await t.api.call('intake.stop', {});
     const next = await t.api.call('intake.start', { environmentId: LOCAL_SANDBOX_ID, port: 0 });
