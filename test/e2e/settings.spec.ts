@@ -1,3 +1,4 @@
+import { STAGED_DAYS_RULE } from '../../shared/retention-contract.js';
 import { expect, test } from './fixtures.js';
 import { callBridge } from './support/bridge-client.js';
 import { saveScreenshot } from './support/screenshots.js';
@@ -59,4 +60,73 @@ test('settings: an API profile is edited, checked field by field, and saved', as
   const saved = (await callBridge(app, 'environments.list', {})).find((e) => e.id === 'cloudrx-sandbox');
   expect(saved).toMatchObject({ clientId: 'supplier-client-42', pollIntervalMs: 30_000, concurrency: 3 });
   expect(saved?.codeLists.courierCodes).toEqual(['RMT24', 'RMT48', 'DPD', 'PARCELFORCE']);
+});
+
+test('settings: how long imported file copies are kept is set on screen, asked first when shorter, and kept', async ({
+  app,
+  page,
+}) => {
+  await page.emulateMedia({ colorScheme: 'light' });
+  await openWorkspace(page, app, 'Settings');
+  const section = page.getByRole('region', { name: 'Imported file copies' });
+  // What stays and what goes, said before anything is chosen.
+  await expect(section).toContainText('the Log are kept for ever');
+  await expect(section).toContainText('its source text is no longer shown');
+  const form = section.getByRole('form', { name: 'Keep imported file copies' });
+  const days = form.getByLabel('Days after an order is accepted, once it is finished');
+  await expect(form.getByRole('radio', { name: 'For a number of days' })).toBeChecked();
+  await expect(days).toHaveValue('90');
+
+  try {
+    // Refused beside the field, with the rule the core and the CLI use; nothing is saved.
+    await days.fill('0');
+    await days.press('Enter');
+    await expect(days).toHaveAttribute('aria-invalid', 'true');
+    await expect(form.getByText(STAGED_DAYS_RULE)).toBeVisible();
+    expect((await callBridge(app, 'retention.get', {})).stagedDays).toBe(90);
+
+    // Shorter: the app says what that drops first, and "Cancel" (the focused default) keeps the old time.
+    await days.fill('30');
+    await days.press('Enter');
+    const question = page.getByRole('dialog', { name: 'Keep imported file copies for 30 days only?' });
+    await expect(question).toContainText('They cannot be brought back');
+    await expect(question.getByRole('button', { name: 'Cancel' })).toBeFocused();
+    await saveScreenshot(page, 'settings-retention-confirm');
+    await page.keyboard.press('Escape');
+    await expect(question).toBeHidden();
+    expect((await callBridge(app, 'retention.get', {})).stagedDays).toBe(90);
+
+    await days.press('Enter');
+    await question.getByRole('button', { name: 'Keep them 30 days' }).click();
+    await expect(
+      page.getByRole('status').filter({ hasText: 'Saved: imported file copies are kept for 30 days.' }),
+    ).toBeVisible();
+
+    // Kept: a reload reads it back from the core; in the dark theme too.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.reload();
+    const again = page.getByRole('region', { name: 'Imported file copies' });
+    await expect(again.getByLabel('Days after an order is accepted, once it is finished')).toHaveValue('30');
+    await saveScreenshot(page, 'settings-retention-dark');
+
+    // For ever, chosen with the keyboard: nothing goes sooner, so nothing is asked.
+    await again.getByRole('radio', { name: 'For a number of days' }).focus();
+    await page.keyboard.press('ArrowDown');
+    await expect(again.getByRole('radio', { name: 'For ever' })).toBeChecked();
+    await expect(again.getByLabel('Days after an order is accepted, once it is finished')).toHaveCount(0);
+    await again.getByRole('button', { name: 'Save' }).click();
+    await expect(
+      page.getByRole('status').filter({ hasText: 'Saved: imported file copies are kept for ever.' }),
+    ).toBeVisible();
+
+    // Each change is in the Log, by the user, with the days before and after and the front end it came through.
+    const { entries } = await callBridge(app, 'log.list', { action: 'retention.changed', limit: 10 });
+    expect(entries.slice(0, 2).map((entry) => [entry.actor, entry.details])).toEqual([
+      ['user', { outcome: 'kept for ever', previousRetentionDays: 30, via: 'browser' }],
+      ['user', { retentionDays: 30, previousRetentionDays: 90, via: 'browser' }],
+    ]);
+  } finally {
+    // The app is shared by the worker's specs: back to the default.
+    await callBridge(app, 'retention.set', { stagedDays: 90 });
+  }
 });

@@ -64,6 +64,8 @@ const ACTION_LABELS: Record<string, string> = {
   'intake.file.duplicate': 'Watched file already imported',
   'intake.file.failed': 'Watched file not imported',
   'log.exported': 'Log exported',
+  'retention.changed': 'Imported file copies: keeping time changed',
+  'retention.applied': 'Imported file copies dropped (retention)',
   // Written by releases before the log export was named log.exported.
   'audit.exported': 'Log exported',
 };
@@ -107,6 +109,8 @@ const DETAIL_LABELS: Record<string, string> = {
   masked: 'masked',
   fileKind: 'file type',
   via: 'via',
+  retentionDays: 'days kept',
+  previousRetentionDays: 'days before',
 };
 
 export function detailsLine(details: Record<string, string | number | boolean>): string {

@@ -3,8 +3,9 @@ import type { EnvironmentView } from '../../../../shared/environment.js';
 import { ThemeSettings } from '../theme/ThemeSettings.js';
 import { EnvironmentSettings } from './EnvironmentSettings.js';
 import { OpenDataFolderButton } from './OpenDataFolderButton.js';
+import { RetentionSettings } from './RetentionSettings.js';
 
-/** Environments and their API profiles, where the data lives, and the theme. */
+/** Environments and their API profiles, where the data lives, how long imported file copies are kept, the theme. */
 export function SettingsScreen({ info, environment }: { info: AppInfo; environment: EnvironmentView }) {
   return (
     <section aria-labelledby="screen-heading" className="screen">
@@ -29,6 +30,7 @@ export function SettingsScreen({ info, environment }: { info: AppInfo; environme
             : ' The desktop app can open it in the file manager; here, open it yourself.'}
         </p>
       </section>
+      <RetentionSettings />
       <ThemeSettings />
     </section>
   );
