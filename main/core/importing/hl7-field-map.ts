@@ -1,5 +1,5 @@
 import { FIELDS, describePath, fieldByColumn, fieldIndex, itemPath } from '../model/field-catalogue.js';
-import type { Hl7Message, Hl7Segment } from '../model/hl7-adapter.js';
+import type { Hl7Delimiters, Hl7Message, Hl7Segment } from '../model/hl7-adapter.js';
 import { cellSet, emptyCells, type Cell, type OrderCells } from './order-builder.js';
 import { problem, quote } from './problems.js';
 import type { Problem } from '../model/imported-order.js';
@@ -282,12 +282,22 @@ export interface Hl7MapContext {
   overrides?: Record<string, string>;
 }
 
+/**
+ * Components whose subcomponents HL7 defines, the first being the whole value and the rest its parts: the family
+ * name (FN: surname & prefix & own surname…) and the street line (SAD: street & street name & dwelling number).
+ */
+const WITH_PARTS = new Set(['PID-5.1', 'ORC-12.2', 'PID-11.1', 'ORC-22.1']);
+
 /** Reads a message's cells into `order` (methods rather than closures: nothing allocated per message for them). */
 class CellReader {
+  /** Components already reported for an unescaped subcomponent separator (a field read twice warns once). */
+  private unescapedSeen: Set<string> | undefined;
+
   constructor(
     private readonly ctx: Hl7MapContext,
     private readonly order: (Cell | undefined)[],
     readonly problems: Problem[],
+    private readonly delimiters: Hl7Delimiters,
   ) {}
 
   cell(segment: Hl7Segment, path: string, value: string): Cell | undefined {
@@ -296,12 +306,76 @@ class CellReader {
     return { value, provenance: { kind: 'hl7', file, message: messageIndex, path, segment: segment.raw } };
   }
 
-  read(segment: Hl7Segment | undefined, field: number, component = 1, repetition = 1, sub = 1): Cell | undefined {
+  /** A value by position; `bodyPath` (the field it fills) names the field in a warning about it. */
+  read(
+    segment: Hl7Segment | undefined,
+    field: number,
+    component = 1,
+    repetition = 1,
+    sub = 1,
+    bodyPath?: string,
+  ): Cell | undefined {
     if (!segment) return undefined;
-    const value = segment.value(field, component, sub, repetition);
+    let value = segment.value(field, component, sub, repetition);
+    if (sub === 1 && segment.hasSubcomponents)
+      value = this.withSubcomponents(segment, field, component, repetition, value, bodyPath);
     return value === ''
       ? undefined
       : this.cell(segment, pathLabel(segment.name, field, component, repetition, sub), value);
+  }
+
+  /**
+   * A component read as one value that holds the subcomponent separator. Senders that build messages by hand or
+   * from a spreadsheet leave "&" unescaped ("morning & evening"), and reading the first subcomponent cut the text
+   * there without a word. Where the component has no subcomponents, the separator is text: the whole component is
+   * read. Where it has (FN, SAD), the first is the standard's value; later ones that are not parts of it were left
+   * out. Either way a warning names the field.
+   */
+  private withSubcomponents(
+    segment: Hl7Segment,
+    field: number,
+    component: number,
+    repetition: number,
+    first: string,
+    bodyPath: string | undefined,
+  ): string {
+    const parts = segment.subcomponents(field, component, repetition);
+    if (parts.length <= 1) return first;
+    const rest = parts
+      .slice(1)
+      .map((part) => part.trim())
+      .filter(Boolean);
+    if (rest.length === 0) return first;
+    const label = pathLabel(segment.name, field, component, repetition);
+    const { subcomponent: separator, escape } = this.delimiters;
+    const escaped = `${escape}T${escape}`;
+    if (WITH_PARTS.has(`${segment.name}-${field}.${component}`)) {
+      const whole = first.toLowerCase();
+      const notParts = rest.filter((part) => !whole.includes(part.toLowerCase()));
+      if (notParts.length > 0) {
+        this.unescaped(
+          label,
+          bodyPath,
+          `${label} has subcomponents after ${quote(first)} that are not parts of it (${notParts.map(quote).join(', ')}); read as the standard says, ${first ? `${quote(first)} was used and ` : ''}they were left out. If the sender meant "${separator}" as text, it must be escaped as ${escaped}.`,
+        );
+      }
+      return first;
+    }
+    const text = parts.join(separator).trim();
+    this.unescaped(
+      label,
+      bodyPath,
+      `${label} holds "${separator}", HL7's subcomponent separator, not escaped as ${escaped}; it has no subcomponents, so it was read as text: ${quote(text)}. Check the value, and ask the sender to escape "${separator}".`,
+    );
+    return text;
+  }
+
+  private unescaped(label: string, bodyPath: string | undefined, text: string): void {
+    this.unescapedSeen ??= new Set();
+    if (this.unescapedSeen.has(label)) return;
+    this.unescapedSeen.add(label);
+    const { file, messageIndex } = this.ctx;
+    this.problems.push(problem('warning', file, { message: messageIndex }, 'hl7.unescapedSeparator', text, bodyPath));
   }
 
   /**
@@ -311,11 +385,11 @@ class CellReader {
   one(segment: Hl7Segment | undefined, field: number, component: number, bodyPath: string, sub = 1): Cell | undefined {
     if (!segment) return undefined;
     const count = segment.repetitions(field);
-    if (count <= 1) return this.read(segment, field, component, 1, sub);
+    if (count <= 1) return this.read(segment, field, component, 1, sub, bodyPath);
     let chosen: Cell | undefined;
     let differing: Cell[] | undefined;
     for (let rep = 1; rep <= count; rep += 1) {
-      const cell = this.read(segment, field, component, rep, sub);
+      const cell = this.read(segment, field, component, rep, sub, bodyPath);
       if (!cell) continue;
       if (!chosen) chosen = cell;
       else if (cell.value !== chosen.value && !differing?.some((d) => d.value === cell.value))
@@ -421,9 +495,9 @@ class CellReader {
       const differing = candidates.slice(1).filter((r) => text(r) !== text(rep));
       if (differing.length > 0) this.tie('PID-5', 'names of the kind chosen', 'customer.surname', [rep, ...differing]);
     }
-    this.set('surname', this.read(pid, 5, 1, rep));
-    this.set('firstName', this.read(pid, 5, 2, rep));
-    this.set('title', this.read(pid, 5, 5, rep));
+    this.set('surname', this.read(pid, 5, 1, rep, 1, 'customer.surname'));
+    this.set('firstName', this.read(pid, 5, 2, rep, 1, 'customer.firstName'));
+    this.set('title', this.read(pid, 5, 5, rep, 1, 'customer.title'));
   }
 
   /**
@@ -448,8 +522,8 @@ class CellReader {
     for (let rep = 1; rep <= count; rep += 1) {
       const use = segment.value(field, 2, 1, rep).toUpperCase();
       const type = segment.value(field, 3, 1, rep).toUpperCase();
-      const address = this.read(segment, field, 4, rep);
-      const first = this.read(segment, field, 1, rep);
+      const address = this.read(segment, field, 4, rep, 1, PATH_OF.get(emailColumn));
+      const first = this.read(segment, field, 1, rep, 1, PATH_OF.get(phoneColumn));
       const atFirst = first?.value.includes('@') ? first : undefined;
       if (EMAIL_USES.has(use) || EMAIL_TYPES.has(type) || address || atFirst) {
         const cell = address ?? atFirst;
@@ -580,7 +654,9 @@ class CellReader {
     if (differing.length > 0) {
       this.tie(pathLabel(segment.name, field), what, PATH_OF.get(columns[0]!)!, [rep, ...differing]);
     }
-    for (let i = 0; i < columns.length; i += 1) this.set(columns[i]!, this.read(segment, field, i + 1, rep));
+    for (let i = 0; i < columns.length; i += 1) {
+      this.set(columns[i]!, this.read(segment, field, i + 1, rep, 1, PATH_OF.get(columns[i]!)));
+    }
   }
 
   /** ORC-22: the clinic's address, the best repetition by type (CLINIC_ADDRESS_RANK); never a bad address (BA). */
@@ -611,7 +687,7 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
   const reported = new Set<string>();
   const where = { message: ctx.messageIndex };
   const order = emptyCells();
-  const r = new CellReader(ctx, order, problems);
+  const r = new CellReader(ctx, order, problems, message.delimiters);
 
   const msh = message.first('MSH')!;
   const pid = message.first('PID');
@@ -703,7 +779,7 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
       // The text still tells the admin which product was meant.
       r.put(cells, 'medication', r.one(segment, spec.code, 2, medicationPath));
     } else {
-      if (system === '' && r.read(segment, spec.code, 1)) {
+      if (system === '' && r.read(segment, spec.code, 1, 1, 1, dmdPath)) {
         problems.push(
           problem(
             'warning',
@@ -725,7 +801,9 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
       r.joined(
         segment,
         spec.dosage,
-        (rep) => r.read(segment, spec.dosage, 2, rep) ?? r.read(segment, spec.dosage, 1, rep),
+        (rep) =>
+          r.read(segment, spec.dosage, 2, rep, 1, itemField(itemIndex, 'dosageInstructions')) ??
+          r.read(segment, spec.dosage, 1, rep, 1, itemField(itemIndex, 'dosageInstructions')),
         joinDosage,
       ),
     );

@@ -195,3 +195,48 @@ describe('coding systems that mean dm+d', () => {
     ]);
   });
 });
+
+describe('an "&" the sender did not escape', () => {
+  const itemValue = (segments: string[], column: string) =>
+    extract(segments).cells.items[0]!.values[fieldIndex(column)!];
+  const dosage = (text: string) => withField('RXE', 7, `^${text}`);
+
+  it('is text where the field has no subcomponents: the whole value is read, with a warning naming the field', () => {
+    // Hand-written and spreadsheet-built messages write "morning & evening" as it is; read by subcomponents it was
+    // silently cut to "Take one morning".
+    const segments = dosage('Take one morning & one evening');
+    expect(itemValue(segments, 'dosageInstructions')).toBe('Take one morning & one evening');
+    expect(extract(segments).problems).toMatchObject([
+      {
+        code: 'hl7.unescapedSeparator',
+        severity: 'warning',
+        message: 1,
+        field: 'prescribedItems.0.dosageInstructions',
+      },
+    ]);
+    expect(extract(segments).problems[0]!.text).toContain('RXE-7.2');
+    expect(orderValue(withField('ORC', 21, 'Smith & Jones Clinic^^^^^^^^^CLINIC-A'), 'clinicName')).toBe(
+      'Smith & Jones Clinic',
+    );
+    // An HTML entity pasted in: still all of it, never "Two ".
+    expect(itemValue(dosage('Two &amp; three'), 'dosageInstructions')).toBe('Two &amp; three');
+    // Escaped as the standard says: no warning.
+    const escaped = dosage('Take one morning \\T\\ one evening');
+    expect(itemValue(escaped, 'dosageInstructions')).toBe('Take one morning & one evening');
+    expect(extract(escaped).problems).toEqual([]);
+  });
+
+  it('reads a name or street with its parts (FN, SAD) as the standard does, and says when the rest is not a part', () => {
+    // XPN-1 and XAD-1 do have subcomponents: the first is the whole surname or street line, the rest its parts.
+    const parts = withField('PID', 11, '1 High Street&High Street&1^Flat 2^Leeds^^LS1 4AP^GBR^H');
+    expect(orderValue(parts, 'homeAddress1')).toBe('1 High Street');
+    expect(extract(parts).problems).toEqual([]);
+    expect(orderValue(withField('PID', 5, 'de Vries&de&Vries^Alex^^^Ms'), 'surname')).toBe('de Vries');
+    const cut = extract(withField('PID', 5, "O'Brien & Sons^Alex^^^Ms"));
+    expect(cut.cells.order.values[fieldIndex('surname')!]).toBe("O'Brien");
+    expect(cut.problems).toMatchObject([
+      { code: 'hl7.unescapedSeparator', severity: 'warning', field: 'customer.surname' },
+    ]);
+    expect(cut.problems[0]!.text).toContain("'Sons'");
+  });
+});

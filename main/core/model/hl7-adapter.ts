@@ -56,6 +56,13 @@ export interface Hl7Segment {
    * encoding characters.
    */
   value(field: number, component?: number, subcomponent?: number, repetition?: number): string;
+  /** Whether the segment holds the subcomponent separator at all (found once, on first use): most hold none. */
+  readonly hasSubcomponents: boolean;
+  /**
+   * Every subcomponent of `field.component` of a repetition, decoded but not trimmed (HL7's null as ''); [] when
+   * absent. For telling a component with parts from text holding an unescaped subcomponent separator.
+   */
+  subcomponents(field: number, component: number, repetition: number): string[];
 }
 
 export interface Hl7Message {
@@ -137,6 +144,7 @@ class SegmentView implements Hl7Segment {
   readonly name: string;
   private readonly header: boolean;
   private fields: string[] | undefined;
+  #hasSubcomponents: boolean | undefined;
 
   constructor(
     readonly raw: string,
@@ -162,6 +170,27 @@ class SegmentView implements Hl7Segment {
     let count = 1;
     for (let at = raw.indexOf(separator); at !== -1; at = raw.indexOf(separator, at + 1)) count += 1;
     return count;
+  }
+
+  get hasSubcomponents(): boolean {
+    this.#hasSubcomponents ??= this.raw.includes(this.owner.delimiters.subcomponent);
+    return this.#hasSubcomponents;
+  }
+
+  subcomponents(field: number, component: number, repetition: number): string[] {
+    if (this.header && field <= 2) return [this.value(field)];
+    const raw = this.fieldRaw(field);
+    const d = this.owner.delimiters;
+    const repStart = raw === '' ? -1 : pieceStart(raw, d.repetition, repetition - 1, 0, raw.length);
+    if (repStart < 0) return [];
+    const compStart = pieceStart(raw, d.component, component - 1, repStart, pieceEnd);
+    if (compStart < 0) return [];
+    const separatorAt = raw.indexOf(d.subcomponent, compStart);
+    if (separatorAt === -1 || separatorAt >= pieceEnd) return [this.value(field, component, 1, repetition)];
+    return raw
+      .slice(compStart, pieceEnd)
+      .split(d.subcomponent)
+      .map((piece) => (isNull(piece) ? '' : this.owner.decode(piece)));
   }
 
   value(field: number, component = 1, subcomponent = 1, repetition = 1): string {
