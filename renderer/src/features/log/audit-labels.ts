@@ -63,6 +63,7 @@ const ACTION_LABELS: Record<string, string> = {
   'intake.file.imported': 'Watched file imported',
   'intake.file.duplicate': 'Watched file already imported',
   'intake.file.failed': 'Watched file not imported',
+  'intake.rules.changed': 'Live intake rules changed',
   'log.exported': 'Log exported',
   'retention.changed': 'Imported file copies: keeping time changed',
   'retention.applied': 'Imported file copies dropped (retention)',
@@ -111,6 +112,8 @@ const DETAIL_LABELS: Record<string, string> = {
   via: 'via',
   retentionDays: 'days kept',
   previousRetentionDays: 'days before',
+  intakeRules: 'rules',
+  previousIntakeRules: 'rules before',
 };
 
 export function detailsLine(details: Record<string, string | number | boolean>): string {
