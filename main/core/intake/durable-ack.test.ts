@@ -124,11 +124,12 @@ describe('durable before ACK', () => {
 
     gate.holding = true;
     const original = await RawMllpSocket.open(running.port);
-    original.write(frame(message('DUR-R')));
+    const text = message('DUR-R');
+    original.write(frame(text));
     await vi.waitFor(() => expect(rows(running)).toBe(2));
     // The sender gave up on that connection and resends on another: the row is found, but not yet durable.
     const resend = await RawMllpSocket.open(running.port);
-    resend.write(frame(message('DUR-R')));
+    resend.write(frame(text));
     await wait(300);
     expect(resend.acks).toEqual([]);
     gate.release();

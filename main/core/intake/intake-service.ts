@@ -7,6 +7,7 @@ import { IntakeRepo, type IntakeMessageRecord } from '../store/intake-repo.js';
 import type { Store } from '../store/store.js';
 import { buildAck, readMessageHeader, type AckCode, type AckError, type MessageHeader } from './hl7-ack.js';
 import { appendToDayBatch, dayBatchName, readMessage, type ReadMessage } from './message-staging.js';
+import { isSameMessage } from './resend-check.js';
 
 /**
  * What the intake does with one received message, whichever listener it came through: read it with the same
@@ -177,16 +178,20 @@ export class IntakeService {
     const sender = header?.sender ?? '';
     const controlId = header?.controlId ?? '';
     const earlier = this.#answered(sender, controlId);
-    if (earlier) return this.#resend(earlier, peer);
+    if (earlier && isSameMessage(earlier.raw, raw)) return this.#resend(earlier, peer);
     // Read and decided in memory, before anything is written: the importer on the message alone.
-    const decision = await this.#decide(raw, header);
+    let decision = earlier ? reusedControlId(header!, earlier) : await this.#decide(raw, header);
     if (this.#closed) throw new Error('the intake is stopping');
     // The same message may have been recorded meanwhile (a resend racing it on another connection).
-    const raced = this.#answered(sender, controlId);
-    if (raced) return this.#resend(raced, peer);
+    const raced = earlier ? undefined : this.#answered(sender, controlId);
+    if (raced && isSameMessage(raced.raw, raw)) return this.#resend(raced, peer);
+    if (raced) decision = reusedControlId(header!, raced);
     // Recorded with its outcome and ACK (and a refusal's audit entry); the ACK waits until that commit is durable.
+    // A message refused for reusing a control id keeps its bytes in a row of its own, without the id (one row per
+    // id answers resends); its audit entry names the id.
     const message = { sender, controlId, peer, raw };
-    const { value: result, commit } = this.#commits.commit(() => this.#answer(decision, message));
+    const row = decision.reused ? { ...message, controlId: '' } : message;
+    const { value: result, commit } = this.#commits.commit(() => this.#answer(decision, row, undefined, message));
     if (result.code !== 'AR') this.#waiting.push({ id: result.recordId!, decision, message });
     this.#scheduleStaging();
     await this.#durable(commit);
@@ -290,6 +295,7 @@ export class IntakeService {
     decision: Decision,
     message: MessageIdentity & { raw: Buffer },
     existing?: IntakeMessageRecord,
+    audited: MessageIdentity = message,
   ): IntakeResult {
     const { store, environmentId } = this.#options;
     const { code, errors, header } = decision;
@@ -301,7 +307,7 @@ export class IntakeService {
     } else {
       recordId = this.repo.record({ environmentId, channel: 'mllp', ...message, outcome: code, ack, batchId: null });
     }
-    if (code === 'AR') this.#audit('intake.refused', decision, message, null);
+    if (code === 'AR') this.#audit('intake.refused', decision, audited, null);
     return { code, ack, resent: false, batchId: null, recordId };
   }
 
@@ -489,6 +495,22 @@ interface Decision {
   header: MessageHeader | undefined;
   /** The importer's reading, when the message can be staged (AA, AE). */
   read: ReadMessage | undefined;
+  /** Refused: another message from this sender was answered under the same control id. */
+  reused?: true;
+}
+
+/** AR: a different message under a control id this sender used before (HL7 0357 205, duplicate key). */
+function reusedControlId(header: MessageHeader, earlier: IntakeMessageRecord): Decision {
+  const text =
+    `MSH-10 ${header.controlId} was used by another message from ${header.sender} (received ${earlier.receivedAt}); ` +
+    'this one was not staged: send it again with a control id of its own.';
+  return {
+    code: 'AR',
+    errors: [{ hl7Code: '205', location: 'MSH^1^10', text }],
+    header,
+    read: undefined,
+    reused: true,
+  };
 }
 
 /** AR: not HL7, an unsupported message type or version. */

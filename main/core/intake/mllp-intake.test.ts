@@ -130,6 +130,50 @@ describe('MLLP intake', () => {
     expect(entry.details).toMatchObject({ controlId: 'CTL-ONE', outcome: 'AA', sender: 'EPR-7^CLINIC-H' });
   });
 
+  it('answers a resend with a new MSH-7 from the record, and refuses a different message under a used control id', async () => {
+    const r = await start();
+    const first = message('CTL-REUSED');
+    const [ack] = await sendWithLibrary(r.port, [first]);
+    expect(ack!.get('MSA.1')).toBe('AA');
+    await r.intake.staged();
+    // The same message again, stamped with another send time (MSH-7) and LF line ends: still a resend.
+    const restamped = first.replace('|20261126101500|', '|20261126101933|').replaceAll('\r', '\n');
+    expect(restamped).not.toBe(first);
+    // A different order under the same id (a clinic system whose counter started again): refused, never dropped
+    // unseen behind the first one's ACK.
+    const other = message('CTL-REUSED');
+    const raw = await RawMllpSocket.open(r.port);
+    raw.write(frame(restamped));
+    raw.write(frame(other));
+    const [again, refused] = await raw.waitFor(2);
+    raw.close();
+    expect(again!.text).toBe(ack!.text);
+    expect(refused!.get('MSA.1')).toBe('AR');
+    expect(refused!.get('MSA.2')).toBe('CTL-REUSED');
+    expect(refused!.errors).toEqual([{ code: '205', text: expect.stringMatching(/^MSH-10 CTL-REUSED was used/) }]);
+    expect(['ERR.2.1', 'ERR.2.2', 'ERR.2.3'].map((path) => refused!.get(path))).toEqual(['MSH', '1', '10']);
+    await r.intake.staged();
+    expect(stagedCount(r)).toBe(1);
+    // Kept (its bytes, for whoever looks into it) and audited with its control id.
+    const rows = r.fixture.store.db
+      .prepare('SELECT control_id AS id, outcome FROM intake_messages ORDER BY rowid')
+      .all();
+    expect(rows).toEqual([
+      { id: 'CTL-REUSED', outcome: 'AA' },
+      { id: '', outcome: 'AR' },
+    ]);
+    const actions = r.fixture.store.audit
+      .search({})
+      .filter((e) => e.action.startsWith('intake.'))
+      .map((e) => [e.action, e.details.controlId])
+      .reverse();
+    expect(actions).toEqual([
+      ['intake.staged', 'CTL-REUSED'],
+      ['intake.resent', 'CTL-REUSED'],
+      ['intake.refused', 'CTL-REUSED'],
+    ]);
+  });
+
   it('with "send valid orders as they arrive", queues a valid order at once; a person fixes the rest (AA)', async () => {
     const r = await start({ mode: 'send' });
     const bad = uniqueOrder({}, 'MLLP');
