@@ -37,6 +37,41 @@ describe('splitting HL7 streams into messages', () => {
     expect(split(text)).toEqual({ messages: [MSG(1), MSG(2)], problems: [] });
   });
 
+  it('splits MLLP frames whose segments or end byte have no carriage return, however the text is cut', () => {
+    // python-hl7's and hl7apy's MLLP tests frame as 0x0B message 0x1C with no CR after it; some senders also leave
+    // the CR off the last segment, so one line held the end of a message and the start of the next.
+    const text = [1, 2, 3].map((n) => `\x0b${MSG(n).join('\r')}\x1c`).join('');
+    const whole = split(text);
+    expect(whole).toEqual({ messages: [MSG(1), MSG(2), MSG(3)], problems: [] });
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: text.length })), (cuts) => {
+        expect(split(text, cuts)).toEqual(whole);
+      }),
+    );
+  });
+
+  it.each([
+    ['\\r', '\\r'],
+    ['\\n', '\\n'],
+    ['\\r\\n', '\\r\\n'],
+  ])(
+    'reads segments separated by the text %s (a message copied from source code or a log) and says so once',
+    (_n, end) => {
+      const splitter = new Hl7Splitter('f.hl7', 1000);
+      const text = `${MSG(1).join(end)}${end}\n${MSG(2).join(end)}\n`;
+      const out = [...splitter.push(text), ...splitter.end()];
+      expect(out.map((m) => m.segments)).toEqual([MSG(1), MSG(2)]);
+      expect(splitter.problems).toMatchObject([{ code: 'hl7.textLineBreaks', severity: 'warning' }]);
+      expect(splitter.problems[0]!.text).toContain('line 1');
+      expect(splitter.problems[0]!.text).toContain('2 lines');
+    },
+  );
+
+  it('keeps a \\r, \\n or \\N\\ inside a value that no segment follows', () => {
+    const segments = ['MSH|^~\\&|S|F|||20250101||RDE^O11|M1|P|2.5', 'NTE|1||C:\\new\\rota\\N\\PID x\\rABC'];
+    expect(split(segments.join('\r'))).toEqual({ messages: [segments], problems: [] });
+  });
+
   it('gives the same messages however the text is cut into chunks', () => {
     const text = [
       'FHS|^~\\&',

@@ -43,9 +43,17 @@ export const MAX_MESSAGE_SEGMENTS = 10_000;
 const MAX_LISTED_LINES = 10;
 
 const LINE_BREAK = /\r\n|\r|\n/;
-// MLLP's start (0x0B) and end (0x1C) bytes: matching control characters is the point here.
+// MLLP's start (0x0B) and end (0x1C) bytes: matching control characters is the point here. Inside a line they end
+// one piece and start the next (a frame with no CR after its last segment or after its end byte).
 // eslint-disable-next-line no-control-regex
-const FRAMING = /^[\x0b\x1c]+|[\x0b\x1c]+$/g;
+const FRAMING = /[\x0b\x1c]+/;
+/**
+ * A line break written as text, `\r`, `\n` or `\r\n` (a message copied from source code, JSON or a log), where it
+ * ends a segment: before another segment's name and a separator, or at the end of the line. Inside HL7 text a
+ * backslash is the escape character, and no escape sequence is a lower-case r or n followed by that.
+ */
+const TEXT_BREAK = /\\r\\n|\\r|\\n/;
+const TEXT_BREAK_SPLIT = /(?:\\r\\n|\\r|\\n)(?=[A-Z][A-Z0-9]{2}[^A-Za-z0-9\s]|$)/;
 
 const isUpper = (c: number) => c >= 65 && c <= 90;
 const isUpperOrDigit = (c: number) => isUpper(c) || (c >= 48 && c <= 57);
@@ -100,6 +108,8 @@ export class Hl7Splitter {
   private outsideCount = 0;
   private indentedAt: number | undefined;
   private indentedCount = 0;
+  private textBreaksAt: number | undefined;
+  private textBreakLines = 0;
   private segmentNumber = 0;
   private lineNumber = 0;
 
@@ -152,6 +162,18 @@ export class Hl7Splitter {
           {},
           'hl7.strayContent',
           `${listLines(lines, this.outsideCount)} ${this.outsideCount === 1 ? 'is' : 'are'} outside any message (before its MSH, or text between messages) and ${this.outsideCount === 1 ? 'was' : 'were'} skipped; line ${first!.line} reads ${excerpt(first!.text)}.`,
+        ),
+      );
+    }
+    if (this.textBreaksAt !== undefined) {
+      const lines = this.textBreakLines;
+      this.problems.push(
+        problem(
+          'warning',
+          this.file,
+          {},
+          'hl7.textLineBreaks',
+          `Segments are separated by the text '\\r' or '\\n' instead of line breaks (first on line ${this.textBreaksAt}${lines > 1 ? `, on ${lines} lines in all` : ''}), as in a message copied from source code or a log; they were read as separate segments.`,
         ),
       );
     }
@@ -213,7 +235,24 @@ export class Hl7Splitter {
 
   private line(rawLine: string, out: SplitMessage[]): void {
     this.lineNumber += 1;
-    let line = rawLine.includes('\x0b') || rawLine.includes('\x1c') ? rawLine.replace(FRAMING, '') : rawLine;
+    if (rawLine.includes('\x0b') || rawLine.includes('\x1c')) {
+      for (const piece of rawLine.split(FRAMING)) this.piece(piece, out);
+    } else this.piece(rawLine, out);
+  }
+
+  /** A segment's text, written as text breaks: its segments, each read on the line it came from. */
+  private textBroken(line: string, out: SplitMessage[]): boolean {
+    const pieces = line.split(TEXT_BREAK_SPLIT);
+    if (pieces.length === 1) return false;
+    this.textBreaksAt ??= this.lineNumber;
+    this.textBreakLines += 1;
+    for (const piece of pieces) this.piece(piece, out, true);
+    return true;
+  }
+
+  /** One line, or a piece of one between MLLP framing bytes or text breaks. */
+  private piece(text: string, out: SplitMessage[], broken = false): void {
+    let line = text;
     if (line === '') return;
     if (line.length > this.maxSegmentChars) this.abortTooLarge();
     const first = line.charCodeAt(0);
@@ -226,6 +265,7 @@ export class Hl7Splitter {
       }
       line = trimmed;
     }
+    if (!broken && line.includes('\\') && TEXT_BREAK.test(line) && this.textBroken(line, out)) return;
     if (!isSegmentLine(line, this.fieldSeparator)) {
       const stray = { line: this.lineNumber, text: line.trimEnd() };
       if (this.current) this.trailing.push(stray);
