@@ -1,0 +1,359 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ServiceError } from '../../../shared/errors.js';
+import { sampleV1 } from '../../../test/support/sample-orders.js';
+import { createLogger } from '../platform/logger.js';
+import { createOrderServiceClient, type CallOutcome, type OrderServiceClient, type TokenSource } from './client.js';
+import { MAX_RESPONSE_BYTES } from './http-exchange.js';
+import { answerWith, onConnect, rawAnswer, startHostileServer, type HostileServer } from './testing/hostile-server.js';
+
+/**
+ * The client against a hostile Order Service on loopback: one fault class at a time, each with the kind it must
+ * end in (README, "Order Service client"): a create whose outcome is unknown is `in-doubt`, never `rejected` and
+ * never `retryable`; a read is simply `retryable`; the token goes nowhere but the API's origin; memory and time are
+ * bounded; and no message or log line holds the token.
+ */
+
+const TOKEN = 'eyJhbGciOiJSUzI1NiJ9.hostile-test-token.c2ln';
+let refreshes = 0;
+const tokens: TokenSource = {
+  getAccessToken: () => Promise.resolve(TOKEN),
+  refresh: () => {
+    refreshes += 1;
+    return Promise.resolve(true);
+  },
+};
+const logLines: string[] = [];
+
+let server: HostileServer;
+let other: HostileServer;
+
+beforeAll(async () => {
+  server = await startHostileServer();
+  other = await startHostileServer();
+});
+afterAll(async () => {
+  await server.close();
+  await other.close();
+});
+beforeEach(() => {
+  server.requests.length = 0;
+  other.requests.length = 0;
+  refreshes = 0;
+  logLines.length = 0;
+});
+
+const client = (timeoutMs = 5_000, base = server.url): OrderServiceClient =>
+  createOrderServiceClient({
+    apiBaseUrl: base,
+    tokens,
+    timeoutMs,
+    userAgent: 'RxBatch/hostile-test',
+    createWithClinicVersion: 'v1',
+    logger: createLogger('service', (line) => logLines.push(line)),
+  });
+
+function errorOf(outcome: CallOutcome<unknown>): ServiceError {
+  if (outcome.ok) throw new Error(`expected a failure, got ${JSON.stringify(outcome.value)}`);
+  // Whatever went wrong, neither the message nor a log line carries the token.
+  expect(outcome.error.message).not.toContain(TOKEN);
+  expect(outcome.error.message.length).toBeGreaterThan(0);
+  for (const line of logLines) expect(line).not.toContain(TOKEN);
+  return outcome.error;
+}
+
+function valueOf<T>(outcome: CallOutcome<T>): T {
+  if (!outcome.ok) throw new Error(`expected success, got ${JSON.stringify(outcome.error)}`);
+  return outcome.value;
+}
+
+const create = (timeoutMs?: number) => client(timeoutMs).createWithClinic(sampleV1());
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  answerWith(status, typeof body === 'string' ? body : JSON.stringify(body), {
+    'content-type': 'application/json',
+    ...headers,
+  });
+
+describe('Retry-After', () => {
+  it('as delay-seconds and as an HTTP date (all three forms) is the wait in ms', async () => {
+    server.answer(json(429, { error: 'slow down', status: 429 }, { 'retry-after': '7' }));
+    expect(errorOf(await create())).toMatchObject({ kind: 'retryable', reason: 'rate-limited', retryAfterMs: 7000 });
+    const at = new Date(Math.ceil(Date.now() / 1000) * 1000 + 90_000);
+    const forms = [
+      at.toUTCString(),
+      // RFC 850 and asctime, which RFC 9110 says a recipient must read.
+      `${at.toUTCString().slice(0, 3)}day, ${at.toUTCString().slice(5, 7)}-${at.toUTCString().slice(8, 11)}-${at
+        .toUTCString()
+        .slice(14, 16)} ${at.toUTCString().slice(17, 25)} GMT`,
+    ];
+    for (const form of forms) {
+      server.answer(json(429, { error: 'slow down', status: 429 }, { 'retry-after': form }));
+      const error = errorOf(await create());
+      expect(error, form).toMatchObject({ kind: 'retryable', reason: 'rate-limited' });
+      const wait = 'retryAfterMs' in error ? (error.retryAfterMs ?? 0) : 0;
+      expect(wait, form).toBeGreaterThan(80_000);
+      expect(wait, form).toBeLessThanOrEqual(91_000);
+    }
+  });
+
+  it('429 without Retry-After is rate-limited with no wait of its own; 503 with it keeps the wait and is in doubt', async () => {
+    server.answer(json(429, { error: 'slow down', status: 429 }));
+    const bare = errorOf(await create());
+    expect(bare).toMatchObject({ kind: 'retryable', reason: 'rate-limited', status: 429 });
+    expect('retryAfterMs' in bare ? bare.retryAfterMs : undefined).toBeUndefined();
+    server.answer(json(503, 'Service Unavailable', { 'retry-after': '30' }));
+    expect(errorOf(await create())).toMatchObject({
+      kind: 'in-doubt',
+      reason: 'server',
+      status: 503,
+      retryAfterMs: 30_000,
+    });
+  });
+});
+
+describe('redirects', () => {
+  it('are never followed: the other origin gets nothing (so never the token), and neither does the same origin', async () => {
+    other.answer(json(200, { orderId: 1 }));
+    for (const status of [301, 302, 303, 307, 308]) {
+      server.answer(answerWith(status, '', { location: `${other.url}api/v1/Order/create-with-clinic` }));
+      const read = errorOf(await client().status(5));
+      expect(read, `read ${status}`).toMatchObject({ kind: 'rejected', status });
+      expect(read.message).toMatch(/redirected .*check the API base URL/);
+      server.answer(answerWith(status, '', { location: '/elsewhere' }));
+      errorOf(await client().courierPriceList());
+    }
+    expect(other.requests).toEqual([]);
+    expect(server.requests.map((r) => r.target).filter((t) => t.includes('elsewhere'))).toEqual([]);
+  });
+
+  it('307/308 to a create say it was not applied (repeat it elsewhere): rejected', async () => {
+    for (const status of [307, 308]) {
+      server.answer(answerWith(status, '', { location: `${other.url}x` }));
+      expect(errorOf(await create()), String(status)).toMatchObject({ kind: 'rejected', status });
+    }
+  });
+});
+
+describe('informational and unusual success answers', () => {
+  it('a 100 Continue or 103 Early Hints before the answer is skipped', async () => {
+    for (const info of ['HTTP/1.1 100 Continue\r\n\r\n', 'HTTP/1.1 103 Early Hints\r\nlink: </x>\r\n\r\n']) {
+      server.answer((socket) => {
+        socket.write(info);
+        setTimeout(() => socket.end(rawAnswer(201, '{"orderId":41}', { 'content-type': 'application/json' })), 20);
+      });
+      expect(valueOf(await create())).toEqual({ orderId: 41 });
+    }
+  });
+
+  it('201 and 200 both create; JSON sent as text/plain is still read', async () => {
+    server.answer(json(201, { orderId: 42 }));
+    expect(valueOf(await create())).toEqual({ orderId: 42 });
+    server.answer(answerWith(200, '{"orderId":43}', { 'content-type': 'text/plain' }));
+    expect(valueOf(await create())).toEqual({ orderId: 43 });
+  });
+
+  it.each([
+    ['204 with no body', answerWith(204, '')],
+    ['200 with an empty body', answerWith(200, '')],
+    ['200 with HTML', answerWith(200, '<html><body>Welcome</body></html>', { 'content-type': 'text/html' })],
+    ['200 with truncated JSON', answerWith(200, '{"orderId":', { 'content-type': 'application/json' })],
+    ['200 with a string id', json(200, { orderId: 'abc' })],
+  ])('%s to a create is in doubt (it may exist); to a read, retryable', async (_, script) => {
+    server.answer(script);
+    expect(errorOf(await create())).toMatchObject({ kind: 'in-doubt', reason: 'unreadable-response' });
+    expect(errorOf(await client().courierPriceList())).toMatchObject({
+      kind: 'retryable',
+      reason: 'unreadable-response',
+    });
+  });
+});
+
+describe('broken and oversized bodies', () => {
+  it('a chunked answer that stops mid-way: a create is in doubt, a read retryable', async () => {
+    server.answer((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\ncontent-type: application/json\r\n\r\n');
+      socket.write('5\r\n{"ord\r\n');
+      setTimeout(() => socket.end(), 20);
+    });
+    expect(errorOf(await create())).toMatchObject({ kind: 'in-doubt', reason: 'reset' });
+    expect(errorOf(await client().status(1))).toMatchObject({ kind: 'retryable', reason: 'network' });
+  });
+
+  it('a body far larger than any answer is cut off at the limit, without waiting for its end', async () => {
+    let written = 0;
+    server.answer((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n');
+      const chunk = Buffer.alloc(256 * 1024, 0x20);
+      const pump = () => {
+        while (!socket.destroyed && written < 20 * MAX_RESPONSE_BYTES) {
+          written += chunk.length;
+          if (!socket.write(`${chunk.length.toString(16)}\r\n${chunk.toString()}\r\n`)) {
+            socket.once('drain', pump);
+            return;
+          }
+        }
+      };
+      socket.on('error', () => {});
+      pump();
+    });
+    const started = performance.now();
+    expect(errorOf(await create(10_000))).toMatchObject({ kind: 'in-doubt', reason: 'unreadable-response' });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    // It stopped reading soon after the limit: the server did not get to send its 200 MB.
+    expect(written).toBeLessThan(4 * MAX_RESPONSE_BYTES);
+  });
+
+  it('a header block beyond the parser limit is a lost answer (in doubt), not a crash', async () => {
+    server.answer((socket) => socket.end(`HTTP/1.1 200 OK\r\nx-junk: ${'a'.repeat(100_000)}\r\n\r\n{"orderId":1}`));
+    expect(errorOf(await create())).toMatchObject({ kind: 'in-doubt', reason: 'reset' });
+  });
+
+  it('bytes that are not HTTP at all: in doubt for a create', async () => {
+    server.answer((socket) => socket.end('SSH-2.0-OpenSSH_9.6\r\n'));
+    expect(errorOf(await create())).toMatchObject({ kind: 'in-doubt', reason: 'reset' });
+  });
+});
+
+describe('the deadline is for the whole exchange', () => {
+  it('headers trickling in, a byte at a time faster than any idle timeout, still end at the deadline', async () => {
+    server.answer((socket) => {
+      const head = 'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nx-slow: ' + 'a'.repeat(500);
+      let at = 0;
+      const timer = setInterval(() => {
+        if (socket.destroyed) return clearInterval(timer);
+        socket.write(head[at % head.length]!);
+        at += 1;
+      }, 20);
+      socket.on('close', () => clearInterval(timer));
+    });
+    let started = performance.now();
+    expect(errorOf(await create(400))).toMatchObject({ kind: 'in-doubt', reason: 'timeout' });
+    expect(performance.now() - started).toBeLessThan(1_500);
+    started = performance.now();
+    expect(errorOf(await client(400).status(1))).toMatchObject({ kind: 'retryable', reason: 'network' });
+    expect(performance.now() - started).toBeLessThan(1_500);
+  });
+
+  it('an answer whose body never ends: in doubt at the deadline', async () => {
+    server.answer((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"orderId":');
+      const timer = setInterval(() => (socket.destroyed ? clearInterval(timer) : socket.write(' ')), 20);
+      socket.on('close', () => clearInterval(timer));
+    });
+    const started = performance.now();
+    expect(errorOf(await create(400))).toMatchObject({ kind: 'in-doubt', reason: 'timeout' });
+    expect(performance.now() - started).toBeLessThan(1_500);
+  });
+});
+
+describe('connections', () => {
+  it('a server that offers keep-alive and closes between requests: each request has a connection of its own', async () => {
+    server.answer((socket) => {
+      socket.write(rawAnswer(200, '{"orderId":7}', { connection: 'keep-alive', 'content-type': 'application/json' }));
+      setTimeout(() => socket.destroy(), 5);
+    });
+    const before = server.connections();
+    const c = client();
+    for (let i = 0; i < 3; i += 1) {
+      expect(valueOf(await c.createWithClinic(sampleV1()))).toEqual({ orderId: 7 });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(server.connections() - before).toBe(3);
+  });
+
+  it('a reset after the request was read: a create is in doubt, a read retryable', async () => {
+    server.answer((socket) => socket.resetAndDestroy());
+    expect(errorOf(await create())).toMatchObject({ kind: 'in-doubt', reason: 'reset' });
+    expect(server.requests).toHaveLength(1);
+    expect(errorOf(await client().status(1))).toMatchObject({ kind: 'retryable', reason: 'network' });
+  });
+
+  it('a reset while connecting is retryable (nothing was written); one after the connection opened is in doubt', async () => {
+    // Reset at accept: the client's connect fails (connect ECONNRESET), so the request never left.
+    server.answer(onConnect((socket) => socket.resetAndDestroy()));
+    const refused = errorOf(await create());
+    expect(refused).toMatchObject({ kind: 'retryable', reason: 'network' });
+    expect(refused.message).toMatch(/ECONNRESET/);
+    // Reset once the connection is open, whether or not the server read the request: the client cannot tell, so
+    // a create is in doubt (the lookup settles it) and only a read is simply retryable.
+    server.answer(onConnect((socket) => setTimeout(() => socket.resetAndDestroy(), 30)));
+    expect(errorOf(await create())).toMatchObject({ kind: 'in-doubt', reason: 'reset' });
+    expect(errorOf(await client().status(1))).toMatchObject({ kind: 'retryable', reason: 'network' });
+  });
+});
+
+describe('error answers', () => {
+  it('extra fields in the envelope are ignored; a plain string body is the message', async () => {
+    server.answer(
+      json(400, { error: 'Invalid courier', status: 400, traceId: 'abc', details: { field: 'x', message: 'y' } }),
+    );
+    expect(errorOf(await create())).toMatchObject({
+      kind: 'rejected',
+      status: 400,
+      message: 'Invalid courier: y',
+      fields: [{ field: 'x', message: 'y' }],
+    });
+    server.answer(json(400, '"Invalid prescriber"'));
+    expect(errorOf(await create())).toMatchObject({ kind: 'rejected', message: 'Invalid prescriber' });
+  });
+
+  it.each([409, 410, 422, 418])('%i (not in the contract) is rejected with its message', async (status) => {
+    server.answer(json(status, { error: `refused ${status}`, status }));
+    expect(errorOf(await create())).toMatchObject({ kind: 'rejected', status, message: `refused ${status}` });
+  });
+
+  it('a 500 with a huge HTML page is in doubt with a short message', async () => {
+    server.answer(answerWith(500, `<html>${'x'.repeat(200_000)}</html>`, { 'content-type': 'text/html' }));
+    const error = errorOf(await create());
+    expect(error).toMatchObject({ kind: 'in-doubt', reason: 'server', status: 500 });
+    expect(error.message.length).toBeLessThan(600);
+  });
+
+  it('401 invalid_token: one refresh and one resend, then auth', async () => {
+    server.answer(answerWith(401, '', { 'www-authenticate': 'Bearer error="invalid_token"' }));
+    const outcome = await create();
+    expect(errorOf(outcome)).toMatchObject({ kind: 'auth', status: 401 });
+    expect(outcome.meta.attempts).toBe(2);
+    expect(refreshes).toBe(1);
+  });
+
+  it('a plain 403 is rejected (the patient is locked out, say)', async () => {
+    server.answer(json(403, { error: 'Patient locked out', status: 403 }));
+    expect(errorOf(await create())).toMatchObject({ kind: 'rejected', status: 403, message: 'Patient locked out' });
+  });
+});
+
+describe('status records', () => {
+  it('keeps unknown status texts and dates in other formats as they came; a numeric pharmacy id as digits', async () => {
+    server.answer(
+      json(200, [
+        {
+          clinicOrderId: 'A-1',
+          pharmacyOrderId: 12,
+          orderStatus: 'On Hold - Query',
+          dispatchDate: '06/11/2026 14:03 +01:00',
+        },
+      ]),
+    );
+    expect(valueOf(await client().statusWithClinicCode({ clinicCode: 'C', clinicOrderId: 'A-1' }))).toEqual([
+      {
+        clinicOrderId: 'A-1',
+        pharmacyOrderId: '12',
+        orderStatus: 'On Hold - Query',
+        dispatchDate: '06/11/2026 14:03 +01:00',
+      },
+    ]);
+  });
+
+  it('dm+d codes as digit strings and as numbers beyond 2^53 come back digit for digit', async () => {
+    server.answer(
+      answerWith(
+        200,
+        '[{"productId":1,"dmdCode":"219780111000001103","name":"A"},{"productId":2,"dmdCode":365895111000001107,"name":"B"}]',
+      ),
+    );
+    const products = valueOf(await client().searchProducts('a'));
+    expect(products.map((p) => p.dmdCode)).toEqual(['219780111000001103', '365895111000001107']);
+    // Product search is anonymous: no token at all.
+    expect(server.requests.at(-1)?.headers.authorization).toBeUndefined();
+  });
+});
