@@ -826,6 +826,7 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
     items.push(cells);
   });
   r.set('repeatsAllowed', repeats);
+  if (itemSegments.length === 0) noItems(message, ctx, problems, reported);
 
   applyOverrides(message, ctx, order, items, itemSegments, r);
   return {
@@ -834,6 +835,26 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
     problems,
     reported,
   };
+}
+
+/**
+ * A message with no RXE or RXO prescribes nothing. Said once, with the segments it holds instead (an ORM^O01 with an
+ * OBR is a lab or imaging order, sent to the wrong place), rather than as validation's generic missing items.
+ */
+function noItems(message: Hl7Message, ctx: Hl7MapContext, problems: Problem[], reported: Set<string>): void {
+  const held = [...new Set(message.segments.map((segment) => segment.name))];
+  const lab = held.includes('OBR') ? ' Its OBR makes it a lab or imaging order, not a prescription.' : '';
+  reported.add('prescribedItems');
+  problems.push(
+    problem(
+      'error',
+      ctx.file,
+      { message: ctx.messageIndex },
+      'hl7.noItems',
+      `Message ${ctx.messageIndex} (${message.messageType}) has no RXE or RXO segment, so it prescribes no item; it holds ${held.join(', ')}.${lab}`,
+      'prescribedItems',
+    ),
+  );
 }
 
 /**

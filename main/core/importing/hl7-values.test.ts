@@ -240,3 +240,18 @@ describe('an "&" the sender did not escape', () => {
     expect(cut.problems[0]!.text).toContain("'Sons'");
   });
 });
+
+describe('an order message that prescribes nothing', () => {
+  it('says which segments it holds instead of item segments, once, and names a lab order for what it is', () => {
+    // An ORM^O01 for a lab test (ORC then OBR, as in nHapi's ORM^O01 parsing tests) dropped in by mistake.
+    const lab = BASE.map((segment) =>
+      segment.startsWith('RXE|') ? 'OBR||01444^00001||CAI^CALCIUM IONIZED|||200606191614' : segment,
+    ).map((segment) => segment.replace('RDE^O11^RDE_O11', 'ORM^O01'));
+    const problems = extract(lab).problems;
+    expect(problems).toMatchObject([{ code: 'hl7.noItems', severity: 'error', message: 1, field: 'prescribedItems' }]);
+    expect(problems[0]!.text).toContain('OBR');
+    expect(problems[0]!.text).toContain('lab');
+    // Said once: validation's generic "needs at least one item" is not added.
+    expect(extract(lab).reported.has('prescribedItems')).toBe(true);
+  });
+});
