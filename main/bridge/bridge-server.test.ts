@@ -11,6 +11,7 @@ import { CoreEvents } from '../core/platform/events.js';
 import { presetEnvironments } from '../core/environments/presets.js';
 import { handlersWith } from '../../test/support/call-handlers.js';
 import { inProcessConnection } from '../transport/core-connection.js';
+import { MAX_INPUT_DEPTH } from '../transport/dispatch.js';
 import { startBridge, type RunningBridge } from './bridge-server.js';
 
 /** A small but real core: every call answers from plain data, so what crosses the socket can be checked. */
@@ -42,6 +43,8 @@ let staticDir: string;
 let bridge: RunningBridge;
 const events = new CoreEvents();
 const opened: WebSocket[] = [];
+/** The names of the calls the bridge passed on to the core. */
+const relayed: unknown[] = [];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'rxbatch-bridge-'));
@@ -51,7 +54,18 @@ beforeAll(async () => {
   await writeFile(join(staticDir, 'assets', 'app.js'), 'export {};');
   await writeFile(join(dir, 'outside.txt'), 'must never be served');
   await symlink(join(dir, 'outside.txt'), join(staticDir, 'link.txt'));
-  bridge = await startBridge({ core: inProcessConnection({ handlers, events }), staticDir });
+  const core = inProcessConnection({ handlers, events });
+  bridge = await startBridge({
+    core: {
+      ...core,
+      // Counted, and carried as JSON text as the real core host's channel carries it.
+      call: (name, input) => {
+        relayed.push(name);
+        return core.call(name, JSON.parse(JSON.stringify(input ?? null)) as unknown);
+      },
+    },
+    staticDir,
+  });
 });
 
 afterAll(async () => {
@@ -181,6 +195,22 @@ describe('the bridge WebSocket', () => {
       JSON.stringify({ id: 1, call: 'products.search', input: { searchTerm: 'x'.repeat(MAX_MESSAGE_BYTES) } }),
     );
     expect((await closed).code).toBe(1009);
+  });
+
+  it('refuses an input nested deeper than any call takes before it reaches the core, and carries on', async () => {
+    const { socket, next } = await authenticated();
+    // 100,000 levels in 200 KB: under the size limit, but beyond what JSON.stringify (the core host's channel) can
+    // serialise, so relaying it would throw in the bridge host.
+    const depth = 100_000;
+    const deep = `{"id":8,"call":"products.search","input":{"environmentId":"local-sandbox","searchTerm":${'['.repeat(depth)}${']'.repeat(depth)}}}`;
+    const before = relayed.length;
+    socket.send(deep);
+    const refused = (await next()) as { id: unknown; ok: unknown; error: { code: string; message: string } };
+    expect(refused).toMatchObject({ id: 8, ok: false, error: { code: 'invalid-input' } });
+    expect(refused.error.message).toContain(`nested more than ${MAX_INPUT_DEPTH} levels deep`);
+    expect(relayed.length).toBe(before);
+    socket.send(JSON.stringify({ id: 9, call: 'app.info', input: {} }));
+    expect(await next()).toMatchObject({ id: 9, ok: true });
   });
 
   it('answers an invalid envelope with a clear error, keeping the id when there is one', async () => {

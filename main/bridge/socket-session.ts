@@ -7,6 +7,7 @@ import {
   type ServerMessage,
 } from '../../shared/transport-protocol.js';
 import type { CoreConnection } from '../transport/core-connection.js';
+import { nestsTooDeep, tooDeep } from '../transport/dispatch.js';
 import { secretMatches } from './bridge-secret.js';
 
 /** How long a new socket may stay silent before presenting the secret. */
@@ -62,6 +63,7 @@ export function runSocketSession(socket: WebSocket, deps: SessionDeps): void {
       return;
     }
     const { id, call, input } = request.data;
+    if (nestsTooDeep(input)) return send(socket, { id, ...tooDeep(call) });
     const result: CallResult = await deps.core.call(call, input);
     send(socket, { id, ...result });
   };

@@ -16,7 +16,7 @@ import { CoreEvents } from '../core/platform/events.js';
 import type { ImportPathPolicy } from '../core/import-path-policy.js';
 import { silentLogger, type Logger } from '../core/platform/logger.js';
 import type { CoreConnection } from '../transport/core-connection.js';
-import { unknownCall } from '../transport/dispatch.js';
+import { nestsTooDeep, tooDeep, unknownCall } from '../transport/dispatch.js';
 import {
   hostMessageSchema,
   type HostMessage,
@@ -136,10 +136,23 @@ class HostRun {
 
   call(name: unknown, input: unknown): Promise<CallResult> {
     if (!isCallName(name)) return Promise.resolve(unknownCall(name));
+    // The channel serialises the input: one nested too deep would throw there (a call never rejects).
+    if (nestsTooDeep(input)) return Promise.resolve(tooDeep(name));
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.pending.set(id, { name, resolve });
-      if (!this.channel.send({ type: 'call', id, call: name, input })) {
+      let sent: boolean;
+      try {
+        sent = this.channel.send({ type: 'call', id, call: name, input });
+      } catch {
+        this.pending.delete(id);
+        resolve({
+          ok: false,
+          error: { code: 'invalid-input', message: `the input of ${name} cannot be sent to the core` },
+        });
+        return;
+      }
+      if (!sent) {
         this.pending.delete(id);
         resolve(disconnected(LOST));
       }

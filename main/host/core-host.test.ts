@@ -143,6 +143,17 @@ describe('the core host in a child process, driven through its protocol', () => 
     expect(await client.call(42, {})).toMatchObject({ ok: false, error: { code: 'unknown-call' } });
   });
 
+  it('answers a call its channel cannot carry (an input nested too deep to serialise) with an error, and carries on', async () => {
+    // 200,000 levels: a 400 KB message, inside the size limit, that JSON.stringify cannot serialise.
+    let input: unknown = [];
+    for (let level = 0; level < 200_000; level += 1) input = [input];
+    const result = await client.call('products.search', input);
+    expect(result).toMatchObject({ ok: false, error: { code: 'invalid-input' } });
+    const pid = client.pid;
+    expect(await client.call('app.info', {})).toMatchObject({ ok: true });
+    expect(client.pid).toBe(pid);
+  });
+
   it("keeps the local sandbox's client secret and tokens in the shell's store, asked for over the protocol", async () => {
     expect(await client.request('signin.status', { environmentId: LOCAL_SANDBOX_ID })).toMatchObject({
       signedIn: true,

@@ -58,3 +58,34 @@ export async function dispatchCall(handlers: CallHandlers, name: unknown, payloa
 export function isWithinMessageLimit(byteLength: number): boolean {
   return byteLength <= MAX_MESSAGE_BYTES;
 }
+
+/**
+ * How deep a call's input may nest: far beyond any call's schema, far below what overflows the stack. A message
+ * inside the size limit can still nest 500,000 levels deep; JSON.parse reads that, but JSON.stringify (the core
+ * host's channel) throws on it, which crashed the bridge host (docs/security.md, finding 11).
+ */
+export const MAX_INPUT_DEPTH = 64;
+
+/** Whether `value` nests arrays or objects more than `MAX_INPUT_DEPTH` levels deep (walked without recursion). */
+export function nestsTooDeep(value: unknown): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [node, depth] = next;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth >= MAX_INPUT_DEPTH) return true;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** The answer to a call whose input `nestsTooDeep`. */
+export function tooDeep(name: unknown): DispatchResult {
+  const shown = typeof name === 'string' ? JSON.stringify(name.slice(0, 60)) : 'the call';
+  return {
+    ok: false,
+    error: {
+      code: 'invalid-input',
+      message: `the input of ${shown} is nested more than ${MAX_INPUT_DEPTH} levels deep`,
+    },
+  };
+}
