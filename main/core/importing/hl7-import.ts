@@ -140,7 +140,9 @@ export async function importHl7(
       isKnownOrder:
         orderControl === 'CA' && options.isKnownOrder
           ? (clinicCode, clinicOrderId) =>
-              seen.has(`${clinicCode}\u0000${clinicOrderId}`) || options.isKnownOrder!(clinicCode, clinicOrderId)
+              seen.has(`${clinicCode}\u0000${clinicOrderId}`) ||
+              options.isPendingNewOrder?.(clinicCode, clinicOrderId) === true ||
+              options.isKnownOrder!(clinicCode, clinicOrderId)
           : options.isKnownOrder,
       source,
       orderControl,

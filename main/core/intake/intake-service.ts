@@ -238,8 +238,8 @@ export class IntakeService {
       codeLists: staging.codeListsFor(environmentId),
       profiles: store.mappingProfiles.list().map((saved) => saved.profile),
       isKnownOrder: (clinicCode, clinicOrderId) =>
-        store.stagedOrders.isAccepted(environmentId, clinicCode, clinicOrderId) ||
-        this.#sentEarlier(header!.sender, clinicCode, clinicOrderId),
+        store.stagedOrders.isAccepted(environmentId, clinicCode, clinicOrderId),
+      isPendingNewOrder: (clinicCode, clinicOrderId) => this.#sentEarlier(header!.sender, clinicCode, clinicOrderId),
       today: store.now(),
     });
     if (read.refused) {

@@ -36,6 +36,8 @@ export interface ReadOptions {
   /** Saved profiles: the one saved for the message's sender is applied. */
   profiles: MappingProfile[];
   isKnownOrder(clinicCode: string, clinicOrderId: string): boolean;
+  /** A cancel's order came in an earlier message of the sender and waits to be accepted. */
+  isPendingNewOrder(clinicCode: string, clinicOrderId: string): boolean;
   today: Date;
 }
 

@@ -23,6 +23,12 @@ export interface ImportOptions {
   /** True when the order was already queued or sent from an earlier batch (staging knows; the importer does not). */
   isKnownOrder?: (clinicCode: string, clinicOrderId: string) => boolean;
   /**
+   * For cancels (HL7 ORC-1 CA) only: true when a new order with this identity came earlier and waits to be
+   * accepted (the intake's held messages), so the cancel names a known order. A new order earlier in the same file
+   * counts without it.
+   */
+  isPendingNewOrder?: (clinicCode: string, clinicOrderId: string) => boolean;
+  /**
    * Receives each order as it is finished instead of collecting them in the report, so a 100 MB file never holds
    * every order in memory: staging writes them to SQLite as they come. Awaited, so it can apply back-pressure.
    */
