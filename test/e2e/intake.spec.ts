@@ -7,7 +7,7 @@ import { sampleCreateWithClinic } from '../support/orders.js';
 import { expect, test } from './fixtures.js';
 import { callBridge } from './support/bridge-client.js';
 import { saveScreenshot } from './support/screenshots.js';
-import { openWorkspace, uniqueSuffix } from './support/workspace.js';
+import { escapeRegExp, localSandbox, openWorkspace, uniqueSuffix } from './support/workspace.js';
 
 // Issue #17, "Seeing it": the Intake screen of the app. Started from the screen (a listener on 127.0.0.1 and a
 // folder inside the host's --import-dir), fed by the tests' independent MLLP client and a file, it shows each
@@ -103,5 +103,89 @@ test('intake: started from the screen, fed over MLLP and a folder, shown with it
     await expect(listener).toContainText('Stopped');
   } finally {
     await callBridge(app, 'intake.stop', {});
+  }
+});
+
+test("intake: a sender's rule set on screen is saved for the environment, kept across a reload, and used by the next start", async ({
+  app,
+  page,
+}) => {
+  const suffix = uniqueSuffix();
+  const ruled = { sendingApplication: `E2E-RULE-${suffix}`, sendingFacility: 'CLINIC-R' };
+  const sender = `${ruled.sendingApplication}^${ruled.sendingFacility}`;
+  const environment = await localSandbox(app);
+  // Both senders' orders are valid (a profile gives what an HL7 message cannot carry): only the rule differs.
+  for (const from of [ruled, SENDER]) {
+    await callBridge(app, 'profiles.save', {
+      profile: {
+        name: `${from.sendingApplication} ${suffix}`,
+        columns: {},
+        constants: { paymentType: 'Account', courierCode: 'RMT24', currencyCode: 'GBP' },
+        valueMaps: {},
+        hl7Sender: { application: from.sendingApplication, facility: from.sendingFacility, messageType: 'RDE^O11' },
+      },
+    });
+  }
+  const port = await freePort();
+  try {
+    await openWorkspace(page, app, 'Intake');
+    const rules = page.getByRole('form', { name: 'Intake rules' });
+    await expect(rules.getByRole('radio', { name: 'Hold for review in Preview' })).toBeChecked();
+    const senderField = rules.getByLabel('Sender', { exact: true });
+
+    // A sender that is not one is refused on the spot, with the reason.
+    await senderField.fill('EPR|7');
+    await rules.getByRole('button', { name: 'Add sender' }).click();
+    await expect(rules.getByRole('alert')).toHaveText('"EPR|7": | is an HL7 separator and cannot be in a sender.');
+    await expect(senderField).toHaveAttribute('aria-invalid', 'true');
+
+    // Added from the keyboard (Enter in the field), its rule chosen, then saved.
+    await senderField.fill(sender);
+    await rules.getByLabel('Its rule').selectOption({ label: 'Send valid orders as they arrive' });
+    await senderField.press('Enter');
+    const row = rules.getByRole('row', { name: new RegExp(escapeRegExp(sender)) });
+    await expect(row.getByLabel(`Rule for ${sender}`)).toHaveValue('send');
+    await expect(rules.getByRole('status')).toHaveText('Not saved yet.');
+    await rules.getByRole('button', { name: 'Save rules' }).click();
+    await expect(rules.getByRole('status')).toHaveText(`Saved for ${environment.name}. The next start uses them.`);
+    await saveScreenshot(page, 'intake-rules');
+
+    // Kept for the environment: a reload reads them back.
+    await page.reload();
+    await expect(page.getByRole('heading', { level: 2, name: 'Intake', exact: true })).toBeVisible();
+    await expect(rules.getByLabel(`Rule for ${sender}`)).toHaveValue('send');
+    await expect(rules.getByRole('radio', { name: 'Hold for review in Preview' })).toBeChecked();
+    await expect(rules.getByRole('status')).toHaveText(/^Saved /);
+
+    // The next start uses them: that sender's valid order goes to the outbox, the other sender's waits in Preview.
+    const start = page.getByRole('form', { name: 'Start intake' });
+    await start.getByLabel('Port').fill(String(port));
+    await start.getByRole('button', { name: 'Start intake' }).click();
+    await expect(page.getByRole('region', { name: /^Running since/ })).toContainText(
+      `orders are held for review in Preview; senders with a rule of their own: ${sender} (sent as they arrive).`,
+    );
+    const sent = sampleCreateWithClinic({ clinicOrderId: `RULE-${suffix}-S` });
+    const held = sampleCreateWithClinic({ clinicOrderId: `RULE-${suffix}-H` });
+    const acks = await sendWithLibrary(port, [
+      writeRde011(sent, { controlId: `RS-${suffix}`, timestamp: '20261126101500', ...ruled }),
+      writeRde011(held, { controlId: `RH-${suffix}`, timestamp: '20261126101500', ...SENDER }),
+    ]);
+    expect(acks.map((ack) => ack.get('MSA.1'))).toEqual(['AA', 'AA']);
+    const orders = async (clinicOrderId: string) =>
+      (await callBridge(app, 'orders.list', { environmentId: environment.id, clinicOrderId, limit: 5 })).orders.length;
+    await expect.poll(() => orders(sent.prescription.clinicOrderId), { timeout: 10_000 }).toBe(1);
+    expect(await orders(held.prescription.clinicOrderId)).toBe(0);
+
+    // A change saved while it runs is for the next start, and the screen says so.
+    await rules.getByRole('button', { name: `Remove ${sender}` }).click();
+    await rules.getByRole('button', { name: 'Save rules' }).click();
+    await expect(rules.getByRole('status')).toContainText('The intake running now keeps the rules it started with');
+    await expect(rules).toContainText('None: every sender follows the rule above.');
+  } finally {
+    await callBridge(app, 'intake.stop', {});
+    await callBridge(app, 'intake.saveRules', {
+      environmentId: environment.id,
+      rules: { onArrival: 'hold', senders: [] },
+    });
   }
 });

@@ -6,8 +6,9 @@ import { useEvent } from '../../api/use-event.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { formatTime } from '../format/format-date.js';
 import { IntakeChannel } from './IntakeChannel.js';
+import { IntakeRulesForm } from './IntakeRulesForm.js';
 import { StartIntakeForm } from './StartIntakeForm.js';
-import { serveCommand } from './intake-text.js';
+import { describeRunRules, serveCommand } from './intake-text.js';
 import './intake.css';
 
 /** The per-minute chart moves on with the clock even when nothing arrives. */
@@ -15,8 +16,9 @@ const REFRESH_MS = 30_000;
 
 /**
  * Live intake while the app is open (issue #17): each MLLP listener and watched folder with its state, peers,
- * messages per minute, last problems and the batches it fed; start and stop; and, plainly, that it all stops when
- * the app closes unless `rx-batch serve` runs.
+ * messages per minute, last problems and the batches it fed; start and stop; the environment's staging rules,
+ * saved for it (the next start and `rx-batch serve` use them); and, plainly, that it all stops when the app closes
+ * unless `rx-batch serve` runs.
  */
 export function IntakeScreen({ environment, desktop }: { environment: EnvironmentView; desktop: boolean }) {
   const api = useApi();
@@ -112,13 +114,24 @@ export function IntakeScreen({ environment, desktop }: { environment: Environmen
           </div>
           <p>
             For {elsewhere ? `the environment ${status.environmentId}, not the one selected` : environment.name};{' '}
-            {status.onArrival === 'send'
-              ? 'valid orders are sent as they arrive.'
-              : 'orders are held for review in Preview.'}
+            {status.rules
+              ? describeRunRules(status.rules)
+              : status.onArrival === 'send'
+                ? 'valid orders are sent as they arrive.'
+                : 'orders are held for review in Preview.'}
           </p>
           {failure ? <ErrorMessage error={failure} /> : null}
         </section>
       ) : null}
+
+      <section aria-labelledby="intake-rules-heading" className="panel">
+        <h3 id="intake-rules-heading">When orders arrive</h3>
+        <p>
+          Saved for {environment.name}: the next start here and <code>rx-batch serve --env {environment.id}</code> use
+          these rules.
+        </p>
+        <IntakeRulesForm key={environment.id} environment={environment} runningHere={running && !elsewhere} />
+      </section>
 
       {status?.channels.map((channel, index) => (
         <IntakeChannel key={channel.address} channel={channel} index={index} />

@@ -1,12 +1,13 @@
 import { useId, useState, type FormEvent } from 'react';
 import type { EnvironmentView } from '../../../../shared/environment.js';
-import type { IntakeModeView, IntakeStatus } from '../../../../shared/intake-contract.js';
+import type { IntakeStatus } from '../../../../shared/intake-contract.js';
 import { useApi } from '../../api/api-context.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 
 /**
  * Starts the app's intake for the selected environment: an MLLP listener on this computer (127.0.0.1) and folders
- * the app may import from, with the same rule as `rx-batch serve --on-arrival`.
+ * the app may import from. What happens to the orders is the environment's saved rules (IntakeRulesForm), which
+ * `rx-batch serve` uses too.
  */
 export function StartIntakeForm({
   environment,
@@ -29,7 +30,6 @@ export function StartIntakeForm({
   const id = useId();
   const [listen, setListen] = useState(true);
   const [folder, setFolder] = useState('');
-  const [mode, setMode] = useState<IntakeModeView>('hold');
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<unknown>();
   const canType = allowedFolders === null || allowedFolders.length > 0;
@@ -55,7 +55,6 @@ export function StartIntakeForm({
       onStarted(
         await api.call('intake.start', {
           environmentId: environment.id,
-          onArrival: mode,
           ...(listen ? { port: portNumber } : {}),
           ...(folder.trim() ? { folders: [folder.trim()] } : {}),
         }),
@@ -129,17 +128,7 @@ export function StartIntakeForm({
           </div>
         ) : null}
       </div>
-      <fieldset className="field-pair">
-        <legend className="visually-hidden">When orders arrive</legend>
-        <label className="choice-option">
-          <input type="radio" name={`${id}-mode`} checked={mode === 'hold'} onChange={() => setMode('hold')} /> Hold for
-          review in Preview
-        </label>
-        <label className="choice-option">
-          <input type="radio" name={`${id}-mode`} checked={mode === 'send'} onChange={() => setMode('send')} /> Send
-          valid orders as they arrive
-        </label>
-      </fieldset>
+      <p className="hint">Orders follow the saved rules under “When orders arrive”.</p>
       {failure ? <ErrorMessage error={failure} /> : null}
       <button type="submit" disabled={busy || nothing || (listen && !portValid)}>
         {busy ? 'Starting…' : 'Start intake'}

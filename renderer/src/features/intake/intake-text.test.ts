@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { IntakeStatus } from '../../../../shared/intake-contract.js';
-import { describeSeries, serveCommand } from './intake-text.js';
+import { describeRunRules, describeSeries, sameRules, serveCommand } from './intake-text.js';
 
 describe('intake words', () => {
   it('says what the chart shows', () => {
@@ -16,7 +16,7 @@ describe('intake words', () => {
     );
   });
 
-  it('gives the serve command for what runs, or for the port about to be used', () => {
+  it('gives the serve command for what runs, or for the port about to be used (serve reads the saved rules)', () => {
     expect(serveCommand('local', undefined, '2600')).toBe('rx-batch serve --env local --mllp 127.0.0.1:2600');
     const running = {
       running: true,
@@ -27,9 +27,30 @@ describe('intake words', () => {
       ],
     } as unknown as IntakeStatus;
     expect(serveCommand('local', running, '9')).toBe(
-      'rx-batch serve --env local --mllp 127.0.0.1:2575 --watch "/data/in box" --on-arrival send',
+      'rx-batch serve --env local --mllp 127.0.0.1:2575 --watch "/data/in box"',
     );
     const foldersOnly = { ...running, onArrival: 'hold', channels: [running.channels[1]] } as IntakeStatus;
     expect(serveCommand('local', foldersOnly, '9')).toBe('rx-batch serve --env local --watch "/data/in box"');
+  });
+
+  it('says what a run does with what arrives, and tells changed rules apart', () => {
+    expect(describeRunRules({ onArrival: 'hold', senders: [] })).toBe('orders are held for review in Preview.');
+    expect(describeRunRules({ onArrival: 'send', senders: [] })).toBe('valid orders are sent as they arrive.');
+    const rules = {
+      onArrival: 'hold' as const,
+      senders: [
+        { sender: 'EPR-7^CLINIC-H', onArrival: 'send' as const },
+        { sender: 'LAB', onArrival: 'hold' as const },
+      ],
+    };
+    expect(describeRunRules(rules)).toBe(
+      'orders are held for review in Preview; senders with a rule of their own: EPR-7^CLINIC-H (sent as they arrive), LAB (held).',
+    );
+    expect(sameRules(rules, { ...rules, senders: [...rules.senders] })).toBe(true);
+    expect(sameRules(rules, { ...rules, senders: [...rules.senders].reverse() })).toBe(false);
+    expect(
+      sameRules(rules, { ...rules, senders: [{ sender: 'EPR-7^CLINIC-H', onArrival: 'hold' }, rules.senders[1]!] }),
+    ).toBe(false);
+    expect(sameRules(rules, { ...rules, onArrival: 'send' })).toBe(false);
   });
 });
