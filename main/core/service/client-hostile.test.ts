@@ -3,6 +3,7 @@ import type { ServiceError } from '../../../shared/errors.js';
 import { sampleV1 } from '../../../test/support/sample-orders.js';
 import { createLogger } from '../platform/logger.js';
 import { createOrderServiceClient, type CallOutcome, type OrderServiceClient, type TokenSource } from './client.js';
+import { MAX_RETRY_AFTER_MS } from './error-mapping.js';
 import { MAX_RESPONSE_BYTES } from './http-exchange.js';
 import { answerWith, onConnect, rawAnswer, startHostileServer, type HostileServer } from './testing/hostile-server.js';
 
@@ -78,12 +79,13 @@ describe('Retry-After', () => {
     server.answer(json(429, { error: 'slow down', status: 429 }, { 'retry-after': '7' }));
     expect(errorOf(await create())).toMatchObject({ kind: 'retryable', reason: 'rate-limited', retryAfterMs: 7000 });
     const at = new Date(Math.ceil(Date.now() / 1000) * 1000 + 90_000);
+    const days = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+    const [, dd, mon, yyyy, time] = at.toUTCString().split(' ') as [string, string, string, string, string];
     const forms = [
       at.toUTCString(),
       // RFC 850 and asctime, which RFC 9110 says a recipient must read.
-      `${at.toUTCString().slice(0, 3)}day, ${at.toUTCString().slice(5, 7)}-${at.toUTCString().slice(8, 11)}-${at
-        .toUTCString()
-        .slice(14, 16)} ${at.toUTCString().slice(17, 25)} GMT`,
+      `${days[at.getUTCDay()]}, ${dd}-${mon}-${yyyy.slice(2)} ${time} GMT`,
+      `${days[at.getUTCDay()]!.slice(0, 3)} ${mon} ${String(at.getUTCDate()).padStart(2, ' ')} ${time} ${yyyy}`,
     ];
     for (const form of forms) {
       server.answer(json(429, { error: 'slow down', status: 429 }, { 'retry-after': form }));
@@ -107,6 +109,31 @@ describe('Retry-After', () => {
       status: 503,
       retryAfterMs: 30_000,
     });
+  });
+  it('a huge value waits at most an hour; a negative, fractional, ISO or garbled one is ignored', async () => {
+    for (const huge of ['99999999999999999999', '9'.repeat(400), new Date(Date.now() + 5 * 86_400_000).toUTCString()]) {
+      server.answer(json(429, { error: 'slow down', status: 429 }, { 'retry-after': huge }));
+      expect(errorOf(await create()), huge.slice(0, 30)).toMatchObject({
+        kind: 'retryable',
+        reason: 'rate-limited',
+        retryAfterMs: MAX_RETRY_AFTER_MS,
+      });
+    }
+    for (const garbled of [
+      '-5',
+      '1.5',
+      '1e3',
+      'soon',
+      '12abc',
+      'Mon 2099',
+      '2099-01-01T00:00:00Z',
+      'Sun, 31 Feb 2099 00:00:00 GMT',
+    ]) {
+      server.answer(json(503, { error: 'down', status: 503 }, { 'retry-after': garbled }));
+      const error = errorOf(await create());
+      expect(error, garbled).toMatchObject({ kind: 'in-doubt', reason: 'server', status: 503 });
+      expect('retryAfterMs' in error ? error.retryAfterMs : undefined, garbled).toBeUndefined();
+    }
   });
 });
 

@@ -33,13 +33,57 @@ export function failureToError(failure: Failure, unsafe: boolean): ServiceError 
       };
 }
 
-/** `Retry-After` as delay-seconds or an HTTP date, in ms from `now`; undefined when absent or unreadable. */
+/**
+ * The longest wait a `Retry-After` can impose: a longer one is taken as this. A service asking for more is rare
+ * (and asks again when we come back); a garbled value (a timestamp in ms, a year 2099 date) would otherwise stop
+ * an environment for good, and past ~24.8 days a timer fires at once, which turned such a value into a busy loop.
+ */
+export const MAX_RETRY_AFTER_MS = 60 * 60 * 1000;
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+/** RFC 9110's three HTTP-date forms: IMF-fixdate, RFC 850 (two-digit year), asctime. Nothing else is a date. */
+const IMF_FIXDATE = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{2}) ([A-Z][a-z]{2}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+const RFC_850 =
+  /^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\d{2})-([A-Z][a-z]{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+const ASCTIME = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ([A-Z][a-z]{2}) ( \d|\d{2}) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/;
+
+function httpDate(text: string, now: number): number | undefined {
+  let parts: { day: string; month: string; year: number; time: [string, string, string] } | undefined;
+  let match: RegExpExecArray | null;
+  if ((match = IMF_FIXDATE.exec(text))) {
+    const [, day = '', month = '', year = '', h = '', m = '', s = ''] = match;
+    parts = { day, month, year: Number(year), time: [h, m, s] };
+  } else if ((match = RFC_850.exec(text))) {
+    const [, day = '', month = '', yy = '', h = '', m = '', s = ''] = match;
+    // RFC 9110: a two-digit year that looks more than 50 years ahead is in the past century.
+    let year = 2000 + Number(yy);
+    if (year > new Date(now).getUTCFullYear() + 50) year -= 100;
+    parts = { day, month, year, time: [h, m, s] };
+  } else if ((match = ASCTIME.exec(text))) {
+    const [, month = '', day = '', h = '', m = '', s = '', year = ''] = match;
+    parts = { day: day.trim(), month, year: Number(year), time: [h, m, s] };
+  }
+  if (!parts) return undefined;
+  const month = MONTHS.indexOf(parts.month);
+  const [h, m, s] = parts.time.map(Number) as [number, number, number];
+  const at = Date.UTC(parts.year, month, Number(parts.day), h, m, s);
+  // Date.UTC rolls 31 Feb into March and 25:00 into the next day: such a value is not a date.
+  const back = new Date(at);
+  const exact = back.getUTCMonth() === month && back.getUTCDate() === Number(parts.day) && back.getUTCHours() === h;
+  return month >= 0 && exact && m < 60 && s < 61 ? at : undefined;
+}
+
+/**
+ * `Retry-After` in ms from `now`: delay-seconds (digits only) or an HTTP date, at most MAX_RETRY_AFTER_MS. Absent,
+ * or anything else (negative, fractional, "soon", an ISO date), is undefined: the caller's own backoff applies,
+ * rather than whatever a lenient date parser makes of it (Date.parse reads "-5" and "1.5" as dates in 2001).
+ */
 export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
   const text = (Array.isArray(value) ? value[0] : value)?.trim();
   if (!text) return undefined;
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  if (/^\d+$/.test(text)) return Math.min(MAX_RETRY_AFTER_MS, Number(text) * 1000);
+  const date = httpDate(text, now);
+  return date === undefined ? undefined : Math.min(MAX_RETRY_AFTER_MS, Math.max(0, date - now));
 }
 
 /** The body as JSON when it is JSON, else the text (describeErrorBody copes with both). */

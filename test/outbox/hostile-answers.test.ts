@@ -1,0 +1,64 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_RETRY_AFTER_MS } from '../../main/core/service/error-mapping.js';
+import { ENVIRONMENT_ID, allOrders, enqueue, sampleOrders } from './support/outbox-fixture.js';
+import { proxiedSandbox } from './support/proxied-sandbox.js';
+
+/**
+ * Answers an independent Order Service may give that our sandbox never does, met by the whole outbox (real
+ * SQLite, real HTTP through a loopback proxy in front of the sandbox): every order still ends once at the service,
+ * none is rejected for an answer that does not say "not applied", and nothing spins.
+ */
+
+const TUNING = {
+  concurrency: 2,
+  ratePerSecond: 200,
+  baseDelayMs: 10,
+  maxDelayMs: 200,
+  maxAttempts: 8,
+  breakerThreshold: 8,
+  breakerCooldownMs: 100,
+  reconcileDelayMs: 10,
+};
+
+const fixture = proxiedSandbox(TUNING);
+
+const warnings: Error[] = [];
+const onWarning = (warning: Error) => warnings.push(warning);
+beforeEach(() => {
+  warnings.length = 0;
+  process.on('warning', onWarning);
+});
+afterEach(() => {
+  process.off('warning', onWarning);
+});
+
+describe('Retry-After beyond reason', () => {
+  it('a 429 asking for 10^30 s: the orders wait at most an hour, recorded as rate-limited, and nothing spins', async () => {
+    const { t, outbox } = fixture.setUp(fixture.proxy.url);
+    enqueue(t, sampleOrders('HUGE-WAIT', 2));
+    fixture.setProxyRule((req) =>
+      req.url.includes('create-with-clinic')
+        ? { status: 429, body: { error: 'slow down', status: 429 }, headers: { 'retry-after': '9'.repeat(31) } }
+        : 'forward',
+    );
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 1_000);
+    await outbox.runUntilIdle(ENVIRONMENT_ID, { signal: stop.signal }).catch(() => undefined);
+    await outbox.stop();
+
+    const before = Date.now();
+    const orders = allOrders(t.store);
+    expect(orders.map((o) => [o.state, o.lastError?.kind])).toEqual([
+      ['queued', 'retryable'],
+      ['queued', 'retryable'],
+    ]);
+    for (const order of orders) {
+      const due = Date.parse(order.nextAttemptAt ?? '');
+      expect(due).toBeGreaterThan(before + MAX_RETRY_AFTER_MS - 60_000);
+      expect(due).toBeLessThanOrEqual(before + MAX_RETRY_AFTER_MS + 1_000);
+    }
+    // One create each, then the wait: no request loop, and no timer overflowing into a busy loop.
+    expect(fixture.proxy.received().filter((r) => r.url.includes('create-with-clinic'))).toHaveLength(2);
+    expect(warnings.filter((w) => w.name === 'TimeoutOverflowWarning')).toEqual([]);
+  });
+});
