@@ -1,5 +1,6 @@
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -187,6 +188,31 @@ describe('the bridge WebSocket', () => {
       socket.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)),
     );
     expect(status).toBe(404);
+  });
+
+  it('survives clients that reset the connection while their upgrade is being refused (any local process can)', async () => {
+    const attempts = Array.from(
+      { length: 200 },
+      (_, i) =>
+        new Promise<void>((resolve) => {
+          const client = connect(bridge.port, '127.0.0.1', () => {
+            const origin = i % 2 === 0 ? 'http://evil.example' : bridge.origin;
+            const path = i % 4 < 2 ? BRIDGE_SOCKET_PATH : '/elsewhere';
+            client.write(
+              `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${bridge.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+                `Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nOrigin: ${origin}\r\n\r\n`,
+            );
+            client.resetAndDestroy();
+          });
+          client.on('error', () => {});
+          client.on('close', () => resolve());
+        }),
+    );
+    await Promise.all(attempts);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const { socket, next } = await authenticated();
+    socket.send(JSON.stringify({ id: 10, call: 'app.info', input: {} }));
+    expect(await next()).toMatchObject({ id: 10, ok: true });
   });
 
   it('closes the socket on a message over the size limit', async () => {

@@ -82,6 +82,9 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
   });
 
   server.on('upgrade', (request: IncomingMessage, socket: Socket, head: Buffer) => {
+    // Node leaves an upgrading socket without an error listener: a client resetting it while it is refused made
+    // an uncaught error that ended the host (docs/security.md, finding 12). ws adds its own once it takes over.
+    socket.on('error', () => socket.destroy());
     if (pathOf(request) !== BRIDGE_SOCKET_PATH) return refuseUpgrade(socket, 404, 'Not Found');
     if (!hasAllowedHost(request, port) || !hasOwnOrigin(request, origin)) {
       return refuseUpgrade(socket, 403, 'Forbidden');
