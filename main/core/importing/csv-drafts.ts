@@ -222,7 +222,14 @@ export function cellText(cells: string[], at: number): string | undefined {
  */
 export function cellValue(raw: string): string | undefined {
   const text = raw.trim();
-  return text === '' ? undefined : restoreCell(text);
+  if (text === '') return undefined;
+  // ="000123": a formula whose result is the text inside, as exports made for Excel keep leading zeros. Read as the
+  // text a spreadsheet shows (`""` inside being one quote); a guarded '="x" is restored below, never unwrapped.
+  if (text.charCodeAt(0) === 61 && text.charCodeAt(1) === 34 && text.length > 2 && text.endsWith('"')) {
+    const inner = text.slice(2, -1);
+    if (!inner.replaceAll('""', '').includes('"')) return inner.replaceAll('""', '"').trim() || undefined;
+  }
+  return restoreCell(text);
 }
 
 interface Disagreement {

@@ -368,6 +368,19 @@ const CASES: Case[] = [
       expect(order.source.records?.[0]).toContain(`"'+44 7700 900123"`);
     },
   },
+  {
+    file: 'excel-text-formula.csv',
+    format: 'csv',
+    orders: 1,
+    invalid: 0,
+    check: (r) => {
+      const order = r.orders[0]!;
+      // ="…" is what a spreadsheet shows as the text inside; a guarded '=… stays the text it protects.
+      expect(order.clinicOrderId).toBe('000123');
+      expect(body(order).customer!.telephone).toBe('07700900123');
+      expect(item(order, 0)).toMatchObject({ dmdCode: '42109611000001109', dosageInstructions: '="Two" tablets' });
+    },
+  },
   // Files that are not orders: one clear problem each
   { file: 'empty.csv', format: 'csv', orders: 0, invalid: 0, fileProblems: ['file.empty'] },
   { file: 'whitespace-only.csv', format: 'csv', orders: 0, invalid: 0, fileProblems: ['file.empty'] },

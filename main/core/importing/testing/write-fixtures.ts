@@ -311,6 +311,14 @@ export function fixtureFiles(): Record<string, string | Buffer> {
       ['dosageInstructions', `"''=Two tablets"`],
       ['clinicAddress2', `"'\tSuite 4"`],
     ].reduce((text, [column, value]) => withCell(text, 1, column!, value!), one),
+    // Exports made for Excel wrap codes as ="…" (a formula whose result is the text) to keep leading zeros; in CSV
+    // the cell is written bare or quoted with its quotes doubled. A guarded cell ('="x") is the text ="x".
+    'excel-text-formula.csv': [
+      ['clinicOrderId', '="000123"'],
+      ['telephone', '="07700900123"'],
+      ['dmdCode', '"=""42109611000001109"""'],
+      ['dosageInstructions', `"'=""Two"" tablets"`],
+    ].reduce((text, [column, value]) => withCell(text, 1, column!, value!), one),
     // Files that are not orders at all
     'empty.csv': '',
     'whitespace-only.csv': '\r\n  \r\n\t\r\n',
