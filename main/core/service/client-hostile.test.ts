@@ -178,6 +178,16 @@ describe('informational and unusual success answers', () => {
     expect(valueOf(await create())).toEqual({ orderId: 43 });
   });
 
+  it('JSON behind a UTF-8 byte order mark (as .NET writes it) is read, for a create, a read and an error', async () => {
+    const bom = (text: string) => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]);
+    server.answer(answerWith(200, bom('{"orderId":44}'), { 'content-type': 'application/json; charset=utf-8' }));
+    expect(valueOf(await create())).toEqual({ orderId: 44 });
+    server.answer(answerWith(200, bom('{"orderStatus":"Cancelled","pharmacyOrderId":"44"}')));
+    expect(valueOf(await client().status(44))).toMatchObject({ orderStatus: 'Cancelled', pharmacyOrderId: '44' });
+    server.answer(answerWith(400, bom('{"error":"Invalid courier","status":400}')));
+    expect(errorOf(await create())).toMatchObject({ kind: 'rejected', message: 'Invalid courier' });
+  });
+
   it.each([
     ['204 with no body', answerWith(204, '')],
     ['200 with an empty body', answerWith(200, '')],

@@ -46,6 +46,16 @@ export type ExchangeResult =
 /** Far above any real answer (a product search is a few KB); a larger body is treated as unreadable. */
 export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
+/**
+ * The body as text. A UTF-8 byte order mark is dropped (RFC 8259 lets a reader ignore it, and .NET's default
+ * UTF8Encoding writes one): kept, it made every answer "not JSON", every create in doubt and every read fail.
+ */
+function textOf(chunks: Buffer[]): string {
+  const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  const bom = body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
+  return body.toString('utf8', bom ? 3 : 0);
+}
+
 let connecting = 0;
 
 /**
@@ -104,7 +114,7 @@ export function exchange(request: ExchangeRequest): Promise<ExchangeResult> {
           kind: 'response',
           status: res.statusCode ?? 0,
           headers: res.headers,
-          text: truncated ? '' : Buffer.concat(chunks).toString('utf8'),
+          text: truncated ? '' : textOf(chunks),
           truncated,
         });
       res.on('data', (chunk: Buffer) => {
