@@ -1,3 +1,4 @@
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ServiceError } from '../../../shared/errors.js';
 import { sampleV1 } from '../../../test/support/sample-orders.js';
@@ -392,5 +393,55 @@ describe('status records', () => {
     expect(products.map((p) => p.dmdCode)).toEqual(['219780111000001103', '365895111000001107']);
     // Product search is anonymous: no token at all.
     expect(server.requests.at(-1)?.headers.authorization).toBeUndefined();
+  });
+});
+
+describe('compressed answers', () => {
+  it('gzip, deflate and br are decoded, for a create, a read and an error; the request says which it takes', async () => {
+    const codings: Array<[string, (b: Buffer) => Buffer]> = [
+      ['gzip', gzipSync],
+      ['x-gzip', gzipSync],
+      ['deflate', deflateSync],
+      ['br', brotliCompressSync],
+      ['deflate, gzip', (b) => gzipSync(deflateSync(b))],
+    ];
+    for (const [coding, encode] of codings) {
+      const encoded = (status: number, text: string) =>
+        answerWith(status, encode(Buffer.from(text)), {
+          'content-type': 'application/json',
+          'content-encoding': coding,
+        });
+      server.answer(encoded(200, '{"orderId":45}'));
+      expect(valueOf(await create()), coding).toEqual({ orderId: 45 });
+      server.answer(encoded(200, '[{"clinicOrderId":"A-1","pharmacyOrderId":"45","orderStatus":"Cancelled"}]'));
+      expect(valueOf(await client().statusWithClinicCode({ clinicCode: 'C', clinicOrderId: 'A-1' })), coding).toEqual([
+        { clinicOrderId: 'A-1', pharmacyOrderId: '45', orderStatus: 'Cancelled' },
+      ]);
+      server.answer(encoded(400, '{"error":"Invalid courier","status":400}'));
+      expect(errorOf(await create()), coding).toMatchObject({ kind: 'rejected', message: 'Invalid courier' });
+    }
+    expect(server.requests.at(-1)?.headers['accept-encoding']).toBe('gzip, deflate, br');
+  });
+
+  it('a coding it does not read, or a corrupt one: a create in doubt, a read retryable, both saying why', async () => {
+    server.answer(answerWith(200, 'whatever', { 'content-encoding': 'compress' }));
+    const unknown = errorOf(await create());
+    expect(unknown).toMatchObject({ kind: 'in-doubt', reason: 'unreadable-response' });
+    expect(unknown.message).toMatch(/encoded as "compress"/);
+    server.answer(answerWith(200, Buffer.from('not gzip at all'), { 'content-encoding': 'gzip' }));
+    const corrupt = errorOf(await client().status(1));
+    expect(corrupt).toMatchObject({ kind: 'retryable', reason: 'unreadable-response' });
+    expect(corrupt.message).toMatch(/gzip encoding is corrupt/);
+    server.answer(answerWith(503, Buffer.from('junk'), { 'content-encoding': 'gzip' }));
+    expect(errorOf(await create())).toMatchObject({ kind: 'in-doubt', reason: 'server', status: 503 });
+  });
+
+  it('a gzip bomb (1 MB that inflates past the limit) is cut off at the limit, decoded bytes counted', async () => {
+    const bomb = gzipSync(Buffer.alloc(MAX_RESPONSE_BYTES * 4, 0x20));
+    expect(bomb.length).toBeLessThan(MAX_RESPONSE_BYTES / 10);
+    server.answer(answerWith(200, bomb, { 'content-encoding': 'gzip', 'content-type': 'application/json' }));
+    const error = errorOf(await create());
+    expect(error).toMatchObject({ kind: 'in-doubt', reason: 'unreadable-response' });
+    expect(error.message).toMatch(/too large/);
   });
 });

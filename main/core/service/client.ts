@@ -27,7 +27,7 @@ import { silentLogger, type Logger } from '../platform/logger.js';
 import { failureToError, statusToError } from './error-mapping.js';
 import { plainCreateResponse } from './create-response.js';
 import { WarmConnections } from './warm-connections.js';
-import { exchange, type ExchangeResult } from './http-exchange.js';
+import { ACCEPT_ENCODING, exchange, type ExchangeResult } from './http-exchange.js';
 import {
   checkStoredBody,
   fieldsOf,
@@ -275,6 +275,7 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
         headers: {
           'user-agent': o.userAgent,
           accept: 'application/json',
+          'accept-encoding': ACCEPT_ENCODING,
           ...(token ? { authorization: `Bearer ${token}` } : {}),
           ...(op.body ? { 'content-type': op.body.contentType } : {}),
         },
@@ -323,9 +324,11 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     if (parsed?.success) return { ok: true, value: parsed.data };
     const why = response.truncated
       ? 'the answer was too large'
-      : parsed
-        ? 'the answer has an unexpected shape'
-        : 'the answer is not JSON';
+      : response.unreadable
+        ? response.unreadable
+        : parsed
+          ? 'the answer has an unexpected shape'
+          : 'the answer is not JSON';
     const error: ServiceError = op.unsafe
       ? {
           kind: 'in-doubt',

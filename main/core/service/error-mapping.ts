@@ -100,6 +100,8 @@ export function describeResponse(response: Response): {
   fields: FieldError[];
   envelope?: ReturnType<typeof describeErrorBody>['envelope'];
 } {
+  if (response.unreadable) return { message: response.unreadable, fields: [] };
+  if (response.truncated) return { message: 'the answer was too large to read', fields: [] };
   return describeErrorBody(bodyOf(response.text), response.text);
 }
 

@@ -1,5 +1,7 @@
 import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { WarmConnections } from './warm-connections.js';
 
 /**
@@ -30,7 +32,16 @@ export interface ExchangeRequest {
 }
 
 export type ExchangeResult =
-  | { kind: 'response'; status: number; headers: IncomingHttpHeaders; text: string; truncated: boolean }
+  | {
+      kind: 'response';
+      status: number;
+      headers: IncomingHttpHeaders;
+      text: string;
+      /** Longer than MAX_RESPONSE_BYTES (decoded): cut off, `text` empty. */
+      truncated: boolean;
+      /** Why the body could not be decoded (an unknown or corrupt content coding); `text` is then empty. */
+      unreadable?: string;
+    }
   | {
       kind: 'failure';
       /** The connection was open, so the request may have been received (and acted on). */
@@ -54,6 +65,40 @@ function textOf(chunks: Buffer[]): string {
   const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
   const bom = body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
   return body.toString('utf8', bom ? 3 : 0);
+}
+
+/** What the client decodes, and so says it accepts (without the header any coding would be acceptable). */
+export const ACCEPT_ENCODING = 'gzip, deflate, br';
+
+/**
+ * The body stream with its content codings undone (RFC 9110: listed in the order applied), or why it cannot be
+ * read. Before, a compressed answer was read as text: not JSON, so a create was in doubt and a read failed.
+ */
+function decoding(res: IncomingMessage): { stream: Readable; problem?: string } {
+  const header = res.headers['content-encoding'];
+  const codings = (header ?? '')
+    .split(',')
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== '' && coding !== 'identity');
+  let stream: Readable = res;
+  for (const coding of codings.reverse()) {
+    const decoder =
+      coding === 'gzip' || coding === 'x-gzip'
+        ? createGunzip()
+        : // RFC 9110's "deflate" is the zlib format (raw deflate, which a few old servers sent, ends corrupt).
+          coding === 'deflate'
+          ? createInflate()
+          : coding === 'br'
+            ? createBrotliDecompress()
+            : undefined;
+    if (!decoder)
+      return {
+        stream: res,
+        problem: `the answer is encoded as "${coding.slice(0, 40)}", which the client does not read`,
+      };
+    stream = stream.pipe(decoder);
+  }
+  return { stream };
 }
 
 let connecting = 0;
@@ -109,25 +154,44 @@ export function exchange(request: ExchangeRequest): Promise<ExchangeResult> {
       const chunks: Buffer[] = [];
       let size = 0;
       let truncated = false;
+      let unreadable: string | undefined;
+      const decoded = decoding(res);
       const finish = () =>
         settle({
           kind: 'response',
           status: res.statusCode ?? 0,
           headers: res.headers,
-          text: truncated ? '' : textOf(chunks),
+          text: truncated || unreadable ? '' : textOf(chunks),
           truncated,
+          ...(unreadable ? { unreadable } : {}),
         });
-      res.on('data', (chunk: Buffer) => {
+      const giveUp = () => {
+        finish();
+        req.destroy();
+        if (decoded.stream !== res) decoded.stream.destroy();
+      };
+      if (decoded.problem !== undefined) {
+        unreadable = decoded.problem;
+        giveUp();
+        return;
+      }
+      // The limit counts decoded bytes: a small gzip that inflates to gigabytes stops here too.
+      decoded.stream.on('data', (chunk: Buffer) => {
         size += chunk.length;
         if (size > MAX_RESPONSE_BYTES) {
           truncated = true;
-          finish();
-          req.destroy();
+          giveUp();
           return;
         }
         chunks.push(chunk);
       });
-      res.on('end', finish);
+      decoded.stream.on('end', finish);
+      if (decoded.stream !== res) {
+        decoded.stream.on('error', () => {
+          unreadable = `the answer's ${String(res.headers['content-encoding'])} encoding is corrupt`;
+          giveUp();
+        });
+      }
       res.on('error', fail);
       // A connection lost mid-body ends without 'end': that is a failure after sending, not an answer.
       res.on('close', () => {
