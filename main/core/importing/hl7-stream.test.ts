@@ -72,6 +72,14 @@ describe('splitting HL7 streams into messages', () => {
     expect(split(segments.join('\r'))).toEqual({ messages: [segments], problems: [] });
   });
 
+  it('names the control character of a stray line that would not show (a DOS end-of-file byte)', () => {
+    const splitter = new Hl7Splitter('f.hl7', 1000);
+    splitter.push(`${MSG(1).join('\r')}\r\x1a`);
+    splitter.end();
+    expect(splitter.problems).toMatchObject([{ code: 'hl7.strayContent' }]);
+    expect(splitter.problems[0]!.text).toContain("line 5 reads 'U+001A'");
+  });
+
   it('gives the same messages however the text is cut into chunks', () => {
     const text = [
       'FHS|^~\\&',

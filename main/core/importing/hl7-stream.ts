@@ -81,7 +81,14 @@ export function listLines(lines: readonly number[], total = lines.length): strin
   return `Lines ${shown.slice(0, -1).join(', ')} and ${shown.at(-1)}`;
 }
 
-const excerpt = (text: string) => `'${text.length > 40 ? `${text.slice(0, 37)}...` : text}'`;
+/** A line quoted for a problem; control characters (a DOS end-of-file 0x1A, NULs) named, since they do not show. */
+const excerpt = (text: string) => {
+  const shown = text.length > 40 ? `${text.slice(0, 37)}...` : text;
+  const name = (c: string) => `U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+  // eslint-disable-next-line no-control-regex
+  const visible = shown.replace(/[\x00-\x1f\x7f]/g, name);
+  return `'${visible}'`;
+};
 
 interface BatchState {
   declaredAt: number;
