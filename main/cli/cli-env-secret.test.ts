@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 import { CLI_SECRETS_FILE } from './cli-context.js';
 import { runCli as runCliInProcess } from './run.js';
+import { runCliCaptured } from './testing/run-cli-captured.js';
 import { envAddArgs, finished, startCli } from './testing/run-cli-process.js';
 
 /**
@@ -191,4 +192,29 @@ describe('env add checks a client secret before keeping it', () => {
     const log = await run(['log', 'export', '--format', 'jsonl']);
     expect(log.stdout).toContain('environment.client-secret-unverified');
   }, 90_000);
+});
+
+describe('a mistyped command line never echoes a client secret', () => {
+  const secret = 'TOPSECRET-5f2c9e';
+
+  it('names no option value when the command is missing, nor an argument that follows a secret option', async () => {
+    for (const args of [
+      ['--client-secret', secret],
+      ['--data-dir', '/tmp/rx-never-opened', `--client-secret=${secret}`],
+      ['env', 'ad', 'x', '--client-secret', secret],
+      // --client-secret-stdin takes no value: what follows it is a stray argument.
+      ['env', 'add', 'x', '--api', 'https://a.example', '--client-secret-stdin', secret],
+      ['env', 'add', 'x', secret],
+    ]) {
+      const run = await runCliCaptured(args);
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(run.stderr, args.join(' ')).toMatch(/See rx-batch --help/);
+      expect(run.stdout + run.stderr, args.join(' ')).not.toContain(secret);
+    }
+  });
+
+  it('still names a mistyped command and a stray argument elsewhere', async () => {
+    expect((await runCliCaptured(['stauts'])).stderr).toContain('unknown command: stauts');
+    expect((await runCliCaptured(['accept', '3', '4'])).stderr).toContain('rx-batch accept takes BATCH, not "4"');
+  });
 });

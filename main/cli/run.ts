@@ -109,6 +109,9 @@ const POSITIONALS: Record<string, string[]> = {
   'profile remove': ['NAME'],
 };
 
+/** Commands with an option that carries a secret. */
+const TAKES_SECRET = new Set(['env add']);
+
 function commandOf(words: string[]): string | undefined {
   const two = words.slice(0, 2).join(' ');
   if (COMMAND_OPTIONS[two]) return two;
@@ -217,9 +220,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       io.stdout.write(`${usageText()}\n`);
       return EXIT.ok;
     }
-    io.stderr.write(
-      `unknown command: ${loose.positionals.slice(0, 2).join(' ') || argv.join(' ')}\nSee rx-batch --help.\n`,
-    );
+    // Only the command words: an option's value may be a client secret (and stderr often ends up in a log).
+    const words = loose.positionals.slice(0, 2).join(' ');
+    io.stderr.write(`${words ? `unknown command: ${words}` : 'no command given'}\nSee rx-batch --help.\n`);
     return EXIT.usage;
   }
 
@@ -243,9 +246,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const positionals = parsed.positionals.slice(command.split(' ').length);
   const expected = POSITIONALS[command] ?? [];
   if (positionals.length !== expected.length) {
+    const extra = positionals.slice(expected.length);
+    // A stray argument of a command that takes a secret may be the secret (`--client-secret-stdin S`): counted only.
+    const shown = TAKES_SECRET.has(command) ? `${extra.length} more` : `"${extra.join(' ')}"`;
     io.stderr.write(
       `rx-batch ${command} takes ${expected.length ? expected.join(' ') : 'no arguments'}` +
-        `${positionals.length > expected.length ? `, not "${positionals.slice(expected.length).join(' ')}"` : ''}\n` +
+        `${extra.length > 0 ? `, not ${shown}` : ''}\n` +
         'See rx-batch --help.\n',
     );
     return EXIT.usage;
