@@ -86,6 +86,8 @@ export async function importCsv(
   const headerCells = header.record.cells.map(restoreCell);
   const headerLine = header.record.line;
   const compiled = compileProfile(profile, file);
+  // A CSV value is text of the file or of the profile: while neither holds U+FFFD, no value can (validateOrder).
+  let noUnreadableText = !JSON.stringify(profile).includes('\uFFFD');
   // Our own template may be an older one without some columns; that is not worth a warning.
   const columns = mapColumns(profile, headerCells, headerLine, file, {
     warnMissing: header.via !== 'template',
@@ -115,6 +117,7 @@ export async function importCsv(
       signal: options.signal,
       onBytes: (n) => (bytes += n),
     })) {
+      if (noUnreadableText && chunk.includes('\uFFFD')) noUnreadableText = false;
       const batch = splitter.push(chunk);
       if (batch) await onBatch(batch);
       afterBatch(bytes);
@@ -232,6 +235,7 @@ export async function importCsv(
       isKnownOrder: options.isKnownOrder,
       // Other checks would only report the consequences of an unreadable row.
       skipValidation: draft.badQuotes !== undefined,
+      noUnreadableText,
       source: { file, rows: draft.rows, records: draft.records },
     });
     orderCount += 1;

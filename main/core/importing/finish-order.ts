@@ -25,6 +25,8 @@ export interface FinishInput {
   orderControl?: OrderControl;
   /** The order is already blocked by a problem that makes further checks meaningless. */
   skipValidation?: boolean;
+  /** See ValidationContext.noUnreadableText. */
+  noUnreadableText?: boolean;
 }
 
 type Obj = Record<string, unknown>;
@@ -102,6 +104,7 @@ export function finishOrder(input: FinishInput): { order: ImportedOrder; provena
         : (built.reported ?? input.reported);
     problems.push(
       ...validateOrder(built.body, {
+        noUnreadableText: input.noUnreadableText === true,
         codeLists: input.codeLists,
         today: input.today,
         file: input.file,

@@ -112,6 +112,22 @@ describe('importFile', () => {
     expect(furthest).toBeLessThan(5 * MB);
   });
 
+  it('reports unreadable text (U+FFFD) that first appears far into a file, past the first chunks read', async () => {
+    const orders = Array.from({ length: 3000 }, (_, i) =>
+      exampleOrder(`FAR-${i}`, (o) => {
+        if (i === 2999) o.customer.surname = 'Zo\ufffd';
+      }),
+    );
+    const path = join(dir, 'unreadable-far.csv');
+    await writeFile(path, writeTemplateCsv(orders));
+    const report = await importFile(path, base);
+    expect(report.orders).toHaveLength(3000);
+    expect(report.orders.filter((order) => !order.valid).map((order) => order.clinicOrderId)).toEqual(['FAR-2999']);
+    expect(report.orders[2999]!.problems).toContainEqual(
+      expect.objectContaining({ code: 'text.unreadable', field: 'customer.surname' }),
+    );
+  });
+
   it('decodes with an overriding encoding, and says it was not detected', async () => {
     const report = await importFile(fixture('windows-1252.csv'), { ...base, encoding: 'UTF8' });
     expect(report).toMatchObject({ encoding: 'utf-8', encodingDetected: false });
