@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_RETRY_AFTER_MS } from '../../main/core/service/error-mapping.js';
-import { ENVIRONMENT_ID, allOrders, enqueue, sampleOrders } from './support/outbox-fixture.js';
+import { ENVIRONMENT_ID, allOrders, enqueue, expectEachCreatedOnce, sampleOrders } from './support/outbox-fixture.js';
 import { proxiedSandbox } from './support/proxied-sandbox.js';
 
 /**
@@ -60,5 +60,35 @@ describe('Retry-After beyond reason', () => {
     // One create each, then the wait: no request loop, and no timer overflowing into a busy loop.
     expect(fixture.proxy.received().filter((r) => r.url.includes('create-with-clinic'))).toHaveLength(2);
     expect(warnings.filter((w) => w.name === 'TimeoutOverflowWarning')).toEqual([]);
+  });
+});
+
+describe('a redirect after the write', () => {
+  it('303 See Other to each first create, after the service stored it: looked up, each created once, none rejected', async () => {
+    const { t, outbox } = fixture.setUp(fixture.proxy.url);
+    const orders = sampleOrders('SEE-OTHER', 6);
+    const ids = enqueue(t, orders);
+    const redirected = new Set<string>();
+    fixture.setProxyRule((req) => {
+      if (!req.url.includes('create-with-clinic')) return 'forward';
+      const clinicOrderId = /"clinicOrderId":"([^"]+)"/.exec(req.body)?.[1] ?? '';
+      if (redirected.has(clinicOrderId)) return 'forward';
+      redirected.add(clinicOrderId);
+      return { forwardThen: { status: 303, body: {}, headers: { location: '/api/v2/Order/status?orderId=1' } } };
+    });
+
+    const result = await outbox.runUntilIdle(ENVIRONMENT_ID);
+    await outbox.stop();
+
+    expect(result.counts).toMatchObject({ created: 6, rejected: 0, held: 0, in_doubt: 0, queued: 0 });
+    expectEachCreatedOnce(
+      fixture.sandbox,
+      t.store,
+      orders.map((o) => o.clinicOrderId),
+    );
+    for (const id of ids) {
+      const attempts = t.store.attempts.list(id).map((a) => `${a.operation}:${a.outcome}:${a.httpStatus ?? '-'}`);
+      expect(attempts).toEqual(['create:in-doubt:303', 'lookup:ok:200']);
+    }
   });
 });

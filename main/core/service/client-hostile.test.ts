@@ -159,6 +159,27 @@ describe('redirects', () => {
       expect(errorOf(await create()), String(status)).toMatchObject({ kind: 'rejected', status });
     }
   });
+
+  it('any other 3xx to a create or a cancel may come after the write (post/redirect/get): in doubt', async () => {
+    for (const status of [300, 301, 302, 303, 304]) {
+      server.answer(answerWith(status, '', { location: '/api/v2/Order/status?orderId=9' }));
+      const error = errorOf(await create());
+      expect(error, String(status)).toMatchObject({ kind: 'in-doubt', reason: 'unreadable-response', status });
+      expect(error.message).toMatch(/redirected .*outcome is unknown/);
+      const cancel = await client().cancel({ orderId: 9, clinicCode: 'C', cancelReason: 'r' });
+      expect(errorOf(cancel), String(status)).toMatchObject({ kind: 'in-doubt', status });
+    }
+    expect(other.requests).toEqual([]);
+  });
+
+  it('a Location too long for a message is cut short', async () => {
+    server.answer(answerWith(302, '', { location: `https://elsewhere.example/${'a'.repeat(5_000)}` }));
+    const error = errorOf(await client().status(1));
+    expect(error.message.length).toBeLessThan(400);
+    expect(error.message).toMatch(
+      /^the service redirected to https:\/\/elsewhere\.example\/a+…: check the API base URL$/,
+    );
+  });
 });
 
 describe('informational and unusual success answers', () => {

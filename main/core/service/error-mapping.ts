@@ -109,9 +109,9 @@ export function describeResponse(response: Response): {
  * A non-2xx answer. `unsafe` (creates, cancel): a 5xx, or a 408, does not say the request was not acted on — a
  * gateway or load balancer answers 502/503/504 when its backend did the work but the answer was lost, a service can
  * fail (500) after its write, and a proxy's 408 can come after it forwarded the request — so for these it is
- * `in-doubt` (reason `server`), as Stripe treats a 500: indeterminate, reconcile before sending again. Every other
- * answer says the service did not act: 401 (not signed in), 429 (asked to slow down before doing anything), and
- * 3xx/4xx refusals. For reads a 5xx is simply retryable.
+ * `in-doubt` (reason `server`), as Stripe treats a 500: indeterminate, reconcile before sending again; so is a 3xx
+ * other than 307/308 (below). Every other answer says the service did not act: 401 (not signed in), 429 (asked to
+ * slow down before doing anything), 307/308 and 4xx refusals. For reads a 5xx is simply retryable.
  */
 export function statusToError(response: Response, unsafe = false): ServiceError {
   const { status } = response;
@@ -148,7 +148,19 @@ export function statusToError(response: Response, unsafe = false): ServiceError 
     };
   }
   if (status >= 300 && status < 400) {
-    const location = typeof response.headers.location === 'string' ? ` to ${response.headers.location}` : '';
+    // Never followed (the token would go wherever it points). Only 307/308 say the request was not acted on
+    // ("repeat it there"); a 303 is how post/redirect/get answers a write that happened, and 301/302 are turned
+    // into it by many servers, so to a create or cancel any other 3xx leaves the outcome open.
+    const raw = response.headers.location;
+    const location = typeof raw === 'string' && raw ? ` to ${raw.length > 200 ? `${raw.slice(0, 200)}…` : raw}` : '';
+    if (unsafe && status !== 307 && status !== 308) {
+      return {
+        kind: 'in-doubt',
+        reason: 'unreadable-response',
+        status,
+        message: `the service redirected (${status})${location} instead of answering: the outcome is unknown; check the API base URL`,
+      };
+    }
     return {
       kind: 'rejected',
       status,

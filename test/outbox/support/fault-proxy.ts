@@ -18,7 +18,11 @@ export interface ProxiedRequest {
  * connection is destroyed), as after a crash between commit and reply. Or answer it here.
  */
 export type ProxyDecision =
-  'forward' | 'forward-then-drop' | { status: number; body: unknown; headers?: Record<string, string> };
+  | 'forward'
+  | 'forward-then-drop'
+  | { status: number; body: unknown; headers?: Record<string, string> }
+  /** The sandbox acts on it, then this answer replaces the sandbox's (a gateway's 303, a 409 after the write). */
+  | { forwardThen: { status: number; body: unknown; headers?: Record<string, string> } };
 
 export interface RunningProxy {
   /** With trailing slash. */
@@ -59,7 +63,7 @@ export async function startFaultProxy(
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       const decision = rule({ method: req.method ?? 'GET', url: req.url ?? '/', body: body.toString('utf8') });
-      if (decision !== 'forward' && decision !== 'forward-then-drop') {
+      if (decision !== 'forward' && decision !== 'forward-then-drop' && !('forwardThen' in decision)) {
         intercepted += 1;
         const text = JSON.stringify(decision.body);
         res.writeHead(decision.status, { 'content-type': 'application/json', ...decision.headers });
@@ -73,6 +77,16 @@ export async function startFaultProxy(
           if (decision === 'forward-then-drop') {
             answer.resume();
             answer.on('end', () => req.socket.destroy());
+            return;
+          }
+          if (decision !== 'forward') {
+            const { status, body: replaced, headers: extra } = decision.forwardThen;
+            answer.resume();
+            answer.on('end', () => {
+              intercepted += 1;
+              res.writeHead(status, { 'content-type': 'application/json', ...extra });
+              res.end(JSON.stringify(replaced));
+            });
             return;
           }
           res.writeHead(answer.statusCode ?? 502, answer.headers);
