@@ -17,6 +17,15 @@ describe('recognising the duplicate clinicOrderId rejection', () => {
     expect(rejected('duplicate clinicOrderId', [{ field: 'ORC-2', message: 'already exists' }])).toBe(true);
   });
 
+  it('takes 409 Conflict and 422 for it too, with the same wording (services that say "conflict" for a duplicate)', () => {
+    for (const status of [409, 422]) {
+      expect(
+        isDuplicateClinicOrderId({ kind: 'rejected', status, message: 'Duplicate clinicOrderId A-1', fields: [] }),
+      ).toBe(true);
+      expect(isDuplicateClinicOrderId({ kind: 'rejected', status, message: 'Conflict', fields: [] })).toBe(false);
+    }
+  });
+
   it('does not take other rejections, or other statuses, for a duplicate', () => {
     expect(
       isDuplicateClinicOrderId({
@@ -29,9 +38,11 @@ describe('recognising the duplicate clinicOrderId rejection', () => {
     expect(
       isDuplicateClinicOrderId({ kind: 'rejected', status: 400, message: 'duplicate prescriber', fields: [] }),
     ).toBe(false);
-    expect(
-      isDuplicateClinicOrderId({ kind: 'rejected', status: 409, message: 'duplicate clinicOrderId', fields: [] }),
-    ).toBe(false);
+    for (const status of [403, 404, 410]) {
+      expect(
+        isDuplicateClinicOrderId({ kind: 'rejected', status, message: 'duplicate clinicOrderId', fields: [] }),
+      ).toBe(false);
+    }
     expect(isDuplicateClinicOrderId({ kind: 'in-doubt', reason: 'reset', message: 'duplicate clinicOrderId' })).toBe(
       false,
     );

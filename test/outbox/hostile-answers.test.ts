@@ -92,3 +92,43 @@ describe('a redirect after the write', () => {
     }
   });
 });
+
+describe('a duplicate answered with another status', () => {
+  it('409 "duplicate clinicOrderId" after a create whose answer was lost means created, not rejected', async () => {
+    const { t, outbox } = fixture.setUp(fixture.proxy.url);
+    const [order] = sampleOrders('CONFLICT', 1);
+    const [id] = enqueue(t, [order!]);
+    let creates = 0;
+    let lookups = 0;
+    fixture.setProxyRule((req) => {
+      if (req.url.includes('create-with-clinic')) {
+        creates += 1;
+        // The first is stored and its answer lost; the second is refused the way some services say "duplicate".
+        if (creates === 1) return 'forward-then-drop';
+        return {
+          status: 409,
+          body: {
+            error: 'Conflict',
+            status: 409,
+            details: { field: 'prescription.clinicOrderId', message: 'duplicate clinicOrderId' },
+          },
+        };
+      }
+      // The first lookup misses (a replica behind the write), so the order is sent again.
+      if (req.url.includes('status-with-clinic-code') && (lookups += 1) === 1) return { status: 200, body: [] };
+      return 'forward';
+    });
+
+    const result = await outbox.runUntilIdle(ENVIRONMENT_ID);
+    await outbox.stop();
+
+    expect(result.counts).toMatchObject({ created: 1, rejected: 0, held: 0, in_doubt: 0 });
+    expectEachCreatedOnce(fixture.sandbox, t.store, [order!.clinicOrderId]);
+    expect(t.store.attempts.list(id!).map((a) => `${a.operation}:${a.outcome}:${a.httpStatus ?? '-'}`)).toEqual([
+      'create:in-doubt:-',
+      'lookup:ok:200',
+      'create:rejected:409',
+      'lookup:ok:200',
+    ]);
+  });
+});
