@@ -49,4 +49,64 @@ describe('reading the service error body', () => {
     expect(read('').message).toBe('the service gave no explanation');
     expect(read(`<html>${'x'.repeat(2000)}</html>`).message).toHaveLength(500);
   });
+
+  it('reads bodies that are not the documented envelope but say something, instead of showing raw JSON', () => {
+    // No status.
+    expect(read('{"error":"Invalid courier"}')).toMatchObject({ message: 'Invalid courier', fields: [] });
+    // The message as a list, and an unexpected details shape.
+    expect(
+      read('{"error":"Validation failed","status":400,"details":{"message":["surname required","bad dob"]}}'),
+    ).toMatchObject({ message: 'Validation failed: surname required; bad dob' });
+    expect(read('{"message":["a","b"],"statusCode":400}')).toMatchObject({ message: 'a; b' });
+    // { error: { code, message } }, and Web API's Message / ModelState.
+    expect(read('{"error":{"code":"E12","message":"Clinic not found"}}')).toMatchObject({
+      message: 'Clinic not found',
+    });
+    expect(
+      read('{"Message":"The request is invalid.","ModelState":{"prescription.courierCode":["Unknown courier"]}}'),
+    ).toEqual({
+      message: 'The request is invalid.',
+      fields: [{ field: 'prescription.courierCode', message: 'Unknown courier' }],
+    });
+    // RFC 9457 problem details, as ASP.NET Core answers a validation failure.
+    expect(
+      read(
+        '{"type":"https://tools.ietf.org/html/rfc9110#section-15.5.1","title":"One or more validation errors occurred.",' +
+          '"status":400,"traceId":"00-ab","errors":{"Prescription.ClinicOrderId":["Duplicate clinicOrderId","Too long"]}}',
+      ),
+    ).toEqual({
+      message: 'One or more validation errors occurred.',
+      fields: [{ field: 'Prescription.ClinicOrderId', message: 'Duplicate clinicOrderId; Too long' }],
+    });
+    expect(read('{"title":"Conflict","status":409,"detail":"clinicOrderId A-1 already exists"}')).toMatchObject({
+      message: 'Conflict: clinicOrderId A-1 already exists',
+    });
+    // A bare list of field errors; validation lists named otherwise.
+    expect(read('[{"propertyName":"customer.surname","errorMessage":"required"}]')).toEqual({
+      message: 'required',
+      fields: [{ field: 'customer.surname', message: 'required' }],
+    });
+    // Nothing recognisable: the text, short.
+    expect(read('{"foo":1}')).toMatchObject({ message: '{"foo":1}', fields: [] });
+  });
+
+  it('keeps whatever it reads bounded: a 1 MB message, 10,000 field errors', () => {
+    const huge = read(JSON.stringify({ error: 'x'.repeat(1_000_000), status: 400 }));
+    expect(huge.message).toHaveLength(500);
+    const many = read(
+      JSON.stringify({
+        title: 'bad',
+        errors: Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`f${i}`, 'no'])),
+      }),
+    );
+    expect(many.fields).toHaveLength(50);
+    const listed = read(
+      JSON.stringify({
+        error: 'bad',
+        status: 400,
+        details: Array.from({ length: 10_000 }, () => ({ field: 'f', message: 'm' })),
+      }),
+    );
+    expect(listed.fields).toHaveLength(50);
+  });
 });

@@ -92,6 +92,79 @@ export class ContractError extends Error {
   }
 }
 
+const MAX_MESSAGE = 500;
+const MAX_FIELDS = 50;
+
+/** A short text from a string, a number, or a list of them ("a; b"); undefined for anything else. */
+function textIn(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.trim() || undefined;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) {
+    const parts = value.map(textIn).filter((part): part is string => part !== undefined);
+    return parts.length > 0 ? parts.join('; ') : undefined;
+  }
+  if (value !== null && typeof value === 'object') return textIn(keyed(value).get('message'));
+  return undefined;
+}
+
+/** An object's own keys, case-insensitively (`Message`, `message`, `MESSAGE`). */
+function keyed(value: object): Map<string, unknown> {
+  return new Map(Object.entries(value).map(([key, inner]) => [key.toLowerCase(), inner]));
+}
+
+/**
+ * Field errors in the shapes services use: a list of `{ field | propertyName | name | path, message |
+ * errorMessage }`, one such object, or a map from field to messages (ASP.NET's `errors`, Web API's `ModelState`).
+ */
+function fieldsIn(value: unknown): FieldError[] {
+  const out: FieldError[] = [];
+  const one = (item: unknown) => {
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) return false;
+    const keys = keyed(item);
+    const field = textIn(keys.get('field') ?? keys.get('propertyname') ?? keys.get('name') ?? keys.get('path'));
+    const message = textIn(keys.get('message') ?? keys.get('errormessage') ?? keys.get('error'));
+    if (field === undefined || message === undefined) return false;
+    out.push({ field: field.slice(0, 200), message: message.slice(0, MAX_MESSAGE) });
+    return true;
+  };
+  if (Array.isArray(value)) value.forEach(one);
+  else if (!one(value) && value !== null && typeof value === 'object') {
+    for (const [field, messages] of Object.entries(value)) {
+      const message = textIn(messages);
+      if (message !== undefined) out.push({ field: field.slice(0, 200), message: message.slice(0, MAX_MESSAGE) });
+    }
+  }
+  return out.slice(0, MAX_FIELDS);
+}
+
+/**
+ * An error body that is not the documented envelope but says something: `{ error }` without a status, a message
+ * as a list, `{ error: { message } }`, RFC 9457 problem details (`title`, `detail`, ASP.NET's `errors` map), a
+ * Web API `Message`/`ModelState`. The service is not ours to choose: read what it means rather than show raw JSON.
+ */
+function describeOtherObject(body: object): { message: string; fields: FieldError[] } | undefined {
+  const keys = keyed(body);
+  const error = keys.get('error');
+  const primary = textIn(error) ?? textIn(keys.get('title')) ?? textIn(keys.get('message'));
+  const detail =
+    textIn(keys.get('detail')) ??
+    textIn(keys.get('details')) ??
+    textIn(keys.get('error_description')) ??
+    (primary !== textIn(keys.get('message')) ? textIn(keys.get('message')) : undefined);
+  const fields = [
+    ...fieldsIn(keys.get('details')),
+    ...fieldsIn(keys.get('errors')),
+    ...fieldsIn(keys.get('validationerrors')),
+    ...fieldsIn(keys.get('modelstate')),
+    ...(error !== null && typeof error === 'object' && !Array.isArray(error)
+      ? fieldsIn(keyed(error).get('details'))
+      : []),
+  ].slice(0, MAX_FIELDS);
+  const message = primary && detail && detail !== primary ? `${primary}: ${detail}` : (primary ?? detail);
+  if (message === undefined) return fields.length > 0 ? { message: fields[0]!.message, fields } : undefined;
+  return { message: message.slice(0, MAX_MESSAGE), fields };
+}
+
 /** Reads whatever the service sent back on failure: the envelope when it is one, else a short plain text. */
 export function describeErrorBody(
   body: unknown,
@@ -106,16 +179,22 @@ export function describeErrorBody(
     const { details } = parsed.data;
     const fields = Array.isArray(details) ? details : details && 'field' in details ? [details] : [];
     const detailMessage = details && !Array.isArray(details) ? details.message : undefined;
-    return {
-      message:
-        detailMessage && detailMessage !== parsed.data.error
-          ? `${parsed.data.error}: ${detailMessage}`
-          : parsed.data.error,
-      fields,
-      envelope: parsed.data,
-    };
+    const message =
+      detailMessage && detailMessage !== parsed.data.error
+        ? `${parsed.data.error}: ${detailMessage}`
+        : parsed.data.error;
+    return { message: message.slice(0, MAX_MESSAGE), fields: fields.slice(0, MAX_FIELDS), envelope: parsed.data };
   }
-  if (typeof body === 'string' && body.trim()) return { message: body.trim().slice(0, 500), fields: [] };
+  if (Array.isArray(body)) {
+    // A bare list of errors.
+    const fields = fieldsIn(body);
+    const message = textIn(body) ?? (fields.length > 0 ? fields.map((field) => field.message).join('; ') : undefined);
+    if (message !== undefined) return { message: message.slice(0, MAX_MESSAGE), fields };
+  } else if (body !== null && typeof body === 'object') {
+    const other = describeOtherObject(body);
+    if (other) return other;
+  }
+  if (typeof body === 'string' && body.trim()) return { message: body.trim().slice(0, MAX_MESSAGE), fields: [] };
   const plain = rawText.trim();
-  return { message: plain ? plain.slice(0, 500) : 'the service gave no explanation', fields: [] };
+  return { message: plain ? plain.slice(0, MAX_MESSAGE) : 'the service gave no explanation', fields: [] };
 }

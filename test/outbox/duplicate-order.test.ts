@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isDuplicateClinicOrderId } from '../../main/core/outbox/duplicate-order.js';
+import { statusToError } from '../../main/core/service/error-mapping.js';
 
 describe('recognising the duplicate clinicOrderId rejection', () => {
   it('reads the sandbox wording, other plausible wordings and the HL7 field', () => {
@@ -15,6 +16,25 @@ describe('recognising the duplicate clinicOrderId rejection', () => {
       true,
     );
     expect(rejected('duplicate clinicOrderId', [{ field: 'ORC-2', message: 'already exists' }])).toBe(true);
+  });
+
+  it('reads it in problem details (ASP.NET Core) and as Conflict with a detail', () => {
+    const answer = (status: number, body: unknown) =>
+      statusToError({ kind: 'response', status, headers: {}, text: JSON.stringify(body), truncated: false }, true);
+    expect(
+      isDuplicateClinicOrderId(
+        answer(400, {
+          title: 'One or more validation errors occurred.',
+          status: 400,
+          errors: { 'Prescription.ClinicOrderId': ['Duplicate clinicOrderId'] },
+        }),
+      ),
+    ).toBe(true);
+    expect(
+      isDuplicateClinicOrderId(
+        answer(409, { title: 'Conflict', status: 409, detail: 'clinicOrderId A-1 already exists' }),
+      ),
+    ).toBe(true);
   });
 
   it('takes 409 Conflict and 422 for it too, with the same wording (services that say "conflict" for a duplicate)', () => {

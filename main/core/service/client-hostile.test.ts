@@ -355,6 +355,32 @@ describe('error answers', () => {
     expect(errorOf(await create())).toMatchObject({ kind: 'rejected', message: 'Invalid prescriber' });
   });
 
+  it('problem details (ASP.NET) and other envelope shapes give a message and fields, not raw JSON', async () => {
+    server.answer(
+      answerWith(
+        400,
+        JSON.stringify({
+          type: 'https://tools.ietf.org/html/rfc9110#section-15.5.1',
+          title: 'One or more validation errors occurred.',
+          status: 400,
+          errors: { 'Prescription.ClinicOrderId': ['Duplicate clinicOrderId'] },
+        }),
+        { 'content-type': 'application/problem+json' },
+      ),
+    );
+    const error = errorOf(await create());
+    expect(error).toEqual({
+      kind: 'rejected',
+      status: 400,
+      message: 'One or more validation errors occurred.',
+      fields: [{ field: 'Prescription.ClinicOrderId', message: 'Duplicate clinicOrderId' }],
+    });
+    server.answer(
+      json(400, { error: 'Validation failed', status: 400, details: { message: ['bad dob', 'no surname'] } }),
+    );
+    expect(errorOf(await create())).toMatchObject({ message: 'Validation failed: bad dob; no surname' });
+  });
+
   it.each([409, 410, 422, 418])('%i (not in the contract) is rejected with its message', async (status) => {
     server.answer(json(status, { error: `refused ${status}`, status }));
     expect(errorOf(await create())).toMatchObject({ kind: 'rejected', status, message: `refused ${status}` });
