@@ -100,6 +100,34 @@ describe('StatusPoller against the sandbox', () => {
     expect(w.store.statusHistory.list(id!)).toHaveLength(1);
   });
 
+  it('ends a status lookup in flight when stopped, instead of waiting for the service to answer', async () => {
+    world = await startTrackingWorld({ statusStepMs: 60_000 });
+    const w = world;
+    const [id] = await createdOrders(w, 1);
+    const before = w.store.statusHistory.list(id!).length;
+    // The service now takes a minute to answer: stopping must not wait for it.
+    w.sandbox.setFaults({ latencyMs: 60_000 });
+    const lookups: Array<Promise<unknown>> = [];
+    const client = {
+      ...w.client,
+      statusWithClinicCode: ((...args: Parameters<OrderServiceClient['statusWithClinicCode']>) => {
+        const call = (w.client.statusWithClinicCode as (...a: unknown[]) => Promise<unknown>)(...args);
+        lookups.push(call);
+        return call;
+      }) as OrderServiceClient['statusWithClinicCode'],
+    } satisfies OrderServiceClient;
+    poller = new StatusPoller({ store: w.store, clientFor: () => client }, { ...FAST, dispatchRefreshMs: 60_000 });
+    poller.start(w.environmentId);
+    await vi.waitFor(() => expect(lookups).toHaveLength(1), { timeout: 10_000, interval: 10 });
+    await poller.stop(w.environmentId);
+    await expect(lookups[0]).resolves.toMatchObject({ ok: false, error: { kind: 'cancelled' } });
+    // Nothing learnt, nothing recorded; started again, it looks again.
+    expect(w.store.statusHistory.list(id!)).toHaveLength(before);
+    w.sandbox.setFaults({ latencyMs: 0 });
+    poller.start(w.environmentId);
+    await vi.waitFor(() => expect(lookups.length).toBeGreaterThan(1), { timeout: 10_000, interval: 10 });
+  });
+
   it('refreshes dispatch information in bulk with ≤ 3-day date-range calls covering every day since the oldest open order', async () => {
     let storeNow = new Date(Date.now() - 9 * 86_400_000);
     world = await startTrackingWorld({ statusStepMs: 60_000 }, () => storeNow);

@@ -74,6 +74,8 @@ interface Tracker {
   backoffMs: number;
   nextDispatchRefreshAt: number;
   lastRequestAt: number;
+  /** Aborted by stop(): a status lookup in flight ends at once instead of holding stop() up to its timeout. */
+  lookups: AbortController;
 }
 
 const PAGE = 500;
@@ -109,6 +111,7 @@ export class StatusPoller {
     if (this.#closed) return;
     const tracker = this.#tracker(environmentId);
     tracker.active = true;
+    if (tracker.lookups.signal.aborted) tracker.lookups = new AbortController();
     tracker.signInRequired = false;
     tracker.backoffMs = 0;
     this.#wake(tracker, 0);
@@ -144,6 +147,7 @@ export class StatusPoller {
     tracker.active = false;
     clearTimeout(tracker.timer);
     tracker.timer = undefined;
+    tracker.lookups.abort();
     await tracker.running?.catch(() => undefined);
   }
 
@@ -154,6 +158,7 @@ export class StatusPoller {
   async refresh(environmentId: string): Promise<PollRound> {
     const tracker = this.#tracker(environmentId);
     await tracker.running?.catch(() => undefined);
+    if (tracker.lookups.signal.aborted) tracker.lookups = new AbortController();
     return this.#run(tracker, true);
   }
 
@@ -186,6 +191,7 @@ export class StatusPoller {
         backoffMs: 0,
         nextDispatchRefreshAt: 0,
         lastRequestAt: 0,
+        lookups: new AbortController(),
       };
       this.#trackers.set(environmentId, tracker);
     }
@@ -262,6 +268,8 @@ export class StatusPoller {
     };
     await Promise.all(Array.from({ length: Math.max(1, this.#tuning.concurrency) }, worker));
 
+    // Stopped meanwhile (its lookups were aborted): nothing more this round, not even the bulk refresh.
+    if (!all && !tracker.active) return round;
     const now = this.#now().getTime();
     if (stop === undefined && (all || now >= tracker.nextDispatchRefreshAt)) {
       const bulk = await this.#refreshDispatch(tracker, [...tracked.values(), ...awaitingProcessed]);
@@ -313,8 +321,13 @@ export class StatusPoller {
     await this.#pace(tracker);
     const outcome = await this.#deps
       .clientFor(tracker.environmentId)
-      .statusWithClinicCode({ clinicCode: order.clinicCode, orderId: order.pharmacyOrderId });
+      .statusWithClinicCode(
+        { clinicCode: order.clinicCode, orderId: order.pharmacyOrderId },
+        { signal: tracker.lookups.signal },
+      );
     if (!outcome.ok) {
+      // Stopped meanwhile: nothing was learnt about the order, and nothing is recorded.
+      if (outcome.error.kind === 'cancelled') return 'failed';
       if (outcome.error.kind === 'auth') return 'sign-in-required';
       if (outcome.error.kind === 'retryable' || outcome.error.kind === 'in-doubt') return 'service-unavailable';
       this.#log.warn('status lookup refused', {
@@ -363,6 +376,7 @@ export class StatusPoller {
 
     const client = this.#deps.clientFor(tracker.environmentId);
     for (const window of dateWindows(start, today)) {
+      if (tracker.lookups.signal.aborted) return result;
       await this.#pace(tracker);
       result.calls += 1;
       const outcome = await client.statusByDateRange(window);
