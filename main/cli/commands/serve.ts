@@ -10,6 +10,7 @@ import { StagingService } from '../../core/staging/staging-service.js';
 import { inProcessRowSink } from '../../core/store/staged-batch-writer.js';
 import type { CliContext } from '../cli-context.js';
 import { EXIT, InputError, UsageError } from '../cli-errors.js';
+import { terminalText } from '../terminal-text.js';
 import { ruleFlags } from './intake-rules.js';
 
 /**
@@ -66,7 +67,8 @@ export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
     if (!info?.isDirectory()) throw new InputError(`--watch ${dir}: is not a folder`);
     folders.push(path);
   }
-  const logger = createLogger('rx-batch-serve', (line) => ctx.io.stderr.write(`${line}\n`));
+  // JSON escapes C0 controls but not DEL and C1 (a watched file's name can hold them): terminalText does.
+  const logger = createLogger('rx-batch-serve', (line) => ctx.io.stderr.write(`${terminalText(line)}\n`));
   // Intake imports are one message or file at a time: written on this thread (no worker per message).
   const staging = new StagingService({
     store,

@@ -1,0 +1,48 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { templateCsv, uniqueOrder, withField } from '../core/staging/testing/staging-fixtures.js';
+import { runCliCaptured } from './testing/run-cli-captured.js';
+
+/**
+ * A clinic's file is written by other people's software: its cells and its name reach the admin's terminal in
+ * `import` problems and `batch show`. Terminal control sequences in them (set the title, write the clipboard with
+ * OSC 52, erase or rewrite a line, move the cursor) must arrive as visible text, never as commands.
+ */
+
+/* eslint-disable no-control-regex */
+const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+/* eslint-enable no-control-regex */
+
+let dir: string;
+let dataDir: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'rxbatch-cli-terminal-'));
+  dataDir = join(dir, 'data');
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('the CLI prints what a file holds as text, never as terminal commands', () => {
+  it('shows escape sequences from a cell and a file name as visible escapes', async () => {
+    const osc = '\x1b]52;c;cm0gLXJmIH4=\x07';
+    const erase = '\r\x1b[2K\x9b1A';
+    const order = withField(uniqueOrder({}, 'TTY'), 'customer.email', `alex${osc}${erase}.example.test`);
+    const file = join(dir, 'clinic\x1b[8m.csv');
+    writeFileSync(file, templateCsv([order]));
+
+    const imported = await runCliCaptured(['import', file, '--env', 'local-sandbox', '--data-dir', dataDir]);
+    expect(imported.code).toBe(1);
+    expect(imported.stderr).toContain('customer.email');
+    const shown = await runCliCaptured(['batch', 'show', '1', '--data-dir', dataDir]);
+    expect(shown.code).toBe(1);
+    for (const output of [imported.stdout, imported.stderr, shown.stdout, shown.stderr]) {
+      expect(output).not.toMatch(CONTROL);
+    }
+    expect(imported.stderr).toContain('\\u001b]52;c;cm0gLXJmIH4=\\u0007');
+    expect(shown.stdout).toContain('clinic\\u001b[8m.csv');
+    expect(shown.stdout).toContain('\\u000d\\u001b[2K\\u009b1A');
+  }, 60_000);
+});
