@@ -132,3 +132,22 @@ describe('a duplicate answered with another status', () => {
     ]);
   });
 });
+
+describe('a token without the scope', () => {
+  it('403 insufficient_scope stops the environment for sign-in with every order kept queued, none held', async () => {
+    const { t, outbox, attention } = fixture.setUp(fixture.proxy.url);
+    enqueue(t, sampleOrders('NO-SCOPE', 3));
+    fixture.setProxyRule(() => ({
+      status: 403,
+      body: '',
+      headers: { 'www-authenticate': 'Bearer error="insufficient_scope", scope="cloudrx_orderservice"' },
+    }));
+
+    const blocked = await outbox.runUntilIdle(ENVIRONMENT_ID, { stopWhenBlocked: true });
+    await outbox.stop();
+
+    expect(blocked).toMatchObject({ outcome: 'blocked', state: 'sign-in-required' });
+    expect(allOrders(t.store).map((o) => o.state)).toEqual(['queued', 'queued', 'queued']);
+    expect(attention.map((a) => a.kind)).toEqual(['sign-in-required']);
+  });
+});

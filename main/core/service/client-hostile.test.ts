@@ -401,6 +401,47 @@ describe('error answers', () => {
     expect(refreshes).toBe(1);
   });
 
+  it('401 with an empty body says what the challenge says (error_description), cut short', async () => {
+    server.answer(
+      answerWith(401, '', {
+        'www-authenticate': `Bearer realm="api", error="invalid_token", error_description="The token expired at '12:00'${'!'.repeat(500)}"`,
+      }),
+    );
+    const error = errorOf(await create());
+    expect(error).toMatchObject({ kind: 'auth', status: 401 });
+    expect(error.message).toMatch(/^sign-in required: invalid_token: The token expired at '12:00'!+…$/);
+    expect(error.message.length).toBeLessThan(300);
+  });
+
+  it('403 insufficient_scope is a sign-in matter (the token lacks a scope), not a refusal of this order', async () => {
+    server.answer(
+      answerWith(403, '', { 'www-authenticate': 'Bearer error="insufficient_scope", scope="cloudrx_orderservice"' }),
+    );
+    const outcome = await create();
+    const error = errorOf(outcome);
+    expect(error).toMatchObject({ kind: 'auth', status: 403 });
+    expect(error.message).toMatch(/lacks .*cloudrx_orderservice.*check the environment's scopes/);
+    // A refresh gives a token with the same scopes: not tried.
+    expect(outcome.meta.attempts).toBe(1);
+    expect(refreshes).toBe(0);
+  });
+
+  it('403 invalid_token (where a 401 belonged) is refreshed once and sent again, like a 401', async () => {
+    let calls = 0;
+    server.answer((socket) => {
+      calls += 1;
+      socket.end(
+        calls === 1
+          ? rawAnswer(403, '', { 'www-authenticate': 'Bearer error="invalid_token"' })
+          : rawAnswer(200, '{"orderId":46}', { 'content-type': 'application/json' }),
+      );
+    });
+    const outcome = await create();
+    expect(valueOf(outcome)).toEqual({ orderId: 46 });
+    expect(outcome.meta.attempts).toBe(2);
+    expect(refreshes).toBe(1);
+  });
+
   it('a plain 403 is rejected (the patient is locked out, say)', async () => {
     server.answer(json(403, { error: 'Patient locked out', status: 403 }));
     expect(errorOf(await create())).toMatchObject({ kind: 'rejected', status: 403, message: 'Patient locked out' });

@@ -392,14 +392,17 @@ describe('authentication', () => {
     expect(outcome.meta.attempts).toBe(1);
   });
 
-  it('is 403 when the token lacks the endpoint scope', async () => {
+  it('is auth (403 insufficient_scope, naming the scope) when the token lacks the endpoint scope', async () => {
     const productsOnly = clientCredentialsTokenSource({
       issuer: sandbox.issuer,
       ...sandbox.serviceClient,
       scopes: ['cloudrx_productservice'],
     });
-    const error = expectRejected(await clientWith({ tokens: productsOnly }).courierPriceList(), 403);
-    expect(error.message).toMatch(/cloudrx_courierservice/);
+    const outcome = await clientWith({ tokens: productsOnly }).courierPriceList();
+    const error = expectError(outcome);
+    expect(error).toMatchObject({ kind: 'auth', status: 403 });
+    expect(outcome.meta.attempts).toBe(1);
+    expect(error.message).toMatch(/cloudrx_courierservice.*check the environment's scopes/);
     expectValue(await clientWith({ tokens: productsOnly }).stockCheck({ productId: 1001 }));
   });
 });

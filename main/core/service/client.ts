@@ -24,7 +24,7 @@ import {
 import { statusRecordListSchema, statusRecordSchema, type StatusRecord } from '../../../shared/status.js';
 import { parseWireJson, toWireJson } from '../../../shared/wire-json.js';
 import { silentLogger, type Logger } from '../platform/logger.js';
-import { failureToError, statusToError } from './error-mapping.js';
+import { failureToError, statusToError, wantsFreshToken } from './error-mapping.js';
 import { plainCreateResponse } from './create-response.js';
 import { WarmConnections } from './warm-connections.js';
 import { ACCEPT_ENCODING, exchange, type ExchangeResult } from './http-exchange.js';
@@ -287,8 +287,15 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     };
 
     let result = await attempt();
-    // A 401 means the service did not act, so sending again (even a create) is safe: once, with a fresh token.
-    if (result.kind === 'response' && result.status === 401 && op.secured && o.tokens && (await refreshed())) {
+    // A 401 (or a 403 invalid_token) means the service did not act, so sending again (even a create) is safe: once,
+    // with a fresh token.
+    if (
+      result.kind === 'response' &&
+      wantsFreshToken(result.status, result.headers) &&
+      op.secured &&
+      o.tokens &&
+      (await refreshed())
+    ) {
       result = await attempt();
     }
     if (result.kind === 'cancelled') {

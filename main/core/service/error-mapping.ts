@@ -1,5 +1,6 @@
 import { describeErrorBody, type FieldError, type ServiceError } from '../../../shared/errors.js';
 import { parseWireJson } from '../../../shared/wire-json.js';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { ExchangeResult } from './http-exchange.js';
 
 /**
@@ -106,6 +107,41 @@ export function describeResponse(response: Response): {
 }
 
 /**
+ * The Bearer challenge of a `WWW-Authenticate` header (RFC 6750 §3): its `error`, `error_description` and `scope`,
+ * each cut to 200 characters. Empty when there is none.
+ */
+export function bearerChallenge(header: string | string[] | undefined): {
+  error?: string;
+  description?: string;
+  scope?: string;
+} {
+  const text = Array.isArray(header) ? header.join(', ') : (header ?? '');
+  const param = (name: string) => {
+    const match = new RegExp(`\\b${name}\\s*=\\s*(?:"((?:[^"\\\\]|\\\\.)*)"|([^\\s,]+))`, 'i').exec(text);
+    const value = match?.[1]?.replace(/\\(.)/g, '$1') ?? match?.[2];
+    return value ? (value.length > 200 ? `${value.slice(0, 200)}…` : value) : undefined;
+  };
+  const error = param('error');
+  const description = param('error_description');
+  const scope = param('scope');
+  return {
+    ...(error ? { error } : {}),
+    ...(description ? { description } : {}),
+    ...(scope ? { scope } : {}),
+  };
+}
+
+/**
+ * Whether a fresh token could change the answer: a 401, or a 403 that says the token is invalid (RFC 6750 wants a 401
+ * there; some services send 403). Not a token that lacks a scope: a refresh asks for the same scopes.
+ */
+export function wantsFreshToken(status: number, headers: IncomingHttpHeaders): boolean {
+  if (status !== 401 && status !== 403) return false;
+  const { error } = bearerChallenge(headers['www-authenticate']);
+  return status === 401 ? error !== 'insufficient_scope' : error === 'invalid_token';
+}
+
+/**
  * A non-2xx answer. `unsafe` (creates, cancel): a 5xx, or a 408, does not say the request was not acted on — a
  * gateway or load balancer answers 502/503/504 when its backend did the work but the answer was lost, a service can
  * fail (500) after its write, and a proxy's 408 can come after it forwarded the request — so for these it is
@@ -118,7 +154,26 @@ export function statusToError(response: Response, unsafe = false): ServiceError 
   const described = describeResponse(response);
   const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
   const retryAfter = retryAfterMs !== undefined ? { retryAfterMs } : {};
-  if (status === 401) return { kind: 'auth', status, message: `sign-in required: ${described.message}` };
+  const challenge =
+    status === 401 || status === 403 ? bearerChallenge(response.headers['www-authenticate']) : undefined;
+  if (challenge?.error === 'insufficient_scope') {
+    // The sign-in works but lacks a scope (RFC 6750): a matter for the environment's settings and a new sign-in,
+    // not a refusal of this order (a plain 403 holds the order as "patient locked out").
+    const scope = challenge.scope ? ` (${challenge.scope})` : '';
+    return {
+      kind: 'auth',
+      status,
+      message: `the token lacks the scope this call needs${scope}: check the environment's scopes and sign in again`,
+    };
+  }
+  if (status === 401 || challenge?.error === 'invalid_token') {
+    // An empty body says nothing; the challenge may (error_description).
+    const said = response.text.trim() || !challenge?.error;
+    const why = said
+      ? described.message
+      : `${challenge.error}${challenge.description ? `: ${challenge.description}` : ''}`;
+    return { kind: 'auth', status, message: `sign-in required: ${why}` };
+  }
   if (status === 429) {
     return {
       kind: 'retryable',
