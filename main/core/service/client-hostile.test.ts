@@ -442,6 +442,49 @@ describe('error answers', () => {
     expect(refreshes).toBe(1);
   });
 
+  it('a service that echoes the token back (body, challenge, Location) never gets it into a message', async () => {
+    const echo = (
+      status: number,
+      body: (auth: string) => unknown,
+      headers: (auth: string) => Record<string, string> = () => ({}),
+    ) =>
+      ((socket, request) => {
+        const auth = request.headers.authorization ?? '';
+        const answer = body(auth);
+        const text = typeof answer === 'string' ? answer : JSON.stringify(answer);
+        socket.end(rawAnswer(status, text, { 'content-type': 'application/json', ...headers(auth) }));
+      }) as Parameters<HostileServer['answer']>[0];
+    server.answer(
+      echo(400, (auth) => ({
+        error: `Rejected request with header '${auth}'${'.'.repeat(600)}`,
+        status: 400,
+        details: [{ field: 'authorization', message: auth }],
+      })),
+    );
+    const rejected = errorOf(await create());
+    expect(rejected).toMatchObject({ kind: 'rejected', status: 400 });
+    expect(JSON.stringify(rejected)).not.toContain(TOKEN);
+    expect(rejected.message).toContain('Bearer [token]');
+    server.answer(
+      echo(
+        401,
+        () => '',
+        (auth) => ({ 'www-authenticate': `Bearer error="invalid_token", error_description="${auth} expired"` }),
+      ),
+    );
+    expect(errorOf(await create()).message).toContain('[token] expired');
+    server.answer(
+      echo(
+        302,
+        () => '',
+        (auth) => ({ location: `https://elsewhere.example/?t=${auth.slice(7)}` }),
+      ),
+    );
+    expect(errorOf(await client().status(1)).message).toContain('t=[token]');
+    server.answer(echo(503, (auth) => `upstream said: ${auth}`));
+    expect(JSON.stringify(errorOf(await create()))).not.toContain(TOKEN);
+  });
+
   it('a plain 403 is rejected (the patient is locked out, say)', async () => {
     server.answer(json(403, { error: 'Patient locked out', status: 403 }));
     expect(errorOf(await create())).toMatchObject({ kind: 'rejected', status: 403, message: 'Patient locked out' });

@@ -169,6 +169,32 @@ interface Operation<T> {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+type Response = Extract<ExchangeResult, { kind: 'response' }>;
+
+/**
+ * A failed answer with every token we sent replaced by "[token]" in its body and headers: a service (or a proxy)
+ * that echoes the Authorization header in an error ("rejected header 'Bearer eyJ…'") would otherwise put it into
+ * the error's message, which is stored with the order, audited and shown. Done before the body is read and cut
+ * short, so a token cut in half by the 500-character limit is caught too.
+ */
+function withoutTokens(response: Response, tokens: readonly string[]): Response {
+  const scrub = (text: string) => tokens.reduce((out, token) => out.split(token).join('[token]'), text);
+  const echoes = (text: string) => tokens.some((token) => text.includes(token));
+  const headers = { ...response.headers };
+  let changed = false;
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value === 'string' && echoes(value)) {
+      headers[name] = scrub(value);
+      changed = true;
+    } else if (Array.isArray(value) && value.some(echoes)) {
+      headers[name] = value.map(scrub);
+      changed = true;
+    }
+  }
+  if (!changed && !echoes(response.text)) return response;
+  return { ...response, headers, text: scrub(response.text) };
+}
+
 export function createOrderServiceClient(o: OrderServiceClientOptions): OrderServiceClient {
   const logger = o.logger ?? silentLogger;
   const base = new URL(o.apiBaseUrl.endsWith('/') ? o.apiBaseUrl : `${o.apiBaseUrl}/`);
@@ -262,12 +288,15 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     const started = performance.now();
     const url = urlFor(op.path, op.query);
     let attempts = 0;
+    // The tokens sent, so that an answer echoing one back never carries it into a message.
+    let sentTokens: string[] | undefined;
 
     const attempt = async (): Promise<ExchangeResult> => {
       // Cancelled before (or between) requests: nothing more is sent, and no request is counted.
       if (signal?.aborted) return { kind: 'cancelled', sent: false };
       attempts += 1;
       const token = op.secured ? await tokenOrNull(url) : null;
+      if (token) (sentTokens ??= []).push(token);
       return exchange({
         method: op.method,
         url,
@@ -309,7 +338,8 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     if (result.kind === 'failure')
       return finish(op, started, attempts, undefined, { ok: false, error: failureToError(result, op.unsafe) });
     if (result.status < 200 || result.status >= 300) {
-      return finish(op, started, attempts, result.status, { ok: false, error: statusToError(result, op.unsafe) });
+      const answer = sentTokens ? withoutTokens(result, sentTokens) : result;
+      return finish(op, started, attempts, result.status, { ok: false, error: statusToError(answer, op.unsafe) });
     }
     const value = readValue(op, result);
     return finish(op, started, attempts, result.status, value);
