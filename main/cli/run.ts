@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { PrivateDirError } from '../core/platform/private-files.js';
 import { StoreLockedError } from '../core/store/data-dir-lock.js';
 import { CliContext, resolveDataDir, type CliIo } from './cli-context.js';
 import { EXIT, InputError, UsageError } from './cli-errors.js';
@@ -271,7 +272,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       io.stderr.write(`${terminalText(error.message)}\nSee rx-batch --help.\n`);
       return EXIT.usage;
     }
-    if (error instanceof InputError || error instanceof StoreLockedError) {
+    if (error instanceof InputError || error instanceof StoreLockedError || error instanceof PrivateDirError) {
       io.stderr.write(`${terminalText(error.message)}\n`);
       return EXIT.usage;
     }
