@@ -89,9 +89,12 @@ export async function openServices(options: {
   now?: () => Date;
   outboxTuning?: Partial<OutboxTuning>;
   pollerTuning?: Partial<PollerTuning>;
+  /** See AppServicesOptions.owner. */
+  owner?: string;
 }): Promise<AppServices> {
   const services = new AppServices({
     dataDir: options.dataDir,
+    ...(options.owner ? { owner: options.owner } : {}),
     secrets: options.secrets,
     ...(options.auditKeys ? { auditKeys: options.auditKeys } : {}),
     ...(options.auditCheckKeys ? { auditCheckKeys: options.auditCheckKeys } : {}),
@@ -111,6 +114,13 @@ export async function openServices(options: {
   return services;
 }
 
+/** How the core names its program in the data directory's PID file (data-dir-lock.ts). */
+const OWNER_BY_TRANSPORT: Record<CoreOptions['transport'], string> = {
+  electron: 'the Rx Batch desktop app',
+  browser: 'Rx Batch in browser mode',
+  direct: 'Rx Batch',
+};
+
 /**
  * Builds the Electron-free core that every transport (IPC, browser bridge, direct calls) serves. Dependencies
  * (data directory, secret store, logger) come from the caller, so tests, the CLI and the shell build the same.
@@ -120,7 +130,7 @@ export async function openServices(options: {
  */
 export async function createCore(options: CoreOptions): Promise<Core> {
   const logger = options.logger ?? createLogger('core');
-  const services = await openServices({ ...options, logger });
+  const services = await openServices({ ...options, logger, owner: OWNER_BY_TRANSPORT[options.transport] });
   const closers: Array<() => Promise<void>> = [];
   try {
     if (options.startLocalSandbox ?? true) {

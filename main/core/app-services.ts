@@ -67,6 +67,8 @@ export interface AppServicesOptions {
   pollerTuning?: Partial<PollerTuning>;
   /** Retention in the background (store/retention-runner.ts): its timing, or false for none (tests). */
   retention?: RetentionScheduleOptions | false;
+  /** Names this program to another that finds the data directory taken (`rx-batch serve`, the desktop app). */
+  owner?: string;
   /** Builds the submitter; the core passes the outbox's own class. */
   createOutbox(deps: OutboxFactoryDeps, tuning: Partial<OutboxTuning>): OutboxApi;
 }
@@ -106,7 +108,11 @@ export class AppServices {
     this.secrets = options.secrets;
     this.#auditKeys = options.auditKeys ?? options.secrets;
     this.#auditCheckKeys = options.auditCheckKeys ?? [];
-    this.store = openStore({ dataDir: options.dataDir, now: this.#now });
+    this.store = openStore({
+      dataDir: options.dataDir,
+      now: this.#now,
+      ...(options.owner ? { owner: options.owner } : {}),
+    });
     try {
       this.registry = new EnvironmentRegistry(this.store, {
         secrets: options.secrets,

@@ -85,7 +85,9 @@ describe('one process per data directory', () => {
     }
     expect(refusal).toBeInstanceOf(StoreLockedError);
     expect((refusal as StoreLockedError).pid).toBe(holderPid);
-    expect((refusal as Error).message).toBe(`Rx Batch data in ${dataDir} is already open by PID ${holderPid}`);
+    expect((refusal as Error).message).toMatch(
+      new RegExp(`^Rx Batch data in ${dataDir} is already open by PID ${holderPid}\\. One program at a time`),
+    );
 
     // Kill the whole group (npx, tsx and the holder) the hard way: no cleanup code runs.
     process.kill(-holder.pid!, 'SIGKILL');

@@ -25,11 +25,14 @@ export class StoreLockedError extends Error {
   constructor(
     readonly dataDir: string,
     readonly pid: number | null,
+    /** What the owner said it is (`rx-batch serve`, the desktop app…), when it said. */
+    readonly owner: string | null = null,
   ) {
     super(
-      pid === null
+      (pid === null
         ? `Rx Batch data in ${dataDir} is already open by another process (its PID could not be read)`
-        : `Rx Batch data in ${dataDir} is already open by PID ${pid}`,
+        : `Rx Batch data in ${dataDir} is already open by PID ${pid}${owner ? ` (${owner})` : ''}`) +
+        '. One program at a time uses a data folder: stop that one first, or give this one another folder.',
     );
     this.name = 'StoreLockedError';
   }
@@ -40,7 +43,11 @@ export interface DataDirLock {
   release(): void;
 }
 
-export function acquireDataDirLock(dataDir: string): DataDirLock {
+/**
+ * `owner` names the program in the PID file (`rx-batch serve`, the desktop app), so a program refused the data
+ * directory can say who holds it.
+ */
+export function acquireDataDirLock(dataDir: string, owner?: string): DataDirLock {
   const lockFile = join(dataDir, LOCK_FILE);
   const pidFile = join(dataDir, PID_FILE);
   ensurePrivateFile(lockFile);
@@ -51,10 +58,13 @@ export function acquireDataDirLock(dataDir: string): DataDirLock {
     db.exec('BEGIN EXCLUSIVE');
   } catch (error) {
     db.close();
-    if (isBusy(error)) throw new StoreLockedError(dataDir, readOwnerPid(pidFile));
+    if (isBusy(error)) {
+      const pid = readOwnerPid(pidFile);
+      throw new StoreLockedError(dataDir, pid, pid === null ? null : readOwnerName(pidFile));
+    }
     throw error;
   }
-  writePidFile(pidFile);
+  writePidFile(pidFile, owner);
   let released = false;
   return {
     dataDir,
@@ -78,16 +88,28 @@ function isBusy(error: unknown): boolean {
   return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
 }
 
-function writePidFile(pidFile: string): void {
+/** The PID on the first line (all an older version wrote), the owner's name on the second. */
+function writePidFile(pidFile: string, owner: string | undefined): void {
   const temp = `${pidFile}.${process.pid}.tmp`;
-  writeFileSync(temp, `${process.pid}\n`, { mode: PRIVATE_FILE_MODE });
+  const name = owner?.replace(/[^\x20-\x7e]/g, '').slice(0, 80);
+  writeFileSync(temp, `${process.pid}\n${name ? `${name}\n` : ''}`, { mode: PRIVATE_FILE_MODE });
   renameSync(temp, pidFile);
 }
 
 function readPid(pidFile: string): number | null {
   try {
-    const pid = Number.parseInt(readFileSync(pidFile, 'utf8').trim(), 10);
+    const pid = Number.parseInt(readFileSync(pidFile, 'utf8').split('\n', 1)[0]!.trim(), 10);
     return Number.isSafeInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Only printable ASCII, at most 80 characters: the file is another process's, read into a message. */
+function readOwnerName(pidFile: string): string | null {
+  try {
+    const name = (readFileSync(pidFile, 'utf8').split('\n')[1] ?? '').replace(/[^\x20-\x7e]/g, '').trim();
+    return name === '' ? null : name.slice(0, 80);
   } catch {
     return null;
   }

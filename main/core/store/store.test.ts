@@ -95,7 +95,29 @@ describe('openStore', () => {
       refusal = error;
     }
     expect(refusal).toBeInstanceOf(StoreLockedError);
-    expect((refusal as Error).message).toBe(`Rx Batch data in ${dataDir} is already open by PID ${process.pid}`);
+    expect((refusal as Error).message).toBe(
+      `Rx Batch data in ${dataDir} is already open by PID ${process.pid}. One program at a time uses a data folder: stop that one first, or give this one another folder.`,
+    );
+  });
+
+  it('names the program that holds the data directory, as it named itself, in printable text only', () => {
+    const dataDir = newDir();
+    stores.push(openStore({ dataDir, owner: 'rx-batch serve' }));
+    const refusal = () => {
+      try {
+        openStore({ dataDir });
+      } catch (error) {
+        return error as StoreLockedError;
+      }
+      throw new Error('the second open was not refused');
+    };
+    expect(refusal()).toMatchObject({ pid: process.pid, owner: 'rx-batch serve' });
+    expect(refusal().message).toContain(`is already open by PID ${process.pid} (rx-batch serve). One program`);
+    // The PID file is another program's: what it says is shown, but never control characters or a screenful.
+    writeFileSync(join(dataDir, PID_FILE), `${process.pid}\n\u001b]0;owned\u0007rx-batch ${'x'.repeat(200)}\n`);
+    const owner = refusal().owner!;
+    expect(owner).toMatch(/^\]0;ownedrx-batch x+$/);
+    expect(owner).toHaveLength(80);
   });
 
   it('releases the data directory on close (twice is harmless) and removes its PID file', () => {

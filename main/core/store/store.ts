@@ -31,6 +31,8 @@ export interface StoreOptions {
   dataDir: string;
   /** The clock for every time the store writes; tests pass a fixed one. */
   now?: () => Date;
+  /** Names this program to another that finds the data directory taken (data-dir-lock.ts). */
+  owner?: string;
 }
 
 /**
@@ -130,7 +132,7 @@ export class Store {
 export function openStore(options: StoreOptions): Store {
   const dataDir = resolve(options.dataDir);
   ensurePrivateDir(dataDir);
-  const lock = acquireDataDirLock(dataDir);
+  const lock = acquireDataDirLock(dataDir, options.owner);
   let db: Database.Database | undefined;
   try {
     const file = join(dataDir, STORE_FILE);
