@@ -613,6 +613,37 @@ const CASES: Case[] = [
     invalid: 1,
     problems: ['cancel.unknownOrder@1:prescription.clinicOrderId'],
   },
+  {
+    file: 'rde-o01-v23.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 0,
+    check: (r) => {
+      expect(r.messageTypes).toEqual(['RDE^O01']);
+      const order = r.orders[0]!;
+      expect(order.clinicOrderId).toBe('V23-1');
+      expect(body(order)).toMatchObject({
+        customer: { title: 'Ms', firstName: 'Alex', surname: 'Example', dateOfBirth: '1980-01-15', gender: 'Female' },
+        homeAddress: { address1: '1 High Street', city: 'Leeds', postCode: 'LS1 4AP', countryCode: 'GBR' },
+        prescribingDoctor: { registrationNumber: '7123456' },
+        clinicInformation: { clinicCode: 'CLINIC-A', name: 'Example Clinic', postcode: 'YO1 7HH' },
+      });
+      expect(item(order, 0)).toMatchObject({ dmdCode: '42109611000001109', quantity: 32 });
+      expect(order.provenance['prescribedItems.0.quantity']).toMatchObject({ path: 'RXE-10.1' });
+      expect(order.source.hl7).toContain('\rPV1|1|O|');
+    },
+  },
+  {
+    file: 'rds-o13-dispense.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 1,
+    problems: ['hl7.messageType@1:'],
+    check: (r) =>
+      expect(r.orders[0]!.problems[0]!.text).toBe(
+        "Message 1 is 'RDS^O13' (MSH-9), a pharmacy dispense: it records medicine already dispensed, not an order to dispense. Only RDE^O11, RDE^O01, OMP^O09 and ORM^O01 carry orders; ask the sender for the prescription's order message.",
+      ),
+  },
   { file: 'wrong-type-adt.hl7', format: 'hl7', orders: 1, invalid: 1, problems: ['hl7.messageType@1:'] },
   {
     file: 'broken-msh.hl7',

@@ -17,7 +17,8 @@ import { nameCandidates } from '../model/hl7-patient-name.js';
  * two of the kind it picks differ (`hl7.repeatChoice`), and says what it picks in the table.
  */
 
-export const ACCEPTED_MESSAGE_TYPES = ['RDE^O11', 'OMP^O09', 'ORM^O01'] as const;
+// The message types read as orders (RDE^O01 too: HL7 v2.3's RDE^O11) live with the reasons others are refused.
+export { ACCEPTED_MESSAGE_TYPES } from './hl7-message-types.js';
 
 /** What each field of the map does with repetitions: the words of the README table. */
 export const REPEATS = {
@@ -741,7 +742,7 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
     reported.add('prescription.clinicOrderId');
   }
 
-  // Items: one per RXE (RDE^O11), else per RXO (OMP^O09, ORM^O01).
+  // Items: one per RXE (RDE^O11, RDE^O01), else per RXO (OMP^O09, ORM^O01).
   const itemName = message.first('RXE') ? 'RXE' : 'RXO';
   const spec =
     itemName === 'RXE'

@@ -4,7 +4,8 @@ import type { OrderExtras } from '../model/provenance-table.js';
 import { Hl7ParseError, parseHl7Message, type Hl7Message } from '../model/hl7-adapter.js';
 import { chooseHl7Profile, type Hl7ProfileChoice } from './hl7-profile-choice.js';
 import { readHl7Sender } from './hl7-sender.js';
-import { ACCEPTED_MESSAGE_TYPES, extractHl7Order } from './hl7-field-map.js';
+import { extractHl7Order } from './hl7-field-map.js';
+import { isAcceptedMessageType, messageTypeRefusal } from './hl7-message-types.js';
 import { Hl7Splitter, Hl7StreamAbort, listLines, type SplitMessage } from './hl7-stream.js';
 import { problem, quote } from './problems.js';
 import type { ImportReport, ImportedOrder, Problem } from '../model/imported-order.js';
@@ -99,12 +100,8 @@ export async function importHl7(
     }
     const { profile, compiled } = chosen ?? choose(message);
     messageTypes.add(message.messageType || '(none)');
-    if (!(ACCEPTED_MESSAGE_TYPES as readonly string[]).includes(message.messageType)) {
-      const entry = unusable(
-        source,
-        'hl7.messageType',
-        `Message ${split.index} is ${quote(message.messageType || 'of no type')} (MSH-9); only ${ACCEPTED_MESSAGE_TYPES.join(', ')} carry orders.`,
-      );
+    if (!isAcceptedMessageType(message.messageType)) {
+      const entry = unusable(source, 'hl7.messageType', messageTypeRefusal(split.index, message.messageType));
       entry.problems.push(...strayLineProblems(file, split));
       await emit(entry);
       return;

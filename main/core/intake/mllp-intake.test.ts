@@ -275,6 +275,21 @@ describe('MLLP intake', () => {
     expect(acks[2]!.get('MSH.12')).toBe('3.0');
   });
 
+  it('accepts an RDE^O01 (HL7 v2.3, the name RDE^O11 had before 2.4) as an order: AA, staged', async () => {
+    const r = await start();
+    const v23 = message('CTL-V23').replace('RDE^O11^RDE_O11', 'RDE^O01').replace('|P|2.5', '|P|2.3');
+    // The library will not send another version than its connection's: a raw socket.
+    const raw = await RawMllpSocket.open(r.port);
+    raw.write(frame(v23));
+    const [ack] = await raw.waitFor(1);
+    raw.close();
+    expect(ack!.get('MSA.1')).toBe('AA');
+    expect(ack!.get('MSA.2')).toBe('CTL-V23');
+    expect(ack!.get('MSH.9.2')).toBe('O01');
+    await r.intake.staged();
+    expect(stagedCount(r)).toBe(1);
+  });
+
   it('takes a burst over four connections, each message once', async () => {
     const r = await start({ mode: 'send' });
     const lots = Array.from({ length: 4 }, () => Array.from({ length: 15 }, () => message()));

@@ -1,6 +1,7 @@
 import type { CodeLists } from '../../../shared/environment.js';
 import { createWithClinicV1Schema, type CreateWithClinicV1 } from '../../../shared/orders.js';
 import { toWireJson } from '../../../shared/wire-json.js';
+import { messageTypeOf, notForwardable } from '../importing/hl7-message-types.js';
 import { toCreateV2 } from '../importing/to-create-v2.js';
 import type { Problem } from '../model/imported-order.js';
 import type { OrderItem } from '../store/orders-repo.js';
@@ -15,8 +16,9 @@ import { hl7CarriedSchema, restoreWaived, waiveForHl7, withoutProfileHint, withP
  * - `v1`: the create-with-clinic body as the shared schema reads it (text trimmed), dm+d codes as number tokens.
  * - `v2`: the same order through `toCreateV2` with the environment's code lists (title, payment type and courier
  *   as integers, repeats on the items).
- * - `hl7`: the original HL7 message, byte for byte. An edited order no longer matches its message, and a CSV or
- *   JSON order has none, so neither can take this route. Fields the message cannot carry are not required for it
+ * - `hl7`: the original HL7 message, byte for byte. An edited order no longer matches its message, a CSV or
+ *   JSON order has none, and an RDE^O01 (HL7 v2.3) is not a type the service's endpoint reads, so none of them can
+ *   take this route. Fields the message cannot carry are not required for it
  *   (hl7-route.ts).
  */
 
@@ -127,6 +129,9 @@ function hl7RouteProblem(subject: RouteSubject): Problem | undefined {
       'This order was edited, so its original HL7 message no longer says what the order says; send it by create-with-clinic or v2.',
     );
   }
+  // An RDE^O01 (HL7 v2.3) is read like an RDE^O11, but the service's endpoint does not take it.
+  const notSent = notForwardable(messageTypeOf(subject.source.hl7));
+  if (notSent) return routeProblem(subject, 'route.hl7MessageType', notSent);
   return undefined;
 }
 

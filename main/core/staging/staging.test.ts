@@ -402,6 +402,26 @@ describe('staging an import', () => {
     });
   });
 
+  it('stages RDE^O01 (HL7 v2.3) orders: sent by v1, but never forwarded as HL7 (the service reads RDE^O11)', async () => {
+    const f = open();
+    f.staging.saveProfile(HL7_PROFILE);
+    const text = hl7File([uniqueOrder(), uniqueOrder()])
+      .replaceAll('RDE^O11^RDE_O11', 'RDE^O01')
+      .replaceAll('|P|2.5', '|P|2.3');
+    const batch = await staged(f, f.file('v23.hl7', text), { profile: 'hl7-clinic', route: 'hl7' });
+    expect(batch).toMatchObject({ orders: 2, valid: 0, invalid: 2 });
+    expect(batch.summary).toMatchObject({ messageTypes: ['RDE^O01'] });
+    const [first] = allOrders(f, batch.batchId);
+    expect(first!.problems).toEqual([
+      expect.objectContaining({ severity: 'error', code: 'route.hl7MessageType', file: 'v23.hl7', message: 1 }),
+    ]);
+    expect(first!.problems[0]!.text).toBe(
+      "This order came from an RDE^O01 message (HL7 v2.3's pharmacy order); the service's HL7 endpoint reads only RDE^O11, OMP^O09 and ORM^O01, so the original message cannot be forwarded as it is: send the batch by create-with-clinic or v2.",
+    );
+    expect(f.staging.setRoute(batch.batchId, 'v1')).toMatchObject({ valid: 2, invalid: 0 });
+    expect(f.staging.accept(batch.batchId)).toMatchObject({ route: 'v1', accepted: 2, staying: 0 });
+  });
+
   it('on the HL7 route, waives only what the message cannot carry, and restores those errors on another route', async () => {
     const f = open();
     const good = uniqueOrder();

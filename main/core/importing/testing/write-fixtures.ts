@@ -404,6 +404,17 @@ export function fixtureFiles(): Record<string, string | Buffer> {
       .replace('RDE^O11^RDE_O11', 'ORM^O01^ORM_O01')
       .replace(/RXE\|\|([^|]*)\|\|\|\|\|([^|]*)\|\|\|([^|\r]*)(\|\|([^|\r]*))?/g, 'RXO|$1||||||$2||||$3||$5'),
     'cancel-ca.hl7': hl7(hl7Order('C-1'), { orderControl: 'CA' }),
+    // HL7 v2.3's pharmacy order (RDE^O01; 2.4 renamed it RDE^O11), as UK systems still send it: no MSH-9.3, a PV1
+    // visit, RXE-1 timing and an RXR route, none of which the map reads.
+    'rde-o01-v23.hl7': hl7(hl7Order('V23-1'))
+      .replace('RDE^O11^RDE_O11|MSG-V23-1|P|2.5', 'RDE^O01|MSG-V23-1|P|2.3')
+      .replace('\rORC|', '\rPV1|1|O|OPD^^^CLINIC-A\rORC|')
+      .replace('\rRXE||', '\rRXE|1^BD^^20250101|')
+      .concat('\rRXR|PO^Oral^HL70162'),
+    // A pharmacy dispense (RDS^O13): what was handed out, not an order to fill.
+    'rds-o13-dispense.hl7': hl7(hl7Order('DS-1'))
+      .replace('RDE^O11^RDE_O11', 'RDS^O13^RDS_O13')
+      .replace(/\rRXE\|\|([^|]*)[^\r]*/, '\rRXD|1|$1|20250102|32'),
     'wrong-type-adt.hl7':
       'MSH|^~\\&|PAS|HOSP|RX|PHARM|20250101120000||ADT^A01^ADT_A01|ADT-1|P|2.5\rPID|1||P1||Example^Alex\r',
     'broken-msh.hl7': 'MSH|^~\rgarbage that is not a segment\r',
