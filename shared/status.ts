@@ -15,17 +15,46 @@ export type KnownOrderStatus = (typeof KNOWN_ORDER_STATUSES)[number];
 /** Statuses after which the pharmacy will not accept a cancel. */
 export const DISPATCHED_STATUSES: readonly string[] = ['Prescription Dispatched', 'Prescription Processed'];
 
-/** Every field is nullable; pharmacyOrderId arrives as a string (or a number from some deployments). */
+/** "cancelled", "CANCELLED " and "Prescription  dispatched" are the known texts: compared without case or spacing. */
+const CANONICAL_STATUS = new Map<string, KnownOrderStatus>(
+  KNOWN_ORDER_STATUSES.map((status) => [status.toLowerCase(), status]),
+);
+
+/**
+ * A known status in another case or spacing, as the known text (so the poller, the cancel check and the history
+ * agree with the service); any other text exactly as it came, to be shown as it is.
+ */
+export function canonicalStatus(status: string): string {
+  return CANONICAL_STATUS.get(status.trim().replace(/\s+/g, ' ').toLowerCase()) ?? status;
+}
+
+/** Text, or a number the service sent where text belongs (a numeric clinic order id or tracking id), as its digits. */
+const textOrNumber = z
+  .union([z.string(), z.number()])
+  .nullish()
+  .transform((value) => (typeof value === 'number' ? String(value) : value));
+
+/** A field nothing depends on: anything but text or a number is taken as absent rather than failing the record. */
+const looseText = z
+  .unknown()
+  .transform((value) => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null))
+  .optional();
+
+/**
+ * Every field is nullable; pharmacyOrderId arrives as a string (or a number from some deployments). The fields a
+ * lookup matches on (clinicOrderId, pharmacyOrderId) take text or a number and nothing else: a record that cannot
+ * say which order it is must not be read as matching.
+ */
 export const statusRecordSchema = z.object({
-  clinicOrderId: z.string().nullish(),
+  clinicOrderId: textOrNumber,
   pharmacyOrderId: z
     .union([z.string(), z.number().int()])
     .nullish()
     .transform((id) => (id === null || id === undefined ? null : String(id))),
-  orderStatus: z.string().nullish(),
-  dispatchDate: z.string().nullish(),
-  trackingId: z.string().nullish(),
-  cancelReason: z.string().nullish(),
+  orderStatus: textOrNumber.transform((status) => (typeof status === 'string' ? canonicalStatus(status) : status)),
+  dispatchDate: looseText,
+  trackingId: looseText,
+  cancelReason: looseText,
 });
 export type StatusRecord = z.output<typeof statusRecordSchema>;
 

@@ -1,6 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_RETRY_AFTER_MS } from '../../main/core/service/error-mapping.js';
-import { ENVIRONMENT_ID, allOrders, enqueue, expectEachCreatedOnce, sampleOrders } from './support/outbox-fixture.js';
+import { pharmacyIdIn } from '../../main/core/outbox/reconcile.js';
+import { statusRecordListSchema } from '../../shared/status.js';
+import { parseWireJson } from '../../shared/wire-json.js';
+import {
+  ENVIRONMENT_ID,
+  allOrders,
+  enqueue,
+  expectEachCreatedOnce,
+  requestCancel,
+  sampleOrders,
+} from './support/outbox-fixture.js';
 import { proxiedSandbox } from './support/proxied-sandbox.js';
 
 /**
@@ -149,5 +159,40 @@ describe('a token without the scope', () => {
     expect(blocked).toMatchObject({ outcome: 'blocked', state: 'sign-in-required' });
     expect(allOrders(t.store).map((o) => o.state)).toEqual(['queued', 'queued', 'queued']);
     expect(attention.map((a) => a.kind)).toEqual(['sign-in-required']);
+  });
+});
+
+describe('status records spelled differently', () => {
+  it('a lost cancel checked against "CANCELLED " is done: sent once, never refused', async () => {
+    const { t, outbox } = fixture.setUp(fixture.proxy.url);
+    const [id] = enqueue(t, sampleOrders('UPPER-CANCEL', 1));
+    await outbox.runUntilIdle(ENVIRONMENT_ID);
+    requestCancel(t.store, id!, 'no longer needed');
+    fixture.setProxyRule((req) => {
+      if (req.url.includes('Order/cancel')) return 'forward-then-drop';
+      // This service writes its statuses in capitals, with a stray space.
+      if (req.url.includes('Order/status')) return { rewrite: (body) => body.replace('"Cancelled"', '"CANCELLED "') };
+      return 'forward';
+    });
+    outbox.notify(ENVIRONMENT_ID);
+    const result = await outbox.runUntilIdle(ENVIRONMENT_ID);
+    await outbox.stop();
+
+    expect(result).toMatchObject({ outcome: 'idle', openCancels: 0 });
+    expect(t.store.orders.get(id!)?.state).toBe('cancel_sent');
+    expect(t.store.attempts.list(id!).map((a) => `${a.operation}:${a.outcome}:${a.httpStatus ?? '-'}`)).toEqual([
+      'create:ok:200',
+      'cancel:in-doubt:-',
+      'status:ok:200',
+    ]);
+    expect(fixture.proxy.received().filter((r) => r.url.includes('Order/cancel'))).toHaveLength(1);
+  });
+
+  it('a lookup naming the clinic order id as a number still finds the order', () => {
+    const records = statusRecordListSchema.parse(
+      parseWireJson('[{"clinicOrderId":12345,"pharmacyOrderId":"77","orderStatus":"waiting payment success"}]'),
+    );
+    expect(records[0]).toMatchObject({ clinicOrderId: '12345', orderStatus: 'Waiting Payment Success' });
+    expect(pharmacyIdIn(records, '12345')).toBe(77);
   });
 });

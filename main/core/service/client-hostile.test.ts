@@ -513,6 +513,22 @@ describe('status records', () => {
     ]);
   });
 
+  it('known statuses in other cases and spacing read as the known status; numbers where text belongs, as text', async () => {
+    server.answer(
+      json(200, [
+        { clinicOrderId: 12345, pharmacyOrderId: 9, orderStatus: 'PRESCRIPTION  DISPATCHED', trackingId: 998877 },
+        { clinicOrderId: 'B-2', pharmacyOrderId: '10', orderStatus: ' cancelled ', dispatchDate: 20261106 },
+        { clinicOrderId: 'B-3', pharmacyOrderId: '11', orderStatus: 'Cancelled by pharmacy', cancelReason: 7 },
+      ]),
+    );
+    expect(valueOf(await client().statusWithClinicCode({ clinicCode: 'C', clinicOrderId: '12345' }))).toEqual([
+      { clinicOrderId: '12345', pharmacyOrderId: '9', orderStatus: 'Prescription Dispatched', trackingId: '998877' },
+      { clinicOrderId: 'B-2', pharmacyOrderId: '10', orderStatus: 'Cancelled', dispatchDate: '20261106' },
+      // Unknown: kept exactly as it came.
+      { clinicOrderId: 'B-3', pharmacyOrderId: '11', orderStatus: 'Cancelled by pharmacy', cancelReason: '7' },
+    ]);
+  });
+
   it('dm+d codes as digit strings and as numbers beyond 2^53 come back digit for digit', async () => {
     server.answer(
       answerWith(

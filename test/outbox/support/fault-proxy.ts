@@ -22,7 +22,9 @@ export type ProxyDecision =
   | 'forward-then-drop'
   | { status: number; body: unknown; headers?: Record<string, string> }
   /** The sandbox acts on it, then this answer replaces the sandbox's (a gateway's 303, a 409 after the write). */
-  | { forwardThen: { status: number; body: unknown; headers?: Record<string, string> } };
+  | { forwardThen: { status: number; body: unknown; headers?: Record<string, string> } }
+  /** The sandbox answers, and its body is rewritten on the way back (another service's spelling of the same answer). */
+  | { rewrite: (body: string) => string };
 
 export interface RunningProxy {
   /** With trailing slash. */
@@ -63,7 +65,12 @@ export async function startFaultProxy(
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       const decision = rule({ method: req.method ?? 'GET', url: req.url ?? '/', body: body.toString('utf8') });
-      if (decision !== 'forward' && decision !== 'forward-then-drop' && !('forwardThen' in decision)) {
+      if (
+        decision !== 'forward' &&
+        decision !== 'forward-then-drop' &&
+        !('forwardThen' in decision) &&
+        !('rewrite' in decision)
+      ) {
         intercepted += 1;
         const text = JSON.stringify(decision.body);
         res.writeHead(decision.status, { 'content-type': 'application/json', ...decision.headers });
@@ -77,6 +84,18 @@ export async function startFaultProxy(
           if (decision === 'forward-then-drop') {
             answer.resume();
             answer.on('end', () => req.socket.destroy());
+            return;
+          }
+          if (decision !== 'forward' && 'rewrite' in decision) {
+            const parts: Buffer[] = [];
+            answer.on('data', (part: Buffer) => parts.push(part));
+            answer.on('end', () => {
+              intercepted += 1;
+              const text = decision.rewrite(Buffer.concat(parts).toString('utf8'));
+              const { 'content-length': _length, ...rest } = answer.headers;
+              res.writeHead(answer.statusCode ?? 502, { ...rest, 'content-length': Buffer.byteLength(text) });
+              res.end(text);
+            });
             return;
           }
           if (decision !== 'forward') {
