@@ -1,7 +1,7 @@
 import type { CodeLists } from '../../../shared/environment.js';
 import type { CompiledProfile } from './compiled-profile.js';
 import { buildOrder, type OrderCells } from './order-builder.js';
-import { problem, quote, type Location } from './problems.js';
+import { describeSource, locationOf, problem, quote, type Location } from './problems.js';
 import { importedOrder, type OrderExtras, type ProvenanceTable } from '../model/provenance-table.js';
 import type { ImportedOrder, OrderControl, Problem } from '../model/imported-order.js';
 import { validateOrder } from './validate-order.js';
@@ -59,6 +59,54 @@ function matchListCase(body: Obj, codeLists: CodeLists): void {
   }
 }
 
+/**
+ * Sex given as a number: the NHS Data Dictionary's person gender codes and ISO 5218 (1 male, 2 female, 0 not known,
+ * 9 not specified), as clinic systems export them in PID-8 or a CSV column. Each is the environment's value whose
+ * name (as codeKey reads it) is the first of these it has; none, and the code stays for validation to refuse.
+ */
+const NUMERIC_SEX: Record<string, { names: readonly string[]; meaning?: string }> = {
+  '1': { names: ['male', 'm'] },
+  '2': { names: ['female', 'f'] },
+  '0': { names: ['not known', 'unknown', 'u'] },
+  '9': {
+    names: ['not specified', 'unknown', 'not known', 'u'],
+    meaning: "9 is 'not specified' or 'indeterminate' in NHS codes and 'not applicable' in ISO 5218",
+  },
+};
+
+/**
+ * A numeric sex code the profile did not map (its value maps were applied when the body was built), read as the
+ * environment's value with a warning naming the assumption; undefined when the gender is not such a code.
+ */
+function numericGender(body: Obj, input: FinishInput, provenance: ProvenanceTable): Problem | undefined {
+  const customer = body.customer as Obj;
+  const value = customer.gender;
+  if (typeof value !== 'string') return undefined;
+  const code = NUMERIC_SEX[value.trim()];
+  const genders = input.codeLists.genders;
+  if (!code || genders.includes(value)) return undefined;
+  let match: string | undefined;
+  for (const name of code.names) {
+    match = genders.find((entry) => codeKey(entry) === name);
+    if (match) break;
+  }
+  if (!match) return undefined;
+  customer.gender = match;
+  const origin = provenance.get('customer.gender');
+  const from = describeSource(origin);
+  const why = code.meaning
+    ? `${code.meaning}`
+    : '1 male, 2 female, 0 not known, 9 not specified, as the NHS Data Dictionary and ISO 5218 number them';
+  return problem(
+    'warning',
+    input.file,
+    locationOf(origin, input.fallback),
+    'gender.numericCode',
+    `Gender ${quote(value)}${from ? ` (${from})` : ''} is a numeric sex code, read as ${quote(match)} (${why}); if the sender means another code, map it in the mapping profile.`,
+    'customer.gender',
+  );
+}
+
 const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
 
 export function finishOrder(input: FinishInput): { order: ImportedOrder; provenance: ProvenanceTable } {
@@ -71,6 +119,8 @@ export function finishOrder(input: FinishInput): { order: ImportedOrder; provena
   const clinicCode = text((built.body.clinicInformation as Obj).clinicCode);
   const clinicOrderId = text((built.body.prescription as Obj).clinicOrderId);
   const problems: Problem[] = [...input.extraProblems, ...built.problems];
+  const sex = numericGender(built.body, input, built.provenance);
+  if (sex) problems.push(sex);
   const cancel = input.orderControl === 'CA';
 
   if (cancel) {

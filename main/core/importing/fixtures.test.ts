@@ -614,6 +614,58 @@ const CASES: Case[] = [
     problems: ['cancel.unknownOrder@1:prescription.clinicOrderId'],
   },
   {
+    file: 'gender-numeric.csv',
+    format: 'csv',
+    orders: 4,
+    invalid: 0,
+    problems: [2, 3, 4, 5].map((row) => `gender.numericCode@${row}:customer.gender`),
+    check: (r) => {
+      expect(r.orders.map((o) => body(o).customer!.gender)).toEqual(['Male', 'Female', 'Unknown', 'Unknown']);
+      const [male, , notKnown, notSpecified] = r.orders.map((o) => o.problems[0]!);
+      expect(male).toMatchObject({ severity: 'warning', row: 2 });
+      expect(male!.text).toBe(
+        "Gender '1' (column \"gender\") is a numeric sex code, read as 'Male' (1 male, 2 female, 0 not known, 9 not specified, as the NHS Data Dictionary and ISO 5218 number them); if the sender means another code, map it in the mapping profile.",
+      );
+      expect(notKnown!.text).toContain("Gender '0' (column \"gender\") is a numeric sex code, read as 'Unknown'");
+      expect(notSpecified!.text).toContain("read as 'Unknown' (9 is 'not specified' or 'indeterminate' in NHS codes");
+    },
+  },
+  {
+    file: 'gender-numeric.csv',
+    name: 'gender-numeric.csv with a profile that maps 9 itself',
+    options: { profile: { ...TEMPLATE_PROFILE, name: 'numeric sex', valueMaps: { gender: { '9': 'Other' } } } },
+    format: 'csv',
+    orders: 4,
+    invalid: 0,
+    problems: [2, 3, 4].map((row) => `gender.numericCode@${row}:customer.gender`),
+    check: (r) => expect(body(r.orders[3]).customer!.gender).toBe('Other'),
+  },
+  {
+    file: 'gender-numeric.csv',
+    name: 'gender-numeric.csv where the environment has no gender for not known',
+    options: { codeLists: { ...DEFAULT_CODE_LISTS, genders: ['Male', 'Female'] } },
+    format: 'csv',
+    orders: 4,
+    invalid: 2,
+    problems: [
+      'gender.numericCode@2:customer.gender',
+      'gender.numericCode@3:customer.gender',
+      'enum.unknown@4:customer.gender',
+      'enum.unknown@5:customer.gender',
+    ],
+  },
+  {
+    file: 'gender-numeric.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 0,
+    problems: ['gender.numericCode@1:customer.gender'],
+    check: (r) => {
+      expect(body(r.orders[0]).customer!.gender).toBe('Female');
+      expect(r.orders[0]!.problems[0]!.text).toContain("Gender '2' (PID-8.1) is a numeric sex code, read as 'Female'");
+    },
+  },
+  {
     file: 'rde-o01-v23.hl7',
     format: 'hl7',
     orders: 1,

@@ -41,7 +41,11 @@ export const DEFAULT_HL7_MAP: readonly Hl7MapEntry[] = [
       'chosen: the legal name (XPN-7 `L`), else one of type `D`, `U` or none, else the first that is not `BAD`; all three from that one',
   },
   { column: 'dateOfBirth', source: 'PID-7 (YYYYMMDD...)', repetitions: REPEATS.one },
-  { column: 'gender', source: 'PID-8 (M, F, O, U mapped to Male, Female, Other, Unknown)', repetitions: REPEATS.one },
+  {
+    column: 'gender',
+    source: 'PID-8 (M, F, O, U mapped to Male, Female, Other, Unknown; numeric 1, 2, 0, 9 too, with a warning)',
+    repetitions: REPEATS.one,
+  },
   {
     column: 'telephone',
     source:

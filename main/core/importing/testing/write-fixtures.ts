@@ -355,6 +355,12 @@ export function fixtureFiles(): Record<string, string | Buffer> {
       'gender',
       'X',
     ),
+    // Sex as a number (the NHS Data Dictionary's person gender codes, ISO 5218): 1 male, 2 female, 0 not known, 9
+    // not specified.
+    'gender-numeric.csv': csv(
+      ['1', '2', '0', '9'].map((code, i) => exampleOrder(`G2-${i}`, (o) => (o.customer.gender = code))),
+    ),
+    'gender-numeric.hl7': setField(hl7(hl7Order('G2-9')), 'PID', 8, '2'),
     'missing-required.csv': withCell(withCell(one, 1, 'surname', ''), 1, 'medication', ''),
     // HL7 v2
     'rde-single.hl7': hl7(hl7Order('H-1')),
