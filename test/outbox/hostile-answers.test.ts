@@ -196,3 +196,41 @@ describe('status records spelled differently', () => {
     expect(pharmacyIdIn(records, '12345')).toBe(77);
   });
 });
+
+describe('a lookup answer that lists other orders', () => {
+  it('an order in doubt takes the id of the record naming it, not a smaller id of a record naming none', async () => {
+    const { t, outbox } = fixture.setUp(fixture.proxy.url);
+    const orders = sampleOrders('MIXED-LIST', 2);
+    enqueue(t, orders);
+    fixture.setProxyRule((req) => {
+      if (req.url.includes('create-with-clinic')) return 'forward-then-drop';
+      if (req.url.includes('status-with-clinic-code')) {
+        // Another of the clinic's orders, listed without its clinic order id.
+        return {
+          rewrite: (body) => {
+            const listed = JSON.parse(body) as unknown[];
+            return JSON.stringify([{ clinicOrderId: null, pharmacyOrderId: '1', orderStatus: 'Cancelled' }, ...listed]);
+          },
+        };
+      }
+      return 'forward';
+    });
+    const result = await outbox.runUntilIdle(ENVIRONMENT_ID);
+    await outbox.stop();
+    expect(result.counts).toMatchObject({ created: 2, in_doubt: 0 });
+    expectEachCreatedOnce(
+      fixture.sandbox,
+      t.store,
+      orders.map((o) => o.clinicOrderId),
+    );
+  });
+
+  it('records naming no clinic order id are this order only if they agree on one id', () => {
+    const record = (clinicOrderId: string | null, pharmacyOrderId: string) => ({ clinicOrderId, pharmacyOrderId });
+    expect(pharmacyIdIn([record(null, '5')], 'A-1')).toBe(5);
+    expect(pharmacyIdIn([record(null, '5'), record(null, '5')], 'A-1')).toBe(5);
+    // Which one is ours? Not said: neither is taken (the order stays in doubt rather than adopt another's id).
+    expect(pharmacyIdIn([record(null, '5'), record(null, '9')], 'A-1')).toBeNull();
+    expect(pharmacyIdIn([record(null, '5'), record('A-1', '9'), record('B-2', '3')], 'A-1')).toBe(9);
+  });
+});

@@ -61,8 +61,10 @@ function settleLookup(
       return { reached: true };
     }
     if (outcome.value.length > 0) {
-      // Listed, but without a usable id: the service knows it; ask again later rather than send it twice.
-      const message = 'the service lists this order without a pharmacy order id; asking again later';
+      // Listed, but without a usable id, or without saying which record is this order: the service may have it;
+      // ask again later rather than send it twice.
+      const message =
+        'the service lists orders without saying which (or with no pharmacy order id); asking again later';
       store.inTransaction(() => {
         store.attempts.record({ ...attemptOf(order.id, 'lookup', startedAt, outcome), errorMessage: message });
         const retry = scheduleRetry(ctx, order.id, 'lookup', {
@@ -96,18 +98,28 @@ function settleLookup(
   return {};
 }
 
-/** The pharmacy order id of this clinic order in a lookup's answer, if it is there. */
+/**
+ * The pharmacy order id of this clinic order in a lookup's answer, if it is there. Records naming this clinic
+ * order id come first (the smallest id if there are several). Only when none does, records naming no clinic
+ * order id (every field is nullable) are taken as this order, and only if they agree on one id: a service that
+ * ignored the filter lists the clinic's other orders too, and adopting one of their ids would mark this order
+ * created when it may not be (the order stays in doubt and is asked about again).
+ */
 export function pharmacyIdIn(records: readonly StatusRecord[], clinicOrderId: string): number | null {
-  const ids = records
-    .filter(
-      (record) =>
-        record.clinicOrderId === null || record.clinicOrderId === undefined || record.clinicOrderId === clinicOrderId,
-    )
-    .map((record) =>
-      record.pharmacyOrderId !== null && /^\d{1,15}$/.test(record.pharmacyOrderId) ? Number(record.pharmacyOrderId) : 0,
-    )
+  const usable = (record: StatusRecord) =>
+    record.pharmacyOrderId !== null && /^\d{1,15}$/.test(record.pharmacyOrderId) ? Number(record.pharmacyOrderId) : 0;
+  const named = records
+    .filter((record) => record.clinicOrderId === clinicOrderId)
+    .map(usable)
     .filter((id) => id > 0);
-  return ids.length === 0 ? null : Math.min(...ids);
+  if (named.length > 0) return Math.min(...named);
+  const unnamed = new Set(
+    records
+      .filter((record) => record.clinicOrderId === null || record.clinicOrderId === undefined)
+      .map(usable)
+      .filter((id) => id > 0),
+  );
+  return unnamed.size === 1 ? [...unnamed][0]! : null;
 }
 
 /**
