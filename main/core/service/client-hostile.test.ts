@@ -193,6 +193,18 @@ describe('informational and unusual success answers', () => {
     }
   });
 
+  it('an unasked-for 101 Switching Protocols ends at once as unreadable, not at the deadline', async () => {
+    server.answer((socket) =>
+      socket.end('HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: upgrade\r\n\r\n{"orderId":1}'),
+    );
+    const started = performance.now();
+    const error = errorOf(await create(3_000));
+    expect(error).toMatchObject({ kind: 'in-doubt', reason: 'unreadable-response', status: 101 });
+    expect(error.message).toMatch(/switch protocols/);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(errorOf(await client(3_000).status(1))).toMatchObject({ kind: 'retryable', reason: 'unreadable-response' });
+  });
+
   it('201 and 200 both create; JSON sent as text/plain is still read', async () => {
     server.answer(json(201, { orderId: 42 }));
     expect(valueOf(await create())).toEqual({ orderId: 42 });

@@ -337,7 +337,8 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     }
     if (result.kind === 'failure')
       return finish(op, started, attempts, undefined, { ok: false, error: failureToError(result, op.unsafe) });
-    if (result.status < 200 || result.status >= 300) {
+    // A 1xx that ends the exchange (only an unasked-for 101 can) is an answer we cannot read, like a broken 2xx.
+    if (result.status < 100 || result.status >= 300) {
       const answer = sentTokens ? withoutTokens(result, sentTokens) : result;
       return finish(op, started, attempts, result.status, { ok: false, error: statusToError(answer, op.unsafe) });
     }

@@ -1,6 +1,6 @@
 import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { Readable } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { WarmConnections } from './warm-connections.js';
 
@@ -236,6 +236,18 @@ export function exchange(request: ExchangeRequest): Promise<ExchangeResult> {
     // Counted down once: when the connection opens, or when the exchange ends before it did.
     if (!connected) connecting += 1;
     req.on('error', fail);
+    // A 101 we never asked for: Node hands the socket over and the exchange would wait for its deadline.
+    req.on('upgrade', (res: IncomingMessage, socket: Duplex) => {
+      socket.destroy();
+      settle({
+        kind: 'response',
+        status: res.statusCode ?? 101,
+        headers: res.headers,
+        text: '',
+        truncated: false,
+        unreadable: 'the service asked to switch protocols instead of answering',
+      });
+    });
     signal?.addEventListener('abort', onAbort, { once: true });
     req.end(request.body);
   });
