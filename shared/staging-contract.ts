@@ -214,8 +214,15 @@ export const stagingCalls = {
     input: z.object({ batchId: idSchema, route: routeSchema }).strict(),
     output: stagedCountsSchema,
   },
-  /** Queues the batch's valid orders in the outbox in one transaction; invalid ones stay staged. */
-  'batches.accept': { input: z.object({ batchId: idSchema }).strict(), output: acceptOutcomeSchema },
+  /**
+   * Queues the batch's valid orders in the outbox (in steps); invalid ones stay staged. `seen`: the batch's order
+   * count (counts.total) the admin reviewed: orders added after it (a live intake appending to its batch of the
+   * day) are not accepted unseen but stay staged, counted in `arrived`.
+   */
+  'batches.accept': {
+    input: z.object({ batchId: idSchema, seen: z.number().int().nonnegative().optional() }).strict(),
+    output: acceptOutcomeSchema,
+  },
   /** The original rows of invalid orders plus an `errors` column, for fixing in a spreadsheet and re-importing. */
   'batches.exportErrors': {
     input: z.object({ batchId: idSchema }).strict(),

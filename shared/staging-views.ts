@@ -201,6 +201,8 @@ export const acceptOutcomeSchema = z.object({
   cancelled: z.number().int().nonnegative(),
   /** Orders still staged (invalid, or found already accepted from another batch). */
   staying: z.number().int().nonnegative(),
+  /** Of those, the orders added to the batch after the count the admin saw (`seen`): left for review. */
+  arrived: z.number().int().nonnegative().optional(),
 });
 export type AcceptOutcome = z.infer<typeof acceptOutcomeSchema>;
 

@@ -251,6 +251,27 @@ describe('MLLP intake', () => {
     expect(states).toEqual(['withdrawn', 'withdrawn']);
   });
 
+  it('accepts only the orders of the day batch the admin saw; those that arrive meanwhile stay for review', async () => {
+    const r = await start({ mode: 'hold' });
+    await sendWithLibrary(r.port, [message(), message()]);
+    await r.intake.staged();
+    const batchId = r.fixture.staging.listBatches(LOCAL.id)[0]!.id;
+    const seen = r.fixture.staging.getBatch(batchId, { limit: 10 }).batch.counts.total;
+    expect(seen).toBe(2);
+    // A third message comes while the admin reviews the first two.
+    await sendWithLibrary(r.port, [message()]);
+    await r.intake.staged();
+    expect(await r.fixture.staging.acceptAll(batchId, seen)).toMatchObject({ accepted: 2, staying: 1, arrived: 1 });
+    const positions = r.fixture.staging.getBatch(batchId, { limit: 10 }).orders.map((o) => [o.position, o.state]);
+    expect(positions).toEqual([
+      [1, 'accepted'],
+      [2, 'accepted'],
+      [3, 'staged'],
+    ]);
+    // Reviewed in turn, it goes too.
+    expect(await r.fixture.staging.acceptAll(batchId, 3)).toMatchObject({ accepted: 1, staying: 0 });
+  });
+
   it('answers AE with an ERR per problem when the message can never be an order, AR when it cannot be read', async () => {
     const r = await start();
     const control = message('CTL-AE').replace('\rORC|NW|', '\rORC|XO|');

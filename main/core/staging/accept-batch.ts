@@ -63,8 +63,15 @@ export function acceptBatch(deps: StagingDeps, batchId: number, range?: AcceptRa
 export async function acceptBatchInSteps(
   deps: StagingDeps,
   batchId: number,
-  options: { stepOrders: number; pause: () => Promise<void>; onStep?: (queued: number) => void },
+  options: {
+    stepOrders: number;
+    pause: () => Promise<void>;
+    onStep?: (queued: number) => void;
+    /** Positions up to this one only (positions run 1, 2, …: the batch's count the admin saw). */
+    seen?: number;
+  },
 ): Promise<AcceptOutcome> {
+  const upTo = options.seen ?? Infinity;
   const queuedNow = new Set<string>();
   let after = 0;
   let accepted = 0;
@@ -73,11 +80,11 @@ export async function acceptBatchInSteps(
     // Checked again at every step: the batch is re-read, so a discard in between is seen.
     const batch = acceptable(deps, batchId);
     const outcome = deps.store.inTransaction(() => {
-      const step = acceptPages(deps, batch, queuedNow, { after, upTo: Infinity, maxOrders: options.stepOrders });
+      const step = acceptPages(deps, batch, queuedNow, { after, upTo, maxOrders: options.stepOrders });
       after = step.after;
       accepted += step.accepted;
       cancelled += step.cancelled;
-      if (step.done) return finish(deps, batch, accepted, cancelled);
+      if (step.done) return finish(deps, batch, accepted, cancelled, upTo);
       deps.store.audit.append({
         actor: 'user',
         action: 'batch.accepting',
@@ -109,10 +116,18 @@ const outcomeBase = (batch: BatchRecord) => ({
 });
 
 /** The end of a whole-batch accept, in its last transaction: legacy orders, then one `batch.accepted` entry. */
-function finish(deps: StagingDeps, batch: BatchRecord, accepted: number, cancelled: number): AcceptOutcome {
+function finish(
+  deps: StagingDeps,
+  batch: BatchRecord,
+  accepted: number,
+  cancelled: number,
+  upTo = Infinity,
+): AcceptOutcome {
   const { store } = deps;
   const total = accepted + acceptLegacyReadyOrders(deps, batch.id);
-  const staying = store.stagedOrders.counts(batch.id).staged;
+  const counts = store.stagedOrders.counts(batch.id);
+  const staying = counts.staged;
+  const arrived = Number.isFinite(upTo) ? Math.max(0, counts.total - upTo) : 0;
   store.audit.append({
     actor: 'user',
     action: 'batch.accepted',
@@ -120,7 +135,7 @@ function finish(deps: StagingDeps, batch: BatchRecord, accepted: number, cancell
     batchId: batch.id,
     details: { orderCount: total, invalidCount: staying, route: batch.route },
   });
-  return { ...outcomeBase(batch), accepted: total, cancelled, staying };
+  return { ...outcomeBase(batch), accepted: total, cancelled, staying, ...(arrived > 0 ? { arrived } : {}) };
 }
 
 interface PageRange {

@@ -96,7 +96,7 @@ export function buildStagingHandlers(app: AppServices): Pick<CallHandlers, Stagi
     'batches.problemFields': ({ batchId }) => asContract(() => ({ fields: staging.problemFields(batchId) })),
     'batches.discard': ({ batchId }) => asContract(() => staging.discard(batchId)),
     'batches.setRoute': ({ batchId, route }) => asContract(() => staging.setRoute(batchId, route)),
-    'batches.accept': ({ batchId }) => asContract(() => staging.acceptAll(batchId)),
+    'batches.accept': ({ batchId, seen }) => asContract(() => staging.acceptAll(batchId, seen)),
     'batches.exportErrors': ({ batchId }) => asContract(() => staging.exportErrors(batchId)),
     'batches.exportTemplate': ({ batchId }) => asContract(() => staging.exportTemplate(batchId)),
     'template.example': () => Promise.resolve(staging.exampleTemplate()),

@@ -308,7 +308,8 @@ export class StagingService {
    * core keeps answering while 50,000 orders go into the outbox (bench/responsiveness-benchmark.ts); the outbox is
    * woken as soon as the first step has queued something.
    */
-  async acceptAll(batchId: number): Promise<AcceptOutcome> {
+  /** `seen`: accept only the first `seen` orders of the batch (those the admin reviewed; see batches.accept). */
+  async acceptAll(batchId: number, seen?: number): Promise<AcceptOutcome> {
     if (this.#accepting.has(batchId)) throw new StagingError(`batch ${batchId} is already being accepted`);
     const { environmentId } = this.batch(batchId);
     this.#accepting.add(batchId);
@@ -316,6 +317,7 @@ export class StagingService {
       let woken = 0;
       const outcome = await acceptBatchInSteps(this.#staging, batchId, {
         stepOrders: ACCEPT_STEP_ORDERS,
+        ...(seen === undefined ? {} : { seen }),
         pause: () => nextTurn(),
         onStep: (queued) => {
           if (queued > woken) this.#deps.notifyOutbox?.(environmentId);

@@ -341,7 +341,8 @@ export function BatchPreview({
   async function accept() {
     setBusy('accept');
     try {
-      setAccepted(await api.call('batches.accept', { batchId }));
+      // Only what is on screen: a live intake may be appending to this batch meanwhile (those stay for review).
+      setAccepted(await api.call('batches.accept', { batchId, ...(counts ? { seen: counts.total } : {}) }));
       setFailure(undefined);
       setAsking(undefined);
       setGeneration((g) => g + 1);
@@ -595,8 +596,11 @@ export function BatchPreview({
           <p role="status" className="message">
             ✓ Accepted {plural(accepted.accepted, 'order')} into the outbox for {environment.name}
             {accepted.cancelled ? ` and ${plural(accepted.cancelled, 'cancel request')}` : ''};{' '}
-            {plural(accepted.staying, 'order')} stay{accepted.staying === 1 ? 's' : ''} staged.{' '}
-            <a href="#/submissions">Watch them being sent</a>
+            {plural(accepted.staying, 'order')} stay{accepted.staying === 1 ? 's' : ''} staged
+            {accepted.arrived
+              ? `, ${accepted.arrived === 1 ? 'one of them' : `${accepted.arrived.toLocaleString('en-GB')} of them`} added to the batch while you reviewed it (not accepted: review ${accepted.arrived === 1 ? 'it' : 'them'} first)`
+              : ''}
+            . <a href="#/submissions">Watch them being sent</a>
           </p>
         ) : null}
         {failure ? <ErrorMessage error={failure} /> : null}
