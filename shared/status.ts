@@ -31,7 +31,7 @@ export function canonicalStatus(status: string): string {
 /** Text, or a number the service sent where text belongs (a numeric clinic order id or tracking id), as its digits. */
 const textOrNumber = z
   .union([z.string(), z.number()])
-  .nullish()
+  .nullable()
   .transform((value) => (typeof value === 'number' ? String(value) : value));
 
 /** A field nothing depends on: anything but text or a number is taken as absent rather than failing the record. */
@@ -46,12 +46,14 @@ const looseText = z
  * say which order it is must not be read as matching.
  */
 export const statusRecordSchema = z.object({
-  clinicOrderId: textOrNumber,
+  clinicOrderId: textOrNumber.optional(),
   pharmacyOrderId: z
     .union([z.string(), z.number().int()])
     .nullish()
     .transform((id) => (id === null || id === undefined ? null : String(id))),
-  orderStatus: textOrNumber.transform((status) => (typeof status === 'string' ? canonicalStatus(status) : status)),
+  orderStatus: textOrNumber
+    .transform((status) => (typeof status === 'string' ? canonicalStatus(status) : status))
+    .optional(),
   dispatchDate: looseText,
   trackingId: looseText,
   cancelReason: looseText,
