@@ -26,6 +26,7 @@ import { FIELDS, ORDER_FIELD_INDEXES, fieldIndex } from '../model/field-catalogu
 import { decodedChunks, type Inspection } from './file-source.js';
 import { finishOrder, type OrderSink } from './finish-order.js';
 import { problem, quote } from './problems.js';
+import { UnusualSpaces, holdsUnusualSpace, plainSpaces } from './unusual-spaces.js';
 import type { ImportReport, Problem, Provenance } from '../model/imported-order.js';
 import type { ImportOptions } from '../model/import-options.js';
 
@@ -88,6 +89,11 @@ export async function importCsv(
   const compiled = compileProfile(profile, file);
   // A CSV value is text of the file or of the profile: while neither holds U+FFFD, no value can (validateOrder).
   let noUnreadableText = !JSON.stringify(profile).includes('\uFFFD');
+  // Set once a chunk holds a no-break or zero-width space (unusual-spaces.ts): only then are cells read through
+  // plainSpaces. Pass 1 reads the whole file (pass 2 need not look again), so pass 2 reads every row alike.
+  let unusualSpaces = false;
+  let spacesLooked = false;
+  const spaces = new UnusualSpaces();
   // Our own template may be an older one without some columns; that is not worth a warning.
   const columns = mapColumns(profile, headerCells, headerLine, file, {
     warnMissing: header.via !== 'template',
@@ -118,6 +124,7 @@ export async function importCsv(
       onBytes: (n) => (bytes += n),
     })) {
       if (noUnreadableText && chunk.includes('\uFFFD')) noUnreadableText = false;
+      if (!unusualSpaces && !spacesLooked && holdsUnusualSpace(chunk)) unusualSpaces = true;
       const batch = splitter.push(chunk);
       if (batch) await onBatch(batch);
       afterBatch(bytes);
@@ -139,7 +146,8 @@ export async function importCsv(
         const line = batch.lines[i]!;
         if (line <= headerLine) continue; // title rows and the header itself
         const record = batch.records[i]!;
-        const cells = parsed ? parsed.rows[i]! : record.split(delimiter);
+        let cells = parsed ? parsed.rows[i]! : record.split(delimiter);
+        if (unusualSpaces) cells = cells.map((cell) => spaces.read(cell, { row: line }));
         if (cells.every((cell) => cell.trim() === '')) continue; // blank and trailing lines
         const pending = onRow(cells, line, record, parsed?.badQuotes.has(i) ?? false);
         if (pending) await pending;
@@ -159,14 +167,14 @@ export async function importCsv(
     if (at < 0) return undefined;
     const raw = unquotedCell(record, delimiter, at);
     // Read as cellText reads it in pass 2, so both passes group rows alike.
-    return raw === undefined ? undefined : cellValue(raw);
+    return raw === undefined ? undefined : cellValue(unusualSpaces ? plainSpaces(raw) : raw);
   };
   const countKeys = (batch: RecordBatch) => {
     if (batch.text.includes('"')) return eachRow((cells, line) => count(keyOf(cells, line)))(batch);
     for (let i = 0; i < batch.records.length; i += 1) {
       const line = batch.lines[i]!;
       const record = batch.records[i]!;
-      if (line <= headerLine || isBlankUnquoted(record, delimiter)) continue;
+      if (line <= headerLine || isBlankUnquoted(unusualSpaces ? plainSpaces(record) : record, delimiter)) continue;
       const code = keyCell(record, codeCell) ?? constantCode;
       const id = keyCell(record, idCell) ?? constantId;
       count(id === '' ? `\u0001${line}` : `${code}\u0000${id}`);
@@ -175,6 +183,7 @@ export async function importCsv(
   };
   try {
     await eachBatch(countKeys, () => undefined);
+    spacesLooked = true;
   } catch (error) {
     if (!(error instanceof RecordTooLargeError)) throw error;
     return failed(
@@ -264,6 +273,8 @@ export async function importCsv(
   // Only if the file changed between the passes: finish what is left as it is.
   for (const draft of drafts.values()) await finish(draft);
 
+  const spaced = spaces.problem(file);
+  if (spaced) fileProblems.push(spaced);
   if (ragged.length > 0) {
     fileProblems.push(
       problem(

@@ -666,6 +666,45 @@ const CASES: Case[] = [
     },
   },
   {
+    file: 'unusual-spaces.csv',
+    format: 'csv',
+    orders: 2,
+    invalid: 0,
+    fileProblems: ['text.unusualSpaces'],
+    check: (r) => {
+      const two = orderById(r, 'ORD-4001')!;
+      expect(two.source.rows).toEqual([2, 3]);
+      expect(body(two).homeAddress!.postCode).toBe('LS1 4AP');
+      expect(body(two).deliveryAddress!.postCode).toBe('LS1 4AP');
+      const one = orderById(r, 'ORD-2001')!;
+      expect(body(one).customer!.telephone).toBe('07700 900123');
+      expect(item(one, 0)).toMatchObject({
+        medication: 'Paracetamol 500mg tablets',
+        dosageInstructions: 'Two tablets up to four times a day',
+      });
+      expect(one.source.records![0]).toContain('07700\u2007900123');
+      expect(r.fileProblems[0]).toMatchObject({ severity: 'warning', row: 2 });
+      expect(r.fileProblems[0]!.text).toBe(
+        'Values from row 2 on hold characters that look like spaces or nothing but are not plain spaces: U+00A0 (no-break space), U+2007 (figure space), U+200B (zero-width space), U+202F (narrow no-break space), U+FEFF (byte order mark). They were read as plain spaces, the zero-width ones left out, so that values that look the same are the same.',
+      );
+    },
+  },
+  {
+    file: 'unusual-spaces.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 0,
+    fileProblems: ['text.unusualSpaces'],
+    check: (r) => {
+      expect(body(r.orders[0]).homeAddress!.postCode).toBe('LS1 4AP');
+      expect(body(r.orders[0]).customer!.firstName).toBe('Alex');
+      expect(item(r.orders[0], 0)!.dosageInstructions).toBe('Two tablets up to four times a day');
+      expect(r.fileProblems[0]).toMatchObject({ severity: 'warning', message: 1 });
+      expect(r.fileProblems[0]!.text).toContain('Values from message 1 on hold characters that look like spaces');
+      expect(r.fileProblems[0]!.text).toContain('U+200B (zero-width space)');
+    },
+  },
+  {
     file: 'rde-o01-v23.hl7',
     format: 'hl7',
     orders: 1,

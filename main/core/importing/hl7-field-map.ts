@@ -4,6 +4,7 @@ import { cellSet, emptyCells, type Cell, type OrderCells } from './order-builder
 import { problem, quote } from './problems.js';
 import type { Problem } from '../model/imported-order.js';
 import { nameCandidates } from '../model/hl7-patient-name.js';
+import type { UnusualSpaces } from './unusual-spaces.js';
 
 /**
  * The default HL7 v2.5 field map (documented as a table in README.md), and profile overrides of it. Values that
@@ -285,6 +286,8 @@ export interface Hl7MapContext {
   messageIndex: number;
   /** Profile overrides: template column → path. */
   overrides?: Record<string, string>;
+  /** Given when the message may hold no-break or zero-width spaces: values are read through it (unusual-spaces.ts). */
+  spaces?: UnusualSpaces;
 }
 
 /**
@@ -306,8 +309,9 @@ class CellReader {
   ) {}
 
   cell(segment: Hl7Segment, path: string, value: string): Cell | undefined {
+    const { file, messageIndex, spaces } = this.ctx;
+    if (spaces && value !== '') value = spaces.read(value, { message: messageIndex }).trim();
     if (value === '') return undefined;
-    const { file, messageIndex } = this.ctx;
     return { value, provenance: { kind: 'hl7', file, message: messageIndex, path, segment: segment.raw } };
   }
 

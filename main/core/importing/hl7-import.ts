@@ -8,6 +8,7 @@ import { extractHl7Order } from './hl7-field-map.js';
 import { isAcceptedMessageType, messageTypeRefusal } from './hl7-message-types.js';
 import { Hl7Splitter, Hl7StreamAbort, listLines, type SplitMessage } from './hl7-stream.js';
 import { problem, quote } from './problems.js';
+import { UnusualSpaces, holdsUnusualSpace } from './unusual-spaces.js';
 import type { ImportReport, ImportedOrder, Problem } from '../model/imported-order.js';
 import type { ImportOptions } from '../model/import-options.js';
 
@@ -77,6 +78,10 @@ export async function importHl7(
   let orderCount = 0;
   let invalidCount = 0;
   let bytes = 0;
+  // Set once a chunk holds a no-break or zero-width space (unusual-spaces.ts): only then are values read through
+  // plainSpaces (and in a message with a \X..\ escape, which may decode to one).
+  let unusualSpaces = false;
+  const spaces = new UnusualSpaces();
 
   const emit = async (order: ImportedOrder, extras?: OrderExtras) => {
     orderCount += 1;
@@ -106,7 +111,14 @@ export async function importHl7(
       await emit(entry);
       return;
     }
-    const extraction = extractHl7Order(message, { file, messageIndex: split.index, overrides: profile?.hl7FieldMap });
+    const escapedBytes = `${message.delimiters.escape}X`;
+    const plain = unusualSpaces || split.segments.some((segment) => segment.includes(escapedBytes));
+    const extraction = extractHl7Order(message, {
+      file,
+      messageIndex: split.index,
+      overrides: profile?.hl7FieldMap,
+      ...(plain ? { spaces } : {}),
+    });
     const extra = [...extraction.problems, ...strayLineProblems(file, split)];
     let orderControl: 'NW' | 'CA' = 'NW';
     if (extraction.orderControl === 'CA') orderControl = 'CA';
@@ -171,6 +183,7 @@ export async function importHl7(
     const chunks =
       text ?? decodedChunks(path, inspection.encoding, { signal: options.signal, onBytes: (n) => (bytes += n) });
     for await (const chunk of chunks) {
+      if (!unusualSpaces && holdsUnusualSpace(chunk)) unusualSpaces = true;
       for (const split of splitter.push(chunk)) await handle(split);
       options.onProgress?.({ bytes, totalBytes: inspection.totalBytes, rows: splitter.messageCount });
     }
@@ -183,6 +196,8 @@ export async function importHl7(
   }
   const { profile, choice, sender } = chosen ?? choose(undefined);
   fileProblems.push(...splitter.problems);
+  const spaced = spaces.problem(file);
+  if (spaced) fileProblems.push(spaced);
   if (splitter.messageCount === 0) {
     fileProblems.push(problem('error', file, {}, 'hl7.noMessages', 'The file holds no HL7 message (no MSH segment).'));
   }

@@ -128,6 +128,20 @@ describe('importFile', () => {
     );
   });
 
+  it('reads a no-break space that first appears far into a file, past the first chunks read, as a plain space', async () => {
+    const orders = Array.from({ length: 3000 }, (_, i) => exampleOrder(`NB-${i}`));
+    const lines = writeTemplateCsv(orders).trimEnd().split('\r\n');
+    // The last order's postcode with a no-break space on its first row; its second row (the same order) plain.
+    lines.push(lines[3000]!.replace('NB-2999', 'NB-2998').replaceAll('LS1 4AP', 'LS1\u00a04AP'));
+    const path = join(dir, 'nbsp-far.csv');
+    await writeFile(path, lines.join('\r\n'));
+    const report = await importFile(path, base);
+    expect(report.orders).toHaveLength(3000);
+    expect(report.orders.filter((order) => !order.valid)).toEqual([]);
+    expect(report.orders.find((o) => o.clinicOrderId === 'NB-2998')!.source.rows).toEqual([3000, 3002]);
+    expect(report.fileProblems).toMatchObject([{ code: 'text.unusualSpaces', row: 3002 }]);
+  });
+
   it('decodes with an overriding encoding, and says it was not detected', async () => {
     const report = await importFile(fixture('windows-1252.csv'), { ...base, encoding: 'UTF8' });
     expect(report).toMatchObject({ encoding: 'utf-8', encodingDetected: false });

@@ -281,6 +281,19 @@ export function fixtureFiles(): Record<string, string | Buffer> {
     'mixed-line-endings.csv': `${lines(example)[0]}\n${lines(example)[1]}\r\n${lines(example)[2]}\r${lines(example).slice(3).join('\n')}\n`,
     'non-contiguous.csv': [head, rowA1, rowB, rowA2].join('\r\n') + '\r\n',
     'rows-disagree.csv': [head, rowA1, rowA2!.replace('Example', 'Exampel')].join('\r\n') + '\r\n',
+    // Spaces that look like spaces but are not (#15): a no-break space in a postcode on one row of an order and a plain
+    // one on the other, a zero-width space after an order id, a figure space in a phone number, a narrow no-break space
+    // and a byte order mark inside text.
+    'unusual-spaces.csv':
+      [
+        head,
+        rowA1!.replaceAll('LS1 4AP', 'LS1\u00a04AP'),
+        rowA2!.replace('ORD-4001', 'ORD-4001\u200b'),
+        rowB
+          .replace('07700900123', '07700\u2007900123')
+          .replace('Paracetamol 500mg', 'Paracetamol\u202f500mg')
+          .replace('Two tablets up', 'Two tablets\ufeff up'),
+      ].join('\r\n') + '\r\n',
     'ragged-rows.csv': `${lines(one)[0]}\r\n${lines(one)[1]},surplus,cells\r\n`,
     'malformed-quotes.csv': `${lines(example)[0]}\r\n${withCell(example, 1, 'surname', '"Exa"mple').split('\r\n')[1]}\r\n${lines(example).slice(2).join('\r\n')}\r\n`,
     'other-layout.csv': OTHER_LAYOUT,
@@ -591,6 +604,17 @@ export function fixtureFiles(): Record<string, string | Buffer> {
       ['Mr.', 'MRS', 'dr.', 'Prof.', ' ms ', 'Rev..'].map((title, i) =>
         exampleOrder(`T8-${i}`, (o) => (o.customer.title = title)),
       ),
+    ),
+    'unusual-spaces.hl7': setField(
+      setField(
+        setField(hl7(hl7Order('SP-1')), 'PID', 11, '1 High Street^Flat 2^Leeds^West Yorkshire^LS1\u00a04AP^GBR^H'),
+        'PID',
+        5,
+        'Example^Al\\XE2808B\\ex^^^Ms',
+      ),
+      'RXE',
+      7,
+      '^Two\u202ftablets up to four times a day',
     ),
     'title-dotted.hl7': setField(hl7(hl7Order('T8-9')), 'PID', 5, 'Example^Alex^^^Mr.'),
     'coding-systems.hl7': [
