@@ -25,6 +25,8 @@ export interface GlobalOptions {
   dataDir: string;
   json: boolean;
   verbose: boolean;
+  /** The command (`serve`, `import`…), named to another program that finds the data directory taken. */
+  command?: string;
 }
 
 /** What every command gets: its options, output helpers, and the services (opened on first use). */
@@ -45,6 +47,7 @@ export class CliContext {
       appVersion: appVersion(),
       secrets: plainFileSecrets(this.options.dataDir),
       logger: this.options.verbose ? createLogger('rx-batch-cli') : silentLogger,
+      owner: this.options.command ? `rx-batch ${this.options.command}` : 'rx-batch',
     });
     return this.#services;
   }

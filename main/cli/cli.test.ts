@@ -208,7 +208,9 @@ describe('the rx-batch CLI', () => {
       if (run.code === 2) refused = run;
       else await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    expect(refused?.stderr).toContain(`is already open by PID ${daemon.pid}`);
+    expect(refused?.stderr).toContain(
+      `is already open by PID ${daemon.pid} (rx-batch submit). One program at a time uses a data folder`,
+    );
     daemon.kill('SIGTERM');
     const ended = await done;
     expect(ended.code).toBe(1); // interrupted, not idle

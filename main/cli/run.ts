@@ -263,6 +263,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     dataDir: resolveDataDir(optional(values, 'data-dir'), io.env),
     json: values.json === true,
     verbose: values.verbose === true,
+    command,
   });
   try {
     await ctx.open();
