@@ -68,10 +68,11 @@ function writeSchema14File(dataDir: string, intakeRan: boolean): void {
   }
 }
 
+/** Migration 015's objects (later migrations add intake tables of their own: 019's rules). */
 function tableNames(store: Store): string[] {
   return store.db
     .prepare<[], { name: string }>(
-      "SELECT name FROM sqlite_schema WHERE name LIKE 'intake%' AND name NOT LIKE 'sqlite%' ORDER BY name",
+      "SELECT name FROM sqlite_schema WHERE (name LIKE 'intake_messages%' OR name = 'intake_files') ORDER BY name",
     )
     .all()
     .map((row) => row.name);
