@@ -22,6 +22,7 @@ import {
   type RecordBatch,
 } from './csv-records.js';
 import { chooseLayout, type HeaderChoice } from './csv-sniff.js';
+import { summaryCheckCells, summaryEntry, summaryLine } from './csv-summary-rows.js';
 import { FIELDS, ORDER_FIELD_INDEXES, fieldIndex } from '../model/field-catalogue.js';
 import { decodedChunks, type Inspection } from './file-source.js';
 import { finishOrder, type OrderSink } from './finish-order.js';
@@ -252,16 +253,25 @@ export async function importCsv(
     return sink(order, { provenance });
   };
 
+  const summaryCells = summaryCheckCells(columns);
   await eachBatch(
     eachRow((cells, line, record, badQuotes) => {
       rowsDone += 1;
       const key = keyOf(cells, line);
-      const draft = addRow(drafts.get(key), columns, cells, line, record, badQuotes);
+      const rows = rowCounts.get(key);
       if (cells.length > headerCells.length && ragged.length <= MAX_LISTED_ROWS) {
         if (cells.slice(headerCells.length).some((c) => c.trim() !== '')) ragged.push(line);
       }
+      // "Total: 3 orders" and the like (csv-summary-rows.ts): one entry with one error, not an order.
+      const filled = rows === 1 && !badQuotes ? summaryLine(cells, summaryCells) : undefined;
+      if (filled) {
+        orderCount += 1;
+        invalidCount += 1;
+        return sink(summaryEntry(file, line, record, cells, filled, headerCells));
+      }
+      const draft = addRow(drafts.get(key), columns, cells, line, record, badQuotes);
       // An order is finished (and handed on) as soon as its last row is in.
-      if (draft.rows.length !== rowCounts.get(key)) {
+      if (draft.rows.length !== rows) {
         drafts.set(key, draft);
         return undefined;
       }

@@ -666,6 +666,24 @@ const CASES: Case[] = [
     },
   },
   {
+    file: 'summary-rows.csv',
+    format: 'csv',
+    orders: 6,
+    invalid: 3,
+    problems: ['csv.summaryRow@4:', 'csv.summaryRow@7:', 'csv.summaryRow@8:'],
+    check: (r) => {
+      expect(r.orders.filter((o) => o.valid).map((o) => strip(o.body))).toEqual(templateExampleOrders().map(strip));
+      const summaries = r.orders.filter((o) => !o.valid);
+      expect(summaries.map((o) => o.source.rows)).toEqual([[4], [7], [8]]);
+      expect(summaries[0]).toMatchObject({ clinicCode: null, clinicOrderId: null, body: {} });
+      expect(summaries.map((o) => o.problems[0]!.text)).toEqual([
+        'Row 4 looks like a summary line, not an order: it fills only column "clinicOrderId" (\'CLINIC-A subtotal\') and column "repeatsAllowed" (\'2\'), and names no patient or item. Remove it from the file, or leave it: it is never sent.',
+        'Row 7 looks like a summary line, not an order: it fills only column "clinicCode" (\'Total: 3 orders\'), and names no patient or item. Remove it from the file, or leave it: it is never sent.',
+        'Row 8 looks like a summary line, not an order: it fills only column "clinicCode" (\'End of report\'), and names no patient or item. Remove it from the file, or leave it: it is never sent.',
+      ]);
+    },
+  },
+  {
     file: 'unusual-spaces.csv',
     format: 'csv',
     orders: 2,

@@ -281,6 +281,21 @@ describe('staging an import', () => {
     );
   });
 
+  it('stages a summary line after the rows as one entry with one error, in the error export, never accepted', async () => {
+    const f = open();
+    const csv = `${templateCsv([uniqueOrder()])}Total: 1 order\r\n`;
+    const batch = await staged(f, f.file('with-total.csv', csv));
+    expect(batch).toMatchObject({ orders: 2, valid: 1, invalid: 1 });
+    const summary = f.staging.getBatch(batch.batchId, { onlyProblems: true }).orders;
+    expect(summary).toHaveLength(1);
+    expect(summary[0]!.problems).toEqual([
+      expect.objectContaining({ severity: 'error', code: 'csv.summaryRow', row: 3, file: 'with-total.csv' }),
+    ]);
+    const lines = f.staging.exportErrors(batch.batchId).text.split('\r\n');
+    expect(lines[1]).toMatch(/^Total: 1 order,"Row 3 looks like a summary line, not an order: .*"$/);
+    expect(f.staging.accept(batch.batchId)).toMatchObject({ accepted: 1, staying: 1 });
+  });
+
   it('keeps mapping profiles in the store and chooses them by header fingerprint, error exports included', async () => {
     const f = open();
     const header = TEMPLATE_COLUMNS.map((column) =>

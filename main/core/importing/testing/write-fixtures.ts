@@ -294,6 +294,15 @@ export function fixtureFiles(): Record<string, string | Buffer> {
           .replace('Paracetamol 500mg', 'Paracetamol\u202f500mg')
           .replace('Two tablets up', 'Two tablets\ufeff up'),
       ].join('\r\n') + '\r\n',
+    // Summary lines an export puts among and after its rows (#15): a subtotal with two cells, a count, a footer.
+    'summary-rows.csv': [
+      ...lines(example).slice(0, 3),
+      `,CLINIC-A subtotal${',,'.repeat(12)},2`,
+      ...lines(example).slice(3),
+      'Total: 3 orders',
+      `End of report${','.repeat(46)}`,
+      '',
+    ].join('\r\n'),
     'ragged-rows.csv': `${lines(one)[0]}\r\n${lines(one)[1]},surplus,cells\r\n`,
     'malformed-quotes.csv': `${lines(example)[0]}\r\n${withCell(example, 1, 'surname', '"Exa"mple').split('\r\n')[1]}\r\n${lines(example).slice(2).join('\r\n')}\r\n`,
     'other-layout.csv': OTHER_LAYOUT,
