@@ -33,6 +33,8 @@ export interface ServeArgs {
   allow: string[];
   tlsCert?: string;
   tlsKey?: string;
+  /** Mutual TLS: the CA (PEM) whose certificates peers must present. */
+  tlsClientCa?: string;
   onArrival?: string;
   sendFrom: string[];
   holdFrom: string[];
@@ -52,6 +54,9 @@ function hostPort(text: string): { host: string; port: number } {
 export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
   if (!args.mllp && args.watch.length === 0) throw new UsageError('serve needs --mllp HOST:PORT, --watch DIR, or both');
   if (Boolean(args.tlsCert) !== Boolean(args.tlsKey)) throw new UsageError('--tls-cert and --tls-key go together');
+  if (args.tlsClientCa && !args.tlsCert) {
+    throw new UsageError('--tls-client-ca needs --tls-cert and --tls-key (client certificates are checked over TLS)');
+  }
   const { registry, outbox, poller, store, events } = ctx.services;
   const environmentId = args.environmentId;
   const environment = registry.find(environmentId);
@@ -125,7 +130,15 @@ export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
         onRefusal: (refusal) => intake.recordRefusal(refusal),
         logger,
         ...(args.allow.length > 0 ? { allow: args.allow } : {}),
-        ...(args.tlsCert && args.tlsKey ? { tls: { certPath: args.tlsCert, keyPath: args.tlsKey } } : {}),
+        ...(args.tlsCert && args.tlsKey
+          ? {
+              tls: {
+                certPath: args.tlsCert,
+                keyPath: args.tlsKey,
+                ...(args.tlsClientCa ? { clientCaPath: args.tlsClientCa } : {}),
+              },
+            }
+          : {}),
         ...(maxMessageBytes && maxMessageBytes > 0 ? { maxMessageBytes } : {}),
       });
       const bound = await listener.listen();

@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { connect as tlsConnect } from 'node:tls';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RawMllpSocket, frame, parseAck, sendWithLibrary } from '../../../test/support/hl7-client.js';
 import { writeRde011 } from '../importing/rde-writer.js';
 import { HL7_PROFILE, stagingFixture, uniqueOrder, type StagingFixture } from '../staging/testing/staging-fixtures.js';
@@ -37,7 +38,11 @@ afterEach(async () => {
 
 async function start(
   rules: IntakeRules = { mode: 'hold' },
-  extra: { allow?: string[]; maxMessageBytes?: number; tls?: { certPath: string; keyPath: string } } = {},
+  extra: {
+    allow?: string[];
+    maxMessageBytes?: number;
+    tls?: { certPath: string; keyPath: string; clientCaPath?: string };
+  } = {},
 ): Promise<Running> {
   const fixture = stagingFixture();
   fixture.staging.saveProfile({
@@ -435,6 +440,95 @@ describe('MLLP intake', () => {
       plain.close();
       await r.intake.staged(); // staging follows the ACK
       expect(batchCount(r)).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('with a client CA (mutual TLS) answers only peers whose certificate that CA issued', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rx-mllp-mtls-'));
+    const file = (name: string) => join(dir, name);
+    const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'ignore' });
+    const selfSigned = (name: string, cn: string) =>
+      openssl(
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        file(`${name}.key`),
+        '-out',
+        file(`${name}.pem`),
+        '-days',
+        '1',
+        '-subj',
+        `/CN=${cn}`,
+      );
+    try {
+      selfSigned('server', 'localhost');
+      selfSigned('ca', 'Clinic systems CA');
+      selfSigned('stranger', 'Not from the CA');
+      openssl(
+        'req',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        file('clinic.key'),
+        '-out',
+        file('clinic.csr'),
+        '-subj',
+        '/CN=EPR-7',
+      );
+      openssl(
+        'x509',
+        '-req',
+        '-in',
+        file('clinic.csr'),
+        '-CA',
+        file('ca.pem'),
+        '-CAkey',
+        file('ca.key'),
+        '-CAcreateserial',
+        '-out',
+        file('clinic.pem'),
+        '-days',
+        '1',
+      );
+      const r = await start(
+        { mode: 'hold' },
+        { tls: { certPath: file('server.pem'), keyPath: file('server.key'), clientCaPath: file('ca.pem') } },
+      );
+      const trustServer = { ca: readFileSync(file('server.pem')), servername: 'localhost' };
+      const [ack] = await sendWithLibrary(r.port, [message('CTL-MTLS')], {
+        tls: { ...trustServer, cert: readFileSync(file('clinic.pem')), key: readFileSync(file('clinic.key')) },
+      });
+      expect([ack!.get('MSA.1'), ack!.get('MSA.2')]).toEqual(['AA', 'CTL-MTLS']);
+
+      /** A TLS peer that writes one message: whether an ACK came back before the connection ended. */
+      const attempt = (client: { cert?: Buffer; key?: Buffer }) =>
+        new Promise<'answered' | 'refused'>((resolve) => {
+          const socket = tlsConnect({ port: r.port, host: '127.0.0.1', ...trustServer, ...client }, () =>
+            socket.write(frame(message())),
+          );
+          socket.on('data', () => {
+            socket.destroy();
+            resolve('answered');
+          });
+          socket.on('error', () => resolve('refused'));
+          socket.on('close', () => resolve('refused'));
+        });
+      expect(await attempt({})).toBe('refused');
+      expect(await attempt({ cert: readFileSync(file('stranger.pem')), key: readFileSync(file('stranger.key')) })).toBe(
+        'refused',
+      );
+      await r.intake.staged();
+      expect(stagedCount(r)).toBe(1);
+      await vi.waitFor(() =>
+        expect(r.fixture.store.audit.search({}).filter((e) => e.action === 'intake.peer.refused')).toHaveLength(2),
+      );
+      expect(r.logs.filter((line) => line.startsWith('intake: TLS handshake failed'))).toHaveLength(2);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

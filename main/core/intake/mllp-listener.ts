@@ -22,8 +22,12 @@ export interface MllpListenerOptions {
   port?: number;
   /** Peer addresses allowed to connect (IPv4, IPv6, or IPv4-mapped); absent: any peer that can reach the host. */
   allow?: readonly string[];
-  /** TLS with this certificate and key (PEM files). */
-  tls?: { certPath: string; keyPath: string };
+  /**
+   * TLS with this certificate and key (PEM files). With `clientCaPath`, mutual TLS: a peer must present a
+   * certificate issued by that CA (PEM), or the handshake fails and nothing it sends is read. An address can be
+   * borrowed; a key cannot.
+   */
+  tls?: { certPath: string; keyPath: string; clientCaPath?: string };
   /** Default 1 MiB. */
   maxMessageBytes?: number;
   /** Default 5 minutes. */
@@ -67,15 +71,20 @@ export class MllpListener {
     this.#options = options;
     this.#allow = options.allow ? new Set(options.allow.map((a) => normalisePeer(a))) : undefined;
     if (options.tls) {
+      const { certPath, keyPath, clientCaPath } = options.tls;
       const server = createTlsServer(
-        { cert: readFileSync(options.tls.certPath), key: readFileSync(options.tls.keyPath) },
+        {
+          cert: readFileSync(certPath),
+          key: readFileSync(keyPath),
+          ...(clientCaPath ? { ca: readFileSync(clientCaPath), requestCert: true, rejectUnauthorized: true } : {}),
+        },
         (socket) => this.#connection(socket),
       );
       server.on('tlsClientError', (error: NodeJS.ErrnoException, socket: TLSSocket) => {
-        this.#options.logger?.warn('intake: TLS handshake failed', {
-          peer: `${normalisePeer(socket.remoteAddress)}:${socket.remotePort ?? ''}`,
-          error: error.code ?? error.message,
-        });
+        const peer = `${normalisePeer(socket.remoteAddress)}:${socket.remotePort ?? ''}`;
+        this.#options.logger?.warn('intake: TLS handshake failed', { peer, error: error.code ?? error.message });
+        // A peer without a certificate the CA issued is refused like a peer not allowed: audited.
+        if (clientCaPath) this.#options.onRefusal?.({ kind: 'peer', peer });
       });
       this.#server = server;
     } else {
