@@ -123,6 +123,8 @@ export async function importCsv(
     for await (const chunk of decodedChunks(path, inspection.encoding, {
       signal: options.signal,
       onBytes: (n) => (bytes += n),
+      length: inspection.textBytes,
+      padding: inspection.totalBytes - inspection.textBytes,
     })) {
       if (noUnreadableText && chunk.includes('\uFFFD')) noUnreadableText = false;
       if (!unusualSpaces && !spacesLooked && holdsUnusualSpace(chunk)) unusualSpaces = true;

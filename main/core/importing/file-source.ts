@@ -1,6 +1,6 @@
 import { isUtf8 as isUtf8Buffer } from 'node:buffer';
 import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import iconv from 'iconv-lite';
 import { problem } from './problems.js';
 import type { Problem } from '../model/imported-order.js';
@@ -19,6 +19,8 @@ const CHUNK_BYTES = 256 * 1024;
 
 export interface Inspection {
   totalBytes: number;
+  /** The bytes to decode: all but the zero bytes some systems pad a file with to fill a block (trailingZeroBytes). */
+  textBytes: number;
   encoding: string;
   encodingDetected: boolean;
   /** The decoded sample (the whole file when it is smaller than the sample). */
@@ -92,6 +94,40 @@ function isUtf8Sample(sample: Buffer, whole: boolean): boolean {
   return isUtf8Buffer(whole ? sample : sample.subarray(0, sample.length - cutCharacterLength(sample)));
 }
 
+/**
+ * How many zero bytes end the file. Some systems pad an export to a block size with 0x00; read as text they were
+ * binary data and refused the whole file. Only the end is looked at (backwards, 64 KiB at a time, where the sample
+ * does not already hold it): a zero byte anywhere else is still binary data.
+ */
+async function trailingZeroBytes(
+  handle: FileHandle,
+  sample: Buffer,
+  totalBytes: number,
+  signal: AbortSignal | undefined,
+): Promise<number> {
+  let end = totalBytes;
+  let block: Buffer | undefined;
+  while (end > 0) {
+    signal?.throwIfAborted();
+    // Bytes [from, end) of the file: from the sample where it holds them, else read.
+    let from: number;
+    let bytes: Buffer;
+    if (end <= sample.length) {
+      from = 0;
+      bytes = sample.subarray(0, end);
+    } else {
+      from = Math.max(sample.length, end - SAMPLE_BYTES);
+      block ??= Buffer.alloc(SAMPLE_BYTES);
+      const { bytesRead } = await handle.read(block, 0, end - from, from);
+      if (bytesRead < end - from) return 0; // the file shrank while being read: no padding is assumed
+      bytes = block.subarray(0, bytesRead);
+    }
+    for (let i = bytes.length - 1; i >= 0; i -= 1) if (bytes[i] !== 0) return totalBytes - (from + i + 1);
+    end = from;
+  }
+  return totalBytes;
+}
+
 /** Control characters other than tabs, line ends, form feeds and the MLLP frame bytes mean binary data. */
 function looksBinary(text: string): boolean {
   let control = 0;
@@ -127,17 +163,22 @@ export async function inspectFile(
   signal?: AbortSignal,
 ): Promise<InspectionResult> {
   const handle = await open(path, 'r');
-  let sample: Buffer;
+  let start: Buffer;
   let totalBytes: number;
+  let zeros: number;
   try {
     totalBytes = (await handle.stat()).size;
     const buffer = Buffer.alloc(Math.min(SAMPLE_BYTES, totalBytes));
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    sample = buffer.subarray(0, bytesRead);
+    start = buffer.subarray(0, bytesRead);
+    zeros = await trailingZeroBytes(handle, start, totalBytes, signal);
   } finally {
     await handle.close();
   }
-  const whole = sample.length >= totalBytes;
+  // The sample and everything after it stop where the zero padding starts.
+  let textBytes = totalBytes - zeros;
+  let sample = start.subarray(0, Math.min(start.length, textBytes));
+  let whole = sample.length >= textBytes;
   const fail = (code: string, text: string, encoding = override ?? 'unknown'): InspectionResult => ({
     ok: false,
     problem: problem('error', file, {}, code, text),
@@ -145,6 +186,7 @@ export async function inspectFile(
   });
 
   if (totalBytes === 0) return fail('file.empty', 'The file is empty.');
+  if (textBytes === 0) return fail('file.empty', 'The file holds only zero bytes (0x00), no text.');
   for (const signature of SIGNATURES) {
     if (startsWith(sample, signature.bytes)) {
       const advice = signature.advice ? `: ${signature.advice}` : '';
@@ -175,13 +217,42 @@ export async function inspectFile(
     warnings.push(...chosen.warnings);
   }
 
+  // A UTF-16 or UTF-32 character may end in zero bytes ('\n' is 0A 00 in UTF-16LE): padding starts after the last one.
+  const unit = /^(?:utf-?32|ucs-?4)/i.test(encoding) ? 4 : /^(?:utf-?16|ucs-?2)/i.test(encoding) ? 2 : 1;
+  if (textBytes % unit !== 0) {
+    textBytes = Math.min(totalBytes, textBytes + unit - (textBytes % unit));
+    if (whole) sample = start.subarray(0, Math.min(start.length, textBytes));
+    whole = sample.length >= textBytes;
+  }
+  const padding = totalBytes - textBytes;
+  if (padding > 0) {
+    const count = padding === 1 ? 'one zero byte' : `${padding.toLocaleString('en-GB')} zero bytes`;
+    warnings.push(
+      problem(
+        'warning',
+        file,
+        {},
+        'file.trailingZeros',
+        `The file ends in ${count} (0x00), padding some systems add to fill a block; they were left out.`,
+      ),
+    );
+  }
+
   const decoder = iconv.getDecoder(encoding);
   const text = decoder.write(sample) + (whole ? (decoder.end() ?? '') : '');
   if (looksBinary(text)) {
     return fail('file.binary', 'The file holds binary data, not CSV or HL7 text (is it the right file?).', encoding);
   }
   if (whole && text.trim() === '') return fail('file.empty', 'The file holds only blank lines.', encoding);
-  const inspection: Inspection = { totalBytes, encoding, encodingDetected: detected, sample: text, whole, warnings };
+  const inspection: Inspection = {
+    totalBytes,
+    textBytes,
+    encoding,
+    encodingDetected: detected,
+    sample: text,
+    whole,
+    warnings,
+  };
   // UTF-8 chosen for a file that is not: say so once, for the file (each unreadable value is refused on its field).
   if (
     override &&
@@ -222,6 +293,10 @@ async function detectEncoding(
 export interface StreamOptions {
   signal?: AbortSignal;
   onBytes?: (bytes: number) => void;
+  /** Decode only the first `length` bytes (Inspection.textBytes); default the whole file. */
+  length?: number;
+  /** Bytes after `length` (zero padding), never read but counted in `onBytes` at the end, so progress reaches 100%. */
+  padding?: number;
 }
 
 /**
@@ -232,10 +307,12 @@ export async function* decodedChunks(path: string, encoding: string, options: St
   const handle = await open(path, 'r');
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   const decoder = iconv.getDecoder(encoding);
+  let left = options.length ?? Number.POSITIVE_INFINITY;
   try {
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, null);
+    while (left > 0) {
+      const { bytesRead } = await handle.read(buffer, 0, Math.min(CHUNK_BYTES, left), null);
       if (bytesRead === 0) break;
+      left -= bytesRead;
       options.signal?.throwIfAborted();
       options.onBytes?.(bytesRead);
       // The decoder copies what it keeps (a character cut at the chunk's end), so the buffer can be reused.
@@ -244,6 +321,7 @@ export async function* decodedChunks(path: string, encoding: string, options: St
     }
     const rest = decoder.end();
     if (rest) yield rest;
+    if (options.padding) options.onBytes?.(options.padding);
   } finally {
     await handle.close();
   }

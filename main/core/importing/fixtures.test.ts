@@ -387,6 +387,29 @@ const CASES: Case[] = [
   { file: 'header-only.csv', format: 'csv', headerRow: 1, orders: 0, invalid: 0, fileProblems: ['csv.noRows'] },
   { file: 'no-header.csv', format: 'csv', orders: 0, invalid: 0, fileProblems: ['csv.noHeader'] },
   { file: 'binary.dat', format: 'csv', orders: 0, invalid: 0, fileProblems: ['file.binary'] },
+  ...[
+    ['nul-padded.csv', 'csv', 'utf-8', 3],
+    ['nul-padded.hl7', 'hl7', 'utf-8', 1],
+    ['nul-padded-utf16le.csv', 'csv', 'utf-16le', 1],
+  ].map(([file, format, encoding, orders]): Case => ({
+    file: file as string,
+    format: format as 'csv' | 'hl7',
+    encoding: encoding as string,
+    orders: orders as number,
+    invalid: 0,
+    fileProblems: ['file.trailingZeros'],
+    check: (r) => {
+      expect(r.fileProblems[0]).toMatchObject({ severity: 'warning' });
+      expect(r.fileProblems[0]!.text).toMatch(
+        /^The file ends in [\d,]+ zero bytes \(0x00\), padding some systems add to fill a block; they were left out\.$/,
+      );
+      if (file === 'nul-padded.csv') {
+        expect(r.orders.map((o) => strip(o.body))).toEqual(templateExampleOrders().map(strip));
+      }
+      if (file === 'nul-padded-utf16le.csv') expect(body(r.orders[0]).customer!.firstName).toBe('Zoë');
+    },
+  })),
+  { file: 'nul-inside.csv', format: 'csv', orders: 0, invalid: 0, fileProblems: ['file.binary'] },
   {
     file: 'workbook.xlsx',
     format: 'csv',

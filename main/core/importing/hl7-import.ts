@@ -181,13 +181,23 @@ export async function importHl7(
 
   try {
     const chunks =
-      text ?? decodedChunks(path, inspection.encoding, { signal: options.signal, onBytes: (n) => (bytes += n) });
+      text ??
+      decodedChunks(path, inspection.encoding, {
+        signal: options.signal,
+        onBytes: (n) => (bytes += n),
+        length: inspection.textBytes,
+        padding: inspection.totalBytes - inspection.textBytes,
+      });
     for await (const chunk of chunks) {
       if (!unusualSpaces && holdsUnusualSpace(chunk)) unusualSpaces = true;
       for (const split of splitter.push(chunk)) await handle(split);
       options.onProgress?.({ bytes, totalBytes: inspection.totalBytes, rows: splitter.messageCount });
     }
     for (const split of splitter.end()) await handle(split);
+    // Zero padding after the text is counted once the text is read (decodedChunks).
+    if (inspection.textBytes < inspection.totalBytes) {
+      options.onProgress?.({ bytes, totalBytes: inspection.totalBytes, rows: splitter.messageCount });
+    }
   } catch (error) {
     if (error instanceof Hl7StreamAbort) {
       return { ...base, rowsRead: 0, orders: [], orderCount: 0, invalidCount: 0, fileProblems: [error.problem] };

@@ -142,6 +142,27 @@ describe('importFile', () => {
     expect(report.fileProblems).toMatchObject([{ code: 'text.unusualSpaces', row: 3002 }]);
   });
 
+  it('reads a file past the first sample padded with zero bytes, with one warning and progress to its last byte', async () => {
+    const text = writeTemplateCsv(Array.from({ length: 400 }, (_, i) => exampleOrder(`PAD-${i}`)));
+    const path = join(dir, 'padded-large.csv');
+    const content = Buffer.from(text);
+    await writeFile(path, Buffer.concat([content, Buffer.alloc(65536 - (content.length % 65536))]));
+    const size = Math.ceil(content.length / 65536) * 65536;
+    let last = 0;
+    const report = await importFile(path, { ...base, onProgress: (p) => (last = p.bytes) });
+    expect(report.orderCount).toBe(400);
+    expect(report.invalidCount).toBe(0);
+    expect(report.fileProblems).toMatchObject([{ code: 'file.trailingZeros', severity: 'warning' }]);
+    expect(report.fileProblems[0]!.text).toContain(
+      `ends in ${(size - content.length).toLocaleString('en-GB')} zero bytes`,
+    );
+    expect(last).toBe(size);
+    // Only zero bytes: no text at all.
+    const zeros = join(dir, 'zeros.csv');
+    await writeFile(zeros, Buffer.alloc(4096));
+    expect((await importFile(zeros, base)).fileProblems).toMatchObject([{ code: 'file.empty' }]);
+  });
+
   it('decodes with an overriding encoding, and says it was not detected', async () => {
     const report = await importFile(fixture('windows-1252.csv'), { ...base, encoding: 'UTF8' });
     expect(report).toMatchObject({ encoding: 'utf-8', encodingDetected: false });

@@ -47,6 +47,7 @@ export async function importHl7Message(
   const text = iconv.decode(bytes, verdict.encoding);
   const inspection: Inspection = {
     totalBytes: bytes.length,
+    textBytes: bytes.length,
     encoding: verdict.encoding,
     encodingDetected: true,
     sample: text,

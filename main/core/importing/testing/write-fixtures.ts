@@ -214,6 +214,9 @@ const japanese = (o: Order) => {
   o.prescribedItems[0]!.dosageInstructions = '1日3回 食後に服用';
 };
 
+/** `bytes` followed by zero bytes up to the next multiple of `block`. */
+const padded = (bytes: Buffer, block: number) => Buffer.concat([bytes, Buffer.alloc(block - (bytes.length % block))]);
+
 const hl7Order = (id: string, overrides?: (order: Order) => void) =>
   exampleOrder(id, (o) => {
     o.deliveryAddress = { ...o.homeAddress };
@@ -347,6 +350,15 @@ export function fixtureFiles(): Record<string, string | Buffer> {
     'header-only.csv': lines(example)[0]! + '\r\n',
     'no-header.csv': 'alpha,beta,gamma\r\n1,2,3\r\n4,5,6\r\n',
     'binary.dat': Buffer.from(Array.from({ length: 2048 }, (_, i) => (i * 7919 + 13) % 256)),
+    // Padded with zero bytes to a block size, as some systems write files (#15): the padding is not binary data.
+    'nul-padded.csv': padded(Buffer.from(example), 4096),
+    'nul-padded.hl7': padded(Buffer.from(hl7(hl7Order('Z-1'))), 2048),
+    'nul-padded-utf16le.csv': padded(
+      Buffer.concat([Buffer.from([0xff, 0xfe]), iconv.encode(accented, 'utf-16le')]),
+      4096,
+    ),
+    // A zero byte inside the text as well: binary, padding or not.
+    'nul-inside.csv': padded(Buffer.from(example.replace('Leeds', 'Le\u0000eds')), 4096),
     'workbook.xlsx': Buffer.concat([
       Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00]),
       Buffer.from('[Content_Types].xml', 'latin1'),
