@@ -248,6 +248,7 @@ export async function importCsv(
       // Other checks would only report the consequences of an unreadable row.
       skipValidation: draft.badQuotes !== undefined,
       noUnreadableText,
+      decimalComma: delimiter === ';',
       source: { file, rows: draft.rows, records: draft.records },
     });
     orderCount += 1;

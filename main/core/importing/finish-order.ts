@@ -27,6 +27,8 @@ export interface FinishInput {
   skipValidation?: boolean;
   /** See ValidationContext.noUnreadableText. */
   noUnreadableText?: boolean;
+  /** See BuildContext.decimalComma. */
+  decimalComma?: boolean;
 }
 
 type Obj = Record<string, unknown>;
@@ -114,6 +116,7 @@ export function finishOrder(input: FinishInput): { order: ImportedOrder; provena
     file: input.file,
     today: input.today,
     fallback: input.fallback,
+    decimalComma: input.decimalComma === true,
   });
   matchListCase(built.body, input.codeLists);
   const clinicCode = text((built.body.clinicInformation as Obj).clinicCode);

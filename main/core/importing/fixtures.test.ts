@@ -173,6 +173,41 @@ const CASES: Case[] = [
     check: (r) => expect(r.orders.map((o) => strip(o.body))).toEqual(templateExampleOrders().map(strip)),
   })),
   {
+    file: 'decimal-comma.csv',
+    format: 'csv',
+    delimiter: ';',
+    orders: 3,
+    invalid: 2,
+    problems: ['value.comma@2:clinicInformation.prescriberFee', 'value.comma@5:prescription.clinicOrderValue'],
+    check: (r) => {
+      expect(body(orderById(r, 'ORD-1002')).prescription!.clinicOrderValue).toBe(24.5);
+      const [fee, value] = r.orders.flatMap((o) => o.problems);
+      expect(fee!.text).toBe(
+        'Prescriber fee \'1,250\' (column "clinicPrescriberFee") has a comma, which may separate thousands (1250) or decimals (1.250): write it with a full stop for decimals and no thousands separator.',
+      );
+      expect(value!.text).toBe(
+        'Order value \'1.234,56\' (column "clinicOrderValue") has full stops between thousands and a decimal comma: write 1234.56.',
+      );
+    },
+  },
+  {
+    file: 'decimal-comma-quoted.csv',
+    format: 'csv',
+    delimiter: ',',
+    orders: 1,
+    invalid: 1,
+    problems: ['value.comma@2:prescription.clinicOrderValue', 'value.comma@2:prescribedItems.0.quantity'],
+    check: (r) => {
+      const [value, quantity] = r.orders[0]!.problems;
+      expect(value!.text).toBe(
+        'Order value \'24,50\' (column "clinicOrderValue") has a decimal comma: write 24.50, with a full stop.',
+      );
+      expect(quantity!.text).toBe(
+        'Item 1 quantity \'1,000\' (column "quantity") has a comma: write a whole number as digits only (1000), with no thousands separator.',
+      );
+    },
+  },
+  {
     file: 'title-rows.csv',
     format: 'csv',
     delimiter: ',',

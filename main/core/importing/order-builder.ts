@@ -53,6 +53,8 @@ export interface BuildContext {
   today: Date;
   /** Where problems about absent fields point (the order's first row, or its message). */
   fallback: Location;
+  /** A semicolon-delimited CSV: `24,50` is read as 24.50 (value-conversion.ts). */
+  decimalComma?: boolean;
 }
 
 // Path pieces computed once: the container key (or undefined for top-level fields) and the leaf key.
@@ -189,7 +191,7 @@ class BuildRun {
       target[LEAVES[index]!] = mapped;
       return;
     }
-    const converted = convertValue(mapped, kind, profile.dateFormat, ctx.today);
+    const converted = convertValue(mapped, kind, profile.dateFormat, ctx.today, ctx);
     if (converted.ok) {
       target[LEAVES[index]!] = converted.value;
       return;

@@ -13,11 +13,47 @@ const DECIMAL = /^[-+]?(?:\d+\.?\d*|\.\d+)$/;
 // What Excel shows for a long number it has already rounded, e.g. 4.21096E+16.
 const SCIENTIFIC = /^\d+(?:[.,]\d+)?[eE][+]?\d+$/;
 
+/**
+ * Numbers written with a comma, as a spreadsheet in a comma-decimal locale (most of Europe) writes them. Where the
+ * file is semicolon-delimited (what such a spreadsheet writes, its comma being taken) a comma followed by one or two
+ * digits can only be a decimal comma (thousands come in threes): `24,50` is read as 24.50. Anything else with a comma
+ * is refused saying what was found and what to write, never guessed: `1,250` is 1250 or 1.25 depending on who wrote it.
+ */
+const DECIMAL_COMMA = /^([-+]?\d+),(\d{1,2})$/;
+const THOUSANDS_COMMAS = /^[-+]?\d{1,3}(?:,\d{3})+$/;
+const THOUSANDS_STOPS_DECIMAL_COMMA = /^([-+]?\d{1,3}(?:\.\d{3})+),(\d+)$/;
+
+/** Why a number with a comma is not read, and what to write instead; undefined when it holds no comma. */
+function commaReason(text: string, whole: boolean): string | undefined {
+  if (!text.includes(',')) return undefined;
+  if (whole) {
+    const digits = text.replace(/[^\d-+]/g, '');
+    return `has a comma: write a whole number as digits only${THOUSANDS_COMMAS.test(text) ? ` (${digits})` : ''}, with no thousands separator`;
+  }
+  const decimal = DECIMAL_COMMA.exec(text);
+  if (decimal) return `has a decimal comma: write ${decimal[1]}.${decimal[2]}, with a full stop`;
+  if (THOUSANDS_COMMAS.test(text)) {
+    const [head = '', ...rest] = text.split(',');
+    return `has a comma, which may separate thousands (${head}${rest.join('')}) or decimals (${head}.${rest.join('')}): write it with a full stop for decimals and no thousands separator`;
+  }
+  const european = THOUSANDS_STOPS_DECIMAL_COMMA.exec(text);
+  if (european) {
+    return `has full stops between thousands and a decimal comma: write ${european[1]!.replaceAll('.', '')}.${european[2]}`;
+  }
+  return 'has a comma: write it with a full stop for decimals and no thousands separator (e.g. 24.50)';
+}
+
+export interface ConvertOptions {
+  /** The file is semicolon-delimited: a decimal comma (`24,50`) is read as one. */
+  decimalComma?: boolean;
+}
+
 export function convertValue(
   text: string,
   kind: FieldKind,
   dateFormat: DateInputFormat | undefined,
   today: Date,
+  options: ConvertOptions = {},
 ): Converted {
   switch (kind) {
     case 'text':
@@ -41,11 +77,18 @@ export function convertValue(
         return { ok: false, code: 'value.tooLarge', reason: 'is too large' };
       }
       if (DECIMAL.test(text)) return { ok: false, code: 'value.notWholeNumber', reason: 'is not a whole number' };
+      const comma = commaReason(text, true);
+      if (comma) return { ok: false, code: 'value.comma', reason: comma };
       return { ok: false, code: 'value.notNumber', reason: 'is not a number' };
     }
-    case 'number':
+    case 'number': {
       if (DECIMAL.test(text) && Number.isFinite(Number(text))) return { ok: true, value: Number(text) };
+      const decimal = options.decimalComma ? DECIMAL_COMMA.exec(text) : null;
+      if (decimal) return { ok: true, value: Number(`${decimal[1]}.${decimal[2]}`) };
+      const comma = commaReason(text, false);
+      if (comma) return { ok: false, code: 'value.comma', reason: comma };
       return { ok: false, code: 'value.notNumber', reason: 'is not a number' };
+    }
     case 'date': {
       const parsed = parseDate(text, dateFormat, today);
       return parsed.ok ? { ok: true, value: parsed.iso } : { ok: false, code: parsed.code, reason: parsed.reason };

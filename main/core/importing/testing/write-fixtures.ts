@@ -271,6 +271,19 @@ export function fixtureFiles(): Record<string, string | Buffer> {
     'late-windows-1252.csv': late1252,
     // Delimiters and layout
     'semicolon.csv': example.replaceAll(',', ';'),
+    // A semicolon file as a comma-decimal locale's spreadsheet writes it (#15): 24,50 is 24.50; 1,250 could be either.
+    'decimal-comma.csv': withCell(
+      withCell(withCell(example, 3, 'clinicOrderValue', '24,50'), 1, 'clinicPrescriberFee', '1,250'),
+      4,
+      'clinicOrderValue',
+      '1.234,56',
+    )
+      .replaceAll(',', ';')
+      .replace('24;50', '24,50')
+      .replace('1;250', '1,250')
+      .replace('1.234;56', '1.234,56'),
+    // In a comma file a decimal comma needs quotes, and is not read.
+    'decimal-comma-quoted.csv': withCell(withCell(one, 1, 'quantity', '"1,000"'), 1, 'clinicOrderValue', '"24,50"'),
     'tab.tsv': example.replaceAll(',', '\t'),
     'pipe.txt': example.replaceAll(',', '|'),
     'title-rows.csv': `Prescription export,Example Clinic,"generated 1 June 2025, 09:00"\r\nConfidential\r\n\r\n${example}`,
