@@ -22,7 +22,14 @@ import {
   type RecordBatch,
 } from './csv-records.js';
 import { chooseLayout, type HeaderChoice } from './csv-sniff.js';
-import { summaryCheckCells, summaryEntry, summaryLine } from './csv-summary-rows.js';
+import {
+  maxSummaryCells,
+  repeatedHeaderEntry,
+  repeatsHeader,
+  summaryCheckCells,
+  summaryEntry,
+  summaryLine,
+} from './csv-summary-rows.js';
 import { FIELDS, ORDER_FIELD_INDEXES, fieldIndex } from '../model/field-catalogue.js';
 import { decodedChunks, type Inspection } from './file-source.js';
 import { finishOrder, type OrderSink } from './finish-order.js';
@@ -257,6 +264,7 @@ export async function importCsv(
   };
 
   const summaryCells = summaryCheckCells(columns);
+  const summaryMax = maxSummaryCells(headerCells);
   await eachBatch(
     eachRow((cells, line, record, badQuotes) => {
       rowsDone += 1;
@@ -265,12 +273,17 @@ export async function importCsv(
       if (cells.length > headerCells.length && ragged.length <= MAX_LISTED_ROWS) {
         if (cells.slice(headerCells.length).some((c) => c.trim() !== '')) ragged.push(line);
       }
-      // "Total: 3 orders" and the like (csv-summary-rows.ts): one entry with one error, not an order.
-      const filled = rows === 1 && !badQuotes ? summaryLine(cells, summaryCells) : undefined;
-      if (filled) {
+      // "Total: 3 orders", the header again (csv-summary-rows.ts): one entry with one error, not an order.
+      const filled = rows === 1 && !badQuotes ? summaryLine(cells, summaryCells, summaryMax) : undefined;
+      const header = !filled && !badQuotes && repeatsHeader(cells, headerCells);
+      if (filled || header) {
         orderCount += 1;
         invalidCount += 1;
-        return sink(summaryEntry(file, line, record, cells, filled, headerCells));
+        return sink(
+          filled
+            ? summaryEntry(file, line, record, cells, filled, headerCells)
+            : repeatedHeaderEntry(file, line, record),
+        );
       }
       const draft = addRow(drafts.get(key), columns, cells, line, record, badQuotes);
       // An order is finished (and handed on) as soon as its last row is in.

@@ -735,10 +735,28 @@ const CASES: Case[] = [
       expect(summaries.map((o) => o.source.rows)).toEqual([[4], [7], [8]]);
       expect(summaries[0]).toMatchObject({ clinicCode: null, clinicOrderId: null, body: {} });
       expect(summaries.map((o) => o.problems[0]!.text)).toEqual([
-        'Row 4 looks like a summary line, not an order: it fills only column "clinicOrderId" (\'CLINIC-A subtotal\') and column "repeatsAllowed" (\'2\'), and names no patient or item. Remove it from the file, or leave it: it is never sent.',
-        'Row 7 looks like a summary line, not an order: it fills only column "clinicCode" (\'Total: 3 orders\'), and names no patient or item. Remove it from the file, or leave it: it is never sent.',
-        'Row 8 looks like a summary line, not an order: it fills only column "clinicCode" (\'End of report\'), and names no patient or item. Remove it from the file, or leave it: it is never sent.',
+        "Row 4 looks like a summary line, not an order: it fills only column \"clinicOrderId\" ('CLINIC-A subtotal') and column \"repeatsAllowed\" ('2'), with no patient's surname or date of birth and no item. Remove it from the file, or leave it: it is never sent.",
+        "Row 7 looks like a summary line, not an order: it fills only column \"clinicCode\" ('Total: 3 orders'), with no patient's surname or date of birth and no item. Remove it from the file, or leave it: it is never sent.",
+        "Row 8 looks like a summary line, not an order: it fills only column \"clinicCode\" ('End of report'), with no patient's surname or date of birth and no item. Remove it from the file, or leave it: it is never sent.",
       ]);
+    },
+  },
+  {
+    file: 'joined-exports.csv',
+    format: 'csv',
+    orders: 6,
+    invalid: 3,
+    problems: ['csv.summaryRow@4:', 'csv.headerRepeated@5:', 'csv.summaryRow@8:'],
+    check: (r) => {
+      expect(r.orders.filter((o) => o.valid).map((o) => strip(o.body))).toEqual(templateExampleOrders().map(strip));
+      const texts = r.orders.filter((o) => !o.valid).map((o) => o.problems[0]!.text);
+      expect(texts[0]).toBe(
+        "Row 4 looks like a summary line, not an order: it fills only column \"clinicCode\" ('Printed 1 June 2025'), column \"clinicOrderId\" ('by EPR') and column \"title\" ('page 1'), with no patient's surname or date of birth and no item. Remove it from the file, or leave it: it is never sent.",
+      );
+      expect(texts[1]).toBe(
+        'Row 5 repeats the header row (were two files joined?), so it is not an order. Remove it from the file, or leave it: it is never sent.',
+      );
+      expect(texts[2]).toContain("and column \"firstName\" ('End'), with no patient's surname");
     },
   },
   {

@@ -319,6 +319,15 @@ export function fixtureFiles(): Record<string, string | Buffer> {
       `End of report${','.repeat(46)}`,
       '',
     ].join('\r\n'),
+    // Two exports joined: a page footer of three cells, the header again, a closing line of four cells.
+    'joined-exports.csv': [
+      ...lines(example).slice(0, 3),
+      'Printed 1 June 2025,by EPR,page 1',
+      lines(example)[0],
+      ...lines(example).slice(3),
+      'Orders: 3,Items: 4,Value: 24.50,End',
+      '',
+    ].join('\r\n'),
     'ragged-rows.csv': `${lines(one)[0]}\r\n${lines(one)[1]},surplus,cells\r\n`,
     'malformed-quotes.csv': `${lines(example)[0]}\r\n${withCell(example, 1, 'surname', '"Exa"mple').split('\r\n')[1]}\r\n${lines(example).slice(2).join('\r\n')}\r\n`,
     'other-layout.csv': OTHER_LAYOUT,
