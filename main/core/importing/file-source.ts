@@ -19,7 +19,7 @@ const CHUNK_BYTES = 256 * 1024;
 
 export interface Inspection {
   totalBytes: number;
-  /** The bytes to decode: all but the zero bytes some systems pad a file with to fill a block (trailingZeroBytes). */
+  /** The bytes to decode: all but the zero bytes and 0x1A marks that end some files (trailingPadding). */
   textBytes: number;
   encoding: string;
   encodingDetected: boolean;
@@ -94,17 +94,30 @@ function isUtf8Sample(sample: Buffer, whole: boolean): boolean {
   return isUtf8Buffer(whole ? sample : sample.subarray(0, sample.length - cutCharacterLength(sample)));
 }
 
+/** The end of a file that is not text: zero bytes (0x00) and DOS end-of-file marks (0x1A, Ctrl-Z). */
+interface Padding {
+  /** Bytes of the run of 0x00 and 0x1A that ends the file. */
+  length: number;
+  /** Of them, 0x1A marks. */
+  marks: number;
+  /** The run of 0x00 alone at its very end (a UTF-16/32 file's padding: a 0x1A there is part of a character). */
+  zeros: number;
+}
+
 /**
- * How many zero bytes end the file. Some systems pad an export to a block size with 0x00; read as text they were
- * binary data and refused the whole file. Only the end is looked at (backwards, 64 KiB at a time, where the sample
- * does not already hold it): a zero byte anywhere else is still binary data.
+ * What pads the end of the file. Some systems pad an export to a block size with 0x00, and DOS-era ones end it with
+ * 0x1A (Ctrl-Z, the CP/M end-of-file mark), sometimes both; read as text they were binary data (the whole file
+ * refused), a stray line or an order of one cell. Only the end is looked at (backwards, 64 KiB at a time, where the
+ * sample does not already hold it): a zero byte anywhere else is still binary data.
  */
-async function trailingZeroBytes(
+async function trailingPadding(
   handle: FileHandle,
   sample: Buffer,
   totalBytes: number,
   signal: AbortSignal | undefined,
-): Promise<number> {
+): Promise<Padding> {
+  const padding: Padding = { length: 0, marks: 0, zeros: 0 };
+  let onlyZeros = true;
   let end = totalBytes;
   let block: Buffer | undefined;
   while (end > 0) {
@@ -119,13 +132,30 @@ async function trailingZeroBytes(
       from = Math.max(sample.length, end - SAMPLE_BYTES);
       block ??= Buffer.alloc(SAMPLE_BYTES);
       const { bytesRead } = await handle.read(block, 0, end - from, from);
-      if (bytesRead < end - from) return 0; // the file shrank while being read: no padding is assumed
+      if (bytesRead < end - from) return { length: 0, marks: 0, zeros: 0 }; // the file shrank meanwhile
       bytes = block.subarray(0, bytesRead);
     }
-    for (let i = bytes.length - 1; i >= 0; i -= 1) if (bytes[i] !== 0) return totalBytes - (from + i + 1);
+    for (let i = bytes.length - 1; i >= 0; i -= 1) {
+      const byte = bytes[i]!;
+      if (byte === 0x1a) {
+        padding.marks += 1;
+        onlyZeros = false;
+      } else if (byte !== 0) return padding;
+      padding.length += 1;
+      if (onlyZeros) padding.zeros += 1;
+    }
     end = from;
   }
-  return totalBytes;
+  return padding;
+}
+
+/** The warning for what was left out at the end: `marks` 0x1A and `zeros` 0x00 bytes. */
+function paddingText(marks: number, zeros: number): string {
+  const count = (n: number, one: string, many: string) => (n === 1 ? one : `${n.toLocaleString('en-GB')} ${many}`);
+  const mark = marks > 0 ? `${count(marks, 'an end-of-file mark', 'end-of-file marks')} (0x1A, Ctrl-Z)` : '';
+  const zero = zeros > 0 ? `${count(zeros, 'one zero byte', 'zero bytes')} (0x00)` : '';
+  if (zeros === 0) return `The file ends in ${mark}; ${marks === 1 ? 'it was' : 'they were'} left out.`;
+  return `The file ends in ${[mark, zero].filter(Boolean).join(' and ')}, padding some systems add to fill a block; they were left out.`;
 }
 
 /** Control characters other than tabs, line ends, form feeds and the MLLP frame bytes mean binary data. */
@@ -165,18 +195,18 @@ export async function inspectFile(
   const handle = await open(path, 'r');
   let start: Buffer;
   let totalBytes: number;
-  let zeros: number;
+  let padding: Padding;
   try {
     totalBytes = (await handle.stat()).size;
     const buffer = Buffer.alloc(Math.min(SAMPLE_BYTES, totalBytes));
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
     start = buffer.subarray(0, bytesRead);
-    zeros = await trailingZeroBytes(handle, start, totalBytes, signal);
+    padding = await trailingPadding(handle, start, totalBytes, signal);
   } finally {
     await handle.close();
   }
-  // The sample and everything after it stop where the zero padding starts.
-  let textBytes = totalBytes - zeros;
+  // The sample and everything after it stop where the padding starts.
+  let textBytes = totalBytes - padding.length;
   let sample = start.subarray(0, Math.min(start.length, textBytes));
   let whole = sample.length >= textBytes;
   const fail = (code: string, text: string, encoding = override ?? 'unknown'): InspectionResult => ({
@@ -186,7 +216,7 @@ export async function inspectFile(
   });
 
   if (totalBytes === 0) return fail('file.empty', 'The file is empty.');
-  if (textBytes === 0) return fail('file.empty', 'The file holds only zero bytes (0x00), no text.');
+  if (textBytes === 0) return fail('file.empty', 'The file holds only zero bytes (0x00) or 0x1A marks, no text.');
   for (const signature of SIGNATURES) {
     if (startsWith(sample, signature.bytes)) {
       const advice = signature.advice ? `: ${signature.advice}` : '';
@@ -217,25 +247,20 @@ export async function inspectFile(
     warnings.push(...chosen.warnings);
   }
 
-  // A UTF-16 or UTF-32 character may end in zero bytes ('\n' is 0A 00 in UTF-16LE): padding starts after the last one.
+  // A UTF-16 or UTF-32 character may end in zero bytes ('\n' is 0A 00 in UTF-16LE), and 0x1A is part of one: its
+  // padding is the zero bytes after the last whole character.
   const unit = /^(?:utf-?32|ucs-?4)/i.test(encoding) ? 4 : /^(?:utf-?16|ucs-?2)/i.test(encoding) ? 2 : 1;
-  if (textBytes % unit !== 0) {
-    textBytes = Math.min(totalBytes, textBytes + unit - (textBytes % unit));
+  let marks = padding.marks;
+  if (unit > 1) {
+    textBytes = totalBytes - padding.zeros;
+    marks = 0;
+    if (textBytes % unit !== 0) textBytes = Math.min(totalBytes, textBytes + unit - (textBytes % unit));
     if (whole) sample = start.subarray(0, Math.min(start.length, textBytes));
     whole = sample.length >= textBytes;
   }
-  const padding = totalBytes - textBytes;
-  if (padding > 0) {
-    const count = padding === 1 ? 'one zero byte' : `${padding.toLocaleString('en-GB')} zero bytes`;
-    warnings.push(
-      problem(
-        'warning',
-        file,
-        {},
-        'file.trailingZeros',
-        `The file ends in ${count} (0x00), padding some systems add to fill a block; they were left out.`,
-      ),
-    );
+  if (textBytes < totalBytes) {
+    const text = paddingText(marks, totalBytes - textBytes - marks);
+    warnings.push(problem('warning', file, {}, 'file.trailingPadding', text));
   }
 
   const decoder = iconv.getDecoder(encoding);

@@ -432,7 +432,7 @@ const CASES: Case[] = [
     encoding: encoding as string,
     orders: orders as number,
     invalid: 0,
-    fileProblems: ['file.trailingZeros'],
+    fileProblems: ['file.trailingPadding'],
     check: (r) => {
       expect(r.fileProblems[0]).toMatchObject({ severity: 'warning' });
       expect(r.fileProblems[0]!.text).toMatch(
@@ -443,6 +443,22 @@ const CASES: Case[] = [
       }
       if (file === 'nul-padded-utf16le.csv') expect(body(r.orders[0]).customer!.firstName).toBe('Zoë');
     },
+  })),
+  ...[
+    ['ctrl-z-end.csv', 'csv', 3, 'The file ends in an end-of-file mark (0x1A, Ctrl-Z); it was left out.'],
+    [
+      'ctrl-z-padded.hl7',
+      'hl7',
+      1,
+      'The file ends in an end-of-file mark (0x1A, Ctrl-Z) and 461 zero bytes (0x00), padding some systems add to fill a block; they were left out.',
+    ],
+  ].map(([file, format, orders, text]): Case => ({
+    file: file as string,
+    format: format as 'csv' | 'hl7',
+    orders: orders as number,
+    invalid: 0,
+    fileProblems: ['file.trailingPadding'],
+    check: (r) => expect(r.fileProblems[0]).toMatchObject({ severity: 'warning', text }),
   })),
   { file: 'nul-inside.csv', format: 'csv', orders: 0, invalid: 0, fileProblems: ['file.binary'] },
   {

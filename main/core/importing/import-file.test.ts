@@ -152,7 +152,7 @@ describe('importFile', () => {
     const report = await importFile(path, { ...base, onProgress: (p) => (last = p.bytes) });
     expect(report.orderCount).toBe(400);
     expect(report.invalidCount).toBe(0);
-    expect(report.fileProblems).toMatchObject([{ code: 'file.trailingZeros', severity: 'warning' }]);
+    expect(report.fileProblems).toMatchObject([{ code: 'file.trailingPadding', severity: 'warning' }]);
     expect(report.fileProblems[0]!.text).toContain(
       `ends in ${(size - content.length).toLocaleString('en-GB')} zero bytes`,
     );

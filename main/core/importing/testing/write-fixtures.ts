@@ -379,6 +379,9 @@ export function fixtureFiles(): Record<string, string | Buffer> {
       Buffer.concat([Buffer.from([0xff, 0xfe]), iconv.encode(accented, 'utf-16le')]),
       4096,
     ),
+    // DOS's end-of-file mark (0x1A, Ctrl-Z) after the text, alone or before zero padding.
+    'ctrl-z-end.csv': Buffer.concat([Buffer.from(example), Buffer.from([0x1a])]),
+    'ctrl-z-padded.hl7': padded(Buffer.concat([Buffer.from(hl7(hl7Order('Z-2'))), Buffer.from([0x1a])]), 512),
     // A zero byte inside the text as well: binary, padding or not.
     'nul-inside.csv': padded(Buffer.from(example.replace('Leeds', 'Le\u0000eds')), 4096),
     'workbook.xlsx': Buffer.concat([
