@@ -178,23 +178,39 @@ function replacementsFor(order: StagedOrder, field: FieldSpec, request: ReplaceR
 }
 
 /**
- * Find-and-replace on one field across a batch's staged orders, in one transaction with one audit entry and one
- * step of the batch's edit history (one undo takes all of it back). A dry run counts the orders and cells it would
- * change and writes nothing.
+ * Find-and-replace on one field across a batch's staged orders, in steps of `stepOrders` orders, each its own
+ * transaction, with `pause()` awaited between them, so a 50,000-order batch never holds the core's loop for long
+ * (issue #14). It is still one change: one step of the batch's edit history, which the later transactions extend
+ * (one undo takes all of it back), and one `batch.replaced` entry with the total at the end; every step before the
+ * last that changed something records `batch.replacing` with its count, so the log says what happened if the app
+ * stops half-way. Only the orders the batch held when it began are looked at (a live intake may append meanwhile).
+ * A dry run counts the orders and cells it would change, in the same steps, and writes nothing. The caller keeps
+ * other changes of the batch out while it runs (StagingService).
  */
-export function replaceInBatch(deps: StagingDeps, request: ReplaceRequest): ReplaceOutcome {
+export async function replaceInBatch(
+  deps: StagingDeps,
+  request: ReplaceRequest,
+  options: { stepOrders: number; pause: () => Promise<void> },
+): Promise<ReplaceOutcome> {
   const { store } = deps;
-  const batch = changeableBatch(deps, request.batchId);
   const field = fieldOf(request.field);
   const at = deps.now().toISOString();
-  const run = () => {
-    let changed = 0;
-    let cells = 0;
-    const steps: CellChange[] = [];
-    for (let after = 0; ;) {
-      const page = store.stagedOrders.after(batch.id, after, PAGE, { state: 'staged' });
-      if (page.length === 0) break;
-      after = page[page.length - 1]!.position;
+  const upTo = store.stagedOrders.counts(changeableBatch(deps, request.batchId).id).total;
+  let after = 0;
+  let changed = 0;
+  let cells = 0;
+  let stepId: number | undefined;
+  for (;;) {
+    // Checked again at every step: a discard in between is seen.
+    const batch = changeableBatch(deps, request.batchId);
+    const run = () => {
+      const page = store.stagedOrders
+        .after(batch.id, after, options.stepOrders, { state: 'staged' })
+        .filter((order) => order.position <= upTo);
+      const done = page.length < options.stepOrders || page.length === 0 || page.at(-1)!.position >= upTo;
+      if (page.length > 0) after = page.at(-1)!.position;
+      let stepChanged = 0;
+      const changes: CellChange[] = [];
       for (const order of page) {
         if (order.orderControl === 'CA') continue;
         const edits = replacementsFor(order, field, request);
@@ -205,25 +221,34 @@ export function replaceInBatch(deps: StagingDeps, request: ReplaceRequest): Repl
           file: order.source.file,
         });
         if (outcome.changed.length === 0) continue;
-        changed += 1;
+        stepChanged += 1;
         cells += outcome.changed.length;
         if (request.dryRun) continue;
-        steps.push(...save(deps, batch, order, outcome, false).changes);
+        changes.push(...save(deps, batch, order, outcome, false).changes);
       }
-    }
-    if (changed > 0 && !request.dryRun) {
-      store.stagedEdits.record({ batchId: batch.id, kind: 'replace', field: field.path, at }, steps);
-      store.audit.append({
-        actor: 'user',
-        action: 'batch.replaced',
-        environmentId: batch.environmentId,
-        batchId: batch.id,
-        details: { fieldPath: field.path, orderCount: changed },
-      });
-    }
-    return { changed, cells, counts: store.stagedOrders.counts(batch.id) };
-  };
-  return request.dryRun ? run() : store.inTransaction(run);
+      changed += stepChanged;
+      if (request.dryRun) return done;
+      if (changes.length > 0) {
+        if (stepId === undefined) {
+          stepId = store.stagedEdits.record({ batchId: batch.id, kind: 'replace', field: field.path, at }, changes);
+        } else store.stagedEdits.append(stepId, changes);
+      }
+      const audit = (action: string, orderCount: number) =>
+        store.audit.append({
+          actor: 'user',
+          action,
+          environmentId: batch.environmentId,
+          batchId: batch.id,
+          details: { fieldPath: field.path, orderCount },
+        });
+      if (done && changed > 0) audit('batch.replaced', changed);
+      else if (!done && stepChanged > 0) audit('batch.replacing', stepChanged);
+      return done;
+    };
+    const done = request.dryRun ? run() : store.inTransaction(run);
+    if (done) return { changed, cells, counts: store.stagedOrders.counts(request.batchId) };
+    await options.pause();
+  }
 }
 
 /**

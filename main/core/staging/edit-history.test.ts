@@ -85,7 +85,12 @@ describe('undo and redo across a batch', () => {
     const batchId = await staged(f, 'orders.csv', templateCsv([courier(uniqueOrder()), courier(uniqueOrder())]));
     expect(f.staging.getBatch(batchId).batch.counts).toMatchObject({ valid: 0, invalid: 2 });
 
-    const replaced = f.staging.replace({ batchId, field: 'courierCode', find: 'Royal Mail 24', replace: 'RMT24' });
+    const replaced = await f.staging.replace({
+      batchId,
+      field: 'courierCode',
+      find: 'Royal Mail 24',
+      replace: 'RMT24',
+    });
     expect(replaced).toMatchObject({ changed: 2, cells: 2, counts: { valid: 2, invalid: 0 } });
     expect(f.staging.getBatch(batchId).batch.undo).toMatchObject({
       kind: 'replace',
@@ -119,12 +124,50 @@ describe('undo and redo across a batch', () => {
     expect(history[0]!.at).toEqual(expect.any(String));
   });
 
+  it('replaces across a big batch in steps, other changes of it refused meanwhile, still one undo and one total', async () => {
+    const f = open();
+    const courier = (o: ReturnType<typeof uniqueOrder>) => withField(o, 'prescription.courierCode', 'Royal Mail 24');
+    const batchId = await staged(f, 'big.csv', templateCsv(Array.from({ length: 1200 }, () => courier(uniqueOrder()))));
+    const [first] = orders(f, batchId);
+
+    // The first step runs at once; the rest after turns of the loop, with the batch closed to other changes.
+    const running = f.staging.replace({ batchId, field: 'courierCode', find: 'Royal Mail 24', replace: 'RMT24' });
+    expect(() => f.staging.editOrder(first!.id, { edits: [{ path: 'customer.firstName', value: 'X' }] })).toThrow(
+      `batch ${batchId} is being changed by a find and replace; edit it once that has finished`,
+    );
+    expect(() => f.staging.undo(batchId)).toThrow(/being changed by a find and replace/);
+    await expect(f.staging.acceptAll(batchId)).rejects.toThrow(/being changed by a find and replace; accept it/);
+    expect(await running).toMatchObject({ changed: 1200, cells: 1200, counts: { valid: 1200, invalid: 0 } });
+
+    const entries = f.store.audit
+      .search({ limit: 100 })
+      .filter((e) => e.action.startsWith('batch.replac'))
+      .reverse()
+      .map((e) => [e.action, e.details.orderCount]);
+    expect(entries).toEqual([
+      ['batch.replacing', 500],
+      ['batch.replacing', 500],
+      ['batch.replaced', 1200],
+    ]);
+    expect(f.staging.getBatch(batchId).batch.undo).toMatchObject({ kind: 'replace', orders: 1200, cells: 1200 });
+    expect(f.staging.undo(batchId)).toMatchObject({ step: { kind: 'replace' }, counts: { valid: 0, invalid: 1200 } });
+    const couriers = new Set(
+      f.staging.getBatch(batchId, { limit: 1200 }).orders.map((o) => field(o.body, 'prescription.courierCode')),
+    );
+    expect([...couriers]).toEqual(['Royal Mail 24']);
+    // Free again once it is done.
+    expect(f.staging.editOrder(first!.id, { edits: [{ path: 'customer.firstName', value: 'Sam' }] })).toMatchObject({
+      edited: true,
+    });
+    expect(verifyAuditChain(f.store).ok).toBe(true);
+  });
+
   it('counts what a find and replace would change before it applies, writing nothing', async () => {
     const f = open();
     const two = withField(withField(uniqueOrder(), 'prescribedItems.0.medication', 'Aspirin 75mg'), 'pack', 1);
     const batchId = await staged(f, 'orders.csv', templateCsv([uniqueOrder(), two]));
     const audited = f.store.audit.search({ limit: 100 }).length;
-    const dry = f.staging.replace({
+    const dry = await f.staging.replace({
       batchId,
       field: 'prescribedItems.*.medication',
       find: 'mg',
@@ -213,7 +256,7 @@ describe('discarding a batch', () => {
     expect(() => f.staging.editOrder(order!.id, { edits: [{ path: 'customer.firstName', value: 'X' }] })).toThrow(
       /discarded/,
     );
-    expect(() => f.staging.replace({ batchId, field: 'courierCode', find: 'RMT24', replace: 'DPD' })).toThrow(
+    await expect(f.staging.replace({ batchId, field: 'courierCode', find: 'RMT24', replace: 'DPD' })).rejects.toThrow(
       /discarded/,
     );
     expect(() => f.staging.undo(batchId)).toThrow(/discarded/);

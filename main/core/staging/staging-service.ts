@@ -87,6 +87,8 @@ export interface ImportRequest {
 const UPLOADS_DIR = 'import-uploads';
 /** Staged orders accepted per transaction by acceptAll: about 40 ms of the core's loop each on a quiet 2-core machine. */
 const ACCEPT_STEP_ORDERS = 500;
+/** Staged orders looked at per transaction by a find and replace: the longest wait of the loop 130-250 ms here when all change (loaded machine). */
+const REPLACE_STEP_ORDERS = 500;
 
 /** An upload left behind by a process that died mid-import is removed by the next upload after this long. */
 const STALE_UPLOAD_MS = 60 * 60 * 1000;
@@ -96,8 +98,11 @@ export class StagingService {
   readonly #staging: StagingDeps;
   /** Running imports by id, for `import.cancel`. */
   readonly #running = new Map<string, AbortController>();
-  /** Batches being accepted in steps (acceptAll): one accept of a batch at a time, and no discard meanwhile. */
-  readonly #accepting = new Set<number>();
+  /**
+   * Batches being changed in steps (acceptAll, replace): one such change of a batch at a time, and no edit, undo,
+   * redo, route change or discard of it meanwhile.
+   */
+  readonly #busy = new Map<number, 'being accepted' | 'being changed by a find and replace'>();
 
   constructor(deps: StagingServiceDeps) {
     this.#deps = deps;
@@ -223,28 +228,47 @@ export class StagingService {
   }
 
   editOrder(stagedOrderId: number, change: OrderChange): StagedOrderView {
+    const staged = this.#store.stagedOrders.get(stagedOrderId);
+    if (staged) this.#notBusy(staged.batchId, 'edit it');
     const order = editStagedOrder(this.#staging, stagedOrderId, change);
     const batch = this.batch(order.batchId);
     this.#deps.onBatchChanged?.({ environmentId: batch.environmentId, batchId: batch.id });
     return toStagedOrderView(this.#store, order, batch.route, this.#deps.codeListsFor(batch.environmentId));
   }
 
-  replace(request: ReplaceRequest): ReplaceOutcome {
-    const result = replaceInBatch(this.#staging, request);
-    const batch = this.batch(request.batchId);
-    if (result.changed > 0 && !request.dryRun) {
-      this.#deps.onBatchChanged?.({ environmentId: batch.environmentId, batchId: batch.id });
+  /** Find and replace in steps of REPLACE_STEP_ORDERS orders, a turn of the loop between them (replaceInBatch). */
+  async replace(request: ReplaceRequest): Promise<ReplaceOutcome> {
+    const { batchId } = request;
+    this.#notBusy(batchId, request.dryRun ? 'count what would change' : 'replace');
+    if (!request.dryRun) this.#busy.set(batchId, 'being changed by a find and replace');
+    try {
+      const result = await replaceInBatch(this.#staging, request, {
+        stepOrders: REPLACE_STEP_ORDERS,
+        pause: () => nextTurn(),
+      });
+      if (result.changed > 0 && !request.dryRun) {
+        this.#deps.onBatchChanged?.({ environmentId: this.batch(batchId).environmentId, batchId });
+      }
+      return result;
+    } finally {
+      if (!request.dryRun) this.#busy.delete(batchId);
     }
-    return result;
+  }
+
+  #notBusy(batchId: number, what: string): void {
+    const doing = this.#busy.get(batchId);
+    if (doing) throw new StagingError(`batch ${batchId} is ${doing}; ${what} once that has finished`);
   }
 
   /** Takes back the batch's latest change (an edit, or a whole find and replace). */
   undo(batchId: number): StepOutcome & { counts: StagedCounts } {
+    this.#notBusy(batchId, 'undo');
     return this.#stepped(batchId, undoLastChange(this.#staging, batchId));
   }
 
   /** Makes the batch's earliest undone change again. */
   redo(batchId: number): StepOutcome & { counts: StagedCounts } {
+    this.#notBusy(batchId, 'redo');
     return this.#stepped(batchId, redoNextChange(this.#staging, batchId));
   }
 
@@ -285,9 +309,7 @@ export class StagingService {
 
   /** Discards a batch: its staged orders are never accepted (see `discardBatch`). */
   discard(batchId: number): { discarded: number; counts: StagedCounts } {
-    if (this.#accepting.has(batchId)) {
-      throw new StagingError(`batch ${batchId} is being accepted; discard what stays once that has finished`);
-    }
+    this.#notBusy(batchId, 'discard what stays');
     const outcome = discardBatch(this.#staging, batchId);
     this.#deps.onBatchChanged?.({ environmentId: this.batch(batchId).environmentId, batchId });
     return outcome;
@@ -298,6 +320,7 @@ export class StagingService {
   }
 
   setRoute(batchId: number, route: OrderRoute): StagedCounts {
+    this.#notBusy(batchId, 'change the route');
     const counts = setBatchRoute(this.#staging, batchId, route);
     this.#deps.onBatchChanged?.({ environmentId: this.batch(batchId).environmentId, batchId });
     return counts;
@@ -310,9 +333,12 @@ export class StagingService {
    */
   /** `seen`: accept only the first `seen` orders of the batch (those the admin reviewed; see batches.accept). */
   async acceptAll(batchId: number, seen?: number): Promise<AcceptOutcome> {
-    if (this.#accepting.has(batchId)) throw new StagingError(`batch ${batchId} is already being accepted`);
+    if (this.#busy.get(batchId) === 'being accepted') {
+      throw new StagingError(`batch ${batchId} is already being accepted`);
+    }
+    this.#notBusy(batchId, 'accept it');
     const { environmentId } = this.batch(batchId);
-    this.#accepting.add(batchId);
+    this.#busy.set(batchId, 'being accepted');
     try {
       let woken = 0;
       const outcome = await acceptBatchInSteps(this.#staging, batchId, {
@@ -327,7 +353,7 @@ export class StagingService {
       this.#deps.onBatchChanged?.({ environmentId, batchId });
       return outcome;
     } finally {
-      this.#accepting.delete(batchId);
+      this.#busy.delete(batchId);
     }
   }
 

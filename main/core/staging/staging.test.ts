@@ -580,7 +580,7 @@ describe('staging an import', () => {
     ];
     const batch = await staged(f, f.file('orders.csv', templateCsv(orders)));
     expect(batch).toMatchObject({ valid: 1, invalid: 2 });
-    const result = f.staging.replace({
+    const result = await f.staging.replace({
       batchId: batch.batchId,
       field: 'courierCode',
       find: 'Royal Mail 24',
@@ -604,7 +604,7 @@ describe('staging an import', () => {
     expect(JSON.stringify(entry)).not.toContain('Royal Mail');
 
     // Item fields are replaced on every item.
-    const items = f.staging.replace({
+    const items = await f.staging.replace({
       batchId: batch.batchId,
       field: 'prescribedItems.*.medication',
       find: '500mg',
@@ -619,9 +619,9 @@ describe('staging an import', () => {
       (allOrders(f, batch.batchId)[0]!.body as { prescribedItems: Array<{ medication: string }> }).prescribedItems[0]!
         .medication,
     ).toBe('Paracetamol 500 mg tablets');
-    expect(() =>
+    await expect(
       f.staging.replace({ batchId: batch.batchId, field: 'customer.shoeSize', find: '', replace: '9' }),
-    ).toThrow('not a field of an order');
+    ).rejects.toThrow('not a field of an order');
   });
 
   it('stages a JSON array losslessly, and a browser upload through a private temp file it removes', async () => {

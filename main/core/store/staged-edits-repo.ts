@@ -83,6 +83,7 @@ export class StagedEditsRepo {
   readonly #changes: Database.Statement<[number], ChangeRow>;
   readonly #touchesAccepted: Database.Statement<[number], number>;
   readonly #setState: Database.Statement<[EditStepState, string | null, number]>;
+  readonly #addCounts: Database.Statement<{ stepId: number; orders: number; cells: number }>;
   readonly #history: Database.Statement<[number, number], HistoryRow>;
 
   constructor(db: Database.Database) {
@@ -117,6 +118,9 @@ export class StagedEditsRepo {
       )
       .pluck();
     this.#setState = db.prepare('UPDATE staged_edit_steps SET state = ?, undone_at = ? WHERE id = ?');
+    this.#addCounts = db.prepare(
+      'UPDATE staged_edit_steps SET order_count = order_count + @orders, cell_count = cell_count + @cells WHERE id = @stepId',
+    );
     this.#history = db.prepare(
       `SELECT s.id AS stepId, s.kind, s.at, s.state, s.undone_at AS undoneAt, e.path, e.old_value AS oldValue,
          e.new_value AS newValue
@@ -138,6 +142,21 @@ export class StagedEditsRepo {
     const stepId = Number(
       this.#insertStep.run({ ...step, orderCount: orders.size, cellCount: changes.length }).lastInsertRowid,
     );
+    this.#insertChanges(stepId, changes);
+    return stepId;
+  }
+
+  /**
+   * Adds cells of orders not yet in the step (a find and replace made in steps, each its own transaction): one undo
+   * still takes all of it back.
+   */
+  append(stepId: number, changes: readonly CellChange[]): void {
+    const orders = new Set(changes.map((change) => change.stagedOrderId));
+    this.#addCounts.run({ stepId, orders: orders.size, cells: changes.length });
+    this.#insertChanges(stepId, changes);
+  }
+
+  #insertChanges(stepId: number, changes: readonly CellChange[]): void {
     for (const change of changes) {
       this.#insertChange.run({
         stepId,
@@ -151,7 +170,6 @@ export class StagedEditsRepo {
         raised: change.raised.length ? JSON.stringify(change.raised) : null,
       });
     }
-    return stepId;
   }
 
   /** The batch's latest step still in effect (what undo takes back). */

@@ -13,6 +13,7 @@ const ACTION_LABELS: Record<string, string> = {
   'batch.redone': 'Change redone',
   'batch.discarded': 'Batch discarded',
   'batch.replaced': 'Find and replace applied',
+  'batch.replacing': 'Find and replace under way (a step)',
   'batch.route-changed': 'Sending route changed',
   'order.accepted': 'Order accepted',
   'order.attempt': 'Call to the service',
