@@ -15,6 +15,11 @@ import { notReadableAsChosen } from '../../../shared/encoding-warning.js';
  */
 
 export const SAMPLE_BYTES = 64 * 1024;
+/**
+ * Padding to a block size is a few KiB; a longer run of zero bytes at the end is not padding but a file that is
+ * not text (an 8 GB sparse file of zeros took over a minute to refuse when the whole run was read back).
+ */
+const MAX_PADDING_BYTES = 16 * 1024 * 1024;
 const CHUNK_BYTES = 256 * 1024;
 
 export interface Inspection {
@@ -122,6 +127,7 @@ async function trailingPadding(
   let block: Buffer | undefined;
   while (end > 0) {
     signal?.throwIfAborted();
+    if (padding.length > MAX_PADDING_BYTES) return { length: 0, marks: 0, zeros: 0 };
     // Bytes [from, end) of the file: from the sample where it holds them, else read.
     let from: number;
     let bytes: Buffer;
@@ -157,6 +163,8 @@ function paddingText(marks: number, zeros: number): string {
   if (zeros === 0) return `The file ends in ${mark}; ${marks === 1 ? 'it was' : 'they were'} left out.`;
   return `The file ends in ${[mark, zero].filter(Boolean).join(' and ')}, padding some systems add to fill a block; they were left out.`;
 }
+
+const ZERO_RUN = Buffer.alloc(8);
 
 /** Control characters other than tabs, line ends, form feeds and the MLLP frame bytes mean binary data. */
 function looksBinary(text: string): boolean {
@@ -217,6 +225,11 @@ export async function inspectFile(
 
   if (totalBytes === 0) return fail('file.empty', 'The file is empty.');
   if (textBytes === 0) return fail('file.empty', 'The file holds only zero bytes (0x00) or 0x1A marks, no text.');
+  // Eight zero bytes in a row are no text in any encoding (UTF-32 has three at most): refused before the encoding
+  // is looked for, which may read the whole file.
+  if (sample.includes(ZERO_RUN)) {
+    return fail('file.binary', 'The file holds binary data, not CSV or HL7 text (is it the right file?).');
+  }
   for (const signature of SIGNATURES) {
     if (startsWith(sample, signature.bytes)) {
       const advice = signature.advice ? `: ${signature.advice}` : '';

@@ -1,5 +1,5 @@
 import { createWriteStream, readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -161,6 +161,18 @@ describe('importFile', () => {
     const zeros = join(dir, 'zeros.csv');
     await writeFile(zeros, Buffer.alloc(4096));
     expect((await importFile(zeros, base)).fileProblems).toMatchObject([{ code: 'file.empty' }]);
+  });
+
+  it('refuses a huge file of zero bytes as binary at once, without reading it through', async () => {
+    // 4 GiB, sparse: no disk is used, but reading it would take minutes (the test would time out).
+    const path = join(dir, 'sparse.csv');
+    await writeFile(path, '');
+    await truncate(path, 4 * 1024 ** 3);
+    expect((await importFile(path, base)).fileProblems).toMatchObject([{ code: 'file.binary' }]);
+    // Text with a run of zero bytes inside it, past the sample's start: binary too, whatever the encoding.
+    const inside = join(dir, 'zeros-inside.csv');
+    await writeFile(inside, Buffer.concat([Buffer.from('a,b\r\n1,2\r\n'), Buffer.alloc(64), Buffer.from('3,4\r\n')]));
+    expect((await importFile(inside, base)).fileProblems).toMatchObject([{ code: 'file.binary' }]);
   });
 
   it('decodes with an overriding encoding, and says it was not detected', async () => {
