@@ -43,7 +43,12 @@ export async function readJsonOrders(
   try {
     parsed = parseWireJson((await readFile(path, 'utf8')).replace(/^\uFEFF/, ''));
   } catch (error) {
-    return fileProblem(file, 'json.unreadable', `The file is not JSON (${(error as Error).message.slice(0, 120)}).`);
+    // The parser recurses: a file nested thousands of levels deep (no order is) runs it out of stack.
+    const why =
+      error instanceof RangeError
+        ? 'it is nested too deeply to be a list of orders'
+        : (error as Error).message.slice(0, 120);
+    return fileProblem(file, 'json.unreadable', `The file is not JSON (${why}).`);
   }
   if (!Array.isArray(parsed)) {
     return fileProblem(file, 'json.notArray', 'The file must hold a JSON array of create-with-clinic orders.');

@@ -624,6 +624,18 @@ describe('staging an import', () => {
     ).rejects.toThrow('not a field of an order');
   });
 
+  it('refuses a JSON file nested too deeply to be orders with a sentence, not the parser stack', async () => {
+    const f = open();
+    const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
+    const outcome = await f.staging.importFile({ environmentId: LOCAL.id, path: f.file('deep.json', deep) });
+    expect(outcome).toMatchObject({
+      status: 'refused',
+      problems: [
+        { code: 'json.unreadable', text: 'The file is not JSON (it is nested too deeply to be a list of orders).' },
+      ],
+    });
+  });
+
   it('stages a JSON array losslessly, and a browser upload through a private temp file it removes', async () => {
     const f = open();
     const orders = [
