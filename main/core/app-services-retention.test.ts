@@ -4,8 +4,7 @@ import { AppServices } from './app-services.js';
 import { Outbox } from './outbox/outbox.js';
 import type { LogFields, Logger } from './platform/logger.js';
 import { MemorySecretStore } from './platform/secret-store.js';
-import { LOCAL } from './store/testing/store-fixtures.js';
-import { stagingFixture, templateCsv, uniqueOrder, type StagingFixture } from './staging/testing/staging-fixtures.js';
+import { discardedBatchFixture, type StagingFixture } from './staging/testing/staging-fixtures.js';
 
 /**
  * The core applies retention by itself (issue #16): AppServices runs its schedule over the store it opened, logs
@@ -21,15 +20,8 @@ afterEach(() => {
 
 describe('the core applies retention in the background', () => {
   it('runs after start, logs the counts, and closes cleanly', async () => {
-    const f = stagingFixture();
+    const f = await discardedBatchFixture();
     fixture = f;
-    const outcome = await f.staging.importFile({
-      environmentId: LOCAL.id,
-      path: f.file('discarded.csv', templateCsv([uniqueOrder(), uniqueOrder(), uniqueOrder()])),
-    });
-    if (outcome.status !== 'staged') throw new Error(`expected a staged batch, got ${outcome.status}`);
-    f.staging.discard(outcome.batchId);
-    f.store.close();
 
     const lines: Array<{ message: string; fields?: LogFields }> = [];
     let logged!: () => void;

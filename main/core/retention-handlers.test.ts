@@ -10,8 +10,7 @@ import { NO_PATH } from './import-path-policy.js';
 import { Outbox } from './outbox/outbox.js';
 import { MemorySecretStore } from './platform/secret-store.js';
 import type { RetentionRunResult } from './store/retention-runner.js';
-import { LOCAL } from './store/testing/store-fixtures.js';
-import { stagingFixture, templateCsv, uniqueOrder, type StagingFixture } from './staging/testing/staging-fixtures.js';
+import { discardedBatchFixture, stagingFixture, type StagingFixture } from './staging/testing/staging-fixtures.js';
 
 /**
  * Retention from the Settings screen (issue #16), through the contract as the screen calls it: the setting read and
@@ -94,15 +93,8 @@ describe('retention through the contract', () => {
   });
 
   it('a shorter setting applies in the background without a restart', async () => {
-    const f = stagingFixture();
+    const f = await discardedBatchFixture();
     fixture = f;
-    const outcome = await f.staging.importFile({
-      environmentId: LOCAL.id,
-      path: f.file('discarded.csv', templateCsv([uniqueOrder(), uniqueOrder(), uniqueOrder()])),
-    });
-    if (outcome.status !== 'staged') throw new Error(`expected a staged batch, got ${outcome.status}`);
-    f.staging.discard(outcome.batchId);
-    f.store.close();
 
     // 40 days after the discard: past 30 days, within 60 and 90.
     const runs: RetentionRunResult[] = [];

@@ -76,6 +76,32 @@ async function start(
   return running;
 }
 
+/** A self-signed certificate and its key, `NAME.pem` and `NAME.key` in `dir` (openssl, as an admin makes one). */
+function selfSigned(dir: string, name: string, commonName: string): { certPath: string; keyPath: string } {
+  const certPath = join(dir, `${name}.pem`);
+  const keyPath = join(dir, `${name}.key`);
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      keyPath,
+      '-out',
+      certPath,
+      '-days',
+      '1',
+      '-subj',
+      `/CN=${commonName}`,
+    ],
+    { stdio: 'ignore' },
+  );
+  return { certPath, keyPath };
+}
+
 let seq = 0;
 function message(controlId = `CTL-${process.pid}-${++seq}`, order = uniqueOrder({}, 'MLLP')): string {
   return writeRde011(order, { controlId, timestamp: '20261126101500', ...SENDER });
@@ -406,27 +432,7 @@ describe('MLLP intake', () => {
   it('speaks MLLP over TLS with a certificate and key given by path', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rx-mllp-tls-'));
     try {
-      const certPath = join(dir, 'cert.pem');
-      const keyPath = join(dir, 'key.pem');
-      execFileSync(
-        'openssl',
-        [
-          'req',
-          '-x509',
-          '-newkey',
-          'rsa:2048',
-          '-nodes',
-          '-keyout',
-          keyPath,
-          '-out',
-          certPath,
-          '-days',
-          '1',
-          '-subj',
-          '/CN=localhost',
-        ],
-        { stdio: 'ignore' },
-      );
+      const { certPath, keyPath } = selfSigned(dir, 'cert', 'localhost');
       const r = await start({ mode: 'hold' }, { tls: { certPath, keyPath } });
       const [ack] = await sendWithLibrary(r.port, [message('CTL-TLS')], {
         tls: { ca: readFileSync(certPath), servername: 'localhost' },
@@ -449,26 +455,10 @@ describe('MLLP intake', () => {
     const dir = mkdtempSync(join(tmpdir(), 'rx-mllp-mtls-'));
     const file = (name: string) => join(dir, name);
     const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'ignore' });
-    const selfSigned = (name: string, cn: string) =>
-      openssl(
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        file(`${name}.key`),
-        '-out',
-        file(`${name}.pem`),
-        '-days',
-        '1',
-        '-subj',
-        `/CN=${cn}`,
-      );
     try {
-      selfSigned('server', 'localhost');
-      selfSigned('ca', 'Clinic systems CA');
-      selfSigned('stranger', 'Not from the CA');
+      selfSigned(dir, 'server', 'localhost');
+      selfSigned(dir, 'ca', 'Clinic systems CA');
+      selfSigned(dir, 'stranger', 'Not from the CA');
       openssl(
         'req',
         '-newkey',

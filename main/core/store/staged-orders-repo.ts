@@ -108,7 +108,7 @@ const ACCEPTED_SQL = `SELECT 1 FROM orders WHERE environment_id = ? AND clinic_c
 /**
  * An earlier new order of the batch with the same identity. INDEXED BY: left to itself the planner takes
  * staged_orders_by_position for the ORDER BY, whose range (every earlier position of the batch) made each lookup
- * read the batch so far, so a find-and-replace over a 50,000-order batch took minutes (staged-orders-identity.test).
+ * read the batch so far, so a find-and-replace over a 50,000-order batch took minutes (staged-orders-writes.test).
  */
 export const EARLIER_TWIN_SQL = `SELECT position FROM staged_orders INDEXED BY staged_orders_by_identity
   WHERE batch_id = ? AND clinic_code = ? AND clinic_order_id = ? AND position < ? AND order_control = 'NW'

@@ -1,11 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { NewStagedOrder } from './staged-orders-repo.js';
+import { EARLIER_TWIN_SQL, type NewStagedOrder } from './staged-orders-repo.js';
 import { openStore, type Store } from './store.js';
 import { LOCAL, removeDir, tempDataDir } from './testing/store-fixtures.js';
 
 /**
  * `writtenSince`: which staged orders were rewritten since a count of writes, so what is derived from a batch
- * (the warned-orders list) can look at just those; undefined once the log no longer reaches back that far.
+ * (the warned-orders list) can look at just those; undefined once the log no longer reaches back that far. And
+ * `earlierWithIdentity` (the duplicate check of every edit and find-and-replace), whose cost must not grow with the
+ * batch.
  */
 
 let dir: string | undefined;
@@ -27,18 +29,24 @@ const order = (n: number): NewStagedOrder => ({
   source: { file: 'a.csv', rows: [n + 1], records: [`CLINIC-A,ORD-${n}`] },
 });
 
-async function stagedIds(count: number): Promise<{ store: Store; ids: number[] }> {
+/** A batch of orders 1…count and then `again` (their numbers once more), committed. */
+async function stagedIds(
+  count: number,
+  again: number[] = [],
+): Promise<{ store: Store; ids: number[]; batchId: number }> {
   dir = tempDataDir('rx-written-');
   store = openStore({ dataDir: dir });
   store.environments.upsert(LOCAL);
   const writer = store.stagedOrders.writer({ environmentId: LOCAL.id, sourceFileName: 'a.csv', route: 'v1' });
   for (let n = 1; n <= count; n += 1) await writer.add(order(n));
+  for (const n of again) await writer.add(order(n));
   await writer.end();
-  store.inTransaction(() => writer.commit({ kind: 'csv', rowCount: count, invalidCount: 0 }));
+  const rows = count + again.length;
+  const batchId = store.inTransaction(() => writer.commit({ kind: 'csv', rowCount: rows, invalidCount: 0 })).id;
   const ids = (store.db.prepare('SELECT id FROM staged_orders ORDER BY position').all() as { id: number }[]).map(
     (row) => row.id,
   );
-  return { store, ids };
+  return { store, ids, batchId };
 }
 
 describe('the staged orders rewritten since a number of writes', () => {
@@ -64,5 +72,29 @@ describe('the staged orders rewritten since a number of writes', () => {
     expect(store.stagedOrders.writtenSince(start)).toBeUndefined();
     const recent = store.stagedOrders.writes - 10;
     expect(store.stagedOrders.writtenSince(recent)).toEqual(new Array(10).fill(ids[0]));
+  });
+});
+
+describe('an earlier order of the batch with the same identity', () => {
+  it('is found through the identity index, at any size of batch', async () => {
+    // 3,000 orders; ORD-7 comes again at the end.
+    const { store, batchId } = await stagedIds(3000, [7]);
+    expect(store.stagedOrders.earlierWithIdentity(batchId, 'CLINIC-A', 'ORD-7', 3001)).toBe(7);
+    expect(store.stagedOrders.earlierWithIdentity(batchId, 'CLINIC-A', 'ORD-7', 7)).toBeUndefined();
+    expect(store.stagedOrders.earlierWithIdentity(batchId, 'CLINIC-A', 'ORD-2999', 3001)).toBe(2999);
+    for (const analysed of [false, true]) {
+      if (analysed) store.db.exec('ANALYZE');
+      const plan = (
+        store.db.prepare(`EXPLAIN QUERY PLAN ${EARLIER_TWIN_SQL}`).all(batchId, 'CLINIC-A', 'ORD-7', 3001) as Array<{
+          detail: string;
+        }>
+      )
+        .map((row) => row.detail)
+        .join('; ');
+      expect(plan).toMatch(
+        /USING INDEX staged_orders_by_identity \(batch_id=\? AND clinic_code=\? AND clinic_order_id=\?\)/,
+      );
+      expect(plan).not.toContain('staged_orders_by_position');
+    }
   });
 });

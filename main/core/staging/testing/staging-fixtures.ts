@@ -53,6 +53,22 @@ export function stagingFixture(
   };
 }
 
+/**
+ * A fixture whose store holds one discarded batch of three staged orders, closed again so the services under test
+ * open it: what retention drops once its days have passed.
+ */
+export async function discardedBatchFixture(): Promise<StagingFixture> {
+  const f = stagingFixture();
+  const outcome = await f.staging.importFile({
+    environmentId: LOCAL.id,
+    path: f.file('discarded.csv', templateCsv([uniqueOrder(), uniqueOrder(), uniqueOrder()])),
+  });
+  if (outcome.status !== 'staged') throw new Error(`expected a staged batch, got ${outcome.status}`);
+  f.staging.discard(outcome.batchId);
+  f.store.close();
+  return f;
+}
+
 /** An 18-digit dm+d code (partition 10, valid check digit), beyond JavaScript's safe integers. */
 export function eighteenDigitDmd(n = 1): string {
   const body = `${10_100_000 + n}1000001` + '10';
