@@ -54,6 +54,7 @@ export class OrderQueries {
   readonly #lists = new Map<string, Database.Statement<[Record<string, string | number>], OrderRow>>();
   readonly #polled: Database.Statement<[string, number, number], PolledOrder>;
   readonly #count: Database.Statement<[{ environmentId: string | null }], { state: OrderState; count: number }>;
+  readonly #surnameMatches: Database.Statement<[string, string, number], number>;
   readonly #batchSpan: Database.Statement<[number], { lo: number | null; hi: number | null; count: number }>;
   readonly #countInSpan: Database.Statement<
     [{ environmentId: string; lo: number; hi: number }],
@@ -63,6 +64,11 @@ export class OrderQueries {
 
   constructor(db: Database.Database) {
     this.#db = db;
+    this.#surnameMatches = db
+      .prepare<[string, string, number], number>(
+        'SELECT count(*) FROM (SELECT 1 FROM order_surnames WHERE surname_key >= ? AND surname_key < ? LIMIT ?)',
+      )
+      .pluck();
     this.#get = db.prepare(`SELECT ${ORDER_COLUMNS} FROM orders WHERE id = ?`);
     this.#items = db.prepare(
       `SELECT dmd_code AS dmdCode, product_id AS productId, medication, quantity FROM order_items
@@ -187,16 +193,31 @@ export class OrderQueries {
       'created_at < @createdBefore',
     );
     if (surname) {
-      // A surname drives the query from its index (a key range, then rowid look-ups): the matches are read.
       parameters.surnameFrom = surname.from;
       parameters.surnameTo = surname.to;
       where.push(
-        'id IN (SELECT order_id FROM order_surnames WHERE surname_key >= @surnameFrom AND surname_key < @surnameTo)',
+        where.length === (filter.environmentId === undefined ? 0 : 1) && this.#commonSurname(filter, surname, limit)
+          ? // Shared by many (Patel, Smith; `pat`): the orders read newest first, each looked up in order_surnames by
+            // its id, until the page is full.
+            'EXISTS (SELECT 1 FROM order_surnames s WHERE s.order_id = orders.id AND s.surname_key >= @surnameFrom AND s.surname_key < @surnameTo)'
+          : // A surname drives the query from its index (a key range, then rowid look-ups): the matches are read.
+            'id IN (SELECT order_id FROM order_surnames WHERE surname_key >= @surnameFrom AND surname_key < @surnameTo)',
       );
     }
     if (newest) add('beforeId', filter.beforeId ?? Number.MAX_SAFE_INTEGER, 'id < @beforeId');
     else add('afterId', filter.afterId ?? 0, 'id > @afterId');
     return this.#listStatement(where.join(' AND '), newest ? 'DESC' : 'ASC').all(parameters);
+  }
+
+  /**
+   * Whether reading the environment's orders newest first until `limit` match costs less than reading every match:
+   * with M matches among N orders the first reads about limit × N / M rows, the second M, so the matches are
+   * counted up to √(limit × N) (a bounded read of the key index), and both ways cost at most about that.
+   */
+  #commonSurname(filter: OrderFilter, surname: { from: string; to: string }, limit: number): boolean {
+    const total = Object.values(this.countByState(filter.environmentId)).reduce((sum, n) => sum + n, 0);
+    const cap = Math.ceil(Math.sqrt(limit * total));
+    return cap > 0 && this.#surnameMatches.get(surname.from, surname.to, cap)! >= cap;
   }
 
   /**

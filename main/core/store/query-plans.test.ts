@@ -132,11 +132,33 @@ describe('the Orders screen (newest first)', () => {
     ['a remote status', { remoteStatus: 'Prescription Dispatched' }, /orders_by_remote_status/],
     ['a date range', { createdFrom: '2026-01-05', createdTo: '2026-01-06' }, /orders_by_created_at/],
     ['a surname', { patientSurname: 'smi' }, /order_surnames_by_key/],
+    // Williams, Wilson, Wright: 30% of the orders, so the orders are read newest first and each looked up.
+    ['a surname many share', { patientSurname: 'w' }, /SEARCH s (EXISTS )?USING INTEGER PRIMARY KEY \(rowid=\?\)/],
     ['a surname and a state', { patientSurname: 'smi', states: ['created'] }, /order_surnames_by_key/],
     ['a batch', { batchId: 2 }, /orders_by_batch/],
     ['a page after the first', { beforeId: 2500 }],
   ])('%s', (_name, filter, index) => {
     expectIndexed(() => store.orders.list({ ...page, ...filter }), index, { sorts: 'createdFrom' in filter });
+  });
+
+  it('a surname finds the same orders, newest first, whether it is rare or shared by many', () => {
+    const expected = (prefix: string, beforeId: number) =>
+      (
+        store.db
+          .prepare(
+            `SELECT o.id FROM orders o JOIN order_surnames s ON s.order_id = o.id
+             WHERE s.surname_key >= ? AND s.surname_key < ? AND o.environment_id = ? AND o.id < ?
+             ORDER BY o.id DESC LIMIT 100`,
+          )
+          .all(prefix, `${prefix}\u{10FFFF}`, env, beforeId) as Array<{ id: number }>
+      ).map((row) => row.id);
+    for (const prefix of ['w', 'smi', 'patel1']) {
+      const first = store.orders.list({ ...page, patientSurname: prefix }).map((o) => o.id);
+      expect(first.length).toBeGreaterThan(0);
+      expect(first).toEqual(expected(prefix, Number.MAX_SAFE_INTEGER));
+      const next = store.orders.list({ ...page, patientSurname: prefix, beforeId: first.at(-1)! }).map((o) => o.id);
+      expect(next).toEqual(expected(prefix, first.at(-1)!));
+    }
   });
 
   it('oldest first, as the poller and recovery page', () => {
