@@ -103,6 +103,23 @@ describe('choosing an HL7 profile by its sender', () => {
     expect(omp.profileChoice?.via).toBe('none');
   });
 
+  it('takes an RDE^O01 (HL7 2.3) from the sender with the profile saved for its RDE^O11, and the other way round', async () => {
+    const v23 = join(dir, 'rde-o01.hl7');
+    await writeFile(
+      v23,
+      readFileSync(fixture('rde-single.hl7'), 'latin1').replace('RDE^O11^RDE_O11', 'RDE^O01'),
+      'latin1',
+    );
+    const saved11 = hl7Profile('Clinic A EPR', RXBATCH_CLINIC_A);
+    const read = await importFile(v23, { ...base, profiles: [saved11] });
+    expect(read.hl7Sender?.messageType).toBe('RDE^O01');
+    expect(read).toMatchObject({ profile: 'Clinic A EPR', invalidCount: 0 });
+    const saved01 = hl7Profile('Clinic A v2.3', { ...RXBATCH_CLINIC_A, messageType: 'RDE^O01' });
+    expect(await importFile(fixture('rde-single.hl7'), { ...base, profiles: [saved01] })).toMatchObject({
+      profile: 'Clinic A v2.3',
+    });
+  });
+
   it('asks when several profiles are saved for the sender, counting a profile offered twice once', async () => {
     const first = hl7Profile('EPR one', RXBATCH_CLINIC_A);
     const second = hl7Profile('EPR two', RXBATCH_CLINIC_A);

@@ -44,10 +44,20 @@ export function readHl7Sender(envelope: readonly string[], first: Hl7Message | u
   return sender.application || sender.facility ? sender : undefined;
 }
 
-const key = (sender: Hl7Sender) =>
-  [sender.application, sender.facility, sender.messageType].map((part) => part.trim().toUpperCase()).join('\u0000');
+/** RDE^O01 is HL7 v2.3's name of RDE^O11 (the same order, renamed in 2.4): one kind of message for a profile. */
+const messageKind = (type: string) => (type === 'RDE^O01' ? 'RDE^O11' : type);
 
-/** Same sender: application, facility and message type equal, ignoring case and surrounding spaces. */
+const key = (sender: Hl7Sender) => {
+  const [application, facility, type] = [sender.application, sender.facility, sender.messageType].map((part) =>
+    part.trim().toUpperCase(),
+  );
+  return [application, facility, messageKind(type!)].join('\u0000');
+};
+
+/**
+ * Same sender: application, facility and message type equal, ignoring case and surrounding spaces (RDE^O01 and
+ * RDE^O11 counting as one type).
+ */
 export const sameSender = (a: Hl7Sender, b: Hl7Sender): boolean => key(a) === key(b);
 
 /** "sending application "EPR" at facility "CLINIC-A" (RDE^O11)", for reports and the CLI. */
