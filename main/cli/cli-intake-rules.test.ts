@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { writeRde011 } from '../core/importing/rde-writer.js';
 import { uniqueOrder } from '../core/staging/testing/staging-fixtures.js';
 import { runCliCaptured } from './testing/run-cli-captured.js';
 import { envAddArgs } from './testing/run-cli-process.js';
+import { freePort } from '../../test/support/free-port.js';
 
 // Issue #17: `rx-batch intake rules` keeps an environment's staging rules without the UI (shown, changed, audited,
 // bad senders refused with the reason), and `rx-batch serve` runs under them: a sender set to "send" has its valid
@@ -46,17 +47,6 @@ afterAll(async () => {
   await sandbox?.close();
   rmSync(dir, { recursive: true, force: true });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function listening(port: number): Promise<void> {
   for (let i = 0; i < 200; i += 1) {

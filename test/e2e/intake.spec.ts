@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeRde011 } from '../../main/core/importing/rde-writer.js';
@@ -8,6 +7,7 @@ import { expect, test } from './fixtures.js';
 import { callBridge } from './support/bridge-client.js';
 import { saveScreenshot } from './support/screenshots.js';
 import { escapeRegExp, localSandbox, openWorkspace, uniqueSuffix } from './support/workspace.js';
+import { freePort } from '../support/free-port.js';
 
 // Issue #17, "Seeing it": the Intake screen of the app. Started from the screen (a listener on 127.0.0.1 and a
 // folder inside the host's --import-dir), fed by the tests' independent MLLP client and a file, it shows each
@@ -15,17 +15,6 @@ import { escapeRegExp, localSandbox, openWorkspace, uniqueSuffix } from './suppo
 // plainly that intake stops when the app closes unless `rx-batch serve` runs.
 
 const SENDER = { sendingApplication: 'E2E-EPR', sendingFacility: 'CLINIC-E' };
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 test('intake: started from the screen, fed over MLLP and a folder, shown with its chart, problems and batches', async ({
   app,
