@@ -207,7 +207,7 @@ export async function replaceInBatch(
       const page = store.stagedOrders
         .after(batch.id, after, options.stepOrders, { state: 'staged' })
         .filter((order) => order.position <= upTo);
-      const done = page.length < options.stepOrders || page.length === 0 || page.at(-1)!.position >= upTo;
+      const done = page.length < options.stepOrders || page.at(-1)!.position >= upTo;
       if (page.length > 0) after = page.at(-1)!.position;
       let stepChanged = 0;
       const changes: CellChange[] = [];
