@@ -60,6 +60,9 @@ describe('telling an encoding from the bytes', () => {
     expect(doubleByteEncoding(bytes(western.repeat(20), 'windows-1252'), true)).toBeUndefined();
     const brokenUtf8 = new Uint8Array([...bytes(western.repeat(5), 'utf-8'), 0x92, 0x73]);
     expect(doubleByteEncoding(brokenUtf8, true)).toBeUndefined();
+    // Short text whose quotes and accents all happen to form valid Shift_JIS pairs (found by the property below).
+    const pairsByChance = `${CSV}‘PØe”’ ‘XÅuU’’; ‘yTlVxWDsÅ’’\r\n`;
+    expect(doubleByteEncoding(bytes(pairsByChance, 'windows-1252'), true)).toBeUndefined();
   });
 
   it('never takes English text with accents and curly quotes for a double-byte encoding (property)', () => {

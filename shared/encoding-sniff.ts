@@ -97,7 +97,15 @@ interface CharacterCheck {
   lowLeads: number;
   /** Pairs whose first byte is 0xA4 or 0xA5 (hiragana and katakana rows in EUC-JP). */
   kana: number;
+  /**
+   * Characters with an ASCII letter right before or after them (not one taken as a trail byte): a Windows-1252 é,
+   * ’ or “ sits inside or against a word; Japanese and Chinese text meets Latin letters only now and then.
+   */
+  nextToLetters: number;
 }
+
+const isLetter = (byte: number | undefined) =>
+  byte !== undefined && ((byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a));
 
 /**
  * Walks the bytes as a double-byte encoding: `single` bytes are characters of their own, `lead` bytes start a pair
@@ -111,8 +119,17 @@ function checkCharacters(
   lead: (byte: number) => boolean,
   trail: (byte: number) => boolean,
 ): CharacterCheck {
-  const out: CharacterCheck = { valid: true, characters: 0, inRuns: 0, pairs: 0, lowLeads: 0, kana: 0 };
+  const out: CharacterCheck = {
+    valid: true,
+    characters: 0,
+    inRuns: 0,
+    pairs: 0,
+    lowLeads: 0,
+    kana: 0,
+    nextToLetters: 0,
+  };
   let run = 0;
+  let afterLetter = false;
   const endRun = () => {
     if (run >= 2) out.inRuns += run;
     run = 0;
@@ -121,11 +138,17 @@ function checkCharacters(
     const byte = bytes[i]!;
     if (byte < 0x80) {
       endRun();
+      afterLetter = isLetter(byte);
       continue;
     }
     out.characters += 1;
     run += 1;
-    if (single(byte)) continue;
+    const before = afterLetter;
+    afterLetter = false;
+    if (single(byte)) {
+      if (before || isLetter(bytes[i + 1])) out.nextToLetters += 1;
+      continue;
+    }
     if (!lead(byte)) return { ...out, valid: false };
     if (i + 1 >= bytes.length) {
       out.valid = !whole;
@@ -133,6 +156,7 @@ function checkCharacters(
     }
     if (!trail(bytes[i + 1]!)) return { ...out, valid: false };
     out.pairs += 1;
+    if (before || isLetter(bytes[i + 2])) out.nextToLetters += 1;
     if (byte <= 0x9f) out.lowLeads += 1;
     if (byte === 0xa4 || byte === 0xa5) out.kana += 1;
     i += 1;
@@ -161,8 +185,16 @@ function utf8Bytes(bytes: Bytes): number {
   return count;
 }
 
-/** Eight characters or more, every byte in place, most characters run together: the text is in that encoding. */
-const fits = (check: CharacterCheck) => check.valid && check.characters >= 8 && check.inRuns >= check.characters * 0.6;
+/**
+ * Eight characters or more, every byte in place, most characters run together and few against Latin letters: the
+ * text is in that encoding. (Short English text whose quotes and accents happen to form valid pairs, as in
+ * `‘a…’ ‘aß“’`, still has its words beside them.)
+ */
+const fits = (check: CharacterCheck) =>
+  check.valid &&
+  check.characters >= 8 &&
+  check.inRuns >= check.characters * 0.6 &&
+  check.nextToLetters <= check.characters * 0.25;
 
 /**
  * Text in a double-byte Asian encoding (asked only of text that is not valid UTF-8): every byte above 0x7F fits
