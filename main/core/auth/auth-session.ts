@@ -267,8 +267,18 @@ export class AuthSession {
    * Gets a new access token now (after a 401, or ahead of expiry): with the refresh token, or a new client
    * credentials token. A refusal (e.g. revoked refresh token) signs out; a network failure keeps the sign-in.
    * Concurrent calls share one request, so a rotating refresh token is never used twice.
+   *
+   * `rejected`: the token a 401 came back for. When the session already holds another one (a request that left
+   * before the last refresh is answered 401 after it), that newer token is the answer and nothing is asked of
+   * the identity server: four requests refused mid-batch cost one refresh, however their answers are spread.
    */
-  refresh(): Promise<boolean> {
+  async refresh(rejected?: string): Promise<boolean> {
+    if (rejected !== undefined && !this.#refreshing) {
+      await this.#load();
+      const current = this.#tokens;
+      if (!current) return false;
+      if (current.accessToken !== rejected) return true;
+    }
     this.#refreshing ??= this.#refreshOnce().finally(() => {
       this.#refreshing = undefined;
     });

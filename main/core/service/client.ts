@@ -47,8 +47,11 @@ export interface TokenSource {
    * token was not given for that origin.
    */
   getAccessToken(audience: string): Promise<string | null>;
-  /** Gets a new access token (refresh token or client credentials); false when that is not possible now. */
-  refresh(): Promise<boolean>;
+  /**
+   * Gets a new access token (refresh token or client credentials); false when that is not possible now.
+   * `rejected` is the token the service refused: a source already holding a newer one answers true at once.
+   */
+  refresh(rejected?: string): Promise<boolean>;
 }
 
 export interface OrderServiceClientOptions {
@@ -270,9 +273,9 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     }
   }
 
-  async function refreshed(): Promise<boolean> {
+  async function refreshed(rejected: string | undefined): Promise<boolean> {
     try {
-      return (await o.tokens?.refresh()) ?? false;
+      return (await o.tokens?.refresh(rejected)) ?? false;
     } catch {
       logger.warn('token refresh failed');
       return false;
@@ -323,7 +326,7 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
       wantsFreshToken(result.status, result.headers) &&
       op.secured &&
       o.tokens &&
-      (await refreshed())
+      (await refreshed(sentTokens?.at(-1)))
     ) {
       result = await attempt();
     }
