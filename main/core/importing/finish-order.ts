@@ -1,7 +1,8 @@
 import type { CodeLists } from '../../../shared/environment.js';
 import type { CompiledProfile } from './compiled-profile.js';
 import { buildOrder, type OrderCells } from './order-builder.js';
-import { describeSource, locationOf, problem, quote, type Location } from './problems.js';
+import { problem, quote, type Location } from './problems.js';
+import { codeKey, readSexCode } from './sex-codes.js';
 import { importedOrder, type OrderExtras, type ProvenanceTable } from '../model/provenance-table.js';
 import type { ImportedOrder, OrderControl, Problem } from '../model/imported-order.js';
 import { validateOrder } from './validate-order.js';
@@ -41,9 +42,7 @@ const ENUM_FIELDS = [
   ['prescription', 'currencyCode', 'currencyCodes'],
 ] as const;
 
-/** How a code is compared with the environment's list: case, surrounding and doubled spaces, trailing dots aside. */
-export const codeKey = (value: string): string =>
-  value.trim().replace(/\.+$/, '').replace(/\s+/g, ' ').trim().toLowerCase();
+export { codeKey } from './sex-codes.js';
 
 /**
  * 'mr', 'MR', 'Mr.' or 'mr .' is the environment's 'Mr' (and 'Prof.' its 'Prof', 'Dr.' its 'Dr'): only the case,
@@ -62,51 +61,23 @@ function matchListCase(body: Obj, codeLists: CodeLists): void {
 }
 
 /**
- * Sex given as a number: the NHS Data Dictionary's person gender codes and ISO 5218 (1 male, 2 female, 0 not known,
- * 9 not specified), as clinic systems export them in PID-8 or a CSV column. Each is the environment's value whose
- * name (as codeKey reads it) is the first of these it has; none, and the code stays for validation to refuse.
+ * A sex code the profile did not map (HL7 table 0001 or a number: sex-codes.ts), as the environment's gender; the
+ * field joins `reported` when no gender fits, so validation does not repeat the error in vaguer words.
  */
-const NUMERIC_SEX: Record<string, { names: readonly string[]; meaning?: string }> = {
-  '1': { names: ['male', 'm'] },
-  '2': { names: ['female', 'f'] },
-  '0': { names: ['not known', 'unknown', 'u'] },
-  '9': {
-    names: ['not specified', 'unknown', 'not known', 'u'],
-    meaning: "9 is 'not specified' or 'indeterminate' in NHS codes and 'not applicable' in ISO 5218",
-  },
-};
-
-/**
- * A numeric sex code the profile did not map (its value maps were applied when the body was built), read as the
- * environment's value with a warning naming the assumption; undefined when the gender is not such a code.
- */
-function numericGender(body: Obj, input: FinishInput, provenance: ProvenanceTable): Problem | undefined {
+function sexCode(
+  body: Obj,
+  input: FinishInput,
+  provenance: ProvenanceTable,
+  reported: Set<string>,
+): Problem | undefined {
   const customer = body.customer as Obj;
   const value = customer.gender;
   if (typeof value !== 'string') return undefined;
-  const code = NUMERIC_SEX[value.trim()];
-  const genders = input.codeLists.genders;
-  if (!code || genders.includes(value)) return undefined;
-  let match: string | undefined;
-  for (const name of code.names) {
-    match = genders.find((entry) => codeKey(entry) === name);
-    if (match) break;
-  }
-  if (!match) return undefined;
-  customer.gender = match;
-  const origin = provenance.get('customer.gender');
-  const from = describeSource(origin);
-  const why = code.meaning
-    ? `${code.meaning}`
-    : '1 male, 2 female, 0 not known, 9 not specified, as the NHS Data Dictionary and ISO 5218 number them';
-  return problem(
-    'warning',
-    input.file,
-    locationOf(origin, input.fallback),
-    'gender.numericCode',
-    `Gender ${quote(value)}${from ? ` (${from})` : ''} is a numeric sex code, read as ${quote(match)} (${why}); if the sender means another code, map it in the mapping profile.`,
-    'customer.gender',
-  );
+  const read = readSexCode(value, provenance.get('customer.gender'), input);
+  if (!read) return undefined;
+  if (read.value !== undefined) customer.gender = read.value;
+  else reported.add('customer.gender');
+  return read.problem;
 }
 
 const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
@@ -122,7 +93,8 @@ export function finishOrder(input: FinishInput): { order: ImportedOrder; provena
   const clinicCode = text((built.body.clinicInformation as Obj).clinicCode);
   const clinicOrderId = text((built.body.prescription as Obj).clinicOrderId);
   const problems: Problem[] = [...input.extraProblems, ...built.problems];
-  const sex = numericGender(built.body, input, built.provenance);
+  const sexReported = new Set<string>();
+  const sex = sexCode(built.body, input, built.provenance, sexReported);
   if (sex) problems.push(sex);
   const cancel = input.orderControl === 'CA';
 
@@ -152,8 +124,8 @@ export function finishOrder(input: FinishInput): { order: ImportedOrder; provena
     }
   } else if (!input.skipValidation) {
     const skip =
-      built.reported && input.reported.size > 0
-        ? new Set([...input.reported, ...built.reported])
+      (built.reported && input.reported.size > 0) || sexReported.size > 0
+        ? new Set([...input.reported, ...(built.reported ?? []), ...sexReported])
         : (built.reported ?? input.reported);
     problems.push(
       ...validateOrder(built.body, {

@@ -739,6 +739,52 @@ const CASES: Case[] = [
       expect(r.orders[0]!.problems[0]!.text).toContain("Gender '2' (PID-8.1) is a numeric sex code, read as 'Female'");
     },
   },
+  ...(['gender-table-0001.hl7', 'gender-table-0001.csv'] as const).flatMap((file): Case[] => {
+    const at = file.endsWith('.hl7') ? [1, 2] : [2, 3];
+    const from = file.endsWith('.hl7') ? 'PID-8.1' : 'column "gender"';
+    return [
+      {
+        file,
+        format: file.endsWith('.hl7') ? 'hl7' : 'csv',
+        orders: 6,
+        invalid: 0,
+        problems: at.map((where) => `gender.approximated@${where}:customer.gender`),
+        check: (r) => {
+          expect(r.orders.map((o) => body(o).customer!.gender)).toEqual([
+            'Other',
+            'Unknown',
+            'Other',
+            'Unknown',
+            'Male',
+            'Female',
+          ]);
+          expect(r.orders[0]!.problems[0]).toMatchObject({ severity: 'warning' });
+          expect(r.orders[0]!.problems[0]!.text).toBe(
+            `Gender 'A' (${from}) is HL7 table 0001's code for ambiguous, read as 'Other', the nearest of this environment's genders (neither male nor female; the order cannot say ambiguous); if the clinic means another, map 'A' in the mapping profile.`,
+          );
+          expect(r.orders[1]!.problems[0]!.text).toContain(
+            `Gender 'N' (${from}) is HL7 table 0001's code for not applicable, read as 'Unknown'`,
+          );
+        },
+      },
+      {
+        file,
+        name: `${file} where the environment has only Male and Female`,
+        format: file.endsWith('.hl7') ? 'hl7' : 'csv',
+        options: { codeLists: { ...DEFAULT_CODE_LISTS, genders: ['Male', 'Female'] } },
+        orders: 6,
+        invalid: 4,
+        problems: [0, 1, 2, 3].map((i) => `enum.unknown@${at[0]! + i}:customer.gender`),
+        check: (r) => {
+          expect(r.orders.slice(4).map((o) => body(o).customer!.gender)).toEqual(['Male', 'Female']);
+          expect(r.orders.map((o) => o.problems.length)).toEqual([1, 1, 1, 1, 0, 0]);
+          expect(r.orders[2]!.problems[0]!.text).toBe(
+            `Gender 'O' (${from}) is HL7 table 0001's code for other, and none of this environment's genders (Male, Female) means other: map 'O' to one of them in the mapping profile, or correct the value.`,
+          );
+        },
+      },
+    ];
+  }),
   {
     file: 'summary-rows.csv',
     format: 'csv',

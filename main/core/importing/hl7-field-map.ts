@@ -44,7 +44,8 @@ export const DEFAULT_HL7_MAP: readonly Hl7MapEntry[] = [
   { column: 'dateOfBirth', source: 'PID-7 (YYYYMMDD...)', repetitions: REPEATS.one },
   {
     column: 'gender',
-    source: 'PID-8 (M, F, O, U mapped to Male, Female, Other, Unknown; numeric 1, 2, 0, 9 too, with a warning)',
+    source:
+      'PID-8, HL7 table 0001: M, F, O, U as Male, Female, Other, Unknown; A (ambiguous) as Other and N (not applicable) as Unknown, with a warning; numeric 1, 2, 0, 9 too, with a warning',
     repetitions: REPEATS.one,
   },
   {
@@ -118,10 +119,12 @@ export const DEFAULT_HL7_MAP: readonly Hl7MapEntry[] = [
   },
 ];
 
-/** The default value maps for HL7 tables (profile value maps override them). */
-export const HL7_VALUE_MAPS: Record<string, Record<string, string>> = {
-  gender: { M: 'Male', F: 'Female', O: 'Other', U: 'Unknown' },
-};
+/**
+ * The default value maps for HL7 tables (profile value maps override them). None at present: PID-8's table 0001 is
+ * read after the profile's maps by sex-codes.ts, for CSV files too, so that a code the environment has no gender for
+ * is refused naming the code and not the value a default map made of it.
+ */
+export const HL7_VALUE_MAPS: Record<string, Record<string, string>> = {};
 
 export interface Hl7Extraction {
   cells: OrderCells;

@@ -421,6 +421,14 @@ export function fixtureFiles(): Record<string, string | Buffer> {
     ),
     'gender-numeric.hl7': setField(hl7(hl7Order('G2-9')), 'PID', 8, '2'),
     'missing-required.csv': withCell(withCell(one, 1, 'surname', ''), 1, 'medication', ''),
+    // HL7 table 0001 (administrative sex) in PID-8 and in a CSV: A (ambiguous) and N (not applicable) have no gender
+    // of their own in an order; M, F, O and U have.
+    'gender-table-0001.hl7':
+      ['A', 'N', 'O', 'U', 'M', 'f'].map((code, i) => setField(hl7(hl7Order(`G1-${i}`)), 'PID', 8, code)).join('\r') +
+      '\r',
+    'gender-table-0001.csv': csv(
+      ['A', 'N', 'O', 'U', 'M', 'f'].map((code, i) => exampleOrder(`G1-${i}`, (o) => (o.customer.gender = code))),
+    ),
     // HL7 v2
     'rde-single.hl7': hl7(hl7Order('H-1')),
     'rde-lf.hl7': hl7(hl7Order('H-2'), { lineEnding: '\n' }) + '\n',
