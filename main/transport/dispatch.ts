@@ -30,9 +30,33 @@ export function unknownCall(name: unknown): DispatchResult {
   return { ok: false, error: { code: 'unknown-call', message: `there is no call named ${shown}` } };
 }
 
+/**
+ * Where `value` holds a key named `__proto__` (JSON.parse keeps it as an own key), or undefined. No call takes one,
+ * and code that copies such an object by assignment replaces a prototype instead: a whole-body edit carrying one
+ * reached Object.prototype of the core through an undo (docs/security.md, finding 16).
+ */
+export function protoKeyPath(value: unknown): string | undefined {
+  const stack: Array<[unknown, string[]]> = [[value, []]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [node, path] = next;
+    if (typeof node !== 'object' || node === null) continue;
+    if (Object.hasOwn(node, '__proto__')) return [...path, '__proto__'].join('.');
+    for (const [key, child] of Object.entries(node)) stack.push([child, [...path, key]]);
+  }
+  return undefined;
+}
+
 export async function dispatchCall(handlers: CallHandlers, name: unknown, payload: unknown): Promise<DispatchResult> {
   if (!isCallName(name)) return unknownCall(name);
   const spec = calls[name];
+  const protoKey = protoKeyPath(payload);
+  if (protoKey !== undefined) {
+    const message = 'a key named __proto__ is not accepted anywhere in a call';
+    return {
+      ok: false,
+      error: { code: 'invalid-input', message: `invalid input for ${name}`, issues: [{ path: protoKey, message }] },
+    };
+  }
   const input = spec.input.safeParse(payload ?? {});
   if (!input.success) {
     return {

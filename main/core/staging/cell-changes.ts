@@ -11,12 +11,24 @@ import type { EditOutcome } from './order-edits.js';
 type Obj = Record<string, unknown>;
 const isObject = (value: unknown): value is Obj => value !== null && typeof value === 'object' && !Array.isArray(value);
 
+/**
+ * Paths come from bodies (a whole-body edit names every leaf) and are kept in the edit history, so a part may be
+ * `__proto__` or `constructor`: only own properties are followed, and values are defined rather than assigned
+ * (assigning to `__proto__` replaces the object's prototype), or an undo could write onto Object.prototype
+ * (docs/security.md, finding 16).
+ */
+const own = (container: object, key: string): unknown =>
+  Object.hasOwn(container, key) ? (container as Obj)[key] : undefined;
+const put = (container: object, key: string, value: unknown): void => {
+  Object.defineProperty(container, key, { value, writable: true, enumerable: true, configurable: true });
+};
+
 /** A value at a dotted body path (array indices as numbers), or undefined. */
 export function valueAtPath(body: unknown, path: string): unknown {
   let current: unknown = body;
   for (const part of path.split('.')) {
     if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Obj)[part];
+    current = own(current, part);
   }
   return current;
 }
@@ -32,18 +44,18 @@ export function setAtPath(body: Obj, path: string, value: unknown): void {
     const part = parts[i]!;
     const numeric = /^\d+$/.test(parts[i + 1]!);
     const container = target as Obj;
-    let next = container[part];
+    let next = own(container, part);
     if (next === null || typeof next !== 'object') {
       if (value === undefined) return;
       next = numeric ? [] : {};
-      container[part] = next;
+      put(container, part, next);
     }
     target = next as Obj | unknown[];
   }
   const leaf = parts.at(-1)!;
   const container = target as Obj;
   if (value === undefined) delete container[leaf];
-  else container[leaf] = value;
+  else put(container, leaf, value);
   const items = body.prescribedItems;
   if (Array.isArray(items)) {
     while (items.length > 0 && isObject(items.at(-1)) && Object.keys(items.at(-1) as Obj).length === 0) items.pop();
