@@ -6,7 +6,9 @@
  * - `not-supported`: the server does not offer what this environment needs (e.g. no device sign-in);
  * - `no-secret`: client credentials sign-in with no secret given or stored;
  * - `wrong-grant`: the call does not match the environment's grant;
- * - `insecure-verification-uri`: the device sign-in page the server named is not https (nor on this computer).
+ * - `insecure-verification-uri`: the device sign-in page the server named is not https (nor on this computer);
+ * - `foreign-endpoint`: the discovery document sends the token (or device, revocation) requests to another origin
+ *   than the issuer's, or over plain http: nothing is sent there.
  */
 export type AuthErrorCode =
   | 'invalid-issuer'
@@ -16,7 +18,8 @@ export type AuthErrorCode =
   | 'not-supported'
   | 'no-secret'
   | 'wrong-grant'
-  | 'insecure-verification-uri';
+  | 'insecure-verification-uri'
+  | 'foreign-endpoint';
 
 export class AuthError extends Error {
   readonly code: AuthErrorCode;

@@ -1,10 +1,41 @@
 import * as oidc from 'openid-client';
+import { AuthError } from './auth-error.js';
 import { checkIssuerUrl } from './issuer-url.js';
 
 /** Per request to the identity server; a dead server must not hang sign-in or the connection check. */
 export const REQUEST_TIMEOUT_SECONDS = 15;
 
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
+/** The endpoints this app sends credentials to: a client secret, a device code, a refresh token. */
+const CREDENTIAL_ENDPOINTS = ['token_endpoint', 'device_authorization_endpoint', 'revocation_endpoint'] as const;
+
+/**
+ * Every endpoint that receives credentials is on the issuer's own origin (scheme, host and port), so a client
+ * secret or refresh token goes only where the admin pointed the environment, over what its address says (https;
+ * http only for a loopback issuer). Chosen default: CloudRx's identity server (IdentityServer4) serves all of
+ * them from its issuer, and one that names another origin (an internal host behind a proxy, "http://is4:5000/…",
+ * or a document that is not what it seems) would otherwise get the secret, in the clear when it says http:, as
+ * openid-client allows any http endpoint once the loopback issuer's plain http is allowed.
+ */
+function checkEndpoints(metadata: oidc.ServerMetadata, issuer: URL): void {
+  for (const name of CREDENTIAL_ENDPOINTS) {
+    const value = metadata[name];
+    if (value === undefined) continue;
+    let origin: string | undefined;
+    try {
+      origin = typeof value === 'string' ? new URL(value).origin : undefined;
+    } catch {
+      origin = undefined;
+    }
+    if (origin === issuer.origin) continue;
+    const shown = typeof value === 'string' ? value.slice(0, 200) : typeof value;
+    throw new AuthError(
+      'foreign-endpoint',
+      `The identity server's discovery document sends ${name.replace(/_/g, ' ')} requests to ${shown}, not to ${issuer.origin}: nothing was sent there. Check the issuer address, or the identity server's public origin setting.`,
+    );
+  }
+}
 
 /** One discovered identity server, and openid-client configurations for talking to it as a given client. */
 export class IdentityServer {
@@ -23,7 +54,9 @@ export class IdentityServer {
       execute: insecure ? [oidc.allowInsecureRequests] : [],
       timeout: REQUEST_TIMEOUT_SECONDS,
     });
-    return new IdentityServer(config.serverMetadata(), insecure);
+    const metadata = config.serverMetadata();
+    checkEndpoints(metadata, url);
+    return new IdentityServer(metadata, insecure);
   }
 
   get supportsDeviceAuthorization(): boolean {
