@@ -222,7 +222,7 @@ async function folderLeg(root: string, orders = 50_000) {
     store: watched.store,
     staging: watched.staging,
     repo: new IntakeRepo(watched.store.db, watched.store.now),
-    mode: 'hold',
+    rules: { mode: 'hold' },
     onFile: () => finished(),
   });
   watcher.start();

@@ -91,6 +91,12 @@ export const importSummarySchema = z.object({
   profileChoice: profileChoiceSchema.optional(),
   /** HL7: the file's sender, saved with a profile made from this import. */
   hl7Sender: hl7SenderSchema.optional(),
+  /**
+   * HL7: each message's sender as live intake's staging rules name senders (`APP^FACILITY`, MSH-3^MSH-4 first
+   * components; the FHS/BHS's for a message naming none; `''` for none), each once, at most 100 (`more`: others
+   * too). A watched folder's file follows their rules (main/core/intake/README.md, "Rules").
+   */
+  hl7MessageSenders: z.object({ senders: z.array(z.string().max(401)).max(100), more: z.boolean() }).optional(),
   rowsRead: z.number().int().nonnegative(),
   fileProblems: z.array(problemViewSchema),
 });

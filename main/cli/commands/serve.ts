@@ -151,8 +151,8 @@ export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
         store,
         staging: folderStaging,
         repo: intake.repo,
-        // A file's orders follow the default rule (a file may hold several senders' messages).
-        mode: rules.onArrival,
+        // An HL7 file follows its senders' rules (hold wins), a CSV file the default (watched-file-rule.ts).
+        rules: serviceRules(rules),
         logger,
         onFile: () => void (tally.files += 1),
       });

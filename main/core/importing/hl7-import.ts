@@ -3,7 +3,7 @@ import { finishOrder, type OrderSink } from './finish-order.js';
 import type { OrderExtras } from '../model/provenance-table.js';
 import { Hl7ParseError, parseHl7Message, type Hl7Message } from '../model/hl7-adapter.js';
 import { chooseHl7Profile, type Hl7ProfileChoice } from './hl7-profile-choice.js';
-import { readHl7Sender } from './hl7-sender.js';
+import { MessageSenders, readHl7Sender } from './hl7-sender.js';
 import { extractHl7Order } from './hl7-field-map.js';
 import { isAcceptedMessageType, messageTypeRefusal } from './hl7-message-types.js';
 import { Hl7Splitter, Hl7StreamAbort, listLines, type SplitMessage } from './hl7-stream.js';
@@ -75,6 +75,7 @@ export async function importHl7(
   const messageTypes = new Set<string>();
   const seen = new Map<string, number>();
   const splitter = new Hl7Splitter(file);
+  const messageSenders = new MessageSenders();
   let orderCount = 0;
   let invalidCount = 0;
   let bytes = 0;
@@ -104,6 +105,7 @@ export async function importHl7(
       return;
     }
     const { profile, compiled } = chosen ?? choose(message);
+    messageSenders.add(message.segments[0], splitter.envelope);
     messageTypes.add(message.messageType || '(none)');
     if (!isAcceptedMessageType(message.messageType)) {
       const entry = unusable(source, 'hl7.messageType', messageTypeRefusal(split.index, message.messageType));
@@ -217,6 +219,7 @@ export async function importHl7(
     ...(profile ? { profile: profile.name, appliedProfile: profile } : {}),
     profileChoice: choice,
     ...(sender ? { hl7Sender: sender } : {}),
+    ...(messageSenders.listed ? { hl7MessageSenders: messageSenders.listed } : {}),
     rowsRead: splitter.messageCount,
     orders: [],
     orderCount,

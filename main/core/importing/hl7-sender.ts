@@ -95,3 +95,37 @@ export function profileForSender(sender: Hl7Sender | undefined, profiles: readon
   if (more.length === 0) return { kind: 'one', profile: only };
   return { kind: 'several', names: found.map((profile) => profile.name).sort() };
 }
+
+/** At most this many distinct message senders are listed for a file; more are only said (`more`). */
+export const MESSAGE_SENDERS_LISTED = 100;
+
+/**
+ * The senders of a file's messages, as live intake's staging rules name them (main/core/intake/README.md,
+ * "Rules"): `APP^FACILITY` from each message's MSH-3 and MSH-4 (first components), `APP` when it gives no
+ * facility. A message naming neither counts as the file's FHS (else BHS) sender; one with no sender anywhere as
+ * `''` (the default rule's). Each once, in the order first seen; envelope fields only, never a patient's.
+ */
+export class MessageSenders {
+  readonly #keys = new Set<string>();
+  #more = false;
+
+  add(msh: Hl7Segment | undefined, envelope: readonly string[]): void {
+    let key = senderKey(msh?.value(3, 1) ?? '', msh?.value(4, 1) ?? '');
+    if (key === '') {
+      const header = readHl7Sender(envelope, undefined);
+      key = header ? senderKey(header.application, header.facility) : '';
+    }
+    if (this.#keys.has(key)) return;
+    if (this.#keys.size >= MESSAGE_SENDERS_LISTED) this.#more = true;
+    else this.#keys.add(key);
+  }
+
+  /** Undefined when no message was read. */
+  get listed(): { senders: string[]; more: boolean } | undefined {
+    return this.#keys.size > 0 ? { senders: [...this.#keys], more: this.#more } : undefined;
+  }
+}
+
+/** Parts cut to 200 characters (a rule's are at most 50, so no match changes), so a key is at most 401. */
+const senderKey = (application: string, facility: string) =>
+  facility ? `${application.slice(0, 200)}^${facility.slice(0, 200)}` : application.slice(0, 200);

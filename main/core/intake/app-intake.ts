@@ -274,8 +274,8 @@ export class AppIntake {
       store,
       staging,
       repo: running.intake.repo,
-      // A file's orders follow the default rule (a file may hold several senders' messages).
-      mode: running.rules.onArrival,
+      // An HL7 file follows its senders' rules (hold wins), a CSV file the default (watched-file-rule.ts).
+      rules: serviceRules(running.rules),
       ...(logger ? { logger } : {}),
       ...(folderIntervalMs !== undefined ? { intervalMs: folderIntervalMs } : {}),
       onFile: (file) => {

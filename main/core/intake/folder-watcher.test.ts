@@ -2,6 +2,8 @@ import { appendFileSync, existsSync, readFileSync, readdirSync, renameSync, writ
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  HL7_PROFILE,
+  hl7File,
   stagingFixture,
   templateCsv,
   uniqueOrder,
@@ -11,7 +13,7 @@ import {
 import { IntakeRepo } from '../store/intake-repo.js';
 import { LOCAL } from '../store/testing/store-fixtures.js';
 import { FolderWatcher } from './folder-watcher.js';
-import type { IntakeMode } from './intake-service.js';
+import type { IntakeMode, IntakeRules } from './intake-service.js';
 
 // Issue #17, watched folders: partial writes, the same file twice, a bad file moved to failed/ with its reasons,
 // files present at start; nothing the folder holds is deleted.
@@ -22,7 +24,7 @@ afterEach(() => {
   fixture = undefined;
 });
 
-function setUp(mode: IntakeMode = 'hold', intervalMs?: number) {
+function setUp(mode: IntakeMode | IntakeRules = 'hold', intervalMs?: number) {
   const f = (fixture = stagingFixture());
   const dir = join(f.dataDir, 'inbox');
   mkdirSync(dir);
@@ -32,7 +34,7 @@ function setUp(mode: IntakeMode = 'hold', intervalMs?: number) {
     store: f.store,
     staging: f.staging,
     repo: new IntakeRepo(f.store.db, f.store.now),
-    mode,
+    rules: typeof mode === 'string' ? { mode } : mode,
     ...(intervalMs !== undefined ? { intervalMs } : {}),
   });
   return { f, dir, watcher };
@@ -137,5 +139,79 @@ describe('watched folders', () => {
     await watcher.stop();
     expect(batches(f)).toHaveLength(2);
     expect(readdirSync(join(dir, 'done')).sort()).toEqual(['early.csv', 'later.csv']);
+  });
+});
+
+// An HL7 file follows the rule of its sender (MSH-3^MSH-4), as a message over MLLP does; with several senders the
+// strictest, "hold"; a CSV file names no sender and follows the default.
+describe("watched folders: the rule of the file's sender", () => {
+  const SEND_FROM = { application: 'EPR-7', facility: 'CLINIC-H' };
+  const HOLD_FROM = { application: 'LAB-2', facility: 'CLINIC-H' };
+
+  /** Both senders' profiles give what HL7 cannot carry, so every order is valid and only the rule differs. */
+  function withProfiles(f: StagingFixture) {
+    for (const sender of [SEND_FROM, HOLD_FROM]) {
+      f.store.mappingProfiles.save({
+        ...HL7_PROFILE,
+        name: sender.application,
+        hl7Sender: { ...sender, messageType: 'RDE^O11' },
+      });
+    }
+  }
+
+  const queued = (f: StagingFixture) =>
+    (f.store.db.prepare("SELECT count(*) AS n FROM orders WHERE state = 'queued'").get() as { n: number }).n;
+
+  async function dropAndPoll(dir: string, watcher: FolderWatcher, name: string, text: string) {
+    writeFileSync(join(dir, name), text);
+    await watcher.pollOnce();
+    await watcher.pollOnce();
+  }
+
+  const fileAudit = (f: StagingFixture, fileName: string) =>
+    f.store.audit.search({ action: 'intake.file.' }).find((entry) => entry.details.fileName === fileName);
+
+  it('accepts a file from a sender whose rule is "send" when the default is "hold"', async () => {
+    const { f, dir, watcher } = setUp({ mode: 'hold', senders: { 'EPR-7^CLINIC-H': 'send' } });
+    withProfiles(f);
+    await dropAndPoll(dir, watcher, 'epr.hl7', hl7File([uniqueOrder(), uniqueOrder()], 'NW', SEND_FROM));
+    expect(readdirSync(join(dir, 'done'))).toEqual(['epr.hl7']);
+    const [batch] = batches(f);
+    expect(batch!.counts).toMatchObject({ total: 2, invalid: 0, accepted: 2, staged: 0 });
+    expect(queued(f)).toBe(2);
+    expect(fileAudit(f, 'epr.hl7')?.details).toMatchObject({ operation: 'send', sender: 'EPR-7^CLINIC-H' });
+    // A CSV file in the same folder names no sender: the default rule, "hold".
+    await dropAndPoll(dir, watcher, 'orders.csv', templateCsv([uniqueOrder()]));
+    expect(queued(f)).toBe(2);
+    expect(fileAudit(f, 'orders.csv')?.details).toMatchObject({ operation: 'hold' });
+    expect(fileAudit(f, 'orders.csv')?.details.sender).toBeUndefined();
+  });
+
+  it('keeps a file from a sender whose rule is "hold" staged when the default is "send"', async () => {
+    const { f, dir, watcher } = setUp({ mode: 'send', senders: { 'LAB-2': 'hold' } });
+    withProfiles(f);
+    // By application alone: every facility of LAB-2 holds.
+    await dropAndPoll(dir, watcher, 'lab.hl7', hl7File([uniqueOrder(), uniqueOrder()], 'NW', HOLD_FROM));
+    expect(readdirSync(join(dir, 'done'))).toEqual(['lab.hl7']);
+    expect(batches(f)[0]!.counts).toMatchObject({ total: 2, valid: 2, staged: 2, accepted: 0 });
+    expect(queued(f)).toBe(0);
+    expect(fileAudit(f, 'lab.hl7')?.details).toMatchObject({ operation: 'hold', sender: 'LAB-2^CLINIC-H' });
+    // Another sender, no rule of its own: the default, "send".
+    await dropAndPoll(dir, watcher, 'epr.hl7', hl7File([uniqueOrder()], 'NW', SEND_FROM));
+    expect(queued(f)).toBe(1);
+  });
+
+  it('holds a file with several senders when one of them holds, and names it', async () => {
+    const { f, dir, watcher } = setUp({ mode: 'send', senders: { 'LAB-2^CLINIC-H': 'hold' } });
+    withProfiles(f);
+    const mixed = hl7File([uniqueOrder()], 'NW', SEND_FROM) + hl7File([uniqueOrder()], 'NW', HOLD_FROM);
+    await dropAndPoll(dir, watcher, 'mixed.hl7', mixed.replace('MSG-1', 'MSG-0'));
+    expect(batches(f)[0]!.counts).toMatchObject({ total: 2, valid: 2, staged: 2, accepted: 0 });
+    expect(queued(f)).toBe(0);
+    expect(fileAudit(f, 'mixed.hl7')?.details).toMatchObject({ operation: 'hold', sender: 'LAB-2^CLINIC-H' });
+    expect(batches(f)[0]!.summary?.hl7MessageSenders).toEqual({
+      senders: ['EPR-7^CLINIC-H', 'LAB-2^CLINIC-H'],
+      more: false,
+    });
   });
 });

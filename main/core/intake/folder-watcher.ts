@@ -7,14 +7,17 @@ import type { Logger } from '../platform/logger.js';
 import type { StagingService } from '../staging/staging-service.js';
 import type { IntakeRepo } from '../store/intake-repo.js';
 import type { Store } from '../store/store.js';
-import type { IntakeMode } from './intake-service.js';
+import type { IntakeRules } from './intake-service.js';
+import { describeFileSenders, watchedFileRule } from './watched-file-rule.js';
 
 /**
  * A watched folder: a file written into it is imported once it is complete, with the profile its header (CSV) or
  * sender (HL7) selects, exactly as `rx-batch import` would, then moved beside it: to `done/` when every order in it
  * is valid, to `failed/` when the file was refused or some orders need fixing, with `NAME.problems.txt` (a refused
  * file: one line per reason) or `NAME.errors.csv` (the batch's error CSV) next to it. The batch stays in the
- * preview either way; with the `send` rule its valid orders are accepted into the outbox at once.
+ * preview either way; when the file's rule is `send` its valid orders are accepted into the outbox at once. An HL7
+ * file follows its senders' rules, the strictest when there are several (`hold` wins; watched-file-rule.ts); a
+ * CSV or JSON file names no sender and follows the default rule.
  *
  * - Complete: its size and modification time the same over two polls (a writer still appending changes them), or
  *   renamed into place (names a writer uses while writing are skipped: dot files, `.tmp`, `.part`, `.partial`,
@@ -32,7 +35,8 @@ export interface FolderWatcherOptions {
   store: Store;
   staging: StagingService;
   repo: IntakeRepo;
-  mode: IntakeMode;
+  /** The run's rules (as the IntakeService has them): the default, and senders with a rule of their own. */
+  rules: IntakeRules;
   intervalMs?: number;
   logger?: Logger;
   onFile?(result: WatchedFileResult): void;
@@ -171,7 +175,9 @@ export class FolderWatcher {
     if (outcome.status === 'cancelled') return;
     const batchId = outcome.status === 'staged' ? outcome.batchId : null;
     const allValid = outcome.status === 'staged' && outcome.invalid === 0;
-    if (outcome.status === 'staged' && this.#options.mode === 'send' && outcome.valid > 0) {
+    const rule = outcome.status === 'staged' ? watchedFileRule(this.#options.rules, outcome.summary) : undefined;
+    const ruleSenders = rule ? describeFileSenders(rule) : undefined;
+    if (outcome.status === 'staged' && rule?.mode === 'send' && outcome.valid > 0) {
       await staging.acceptAll(outcome.batchId);
     }
     repo.recordFile({
@@ -198,12 +204,16 @@ export class FolderWatcher {
         fileName: name,
         outcome: outcome.status,
         ...(outcome.status === 'staged' ? { orderCount: outcome.orders, invalidCount: outcome.invalid } : {}),
+        // The rule the file's orders followed, and whose it is (no sender: the default's).
+        ...(rule ? { operation: rule.mode } : {}),
+        ...(ruleSenders !== undefined ? { sender: ruleSenders } : {}),
       },
     });
     logger?.info('intake: a watched file was imported', {
       file: name,
       outcome: allValid ? 'done' : 'failed',
       ...(batchId !== null ? { batch: batchId } : {}),
+      ...(rule ? { rule: rule.mode, ruleOf: ruleSenders ?? 'the default' } : {}),
     });
     this.#options.onFile?.({ name, outcome: allValid ? 'done' : 'failed', batchId, movedTo });
   }

@@ -29,6 +29,12 @@ export interface IntakeRules {
   senders?: Record<string, IntakeMode>;
 }
 
+/** A sender's rule: its `APP^FACILITY`'s, else its `APP`'s, else the default (`hold` when none is given). */
+export function ruleFor(rules: IntakeRules, sender: string): IntakeMode {
+  const app = sender.split('^')[0] ?? '';
+  return rules.senders?.[sender] ?? rules.senders?.[app] ?? rules.mode ?? 'hold';
+}
+
 export interface IntakeServiceOptions {
   store: Store;
   staging: StagingService;
@@ -96,9 +102,7 @@ export class IntakeService {
   }
 
   modeFor(sender: string): IntakeMode {
-    const rules = this.#options.rules ?? {};
-    const app = sender.split('^')[0] ?? '';
-    return rules.senders?.[sender] ?? rules.senders?.[app] ?? rules.mode ?? 'hold';
+    return ruleFor(this.#options.rules ?? {}, sender);
   }
 
   /** Handles one message; resolves with the ACK to write once the message and its outcome are on disk. */

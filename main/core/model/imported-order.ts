@@ -72,6 +72,8 @@ export interface ImportReport {
   profileChoice?: ProfileChoice;
   /** HL7: who sent the file (MSH-3/MSH-4, or FHS/BHS; the first message's type), when it says. */
   hl7Sender?: Hl7Sender;
+  /** HL7: each message's sender as live intake's rules name them (`APP^FACILITY`), each once (hl7-sender.ts). */
+  hl7MessageSenders?: { senders: string[]; more: boolean };
   /** CSV: data records read (after the header, blank ones excluded); HL7: messages read. */
   rowsRead: number;
   /** Every order, unless `onOrder` was given: then they went there and this is empty. */

@@ -82,6 +82,7 @@ export function summaryOf(report: ImportReport): ImportSummary {
     ...(report.appliedProfile ? { appliedProfile: report.appliedProfile } : {}),
     ...(report.profileChoice ? { profileChoice: report.profileChoice } : {}),
     ...(report.hl7Sender ? { hl7Sender: report.hl7Sender } : {}),
+    ...(report.hl7MessageSenders ? { hl7MessageSenders: report.hl7MessageSenders } : {}),
     rowsRead: report.rowsRead,
     fileProblems: report.fileProblems,
   };
