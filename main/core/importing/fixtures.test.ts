@@ -1353,6 +1353,22 @@ const CASES: Case[] = [
   { file: 'fhs-no-bhs.hl7', format: 'hl7', orders: 2, invalid: 0, fileProblems: [] },
   { file: 'fhs-no-bhs-bts.hl7', format: 'hl7', orders: 3, invalid: 0, fileProblems: [] },
   {
+    file: 'text-cr-lines.hl7',
+    format: 'hl7',
+    orders: 2,
+    invalid: 0,
+    fileProblems: ['hl7.strayContent'],
+    problems: ['hl7.strayLine@1:'],
+    check: (r) => {
+      expect(r.orders[0]!.problems[0]!.text).toContain('Line 3, between segments of message 1');
+      expect(r.orders[0]!.problems[0]!.text).toContain("'\\r'");
+      expect(r.fileProblems[0]!.text).toBe(
+        "Line 6 is outside any message (before its MSH, or text between messages) and was skipped; line 6 reads '\\r'.",
+      );
+      expect(r.orders.map((o) => o.source.hl7)).toEqual([expect.not.stringContaining('\\r'), expect.any(String)]);
+    },
+  },
+  {
     file: 'text-between-segments.hl7',
     format: 'hl7',
     orders: 2,

@@ -31,6 +31,11 @@ const STRAY_TEXTS = [
   'Rx|1|2',
   '<hl7>',
   'Example 3. A prescription',
+  // A line break written as text with no segment beside it separates nothing: a stray line like any other.
+  '\\r',
+  '\\n',
+  '\\r\\n',
+  'see below\\r',
 ];
 const strayText = fc.oneof(
   fc.constantFrom(...STRAY_TEXTS),
@@ -39,8 +44,8 @@ const strayText = fc.oneof(
     // Line breaks and the MLLP frame bytes would make two lines, or a frame, of one.
     // eslint-disable-next-line no-control-regex
     .map((s) => s.replace(/[\r\n\x0b\x1c]/g, ' ').trim())
-    // The text `\r` or `\n` is a line break written as text (hl7-stream.ts, hl7.textLineBreaks), not stray text:
-    // a line of only that is read as no line at all, and one before a segment name starts a segment.
+    // The text `\r` or `\n` before a segment name is a line break written as text (hl7-stream.ts,
+    // hl7.textLineBreaks) that starts a segment; lines of such text alone are among STRAY_TEXTS.
     .filter((s) => s !== '' && !isSegmentLine(s, '|') && !/\\[rn]/.test(s)),
 );
 const indent = fc.constantFrom('', '', '', ' ', '    ', '\t', '  \t');

@@ -67,6 +67,21 @@ describe('splitting HL7 streams into messages', () => {
     },
   );
 
+  it.each([['\\r'], ['\\n'], ['\\r\\n'], [' \\r '], ['\\r\\r']])(
+    'reports a line that is only the text %s by its number, inside a message and outside one',
+    (text) => {
+      const splitter = new Hl7Splitter('f.hl7', 1000);
+      const [msh, ...rest] = MSG(1);
+      const out = [...splitter.push([msh, text, ...rest, text, ...MSG(2)].join('\r') + '\r'), ...splitter.end()];
+      expect(out.map((m) => m.segments)).toEqual([MSG(1), MSG(2)]);
+      expect(out[0]!.stray).toEqual([{ line: 2, text: text.trim() }]);
+      expect(splitter.problems.map((p) => p.code)).toEqual(['hl7.strayContent']);
+      expect(splitter.problems[0]!.text).toBe(
+        `Line 6 is outside any message (before its MSH, or text between messages) and was skipped; line 6 reads '${text.trim()}'.`,
+      );
+    },
+  );
+
   it('keeps a \\r, \\n or \\N\\ inside a value that no segment follows', () => {
     const segments = ['MSH|^~\\&|S|F|||20250101||RDE^O11|M1|P|2.5', 'NTE|1||C:\\new\\rota\\N\\PID x\\rABC'];
     expect(split(segments.join('\r'))).toEqual({ messages: [segments], problems: [] });

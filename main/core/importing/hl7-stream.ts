@@ -251,6 +251,9 @@ export class Hl7Splitter {
   private textBroken(line: string, out: SplitMessage[]): boolean {
     const pieces = line.split(TEXT_BREAK_SPLIT);
     if (pieces.length === 1) return false;
+    // A line with no segment among its pieces (only `\r`, or `note\r`) separates no segments: the whole line is one
+    // stray line, reported by its number as it reads, never nothing at all.
+    if (!pieces.some((piece) => isSegmentLine(piece.trimStart(), this.fieldSeparator))) return false;
     this.textBreaksAt ??= this.lineNumber;
     this.textBreakLines += 1;
     for (const piece of pieces) this.piece(piece, out, true);

@@ -793,6 +793,10 @@ export function fixtureFiles(): Record<string, string | Buffer> {
       'Message 2',
       hl7(hl7Order('W6-10'), { lineEnding: '\n' }),
     ].join('\n'),
+    // A line that is only the text \r (a blank line of a message copied from source code), inside a message and
+    // between two: each is a stray line by its number, never nothing.
+    'text-cr-lines.hl7':
+      [hl7(hl7Order('W6-11')).replace('\rORC|', '\r\\r\rORC|'), '\\r', hl7(hl7Order('W6-12'))].join('\r') + '\r',
   };
   return files;
 }
