@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MemorySecretStore } from '../platform/secret-store.js';
-import { AuthSession, type AuthConfig } from './auth-session.js';
-import { startHostileIdentity, type HostileIdentity } from './testing/hostile-identity.js';
+import { AuthSession, MIN_POLL_INTERVAL_SECONDS, type AuthConfig } from './auth-session.js';
+import { oauthError, startHostileIdentity, tokenAnswer, type HostileIdentity } from './testing/hostile-identity.js';
+import { ASSUMED_LIFETIME_SECONDS, authSecretKeys, MAX_LIFETIME_SECONDS } from './token-record.js';
 
 /**
  * AuthSession against an identity server that misbehaves (a scripted one on loopback): where its discovery
@@ -23,6 +24,7 @@ afterAll(async () => {
 beforeEach(() => {
   idp.requests.length = 0;
   elsewhere.requests.length = 0;
+  idp.onToken(() => tokenAnswer());
   idp.metadata({
     token_endpoint: `${idp.issuer}/token`,
     device_authorization_endpoint: `${idp.issuer}/device/auth`,
@@ -71,5 +73,88 @@ describe('a discovery document that sends credentials to another origin', () => 
     expect(idp.requests.map((request) => [request.path, request.form.grant_type])).toEqual([
       ['/token', 'client_credentials'],
     ]);
+  });
+});
+
+describe('token answers out of the ordinary', () => {
+  const signedIn = async (fields: Record<string, unknown>) => {
+    idp.onToken(() => tokenAnswer(fields));
+    const s = session('client_credentials');
+    await s.signInWithClientCredentials('the-secret');
+    return s;
+  };
+  const tokenRequests = () => idp.requests.filter((request) => request.path === '/token').length;
+
+  it.each([
+    ['expires_in 0', { expires_in: 0 }],
+    ['no expires_in', { expires_in: undefined }],
+    ['expires_in as a string', { expires_in: '3600' }],
+  ])('%s: the token is used for its assumed lifetime, not refreshed before every request', async (_, fields) => {
+    const s = await signedIn(fields);
+    const first = await s.getAccessToken();
+    expect(await s.getAccessToken()).toBe(first);
+    expect(await s.getAccessToken()).toBe(first);
+    expect(tokenRequests()).toBe(1);
+    expect(s.status().expiresAt).toBeGreaterThan(Date.now() + (ASSUMED_LIFETIME_SECONDS - 10) * 1000);
+  });
+
+  it('a lifetime of 10^15 s is taken as a day, so the expiry stays a date', async () => {
+    const s = await signedIn({ expires_in: 1e15 });
+    const expiresAt = s.status().expiresAt ?? 0;
+    expect(expiresAt).toBeLessThanOrEqual(Date.now() + MAX_LIFETIME_SECONDS * 1000);
+    expect(new Date(expiresAt).toISOString()).toMatch(/^\d{4}-/);
+  });
+
+  it('a DPoP-bound token is refused at sign-in, saying so, and the secret is not kept', async () => {
+    idp.onToken(() => tokenAnswer({ token_type: 'DPoP' }));
+    const secrets = new MemorySecretStore();
+    const s = session('client_credentials', secrets);
+    await expect(s.signInWithClientCredentials('the-secret')).rejects.toThrow(
+      /issued a dpop token.*Bearer tokens only/i,
+    );
+    expect(s.status().signedIn).toBe(false);
+    expect(await secrets.get(authSecretKeys('env').clientSecret)).toBeNull();
+  });
+
+  it('a refresh answered with a DPoP token signs out (nothing usable), rather than sending it as Bearer', async () => {
+    const s = await signedIn({});
+    idp.onToken(() => tokenAnswer({ token_type: 'DPoP' }));
+    expect(await s.refresh()).toBe(false);
+    expect(s.status().signedIn).toBe(false);
+  });
+});
+
+describe('device sign-in against odd answers', () => {
+  it('an interval of 1 ms is polled no faster than once a second', async () => {
+    idp.onDevice(() => ({
+      status: 200,
+      body: {
+        device_code: 'dc',
+        user_code: 'WXYZ-1234',
+        verification_uri: `${idp.issuer}/device`,
+        expires_in: 60,
+        interval: 0.001,
+      },
+    }));
+    let polls = 0;
+    idp.onToken(() => ((polls += 1) < 3 ? oauthError('authorization_pending') : tokenAnswer()));
+    const s = session('device');
+    const login = await s.startDeviceLogin();
+    expect(login.interval).toBe(MIN_POLL_INTERVAL_SECONDS);
+    expect(await login.result).toEqual({ outcome: 'signed-in' });
+    const at = idp.requests.filter((request) => request.path === '/token').map((request) => request.at);
+    expect(at).toHaveLength(3);
+    for (let i = 1; i < at.length; i += 1) expect(at[i]! - at[i - 1]!).toBeGreaterThan(900);
+  });
+
+  it('a refused poll (expired_token, access_denied) ends the sign-in as such (no further polls)', async () => {
+    for (const [error, outcome] of [
+      ['expired_token', 'expired'],
+      ['access_denied', 'denied'],
+    ] as const) {
+      idp.onToken(() => oauthError(error));
+      const login = await session('device').startDeviceLogin();
+      expect(await login.result, error).toEqual({ outcome });
+    }
   });
 });

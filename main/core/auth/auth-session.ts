@@ -47,7 +47,7 @@ export interface DeviceLogin {
   verificationUriComplete?: string;
   /** ms since epoch. */
   expiresAt: number;
-  /** Seconds between polls, as the server asked (5 when it did not say). */
+  /** Seconds between polls, as the server asked (5 when it did not say, at least MIN_POLL_INTERVAL_SECONDS). */
   interval: number;
   result: Promise<DeviceLoginResult>;
   cancel(): void;
@@ -71,6 +71,11 @@ export interface DiscoveryReport {
 const REFRESH_MARGIN_MS = 60_000;
 /** RFC 8628 §3.2: poll every 5 s when the server does not say. */
 const DEFAULT_POLL_INTERVAL_SECONDS = 5;
+/**
+ * Never poll faster than this, whatever the server says: openid-client lets any positive interval through, and
+ * "interval": 0.001 made the sign-in ask for its token a thousand times a second until the code expired.
+ */
+export const MIN_POLL_INTERVAL_SECONDS = 1;
 
 type TokenResponse = Awaited<ReturnType<typeof oidc.refreshTokenGrant>>;
 
@@ -163,7 +168,7 @@ export class AuthSession {
     this.#deviceLogin?.cancel();
     const generation = ++this.#generation;
     const controller = new AbortController();
-    const interval = response.interval ?? DEFAULT_POLL_INTERVAL_SECONDS;
+    const interval = Math.max(MIN_POLL_INTERVAL_SECONDS, response.interval ?? DEFAULT_POLL_INTERVAL_SECONDS);
     const expiresAt = this.#now() + response.expires_in * 1000;
     this.#log.info('device sign-in started', {
       environmentId: this.#config.environmentId,
@@ -227,8 +232,9 @@ export class AuthSession {
     }
     if (generation !== this.#generation)
       throw new AuthError('rejected', 'Sign-in was interrupted by another sign-in or sign-out.');
+    const tokens = tokensFromResponse(response, this.#recordContext(null));
     if (clientSecret) await this.storeClientSecret(clientSecret);
-    await this.#saveTokens(tokensFromResponse(response, this.#recordContext(null)));
+    await this.#saveTokens(tokens);
     this.#log.info('signed in with client credentials', { environmentId: this.#config.environmentId });
   }
 

@@ -1,6 +1,7 @@
 import { decodeJwt } from 'jose';
 import { z } from 'zod';
 import { grantSchema } from '../../../shared/environment.js';
+import { AuthError } from './auth-error.js';
 
 /** Secret-store keys, namespaced by environment so environments never see each other's sign-in. */
 export function authSecretKeys(environmentId: string): { tokens: string; clientSecret: string } {
@@ -45,11 +46,22 @@ export const storedTokensSchema = z.object({
 });
 export type StoredTokens = z.infer<typeof storedTokensSchema>;
 
-/** Token endpoint answers carry `expires_in` in practice; when one does not, assume this lifetime. */
+/**
+ * Token endpoint answers carry `expires_in` in practice; when one does not, or says 0 (RFC 6749 gives it no
+ * meaning: servers mean "unknown"), assume this lifetime. Taken as 0, every request refreshed first.
+ */
 export const ASSUMED_LIFETIME_SECONDS = 300;
+
+/**
+ * The longest lifetime believed: a longer one is taken as this (the token is refreshed sooner than it needed,
+ * which costs one request). A garbled one (milliseconds, 10^15) put the expiry past what a Date can hold.
+ */
+export const MAX_LIFETIME_SECONDS = 24 * 60 * 60;
 
 export interface TokenResponseLike {
   access_token: string;
+  /** Lower-cased by openid-client, which refuses any type but bearer and dpop. */
+  token_type?: string;
   expires_in?: number;
   refresh_token?: string;
   claims(): { sub?: string } | undefined;
@@ -69,7 +81,18 @@ export function tokensFromResponse(
   response: TokenResponseLike,
   o: CredentialBinding & { grant: StoredTokens['grant']; now: number; previous?: StoredTokens | null },
 ): StoredTokens {
-  const lifetime = response.expires_in ?? ASSUMED_LIFETIME_SECONDS;
+  // A DPoP-bound token only works with a proof this client never makes: sent as Bearer, every request is a 401.
+  if (response.token_type !== undefined && response.token_type.toLowerCase() !== 'bearer') {
+    throw new AuthError(
+      'rejected',
+      `The identity server issued a ${response.token_type.slice(0, 20)} token; Rx Batch sends Bearer tokens only. Check the client's settings at the identity server.`,
+    );
+  }
+  const given = response.expires_in;
+  const lifetime =
+    given === undefined || !Number.isFinite(given) || given <= 0
+      ? ASSUMED_LIFETIME_SECONDS
+      : Math.min(given, MAX_LIFETIME_SECONDS);
   const refreshToken = response.refresh_token ?? o.previous?.refreshToken;
   const subject = response.claims()?.sub ?? personInAccessToken(response.access_token) ?? o.previous?.subject;
   return {

@@ -12,6 +12,8 @@ export interface IdentityRequest {
   path: string;
   form: Record<string, string>;
   headers: Record<string, string | string[] | undefined>;
+  /** performance.now() when it arrived. */
+  at: number;
 }
 
 export interface IdentityAnswer {
@@ -93,7 +95,8 @@ export async function startHostileIdentity(): Promise<HostileIdentity> {
         for (const [key, value] of Object.entries(document)) if (value === undefined) delete document[key];
         return send(res, { status: 200, body: document });
       }
-      const request: IdentityRequest = { path, form: await formOf(req), headers: req.headers };
+      const at = performance.now();
+      const request: IdentityRequest = { path, form: await formOf(req), headers: req.headers, at };
       requests.push(request);
       if (path === '/token') return send(res, await token(request));
       if (path === '/device/auth') return send(res, device(request));
