@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DOWNLOAD_ID_PATTERN } from './log-contract.js';
 import {
   acceptOutcomeSchema,
   batchViewSchema,
@@ -43,6 +44,34 @@ const mappingProfileInputSchema = z
     hl7Sender: hl7SenderSchema.optional(),
   })
   .strict();
+
+/**
+ * A batch's CSV export, streamed to a file as the log's is (`log.export`): `saved` where the admin chose in the
+ * desktop app's save dialog (`cancelled` when it was closed), else `download`, a one-time private file the page
+ * fetches from the bridge by its id. `orders` and `rows` say what it holds.
+ */
+const batchExportSchema = z.discriminatedUnion('outcome', [
+  z
+    .object({
+      outcome: z.literal('saved'),
+      orders: z.number().int().nonnegative(),
+      rows: z.number().int().nonnegative(),
+      fileName: z.string(),
+    })
+    .strict(),
+  z
+    .object({
+      outcome: z.literal('download'),
+      orders: z.number().int().nonnegative(),
+      rows: z.number().int().nonnegative(),
+      fileName: z.string(),
+      format: z.literal('csv'),
+      downloadId: z.string().regex(DOWNLOAD_ID_PATTERN),
+    })
+    .strict(),
+  z.object({ outcome: z.literal('cancelled') }).strict(),
+]);
+export type BatchExport = z.infer<typeof batchExportSchema>;
 
 const editValueSchema = z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]);
 
@@ -226,12 +255,12 @@ export const stagingCalls = {
   /** The original rows of invalid orders plus an `errors` column, for fixing in a spreadsheet and re-importing. */
   'batches.exportErrors': {
     input: z.object({ batchId: idSchema }).strict(),
-    output: z.object({ orders: z.number().int().nonnegative(), text: z.string() }),
+    output: batchExportSchema,
   },
   /** The batch in our CSV template. */
   'batches.exportTemplate': {
     input: z.object({ batchId: idSchema }).strict(),
-    output: z.object({ text: z.string() }),
+    output: batchExportSchema,
   },
   /** Our CSV template with one example order, to download, and the guide to its columns that goes beside it. */
   'template.example': {

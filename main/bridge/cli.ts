@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { MemorySecretStore } from '../core/platform/secret-store.js';
-import { exportDownloadsDir } from '../core/audit/export-files.js';
+import { exportDownloadsDir } from '../core/platform/export-files.js';
 import { importFolders } from '../core/import-path-policy.js';
 import { createLogger } from '../core/platform/logger.js';
 import { ensurePrivateDir } from '../core/platform/private-files.js';

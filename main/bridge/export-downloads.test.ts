@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handlersWith } from '../../test/support/call-handlers.js';
-import { exportDownloadsDir, newExportDownload } from '../core/audit/export-files.js';
+import { exportDownloadsDir, newExportDownload } from '../core/platform/export-files.js';
 import { CoreEvents } from '../core/platform/events.js';
 import { inProcessConnection } from '../transport/core-connection.js';
 import { startBridge, type RunningBridge } from './bridge-server.js';

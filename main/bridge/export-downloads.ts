@@ -6,8 +6,9 @@ import { DOWNLOAD_ID_PATTERN, DOWNLOAD_PATH_PREFIX } from '../../shared/log-cont
 
 /**
  * Browser mode's download of an export (`GET /downloads/<id>.<csv|jsonl>?name=<file name>`): the core wrote the
- * export to a private file (main/core/audit/export-files.ts) and answered `log.export` over the socket, which only
- * a page that presented the launch secret can use, with the file's id: 256 random bits, the capability. The file
+ * export (the log, a batch's errors or template) to a private file (main/core/platform/export-files.ts) and answered
+ * its call over the socket, which only a page that presented the launch secret can use, with the file's id: 256
+ * random bits, the capability. The file
  * is streamed from disk (memory stays flat however large it is), once, and removed; one not fetched within
  * `MAX_AGE_MS` is removed unread. The bridge's other checks hold here too: the `Host` must be the bridge's own (DNS
  * rebinding), and a request another site started (`Sec-Fetch-Site`, `Origin`) is refused.
@@ -77,7 +78,7 @@ export async function serveDownload(
   }
   const requested = new URL(request.url ?? '/', options.origin).searchParams.get('name');
   const name =
-    requested && NAME.test(requested) && requested.endsWith(`.${format}`) ? requested : `rx-batch-log.${format}`;
+    requested && NAME.test(requested) && requested.endsWith(`.${format}`) ? requested : `rx-batch-export.${format}`;
   response.writeHead(200, {
     'Content-Type': TYPES[format],
     'Content-Length': String(info.size),

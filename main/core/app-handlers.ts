@@ -25,6 +25,7 @@ export function buildHandlers(
   /** Which files `import.file` may read: also which folders the intake may watch. */
   importPaths: ImportPathPolicy,
 ): CallHandlers {
+  const exportDeps = { dataDir: info.dataDir, ...(desktop ? { desktop } : {}) };
   return {
     'app.info': () => Promise.resolve(info),
     ...buildDesktopHandlers(desktop),
@@ -33,8 +34,8 @@ export function buildHandlers(
     ...buildLookupHandlers(services),
     ...buildOutboxHandlers(services),
     ...buildOrdersHandlers(services, info.transport),
-    ...buildLogHandlers(services, { dataDir: info.dataDir, ...(desktop ? { desktop } : {}) }),
-    ...buildStagingHandlers(services),
+    ...buildLogHandlers(services, exportDeps),
+    ...buildStagingHandlers(services, exportDeps),
     ...buildEnrichmentHandlers(services),
     ...buildIntakeHandlers(services, importPaths),
     ...buildRetentionHandlers(services, info.transport),

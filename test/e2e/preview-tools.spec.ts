@@ -73,8 +73,12 @@ test('preview tools: template download, errors exported and re-imported, find an
   const preview = page.getByRole('region', { name: /^Preview: tools-first\.csv/ });
   const errors = await downloaded(page, () => preview.getByRole('button', { name: 'Export errors as CSV' }).click());
   await expect(
-    page.getByText('Exported 3 orders with errors, with their original rows and an errors column.'),
+    page.getByText(
+      'Exported 3 orders with errors to tools-first-errors.csv, with their original rows and an errors column.',
+    ),
   ).toBeVisible();
+  // Streamed to a file by the core and fetched from the bridge once, under the name offered.
+  expect(errors.download.suggestedFilename()).toBe('tools-first-errors.csv');
   const errorLines = errors.text
     .replace(/^\uFEFF/, '')
     .trim()

@@ -5,7 +5,7 @@ import type { EventPayload } from '../../../shared/contract.js';
 import { ContractError } from '../../../shared/errors.js';
 import { openCore, openTestCore, type TestCore } from '../testing/test-core.js';
 import { exportLogText } from '../testing/export-text.js';
-import { exportDownloadPath, exportDownloadsDir } from './export-files.js';
+import { exportDownloadPath, exportDownloadsDir } from '../platform/export-files.js';
 
 // `log.export` without a desktop (browser mode, direct calls; issue #16): streamed into a private one-time download
 // file, never returned as one text; the screen's filters followed; progress reported; cancelled on request.

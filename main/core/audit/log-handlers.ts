@@ -3,18 +3,15 @@ import { basename } from 'node:path';
 import type { CallHandlers, CallOutput } from '../../../shared/contract.js';
 import type { LogFilter } from '../../../shared/log-contract.js';
 import type { AppServices } from '../app-services.js';
-import type { DesktopIntegration } from '../desktop-handlers.js';
 import { toAuditView } from '../views.js';
 import { exportAuditLog } from './export-log.js';
-import { clearExportDownloads, newExportDownload, privateWriteStream, type ExportFormat } from './export-files.js';
+import { chooseExportTarget, type ExportDeps } from '../export-target.js';
+import { clearExportDownloads, privateWriteStream, type ExportFormat } from '../platform/export-files.js';
 import { LogOperations, wasCancelled } from './log-operations.js';
 
 type LogCallName = 'log.list' | 'log.verify' | 'log.export' | 'log.cancel';
 
-export interface LogHandlerDeps {
-  dataDir: string;
-  /** The desktop shell: exports go where the admin chooses in its native save dialog. */
-  desktop?: DesktopIntegration;
+export interface LogHandlerDeps extends ExportDeps {
   now?: () => Date;
 }
 
@@ -83,16 +80,9 @@ export function buildLogHandlers(services: AppServices, deps: LogHandlerDeps): P
       const filter = activeFilter(requested);
       const masked = unmask !== true;
       const suggestedName = exportFileName(format, now());
-      let target: { path: string; downloadId?: string };
       operations.refuseIfRunning('export');
-      if (deps.desktop) {
-        const path = await deps.desktop.chooseSavePath({ suggestedName, format });
-        if (path === null) return { outcome: 'cancelled' };
-        target = { path };
-      } else {
-        const download = newExportDownload(deps.dataDir, format);
-        target = { path: download.path, downloadId: download.id };
-      }
+      const target = await chooseExportTarget(deps, suggestedName, format);
+      if (target === null) return { outcome: 'cancelled' };
       // Entries up to now; a filtered export's count is not known before it ends.
       const total = filter ? null : store.audit.lastSeq();
       let opened = false;

@@ -8,7 +8,7 @@ import { LOCAL_SANDBOX_ID } from '../environments/presets.js';
 import { TEMPLATE_COLUMNS } from '../model/field-catalogue.js';
 import { openTestCore, type TestCore } from '../testing/test-core.js';
 import { HL7_PROFILE, hl7File, uniqueOrder, withField } from './testing/staging-fixtures.js';
-import { exportLogText } from '../testing/export-text.js';
+import { exportLogText, exportText } from '../testing/export-text.js';
 
 // Issue #12, findings 5 and 7: every CSV the app writes for a batch (the template export and the error export) is
 // safe to open in a spreadsheet (no cell starts with a formula character), reads back to the same bodies, and each
@@ -107,7 +107,7 @@ describe('batch CSV exports: formula cells neutralised, bodies kept, each export
           // In through JSON (no CSV writer involved), out through the template export, in again as CSV.
           const batchId = await stage('orders.json', JSON.stringify([body]));
           const original = await bodies(batchId);
-          const { text } = await api.call('batches.exportTemplate', { batchId });
+          const { text } = await exportText(api, 'batches.exportTemplate', { batchId });
           expect(formulaCells(text)).toEqual([]);
           const again = await stage('orders-template.csv', text);
           expect(await bodies(again)).toEqual(original);
@@ -147,7 +147,7 @@ describe('batch CSV exports: formula cells neutralised, bodies kept, each export
     const staged = await stagedOrders(batchId);
     expect(staged.map((order) => order.valid)).toEqual([false, false, true]);
 
-    const errors = await api.call('batches.exportErrors', { batchId });
+    const errors = await exportText(api, 'batches.exportErrors', { batchId });
     expect(errors.orders).toBe(2);
     expect(formulaCells(errors.text, ';')).toEqual([]);
     const lines = errors.text.split('\r\n');
@@ -191,7 +191,7 @@ describe('batch CSV exports: formula cells neutralised, bodies kept, each export
     const batchId = await stage('messages.hl7', hl7File([order]), 'hl7 formulas');
     const [staged] = await stagedOrders(batchId);
     expect(staged!.valid).toBe(false);
-    const errors = await api.call('batches.exportErrors', { batchId });
+    const errors = await exportText(api, 'batches.exportErrors', { batchId });
     expect(errors.orders).toBe(1);
     expect(formulaCells(errors.text)).toEqual([]);
     const again = await stage('messages-errors.csv', errors.text);
@@ -206,8 +206,8 @@ describe('batch CSV exports: formula cells neutralised, bodies kept, each export
       (await api.call('log.list', { action })).entries.filter((entry) => entry.batchId === batchId);
     expect(await entries('batch.template.exported')).toEqual([]);
 
-    await api.call('batches.exportTemplate', { batchId });
-    await api.call('batches.exportErrors', { batchId });
+    await exportText(api, 'batches.exportTemplate', { batchId });
+    await exportText(api, 'batches.exportErrors', { batchId });
 
     const [template] = await entries('batch.template.exported');
     expect(template).toMatchObject({

@@ -6,6 +6,7 @@ import { ContractError } from '../../../shared/errors.js';
 import { parseWireJson } from '../../../shared/wire-json.js';
 import { DEMO_CLINIC, startSandbox, type RunningSandbox } from '../../../sandbox/index.js';
 import type { Core } from '../app-core.js';
+import { exportText } from '../testing/export-text.js';
 import { openTestCore, type TestCore } from '../testing/test-core.js';
 import { LOCAL_SANDBOX_ID } from '../environments/presets.js';
 import {
@@ -167,7 +168,7 @@ describe('staging through the contract, sent by the outbox to the sandbox', () =
     });
   });
 
-  it('refuses bad requests with the reason, and serves the template and exports as text', async () => {
+  it('refuses bad requests with the reason, and serves the template, and the exports as downloads', async () => {
     await expect(
       api.call('import.file', { environmentId: LOCAL_SANDBOX_ID, path: join(testCore.dir, 'nowhere.csv') }),
     ).rejects.toThrow(/nowhere\.csv: cannot be read \(ENOENT\)/);
@@ -203,10 +204,11 @@ describe('staging through the contract, sent by the outbox to the sandbox', () =
       upload: { name: 'bad.csv', content: templateCsv([withField(uniqueOrder(), 'customer.email', 'not-an-email')]) },
     });
     if (bad.status !== 'staged') throw new Error('expected a staged batch');
-    const errors = await api.call('batches.exportErrors', { batchId: bad.batchId });
-    expect(errors.orders).toBe(1);
+    const errors = await exportText(api, 'batches.exportErrors', { batchId: bad.batchId });
+    expect(errors).toMatchObject({ orders: 1, rows: 1, fileName: 'bad-errors.csv', bom: true });
     expect(errors.text.split('\r\n')[1]).toMatch(/,"Email 'not-an-email' .*"$/);
-    const template = await api.call('batches.exportTemplate', { batchId: bad.batchId });
+    const template = await exportText(api, 'batches.exportTemplate', { batchId: bad.batchId });
+    expect(template).toMatchObject({ orders: 1, fileName: 'bad-template.csv' });
     expect(template.text).toContain('not-an-email');
   });
 });

@@ -2,6 +2,8 @@ import type { CallHandlers } from '../../../shared/contract.js';
 import { ContractError } from '../../../shared/errors.js';
 import type { stagingCalls } from '../../../shared/staging-contract.js';
 import type { AppServices } from '../app-services.js';
+import type { ExportDeps } from '../export-target.js';
+import { exportBatch } from './batch-export-handlers.js';
 import { StagingError } from './staging-deps.js';
 import { StagingService } from './staging-service.js';
 
@@ -49,7 +51,7 @@ function stepAnswer(outcome: ReturnType<StagingService['undo']>) {
   return { step: outcome.step, changed: outcome.stagedOrderIds.length, counts: outcome.counts };
 }
 
-export function buildStagingHandlers(app: AppServices): Pick<CallHandlers, StagingCallName> {
+export function buildStagingHandlers(app: AppServices, deps: ExportDeps): Pick<CallHandlers, StagingCallName> {
   const staging = stagingFor(app);
   return {
     'import.file': (input) =>
@@ -97,8 +99,8 @@ export function buildStagingHandlers(app: AppServices): Pick<CallHandlers, Stagi
     'batches.discard': ({ batchId }) => asContract(() => staging.discard(batchId)),
     'batches.setRoute': ({ batchId, route }) => asContract(() => staging.setRoute(batchId, route)),
     'batches.accept': ({ batchId, seen }) => asContract(() => staging.acceptAll(batchId, seen)),
-    'batches.exportErrors': ({ batchId }) => asContract(() => staging.exportErrors(batchId)),
-    'batches.exportTemplate': ({ batchId }) => asContract(() => staging.exportTemplate(batchId)),
+    'batches.exportErrors': ({ batchId }) => asContract(() => exportBatch(staging, deps, batchId, 'errors')),
+    'batches.exportTemplate': ({ batchId }) => asContract(() => exportBatch(staging, deps, batchId, 'template')),
     'template.example': () => Promise.resolve(staging.exampleTemplate()),
     'profiles.list': () => Promise.resolve(staging.listProfiles()),
     'profiles.save': ({ profile, fromBatchId }) => asContract(() => staging.saveProfile(profile, fromBatchId)),

@@ -39,7 +39,16 @@ import {
 } from './edit-history.js';
 import { templateGuideText } from '../importing/template-guide.js';
 import { errorCsv, exampleTemplateCsv, templateCsv, type ExportCounts } from './batch-exports.js';
-import { RESERVED_PROFILE_NAMES, stageFile, type StoredReport } from './stage-file.js';
+import { refusedFileReport } from '../importing/import-file.js';
+import {
+  openImportSource,
+  resolveOwnPath,
+  type ImportSource,
+  type OpenImportSource,
+  type OpenedImport,
+} from '../importing/import-source.js';
+import type { Problem } from '../model/imported-order.js';
+import { RESERVED_PROFILE_NAMES, stageFile, summaryOf, type StoredReport } from './stage-file.js';
 import { StagingError, type StagingDeps } from './staging-deps.js';
 import { toBatchView, toStagedOrderView } from './staging-views.js';
 import { workerRowSink } from './worker-row-sink.js';
@@ -70,8 +79,14 @@ export interface StagingServiceDeps {
 
 export interface ImportRequest {
   environmentId: string;
-  /** An absolute path to a regular file. */
+  /**
+   * An absolute path to a regular file with every link on it resolved, as an import path policy answers (the
+   * CLI's own paths through ANY_PATH): opened once, without following a link, and refused when the file opened is
+   * not the one at this path.
+   */
   path?: string;
+  /** A file its caller opened (a watched folder's, already hashed) and closes. */
+  source?: ImportSource;
   /** A browser upload: its name and text. */
   upload?: { name: string; content: string };
   profile?: string;
@@ -138,20 +153,30 @@ export class StagingService {
     if (request.signal?.aborted) controller.abort(request.signal.reason);
     this.#running.set(importId, controller);
     let uploaded: string | undefined;
+    let opened: OpenImportSource | undefined;
     try {
-      let path: string;
+      let source: ImportSource;
       let fileName: string;
-      if (request.upload) {
-        uploaded = await this.#writeUpload(request.upload.content);
-        path = uploaded;
-        fileName = basename(request.upload.name);
+      if (request.source) {
+        source = request.source;
+        fileName = basename(source.path);
       } else {
-        path = await checkedPath(request.path ?? '');
-        fileName = basename(path);
+        let path: string;
+        if (request.upload) {
+          uploaded = await this.#writeUpload(request.upload.content);
+          path = await resolveOwnPath(uploaded);
+          fileName = basename(request.upload.name);
+        } else {
+          path = request.path ?? '';
+          fileName = basename(path);
+        }
+        const result = await openForImport(path, fileName);
+        if (!result.ok) return refusedFile(result.problem, request);
+        source = opened = result.source;
       }
       const result = await stageFile(this.#staging, {
         environmentId: request.environmentId,
-        path,
+        source,
         fileName,
         signal: controller.signal,
         onProgress: (progress) =>
@@ -170,6 +195,7 @@ export class StagingService {
     } finally {
       request.signal?.removeEventListener('abort', onOuterAbort);
       this.#running.delete(importId);
+      await opened?.close();
       if (uploaded) await rm(uploaded, { force: true });
     }
   }
@@ -374,27 +400,16 @@ export class StagingService {
     return this.#audited('batch.errors.exported', batch, errorCsv(this.#store, batch, counts), counts);
   }
 
-  exportErrors(batchId: number): { orders: number; text: string } {
-    const counts = { orders: 0, rows: 0 };
-    const text = [...this.errorCsv(batchId, counts)].join('');
-    return { orders: counts.orders, text };
-  }
-
   templateCsv(batchId: number, counts: ExportCounts = { orders: 0, rows: 0 }): Generator<string> {
     const batch = this.batch(batchId);
     return this.#audited('batch.template.exported', batch, templateCsv(this.#store, batchId, counts), counts);
-  }
-
-  exportTemplate(batchId: number): { text: string } {
-    return { text: [...this.templateCsv(batchId)].join('') };
   }
 
   /**
    * A bulk export of patient data is recorded like a viewing of one order's source: which export, of which batch,
    * how many orders and rows (never a value from them, nor where the file went). The entry is appended when the
    * consumer takes the end of the export, so an export abandoned half-way (a write that failed) is not recorded;
-   * the app's calls build the whole text first and return it only once the entry is written, and the CLI removes
-   * its file when the entry cannot be written.
+   * the app's calls and the CLI remove their file when the entry cannot be written.
    */
   *#audited(
     action: 'batch.errors.exported' | 'batch.template.exported',
@@ -478,14 +493,18 @@ function toProfileView(saved: SavedProfile): SavedProfileView {
   };
 }
 
-async function checkedPath(path: string): Promise<string> {
+/** Opens the file to import, once (import-source.ts); what cannot be opened at all is a StagingError. */
+async function openForImport(path: string, fileName: string): Promise<OpenedImport> {
   if (!isAbsolute(path)) throw new StagingError(`${path}: is not an absolute path`);
-  let info;
   try {
-    info = await stat(path);
+    return await openImportSource(path, fileName);
   } catch (error) {
     throw new StagingError(`${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   }
-  if (!info.isFile()) throw new StagingError(`${path}: is not a file`);
-  return path;
+}
+
+/** A file refused before any of it was read (a FIFO, a folder, a link, a file swapped in): nothing is staged. */
+function refusedFile(problem: Problem, request: ImportRequest): ImportOutcome {
+  const report = refusedFileReport(request.path ?? '', problem, request.encoding ? { encoding: request.encoding } : {});
+  return { status: 'refused', problems: [problem], summary: summaryOf(report) };
 }

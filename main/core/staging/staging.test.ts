@@ -262,16 +262,17 @@ describe('staging an import', () => {
     expect(batch).toMatchObject({ valid: 1, invalid: 1 });
     expect(batch.summary).toMatchObject({ delimiter: ';', headerRow: 2 });
 
-    const exported = f.staging.exportErrors(batch.batchId);
-    expect(exported.orders).toBe(1);
-    const lines = exported.text.split('\r\n');
+    const counts = { orders: 0, rows: 0 };
+    const exported = [...f.staging.errorCsv(batch.batchId, counts)].join('');
+    const lines = exported.split('\r\n');
+    expect(counts.orders).toBe(1);
     expect(lines[0]).toBe(`${TEMPLATE_COLUMNS.join(';')};errors`);
     const originalRow = csv.split('\r\n')[3]!;
     expect(lines[1]!.startsWith(`${originalRow};"`)).toBe(true);
     expect(lines[1]).toMatch(/;"Item 1 dm\+d code '42109611000001108' .*check digit.*"$/);
     expect(lines.slice(2)).toEqual(['']);
 
-    const fixedText = exported.text.replace('42109611000001108', '42109611000001109');
+    const fixedText = exported.replace('42109611000001108', '42109611000001109');
     const reimported = await staged(f, f.file('march-fixed.csv', fixedText));
     expect(reimported).toMatchObject({ orders: 1, valid: 1, invalid: 0 });
     expect(reimported.summary.profile).toBe('template');
@@ -291,7 +292,7 @@ describe('staging an import', () => {
     expect(summary[0]!.problems).toEqual([
       expect.objectContaining({ severity: 'error', code: 'csv.summaryRow', row: 3, file: 'with-total.csv' }),
     ]);
-    const lines = f.staging.exportErrors(batch.batchId).text.split('\r\n');
+    const lines = [...f.staging.errorCsv(batch.batchId)].join('').split('\r\n');
     expect(lines[1]).toMatch(/^Total: 1 order,"Row 3 looks like a summary line, not an order: .*"$/);
     expect(f.staging.accept(batch.batchId)).toMatchObject({ accepted: 1, staying: 1 });
   });
@@ -331,7 +332,7 @@ describe('staging an import', () => {
       '1980-04-03',
     );
 
-    const errors = f.staging.exportErrors(mapped.batchId).text;
+    const errors = [...f.staging.errorCsv(mapped.batchId)].join('');
     expect(errors.split('\r\n')[0]).toBe(`${header.join(',')},errors`);
     const back = await staged(f, f.file('clinic-x-fixed.csv', errors.replace(',12345,', ',07700900123,')));
     expect(back.summary.profile).toBe('clinic-x');
@@ -350,7 +351,7 @@ describe('staging an import', () => {
     ];
     orders[1]!.prescribedItems.push({ ...orders[1]!.prescribedItems[0]!, dmdCode: '42109611000001109', quantity: 5 });
     const batch = await staged(f, f.file('orders.csv', templateCsv(orders)));
-    const exported = f.staging.exportTemplate(batch.batchId).text;
+    const exported = [...f.staging.templateCsv(batch.batchId)].join('');
     expect(exported.split('\r\n')[0]).toBe(TEMPLATE_COLUMNS.join(','));
 
     const again = await staged(f, f.file('exported.csv', exported));
@@ -658,7 +659,12 @@ describe('staging an import', () => {
     await expect(f.staging.importFile({ environmentId: LOCAL.id, path: 'relative.csv' })).rejects.toThrow(
       'is not an absolute path',
     );
-    await expect(f.staging.importFile({ environmentId: LOCAL.id, path: f.dataDir })).rejects.toThrow('is not a file');
+    expect(await f.staging.importFile({ environmentId: LOCAL.id, path: f.dataDir })).toMatchObject({
+      status: 'refused',
+      problems: [
+        { code: 'file.notRegular', text: 'The path is a folder, not a CSV or HL7 file; choose a file inside it.' },
+      ],
+    });
   });
 });
 

@@ -1,26 +1,10 @@
 import { useId, useState } from 'react';
-import type { CallOutput } from '../../../../shared/contract.js';
-import { DOWNLOAD_PATH_PREFIX, type LogFilter } from '../../../../shared/log-contract.js';
+import type { LogFilter } from '../../../../shared/log-contract.js';
 import { useApi } from '../../api/api-context.js';
+import { startExportDownload } from '../../download-export.js';
 import { useEvent } from '../../api/use-event.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { plural } from '../format/format-time.js';
-
-type Exported = Exclude<CallOutput<'log.export'>, { outcome: 'cancelled' }>;
-
-/**
- * Starts the browser's download of an export the core wrote (browser mode): a same-origin link to the bridge,
- * which streams the file from disk once. Nothing of it passes through this page's memory.
- */
-function startDownload(result: Extract<Exported, { outcome: 'download' }>): void {
-  const link = document.createElement('a');
-  link.href = `${DOWNLOAD_PATH_PREFIX}${result.downloadId}.${result.format}?name=${encodeURIComponent(result.fileName)}`;
-  link.download = result.fileName;
-  link.hidden = true;
-  document.body.append(link);
-  link.click();
-  link.remove();
-}
 
 /**
  * Exports the entries the screen's filters select (or the whole log when none is set) as CSV or JSON Lines; clinic
@@ -49,7 +33,7 @@ export function LogExport({ filter, described }: { filter: LogFilter | undefined
       const result = await api.call('log.export', { format, unmask, ...(filter ? { filter } : {}) });
       if (result.outcome === 'cancelled') setDone('Export cancelled: nothing was written.');
       else {
-        if (result.outcome === 'download') startDownload(result);
+        if (result.outcome === 'download') startExportDownload(result);
         const what = result.filtered ? 'matching ' : '';
         setDone(
           `Exported ${plural(result.count, `${what}entry`, `${what}entries`)} to ${result.fileName}, clinic order ids ` +

@@ -9,8 +9,7 @@ import { BatchPages } from './batch-pages.js';
 import { CellDetails } from './CellDetails.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
 import { EnrichmentBar } from './EnrichmentBar.js';
-import { downloadText } from '../../download-text.js';
-import { derivedFileName } from './file-names.js';
+import { startExportDownload } from '../../download-export.js';
 import { FindReplace } from './FindReplace.js';
 import { ALL_COLUMNS, visibleColumns } from './grid-columns.js';
 import type { GridCell } from './grid-focus.js';
@@ -375,9 +374,10 @@ export function BatchPreview({
     setBusy('export');
     try {
       const result = await api.call('batches.exportErrors', { batchId });
-      downloadText(derivedFileName(batch.sourceFileName, 'errors'), result.text);
+      if (result.outcome === 'cancelled') return;
+      if (result.outcome === 'download') startExportDownload(result);
       setNotice(
-        `Exported ${plural(result.orders, 'order')} with errors, with their original rows and an errors column.`,
+        `Exported ${plural(result.orders, 'order')} with errors to ${result.fileName}, with their original rows and an errors column.`,
       );
     } catch (error) {
       setFailure(error);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream, fchmodSync, readdirSync, rmSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { DOWNLOAD_ID_PATTERN } from '../../../shared/log-contract.js';
-import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../platform/private-files.js';
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from './private-files.js';
 
 /**
  * Where an export waits for its one download in browser mode: `<data dir>/export-downloads/<id>.<csv|jsonl>`, in
