@@ -8,9 +8,8 @@ import { DOWNLOAD_ID_PATTERN, DOWNLOAD_PATH_PREFIX } from '../../shared/log-cont
  * Browser mode's download of an export (`GET /downloads/<id>.<csv|jsonl>?name=<file name>`): the core wrote the
  * export (the log, a batch's errors or template) to a private file (main/core/platform/export-files.ts) and answered
  * its call over the socket, which only a page that presented the launch secret can use, with the file's id: 256
- * random bits, the capability. The file
- * is streamed from disk (memory stays flat however large it is), once, and removed; one not fetched within
- * `MAX_AGE_MS` is removed unread. The bridge's other checks hold here too: the `Host` must be the bridge's own (DNS
+ * random bits, the capability. The file is streamed from disk (memory stays flat however large it is), once, and
+ * removed; one not fetched within `MAX_AGE_MS` is removed unread. The bridge's other checks hold here too: the `Host` must be the bridge's own (DNS
  * rebinding), and a request another site started (`Sec-Fetch-Site`, `Origin`) is refused.
  */
 
