@@ -1,4 +1,4 @@
-import { open, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { OrderEnrichment } from '../../../shared/enrichment-views.js';
 import type { StagedOrderView } from '../../../shared/staging-views.js';
@@ -9,6 +9,7 @@ import { stagingFor } from '../../core/staging/staging-handlers.js';
 import type { StagingService } from '../../core/staging/staging-service.js';
 import type { CliContext } from '../cli-context.js';
 import { EXIT, InputError } from '../cli-errors.js';
+import { openExportFile } from '../export-file.js';
 
 /** `batch show`, `batch export --template` and `batch errors`: a staged batch read back out. */
 
@@ -97,12 +98,11 @@ export function batchShow(ctx: CliContext, batchId: number): number {
  */
 async function writeChunks(file: string, chunks: Iterable<string>, bom: boolean): Promise<void> {
   const path = resolve(file);
-  // Private like every file holding patient data; the BOM tells Excel on Windows the text is UTF-8.
-  const handle = await open(path, 'w', 0o600);
+  // Private like every file holding patient data, and never what someone else planted at the name; the BOM tells
+  // Excel on Windows the text is UTF-8.
+  const handle = await openExportFile(path);
   let written = false;
   try {
-    // The mode above applies only to a file open() creates: an existing file is made private too.
-    await handle.chmod(0o600);
     if (bom) await handle.write('\ufeff');
     for (const chunk of chunks) await handle.write(chunk);
     written = true;

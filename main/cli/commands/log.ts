@@ -1,9 +1,9 @@
-import { createWriteStream, fchmodSync, rmSync } from 'node:fs';
+import { createWriteStream, rmSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { exportAuditLog } from '../../core/audit/export-log.js';
-import { PRIVATE_FILE_MODE } from '../../core/platform/private-files.js';
 import type { CliContext } from '../cli-context.js';
 import { EXIT, UsageError } from '../cli-errors.js';
+import { openExportFile } from '../export-file.js';
 
 /** A progress line at most this often (on stderr, so stdout stays the result). */
 const PROGRESS_LINE_MS = 1000;
@@ -18,11 +18,9 @@ function keepOpen(target: NodeJS.WritableStream): Writable {
   });
 }
 
-/** A new or existing file, private before the first byte reaches it (the mode option covers new files only). */
-function privateFileStream(path: string) {
-  return createWriteStream(path, { mode: PRIVATE_FILE_MODE }).once('open', (fd: number) =>
-    fchmodSync(fd, PRIVATE_FILE_MODE),
-  );
+/** A new file, or an existing plain one of this user's emptied, private before the first byte (export-file.ts). */
+async function privateFileStream(path: string) {
+  return createWriteStream(path, { fd: await openExportFile(path) });
 }
 
 export async function logExport(
@@ -33,7 +31,7 @@ export async function logExport(
   const format = options.format;
   const { store } = ctx.services;
   // The export holds patient-linked identifiers (masked or not): readable by its owner only.
-  const out = options.out ? privateFileStream(options.out) : keepOpen(ctx.io.stdout);
+  const out = options.out ? await privateFileStream(options.out) : keepOpen(ctx.io.stdout);
   // Progress on stderr about once a second (a file export only: stdout may be the export itself); SIGINT/SIGTERM
   // stops it between pages, and a half-written file is removed.
   const total = store.audit.lastSeq();
