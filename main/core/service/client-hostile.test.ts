@@ -228,6 +228,9 @@ describe('informational and unusual success answers', () => {
     ['200 with HTML', answerWith(200, '<html><body>Welcome</body></html>', { 'content-type': 'text/html' })],
     ['200 with truncated JSON', answerWith(200, '{"orderId":', { 'content-type': 'application/json' })],
     ['200 with a string id', json(200, { orderId: 'abc' })],
+    ['201 with an id of 21 digits', answerWith(201, '{"orderId":123456789012345678901}')],
+    ['201 with a fractional id', answerWith(201, '{"orderId":12.5}')],
+    ['201 with a status record instead', json(201, { pharmacyOrderId: '12', orderStatus: 'Waiting Clinical Check' })],
   ])('%s to a create is in doubt (it may exist); to a read, retryable', async (_, script) => {
     server.answer(script);
     expect(errorOf(await create())).toMatchObject({ kind: 'in-doubt', reason: 'unreadable-response' });
@@ -235,6 +238,51 @@ describe('informational and unusual success answers', () => {
       kind: 'retryable',
       reason: 'unreadable-response',
     });
+  });
+});
+
+describe('a success about another order', () => {
+  it('a create answered with another clinic order id or clinic is in doubt (looked up), not created with that id', async () => {
+    const order = sampleV1();
+    const sent = order.prescription.clinicOrderId;
+    server.answer(json(201, { orderId: 77, clinicOrderId: 'SOMEONE-ELSES-1' }));
+    const other = errorOf(await client().createWithClinic(order));
+    expect(other).toMatchObject({ kind: 'in-doubt', reason: 'unreadable-response', status: 201 });
+    expect(other.message).toBe(
+      `the answer names clinicOrderId "SOMEONE-ELSES-1", not "${sent}" as sent: the outcome is unknown`,
+    );
+    server.answer(json(200, { orderId: 78, clinicOrderId: sent, clinicCode: 'ANOTHER-CLINIC' }));
+    expect(errorOf(await client().createWithClinic(order)).message).toMatch(/names clinicCode "ANOTHER-CLINIC"/);
+    // The stored-body path (the outbox's) checks the same, reading the body it sent.
+    server.answer(json(201, { orderId: 79, clinicOrderId: 12345 }));
+    const stored = await client().sendCreate('v1', JSON.stringify(order));
+    expect(errorOf(stored)).toMatchObject({ kind: 'in-doubt', reason: 'unreadable-response' });
+  });
+
+  it('one that names this order (or nothing, or null) is the order created', async () => {
+    const order = sampleV1();
+    for (const extra of [
+      { clinicOrderId: order.prescription.clinicOrderId, clinicCode: order.clinicInformation.clinicCode },
+      { clinicOrderId: null, status: 'created' },
+      {},
+    ]) {
+      server.answer(json(201, { orderId: 80, ...extra }));
+      expect(valueOf(await client().createWithClinic(order)), JSON.stringify(extra)).toEqual({ orderId: 80 });
+      server.answer(json(201, { orderId: 81, ...extra }));
+      expect(valueOf(await client().sendCreate('v1', JSON.stringify(order)))).toEqual({ orderId: 81 });
+    }
+  });
+
+  it("a cancel answered with another order's status record is in doubt (its status is checked before anything)", async () => {
+    const cancel = { orderId: 9, clinicCode: 'C', cancelReason: 'r' };
+    server.answer(json(200, { pharmacyOrderId: '10', clinicOrderId: 'X', orderStatus: 'Cancelled' }));
+    const error = errorOf(await client().cancel(cancel));
+    expect(error).toMatchObject({ kind: 'in-doubt', reason: 'unreadable-response', status: 200 });
+    expect(error.message).toMatch(/names pharmacyOrderId "10", not "9"/);
+    server.answer(json(200, { pharmacyOrderId: 9, orderStatus: 'Cancelled' }));
+    expect(valueOf(await client().cancel(cancel))).toMatchObject({ pharmacyOrderId: '9', orderStatus: 'Cancelled' });
+    server.answer(json(200, { pharmacyOrderId: null, orderStatus: 'Cancelled' }));
+    expect(valueOf(await client().cancel(cancel))).toMatchObject({ orderStatus: 'Cancelled' });
   });
 });
 

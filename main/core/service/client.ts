@@ -168,6 +168,48 @@ interface Operation<T> {
   /** Creates and cancel: a lost answer leaves them in doubt. */
   unsafe: boolean;
   schema: z.ZodType<T>;
+  /** What a success must not contradict (the order the request was about); worked out only when needed. */
+  about?: () => AnswerAbout;
+}
+
+/**
+ * The order a create or cancel was about. An answer that names another (a proxy's or cache's answer for another
+ * request, a service that answered with the wrong record) says nothing about this one.
+ */
+interface AnswerAbout {
+  clinicOrderId?: string;
+  clinicCode?: string;
+  pharmacyOrderId?: string;
+}
+
+/** The identifiers of a create body (v1 and v2 share these paths); absent ones are not checked. */
+function aboutCreateBody(body: unknown): AnswerAbout {
+  const prescription = (body as { prescription?: { clinicOrderId?: unknown } } | null)?.prescription;
+  const clinic = (body as { clinicInformation?: { clinicCode?: unknown } } | null)?.clinicInformation;
+  return {
+    ...(typeof prescription?.clinicOrderId === 'string' ? { clinicOrderId: prescription.clinicOrderId } : {}),
+    ...(typeof clinic?.clinicCode === 'string' ? { clinicCode: clinic.clinicCode } : {}),
+  };
+}
+
+/**
+ * Which identifier of a 2xx answer contradicts the request, if any: a top-level `clinicOrderId`, `clinicCode` or
+ * `pharmacyOrderId` given (text or a number) and different from what was sent. Absent or null says nothing (every
+ * field of a status record is nullable).
+ */
+function contradiction(answer: unknown, about: AnswerAbout): string | undefined {
+  if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) return undefined;
+  for (const key of ['clinicOrderId', 'clinicCode', 'pharmacyOrderId'] as const) {
+    const expected = about[key];
+    const given = (answer as Record<string, unknown>)[key];
+    if (expected === undefined || given === null || given === undefined) continue;
+    const text = typeof given === 'string' || typeof given === 'number' ? String(given) : undefined;
+    if (text?.trim() !== expected) {
+      const shown = text === undefined ? typeof given : `"${text.slice(0, 64)}"`;
+      return `the answer names ${key} ${shown}, not "${expected}" as sent`;
+    }
+  }
+  return undefined;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -357,19 +399,24 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
       if (created) return { ok: true, value: created as T };
     }
     let parsed: z.ZodSafeParseResult<T> | undefined;
+    let raw: unknown;
     try {
-      parsed = op.schema.safeParse(parseWireJson(response.text));
+      raw = parseWireJson(response.text);
+      parsed = op.schema.safeParse(raw);
     } catch {
       parsed = undefined;
     }
-    if (parsed?.success) return { ok: true, value: parsed.data };
-    const why = response.truncated
-      ? 'the answer was too large'
-      : response.unreadable
-        ? response.unreadable
-        : parsed
-          ? 'the answer has an unexpected shape'
-          : 'the answer is not JSON';
+    const wrongOrder = parsed?.success && op.about ? contradiction(raw, op.about()) : undefined;
+    if (parsed?.success && !wrongOrder) return { ok: true, value: parsed.data };
+    const why = wrongOrder
+      ? wrongOrder
+      : response.truncated
+        ? 'the answer was too large'
+        : response.unreadable
+          ? response.unreadable
+          : parsed
+            ? 'the answer has an unexpected shape'
+            : 'the answer is not JSON';
     const error: ServiceError = op.unsafe
       ? {
           kind: 'in-doubt',
@@ -400,6 +447,7 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
       secured: true,
       unsafe: true,
       schema: createResponseSchema,
+      about: () => aboutCreateBody(body),
     });
   }
 
@@ -428,6 +476,14 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
         secured: true,
         unsafe: true,
         schema: createResponseSchema,
+        // Read only for an answer other than the plain { orderId } (which names nothing to contradict).
+        about: () => {
+          try {
+            return aboutCreateBody(parseWireJson(rawBody));
+          } catch {
+            return {};
+          }
+        },
       },
       signal,
     );
@@ -537,6 +593,7 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
         secured: true,
         unsafe: true,
         schema: statusRecordSchema,
+        about: () => ({ pharmacyOrderId: String(req.orderId) }),
       },
       options?.signal,
     );
