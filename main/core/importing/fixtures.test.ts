@@ -786,6 +786,67 @@ const CASES: Case[] = [
     ];
   }),
   {
+    file: 'amounts-currency.csv',
+    format: 'csv',
+    orders: 6,
+    invalid: 3,
+    problems: [
+      'value.currency@5:prescription.clinicOrderValue',
+      'value.currency@6:clinicInformation.prescriberFee',
+      'field.invalid@7:clinicInformation.prescriberFee',
+    ],
+    check: (r) => {
+      expect(r.orders.slice(0, 3).map((o) => body(o).prescription!.clinicOrderValue)).toEqual([12.5, 12.5, 12.5]);
+      const [dollars, euros] = [r.orders[3]!.problems[0]!, r.orders[4]!.problems[0]!];
+      expect(dollars.text).toBe(
+        "Order value '$4' (column \"clinicOrderValue\") is written in dollars ('$': USD, AUD, CAD, NZD, SGD or HKD), but the order's currency code is GBP: write the amount in GBP as a number alone, or correct the currency code.",
+      );
+      expect(euros.text).toBe(
+        "Prescriber fee '€3.20' (column \"clinicPrescriberFee\") is written in euros ('€': EUR), but the order's currency code is GBP: write the amount in GBP as a number alone, or correct the currency code.",
+      );
+      // Refused values stay as written, for the preview and the error export.
+      expect(body(r.orders[3]).prescription!.clinicOrderValue).toBe('$4');
+      expect(r.orders[3]!.source.records).toEqual([expect.stringContaining(',$4,')]);
+    },
+  },
+  {
+    file: 'amounts-currency-semicolon.csv',
+    format: 'csv',
+    delimiter: ';',
+    options: { codeLists: { ...DEFAULT_CODE_LISTS, currencyCodes: ['GBP', 'EUR'] } },
+    orders: 3,
+    invalid: 1,
+    problems: ['value.currency@4:prescription.clinicOrderValue'],
+    check: (r) => {
+      expect(r.orders.map((o) => body(o).prescription!.clinicOrderValue)).toEqual([3.2, 3.2, '£1']);
+      expect(r.orders[2]!.problems[0]!.text).toContain(
+        "is written in pounds ('£': GBP), but the order's currency code is EUR",
+      );
+    },
+  },
+  {
+    file: 'amount-mo.hl7',
+    format: 'hl7',
+    options: {
+      profile: {
+        ...HL7_PROFILE,
+        hl7FieldMap: { clinicOrderValue: 'ZPY-1', clinicPrescriberFee: 'ZPY-2' },
+      },
+    },
+    orders: 3,
+    invalid: 2,
+    problems: ['value.currency@2:prescription.clinicOrderValue', 'value.currency@3:clinicInformation.prescriberFee'],
+    check: (r) => {
+      expect(body(r.orders[0]).prescription!.clinicOrderValue).toBe(12.5);
+      expect(body(r.orders[0]).clinicInformation!.prescriberFee).toBe(4);
+      expect(body(r.orders[2]).prescription!.clinicOrderValue).toBe(7.25);
+      expect(r.orders[1]!.problems[0]!.text).toBe(
+        "Order value '12.50 USD' (ZPY-1) is written in USD, but the order's currency code is GBP: write the amount in GBP as a number alone, or correct the currency code.",
+      );
+      expect(r.orders[2]!.problems[0]!.text).toContain("Prescriber fee '4.00 EUR' (ZPY-2.1) is written in EUR");
+    },
+  },
+  {
     file: 'summary-rows.csv',
     format: 'csv',
     orders: 6,

@@ -298,11 +298,15 @@ export interface Hl7MapContext {
  * name (FN: surname & prefix & own surname…) and the street line (SAD: street & street name & dwelling number).
  */
 const WITH_PARTS = new Set(['PID-5.1', 'ORC-12.2', 'PID-11.1', 'ORC-22.1']);
+/** An MO denomination: an ISO 4217 code. */
+const DENOMINATION = /^[A-Za-z]{3}$/;
 
 /** Reads a message's cells into `order` (methods rather than closures: nothing allocated per message for them). */
 class CellReader {
   /** Components already reported for an unescaped subcomponent separator (a field read twice warns once). */
   private unescapedSeen: Set<string> | undefined;
+  /** Reading an amount: its MO denomination is read with it (see `amount`). */
+  amounts = false;
 
   constructor(
     private readonly ctx: Hl7MapContext,
@@ -328,12 +332,35 @@ class CellReader {
     bodyPath?: string,
   ): Cell | undefined {
     if (!segment) return undefined;
+    if (this.amounts && sub === 1) {
+      const money = this.amount(segment, field, component, repetition);
+      if (money) return money;
+    }
     let value = segment.value(field, component, sub, repetition);
     if (sub === 1 && segment.hasSubcomponents)
       value = this.withSubcomponents(segment, field, component, repetition, value, bodyPath);
     return value === ''
       ? undefined
       : this.cell(segment, pathLabel(segment.name, field, component, repetition, sub), value);
+  }
+
+  /**
+   * An amount written as HL7 money (MO: quantity ^ denomination, ISO 4217), in a field (`12.50^GBP`) or as the
+   * first component of a composite price (CP: `12.50&GBP^UP`): the quantity is read with its currency
+   * (`12.50 GBP`), which the order builder checks against the order's currency (amounts.ts). Reading the quantity
+   * alone took 12.50 US dollars for pounds without a word. Undefined when there is no denomination there.
+   */
+  private amount(segment: Hl7Segment, field: number, component: number, repetition: number): Cell | undefined {
+    const parts = segment.hasSubcomponents ? segment.subcomponents(field, component, repetition) : [];
+    if (parts.length === 2 && DENOMINATION.test(parts[1]!.trim()) && parts[0]!.trim() !== '') {
+      const label = pathLabel(segment.name, field, component, repetition);
+      return this.cell(segment, label, `${parts[0]!.trim()} ${parts[1]!.trim()}`);
+    }
+    if (component !== 1) return undefined;
+    const quantity = segment.value(field, 1, 1, repetition).trim();
+    const denomination = segment.value(field, 2, 1, repetition).trim();
+    if (quantity === '' || !DENOMINATION.test(denomination)) return undefined;
+    return this.cell(segment, pathLabel(segment.name, field, undefined, repetition), `${quantity} ${denomination}`);
   }
 
   /**
@@ -901,7 +928,9 @@ function applyOverrides(
       return r.one(segment, path.field, path.component, bodyPath, path.subcomponent);
     };
     if (field.level === 'order') {
+      r.amounts = field.kind === 'number';
       order[index] = readAt(message.first(path.segment), field.path);
+      r.amounts = false;
       continue;
     }
     itemSegments.forEach((itemSegment, i) => {

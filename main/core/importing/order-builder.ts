@@ -9,6 +9,7 @@ import {
 } from '../model/field-catalogue.js';
 import { capitalise, describeSource, locationOf, problem, quote, type Location } from './problems.js';
 import { convertValue } from './value-conversion.js';
+import { currencyConflict, readMoneyText } from './amounts.js';
 import { ProvenanceTable, provenanceOf, type Origin } from '../model/provenance-table.js';
 import type { Problem, Provenance } from '../model/imported-order.js';
 
@@ -64,6 +65,7 @@ const CONTAINERS = FIELDS.map((field) => {
 });
 const LEAVES = FIELDS.map((field) => field.path.split('.').at(-1)!);
 const KINDS = FIELDS.map((field) => field.kind);
+const CURRENCY = FIELDS.findIndex((field) => field.column === 'currencyCode');
 /** For each delivery field (by index), the home field it defaults to. */
 const HOME_OF: (number | undefined)[] = [];
 for (const [home, delivery] of HOME_TO_DELIVERY) HOME_OF[delivery] = home;
@@ -100,7 +102,7 @@ function constantOrigin(profile: CompiledProfile, index: number): Provenance {
 }
 
 export function buildOrder(cells: OrderCells, profile: CompiledProfile, ctx: BuildContext): BuiltOrder {
-  const run = new BuildRun(profile, ctx, cells.columns);
+  const run = new BuildRun(profile, ctx, cells.columns, orderCurrency(cells.order, profile));
   const body = run.body;
   const order = cells.order;
   // No delivery field at all (in the file or as a constant): the order goes to the home address.
@@ -130,6 +132,13 @@ export function buildOrder(cells: OrderCells, profile: CompiledProfile, ctx: Bui
   return { body, provenance: run.provenance, problems: run.problems, reported: run.reported };
 }
 
+/** The order's currency code as it will be sent (its cell or the profile's constant, mapped, upper-cased). */
+function orderCurrency(order: CellSet, profile: CompiledProfile): string | undefined {
+  const value = order.values[CURRENCY] ?? profile.constants[CURRENCY];
+  if (value === undefined) return undefined;
+  return (profile.valueMaps[CURRENCY] ? mapValue(profile, CURRENCY, value) : value).trim().toUpperCase();
+}
+
 /** One order being built (methods rather than closures: nothing is allocated per field, or per order for them). */
 class BuildRun {
   readonly body: Record<string, unknown> = {
@@ -149,6 +158,8 @@ class BuildRun {
     private readonly profile: CompiledProfile,
     private readonly ctx: BuildContext,
     private readonly columns: readonly (string | undefined)[] | undefined,
+    /** For amounts written with a currency (amounts.ts). */
+    private readonly currency: string | undefined,
   ) {
     this.provenance = new ProvenanceTable(ctx.file, columns);
   }
@@ -191,7 +202,12 @@ class BuildRun {
       target[LEAVES[index]!] = mapped;
       return;
     }
-    const converted = convertValue(mapped, kind, profile.dateFormat, ctx.today, ctx);
+    // The number fields are amounts: a currency written with one must be the order's, and the number is the value.
+    const money = kind === 'number' ? readMoneyText(mapped) : undefined;
+    const conflict = money && currencyConflict(money, this.currency);
+    const converted = conflict
+      ? ({ ok: false, code: 'value.currency', reason: conflict } as const)
+      : convertValue(money ? money.number : mapped, kind, profile.dateFormat, ctx.today, ctx);
     if (converted.ok) {
       target[LEAVES[index]!] = converted.value;
       return;

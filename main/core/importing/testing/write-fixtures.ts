@@ -421,6 +421,40 @@ export function fixtureFiles(): Record<string, string | Buffer> {
     ),
     'gender-numeric.hl7': setField(hl7(hl7Order('G2-9')), 'PID', 8, '2'),
     'missing-required.csv': withCell(withCell(one, 1, 'surname', ''), 1, 'medication', ''),
+    // Amounts written with their currency (#15): the order's own (GBP) is read as the number; another is refused.
+    'amounts-currency.csv': [
+      ['clinicOrderValue', '£12.50'],
+      ['clinicOrderValue', 'GBP 12.50'],
+      ['clinicOrderValue', '12.50 gbp'],
+      ['clinicOrderValue', '$4'],
+      ['clinicPrescriberFee', '€3.20'],
+      ['clinicPrescriberFee', '-£2'],
+    ].reduce(
+      (text, [column, value], i) => withCell(text, i + 1, column!, value!),
+      csv(Array.from({ length: 6 }, (_, i) => exampleOrder(`AM-${i + 1}`))),
+    ),
+    // A comma-decimal locale's spreadsheet, in euros: €3,20 and 3,20 € are 3.20 EUR; £1 is not euros.
+    'amounts-currency-semicolon.csv': [['€3.20'], ['3.20 €'], ['£1']]
+      .reduce(
+        (text, [value], i) => withCell(text, i + 1, 'clinicOrderValue', value!),
+        csv(
+          Array.from({ length: 3 }, (_, i) =>
+            exampleOrder(`AE-${i + 1}`, (o) => (o.prescription.currencyCode = 'EUR')),
+          ),
+        ),
+      )
+      .replaceAll(',', ';')
+      .replaceAll('3.20', '3,20'),
+    // HL7 money (MO: quantity^denomination; a composite price CP holds it as quantity&denomination) in a Z segment a
+    // profile maps: 12.50^USD is not the order's GBP.
+    'amount-mo.hl7':
+      [
+        ['12.50^GBP', '4.00&GBP^UP'],
+        ['12.50^USD', ''],
+        ['£7.25', '4.00&EUR^UP'],
+      ]
+        .map(([value, fee], i) => `${hl7(hl7Order(`MO-${i + 1}`))}\rZPY|${value}|${fee}`)
+        .join('\r') + '\r',
     // HL7 table 0001 (administrative sex) in PID-8 and in a CSV: A (ambiguous) and N (not applicable) have no gender
     // of their own in an order; M, F, O and U have.
     'gender-table-0001.hl7':
