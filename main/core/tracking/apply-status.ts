@@ -1,4 +1,4 @@
-import type { StatusRecord } from '../../../shared/status.js';
+import { DISPATCHED_STATUSES, type StatusRecord } from '../../../shared/status.js';
 import type { OrderState } from '../store/order-state.js';
 import type { Store } from '../store/store.js';
 import { CANCELLED_STATUS } from './tracked-orders.js';
@@ -43,25 +43,47 @@ export function applyStatusRecord(
       trackingId: record.trackingId ?? null,
       observedAt,
     });
-    const next = status === CANCELLED_STATUS ? (ON_CANCELLED[order.state] ?? order.state) : order.state;
+    // A cancel the service took (2xx) and then dispatched anyway did not take effect: the admin must hear it, and
+    // the order is no longer watched as if the cancel might still land. Before, it stayed `cancel_sent` for good.
+    const overtaken = order.state === 'cancel_sent' && DISPATCHED_STATUSES.includes(status);
+    const next =
+      status === CANCELLED_STATUS
+        ? (ON_CANCELLED[order.state] ?? order.state)
+        : overtaken
+          ? 'cancel_refused'
+          : order.state;
     const stateChanged = next !== order.state;
     if (!changed && !stateChanged) return { changed, stateChanged, state: order.state };
 
+    const refusal = `the service took the cancel, but the order went on to "${status.slice(0, 100)}": it was not cancelled`;
     const action = !stateChanged
       ? 'order.status-changed'
-      : order.state === 'cancel_sent'
-        ? 'order.cancel-confirmed'
-        : 'order.cancelled-by-pharmacy';
+      : overtaken
+        ? 'order.cancel-refused'
+        : order.state === 'cancel_sent'
+          ? 'order.cancel-confirmed'
+          : 'order.cancelled-by-pharmacy';
     store.orders.transition(
       orderId,
       [order.state],
       next,
-      { remoteStatusAt: observedAt },
-      { actor: 'system', action, details: { operation: 'status', remoteStatus: status.slice(0, 100) } },
+      { remoteStatusAt: observedAt, ...(overtaken ? { lastError: { kind: 'rejected', message: refusal } } : {}) },
+      {
+        actor: 'system',
+        action,
+        details: {
+          operation: 'status',
+          remoteStatus: status.slice(0, 100),
+          ...(overtaken ? { errorKind: 'rejected', errorMessage: refusal } : {}),
+        },
+      },
     );
     if (stateChanged) {
       const open = store.cancellations.open(orderId);
-      if (open?.state === 'sent') store.cancellations.finish(open.id, 'cancelled', record.cancelReason ?? null);
+      if (open?.state === 'sent') {
+        if (overtaken) store.cancellations.finish(open.id, 'refused', refusal);
+        else store.cancellations.finish(open.id, 'cancelled', record.cancelReason ?? null);
+      }
     }
     return { changed, stateChanged, state: next };
   });
