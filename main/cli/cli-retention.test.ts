@@ -34,7 +34,7 @@ describe('rx-batch retention', () => {
       stagedDays: null,
       autoVacuum: 'incremental',
       freePages: 0,
-      run: { compacted: 0, deleted: 0, batchesFinished: 0, pagesReturned: 0 },
+      run: { compacted: 0, bodiesPacked: 0, deleted: 0, batchesFinished: 0, pagesReturned: 0 },
     });
     for (const wrong of ['0', '36501', '1.5', 'soon']) {
       const refused = await cli('retention', '--staged-days', wrong);

@@ -30,9 +30,16 @@ export class RetentionControl {
             onRun: (result) => {
               this.#lastRun = { at: this.#now().toISOString(), result };
               schedule?.onRun?.(result);
-              if (result.compacted + result.deleted + result.pagesReturned === 0) return;
-              const { compacted, deleted, batchesFinished, pagesReturned, freePages } = result;
-              log.info('retention applied', { compacted, deleted, batchesFinished, pagesReturned, freePages });
+              if (result.compacted + result.bodiesPacked + result.deleted + result.pagesReturned === 0) return;
+              const { compacted, bodiesPacked, deleted, batchesFinished, pagesReturned, freePages } = result;
+              log.info('retention applied', {
+                compacted,
+                bodiesPacked,
+                deleted,
+                batchesFinished,
+                pagesReturned,
+                freePages,
+              });
             },
             onError: (error) => {
               schedule?.onError?.(error);

@@ -39,6 +39,7 @@ export async function retention(
       ? {
           run: {
             compacted: run.compacted,
+            bodiesPacked: run.bodiesPacked,
             deleted: run.deleted,
             batchesFinished: run.batchesFinished,
             pagesReturned: run.pagesReturned,
@@ -62,8 +63,8 @@ export async function retention(
   );
   if (run) {
     ctx.line(
-      `applied: ${run.compacted} accepted orders' copies dropped, ${run.deleted} discarded orders deleted, ` +
-        `${run.pagesReturned} pages given back`,
+      `applied: ${run.compacted} accepted orders' copies dropped, ${run.bodiesPacked} finished orders' request ` +
+        `bodies packed (losslessly), ${run.deleted} discarded orders deleted, ${run.pagesReturned} pages given back`,
     );
   }
   return EXIT.ok;

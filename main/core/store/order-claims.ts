@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { ORDER_COLUMNS, toRecord, type OrderRecord, type OrderRow } from './order-records.js';
+import { ORDER_COLUMNS, requestBodyOf, toRecord, type OrderRecord, type OrderRow } from './order-records.js';
 import { isoTime } from './time.js';
 
 /**
@@ -20,7 +20,7 @@ export type ClaimedOrder = Pick<
 type ClaimParameters = { environmentId: string; now: string };
 const CLAIM_FOR_SENDING_RETURNING = `RETURNING id, batch_id AS batchId, environment_id AS environmentId,
   clinic_code AS clinicCode, clinic_order_id AS clinicOrderId, route, request_body AS requestBody,
-  body_checked AS bodyChecked, coalesce(next_attempt_at, created_at) AS dueAt`;
+  request_body_packed AS requestBodyPacked, body_checked AS bodyChecked, coalesce(next_attempt_at, created_at) AS dueAt`;
 /** Claim statements kept per kind: the pool's refills use at most its size's worth of limits. */
 const MAX_CACHED_CLAIMS = 128;
 
@@ -31,7 +31,7 @@ export class OrderClaims {
   readonly #claims = new Map<number, Database.Statement<[ClaimParameters], OrderRow>>();
   readonly #claimsForSending = new Map<
     number,
-    Database.Statement<[ClaimParameters], ClaimedOrder & { dueAt: string }>
+    Database.Statement<[ClaimParameters], ClaimedOrder & { dueAt: string; requestBodyPacked: Uint8Array | null }>
   >();
 
   constructor(db: Database.Database, now: () => Date) {
@@ -59,7 +59,10 @@ export class OrderClaims {
     const claim = this.#claimStatement(this.#claimsForSending, limit, CLAIM_FOR_SENDING_RETURNING);
     const claimed = claim.all({ environmentId, now: isoTime(this.#now()) });
     claimed.sort((a, b) => (a.dueAt < b.dueAt ? -1 : a.dueAt > b.dueAt ? 1 : a.id - b.id));
-    return claimed.map(({ dueAt: _dueAt, ...order }) => order);
+    // A rejected order retried after retention packed its body is sent exactly as it was first (order-records.ts).
+    return claimed.map(({ dueAt: _dueAt, requestBodyPacked, ...order }) =>
+      requestBodyPacked === null ? order : { ...order, requestBody: requestBodyOf({ ...order, requestBodyPacked }) },
+    );
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { ServiceErrorKind } from '../../../shared/errors.js';
 import type { OrderRoute, OrderState } from './order-state.js';
+import { unpackRequestBody } from './request-body-codec.js';
 
 /**
  * An order as the store hands it out, and how a row of `orders` becomes one: shared by the parts of `store.orders`
@@ -43,24 +44,34 @@ export interface OrderRecord {
   updatedAt: string;
 }
 
-/** A row as ORDER_COLUMNS reads it: the last error in three columns. */
+/**
+ * A row as ORDER_COLUMNS reads it: the last error in three columns, and the body packed (retention, migration 020)
+ * or as text.
+ */
 export interface OrderRow extends Omit<OrderRecord, 'lastError'> {
+  requestBodyPacked: Uint8Array | null;
   lastErrorKind: ServiceErrorKind | null;
   lastErrorMessage: string | null;
   lastErrorField: string | null;
 }
 
 export const ORDER_COLUMNS = `id, batch_id AS batchId, environment_id AS environmentId, clinic_code AS clinicCode,
-  clinic_order_id AS clinicOrderId, route, request_body AS requestBody, state, pharmacy_order_id AS pharmacyOrderId,
+  clinic_order_id AS clinicOrderId, route, request_body AS requestBody, request_body_packed AS requestBodyPacked, state, pharmacy_order_id AS pharmacyOrderId,
   remote_status AS remoteStatus, remote_status_at AS remoteStatusAt, dispatch_date AS dispatchDate,
   tracking_id AS trackingId, last_error_kind AS lastErrorKind, last_error_message AS lastErrorMessage,
   last_error_field AS lastErrorField, attempts, next_attempt_at AS nextAttemptAt, created_at AS createdAt,
   updated_at AS updatedAt`;
 
+/** The request body exactly as it was stored: unpacked when retention packed it (`PackedBodyError` if damaged). */
+export function requestBodyOf(row: { id: number; requestBody: string; requestBodyPacked: Uint8Array | null }): string {
+  return row.requestBodyPacked === null ? row.requestBody : unpackRequestBody(row.requestBodyPacked, row.id);
+}
+
 export function toRecord(row: OrderRow): OrderRecord {
-  const { lastErrorKind, lastErrorMessage, lastErrorField, ...rest } = row;
+  const { lastErrorKind, lastErrorMessage, lastErrorField, requestBodyPacked: _packed, ...rest } = row;
   return {
     ...rest,
+    requestBody: requestBodyOf(row),
     lastError:
       lastErrorKind === null ? null : { kind: lastErrorKind, message: lastErrorMessage ?? '', field: lastErrorField },
   };

@@ -4,6 +4,7 @@ import { DISPATCHED_STATUSES } from '../../../shared/status.js';
 import type { AuditDetails } from '../model/audit-details.js';
 import type { AuditRepo } from './audit-repo.js';
 import { encodeProvenance } from './provenance-codec.js';
+import { BodyPacking, type BodyPackingStep } from './retention-bodies.js';
 import { isoTime } from './time.js';
 
 /**
@@ -17,9 +18,11 @@ import { isoTime } from './time.js';
  *   with position, lines and message number, so the order still names where it came from; `orders.source` then
  *   finds no text (as for a JSON import).
  * - a discarded batch's never-accepted staged orders (and their edit cells), that long after the discard.
- * Never: an open order's copies (queued, sending, in doubt, held, still tracked, a cancel under way), the staged
- * orders of a batch that can still be accepted, a batch still being imported, the orders themselves, their
- * request bodies, statuses, attempts, or the audit log.
+ * - a finished order's request body, that long after it was accepted, stored packed (losslessly: it reads back as
+ *   the same text; retention-bodies.ts).
+ * Never: an open order's copies or body (queued, sending, in doubt, held, still tracked, a cancel under way), the
+ * staged orders of a batch that can still be accepted, a batch still being imported, the orders themselves,
+ * statuses, attempts, or the audit log.
  */
 
 /** Remote statuses after which the service expects nothing more of the order (tracked-orders' SETTLED_STATUSES). */
@@ -125,6 +128,7 @@ export class RetentionRepo {
   readonly #staleRows: Database.Statement<[string]>;
   readonly #kept: Database.Statement<[Record<string, number>], number>;
   readonly #finish: Database.Statement<[string, number]>;
+  readonly #bodies: BodyPacking;
   readonly #step: Database.Transaction<
     (batch: BatchToCompact, cutoff: string, after: number, limit: number, keptBefore: number) => CompactionStep
   >;
@@ -156,6 +160,7 @@ export class RetentionRepo {
     this.#step = db.transaction((batch, cutoff, after, limit, keptBefore) =>
       this.#stepNow(batch, cutoff, after, limit, keptBefore),
     );
+    this.#bodies = new BodyPacking(db, FINISHED_ORDER_WHERE);
   }
 
   settings(): RetentionSettings {
@@ -208,6 +213,15 @@ export class RetentionRepo {
   compactStep(batch: BatchToCompact, cutoff: string, after: number, limit: number, keptBefore: number): CompactionStep {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError('a compaction step needs a limit of 1 or more');
     return this.#step.immediate(batch, cutoff, after, limit, keptBefore);
+  }
+
+  /**
+   * One short transaction packing finished orders' request bodies: the next `limit` orders after id `after` whose
+   * body is still text, up to the first accepted after `cutoff`. A run starts at 0 and goes on from `after` while
+   * `more`; every step is idempotent.
+   */
+  packBodiesStep(cutoff: string, after: number, limit: number): BodyPackingStep {
+    return this.#bodies.step(cutoff, after, limit);
   }
 
   #stepNow(batch: BatchToCompact, cutoff: string, after: number, limit: number, keptBefore: number): CompactionStep {

@@ -18,6 +18,7 @@ import * as environmentRemoval from './016-environment-removal.js';
 import * as auditSearch from './017-audit-search.js';
 import * as retention from './018-retention.js';
 import * as intakeRules from './019-intake-rules.js';
+import * as packedRequestBodies from './020-packed-request-bodies.js';
 
 /**
  * Numbered migrations, applied in order, each in its own transaction with `PRAGMA user_version` set to its
@@ -50,6 +51,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 17, name: 'audit-search', up: auditSearch.up },
   { version: 18, name: 'retention', up: retention.up },
   { version: 19, name: 'intake-rules', up: intakeRules.up },
+  { version: 20, name: 'packed-request-bodies', up: packedRequestBodies.up },
 ];
 
 /** The last migration's number (numbers are handed out ahead: one may land before the one below it). */
