@@ -847,6 +847,33 @@ const CASES: Case[] = [
     },
   },
   {
+    file: 'whole-zero-decimals.csv',
+    format: 'csv',
+    orders: 4,
+    invalid: 1,
+    problems: ['value.notWholeNumber@5:prescribedItems.0.quantity'],
+    check: (r) => {
+      expect(r.orders[0]!.body).toMatchObject({ prescribedItems: [{ quantity: 32 }] });
+      expect(r.orders[1]!.body).toMatchObject({ prescribedItems: [{ pack: 2 }] });
+      expect(r.orders[2]!.body).toMatchObject({ prescription: { repeatsAllowed: 1 } });
+      expect(r.orders[3]!.problems[0]!.text).toBe(
+        'Item 1 quantity \'2.50\' (column "quantity") is not a whole number.',
+      );
+    },
+  },
+  {
+    file: 'whole-zero-decimals.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 0,
+    check: (r) => {
+      expect(r.orders[0]!.body).toMatchObject({
+        prescription: { repeatsAllowed: 2 },
+        prescribedItems: [{ quantity: 30 }],
+      });
+    },
+  },
+  {
     file: 'summary-rows.csv',
     format: 'csv',
     orders: 6,

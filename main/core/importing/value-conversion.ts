@@ -9,6 +9,8 @@ import type { FieldKind } from '../model/field-catalogue.js';
 export type Converted = { ok: true; value: string | number } | { ok: false; code: string; reason: string };
 
 const WHOLE = /^[-+]?\d+$/;
+// A whole number written with zero decimals: HL7 NM values (RXE-10 `30.000`) and database exports write them so.
+const WHOLE_ZERO_DECIMALS = /^([-+]?\d+)\.0+$/;
 const DECIMAL = /^[-+]?(?:\d+\.?\d*|\.\d+)$/;
 // What Excel shows for a long number it has already rounded, e.g. 4.21096E+16.
 const SCIENTIFIC = /^\d+(?:[.,]\d+)?[eE][+]?\d+$/;
@@ -71,8 +73,10 @@ export function convertValue(
       }
       return { ok: true, value: text };
     case 'int': {
-      if (WHOLE.test(text)) {
-        const value = Number(text);
+      const zeros = WHOLE_ZERO_DECIMALS.exec(text);
+      const digits = zeros ? zeros[1]! : text;
+      if (zeros || WHOLE.test(text)) {
+        const value = Number(digits);
         if (Number.isSafeInteger(value)) return { ok: true, value };
         return { ok: false, code: 'value.tooLarge', reason: 'is too large' };
       }

@@ -408,6 +408,17 @@ export function fixtureFiles(): Record<string, string | Buffer> {
     ])
       .concat(lines(withCell(withCell(one, 1, 'quantity', '2.5'), 1, 'clinicOrderId', 'Q-FRACTION'))[1]! + '\r\n')
       .concat(lines(withCell(withCell(one, 1, 'pack', 'two'), 1, 'clinicOrderId', 'Q-WORDS'))[1]! + '\r\n'),
+    // Whole numbers written with zero decimals (HL7 NM, database exports): 32.0 is 32; 2.50 is still not whole.
+    'whole-zero-decimals.csv': [
+      ['quantity', '32.0'],
+      ['pack', '2.000'],
+      ['repeatsAllowed', '1.00'],
+      ['quantity', '2.50'],
+    ].reduce(
+      (text, [column, value], i) => withCell(text, i + 1, column!, value!),
+      csv(Array.from({ length: 4 }, (_, i) => exampleOrder(`WZ-${i + 1}`))),
+    ),
+    'whole-zero-decimals.hl7': setField(setField(hl7(hl7Order('WZ-9')), 'RXE', 10, '30.000'), 'RXE', 12, '2.0'),
     'unknown-codes.csv': withCell(
       withCell(withCell(one, 1, 'courierCode', 'FEDEX'), 1, 'title', 'Sir'),
       1,
