@@ -4,7 +4,7 @@ import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import type { Logger } from '../platform/logger.js';
 import { buildAck } from './hl7-ack.js';
 import type { IntakeResult } from './intake-service.js';
-import { MllpFramer, mllpFrame } from './mllp-framer.js';
+import { MLLP_START, MllpFramer, mllpFrame } from './mllp-framer.js';
 
 /**
  * An MLLP listener: HL7 v2 messages over TCP (or TLS), each framed `0x0B … 0x1C 0x0D`, each answered with its ACK
@@ -53,6 +53,27 @@ export interface MllpListenerStats {
 
 const DEFAULT_MAX_BYTES = 1024 * 1024;
 const DEFAULT_IDLE_MS = 5 * 60 * 1000;
+
+/**
+ * Any web page the admin visits can have the browser send an HTTP request to this port (a `no-cors` fetch needs no
+ * answer it can read), and the framer skips what precedes a start byte: the request line and headers were skipped
+ * and an MLLP frame in the body was staged (docs/security.md, finding 18). A browser's connection always begins with
+ * a request line (`POST /…`, `OPTIONS *`, a proxy's absolute form); an MLLP sender's with a start byte, or the odd
+ * stray line break. Decided on the first bytes, before any of them reach the framer.
+ */
+const HTTP_OPENING = /^[A-Z]{3,16} (?:\/|\*|https?:)/;
+const OPENING_BYTES = 24;
+
+/** Whether a connection's first bytes are an HTTP request's; undefined while too few have come to tell. */
+export function beginsAsHttp(opening: Buffer): boolean | undefined {
+  const first = opening[0];
+  if (first === undefined) return undefined;
+  // Not an upper-case letter (a start byte, a line break): no HTTP method begins so.
+  if (first < 0x41 || first > 0x5a) return false;
+  const ended = opening.includes(MLLP_START) || opening.includes(0x0a);
+  if (!ended && opening.length < OPENING_BYTES) return undefined;
+  return HTTP_OPENING.test(opening.subarray(0, OPENING_BYTES).toString('latin1'));
+}
 
 export function normalisePeer(address: string | undefined): string {
   if (!address) return '';
@@ -166,8 +187,25 @@ export class MllpListener {
       if (closing && waiting.length === 0) socket.end();
     };
 
+    // The connection's first bytes, until they tell whether it is an HTTP request (beginsAsHttp).
+    let opening: Buffer | undefined = Buffer.alloc(0);
     socket.on('data', (chunk: Buffer) => {
-      for (const event of framer.push(chunk)) {
+      let data = chunk;
+      if (opening !== undefined) {
+        opening = Buffer.concat([opening, chunk]);
+        const http = beginsAsHttp(opening);
+        if (http === undefined) return;
+        if (http) {
+          this.stats.refusedPeers += 1;
+          log?.warn('intake: refused a connection that began as an HTTP request (a web page in a browser?)', { peer });
+          this.#options.onRefusal?.({ kind: 'peer', peer });
+          socket.destroy();
+          return;
+        }
+        data = opening;
+        opening = undefined;
+      }
+      for (const event of framer.push(data)) {
         if (event.kind === 'message') waiting.push(event.bytes);
         else if (event.kind === 'tooLarge') {
           this.stats.malformedFrames += 1;

@@ -1,0 +1,154 @@
+import { connect } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RawMllpSocket, frame } from '../../../test/support/hl7-client.js';
+import { writeRde011 } from '../importing/rde-writer.js';
+import { HL7_PROFILE, stagingFixture, uniqueOrder, type StagingFixture } from '../staging/testing/staging-fixtures.js';
+import { StagingService } from '../staging/staging-service.js';
+import { inProcessRowSink } from '../store/staged-batch-writer.js';
+import { LOCAL } from '../store/testing/store-fixtures.js';
+import { IntakeService } from './intake-service.js';
+import { MllpListener } from './mllp-listener.js';
+
+/**
+ * docs/security.md, finding 18: any web page the admin visits can have the browser POST to 127.0.0.1:2575
+ * (`fetch(url, { method: 'POST', mode: 'no-cors', body })` needs no answer it can read). The MLLP framer skips
+ * whatever comes before a start byte, so the request line and headers were skipped as stray bytes and an MLLP frame
+ * in the body was staged as an order (and, under `--on-arrival send`, sent in the clinic's name). Real HTTP clients
+ * over loopback against the real listener and intake, real SQLite.
+ */
+
+const SENDER = { sendingApplication: 'EPR-7', sendingFacility: 'CLINIC-H' };
+
+interface Running {
+  fixture: StagingFixture;
+  intake: IntakeService;
+  listener: MllpListener;
+  port: number;
+  logs: string[];
+}
+
+let running: Running | undefined;
+afterEach(async () => {
+  if (!running) return;
+  await running.listener.close();
+  await running.intake.close();
+  running.fixture.close();
+  running = undefined;
+});
+
+async function start(): Promise<Running> {
+  const fixture = stagingFixture();
+  fixture.staging.saveProfile({
+    ...HL7_PROFILE,
+    name: 'EPR',
+    hl7Sender: { application: 'EPR-7', facility: 'CLINIC-H', messageType: 'RDE^O11' },
+  });
+  const staging = new StagingService({
+    store: fixture.store,
+    codeListsFor: (id) => fixture.store.environments.get(id)!.codeLists,
+    openRowSink: inProcessRowSink,
+  });
+  const logs: string[] = [];
+  const line = (m: string, f?: object) => logs.push(`${m} ${JSON.stringify(f ?? {})}`);
+  const logger = { info: line, warn: line, error: line };
+  // Send on arrival: what a page could make the service receive.
+  const intake = new IntakeService({
+    store: fixture.store,
+    staging,
+    environmentId: LOCAL.id,
+    rules: { mode: 'send' },
+    logger,
+  });
+  const listener = new MllpListener({
+    port: 0,
+    handle: (raw, peer) => intake.handle(raw, peer),
+    onRefusal: (refusal) => intake.recordRefusal(refusal),
+    logger,
+  });
+  const { port } = await listener.listen();
+  running = { fixture, intake, listener, port, logs };
+  return running;
+}
+
+let seq = 0;
+const message = () =>
+  writeRde011(uniqueOrder({}, 'WEB'), {
+    controlId: `WEB-${process.pid}-${++seq}`,
+    timestamp: '20261201101500',
+    ...SENDER,
+  });
+
+const stagedCount = (r: Running) =>
+  (r.fixture.store.db.prepare('SELECT count(*) AS n FROM staged_orders').get() as { n: number }).n;
+const intakeActions = (r: Running) =>
+  r.fixture.store.audit
+    .search({})
+    .filter((entry) => entry.action.startsWith('intake.'))
+    .map((entry) => entry.action);
+
+/**
+ * Writes `chunks` on one connection, one write each, and resolves with what was answered: once the listener closes
+ * the connection, or once it has answered one whole frame (then this side closes it).
+ */
+function rawConnection(port: number, chunks: Array<string | Buffer>): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    let answered = Buffer.alloc(0);
+    const socket = connect(port, '127.0.0.1', () => {
+      const writeNext = (index: number) => {
+        if (index >= chunks.length || socket.destroyed) return;
+        socket.write(chunks[index]!, () => setImmediate(() => writeNext(index + 1)));
+      };
+      writeNext(0);
+    });
+    socket.on('data', (data: Buffer) => {
+      answered = Buffer.concat([answered, data]);
+      if (answered.includes(Buffer.of(0x1c, 0x0d))) socket.end();
+    });
+    socket.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' ? undefined : reject(error)));
+    socket.on('close', () => resolve(answered));
+  });
+}
+
+describe('an HTTP request to the MLLP port (a web page in the admin’s browser)', () => {
+  it('is refused: the frame in its body is never read, staged or answered, and the refusal is audited', async () => {
+    const r = await start();
+    // What the browser puts on the wire for the page's fetch: request line, headers, then the body it chose.
+    const sent = await fetch(`http://127.0.0.1:${r.port}/`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'text/plain;charset=UTF-8', Origin: 'https://attacker.example' },
+      body: new Uint8Array(frame(message())),
+    }).then(
+      () => 'answered',
+      () => 'failed',
+    );
+    expect(sent).toBe('failed');
+    await r.intake.staged();
+    expect(stagedCount(r)).toBe(0);
+    expect(r.listener.stats.messages).toBe(0);
+    expect(intakeActions(r)).toEqual(['intake.peer.refused']);
+    expect(r.logs.some((entry) => entry.includes('began as an HTTP request'))).toBe(true);
+  });
+
+  it('is refused however its bytes are split, and answers nothing, not even an ACK', async () => {
+    const r = await start();
+    const body = frame(message());
+    const head = `POST /intake HTTP/1.1\r\nHost: 127.0.0.1:${r.port}\r\nContent-Length: ${body.length}\r\n\r\n`;
+    const answer = await rawConnection(r.port, ['PO', head.slice(2, 9), head.slice(9), body]);
+    expect(answer.length).toBe(0);
+    await r.intake.staged();
+    expect(stagedCount(r)).toBe(0);
+  });
+
+  it('leaves MLLP senders as they were: a frame first, or after stray line breaks, is staged', async () => {
+    const r = await start();
+    const first = await RawMllpSocket.open(r.port);
+    first.write(frame(message()));
+    expect((await first.waitFor(1))[0]!.get('MSA.1')).toBe('AA');
+    first.close();
+    const answer = await rawConnection(r.port, ['\r\n', Buffer.concat([Buffer.from('\n'), frame(message())])]);
+    expect(answer.includes('MSA|AA')).toBe(true);
+    await r.intake.staged();
+    expect(stagedCount(r)).toBe(2);
+    expect(intakeActions(r)).not.toContain('intake.peer.refused');
+  });
+});
