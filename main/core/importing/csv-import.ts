@@ -32,6 +32,7 @@ import {
 } from './csv-summary-rows.js';
 import { FIELDS, ORDER_FIELD_INDEXES, fieldIndex } from '../model/field-catalogue.js';
 import { decodedChunks, type Inspection } from './file-source.js';
+import type { ImportSource } from './import-source.js';
 import { finishOrder, type OrderSink } from './finish-order.js';
 import { problem, quote } from './problems.js';
 import { UnusualSpaces, holdsUnusualSpace, plainSpaces } from './unusual-spaces.js';
@@ -48,14 +49,14 @@ import type { ImportOptions } from '../model/import-options.js';
 const NOTHING_REPORTED: ReadonlySet<string> = new Set();
 
 export async function importCsv(
-  path: string,
+  source: ImportSource,
   file: string,
   inspection: Inspection,
   options: ImportOptions,
   sink: OrderSink,
 ): Promise<ImportReport> {
   const base = {
-    file: path,
+    file: source.path,
     format: 'csv' as const,
     encoding: inspection.encoding,
     encodingDetected: inspection.encodingDetected,
@@ -127,7 +128,7 @@ export async function importCsv(
   ) => {
     const splitter = new CsvRecordSplitter(delimiter, MAX_RECORD_CHARS);
     let bytes = 0;
-    for await (const chunk of decodedChunks(path, inspection.encoding, {
+    for await (const chunk of decodedChunks(source, inspection.encoding, {
       signal: options.signal,
       onBytes: (n) => (bytes += n),
       length: inspection.textBytes,

@@ -1,14 +1,13 @@
 import { isUtf8 as isUtf8Buffer } from 'node:buffer';
-import { createReadStream } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
 import iconv from 'iconv-lite';
+import type { ImportSource } from './import-source.js';
 import { problem } from './problems.js';
 import type { Problem } from '../model/imported-order.js';
 import { detectTextEncoding, isRead, namedEncoding, unreadEncodingText } from '../../../shared/encoding-sniff.js';
 import { notReadableAsChosen } from '../../../shared/encoding-warning.js';
 
 /**
- * Opens an import file: reads a sample to detect the encoding (BOM; UTF-16/32 by their zero bytes; an HL7 file's
+ * Reads an import file opened once (import-source.ts): reads a sample to detect the encoding (BOM; UTF-16/32 by their zero bytes; an HL7 file's
  * MSH-18; else valid UTF-8, else Windows-1252, which is what Excel on a UK Windows machine writes), refuses text in
  * an encoding it does not read by that encoding's name (shared/encoding-sniff.ts) and binary files with one clear
  * problem, then streams the decoded text in chunks so no file is ever held as one string.
@@ -21,6 +20,7 @@ export const SAMPLE_BYTES = 64 * 1024;
  */
 const MAX_PADDING_BYTES = 16 * 1024 * 1024;
 const CHUNK_BYTES = 256 * 1024;
+const UTF8_CHECK_BYTES = 1024 * 1024;
 
 export interface Inspection {
   totalBytes: number;
@@ -78,20 +78,21 @@ function cutCharacterLength(chunk: Buffer): number {
  * Whether the whole file is valid UTF-8. Checked once up front (a native scan, fast) rather than while importing,
  * so a stray Windows-1252 byte deep in a big file decides the encoding before any order is handed on.
  */
-async function isUtf8File(path: string, signal: AbortSignal | undefined): Promise<boolean> {
-  let carry = Buffer.alloc(0);
-  const stream = createReadStream(path, { highWaterMark: 1024 * 1024 });
-  try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      signal?.throwIfAborted();
-      const bytes = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
-      const cut = cutCharacterLength(bytes);
-      if (!isUtf8Buffer(bytes.subarray(0, bytes.length - cut))) return false;
-      carry = Buffer.from(bytes.subarray(bytes.length - cut));
-    }
-    return carry.length === 0;
-  } finally {
-    stream.destroy();
+async function isUtf8File(source: ImportSource, signal: AbortSignal | undefined): Promise<boolean> {
+  // One buffer, read into again; the (at most 3) bytes of a character cut at its end start the next read.
+  const buffer = Buffer.allocUnsafe(UTF8_CHECK_BYTES);
+  let carried = 0;
+  let position = 0;
+  for (;;) {
+    const bytesRead = await source.read(buffer, carried, buffer.length - carried, position);
+    signal?.throwIfAborted();
+    if (bytesRead === 0) return carried === 0;
+    position += bytesRead;
+    const bytes = buffer.subarray(0, carried + bytesRead);
+    const cut = cutCharacterLength(bytes);
+    if (!isUtf8Buffer(bytes.subarray(0, bytes.length - cut))) return false;
+    bytes.copy(buffer, 0, bytes.length - cut);
+    carried = cut;
   }
 }
 
@@ -116,7 +117,7 @@ interface Padding {
  * sample does not already hold it): a zero byte anywhere else is still binary data.
  */
 async function trailingPadding(
-  handle: FileHandle,
+  source: ImportSource,
   sample: Buffer,
   totalBytes: number,
   signal: AbortSignal | undefined,
@@ -137,7 +138,7 @@ async function trailingPadding(
     } else {
       from = Math.max(sample.length, end - SAMPLE_BYTES);
       block ??= Buffer.alloc(SAMPLE_BYTES);
-      const { bytesRead } = await handle.read(block, 0, end - from, from);
+      const bytesRead = await source.read(block, 0, end - from, from);
       if (bytesRead < end - from) return { length: 0, marks: 0, zeros: 0 }; // the file shrank meanwhile
       bytes = block.subarray(0, bytesRead);
     }
@@ -195,24 +196,15 @@ export function normaliseEncodingName(name: string): string {
 }
 
 export async function inspectFile(
-  path: string,
+  source: ImportSource,
   file: string,
   override: string | undefined,
   signal?: AbortSignal,
 ): Promise<InspectionResult> {
-  const handle = await open(path, 'r');
-  let start: Buffer;
-  let totalBytes: number;
-  let padding: Padding;
-  try {
-    totalBytes = (await handle.stat()).size;
-    const buffer = Buffer.alloc(Math.min(SAMPLE_BYTES, totalBytes));
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    start = buffer.subarray(0, bytesRead);
-    padding = await trailingPadding(handle, start, totalBytes, signal);
-  } finally {
-    await handle.close();
-  }
+  const totalBytes = source.size;
+  const buffer = Buffer.alloc(Math.min(SAMPLE_BYTES, totalBytes));
+  const start = buffer.subarray(0, await source.read(buffer, 0, buffer.length, 0));
+  const padding = await trailingPadding(source, start, totalBytes, signal);
   // The sample and everything after it stop where the padding starts.
   let textBytes = totalBytes - padding.length;
   let sample = start.subarray(0, Math.min(start.length, textBytes));
@@ -254,7 +246,7 @@ export async function inspectFile(
       );
     }
   } else {
-    const chosen = await detectEncoding(path, file, sample, whole, signal);
+    const chosen = await detectEncoding(source, file, sample, whole, signal);
     if ('problem' in chosen) return { ok: false, problem: chosen.problem, encoding: chosen.encoding };
     encoding = chosen.encoding;
     warnings.push(...chosen.warnings);
@@ -295,7 +287,7 @@ export async function inspectFile(
   if (
     override &&
     encoding === 'utf-8' &&
-    !(isUtf8Sample(sample, whole) && (whole || (await isUtf8File(path, signal))))
+    !(isUtf8Sample(sample, whole) && (whole || (await isUtf8File(source, signal))))
   ) {
     warnings.push(problem('warning', file, {}, 'file.notUtf8', notReadableAsChosen(encoding)));
   }
@@ -306,14 +298,14 @@ type Detected = { encoding: string; warnings: Problem[] } | { problem: Problem; 
 
 /** The encoding the bytes and an HL7 file's MSH-18 say (shared/encoding-sniff.ts detectEncoding), as problems. */
 async function detectEncoding(
-  path: string,
+  source: ImportSource,
   file: string,
   sample: Buffer,
   whole: boolean,
   signal: AbortSignal | undefined,
 ): Promise<Detected> {
   const verdict = await detectTextEncoding(sample, {
-    isUtf8: async () => isUtf8Sample(sample, whole) && (whole || (await isUtf8File(path, signal))),
+    isUtf8: async () => isUtf8Sample(sample, whole) && (whole || (await isUtf8File(source, signal))),
     whole,
   });
   if ('refused' in verdict) {
@@ -338,29 +330,31 @@ export interface StreamOptions {
 }
 
 /**
- * The file's text in chunks, decoded with iconv-lite (which also drops a byte order mark). One buffer is read into
- * again and again (a read stream allocates a fresh one per chunk: 66 MB of garbage for two passes over 33 MB).
+ * The file's text in chunks from its start, decoded with iconv-lite (which also drops a byte order mark). One
+ * buffer is read into again and again (a read stream allocates a fresh one per chunk: 66 MB of garbage for two
+ * passes over 33 MB). The source stays open: its opener closes it.
  */
-export async function* decodedChunks(path: string, encoding: string, options: StreamOptions): AsyncGenerator<string> {
-  const handle = await open(path, 'r');
+export async function* decodedChunks(
+  source: ImportSource,
+  encoding: string,
+  options: StreamOptions,
+): AsyncGenerator<string> {
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   const decoder = iconv.getDecoder(encoding);
   let left = options.length ?? Number.POSITIVE_INFINITY;
-  try {
-    while (left > 0) {
-      const { bytesRead } = await handle.read(buffer, 0, Math.min(CHUNK_BYTES, left), null);
-      if (bytesRead === 0) break;
-      left -= bytesRead;
-      options.signal?.throwIfAborted();
-      options.onBytes?.(bytesRead);
-      // The decoder copies what it keeps (a character cut at the chunk's end), so the buffer can be reused.
-      const text = decoder.write(buffer.subarray(0, bytesRead));
-      if (text) yield text;
-    }
-    const rest = decoder.end();
-    if (rest) yield rest;
-    if (options.padding) options.onBytes?.(options.padding);
-  } finally {
-    await handle.close();
+  let position = 0;
+  while (left > 0) {
+    const bytesRead = await source.read(buffer, 0, Math.min(CHUNK_BYTES, left), position);
+    if (bytesRead === 0) break;
+    position += bytesRead;
+    left -= bytesRead;
+    options.signal?.throwIfAborted();
+    options.onBytes?.(bytesRead);
+    // The decoder copies what it keeps (a character cut at the chunk's end), so the buffer can be reused.
+    const text = decoder.write(buffer.subarray(0, bytesRead));
+    if (text) yield text;
   }
+  const rest = decoder.end();
+  if (rest) yield rest;
+  if (options.padding) options.onBytes?.(options.padding);
 }

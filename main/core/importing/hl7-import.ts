@@ -1,4 +1,5 @@
 import { decodedChunks, type Inspection } from './file-source.js';
+import type { ImportSource } from './import-source.js';
 import { finishOrder, type OrderSink } from './finish-order.js';
 import type { OrderExtras } from '../model/provenance-table.js';
 import { Hl7ParseError, parseHl7Message, type Hl7Message } from '../model/hl7-adapter.js';
@@ -49,16 +50,15 @@ function strayLineProblems(file: string, split: SplitMessage): Problem[] {
 }
 
 export async function importHl7(
-  path: string,
+  /** The file opened once, streamed; or the text already decoded (one MLLP message: import-message.ts). */
+  input: ImportSource | { path: string; text: Iterable<string> },
   file: string,
   inspection: Inspection,
   options: ImportOptions,
   sink: OrderSink,
-  /** The text already decoded (one MLLP message: import-message.ts); default: the file at `path`, streamed. */
-  text?: Iterable<string>,
 ): Promise<ImportReport> {
   const base = {
-    file: path,
+    file: input.path,
     format: 'hl7' as const,
     encoding: inspection.encoding,
     encodingDetected: inspection.encodingDetected,
@@ -183,13 +183,14 @@ export async function importHl7(
 
   try {
     const chunks =
-      text ??
-      decodedChunks(path, inspection.encoding, {
-        signal: options.signal,
-        onBytes: (n) => (bytes += n),
-        length: inspection.textBytes,
-        padding: inspection.totalBytes - inspection.textBytes,
-      });
+      'text' in input
+        ? input.text
+        : decodedChunks(input, inspection.encoding, {
+            signal: options.signal,
+            onBytes: (n) => (bytes += n),
+            length: inspection.textBytes,
+            padding: inspection.totalBytes - inspection.textBytes,
+          });
     for await (const chunk of chunks) {
       if (!unusualSpaces && holdsUnusualSpace(chunk)) unusualSpaces = true;
       for (const split of splitter.push(chunk)) await handle(split);

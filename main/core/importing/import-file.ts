@@ -4,7 +4,8 @@ import { inspectFile } from './file-source.js';
 import type { OrderSink } from './finish-order.js';
 import { importHl7 } from './hl7-import.js';
 import { isSegmentLine } from './hl7-stream.js';
-import type { ImportReport, ImportedOrder } from '../model/imported-order.js';
+import { openImportSource, resolveOwnPath, type ImportSource } from './import-source.js';
+import type { ImportReport, ImportedOrder, Problem } from '../model/imported-order.js';
 import type { ImportOptions } from '../model/import-options.js';
 
 // 0x0B and 0x1C are MLLP's frame bytes: matching those control characters is the point.
@@ -53,33 +54,58 @@ export function looksLikeHl7(sample: string): boolean {
   return separator !== undefined && segments >= 2 && segments * 4 >= others;
 }
 
+/** The report of a file refused as a whole before any order was read. */
+export function refusedFileReport(
+  path: string,
+  problem: Problem,
+  options: Pick<ImportOptions, 'encoding'>,
+  encoding = 'unknown',
+): ImportReport {
+  return {
+    file: path,
+    format: 'csv',
+    encoding,
+    encodingDetected: !options.encoding,
+    rowsRead: 0,
+    orders: [],
+    orderCount: 0,
+    invalidCount: 0,
+    fileProblems: [problem],
+  };
+}
+
 /**
- * Imports a CSV or HL7 file (told apart by content, not by name) into validated create-with-clinic orders.
- * Never throws for a bad file: what is wrong with the file as a whole is in `fileProblems`, what is wrong with an
- * order is in its `problems`. Throws only for I/O failures and when `signal` aborts.
+ * Imports a CSV or HL7 file (told apart by content, not by name) into validated create-with-clinic orders, for a
+ * caller who is the user at their own command line (tests, benchmarks): their links are followed, then the file is
+ * opened once (import-source.ts) and read as `importSource` reads it. Never throws for a bad file: what is wrong
+ * with the file as a whole is in `fileProblems`, what is wrong with an order is in its `problems`. Throws only for
+ * I/O failures and when `signal` aborts.
  */
 export async function importFile(path: string, options: ImportOptions): Promise<ImportReport> {
   const file = options.fileLabel ?? basename(path);
-  const inspected = await inspectFile(path, file, options.encoding, options.signal);
-  if (!inspected.ok) {
-    return {
-      file: path,
-      format: 'csv',
-      encoding: inspected.encoding,
-      encodingDetected: !options.encoding,
-      rowsRead: 0,
-      orders: [],
-      orderCount: 0,
-      invalidCount: 0,
-      fileProblems: [inspected.problem],
-    };
+  const opened = await openImportSource(await resolveOwnPath(path), file);
+  if (!opened.ok) return refusedFileReport(path, opened.problem, options);
+  try {
+    return { ...(await importSource(opened.source, options)), file: path };
+  } finally {
+    await opened.source.close();
   }
+}
+
+/**
+ * Imports a file already opened (import-source.ts): every read is a positional read of that one handle, which
+ * stays open for the caller to close. Same report and errors as `importFile`.
+ */
+export async function importSource(source: ImportSource, options: ImportOptions): Promise<ImportReport> {
+  const file = options.fileLabel ?? basename(source.path);
+  const inspected = await inspectFile(source, file, options.encoding, options.signal);
+  if (!inspected.ok) return refusedFileReport(source.path, inspected.problem, options, inspected.encoding);
   const inspection = inspected.inspection;
   const orders: ImportedOrder[] = [];
   const sink: OrderSink = options.onOrder ?? ((order) => void orders.push(order));
   const report = looksLikeHl7(inspection.sample)
-    ? await importHl7(path, file, inspection, options, sink)
-    : await importCsv(path, file, inspection, options, sink);
+    ? await importHl7(source, file, inspection, options, sink)
+    : await importCsv(source, file, inspection, options, sink);
   const fileProblems =
     inspection.warnings.length > 0 ? [...inspection.warnings, ...report.fileProblems] : report.fileProblems;
   return { ...report, fileProblems, orders };

@@ -56,12 +56,11 @@ export async function importHl7Message(
   };
   const orders: ImportedMessage['orders'] = [];
   const report = await importHl7(
-    file,
+    { path: file, text: [text] },
     file,
     inspection,
     { ...options, fileLabel: file },
     (order, extras) => void orders.push({ order, extras }),
-    [text],
   );
   const fileProblems =
     inspection.warnings.length > 0 ? [...inspection.warnings, ...report.fileProblems] : report.fileProblems;
