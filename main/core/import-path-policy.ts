@@ -1,5 +1,6 @@
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
+import { resolveOwnPath } from './importing/import-source.js';
 
 /**
  * Which files `import.file { path }` may read. The contract is the trust boundary: a caller that can send a
@@ -8,16 +9,20 @@ import { isAbsolute, relative, resolve } from 'node:path';
  */
 export interface ImportPathPolicy {
   /**
-   * The path to read when `path` may be imported; undefined when it may not. The answer never depends on whether
-   * a refused path exists, so a refusal tells the caller nothing about the file.
+   * The path to read when `path` may be imported, with every link on it resolved; undefined when it may not. The
+   * answer never depends on whether a refused path exists, so a refusal tells the caller nothing about the file.
+   * The importer opens the answer once without following a link and refuses a file that is not the one at that
+   * path by then (importing/import-source.ts), so a link or FIFO swapped in after the answer is never read.
    */
   allow(path: string): Promise<string | undefined>;
   /** The folders files may be imported from, when the policy is a list of folders (shown on the Import screen). */
   readonly folders?: readonly string[];
 }
 
-/** Direct calls (the CLI, tests): the caller is the user at their own command line. */
-export const ANY_PATH: ImportPathPolicy = { allow: (path) => Promise.resolve(path) };
+/** Direct calls (the CLI, tests): the caller is the user at their own command line, whose links are followed. */
+export const ANY_PATH: ImportPathPolicy = {
+  allow: (path) => (isAbsolute(path) ? resolveOwnPath(path) : Promise.resolve(path)),
+};
 
 /** No import by path at all. */
 export const NO_PATH: ImportPathPolicy = { allow: () => Promise.resolve(undefined), folders: [] };

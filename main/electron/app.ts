@@ -1,5 +1,6 @@
 import { isAbsolute, join } from 'node:path';
 import { app, Menu, screen, session, shell, type BrowserWindow } from 'electron';
+import { resolveOwnPath } from '../core/importing/import-source.js';
 import { ensurePrivateDir } from '../core/platform/private-files.js';
 import { CoreClient } from '../host/core-client.js';
 import { coreHostEntry } from '../host/host-entry.js';
@@ -138,7 +139,8 @@ async function start(): Promise<void> {
     services: {
       secrets: secrets.store,
       desktop,
-      importPaths: { allow: (path) => Promise.resolve(grants.has(path) ? path : undefined) },
+      // The admin's own choice: their links are followed here, once; the core opens the answer without following any.
+      importPaths: { allow: (path) => (grants.has(path) ? resolveOwnPath(path) : Promise.resolve(undefined)) },
     },
     logger,
   });

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { ProblemView } from '../../../shared/staging-views.js';
+import { ANY_PATH } from '../../core/import-path-policy.js';
 import { stagingFor } from '../../core/staging/staging-handlers.js';
 import { StagingError } from '../../core/staging/staging-deps.js';
 import type { CliContext } from '../cli-context.js';
@@ -49,7 +50,8 @@ export async function importBatch(ctx: CliContext, args: ImportArgs): Promise<nu
   if (!services.registry.find(args.environmentId))
     throw new InputError(`there is no environment "${args.environmentId}"`);
   const staging = stagingFor(services);
-  const path = resolve(args.file);
+  // The user's own path: ANY_PATH resolves its links, then staging opens the answer once, as for every caller.
+  const path = (await ANY_PATH.allow(resolve(args.file))) ?? resolve(args.file);
   let outcome;
   try {
     outcome = await staging.importFile({

@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import type { ImportSource } from '../importing/import-source.js';
 import type { CodeLists } from '../../../shared/environment.js';
 import { parseWireJson } from '../../../shared/wire-json.js';
 import type { ImportedOrder, Problem } from '../model/imported-order.js';
@@ -23,7 +23,7 @@ const fileProblem = (file: string, code: string, text: string): JsonRead => ({
 });
 
 export async function readJsonOrders(
-  path: string,
+  source: ImportSource,
   options: {
     file: string;
     codeLists: CodeLists;
@@ -32,7 +32,7 @@ export async function readJsonOrders(
   },
 ): Promise<JsonRead> {
   const { file } = options;
-  if ((await stat(path)).size > MAX_JSON_BYTES) {
+  if (source.size > MAX_JSON_BYTES) {
     return fileProblem(
       file,
       'json.tooLarge',
@@ -41,7 +41,7 @@ export async function readJsonOrders(
   }
   let parsed: unknown;
   try {
-    parsed = parseWireJson((await readFile(path, 'utf8')).replace(/^\uFEFF/, ''));
+    parsed = parseWireJson((await readWhole(source)).toString('utf8').replace(/^\uFEFF/, ''));
   } catch (error) {
     // The parser recurses: a file nested thousands of levels deep (no order is) runs it out of stack.
     const why =
@@ -100,4 +100,16 @@ export async function readJsonOrders(
     };
   });
   return { ok: true, orders };
+}
+
+/** The file's bytes as it was opened (at most MAX_JSON_BYTES, checked first), read from its one handle. */
+async function readWhole(source: ImportSource): Promise<Buffer> {
+  const bytes = Buffer.alloc(source.size);
+  let filled = 0;
+  while (filled < bytes.length) {
+    const read = await source.read(bytes, filled, bytes.length - filled, filled);
+    if (read === 0) break;
+    filled += read;
+  }
+  return bytes.subarray(0, filled);
 }

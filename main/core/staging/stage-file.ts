@@ -1,6 +1,7 @@
 import { extname } from 'node:path';
 import type { ImportSummary } from '../../../shared/staging-views.js';
-import { importFile } from '../importing/import-file.js';
+import { importSource } from '../importing/import-file.js';
+import type { ImportSource } from '../importing/import-source.js';
 import { TEMPLATE_PROFILE, headerFingerprint, type MappingProfile } from '../model/mapping-profile.js';
 import { TEMPLATE_COLUMNS } from '../model/field-catalogue.js';
 import type { OrderExtras } from '../model/provenance-table.js';
@@ -23,8 +24,8 @@ import { StagingError, type StagingDeps } from './staging-deps.js';
 
 export interface StageFileInput {
   environmentId: string;
-  /** The file on disk. */
-  path: string;
+  /** The file, opened once (import-source.ts); its opener closes it. */
+  source: ImportSource;
   /** The name shown in problems and kept with the batch (the base name the admin chose). */
   fileName: string;
   /** A saved profile's name, or `template`; absent: chosen by the file's header (CSV) or sender (HL7). */
@@ -142,7 +143,7 @@ export async function stageFile(deps: StagingDeps, input: StageFileInput): Promi
     let kind: 'csv' | 'hl7' | 'json';
     if (extname(input.fileName).toLowerCase() === '.json') {
       kind = 'json';
-      const read = await readJsonOrders(input.path, { file: input.fileName, codeLists, today, isKnownOrder });
+      const read = await readJsonOrders(input.source, { file: input.fileName, codeLists, today, isKnownOrder });
       report = {
         format: 'json',
         encoding: 'utf-8',
@@ -152,7 +153,7 @@ export async function stageFile(deps: StagingDeps, input: StageFileInput): Promi
       };
       if (read.ok) for (const order of read.orders) await stage(order, undefined);
     } else {
-      const imported = await importFile(input.path, {
+      const imported = await importSource(input.source, {
         codeLists,
         today,
         fileLabel: input.fileName,
