@@ -66,7 +66,15 @@ export const logCalls = {
     input: logFilterSchema
       .extend({ beforeSeq: idSchema.optional(), limit: z.number().int().min(1).max(500).optional() })
       .strict(),
-    output: z.object({ entries: z.array(auditEntryViewSchema), nextBeforeSeq: z.number().int().nullable() }),
+    /**
+     * `partial`: the page stopped where the call's read of the log ended rather than when it was full (a search no
+     * index answers reads a window of entries per call); `nextBeforeSeq` goes on from there.
+     */
+    output: z.object({
+      entries: z.array(auditEntryViewSchema),
+      nextBeforeSeq: z.number().int().nullable(),
+      partial: z.boolean(),
+    }),
   },
   /**
    * The audit chain checked: what was appended since the last check found it whole (issue #16), or with `full`

@@ -45,14 +45,16 @@ export function buildLogHandlers(services: AppServices, deps: LogHandlerDeps): P
   return {
     'log.list': ({ beforeSeq, limit, ...filter }) => {
       const pageSize = limit ?? 100;
-      const entries = store.audit.search({
+      const { entries, resumeBeforeSeq } = store.audit.searchPage({
         ...activeFilter(filter),
         ...(beforeSeq !== undefined ? { beforeSeq } : {}),
         limit: pageSize,
       });
+      const full = entries.length === pageSize;
       return Promise.resolve({
         entries: entries.map(toAuditView),
-        nextBeforeSeq: entries.length === pageSize ? entries[entries.length - 1]!.seq : null,
+        nextBeforeSeq: full ? entries[entries.length - 1]!.seq : resumeBeforeSeq,
+        partial: !full && resumeBeforeSeq !== null,
       });
     },
     // The screen's check is incremental (what was appended since the last whole check) unless it asks for `full`,

@@ -36,6 +36,12 @@ export interface AuditFilter {
 
 type InsertRow = AuditRow & { linkScheme: LinkScheme; keyId: string | null };
 
+/**
+ * How many entries a log-screen search reads one by one at most per call, where no index answers it: the free-text
+ * check costs 0.7 µs an entry on a quiet 2-core machine and 2.7 µs at load average 15, so 15 to 55 ms a call.
+ */
+export const SCAN_WINDOW = 20_000;
+
 /** Appends to and reads the audit chain. Appending is the only write there is. */
 export class AuditRepo {
   readonly #now: () => Date;
@@ -220,8 +226,28 @@ export class AuditRepo {
 
   /** Newest first, for the log screen: entries before `beforeSeq` (keyset paging) that match `filter`. */
   search(filter: AuditFilter & { beforeSeq?: number; limit?: number }): AuditEntry[] {
+    return this.searchPage(filter).entries;
+  }
+
+  /**
+   * `search`, reading at most `SCAN_WINDOW` entries of the log where no index answers the filter (free text the
+   * trigram index does not hold yet, text shorter than three characters, an environment alone): a page that stops
+   * there comes back with fewer than `limit` entries and `resumeBeforeSeq`, where the next call goes on. So no call
+   * holds the connection for a scan of the whole history (5.4 s at 7.5 million entries before the trigram index caught up).
+   */
+  searchPage(
+    filter: AuditFilter & { beforeSeq?: number; limit?: number },
+    window = SCAN_WINDOW,
+  ): {
+    entries: AuditEntry[];
+    resumeBeforeSeq: number | null;
+  } {
     const limit = filter.limit ?? 100;
-    return this.#filtered(filter, { beforeSeq: filter.beforeSeq ?? Number.MAX_SAFE_INTEGER }, limit).map(toAuditEntry);
+    const range = { beforeSeq: filter.beforeSeq ?? Number.MAX_SAFE_INTEGER };
+    if (filter.action !== undefined)
+      return { entries: this.#filtered(filter, range, limit).map(toAuditEntry), resumeBeforeSeq: null };
+    const page = this.#newestPage(filter, range.beforeSeq, limit, window);
+    return { entries: page.rows.map(toAuditEntry), resumeBeforeSeq: page.resume };
   }
 
   /**
@@ -248,6 +274,32 @@ export class AuditRepo {
     const rows = actions.flatMap((action) => this.#searchPage(filter, range, action, limit));
     rows.sort('beforeSeq' in range ? (x, y) => y.seq - x.seq : (x, y) => x.seq - y.seq);
     return rows.slice(0, limit);
+  }
+
+  /**
+   * A newest-first page with no action filter. Through an index (an order, a clinic order id, free text the trigram
+   * index holds) it reads only what matches; otherwise it reads back at most `SCAN_WINDOW` entries and says where it
+   * stopped (`resume`) when that left the page short.
+   */
+  #newestPage(
+    filter: AuditFilter,
+    beforeSeq: number,
+    limit: number,
+    window: number,
+  ): { rows: AuditRow[]; resume: number | null } {
+    const indexed = filter.orderId !== undefined || filter.clinicOrderId !== undefined;
+    if (indexed || (filter.search === undefined && filter.environmentId === undefined))
+      return { rows: this.#searchPage(filter, { beforeSeq }, null, limit), resume: null };
+    const match = this.#hasSearchIndex && filter.search !== undefined ? trigramQuery(filter.search) : null;
+    const through = match ? this.#indexedThrough!.get()!.through : 0;
+    const top = Math.min(beforeSeq, this.lastSeq() + 1);
+    // What must be read entry by entry: all of it (an environment alone, text too short for the trigram index), or
+    // the entries after the index's mark (the rest is found through the index).
+    const scanned = top - 1 - through;
+    if (scanned <= window) return { rows: this.#searchPage(filter, { beforeSeq }, null, limit), resume: null };
+    const floor = top - window;
+    const rows = this.#run(filter, { beforeSeq: top }, null, limit, { above: floor - 1 });
+    return { rows, resume: rows.length < limit ? floor : null };
   }
 
   #searchPage(

@@ -45,32 +45,53 @@ export function LogScreen({ environment }: { environment: EnvironmentView }) {
   const [entries, setEntries] = useState<AuditEntryView[]>([]);
   const [next, setNext] = useState<number | null>(null);
   const [loading, setLoading] = useState(true);
+  const [searching, setSearching] = useState<{ found: number }>();
   const [failure, setFailure] = useState<unknown>();
   const generation = useRef(0);
 
   const filter = useMemo(() => toLogFilter(filters), [filters]);
+  // A search no index answers comes back a window of the log at a time (`partial`): the next window is asked for
+  // at once until the page is full or the log ends, showing what was found so far; "Stop" leaves the rest for
+  // "Load older entries".
   const load = useCallback(
     (beforeSeq: number | undefined) => {
       const mine = ++generation.current;
-      const input: CallInput<'log.list'> = { limit: PAGE, ...filter };
-      if (beforeSeq !== undefined) input.beforeSeq = beforeSeq;
-      api.call('log.list', input).then(
-        (page) => {
-          if (mine !== generation.current) return;
-          setEntries((current) => (beforeSeq === undefined ? page.entries : [...current, ...page.entries]));
-          setNext(page.nextBeforeSeq);
-          setFailure(undefined);
-          setLoading(false);
-        },
-        (error: unknown) => {
-          if (mine !== generation.current) return;
-          setFailure(error);
-          setLoading(false);
-        },
-      );
+      const fetchPage = (before: number | undefined, append: boolean, found: number) => {
+        const input: CallInput<'log.list'> = { limit: PAGE, ...filter };
+        if (before !== undefined) input.beforeSeq = before;
+        api.call('log.list', input).then(
+          (page) => {
+            if (mine !== generation.current) return;
+            setEntries((current) => (append ? [...current, ...page.entries] : page.entries));
+            setNext(page.nextBeforeSeq);
+            setFailure(undefined);
+            const total = found + page.entries.length;
+            if (page.partial && page.nextBeforeSeq !== null && total < PAGE) {
+              setSearching({ found: total });
+              fetchPage(page.nextBeforeSeq, true, total);
+              return;
+            }
+            setSearching(undefined);
+            setLoading(false);
+          },
+          (error: unknown) => {
+            if (mine !== generation.current) return;
+            setFailure(error);
+            setSearching(undefined);
+            setLoading(false);
+          },
+        );
+      };
+      fetchPage(beforeSeq, beforeSeq !== undefined, 0);
     },
     [api, filter],
   );
+
+  function stopSearching() {
+    generation.current += 1;
+    setSearching(undefined);
+    setLoading(false);
+  }
 
   useEffect(() => load(undefined), [load]);
 
@@ -149,10 +170,17 @@ export function LogScreen({ environment }: { environment: EnvironmentView }) {
         </form>
         {failure ? <ErrorMessage error={failure} /> : null}
         <p role="status" className="hint">
-          {loading
-            ? 'Loading entries…'
-            : `${plural(entries.length, 'entry', 'entries')} shown${next ? ', older ones below' : ''}.`}
+          {searching
+            ? `Searching older entries… ${plural(searching.found, 'match', 'matches')} so far.`
+            : loading
+              ? 'Loading entries…'
+              : `${plural(entries.length, 'entry', 'entries')} shown${next ? ', older ones below' : ''}.`}
         </p>
+        {searching ? (
+          <button type="button" className="secondary" onClick={stopSearching}>
+            Stop searching
+          </button>
+        ) : null}
         {!loading && !failure && !filter && entries.every((entry) => entry.actor === 'system') ? (
           <NextSteps
             environment={environment}
@@ -166,7 +194,11 @@ export function LogScreen({ environment }: { environment: EnvironmentView }) {
           />
         ) : null}
         {!loading && !failure && filter && entries.length === 0 ? (
-          <p className="hint">No entries match these filters. Clear them to see the whole log.</p>
+          <p className="hint">
+            {next === null
+              ? 'No entries match these filters. Clear them to see the whole log.'
+              : 'No entries match these filters in the part of the log searched so far.'}
+          </p>
         ) : null}
         {entries.length > 0 ? (
           <div className="table-scroll log-scroll" tabIndex={0} aria-label="Log entries, scrollable">
@@ -218,7 +250,7 @@ export function LogScreen({ environment }: { environment: EnvironmentView }) {
             </table>
           </div>
         ) : null}
-        {next !== null ? (
+        {next !== null && !searching ? (
           <button type="button" className="secondary" onClick={() => load(next)}>
             Load older entries
           </button>
