@@ -603,6 +603,31 @@ describe('status records', () => {
   });
 });
 
+describe('lookups whose answers break their shape', () => {
+  it('prices as text with a currency sign, a negative price, a stock flag as text: retryable, naming the field', async () => {
+    server.answer(json(200, { totalPacks: 2, unitPrice: '£4.50', totalPrice: 9, currencyCode: 'GBP' }));
+    const price = errorOf(await client().priceCheck({ productId: 1 }, 2));
+    expect(price).toMatchObject({ kind: 'retryable', reason: 'unreadable-response', status: 200 });
+    expect(price.message).toMatch(
+      /^the answer has an unexpected shape \(unitPrice: .*expected number, received string\)$/,
+    );
+    expect(price.message).not.toContain('£');
+    server.answer(
+      json(200, [
+        { courierCode: 'RMT24', deliveryOption: 'Tracked 24', price: 3.2, currencyCode: 'GBP' },
+        { courierCode: 'RMT48', deliveryOption: 'Tracked 48', price: -1, currencyCode: 'GBP' },
+      ]),
+    );
+    expect(errorOf(await client().courierPriceList()).message).toMatch(/\(\[1\]\.price: /);
+    server.answer(json(200, { inStock: 'yes' }));
+    expect(errorOf(await client().stockCheck({ productId: 1 })).message).toMatch(/\(inStock: /);
+    // A paged object where the contract says a list: said of the whole answer.
+    server.answer(json(200, { items: [], next: `${other.url}page2` }));
+    expect(errorOf(await client().searchProducts('para')).message).toMatch(/\(the whole answer: /);
+    expect(other.requests).toEqual([]);
+  });
+});
+
 describe('compressed answers', () => {
   it('gzip, deflate and br are decoded, for a create, a read and an error; the request says which it takes', async () => {
     const codings: Array<[string, (b: Buffer) => Buffer]> = [

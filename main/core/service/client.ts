@@ -182,6 +182,22 @@ interface AnswerAbout {
   pharmacyOrderId?: string;
 }
 
+/**
+ * Where an answer breaks its schema, in words: the field's path as the service wrote it and what was wrong
+ * ("[2].price: Invalid input: expected number, received string"). Field names and types only, never a value.
+ */
+function firstIssue(error: z.ZodError | undefined): string {
+  const issue = error?.issues[0];
+  if (!issue) return 'no detail';
+  const path = issue.path
+    .map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`))
+    .join('')
+    .replace(/^\./, '');
+  const count = error?.issues.length ?? 0;
+  const more = count > 1 ? `, and ${count - 1} more` : '';
+  return `${path || 'the whole answer'}: ${issue.message.slice(0, 120)}${more}`;
+}
+
 /** The identifiers of a create body (v1 and v2 share these paths); absent ones are not checked. */
 function aboutCreateBody(body: unknown): AnswerAbout {
   const prescription = (body as { prescription?: { clinicOrderId?: unknown } } | null)?.prescription;
@@ -415,7 +431,7 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
         : response.unreadable
           ? response.unreadable
           : parsed
-            ? 'the answer has an unexpected shape'
+            ? `the answer has an unexpected shape (${firstIssue(parsed.error)})`
             : 'the answer is not JSON';
     const error: ServiceError = op.unsafe
       ? {
