@@ -197,6 +197,12 @@ export const enrichmentRunSchema = z.object({
   calls: count,
   /** Answers younger than the reuse window, taken from the store instead of asked again. */
   reused: count,
+  /**
+   * The batch's last position when the check (or its last refresh) planned its questions: orders appended after it
+   * (live intake's batch of the day) are checked by a refresh of just those (`refreshAppended`). Absent in runs
+   * stored before it was kept.
+   */
+  checkedThrough: count.optional(),
   /** One or two sentences for the admin. */
   message: z.string(),
 });

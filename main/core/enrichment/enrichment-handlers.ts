@@ -27,6 +27,15 @@ export function enrichmentFor(app: AppServices, tuning: Partial<EnrichmentTuning
     // A check still running when the core closes is cancelled (and waited for) before the store closes.
     const closing = enrichment;
     app.onClose(() => closing.close());
+    // A checked batch that grows (live intake appends each message to its sender's batch of the day) gets its new
+    // orders checked: a cheap look for other changes (an edit, an accept), a check of just the new orders otherwise.
+    app.events.subscribe('batches.changed', ({ batchId }) => {
+      // After the change's own turn (an emitter may be mid-way through its work). It fails only when the core
+      // closes under it (service failures are recorded as answers are): no one waits for it.
+      void Promise.resolve()
+        .then(() => (app.store.isOpen ? closing.refreshAppended(batchId) : null))
+        .catch(() => undefined);
+    });
   }
   return enrichment;
 }

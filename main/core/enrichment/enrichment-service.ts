@@ -65,6 +65,8 @@ interface Running {
   controller: AbortController;
   promise: Promise<EnrichmentRun>;
   progress: EnrichmentProgress;
+  /** A refresh of the orders appended since the last check (`refreshAppended`), not a check of the whole batch. */
+  appendedOnly: boolean;
 }
 
 /** A staged order with service warnings, as the filter lists them (file order). */
@@ -104,6 +106,8 @@ export class EnrichmentService {
   readonly #tuning: EnrichmentTuning;
   readonly #now: () => Date;
   readonly #running = new Map<number, Running>();
+  /** Batches that grew while a check of them ran: their appended orders are refreshed once it ends. */
+  readonly #grewMeanwhile = new Set<number>();
   /** Per batch: its staged orders with service warnings, and the store version they were worked out at. */
   readonly #warned = new Map<number, KeptWarned>();
 
@@ -120,17 +124,76 @@ export class EnrichmentService {
    */
   enrich(batchId: number, options: { reuseWithinMs?: number } = {}): Promise<EnrichmentRun> {
     const running = this.#running.get(batchId);
+    // A refresh of appended orders covers only those: the whole batch is checked once it ends.
+    if (running?.appendedOnly) {
+      const after = () => this.enrich(batchId, options);
+      return running.promise.then(after, after);
+    }
     if (running) return running.promise;
     const batch = this.#deps.store.batches.get(batchId);
     if (!batch) throw new EnrichmentError(`there is no batch ${batchId}`);
+    const reuseWithinMs = options.reuseWithinMs ?? DEFAULT_REUSE_SECONDS * 1000;
+    return this.#start(batch.environmentId, batchId, reuseWithinMs, undefined);
+  }
+
+  /**
+   * Checks the orders appended to a checked batch since its last check (live intake appends each message to its
+   * sender's batch of the day), and only those: their questions are asked unless the store has an answer at least
+   * as new as that check (so a code the check answered is not asked again), and the stored run is brought up to
+   * date (counts over the whole batch, from stored answers; calls and reused added). Nothing is asked for a batch
+   * never checked, whose last check was cancelled (the admin stopped checking it), that was discarded, or that
+   * has no new staged order: then it resolves with the stored run (null when there is none). Called whenever a
+   * batch changes (enrichment-handlers.ts); a batch that grows while a check of it runs is refreshed after it.
+   */
+  refreshAppended(batchId: number): Promise<EnrichmentRun | null> {
+    const running = this.#running.get(batchId);
+    if (running) {
+      this.#grewMeanwhile.add(batchId);
+      return running.promise.then(
+        (run) => run,
+        () => null,
+      );
+    }
+    const { store } = this.#deps;
+    const batch = store.batches.get(batchId);
+    const stored = store.enrichment.run(batchId);
+    const parsed = stored ? enrichmentRunSchema.safeParse(stored.summary) : undefined;
+    const last = parsed?.success ? parsed.data : null;
+    if (
+      !batch ||
+      batch.discardedAt !== null ||
+      !last ||
+      last.environmentId !== batch.environmentId ||
+      last.outcome === 'cancelled' ||
+      last.checkedThrough === undefined ||
+      store.enrichment.lastPosition(batchId) <= last.checkedThrough
+    ) {
+      return Promise.resolve(last);
+    }
+    // Answers the last check had (or newer) are reused; at least the usual window's.
+    const sinceCheck = this.#now().getTime() - Date.parse(last.startedAt);
+    const reuseWithinMs = Math.max(DEFAULT_REUSE_SECONDS * 1000, sinceCheck);
+    return this.#start(batch.environmentId, batchId, reuseWithinMs, last);
+  }
+
+  #start(
+    environmentId: string,
+    batchId: number,
+    reuseWithinMs: number,
+    previous: EnrichmentRun | undefined,
+  ): Promise<EnrichmentRun> {
     const check: Omit<Running, 'promise'> = {
       controller: new AbortController(),
-      progress: { environmentId: batch.environmentId, batchId, state: 'running', done: 0, total: 0, calls: 0 },
+      progress: { environmentId, batchId, state: 'running', done: 0, total: 0, calls: 0 },
+      appendedOnly: previous !== undefined,
     };
-    const reuseWithinMs = options.reuseWithinMs ?? DEFAULT_REUSE_SECONDS * 1000;
-    const promise = this.#run(batch.environmentId, batchId, reuseWithinMs, check).finally(() =>
-      this.#running.delete(batchId),
-    );
+    const promise = this.#run(environmentId, batchId, reuseWithinMs, check, previous).finally(() => {
+      this.#running.delete(batchId);
+      // Grown while this ran: what it did not plan is refreshed now (never thrown: nobody waits for it).
+      if (this.#grewMeanwhile.delete(batchId) && this.#deps.store.isOpen) {
+        this.refreshAppended(batchId).catch(() => undefined);
+      }
+    });
     this.#running.set(batchId, Object.assign(check, { promise }));
     return promise;
   }
@@ -147,11 +210,16 @@ export class EnrichmentService {
     return this.#running.get(batchId)?.progress ?? null;
   }
 
-  /** What is known of some orders of the batch, from stored answers only (no service call: works offline). */
+  /**
+   * What is known of some orders of the batch, from stored answers only (no service call: works offline). A
+   * checked batch that grew meanwhile where no change was told (`rx-batch serve` appended to it while the app was
+   * closed) gets its new orders refreshed in the background, as `refreshAppended`: its progress events follow.
+   */
   read(batchId: number, query: EnrichmentQuery): BatchEnrichment {
     const { store } = this.#deps;
     const batch = store.batches.get(batchId);
     if (!batch) throw new EnrichmentError(`there is no batch ${batchId}`);
+    if (!this.#running.has(batchId)) this.refreshAppended(batchId).catch(() => undefined);
     if ('onlyWarnings' in query && query.onlyWarnings) {
       const found = this.#withWarnings(batch.environmentId, batchId, query.offset, query.limit);
       return { ...this.#runState(batchId), orders: found.orders, total: found.total };
@@ -264,6 +332,7 @@ export class EnrichmentService {
 
   /** Cancels every running check and waits for them to stop (the core is closing). */
   async close(): Promise<void> {
+    this.#grewMeanwhile.clear();
     const runs = [...this.#running.values()];
     for (const run of runs) run.controller.abort(new Error('closing'));
     await Promise.allSettled(runs.map((run) => run.promise));
@@ -274,10 +343,19 @@ export class EnrichmentService {
     batchId: number,
     reuseWithinMs: number,
     entry: Omit<Running, 'promise'>,
+    /** The batch's last check, when this refreshes only the orders appended after it. */
+    previous?: EnrichmentRun,
   ): Promise<EnrichmentRun> {
     const { store } = this.#deps;
-    const startedAt = this.#now().toISOString();
-    const plan = planBatch(store.enrichment.stagedItems(batchId));
+    // A refresh keeps its check's start: the "cancelled" reading and the reuse above are about that check.
+    const startedAt = previous?.startedAt ?? this.#now().toISOString();
+    // Read with the plan, in one synchronous pass: an order appended after this is left for the next refresh.
+    const checkedThrough = store.enrichment.lastPosition(batchId);
+    const plan = planBatch(
+      previous?.checkedThrough !== undefined
+        ? store.enrichment.stagedItemsAfter(batchId, previous.checkedThrough)
+        : store.enrichment.stagedItems(batchId),
+    );
     const environment = this.#deps.environment(environmentId);
     const signedIn = environment.clientId !== '' && (await this.#deps.signedIn(environmentId));
     let lastProgressAt = -Infinity;
@@ -309,11 +387,21 @@ export class EnrichmentService {
       onProgress: (done, total, calls) => report(done, total, calls, done === 0),
     });
     if (!store.isOpen) throw new EnrichmentError('the app is closing; the check stopped');
+    // A refresh cut short (a cancel, the core closing) leaves the last check as it was, its answers stored: the
+    // orders after its `checkedThrough` are refreshed at the batch's next change, or by the next check.
+    if (previous && looked.cancelled) {
+      this.#finished(entry, looked.calls);
+      return previous;
+    }
 
+    // Counted over the whole batch from stored answers (no call), also after a refresh of appended orders: the
+    // summary always counts what the preview shows.
     const counts = countBatch(store.enrichment, environmentId, batchId);
     const unanswered = counts.itemsNotChecked > 0 || counts.ordersCourierNotChecked > 0;
     const outcome = looked.cancelled ? 'cancelled' : looked.failures.size > 0 || unanswered ? 'partial' : 'complete';
-    const notChecked = FAILURE_ORDER.find((failure) => looked.failures.has(failure)) ?? null;
+    const failures = new Set(looked.failures);
+    if (previous?.notChecked) failures.add(previous.notChecked);
+    const notChecked = FAILURE_ORDER.find((failure) => failures.has(failure)) ?? null;
     const summary = {
       batchId,
       environmentId,
@@ -322,8 +410,9 @@ export class EnrichmentService {
       outcome,
       notChecked: outcome === 'complete' ? null : notChecked,
       counts,
-      calls: looked.calls,
-      reused: looked.reused,
+      calls: (previous?.calls ?? 0) + looked.calls,
+      reused: (previous?.reused ?? 0) + looked.reused,
+      checkedThrough,
     } as const;
     const run: EnrichmentRun = { ...summary, message: describeRun(summary) };
     store.inTransaction(() => {
@@ -335,13 +424,15 @@ export class EnrichmentService {
         outcome: run.outcome,
         summary: run,
       });
-      // Counts only: never a code, a product or anything of the patients.
+      // Counts only: never a code, a product or anything of the patients. A refresh of appended orders is the
+      // system's (it follows live intake), said by its operation.
       store.audit.append({
-        actor: 'user',
+        actor: previous ? 'system' : 'user',
         action: 'batch.enriched',
         environmentId,
         batchId,
         details: {
+          ...(previous ? { operation: 'appended orders' } : {}),
           outcome: run.outcome,
           orderCount: counts.orders,
           codeCount: counts.codes,
@@ -350,9 +441,13 @@ export class EnrichmentService {
         },
       });
     });
-    const total = entry.progress.total;
-    entry.progress = { environmentId, batchId, state: 'finished', done: total, total, calls: looked.calls };
-    this.#deps.onProgress?.(entry.progress);
+    this.#finished(entry, looked.calls);
     return run;
+  }
+
+  #finished(entry: Omit<Running, 'promise'>, calls: number): void {
+    const { environmentId, batchId, total } = entry.progress;
+    entry.progress = { environmentId, batchId, state: 'finished', done: total, total, calls };
+    this.#deps.onProgress?.(entry.progress);
   }
 }

@@ -105,6 +105,8 @@ export class AppIntake {
       environmentId: request.environmentId,
       rules: serviceRules(request.rules),
       ...(logger ? { logger } : {}),
+      // The batch of the day grew: the preview refetches it, and enrichment checks the new orders of a checked one.
+      onStaged: (batchId) => this.#deps.onBatchChanged({ environmentId: request.environmentId, batchId }),
     });
     const running: Running = {
       environmentId: request.environmentId,

@@ -43,6 +43,8 @@ export interface IntakeServiceOptions {
   logger?: Logger;
   /** Woken when something was accepted (the staging service already wakes the outbox). */
   onAccepted?(batchId: number): void;
+  /** Messages were appended to this batch (after the staging commit): the preview and enrichment look again. */
+  onStaged?(batchId: number): void;
   /** Each message's outcome, for progress lines. */
   onOutcome?(outcome: IntakeResult): void;
 }
@@ -333,8 +335,9 @@ export class IntakeService {
           controlId: item.message.controlId,
           error: error instanceof Error ? error.message : String(error),
         });
+      const fed = new Set<number>();
       try {
-        this.#commits.commit(() => this.#stageRuns(waiting, failed));
+        this.#commits.commit(() => this.#stageRuns(waiting, failed, fed));
       } catch (error) {
         // The transaction itself failed (the write lock not had in time, a full disk): all of it is tried again in
         // a second (and at the next start, if the process stops first). Never thrown from here: this runs from
@@ -352,23 +355,24 @@ export class IntakeService {
       }
       // No fsync of its own: the next ACK's covers it, and so does the outbox's before it sends an order accepted
       // here (its claim is later in the WAL). Lost only to power loss before then, and then staged again at start.
+      for (const batchId of fed) this.#options.onStaged?.(batchId);
     }
     for (const resolve of this.#stagedWaiters.splice(0)) resolve();
   }
 
   /** Each run in a savepoint; a run that fails is staged again one message at a time. */
-  #stageRuns(waiting: Waiting[], failed: (item: Waiting, error: unknown) => void): void {
+  #stageRuns(waiting: Waiting[], failed: (item: Waiting, error: unknown) => void, fed: Set<number>): void {
     const { store } = this.#options;
     for (const run of this.#runs(waiting)) {
       try {
-        store.inTransaction(() => this.#stage(run));
+        fed.add(store.inTransaction(() => this.#stage(run)));
       } catch (error) {
         // One message at a time, so the one that fails does not keep the others from being staged.
         if (run.length === 1) failed(run[0]!, error);
         else
           for (const item of run) {
             try {
-              store.inTransaction(() => this.#stage([item]));
+              fed.add(store.inTransaction(() => this.#stage([item])));
             } catch (itemError) {
               failed(item, itemError);
             }
@@ -424,9 +428,9 @@ export class IntakeService {
   /**
    * Messages of one sender, in the order they came, appended to its batch of the day (AA and AE: a person sees
    * them); under `send`, their orders accepted into the outbox by ONE accept of the positions they took (only
-   * theirs); each row pointed at the batch, with its audit entry. Inside the caller's transaction.
+   * theirs); each row pointed at the batch, with its audit entry. Inside the caller's transaction. Returns the batch.
    */
-  #stage(run: Waiting[]): void {
+  #stage(run: Waiting[]): number {
     const { store, staging, environmentId } = this.#options;
     const name = dayBatchName(run[0]!.message.sender, store.now());
     const staged: Array<{ batchId: number; after: number; upTo: number }> = [];
@@ -444,6 +448,7 @@ export class IntakeService {
       const action = accepts ? 'intake.accepted' : item.decision.code === 'AA' ? 'intake.staged' : 'intake.refused';
       this.#audit(action, item.decision, item.message, staged[i]!.batchId);
     });
+    return batchId;
   }
 
   #audit(action: string, decision: Decision, message: MessageIdentity, batchId: number | null): void {

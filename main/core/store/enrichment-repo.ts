@@ -148,6 +148,8 @@ export class EnrichmentRepo {
   readonly #saveAnswer: Database.Statement;
   readonly #saveFailure: Database.Statement;
   readonly #stagedBodies: Database.Statement<[number], BodyRow>;
+  readonly #stagedBodiesAfter: Database.Statement<[number, number], BodyRow>;
+  readonly #lastPosition: Database.Statement<[number], number | null>;
   readonly #pageIds: Database.Statement<[number, number, number], { id: number }>;
   readonly #saveRun: Database.Statement;
   readonly #run: Database.Statement<[number], Omit<StoredRun, 'summary'> & { summary: string }>;
@@ -173,6 +175,12 @@ export class EnrichmentRepo {
     this.#stagedBodies = db.prepare(`
       SELECT id, position, body, edited_at AS editedAt, NULL AS acceptedAt
       FROM staged_orders WHERE batch_id = ? AND state = 'staged' ORDER BY position`);
+    this.#stagedBodiesAfter = db.prepare(`
+      SELECT id, position, body, edited_at AS editedAt, NULL AS acceptedAt
+      FROM staged_orders WHERE batch_id = ? AND position > ? AND state = 'staged' ORDER BY position`);
+    this.#lastPosition = db
+      .prepare<[number], number | null>('SELECT max(position) FROM staged_orders WHERE batch_id = ?')
+      .pluck();
     this.#pageIds = db.prepare('SELECT id FROM staged_orders WHERE batch_id = ? ORDER BY position LIMIT ? OFFSET ?');
     this.#saveRun = db.prepare(`
       INSERT INTO batch_enrichments (batch_id, environment_id, started_at, finished_at, outcome, summary)
@@ -252,6 +260,19 @@ export class EnrichmentRepo {
    */
   *stagedItems(batchId: number): Generator<StagedItemRow> {
     for (const row of this.#stagedBodies.iterate(batchId)) for (const item of itemRows(row)) yield item;
+  }
+
+  /**
+   * The items of the batch's staged orders after `position` (orders appended since a check covered the batch up to
+   * there), in file order; streamed, read to the end without awaiting, as `stagedItems`.
+   */
+  *stagedItemsAfter(batchId: number, position: number): Generator<StagedItemRow> {
+    for (const row of this.#stagedBodiesAfter.iterate(batchId, position)) for (const item of itemRows(row)) yield item;
+  }
+
+  /** The batch's last position, staged or accepted (0 when it has no orders): orders are appended after it. */
+  lastPosition(batchId: number): number {
+    return this.#lastPosition.get(batchId) ?? 0;
   }
 
   /** The items of some orders of a batch, staged or accepted (ids of other batches give nothing). */
