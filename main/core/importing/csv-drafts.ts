@@ -1,5 +1,12 @@
 import { restoreCell } from '../../../shared/csv-formula.js';
-import { FIELDS, ITEM_FIELD_INDEXES, ORDER_FIELD_INDEXES, describePath, fieldIndex } from '../model/field-catalogue.js';
+import {
+  FIELDS,
+  ITEM_FIELD_INDEXES,
+  ORDER_FIELD_INDEXES,
+  describePath,
+  fieldIndex,
+  itemPath,
+} from '../model/field-catalogue.js';
 import { normaliseHeader, type MappingProfile } from '../model/mapping-profile.js';
 import { matchHeader } from './suggest-mapping.js';
 import type { CellSet, OrderCells } from './order-builder.js';
@@ -207,6 +214,20 @@ function copiedColumns(
   return problems;
 }
 
+/**
+ * What database exports write for a cell with no value: `NULL` (SQL Server, Access), `\N` (MySQL), `null` (exports
+ * from JavaScript). Read as the text, a delivery line or an email went out saying NULL. Read as no value, and said
+ * (`csv.nullText`). Excel's text formula `="NULL"` is the text.
+ */
+const NULL_TEXTS: ReadonlySet<string> = new Set(['NULL', 'null', '\\N']);
+
+/** The cell holds a database's "no value" (see NULL_TEXTS), which cellText reads as blank. */
+function nullAt(cells: string[], at: number): boolean {
+  if (at < 0) return false;
+  const raw = cells[at];
+  return raw !== undefined && raw.length >= 2 && NULL_TEXTS.has(raw.trim());
+}
+
 /** A cell's value: trimmed, then restored (shared/csv-formula.ts); undefined when unmapped or blank. */
 export function cellText(cells: string[], at: number): string | undefined {
   if (at < 0) return undefined;
@@ -223,6 +244,7 @@ export function cellText(cells: string[], at: number): string | undefined {
 export function cellValue(raw: string): string | undefined {
   const text = raw.trim();
   if (text === '') return undefined;
+  if (text.length <= 4 && NULL_TEXTS.has(text)) return undefined;
   // ="000123": a formula whose result is the text inside, as exports made for Excel keep leading zeros. Read as the
   // text a spreadsheet shows (`""` inside being one quote); a guarded '="x" is restored below, never unwrapped.
   if (text.charCodeAt(0) === 61 && text.charCodeAt(1) === 34 && text.length > 2 && text.endsWith('"')) {
@@ -251,6 +273,8 @@ export interface OrderDraft {
   records: string[];
   disagreements?: Disagreement[];
   badQuotes?: number[];
+  /** Cells holding a database's NULL, read as blank: field index, row and the text. */
+  nullTexts?: { field: number; line: number; text: string }[];
 }
 
 /** Adds one row to a draft (a new one when `draft` is undefined) and returns the draft. */
@@ -276,14 +300,22 @@ export function addRow(
     (draft.badQuotes ??= []).push(line);
   } else if (!draft) {
     const values = new Array<string | undefined>(FIELDS.length);
-    for (let i = 0; i < orderCells.length; i += 1) values[ORDER_FIELD_INDEXES[i]!] = cellText(cells, orderCells[i]!);
     draft = { values, firstLine: line, items: [], rows: [], records: [] };
+    for (let i = 0; i < orderCells.length; i += 1) {
+      const value = cellText(cells, orderCells[i]!);
+      values[ORDER_FIELD_INDEXES[i]!] = value;
+      if (value === undefined && nullAt(cells, orderCells[i]!))
+        noteNull(draft, ORDER_FIELD_INDEXES[i]!, line, cells, orderCells[i]!);
+    }
   } else {
     // Compared in place: rows of one order mostly repeat the same values.
     const values = draft.values;
     for (let i = 0; i < orderCells.length; i += 1) {
       const value = cellText(cells, orderCells[i]!);
-      if (value === undefined) continue;
+      if (value === undefined) {
+        if (nullAt(cells, orderCells[i]!)) noteNull(draft, ORDER_FIELD_INDEXES[i]!, line, cells, orderCells[i]!);
+        continue;
+      }
       const field = ORDER_FIELD_INDEXES[i]!;
       const current = values[field];
       if (current === undefined) {
@@ -296,12 +328,21 @@ export function addRow(
   }
   if (!badQuotes) {
     const itemValues = new Array<string | undefined>(FIELDS.length);
-    for (let i = 0; i < itemCells.length; i += 1) itemValues[ITEM_FIELD_INDEXES[i]!] = cellText(cells, itemCells[i]!);
+    for (let i = 0; i < itemCells.length; i += 1) {
+      const value = cellText(cells, itemCells[i]!);
+      itemValues[ITEM_FIELD_INDEXES[i]!] = value;
+      if (value === undefined && nullAt(cells, itemCells[i]!))
+        noteNull(draft, ITEM_FIELD_INDEXES[i]!, line, cells, itemCells[i]!);
+    }
     draft.items.push({ line, values: itemValues });
   }
   draft.rows.push(line);
   draft.records.push(record);
   return draft;
+}
+
+function noteNull(draft: OrderDraft, field: number, line: number, cells: string[], at: number): void {
+  (draft.nullTexts ??= []).push({ field, line, text: cells[at]!.trim() });
 }
 
 const lineOf = (draft: OrderDraft, field: number): number => draft.laterLines?.get(field) ?? draft.firstLine;
@@ -345,6 +386,24 @@ export function draftProblems(
       `Row ${line} has a malformed quoted cell (a quote that is not closed, or text after a closing quote), so its cells cannot be read; fix the row and import again.`,
     ),
   );
+  for (const { field, line, text } of draft.nullTexts ?? []) {
+    const spec = FIELDS[field]!;
+    // An item's field is named by its item (the order's nth row of items), like the other item problems.
+    const item = spec.level === 'item' ? draft.items.findIndex((entry) => entry.line === line) : -1;
+    const path = item >= 0 ? itemPath(field, item) : spec.path;
+    const from = describeSource(provenanceAt(field, line));
+    // No `field`: the importer skips validating a field its draft problems name, and a required field read as
+    // empty must still be refused as missing.
+    problems.push(
+      problem(
+        'warning',
+        file,
+        { row: line },
+        'csv.nullText',
+        `Row ${line}${from ? `, ${from},` : ''} holds ${quote(text)}, which database exports write for no value, so the cell was read as empty (${describePath(path)}). If it is meant as text, write it as ="${text}".`,
+      ),
+    );
+  }
   if (!draft.disagreements) return problems;
   const byField = new Map<number, Disagreement[]>();
   for (const d of draft.disagreements) byField.set(d.field, [...(byField.get(d.field) ?? []), d]);

@@ -874,6 +874,31 @@ const CASES: Case[] = [
     },
   },
   {
+    file: 'null-cells.csv',
+    format: 'csv',
+    orders: 3,
+    invalid: 1,
+    problems: [
+      'csv.nullText@2:',
+      'csv.nullText@2:',
+      'csv.nullText@3:',
+      'csv.nullText@4:',
+      'field.required@4:customer.surname',
+    ],
+    check: (r) => {
+      const [first, second] = r.orders.map((o) => body(o));
+      expect(first!.homeAddress).not.toHaveProperty('address2');
+      expect(first!.customer).not.toHaveProperty('email');
+      expect(second).toMatchObject({ clinicInformation: { address2: 'NULL' } });
+      expect((second!.prescribedItems as unknown as Record<string, unknown>[])[0]).not.toHaveProperty('pack');
+      expect(r.orders[0]!.problems.map((p) => p.text)).toContain(
+        'Row 2, column "homeAddress2", holds \'NULL\', which database exports write for no value, so the cell was read as empty (home address line 2). If it is meant as text, write it as ="NULL".',
+      );
+      expect(r.orders[1]!.problems[0]!.text).toContain('(item 1 packs)');
+      expect(r.orders[0]!.source.records![0]).toContain(',NULL,');
+    },
+  },
+  {
     file: 'summary-rows.csv',
     format: 'csv',
     orders: 6,

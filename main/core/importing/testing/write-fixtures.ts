@@ -419,6 +419,17 @@ export function fixtureFiles(): Record<string, string | Buffer> {
       csv(Array.from({ length: 4 }, (_, i) => exampleOrder(`WZ-${i + 1}`))),
     ),
     'whole-zero-decimals.hl7': setField(setField(hl7(hl7Order('WZ-9')), 'RXE', 10, '30.000'), 'RXE', 12, '2.0'),
+    // A database export (#15): SQL Server writes NULL, MySQL \N for a cell with no value; ="NULL" is Excel's text.
+    'null-cells.csv': [
+      [1, 'homeAddress2', 'NULL'],
+      [1, 'email', '\\N'],
+      [2, 'pack', 'null'],
+      [2, 'clinicAddress2', '="NULL"'],
+      [3, 'surname', 'NULL'],
+    ].reduce(
+      (text, [row, column, value]) => withCell(text, row as number, column as string, value as string),
+      csv(Array.from({ length: 3 }, (_, i) => exampleOrder(`NL-${i + 1}`))),
+    ),
     'unknown-codes.csv': withCell(
       withCell(withCell(one, 1, 'courierCode', 'FEDEX'), 1, 'title', 'Sir'),
       1,
