@@ -1,3 +1,6 @@
+import type { OrderStateName } from '../../../../shared/order-views.js';
+import { ORDER_STATE_TEXT } from '../orders/order-states.js';
+
 /**
  * Plain words for the audit log's actions. Every action the app writes has one (test/lint/audit-action-labels.test.ts
  * reads the sources for them); one from a newer version shows as it is stored.
@@ -88,12 +91,13 @@ export const ACTION_KINDS = [
   { prefix: 'log.', label: 'Log exports' },
 ] as const;
 
-/** A log entry's details as one short line (`httpStatus 201 · latencyMs 40`), keys in plain words where known. */
+/** A log entry's details as one short line (`HTTP: 201 · took: 40 ms`), keys in plain words where known. */
 const DETAIL_LABELS: Record<string, string> = {
   operation: 'operation',
   outcome: 'outcome',
   httpStatus: 'HTTP',
-  latencyMs: 'ms',
+  latencyMs: 'took',
+  retryAfterMs: 'retry after',
   errorKind: 'error',
   errorMessage: 'message',
   errorField: 'field',
@@ -117,8 +121,32 @@ const DETAIL_LABELS: Record<string, string> = {
   previousIntakeRules: 'rules before',
 };
 
+/** How a call to the service ended (an attempt's outcome, its error kind), as the Submissions screen says it. */
+const CALL_OUTCOMES: Record<string, string> = {
+  ok: 'answered',
+  retryable: 'failed, tried again later',
+  'in-doubt': 'no answer (in doubt)',
+  auth: 'sign-in needed',
+  rejected: 'refused by the service',
+};
+
+const STATE_KEYS = new Set(['fromState', 'toState']);
+
+/** A value in the admin's words: order states by their label, durations with their unit, yes and no. */
+function detailValue(key: string, value: string | number | boolean): string {
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (typeof value === 'number') {
+    if (key === 'latencyMs') return `${value.toLocaleString('en-GB')} ms`;
+    if (key === 'retryAfterMs') return `${(value / 1000).toLocaleString('en-GB', { maximumFractionDigits: 1 })} s`;
+    return String(value);
+  }
+  if (STATE_KEYS.has(key) && value in ORDER_STATE_TEXT) return ORDER_STATE_TEXT[value as OrderStateName].label;
+  if ((key === 'outcome' || key === 'errorKind') && value in CALL_OUTCOMES) return CALL_OUTCOMES[value]!;
+  return value;
+}
+
 export function detailsLine(details: Record<string, string | number | boolean>): string {
   return Object.entries(details)
-    .map(([key, value]) => `${DETAIL_LABELS[key] ?? key}: ${String(value)}`)
+    .map(([key, value]) => `${DETAIL_LABELS[key] ?? key}: ${detailValue(key, value)}`)
     .join(' · ');
 }

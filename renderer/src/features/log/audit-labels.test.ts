@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { detailsLine } from './audit-labels.js';
+
+describe('detailsLine', () => {
+  it('names order states by their label, not their stored code', () => {
+    expect(detailsLine({ fromState: 'in_doubt', toState: 'cancel_requested' })).toBe(
+      'from: In doubt · to: Cancel requested',
+    );
+  });
+
+  it('gives durations their unit', () => {
+    expect(detailsLine({ httpStatus: 201, latencyMs: 1660 })).toBe('HTTP: 201 · took: 1,660 ms');
+    expect(detailsLine({ retryAfterMs: 1500 })).toBe('retry after: 1.5 s');
+  });
+
+  it('says how a call ended in words', () => {
+    expect(detailsLine({ operation: 'create', outcome: 'in-doubt', errorKind: 'in-doubt' })).toBe(
+      'operation: create · outcome: no answer (in doubt) · error: no answer (in doubt)',
+    );
+    expect(detailsLine({ outcome: 'ok' })).toBe('outcome: answered');
+  });
+
+  it('says yes and no, and keeps what it has no words for as it is stored', () => {
+    expect(detailsLine({ masked: true, format: 'csv' })).toBe('masked: yes · format: csv');
+    expect(detailsLine({ outcome: 'kept for ever', toState: 'someday' })).toBe('outcome: kept for ever · to: someday');
+  });
+});
