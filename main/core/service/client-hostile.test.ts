@@ -286,6 +286,19 @@ describe('a success about another order', () => {
   });
 });
 
+describe('a status read about another order', () => {
+  it('a status by pharmacy id or by clinic order number naming another order is retryable, not that order', async () => {
+    server.answer(json(200, { pharmacyOrderId: '10', clinicOrderId: 'X', orderStatus: 'Cancelled' }));
+    const byId = errorOf(await client().status(9));
+    expect(byId).toMatchObject({ kind: 'retryable', reason: 'unreadable-response' });
+    expect(byId.message).toMatch(/names pharmacyOrderId "10", not "9"/);
+    const byNumber = errorOf(await client().statusByClinicOrderNumber('A-1'));
+    expect(byNumber.message).toMatch(/names clinicOrderId "X", not "A-1"/);
+    server.answer(json(200, { pharmacyOrderId: 9, clinicOrderId: null, orderStatus: 'Cancelled' }));
+    expect(valueOf(await client().status(9))).toMatchObject({ pharmacyOrderId: '9', orderStatus: 'Cancelled' });
+  });
+});
+
 describe('broken and oversized bodies', () => {
   it('a chunked answer that stops mid-way: a create is in doubt, a read retryable', async () => {
     server.answer((socket) => {

@@ -534,8 +534,21 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     query: Query,
     schema: z.ZodType<T>,
     signal?: AbortSignal,
+    about?: AnswerAbout,
   ): Promise<CancellableOutcome<T>> =>
-    send({ name, method: 'GET', path, query, secured: true, unsafe: false, schema }, signal);
+    send(
+      {
+        name,
+        method: 'GET',
+        path,
+        query,
+        secured: true,
+        unsafe: false,
+        schema,
+        ...(about ? { about: () => about } : {}),
+      },
+      signal,
+    );
 
   function sendCreate(
     route: 'v1' | 'v2' | 'hl7',
@@ -576,6 +589,8 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
       { orderId: pharmacyOrderId },
       statusRecordSchema,
       options?.signal,
+      // The cancel's check reads this: another order's "Cancelled" must not end ours.
+      { pharmacyOrderId: String(pharmacyOrderId) },
     );
   }
 
@@ -699,6 +714,7 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
         secured: true,
         unsafe: false,
         schema: statusRecordSchema,
+        about: () => ({ clinicOrderId }),
       }),
     statusByDateRange: (q) =>
       run({
