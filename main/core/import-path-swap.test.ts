@@ -90,18 +90,11 @@ function descriptorsUnder(folder: string): number {
 }
 
 describe.skipIf(process.platform === 'win32')('a file swapped after the import path check', () => {
-  it('imports the approved file when nothing is swapped', async () => {
-    await mkdir(join(allowed, 'plain'));
-    await copyFile(TEMPLATE, join(allowed, 'plain', 'orders.csv'));
-    const before = (await batches()).length;
-    expect(await importByPath(join(allowed, 'plain', 'orders.csv'))).toMatchObject({ status: 'staged' });
-    expect(await batches()).toHaveLength(before + 1);
-    expect(descriptorsUnder(allowed) + descriptorsUnder(outside)).toBe(0);
-  });
-
   it('does not follow a link put in its place', async () => {
     const path = join(allowed, 'monday.csv');
     await copyFile(TEMPLATE, path);
+    // Through the same policy with nothing swapped, the file is imported.
+    expect(await importByPath(path)).toMatchObject({ status: 'staged' });
     swap = async () => {
       await rm(path);
       await symlink(join(outside, 'orders.csv'), path);

@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CODE_LISTS } from '../../../shared/environment.js';
 import {
-  DEFAULT_HL7_MAP,
   importFile,
   writeRde011,
   writeTemplateCsv,
@@ -26,7 +25,7 @@ const HL7: MappingProfile = {
   name: 'hl7',
   columns: {},
   constants: { paymentType: 'Account', courierCode: 'RMT24', currencyCode: 'GBP' },
-  hl7: DEFAULT_HL7_MAP,
+  valueMaps: {},
 };
 
 let dir: string;
