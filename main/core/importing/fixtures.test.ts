@@ -899,6 +899,26 @@ const CASES: Case[] = [
     },
   },
   {
+    file: 'phones-as-numbers.csv',
+    format: 'csv',
+    orders: 4,
+    invalid: 4,
+    problems: [
+      'telephone.format@2:customer.telephone',
+      'telephone.format@3:clinicInformation.contactNumber',
+      'telephone.format@4:customer.telephone',
+      'telephone.format@5:customer.telephone',
+    ],
+    check: (r) => {
+      expect(r.orders.map((o) => o.problems[0]!.text)).toEqual([
+        'Telephone \'7700900123\' has no leading 0, as a spreadsheet drops it from a number: if it is 07700900123, write that and keep the column as text (column "telephone").',
+        'Clinic phone \'1904000000\' has no leading 0, as a spreadsheet drops it from a number: if it is 01904000000, write that and keep the column as text (column "clinicContactNumber").',
+        'Telephone \'4.47701E+11\' looks like a spreadsheet turned the phone number into a rounded number, losing digits; format the column as text and export again (column "telephone").',
+        'Telephone \'447700900123\' starts with the country code 44 without its +: write +447700900123 (column "telephone").',
+      ]);
+    },
+  },
+  {
     file: 'summary-rows.csv',
     format: 'csv',
     orders: 6,

@@ -24,14 +24,27 @@ export function emailReason(value: string): string | undefined {
   return EMAIL.test(value) ? undefined : 'is not an email address';
 }
 
-/** UK numbers: 0 then 9 or 10 digits, or +44 / 0044 instead of the 0; spaces, dashes, dots and brackets allowed. */
+// What a spreadsheet shows for a long number it has already rounded, e.g. 4.47701E+11.
+const ROUNDED = /^\d(?:[.,]\d+)?[eE]\+?\d+$/;
+
+/**
+ * UK numbers: 0 then 9 or 10 digits, or +44 / 0044 instead of the 0; spaces, dashes, dots and brackets allowed. What
+ * a spreadsheet makes of a phone number stored as a number (the leading 0 dropped, a long one rounded) is said as
+ * such, with what to write: the importer never adds the 0 itself.
+ */
 export function ukPhoneReason(value: string): string | undefined {
+  if (ROUNDED.test(value)) {
+    return 'looks like a spreadsheet turned the phone number into a rounded number, losing digits; format the column as text and export again';
+  }
   if (!/^[\d\s()+.-]+$/.test(value)) return 'is not a phone number';
   // "+44 (0)20 ..." is a common way to write it: the (0) is not dialled from abroad.
   const digits = value.replace('(0)', '').replace(/[\s().-]/g, '');
-  return /^(?:0|\+44|0044)[1-9]\d{8,9}$/.test(digits)
-    ? undefined
-    : 'is not a UK phone number (e.g. 07700 900123 or +44 7700 900123)';
+  if (/^(?:0|\+44|0044)[1-9]\d{8,9}$/.test(digits)) return undefined;
+  if (/^[1-9]\d{8,9}$/.test(digits)) {
+    return `has no leading 0, as a spreadsheet drops it from a number: if it is 0${digits}, write that and keep the column as text`;
+  }
+  if (/^44[1-9]\d{8,9}$/.test(digits)) return `starts with the country code 44 without its +: write +${digits}`;
+  return 'is not a UK phone number (e.g. 07700 900123 or +44 7700 900123)';
 }
 
 /** GMC and GPhC numbers are 7 digits; an NMC PIN is 2 digits, a letter, 4 digits and a letter (e.g. 12A3456E). */

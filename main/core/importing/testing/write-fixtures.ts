@@ -401,6 +401,16 @@ export function fixtureFiles(): Record<string, string | Buffer> {
     'dob-not-a-date.csv': withCell(one, 1, 'dateOfBirth', '1980-02-30'),
     'bad-email.csv': withCell(one, 1, 'email', 'alex.example.test'),
     'bad-phone.csv': withCell(one, 1, 'telephone', '12345'),
+    // Phone numbers a spreadsheet stored as numbers: the leading 0 dropped, a long one rounded, 44 without its +.
+    'phones-as-numbers.csv': [
+      [1, 'telephone', '7700900123'],
+      [2, 'clinicContactNumber', '1904000000'],
+      [3, 'telephone', '4.47701E+11'],
+      [4, 'telephone', '447700900123'],
+    ].reduce(
+      (text, [row, column, value]) => withCell(text, row as number, column as string, value as string),
+      csv(Array.from({ length: 4 }, (_, i) => exampleOrder(`PN-${i + 1}`))),
+    ),
     'bad-registration.csv': withCell(one, 1, 'prescriberRegistrationNumber', 'GMC 123'),
     'bad-quantities.csv': csv([
       exampleOrder('Q-ZERO', (o) => (o.prescribedItems[0]!.quantity = 0)),
