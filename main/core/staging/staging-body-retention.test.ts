@@ -145,6 +145,7 @@ describe("retention packs finished orders' request bodies", () => {
     // Nothing else moved: counts, the rows that name the orders, the audit chain (nothing appended for packing).
     expect(store.orders.countByState(LOCAL.id)).toEqual(counts);
     expect(store.db.pragma('foreign_key_check')).toEqual([]);
+    expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(store.statusHistory.list(ids.processed)).toHaveLength(2);
     expect(store.orders.items(ids.processed)).toEqual(items);
     expect(store.audit.lastSeq()).toBe(auditBefore + 1);

@@ -50,6 +50,9 @@ describe('packed request bodies on a store from before migration 020', () => {
     insert.run(1, LOCAL.id, 'OLD-1', 'v1', v1, 'created', 101, 'Prescription Processed');
     insert.run(2, LOCAL.id, 'OLD-2', 'hl7', hl7, 'rejected', null, null);
     insert.run(3, LOCAL.id, 'OLD-3', 'v1', v1.replace('OLD-1', 'OLD-3'), 'in_doubt', null, null);
+    db.prepare(
+      `INSERT INTO status_history (order_id, status, observed_at) VALUES (1, 'Prescription Processed', '2025-01-02')`,
+    ).run();
     db.close();
 
     const store = openStore({ dataDir });
@@ -60,7 +63,15 @@ describe('packed request bodies on a store from before migration 020', () => {
       { id: 2, body: hl7 },
       { id: 3, body: v1.replace('OLD-1', 'OLD-3') },
     ]);
-    expect(await applyRetention(store)).toMatchObject({ bodiesPacked: 2, compacted: 0 });
+    // A step inside a caller's transaction (foreign keys enforced there, checked at its commit), then a run.
+    const cutoff = store.retention.cutoff()!;
+    expect(store.inTransaction(() => store.retention.packBodiesStep(cutoff, 0, 1))).toEqual({
+      packed: 1,
+      after: 1,
+      more: true,
+    });
+    expect(store.statusHistory.list(1)).toHaveLength(1);
+    expect(await applyRetention(store)).toMatchObject({ bodiesPacked: 1, compacted: 0 });
     expect(raw()).toEqual([
       { id: 1, body: '*' },
       { id: 2, body: '*' },
