@@ -42,4 +42,25 @@ describe('dates in import files', () => {
     expect(read('15-Foo-1980', 'dd-MMM-yyyy')).toMatchObject({ ok: false, code: 'date.format' });
     expect(read('yesterday')).toMatchObject({ ok: false, code: 'date.format' });
   });
+
+  it('says what a spreadsheet serial number or an HL7 date without its day is', () => {
+    for (const format of ['iso', 'dd/MM/yyyy', undefined] as const) {
+      expect(read('29235', format)).toEqual({
+        ok: false,
+        code: 'date.format',
+        reason:
+          "looks like a spreadsheet's date serial number (a count of days, not a date): format the column as a date, YYYY-MM-DD, and export again",
+      });
+    }
+    expect(read('1980', 'iso')).toMatchObject({ reason: 'is not written as YYYY-MM-DD' });
+    expect(read('198001', 'hl7')).toEqual({
+      ok: false,
+      code: 'date.format',
+      reason: 'gives only the year and month (HL7 allows that precision); a date needs the day too, as YYYYMMDD',
+    });
+    expect(read('1980', 'hl7')).toMatchObject({
+      reason: 'gives only the year (HL7 allows that precision); a date needs the day too, as YYYYMMDD',
+    });
+    expect(read('29235', 'hl7')).toMatchObject({ reason: 'is not written as YYYYMMDD' });
+  });
 });

@@ -68,16 +68,41 @@ const expected: Record<DateInputFormat, string> = {
   hl7: 'YYYYMMDD',
 };
 
+// A spreadsheet's date serial number (days since 1900, or 1904 on an old Mac): 29235 is 15 January 1980 or 1984.
+// Five digits are 1927 to 2173; four could be a year.
+const SERIAL = /^\d{5}(?:\.\d+)?$/;
+// HL7 DTM allows a lower precision: the year (YYYY) or the year and month (YYYYMM) alone.
+const HL7_YEAR_MONTH = /^(\d{4})(\d{2})?(?:[+-]\d{4})?$/;
+
 export function parseDate(text: string, format: DateInputFormat | undefined, today: Date): DateResult {
   const value = text.trim();
-  const unreadable = (): DateResult => ({
-    ok: false,
-    code: 'date.format',
-    reason: format ? `is not written as ${expected[format]}` : 'is not a date the importer can read',
-  });
+  const unreadable = (): DateResult => {
+    if (format !== 'hl7' && SERIAL.test(value)) {
+      return {
+        ok: false,
+        code: 'date.format',
+        reason:
+          "looks like a spreadsheet's date serial number (a count of days, not a date): format the column as a date, YYYY-MM-DD, and export again",
+      };
+    }
+    return {
+      ok: false,
+      code: 'date.format',
+      reason: format ? `is not written as ${expected[format]}` : 'is not a date the importer can read',
+    };
+  };
   if (format === 'hl7') {
     const m = HL7_TS.exec(value);
-    return m ? calendarDate(Number(m[1]), Number(m[2]), Number(m[3])) : unreadable();
+    if (m) return calendarDate(Number(m[1]), Number(m[2]), Number(m[3]));
+    const partial = HL7_YEAR_MONTH.exec(value);
+    if (partial) {
+      return {
+        ok: false,
+        code: 'date.format',
+        reason: `gives only the year${partial[2] ? ' and month' : ''} (HL7 allows that precision); a date needs the day too, as YYYYMMDD`,
+      };
+    }
+    return unreadable();
   }
   const iso = ISO.exec(value);
   if (iso && (format === undefined || format === 'iso')) {
