@@ -33,6 +33,8 @@ test('lookups: find a product, check its stock and the price of several packs, s
   await expect(result).toContainText('✓ In stock');
   await expect(result).toContainText(`3 packs: ${money(Math.round(inStock.unitPrice * 300) / 100)}`);
   await expect(result).toContainText(`(${money(inStock.unitPrice)} each)`);
+  // Disabled while the service answered, the button has the keyboard again for the next number of packs.
+  await expect(check.getByRole('button', { name: 'Check stock and price' })).toBeFocused();
 
   await check.getByLabel('dm+d code').fill(outOfStock.dmdCode);
   await check.getByLabel('Number of packs').fill('1');

@@ -79,6 +79,8 @@ test('preview: check products and stock, read an item’s stock and price, see o
   await expect(summary).toContainText('Checked 2 dm+d codes and 1 courier code for 3 orders with 7 calls');
   await expect(summary).toContainText('1 product out of stock (1 item)');
   await expect(summary).toContainText('1 service warning in 1 order');
+  // The button was disabled while the check ran: the keyboard is back on it, not on the page.
+  await expect(check).toBeFocused();
 
   // In the grid the out-of-stock item's code cell carries the service's own mark and says whose warning it is.
   const flagged = gridCell(page, TADALAFIL.dmdCode);

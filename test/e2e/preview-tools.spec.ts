@@ -111,10 +111,13 @@ test('preview tools: template download, errors exported and re-imported, find an
   // First how many cells would change; only then the change.
   await findReplace.getByRole('button', { name: 'Replace all…' }).click();
   await expect(findReplace.getByRole('status')).toHaveText('2 cells in 2 orders will change.');
-  await findReplace.getByRole('button', { name: 'Replace 2 cells' }).click();
+  // The keyboard goes on to the next step (the button it pressed was disabled while counting), and back after.
+  await expect(findReplace.getByRole('button', { name: 'Replace 2 cells' })).toBeFocused();
+  await page.keyboard.press('Enter');
   await expect(findReplace.getByRole('status')).toHaveText(
     'Changed 2 cells in 2 orders; each order was checked again. Undo takes it all back.',
   );
+  await expect(findReplace.getByRole('button', { name: 'Replace all…' })).toBeFocused();
   await expect(page.getByRole('status', { name: 'Batch counts' })).toContainText('3 valid');
   await expect(batches.getByRole('row', { name: /tools-first\.csv/ })).toContainText(/4\s*3\s*1/);
 

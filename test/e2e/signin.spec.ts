@@ -35,6 +35,8 @@ test('device sign-in: a large code to copy, its link, a QR code and a countdown;
 
   const code = page.getByRole('status', { name: 'Sign-in code' });
   await expect(code).toHaveText(/^[A-Z0-9-]{6,}$/);
+  // The code replaced the button that asked for it: the keyboard is on the code's first button.
+  await expect(page.getByRole('button', { name: 'Copy code' })).toBeFocused();
   const userCode = (await code.textContent()) ?? '';
   await expect(page.getByRole('img', { name: /QR code of the sign-in page/ })).toBeVisible();
   await expect(page.getByRole('timer')).toHaveText(/^\d+:\d\d$/);

@@ -1,9 +1,10 @@
-import { useCallback, useState } from 'react';
+import { useCallback, useRef, useState } from 'react';
 import type { AUDIT_CHAIN_PROBLEMS } from '../../../../shared/log-views.js';
 import { useApi } from '../../api/api-context.js';
 import { useEvent } from '../../api/use-event.js';
 import { useLoad } from '../../api/use-load.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { useFocusWhenLost } from '../focus/focus-return.js';
 import { plural } from '../format/format-time.js';
 
 type Problem = (typeof AUDIT_CHAIN_PROBLEMS)[number];
@@ -32,12 +33,15 @@ export function ChainStatus() {
   const [full, setFull] = useState(false);
   const load = useCallback(() => api.call('log.verify', full ? { full: true } : {}), [api, full]);
   const { value, error, loading, reload } = useLoad(load);
+  // The check made on opening the screen moves no focus; one asked for with a button does.
+  const asked = useRef(false);
   const [progress, setProgress] = useState<{ done: number; total: number | null }>();
   useEvent('log.progress', (event) => {
     if (event.operation === 'verify') setProgress(event.finished ? undefined : event);
   });
 
   function check(whole: boolean) {
+    asked.current = true;
     setProgress(undefined);
     // One render for both: the load runs once, as the kind of check just chosen.
     setFull(whole);
@@ -51,19 +55,26 @@ export function ChainStatus() {
   const report = value && !('cancelled' in value) ? value : undefined;
   const cancelled = value && 'cancelled' in value ? value : undefined;
   const busy = loading && full;
+  const againRef = useRef<HTMLButtonElement>(null);
+  const wholeRef = useRef<HTMLButtonElement>(null);
+  const cancelRef = useRef<HTMLButtonElement>(null);
+  // Both buttons are disabled while a check runs: the keyboard goes to its cancel (whole log), then back.
+  useFocusWhenLost(loading, () =>
+    !asked.current ? null : busy ? cancelRef.current : full ? wholeRef.current : againRef.current,
+  );
   return (
     <section aria-labelledby="chain-heading" className="panel">
       <div className="panel-head">
         <h3 id="chain-heading">Chain verification</h3>
         <div className="button-row">
-          <button type="button" className="secondary" onClick={() => check(false)} disabled={loading}>
+          <button type="button" className="secondary" ref={againRef} onClick={() => check(false)} disabled={loading}>
             {loading && !full ? 'Verifying…' : 'Verify again'}
           </button>
-          <button type="button" className="secondary" onClick={() => check(true)} disabled={loading}>
+          <button type="button" className="secondary" ref={wholeRef} onClick={() => check(true)} disabled={loading}>
             Check the whole log
           </button>
           {busy ? (
-            <button type="button" className="secondary" onClick={cancel}>
+            <button type="button" className="secondary" ref={cancelRef} onClick={cancel}>
               Cancel check
             </button>
           ) : null}

@@ -1,9 +1,10 @@
-import { useId, useState } from 'react';
+import { useId, useRef, useState } from 'react';
 import type { LogFilter } from '../../../../shared/log-contract.js';
 import { useApi } from '../../api/api-context.js';
 import { startExportDownload } from '../../download-export.js';
 import { useEvent } from '../../api/use-event.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { useFocusWhenLost } from '../focus/focus-return.js';
 import { plural } from '../format/format-time.js';
 
 /**
@@ -20,6 +21,10 @@ export function LogExport({ filter, described }: { filter: LogFilter | undefined
   const [progress, setProgress] = useState<{ done: number; total: number | null }>();
   const [done, setDone] = useState<string>();
   const [failure, setFailure] = useState<unknown>();
+  const exportRef = useRef<HTMLButtonElement>(null);
+  const cancelRef = useRef<HTMLButtonElement>(null);
+  // "Export log" is disabled while it runs: the keyboard goes to "Cancel export", then back.
+  useFocusWhenLost(busy, () => (busy ? cancelRef.current : exportRef.current));
 
   useEvent('log.progress', (event) => {
     if (event.operation === 'export') setProgress(event.finished ? undefined : event);
@@ -85,11 +90,11 @@ export function LogExport({ filter, described }: { filter: LogFilter | undefined
         Masked by default: clinic order ids show only their last three characters. The export itself is logged.
       </p>
       <div className="button-row">
-        <button type="button" onClick={() => void exportLog()} disabled={busy}>
+        <button type="button" ref={exportRef} onClick={() => void exportLog()} disabled={busy}>
           {busy ? 'Exporting…' : 'Export log'}
         </button>
         {busy ? (
-          <button type="button" className="secondary" onClick={cancel}>
+          <button type="button" className="secondary" ref={cancelRef} onClick={cancel}>
             Cancel export
           </button>
         ) : null}

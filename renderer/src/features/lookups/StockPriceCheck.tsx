@@ -5,6 +5,7 @@ import { useApi } from '../../api/api-context.js';
 import { settle, type Settled } from '../../api/settle.js';
 import { formatMoney } from '../couriers/format-money.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { useFocusWhenLost } from '../focus/focus-return.js';
 import { plural } from '../format/format-time.js';
 
 export interface PickedProduct {
@@ -43,6 +44,9 @@ export function StockPriceCheck({
   const validCode = /^\d{6,18}$/.test(code.trim());
   const packCount = Number(packs);
   const validPacks = Number.isInteger(packCount) && packCount >= 1 && packCount <= 10_000;
+  const submitRef = useRef<HTMLButtonElement>(null);
+  // The button is disabled while the service answers: the keyboard comes back to it, for the next number of packs.
+  useFocusWhenLost(busy, () => submitRef.current);
 
   async function check(dmdCode: string, packCount: number) {
     setBusy(true);
@@ -106,7 +110,7 @@ export function StockPriceCheck({
             required
           />
         </div>
-        <button type="submit" disabled={busy || !validCode || !validPacks}>
+        <button type="submit" ref={submitRef} disabled={busy || !validCode || !validPacks}>
           {busy ? 'Checking…' : 'Check stock and price'}
         </button>
       </form>

@@ -1,6 +1,7 @@
-import { useId } from 'react';
+import { useId, useRef } from 'react';
 import type { EnvironmentView } from '../../../../shared/environment.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { useFocusWhenLost } from '../focus/focus-return.js';
 import { formatCount } from '../format/format-time.js';
 import { useNow } from '../format/use-now.js';
 import { useOnline } from '../format/use-online.js';
@@ -26,6 +27,10 @@ export function EnrichmentBar({ environment, control }: { environment: Environme
   const { progress, run } = control;
   const running = control.starting || progress !== null;
   const last = run ? runLine(run, now) : undefined;
+  const checkRef = useRef<HTMLButtonElement>(null);
+  const cancelRef = useRef<HTMLButtonElement>(null);
+  // The check button is disabled while the check runs: the keyboard goes to "Cancel check", then back.
+  useFocusWhenLost(running, () => (running ? cancelRef.current : checkRef.current));
 
   return (
     <section className="enrichment-bar" aria-labelledby={`${id}-heading`}>
@@ -36,6 +41,7 @@ export function EnrichmentBar({ environment, control }: { environment: Environme
         <button
           type="button"
           className="secondary"
+          ref={checkRef}
           onClick={() => void control.start()}
           disabled={running || blocked !== undefined}
           aria-describedby={`${id}-about`}
@@ -54,7 +60,7 @@ export function EnrichmentBar({ environment, control }: { environment: Environme
                 ? `${formatCount(progress.done)} of ${formatCount(progress.total)} checked (${formatCount(progress.calls)} calls)`
                 : 'Starting…'}
             </span>
-            <button type="button" onClick={() => void control.cancel()} disabled={control.cancelling}>
+            <button type="button" ref={cancelRef} onClick={() => void control.cancel()} disabled={control.cancelling}>
               {control.cancelling ? 'Cancelling…' : 'Cancel check'}
             </button>
           </>

@@ -1,7 +1,8 @@
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import type { BatchView } from '../../../../shared/staging-views.js';
 import { useApi } from '../../api/api-context.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { useFocusWhenLost } from '../focus/focus-return.js';
 import { ORDER_FIELDS } from './order-fields.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-GB')} ${n === 1 ? one : many}`;
@@ -31,6 +32,10 @@ export function FindReplace({ batch, onReplaced }: { batch: BatchView; onReplace
   const [match, setMatch] = useState<'exact' | 'contains'>('exact');
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<Outcome>();
+  const submitRef = useRef<HTMLButtonElement>(null);
+  const confirmRef = useRef<HTMLButtonElement>(null);
+  // The count leads to "Replace N cells"; replacing, cancelling or a count of none back to "Replace all…".
+  useFocusWhenLost(busy ? 'busy' : outcome, () => confirmRef.current ?? submitRef.current);
 
   const search: Search = { field: column, find, replace, match };
   const changeSearch = <T,>(set: (value: T) => void) => {
@@ -102,7 +107,7 @@ export function FindReplace({ batch, onReplaced }: { batch: BatchView; onReplace
             <option value="contains">Part of the value</option>
           </select>
         </label>
-        <button type="submit" disabled={busy || (match === 'contains' && find === '')}>
+        <button type="submit" ref={submitRef} disabled={busy || (match === 'contains' && find === '')}>
           {busy && outcome?.kind !== 'preview' ? 'Counting…' : 'Replace all…'}
         </button>
       </form>
@@ -114,7 +119,7 @@ export function FindReplace({ batch, onReplaced }: { batch: BatchView; onReplace
             <p role="status">
               {plural(outcome.cells, 'cell')} in {plural(outcome.orders, 'order')} will change.
             </p>
-            <button type="button" onClick={() => void apply(outcome.search)} disabled={busy}>
+            <button type="button" ref={confirmRef} onClick={() => void apply(outcome.search)} disabled={busy}>
               {busy ? 'Replacing…' : `Replace ${plural(outcome.cells, 'cell')}`}
             </button>
             <button type="button" className="secondary" onClick={() => setOutcome(undefined)} disabled={busy}>

@@ -1,5 +1,7 @@
+import { useRef } from 'react';
 import type { EnvironmentView } from '../../../../shared/environment.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { useFocusWhenLost } from '../focus/focus-return.js';
 import { useLive, type DeviceLogin } from '../live/live-context.js';
 import { DeviceCode } from './DeviceCode.js';
 
@@ -47,19 +49,25 @@ function EndedMessage({ login }: { login: Ended }) {
 export function DeviceSignIn({ environment, signedIn }: { environment: EnvironmentView; signedIn: boolean }) {
   const { device, startDevice, cancelDevice } = useLive();
   const login = device[environment.id];
+  // Each step replaces the button that led to it: the keyboard goes to the new step's first button (the code's
+  // copy button, then "Start again" or "Sign in again").
+  const holderRef = useRef<HTMLDivElement>(null);
+  useFocusWhenLost(login?.phase, () => holderRef.current?.querySelector('button'));
 
   if (login?.phase === 'waiting') {
     return (
-      <DeviceCode
-        start={login.start}
-        intervalSeconds={login.intervalSeconds}
-        slowDown={login.slowDown}
-        onCancel={() => void cancelDevice(environment.id)}
-      />
+      <div ref={holderRef}>
+        <DeviceCode
+          start={login.start}
+          intervalSeconds={login.intervalSeconds}
+          slowDown={login.slowDown}
+          onCancel={() => void cancelDevice(environment.id)}
+        />
+      </div>
     );
   }
   return (
-    <div className="stack">
+    <div className="stack" ref={holderRef}>
       {login?.phase === 'ended' ? <EndedMessage login={login} /> : null}
       {login?.phase === 'error' ? <ErrorMessage error={login.error} /> : null}
       <p className="hint">
