@@ -67,7 +67,15 @@ export class CliContext {
   }
 
   json(value: unknown): void {
-    this.io.stdout.write(`${JSON.stringify(value)}\n`);
+    this.jsonText(`${JSON.stringify(value)}\n`);
+  }
+
+  /**
+   * JSON text (whole or a piece of a document written in parts). JSON.stringify leaves DEL and the C1 controls raw,
+   * and a terminal runs U+009B as CSI; written as `\u009b` the JSON reads the same (docs/security.md, finding 19).
+   */
+  jsonText(text: string): void {
+    this.io.stdout.write(terminalText(text));
   }
 
   async close(): Promise<void> {

@@ -50,15 +50,15 @@ export async function batchCheck(ctx: CliContext, args: BatchCheckArgs): Promise
   const report = new CheckReport();
   const shown: ReportedWarning[] = [];
   if (ctx.options.json) {
-    ctx.io.stdout.write(`{"run":${JSON.stringify(run)},"warnings":[`);
+    ctx.jsonText(`{"run":${JSON.stringify(run)},"warnings":[`);
     let first = true;
     for (const warnings of walkWarnings(ctx, batchId, report)) {
       if (warnings.length === 0) continue;
-      ctx.io.stdout.write(`${first ? '' : ','}${warnings.map((w) => JSON.stringify(w)).join(',')}`);
+      ctx.jsonText(`${first ? '' : ','}${warnings.map((w) => JSON.stringify(w)).join(',')}`);
       first = false;
     }
     report.takeEarlierAnswers(run);
-    ctx.io.stdout.write(`],"notChecked":${JSON.stringify(report.notCheckedObject())}}\n`);
+    ctx.jsonText(`],"notChecked":${JSON.stringify(report.notCheckedObject())}}\n`);
   } else {
     for (const warnings of walkWarnings(ctx, batchId, report)) {
       shown.push(...warnings.slice(0, MAX_WARNING_LINES - shown.length));

@@ -52,7 +52,7 @@ export function batchShow(ctx: CliContext, batchId: number): number {
     const enrichment = enrichmentFor(ctx.services);
     // An empty id list reads just the batch's last check (or null when it was never checked).
     const { run } = enrichment.read(batchId, { stagedOrderIds: [] });
-    ctx.io.stdout.write(`{"batch":${JSON.stringify(batch)},"lastCheck":${JSON.stringify(run)},"orders":[`);
+    ctx.jsonText(`{"batch":${JSON.stringify(batch)},"lastCheck":${JSON.stringify(run)},"orders":[`);
     let first = true;
     for (const page of service.walkBatch(batchId)) {
       // One read per page: the items of 500 orders and the stored answers for their codes.
@@ -62,10 +62,10 @@ export function batchShow(ctx: CliContext, batchId: number): number {
           .orders.map((view) => [view.stagedOrderId, view]),
       );
       const text = page.map((order) => toWireJson(shownOrder(order, checks.get(order.id)))).join(',');
-      ctx.io.stdout.write(`${first ? '' : ','}${text}`);
+      ctx.jsonText(`${first ? '' : ','}${text}`);
       first = false;
     }
-    ctx.io.stdout.write(']}\n');
+    ctx.jsonText(']}\n');
   } else {
     const c = batch.counts;
     ctx.line(

@@ -4,15 +4,23 @@ import { exportAuditLog } from '../../core/audit/export-log.js';
 import type { CliContext } from '../cli-context.js';
 import { EXIT, UsageError } from '../cli-errors.js';
 import { openExportFile } from '../export-file.js';
+import { terminalText } from '../terminal-text.js';
 
 /** A progress line at most this often (on stderr, so stdout stays the result). */
 const PROGRESS_LINE_MS = 1000;
 
-/** Writes through to stdout without ending it when the export ends (the process still owns stdout). */
-function keepOpen(target: NodeJS.WritableStream): Writable {
+/**
+ * Writes through to stdout without ending it when the export ends (the process still owns stdout). `escape`: what a
+ * terminal would run as a command is written as a visible escape (finding 19): lossless for JSON Lines (JSON reads
+ * `\u009b` as the character), for CSV only on a terminal, where a person reads it (into a pipe it stays exact).
+ */
+function keepOpen(target: NodeJS.WritableStream, escape: boolean): Writable {
   return new Writable({
+    // Strings as the export wrote them, whole: a character is never split between two chunks.
+    decodeStrings: false,
     write(chunk: Buffer | string, _encoding, done) {
-      if (target.write(chunk)) done();
+      const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+      if (target.write(escape ? terminalText(text) : text)) done();
       else target.once('drain', () => done());
     },
   });
@@ -31,7 +39,10 @@ export async function logExport(
   const format = options.format;
   const { store } = ctx.services;
   // The export holds patient-linked identifiers (masked or not): readable by its owner only.
-  const out = options.out ? await privateFileStream(options.out) : keepOpen(ctx.io.stdout);
+  const onTerminal = (ctx.io.stdout as { isTTY?: boolean }).isTTY === true;
+  const out = options.out
+    ? await privateFileStream(options.out)
+    : keepOpen(ctx.io.stdout, format === 'jsonl' || onTerminal);
   // Progress on stderr about once a second (a file export only: stdout may be the export itself); SIGINT/SIGTERM
   // stops it between pages, and a half-written file is removed.
   const total = store.audit.lastSeq();

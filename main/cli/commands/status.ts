@@ -40,7 +40,7 @@ export async function status(ctx: CliContext, options: { refresh: boolean; envir
 
   let attention = 0;
   let first = true;
-  if (ctx.options.json) ctx.io.stdout.write('[');
+  if (ctx.options.json) ctx.jsonText('[');
   for (let afterId = 0; ;) {
     const page = store.orders.list({
       ...(options.environmentId ? { environmentId: options.environmentId } : {}),
@@ -63,7 +63,7 @@ export async function status(ctx: CliContext, options: { refresh: boolean; envir
           trackingId: order.trackingId,
           lastError: order.lastError,
         };
-        ctx.io.stdout.write(`${first ? '' : ','}\n${JSON.stringify(row)}`);
+        ctx.jsonText(`${first ? '' : ','}\n${JSON.stringify(row)}`);
       } else {
         if (first) ctx.line('clinic          clinic order id          state             pharmacy id  remote status');
         ctx.line(
@@ -87,7 +87,7 @@ export async function status(ctx: CliContext, options: { refresh: boolean; envir
     if (page.length < PAGE) break;
     afterId = page[page.length - 1]!.id;
   }
-  if (ctx.options.json) ctx.io.stdout.write(first ? ']\n' : '\n]\n');
+  if (ctx.options.json) ctx.jsonText(first ? ']\n' : '\n]\n');
   else if (first) ctx.line('No orders.');
   return attention > 0 || blocked ? EXIT.attention : EXIT.ok;
 }
