@@ -143,6 +143,42 @@ describe('a duplicate answered with another status', () => {
   });
 });
 
+describe('a lookup that lags the write', () => {
+  it('after "duplicate clinicOrderId" a lookup that misses again waits for the listing: never sent a third time', async () => {
+    const { t, outbox } = fixture.setUp(fixture.proxy.url);
+    const [order] = sampleOrders('LAGGING', 1);
+    const [id] = enqueue(t, [order!]);
+    let creates = 0;
+    let lookups = 0;
+    fixture.setProxyRule((req) => {
+      // The first create is stored and its answer lost; the sandbox refuses the next as a duplicate (400).
+      if (req.url.includes('create-with-clinic')) return (creates += 1) === 1 ? 'forward-then-drop' : 'forward';
+      // The status side lags the write: five lookups miss before it lists the order.
+      if (req.url.includes('status-with-clinic-code') && (lookups += 1) <= 5) return { status: 200, body: [] };
+      return 'forward';
+    });
+
+    const result = await outbox.runUntilIdle(ENVIRONMENT_ID);
+    await outbox.stop();
+
+    expect(result.counts).toMatchObject({ created: 1, rejected: 0, held: 0, in_doubt: 0 });
+    expectEachCreatedOnce(fixture.sandbox, t.store, [order!.clinicOrderId]);
+    // One resend after the first miss (nothing said the service had it then), none after its "duplicate".
+    expect(creates).toBe(2);
+    expect(t.store.attempts.list(id!).map((a) => `${a.operation}:${a.outcome}:${a.httpStatus ?? '-'}`)).toEqual([
+      'create:in-doubt:-',
+      'lookup:ok:200',
+      'create:rejected:400',
+      'lookup:ok:200',
+      'lookup:ok:200',
+      'lookup:ok:200',
+      'lookup:ok:200',
+      'lookup:ok:200',
+    ]);
+    expect(t.store.attempts.list(id!).at(-2)?.errorMessage).toMatch(/says it has this order, but its lookup does not/);
+  });
+});
+
 describe('a token without the scope', () => {
   it('403 insufficient_scope stops the environment for sign-in with every order kept queued, none held', async () => {
     const { t, outbox, attention } = fixture.setUp(fixture.proxy.url);

@@ -2,6 +2,7 @@ import type { ServiceError } from '../../../shared/errors.js';
 import type { StatusRecord } from '../../../shared/status.js';
 import type { CallOutcome } from '../service/client.js';
 import type { OrderRecord } from '../store/orders-repo.js';
+import { retryDelayMs } from './backoff.js';
 import {
   abandoned,
   attemptOf,
@@ -23,7 +24,8 @@ import {
  * never by sending again: `status-with-clinic-code` with clinicCode + clinicOrderId.
  * - found → `created` with its pharmacy order id;
  * - not found (empty list, or 404) → back to `queued`, due now, still remembered as once in doubt (so a later
- *   "duplicate clinicOrderId" is read as "created"); counted towards giving up like a failed send;
+ *   "duplicate clinicOrderId" is read as "created"); counted towards giving up like a failed send; but after the
+ *   service answered "duplicate" (it has it) a miss is a lookup lagging the write: stays `in_doubt`, asked again;
  * - the lookup failed → stays `in_doubt`, looked up again after a backoff. An order in doubt is never set aside
  *   unless the service says it does not have it: giving up on it could mean sending it twice.
  * - cut short by the outbox's stop → stays `in_doubt`, nothing recorded (the next start looks it up).
@@ -76,6 +78,10 @@ function settleLookup(
       });
       return {};
     }
+    if (serviceSaidItHasIt(ctx, order)) {
+      waitForListing(ctx, order, attemptOf(order.id, 'lookup', startedAt, outcome));
+      return {};
+    }
     const attention = recordDecision(
       ctx,
       { ...attemptOf(order.id, 'lookup', startedAt, outcome), errorMessage: 'not found at the service' },
@@ -86,6 +92,10 @@ function settleLookup(
 
   const { error } = outcome;
   if (error.kind === 'rejected' && error.status === 404) {
+    if (serviceSaidItHasIt(ctx, order)) {
+      waitForListing(ctx, order, attemptOf(order.id, 'lookup', startedAt, outcome));
+      return {};
+    }
     const attention = recordDecision(ctx, attemptOf(order.id, 'lookup', startedAt, outcome), () =>
       notFound(ctx, order),
     );
@@ -96,6 +106,38 @@ function settleLookup(
     keepInDoubt(ctx, order, error);
   });
   return {};
+}
+
+/**
+ * Whether the service's last answer to a create of this order said it has it already: an order in doubt whose
+ * latest create was refused got there only by the duplicate rule ("duplicate clinicOrderId" after a send that may
+ * have acted; any other refusal ends `rejected` or `held`).
+ */
+function serviceSaidItHasIt(ctx: StepContext, order: OrderRecord): boolean {
+  const lastCreate = ctx.store.attempts.list(order.id).findLast((attempt) => attempt.operation === 'create');
+  return lastCreate?.outcome === 'rejected';
+}
+
+/**
+ * The service said "duplicate" (it has the order) and its lookup does not list it yet: a status read that lags
+ * the write (eventual consistency). Sending again would only be answered "duplicate" once more, at full speed, and
+ * count towards giving up on an order that exists; so the order stays in doubt and is asked about again, at a
+ * backoff over the misses since that answer, never before the grace a slow write needs, and never given up on.
+ */
+function waitForListing(ctx: StepContext, order: OrderRecord, attempt: ReturnType<typeof attemptOf>): void {
+  const { store } = ctx;
+  const message = 'the service says it has this order, but its lookup does not list it yet: asking again later';
+  store.inTransaction(() => {
+    store.attempts.record({ ...attempt, errorMessage: message });
+    const history = store.attempts.list(order.id);
+    const since = history.findLastIndex((entry) => entry.operation === 'create');
+    const misses = history.slice(since + 1).filter((entry) => entry.operation === 'lookup').length;
+    const delay = Math.max(ctx.tuning.reconcileDelayMs, retryDelayMs(Math.max(0, misses - 1), ctx.tuning, ctx.random));
+    store.outboxQueue.reschedule(order.id, 'in_doubt', new Date(ctx.now().getTime() + delay), {
+      kind: 'in-doubt',
+      message,
+    });
+  });
 }
 
 /**
