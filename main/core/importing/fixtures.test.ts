@@ -919,6 +919,39 @@ const CASES: Case[] = [
     },
   },
   {
+    file: 'gender-words.csv',
+    format: 'csv',
+    orders: 5,
+    invalid: 0,
+    problems: [2, 4, 5, 6].map((row) => `gender.approximated@${row}:customer.gender`),
+    check: (r) => {
+      expect(r.orders.map((o) => body(o).customer!.gender)).toEqual([
+        'Other',
+        'Unknown',
+        'Unknown',
+        'Other',
+        'Unknown',
+      ]);
+      expect(r.orders[0]!.problems[0]!.text).toBe(
+        "Gender 'Indeterminate' (column \"gender\") has no gender of its own in this environment, read as 'Other', the nearest of this environment's genders (neither male nor female; the order cannot say indeterminate); if the clinic means another, map 'Indeterminate' in the mapping profile.",
+      );
+    },
+  },
+  {
+    file: 'gender-words.csv',
+    name: 'gender-words.csv where the environment has only Male and Female',
+    format: 'csv',
+    options: { codeLists: { ...DEFAULT_CODE_LISTS, genders: ['Male', 'Female'] } },
+    orders: 5,
+    invalid: 5,
+    problems: [2, 3, 4, 5, 6].map((row) => `enum.unknown@${row}:customer.gender`),
+    check: (r) => {
+      expect(r.orders[1]!.problems[0]!.text).toBe(
+        "Gender 'not known' (column \"gender\") has no gender of its own in this environment, and none of this environment's genders (Male, Female) means not known: map 'not known' to one of them in the mapping profile, or correct the value.",
+      );
+    },
+  },
+  {
     file: 'summary-rows.csv',
     format: 'csv',
     orders: 6,

@@ -44,6 +44,33 @@ const SEX_CODES: Record<string, SexCode> = {
     same: ['not applicable'],
     why: 'the order cannot say that sex does not apply, so it carries no sex',
   },
+  // The same meanings written out, as HL7 tables and the NHS Data Dictionary name them ('Indeterminate': unable to be
+  // classified as male or female).
+  AMBIGUOUS: {
+    names: ['ambiguous', 'indeterminate', 'intersex', 'other'],
+    meaning: 'ambiguous',
+    same: ['ambiguous'],
+    why: 'neither male nor female; the order cannot say ambiguous',
+  },
+  INDETERMINATE: {
+    names: ['indeterminate', 'ambiguous', 'intersex', 'other'],
+    meaning: 'indeterminate',
+    same: ['indeterminate'],
+    why: 'neither male nor female; the order cannot say indeterminate',
+  },
+  'NOT APPLICABLE': {
+    names: ['not applicable', 'not specified', 'unknown', 'not known'],
+    meaning: 'not applicable',
+    same: ['not applicable'],
+    why: 'the order cannot say that sex does not apply, so it carries no sex',
+  },
+  'NOT KNOWN': { names: ['not known', 'unknown'], meaning: 'not known', same: ['not known', 'unknown'] },
+  'NOT SPECIFIED': {
+    names: ['not specified', 'unknown', 'not known'],
+    meaning: 'not specified',
+    same: ['not specified'],
+    why: 'the order cannot say it was not given, so it carries no sex',
+  },
   '1': { names: ['male', 'm'], meaning: 'male', same: [], numeric: true, why: NUMERIC_WHY },
   '2': { names: ['female', 'f'], meaning: 'female', same: [], numeric: true, why: NUMERIC_WHY },
   '0': { names: ['not known', 'unknown', 'u'], meaning: 'not known', same: [], numeric: true, why: NUMERIC_WHY },
@@ -84,11 +111,16 @@ export function readSexCode(
   const genders = input.codeLists.genders;
   if (genders.includes(value)) return undefined;
   const raw = value.trim();
-  const code = SEX_CODES[raw.toUpperCase()];
+  const code = SEX_CODES[codeKey(raw).toUpperCase()];
   if (!code) return undefined;
   const from = describeSource(origin);
   const where = locationOf(origin, input.fallback);
-  const table = code.numeric ? 'a numeric sex code' : `HL7 table 0001's code for ${code.meaning}`;
+  // A letter or a number is a code, to be named as such; a word ('Indeterminate') speaks for itself.
+  const table = code.numeric
+    ? 'is a numeric sex code'
+    : raw.length === 1
+      ? `is HL7 table 0001's code for ${code.meaning}`
+      : 'has no gender of its own in this environment';
   let match: string | undefined;
   let name: string | undefined;
   for (const wanted of code.names) {
@@ -105,7 +137,7 @@ export function readSexCode(
         input.file,
         where,
         'enum.unknown',
-        `Gender ${quote(value)}${from ? ` (${from})` : ''} is ${table}, and none of this environment's genders (${genders.join(', ')}) means ${code.meaning}: map ${quote(raw)} to one of them in the mapping profile, or correct the value.`,
+        `Gender ${quote(value)}${from ? ` (${from})` : ''} ${table}, and none of this environment's genders (${genders.join(', ')}) means ${code.meaning}: map ${quote(raw)} to one of them in the mapping profile, or correct the value.`,
         'customer.gender',
       ),
     };
@@ -113,7 +145,7 @@ export function readSexCode(
   if (code.same.includes(name!)) return { value: match };
   const text = code.numeric
     ? `Gender ${quote(value)}${from ? ` (${from})` : ''} is a numeric sex code, read as ${quote(match)} (${code.why}); if the sender means another code, map it in the mapping profile.`
-    : `Gender ${quote(value)}${from ? ` (${from})` : ''} is ${table}, read as ${quote(match)}, the nearest of this environment's genders (${code.why}); if the clinic means another, map ${quote(raw)} in the mapping profile.`;
+    : `Gender ${quote(value)}${from ? ` (${from})` : ''} ${table}, read as ${quote(match)}, the nearest of this environment's genders (${code.why}); if the clinic means another, map ${quote(raw)} in the mapping profile.`;
   return {
     value: match,
     problem: problem(

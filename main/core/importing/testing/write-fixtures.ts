@@ -453,6 +453,12 @@ export function fixtureFiles(): Record<string, string | Buffer> {
     ),
     'gender-numeric.hl7': setField(hl7(hl7Order('G2-9')), 'PID', 8, '2'),
     'missing-required.csv': withCell(withCell(one, 1, 'surname', ''), 1, 'medication', ''),
+    // The same meanings written out (the NHS Data Dictionary's Indeterminate, HL7's display names), in any case.
+    'gender-words.csv': csv(
+      ['Indeterminate', 'not known', 'Not Specified', 'AMBIGUOUS', 'Not applicable'].map((sex, i) =>
+        exampleOrder(`GW-${i}`, (o) => (o.customer.gender = sex)),
+      ),
+    ),
     // Amounts written with their currency (#15): the order's own (GBP) is read as the number; another is refused.
     'amounts-currency.csv': [
       ['clinicOrderValue', '£12.50'],
