@@ -129,11 +129,11 @@ describe('an HTTP request to the MLLP port (a web page in the admin’s browser)
     expect(r.logs.some((entry) => entry.includes('began as an HTTP request'))).toBe(true);
   });
 
-  it('is refused however its bytes are split, and answers nothing, not even an ACK', async () => {
+  it('is refused however its bytes are split and its method written, and answers nothing, not even an ACK', async () => {
     const r = await start();
     const body = frame(message());
-    const head = `POST /intake HTTP/1.1\r\nHost: 127.0.0.1:${r.port}\r\nContent-Length: ${body.length}\r\n\r\n`;
-    const answer = await rawConnection(r.port, ['PO', head.slice(2, 9), head.slice(9), body]);
+    const head = `post /intake HTTP/1.1\r\nHost: 127.0.0.1:${r.port}\r\nContent-Length: ${body.length}\r\n\r\n`;
+    const answer = await rawConnection(r.port, ['po', head.slice(2, 9), head.slice(9), body]);
     expect(answer.length).toBe(0);
     await r.intake.staged();
     expect(stagedCount(r)).toBe(0);

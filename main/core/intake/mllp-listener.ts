@@ -61,15 +61,15 @@ const DEFAULT_IDLE_MS = 5 * 60 * 1000;
  * a request line (`POST /…`, `OPTIONS *`, a proxy's absolute form); an MLLP sender's with a start byte, or the odd
  * stray line break. Decided on the first bytes, before any of them reach the framer.
  */
-const HTTP_OPENING = /^[A-Z]{3,16} (?:\/|\*|https?:)/;
+const HTTP_OPENING = /^[a-z][\w-]{2,15} (?:\/|\*|https?:)/i;
 const OPENING_BYTES = 24;
 
 /** Whether a connection's first bytes are an HTTP request's; undefined while too few have come to tell. */
 export function beginsAsHttp(opening: Buffer): boolean | undefined {
   const first = opening[0];
   if (first === undefined) return undefined;
-  // Not an upper-case letter (a start byte, a line break): no HTTP method begins so.
-  if (first < 0x41 || first > 0x5a) return false;
+  // Not a letter (a start byte, a line break): no HTTP method begins so.
+  if (!/[a-z]/i.test(String.fromCharCode(first))) return false;
   const ended = opening.includes(MLLP_START) || opening.includes(0x0a);
   if (!ended && opening.length < OPENING_BYTES) return undefined;
   return HTTP_OPENING.test(opening.subarray(0, OPENING_BYTES).toString('latin1'));
