@@ -116,6 +116,26 @@ describe('splitting HL7 streams into messages', () => {
     );
   });
 
+  it('says when a BTS or FTS count is no number (nothing is checked then), and reads 0003 or 3.0 as counts', () => {
+    const splitter = new Hl7Splitter('f.hl7', 1000);
+    splitter.push(['FHS|^~\\&', 'BHS|^~\\&', ...MSG(1), 'BTS|one message', 'FTS|-1'].join('\r') + '\r');
+    splitter.end();
+    expect(splitter.problems.map((p) => [p.code, p.severity, p.text])).toEqual([
+      [
+        'hl7.countUnreadable',
+        'warning',
+        "The BTS trailer on line 7 gives BTS-1 as 'one message', not a number of messages, so whether the batch is complete was not checked.",
+      ],
+      [
+        'hl7.countUnreadable',
+        'warning',
+        "The FTS trailer on line 8 gives FTS-1 as '-1', not a number of batches, so whether the file is complete was not checked.",
+      ],
+    ]);
+    expect(split(['BHS|^~\\&', ...MSG(1), 'BTS|0001'].join('\r')).problems).toEqual([]);
+    expect(split(['BHS|^~\\&', ...MSG(1), 'BTS|2.0'].join('\r')).problems).toEqual(['hl7.batchCount']);
+  });
+
   it('checks BTS and FTS counts and notices missing trailers', () => {
     expect(split(['BHS|^~\\&', ...MSG(1), 'BTS|2'].join('\r')).problems).toEqual(['hl7.batchCount']);
     expect(split(['FHS|^~\\&', 'BHS|^~\\&', ...MSG(1), 'BTS|1', 'FTS|3'].join('\r')).problems).toEqual([

@@ -230,9 +230,23 @@ export class Hl7Splitter {
     this.current = undefined;
   }
 
+  /** BTS-1 or FTS-1: the count, undefined when absent; a count that is no number is said (it checks nothing). */
   private count(segment: string): number | undefined {
     const first = segment.split(this.fieldSeparator)[1]?.trim();
-    return first && /^\d+$/.test(first) ? Number(first) : undefined;
+    if (!first) return undefined;
+    // `3.0` or `0003` are still counts (an NM field); `three`, `3 of 4` or `-1` cannot be checked.
+    if (/^\d+(?:\.0*)?$/.test(first)) return Number(first);
+    const name = segment.slice(0, 3);
+    this.problems.push(
+      problem(
+        'warning',
+        this.file,
+        {},
+        'hl7.countUnreadable',
+        `The ${name} trailer on line ${this.lineNumber} gives ${name}-1 as ${excerpt(first)}, not a number of ${name === 'BTS' ? 'messages' : 'batches'}, so whether the ${name === 'BTS' ? 'batch' : 'file'} is complete was not checked.`,
+      ),
+    );
+    return undefined;
   }
 
   /** Ends a batch no BHS opened (at a BHS, an FTS or the end): it needs no BTS. */
