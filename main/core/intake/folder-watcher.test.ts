@@ -1,4 +1,15 @@
-import { appendFileSync, existsSync, readFileSync, readdirSync, renameSync, writeFileSync, mkdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  appendFileSync,
+  existsSync,
+  lstatSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+  mkdirSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -213,5 +224,74 @@ describe("watched folders: the rule of the file's sender", () => {
       senders: ['EPR-7^CLINIC-H', 'LAB-2^CLINIC-H'],
       more: false,
     });
+  });
+});
+
+// Others may write in a watched folder (docs/security.md, import by path): nothing there is followed out of it.
+describe.skipIf(process.platform === 'win32')('a watched folder others can write to', () => {
+  /** A readable file of the admin's outside the folder, holding orders the importer would take. */
+  function privateFile(f: StagingFixture): { path: string; text: string } {
+    const path = join(f.dataDir, 'private.csv');
+    const text = templateCsv([uniqueOrder()]);
+    writeFileSync(path, text);
+    return { path, text };
+  }
+
+  it('moves a link to failed/ with the reason, unread, and leaves what it points to alone', async () => {
+    const { f, dir, watcher } = setUp('send');
+    const secret = privateFile(f);
+    symlinkSync(secret.path, join(dir, 'orders.csv'));
+    await watcher.pollOnce();
+    await watcher.pollOnce();
+    expect(readdirSync(join(dir, 'failed')).sort()).toEqual(['orders.csv', 'orders.csv.problems.txt']);
+    // The link itself was moved: it still points where it did.
+    expect(lstatSync(join(dir, 'failed', 'orders.csv')).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(dir, 'failed', 'orders.csv.problems.txt'), 'utf8')).toMatch(/symbolic link/);
+    expect(readFileSync(secret.path, 'utf8')).toBe(secret.text);
+    expect(batches(f)).toHaveLength(0);
+    expect(f.store.audit.search({ action: 'intake.file.failed' })[0]?.details).toMatchObject({
+      fileName: 'orders.csv',
+      outcome: 'refused',
+    });
+  });
+
+  it('moves a FIFO to failed/ with the reason, never waiting for a writer', async () => {
+    const { f, dir, watcher } = setUp();
+    execFileSync('mkfifo', [join(dir, 'orders.hl7')]);
+    await watcher.pollOnce();
+    expect(readdirSync(join(dir, 'failed')).sort()).toEqual(['orders.hl7', 'orders.hl7.problems.txt']);
+    expect(lstatSync(join(dir, 'failed', 'orders.hl7')).isFIFO()).toBe(true);
+    expect(readFileSync(join(dir, 'failed', 'orders.hl7.problems.txt'), 'utf8')).toMatch(/named pipe \(FIFO\)/);
+    expect(batches(f)).toHaveLength(0);
+  });
+
+  it('writes a note as a new file, never through a link planted under its name', async () => {
+    const { f, dir, watcher } = setUp();
+    const victim = join(f.dataDir, 'victim.txt');
+    writeFileSync(victim, 'the admin keeps this\n');
+    mkdirSync(join(dir, 'failed'));
+    symlinkSync(victim, join(dir, 'failed', 'empty.csv.problems.txt'));
+    writeFileSync(join(dir, 'empty.csv'), '\n\n');
+    await watcher.pollOnce();
+    await watcher.pollOnce();
+    expect(readFileSync(victim, 'utf8')).toBe('the admin keeps this\n');
+    // The name whose note is taken is passed over, as a taken name is.
+    expect(readdirSync(join(dir, 'failed')).sort()).toEqual([
+      'empty (2).csv',
+      'empty (2).csv.problems.txt',
+      'empty.csv.problems.txt',
+    ]);
+    expect(readFileSync(join(dir, 'failed', 'empty (2).csv.problems.txt'), 'utf8')).toMatch(/blank lines|empty/i);
+  });
+
+  it('moves nothing into a done/ that is a link to another folder', async () => {
+    const { f, dir, watcher } = setUp();
+    const elsewhere = join(f.dataDir, 'elsewhere');
+    mkdirSync(elsewhere);
+    symlinkSync(elsewhere, join(dir, 'done'));
+    writeFileSync(join(dir, 'orders.csv'), templateCsv([uniqueOrder()]));
+    await expect(watcher.pollOnce()).rejects.toThrow(/done is not the folder the watcher made/);
+    expect(readdirSync(elsewhere)).toEqual([]);
+    expect(existsSync(join(dir, 'orders.csv'))).toBe(true);
   });
 });

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdirSync } from 'node:fs';
-import { readdir, rename, stat, writeFile } from 'node:fs/promises';
+import { constants, lstatSync, mkdirSync, realpathSync, type Dirent } from 'node:fs';
+import { lstat, open, readdir, rename } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import type { ImportOutcome } from '../../../shared/staging-views.js';
+import { openImportSource, type ImportSource } from '../importing/import-source.js';
+import type { Problem } from '../model/imported-order.js';
 import type { Logger } from '../platform/logger.js';
 import type { StagingService } from '../staging/staging-service.js';
 import type { IntakeRepo } from '../store/intake-repo.js';
@@ -27,6 +29,10 @@ import { describeFileSenders, watchedFileRule } from './watched-file-rule.js';
  * - Files there at start are picked up. Nothing the folder holds is deleted: files are only moved, and a name
  *   already taken in `done/` or `failed/` gets a suffix.
  * - Polling (fs.watch misses events on network shares and some platforms), every `intervalMs` (default 250 ms).
+ * - Others may write here, so nothing is followed out of the folder: a file is opened once without following a
+ *   link (import-source.ts), hashed and imported from that handle; a symbolic link, FIFO, socket or device put
+ *   here is moved (itself, unread) to `failed/` with the reason; `done/` and `failed/` must be folders of their
+ *   own, not links (checked before each move); notes are created new, never written through a name already there.
  */
 
 export interface FolderWatcherOptions {
@@ -51,6 +57,24 @@ export interface WatchedFileResult {
 
 const WRITING = /(^\.|\.tmp$|\.part$|\.partial$|\.filepart$|\.crdownload$|~$)/i;
 const OUR_NOTES = /\.(problems\.txt|errors\.csv|duplicate\.txt)$/i;
+const NOTE_SUFFIXES = ['.problems.txt', '.errors.csv', '.duplicate.txt'];
+/** A note is a new file: never an existing name (a link planted there is not followed), never a FIFO's reader. */
+const NOTE_FLAGS =
+  constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+const NOTE_BYTES = 64 * 1024;
+
+/** Entries that are neither a regular file nor a folder: set aside unread. */
+function isSpecial(entry: Dirent): boolean {
+  return (
+    entry.isSymbolicLink() || entry.isFIFO() || entry.isSocket() || entry.isBlockDevice() || entry.isCharacterDevice()
+  );
+}
+
+interface Folder {
+  path: string;
+  dev: number;
+  ino: number;
+}
 
 interface Seen {
   size: number;
@@ -66,6 +90,9 @@ export class FolderWatcher {
   #stopped = false;
   readonly done: string;
   readonly failed: string;
+  /** The watched folder with its links resolved (the admin's own), and done/ and failed/ as first made. */
+  #real: string | undefined;
+  readonly #targets = new Map<string, Folder>();
 
   constructor(options: FolderWatcherOptions) {
     this.#options = options;
@@ -79,8 +106,26 @@ export class FolderWatcher {
   }
 
   #prepare(): void {
-    mkdirSync(this.done, { recursive: true });
-    mkdirSync(this.failed, { recursive: true });
+    this.#real ??= realpathSync(this.#options.dir);
+    for (const target of [this.done, this.failed]) {
+      mkdirSync(target, { recursive: true });
+      const info = lstatSync(target);
+      const known = this.#targets.get(target);
+      if (!info.isDirectory() || (known && (known.dev !== info.dev || known.ino !== info.ino))) {
+        throw new Error(`${target} is not the folder the watcher made (a link or something else is in its place)`);
+      }
+      this.#targets.set(target, { path: target, dev: info.dev, ino: info.ino });
+    }
+  }
+
+  /** done/ or failed/ as first made, right before something is moved or written into it. */
+  async #target(path: string): Promise<string> {
+    const known = this.#targets.get(path)!;
+    const info = await lstat(path).catch(() => undefined);
+    if (!info?.isDirectory() || info.dev !== known.dev || info.ino !== known.ino) {
+      throw new Error(`${path} is not the folder the watcher made (a link or something else is in its place)`);
+    }
+    return path;
   }
 
   /** Stops polling; a file being imported is finished (and moved) first. */
@@ -101,7 +146,9 @@ export class FolderWatcher {
   #schedule(delay: number): void {
     if (this.#stopped) return;
     this.#timer = setTimeout(() => {
-      this.#running = this.#poll(true)
+      this.#running = Promise.resolve()
+        .then(() => this.#prepare())
+        .then(() => this.#poll(true))
         .catch((error: unknown) => {
           this.#options.logger?.warn('intake: a watched folder could not be read', {
             folder: this.#options.dir,
@@ -117,9 +164,16 @@ export class FolderWatcher {
     const entries = await readdir(dir, { withFileTypes: true });
     const present = new Set<string>();
     for (const entry of entries) {
-      if (!entry.isFile() || WRITING.test(entry.name) || OUR_NOTES.test(entry.name)) continue;
+      if (WRITING.test(entry.name) || OUR_NOTES.test(entry.name)) continue;
+      if (isSpecial(entry) && join(dir, entry.name) !== this.done && join(dir, entry.name) !== this.failed) {
+        // Nothing is being written into a link or a FIFO: set aside at once.
+        if (scheduled && this.#stopped) return;
+        await this.#handle(entry.name);
+        continue;
+      }
+      if (!entry.isFile()) continue;
       present.add(entry.name);
-      const info = await stat(join(dir, entry.name)).catch(() => undefined);
+      const info = await lstat(join(dir, entry.name)).catch(() => undefined);
       if (!info) continue;
       const before = this.#seen.get(entry.name);
       if (!before || before.size !== info.size || before.mtimeMs !== info.mtimeMs) {
@@ -141,14 +195,36 @@ export class FolderWatcher {
   async #handle(name: string): Promise<void> {
     const { dir, environmentId, staging, repo, store, logger } = this.#options;
     const path = join(dir, name);
-    const hash = await sha256Of(path);
-    const earlier = repo.fileSeen(environmentId, hash);
+    let opened;
+    try {
+      opened = await openImportSource(join(this.#real!, name), name);
+    } catch (error) {
+      // Unreadable (permissions, a file removed under us): set aside with the reason, never retried in a loop.
+      await this.#setAside(name, path, error instanceof Error ? error.message : String(error));
+      return;
+    }
+    if (!opened.ok) {
+      await this.#refusedUnread(name, path, opened.problem);
+      return;
+    }
+    let hash: string;
+    let outcome: ImportOutcome | undefined;
+    let earlier: ReturnType<IntakeRepo['fileSeen']>;
+    try {
+      hash = await sha256Of(opened.source);
+      earlier = repo.fileSeen(environmentId, hash);
+      if (!earlier) outcome = await staging.importFile({ environmentId, source: opened.source });
+    } catch (error) {
+      await opened.source.close();
+      await this.#setAside(name, path, error instanceof Error ? error.message : String(error));
+      return;
+    }
+    await opened.source.close();
     if (earlier) {
-      const movedTo = await moveBeside(path, this.done);
-      await writeFile(
-        `${movedTo}.duplicate.txt`,
+      const movedTo = await this.#moveBeside(path, this.done);
+      await writeNote(`${movedTo}.duplicate.txt`, [
         `This file has the same content as one imported before${earlier.batchId !== null ? ` (batch ${earlier.batchId})` : ''}; it was not imported again.\n`,
-      );
+      ]);
       store.audit.append({
         actor: 'system',
         action: 'intake.file.duplicate',
@@ -160,19 +236,7 @@ export class FolderWatcher {
       this.#options.onFile?.({ name, outcome: 'duplicate', batchId: earlier.batchId, movedTo });
       return;
     }
-    let outcome: ImportOutcome;
-    try {
-      outcome = await staging.importFile({ environmentId, path });
-    } catch (error) {
-      // Unreadable (permissions, a file removed under us): set aside with the reason, never retried in a loop.
-      const reason = error instanceof Error ? error.message : String(error);
-      const movedTo = await moveBeside(path, this.failed).catch(() => path);
-      if (movedTo !== path) await writeFile(`${movedTo}.problems.txt`, `${reason}\n`);
-      logger?.warn('intake: a watched file could not be imported', { file: name });
-      this.#options.onFile?.({ name, outcome: 'failed', batchId: null, movedTo });
-      return;
-    }
-    if (outcome.status === 'cancelled') return;
+    if (!outcome || outcome.status === 'cancelled') return;
     const batchId = outcome.status === 'staged' ? outcome.batchId : null;
     const allValid = outcome.status === 'staged' && outcome.invalid === 0;
     const rule = outcome.status === 'staged' ? watchedFileRule(this.#options.rules, outcome.summary) : undefined;
@@ -188,12 +252,12 @@ export class FolderWatcher {
       outcome: allValid ? 'imported' : 'failed',
       batchId,
     });
-    const movedTo = await moveBeside(path, allValid ? this.done : this.failed);
+    const movedTo = await this.#moveBeside(path, allValid ? this.done : this.failed);
     if (outcome.status === 'refused') {
       const lines = outcome.problems.map((p) => `${p.row !== undefined ? `row ${p.row}: ` : ''}${p.text}`);
-      await writeFile(`${movedTo}.problems.txt`, `${lines.join('\n')}\n`);
+      await writeNote(`${movedTo}.problems.txt`, [`${lines.join('\n')}\n`]);
     } else if (!allValid) {
-      await writeChunks(`${movedTo}.errors.csv`, staging.errorCsv(outcome.batchId));
+      await writeNote(`${movedTo}.errors.csv`, staging.errorCsv(outcome.batchId));
     }
     store.audit.append({
       actor: 'system',
@@ -217,37 +281,91 @@ export class FolderWatcher {
     });
     this.#options.onFile?.({ name, outcome: allValid ? 'done' : 'failed', batchId, movedTo });
   }
-}
+  /** A file that could not be read: moved to failed/ with the reason, never retried in a loop. */
+  async #setAside(name: string, path: string, reason: string): Promise<void> {
+    const movedTo = await this.#moveBeside(path, this.failed).catch(() => path);
+    if (movedTo !== path) await writeNote(`${movedTo}.problems.txt`, [`${reason}\n`]);
+    this.#options.logger?.warn('intake: a watched file could not be imported', { file: name });
+    this.#options.onFile?.({ name, outcome: 'failed', batchId: null, movedTo });
+  }
 
-/** Moves a file into `toDir` under its name, or `name (2).ext`… when taken; never over another file. */
-async function moveBeside(path: string, toDir: string): Promise<string> {
-  const name = basename(path);
-  const ext = extname(name);
-  const stem = name.slice(0, name.length - ext.length);
-  for (let n = 1; ; n += 1) {
-    const target = join(toDir, n === 1 ? name : `${stem} (${n})${ext}`);
-    const taken = await stat(target).then(
-      () => true,
-      () => false,
-    );
-    if (taken) continue;
-    await rename(path, target);
-    return target;
+  /**
+   * A link, FIFO, socket or device (or a file swapped while it was opened): nothing of it was read. Moved itself
+   * (a link, not what it points to) to failed/ with the reason, and audited like a refused file.
+   */
+  async #refusedUnread(name: string, path: string, problem: Problem): Promise<void> {
+    const { environmentId, store, logger } = this.#options;
+    const movedTo = await this.#moveBeside(path, this.failed);
+    await writeNote(`${movedTo}.problems.txt`, [`${problem.text}\n`]);
+    store.audit.append({
+      actor: 'system',
+      action: 'intake.file.failed',
+      environmentId,
+      batchId: null,
+      details: { fileName: name, outcome: 'refused' },
+    });
+    logger?.warn('intake: a watched entry that is not a regular file was set aside unread', {
+      file: name,
+      reason: problem.code,
+    });
+    this.#options.onFile?.({ name, outcome: 'failed', batchId: null, movedTo });
+  }
+
+  /**
+   * Moves an entry (itself: a link is not followed) into `toDir` under its name, or `name (2).ext`… when that name
+   * or one of its notes is taken; never over anything. `toDir` must still be the folder the watcher made.
+   */
+  async #moveBeside(path: string, toDir: string): Promise<string> {
+    await this.#target(toDir);
+    const name = basename(path);
+    const ext = extname(name);
+    const stem = name.slice(0, name.length - ext.length);
+    for (let n = 1; ; n += 1) {
+      const target = join(toDir, n === 1 ? name : `${stem} (${n})${ext}`);
+      let taken = false;
+      for (const candidate of [target, ...NOTE_SUFFIXES.map((suffix) => `${target}${suffix}`)]) {
+        if (
+          await lstat(candidate).then(
+            () => true,
+            () => false,
+          )
+        )
+          taken = true;
+      }
+      if (taken) continue;
+      await rename(path, target);
+      return target;
+    }
   }
 }
 
-/** Streamed: a 100 MB file is never in memory. */
-async function sha256Of(path: string): Promise<string> {
+/** SHA-256 of the file from its one handle, a block at a time: a 100 MB file is never in memory. */
+async function sha256Of(source: ImportSource): Promise<string> {
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  const buffer = Buffer.allocUnsafe(1024 * 1024);
+  for (let position = 0; ;) {
+    const read = await source.read(buffer, 0, buffer.length, position);
+    if (read === 0) break;
+    hash.update(buffer.subarray(0, read));
+    position += read;
+  }
   return hash.digest('hex');
 }
 
-async function writeChunks(path: string, chunks: Iterable<string>): Promise<void> {
-  const out = createWriteStream(path, { mode: 0o600 });
-  await new Promise<void>((resolve, reject) => {
-    out.on('error', reject);
-    for (const chunk of chunks) out.write(chunk);
-    out.end(() => resolve());
-  });
+/** Writes a note as a new 0600 file (NOTE_FLAGS), in writes of up to 64 KiB. */
+async function writeNote(path: string, chunks: Iterable<string>): Promise<void> {
+  const handle = await open(path, NOTE_FLAGS, 0o600);
+  try {
+    let pending = '';
+    for (const chunk of chunks) {
+      pending += chunk;
+      if (pending.length >= NOTE_BYTES) {
+        await handle.write(pending);
+        pending = '';
+      }
+    }
+    if (pending) await handle.write(pending);
+  } finally {
+    await handle.close();
+  }
 }
