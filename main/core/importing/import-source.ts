@@ -6,7 +6,7 @@ import type { Problem } from '../model/imported-order.js';
 
 /**
  * An import file opened once. Whoever may write in the folder it is in can swap the name for a link to
- * `~/.ssh/id_rsa` or for a FIFO between a check of the path and an open of it (docs/security.md, finding 16), so
+ * `~/.ssh/id_rsa` or for a FIFO between a check of the path and an open of it (docs/security.md, finding 20), so
  * the path is opened once, right after its check, and every read after that (the sample, the padding at the end,
  * the UTF-8 check, each pass of the importer, a watched file's hash) is a positional read of this handle.
  */
