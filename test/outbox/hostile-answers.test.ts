@@ -179,6 +179,63 @@ describe('a lookup that lags the write', () => {
   });
 });
 
+describe('"not found" as a 400', () => {
+  it('a lookup answered 400 "Order not found" (the status pages\' way) is not found: sent again, created once', async () => {
+    const { t, outbox } = fixture.setUp(fixture.proxy.url);
+    const [order] = sampleOrders('NOT-FOUND-400', 1);
+    const [id] = enqueue(t, [order!]);
+    let creates = 0;
+    fixture.setProxyRule((req) => {
+      // A gateway gives up before the service saw the create: in doubt, and the service does not have it.
+      if (req.url.includes('create-with-clinic') && (creates += 1) === 1)
+        return { status: 504, body: 'Gateway Timeout' };
+      if (req.url.includes('status-with-clinic-code')) {
+        return { status: 400, body: { error: 'Order not found', status: 400 } };
+      }
+      return 'forward';
+    });
+    // Before, the order stayed in doubt for good: give up waiting rather than hang.
+    const stop = new AbortController();
+    const timer = setTimeout(() => stop.abort(), 10_000);
+    const result = await outbox.runUntilIdle(ENVIRONMENT_ID, { signal: stop.signal }).finally(async () => {
+      clearTimeout(timer);
+      await outbox.stop();
+    });
+
+    expect(result.counts).toMatchObject({ created: 1, in_doubt: 0 });
+    expectEachCreatedOnce(fixture.sandbox, t.store, [order!.clinicOrderId]);
+    expect(t.store.attempts.list(id!).map((a) => `${a.operation}:${a.outcome}:${a.httpStatus ?? '-'}`)).toEqual([
+      'create:in-doubt:504',
+      'lookup:rejected:400',
+      'create:ok:200',
+    ]);
+  });
+
+  it('a 400 about something else (the clinic code) leaves the order in doubt: never sent again on it', async () => {
+    const { t, outbox } = fixture.setUp(fixture.proxy.url);
+    const [order] = sampleOrders('OTHER-400', 1);
+    const [id] = enqueue(t, [order!]);
+    let lookups = 0;
+    fixture.setProxyRule((req) => {
+      if (req.url.includes('create-with-clinic')) return 'forward-then-drop';
+      if (req.url.includes('status-with-clinic-code') && (lookups += 1) <= 2) {
+        return { status: 400, body: { error: 'Invalid clinic code', status: 400 } };
+      }
+      return 'forward';
+    });
+    const result = await outbox.runUntilIdle(ENVIRONMENT_ID);
+    await outbox.stop();
+
+    expect(result.counts).toMatchObject({ created: 1, in_doubt: 0 });
+    expect(t.store.attempts.list(id!).map((a) => `${a.operation}:${a.outcome}:${a.httpStatus ?? '-'}`)).toEqual([
+      'create:in-doubt:-',
+      'lookup:rejected:400',
+      'lookup:rejected:400',
+      'lookup:ok:200',
+    ]);
+  });
+});
+
 describe('a token without the scope', () => {
   it('403 insufficient_scope stops the environment for sign-in with every order kept queued, none held', async () => {
     const { t, outbox, attention } = fixture.setUp(fixture.proxy.url);

@@ -23,7 +23,7 @@ import {
  * Settles one order in doubt (a send got no clear answer: none, an unreadable one, or a 5xx) by asking the service,
  * never by sending again: `status-with-clinic-code` with clinicCode + clinicOrderId.
  * - found → `created` with its pharmacy order id;
- * - not found (empty list, or 404) → back to `queued`, due now, still remembered as once in doubt (so a later
+ * - not found (empty list, 404, or a 400 saying the order is not found) → back to `queued`, due now, still remembered as once in doubt (so a later
  *   "duplicate clinicOrderId" is read as "created"); counted towards giving up like a failed send; but after the
  *   service answered "duplicate" (it has it) a miss is a lookup lagging the write: stays `in_doubt`, asked again;
  * - the lookup failed → stays `in_doubt`, looked up again after a backoff. An order in doubt is never set aside
@@ -91,7 +91,7 @@ function settleLookup(
   }
 
   const { error } = outcome;
-  if (error.kind === 'rejected' && error.status === 404) {
+  if (saysNotFound(error)) {
     if (serviceSaidItHasIt(ctx, order)) {
       waitForListing(ctx, order, attemptOf(order.id, 'lookup', startedAt, outcome));
       return {};
@@ -106,6 +106,23 @@ function settleLookup(
     keepInDoubt(ctx, order, error);
   });
   return {};
+}
+
+/**
+ * A lookup refused as "no such order": a 404 (not in the clinic's scope), or a 400 that says the order is not
+ * found or unknown, since the contract's status pages answer an unknown order with 400 ("accept both"). Any other
+ * 400 (a bad clinic code, say) says nothing about the order and leaves it in doubt. Before, such a 400 kept an order
+ * whose create never arrived in doubt for good, looked up every few minutes and never sent.
+ */
+const NO_SUCH_ORDER =
+  /(\border\b|clinic\s*order\s*id|\borderid)[^.;]*\b(not found|does not exist|doesn't exist)\b|\b(no such|unknown|no) order\b/i;
+
+function saysNotFound(error: ServiceError): boolean {
+  if (error.kind !== 'rejected') return false;
+  if (error.status === 404) return true;
+  if (error.status !== 400) return false;
+  const text = [error.message, ...error.fields.map((field) => field.message)].join(' ');
+  return NO_SUCH_ORDER.test(text);
 }
 
 /**
