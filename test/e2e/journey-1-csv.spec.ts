@@ -122,6 +122,8 @@ test('journey 1: CSV with errors → fix → accept → sent → dispatched and 
   const confirm = page.getByRole('dialog', { name: `Accept 3 orders into ${environment.name}?` });
   await confirm.getByRole('button', { name: `Accept 3 orders into ${environment.name}` }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Accepted 3 orders' })).toContainText('1 order stays staged');
+  // The accept button has gone (nothing valid is left): the keyboard is on what happened, its link next.
+  await expect(page.getByRole('status').filter({ hasText: 'Accepted 3 orders' })).toBeFocused();
   await saveScreenshot(page, 'journey-1-accepted');
 
   // Submissions: everything accepted is settled (created at the pharmacy).

@@ -4,6 +4,7 @@ import type { AcceptOutcome, BatchView, RouteName, StagedOrderView } from '../..
 import { useApi } from '../../api/api-context.js';
 import { useEvent } from '../../api/use-event.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { useFocusWhenLost } from '../focus/focus-return.js';
 import { formatDateTime } from '../format/format-date.js';
 import { BatchPages } from './batch-pages.js';
 import { CellDetails } from './CellDetails.js';
@@ -99,6 +100,9 @@ export function BatchPreview({
   const moves = useRef<Promise<void>>(Promise.resolve());
   const [failure, setFailure] = useState<unknown>();
   const [accepted, setAccepted] = useState<AcceptOutcome>();
+  // The accept button goes once every valid order is accepted: the keyboard goes to what happened, and its link on.
+  const acceptedRef = useRef<HTMLParagraphElement>(null);
+  useFocusWhenLost(accepted, () => acceptedRef.current);
   const [busy, setBusy] = useState<Busy>();
   const [notice, setNotice] = useState<string>();
   const [asking, setAsking] = useState<'accept' | 'discard'>();
@@ -593,7 +597,7 @@ export function BatchPreview({
           </p>
         ) : null}
         {accepted ? (
-          <p role="status" className="message">
+          <p role="status" className="message" ref={acceptedRef} tabIndex={-1}>
             ✓ Accepted {plural(accepted.accepted, 'order')} into the outbox for {environment.name}
             {accepted.cancelled ? ` and ${plural(accepted.cancelled, 'cancel request')}` : ''};{' '}
             {plural(accepted.staying, 'order')} stay{accepted.staying === 1 ? 's' : ''} staged
