@@ -5,6 +5,7 @@ import { DISPATCHED_STATUSES } from '../../../../shared/status.js';
 import { useApi } from '../../api/api-context.js';
 import { useEvent } from '../../api/use-event.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { useFocusWhenLost } from '../focus/focus-return.js';
 import { formatTime } from '../format/format-date.js';
 import { plural } from '../format/format-time.js';
 import { canCancel } from './cancellable.js';
@@ -155,6 +156,11 @@ export function CancelDialog({ orders: given, onClose }: Props) {
 
   const what = plural(orders.length, 'order');
   const gone = orders.filter((order) => !canCancel(order));
+  // Not one of them can be cancelled now: say so and offer only Close, not a reason to type for a cancel that
+  // cannot happen.
+  const noneCancellable = check.phase !== 'checking' && gone.length === orders.length;
+  const closeRef = useRef<HTMLButtonElement>(null);
+  useFocusWhenLost(noneCancellable, () => closeRef.current);
   const open = results ? results.filter((r) => r.outcome === 'cancel-requested' && !isFinal(now.get(r.orderId))) : [];
   return (
     <dialog ref={dialogRef} aria-labelledby={headingId} className="dialog" onClose={onClose}>
@@ -214,30 +220,72 @@ export function CancelDialog({ orders: given, onClose }: Props) {
               ))}
             </ul>
           ) : null}
-          <div className="field">
-            <label htmlFor={reasonId}>Reason for cancelling</label>
-            <textarea
-              id={reasonId}
-              value={reason}
-              onChange={(event) => setReason(event.target.value)}
-              required
-              maxLength={500}
-              rows={3}
+          {noneCancellable ? (
+            <>
+              <p role="status">
+                {orders.length === 1 ? 'This order cannot' : 'None of these orders can'} be cancelled now; nothing was
+                sent to the pharmacy.
+              </p>
+              <div className="dialog-buttons">
+                <button type="button" ref={closeRef} onClick={onClose}>
+                  Close
+                </button>
+              </div>
+            </>
+          ) : (
+            <CancelFields
+              reasonId={reasonId}
+              reason={reason}
+              onReason={setReason}
+              failure={failure}
+              submitDisabled={busy || check.phase === 'checking' || !reason.trim()}
+              submitLabel={busy ? 'Cancelling…' : `Cancel ${what}`}
+              keepLabel={`Keep ${orders.length === 1 ? 'it' : 'them'}`}
+              onKeep={onClose}
             />
-            <p className="hint">Sent to the pharmacy with the cancel. Avoid patient details.</p>
-          </div>
-          {failure ? <ErrorMessage error={failure} /> : null}
-          <div className="dialog-buttons">
-            <button type="submit" disabled={busy || check.phase === 'checking' || !reason.trim()}>
-              {busy ? 'Cancelling…' : `Cancel ${what}`}
-            </button>
-            <button type="button" className="secondary" onClick={onClose}>
-              Keep {orders.length === 1 ? 'it' : 'them'}
-            </button>
-          </div>
+          )}
         </form>
       )}
     </dialog>
+  );
+}
+
+/** The reason to send and the buttons, when at least one of the orders can be cancelled. */
+function CancelFields(props: {
+  reasonId: string;
+  reason: string;
+  onReason: (reason: string) => void;
+  failure: unknown;
+  submitDisabled: boolean;
+  submitLabel: string;
+  keepLabel: string;
+  onKeep: () => void;
+}) {
+  const { reasonId, reason, onReason, failure } = props;
+  return (
+    <>
+      <div className="field">
+        <label htmlFor={reasonId}>Reason for cancelling</label>
+        <textarea
+          id={reasonId}
+          value={reason}
+          onChange={(event) => onReason(event.target.value)}
+          required
+          maxLength={500}
+          rows={3}
+        />
+        <p className="hint">Sent to the pharmacy with the cancel. Avoid patient details.</p>
+      </div>
+      {failure ? <ErrorMessage error={failure} /> : null}
+      <div className="dialog-buttons">
+        <button type="submit" disabled={props.submitDisabled}>
+          {props.submitLabel}
+        </button>
+        <button type="button" className="secondary" onClick={props.onKeep}>
+          {props.keepLabel}
+        </button>
+      </div>
+    </>
   );
 }
 

@@ -3,6 +3,7 @@ import type { EnvironmentView } from '../../../../shared/environment.js';
 import type { OrderSummary } from '../../../../shared/order-views.js';
 import { useApi } from '../../api/api-context.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { useFocusWhenLost } from '../focus/focus-return.js';
 import { plural } from '../format/format-time.js';
 import { NextSteps } from '../workspace/NextSteps.js';
 import { CancelDialog } from './CancelDialog.js';
@@ -34,6 +35,16 @@ export function OrdersScreen({ environment, openOrderId }: { environment: Enviro
     const link = list?.querySelector<HTMLElement>(`a[href="#/orders/${closed}"]`);
     (link ?? list?.querySelector<HTMLElement>('#orders-list-heading'))?.focus();
   }, [openOrderId]);
+
+  // The dialog gives focus back to the button that opened it; when that button has gone (the order turned out to
+  // be dispatched, or is cancelled now) the keyboard goes to the order's detail, else to the list.
+  const detailRef = useRef<HTMLDivElement>(null);
+  useFocusWhenLost(cancelling, () =>
+    cancelling
+      ? null
+      : (detailRef.current?.querySelector<HTMLElement>('h3[tabindex]') ??
+        listRef.current?.querySelector<HTMLElement>('#orders-list-heading')),
+  );
 
   function toggle(id: number) {
     setSelected((current) => {
@@ -117,7 +128,7 @@ export function OrdersScreen({ environment, openOrderId }: { environment: Enviro
           ) : null}
         </section>
         {openOrderId !== undefined ? (
-          <div className="order-detail-holder">
+          <div className="order-detail-holder" ref={detailRef}>
             {refresh.error ? <ErrorMessage error={refresh.error} /> : null}
             <OrderDetailView
               key={openOrderId}
