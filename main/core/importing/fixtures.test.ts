@@ -1519,6 +1519,20 @@ const CASES: Case[] = [
   { file: 'fhs-no-bhs.hl7', format: 'hl7', orders: 2, invalid: 0, fileProblems: [] },
   { file: 'fhs-no-bhs-bts.hl7', format: 'hl7', orders: 3, invalid: 0, fileProblems: [] },
   {
+    file: 'cut-after-msh.hl7',
+    format: 'hl7',
+    orders: 2,
+    invalid: 1,
+    problems: ['hl7.headerOnly@2:'],
+    check: (r) => {
+      expect(r.orders[0]!.valid).toBe(true);
+      expect(r.orders[1]).toMatchObject({ clinicCode: null, clinicOrderId: null, body: {} });
+      expect(r.orders[1]!.problems[0]!.text).toBe(
+        'Message 2 (line 5) holds only MSH: no patient (PID), order (ORC) or item (RXE, RXO), so it is no order. The file may be cut short; ask the sender for the whole message.',
+      );
+    },
+  },
+  {
     file: 'text-cr-lines.hl7',
     format: 'hl7',
     orders: 2,

@@ -32,6 +32,9 @@ function unusable(source: ImportedOrder['source'] & { message: number }, code: s
   };
 }
 
+/** The segments of an order message that say anything about the order; a message with none of them is no order. */
+const ORDER_SEGMENTS: ReadonlySet<string> = new Set(['PID', 'ORC', 'RXE', 'RXO']);
+
 /** Lines between a message's segments that are not segments: left out of it, and said on its order. */
 function strayLineProblems(file: string, split: SplitMessage): Problem[] {
   const stray = split.stray;
@@ -109,6 +112,19 @@ export async function importHl7(
     messageTypes.add(message.messageType || '(none)');
     if (!isAcceptedMessageType(message.messageType)) {
       const entry = unusable(source, 'hl7.messageType', messageTypeRefusal(split.index, message.messageType));
+      entry.problems.push(...strayLineProblems(file, split));
+      await emit(entry);
+      return;
+    }
+    if (!message.segments.some((segment) => ORDER_SEGMENTS.has(segment.name))) {
+      // A header and nothing of an order (a transfer cut short after an MSH, a message sent empty): one error, not
+      // one per missing field.
+      const names = [...new Set(message.segments.map((segment) => segment.name))].join(', ');
+      const entry = unusable(
+        source,
+        'hl7.headerOnly',
+        `Message ${split.index} (line ${split.line}) holds only ${names}: no patient (PID), order (ORC) or item (RXE, RXO), so it is no order. The file may be cut short; ask the sender for the whole message.`,
+      );
       entry.problems.push(...strayLineProblems(file, split));
       await emit(entry);
       return;

@@ -17,6 +17,8 @@ import type { Problem } from '../model/imported-order.js';
 export interface SplitMessage {
   /** 1-based. */
   index: number;
+  /** The physical line of its MSH. */
+  line: number;
   segments: string[];
   /** Lines between this message's segments that are not segments (a wrapped or pasted line?): left out. */
   stray?: StrayLine[];
@@ -302,7 +304,7 @@ export class Hl7Splitter {
       case 'MSH':
         this.flush(out);
         this.fieldSeparator = line.charAt(3) || '|';
-        this.current = { index: 0, segments: [line] };
+        this.current = { index: 0, line: this.lineNumber, segments: [line] };
         if (!this.batch) {
           // Messages outside a BHS form a batch of their own: one for the FTS count.
           this.batch = { declaredAt: this.segmentNumber, messages: 0, implicit: true };

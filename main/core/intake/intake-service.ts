@@ -64,6 +64,7 @@ export interface IntakeResult {
 const NEVER_AN_ORDER = new Set([
   'hl7.unreadable',
   'hl7.orderControl',
+  'hl7.headerOnly',
   'hl7.multipleOrders',
   'hl7.noMessages',
   'hl7.messageTooLarge',

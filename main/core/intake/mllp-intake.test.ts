@@ -327,6 +327,15 @@ describe('MLLP intake', () => {
     expect(acks[2]!.get('MSH.12')).toBe('3.0');
   });
 
+  it('answers AE to a message that is only its MSH (no patient, order or item), naming what it holds', async () => {
+    const r = await start();
+    const header = message('CTL-MSH').split('\r')[0]!;
+    const [ack] = await sendWithLibrary(r.port, [header]);
+    expect(ack!.get('MSA.1')).toBe('AE');
+    expect(ack!.get('MSA.2')).toBe('CTL-MSH');
+    expect(ack!.errors.map((e) => e.text)).toEqual([expect.stringMatching(/^Message 1 \(line 1\) holds only MSH: /)]);
+  });
+
   it('accepts an RDE^O01 (HL7 v2.3, the name RDE^O11 had before 2.4) as an order: AA, staged', async () => {
     const r = await start();
     const v23 = message('CTL-V23').replace('RDE^O11^RDE_O11', 'RDE^O01').replace('|P|2.5', '|P|2.3');

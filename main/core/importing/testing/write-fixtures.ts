@@ -865,6 +865,8 @@ export function fixtureFiles(): Record<string, string | Buffer> {
       'Message 2',
       hl7(hl7Order('W6-10'), { lineEnding: '\n' }),
     ].join('\n'),
+    // A transfer cut short after the next message's MSH: the header alone is one error, not one per field.
+    'cut-after-msh.hl7': `${hl7(hl7Order('W6-13'))}\r${hl7(hl7Order('W6-14')).split('\r')[0]}\r`,
     // A line that is only the text \r (a blank line of a message copied from source code), inside a message and
     // between two: each is a stray line by its number, never nothing.
     'text-cr-lines.hl7':
