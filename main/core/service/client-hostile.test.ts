@@ -616,6 +616,33 @@ describe('status records', () => {
   });
 });
 
+describe('a price for something else', () => {
+  it('a price check answered for another pack count or another product is retryable, not shown as this one', async () => {
+    const code = '219780111000001103';
+    server.answer(json(200, { dmdCode: code, totalPacks: 1, unitPrice: 4.5, totalPrice: 4.5, currencyCode: 'GBP' }));
+    const packs = errorOf(await client().priceCheck({ dmdCode: code }, 3));
+    expect(packs).toMatchObject({ kind: 'retryable', reason: 'unreadable-response' });
+    expect(packs.message).toMatch(/names totalPacks "1", not "3"/);
+    server.answer(
+      answerWith(
+        200,
+        '{"dmdCode":365895111000001107,"totalPacks":3,"unitPrice":4.5,"totalPrice":13.5,"currencyCode":"GBP"}',
+      ),
+    );
+    expect(errorOf(await client().priceCheck({ dmdCode: code }, 3)).message).toMatch(
+      /names dmdCode "365895111000001107", not "219780111000001103"/,
+    );
+    // The same product and packs, the 18-digit code as a JSON number: this product's price.
+    server.answer(
+      answerWith(
+        200,
+        `{"dmdCode":${code},"productId":null,"totalPacks":3,"unitPrice":4.5,"totalPrice":13.5,"currencyCode":"GBP"}`,
+      ),
+    );
+    expect(valueOf(await client().priceCheck({ dmdCode: code }, 3))).toMatchObject({ dmdCode: code, totalPrice: 13.5 });
+  });
+});
+
 describe('lookups whose answers break their shape', () => {
   it('prices as text with a currency sign, a negative price, a stock flag as text: retryable, naming the field', async () => {
     server.answer(json(200, { totalPacks: 2, unitPrice: '£4.50', totalPrice: 9, currencyCode: 'GBP' }));

@@ -180,7 +180,13 @@ interface AnswerAbout {
   clinicOrderId?: string;
   clinicCode?: string;
   pharmacyOrderId?: string;
+  /** A price check's: the product asked about and the packs priced (a price for 1 pack shown as for 3 misleads). */
+  productId?: string;
+  dmdCode?: string;
+  totalPacks?: string;
 }
+
+const ANSWER_KEYS = ['clinicOrderId', 'clinicCode', 'pharmacyOrderId', 'productId', 'dmdCode', 'totalPacks'] as const;
 
 /**
  * Where an answer breaks its schema, in words: the field's path as the service wrote it and what was wrong
@@ -209,13 +215,14 @@ function aboutCreateBody(body: unknown): AnswerAbout {
 }
 
 /**
- * Which identifier of a 2xx answer contradicts the request, if any: a top-level `clinicOrderId`, `clinicCode` or
- * `pharmacyOrderId` given (text or a number) and different from what was sent. Absent or null says nothing (every
+ * Which identifier of a 2xx answer contradicts the request, if any: a top-level `clinicOrderId`, `clinicCode`,
+ * `pharmacyOrderId` (or a price check's `productId`, `dmdCode`, `totalPacks`) given (text or a number) and different
+ * from what was sent. Absent or null says nothing (every
  * field of a status record is nullable).
  */
 function contradiction(answer: unknown, about: AnswerAbout): string | undefined {
   if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) return undefined;
-  for (const key of ['clinicOrderId', 'clinicCode', 'pharmacyOrderId'] as const) {
+  for (const key of ANSWER_KEYS) {
     const expected = about[key];
     const given = (answer as Record<string, unknown>)[key];
     if (expected === undefined || given === null || given === undefined) continue;
@@ -647,9 +654,19 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     query: Query | undefined,
     options: CallOptions | undefined,
     secured = true,
+    about?: AnswerAbout,
   ): Promise<CancellableOutcome<T>> {
     return send(
-      { name, method: 'GET', path, ...(query ? { query } : {}), secured, unsafe: false, schema },
+      {
+        name,
+        method: 'GET',
+        path,
+        ...(query ? { query } : {}),
+        secured,
+        unsafe: false,
+        schema,
+        ...(about ? { about: () => about } : {}),
+      },
       options?.signal,
     );
   }
@@ -676,7 +693,13 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
   ): Promise<CancellableOutcome<PriceCheck>> {
     const q = productQuery('priceCheck', ref);
     if (!q.ok) return Promise.resolve(q.outcome);
-    return lookup('priceCheck', 'api/v2/Product/price-check', priceCheckSchema, { ...q.query, totalPacks }, options);
+    const about: AnswerAbout = {
+      totalPacks: String(totalPacks),
+      ...(ref.productId !== undefined ? { productId: String(ref.productId) } : {}),
+      ...(ref.dmdCode !== undefined ? { dmdCode: String(ref.dmdCode) } : {}),
+    };
+    const query = { ...q.query, totalPacks };
+    return lookup('priceCheck', 'api/v2/Product/price-check', priceCheckSchema, query, options, true, about);
   }
 
   function searchProducts(searchTerm: string): Promise<CallOutcome<Product[]>>;
