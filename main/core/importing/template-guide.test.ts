@@ -24,6 +24,15 @@ describe('the downloadable template', () => {
       /^ {2}clinicOrderId +clinic order id \(required\); text, kept exactly as written\. Example: ORD-1001$/m,
     );
     expect(guide).toMatch(/^ {2}dateOfBirth +date of birth \(required\); a date, written YYYY-MM-DD/m);
+    // A field checked against the environment's code lists says so, and what they hold out of the box.
+    expect(guide).toMatch(
+      /^ {2}courierCode +courier code \(required\); one of the environment's courier codes, written exactly as listed \(Settings, the environment's Edit; out of the box: RMT24, RMT48, DPD\)\. Example: RMT24$/m,
+    );
+    expect(guide).toMatch(
+      /^ {2}gender +gender \(required\); one of the environment's genders, .*Male, Female, Other, Unknown\)/m,
+    );
+    expect(guide).toMatch(/^ {2}paymentType +payment type \(required\); one of the environment's payment types/m);
+    expect(guide).toMatch(/^ {2}title +title \(required\); one of the environment's titles/m);
     expect(guide).toContain('One row per prescribed item.');
     expect(FIELDS.some((field) => !field.required && guide.includes(`${field.label} (optional)`))).toBe(true);
   });

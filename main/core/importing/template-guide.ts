@@ -1,4 +1,6 @@
-import { FIELDS, type FieldKind } from '../model/field-catalogue.js';
+import { DEFAULT_CODE_LISTS } from '../../../shared/environment.js';
+import { FIELDS, type FieldKind, type FieldSpec } from '../model/field-catalogue.js';
+import { ENUMS } from './validate-order.js';
 
 /**
  * The template's column guide, a plain text file downloaded beside the CSV (a CSV cannot carry a second sheet):
@@ -14,6 +16,19 @@ const KIND_TEXT: Record<FieldKind, string> = {
   date: 'a date, written YYYY-MM-DD (another format can be chosen when importing)',
   dmd: 'digits only (6 to 18); keep the column as text in a spreadsheet so long codes are not rounded',
 };
+
+/**
+ * How a field is written: its kind, or, for a field checked against the environment's code lists (title, gender,
+ * payment type, courier, currency), that it must be one of them, where they are set and what they hold out of the
+ * box. Described as free text, a value outside them came as a surprise at import.
+ */
+function writtenAs(field: FieldSpec): string {
+  const listed = ENUMS.find(([container, key]) => field.path === `${container}.${key}`);
+  if (!listed) return KIND_TEXT[field.kind];
+  const [, , list, what] = listed;
+  const how = field.kind === 'upper' ? 'read in capitals' : 'written exactly as listed';
+  return `one of the environment's ${what}, ${how} (Settings, the environment's Edit; out of the box: ${DEFAULT_CODE_LISTS[list].join(', ')})`;
+}
 
 export function templateGuideText(templateFileName: string): string {
   const width = Math.max(...FIELDS.map((field) => field.column.length));
@@ -36,7 +51,7 @@ export function templateGuideText(templateFileName: string): string {
     }
     const need = field.required ? 'required' : 'optional';
     const example = field.example === '' ? '' : ` Example: ${field.example}`;
-    lines.push(`  ${field.column.padEnd(width)}  ${field.label} (${need}); ${KIND_TEXT[field.kind]}.${example}`);
+    lines.push(`  ${field.column.padEnd(width)}  ${field.label} (${need}); ${writtenAs(field)}.${example}`);
   }
   return `${lines.join('\r\n')}\r\n`;
 }

@@ -57,7 +57,8 @@ const CONTACTS = [
   ['customer', 'telephone', 'phone', 'customer.telephone'],
   ['clinicInformation', 'contactNumber', 'phone', 'clinicInformation.contactNumber'],
 ] as const;
-const ENUMS = [
+/** The fields whose value must be one of the environment's code lists: body container, key, list, its name. */
+export const ENUMS = [
   ['customer', 'title', 'titles', 'titles'],
   ['customer', 'gender', 'genders', 'genders'],
   ['prescription', 'paymentType', 'paymentTypes', 'payment types'],
