@@ -71,7 +71,8 @@ export async function writeExport(
     await Promise.race([once(out, 'finish'), failed]);
   } catch (error) {
     out.destroy();
-    await rm(target.path, { force: true });
+    // What the export wrote goes (a file it may not remove, another user's, keeps its name and says why).
+    await rm(target.path, { force: true }).catch(() => undefined);
     throw error;
   }
 }

@@ -44,10 +44,16 @@ export function clearExportDownloads(dataDir: string): void {
 /**
  * A new file, private before the first byte reaches it (the mode option covers new files only; an existing file
  * chosen in a save dialog keeps its mode otherwise). `flags: 'wx'` refuses to follow an existing file when asked.
+ * A file that cannot be made private (another user's, chosen in the dialog) fails the stream with that error: it
+ * was thrown from the 'open' listener before, out of reach of any handler, which ended the core.
  */
 export function privateWriteStream(path: string, options: { exclusive?: boolean } = {}): WriteStream {
-  return createWriteStream(path, { mode: PRIVATE_FILE_MODE, flags: options.exclusive ? 'wx' : 'w' }).once(
-    'open',
-    (fd: number) => fchmodSync(fd, PRIVATE_FILE_MODE),
-  );
+  const stream = createWriteStream(path, { mode: PRIVATE_FILE_MODE, flags: options.exclusive ? 'wx' : 'w' });
+  return stream.once('open', (fd: number) => {
+    try {
+      fchmodSync(fd, PRIVATE_FILE_MODE);
+    } catch (error) {
+      stream.destroy(error instanceof Error ? error : new Error(String(error)));
+    }
+  });
 }
