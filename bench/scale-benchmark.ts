@@ -301,7 +301,8 @@ async function main(): Promise<void> {
     const orders = Object.values(store.orders.countByState()).reduce((a, b) => a + b, 0);
 
     // The free-text index is filled in the background by the app (audit/search-indexer.ts); a store built here,
-    // or upgraded to migration 17, starts without it. A search before it is filled reads the log (the old way).
+    // or upgraded to migration 17, starts without it. A search before it is filled reads the log a window a call
+    // (audit-repo.ts SCAN_WINDOW): this is one such call, what the Log screen waits for before it shows matches.
     const unindexed = time(
       'log: free text, nowhere in the log, index not filled yet',
       () => store.audit.search({ search: 'zqxjv', limit: 100 }).length,
