@@ -47,6 +47,8 @@ test('intake: started from the screen, fed over MLLP and a folder, shown with it
     await expect(listener.getByRole('img')).toHaveAccessibleName('No messages in the last hour.');
     const watched = page.getByRole('region', { name: `Watched folder ${folder}` });
     await expect(watched).toContainText('Watching');
+    // The start button has gone with its form: the keyboard is on "Stop intake", which took its place.
+    await expect(page.getByRole('button', { name: 'Stop intake' })).toBeFocused();
     await expect(notice.getByRole('code')).toContainText(`--mllp 127.0.0.1:${port} --watch ${folder}`);
 
     // Two orders and one message that is not an order type, from the independent client.
@@ -89,6 +91,7 @@ test('intake: started from the screen, fed over MLLP and a folder, shown with it
     await page.goBack();
     await page.getByRole('button', { name: 'Stop intake' }).click();
     await expect(page.getByRole('region', { name: 'Intake stopped' })).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Start intake' })).toBeFocused();
     await expect(listener).toContainText('Stopped');
   } finally {
     await callBridge(app, 'intake.stop', {});

@@ -1,9 +1,10 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { EnvironmentView } from '../../../../shared/environment.js';
 import type { IntakeStatus } from '../../../../shared/intake-contract.js';
 import { useApi } from '../../api/api-context.js';
 import { useEvent } from '../../api/use-event.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { useFocusWhenLost } from '../focus/focus-return.js';
 import { formatTime } from '../format/format-date.js';
 import { IntakeChannel } from './IntakeChannel.js';
 import { IntakeRulesForm } from './IntakeRulesForm.js';
@@ -27,6 +28,12 @@ export function IntakeScreen({ environment, desktop }: { environment: Environmen
   const [port, setPort] = useState('2575');
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<unknown>();
+  // Starting replaces the start form with "Stop intake", stopping the other way round: the keyboard follows (counted
+  // per start or stop made here, so a status read on opening the screen moves nothing).
+  const [switched, setSwitched] = useState(0);
+  const startRef = useRef<HTMLElement>(null);
+  const stopRef = useRef<HTMLButtonElement>(null);
+  useFocusWhenLost(switched, () => stopRef.current ?? startRef.current?.querySelector('button[type="submit"]'));
   useEvent('intake.changed', setStatus);
   useEffect(() => {
     let current = true;
@@ -54,6 +61,7 @@ export function IntakeScreen({ environment, desktop }: { environment: Environmen
     setFailure(undefined);
     try {
       setStatus(await api.call('intake.stop', {}));
+      setSwitched((n) => n + 1);
     } catch (error) {
       setFailure(error);
     }
@@ -84,7 +92,7 @@ export function IntakeScreen({ environment, desktop }: { environment: Environmen
       {!status ? <p role="status">Reading the intake…</p> : null}
 
       {status && !running ? (
-        <section aria-labelledby="intake-start-heading" className="panel">
+        <section aria-labelledby="intake-start-heading" className="panel" ref={startRef}>
           <h3 id="intake-start-heading">
             {status.channels.length === 0 ? 'Nothing is receiving orders' : 'Intake stopped'}
           </h3>
@@ -99,7 +107,10 @@ export function IntakeScreen({ environment, desktop }: { environment: Environmen
             desktop={desktop}
             port={port}
             onPort={setPort}
-            onStarted={setStatus}
+            onStarted={(started) => {
+              setStatus(started);
+              setSwitched((n) => n + 1);
+            }}
           />
         </section>
       ) : null}
@@ -108,7 +119,7 @@ export function IntakeScreen({ environment, desktop }: { environment: Environmen
         <section aria-labelledby="intake-running-heading" className="panel">
           <div className="panel-head">
             <h3 id="intake-running-heading">Running since {status.startedAt ? formatTime(status.startedAt) : '—'}</h3>
-            <button type="button" className="secondary" onClick={() => void stop()} disabled={busy}>
+            <button type="button" className="secondary" ref={stopRef} onClick={() => void stop()} disabled={busy}>
               {busy ? 'Stopping…' : 'Stop intake'}
             </button>
           </div>
