@@ -8,6 +8,7 @@ import { convertValue } from '../importing/value-conversion.js';
 import type { BatchRecord } from '../store/batches-repo.js';
 import type { StagedOrder } from '../store/staged-orders-repo.js';
 import type { Store } from '../store/store.js';
+import { stagedBodyOrSent } from './compacted-body.js';
 
 /**
  * CSV out of a staged batch, written a page of orders at a time (a 50,000-order batch never becomes one array):
@@ -15,7 +16,8 @@ import type { Store } from '../store/store.js';
  *   under the original header, each with an `errors` cell; fixed in a spreadsheet, it imports again with the same
  *   mapping (staging offers saved profiles under the header-plus-`errors` fingerprint too). HL7 and JSON batches
  *   have no rows to give back, so their invalid orders come in our template, with the same `errors` column.
- * - the template export: every order of the batch in our CSV template (re-imports to the same bodies).
+ * - the template export: every order of the batch in our CSV template (re-imports to the same bodies; an accepted
+ *   v1 order whose staged copy retention dropped, from the body it was sent with).
  * Lines end in CRLF, as spreadsheets write them. No cell of either starts with a formula character (CSV injection,
  * shared/csv-formula.ts): the template's cells are neutralised as they are written; in the error export a record of
  * the file is given back exactly unless a cell of it starts with one (or its quoting is broken), and then it is
@@ -140,8 +142,10 @@ export function* templateCsv(
   counts: ExportCounts = { orders: 0, rows: 0 },
 ): Generator<string> {
   yield `${csvRecord(TEMPLATE_COLUMNS)}${CRLF}`;
+  // An accepted v1 order whose staged copy retention dropped is written from the body it was sent with.
+  const route = store.batches.get(batchId)?.route ?? 'v1';
   for (const page of pagesOf(store, batchId)) {
-    const rows = templateRows(page.map((order) => order.body as CreateWithClinicV1Input));
+    const rows = templateRows(page.map((order) => stagedBodyOrSent(store, order, route) as CreateWithClinicV1Input));
     counts.orders += page.length;
     counts.rows += rows.length;
     yield rows.map((cells) => `${csvRecord(cells)}${CRLF}`).join('');

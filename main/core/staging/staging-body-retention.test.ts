@@ -11,6 +11,7 @@ import { openStore, STORE_FILE, type Store } from '../store/store.js';
 import { LOCAL } from '../store/testing/store-fixtures.js';
 import { applyStatusRecord } from '../tracking/apply-status.js';
 import { toOrderSummary } from '../views.js';
+import { templateCsv as exportTemplateCsv } from './batch-exports.js';
 import { toStagedOrderView } from './staging-views.js';
 import { stagingFixture, templateCsv, uniqueOrder, type StagingFixture } from './testing/staging-fixtures.js';
 
@@ -119,6 +120,7 @@ describe("retention packs finished orders' request bodies", () => {
     const texts = new Map(built.all.map((id) => [id, rawBody(early, id).body]));
     const records = new Map(built.all.map((id) => [id, early.orders.get(id)!]));
     const items = early.orders.items(ids.processed);
+    const exported = [...exportTemplateCsv(early, built.batchId)].join('');
     expect(await applyRetention(early)).toMatchObject({ bodiesPacked: 0 });
     expect(built.all.map((id) => rawBody(early, id).packed)).toEqual(built.all.map(() => null));
 
@@ -139,6 +141,9 @@ describe("retention packs finished orders' request bodies", () => {
       expect(toOrderSummary(store.orders.get(id)!)).toEqual(toOrderSummary(records.get(id)!));
     }
     expect(store.orders.list({ environmentId: LOCAL.id, limit: 100 })).toEqual(built.all.map((id) => records.get(id)));
+    // The batch's template export: the same CSV, the compacted orders written from the bodies they were sent with.
+    expect([...exportTemplateCsv(store, built.batchId)].join('')).toBe(exported);
+    expect(exported).toContain(records.get(ids.processed)!.clinicOrderId);
     // Open orders (still tracked, still queued): their text as the submitter reads it, untouched.
     for (const id of [ids.tracked, ids.queued])
       expect(rawBody(store, id)).toEqual({ body: texts.get(id), packed: null });

@@ -1,10 +1,10 @@
 import type { CodeLists } from '../../../shared/environment.js';
 import { createWithClinicV1Schema } from '../../../shared/orders.js';
-import { parseWireJson } from '../../../shared/wire-json.js';
 import type { BatchView, ImportSummary, StagedOrderView } from '../../../shared/staging-views.js';
 import type { BatchRecord } from '../store/batches-repo.js';
 import type { StagedOrder } from '../store/staged-orders-repo.js';
 import type { Store } from '../store/store.js';
+import { compactedBody } from './compacted-body.js';
 import { wireRequest } from './route-request.js';
 import type { UndoState } from './edit-history.js';
 import type { StoredReport } from './stage-file.js';
@@ -33,24 +33,6 @@ export function toBatchView(store: Store, batch: BatchRecord, undo: UndoState): 
 }
 
 /**
- * An accepted order whose staged copy retention dropped (store/retention-repo.ts: its body is `{}`) shows the v1
- * body it was sent with, which is the staged body's own shape (dm+d codes as digits); undefined otherwise.
- */
-function compacted(order: StagedOrder, route: BatchRecord['route'], request: string | null): unknown {
-  const empty = typeof order.body === 'object' && order.body !== null && Object.keys(order.body).length === 0;
-  if (order.state !== 'accepted' || !empty || route !== 'v1' || request === null) return undefined;
-  try {
-    const sent = parseWireJson(request) as { prescribedItems?: Array<{ dmdCode?: unknown }> };
-    sent.prescribedItems?.forEach((item) => {
-      if (typeof item.dmdCode === 'number') item.dmdCode = String(item.dmdCode);
-    });
-    return sent;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
  * One staged order with the request it will become: for a valid staged order, built now for the batch's route
  * (the same function accept uses); for an accepted one, what the outbox holds.
  */
@@ -68,7 +50,7 @@ export function toStagedOrderView(
     const built = wireRequest(order, route, codeLists);
     request = built.ok ? built.text : null;
   }
-  const body = compacted(order, route, request) ?? order.body;
+  const body = compactedBody(order, route, request) ?? order.body;
   const parsed = order.valid ? createWithClinicV1Schema.safeParse(body) : undefined;
   return {
     id: order.id,
