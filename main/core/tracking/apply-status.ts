@@ -22,9 +22,21 @@ const ON_CANCELLED: Partial<Record<OrderState, OrderState>> = {
 };
 
 /**
+ * Whether a record can be about this order: every identifier it gives (they are all nullable) is this order's.
+ * A record with this pharmacy id and another clinic order id is someone else's answer (a service that mixed its
+ * records up, a cache), and applying it could mark a live order cancelled by the pharmacy, or dispatched.
+ */
+function describes(record: StatusRecord, order: { clinicOrderId: string; pharmacyOrderId: number | null }): boolean {
+  if (record.clinicOrderId != null && record.clinicOrderId !== order.clinicOrderId) return false;
+  return record.pharmacyOrderId == null || record.pharmacyOrderId === String(order.pharmacyOrderId);
+}
+
+/**
  * Records what the service said about one order: the status history row, the order's mirror of it (remote
- * status, dispatch date, tracking id), any state change that follows, and the audit entry, all in one
- * transaction. Unknown status texts are stored as they came. A record without a status says nothing to keep.
+ * status, dispatch date, tracking id), any state change that follows (a sent cancel overtaken by dispatch ends
+ * `cancel_refused`), and the audit entry, all in one
+ * transaction. Unknown status texts are stored as they came. A record without a status, or one naming another
+ * order, says nothing to keep.
  */
 export function applyStatusRecord(
   store: Store,
@@ -36,7 +48,7 @@ export function applyStatusRecord(
   if (!status) return undefined;
   return store.inTransaction(() => {
     const order = store.orders.get(orderId);
-    if (!order) return undefined;
+    if (!order || !describes(record, order)) return undefined;
     const changed = store.statusHistory.append(orderId, {
       status,
       dispatchDate: record.dispatchDate ?? null,

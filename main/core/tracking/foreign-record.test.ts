@@ -1,0 +1,67 @@
+import { afterEach, expect, it } from 'vitest';
+import { createOrderServiceClient } from '../service/client.js';
+import { answerWith, startHostileServer, type HostileServer } from '../service/testing/hostile-server.js';
+import { enqueueOrders, type Store } from '../store/store.js';
+import { LOCAL, removeDir, sampleOrder, storeWithBatch } from '../store/testing/store-fixtures.js';
+import { refreshOrder } from './refresh-order.js';
+import { StatusPoller } from './status-poller.js';
+
+/**
+ * A service that answers a status lookup with another order's record under this order's pharmacy id: the
+ * poller's single lookups, its date-range refresh and the detail view's refresh leave the order alone.
+ */
+
+let server: HostileServer | undefined;
+let store: Store | undefined;
+let dataDir: string | undefined;
+let poller: StatusPoller | undefined;
+afterEach(async () => {
+  await poller?.close();
+  store?.close();
+  if (dataDir) removeDir(dataDir);
+  await server?.close();
+  server = store = dataDir = poller = undefined;
+});
+
+it("a record with this order's pharmacy id and another clinic order id changes nothing; this order's own does", async () => {
+  const world = storeWithBatch();
+  ({ store, dataDir } = world);
+  const s = store;
+  const order = sampleOrder();
+  const [id] = enqueueOrders(s, world.batchId, [order]);
+  s.orders.transition(
+    id!,
+    ['queued'],
+    'created',
+    { pharmacyOrderId: 9001 },
+    { actor: 'submitter', action: 'order.created' },
+  );
+
+  let record = { clinicOrderId: 'SOMEONE-ELSES-7', pharmacyOrderId: '9001', orderStatus: 'Cancelled' };
+  server = await startHostileServer((socket, request) => {
+    answerWith(200, JSON.stringify([record]), { 'content-type': 'application/json' })(socket, request);
+  });
+  const client = createOrderServiceClient({
+    apiBaseUrl: server.url,
+    tokens: { getAccessToken: () => Promise.resolve('token'), refresh: () => Promise.resolve(false) },
+    timeoutMs: 5_000,
+    userAgent: 'RxBatch/test',
+    createWithClinicVersion: 'v1',
+  });
+  poller = new StatusPoller(
+    { store: s, clientFor: () => client },
+    { minIntervalMs: 30, ratePerSecond: 100, dispatchRefreshMs: 0 },
+  );
+
+  await poller.refresh(LOCAL.id);
+  expect((await refreshOrder(s, client, id!, () => new Date())).changed).toEqual([]);
+  // Both the single lookup and the date-range refresh were asked, and neither touched the order.
+  expect(server.requests.some((r) => r.target.includes('status-with-clinic-code'))).toBe(true);
+  expect(server.requests.some((r) => r.target.includes('status-date-range'))).toBe(true);
+  expect(s.orders.get(id!)).toMatchObject({ state: 'created', remoteStatus: null });
+  expect(s.statusHistory.list(id!)).toEqual([]);
+
+  record = { clinicOrderId: order.clinicOrderId, pharmacyOrderId: '9001', orderStatus: 'Waiting Clinical Check' };
+  await poller.refresh(LOCAL.id);
+  expect(s.orders.get(id!)).toMatchObject({ state: 'created', remoteStatus: 'Waiting Clinical Check' });
+});
