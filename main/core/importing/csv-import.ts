@@ -149,10 +149,16 @@ export async function importCsv(
    * awaited before the next row. A batch without quotes is split a record at a time, so only the rows of orders
    * still waiting for rows stay alive.
    */
+  /** The first data row with white space before a cell's opening quote (csv-records.ts). */
+  let spacedQuoteLine: number | undefined;
   const eachRow =
     (onRow: (cells: string[], line: number, record: string, badQuotes: boolean) => void | Promise<void>) =>
     async (batch: RecordBatch) => {
       const parsed = batch.text.includes('"') ? parseBatch(batch, delimiter) : undefined;
+      if (parsed?.spacedQuote !== undefined) {
+        const at = batch.lines[parsed.spacedQuote]!;
+        if (at > headerLine) spacedQuoteLine ??= at;
+      }
       for (let i = 0; i < batch.records.length; i += 1) {
         const line = batch.lines[i]!;
         if (line <= headerLine) continue; // title rows and the header itself
@@ -302,6 +308,17 @@ export async function importCsv(
 
   const spaced = spaces.problem(file);
   if (spaced) fileProblems.push(spaced);
+  if (spacedQuoteLine !== undefined) {
+    fileProblems.push(
+      problem(
+        'warning',
+        file,
+        { row: spacedQuoteLine },
+        'csv.spaceBeforeQuote',
+        `Row ${spacedQuoteLine} (the first such row) has a space between a delimiter and a cell's opening quote (as in a, "b, c"); the cell was read as quoted text, so a delimiter inside it did not split it.`,
+      ),
+    );
+  }
   if (ragged.length > 0) {
     fileProblems.push(
       problem(

@@ -39,6 +39,39 @@ describe('cutting CSV text into records', () => {
     ]);
   });
 
+  it('reads a cell with white space before its opening quote as quoted, however the text is cut', () => {
+    // A writer joining cells with ", ": papaparse took the quote as text and split the cell at the comma inside.
+    const text = 'a, "b, c",d\r\n "e\r\nf" ,\t"g ""h"", i"\r\nj,"k, ""l"", m",n\r\n';
+    const whole = records(text);
+    expect(whole.map((r) => [r.line, r.cells])).toEqual([
+      [1, ['a', 'b, c', 'd']],
+      [2, ['e\r\nf', 'g "h", i']],
+      [4, ['j', 'k, "l", m', 'n']],
+    ]);
+    // The record kept is the file's text.
+    expect(whole[0]!.text).toBe('a, "b, c",d');
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: text.length })), (cuts) => {
+        expect(records(text, cuts)).toEqual(whole);
+      }),
+    );
+    expect(records('a\t "b\tc"\td', [], '\t').map((r) => r.cells)).toEqual([['a', 'b\tc', 'd']]);
+  });
+
+  it('says which record had a space before a quote, and leaves quoted text and other quotes alone', () => {
+    const splitter = new CsvRecordSplitter(',', 10_000);
+    const batch = splitter.push('x,"p, ""q"" r"\r\ny, "z, w"\r\n')!;
+    expect(parseBatch(batch, ',')).toMatchObject({
+      rows: [
+        ['x', 'p, "q" r'],
+        ['y', 'z, w'],
+      ],
+      spacedQuote: 1,
+    });
+    const plain = splitter.push('u,5" tall, v\r\n') ?? splitter.end()!;
+    expect(parseBatch(plain, ',')).toEqual({ rows: [['u', '5" tall', ' v']], badQuotes: new Set() });
+  });
+
   it('handles \\n, \\r\\n and lone \\r line ends, even mixed in one file', () => {
     expect(records('a,b\nc,d\r\ne,f\rg,h').map((r) => [r.line, r.cells.join('|')])).toEqual([
       [1, 'a|b'],

@@ -123,7 +123,12 @@ export class CsvRecordSplitter {
       const nl = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
       const q = this.find('nextQuote', '"');
       if (q !== -1 && (nl === -1 || q < nl)) {
-        if (q === this.recStart || buf[q - 1] === this.delimiter) {
+        // A quote opens a cell at the record's start or after a delimiter, white space between them allowed
+        // (withoutSpaceBeforeQuotes reads it so).
+        let k = q;
+        while (k > this.recStart && (buf[k - 1] === ' ' || buf[k - 1] === '\t') && buf[k - 1] !== this.delimiter)
+          k -= 1;
+        if (k === this.recStart || buf[k - 1] === this.delimiter) {
           this.inQuotes = true;
           this.quoted = true;
         }
@@ -163,7 +168,67 @@ export interface ParsedRecords {
   rows: string[][];
   /** Record indexes whose quoting papaparse found malformed. */
   badQuotes: ReadonlySet<number>;
+  /** The first record (index) with white space before a cell's opening quote, read as quoted. */
+  spacedQuote?: number;
 }
+
+/**
+ * White space between a delimiter (or a record's start) and an opening quote: `a, "b, c"`, as a hand-edited file or
+ * a writer joining cells with ", " has it. papaparse, like a spreadsheet, takes such a quote as text, so the comma
+ * inside split the cell and every later cell of the row moved one column on (a dosage into the quantity, the last
+ * cell lost). Cells are trimmed anyway, so the white space is dropped and the quote opens the cell. Quotes are
+ * followed exactly as papaparse follows them (only one opening a cell starts quoted text, `""` inside is a quote), so
+ * nothing inside quoted text is touched. Returns the text unchanged when there is no such place.
+ */
+export function withoutSpaceBeforeQuotes(text: string, delimiter: string): { text: string; firstAt?: number } {
+  // A delimiter in a character class needs only ] \ ^ - escaped; a tab stands for itself.
+  const quick = new RegExp(`(?:^|[${delimiter.replace(/[\]\\^-]/g, '\\$&')}\\r\\n])[ \\t]+"`);
+  if (!quick.test(text)) return { text };
+  let out = '';
+  let from = 0;
+  let firstAt: number | undefined;
+  let cellStart = true;
+  let quoted = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (quoted) {
+      if (c === 34) {
+        if (text.charCodeAt(i + 1) === 34) i += 1;
+        else quoted = false;
+      }
+      continue;
+    }
+    if (cellStart) {
+      cellStart = false;
+      let j = i;
+      while (j < text.length && (text[j] === ' ' || text[j] === '\t') && text[j] !== delimiter) j += 1;
+      if (j > i && text.charCodeAt(j) === 34) {
+        out += text.slice(from, i);
+        from = j;
+        firstAt ??= i;
+        i = j;
+      }
+      if (text.charCodeAt(i) === 34) {
+        quoted = true;
+        continue;
+      }
+    }
+    const here = text[i];
+    if (here === delimiter || here === '\n' || here === '\r') cellStart = true;
+  }
+  if (firstAt === undefined) return { text };
+  return { text: out + text.slice(from), firstAt };
+}
+
+/** The index of the record holding character `at` of the batch's text (records joined by its newline). */
+const recordAt = (batch: RecordBatch, at: number): number => {
+  let offset = 0;
+  for (let i = 0; i < batch.records.length; i += 1) {
+    offset += batch.records[i]!.length + batch.newline.length;
+    if (offset > at) return i;
+  }
+  return batch.records.length - 1;
+};
 
 /**
  * The cell at `index` of a record without quotes (undefined past its end), found without splitting the rest: the
@@ -211,9 +276,11 @@ export function parseBatch(batch: RecordBatch, delimiter: string): ParsedRecords
     for (let i = 0; i < rows.length; i += 1) rows[i] = batch.records[i]!.split(delimiter);
     return { rows, badQuotes: NO_BAD_QUOTES };
   }
-  const whole = Papa.parse<string[]>(batch.text, parseConfig(delimiter, batch.newline));
+  const spaced = withoutSpaceBeforeQuotes(batch.text, delimiter);
+  const spacedQuote = spaced.firstAt === undefined ? undefined : recordAt(batch, spaced.firstAt);
+  const whole = Papa.parse<string[]>(spaced.text, parseConfig(delimiter, batch.newline));
   if (whole.errors.length === 0 && whole.data.length === batch.records.length) {
-    return { rows: whole.data, badQuotes: new Set() };
+    return { rows: whole.data, badQuotes: new Set(), ...(spacedQuote !== undefined ? { spacedQuote } : {}) };
   }
   const rows: string[][] = [];
   const badQuotes = new Set<number>();
@@ -222,9 +289,9 @@ export function parseBatch(batch: RecordBatch, delimiter: string): ParsedRecords
       rows.push(['']);
       return;
     }
-    const one = Papa.parse<string[]>(record, parseConfig(delimiter, '\n'));
+    const one = Papa.parse<string[]>(withoutSpaceBeforeQuotes(record, delimiter).text, parseConfig(delimiter, '\n'));
     if (one.errors.length > 0 || one.data.length !== 1) badQuotes.add(i);
     rows.push(one.data.length === 1 ? one.data[0]! : [record]);
   });
-  return { rows, badQuotes };
+  return { rows, badQuotes, ...(spacedQuote !== undefined ? { spacedQuote } : {}) };
 }

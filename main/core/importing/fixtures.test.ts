@@ -952,6 +952,20 @@ const CASES: Case[] = [
     },
   },
   {
+    file: 'space-before-quote.csv',
+    format: 'csv',
+    orders: 3,
+    invalid: 0,
+    fileProblems: ['csv.spaceBeforeQuote'],
+    check: (r) => {
+      const items = r.orders.flatMap((o) => (o.body as { prescribedItems: Record<string, unknown>[] }).prescribedItems);
+      expect(items[0]!.dosageInstructions).toBe('Two tablets, with water,\r\nup to four times a day');
+      expect(items.map((item) => item.medication)).toContain('Paracetamol 500mg, caplets');
+      expect(items.map((item) => item.quantity)).toEqual([32, 24, 12, 16]);
+      expect(r.fileProblems[0]).toMatchObject({ severity: 'warning', row: 2 });
+    },
+  },
+  {
     file: 'summary-rows.csv',
     format: 'csv',
     orders: 6,

@@ -285,6 +285,13 @@ export function fixtureFiles(): Record<string, string | Buffer> {
     // In a comma file a decimal comma needs quotes, and is not read.
     'decimal-comma-quoted.csv': withCell(withCell(one, 1, 'quantity', '"1,000"'), 1, 'clinicOrderValue', '"24,50"'),
     'tab.tsv': example.replaceAll(',', '\t'),
+    // A space between the delimiter and a quoted cell (a writer joining cells with ", "): still one quoted cell.
+    'space-before-quote.csv': withCell(
+      withCell(example, 1, 'dosageInstructions', ' "Two tablets, with water,\r\nup to four times a day"'),
+      3,
+      'medication',
+      '  "Paracetamol 500mg, caplets"',
+    ),
     'pipe.txt': example.replaceAll(',', '|'),
     'title-rows.csv': `Prescription export,Example Clinic,"generated 1 June 2025, 09:00"\r\nConfidential\r\n\r\n${example}`,
     'quoted-fields.csv': withCell(
