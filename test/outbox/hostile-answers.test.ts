@@ -143,6 +143,35 @@ describe('a duplicate answered with another status', () => {
   });
 });
 
+describe("a success that is another order's", () => {
+  it('a 201 naming another clinic order id (after the sandbox stored ours): looked up, created with its own id', async () => {
+    const { t, outbox } = fixture.setUp(fixture.proxy.url);
+    const orders = sampleOrders('WRONG-ANSWER', 3);
+    const ids = enqueue(t, orders);
+    fixture.setProxyRule((req) =>
+      req.url.includes('create-with-clinic')
+        ? { forwardThen: { status: 201, body: { orderId: 999_999, clinicOrderId: 'SOMEONE-ELSES-1' } } }
+        : 'forward',
+    );
+
+    const result = await outbox.runUntilIdle(ENVIRONMENT_ID);
+    await outbox.stop();
+
+    expect(result.counts).toMatchObject({ created: 3, rejected: 0, held: 0, in_doubt: 0 });
+    // Each with the id the service gave it (a cancel or status lookup for 999999 would be about another order).
+    expectEachCreatedOnce(
+      fixture.sandbox,
+      t.store,
+      orders.map((o) => o.clinicOrderId),
+    );
+    for (const id of ids) {
+      expect(t.store.orders.get(id)?.pharmacyOrderId).not.toBe(999_999);
+      const attempts = t.store.attempts.list(id).map((a) => `${a.operation}:${a.outcome}:${a.httpStatus ?? '-'}`);
+      expect(attempts).toEqual(['create:in-doubt:201', 'lookup:ok:200']);
+    }
+  });
+});
+
 describe('a lookup that lags the write', () => {
   it('after "duplicate clinicOrderId" a lookup that misses again waits for the listing: never sent a third time', async () => {
     const { t, outbox } = fixture.setUp(fixture.proxy.url);
