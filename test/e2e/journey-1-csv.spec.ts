@@ -83,6 +83,9 @@ test('journey 1: CSV with errors → fix → accept → sent → dispatched and 
   const badDmd = gridCell(page, /42109611000001108/);
   await expect(badDmd).toHaveAccessibleDescription(/Error: .*dm\+d/i);
   await expect(gridCell(page, /322236009/)).toBeVisible(); // the second item of order 3 has its own line
+  // …which says it is order 3's second item, not a row whose values were lost.
+  const secondItem = grid.getByRole('row').filter({ has: page.getByRole('gridcell', { name: /322236009/ }) });
+  await expect(secondItem.getByRole('gridcell').first()).toHaveText('item 2');
   await saveScreenshot(page, 'journey-1-preview');
 
   // Provenance of the focused cell: the CSV line and column.

@@ -670,7 +670,13 @@ function OrderCell({
   problems: PlacedProblems;
   service: EnrichmentWarning[] | undefined;
 }) {
-  if (line > 0) return <div {...common} className="grid-cell cell-continued" />;
+  // A later item line of the same order says which item it is (a blank line read as a row that lost its values).
+  if (line > 0)
+    return (
+      <div {...common} className="grid-cell cell-continued cell-item-line">
+        item {line + 1}
+      </div>
+    );
   const severity = problems.errors ? 'error' : problems.warnings ? 'warning' : undefined;
   const status =
     order.state === 'accepted'
