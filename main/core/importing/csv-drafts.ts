@@ -371,6 +371,39 @@ export function listRows(lines: number[]): string {
   return `Rows ${shown.slice(0, -1).join(', ')} and ${shown.at(-1)}${more}`;
 }
 
+/**
+ * Rows of one order that are the same text (a row copied twice, two exports joined): the order would carry the item
+ * twice, and a patient get twice the medicine. A warning on each copy, naming the rows: it may be meant (two packs
+ * written as two rows), so it does not block the order.
+ */
+function repeatedRows(draft: OrderDraft, file: string): Problem[] {
+  const problems: Problem[] = [];
+  const firstRow = new Map<string, number>();
+  draft.records.forEach((record, i) => {
+    const text = record.trim();
+    const line = draft.rows[i]!;
+    const earlier = firstRow.get(text);
+    if (earlier === undefined) {
+      firstRow.set(text, line);
+      return;
+    }
+    const item = draft.items.findIndex((entry) => entry.line === line);
+    const medication = item >= 0 ? draft.items[item]!.values[MEDICATION] : undefined;
+    problems.push(
+      problem(
+        'warning',
+        file,
+        { row: line },
+        'csv.repeatedRow',
+        `Row ${line} is the same as row ${earlier}, so the order has ${medication ? `the item ${quote(medication)}` : 'its item'} twice; if the row was copied by mistake, remove it.`,
+      ),
+    );
+  });
+  return problems;
+}
+
+const MEDICATION = fieldIndex('medication')!;
+
 /** Problems found while collecting rows: unreadable quoting, and order fields on which rows disagree. */
 export function draftProblems(
   draft: OrderDraft,
@@ -404,6 +437,7 @@ export function draftProblems(
       ),
     );
   }
+  if (draft.records.length > 1) problems.push(...repeatedRows(draft, file));
   if (!draft.disagreements) return problems;
   const byField = new Map<number, Disagreement[]>();
   for (const d of draft.disagreements) byField.set(d.field, [...(byField.get(d.field) ?? []), d]);

@@ -966,6 +966,21 @@ const CASES: Case[] = [
     },
   },
   {
+    file: 'repeated-row.csv',
+    format: 'csv',
+    orders: 1,
+    invalid: 0,
+    problems: ['csv.repeatedRow@3:'],
+    check: (r) => {
+      expect((r.orders[0]!.body as { prescribedItems: unknown[] }).prescribedItems).toHaveLength(3);
+      expect(r.orders[0]!.problems[0]).toMatchObject({
+        severity: 'warning',
+        row: 3,
+        text: "Row 3 is the same as row 2, so the order has the item 'Paracetamol 500mg tablets' twice; if the row was copied by mistake, remove it.",
+      });
+    },
+  },
+  {
     file: 'summary-rows.csv',
     format: 'csv',
     orders: 6,

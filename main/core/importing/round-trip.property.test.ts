@@ -152,7 +152,8 @@ function orderArb(
         courierCode: fc.constant(shared.courierCode),
         currencyCode: fc.constant(shared.currencyCode),
       }),
-      prescribedItems: fc.array(
+      // Two identical items are two identical CSV rows, which the import warns about (csv.repeatedRow).
+      prescribedItems: fc.uniqueArray(
         fc.record({
           productId: extra(fc.integer({ min: 0, max: 1_000_000 })),
           dmdCode: anyDmdCode,
@@ -161,7 +162,7 @@ function orderArb(
           dosageInstructions: free(80),
           quantity: fc.integer({ min: 1, max: 10_000 }),
         }),
-        { minLength: 1, maxLength: 4 },
+        { minLength: 1, maxLength: 4, selector: (item) => JSON.stringify(item) },
       ),
       prescribingDoctor: fc.record({ registrationNumber: registration, prescriberName: free() }),
       clinicInformation: fc.record({

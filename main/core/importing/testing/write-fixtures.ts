@@ -303,6 +303,8 @@ export function fixtureFiles(): Record<string, string | Buffer> {
     'blank-lines.csv': `${lines(example)[0]}\r\n\r\n${lines(example)[1]}\r\n   \r\n,,,\r\n${lines(example).slice(2).join('\r\n')}\r\n\r\n\r\n`,
     'mixed-line-endings.csv': `${lines(example)[0]}\n${lines(example)[1]}\r\n${lines(example)[2]}\r${lines(example).slice(3).join('\n')}\n`,
     'non-contiguous.csv': [head, rowA1, rowB, rowA2].join('\r\n') + '\r\n',
+    // A row copied twice (the order would carry its item twice), and a second item that differs: only the copy warns.
+    'repeated-row.csv': [head, rowA1, rowA1, rowA2].join('\r\n') + '\r\n',
     'rows-disagree.csv': [head, rowA1, rowA2!.replace('Example', 'Exampel')].join('\r\n') + '\r\n',
     // Spaces that look like spaces but are not (#15): a no-break space in a postcode on one row of an order and a plain
     // one on the other, a zero-width space after an order id, a figure space in a phone number, a narrow no-break space
