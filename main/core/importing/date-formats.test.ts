@@ -43,6 +43,25 @@ describe('dates in import files', () => {
     expect(read('yesterday')).toMatchObject({ ok: false, code: 'date.format' });
   });
 
+  it('says how to write a date written another way when it has only one reading, and still refuses it', () => {
+    expect(read('15/01/1980', 'iso')).toEqual({
+      ok: false,
+      code: 'date.format',
+      reason: 'is not written as YYYY-MM-DD: write it as 1980-01-15',
+    });
+    expect(read('15 January 1980', 'iso')).toMatchObject({
+      reason: 'is not written as YYYY-MM-DD: write it as 1980-01-15',
+    });
+    expect(read('1980-01-15', 'dd/MM/yyyy')).toMatchObject({
+      reason: 'is not written as dd/MM/yyyy: write it as 15/01/1980',
+    });
+    expect(read('1980-01-05', 'dd-MMM-yyyy')).toMatchObject({
+      reason: 'is not written as dd-MMM-yyyy (e.g. 15-Jan-1980): write it as 05-Jan-1980',
+    });
+    // Two readings (3 April or 4 March): no guess offered.
+    expect(read('03/04/1980', 'iso')).toMatchObject({ reason: 'is not written as YYYY-MM-DD' });
+  });
+
   it('says what a spreadsheet serial number or an HL7 date without its day is', () => {
     for (const format of ['iso', 'dd/MM/yyyy', undefined] as const) {
       expect(read('29235', format)).toEqual({

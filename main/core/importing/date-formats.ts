@@ -74,7 +74,34 @@ const SERIAL = /^\d{5}(?:\.\d+)?$/;
 // HL7 DTM allows a lower precision: the year (YYYY) or the year and month (YYYYMM) alone.
 const HL7_YEAR_MONTH = /^(\d{4})(\d{2})?(?:[+-]\d{4})?$/;
 
+/** A calendar date (`YYYY-MM-DD`) as a format writes it, for saying how a value should have been written. */
+const WRITERS: Record<DateInputFormat, (year: string, month: string, day: string) => string> = {
+  iso: (year, month, day) => `${year}-${month}-${day}`,
+  'dd/MM/yyyy': (year, month, day) => `${day}/${month}/${year}`,
+  'd/M/yy': (year, month, day) => `${Number(day)}/${Number(month)}/${year.slice(2)}`,
+  'dd-MMM-yyyy': (year, month, day) => {
+    const name = MONTHS[Number(month) - 1]!;
+    return `${day}-${name[0]!.toUpperCase()}${name.slice(1)}-${year}`;
+  },
+  'MM/dd/yyyy': (year, month, day) => `${month}/${day}/${year}`,
+  hl7: (year, month, day) => `${year}${month}${day}`,
+};
+
+/**
+ * Reads `text` in `format` (as the file's head says). A value written another way that has only one reading
+ * (15/01/1980 where YYYY-MM-DD is expected) is still refused, never taken, but the reason says how to write it, so
+ * the cell can be fixed where it stands.
+ */
 export function parseDate(text: string, format: DateInputFormat | undefined, today: Date): DateResult {
+  const result = readDate(text, format, today);
+  if (result.ok || format === undefined || result.reason !== `is not written as ${expected[format]}`) return result;
+  const other = readDate(text, undefined, today);
+  if (!other.ok) return result;
+  const [year, month, day] = other.iso.split('-') as [string, string, string];
+  return { ...result, reason: `${result.reason}: write it as ${WRITERS[format](year, month, day)}` };
+}
+
+function readDate(text: string, format: DateInputFormat | undefined, today: Date): DateResult {
   const value = text.trim();
   const unreadable = (): DateResult => {
     if (format !== 'hl7' && SERIAL.test(value)) {
