@@ -38,6 +38,6 @@ export function buildHandlers(
     ...buildStagingHandlers(services, exportDeps),
     ...buildEnrichmentHandlers(services),
     ...buildIntakeHandlers(services, importPaths),
-    ...buildRetentionHandlers(services, info.transport),
+    ...buildRetentionHandlers(services, info.transport, desktop),
   };
 }

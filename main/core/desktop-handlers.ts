@@ -2,6 +2,9 @@ import type { CallHandlers } from '../../shared/contract.js';
 import type { ChoosePurpose, desktopCalls, ImportFiles } from '../../shared/desktop-contract.js';
 import type { Environment } from '../../shared/environment.js';
 import { identityOf, type EnvironmentIdentity } from './environments/registry.js';
+import type { RetentionQuestion } from './retention-question.js';
+
+export type { RetentionQuestion } from './retention-question.js';
 
 /**
  * The desktop calls of the contract. The core knows nothing of Electron: the shell passes a `DesktopIntegration`
@@ -30,6 +33,12 @@ export interface DesktopIntegration {
    * True to go ahead. Script in the page could otherwise remove an environment the admin relies on.
    */
   confirmRemoval(removal: RemovalQuestion): Promise<boolean>;
+  /**
+   * Asks the admin, in a native dialog, whether imported file copies may be kept for fewer days than now
+   * (`message` says what that drops for good). True to go ahead. Script in the page could otherwise shorten it
+   * and have the background run drop the source copies of finished orders.
+   */
+  confirmRetention(question: RetentionQuestion): Promise<boolean>;
   /**
    * Shows the native save dialog for an export (the audit log): the path the admin chose, or null when cancelled.
    * The page never names a path, so script in it cannot have the core write anywhere.

@@ -1,5 +1,6 @@
 import type { RetentionState, StagedDays } from '../../shared/retention-contract.js';
 import type { Logger } from './platform/logger.js';
+import { retentionQuestion, shortensRetention, type RetentionQuestion } from './retention-question.js';
 import { RetentionSchedule, type RetentionRunResult, type RetentionScheduleOptions } from './store/retention-runner.js';
 import type { Store } from './store/store.js';
 
@@ -77,13 +78,23 @@ export class RetentionControl {
   }
 
   /**
+   * The question to ask before `days` is saved when it is shorter than the setting now (fewer days, or any after
+   * "for ever"), with what it drops; undefined when it drops nothing sooner and needs no question.
+   */
+  shorteningQuestion(days: StagedDays): RetentionQuestion | undefined {
+    const before = this.#store.retention.settings().stagedDays;
+    if (!shortensRetention(before, days)) return undefined;
+    return retentionQuestion(days, before, this.#store.retention.dropsIfKeptFor(days));
+  }
+
+  /**
    * Changes how long staging copies are kept, audited by the user (store/retention-repo.ts), with the front end it
    * came through when known. A shorter time (or one after "for ever") brings the next background run forward.
    */
   setStagedDays(days: StagedDays, via?: 'electron' | 'browser' | 'direct'): RetentionState {
     const before = this.#store.retention.settings().stagedDays;
     this.#store.retention.setStagedDays(days, 'user', via);
-    if (days !== null && (before === null || days < before)) this.#schedule?.soon();
+    if (shortensRetention(before, days)) this.#schedule?.soon();
     return this.state();
   }
 

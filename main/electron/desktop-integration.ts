@@ -1,7 +1,13 @@
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { ChoosePurpose, ImportFiles } from '../../shared/desktop-contract.js';
-import type { DesktopIntegration, IdentityChange, RemovalQuestion, SaveRequest } from '../core/desktop-handlers.js';
+import type {
+  DesktopIntegration,
+  IdentityChange,
+  RemovalQuestion,
+  RetentionQuestion,
+  SaveRequest,
+} from '../core/desktop-handlers.js';
 import type { Logger } from '../core/platform/logger.js';
 import { importFilesAt } from './import-paths.js';
 import type { PathGrants } from './path-grants.js';
@@ -19,6 +25,8 @@ export interface DesktopShellDeps {
   confirmIdentityChange(change: IdentityChange): Promise<boolean>;
   /** The native confirmation before an environment is removed (dialogs.ts askRemoval). */
   confirmRemoval(removal: RemovalQuestion): Promise<boolean>;
+  /** The native confirmation before imported file copies are kept for fewer days (dialogs.ts askRetention). */
+  confirmRetention(question: RetentionQuestion): Promise<boolean>;
   /** The native save dialog for an export (dialogs.ts chooseSavePath): a path, or null when cancelled. */
   showSaveDialog(request: SaveRequest): Promise<string | null>;
   /** Electron's `shell.openPath`: an empty string, or why the path could not be opened. */
@@ -73,6 +81,12 @@ export class DesktopShell implements DesktopIntegration {
   async confirmRemoval(removal: RemovalQuestion): Promise<boolean> {
     const confirmed = await this.#deps.confirmRemoval(removal);
     this.#deps.logger.info('environment removal', { confirmed });
+    return confirmed;
+  }
+
+  async confirmRetention(question: RetentionQuestion): Promise<boolean> {
+    const confirmed = await this.#deps.confirmRetention(question);
+    this.#deps.logger.info('shorter retention', { days: question.days, confirmed });
     return confirmed;
   }
 

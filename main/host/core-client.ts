@@ -396,6 +396,9 @@ export class CoreClient implements CoreConnection {
       case 'desktop.confirmRemoval':
         if (!desktop) throw missing();
         return desktop.confirmRemoval(request.args.removal);
+      case 'desktop.confirmRetention':
+        if (!desktop) throw missing();
+        return desktop.confirmRetention(request.args.question);
       case 'desktop.chooseSavePath':
         if (!desktop) throw missing();
         return desktop.chooseSavePath(request.args.request);

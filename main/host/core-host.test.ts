@@ -7,7 +7,13 @@ import type { EventName } from '../../shared/contract.js';
 import { DEFAULT_CODE_LISTS, ORDER_SERVICE_SCOPES } from '../../shared/environment.js';
 import { sampleCreateWithClinic } from '../../test/support/orders.js';
 import { MemorySecretStore } from '../core/platform/secret-store.js';
-import type { DesktopIntegration, IdentityChange, RemovalQuestion, SaveRequest } from '../core/desktop-handlers.js';
+import type {
+  DesktopIntegration,
+  IdentityChange,
+  RemovalQuestion,
+  RetentionQuestion,
+  SaveRequest,
+} from '../core/desktop-handlers.js';
 import { LOCAL_SANDBOX_ID } from '../core/environments/presets.js';
 import { writeTemplateCsv } from '../core/importing/template-csv.js';
 import { silentLogger } from '../core/platform/logger.js';
@@ -49,6 +55,11 @@ class RecordingDesktop implements DesktopIntegration {
   readonly removals: RemovalQuestion[] = [];
   confirmRemoval(removal: RemovalQuestion): Promise<boolean> {
     this.removals.push(removal);
+    return Promise.resolve(this.confirm);
+  }
+  readonly retentions: RetentionQuestion[] = [];
+  confirmRetention(question: RetentionQuestion): Promise<boolean> {
+    this.retentions.push(question);
     return Promise.resolve(this.confirm);
   }
   /** Where the admin "chose" to save an export; null: the dialog was cancelled. */
@@ -265,6 +276,32 @@ describe('the core host in a child process, driven through its protocol', () => 
     await client.request('environments.remove', { environmentId: 'elsewhere' });
     const left = await client.request('environments.list', {});
     expect(left.map((environment) => environment.id)).not.toContain('elsewhere');
+  });
+
+  it("asks the shell's native confirmation before retention is shortened, and keeps the days on a refusal", async () => {
+    desktop.confirm = false;
+    expect(await client.call('retention.set', { stagedDays: 30 })).toEqual({
+      ok: false,
+      error: {
+        code: 'forbidden',
+        message: 'Imported file copies are still kept for 90 days: keeping them for 30 days only was not confirmed.',
+      },
+    });
+    expect(desktop.retentions).toEqual([
+      {
+        days: 30,
+        previousDays: 90,
+        message: expect.stringContaining('Nothing is dropped now; from now on, copies go 30 days after') as string,
+      },
+    ]);
+    expect(await client.request('retention.get', {})).toMatchObject({ stagedDays: 90 });
+
+    desktop.confirm = true;
+    expect(await client.request('retention.set', { stagedDays: 30 })).toMatchObject({ stagedDays: 30 });
+    expect(desktop.retentions).toHaveLength(2);
+    // Keeping copies longer drops nothing: no question.
+    expect(await client.request('retention.set', { stagedDays: 60 })).toMatchObject({ stagedDays: 60 });
+    expect(desktop.retentions).toHaveLength(2);
   });
 
   it('stops cleanly: the core closes its store (the data directory is free again) and the host exits', async () => {

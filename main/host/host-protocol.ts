@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { choosePurposeSchema, importFilesSchema } from '../../shared/desktop-contract.js';
 import { contractErrorSchema } from '../../shared/errors.js';
 import { grantSchema } from '../../shared/environment.js';
+import { STAGED_DAYS_MAX, STAGED_DAYS_MIN } from '../../shared/retention-contract.js';
 
 /**
  * The messages between the UI side (the "shell": Electron's main process, browser mode's bridge host, a test) and
@@ -132,6 +133,20 @@ const hostRequestSchema = z.discriminatedUnion('service', [
     z.object({ removal: z.object({ name: z.string().max(200), message: z.string().max(2000) }).strict() }).strict(),
   ),
   request(
+    'desktop.confirmRetention',
+    z
+      .object({
+        question: z
+          .object({
+            days: z.number().int().min(STAGED_DAYS_MIN).max(STAGED_DAYS_MAX),
+            previousDays: z.number().int().min(STAGED_DAYS_MIN).max(STAGED_DAYS_MAX).nullable(),
+            message: z.string().max(2000),
+          })
+          .strict(),
+      })
+      .strict(),
+  ),
+  request(
     'desktop.chooseSavePath',
     z
       .object({
@@ -160,6 +175,7 @@ export const replySchemas = {
   'desktop.openDataFolder': z.object({ problem: sentence.optional() }).strict(),
   'desktop.confirmIdentityChange': z.boolean(),
   'desktop.confirmRemoval': z.boolean(),
+  'desktop.confirmRetention': z.boolean(),
   'desktop.chooseSavePath': pathSchema.nullable(),
   'importPaths.allow': pathSchema.nullable(),
 } as const;

@@ -3,7 +3,13 @@ import type { CallResult } from '../../shared/transport-protocol.js';
 import { createCore, type Core, type CoreOptions } from '../core/app-core.js';
 import { plainFileSecrets } from '../core/audit/chain-key.js';
 import { MemorySecretStore, type SecretStore } from '../core/platform/secret-store.js';
-import type { DesktopIntegration, IdentityChange, RemovalQuestion, SaveRequest } from '../core/desktop-handlers.js';
+import type {
+  DesktopIntegration,
+  IdentityChange,
+  RemovalQuestion,
+  RetentionQuestion,
+  SaveRequest,
+} from '../core/desktop-handlers.js';
 import { ANY_PATH, importFolders, NO_PATH, type ImportPathPolicy } from '../core/import-path-policy.js';
 import type { LogFields, Logger } from '../core/platform/logger.js';
 import { dispatchCall } from '../transport/dispatch.js';
@@ -163,6 +169,9 @@ class ShellDesktop implements DesktopIntegration {
   }
   confirmRemoval(removal: RemovalQuestion): Promise<boolean> {
     return this.requests.ask('desktop.confirmRemoval', { removal });
+  }
+  confirmRetention(question: RetentionQuestion): Promise<boolean> {
+    return this.requests.ask('desktop.confirmRetention', { question });
   }
   chooseSavePath(request: SaveRequest): Promise<string | null> {
     return this.requests.ask('desktop.chooseSavePath', { request });

@@ -54,6 +54,7 @@ function desktopShell(overrides: Partial<DesktopShellDeps> = {}) {
     openPath,
     confirmIdentityChange: () => Promise.resolve(false),
     confirmRemoval: () => Promise.resolve(false),
+    confirmRetention: () => Promise.resolve(false),
     showSaveDialog: () => Promise.resolve(null),
     dataDir: join(root, 'data'),
     grants,

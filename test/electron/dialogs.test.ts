@@ -6,6 +6,7 @@ const {
   askIdentityChange,
   askPlainTextSecrets,
   askRemoval,
+  askRetention,
   chooseFolder,
   chooseForImport,
   chooseImportFiles,
@@ -124,6 +125,26 @@ describe('native dialogs', () => {
     expect(options.buttons).toEqual(['Cancel', 'Remove environment']);
     dialog.showMessageBox.mockResolvedValueOnce({ response: 1, checkboxChecked: false });
     expect(await askRemoval(window as never, removal)).toBe(true);
+  });
+
+  it('asks before retention is shortened, saying what it drops; keeping the days is the default', async () => {
+    const window = new BrowserWindow({});
+    const question = { days: 30, previousDays: 90, message: 'The copies of 2 finished orders in 1 batch are dropped.' };
+    dialog.showMessageBox.mockResolvedValueOnce({ response: 0, checkboxChecked: false });
+    expect(await askRetention(window as never, question)).toBe(false);
+    const [parent, options] = dialog.showMessageBox.mock.calls[0] as [unknown, Electron.MessageBoxOptions];
+    expect(parent).toBe(window);
+    expect(options).toMatchObject({
+      type: 'warning',
+      message: 'Keep imported file copies for 30 days only?',
+      defaultId: 0,
+      cancelId: 0,
+    });
+    expect(options.detail).toBe(question.message);
+    expect(options.buttons).toEqual(['Cancel', 'Keep them 30 days']);
+    dialog.showMessageBox.mockResolvedValueOnce({ response: 1, checkboxChecked: false });
+    expect(await askRetention(undefined, { ...question, days: 1 })).toBe(true);
+    expect(dialog.showMessageBox.mock.calls[1]?.[0]).toMatchObject({ buttons: ['Cancel', 'Keep them 1 day'] });
   });
 
   it('confirms a new environment with every address it will use', async () => {

@@ -189,6 +189,7 @@ describe('removing in the desktop app', () => {
       openDataFolder: () => Promise.resolve({}),
       chooseSavePath: () => Promise.resolve(null),
       confirmIdentityChange: () => Promise.resolve(true),
+      confirmRetention: () => Promise.resolve(true),
       confirmRemoval: (question: RemovalQuestion) => {
         asked.push(question);
         return Promise.resolve(answer);

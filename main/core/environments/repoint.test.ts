@@ -238,6 +238,7 @@ describe('adding and re-pointing in the desktop app', () => {
           return Promise.resolve(answer);
         },
         confirmRemoval: () => Promise.resolve(false),
+        confirmRetention: () => Promise.resolve(false),
         chooseSavePath: () => Promise.resolve(null),
       },
     });

@@ -65,6 +65,7 @@ describe('batch exports through the contract', () => {
       },
       confirmIdentityChange: () => Promise.resolve(true),
       confirmRemoval: () => Promise.resolve(true),
+      confirmRetention: () => Promise.resolve(true),
     };
     t = await openTestCore('batch-export-desktop', { desktop });
     const batchId = await stageFile('referrals.csv', 3, 1);

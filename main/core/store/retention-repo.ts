@@ -5,6 +5,7 @@ import type { AuditDetails } from '../model/audit-details.js';
 import type { AuditRepo } from './audit-repo.js';
 import { encodeProvenance } from './provenance-codec.js';
 import { BodyPacking, type BodyPackingStep } from './retention-bodies.js';
+import { RetentionPreview, type RetentionDrops } from './retention-preview.js';
 import { isoTime } from './time.js';
 
 /**
@@ -129,6 +130,7 @@ export class RetentionRepo {
   readonly #kept: Database.Statement<[Record<string, number>], number>;
   readonly #finish: Database.Statement<[string, number]>;
   readonly #bodies: BodyPacking;
+  readonly #preview: RetentionPreview;
   readonly #step: Database.Transaction<
     (batch: BatchToCompact, cutoff: string, after: number, limit: number, keptBefore: number) => CompactionStep
   >;
@@ -161,6 +163,7 @@ export class RetentionRepo {
       this.#stepNow(batch, cutoff, after, limit, keptBefore),
     );
     this.#bodies = new BodyPacking(db, FINISHED_ORDER_WHERE);
+    this.#preview = new RetentionPreview(db, FINISHED_ORDER_WHERE);
   }
 
   settings(): RetentionSettings {
@@ -197,6 +200,17 @@ export class RetentionRepo {
   cutoff(): string | null {
     const days = this.settings().stagedDays;
     return days === null ? null : isoTime(new Date(this.#now().getTime() - days * 86_400_000));
+  }
+
+  /**
+   * What keeping copies `days` days would drop that the current setting still keeps (nothing when it is not
+   * shorter), as the confirmation of a shorter time tells it (retention-preview.ts).
+   */
+  dropsIfKeptFor(days: number): RetentionDrops {
+    const now = this.#now().getTime();
+    const at = (kept: number) => isoTime(new Date(now - kept * 86_400_000));
+    const current = this.settings().stagedDays;
+    return this.#preview.drops(at(days), current === null ? null : at(current));
   }
 
   /** The next batch after `afterId`, imported before `cutoff`, that retention is not done with. */
