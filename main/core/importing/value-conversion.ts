@@ -45,6 +45,18 @@ function commaReason(text: string, whole: boolean): string | undefined {
   return 'has a comma: write it with a full stop for decimals and no thousands separator (e.g. 24.50)';
 }
 
+// A number with a unit or a word after it: `32 tablets`, `28 tabs`, `32.5mg`, RXE-10 `32 TAB`.
+const WITH_UNIT = /^([-+]?\d+(?:\.\d+)?)\s*([A-Za-z][A-Za-z.]*(?:\s+[A-Za-z][A-Za-z.]*)*)$/;
+
+/** Why a number with a unit after it is not read; undefined when it is not one. */
+function unitReason(text: string): string | undefined {
+  const unit = WITH_UNIT.exec(text);
+  if (!unit) return undefined;
+  return `has ${quote(unit[2]!)} after the number: write the number alone (${unit[1]}); the unit is not part of it`;
+}
+
+const quote = (text: string) => `'${text.length > 20 ? `${text.slice(0, 17)}...` : text}'`;
+
 export interface ConvertOptions {
   /** The file is semicolon-delimited: a decimal comma (`24,50`) is read as one. */
   decimalComma?: boolean;
@@ -83,7 +95,7 @@ export function convertValue(
       if (DECIMAL.test(text)) return { ok: false, code: 'value.notWholeNumber', reason: 'is not a whole number' };
       const comma = commaReason(text, true);
       if (comma) return { ok: false, code: 'value.comma', reason: comma };
-      return { ok: false, code: 'value.notNumber', reason: 'is not a number' };
+      return { ok: false, code: 'value.notNumber', reason: unitReason(text) ?? 'is not a number' };
     }
     case 'number': {
       if (DECIMAL.test(text) && Number.isFinite(Number(text))) return { ok: true, value: Number(text) };
@@ -91,7 +103,7 @@ export function convertValue(
       if (decimal) return { ok: true, value: Number(`${decimal[1]}.${decimal[2]}`) };
       const comma = commaReason(text, false);
       if (comma) return { ok: false, code: 'value.comma', reason: comma };
-      return { ok: false, code: 'value.notNumber', reason: 'is not a number' };
+      return { ok: false, code: 'value.notNumber', reason: unitReason(text) ?? 'is not a number' };
     }
     case 'date': {
       const parsed = parseDate(text, dateFormat, today);
