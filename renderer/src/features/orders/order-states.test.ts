@@ -14,9 +14,24 @@ describe('order states as the admin reads them', () => {
       attempts: 1,
       lastError: { kind: 'rejected', message: 'Unknown courier code', field: 'prescription.courierCode' },
     });
-    expect(text?.explanation).toBe('The service rejected it (field prescription.courierCode): Unknown courier code.');
+    expect(text?.explanation).toBe('The service rejected it (Courier): Unknown courier code.');
     expect(text?.action).toMatch(/import it again/);
     expect(text?.button).toBe('retry');
+  });
+
+  it('names the field in the words the preview uses, and ends the service’s sentence once', () => {
+    const rejected = (message: string, field: string) =>
+      explainOrder({ state: 'rejected', attempts: 1, lastError: { kind: 'rejected', message, field } })?.explanation;
+    expect(rejected('The order breaks a business rule.', 'deliveryAddress.countryCode')).toBe(
+      'The service rejected it (Delivery country): The order breaks a business rule.',
+    );
+    expect(rejected('Unknown product', 'prescribedItems.1.dmdCode')).toBe(
+      'The service rejected it (dm+d code of item 2): Unknown product.',
+    );
+    // A path the app has no label for is shown as the service wrote it.
+    expect(rejected('Bad value', 'prescription.somethingNew')).toBe(
+      'The service rejected it (field prescription.somethingNew): Bad value.',
+    );
   });
 
   it('says an order in doubt is looked up, never resent blindly', () => {

@@ -1,4 +1,5 @@
 import type { OrderStateName, OrderSummary } from '../../../../shared/order-views.js';
+import { fieldOfPath } from '../preview/order-fields.js';
 import { plainCancelRefusal } from './cancel-words.js';
 import type { Tone } from './tone.js';
 
@@ -51,10 +52,22 @@ export interface ProblemText {
   button: 'retry' | 'look-up' | null;
 }
 
+/**
+ * The field a service error names, as the preview labels it (`deliveryAddress.countryCode` → Delivery country,
+ * `prescribedItems.0.dmdCode` → dm+d code of item 1); a path the app has no label for stays as the service wrote it.
+ */
+function fieldWords(path: string): string {
+  const known = fieldOfPath(path);
+  if (!known) return `field ${path}`;
+  const item = /^prescribedItems\.(\d+)\./.exec(path);
+  return item ? `${known.label} of item ${Number(item[1]) + 1}` : known.label;
+}
+
 /** Why an order needs a person (or is waiting on its own) and what to do about it. */
 export function explainOrder(order: Pick<OrderSummary, 'state' | 'lastError' | 'attempts'>): ProblemText | null {
-  const reason = order.lastError?.message;
-  const field = order.lastError?.field ? ` (field ${order.lastError.field})` : '';
+  // The service's own sentence, without its full stop: ours ends the sentence it is quoted in.
+  const reason = order.lastError?.message.replace(/\.+$/, '');
+  const field = order.lastError?.field ? ` (${fieldWords(order.lastError.field)})` : '';
   switch (order.state) {
     case 'rejected':
       return {
