@@ -19,16 +19,19 @@ export interface RetentionDrops {
   discardedBatches: number;
 }
 
-/** The reads, for an order finished as `finishedWhere` says (retention-repo.ts FINISHED_ORDER_WHERE, over `o`). */
+/**
+ * The reads, for an order finished as `finishedWhere` says (retention-repo.ts FINISHED_ORDER_WHERE, over `o`).
+ * CROSS JOIN keeps SQLite to this order (batches first): left to choose, it scanned every staged order there is.
+ */
 export const retentionPreviewReads = (finishedWhere: string) => ({
   accepted: `SELECT count(*) AS orders, count(DISTINCT s.batch_id) AS batches,
       min(o.created_at) AS firstAcceptedAt, max(o.created_at) AS lastAcceptedAt
-    FROM import_batches b JOIN staged_orders s ON s.batch_id = b.id JOIN orders o ON o.id = s.order_id
+    FROM import_batches b CROSS JOIN staged_orders s ON s.batch_id = b.id CROSS JOIN orders o ON o.id = s.order_id
     WHERE b.compacted_at IS NULL AND b.importing = 0 AND b.created_at < @cutoff
       AND s.state = 'accepted' AND s.compacted_at IS NULL
       AND o.created_at < @cutoff AND (@keptFrom IS NULL OR o.created_at >= @keptFrom) AND ${finishedWhere}`,
   discarded: `SELECT count(*) AS orders, count(DISTINCT s.batch_id) AS batches
-    FROM import_batches b JOIN staged_orders s ON s.batch_id = b.id
+    FROM import_batches b CROSS JOIN staged_orders s ON s.batch_id = b.id
     WHERE b.compacted_at IS NULL AND b.importing = 0 AND b.discarded_at IS NOT NULL AND b.discarded_at < @cutoff
       AND (@keptFrom IS NULL OR b.discarded_at >= @keptFrom) AND s.state = 'staged'`,
 });
