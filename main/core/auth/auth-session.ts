@@ -112,7 +112,7 @@ export class AuthSession {
   #tokens: StoredTokens | null = null;
   #loading: Promise<void> | undefined;
   #server: Promise<IdentityServer> | undefined;
-  #refreshing: Promise<boolean> | undefined;
+  #refreshing: Promise<boolean | 'unreachable'> | undefined;
   #deviceLogin: DeviceLogin | undefined;
   /** Bumped by sign-in and sign-out: work started under an older generation must not write tokens. */
   #generation = 0;
@@ -263,7 +263,7 @@ export class AuthSession {
     if (!current) return null;
     const margin = Math.min(REFRESH_MARGIN_MS, (current.expiresAt - current.obtainedAt) / 2);
     if (this.#now() < current.expiresAt - margin) return current.accessToken;
-    if (await this.refresh()) return this.#tokens?.accessToken ?? null;
+    if ((await this.refresh()) === true) return this.#tokens?.accessToken ?? null;
     // The server could not be reached: a token that has not quite expired is still worth sending.
     const kept = this.#tokens;
     return kept && this.#now() < kept.expiresAt ? kept.accessToken : null;
@@ -272,13 +272,15 @@ export class AuthSession {
   /**
    * Gets a new access token now (after a 401, or ahead of expiry): with the refresh token, or a new client
    * credentials token. A refusal (e.g. revoked refresh token) signs out; a network failure keeps the sign-in.
-   * Concurrent calls share one request, so a rotating refresh token is never used twice.
+   * Concurrent calls share one request, so a rotating refresh token is never used twice. `'unreachable'`: the
+   * identity server could not be reached (or failed), and the sign-in stands: a matter of trying again later, not
+   * of signing in.
    *
    * `rejected`: the token a 401 came back for. When the session already holds another one (a request that left
    * before the last refresh is answered 401 after it), that newer token is the answer and nothing is asked of
    * the identity server: four requests refused mid-batch cost one refresh, however their answers are spread.
    */
-  async refresh(rejected?: string): Promise<boolean> {
+  async refresh(rejected?: string): Promise<boolean | 'unreachable'> {
     if (rejected !== undefined && !this.#refreshing) {
       await this.#load();
       const current = this.#tokens;
@@ -357,7 +359,7 @@ export class AuthSession {
     };
   }
 
-  async #refreshOnce(): Promise<boolean> {
+  async #refreshOnce(): Promise<boolean | 'unreachable'> {
     await this.#load();
     const current = this.#tokens;
     if (!current) return false;
@@ -394,10 +396,10 @@ export class AuthSession {
       if (definitive) {
         this.#log.warn('refresh refused: signed out', { ...fields, oauthError: oauthError ?? null });
         await this.#signOutLocally(generation);
-      } else {
-        this.#log.warn('refresh failed: identity server unreachable', fields);
+        return false;
       }
-      return false;
+      this.#log.warn('refresh failed: identity server unreachable', fields);
+      return generation === this.#generation && this.#tokens ? 'unreachable' : false;
     }
   }
 

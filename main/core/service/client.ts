@@ -48,10 +48,12 @@ export interface TokenSource {
    */
   getAccessToken(audience: string): Promise<string | null>;
   /**
-   * Gets a new access token (refresh token or client credentials); false when that is not possible now.
-   * `rejected` is the token the service refused: a source already holding a newer one answers true at once.
+   * Gets a new access token (refresh token or client credentials); false when that is not possible (signed out,
+   * refused: sign in again), `'unreachable'` when the identity server could not be reached and the sign-in
+   * stands (try again later). `rejected` is the token the service refused: a source already holding a newer one
+   * answers true at once.
    */
-  refresh(rejected?: string): Promise<boolean>;
+  refresh(rejected?: string): Promise<boolean | 'unreachable'>;
 }
 
 export interface OrderServiceClientOptions {
@@ -338,7 +340,7 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     }
   }
 
-  async function refreshed(rejected: string | undefined): Promise<boolean> {
+  async function refreshed(rejected: string | undefined): Promise<boolean | 'unreachable'> {
     try {
       return (await o.tokens?.refresh(rejected)) ?? false;
     } catch {
@@ -386,14 +388,20 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     let result = await attempt();
     // A 401 (or a 403 invalid_token) means the service did not act, so sending again (even a create) is safe: once,
     // with a fresh token.
-    if (
-      result.kind === 'response' &&
-      wantsFreshToken(result.status, result.headers) &&
-      op.secured &&
-      o.tokens &&
-      (await refreshed(sentTokens?.at(-1)))
-    ) {
-      result = await attempt();
+    if (result.kind === 'response' && wantsFreshToken(result.status, result.headers) && op.secured && o.tokens) {
+      const renewed = await refreshed(sentTokens?.at(-1));
+      if (renewed === true) result = await attempt();
+      else if (renewed === 'unreachable') {
+        // Still signed in; only the identity server is away. Not a sign-in matter (which stops sending until someone
+        // signs in): retryable, like the service being unreachable, so sending resumes by itself when it is back.
+        const error: ServiceError = {
+          kind: 'retryable',
+          reason: 'network',
+          status: result.status,
+          message: 'the sign-in could not be renewed: the identity server did not answer; trying again later',
+        };
+        return finish(op, started, attempts, result.status, { ok: false, error });
+      }
     }
     if (result.kind === 'cancelled') {
       const error: CallCancelled = {
