@@ -404,6 +404,13 @@ function repeatedRows(draft: OrderDraft, file: string): Problem[] {
 
 const MEDICATION = fieldIndex('medication')!;
 
+/**
+ * What to do about rows that disagree: a value set in the preview becomes the one order's, so two patients' orders
+ * that share a clinic order id (a clinic system that reused it) would go out as one; the file has to separate them.
+ */
+const SAME_ORDER_FIX =
+  'Rows with the same clinic code and clinic order id are one order: if these are different orders, give each its own clinic order id in the file and import it again; if they are one order, correct the value (in the preview or the file).';
+
 /** Problems found while collecting rows: unreadable quoting, and order fields on which rows disagree. */
 export function draftProblems(
   draft: OrderDraft,
@@ -454,7 +461,7 @@ export function draftProblems(
         file,
         { row: list[0]!.line },
         'order.rowsDisagree',
-        `${listRows(lines)} belong to the same order but disagree on ${describePath(path)}${from ? ` (${from})` : ''}: ${listed}.`,
+        `${listRows(lines)} belong to the same order but disagree on ${describePath(path)}${from ? ` (${from})` : ''}: ${listed}. ${SAME_ORDER_FIX}`,
         path,
       ),
     );
