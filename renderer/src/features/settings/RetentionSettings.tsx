@@ -14,7 +14,8 @@ const keptFor = (days: StagedDays) => (days === null ? 'for ever' : `for ${plura
 /**
  * How long the app keeps the copies of imported file lines and HL7 messages once an order is finished (issue #16):
  * what stays for ever and what goes said plainly, a number of days or for ever, and a question before a shorter
- * time is saved (the copies it drops cannot be brought back).
+ * time is saved (the copies it drops cannot be brought back). The desktop app asks once more in a native dialog
+ * with what it drops; a no there comes back as the core's refusal, shown below the form.
  */
 export function RetentionSettings() {
   const api = useApi();
