@@ -72,7 +72,8 @@ export const retentionCalls = {
   'retention.get': { input: z.object({}).strict(), output: retentionStateSchema },
   /**
    * Sets how long the copies are kept (audited as `retention.changed`, old and new, when it changes). A shorter
-   * time brings the next background run forward, so it applies within minutes without a restart.
+   * time brings the next background run forward, so it applies within minutes without a restart. In the desktop app
+   * a shorter time is first confirmed in a native dialog; a no is refused as `forbidden` and keeps the days.
    */
   'retention.set': { input: z.object({ stagedDays: stagedDaysSchema }).strict(), output: retentionStateSchema },
 } as const;
