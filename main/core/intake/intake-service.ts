@@ -1,11 +1,13 @@
 import type { Problem } from '../model/imported-order.js';
 import { ACCEPTED_MESSAGE_TYPES } from '../importing/hl7-field-map.js';
 import type { Logger } from '../platform/logger.js';
+import type { CancelCheck } from '../staging/accept-batch.js';
 import type { StagingService } from '../staging/staging-service.js';
 import { GroupCommit } from '../store/group-commit.js';
 import { IntakeRepo, type IntakeMessageRecord } from '../store/intake-repo.js';
 import type { Store } from '../store/store.js';
 import { buildAck, readMessageHeader, type AckCode, type AckError, type MessageHeader } from './hl7-ack.js';
+import { otherSendersOrder, type HeldCancel } from './cancel-origin.js';
 import { appendToDayBatch, dayBatchName, readMessage, type ReadMessage } from './message-staging.js';
 import { isSameMessage } from './resend-check.js';
 
@@ -266,7 +268,70 @@ export class IntakeService {
         errors.push(toAckError(problem));
       }
     }
-    return { code: never ? 'AE' : 'AA', errors, header, read };
+    // A cancel of an order this sender did not send is not acted on: staged for an admin to review, answered AE.
+    const held = this.#heldCancels(header!.sender, read);
+    for (const cancel of held) errors.push(cancel.ackError);
+    return {
+      code: never || held.length > 0 ? 'AE' : 'AA',
+      errors,
+      header,
+      read,
+      ...(held.length > 0 ? { held } : {}),
+    };
+  }
+
+  /** The message's cancels (ORC-1 CA) that name an accepted order another sender, or an admin's import, sent. */
+  #heldCancels(sender: string, read: ReadMessage): HeldCancel[] {
+    const { store, environmentId } = this.#options;
+    const held: HeldCancel[] = [];
+    for (const entry of read.entries) {
+      const { clinicCode, clinicOrderId } = entry.order;
+      if (entry.order.source.orderControl !== 'CA' || !clinicCode || !clinicOrderId) continue;
+      const known = store.orders.findAccepted(environmentId, clinicCode, clinicOrderId);
+      if (!known || this.#sentBy(sender, known.batchId)) continue;
+      const cancel = otherSendersOrder(store, { sender, order: known, location: entry.order.source });
+      entry.problems.push(cancel.problem);
+      held.push(cancel);
+    }
+    return held;
+  }
+
+  /**
+   * Whether the order accepted from batch `batchId` came from `sender`: that batch is the sender's (a day batch its
+   * messages fed, or the one this run is appending to). Files and admins' imports are no sender's.
+   */
+  #sentBy(sender: string, batchId: number, runBatchId?: number): boolean {
+    return batchId === runBatchId || this.repo.fedBatch(this.#options.environmentId, sender, batchId);
+  }
+
+  /**
+   * The accept's check of each cancel of a run of one sender's messages (appended to the batch at `staged`): one
+   * whose order is another's stays staged with the reason and is audited (the order was accepted after the message
+   * was read, or the sender's own new order was refused as already known).
+   */
+  #cancelCheck(run: Waiting[], staged: ReadonlyArray<{ batchId: number; after: number; upTo: number }>): CancelCheck {
+    const { store } = this.#options;
+    const sender = run[0]!.message.sender;
+    const runBatchId = staged[0]!.batchId;
+    return (cancel, order) => {
+      if (this.#sentBy(sender, order.batchId, runBatchId)) return undefined;
+      const held = otherSendersOrder(store, { sender, order, location: cancel.source });
+      const index = staged.findIndex((range) => cancel.position > range.after && cancel.position <= range.upTo);
+      this.#auditHeld(held, run[Math.max(0, index)]!.message, runBatchId);
+      return held.problem;
+    };
+  }
+
+  #auditHeld(held: HeldCancel, message: MessageIdentity, batchId: number): void {
+    const { store, environmentId } = this.#options;
+    store.audit.append({
+      actor: 'system',
+      action: 'intake.cancel.held',
+      environmentId,
+      batchId,
+      orderId: held.order.id,
+      details: { peer: message.peer, controlId: message.controlId, sender: message.sender, outcome: 'held' },
+    });
   }
 
   /**
@@ -441,13 +506,15 @@ export class IntakeService {
     const batchId = staged[0]!.batchId;
     const accepts = this.#accepts(run[0]!);
     if (accepts) {
-      const outcome = staging.accept(batchId, { after: staged[0]!.after, upTo: staged.at(-1)!.upTo });
+      const cancelCheck = this.#cancelCheck(run, staged);
+      const outcome = staging.accept(batchId, { after: staged[0]!.after, upTo: staged.at(-1)!.upTo, cancelCheck });
       if (outcome.accepted > 0 || outcome.cancelled > 0) this.#options.onAccepted?.(batchId);
     }
     run.forEach((item, i) => {
       this.repo.setBatch(item.id, staged[i]!.batchId);
       const action = accepts ? 'intake.accepted' : item.decision.code === 'AA' ? 'intake.staged' : 'intake.refused';
       this.#audit(action, item.decision, item.message, staged[i]!.batchId);
+      for (const held of item.decision.held ?? []) this.#auditHeld(held, item.message, staged[i]!.batchId);
     });
     return batchId;
   }
@@ -507,6 +574,8 @@ interface Decision {
   read: ReadMessage | undefined;
   /** Refused: another message from this sender was answered under the same control id. */
   reused?: true;
+  /** Its cancels of orders this sender did not send: staged for review, not acted on (AE). */
+  held?: HeldCancel[];
 }
 
 /** AR: a different message under a control id this sender used before (HL7 0357 205, duplicate key). */

@@ -2,7 +2,8 @@ import type { AcceptOutcome } from '../../../shared/staging-views.js';
 import type { Problem } from '../model/imported-order.js';
 import type { NewOrder } from '../store/orders-repo.js';
 import type { BatchRecord } from '../store/batches-repo.js';
-import type { StagedOrder } from '../store/staged-orders-repo.js';
+import type { OrderRecord } from '../store/order-records.js';
+import type { AcceptCandidate, StagedOrder } from '../store/staged-orders-repo.js';
 import { requestCancel } from '../tracking/cancel-request.js';
 import { fallbackOf } from './reassess.js';
 import { wireRequest } from './route-request.js';
@@ -38,13 +39,26 @@ function stayingProblem(order: Pick<StagedOrder, 'source'>, code: string, text: 
 export interface AcceptRange {
   after: number;
   upTo: number;
+  /** Live intake: whether a cancel may act on the order it names (see CancelCheck). */
+  cancelCheck?: CancelCheck;
 }
+
+/**
+ * Live intake's check before a cancel acts on an accepted order: a problem (a warning) when it may not, because
+ * another sender (or an admin's import) sent that order. The cancel then stays staged, valid, with that problem,
+ * so an admin who reviews it can still accept it deliberately; an admin's own accept runs no check.
+ */
+export type CancelCheck = (cancel: AcceptCandidate, order: OrderRecord) => Problem | undefined;
 
 export function acceptBatch(deps: StagingDeps, batchId: number, range?: AcceptRange): AcceptOutcome {
   const batch = acceptable(deps, batchId);
   const { store } = deps;
   return store.inTransaction(() => {
-    const pages = acceptPages(deps, batch, new Set(), { after: range?.after ?? 0, upTo: range?.upTo ?? Infinity });
+    const pages = acceptPages(deps, batch, new Set(), {
+      after: range?.after ?? 0,
+      upTo: range?.upTo ?? Infinity,
+      ...(range?.cancelCheck ? { cancelCheck: range.cancelCheck } : {}),
+    });
     if (!range) return finish(deps, batch, pages.accepted, pages.cancelled);
     // A range is orders just appended: none is a legacy `ready` order, and what stays is the rest of the range.
     const staying = range.upTo - range.after - pages.accepted - pages.cancelled;
@@ -144,6 +158,7 @@ interface PageRange {
   upTo: number;
   /** At most this many candidates (one step of an accept in steps); the rest is left for the next step. */
   maxOrders?: number;
+  cancelCheck?: CancelCheck;
 }
 
 /**
@@ -174,6 +189,13 @@ function acceptPages(
       valid: false,
       edited: false,
     });
+  };
+
+  /** A cancel the intake may not act on: staged with the reason, still valid, for an admin to decide. */
+  const holdForReview = (id: number, problem: Problem) => {
+    const order = store.stagedOrders.get(id)!;
+    if (order.problems.some((p) => p.code === problem.code)) return;
+    store.stagedOrders.update(id, { ...order, problems: [...order.problems, problem], edited: false });
   };
 
   for (;;) {
@@ -213,6 +235,11 @@ function acceptPages(
               `The cancel is for order '${clinicOrderId}' of clinic '${clinicCode}', which no batch queued or sent.`,
             ),
           );
+          continue;
+        }
+        const refusal = from.cancelCheck?.(staged, known);
+        if (refusal) {
+          holdForReview(staged.id, refusal);
           continue;
         }
         const [result] = requestCancel(

@@ -77,6 +77,7 @@ export class IntakeRepo {
   readonly #growBatch: Database.Statement<[number, number, number]>;
   readonly #setBatch: Database.Statement<[number, number]>;
   readonly #unstaged: Database.Statement<[], Row>;
+  readonly #fedBatch: Database.Statement<[string, string, number], number>;
 
   constructor(db: Database.Database, now: () => Date) {
     this.#db = db;
@@ -132,6 +133,12 @@ export class IntakeRepo {
     this.#unstaged = db.prepare(
       "SELECT * FROM intake_messages WHERE batch_id IS NULL AND outcome IN ('AA', 'AE') ORDER BY id",
     );
+    // The unique index's leading columns (environment, sender) and its WHERE: only this sender's rows are read.
+    this.#fedBatch = db
+      .prepare<[string, string, number], number>(
+        "SELECT 1 FROM intake_messages WHERE environment_id = ? AND sender = ? AND batch_id = ? AND control_id <> '' LIMIT 1",
+      )
+      .pluck();
     this.#growBatch = db.prepare(
       'UPDATE import_batches SET row_count = row_count + ?, invalid_count = invalid_count + ? WHERE id = ?',
     );
@@ -163,6 +170,14 @@ export class IntakeRepo {
   /** Messages answered AA or AE whose staging never committed (it follows the ACK), oldest first. */
   unstaged(): IntakeMessageRecord[] {
     return this.#unstaged.all().map(toRecord);
+  }
+
+  /**
+   * Whether a message of `sender` was staged into batch `batchId`: a day batch is one sender's, so an order
+   * accepted from it came from that sender (what a cancel arriving through the intake is checked against).
+   */
+  fedBatch(environmentId: string, sender: string, batchId: number): boolean {
+    return this.#fedBatch.get(environmentId, sender, batchId) !== undefined;
   }
 
   /** The newest visible, not discarded batch of this name (a sender's batch of the day), if any. */

@@ -1,0 +1,187 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { sendWithLibrary } from '../../../test/support/hl7-client.js';
+import { writeRde011 } from '../importing/rde-writer.js';
+import {
+  HL7_PROFILE,
+  stagingFixture,
+  templateCsv,
+  uniqueOrder,
+  type StagingFixture,
+} from '../staging/testing/staging-fixtures.js';
+import { LOCAL } from '../store/testing/store-fixtures.js';
+import { IntakeService, type IntakeRules } from './intake-service.js';
+import { MllpListener } from './mllp-listener.js';
+
+// docs/security.md finding 21: senders are not tied to clinic codes, so a cancel (ORC-1 CA) that arrives through the
+// intake acts only on an order the same sender (MSH-3^MSH-4) sent. Any other stays staged, with the reason, for an
+// admin to decide; the sender is answered AE. Real MLLP over loopback, a real store.
+
+const A = { sendingApplication: 'EPR-7', sendingFacility: 'CLINIC-H' };
+const B = { sendingApplication: 'EPR-9', sendingFacility: 'CLINIC-K' };
+
+interface Running {
+  fixture: StagingFixture;
+  intake: IntakeService;
+  listener: MllpListener;
+  port: number;
+}
+
+let running: Running | undefined;
+afterEach(async () => {
+  if (!running) return;
+  await running.listener.close();
+  await running.intake.close();
+  running.fixture.close();
+  running = undefined;
+});
+
+function fixtureWithProfiles(): StagingFixture {
+  const fixture = stagingFixture();
+  for (const [name, sender] of [
+    ['EPR-A', A],
+    ['EPR-B', B],
+  ] as const) {
+    fixture.staging.saveProfile({
+      ...HL7_PROFILE,
+      name,
+      hl7Sender: { application: sender.sendingApplication, facility: sender.sendingFacility, messageType: 'RDE^O11' },
+    });
+  }
+  return fixture;
+}
+
+async function start(rules: IntakeRules): Promise<Running> {
+  const fixture = fixtureWithProfiles();
+  const intake = new IntakeService({ store: fixture.store, staging: fixture.staging, environmentId: LOCAL.id, rules });
+  const listener = new MllpListener({ port: 0, handle: (raw, peer) => intake.handle(raw, peer) });
+  const { port } = await listener.listen();
+  running = { fixture, intake, listener, port };
+  return running;
+}
+
+let seq = 0;
+type Order = ReturnType<typeof uniqueOrder>;
+const nw = (order: Order, sender: typeof A) => writeRde011(order, { controlId: `NW-${++seq}`, ...sender });
+const ca = (order: Order, sender: typeof A, controlId = `CA-${++seq}`) =>
+  writeRde011(order, { controlId, orderControl: 'CA', ...sender });
+
+function stateOf(f: StagingFixture, order: Order): string {
+  const row = f.store.db
+    .prepare('SELECT state FROM orders WHERE clinic_order_id = ?')
+    .get(order.prescription.clinicOrderId) as { state: string };
+  return row.state;
+}
+
+async function send(r: Running, messages: string[]) {
+  const acks = await sendWithLibrary(r.port, messages);
+  await r.intake.staged();
+  return acks;
+}
+
+describe('a cancel through the intake acts only on its own sender’s orders', () => {
+  it("does not cancel sender A's order on sender B's cancel: staged with the reason, AE, audited; an admin may accept it", async () => {
+    const r = await start({ mode: 'send' });
+    const order = uniqueOrder({}, 'ORIGIN');
+    await send(r, [nw(order, A)]);
+    expect(stateOf(r.fixture, order)).toBe('queued');
+
+    const [ack] = await send(r, [ca(order, B, 'CA-FROM-B')]);
+    expect(ack!.get('MSA.1')).toBe('AE');
+    expect(ack!.get('MSA.2')).toBe('CA-FROM-B');
+    expect(ack!.get('ERR.8')).toContain('EPR-9^CLINIC-K did not send that order');
+    expect(stateOf(r.fixture, order)).toBe('queued');
+
+    const batchId = r.intake.repo.find(LOCAL.id, 'EPR-9^CLINIC-K', 'CA-FROM-B')!.batchId!;
+    const [held] = r.fixture.staging.getBatch(batchId, { limit: 10 }).orders;
+    expect(held).toMatchObject({ orderControl: 'CA', state: 'staged', valid: true });
+    const problem = held!.problems.find((p) => p.code === 'cancel.otherSender')!;
+    expect(problem.text).toContain(
+      `ORC-1 CA for order '${order.prescription.clinicOrderId}' of clinic '${order.clinicInformation.clinicCode}', which EPR-9^CLINIC-K did not send`,
+    );
+    expect(problem.text).toContain('Review it');
+
+    const audited = r.fixture.store.audit.search({ action: 'intake.cancel.held' });
+    expect(audited).toHaveLength(1);
+    expect(audited[0]).toMatchObject({ batchId, details: { sender: 'EPR-9^CLINIC-K', controlId: 'CA-FROM-B' } });
+    expect(JSON.stringify(audited[0])).not.toContain(order.customer.lastName);
+
+    // The admin, who is the one deciding here, can still accept it: the order is then withdrawn unsent.
+    expect(r.fixture.staging.accept(batchId)).toMatchObject({ cancelled: 1 });
+    expect(stateOf(r.fixture, order)).toBe('withdrawn');
+  });
+
+  it("still acts on a sender's own cancel of an order it sent in an earlier message", async () => {
+    const r = await start({ mode: 'send' });
+    const order = uniqueOrder({}, 'ORIGIN');
+    await send(r, [nw(order, A)]);
+    const [ack] = await send(r, [ca(order, A)]);
+    expect(ack!.get('MSA.1')).toBe('AA');
+    expect(stateOf(r.fixture, order)).toBe('withdrawn');
+    expect(r.fixture.store.audit.search({ action: 'intake.cancel.held' })).toHaveLength(0);
+  });
+
+  it('holds a cancel of an order an admin imported from a file', async () => {
+    const r = await start({ mode: 'send' });
+    const order = uniqueOrder({}, 'ORIGIN');
+    const imported = await r.fixture.staging.importFile({
+      environmentId: LOCAL.id,
+      path: r.fixture.file('orders.csv', templateCsv([order])),
+    });
+    if (imported.status !== 'staged') throw new Error('the file was not staged');
+    r.fixture.staging.accept(imported.batchId);
+    expect(stateOf(r.fixture, order)).toBe('queued');
+
+    const [ack] = await send(r, [ca(order, A)]);
+    expect(ack!.get('MSA.1')).toBe('AE');
+    expect(stateOf(r.fixture, order)).toBe('queued');
+  });
+});
+
+describe('the accept checks the sender too (an order accepted after the cancel was read)', () => {
+  it("keeps B's cancel staged when A's order with that identity was accepted before B's own", async () => {
+    const f = fixtureWithProfiles();
+    try {
+      const order = uniqueOrder({}, 'ORIGIN');
+      // Answered but unstaged rows, as a stop after the ACKs leaves them: the start reads all three before staging
+      // any, so B's cancel names B's own pending order when read; at the accept, A's came first.
+      const intake = new IntakeService({ store: f.store, staging: f.staging, environmentId: LOCAL.id });
+      const rows: Array<[string, string, string]> = [
+        ['EPR-7^CLINIC-H', 'R-1', nw(order, A)],
+        ['EPR-9^CLINIC-K', 'R-2', nw(order, B)],
+        ['EPR-9^CLINIC-K', 'R-3', ca(order, B)],
+      ];
+      for (const [sender, controlId, text] of rows) {
+        intake.repo.record({
+          environmentId: LOCAL.id,
+          channel: 'mllp',
+          sender,
+          controlId,
+          peer: '127.0.0.1:5000',
+          raw: Buffer.from(text),
+          outcome: 'AA',
+          ack: 'MSH|^~\\&|ACK',
+          batchId: null,
+        });
+      }
+      await intake.close();
+      const restarted = new IntakeService({
+        store: f.store,
+        staging: f.staging,
+        environmentId: LOCAL.id,
+        rules: { mode: 'send' },
+      });
+      expect(await restarted.recover()).toBe(3);
+      await restarted.close();
+      expect(stateOf(f, order)).toBe('queued');
+      const batchId = restarted.repo.find(LOCAL.id, 'EPR-9^CLINIC-K', 'R-3')!.batchId!;
+      const staged = f.staging.getBatch(batchId, { limit: 10 }).orders;
+      expect(staged.map((o) => [o.orderControl, o.state, o.problems.map((p) => p.code)])).toEqual([
+        ['NW', 'staged', expect.arrayContaining(['order.alreadyKnown'])],
+        ['CA', 'staged', ['cancel.otherSender']],
+      ]);
+      expect(f.store.audit.search({ action: 'intake.cancel.held' })).toHaveLength(1);
+    } finally {
+      f.close();
+    }
+  });
+});
