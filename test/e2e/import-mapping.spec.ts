@@ -81,7 +81,10 @@ test('mapping another layout: matched columns, a chosen column, constants, value
   const valueMaps = mapping.getByLabel('Value maps, one per line');
   await valueMaps.fill('gender: M => Male\ngender: F = Female');
   await expect(mapping.getByText('! Not read')).toContainText('gender: F = Female');
-  await expect(mapping.getByRole('button', { name: 'Save profile and import again' })).toBeDisabled();
+  const saveProfile = mapping.getByRole('button', { name: 'Save profile and import again' });
+  await expect(saveProfile).toBeDisabled();
+  // A disabled button says why, beside it.
+  await expect(saveProfile).toHaveAccessibleDescription('Correct the lines marked “Not read” above first.');
   await valueMaps.fill(
     [
       'gender: M => Male',
@@ -91,9 +94,13 @@ test('mapping another layout: matched columns, a chosen column, constants, value
     ].join('\n'),
   );
   await expect(mapping.getByText('! Not read')).toHaveCount(0);
+  await expect(saveProfile).toBeDisabled();
+  await expect(saveProfile).toHaveAccessibleDescription(/^Name the profile first/);
+  await expect(mapping.getByText(/^Name the profile first/)).toBeVisible();
   await mapping.getByLabel('Profile name').fill(`Other system ${RUN}`);
+  await expect(saveProfile).toBeEnabled();
   await saveScreenshot(page, 'import-mapping');
-  await mapping.getByRole('button', { name: 'Save profile and import again' }).click();
+  await saveProfile.click();
 
   await expect(page.getByRole('status').filter({ hasText: 'Imported 2 orders' })).toContainText(
     '2 valid, 0 with errors',

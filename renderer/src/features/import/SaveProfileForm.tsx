@@ -1,3 +1,5 @@
+import { useId } from 'react';
+
 /** The last step of both mapping steps (CSV and HL7): name the profile, save it, import the file again with it. */
 export function SaveProfileForm(props: {
   name: string;
@@ -7,6 +9,8 @@ export function SaveProfileForm(props: {
   onSave: () => Promise<void>;
 }) {
   const { name, onName, saving, blocked, onSave } = props;
+  const hintId = useId();
+  const unnamed = !name.trim();
   return (
     <form
       className="search-form"
@@ -18,9 +22,21 @@ export function SaveProfileForm(props: {
       <label>
         Profile name <input value={name} onChange={(event) => onName(event.target.value)} required maxLength={80} />
       </label>
-      <button type="submit" disabled={saving || !name.trim() || blocked}>
+      <button
+        type="submit"
+        disabled={saving || unnamed || blocked}
+        aria-describedby={unnamed || blocked ? hintId : undefined}
+      >
         {saving ? 'Saving…' : 'Save profile and import again'}
       </button>
+      {/* A disabled button says why: otherwise the mapping looks finished and nothing happens. */}
+      {unnamed || blocked ? (
+        <span id={hintId} className="hint">
+          {blocked
+            ? 'Correct the lines marked “Not read” above first.'
+            : "Name the profile first (the clinic system's name, say): files with this header will use it."}
+        </span>
+      ) : null}
     </form>
   );
 }
