@@ -105,6 +105,8 @@ test('mapping another layout: matched columns, a chosen column, constants, value
   await expect(page.getByRole('status').filter({ hasText: 'Imported 2 orders' })).toContainText(
     '2 valid, 0 with errors',
   );
+  // The button went with the mapping step: the keyboard is on the preview the window was brought to.
+  await expect(page.getByRole('heading', { name: 'Preview: other-system.csv' })).toBeFocused();
   const grid = page.getByRole('grid', { name: 'Orders in other-system.csv' });
   await expect(grid.getByRole('gridcell', { name: `M-${RUN}-1`, exact: true })).toBeVisible();
   await expect(grid.getByRole('gridcell', { name: 'Female', exact: true })).toHaveCount(1);

@@ -14,11 +14,15 @@ export function focusLost(active: Element | null, body: Element | null): boolean
  * names, such as the button again or the step the action led to; only when focus is lost, never taking it from
  * where the admin has moved it meanwhile. Nothing happens on the first render.
  */
-export function useFocusWhenLost(when: unknown, target: () => HTMLElement | null | undefined): void {
+export function useFocusWhenLost(
+  when: unknown,
+  target: () => HTMLElement | null | undefined,
+  options?: FocusOptions,
+): void {
   const last = useRef(when);
   useEffect(() => {
     if (Object.is(last.current, when)) return;
     last.current = when;
-    if (focusLost(document.activeElement, document.body)) target()?.focus();
+    if (focusLost(document.activeElement, document.body)) target()?.focus(options);
   });
 }

@@ -7,6 +7,7 @@ import { useApi } from '../../api/api-context.js';
 import { useEvent } from '../../api/use-event.js';
 import { useLoad } from '../../api/use-load.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { useFocusWhenLost } from '../focus/focus-return.js';
 import { BatchPreview } from '../preview/BatchPreview.js';
 import { downloadText } from '../../download-text.js';
 import { plural } from '../format/format-time.js';
@@ -247,6 +248,12 @@ export function ImportScreen({
   const outcome = phase.step === 'done' ? phase.outcome : undefined;
   const outcomeName = phase.step === 'done' ? phase.name : '';
   const summary = outcome && outcome.status !== 'cancelled' ? outcome.summary : undefined;
+  // "Save profile and import again" goes with its mapping step once the file is read with the profile: the keyboard
+  // goes to the batch's preview, which the window has been brought to (else to what the import said).
+  const outcomeRef = useRef<HTMLParagraphElement>(null);
+  useFocusWhenLost(outcome, () => document.getElementById('preview-heading') ?? outcomeRef.current, {
+    preventScroll: true,
+  });
 
   return (
     // With a batch open the screen is a workspace: the whole window's width, and less above the grid.
@@ -320,7 +327,7 @@ export function ImportScreen({
           </div>
         ) : null}
         {outcome?.status === 'staged' ? (
-          <p role="status" className="message">
+          <p role="status" className="message" ref={outcomeRef} tabIndex={-1}>
             {`✓ Imported ${plural(outcome.orders, 'order')} from ${outcomeName}: `}
             {`${outcome.valid.toLocaleString('en-GB')} valid, ${outcome.invalid.toLocaleString('en-GB')} with errors.`}{' '}
             Review them below.

@@ -424,7 +424,9 @@ export function BatchPreview({
     <section ref={sectionRef} aria-labelledby="preview-heading" className="preview">
       <div className="panel">
         <div className="panel-head preview-head">
-          <h3 id="preview-heading">Preview: {name}</h3>
+          <h3 id="preview-heading" tabIndex={-1}>
+            Preview: {name}
+          </h3>
           {counts ? (
             <p role="status" aria-label="Batch counts" className="preview-counts">
               {plural(counts.total, 'order')}:{' '}
