@@ -1,10 +1,8 @@
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LATEST_SCHEMA_VERSION } from './migrations/index.js';
-import { openDatabase } from './open-database.js';
 import { IntakeRulesError } from './intake-rules-repo.js';
-import { openStore, STORE_FILE, type Store } from './store.js';
-import { LOCAL, removeDir, tempDataDir } from './testing/store-fixtures.js';
+import { openStore, type Store } from './store.js';
+import { LOCAL, removeDir, storeAtVersion, tempDataDir } from './testing/store-fixtures.js';
 
 // Issue #17: live intake's staging rules kept per environment (migration 019), read back after the store is
 // closed and opened again, each change audited with the old and new rules; bad senders refused with the reason.
@@ -33,13 +31,8 @@ describe('intake rules in the store', () => {
 
   it('upgrades a schema-18 store with its environments: no rules saved means everything is held', () => {
     const dataDir = freshDir();
-    const first = open(dataDir);
-    first.environments.upsert(LOCAL);
-    first.close();
-    // The same file as the release before 019 left it: without 019's tables, at user_version 18.
-    const db = openDatabase(join(dataDir, STORE_FILE));
-    db.exec('DROP TABLE intake_sender_rules; DROP TABLE intake_rules; PRAGMA user_version = 18;');
-    db.close();
+    // The file as the release before 019 left it, with its environment.
+    storeAtVersion(dataDir, 18);
 
     const store = open(dataDir);
     expect(store.schemaVersion).toBe(LATEST_SCHEMA_VERSION);

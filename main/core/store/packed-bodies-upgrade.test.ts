@@ -2,11 +2,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeRde011 } from '../importing/rde-writer.js';
 import { verifyAuditChain } from '../audit/verify-chain.js';
-import { migrate, MIGRATIONS } from './migrations/index.js';
+import { MIGRATIONS } from './migrations/index.js';
 import { openDatabase } from './open-database.js';
 import { applyRetention } from './retention-runner.js';
 import { openStore, STORE_FILE, type Store } from './store.js';
-import { LOCAL, removeDir, sampleOrder, tempDataDir } from './testing/store-fixtures.js';
+import { LOCAL, removeDir, sampleOrder, storeAtVersion, tempDataDir } from './testing/store-fixtures.js';
 import { sampleCreateWithClinic } from '../../../test/support/orders.js';
 
 /**
@@ -26,16 +26,8 @@ describe('packed request bodies on a store from before migration 020', () => {
     const dataDir = tempDataDir();
     dirs.push(dataDir);
     const before = MIGRATIONS.find((migration) => migration.name === 'packed-request-bodies')!.version - 1;
+    storeAtVersion(dataDir, before);
     const db = openDatabase(join(dataDir, STORE_FILE));
-    db.pragma('journal_mode = WAL');
-    db.pragma('foreign_keys = ON');
-    migrate(db, { target: before });
-    db.prepare(
-      `INSERT INTO environments (id, name, kind, api_base_url, issuer, client_id, grant_type, scopes,
-         create_with_clinic_version, request_timeout_ms, code_lists, concurrency, rate_per_second, poll_interval_ms,
-         created_at, updated_at)
-       VALUES (?, ?, 'local-sandbox', ?, ?, '', 'client_credentials', '[]', 'v1', 30000, '{}', 3, 2.5, 90000, ?, ?)`,
-    ).run(LOCAL.id, LOCAL.name, LOCAL.apiBaseUrl, LOCAL.issuer, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z');
     db.prepare(
       `INSERT INTO import_batches (id, environment_id, source_file_name, kind, row_count, invalid_count, created_at)
        VALUES (1, ?, 'old.csv', 'csv', 3, 0, '2025-01-01T00:00:00Z')`,

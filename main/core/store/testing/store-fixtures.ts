@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import { toWireJson } from '../../../../shared/wire-json.js';
 import { sampleCreateWithClinic } from '../../../../test/support/orders.js';
 import { presetEnvironments } from '../../environments/presets.js';
+import { migrate } from '../migrations/index.js';
+import { openDatabase } from '../open-database.js';
 import type { NewOrder } from '../orders-repo.js';
-import { openStore, type Store } from '../store.js';
+import { openStore, STORE_FILE, type Store } from '../store.js';
 
 /** Shared set-up for the store's tests and bench: temp data directories, a clock, a profile, sample orders. */
 
@@ -63,4 +65,22 @@ export function storeWithBatch(now?: () => Date): { store: Store; dataDir: strin
     invalidCount: 0,
   });
   return { store, dataDir, batchId: batch.id };
+}
+
+/**
+ * A store file as the release at schema `version` left it, holding the local sandbox's environment (written as
+ * rows, since today's repositories may need later columns): for upgrade tests of a later migration.
+ */
+export function storeAtVersion(dataDir: string, version: number): void {
+  const db = openDatabase(join(dataDir, STORE_FILE));
+  db.pragma('journal_mode = WAL');
+  db.pragma('foreign_keys = ON');
+  migrate(db, { target: version });
+  db.prepare(
+    `INSERT INTO environments (id, name, kind, api_base_url, issuer, client_id, grant_type, scopes,
+       create_with_clinic_version, request_timeout_ms, code_lists, concurrency, rate_per_second, poll_interval_ms,
+       created_at, updated_at)
+     VALUES (?, ?, 'local-sandbox', ?, ?, '', 'client_credentials', '[]', 'v1', 30000, '{}', 3, 2.5, 90000, ?, ?)`,
+  ).run(LOCAL.id, LOCAL.name, LOCAL.apiBaseUrl, LOCAL.issuer, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z');
+  db.close();
 }
