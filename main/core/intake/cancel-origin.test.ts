@@ -1,3 +1,5 @@
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sendWithLibrary } from '../../../test/support/hl7-client.js';
 import { writeRde011 } from '../importing/rde-writer.js';
@@ -9,6 +11,8 @@ import {
   type StagingFixture,
 } from '../staging/testing/staging-fixtures.js';
 import { LOCAL } from '../store/testing/store-fixtures.js';
+import { IntakeRepo } from '../store/intake-repo.js';
+import { FolderWatcher } from './folder-watcher.js';
 import { IntakeService, type IntakeRules } from './intake-service.js';
 import { MllpListener } from './mllp-listener.js';
 
@@ -103,7 +107,7 @@ describe('a cancel through the intake acts only on its own sender’s orders', (
     const audited = r.fixture.store.audit.search({ action: 'intake.cancel.held' });
     expect(audited).toHaveLength(1);
     expect(audited[0]).toMatchObject({ batchId, details: { sender: 'EPR-9^CLINIC-K', controlId: 'CA-FROM-B' } });
-    expect(JSON.stringify(audited[0])).not.toContain(order.customer.lastName);
+    expect(JSON.stringify(audited[0])).not.toContain(order.customer.surname);
 
     // The admin, who is the one deciding here, can still accept it: the order is then withdrawn unsent.
     expect(r.fixture.staging.accept(batchId)).toMatchObject({ cancelled: 1 });
@@ -180,6 +184,58 @@ describe('the accept checks the sender too (an order accepted after the cancel w
         ['CA', 'staged', ['cancel.otherSender']],
       ]);
       expect(f.store.audit.search({ action: 'intake.cancel.held' })).toHaveLength(1);
+    } finally {
+      f.close();
+    }
+  });
+});
+
+describe('a cancel in a watched folder’s file acts only on its own message’s sender’s orders', () => {
+  function watching() {
+    const f = fixtureWithProfiles();
+    const dir = join(f.dataDir, 'inbox');
+    mkdirSync(dir);
+    const watcher = new FolderWatcher({
+      dir,
+      environmentId: LOCAL.id,
+      store: f.store,
+      staging: f.staging,
+      repo: new IntakeRepo(f.store.db, f.store.now),
+      rules: { mode: 'send' },
+    });
+    const drop = async (name: string, messages: string[]) => {
+      writeFileSync(join(dir, name), `${messages.join('\r')}\r`);
+      await watcher.pollOnce();
+      await watcher.pollOnce();
+    };
+    return { f, dir, drop };
+  }
+
+  it("keeps B's file's cancel of A's order staged, sets the file aside with the reason; A's own cancels act", async () => {
+    const { f, dir, drop } = watching();
+    try {
+      const order = uniqueOrder({}, 'ORIGIN');
+      const other = uniqueOrder({}, 'ORIGIN');
+      await drop('a.hl7', [nw(order, A), nw(other, A)]);
+      expect([stateOf(f, order), stateOf(f, other)]).toEqual(['queued', 'queued']);
+
+      await drop('b.hl7', [ca(order, B)]);
+      expect(stateOf(f, order)).toBe('queued');
+      expect(readdirSync(join(dir, 'failed')).sort()).toEqual(['b.hl7', 'b.hl7.problems.txt']);
+      expect(readFileSync(join(dir, 'failed', 'b.hl7.problems.txt'), 'utf8')).toContain(
+        `message 1: ORC-1 CA for order '${order.prescription.clinicOrderId}' of clinic '${order.clinicInformation.clinicCode}', which EPR-9^CLINIC-K did not send`,
+      );
+      const held = f.store.audit.search({ action: 'intake.cancel.held' });
+      expect(held).toHaveLength(1);
+      const [cancel] = f.staging.getBatch(held[0]!.batchId!, { limit: 10 }).orders;
+      expect(cancel).toMatchObject({ orderControl: 'CA', state: 'staged', valid: true });
+      expect(cancel!.problems.map((p) => p.code)).toEqual(['cancel.otherSender']);
+
+      // A's cancel of its earlier file's order, and a new order with its cancel in one file: both act.
+      const third = uniqueOrder({}, 'ORIGIN');
+      await drop('a2.hl7', [ca(other, A), nw(third, A), ca(third, A)]);
+      expect([stateOf(f, other), stateOf(f, third)]).toEqual(['withdrawn', 'withdrawn']);
+      expect(existsSync(join(dir, 'done', 'a2.hl7'))).toBe(true);
     } finally {
       f.close();
     }

@@ -1,7 +1,8 @@
 import type { Problem } from '../model/imported-order.js';
 import type { OrderRecord } from '../store/order-records.js';
+import type { IntakeRepo } from '../store/intake-repo.js';
 import type { Store } from '../store/store.js';
-import type { AckError } from './hl7-ack.js';
+import { readMessageHeader, type AckError } from './hl7-ack.js';
 
 /**
  * A cancel (ORC-1 CA) that arrived through the intake for an order its sender did not send: senders are not tied to
@@ -17,6 +18,38 @@ export interface HeldCancel {
 
 export const OTHER_SENDERS_ORDER = 'cancel.otherSender';
 
+type AcceptedOrder = HeldCancel['order'];
+
+/** The sender of an HL7 message (MSH-3^MSH-4, first components, as the intake's rules name it); '' when none. */
+export function senderOfMessage(hl7: string | undefined): string {
+  return hl7 === undefined ? '' : (readMessageHeader(hl7)?.sender ?? '');
+}
+
+/**
+ * Whether `sender` sent the accepted order: its batch is a day batch the sender's messages fed (or `current`, the
+ * day batch being appended to now), or a file a watched folder imported (or `current`, the file being accepted now)
+ * whose message for that order names the sender. An admin's import is no sender's, and a message naming no
+ * sender sent nothing that a cancel could name.
+ */
+export function sentBy(
+  store: Store,
+  repo: IntakeRepo,
+  environmentId: string,
+  sender: string,
+  order: AcceptedOrder,
+  current?: { batchId: number; kind: 'day' | 'file' },
+): boolean {
+  if (sender === '') return false;
+  if (current?.kind === 'day' && order.batchId === current.batchId) return true;
+  if (repo.fedBatch(environmentId, sender, order.batchId)) return true;
+  const watched =
+    (current?.kind === 'file' && order.batchId === current.batchId) ||
+    repo.watchedFileBatch(environmentId, order.batchId);
+  if (!watched) return false;
+  const stagedId = repo.stagedRowOf(order);
+  return stagedId !== undefined && senderOfMessage(store.stagedOrders.get(stagedId)?.source.hl7) === sender;
+}
+
 export function otherSendersOrder(
   store: Store,
   cancel: {
@@ -26,7 +59,7 @@ export function otherSendersOrder(
   },
 ): HeldCancel {
   const { sender, order, location } = cancel;
-  const from = sender || 'a sender that names no MSH-3/MSH-4';
+  const from = sender || 'a message or file that names no sender (MSH-3/MSH-4)';
   const named = `ORC-1 CA for order '${order.clinicOrderId}' of clinic '${order.clinicCode}'`;
   const batch = store.batches.get(order.batchId);
   const origin = batch ? `batch ${batch.id}, "${batch.sourceFileName}"` : `batch ${order.batchId}`;

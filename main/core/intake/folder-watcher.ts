@@ -6,9 +6,11 @@ import type { ImportOutcome } from '../../../shared/staging-views.js';
 import { openImportSource, type ImportSource } from '../importing/import-source.js';
 import type { Problem } from '../model/imported-order.js';
 import type { Logger } from '../platform/logger.js';
+import type { CancelCheck } from '../staging/accept-batch.js';
 import type { StagingService } from '../staging/staging-service.js';
 import type { IntakeRepo } from '../store/intake-repo.js';
 import type { Store } from '../store/store.js';
+import { otherSendersOrder, senderOfMessage, sentBy } from './cancel-origin.js';
 import type { IntakeRules } from './intake-service.js';
 import { describeFileSenders, watchedFileRule } from './watched-file-rule.js';
 
@@ -238,12 +240,14 @@ export class FolderWatcher {
     }
     if (!outcome || outcome.status === 'cancelled') return;
     const batchId = outcome.status === 'staged' ? outcome.batchId : null;
-    const allValid = outcome.status === 'staged' && outcome.invalid === 0;
     const rule = outcome.status === 'staged' ? watchedFileRule(this.#options.rules, outcome.summary) : undefined;
     const ruleSenders = rule ? describeFileSenders(rule) : undefined;
+    // Cancels of orders their message's sender did not send: left staged for review, the file set aside.
+    const held: string[] = [];
     if (outcome.status === 'staged' && rule?.mode === 'send' && outcome.valid > 0) {
-      await staging.acceptAll(outcome.batchId);
+      await staging.acceptAll(outcome.batchId, undefined, this.#cancelCheck(outcome.batchId, name, held));
     }
+    const allValid = outcome.status === 'staged' && outcome.invalid === 0 && held.length === 0;
     repo.recordFile({
       hash,
       environmentId,
@@ -257,7 +261,8 @@ export class FolderWatcher {
       const lines = outcome.problems.map((p) => `${p.row !== undefined ? `row ${p.row}: ` : ''}${p.text}`);
       await writeNote(`${movedTo}.problems.txt`, [`${lines.join('\n')}\n`]);
     } else if (!allValid) {
-      await writeNote(`${movedTo}.errors.csv`, staging.errorCsv(outcome.batchId));
+      if (outcome.invalid > 0) await writeNote(`${movedTo}.errors.csv`, staging.errorCsv(outcome.batchId));
+      if (held.length > 0) await writeNote(`${movedTo}.problems.txt`, [`${held.join('\n')}\n`]);
     }
     store.audit.append({
       actor: 'system',
@@ -281,6 +286,29 @@ export class FolderWatcher {
     });
     this.#options.onFile?.({ name, outcome: allValid ? 'done' : 'failed', batchId, movedTo });
   }
+  /**
+   * The accept's check of the file's cancels: each acts only on an order its own message's sender sent over the
+   * intake (a message naming no sender, and a CSV or JSON file, sent none); any other stays staged, audited.
+   */
+  #cancelCheck(batchId: number, fileName: string, held: string[]): CancelCheck {
+    const { environmentId, store, repo } = this.#options;
+    return (cancel, order) => {
+      const sender = senderOfMessage(cancel.source.hl7);
+      if (sentBy(store, repo, environmentId, sender, order, { batchId, kind: 'file' })) return undefined;
+      const { problem } = otherSendersOrder(store, { sender, order, location: cancel.source });
+      store.audit.append({
+        actor: 'system',
+        action: 'intake.cancel.held',
+        environmentId,
+        batchId,
+        orderId: order.id,
+        details: { fileName, ...(sender ? { sender } : {}), outcome: 'held' },
+      });
+      held.push(`${cancel.source.message !== undefined ? `message ${cancel.source.message}: ` : ''}${problem.text}`);
+      return problem;
+    };
+  }
+
   /** A file that could not be read: moved to failed/ with the reason, never retried in a loop. */
   async #setAside(name: string, path: string, reason: string): Promise<void> {
     const movedTo = await this.#moveBeside(path, this.failed).catch(() => path);

@@ -7,7 +7,7 @@ import { GroupCommit } from '../store/group-commit.js';
 import { IntakeRepo, type IntakeMessageRecord } from '../store/intake-repo.js';
 import type { Store } from '../store/store.js';
 import { buildAck, readMessageHeader, type AckCode, type AckError, type MessageHeader } from './hl7-ack.js';
-import { otherSendersOrder, type HeldCancel } from './cancel-origin.js';
+import { otherSendersOrder, sentBy, type HeldCancel } from './cancel-origin.js';
 import { appendToDayBatch, dayBatchName, readMessage, type ReadMessage } from './message-staging.js';
 import { isSameMessage } from './resend-check.js';
 
@@ -288,7 +288,7 @@ export class IntakeService {
       const { clinicCode, clinicOrderId } = entry.order;
       if (entry.order.source.orderControl !== 'CA' || !clinicCode || !clinicOrderId) continue;
       const known = store.orders.findAccepted(environmentId, clinicCode, clinicOrderId);
-      if (!known || this.#sentBy(sender, known.batchId)) continue;
+      if (!known || sentBy(store, this.repo, environmentId, sender, known)) continue;
       const cancel = otherSendersOrder(store, { sender, order: known, location: entry.order.source });
       entry.problems.push(cancel.problem);
       held.push(cancel);
@@ -297,24 +297,17 @@ export class IntakeService {
   }
 
   /**
-   * Whether the order accepted from batch `batchId` came from `sender`: that batch is the sender's (a day batch its
-   * messages fed, or the one this run is appending to). Files and admins' imports are no sender's.
-   */
-  #sentBy(sender: string, batchId: number, runBatchId?: number): boolean {
-    return batchId === runBatchId || this.repo.fedBatch(this.#options.environmentId, sender, batchId);
-  }
-
-  /**
    * The accept's check of each cancel of a run of one sender's messages (appended to the batch at `staged`): one
    * whose order is another's stays staged with the reason and is audited (the order was accepted after the message
    * was read, or the sender's own new order was refused as already known).
    */
   #cancelCheck(run: Waiting[], staged: ReadonlyArray<{ batchId: number; after: number; upTo: number }>): CancelCheck {
-    const { store } = this.#options;
+    const { store, environmentId } = this.#options;
     const sender = run[0]!.message.sender;
     const runBatchId = staged[0]!.batchId;
     return (cancel, order) => {
-      if (this.#sentBy(sender, order.batchId, runBatchId)) return undefined;
+      if (sentBy(store, this.repo, environmentId, sender, order, { batchId: runBatchId, kind: 'day' }))
+        return undefined;
       const held = otherSendersOrder(store, { sender, order, location: cancel.source });
       const index = staged.findIndex((range) => cancel.position > range.after && cancel.position <= range.upTo);
       this.#auditHeld(held, run[Math.max(0, index)]!.message, runBatchId);

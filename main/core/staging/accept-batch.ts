@@ -83,6 +83,8 @@ export async function acceptBatchInSteps(
     onStep?: (queued: number) => void;
     /** Positions up to this one only (positions run 1, 2, …: the batch's count the admin saw). */
     seen?: number;
+    /** Live intake (a watched folder's file): whether a cancel may act on the order it names. */
+    cancelCheck?: CancelCheck;
   },
 ): Promise<AcceptOutcome> {
   const upTo = options.seen ?? Infinity;
@@ -94,7 +96,12 @@ export async function acceptBatchInSteps(
     // Checked again at every step: the batch is re-read, so a discard in between is seen.
     const batch = acceptable(deps, batchId);
     const outcome = deps.store.inTransaction(() => {
-      const step = acceptPages(deps, batch, queuedNow, { after, upTo, maxOrders: options.stepOrders });
+      const step = acceptPages(deps, batch, queuedNow, {
+        after,
+        upTo,
+        maxOrders: options.stepOrders,
+        ...(options.cancelCheck ? { cancelCheck: options.cancelCheck } : {}),
+      });
       after = step.after;
       accepted += step.accepted;
       cancelled += step.cancelled;

@@ -19,7 +19,7 @@ import type { SavedProfile } from '../store/mapping-profiles-repo.js';
 import type { OpenRowSink } from '../store/staged-batch-writer.js';
 import type { StagedCounts } from '../store/staged-orders-repo.js';
 import type { Store } from '../store/store.js';
-import { acceptBatch, acceptBatchInSteps, type AcceptRange } from './accept-batch.js';
+import { acceptBatch, acceptBatchInSteps, type AcceptRange, type CancelCheck } from './accept-batch.js';
 import {
   discardBatch,
   editStagedOrder,
@@ -357,8 +357,11 @@ export class StagingService {
    * core keeps answering while 50,000 orders go into the outbox (bench/responsiveness-benchmark.ts); the outbox is
    * woken as soon as the first step has queued something.
    */
-  /** `seen`: accept only the first `seen` orders of the batch (those the admin reviewed; see batches.accept). */
-  async acceptAll(batchId: number, seen?: number): Promise<AcceptOutcome> {
+  /**
+   * `seen`: accept only the first `seen` orders of the batch (those the admin reviewed; see batches.accept).
+   * `cancelCheck`: live intake's check of each cancel (a watched folder's file; see CancelCheck).
+   */
+  async acceptAll(batchId: number, seen?: number, cancelCheck?: CancelCheck): Promise<AcceptOutcome> {
     if (this.#busy.get(batchId) === 'being accepted') {
       throw new StagingError(`batch ${batchId} is already being accepted`);
     }
@@ -370,6 +373,7 @@ export class StagingService {
       const outcome = await acceptBatchInSteps(this.#staging, batchId, {
         stepOrders: ACCEPT_STEP_ORDERS,
         ...(seen === undefined ? {} : { seen }),
+        ...(cancelCheck ? { cancelCheck } : {}),
         pause: () => nextTurn(),
         onStep: (queued) => {
           if (queued > woken) this.#deps.notifyOutbox?.(environmentId);

@@ -78,6 +78,8 @@ export class IntakeRepo {
   readonly #setBatch: Database.Statement<[number, number]>;
   readonly #unstaged: Database.Statement<[], Row>;
   readonly #fedBatch: Database.Statement<[string, string, number], number>;
+  readonly #watchedFileBatch: Database.Statement<[string, number], number>;
+  readonly #acceptedAs: Database.Statement<[number, string, string, number], number>;
 
   constructor(db: Database.Database, now: () => Date) {
     this.#db = db;
@@ -139,6 +141,16 @@ export class IntakeRepo {
         "SELECT 1 FROM intake_messages WHERE environment_id = ? AND sender = ? AND batch_id = ? AND control_id <> '' LIMIT 1",
       )
       .pluck();
+    this.#watchedFileBatch = db
+      .prepare<[string, number], number>('SELECT 1 FROM intake_files WHERE environment_id = ? AND batch_id = ? LIMIT 1')
+      .pluck();
+    // staged_orders_by_identity: the order's batch and identity, then its accepted row.
+    this.#acceptedAs = db
+      .prepare<[number, string, string, number], number>(
+        `SELECT id FROM staged_orders WHERE batch_id = ? AND clinic_code = ? AND clinic_order_id = ? AND order_id = ?
+         LIMIT 1`,
+      )
+      .pluck();
     this.#growBatch = db.prepare(
       'UPDATE import_batches SET row_count = row_count + ?, invalid_count = invalid_count + ? WHERE id = ?',
     );
@@ -178,6 +190,16 @@ export class IntakeRepo {
    */
   fedBatch(environmentId: string, sender: string, batchId: number): boolean {
     return this.#fedBatch.get(environmentId, sender, batchId) !== undefined;
+  }
+
+  /** Whether batch `batchId` is a file a watched folder imported. */
+  watchedFileBatch(environmentId: string, batchId: number): boolean {
+    return this.#watchedFileBatch.get(environmentId, batchId) !== undefined;
+  }
+
+  /** The staged row an accepted order was queued from, if kept. */
+  stagedRowOf(order: { id: number; batchId: number; clinicCode: string; clinicOrderId: string }): number | undefined {
+    return this.#acceptedAs.get(order.batchId, order.clinicCode, order.clinicOrderId, order.id);
   }
 
   /** The newest visible, not discarded batch of this name (a sender's batch of the day), if any. */
