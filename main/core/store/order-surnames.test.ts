@@ -6,12 +6,12 @@ import { toWireJson } from '../../../shared/wire-json.js';
 import { sampleCreateWithClinic } from '../../../test/support/orders.js';
 import { writeRde011 } from '../importing/rde-writer.js';
 import { toCreateV2 } from '../importing/to-create-v2.js';
-import { LATEST_SCHEMA_VERSION, migrate, MIGRATIONS } from './migrations/index.js';
+import { LATEST_SCHEMA_VERSION, MIGRATIONS } from './migrations/index.js';
 import { openDatabase } from './open-database.js';
 import type { NewOrder } from './orders-repo.js';
 import type { OrderRoute } from './order-state.js';
 import { openStore, STORE_FILE, type Store } from './store.js';
-import { LOCAL, removeDir, storeWithBatch, tempDataDir } from './testing/store-fixtures.js';
+import { LOCAL, removeDir, storeAtVersion, storeWithBatch, tempDataDir } from './testing/store-fixtures.js';
 
 /** An order of `route` whose patient has `surname`, with the request body that route really sends. */
 function orderFor(surname: string, route: OrderRoute, clinicOrderId: string): NewOrder {
@@ -116,16 +116,8 @@ describe('patient-surname search', () => {
     const dataDir = tempDataDir();
     dirs.push(dataDir);
     const before = MIGRATIONS.find((migration) => migration.name === 'order-surnames')!.version - 1;
+    storeAtVersion(dataDir, before);
     const db = openDatabase(join(dataDir, STORE_FILE));
-    db.pragma('journal_mode = WAL');
-    db.pragma('foreign_keys = ON');
-    migrate(db, { target: before });
-    db.prepare(
-      `INSERT INTO environments (id, name, kind, api_base_url, issuer, client_id, grant_type, scopes,
-         create_with_clinic_version, request_timeout_ms, code_lists, concurrency, rate_per_second, poll_interval_ms,
-         created_at, updated_at)
-       VALUES (?, ?, 'local-sandbox', ?, ?, '', 'client_credentials', '[]', 'v1', 30000, '{}', 3, 2.5, 90000, ?, ?)`,
-    ).run(LOCAL.id, LOCAL.name, LOCAL.apiBaseUrl, LOCAL.issuer, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z');
     db.prepare(
       `INSERT INTO import_batches (id, environment_id, source_file_name, kind, row_count, invalid_count, created_at)
        VALUES (1, ?, 'old.csv', 'csv', 3, 0, '2025-01-01T00:00:00Z')`,
