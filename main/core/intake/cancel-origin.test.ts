@@ -16,7 +16,7 @@ import { FolderWatcher } from './folder-watcher.js';
 import { IntakeService, type IntakeRules } from './intake-service.js';
 import { MllpListener } from './mllp-listener.js';
 
-// docs/security.md finding 21: senders are not tied to clinic codes, so a cancel (ORC-1 CA) that arrives through the
+// docs/security.md finding 22: senders are not tied to clinic codes, so a cancel (ORC-1 CA) that arrives through the
 // intake acts only on an order the same sender (MSH-3^MSH-4) sent. Any other stays staged, with the reason, for an
 // admin to decide; the sender is answered AE. Real MLLP over loopback, a real store.
 

@@ -7,7 +7,7 @@ import { readMessageHeader, type AckError } from './hl7-ack.js';
 /**
  * A cancel (ORC-1 CA) that arrived through the intake for an order its sender did not send: senders are not tied to
  * clinic codes, so acting on it would let any system on the network cancel another clinic's prescriptions
- * (docs/security.md, finding 21). It is staged, not acted on, with a warning for the admin (who may accept it
+ * (docs/security.md, finding 22). It is staged, not acted on, with a warning for the admin (who may accept it
  * deliberately) and an ERR for the sender that says only what the sender may know.
  */
 export interface HeldCancel {
