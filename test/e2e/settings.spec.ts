@@ -101,6 +101,10 @@ test('settings: how long imported file copies are kept is set on screen, asked f
     await expect(
       page.getByRole('status').filter({ hasText: 'Saved: imported file copies are kept for 30 days.' }),
     ).toBeVisible();
+    // The question and its buttons are gone: the keyboard is back on Save, not on the page.
+    await expect(
+      page.getByRole('region', { name: 'Imported file copies' }).getByRole('button', { name: 'Save' }),
+    ).toBeFocused();
 
     // Kept: a reload reads it back from the core; in the dark theme too.
     await page.emulateMedia({ colorScheme: 'dark' });

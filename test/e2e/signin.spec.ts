@@ -96,4 +96,6 @@ test('the local sandbox shows its service account, and the connection can be che
   const connection = page.getByRole('region', { name: 'Connection' });
   await connection.getByRole('button', { name: 'Check connection' }).click();
   await expect(connection.getByRole('status')).toContainText(/Order Service\s*Reachable \(\d+ ms\)/);
+  // Disabled while it checked, the button has the keyboard again.
+  await expect(connection.getByRole('button', { name: 'Check connection' })).toBeFocused();
 });

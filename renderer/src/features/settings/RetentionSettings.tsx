@@ -1,9 +1,10 @@
-import { useCallback, useId, useState, type FormEvent } from 'react';
+import { useCallback, useId, useRef, useState, type FormEvent } from 'react';
 import { ContractError } from '../../../../shared/errors.js';
 import type { RetentionState, StagedDays } from '../../../../shared/retention-contract.js';
 import { useApi } from '../../api/api-context.js';
 import { useLoad } from '../../api/use-load.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { useFocusWhenLost } from '../focus/focus-return.js';
 import { formatDateTime } from '../format/format-date.js';
 import { plural } from '../format/format-time.js';
 import { ConfirmDialog } from '../preview/ConfirmDialog.js';
@@ -53,6 +54,9 @@ function RetentionEditor({ state: initial }: { state: RetentionState }) {
   const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState<string>();
   const daysId = `${id}-days`;
+  // The question's dialog closes with its buttons gone and Save disabled while saving: the keyboard comes back to Save.
+  const saveRef = useRef<HTMLButtonElement>(null);
+  useFocusWhenLost(asking !== undefined || busy, () => saveRef.current);
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -137,7 +141,7 @@ function RetentionEditor({ state: initial }: { state: RetentionState }) {
           </div>
         ) : null}
         <div className="button-row">
-          <button type="submit" disabled={busy}>
+          <button type="submit" ref={saveRef} disabled={busy}>
             Save
           </button>
         </div>
