@@ -13,6 +13,7 @@ import { applyStatusRecord } from '../tracking/apply-status.js';
 import { toOrderSummary } from '../views.js';
 import { templateCsv as exportTemplateCsv } from './batch-exports.js';
 import { toStagedOrderView } from './staging-views.js';
+import { settleOrders, type SettleOutcome } from './testing/settle-orders.js';
 import { stagingFixture, templateCsv, uniqueOrder, type StagingFixture } from './testing/staging-fixtures.js';
 
 /**
@@ -33,41 +34,10 @@ afterEach(() => {
   fixture = undefined;
 });
 
-type Outcome = 'rejected' | 'processed' | 'tracked' | 'queued';
-
-/** Sends the queued orders as the submitter would and gives each the outcome `plan` names (in id order). */
-function settle(store: Store, plan: Outcome[]): number[] {
-  const claimed = store.orders.claimForSending(LOCAL.id, plan.filter((p) => p !== 'queued').length);
-  const at = store.now();
-  claimed.forEach((order, i) => {
-    const attempt = { orderId: order.id, operation: 'create' as const, startedAt: at, latencyMs: 5 };
-    if (plan[i] === 'rejected') {
-      store.attempts.recordWithTransition({ ...attempt, httpStatus: 400, outcome: 'rejected' }, () => ({
-        from: ['sending'],
-        to: 'rejected',
-        patch: { lastError: { kind: 'rejected', message: 'not known', field: null } },
-        action: 'order.rejected',
-      }));
-      return;
-    }
-    store.attempts.recordWithTransition({ ...attempt, httpStatus: 201, outcome: 'ok' }, () => ({
-      from: ['sending'],
-      to: 'created',
-      patch: { pharmacyOrderId: order.id, lastError: null },
-      action: 'order.created',
-    }));
-    applyStatusRecord(store, order.id, { orderStatus: 'Prescription Received' } as StatusRecord, at);
-    if (plan[i] === 'processed') {
-      applyStatusRecord(store, order.id, { orderStatus: 'Prescription Processed' } as StatusRecord, at);
-    }
-  });
-  return claimed.map((order) => order.id);
-}
-
 interface Built {
   dataDir: string;
   batchId: number;
-  ids: Record<Outcome, number>;
+  ids: Record<SettleOutcome, number>;
   /** Every order of the batch, in id order. */
   all: number[];
 }
@@ -81,7 +51,7 @@ async function build(processed = 0): Promise<Built> {
   if (outcome.status !== 'staged') throw new Error(`expected a staged batch, got ${outcome.status}`);
   f.staging.accept(outcome.batchId);
   const more = Array.from({ length: processed }, () => 'processed' as const);
-  const [rejected, done, tracked] = settle(f.store, ['rejected', 'processed', 'tracked', ...more, 'queued']);
+  const [rejected, done, tracked] = settleOrders(f.store, ['rejected', 'processed', 'tracked', ...more, 'queued']);
   const all = f.store.orders.list({ environmentId: LOCAL.id, limit: 1000 }).map((order) => order.id);
   const queued = f.store.orders.list({ environmentId: LOCAL.id, states: ['queued'], limit: 10 })[0]!.id;
   f.store.close();

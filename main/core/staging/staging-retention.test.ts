@@ -12,6 +12,7 @@ import { LOCAL } from '../store/testing/store-fixtures.js';
 import { applyStatusRecord } from '../tracking/apply-status.js';
 import { SETTLED_STATUSES } from '../tracking/tracked-orders.js';
 import { toStagedOrderView } from './staging-views.js';
+import { settleOrders } from './testing/settle-orders.js';
 import {
   stagingFixture,
   templateCsv,
@@ -45,42 +46,6 @@ async function stage(f: StagingFixture, name: string, orders: ReturnType<typeof 
   return outcome.batchId;
 }
 
-/** Sends the queued orders as the submitter would and gives each the outcome `plan` names (in id order). */
-function settle(store: Store, plan: Array<'rejected' | 'processed' | 'tracked' | 'queued'>): number[] {
-  const claimed = store.orders.claimForSending(LOCAL.id, plan.filter((p) => p !== 'queued').length);
-  const at = store.now();
-  claimed.forEach((order, i) => {
-    const attempt = {
-      orderId: order.id,
-      operation: 'create' as const,
-      startedAt: at,
-      latencyMs: 5,
-      httpStatus: 201,
-      outcome: 'ok' as const,
-    };
-    if (plan[i] === 'rejected') {
-      store.attempts.recordWithTransition({ ...attempt, httpStatus: 400, outcome: 'rejected' }, () => ({
-        from: ['sending'],
-        to: 'rejected',
-        patch: { lastError: { kind: 'rejected', message: 'not known', field: null } },
-        action: 'order.rejected',
-      }));
-      return;
-    }
-    store.attempts.recordWithTransition(attempt, () => ({
-      from: ['sending'],
-      to: 'created',
-      patch: { pharmacyOrderId: order.id, lastError: null },
-      action: 'order.created',
-    }));
-    applyStatusRecord(store, order.id, { orderStatus: 'Prescription Received' } as StatusRecord, at);
-    if (plan[i] === 'processed') {
-      applyStatusRecord(store, order.id, { orderStatus: 'Prescription Processed' } as StatusRecord, at);
-    }
-  });
-  return claimed.map((order) => order.id);
-}
-
 interface Built {
   f: StagingFixture;
   dataDir: string;
@@ -107,7 +72,13 @@ async function build(extra: { discarded?: number; processed?: number } = {}): Pr
   f.staging.editOrder(firstAccepted.id, { edits: [{ path: 'customer.firstName', value: 'Kim' }] });
   expect(f.staging.accept(accepted)).toMatchObject({ accepted: 4 + extraProcessed, staying: 1 });
   const extraPlan = Array.from({ length: extraProcessed }, () => 'processed' as const);
-  const [rejected, processed, tracked] = settle(f.store, ['rejected', 'processed', 'tracked', ...extraPlan, 'queued']);
+  const [rejected, processed, tracked] = settleOrders(f.store, [
+    'rejected',
+    'processed',
+    'tracked',
+    ...extraPlan,
+    'queued',
+  ]);
   const queued = f.store.orders.list({ environmentId: LOCAL.id, states: ['queued'], limit: 10 })[0]!.id;
 
   const discarded = await stage(
