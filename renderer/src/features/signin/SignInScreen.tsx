@@ -6,9 +6,11 @@ import { ConnectionCheck } from '../connection/ConnectionCheck.js';
 import { GRANT_LABELS } from '../environments/environment-labels.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { formatDateTime } from '../format/format-date.js';
+import { useNow } from '../format/use-now.js';
 import { useLive } from '../live/live-context.js';
 import { ClientCredentialsSignIn } from './ClientCredentialsSignIn.js';
 import { DeviceSignIn } from './DeviceSignIn.js';
+import { accessHint } from './access-hint.js';
 
 /** Sign-in to the selected environment: its state, the way in (device code or service account), sign out. */
 export function SignInScreen({ environment }: { environment: EnvironmentView }) {
@@ -17,6 +19,7 @@ export function SignInScreen({ environment }: { environment: EnvironmentView }) 
   const status = signIn[environment.id];
   const [signOut, setSignOut] = useState<Settled<unknown>>();
   const [signingOut, setSigningOut] = useState(false);
+  const now = useNow(30_000);
 
   async function doSignOut() {
     setSigningOut(true);
@@ -57,7 +60,7 @@ export function SignInScreen({ environment }: { environment: EnvironmentView }) 
             <>
               <dt>Access until</dt>
               <dd>
-                {formatDateTime(status.expiresAt)} <span className="hint">(renewed automatically)</span>
+                {formatDateTime(status.expiresAt)} <span className="hint">{accessHint(status.expiresAt, now)}</span>
               </dd>
             </>
           ) : null}
