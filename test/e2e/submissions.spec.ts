@@ -18,6 +18,8 @@ test('submissions: a paused batch waits, then runs to done with live counts; a h
 
   await progress.getByRole('button', { name: 'Pause sending' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Sending is paused.' })).toBeVisible();
+  // Disabled while the outbox answered, the button keeps the keyboard as it turns into Resume.
+  await expect(progress.getByRole('button', { name: 'Resume sending' })).toBeFocused();
   // Twelve orders, one for a patient the service refuses (403: locked out), accepted while sending is paused.
   const batch = await seedOrders(app, local.id, {
     count: 12,

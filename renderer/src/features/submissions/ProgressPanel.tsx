@@ -1,9 +1,10 @@
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import type { EnvironmentView } from '../../../../shared/environment.js';
 import type { OrderStateName } from '../../../../shared/order-views.js';
 import type { OutboxProgressView } from '../../../../shared/outbox-views.js';
 import { useApi } from '../../api/api-context.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { useFocusWhenLost } from '../focus/focus-return.js';
 import { formatCount } from '../format/format-time.js';
 import { useLive } from '../live/live-context.js';
 import { ORDER_STATE_TEXT, TONE_SYMBOL } from '../orders/order-states.js';
@@ -46,6 +47,9 @@ export function ProgressPanel({
   const { setProgress } = useLive();
   const [failure, setFailure] = useState<unknown>();
   const [busy, setBusy] = useState(false);
+  // Disabled while the outbox answers, the button keeps the keyboard as it turns into Resume (or Pause).
+  const toggleRef = useRef<HTMLButtonElement>(null);
+  useFocusWhenLost(busy, () => toggleRef.current);
   const summary = summarizeProgress(progress.counts);
   const paused = progress.state === 'paused';
   const percent = Math.floor(summary.fraction * 100);
@@ -66,7 +70,7 @@ export function ProgressPanel({
     <section aria-labelledby="progress-heading" className="panel">
       <div className="panel-head">
         <h3 id="progress-heading">Progress</h3>
-        <button type="button" className="secondary" onClick={() => void togglePause()} disabled={busy}>
+        <button type="button" className="secondary" ref={toggleRef} onClick={() => void togglePause()} disabled={busy}>
           {paused ? 'Resume sending' : 'Pause sending'}
         </button>
       </div>
