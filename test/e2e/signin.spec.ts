@@ -37,6 +37,10 @@ test('device sign-in: a large code to copy, its link, a QR code and a countdown;
   await expect(code).toHaveText(/^[A-Z0-9-]{6,}$/);
   // The code replaced the button that asked for it: the keyboard is on the code's first button.
   await expect(page.getByRole('button', { name: 'Copy code' })).toBeFocused();
+  // The state says what the header says (signing in), not "Not signed in", while the code waits.
+  const signInPanel = page.getByRole('region', { name: `Sign-in to ${name}` });
+  await expect(signInPanel).toContainText('Signing in: waiting for the code below to be entered');
+  await expect(signInPanel).not.toContainText('Not signed in');
   const userCode = (await code.textContent()) ?? '';
   await expect(page.getByRole('img', { name: /QR code of the sign-in page/ })).toBeVisible();
   await expect(page.getByRole('timer')).toHaveText(/^\d+:\d\d$/);

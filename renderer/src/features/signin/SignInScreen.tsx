@@ -15,8 +15,10 @@ import { accessHint } from './access-hint.js';
 /** Sign-in to the selected environment: its state, the way in (device code or service account), sign out. */
 export function SignInScreen({ environment }: { environment: EnvironmentView }) {
   const api = useApi();
-  const { signIn, refreshSignIn } = useLive();
+  const { signIn, refreshSignIn, device } = useLive();
   const status = signIn[environment.id];
+  // A code is on screen and waits for the admin: said as the header says it, not as "Not signed in".
+  const waiting = device[environment.id]?.phase === 'waiting' || Boolean(status?.device);
   const [signOut, setSignOut] = useState<Settled<unknown>>();
   const [signingOut, setSigningOut] = useState(false);
   const now = useNow(30_000);
@@ -52,6 +54,8 @@ export function SignInScreen({ environment }: { environment: EnvironmentView }) 
               'Checking…'
             ) : status.signedIn ? (
               <strong className="good">✓ Signed in{status.subject ? ` as ${status.subject}` : ''}</strong>
+            ) : waiting ? (
+              <strong className="waiting">… Signing in: waiting for the code below to be entered</strong>
             ) : (
               <strong className="bad">! Not signed in</strong>
             )}
