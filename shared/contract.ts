@@ -146,8 +146,8 @@ export const calls = {
         /** The service's status text, exactly. */
         remoteStatus: z.string().min(1).max(200).optional(),
         /** Accepted into the app on or after / on or before these dates (UTC, `YYYY-MM-DD`). */
-        createdFrom: z.iso.date().optional(),
-        createdTo: z.iso.date().optional(),
+        createdFrom: z.iso.date().max(10).optional(),
+        createdTo: z.iso.date().max(10).optional(),
         /** The patient's surname or its beginning, case and accents ignored; never echoed, logged or audited. */
         patientSurname: patientSurnameFilterSchema.optional(),
         /** The page cursor: the previous page's `nextAfterId`. Pages run newest first (issue #16). */

@@ -9,7 +9,7 @@ export const DMD_CODE_PATTERN = /^[1-9]\d{0,17}$/;
  */
 export const dmdCodeSchema = z
   .union([
-    z.string().regex(DMD_CODE_PATTERN, 'a dm+d code is 1 to 18 digits, not starting with 0'),
+    z.string().max(18).regex(DMD_CODE_PATTERN, 'a dm+d code is 1 to 18 digits, not starting with 0'),
     z
       .number()
       .int()

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { boundedRecord } from './bounded-record.js';
 import { insecureUrlProblem } from './loopback.js';
 
 /** An environment's API profile: everything that may differ between deployments of the Order Service. */
@@ -13,29 +14,47 @@ export const ORDER_SERVICE_SCOPES = [
 export const grantSchema = z.enum(['device', 'client_credentials']);
 export type Grant = z.infer<typeof grantSchema>;
 
+/** Entries of one code list, and the length of each: lists of a few words, with room to spare. */
+export const CODE_LIST_MAX = 500;
+export const CODE_MAX = 100;
+/** An environment's scopes, and each one's length. */
+export const SCOPES_MAX = 20;
+export const SCOPE_MAX = 200;
+/** The audit entry of an identity change keeps the issuer (and the API origin) in at most 300 characters. */
+export const URL_MAX = 300;
+
+const codeList = z.array(z.string().max(CODE_MAX)).max(CODE_LIST_MAX);
+const v2Codes = boundedRecord(z.string().max(CODE_MAX), z.number().int(), CODE_LIST_MAX);
+
 export const codeListsSchema = z.object({
-  titles: z.array(z.string()),
-  genders: z.array(z.string()),
-  paymentTypes: z.array(z.string()),
-  courierCodes: z.array(z.string()),
-  currencyCodes: z.array(z.string()),
+  titles: codeList,
+  genders: codeList,
+  paymentTypes: codeList,
+  courierCodes: codeList,
+  currencyCodes: codeList,
   /** v1 text → v2 integer, for the v2 create route. */
-  v2Title: z.record(z.string(), z.number().int()),
-  v2PaymentType: z.record(z.string(), z.number().int()),
-  v2CourierCode: z.record(z.string(), z.number().int()),
+  v2Title: v2Codes,
+  v2PaymentType: v2Codes,
+  v2CourierCode: v2Codes,
 });
 export type CodeLists = z.infer<typeof codeListsSchema>;
 
 /** An address that receives credentials: https, or plain http to this computer only (insecureUrlProblem). */
 function credentialUrlSchema(what: string) {
-  return z.url().superRefine((text, context) => {
-    const problem = insecureUrlProblem(text, what);
-    if (problem) context.addIssue({ code: 'custom', message: problem });
-  });
+  return z
+    .url()
+    .max(URL_MAX)
+    .superRefine((text, context) => {
+      const problem = insecureUrlProblem(text, what);
+      if (problem) context.addIssue({ code: 'custom', message: problem });
+    });
 }
 
 export const environmentSchema = z.object({
-  id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lower-case letters, digits and dashes'),
+  id: z
+    .string()
+    .max(40)
+    .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lower-case letters, digits and dashes'),
   name: z.string().min(1).max(80),
   /** `local-sandbox` is started by the app itself; its URLs are filled in when it runs. */
   kind: z.enum(['local-sandbox', 'remote']),
@@ -45,7 +64,7 @@ export const environmentSchema = z.object({
   /** Empty until the supplier enters the id CloudRx issued them. */
   clientId: z.string().max(200),
   grant: grantSchema,
-  scopes: z.array(z.string().min(1)).min(1),
+  scopes: z.array(z.string().min(1).max(SCOPE_MAX)).min(1).max(SCOPES_MAX),
   /** Version segment of the create-with-clinic path: public pages list both. */
   createWithClinicVersion: z.enum(['v1', 'v2']),
   requestTimeoutMs: z.number().int().min(1000).max(300_000),

@@ -49,10 +49,13 @@ export function senderKeyProblem(key: string): string | undefined {
   return undefined;
 }
 
-export const intakeSenderKeySchema = z.string().superRefine((key, context) => {
-  const problem = senderKeyProblem(key);
-  if (problem) context.addIssue({ code: 'custom', message: problem });
-});
+export const intakeSenderKeySchema = z
+  .string()
+  .max(2 * SENDER_PART_MAX + 1)
+  .superRefine((key, context) => {
+    const problem = senderKeyProblem(key);
+    if (problem) context.addIssue({ code: 'custom', message: problem });
+  });
 
 export const intakeSenderRuleSchema = z.object({ sender: intakeSenderKeySchema, onArrival: intakeModeSchema }).strict();
 export type IntakeSenderRuleView = z.infer<typeof intakeSenderRuleSchema>;

@@ -10,7 +10,7 @@ import { serviceErrorSchema } from './errors.js';
 /** Longest range one lookup may cover, in days (split into 3-day windows: at most 8 calls). */
 export const MAX_LOOKUP_RANGE_DAYS = 31;
 
-const isoDay = z.iso.date();
+const isoDay = z.iso.date().max(10);
 
 export const orderLookupQuerySchema = z.discriminatedUnion('by', [
   z.object({ by: z.literal('pharmacyOrderId'), pharmacyOrderId: z.number().int().positive() }).strict(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { boundedRecord } from './bounded-record.js';
 import { DOWNLOAD_ID_PATTERN } from './log-contract.js';
 import {
   acceptOutcomeSchema,
@@ -29,17 +30,29 @@ const fileNameSchema = z
   .max(255)
   .refine((name) => !/[\\/\0]/.test(name), 'a file name, not a path');
 
+/** A profile's mapped columns (the template has a few dozen), and the values one column's value map translates. */
+const PROFILE_COLUMNS_MAX = 500;
+const VALUE_MAP_MAX = 5000;
+
 const mappingProfileInputSchema = z
   .object({
     name: z.string().trim().min(1).max(80),
     headerFingerprint: z.string().max(64).optional(),
-    columns: z.record(z.string().max(100), z.string().max(200)),
+    columns: boundedRecord(z.string().max(100), z.string().max(200), PROFILE_COLUMNS_MAX),
     /** template column → position (1-based) of the column to read where its header appears more than once. */
-    columnPositions: z.record(z.string().max(100), z.number().int().min(1).max(100_000)).optional(),
-    constants: z.record(z.string().max(100), z.string().max(500)),
-    valueMaps: z.record(z.string().max(100), z.record(z.string().max(200), z.string().max(200))),
+    columnPositions: boundedRecord(
+      z.string().max(100),
+      z.number().int().min(1).max(100_000),
+      PROFILE_COLUMNS_MAX,
+    ).optional(),
+    constants: boundedRecord(z.string().max(100), z.string().max(500), PROFILE_COLUMNS_MAX),
+    valueMaps: boundedRecord(
+      z.string().max(100),
+      boundedRecord(z.string().max(200), z.string().max(200), VALUE_MAP_MAX),
+      PROFILE_COLUMNS_MAX,
+    ),
     dateFormat: z.enum(['iso', 'dd/MM/yyyy', 'd/M/yy', 'dd-MMM-yyyy', 'MM/dd/yyyy']).optional(),
-    hl7FieldMap: z.record(z.string().max(100), z.string().max(40)).optional(),
+    hl7FieldMap: boundedRecord(z.string().max(100), z.string().max(40), PROFILE_COLUMNS_MAX).optional(),
     /** HL7: the sender whose files this profile is for (taken from `fromBatchId`'s import when absent). */
     hl7Sender: hl7SenderSchema.optional(),
   })
@@ -140,7 +153,7 @@ export const stagingCalls = {
           .min(1)
           .max(200)
           .optional(),
-        body: z.record(z.string(), z.unknown()).optional(),
+        body: boundedRecord(z.string().max(200), z.unknown(), 100).optional(),
       })
       .strict()
       .refine((input) => (input.edits === undefined) !== (input.body === undefined), 'give either edits or body'),
