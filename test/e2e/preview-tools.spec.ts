@@ -118,6 +118,13 @@ test('preview tools: template download, errors exported and re-imported, find an
     'Changed 2 cells in 2 orders; each order was checked again. Undo takes it all back.',
   );
   await expect(findReplace.getByRole('button', { name: 'Replace all…' })).toBeFocused();
+  // What Undo would take back shows on focus, not only on hover, and is its description.
+  const undo = page.getByRole('group', { name: 'Changes' }).getByRole('button', { name: 'Undo' });
+  await expect(undo).toHaveAccessibleDescription('Undo the find and replace in Courier (2 orders, 2 cells)');
+  await undo.focus();
+  await expect(page.getByText('Undo the find and replace in Courier (2 orders, 2 cells)')).toBeVisible();
+  await findReplace.getByRole('button', { name: 'Replace all…' }).focus();
+  await expect(page.getByText('Undo the find and replace in Courier (2 orders, 2 cells)')).toBeHidden();
   await expect(page.getByRole('status', { name: 'Batch counts' })).toContainText('3 valid');
   await expect(batches.getByRole('row', { name: /tools-first\.csv/ })).toContainText(/4\s*3\s*1/);
 

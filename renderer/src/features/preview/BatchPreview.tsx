@@ -513,24 +513,35 @@ export function BatchPreview({
             <span className="toolbar-group" role="group" aria-label="Changes">
               <button
                 type="button"
-                className="secondary"
+                className="secondary changes-undo"
                 onClick={() => void step('undo')}
                 disabled={!batch?.undo || busy === 'undo'}
                 aria-keyshortcuts="Control+Z"
-                title={batch?.undo ? `Undo ${describeStep(batch.undo)}` : 'Nothing to undo'}
+                aria-describedby={batch?.undo ? `${gridId}-undo-next` : undefined}
               >
                 <span aria-hidden="true">↶ </span>Undo
               </button>
               <button
                 type="button"
-                className="secondary"
+                className="secondary changes-redo"
                 onClick={() => void step('redo')}
                 disabled={!batch?.redo || busy === 'redo'}
                 aria-keyshortcuts="Control+Shift+Z"
-                title={batch?.redo ? `Redo ${describeStep(batch.redo)}` : 'Nothing to redo'}
+                aria-describedby={batch?.redo ? `${gridId}-redo-next` : undefined}
               >
                 <span aria-hidden="true">↷ </span>Redo
               </button>
+              {/* What each would take back, shown on focus as well as hover (a title showed it on hover only). */}
+              {batch?.undo ? (
+                <span id={`${gridId}-undo-next`} className="changes-next changes-next-undo">
+                  Undo {describeStep(batch.undo)}
+                </span>
+              ) : null}
+              {batch?.redo ? (
+                <span id={`${gridId}-redo-next`} className="changes-next changes-next-redo">
+                  Redo {describeStep(batch.redo)}
+                </span>
+              ) : null}
             </span>
           ) : null}
           <button
