@@ -5,13 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CODE_LISTS } from '../../../shared/environment.js';
-import {
-  importFile,
-  writeRde011,
-  writeTemplateCsv,
-  type ImportedOrder,
-  type MappingProfile,
-} from './index.js';
+import { importFile, writeRde011, writeTemplateCsv, type ImportedOrder, type MappingProfile } from './index.js';
 import { exampleOrder } from './testing/write-fixtures.js';
 
 /**
