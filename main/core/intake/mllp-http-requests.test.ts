@@ -2,12 +2,8 @@ import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RawMllpSocket, frame } from '../../../test/support/hl7-client.js';
 import { writeRde011 } from '../importing/rde-writer.js';
-import { HL7_PROFILE, stagingFixture, uniqueOrder, type StagingFixture } from '../staging/testing/staging-fixtures.js';
-import { StagingService } from '../staging/staging-service.js';
-import { inProcessRowSink } from '../store/staged-batch-writer.js';
-import { LOCAL } from '../store/testing/store-fixtures.js';
-import { IntakeService } from './intake-service.js';
-import { MllpListener } from './mllp-listener.js';
+import { uniqueOrder } from '../staging/testing/staging-fixtures.js';
+import { startMllpIntake, stopMllpIntake, type RunningIntake } from './testing/mllp-intake.js';
 
 /**
  * docs/security.md, finding 18: any web page the admin visits can have the browser POST to 127.0.0.1:2575
@@ -19,54 +15,15 @@ import { MllpListener } from './mllp-listener.js';
 
 const SENDER = { sendingApplication: 'EPR-7', sendingFacility: 'CLINIC-H' };
 
-interface Running {
-  fixture: StagingFixture;
-  intake: IntakeService;
-  listener: MllpListener;
-  port: number;
-  logs: string[];
-}
-
-let running: Running | undefined;
+let running: RunningIntake | undefined;
 afterEach(async () => {
-  if (!running) return;
-  await running.listener.close();
-  await running.intake.close();
-  running.fixture.close();
+  if (running) await stopMllpIntake(running);
   running = undefined;
 });
 
-async function start(): Promise<Running> {
-  const fixture = stagingFixture();
-  fixture.staging.saveProfile({
-    ...HL7_PROFILE,
-    name: 'EPR',
-    hl7Sender: { application: 'EPR-7', facility: 'CLINIC-H', messageType: 'RDE^O11' },
-  });
-  const staging = new StagingService({
-    store: fixture.store,
-    codeListsFor: (id) => fixture.store.environments.get(id)!.codeLists,
-    openRowSink: inProcessRowSink,
-  });
-  const logs: string[] = [];
-  const line = (m: string, f?: object) => logs.push(`${m} ${JSON.stringify(f ?? {})}`);
-  const logger = { info: line, warn: line, error: line };
-  // Send on arrival: what a page could make the service receive.
-  const intake = new IntakeService({
-    store: fixture.store,
-    staging,
-    environmentId: LOCAL.id,
-    rules: { mode: 'send' },
-    logger,
-  });
-  const listener = new MllpListener({
-    port: 0,
-    handle: (raw, peer) => intake.handle(raw, peer),
-    onRefusal: (refusal) => intake.recordRefusal(refusal),
-    logger,
-  });
-  const { port } = await listener.listen();
-  running = { fixture, intake, listener, port, logs };
+// Send on arrival: what a page could make the service receive.
+async function start(): Promise<RunningIntake> {
+  running = await startMllpIntake({ mode: 'send' });
   return running;
 }
 
@@ -78,9 +35,9 @@ const message = () =>
     ...SENDER,
   });
 
-const stagedCount = (r: Running) =>
+const stagedCount = (r: RunningIntake) =>
   (r.fixture.store.db.prepare('SELECT count(*) AS n FROM staged_orders').get() as { n: number }).n;
-const intakeActions = (r: Running) =>
+const intakeActions = (r: RunningIntake) =>
   r.fixture.store.audit
     .search({})
     .filter((entry) => entry.action.startsWith('intake.'))

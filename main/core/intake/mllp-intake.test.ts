@@ -6,33 +6,20 @@ import { connect as tlsConnect } from 'node:tls';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RawMllpSocket, frame, parseAck, sendWithLibrary } from '../../../test/support/hl7-client.js';
 import { writeRde011 } from '../importing/rde-writer.js';
-import { HL7_PROFILE, stagingFixture, uniqueOrder, type StagingFixture } from '../staging/testing/staging-fixtures.js';
-import { StagingService } from '../staging/staging-service.js';
-import { inProcessRowSink } from '../store/staged-batch-writer.js';
+import { uniqueOrder } from '../staging/testing/staging-fixtures.js';
 import { LOCAL } from '../store/testing/store-fixtures.js';
 import { buildAck, readMessageHeader } from './hl7-ack.js';
-import { IntakeService, type IntakeRules } from './intake-service.js';
-import { MllpListener } from './mllp-listener.js';
+import type { IntakeRules } from './intake-service.js';
+import { startMllpIntake, stopMllpIntake, type RunningIntake } from './testing/mllp-intake.js';
 
 // Issue #17, the MLLP listener: an independent client (node-hl7-client, test/support/hl7-client.ts) sends single
 // messages, bursts and malformed frames; each ACK is checked field by field; a resend is not staged twice.
 
 const SENDER = { sendingApplication: 'EPR-7', sendingFacility: 'CLINIC-H' };
 
-interface Running {
-  fixture: StagingFixture;
-  intake: IntakeService;
-  listener: MllpListener;
-  port: number;
-  logs: string[];
-}
-
-let running: Running | undefined;
+let running: RunningIntake | undefined;
 afterEach(async () => {
-  if (!running) return;
-  await running.listener.close();
-  await running.intake.close();
-  running.fixture.close();
+  if (running) await stopMllpIntake(running);
   running = undefined;
 });
 
@@ -43,36 +30,8 @@ async function start(
     maxMessageBytes?: number;
     tls?: { certPath: string; keyPath: string; clientCaPath?: string };
   } = {},
-): Promise<Running> {
-  const fixture = stagingFixture();
-  fixture.staging.saveProfile({
-    ...HL7_PROFILE,
-    name: 'EPR',
-    hl7Sender: { application: 'EPR-7', facility: 'CLINIC-H', messageType: 'RDE^O11' },
-  });
-  const staging = new StagingService({
-    store: fixture.store,
-    codeListsFor: (id) => fixture.store.environments.get(id)!.codeLists,
-    openRowSink: inProcessRowSink,
-  });
-  const logs: string[] = [];
-  const logger = {
-    info: (m: string, f?: object) => logs.push(`${m} ${JSON.stringify(f ?? {})}`),
-    warn: (m: string, f?: object) => logs.push(`${m} ${JSON.stringify(f ?? {})}`),
-    error: (m: string, f?: object) => logs.push(`${m} ${JSON.stringify(f ?? {})}`),
-  };
-  const intake = new IntakeService({ store: fixture.store, staging, environmentId: LOCAL.id, rules, logger });
-  const listener = new MllpListener({
-    port: 0,
-    handle: (raw, peer) => intake.handle(raw, peer),
-    onRefusal: (refusal) => intake.recordRefusal(refusal),
-    logger,
-    ...(extra.allow ? { allow: extra.allow } : {}),
-    ...(extra.maxMessageBytes ? { maxMessageBytes: extra.maxMessageBytes } : {}),
-    ...(extra.tls ? { tls: extra.tls } : {}),
-  });
-  const { port } = await listener.listen();
-  running = { fixture, intake, listener, port, logs };
+): Promise<RunningIntake> {
+  running = await startMllpIntake(rules, extra);
   return running;
 }
 
@@ -107,14 +66,14 @@ function message(controlId = `CTL-${process.pid}-${++seq}`, order = uniqueOrder(
   return writeRde011(order, { controlId, timestamp: '20261126101500', ...SENDER });
 }
 
-function batchCount(r: Running): number {
+function batchCount(r: RunningIntake): number {
   return (
     r.fixture.store.db.prepare('SELECT count(*) AS n FROM import_batches WHERE importing = 0').get() as { n: number }
   ).n;
 }
 
 /** Staged orders (messages staged): a sender's messages of a day share one batch. */
-function stagedCount(r: Running): number {
+function stagedCount(r: RunningIntake): number {
   return (r.fixture.store.db.prepare('SELECT count(*) AS n FROM staged_orders').get() as { n: number }).n;
 }
 

@@ -1,0 +1,56 @@
+import { StagingService } from '../../staging/staging-service.js';
+import { HL7_PROFILE, stagingFixture, type StagingFixture } from '../../staging/testing/staging-fixtures.js';
+import { inProcessRowSink } from '../../store/staged-batch-writer.js';
+import { LOCAL } from '../../store/testing/store-fixtures.js';
+import { IntakeService, type IntakeRules } from '../intake-service.js';
+import { MllpListener, type MllpListenerOptions } from '../mllp-listener.js';
+
+/** A real MLLP listener on a free loopback port over a real store, as `serve` runs it, and what it logged. */
+export interface RunningIntake {
+  fixture: StagingFixture;
+  intake: IntakeService;
+  listener: MllpListener;
+  port: number;
+  logs: string[];
+}
+
+/**
+ * Starts the intake for the sender EPR-7^CLINIC-H (its HL7 profile saved) under `rules`, staging on this thread as
+ * `serve` does, with `listener`'s options (allow-list, size limit, TLS) passed on.
+ */
+export async function startMllpIntake(
+  rules: IntakeRules,
+  listener: Pick<MllpListenerOptions, 'allow' | 'maxMessageBytes' | 'tls'> = {},
+): Promise<RunningIntake> {
+  const fixture = stagingFixture();
+  fixture.staging.saveProfile({
+    ...HL7_PROFILE,
+    name: 'EPR',
+    hl7Sender: { application: 'EPR-7', facility: 'CLINIC-H', messageType: 'RDE^O11' },
+  });
+  const staging = new StagingService({
+    store: fixture.store,
+    codeListsFor: (id) => fixture.store.environments.get(id)!.codeLists,
+    openRowSink: inProcessRowSink,
+  });
+  const logs: string[] = [];
+  const line = (message: string, fields?: object) => logs.push(`${message} ${JSON.stringify(fields ?? {})}`);
+  const logger = { info: line, warn: line, error: line };
+  const intake = new IntakeService({ store: fixture.store, staging, environmentId: LOCAL.id, rules, logger });
+  const running = new MllpListener({
+    port: 0,
+    handle: (raw, peer) => intake.handle(raw, peer),
+    onRefusal: (refusal) => intake.recordRefusal(refusal),
+    logger,
+    ...listener,
+  });
+  const { port } = await running.listen();
+  return { fixture, intake, listener: running, port, logs };
+}
+
+/** Stops what startMllpIntake started: the listener, then the intake (staging what waits), then the store. */
+export async function stopMllpIntake(running: RunningIntake): Promise<void> {
+  await running.listener.close();
+  await running.intake.close();
+  running.fixture.close();
+}
