@@ -68,6 +68,7 @@ const ACTION_LABELS: Record<string, string> = {
   'intake.file.duplicate': 'Watched file already imported',
   'intake.file.failed': 'Watched file not imported',
   'intake.rules.changed': 'Live intake rules changed',
+  'intake.cancel.held': 'Cancel from another sender held for review',
   'log.exported': 'Log exported',
   'retention.changed': 'Imported file copies: keeping time changed',
   'retention.applied': 'Imported file copies dropped (retention)',
