@@ -6,7 +6,9 @@ import { useEvent } from '../../api/use-event.js';
 import { useLoad } from '../../api/use-load.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { formatDate, formatDateTime } from '../format/format-date.js';
+import { useNow } from '../format/use-now.js';
 import { canCancel } from './cancellable.js';
+import { nextAttemptText } from './next-attempt.js';
 import { explainOrder, ORDER_STATE_TEXT, TONE_SYMBOL } from './order-states.js';
 import { OrderTimeline } from './OrderTimeline.js';
 import { TrackingId } from './TrackingId.js';
@@ -62,11 +64,14 @@ export function OrderDetailView({ orderId, lastRefresh, refreshing, onRefresh, o
     heading?.scrollIntoView({ block: 'nearest' });
   }, [loaded]);
 
+  // The Attempts line says "due" once the planned time has passed, so it is read against a clock that moves.
+  const now = useNow(30_000);
   if (error && !detail) return <ErrorMessage error={error} />;
   if (!detail) return <p role="status">Loading the order…</p>;
   const { order } = detail;
   const state = ORDER_STATE_TEXT[order.state];
   const problem = explainOrder(order);
+  const nextAttempt = order.nextAttemptAt ? nextAttemptText(order.nextAttemptAt, now) : '';
 
   async function retryNow() {
     try {
@@ -129,7 +134,7 @@ export function OrderDetailView({ orderId, lastRefresh, refreshing, onRefresh, o
         <dt>Attempts</dt>
         <dd>
           {order.attempts}
-          {order.nextAttemptAt ? ` (next at ${formatDateTime(order.nextAttemptAt)})` : ''}
+          {nextAttempt ? ` (${nextAttempt})` : ''}
         </dd>
       </dl>
       <p className="hint">
