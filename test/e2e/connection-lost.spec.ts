@@ -34,6 +34,8 @@ for (const size of [
         await page.waitForTimeout(4_000);
         await expect(page.getByRole('alert')).toHaveCount(1);
         await expect(alert).toHaveText(words!);
+        // Still where the admin was: a question the link lost (files handed over?) does not open Import.
+        await expect(page.getByRole('heading', { level: 2, name: 'Submissions', exact: true })).toBeVisible();
         await expect(header.getByRole('timer')).toHaveAccessibleName(/^Next try in \d+ seconds?$/);
         await header.getByText('Technical details').click();
         await expect(header).toContainText('Lost the connection to Rx Batch');

@@ -1,7 +1,9 @@
 import { createContext, use, useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import type { SkippedFile } from '../../../../shared/desktop-contract.js';
 import { useApi } from '../../api/api-context.js';
+import { connectionStatus } from '../../api/connection-state.js';
 import { useEvent } from '../../api/use-event.js';
+import { isDisconnected } from './disconnected.js';
 import { routeHref } from '../workspace/route.js';
 
 /**
@@ -45,7 +47,16 @@ export function ImportRequestsProvider({ children }: { children: ReactNode }) {
     setWaiting((current) => [...current, { id, ...files }]);
     window.location.hash = routeHref({ section: 'import' });
   }, []);
+  // Asked again once the link is back: the question was lost with it, not answered.
+  const askAgain = useRef(false);
   const failed = useCallback((error: unknown) => {
+    // A link that dropped before the answer (browser mode's page cut off, the core restarting) says nothing about
+    // any files: the header says the link is lost, and the Import screen is opened only for a real answer. It
+    // moved the admin off the screen they were on whenever the link dropped during the first question.
+    if (isDisconnected(error)) {
+      askAgain.current = true;
+      return;
+    }
     setFailure(error);
     window.location.hash = routeHref({ section: 'import' });
   }, []);
@@ -55,6 +66,23 @@ export function ImportRequestsProvider({ children }: { children: ReactNode }) {
     void take();
   }, [take]);
   useEvent('import.requested', () => void take());
+  useEffect(() => {
+    const again = () => {
+      if (!askAgain.current) return;
+      askAgain.current = false;
+      void take();
+    };
+    const offConnection = connectionStatus.subscribe((connection) => {
+      if (connection.state === 'connected') again();
+    });
+    const offCore = api.on('app.core', (core) => {
+      if (core.state === 'running') again();
+    });
+    return () => {
+      offConnection();
+      offCore();
+    };
+  }, [api, take]);
 
   const start = useCallback((id: number) => setWaiting((current) => current.filter((files) => files.id !== id)), []);
   return <ImportRequestsContext value={{ waiting, failure, start }}>{children}</ImportRequestsContext>;
