@@ -371,6 +371,9 @@ export function listRows(lines: number[]): string {
   return `Rows ${shown.slice(0, -1).join(', ')} and ${shown.at(-1)}${more}`;
 }
 
+/** Up to this many rows an order's rows are compared pairwise for repeats (repeatedRows). */
+const PAIRWISE_ROWS = 12;
+
 /**
  * Rows of one order that are the same text (a row copied twice, two exports joined): the order would carry the item
  * twice, and a patient get twice the medicine. A warning on each copy, naming the rows: it may be meant (two packs
@@ -378,15 +381,21 @@ export function listRows(lines: number[]): string {
  */
 function repeatedRows(draft: OrderDraft, file: string): Problem[] {
   const problems: Problem[] = [];
-  const firstRow = new Map<string, number>();
-  draft.records.forEach((record, i) => {
-    const text = record.trim();
-    const line = draft.rows[i]!;
-    const earlier = firstRow.get(text);
-    if (earlier === undefined) {
-      firstRow.set(text, line);
-      return;
+  const { records, rows } = draft;
+  // Most orders have a few rows: comparing them pairwise is cheaper than hashing every row's whole text into a map.
+  const firstRow = records.length > PAIRWISE_ROWS ? new Map<string, number>() : undefined;
+  const texts = records.map((record) => record.trim());
+  for (let i = 0; i < texts.length; i += 1) {
+    const text = texts[i]!;
+    const line = rows[i]!;
+    let earlier: number | undefined;
+    if (firstRow) {
+      earlier = firstRow.get(text);
+      if (earlier === undefined) firstRow.set(text, line);
+    } else {
+      for (let j = 0; j < i && earlier === undefined; j += 1) if (texts[j] === text) earlier = rows[j];
     }
+    if (earlier === undefined) continue;
     const item = draft.items.findIndex((entry) => entry.line === line);
     const medication = item >= 0 ? draft.items[item]!.values[MEDICATION] : undefined;
     problems.push(
@@ -398,7 +407,7 @@ function repeatedRows(draft: OrderDraft, file: string): Problem[] {
         `Row ${line} is the same as row ${earlier}, so the order has ${medication ? `the item ${quote(medication)}` : 'its item'} twice; if the row was copied by mistake, remove it.`,
       ),
     );
-  });
+  }
   return problems;
 }
 

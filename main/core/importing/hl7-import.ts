@@ -32,6 +32,9 @@ function unusable(source: ImportedOrder['source'] & { message: number }, code: s
   };
 }
 
+/** What a decoder puts where the bytes were not text in the file's encoding. */
+const UNREADABLE = '\uFFFD';
+
 /** The segments of an order message that say anything about the order; a message with none of them is no order. */
 const ORDER_SEGMENTS: ReadonlySet<string> = new Set(['PID', 'ORC', 'RXE', 'RXO']);
 
@@ -86,6 +89,17 @@ export async function importHl7(
   // plainSpaces (and in a message with a \X..\ escape, which may decode to one).
   let unusualSpaces = false;
   const spaces = new UnusualSpaces();
+  // Validation looks through every text of a body for U+FFFD (validate-order.ts) unless told none can hold one. A
+  // value can only if the message's text does, a \X..\ escape decodes to one, or the profile or the code lists do
+  // (constants, value maps, a list's spelling); the last two are looked at once per import, as the CSV import does.
+  const listsReadable = !JSON.stringify(options.codeLists).includes(UNREADABLE);
+  let profileReadable: { for: Hl7ProfileChoice; readable: boolean } | undefined;
+  const readableProfile = (choice: Hl7ProfileChoice): boolean => {
+    if (profileReadable?.for !== choice) {
+      profileReadable = { for: choice, readable: !JSON.stringify(choice.profile ?? null).includes(UNREADABLE) };
+    }
+    return profileReadable.readable;
+  };
 
   const emit = async (order: ImportedOrder, extras?: OrderExtras) => {
     orderCount += 1;
@@ -107,7 +121,8 @@ export async function importHl7(
       await emit(entry);
       return;
     }
-    const { profile, compiled } = chosen ?? choose(message);
+    const choice = chosen ?? choose(message);
+    const { profile, compiled } = choice;
     messageSenders.add(message.segments[0], splitter.envelope);
     messageTypes.add(message.messageType || '(none)');
     if (!isAcceptedMessageType(message.messageType)) {
@@ -130,7 +145,10 @@ export async function importHl7(
       return;
     }
     const escapedBytes = `${message.delimiters.escape}X`;
-    const plain = unusualSpaces || split.segments.some((segment) => segment.includes(escapedBytes));
+    const hexEscapes = split.segments.some((segment) => segment.includes(escapedBytes));
+    const plain = unusualSpaces || hexEscapes;
+    const noUnreadableText =
+      !hexEscapes && listsReadable && !source.hl7.includes(UNREADABLE) && readableProfile(choice);
     const extraction = extractHl7Order(message, {
       file,
       messageIndex: split.index,
@@ -173,6 +191,7 @@ export async function importHl7(
           : options.isKnownOrder,
       source,
       orderControl,
+      noUnreadableText,
     });
     const { order, provenance } = finished;
     provenance.segments = message.segments.length === split.segments.length ? split.segments : undefined;
