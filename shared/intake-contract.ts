@@ -77,6 +77,11 @@ export const intakeStatusSchema = z
     channels: z.array(intakeChannelSchema).max(20),
     /** Folders this core may watch (the import policy's); null: any folder (direct calls, the command line). */
     allowedFolders: z.array(z.string()).nullable(),
+    /**
+     * Set when the intake shown is `rx-batch serve`'s (this page is served by `serve --ui`): the app cannot start
+     * or stop it (it stops when serve gets SIGTERM or SIGINT). Null for the app's own intake.
+     */
+    serve: z.object({ pid: z.number().int().positive() }).strict().nullable(),
   })
   .strict();
 export type IntakeStatus = z.infer<typeof intakeStatusSchema>;
@@ -115,7 +120,7 @@ export const intakeSaveRulesSchema = z
 
 export const intakeCalls = {
   'intake.status': { input: z.object({}).strict(), output: intakeStatusSchema },
-  /** Starts the app's intake for one environment; refused while one runs (stop it first). */
+  /** Starts the app's intake for one environment; refused while one runs (stop it first), and under `serve --ui`. */
   'intake.start': { input: intakeStartSchema, output: intakeStatusSchema },
   /** Stops the listener and watchers: the message or file in hand is finished first. */
   'intake.stop': { input: z.object({}).strict(), output: intakeStatusSchema },

@@ -12,6 +12,7 @@ import { forkSpawner } from '../host/fork-spawner.js';
 import { startBridge } from './bridge-server.js';
 import { defaultDataDir } from './data-dir.js';
 import { removeLauncher, writeLauncher } from './launcher-file.js';
+import { dataDirHolder, openingServeText, serveWithoutUiText } from './serve-handoff.js';
 import { onRememberedPort, rememberedPort, rememberPort } from './remembered-port.js';
 import { openInBrowser } from './open-browser.js';
 
@@ -93,11 +94,19 @@ async function main(): Promise<void> {
     return;
   }
   const port = parsePort(values.port);
-  const staticDir = join(repoRoot, 'out', 'renderer');
-  if (!existsSync(join(staticDir, 'index.html'))) fail('The renderer is not built yet: run `npm run build` first.');
-
   const dataDir = resolve(values['data-dir'] ?? (process.env.RXBATCH_DATA_DIR || defaultDataDir()));
   ensurePrivateDir(dataDir);
+  // `rx-batch serve` holds this data: its page (--ui) is the app here, and a second core would only be refused.
+  const holder = dataDirHolder(dataDir);
+  if (holder.kind === 'serve') fail(serveWithoutUiText(dataDir, holder.pid));
+  if (holder.kind === 'serve-ui') {
+    console.log(openingServeText(dataDir, holder.pid));
+    const opened = !values['no-open'] && !process.env.CI && openInBrowser(pathToFileURL(holder.launcher).href);
+    console.log(`${opened ? 'Opened in your browser; to open it again, open' : 'To open it, open'} ${holder.launcher}`);
+    return;
+  }
+  const staticDir = join(repoRoot, 'out', 'renderer');
+  if (!existsSync(join(staticDir, 'index.html'))) fail('The renderer is not built yet: run `npm run build` first.');
   const logger = createLogger('rx-batch');
   const statusStepMs = sandboxStepMs();
   let importPaths;

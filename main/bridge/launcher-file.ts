@@ -1,4 +1,4 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PRIVATE_FILE_MODE } from '../core/platform/private-files.js';
 
@@ -15,8 +15,12 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** Writes the launcher into the (0700) data directory as a 0600 file and returns its path. */
-export function writeLauncher(dataDir: string, url: string): string {
+/**
+ * Writes the launcher into the (0700) data directory as a 0600 file and returns its path. It names the PID of the
+ * process that serves it, so another start can tell the launcher of the data directory's owner (`rx-batch serve
+ * --ui`: serve-handoff.ts) from one a crash left behind.
+ */
+export function writeLauncher(dataDir: string, url: string, pid = process.pid): string {
   const file = join(dataDir, LAUNCHER_FILE);
   const href = escapeHtml(url);
   const page = `<!doctype html>
@@ -24,6 +28,7 @@ export function writeLauncher(dataDir: string, url: string): string {
 <head>
 <meta charset="utf-8">
 <meta name="referrer" content="no-referrer">
+<meta name="rx-batch-pid" content="${pid}">
 <meta http-equiv="refresh" content="0;url=${href}">
 <title>Opening Rx Batch…</title>
 </head>
@@ -38,4 +43,16 @@ export function writeLauncher(dataDir: string, url: string): string {
 
 export function removeLauncher(dataDir: string): void {
   rmSync(join(dataDir, LAUNCHER_FILE), { force: true });
+}
+
+/** The PID the data directory's launcher names, when there is one that names one. */
+export function launcherPid(dataDir: string): number | null {
+  let page: string;
+  try {
+    page = readFileSync(join(dataDir, LAUNCHER_FILE), 'utf8');
+  } catch {
+    return null;
+  }
+  const pid = Number(/<meta name="rx-batch-pid" content="(\d{1,10})">/.exec(page)?.[1]);
+  return Number.isSafeInteger(pid) && pid > 0 ? pid : null;
 }

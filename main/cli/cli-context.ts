@@ -87,7 +87,8 @@ export function resolveDataDir(given: string | undefined, env: NodeJS.ProcessEnv
   return resolve(given ?? (env.RXBATCH_DATA_DIR || defaultDataDir(env)));
 }
 
-function appVersion(): string {
+/** package.json's version: what the CLI names itself to the store and, under `serve --ui`, to the page. */
+export function appVersion(): string {
   try {
     const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8')) as {
       version?: unknown;

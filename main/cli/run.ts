@@ -79,6 +79,7 @@ const COMMAND_OPTIONS: Record<string, Options> = {
     'hold-from': { type: 'string', multiple: true },
     'max-message-bytes': { type: 'string' },
     'progress-seconds': { type: 'string' },
+    ui: { type: 'string' },
   },
   'profile add-hl7': {
     sender: { type: 'string' },
@@ -206,10 +207,23 @@ function optionalArgs<K extends string>(
 }
 
 /**
+ * `serve --ui` takes an address or none: a bare `--ui` (last, or before another option) becomes `--ui=`, the
+ * default address, since parseArgs has no options with an optional value.
+ */
+function withBareUi(argv: string[]): string[] {
+  return argv.map((arg, i) => {
+    if (arg !== '--ui') return arg;
+    const next = argv[i + 1];
+    return next === undefined || next.startsWith('-') ? '--ui=' : arg;
+  });
+}
+
+/**
  * Runs one CLI command and resolves with its exit code (0 done, 1 needs attention, 2 usage or input error).
  * Every error ends as one line on stderr; the store is closed (and its lock released) before returning.
  */
-export async function runCli(argv: string[], io: CliIo): Promise<number> {
+export async function runCli(given: string[], io: CliIo): Promise<number> {
+  const argv = withBareUi(given);
   // A loose first pass finds the command words wherever the options are (`--data-dir X status` works too).
   const loose = parseArgs({
     args: argv,
@@ -346,6 +360,7 @@ async function dispatch(
           onArrival: 'on-arrival',
           maxMessageBytes: 'max-message-bytes',
           progressSeconds: 'progress-seconds',
+          ui: 'ui',
         }),
       });
     case 'profile add-hl7':

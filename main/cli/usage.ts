@@ -46,7 +46,7 @@ Commands:
                      until nothing is queued, sending or in doubt (or sending is blocked: sign-in, outage)
   serve --env ENV [--mllp HOST:PORT] [--watch DIR]... [--on-arrival send|hold] [--send-from SENDER]...
             [--hold-from SENDER]... [--allow ADDRESS]... [--tls-cert PEM --tls-key PEM [--tls-client-ca PEM]]
-            [--max-message-bytes N] [--progress-seconds N]
+            [--max-message-bytes N] [--progress-seconds N] [--ui [127.0.0.1:PORT]]
                      live intake until SIGTERM/SIGINT: an MLLP listener (127.0.0.1 unless HOST is given;
                      --allow limits the peers; --tls-client-ca admits only peers with a certificate that CA
                      issued) and watched folders feed staging; with send valid orders go to
@@ -54,7 +54,8 @@ Commands:
                      (intake rules, below; hold when none are saved), and --on-arrival, --send-from and
                      --hold-from win over them for this run only (a sender given gets that rule, the other
                      saved senders keep theirs); says the rules on stderr; sends and tracks ENV meanwhile;
-                     prints "mllp: HOST:PORT" and "watching: DIR" when ready
+                     prints "mllp: HOST:PORT" and "watching: DIR" when ready; --ui also serves the app's
+                     page on 127.0.0.1 (prints "ui: URL"; the app started on this data folder opens it)
   intake rules --env ENV [--on-arrival send|hold] [--send-from SENDER]... [--hold-from SENDER]...
             [--forget SENDER]...
                      show ENV's saved staging rules, or change them (audited): --on-arrival the default for

@@ -61,8 +61,11 @@ const PATH_REFUSED =
   'That path cannot be imported here. Choose or drop the file instead; to import large files by path in a ' +
   'browser, start Rx Batch with --import-dir FOLDER and put them in that folder.';
 
-/** `import.file` with a path reads only what the policy allows, and a refusal says nothing about the file. */
-function guardImportPaths(handlers: CallHandlers, policy: ImportPathPolicy): CallHandlers {
+/**
+ * `import.file` with a path reads only what the policy allows, and a refusal says nothing about the file. Also used
+ * by `rx-batch serve --ui`, which composes the handlers over its own services (main/cli/commands/serve-ui.ts).
+ */
+export function guardImportPaths(handlers: CallHandlers, policy: ImportPathPolicy): CallHandlers {
   const importFile = handlers['import.file'];
   return {
     ...handlers,

@@ -6,12 +6,15 @@ import { serviceRules, withOverrides } from '../../core/intake/intake-rules.js';
 import { IntakeService, type IntakeResult } from '../../core/intake/intake-service.js';
 import { MllpListener } from '../../core/intake/mllp-listener.js';
 import { createLogger } from '../../core/platform/logger.js';
+import { ServedIntake } from '../../core/intake/served-intake.js';
 import { StagingService } from '../../core/staging/staging-service.js';
+import { lastIntakeMessageId } from '../../core/store/intake-fed-batches.js';
 import { inProcessRowSink } from '../../core/store/staged-batch-writer.js';
-import type { CliContext } from '../cli-context.js';
+import { appVersion, type CliContext } from '../cli-context.js';
 import { EXIT, InputError, UsageError } from '../cli-errors.js';
 import { terminalText } from '../terminal-text.js';
 import { ruleFlags } from './intake-rules.js';
+import { startServeUi, uiPort, type ServeUi } from './serve-ui.js';
 
 /**
  * `serve --env ENV [--mllp HOST:PORT] [--watch DIR]…`: live intake, unattended. Runs the submitter and the status
@@ -23,7 +26,9 @@ import { ruleFlags } from './intake-rules.js';
  * senders keep theirs), and the rules in force are said on stderr. Stopping: the listener stops taking
  * connections, the message being handled is finished and acknowledged, the watchers finish the file in hand, then
  * the outbox stops as `submit` does (requests unanswered are recorded in doubt) and the store closes; "Stopped."
- * is the last line.
+ * is the last line. With `--ui [127.0.0.1:PORT]` it also serves the app's page over these same services (serve-ui.ts),
+ * prints `ui: http://127.0.0.1:PORT/` (no secret: that is in the data directory's 0600 launcher) once ready, and
+ * stops serving it first when stopping.
  */
 
 export interface ServeArgs {
@@ -40,6 +45,8 @@ export interface ServeArgs {
   holdFrom: string[];
   maxMessageBytes?: string;
   progressSeconds?: string;
+  /** `--ui`: '' for the default address, else `[127.0.0.1:]PORT`; absent: no page. */
+  ui?: string;
 }
 
 function hostPort(text: string): { host: string; port: number } {
@@ -62,6 +69,7 @@ export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
   const environment = registry.find(environmentId);
   if (!environment) throw new InputError(`there is no environment "${environmentId}"`);
   if (!environment.clientId) throw new InputError(`${environmentId} has no client id: run rx-batch env add`);
+  const ui = args.ui !== undefined ? { port: uiPort(args.ui) } : undefined;
   const overrides = ruleFlags(args);
   const saved = store.intakeRules.get(environmentId);
   const rules = withOverrides(saved.rules, overrides);
@@ -90,6 +98,17 @@ export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
     onBatchChanged: (change) => events.emit('batches.changed', change),
   });
   const tally = { AA: 0, AE: 0, AR: 0, resent: 0, files: 0 };
+  // What the page shows under --ui: the intake rows after this one are this run's.
+  const served = ui
+    ? new ServedIntake({
+        store,
+        environmentId,
+        rules,
+        afterMessageId: lastIntakeMessageId(store.db),
+        pid: process.pid,
+        onChanged: (status) => events.emit('intake.changed', status),
+      })
+    : undefined;
   const intake = new IntakeService({
     store,
     staging,
@@ -100,6 +119,8 @@ export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
       if (result.resent) tally.resent += 1;
       else tally[result.code] += 1;
     },
+    // A day batch grew: a page open on it (--ui) refetches it.
+    onStaged: (batchId) => events.emit('batches.changed', { environmentId, batchId }),
   });
   const flags = [
     args.onArrival !== undefined ? '--on-arrival' : '',
@@ -116,6 +137,7 @@ export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
   outbox.start(environmentId);
   poller.start(environmentId);
   let listener: MllpListener | undefined;
+  let page: ServeUi | undefined;
   const watchers: FolderWatcher[] = [];
   const keepAlive = setInterval(() => undefined, 60_000);
   let progressTimer: NodeJS.Timeout | undefined;
@@ -123,11 +145,21 @@ export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
     if (args.mllp) {
       const { host, port } = hostPort(args.mllp);
       const maxMessageBytes = args.maxMessageBytes !== undefined ? Number(args.maxMessageBytes) : undefined;
-      listener = new MllpListener({
+      const mllp = new MllpListener({
         host,
         port,
-        handle: (raw, peer) => intake.handle(raw, peer),
-        onRefusal: (refusal) => intake.recordRefusal(refusal),
+        // Without --ui, nothing is counted for a page.
+        handle: !served
+          ? (raw, peer) => intake.handle(raw, peer)
+          : async (raw, peer) => {
+              const result = await intake.handle(raw, peer);
+              shown?.answered(raw, peer, result);
+              return result;
+            },
+        onRefusal: (refusal) => {
+          intake.recordRefusal(refusal);
+          shown?.refused(refusal);
+        },
         logger,
         ...(args.allow.length > 0 ? { allow: args.allow } : {}),
         ...(args.tlsCert && args.tlsKey
@@ -141,7 +173,10 @@ export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
           : {}),
         ...(maxMessageBytes && maxMessageBytes > 0 ? { maxMessageBytes } : {}),
       });
-      const bound = await listener.listen();
+      listener = mllp;
+      const shown = served?.listener(mllp, args.mllp);
+      const bound = await mllp.listen();
+      shown?.bound(`${bound.host}:${bound.port}`);
       ctx.line(`mllp: ${bound.host}:${bound.port}`);
     }
     for (const dir of folders) {
@@ -154,11 +189,30 @@ export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
         // An HL7 file follows its senders' rules (hold wins), a CSV file the default (watched-file-rule.ts).
         rules: serviceRules(rules),
         logger,
-        onFile: () => void (tally.files += 1),
+        onFile: (file) => {
+          tally.files += 1;
+          shownFile?.(file);
+        },
       });
+      const shownFile = served?.watching(dir, watcher);
       watcher.start();
       watchers.push(watcher);
       ctx.line(`watching: ${dir}`);
+    }
+    if (ui && served) {
+      page = await startServeUi({
+        services: ctx.services,
+        dataDir: ctx.options.dataDir,
+        appVersion: appVersion(),
+        intake: served,
+        port: ui.port,
+      }).catch((error: unknown) => {
+        if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+          throw new InputError(`--ui: port ${ui.port} on 127.0.0.1 is in use by another program`);
+        }
+        throw error;
+      });
+      ctx.line(`ui: ${page.origin}/`);
     }
     const every = Math.max(1, Number(args.progressSeconds ?? 30)) * 1000;
     progressTimer = setInterval(() => {
@@ -176,6 +230,9 @@ export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
   } finally {
     clearInterval(keepAlive);
     if (progressTimer) clearInterval(progressTimer);
+    // The page first: no new calls while the intake and the outbox wind down.
+    await page?.close();
+    served?.stopped();
     await listener?.close();
     await Promise.all(watchers.map((w) => w.stop()));
     await intake.close();

@@ -1,17 +1,17 @@
 import type { CodeLists } from '../../../shared/environment.js';
-import type { IntakeChannelView, IntakeStatus } from '../../../shared/intake-contract.js';
+import type { IntakeStatus } from '../../../shared/intake-contract.js';
 import { describeIntakeRules, type IntakeRuleSetView } from '../../../shared/intake-rules.js';
 import type { Logger } from '../platform/logger.js';
 import { StagingService } from '../staging/staging-service.js';
-import { batchesFedSince, lastIntakeMessageId } from '../store/intake-fed-batches.js';
+import { lastIntakeMessageId } from '../store/intake-fed-batches.js';
 import { inProcessRowSink } from '../store/staged-batch-writer.js';
 import type { Store } from '../store/store.js';
-import { ChannelActivity, reasonFromAck, seriesEnd } from './channel-activity.js';
-import { FolderWatcher, type WatchedFileResult } from './folder-watcher.js';
-import { readMessageHeader } from './hl7-ack.js';
+import { ChannelActivity, seriesEnd } from './channel-activity.js';
+import { FolderWatcher } from './folder-watcher.js';
+import { channelView, noteFile, noteMessage, noteRefusal, type IntakeChannel } from './intake-channels.js';
 import { serviceRules } from './intake-rules.js';
-import { IntakeService, type IntakeResult } from './intake-service.js';
-import { MllpListener, type ListenerRefusal } from './mllp-listener.js';
+import { IntakeService } from './intake-service.js';
+import { MllpListener } from './mllp-listener.js';
 
 /**
  * The live intake the desktop app (or browser mode) runs while it is open: the same IntakeService, MLLP listener
@@ -45,16 +45,6 @@ export interface AppIntakeStart {
   rules: IntakeRuleSetView;
 }
 
-interface Channel {
-  kind: 'mllp' | 'folder';
-  address: string;
-  state: IntakeChannelView['state'];
-  message?: string;
-  activity: ChannelActivity;
-  listener?: MllpListener;
-  watcher?: FolderWatcher;
-}
-
 interface Running {
   environmentId: string;
   rules: IntakeRuleSetView;
@@ -62,7 +52,7 @@ interface Running {
   /** The last intake message row before this start: the listener's batches are the rows after it. */
   afterMessageId: number;
   intake: IntakeService;
-  channels: Channel[];
+  channels: IntakeChannel[];
 }
 
 /** Thrown when a start cannot be made as asked (one running already, a port in use): the sentence to show. */
@@ -184,28 +174,9 @@ export class AppIntake {
       rules: shown?.rules ?? null,
       startedAt: shown?.startedAt ?? null,
       seriesEndsAt: seriesEnd(this.#now()),
-      channels: shown ? shown.channels.map((channel) => this.#view(shown, channel)) : [],
+      channels: shown ? shown.channels.map((channel) => channelView(this.#deps.store, shown, channel)) : [],
       allowedFolders: this.#deps.allowedFolders ? [...this.#deps.allowedFolders] : null,
-    };
-  }
-
-  #view(running: Running, channel: Channel): IntakeChannelView {
-    const stats = channel.listener?.stats;
-    const batches =
-      channel.kind === 'mllp' && this.#deps.store.isOpen
-        ? batchesFedSince(this.#deps.store.db, running.environmentId, running.afterMessageId, 50)
-        : channel.activity.batches();
-    return {
-      kind: channel.kind,
-      address: channel.address,
-      state: channel.state,
-      ...(channel.message ? { message: channel.message } : {}),
-      peers: channel.state === 'listening' ? (stats?.peers ?? []).slice(0, 100) : [],
-      connections: channel.state === 'listening' ? (stats?.connections ?? 0) : 0,
-      perMinute: channel.activity.series(),
-      received: channel.activity.received,
-      problems: channel.activity.problems(),
-      batches,
+      serve: null,
     };
   }
 
@@ -217,23 +188,24 @@ export class AppIntake {
       port,
       handle: async (raw, peer) => {
         const result = await intake.handle(raw, peer);
-        this.#received(activity, raw, peer, result);
+        noteMessage(activity, raw, peer, result);
+        this.#changed();
         return result;
       },
       onRefusal: (refusal) => {
         intake.recordRefusal(refusal);
-        activity.problem({
-          controlId: '',
-          peer: refusal.peer,
-          outcome: 'refused',
-          reason: refusalReason(refusal),
-          batchId: null,
-        });
+        noteRefusal(activity, refusal);
         this.#changed();
       },
       ...(this.#deps.logger ? { logger: this.#deps.logger } : {}),
     });
-    const channel: Channel = { kind: 'mllp', address: `127.0.0.1:${port}`, state: 'starting', activity, listener };
+    const channel: IntakeChannel = {
+      kind: 'mllp',
+      address: `127.0.0.1:${port}`,
+      state: 'starting',
+      activity,
+      listener,
+    };
     running.channels.push(channel);
     try {
       const bound = await listener.listen();
@@ -251,22 +223,6 @@ export class AppIntake {
     }
   }
 
-  #received(activity: ChannelActivity, raw: Buffer, peer: string, result: IntakeResult): void {
-    activity.count();
-    if (result.code !== 'AA') {
-      // Only the MSH is read again, for the control id; the reason comes from the ACK's error names.
-      const header = readMessageHeader(raw.subarray(0, 2048).toString('utf8'));
-      activity.problem({
-        controlId: (header?.controlId ?? '').slice(0, 200),
-        peer,
-        outcome: result.code === 'AE' ? 'AE' : 'AR',
-        reason: reasonFromAck(result.ack),
-        batchId: result.batchId,
-      });
-    }
-    this.#changed();
-  }
-
   #watch(running: Running, folder: string, staging: StagingService): void {
     const activity = new ChannelActivity(this.#now);
     const { store, logger, folderIntervalMs } = this.#deps;
@@ -281,19 +237,7 @@ export class AppIntake {
       ...(logger ? { logger } : {}),
       ...(folderIntervalMs !== undefined ? { intervalMs: folderIntervalMs } : {}),
       onFile: (file) => {
-        activity.count();
-        if (file.batchId !== null && file.outcome !== 'duplicate') {
-          activity.fed(file.batchId, store.batches.get(file.batchId)?.sourceFileName ?? file.name);
-        }
-        if (file.outcome === 'failed') {
-          activity.problem({
-            controlId: file.name.slice(0, 200),
-            peer: '',
-            outcome: 'failed',
-            reason: fileReason(file),
-            batchId: file.batchId,
-          });
-        }
+        noteFile(activity, store, file);
         this.#changed();
       },
     });
@@ -317,16 +261,4 @@ export class AppIntake {
     }, this.#deps.changedEveryMs ?? 1000);
     this.#changedTimer.unref();
   }
-}
-
-function refusalReason(refusal: ListenerRefusal): string {
-  if (refusal.kind === 'peer') return 'The peer is not in the allow-list.';
-  if (refusal.kind === 'tooLarge') return 'The message was larger than the limit; the connection was closed.';
-  return 'An unfinished frame was followed by a new one; it was dropped.';
-}
-
-function fileReason(file: WatchedFileResult): string {
-  return file.batchId === null
-    ? 'The file was refused: the reasons are in its .problems.txt in failed/.'
-    : 'Some orders need fixing: see the batch, or the .errors.csv beside the file in failed/.';
 }

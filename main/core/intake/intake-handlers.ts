@@ -8,6 +8,7 @@ import { ANY_PATH, type ImportPathPolicy } from '../import-path-policy.js';
 import { IntakeRulesError } from '../store/intake-rules-repo.js';
 import { AppIntake, AppIntakeError } from './app-intake.js';
 import { withOverrides } from './intake-rules.js';
+import type { ServedIntake } from './served-intake.js';
 
 /**
  * The intake calls of the contract: the app's own live intake (app-intake.ts), one per core, stopped when the core
@@ -115,5 +116,27 @@ export function buildIntakeHandlers(
         throw error;
       }
     },
+  };
+}
+
+/**
+ * Under `rx-batch serve --ui` (main/cli/commands/serve-ui.ts): the page shows serve's own intake, and a second
+ * one cannot be started beside it (one writer of the store, one listener per run); stopping is serve's signal's.
+ */
+export function servedIntakeHandlers(
+  served: ServedIntake,
+  pid: number,
+): Pick<CallHandlers, 'intake.status' | 'intake.start' | 'intake.stop'> {
+  const refusal = () =>
+    new ContractError({
+      code: 'forbidden',
+      message:
+        `The intake here is run by rx-batch serve (PID ${pid}): it cannot be started or stopped from this page. ` +
+        'It stops when serve is stopped (SIGTERM, or Ctrl+C where it runs); start it again with other settings there.',
+    });
+  return {
+    'intake.status': () => Promise.resolve(served.status()),
+    'intake.start': () => Promise.reject(refusal()),
+    'intake.stop': () => Promise.reject(refusal()),
   };
 }

@@ -71,27 +71,41 @@ export function IntakeScreen({ environment, desktop }: { environment: Environmen
   const running = status?.running === true;
   const elsewhere = running && status.environmentId !== environment.id;
   const command = serveCommand(environment.id, status, port);
+  // Under `rx-batch serve --ui` the intake is serve's: shown, never started or stopped from here.
+  const served = status?.serve ?? null;
   return (
     <section aria-labelledby="screen-heading" className="screen">
       <h2 id="screen-heading" tabIndex={-1}>
         Intake
       </h2>
-      <section aria-labelledby="intake-closes-heading" className="panel intake-notice">
-        <h3 id="intake-closes-heading">Intake stops when this app closes</h3>
-        <p>
-          The listener and watched folders below run only while Rx Batch is open. When you close it, clinic systems get
-          no answer and files wait in their folders. To receive orders unattended, run the service on this computer
-          instead, with the same settings:
-        </p>
-        <pre className="intake-command">
-          <code>{command}</code>
-        </pre>
-      </section>
+      {served ? (
+        <section aria-labelledby="intake-serve-heading" className="panel intake-notice">
+          <h3 id="intake-serve-heading">Run by rx-batch serve</h3>
+          <p>
+            This intake is run by <code>rx-batch serve</code> (PID {served.pid}) on this computer, which also serves
+            this page. It keeps receiving orders when this page is closed, and it cannot be started or stopped from
+            here: it stops when serve is stopped (SIGTERM, or Ctrl+C where it runs). Orders held for review appear in
+            Preview, one batch per sender per day.
+          </p>
+        </section>
+      ) : (
+        <section aria-labelledby="intake-closes-heading" className="panel intake-notice">
+          <h3 id="intake-closes-heading">Intake stops when this app closes</h3>
+          <p>
+            The listener and watched folders below run only while Rx Batch is open. When you close it, clinic systems
+            get no answer and files wait in their folders. To receive orders unattended, run the service on this
+            computer instead, with the same settings:
+          </p>
+          <pre className="intake-command">
+            <code>{command}</code>
+          </pre>
+        </section>
+      )}
 
       {loadError ? <ErrorMessage error={loadError} /> : null}
       {!status ? <p role="status">Reading the intake…</p> : null}
 
-      {status && !running ? (
+      {status && !running && !served ? (
         <section aria-labelledby="intake-start-heading" className="panel" ref={startRef}>
           <h3 id="intake-start-heading">
             {status.channels.length === 0 ? 'Nothing is receiving orders' : 'Intake stopped'}
@@ -119,9 +133,11 @@ export function IntakeScreen({ environment, desktop }: { environment: Environmen
         <section aria-labelledby="intake-running-heading" className="panel">
           <div className="panel-head">
             <h3 id="intake-running-heading">Running since {status.startedAt ? formatTime(status.startedAt) : '—'}</h3>
-            <button type="button" className="secondary" ref={stopRef} onClick={() => void stop()} disabled={busy}>
-              {busy ? 'Stopping…' : 'Stop intake'}
-            </button>
+            {served ? null : (
+              <button type="button" className="secondary" ref={stopRef} onClick={() => void stop()} disabled={busy}>
+                {busy ? 'Stopping…' : 'Stop intake'}
+              </button>
+            )}
           </div>
           <p>
             For {elsewhere ? `the environment ${status.environmentId}, not the one selected` : environment.name};{' '}

@@ -1,0 +1,105 @@
+import type { IntakeChannelView } from '../../../shared/intake-contract.js';
+import { batchesFedSince } from '../store/intake-fed-batches.js';
+import type { Store } from '../store/store.js';
+import { reasonFromAck, type ChannelActivity } from './channel-activity.js';
+import type { FolderWatcher, WatchedFileResult } from './folder-watcher.js';
+import { readMessageHeader } from './hl7-ack.js';
+import type { IntakeResult } from './intake-service.js';
+import type { ListenerRefusal, MllpListener } from './mllp-listener.js';
+
+/**
+ * One listener or watched folder as the Intake screen shows it, whoever runs it: the app's own intake
+ * (app-intake.ts) or `rx-batch serve` under `--ui` (served-intake.ts). What each received is counted here, and a
+ * problem keeps the peer, the control id and a reason made of HL7 error names: never message text.
+ */
+
+export interface IntakeChannel {
+  kind: 'mllp' | 'folder';
+  address: string;
+  state: IntakeChannelView['state'];
+  message?: string;
+  activity: ChannelActivity;
+  listener?: MllpListener;
+  watcher?: FolderWatcher;
+}
+
+/** What a run shown needs to find the batches its listener fed: the intake rows after `afterMessageId`. */
+export interface ChannelRun {
+  environmentId: string;
+  afterMessageId: number;
+}
+
+export function channelView(store: Store, run: ChannelRun, channel: IntakeChannel): IntakeChannelView {
+  const stats = channel.listener?.stats;
+  const batches =
+    channel.kind === 'mllp' && store.isOpen
+      ? batchesFedSince(store.db, run.environmentId, run.afterMessageId, 50)
+      : channel.activity.batches();
+  return {
+    kind: channel.kind,
+    address: channel.address,
+    state: channel.state,
+    ...(channel.message ? { message: channel.message } : {}),
+    peers: channel.state === 'listening' ? (stats?.peers ?? []).slice(0, 100) : [],
+    connections: channel.state === 'listening' ? (stats?.connections ?? 0) : 0,
+    perMinute: channel.activity.series(),
+    received: channel.activity.received,
+    problems: channel.activity.problems(),
+    batches,
+  };
+}
+
+/** A message answered on a listener: counted, and kept as a problem unless it was `AA`. */
+export function noteMessage(activity: ChannelActivity, raw: Buffer, peer: string, result: IntakeResult): void {
+  activity.count();
+  if (result.code === 'AA') return;
+  // Only the MSH is read again, for the control id; the reason comes from the ACK's error names.
+  const header = readMessageHeader(raw.subarray(0, 2048).toString('utf8'));
+  activity.problem({
+    controlId: (header?.controlId ?? '').slice(0, 200),
+    peer,
+    outcome: result.code === 'AE' ? 'AE' : 'AR',
+    reason: reasonFromAck(result.ack),
+    batchId: result.batchId,
+  });
+}
+
+/** A peer or frame the listener refused before reading it. */
+export function noteRefusal(activity: ChannelActivity, refusal: ListenerRefusal): void {
+  activity.problem({
+    controlId: '',
+    peer: refusal.peer,
+    outcome: 'refused',
+    reason: refusalReason(refusal),
+    batchId: null,
+  });
+}
+
+/** A file a watcher handled: counted, its batch linked, and kept as a problem when it was set aside. */
+export function noteFile(activity: ChannelActivity, store: Store, file: WatchedFileResult): void {
+  activity.count();
+  if (file.batchId !== null && file.outcome !== 'duplicate') {
+    activity.fed(file.batchId, store.batches.get(file.batchId)?.sourceFileName ?? file.name);
+  }
+  if (file.outcome === 'failed') {
+    activity.problem({
+      controlId: file.name.slice(0, 200),
+      peer: '',
+      outcome: 'failed',
+      reason: fileReason(file),
+      batchId: file.batchId,
+    });
+  }
+}
+
+function refusalReason(refusal: ListenerRefusal): string {
+  if (refusal.kind === 'peer') return 'The peer is not in the allow-list.';
+  if (refusal.kind === 'tooLarge') return 'The message was larger than the limit; the connection was closed.';
+  return 'An unfinished frame was followed by a new one; it was dropped.';
+}
+
+function fileReason(file: WatchedFileResult): string {
+  return file.batchId === null
+    ? 'The file was refused: the reasons are in its .problems.txt in failed/.'
+    : 'Some orders need fixing: see the batch, or the .errors.csv beside the file in failed/.';
+}
