@@ -1,7 +1,7 @@
 import { fork } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, open, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import Papa from 'papaparse';
@@ -16,30 +16,41 @@ import { writeTemplateCsv } from '../main/core/importing/template-csv.js';
 
 /**
  * End-to-end import cost (parse, map, validate, and stage: every order written to SQLite and committed as a batch,
- * as the app and the CLI do it) against the floor: a raw papaparse parse of the same CSV, and a raw segment split
- * of the same HL7 batch. `parseMs` is the same import without staging (orders to a counting `onOrder`), so the
- * staging share shows. Each measurement runs in a child process of its own, so the peak RSS reported is the
- * import's and not the generator's.
- * Run: `npx tsx bench/import-benchmark.ts`.
+ * as the app and the CLI do it) against its floor (issue #14): a raw parse of the same file (papaparse for the CSV,
+ * a segment split for the HL7 batch) plus a bare insert of the same stored rows. `parseMs` is the same import
+ * without staging (orders to a counting `onOrder`), so the staging share shows. Each measurement runs in a child
+ * process of its own, so the peak RSS reported is the import's and not the generator's; the measurements of a leg
+ * are interleaved round by round (raw, parse, import, insert, then again), and each figure is the median of the
+ * rounds, so a load that comes and goes on a shared machine weighs on the import and its floor alike.
+ * Run: `npx tsx bench/import-benchmark.ts [rounds]`.
  */
 
 export interface BenchmarkLeg {
   records: number;
   orders: number;
   megabytes: number;
+  /** Each time below is the median over the rounds. */
   rawMs: number;
   /** Parse, map, validate and stage (the end-to-end number). */
   importMs: number;
   /** The same without staging. */
   parseMs: number;
   /**
-   * Informative, not a floor of the ratio: a bare better-sqlite3 insert of the rows this import stores (the same
-   * texts, read back from a staged copy), with the staging worker's pragmas and write pattern: a transaction per
-   * 500 rows, a checkpoint per 16 MB and at the end. What a perfectly pipelined import could reach here.
+   * The floor's second part: a bare better-sqlite3 insert of the rows this import stores (the same texts, read back
+   * from a staged copy), with the staging worker's pragmas and write pattern: a transaction per 500 rows, a
+   * checkpoint per 16 MB and at the end.
    */
   rawInsertMs: number;
   /** importMs ÷ rawMs. */
   ratio: number;
+  /** The floor of issue #14: rawMs + rawInsertMs. */
+  floorMs: number;
+  /** The median over the rounds of each round's import ÷ (raw + raw insert); target ≤ 1.2. */
+  floorRatio: number;
+  /** Process CPU time (every thread) of the same runs: the import's, and the raw parse's plus the raw insert's. */
+  importCpuMs: number;
+  floorCpuMs: number;
+  rounds: number;
   invalid: number;
 }
 
@@ -49,6 +60,8 @@ export interface ImportBenchmarkResult {
   hl7: BenchmarkLeg & { peakRssMb: number };
   /** The higher of the two. */
   peakRssMb: number;
+  /** os.loadavg() (1, 5 and 15 minutes) when the benchmark started and when it ended. */
+  loadAverage: { start: number[]; end: number[] };
 }
 
 export interface BenchmarkOptions {
@@ -57,6 +70,8 @@ export interface BenchmarkOptions {
   messages?: number;
   /** Timed runs per measurement; the fastest counts (the first run also warms the JIT). */
   runs?: number;
+  /** Rounds of interleaved measurements per leg; each figure is the median over them. */
+  rounds?: number;
 }
 
 const MB = 1024 * 1024;
@@ -119,13 +134,31 @@ export async function writeInChunks(
   }
 }
 
-/** The fastest of `runs`; an action that returns a number reports its own duration (set-up left out). */
-async function timed(runs: number, action: () => Promise<number | void>): Promise<number> {
-  let best = Number.POSITIVE_INFINITY;
+/** Wall and process CPU milliseconds of one run. */
+interface Timing {
+  ms: number;
+  cpuMs: number;
+}
+
+const cpuNow = (): number => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+
+/** Starts both clocks; the function returned reads them. */
+function startTiming(): () => Timing {
+  const start = performance.now();
+  const cpu = cpuNow();
+  return () => ({ ms: performance.now() - start, cpuMs: cpuNow() - cpu });
+}
+
+/** The fastest of `runs`; an action that returns a Timing reports its own (set-up left out). */
+async function timed(runs: number, action: () => Promise<Timing | void>): Promise<Timing> {
+  let best: Timing = { ms: Number.POSITIVE_INFINITY, cpuMs: Number.NaN };
   for (let i = 0; i < runs; i += 1) {
-    const start = performance.now();
-    const own = await action();
-    best = Math.min(best, typeof own === 'number' ? own : performance.now() - start);
+    const stop = startTiming();
+    const own = (await action()) ?? stop();
+    if (own.ms < best.ms) best = own;
   }
   return best;
 }
@@ -161,6 +194,7 @@ type Task =
   'csv-raw' | 'csv-parse' | 'csv-import' | 'csv-insert' | 'hl7-raw' | 'hl7-parse' | 'hl7-import' | 'hl7-insert';
 interface TaskResult {
   ms: number;
+  cpuMs: number;
   records: number;
   orders: number;
   invalid: number;
@@ -186,7 +220,7 @@ type StagedOutcome = Extract<Awaited<ReturnType<StagingService['importFile']>>, 
 async function importIntoFreshStore<T>(
   path: string,
   hl7: boolean,
-  read: (store: Store, outcome: StagedOutcome, ms: number) => T,
+  read: (store: Store, outcome: StagedOutcome, timing: Timing) => T,
   onProgress?: () => void,
 ): Promise<T> {
   const { openStore } = await import('../main/core/store/store.js');
@@ -204,15 +238,15 @@ async function importIntoFreshStore<T>(
       now: () => TODAY,
       ...(onProgress ? { onProgress } : {}),
     });
-    const start = performance.now();
+    const stop = startTiming();
     const outcome = await staging.importFile({
       environmentId: environment.id,
       path,
       ...(hl7 ? { profile: HL7_PROFILE.name } : {}),
     });
-    const ms = performance.now() - start;
+    const timing = stop();
     if (outcome.status !== 'staged') throw new Error(`the benchmark file was not staged: ${outcome.status}`);
-    return read(store, outcome, ms);
+    return read(store, outcome, timing);
   } finally {
     store.close();
     await rm(dir, { recursive: true, force: true });
@@ -224,12 +258,12 @@ function stageForBenchmark(
   path: string,
   hl7: boolean,
   onProgress: () => void,
-): Promise<{ ms: number; records: number; orders: number; invalid: number }> {
+): Promise<{ timing: Timing; records: number; orders: number; invalid: number }> {
   return importIntoFreshStore(
     path,
     hl7,
-    (_store, outcome, ms) => ({
-      ms,
+    (_store, outcome, timing) => ({
+      timing,
       records: outcome.summary.rowsRead,
       orders: outcome.orders,
       invalid: outcome.invalid,
@@ -258,7 +292,7 @@ function stagedRowsOf(path: string, hl7: boolean): Promise<{ values: unknown[]; 
  * a PASSIVE checkpoint per CHECKPOINT_CHARS and one at the end, as the worker does. No parsing, no serialising, no
  * posting. Timed from the first insert to the last checkpoint.
  */
-async function rawInsert(rows: readonly unknown[]): Promise<number> {
+async function rawInsert(rows: readonly unknown[]): Promise<Timing> {
   const { openStore } = await import('../main/core/store/store.js');
   const { CHECKPOINT_CHARS, ROW_WIDTH, openImportConnection } =
     await import('../main/core/store/staged-batch-writer.js');
@@ -294,7 +328,7 @@ async function rawInsert(rows: readonly unknown[]): Promise<number> {
           );
         }
       });
-      const start = performance.now();
+      const stop = startTiming();
       let sinceCheckpoint = 0;
       for (let from = 0; from < rows.length; from += step) {
         chunk.immediate(from);
@@ -308,7 +342,7 @@ async function rawInsert(rows: readonly unknown[]): Promise<number> {
         }
       }
       db.pragma('wal_checkpoint(PASSIVE)');
-      return performance.now() - start;
+      return stop();
     } finally {
       db.close();
     }
@@ -336,8 +370,8 @@ async function runTask(task: Task, path: string, runs: number): Promise<TaskResu
   const insertRows =
     task === 'csv-insert' || task === 'hl7-insert' ? await stagedRowsOf(path, task === 'hl7-insert') : undefined;
   try {
-    const ms = await timed(runs, async () => {
-      let own: number | undefined;
+    const { ms, cpuMs } = await timed(runs, async () => {
+      let own: Timing | undefined;
       if (insertRows) {
         own = await rawInsert(insertRows.values);
         orders = insertRows.count;
@@ -347,7 +381,7 @@ async function runTask(task: Task, path: string, runs: number): Promise<TaskResu
       else if (task === 'csv-import' || task === 'hl7-import') {
         const staged = await stageForBenchmark(path, task === 'hl7-import', sample);
         ({ records, orders, invalid } = staged);
-        own = staged.ms;
+        own = staged.timing;
       } else {
         orders = 0;
         invalid = 0;
@@ -367,7 +401,7 @@ async function runTask(task: Task, path: string, runs: number): Promise<TaskResu
       sampling = false;
       return own;
     });
-    return { ms, records, orders, invalid, peakRssMb: Math.round(peak / MB) };
+    return { ms, cpuMs, records, orders, invalid, peakRssMb: Math.round(peak / MB) };
   } finally {
     clearInterval(sampler);
   }
@@ -388,11 +422,21 @@ function inChild(task: Task, path: string, runs: number): Promise<TaskResult> {
   });
 }
 
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+const loadNow = (): number[] => loadavg().map((load) => Math.round(load * 100) / 100);
+
 export async function runImportBenchmark(options: BenchmarkOptions = {}): Promise<ImportBenchmarkResult> {
+  const loadAtStart = loadNow();
   const orders = options.orders ?? 50_000;
   const itemsPerOrder = options.itemsPerOrder ?? 2;
   const messages = options.messages ?? 20_000;
   const runs = options.runs ?? 2;
+  const rounds = Math.max(1, options.rounds ?? 3);
   const dir = await mkdtemp(join(tmpdir(), 'rx-import-bench-'));
   const csvPath = join(dir, 'bench.csv');
   const hl7Path = join(dir, 'bench.hl7');
@@ -412,26 +456,48 @@ export async function runImportBenchmark(options: BenchmarkOptions = {}): Promis
       return head + body + tail;
     });
     const leg = async (path: string, kind: 'csv' | 'hl7'): Promise<BenchmarkLeg & { peakRssMb: number }> => {
-      const raw = await inChild(`${kind}-raw`, path, runs);
-      const parsed = await inChild(`${kind}-parse`, path, runs);
-      const imported = await inChild(`${kind}-import`, path, runs);
-      const inserted = await inChild(`${kind}-insert`, path, runs);
+      const each: Record<'raw' | 'parsed' | 'imported' | 'inserted', TaskResult[]> = {
+        raw: [],
+        parsed: [],
+        imported: [],
+        inserted: [],
+      };
+      for (let round = 0; round < rounds; round += 1) {
+        each.raw.push(await inChild(`${kind}-raw`, path, runs));
+        each.parsed.push(await inChild(`${kind}-parse`, path, runs));
+        each.imported.push(await inChild(`${kind}-import`, path, runs));
+        each.inserted.push(await inChild(`${kind}-insert`, path, runs));
+      }
+      const ms = (task: keyof typeof each) => Math.round(median(each[task].map((result) => result.ms)));
+      const cpu = (task: keyof typeof each) => Math.round(median(each[task].map((result) => result.cpuMs)));
+      const floorRatios = each.imported.map((imported, i) => imported.ms / (each.raw[i]!.ms + each.inserted[i]!.ms));
+      const importMs = ms('imported');
       return {
-        records: raw.records,
-        orders: imported.orders,
+        records: each.raw[0]!.records,
+        orders: each.imported[0]!.orders,
         megabytes: Math.round(((await stat(path)).size / MB) * 10) / 10,
-        rawMs: Math.round(raw.ms),
-        importMs: Math.round(imported.ms),
-        parseMs: Math.round(parsed.ms),
-        rawInsertMs: Math.round(inserted.ms),
-        ratio: Math.round((imported.ms / raw.ms) * 100) / 100,
-        invalid: imported.invalid,
-        peakRssMb: imported.peakRssMb,
+        rawMs: ms('raw'),
+        importMs,
+        parseMs: ms('parsed'),
+        rawInsertMs: ms('inserted'),
+        ratio: Math.round((importMs / ms('raw')) * 100) / 100,
+        floorMs: ms('raw') + ms('inserted'),
+        floorRatio: Math.round(median(floorRatios) * 100) / 100,
+        importCpuMs: cpu('imported'),
+        floorCpuMs: cpu('raw') + cpu('inserted'),
+        rounds,
+        invalid: each.imported[0]!.invalid,
+        peakRssMb: Math.max(...each.imported.map((result) => result.peakRssMb)),
       };
     };
     const csv = await leg(csvPath, 'csv');
     const hl7 = await leg(hl7Path, 'hl7');
-    return { csv, hl7, peakRssMb: Math.max(csv.peakRssMb, hl7.peakRssMb) };
+    return {
+      csv,
+      hl7,
+      peakRssMb: Math.max(csv.peakRssMb, hl7.peakRssMb),
+      loadAverage: { start: loadAtStart, end: loadNow() },
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -448,7 +514,8 @@ if (import.meta.url === entry && process.argv[2] === '--task') {
     },
   );
 } else if (import.meta.url === entry) {
-  runImportBenchmark().then(
+  const rounds = process.argv[2] === undefined ? undefined : Number(process.argv[2]);
+  runImportBenchmark(rounds !== undefined && Number.isInteger(rounds) && rounds > 0 ? { rounds } : {}).then(
     (result) => console.log(JSON.stringify(result, null, 2)),
     (error: unknown) => {
       console.error(error);
