@@ -1,5 +1,6 @@
 import { isAbsolute, join } from 'node:path';
-import { app, Menu, screen, session, shell, type BrowserWindow } from 'electron';
+import { app, dialog, Menu, screen, session, shell, type BrowserWindow } from 'electron';
+import { dataDirHolder, openingServeText, serveWithoutUiText } from '../bridge/serve-handoff.js';
 import { resolveOwnPath } from '../core/importing/import-source.js';
 import { ensurePrivateDir } from '../core/platform/private-files.js';
 import { CoreClient } from '../host/core-client.js';
@@ -114,9 +115,36 @@ function installMenu(window: BrowserWindow): void {
   Menu.setApplicationMenu(Menu.buildFromTemplate(template));
 }
 
+/**
+ * `rx-batch serve` holds the data directory (one writer per store): with `--ui` its page is the app, opened in the
+ * browser from its launcher; without, the admin is told how to see it. Either way this app does not start a core.
+ */
+async function handedToServe(): Promise<boolean> {
+  const holder = dataDirHolder(dataDir);
+  if (holder.kind !== 'serve-ui' && holder.kind !== 'serve') return false;
+  logger.info('data directory held by rx-batch serve', { ui: holder.kind === 'serve-ui' });
+  if (holder.kind === 'serve-ui') {
+    const problem = await shell.openPath(holder.launcher);
+    if (problem) logger.warn('serve page could not be opened', { reason: problem });
+  }
+  await dialog.showMessageBox({
+    type: holder.kind === 'serve-ui' ? 'info' : 'warning',
+    title: 'Rx Batch',
+    message: 'Rx Batch is running as a service (rx-batch serve)',
+    detail:
+      holder.kind === 'serve-ui'
+        ? `${openingServeText(dataDir, holder.pid)} If it did not open, open ${holder.launcher} in a browser.`
+        : serveWithoutUiText(dataDir, holder.pid),
+    buttons: ['OK'],
+  });
+  app.exit(holder.kind === 'serve-ui' ? 0 : 1);
+  return true;
+}
+
 async function start(): Promise<void> {
   await app.whenReady();
   logger.info('starting', { version: app.getVersion(), packaged: app.isPackaged, platform: process.platform });
+  if (await handedToServe()) return;
   hardenSession(session.defaultSession);
   serveRenderer(join(import.meta.dirname, '../renderer'));
 
