@@ -59,32 +59,37 @@ interface SourceRow {
   source: string;
 }
 
+// The staged order an order was accepted from: same batch and identity (staged_orders_by_identity), and pointing at
+// it; HL7 cancel messages point at the order they cancelled, hence order_control. A compacted row may leave its
+// clinic code to the order (compacted-staged-rows.ts): a second probe of the index finds it.
+const identity = (clinicCode: string) => `SELECT t.id FROM staged_orders t
+    WHERE t.batch_id = o.batch_id AND t.clinic_code ${clinicCode} AND t.clinic_order_id = o.clinic_order_id
+      AND t.order_id = o.id AND t.order_control = 'NW'`;
+const STAGED_OF = `LEFT JOIN staged_orders s ON s.id = (SELECT min(id) FROM (
+    ${identity('= o.clinic_code')} UNION ALL ${identity('IS NULL AND t.compacted_at IS NOT NULL')}))`;
+
+/** Where an order came from (`origin`); only the MSH segment of a kept HL7 message: the rest is patient data. */
+export const ORDER_ORIGIN_SQL = `
+  SELECT b.id AS batchId, b.source_file_name AS fileName, b.kind, b.created_at AS importedAt,
+    s.id AS stagedId, s.position, s.edited_at AS editedAt, json_extract(s.source, '$.rows') AS rows,
+    json_extract(s.source, '$.message') AS message,
+    json_type(s.source, '$.records') IS NOT NULL OR json_type(s.source, '$.hl7') IS NOT NULL AS sourceKept,
+    substr(json_extract(s.source, '$.hl7'), 1,
+      instr(json_extract(s.source, '$.hl7') || char(13), char(13)) - 1) AS hl7Header
+  FROM orders o JOIN import_batches b ON b.id = o.batch_id ${STAGED_OF}
+  WHERE o.id = ?`;
+
 export class OrderViews {
   readonly #origin: Database.Statement<[number], OriginRow>;
   readonly #source: Database.Statement<[number], SourceRow>;
 
   constructor(db: Database.Database) {
-    // The staged order an order was accepted from: same batch and identity (staged_orders_by_identity), and
-    // pointing at it; HL7 cancel messages point at the order they cancelled, hence order_control.
-    const stagedOf = `LEFT JOIN staged_orders s ON s.batch_id = o.batch_id AND s.clinic_code = o.clinic_code
-        AND s.clinic_order_id = o.clinic_order_id AND s.order_id = o.id AND s.order_control = 'NW'`;
-    // Only the MSH segment of a kept HL7 message is read here: the rest is patient data, read on request only.
-    this.#origin = db.prepare(`
-      SELECT b.id AS batchId, b.source_file_name AS fileName, b.kind, b.created_at AS importedAt,
-        s.id AS stagedId, s.position, s.edited_at AS editedAt, json_extract(s.source, '$.rows') AS rows,
-        json_extract(s.source, '$.message') AS message,
-        json_type(s.source, '$.records') IS NOT NULL OR json_type(s.source, '$.hl7') IS NOT NULL AS sourceKept,
-        substr(json_extract(s.source, '$.hl7'), 1,
-          instr(json_extract(s.source, '$.hl7') || char(13), char(13)) - 1) AS hl7Header
-      FROM orders o JOIN import_batches b ON b.id = o.batch_id ${stagedOf}
-      WHERE o.id = ?
-      ORDER BY s.id LIMIT 1`);
+    this.#origin = db.prepare(ORDER_ORIGIN_SQL);
     this.#source = db.prepare(`
       SELECT b.source_file_name AS fileName, b.kind, json_extract(b.report, '$.headerRow') AS headerRow,
         json_extract(b.report, '$.headerText') AS headerText, s.source
-      FROM orders o JOIN import_batches b ON b.id = o.batch_id ${stagedOf}
-      WHERE o.id = ? AND s.id IS NOT NULL
-      ORDER BY s.id LIMIT 1`);
+      FROM orders o JOIN import_batches b ON b.id = o.batch_id ${STAGED_OF}
+      WHERE o.id = ? AND s.id IS NOT NULL`);
   }
 
   /**

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { OrderControl, Problem } from '../model/imported-order.js';
 import { BatchesRepo } from './batches-repo.js';
+import { COMPACTED_FILL_COLUMNS, expandCompacted, HAS_PROBLEMS } from './compacted-staged-rows.js';
 import { openDatabase } from './open-database.js';
 import { NOT_ACCEPTED_STATES, type StagedOrderState } from './order-state.js';
 import { decodeProvenance, encodeProvenance } from './provenance-codec.js';
@@ -99,6 +100,8 @@ interface StagedRow {
   state: StagedOrderState;
   orderId: number | null;
   editedAt: string | null;
+  /** A compacted row's batch file name (compacted-staged-rows.ts); null for a row that keeps its copies. */
+  batchFile: string | null;
 }
 
 /** The partial unique index orders_accepted_once answers this without reading the order. */
@@ -106,13 +109,20 @@ const ACCEPTED_SQL = `SELECT 1 FROM orders WHERE environment_id = ? AND clinic_c
   AND state NOT IN (${NOT_ACCEPTED_STATES.map((state) => `'${state}'`).join(', ')})`;
 
 /**
- * An earlier new order of the batch with the same identity. INDEXED BY: left to itself the planner takes
+ * An earlier new order of the batch with the same identity: a row that holds it, or a compacted one that leaves its
+ * clinic code to its order (compacted-staged-rows.ts). INDEXED BY: left to itself the planner takes
  * staged_orders_by_position for the ORDER BY, whose range (every earlier position of the batch) made each lookup
  * read the batch so far, so a find-and-replace over a 50,000-order batch took minutes (staged-orders-writes.test).
  */
-export const EARLIER_TWIN_SQL = `SELECT position FROM staged_orders INDEXED BY staged_orders_by_identity
-  WHERE batch_id = ? AND clinic_code = ? AND clinic_order_id = ? AND position < ? AND order_control = 'NW'
-  ORDER BY position LIMIT 1`;
+export const EARLIER_TWIN_SQL = `SELECT min(position) FROM (
+  SELECT position FROM staged_orders INDEXED BY staged_orders_by_identity
+  WHERE batch_id = @batchId AND clinic_code = @clinicCode AND clinic_order_id = @clinicOrderId
+    AND position < @position AND order_control = 'NW'
+  UNION ALL
+  SELECT s.position FROM staged_orders s INDEXED BY staged_orders_by_identity
+  WHERE s.batch_id = @batchId AND s.clinic_code IS NULL AND s.clinic_order_id = @clinicOrderId
+    AND s.position < @position AND s.order_control = 'NW' AND s.compacted_at IS NOT NULL
+    AND (SELECT o.clinic_code FROM orders o WHERE o.id = s.order_id) = @clinicCode)`;
 
 /** Lookups per read transaction of an AcceptedOrdersLookup. */
 const LOOKUPS_PER_SNAPSHOT = 1000;
@@ -156,19 +166,20 @@ export class AcceptedOrdersLookup {
   }
 }
 
-const COLUMNS = `id, batch_id AS batchId, position, clinic_code AS clinicCode, clinic_order_id AS clinicOrderId,
+const COLUMNS = `id, batch_id AS batchId, position, clinic_order_id AS clinicOrderId,
   order_control AS orderControl, body, valid, problems, provenance, source, state, order_id AS orderId,
-  edited_at AS editedAt`;
+  edited_at AS editedAt, ${COMPACTED_FILL_COLUMNS}`;
 
 function toStaged(row: StagedRow): StagedOrder {
-  const source = JSON.parse(row.source) as StagedOrderSource;
+  const { batchFile: _batchFile, ...columns } = row;
+  const texts = expandCompacted(row);
   return {
-    ...row,
-    body: JSON.parse(row.body) as unknown,
+    ...columns,
+    body: JSON.parse(texts.body) as unknown,
     valid: row.valid === 1,
-    problems: JSON.parse(row.problems) as Problem[],
-    provenance: decodeProvenance(row.provenance, source),
-    source,
+    problems: JSON.parse(texts.problems) as Problem[],
+    provenance: texts.provenance === null ? {} : decodeProvenance(texts.provenance, texts.source),
+    source: texts.source,
   };
 }
 
@@ -193,7 +204,7 @@ export class StagedOrdersRepo {
   readonly #counts: Database.Statement<[number], { state: StagedOrderState; valid: number; n: number }>;
   readonly #update: Database.Statement;
   readonly #accept: Database.Statement<[number, number]>;
-  readonly #earlierTwin: Database.Statement<[number, string, string, number], { position: number }>;
+  readonly #earlierTwin: Database.Statement<[Record<string, string | number>], number | null>;
   readonly #candidates: Database.Statement<
     [number, number, number],
     Omit<AcceptCandidate, 'body' | 'source' | 'edited'> & { body: string; source: string; edited: number }
@@ -223,7 +234,7 @@ export class StagedOrdersRepo {
     this.#get = db.prepare(`SELECT ${COLUMNS} FROM staged_orders WHERE id = ?`);
     this.#page = db.prepare(`
       SELECT ${COLUMNS} FROM staged_orders
-      WHERE batch_id = @batchId AND (@onlyProblems = 0 OR problems <> '[]')
+      WHERE batch_id = @batchId AND (@onlyProblems = 0 OR ${HAS_PROBLEMS})
       ORDER BY position LIMIT @limit OFFSET @offset`);
     this.#after = db.prepare(`
       SELECT ${COLUMNS} FROM staged_orders
@@ -231,7 +242,7 @@ export class StagedOrdersRepo {
         AND (@state IS NULL OR state = @state) AND (@valid IS NULL OR valid = @valid)
       ORDER BY position LIMIT @limit`);
     this.#count = db.prepare(
-      `SELECT count(*) AS n FROM staged_orders WHERE batch_id = ? AND (? = 0 OR problems <> '[]')`,
+      `SELECT count(*) AS n FROM staged_orders WHERE batch_id = ? AND (? = 0 OR ${HAS_PROBLEMS})`,
     );
     this.#counts = db.prepare(
       'SELECT state, valid, count(*) AS n FROM staged_orders WHERE batch_id = ? GROUP BY state, valid',
@@ -244,22 +255,22 @@ export class StagedOrdersRepo {
     this.#accept = db.prepare(
       `UPDATE staged_orders SET state = 'accepted', order_id = ? WHERE id = ? AND state = 'staged'`,
     );
-    this.#earlierTwin = db.prepare(EARLIER_TWIN_SQL);
+    this.#earlierTwin = db.prepare<[Record<string, string | number>], number | null>(EARLIER_TWIN_SQL).pluck();
     this.#problemAfter = db.prepare(`
-      SELECT id, position FROM staged_orders WHERE batch_id = ? AND position > ? AND problems <> '[]'
+      SELECT id, position FROM staged_orders WHERE batch_id = ? AND position > ? AND ${HAS_PROBLEMS}
       ORDER BY position LIMIT 1`);
     this.#problemBefore = db.prepare(`
-      SELECT id, position FROM staged_orders WHERE batch_id = ? AND position < ? AND problems <> '[]'
+      SELECT id, position FROM staged_orders WHERE batch_id = ? AND position < ? AND ${HAS_PROBLEMS}
       ORDER BY position DESC LIMIT 1`);
     this.#problemsBefore = db
       .prepare<[number, number], number>(
-        `SELECT count(*) FROM staged_orders WHERE batch_id = ? AND position < ? AND problems <> '[]'`,
+        `SELECT count(*) FROM staged_orders WHERE batch_id = ? AND position < ? AND ${HAS_PROBLEMS}`,
       )
       .pluck();
     this.#problemFields = db.prepare(`
       SELECT json_extract(p.value, '$.field') AS field, json_extract(p.value, '$.severity') AS severity, count(*) AS n
       FROM staged_orders o, json_each(o.problems) p
-      WHERE o.batch_id = ? AND o.state = 'staged' AND o.problems <> '[]'
+      WHERE o.batch_id = ? AND o.state = 'staged' AND o.${HAS_PROBLEMS}
       GROUP BY 1, 2`);
     this.#candidates = db.prepare(`
       SELECT id, position, clinic_code AS clinicCode, clinic_order_id AS clinicOrderId, order_control AS orderControl,
@@ -442,7 +453,7 @@ export class StagedOrdersRepo {
     clinicOrderId: string,
     position: number,
   ): number | undefined {
-    return this.#earlierTwin.get(batchId, clinicCode, clinicOrderId, position)?.position;
+    return this.#earlierTwin.get({ batchId, clinicCode, clinicOrderId, position }) ?? undefined;
   }
 
   /** Marks a staged order accepted, naming the outbox order it became; false when it was not staged. */

@@ -85,7 +85,9 @@ describe('an earlier order of the batch with the same identity', () => {
     for (const analysed of [false, true]) {
       if (analysed) store.db.exec('ANALYZE');
       const plan = (
-        store.db.prepare(`EXPLAIN QUERY PLAN ${EARLIER_TWIN_SQL}`).all(batchId, 'CLINIC-A', 'ORD-7', 3001) as Array<{
+        store.db
+          .prepare(`EXPLAIN QUERY PLAN ${EARLIER_TWIN_SQL}`)
+          .all({ batchId, clinicCode: 'CLINIC-A', clinicOrderId: 'ORD-7', position: 3001 }) as Array<{
           detail: string;
         }>
       )
