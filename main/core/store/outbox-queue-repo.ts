@@ -77,11 +77,15 @@ export class OutboxQueueRepo {
         AND o.id NOT IN (SELECT value FROM json_each(@exclude))
       ORDER BY coalesce(o.next_attempt_at, c.requested_at), o.id
       LIMIT @limit`);
-    this.#nextDue = db.prepare(`
+    // Each open state on its own: one WHERE over several states can use no index on what is open (migration 22's
+    // partial indexes, or a range of orders_by_state), and read every order of the environment.
+    const earliestIn = (state: string, also = '') => `
       SELECT min(coalesce(next_attempt_at, @now)) AS at FROM orders o
-      WHERE environment_id = @environmentId
-        AND (state IN ('queued', 'in_doubt') OR (state = 'cancel_requested' AND ${OPEN_CANCEL}))
-        AND id NOT IN (SELECT value FROM json_each(@exclude))`);
+      WHERE environment_id = @environmentId AND state = '${state}'${also}
+        AND id NOT IN (SELECT value FROM json_each(@exclude))`;
+    this.#nextDue = db.prepare(`
+      SELECT min(at) AS at FROM (${earliestIn('queued')} UNION ALL ${earliestIn('in_doubt')}
+        UNION ALL ${earliestIn('cancel_requested', ` AND ${OPEN_CANCEL}`)})`);
     // Queued, sending and in doubt from the counts migration 14's triggers keep; open cancels from the
     // cancel_requested orders (orders_by_state), which are few.
     this.#openWork = db.prepare(`

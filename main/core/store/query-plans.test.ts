@@ -240,16 +240,50 @@ describe('counts and progress', () => {
   });
 
   it('the submitter: claim, due lookups and cancels, next due', () => {
-    expectIndexed(() => store.outboxQueue.dueInDoubt(env, 4));
+    // Migration 22: queued and in-doubt orders, due first, through partial indexes that hold only those.
+    expectIndexed(() => store.outboxQueue.dueInDoubt(env, 4), /USING INDEX orders_in_doubt_due \(environment_id=\?\)/);
     // Sorted by when each is due: the orders waiting for a cancel to be sent, which are few.
     expectIndexed(() => store.outboxQueue.dueCancels(env, 4), /orders_by_state/, { sorts: true });
+    // Each open state read on its own, as a range of one state (never every order of the environment).
+    const nextDue = plansOf(() => store.outboxQueue.nextDueAt(env));
     expectIndexed(() => store.outboxQueue.nextDueAt(env));
+    const reads = nextDue.flatMap(({ plan }) => plan.filter((line) => /^SEARCH (orders|o)\b/.test(line.trim())));
+    expect(reads, reads.join('\n')).toHaveLength(3);
+    for (const line of reads) {
+      expect(line).toMatch(
+        /USING INDEX (orders_by_state \(environment_id=\? AND state=\?\)|orders_\w+_due \(environment_id=\?\))/,
+      );
+    }
     // Rolled back: the claim's plan, without moving orders for the other tests.
     const savepoint = store.db.transaction(() => {
-      expectIndexed(() => store.orders.claimForSending(env, 4), /orders_due_in_order/);
+      expectIndexed(() => store.orders.claimForSending(env, 4), /USING INDEX orders_queued_due \(environment_id=\?\)/);
+      expectIndexed(() => store.orders.claimDue(env, 4), /USING INDEX orders_queued_due \(environment_id=\?\)/);
       throw new Error('roll back');
     });
     expect(() => savepoint()).toThrow('roll back');
+  });
+
+  it('the due indexes hold only the orders open in their state (migration 22)', () => {
+    const count = (sql: string) => store.db.prepare(sql).pluck().get() as number;
+    for (const [index, state] of [
+      ['orders_queued_due', 'queued'],
+      ['orders_in_doubt_due', 'in_doubt'],
+    ] as const) {
+      const inState = count(`SELECT count(*) FROM orders WHERE state = '${state}'`);
+      expect(inState, state).toBeGreaterThan(0);
+      // The index's entries (its cells, leaf and interior: an index's interior cells hold keys too): the orders in
+      // its state, no other.
+      const entries = count(`SELECT sum(ncell) FROM dbstat WHERE name = '${index}' AND pagetype = 'leaf'`);
+      const interior = count(
+        `SELECT coalesce(sum(ncell), 0) FROM dbstat WHERE name = '${index}' AND pagetype = 'internal'`,
+      );
+      expect(entries + interior, index).toBe(inState);
+    }
+    // Not every order, as orders_due_in_order held: most of the store's orders are neither queued nor in doubt.
+    expect(count("SELECT count(*) FROM orders WHERE state IN ('queued', 'in_doubt')")).toBeLessThan(
+      count('SELECT count(*) FROM orders') / 4,
+    );
+    expect(count("SELECT count(*) FROM sqlite_schema WHERE name = 'orders_due_in_order'")).toBe(0);
   });
 });
 

@@ -19,6 +19,7 @@ import * as auditSearch from './017-audit-search.js';
 import * as retention from './018-retention.js';
 import * as intakeRules from './019-intake-rules.js';
 import * as packedRequestBodies from './020-packed-request-bodies.js';
+import * as openDueIndexes from './022-open-due-indexes.js';
 
 /**
  * Numbered migrations, applied in order, each in its own transaction with `PRAGMA user_version` set to its
@@ -52,6 +53,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 18, name: 'retention', up: retention.up },
   { version: 19, name: 'intake-rules', up: intakeRules.up },
   { version: 20, name: 'packed-request-bodies', up: packedRequestBodies.up },
+  { version: 22, name: 'open-due-indexes', up: openDueIndexes.up },
 ];
 
 /** The last migration's number (numbers are handed out ahead: one may land before the one below it). */
