@@ -17,14 +17,23 @@ import type { Store } from './store.js';
  * The connection's other transactions keep FULL, and their fsyncs cover these frames too.
  *
  * Checkpoints (copying the WAL into the database file: two fsyncs and the copy, on the event loop) happen in
- * these commits only at four times the usual WAL size; the submitter calls `checkpoint` when it is idle.
+ * these commits only at `checkpointFactor` times the usual WAL size (4 unless told); the submitter calls
+ * `checkpoint` when it is idle, the intake has them run on a thread of their own (WalCheckpointer) and keeps these
+ * only as a backstop.
  */
+export interface GroupCommitOptions {
+  /** The WAL size at which these commits checkpoint, in multiples of the connection's own; default 4. */
+  checkpointFactor?: number;
+}
+
 export class GroupCommit {
   readonly #db: Database.Database;
   readonly #walFile: string;
   readonly #run: Database.Transaction<(fn: () => unknown) => unknown>;
   /** The connection's checkpoint size, restored after each of these commits. */
   readonly #checkpointPages: number;
+  /** The checkpoint size during these commits. */
+  readonly #groupCheckpointPages: number;
   readonly #checkpoint: Database.Statement;
   #fd: number | null = null;
   /** The number of the latest commit made here, and the latest known to be on disk. */
@@ -36,10 +45,11 @@ export class GroupCommit {
   /** An fsync failed: every commit is an ordinary synchronous one from then on. */
   #synchronous = false;
 
-  constructor(store: Store) {
+  constructor(store: Store, options: GroupCommitOptions = {}) {
     this.#db = store.db;
     this.#walFile = `${store.file}-wal`;
     this.#checkpointPages = this.#db.pragma('wal_autocheckpoint', { simple: true }) as number;
+    this.#groupCheckpointPages = Math.round((options.checkpointFactor ?? 4) * this.#checkpointPages);
     this.#checkpoint = this.#db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
     this.#run = this.#db.transaction((fn: () => unknown) => fn());
   }
@@ -64,7 +74,7 @@ export class GroupCommit {
     }
     // Executed, not prepared once: SQLite applies these two pragmas when a statement is prepared, not when run.
     try {
-      this.#db.exec(`PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = ${4 * this.#checkpointPages}`);
+      this.#db.exec(`PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = ${this.#groupCheckpointPages}`);
       const value = this.#run.immediate(fn) as T;
       this.#committed += 1;
       return { value, commit: this.#committed };
