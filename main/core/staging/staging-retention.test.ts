@@ -336,6 +336,7 @@ describe('retention of staging copies', () => {
       stale: plan(RETENTION_READS.stale, { batchId: built.discarded, after: 0, until: 50 }),
       last: plan(RETENTION_READS.last, built.accepted),
       kept: plan(RETENTION_READS.kept, { batchId: built.accepted, after: 0, until: 50 }),
+      older: plan(RETENTION_READS.older, { batchId: built.accepted, after: 0, until: 50 }),
     };
     for (const [name, lines] of Object.entries(plans)) {
       const where = `${name}:\n${lines.join('\n')}`;
@@ -349,6 +350,7 @@ describe('retention of staging copies', () => {
       /SEARCH s USING INDEX staged_orders_by_position \(batch_id=\? AND position>\? AND position<\?\)[\s\S]*SEARCH o USING INTEGER PRIMARY KEY/,
     );
     expect(plans.stale.join('\n')).toContain('staged_orders_by_position (batch_id=? AND position>? AND position<?)');
+    expect(plans.older.join('\n')).toContain('staged_orders_by_position (batch_id=? AND position>? AND position<?)');
   });
 
   it("retention's settled statuses are the poller's", () => {
