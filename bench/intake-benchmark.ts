@@ -3,7 +3,7 @@ import { createServer, connect, type AddressInfo, type Server, type Socket } fro
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rename } from 'node:fs/promises';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { FolderWatcher } from '../main/core/intake/folder-watcher.js';
 import { writeTemplateCsv } from '../main/core/importing/template-csv.js';
@@ -248,9 +248,23 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
+/**
+ * The main thread's time runnable but not running (waiting for a core), in ms since it started: Linux's
+ * schedstat, undefined elsewhere. On this shared machine most of the ACK latency's p99 is this when the load is
+ * high (bench/README.md, "ACK latency stalls").
+ */
+function runQueueWaitMs(): number | undefined {
+  try {
+    return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[1]) / 1e6;
+  } catch {
+    return undefined;
+  }
+}
+
 /** ACK latency with `connections` senders, each sending `perConnection` messages at `perSecond` / connections. */
 async function latencyAt(port: number, perSecond: number, seconds: number, prefix: string, connections = 4) {
   const latencies: number[] = [];
+  const waitedBefore = runQueueWaitMs();
   const each = Math.round((perSecond * seconds) / connections);
   const intervalMs = (1000 * connections) / perSecond;
   await Promise.all(
@@ -258,11 +272,15 @@ async function latencyAt(port: number, perSecond: number, seconds: number, prefi
       sendAll(port, messages(each, `${prefix}${c}-`), latencies, intervalMs),
     ),
   );
+  const waitedAfter = runQueueWaitMs();
   return {
     p50Ms: +percentile(latencies, 50).toFixed(1),
     p99Ms: +percentile(latencies, 99).toFixed(1),
     maxMs: +Math.max(...latencies).toFixed(1),
     messages: latencies.length,
+    ...(waitedBefore !== undefined && waitedAfter !== undefined
+      ? { mainThreadRunQueueWaitMs: Math.round(waitedAfter - waitedBefore) }
+      : {}),
   };
 }
 
