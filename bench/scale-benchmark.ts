@@ -6,7 +6,8 @@ import { applyRetention } from '../main/core/store/retention-runner.js';
 import { buildStagedScaleStore } from './scale-staged-build.js';
 import { verifyAuditChain, verifyAuditChainStreaming } from '../main/core/audit/verify-chain.js';
 import { recoverInterrupted, recoverUnclear } from '../main/core/outbox/recovery.js';
-import { openStore, type Store } from '../main/core/store/store.js';
+import type { Store } from '../main/core/store/store.js';
+import { openKeyedStore } from './scale-audit-key.js';
 import { buildScaleStore } from '../main/core/store/testing/scale-store.js';
 import { LOCAL, manualClock, removeDir, tempDataDir } from '../main/core/store/testing/store-fixtures.js';
 
@@ -80,7 +81,7 @@ function time(name: string, call: () => number, repeat = REPEAT, target = CALL_T
 
 async function build(dataDir: string): Promise<{ buildMs: number }> {
   const clock = manualClock('2025-01-01T06:00:00.000Z');
-  const store = openStore({ dataDir, now: clock.now });
+  const { store } = openKeyedStore(dataDir, clock.now);
   const start = process.hrtime.bigint();
   try {
     store.environments.upsert(LOCAL);
@@ -206,7 +207,7 @@ function storeBytes(store: Store): StoreBytes {
  * the core's loop waits at most), then the bytes again and a full `log verify`.
  */
 async function measureRetention(dataDir: string, orders: number) {
-  const store = openStore({ dataDir });
+  const { store, key } = openKeyedStore(dataDir);
   try {
     const before = storeBytes(store);
     const freeBefore = store.retention.vacuumStep(0);
@@ -235,7 +236,7 @@ async function measureRetention(dataDir: string, orders: number) {
     const totalMs = ms(startAt);
     const after = storeBytes(store);
     const verifyAt = process.hrtime.bigint();
-    const verified = verifyAuditChain(store);
+    const verified = verifyAuditChain(store, { keys: [key] });
     const verifyMs = ms(verifyAt);
     const stepTimes = (samples: number[]) => {
       samples.sort((a, b) => a - b);
@@ -293,7 +294,7 @@ async function main(): Promise<void> {
 
     // Start-up: open (migrations are current), recovery of interrupted and unclear sends, first counts.
     const startAt = process.hrtime.bigint();
-    const store = openStore({ dataDir });
+    const { store, key } = openKeyedStore(dataDir);
     const recovered = recoverInterrupted(store, LOCAL.id, new Date()) + recoverUnclear(store, LOCAL.id, new Date());
     store.orders.countByState(LOCAL.id);
     const startMs = ms(startAt);
@@ -329,7 +330,7 @@ async function main(): Promise<void> {
     });
 
     const verifyAt = process.hrtime.bigint();
-    const report = verifyAuditChain(store);
+    const report = verifyAuditChain(store, { keys: [key] });
     const verifyMs = ms(verifyAt);
     // `log verify` on the screen: only what was appended since the prefix found whole (here: 1,000 new entries).
     const prefix = store.audit.newest();
@@ -339,12 +340,12 @@ async function main(): Promise<void> {
     }
     const appendMs = ms(appendAt);
     const incrementalAt = process.hrtime.bigint();
-    const incremental = verifyAuditChain(store, { verified: prefix });
+    const incremental = verifyAuditChain(store, { keys: [key], verified: prefix });
     const incrementalMs = ms(incrementalAt);
     // The screen's whole-log check: page by page with progress (log.verify { full: true }).
     let streamPages = 0;
     const streamingAt = process.hrtime.bigint();
-    const streamed = await verifyAuditChainStreaming(store, { onProgress: () => (streamPages += 1) });
+    const streamed = await verifyAuditChainStreaming(store, { keys: [key], onProgress: () => (streamPages += 1) });
     const streamingMs = ms(streamingAt);
     const searchIndexBytes =
       (

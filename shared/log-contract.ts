@@ -17,9 +17,10 @@ export const logFilterSchema = z
     /** An action or its prefix: `order.` gives every order action. */
     action: z.string().min(1).max(64).optional(),
     /**
-     * Text in the clinic code, clinic order id, action or details (case-insensitive): read newest first until a
-     * page is full, so a rare text costs a read of the whole log. For an order's entries by its id, use
-     * `clinicOrderId`.
+     * Text in the clinic code, clinic order id or the values of the details (case-insensitive; not the action, which
+     * `action` filters, nor the state and operation words most entries hold), found through a trigram index, and
+     * read entry by entry only where the index has not caught up (at most a window a call: `partial`). For an
+     * order's entries by its id, use `clinicOrderId`.
      */
     search: z.string().trim().min(1).max(100).optional(),
     /** The entries of the orders with exactly this clinic order id, found through indexes (issue #16). */

@@ -22,20 +22,12 @@ export type AuditEntryView = z.infer<typeof auditEntryViewSchema>;
 
 /**
  * What `log verify` found wrong at the first entry concerned (`brokenAt`): `missing` entries before it (seq
- * gap), `relinked` (prev_hash is not the previous link), `altered` (content no longer matches its link),
+ * gap), `altered` (content no longer matches its link, which covers the previous link too),
  * `unkeyed` (a plain link where entries are keyed: written without the key), `unknown-key` (keyed with a key
  * this program does not hold), `diverged` (not the entry recorded outside the database at that seq), `truncated`
  * (the log ends before the recorded head: cut short or rolled back). See main/core/audit/verify-chain.ts.
  */
-export const AUDIT_CHAIN_PROBLEMS = [
-  'missing',
-  'relinked',
-  'altered',
-  'unkeyed',
-  'unknown-key',
-  'diverged',
-  'truncated',
-] as const;
+export const AUDIT_CHAIN_PROBLEMS = ['missing', 'altered', 'unkeyed', 'unknown-key', 'diverged', 'truncated'] as const;
 
 export const auditChainReportSchema = z.discriminatedUnion('ok', [
   z.object({ ok: z.literal(true), count: z.number().int().nonnegative() }),

@@ -2,13 +2,12 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { auditHash, type AuditRow } from '../core/model/audit-entry.js';
+import { auditHash } from '../core/model/audit-entry.js';
+import { AuditRepo } from '../core/store/audit-repo.js';
 import { openDatabase } from '../core/store/open-database.js';
 import { STORE_FILE } from '../core/store/store.js';
+import { dropAuditTriggers, rewriteEntry } from '../core/store/testing/audit-tamper.js';
 import { runCliCaptured } from './testing/run-cli-captured.js';
-
-const ROW_COLUMNS = `seq, at, actor, action, environment_id AS environmentId, batch_id AS batchId, order_id AS orderId,
-  clinic_code AS clinicCode, clinic_order_id AS clinicOrderId, details AS detailsJson, prev_hash AS prevHash, hash`;
 
 // `log verify` of the CLI (issue #12, finding 6): its key is in its 0600 secrets file, so a database file
 // rewritten, cut short or put back from an older copy is reported with the first entry concerned (exit 1).
@@ -37,8 +36,7 @@ describe('rx-batch log verify on a tampered database', () => {
   /** The attacker's side: the database file, without the triggers, and no key. */
   function tamper(edit: (db: ReturnType<typeof openDatabase>) => void) {
     const db = openDatabase(join(dataDir, STORE_FILE));
-    db.exec(`DROP TRIGGER audit_entries_no_update; DROP TRIGGER audit_entries_no_delete;
-      DROP TRIGGER audit_entries_append_at_end;`);
+    dropAuditTriggers(db);
     edit(db);
     db.close();
   }
@@ -64,7 +62,7 @@ describe('rx-batch log verify on a tampered database', () => {
     await entries(4);
     tamper((db) => {
       let prevHash: string | undefined;
-      for (const row of db.prepare<[], AuditRow>(`SELECT ${ROW_COLUMNS} FROM audit_entries ORDER BY seq`).all()) {
+      for (const row of new AuditRepo(db, () => new Date()).chainPage(0, 100)) {
         if (row.seq < 2) continue;
         const edited = {
           ...row,
@@ -72,9 +70,7 @@ describe('rx-batch log verify on a tampered database', () => {
           detailsJson: row.seq === 2 ? '{"format":"csv","masked":true}' : row.detailsJson,
         };
         prevHash = auditHash(edited);
-        db.prepare(
-          'UPDATE audit_entries SET details = ?, prev_hash = ?, hash = ?, link_scheme = 1, key_id = NULL WHERE seq = ?',
-        ).run(edited.detailsJson, edited.prevHash, prevHash, row.seq);
+        rewriteEntry(db, row.seq, { detailsJson: edited.detailsJson, link: prevHash, plain: true });
       }
     });
     const verified = await cli('log', 'verify');

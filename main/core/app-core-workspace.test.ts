@@ -202,7 +202,9 @@ describe('the core: calls behind the workspace screens', () => {
     const found = await api.call('log.list', { search: order.clinicOrderId.toLowerCase() });
     expect(found.entries.length).toBeGreaterThan(0);
     expect(found.entries.every((entry) => entry.clinicOrderId === order.clinicOrderId)).toBe(true);
-    const added = await api.call('log.list', { search: 'environment.added' });
+    const added = await api.call('log.list', { action: 'environment.added' });
     expect(added.entries.map((entry) => entry.environmentId)).toEqual(['sandbox-device']);
+    // Free text matches what an entry says, not its action's name (the action filter is for that).
+    expect((await api.call('log.list', { search: 'environment.added' })).entries).toEqual([]);
   });
 });

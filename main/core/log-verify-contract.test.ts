@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemorySecretStore } from './platform/secret-store.js';
 import { openDatabase } from './store/open-database.js';
+import { dropAuditTriggers } from './store/testing/audit-tamper.js';
 import { STORE_FILE } from './store/store.js';
 import { openCore } from './testing/test-core.js';
 
@@ -26,7 +27,7 @@ describe('log.verify through the contract', () => {
     await core.close();
 
     const db = openDatabase(join(dataDir, STORE_FILE));
-    db.exec('DROP TRIGGER audit_entries_no_delete');
+    dropAuditTriggers(db);
     db.prepare('DELETE FROM audit_entries WHERE seq > ?').run(count - 2);
     db.close();
 

@@ -341,11 +341,10 @@ describe('serve, killed at random moments', () => {
       const intake = store.db.prepare('SELECT count(*) AS n FROM intake_messages').get() as { n: number };
       expect(intake.n).toBe(MESSAGES);
       const audited = (action: string) =>
-        (
-          store.db
-            .prepare("SELECT json_extract(details, '$.controlId') AS id FROM audit_entries WHERE action = ?")
-            .all(action) as Array<{ id: string }>
-        ).map((row) => row.id);
+        store.audit
+          .filteredPage({ action }, 0, 1_000_000)
+          .filter((row) => row.action === action)
+          .map((row) => (JSON.parse(row.detailsJson) as { controlId: string }).controlId);
       // Each message accepted once, whether staged after its ACK or by the next start's recovery.
       const accepted = audited('intake.accepted');
       expect(accepted).toHaveLength(MESSAGES);

@@ -4,6 +4,7 @@ import { enqueueOrders } from '../store/store.js';
 import { LOCAL, manualClock, removeDir, sampleOrder, storeWithBatch } from '../store/testing/store-fixtures.js';
 import { AuditDetailsError, canonicalDetailsJson, checkAuditDetails } from '../model/audit-details.js';
 import { auditHash, GENESIS_HASH } from '../model/audit-entry.js';
+import { dropAuditTriggers, rewriteEntry, STORED_ENTRY_COLUMNS } from '../store/testing/audit-tamper.js';
 import { verifyAuditChain } from './verify-chain.js';
 
 describe('audit log', () => {
@@ -25,12 +26,6 @@ describe('audit log', () => {
     store.close();
     removeDir(dataDir);
   });
-
-  /** Tampering as an attacker with file access would: around the triggers. */
-  function tamper(sql: string) {
-    store.db.exec('DROP TRIGGER audit_entries_no_update; DROP TRIGGER audit_entries_no_delete;');
-    store.db.exec(sql);
-  }
 
   it('chains each entry to the one before with a SHA-256 over its content', () => {
     setUp();
@@ -71,28 +66,33 @@ describe('audit log', () => {
 
   it('refuses UPDATE and DELETE of entries in SQLite itself', () => {
     setUp(3);
-    expect(() => store.db.prepare("UPDATE audit_entries SET action = 'x' WHERE seq = 2").run()).toThrow(/append-only/);
+    expect(() => store.db.prepare('UPDATE audit_entries SET batch_id = 9 WHERE seq = 2').run()).toThrow(/append-only/);
     expect(() => store.db.prepare('DELETE FROM audit_entries WHERE seq = 3').run()).toThrow(/append-only/);
+    // An entry's action and details texts are kept once for all the entries using them: those are append-only too.
+    expect(() => store.db.prepare("UPDATE audit_names SET name = 'signout'").run()).toThrow(/append-only/);
+    expect(() => store.db.prepare('DELETE FROM audit_details').run()).toThrow(/append-only/);
     expect(verifyAuditChain(store)).toEqual({ ok: true, count: 3 });
   });
 
   it('refuses an insert that does not extend the chain, including INSERT OR REPLACE over an old entry', () => {
     setUp(2);
-    const copy = `SELECT seq, at, actor, 'order.forged', environment_id, batch_id, order_id, clinic_code,
-      clinic_order_id, details, prev_hash, hash, link_scheme, key_id FROM audit_entries WHERE seq = 1`;
+    const copy = `SELECT seq, ${STORED_ENTRY_COLUMNS} FROM audit_entries WHERE seq = 1`;
     expect(() => store.db.exec(`INSERT OR REPLACE INTO audit_entries ${copy}`)).toThrow(/end of the chain/);
     expect(() =>
-      store.db.exec(`INSERT INTO audit_entries SELECT seq + 2, at, actor, action, environment_id, batch_id, order_id,
-        clinic_code, clinic_order_id, details, prev_hash, hash || '', link_scheme, key_id FROM audit_entries
-        WHERE seq = 1`),
-    ).toThrow(/end of the chain|UNIQUE/);
+      store.db.exec(
+        `INSERT INTO audit_entries SELECT seq + 5, ${STORED_ENTRY_COLUMNS} FROM audit_entries WHERE seq = 1`,
+      ),
+    ).toThrow(/end of the chain/);
     expect(store.audit.page(0, 10).map((row) => row.action)).toEqual(['signin', 'signin']);
+    // A copy at the next seq is an append SQLite lets through; its link (entry 1's) does not cover entry 2's.
+    store.db.exec(`INSERT INTO audit_entries SELECT 3, ${STORED_ENTRY_COLUMNS} FROM audit_entries WHERE seq = 1`);
+    expect(verifyAuditChain(store)).toMatchObject({ ok: false, brokenAt: 3, problem: 'altered' });
   });
 
   it('names the first entry whose content was edited', () => {
     setUp(5);
-    tamper(`UPDATE audit_entries SET details = '{"grant":"client_credentials"}' WHERE seq = 3;
-            UPDATE audit_entries SET action = 'signout' WHERE seq = 4;`);
+    rewriteEntry(store.db, 3, { detailsJson: '{"grant":"client_credentials"}' });
+    rewriteEntry(store.db, 4, { action: 'signout' });
     expect(verifyAuditChain(store)).toEqual({
       ok: false,
       brokenAt: 3,
@@ -103,24 +103,23 @@ describe('audit log', () => {
 
   it('names the entry after a deleted one', () => {
     setUp(5);
-    tamper('DELETE FROM audit_entries WHERE seq = 2');
+    dropAuditTriggers(store.db);
+    store.db.exec('DELETE FROM audit_entries WHERE seq = 2');
     const report = verifyAuditChain(store);
     expect(report).toMatchObject({ ok: false, brokenAt: 3, problem: 'missing' });
     expect(report.ok === false && report.reason).toBe('entry 3 follows 1: entries are missing');
   });
 
-  it('names an entry whose hash was recomputed after an edit, at the next link', () => {
+  it('names an entry whose hash was recomputed after an edit, at the next link (which covers the old one)', () => {
     setUp(4);
     const row = store.audit.page(1, 1)[0]!;
     const forged = { ...row, detailsJson: '{"grant":"client_credentials"}' };
-    tamper(
-      `UPDATE audit_entries SET details = '${forged.detailsJson}', hash = '${auditHash(forged)}' WHERE seq = ${row.seq}`,
-    );
+    rewriteEntry(store.db, row.seq, { detailsJson: forged.detailsJson, link: auditHash(forged) });
     expect(verifyAuditChain(store)).toEqual({
       ok: false,
       brokenAt: 3,
-      problem: 'relinked',
-      reason: "prev_hash is not the previous entry's hash",
+      problem: 'altered',
+      reason: "hash does not match the entry's content",
     });
   });
 

@@ -7,7 +7,8 @@ import { openDatabase } from '../store/open-database.js';
 import { openStore, STORE_FILE, type Store } from '../store/store.js';
 import { appendLegacyEntry } from '../store/testing/legacy-audit.js';
 import { LOCAL, manualClock, removeDir, tempDataDir } from '../store/testing/store-fixtures.js';
-import { auditHash, type AuditRow } from '../model/audit-entry.js';
+import { auditHash, LINK_KEYED_SHORT, type AuditRow } from '../model/audit-entry.js';
+import { dropAuditTriggers, rewriteEntry } from '../store/testing/audit-tamper.js';
 import { AuditChainGuard } from './chain-guard.js';
 import { AUDIT_CHAIN_SECRET, AuditKeyError, plainFileSecrets, PLAIN_SECRETS_FILE } from './chain-key.js';
 import { verifyAuditChain } from './verify-chain.js';
@@ -54,17 +55,14 @@ describe('keyed audit chain', () => {
 
   /** What an attacker with the file can do: take the append-only triggers away, then write what they like. */
   function dropTriggers() {
-    store!.db.exec(`DROP TRIGGER audit_entries_no_update; DROP TRIGGER audit_entries_no_delete;
-      DROP TRIGGER audit_entries_append_at_end;`);
+    dropAuditTriggers(store!.db);
   }
 
-  /** Rewrites entry `seq`'s details, then re-chains it and every later entry with plain SHA-256 (no key). */
+  /**
+   * Rewrites entry `seq`'s details, then re-chains it and every later entry with plain SHA-256 (no key): marked
+   * plain, or left marked keyed with the hash cut to a compact keyed link's length.
+   */
   function rewriteAndRechain(seq: number, options: { markPlain: boolean }) {
-    dropTriggers();
-    const update = store!.db.prepare(
-      `UPDATE audit_entries SET details = @detailsJson, prev_hash = @prevHash, hash = @hash
-         ${options.markPlain ? ', link_scheme = 1, key_id = NULL' : ''} WHERE seq = @seq`,
-    );
     let prevHash: string | undefined;
     for (const row of rows()) {
       if (row.seq < seq) continue;
@@ -74,8 +72,9 @@ describe('keyed audit chain', () => {
         detailsJson: row.seq === seq ? '{"grant":"client_credentials"}' : row.detailsJson,
       };
       const hash = auditHash(edited);
-      update.run({ seq: row.seq, detailsJson: edited.detailsJson, prevHash: edited.prevHash, hash });
-      prevHash = hash;
+      const link = options.markPlain ? hash : hash.slice(0, 32);
+      rewriteEntry(store!.db, row.seq, { detailsJson: edited.detailsJson, link, plain: options.markPlain });
+      prevHash = link;
     }
   }
 
@@ -90,7 +89,7 @@ describe('keyed audit chain', () => {
     await open(secrets);
     append(5);
     expect(store!.db.prepare('SELECT DISTINCT link_scheme AS scheme FROM audit_entries').all()).toEqual([
-      { scheme: 2 },
+      { scheme: LINK_KEYED_SHORT },
     ]);
     // The links are no longer what anyone could recompute.
     const first = rows()[0]!;
@@ -220,16 +219,10 @@ describe('keyed audit chain', () => {
     await guard!.flush();
 
     // A rewrite among the old entries, re-chained up to the keyed ones, breaks the first keyed link.
-    dropTriggers();
     const edited = { ...legacy[1]!, detailsJson: '{"grant":"client_credentials"}' };
     const third = { ...legacy[2]!, prevHash: auditHash(edited) };
-    store!.db
-      .prepare('UPDATE audit_entries SET details = ?, hash = ? WHERE seq = 2')
-      .run(edited.detailsJson, auditHash(edited));
-    store!.db
-      .prepare('UPDATE audit_entries SET prev_hash = ?, hash = ? WHERE seq = 3')
-      .run(third.prevHash, auditHash(third));
-    store!.db.prepare('UPDATE audit_entries SET prev_hash = ? WHERE seq = 4').run(auditHash(third));
+    rewriteEntry(store!.db, 2, { detailsJson: edited.detailsJson, link: auditHash(edited) });
+    rewriteEntry(store!.db, 3, { link: auditHash(third) });
     expect(verifyAuditChain(store!, { keys: [] })).toMatchObject({ brokenAt: 4 });
     expect(guard!.verify()).toMatchObject({ ok: false, brokenAt: 4, problem: 'altered' });
   });
@@ -302,8 +295,7 @@ describe('keyed audit chain', () => {
       expect(guard!.verified).toEqual({ seq: 5, link: rows()[4]!.hash });
       append(3);
       // Entries 1-5 are not read again: a rewrite inside the prefix that leaves entry 5 alone is not seen...
-      dropTriggers();
-      store!.db.prepare(`UPDATE audit_entries SET details = '{"grant":"client_credentials"}' WHERE seq = 2`).run();
+      rewriteEntry(store!.db, 2, { detailsJson: '{"grant":"client_credentials"}' });
       expect(guard!.verify({ incremental: true })).toEqual({ ok: true, count: 8 });
       // ...and the whole check finds it.
       expect(guard!.verify()).toMatchObject({ ok: false, brokenAt: 2, problem: 'altered' });
@@ -318,7 +310,7 @@ describe('keyed audit chain', () => {
       rewriteAndRechain(6, { markPlain: false });
       expect(guard!.verify({ incremental: true })).toMatchObject({ ok: false, brokenAt: 6, problem: 'altered' });
       // The prefix's last entry given another link (its content and the chain after it are another matter).
-      store!.db.prepare(`UPDATE audit_entries SET hash = '${'b'.repeat(64)}' WHERE seq = 4`).run();
+      rewriteEntry(store!.db, 4, { link: 'b'.repeat(32) });
       expect(guard!.verify({ incremental: true })).toMatchObject({ ok: false, brokenAt: 4, problem: 'diverged' });
     });
 

@@ -59,7 +59,9 @@ export interface ChainHead {
 }
 
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
-const headSchema = z.object({ seq: z.number().int().positive(), link: hex64 }).strict().nullable();
+/** An entry's link: 32 bytes, or 16 for a compact keyed one (migration 21). */
+const linkHex = z.string().regex(/^[0-9a-f]{32}(?:[0-9a-f]{32})?$/);
+const headSchema = z.object({ seq: z.number().int().positive(), link: linkHex }).strict().nullable();
 const secretFields = {
   key: z.string().regex(/^[A-Za-z0-9+/]{43}=$/),
   since: z.number().int().positive(),

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventPayload } from '../../../shared/contract.js';
+import { rewriteEntry } from '../store/testing/audit-tamper.js';
 import { openTestCore, type TestCore } from '../testing/test-core.js';
 
 // The whole-chain check (`log.verify { full: true }`, issue #16): page by page, with `log.progress` and a cancel,
@@ -59,10 +60,7 @@ describe('log.verify { full: true } through the contract', () => {
     const { api, core } = testCore;
     expect(await api.call('log.verify', {})).toEqual({ ok: true, count: ENTRIES });
     const { db } = core.services.store;
-    db.exec('DROP TRIGGER audit_entries_no_update');
-    db.prepare("UPDATE audit_entries SET details = json_set(details, '$.attempt', 999999) WHERE seq = ?").run(
-      ENTRIES / 2,
-    );
+    rewriteEntry(db, ENTRIES / 2, { detailsJson: '{"attempt":999999}' });
     expect(await api.call('log.verify', {})).toEqual({ ok: true, count: ENTRIES });
     expect(await api.call('log.verify', { full: true })).toMatchObject({
       ok: false,

@@ -4,7 +4,9 @@ import {
   auditHash,
   GENESIS_HASH,
   keyedAuditLink,
+  LINK_KEYED_SHORT,
   LINK_PLAIN,
+  shortKeyedAuditLink,
   type ChainRow,
   type LinkKey,
 } from '../model/audit-entry.js';
@@ -165,9 +167,8 @@ class ChainChecker {
     if (row.seq !== expectedSeq) {
       return broken(row.seq, 'missing', `entry ${row.seq} follows ${expectedSeq - 1}: entries are missing`);
     }
-    if (row.prevHash !== this.#prevHash) {
-      return broken(row.seq, 'relinked', "prev_hash is not the previous entry's hash");
-    }
+    // The previous link is not stored (migration 21): every link covers the one before it, as this walk read it.
+    row.prevHash = this.#prevHash;
     if (row.linkScheme === LINK_PLAIN || row.keyId === null) {
       if (this.#keyedFrom > 0 || row.seq >= this.#keyedSince) {
         return broken(
@@ -189,7 +190,13 @@ class ChainChecker {
             'program using this data directory (verify it there), or the key was lost or replaced',
         );
       }
-      if (keyedAuditLink(row, key) !== row.hash) {
+      const link =
+        row.linkScheme === LINK_KEYED_SHORT
+          ? row.atMs === null
+            ? null
+            : shortKeyedAuditLink(row, row.atMs, key)
+          : keyedAuditLink(row, key);
+      if (link !== row.hash) {
         return broken(row.seq, 'altered', "the keyed link does not match the entry's content: changed without the key");
       }
     }

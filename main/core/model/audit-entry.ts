@@ -16,15 +16,22 @@ export const GENESIS_HASH = '0'.repeat(64);
 const HASH_FORMAT = 'rx-batch-audit-v1';
 /** The serialisation a keyed link covers: v1's fields plus the key's id. */
 const KEYED_FORMAT = 'rx-batch-audit-v2';
+/** The compact keyed link's (scheme 3): v2's fields with the time as the milliseconds the entry keeps. */
+const SHORT_KEYED_FORMAT = 'rx-batch-audit-v3';
 
 /**
- * How an entry's link (its `hash` column) was made, per entry (migration 12): `1` a plain SHA-256 anyone can
- * recompute (every entry before the key existed), `2` an HMAC-SHA256 under the audit key named by `keyId`
- * (see chain-key.ts). A keyed link covers the previous link, so the first keyed entry seals the plain ones.
+ * How an entry's link was made, per entry (migrations 12 and 21): `1` a plain SHA-256 anyone can recompute (entries
+ * written without the key), `2` an HMAC-SHA256 under the audit key named by `keyId` (see chain-key.ts; entries
+ * before migration 21), `3` the same HMAC over the compact serialisation, cut to 16 bytes (every keyed entry since).
+ * A keyed link covers the previous link, so the first keyed entry seals the plain ones.
  */
 export const LINK_PLAIN = 1;
 export const LINK_KEYED = 2;
-export type LinkScheme = typeof LINK_PLAIN | typeof LINK_KEYED;
+export const LINK_KEYED_SHORT = 3;
+export type LinkScheme = typeof LINK_PLAIN | typeof LINK_KEYED | typeof LINK_KEYED_SHORT;
+
+/** A compact keyed link: the first 16 bytes of the HMAC, as 32 hex digits. */
+const SHORT_LINK_HEX = 32;
 
 /** What a keyed link needs of a key: its id (kept in the entry) and a MAC over text. */
 export interface LinkKey {
@@ -64,10 +71,12 @@ export interface AuditEntry extends Omit<AuditRow, 'detailsJson'> {
   details: AuditDetails;
 }
 
-/** A row as verification reads it: with how its link was made. */
+/** A row as verification reads it: with how its link was made, and its time as stored (milliseconds or text). */
 export interface ChainRow extends AuditRow {
   linkScheme: LinkScheme;
   keyId: string | null;
+  /** The milliseconds the entry keeps; null for an older entry kept with its time as text. */
+  atMs: number | null;
 }
 
 export function toAuditEntry(row: AuditRow): AuditEntry {
@@ -106,4 +115,15 @@ export function auditHash(row: Omit<AuditRow, 'hash'>): string {
  */
 export function keyedAuditLink(row: Omit<AuditRow, 'hash'>, key: LinkKey): string {
   return key.mac(JSON.stringify([KEYED_FORMAT, ...linkedFields(row), key.id, row.prevHash]));
+}
+
+/**
+ * The compact keyed link (scheme 3): the HMAC over v2's fields, with the time as the milliseconds the entry keeps
+ * (`atMs`) in place of its text, in a serialisation of its own, cut to 16 bytes.
+ */
+export function shortKeyedAuditLink(row: Omit<AuditRow, 'hash'>, atMs: number, key: LinkKey): string {
+  const [seq, , ...rest] = linkedFields(row);
+  return key
+    .mac(JSON.stringify([SHORT_KEYED_FORMAT, seq, atMs, ...rest, key.id, row.prevHash]))
+    .slice(0, SHORT_LINK_HEX);
 }

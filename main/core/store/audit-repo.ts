@@ -1,14 +1,19 @@
 import type Database from 'better-sqlite3';
-import { AUDIT_SEARCH_TEXT } from './migrations/017-audit-search.js';
+import {
+  AT_TEXT_SQL,
+  AUDIT_SEARCH_TEXT,
+  DETAILS_WORDS_SQL,
+  ENTRY_CLINIC_SQL,
+} from './migrations/021-compact-audit-log.js';
 import { canonicalDetailsJson, checkAuditDetails } from '../model/audit-details.js';
 import {
   AUDIT_ACTION_PATTERN,
   AUDIT_ACTORS,
   auditHash,
   GENESIS_HASH,
-  keyedAuditLink,
-  LINK_KEYED,
+  LINK_KEYED_SHORT,
   LINK_PLAIN,
+  shortKeyedAuditLink,
   toAuditEntry,
   type AuditEntry,
   type AuditInput,
@@ -18,13 +23,30 @@ import {
   type LinkScheme,
 } from '../model/audit-entry.js';
 
-const ROW_COLUMNS = `seq, at, actor, action, environment_id AS environmentId, batch_id AS batchId, order_id AS orderId,
-  clinic_code AS clinicCode, clinic_order_id AS clinicOrderId, details AS detailsJson, prev_hash AS prevHash, hash`;
+/**
+ * An entry as the model knows it, read from the compact form (migration 21): names and details text from their
+ * tables, the time as the text it was hashed with, the links as hex, the previous link from the previous entry.
+ */
+const ROW_COLUMNS = `a.seq AS seq, ${AT_TEXT_SQL('a.at')} AS at,
+  CASE a.actor WHEN 0 THEN 'user' WHEN 1 THEN 'submitter' ELSE 'system' END AS actor,
+  (SELECT name FROM audit_names WHERE id = a.action) AS action,
+  (SELECT name FROM audit_names WHERE id = a.environment) AS environmentId,
+  a.batch_id AS batchId, a.order_id AS orderId, ${ENTRY_CLINIC_SQL('clinic_code')} AS clinicCode,
+  ${ENTRY_CLINIC_SQL('clinic_order_id')} AS clinicOrderId,
+  (SELECT json FROM audit_details WHERE id = a.details) AS detailsJson,
+  CASE WHEN a.seq = 1 THEN '${GENESIS_HASH}'
+    ELSE coalesce((SELECT lower(hex(p.link)) FROM audit_entries p WHERE p.seq = a.seq - 1), '') END AS prevHash,
+  lower(hex(a.link)) AS hash`;
+
+/** `ROW_COLUMNS` and what verification needs besides. */
+const CHAIN_COLUMNS = `${ROW_COLUMNS}, a.link_scheme AS linkScheme, (SELECT name FROM audit_names WHERE id = a.key) AS keyId,
+  CASE typeof(a.at) WHEN 'integer' THEN a.at END AS atMs`;
 
 /**
  * What the log screen filters by: one environment, one order, the orders with one clinic order id (exact, through
  * the orders' index), actions starting with `action` (`order.` gives every order action), or `search` in the clinic
- * code, clinic order id, action or details (case-insensitive).
+ * code, clinic order id or the values of the details (case-insensitive; not the action, which `action` filters, nor
+ * the states and operation words nearly every entry holds: migration 21's `UNSEARCHED_DETAIL_KEYS`).
  */
 export interface AuditFilter {
   environmentId?: string;
@@ -34,7 +56,43 @@ export interface AuditFilter {
   search?: string;
 }
 
-type InsertRow = AuditRow & { linkScheme: LinkScheme; keyId: string | null };
+interface InsertRow {
+  seq: number;
+  atMs: number;
+  actor: number;
+  action: number;
+  environment: number | null;
+  batchId: number | null;
+  orderId: number | null;
+  clinicCode: string | null;
+  clinicOrderId: string | null;
+  clinicIds: 0 | 1;
+  details: number;
+  link: Buffer;
+  linkScheme: LinkScheme;
+  key: number | null;
+}
+
+/**
+ * The names and details text an entry refers to, as stored (null where not stored yet, or not given), and the clinic
+ * ids of the order it names.
+ */
+interface Refs {
+  action: number | null;
+  environment: number | null;
+  key: number | null;
+  details: number | null;
+  orderClinicCode: string | null;
+  orderClinicOrderId: string | null;
+}
+
+interface RefParameters {
+  action: string;
+  environment: string | null;
+  key: string | null;
+  json: string;
+  orderId: number | null;
+}
 
 /**
  * How many entries a log-screen search reads one by one at most per call, where no index answers it: the free-text
@@ -48,14 +106,16 @@ export class AuditRepo {
   readonly #last: Database.Statement<[], { seq: number; hash: string; linkScheme: LinkScheme }>;
   readonly #linkAt: Database.Statement<[number], { hash: string }>;
   readonly #insert: Database.Statement<[InsertRow]>;
+  readonly #refs: Database.Statement<[RefParameters], Refs>;
+  readonly #addName: Database.Statement<[string]>;
+  readonly #addDetails: Database.Statement<[{ json: string }]>;
   readonly #page: Database.Statement<[number, number, number], AuditRow>;
   readonly #all: Database.Statement<[number], ChainRow>;
   readonly #chainPage: Database.Statement<[number, number, number], ChainRow>;
   readonly #forOrder: Database.Statement<[number], AuditRow>;
   /** The search's statements, one per set of filters in use (see #searchPage). */
   readonly #searches = new Map<string, Database.Statement<[Record<string, string | number>], AuditRow>>();
-  readonly #firstAction: Database.Statement<[string, string], { action: string }>;
-  readonly #nextAction: Database.Statement<[string, string], { action: string }>;
+  readonly #actionsFrom: Database.Statement<[string, string], { id: number }>;
   readonly #append: Database.Transaction<(input: AuditInput) => AuditRow>;
   readonly #db: Database.Database;
   /** The key new links are made with; none: plain SHA-256 links (a store opened without its host's key). */
@@ -71,30 +131,38 @@ export class AuditRepo {
   constructor(db: Database.Database, now: () => Date) {
     this.#db = db;
     this.#now = now;
-    this.#last = db.prepare('SELECT seq, hash, link_scheme AS linkScheme FROM audit_entries ORDER BY seq DESC LIMIT 1');
-    this.#linkAt = db.prepare('SELECT hash FROM audit_entries WHERE seq = ?');
+    this.#last = db.prepare(
+      'SELECT seq, lower(hex(link)) AS hash, link_scheme AS linkScheme FROM audit_entries ORDER BY seq DESC LIMIT 1',
+    );
+    this.#linkAt = db.prepare('SELECT lower(hex(link)) AS hash FROM audit_entries WHERE seq = ?');
+    // The time is cast: a JavaScript number would be bound as a real, which the column refuses.
     this.#insert = db.prepare(
       `INSERT INTO audit_entries
-         (seq, at, actor, action, environment_id, batch_id, order_id, clinic_code, clinic_order_id, details, prev_hash, hash,
-          link_scheme, key_id)
-       VALUES (@seq, @at, @actor, @action, @environmentId, @batchId, @orderId, @clinicCode, @clinicOrderId, @detailsJson,
-         @prevHash, @hash, @linkScheme, @keyId)`,
+         (seq, at, actor, action, environment, batch_id, order_id, clinic_code, clinic_order_id, clinic_ids, details,
+          link, link_scheme, key)
+       VALUES (@seq, CAST(@atMs AS INTEGER), @actor, @action, @environment, @batchId, @orderId, @clinicCode,
+         @clinicOrderId, @clinicIds, @details, @link, @linkScheme, @key)`,
     );
-    this.#page = db.prepare(`SELECT ${ROW_COLUMNS} FROM audit_entries WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`);
-    this.#all = db.prepare(
-      `SELECT ${ROW_COLUMNS}, link_scheme AS linkScheme, key_id AS keyId FROM audit_entries WHERE seq > ? ORDER BY seq`,
+    this.#refs = db.prepare(
+      `SELECT (SELECT id FROM audit_names WHERE name = @action) AS action,
+         (SELECT id FROM audit_names WHERE name = @environment) AS environment,
+         (SELECT id FROM audit_names WHERE name = @key) AS key,
+         (SELECT id FROM audit_details WHERE json = @json) AS details,
+         (SELECT clinic_code FROM orders WHERE id = @orderId) AS orderClinicCode,
+         (SELECT clinic_order_id FROM orders WHERE id = @orderId) AS orderClinicOrderId`,
     );
+    this.#addName = db.prepare('INSERT INTO audit_names (name) VALUES (?)');
+    this.#addDetails = db.prepare(`INSERT INTO audit_details (json, words) VALUES (@json, ${DETAILS_WORDS_SQL})`);
+    this.#page = db.prepare(
+      `SELECT ${ROW_COLUMNS} FROM audit_entries a WHERE a.seq > ? AND a.seq <= ? ORDER BY a.seq LIMIT ?`,
+    );
+    this.#all = db.prepare(`SELECT ${CHAIN_COLUMNS} FROM audit_entries a WHERE a.seq > ? ORDER BY a.seq`);
     this.#chainPage = db.prepare(
-      `SELECT ${ROW_COLUMNS}, link_scheme AS linkScheme, key_id AS keyId FROM audit_entries
-       WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`,
+      `SELECT ${CHAIN_COLUMNS} FROM audit_entries a WHERE a.seq > ? AND a.seq <= ? ORDER BY a.seq LIMIT ?`,
     );
-    this.#forOrder = db.prepare(`SELECT ${ROW_COLUMNS} FROM audit_entries WHERE order_id = ? ORDER BY seq`);
-    this.#firstAction = db.prepare(
-      'SELECT action FROM audit_entries WHERE action >= ? AND action < ? ORDER BY action LIMIT 1',
-    );
-    this.#nextAction = db.prepare(
-      'SELECT action FROM audit_entries WHERE action > ? AND action < ? ORDER BY action LIMIT 1',
-    );
+    this.#forOrder = db.prepare(`SELECT ${ROW_COLUMNS} FROM audit_entries a WHERE a.order_id = ? ORDER BY a.seq`);
+    // The names an action filter covers (that name and those it begins), found through the names' own index.
+    this.#actionsFrom = db.prepare('SELECT id FROM audit_names WHERE name >= ? AND name < ? ORDER BY name');
     this.#append = db.transaction((input: AuditInput) => this.#appendNow(input));
     this.#hasSearchIndex = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'audit_search'").get() !== undefined;
     if (this.#hasSearchIndex) {
@@ -105,8 +173,8 @@ export class AuditRepo {
         'SELECT max(seq) AS last FROM (SELECT seq FROM audit_entries WHERE seq > ? ORDER BY seq LIMIT ?)',
       );
       const insert = db.prepare<[number, number]>(
-        `INSERT INTO audit_search (rowid, text) SELECT seq, ${AUDIT_SEARCH_TEXT} FROM audit_entries
-         WHERE seq > ? AND seq <= ? ORDER BY seq`,
+        `INSERT INTO audit_search (rowid, text) SELECT a.seq, ${AUDIT_SEARCH_TEXT} FROM audit_entries a
+         WHERE a.seq > ? AND a.seq <= ? ORDER BY a.seq`,
       );
       const mark = db.prepare<[number]>('UPDATE audit_search_progress SET indexed_through = ? WHERE id = 1');
       this.#indexedThrough = through;
@@ -160,12 +228,13 @@ export class AuditRepo {
     const last = this.#last.get();
     const key = this.#key;
     // A plain link after a keyed one is what a rewrite without the key looks like: never write one.
-    if (key === null && last?.linkScheme === LINK_KEYED) {
+    if (key === null && last !== undefined && last.linkScheme !== LINK_PLAIN) {
       throw new Error('the audit log is keyed: open it with its key to append');
     }
+    const now = this.#now();
     const unhashed: Omit<AuditRow, 'hash'> = {
       seq: (last?.seq ?? 0) + 1,
-      at: this.#now().toISOString(),
+      at: now.toISOString(),
       actor: input.actor,
       action: input.action,
       environmentId: input.environmentId ?? null,
@@ -176,10 +245,58 @@ export class AuditRepo {
       detailsJson,
       prevHash: last?.hash ?? GENESIS_HASH,
     };
-    const row: AuditRow = { ...unhashed, hash: key ? keyedAuditLink(unhashed, key) : auditHash(unhashed) };
-    this.#insert.run({ ...row, linkScheme: key ? LINK_KEYED : LINK_PLAIN, keyId: key?.id ?? null });
+    const atMs = now.getTime();
+    const row: AuditRow = { ...unhashed, hash: key ? shortKeyedAuditLink(unhashed, atMs, key) : auditHash(unhashed) };
+    const found = this.#refs.get({
+      action: row.action,
+      environment: row.environmentId,
+      key: key?.id ?? null,
+      json: detailsJson,
+      orderId: row.orderId,
+    })!;
+    const refs = this.#stored(found, row.action, row.environmentId, key?.id ?? null, detailsJson);
+    // The order's own clinic ids are read from the order (migration 21), not kept again.
+    const own =
+      row.orderId !== null &&
+      found.orderClinicCode !== null &&
+      found.orderClinicCode === row.clinicCode &&
+      found.orderClinicOrderId === row.clinicOrderId;
+    this.#insert.run({
+      seq: row.seq,
+      atMs,
+      actor: AUDIT_ACTORS.indexOf(row.actor),
+      action: refs.action,
+      environment: refs.environment,
+      batchId: row.batchId,
+      orderId: row.orderId,
+      clinicCode: own ? null : row.clinicCode,
+      clinicOrderId: own ? null : row.clinicOrderId,
+      clinicIds: own ? 1 : 0,
+      details: refs.details,
+      link: Buffer.from(row.hash, 'hex'),
+      linkScheme: key ? LINK_KEYED_SHORT : LINK_PLAIN,
+      key: refs.key,
+    });
     this.#onAppend?.();
     return row;
+  }
+
+  /** The numbers of an entry's names and details text (`found`), storing those not stored yet. */
+  #stored(
+    found: Refs,
+    action: string,
+    environment: string | null,
+    key: string | null,
+    json: string,
+  ): { action: number; environment: number | null; key: number | null; details: number } {
+    const name = (id: number | null, text: string | null): number | null =>
+      text === null ? null : (id ?? Number(this.#addName.run(text).lastInsertRowid));
+    return {
+      action: name(found.action, action)!,
+      environment: name(found.environment, environment),
+      key: name(found.key, key),
+      details: found.details ?? Number(this.#addDetails.run({ json }).lastInsertRowid),
+    };
   }
 
   lastSeq(): number {
@@ -265,12 +382,8 @@ export class AuditRepo {
   ): AuditRow[] {
     if (filter.action === undefined) return this.#searchPage(filter, range, null, limit);
     // An action and every action it begins: each read as a range of (action, seq), then merged. The actions are
-    // found by skipping through the index (one look-up each), not by reading the log.
-    const actions: string[] = [];
-    const end = `${filter.action}\u{10FFFF}`;
-    for (let next = this.#firstAction.get(filter.action, end); next; next = this.#nextAction.get(next.action, end)) {
-      actions.push(next.action);
-    }
+    // found in the names' index (a name that is no action finds no entry), not by reading the log.
+    const actions = this.#actionsFrom.all(filter.action, `${filter.action}\u{10FFFF}`).map((name) => name.id);
     const rows = actions.flatMap((action) => this.#searchPage(filter, range, action, limit));
     rows.sort('beforeSeq' in range ? (x, y) => y.seq - x.seq : (x, y) => x.seq - y.seq);
     return rows.slice(0, limit);
@@ -305,7 +418,7 @@ export class AuditRepo {
   #searchPage(
     filter: AuditFilter,
     range: { beforeSeq: number } | { afterSeq: number; upToSeq: number },
-    action: string | null,
+    action: number | null,
     limit: number,
   ): AuditRow[] {
     // A text of three characters or more is looked up in the trigram index (migration 017) for the entries it holds
@@ -335,12 +448,12 @@ export class AuditRepo {
   #run(
     filter: AuditFilter,
     range: { beforeSeq: number } | { afterSeq: number; upToSeq: number },
-    action: string | null,
+    action: number | null,
     limit: number,
     how: { match?: string; above?: number } = {},
   ): AuditRow[] {
     const newestFirst = 'beforeSeq' in range;
-    const seq = how.match ? 'audit_search.rowid' : 'seq';
+    const seq = how.match ? 'audit_search.rowid' : 'a.seq';
     const where = newestFirst ? [`${seq} < @beforeSeq`] : [`${seq} > @afterSeq`, `${seq} <= @upToSeq`];
     const parameters: Record<string, string | number> = { ...range, limit };
     const add = (name: string, value: string | number | undefined | null, clause: string) => {
@@ -349,19 +462,21 @@ export class AuditRepo {
       where.push(clause);
     };
     add('match', how.match, 'audit_search MATCH @match');
-    add('above', how.above, 'seq > @above');
-    add('environmentId', filter.environmentId, 'environment_id = @environmentId');
-    add('orderId', filter.orderId, 'order_id = @orderId');
+    add('above', how.above, 'a.seq > @above');
+    add(
+      'environmentId',
+      filter.environmentId,
+      'a.environment = (SELECT id FROM audit_names WHERE name = @environmentId)',
+    );
+    add('orderId', filter.orderId, 'a.order_id = @orderId');
     add(
       'clinicOrderId',
       filter.clinicOrderId,
-      'order_id IN (SELECT id FROM orders WHERE clinic_order_id = @clinicOrderId)',
+      'a.order_id IN (SELECT id FROM orders WHERE clinic_order_id = @clinicOrderId)',
     );
-    add('action', action, 'action = @action');
+    add('action', action, 'a.action = @action');
     add('search', filter.search, `instr(${AUDIT_SEARCH_TEXT}, lower(@search)) > 0`);
-    const from = how.match
-      ? 'audit_search JOIN audit_entries ON audit_entries.seq = audit_search.rowid'
-      : 'audit_entries';
+    const from = how.match ? 'audit_search JOIN audit_entries a ON a.seq = audit_search.rowid' : 'audit_entries a';
     const tail = `${from} WHERE ${where.join(' AND ')} ORDER BY ${seq} ${newestFirst ? 'DESC' : 'ASC'}`;
     let statement = this.#searches.get(tail);
     if (!statement) {

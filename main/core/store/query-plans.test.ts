@@ -7,6 +7,7 @@ import { ORDER_STATES_JSON, POLLED_ORDERS_WHERE } from './migrations/014-scale-i
 import { ORDER_STATES, type OrderState } from './order-state.js';
 import { openStore, type Store } from './store.js';
 import { LOCAL, manualClock, removeDir, tempDataDir } from './testing/store-fixtures.js';
+import { searchableText } from './testing/audit-search-oracle.js';
 import { buildScaleStore } from './testing/scale-store.js';
 
 /**
@@ -347,20 +348,29 @@ describe('the log screen', () => {
     const merged = store.audit.search({ action: 'order.', limit: 60 }).map((entry) => entry.seq);
     const expected = (
       store.db
-        .prepare("SELECT seq FROM audit_entries WHERE action LIKE 'order.%' ORDER BY seq DESC LIMIT 60")
+        .prepare(
+          `SELECT a.seq FROM audit_entries a JOIN audit_names n ON n.id = a.action WHERE n.name LIKE 'order.%'
+           ORDER BY a.seq DESC LIMIT 60`,
+        )
         .all() as Array<{ seq: number }>
     ).map((row) => row.seq);
     expect(merged).toEqual(expected);
   });
 
   it('free text finds what reading the whole log finds, newest first and oldest first, indexed or not yet', () => {
-    const everything = store.db
-      .prepare(
-        `SELECT seq, lower(coalesce(clinic_code, '') || ' ' || coalesce(clinic_order_id, '') || ' ' || action || ' ' ||
-            details) AS text FROM audit_entries ORDER BY seq`,
-      )
-      .all() as Array<{ seq: number; text: string }>;
-    const texts = ['CO-00000042', 'co-0000004', 'httpStatus', 'order.created', '"', 'zz', 'O-', '201', 'no such text'];
+    const everything = store.audit.page(0, 1_000_000).map((row) => ({ seq: row.seq, text: searchableText(row) }));
+    const texts = [
+      'CO-00000042',
+      'co-0000004',
+      'httpStatus',
+      'order.created',
+      '"',
+      'zz',
+      'O-',
+      '201',
+      'prescription',
+      'no such text',
+    ];
     const check = () => {
       for (const text of texts) {
         const expected = everything.filter((row) => row.text.includes(text.toLowerCase())).map((row) => row.seq);

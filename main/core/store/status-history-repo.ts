@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { AT_TEXT_SQL } from './migrations/021-compact-audit-log.js';
 import { isoTime } from './time.js';
 
 export interface StatusObservation {
@@ -29,6 +30,8 @@ export class StatusHistoryRepo {
   readonly #now: () => Date;
   readonly #current: Database.Statement<[number], RemoteFields>;
   readonly #insert: Database.Statement;
+  readonly #statusId: Database.Statement<[string], number>;
+  readonly #addStatus: Database.Statement<[string]>;
   readonly #mirror: Database.Statement;
   readonly #list: Database.Statement<[number], StatusHistoryRecord>;
   readonly #append: Database.Transaction<(orderId: number, observation: StatusObservation) => boolean>;
@@ -39,18 +42,23 @@ export class StatusHistoryRepo {
       `SELECT remote_status AS remoteStatus, dispatch_date AS dispatchDate, tracking_id AS trackingId
        FROM orders WHERE id = ?`,
     );
+    // Compact rows (migration 23): the status text's number, the time in milliseconds (cast: a JavaScript number
+    // would be bound as a real).
     this.#insert = db.prepare(
       `INSERT INTO status_history (order_id, status, dispatch_date, tracking_id, observed_at)
-       VALUES (@orderId, @status, @dispatchDate, @trackingId, @observedAt)`,
+       VALUES (@orderId, @statusId, @dispatchDate, @trackingId, CAST(@observedMs AS INTEGER))`,
     );
+    this.#statusId = db.prepare<[string], number>('SELECT id FROM remote_statuses WHERE text = ?').pluck();
+    this.#addStatus = db.prepare('INSERT INTO remote_statuses (text) VALUES (?)');
     this.#mirror = db.prepare(
       `UPDATE orders SET remote_status = @status, remote_status_at = @observedAt, dispatch_date = @dispatchDate,
          tracking_id = @trackingId, updated_at = @updatedAt
        WHERE id = @orderId`,
     );
     this.#list = db.prepare(
-      `SELECT id, order_id AS orderId, status, dispatch_date AS dispatchDate, tracking_id AS trackingId,
-         observed_at AS observedAt FROM status_history WHERE order_id = ? ORDER BY id`,
+      `SELECT h.id, h.order_id AS orderId, (SELECT text FROM remote_statuses WHERE id = h.status) AS status,
+         h.dispatch_date AS dispatchDate, h.tracking_id AS trackingId, ${AT_TEXT_SQL('h.observed_at')} AS observedAt
+       FROM status_history h WHERE h.order_id = ? ORDER BY h.id`,
     );
     this.#append = db.transaction((orderId: number, observation: StatusObservation) =>
       this.#appendNow(orderId, observation),
@@ -82,7 +90,8 @@ export class StatusHistoryRepo {
     ) {
       return false;
     }
-    this.#insert.run(next);
+    const statusId = this.#statusId.get(next.status) ?? Number(this.#addStatus.run(next.status).lastInsertRowid);
+    this.#insert.run({ ...next, statusId, observedMs: observation.observedAt.getTime() });
     this.#mirror.run({ ...next, updatedAt: isoTime(this.#now()) });
     return true;
   }

@@ -19,7 +19,9 @@ import * as auditSearch from './017-audit-search.js';
 import * as retention from './018-retention.js';
 import * as intakeRules from './019-intake-rules.js';
 import * as packedRequestBodies from './020-packed-request-bodies.js';
+import * as compactAuditLog from './021-compact-audit-log.js';
 import * as openDueIndexes from './022-open-due-indexes.js';
+import * as compactStatusHistory from './023-compact-status-history.js';
 
 /**
  * Numbered migrations, applied in order, each in its own transaction with `PRAGMA user_version` set to its
@@ -53,7 +55,9 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 18, name: 'retention', up: retention.up },
   { version: 19, name: 'intake-rules', up: intakeRules.up },
   { version: 20, name: 'packed-request-bodies', up: packedRequestBodies.up },
+  { version: 21, name: 'compact-audit-log', up: compactAuditLog.up },
   { version: 22, name: 'open-due-indexes', up: openDueIndexes.up },
+  { version: 23, name: 'compact-status-history', up: compactStatusHistory.up },
 ];
 
 /** The last migration's number (numbers are handed out ahead: one may land before the one below it). */

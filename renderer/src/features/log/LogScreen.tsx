@@ -131,7 +131,7 @@ export function LogScreen({ environment }: { environment: EnvironmentView }) {
               value={draft.search}
               onChange={(event) => setDraft((d) => ({ ...d, search: event.target.value }))}
               maxLength={100}
-              placeholder="Part of an id, clinic, action, message…"
+              placeholder="Part of an id, clinic, file name, message…"
             />
           </div>
           <div className="field">

@@ -1,0 +1,155 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * The audit log in a compact form (issue #16 "Size": an entry was about 370 bytes, a third of a store after
+ * retention). What made it large was repetition, so the same facts are kept once:
+ * - action names, environment ids and key ids are kept once in `audit_names`, an entry holds their number;
+ * - a details text is kept once in `audit_details` (the canonical JSON the link covers, byte for byte), with the
+ *   words the free-text search matches in it; entries of the same kind mostly share a few hundred texts;
+ * - the time is a number of milliseconds (an older entry whose text would not come back exactly stays text);
+ * - an entry about an order that names the order's own clinic code and clinic order id says so (`clinic_ids` 1)
+ *   instead of repeating them: they are read from the order, which never changes them and is never deleted (a
+ *   changed or missing order then makes its entries fail verification, as a changed entry does);
+ * - the link is binary, and the previous link is not kept: it is the previous entry's, which the append trigger
+ *   made sure of when each entry was written, and which every link covers (a changed order shows as a changed
+ *   entry);
+ * - new keyed links (scheme 3) are HMAC-SHA256 cut to its first 16 bytes (128 bits, as RFC 2104 allows), over a
+ *   serialisation of their own.
+ * Every old entry is copied with its link as it was (schemes 1 and 2, 32 bytes), so the whole chain still verifies:
+ * the reader gives back the same seq, time text, names, details text and previous link that were hashed. The
+ * triggers that keep the log append-only come back as they were, less the previous-link check, and the names and
+ * details tables are append-only too (a changed name or text would change every entry using it: verification sees it).
+ *
+ * The free-text index is rebuilt over the new search text (no JSON keys, no state and operation words, no action
+ * names: the screen filters by action), without FTS5's per-entry sizes (`columnsize=0`, nothing reads them), and
+ * refilled in the background from the start (main/core/audit/search-indexer.ts); searches read the log meanwhile.
+ */
+
+/** Details keys whose words the free-text search leaves out: the same few words in nearly every entry. */
+export const UNSEARCHED_DETAIL_KEYS = ['fromState', 'toState', 'operation', 'outcome'] as const;
+
+/** The words of a details text (`@json`) the search matches, lower-case, in the text's order. */
+export const DETAILS_WORDS_SQL = `(SELECT lower(coalesce(group_concat(CASE type WHEN 'true' THEN 'true' WHEN 'false'
+  THEN 'false' ELSE atom END, ' '), '')) FROM json_tree(@json)
+  WHERE atom IS NOT NULL AND (typeof(key) <> 'text' OR key NOT IN (${UNSEARCHED_DETAIL_KEYS.map((key) => `'${key}'`).join(', ')})))`;
+
+/** An entry's (`audit_entries` as `a`) clinic code or clinic order id: its own, or its order's (`clinic_ids` 1). */
+export const ENTRY_CLINIC_SQL = (column: 'clinic_code' | 'clinic_order_id') =>
+  `CASE a.clinic_ids WHEN 1 THEN (SELECT ${column} FROM orders WHERE id = a.order_id) ELSE a.${column} END`;
+
+/** The text the free-text search matches in an entry (`audit_entries` as `a`), as the index holds it. */
+export const AUDIT_SEARCH_TEXT = `(lower(coalesce(${ENTRY_CLINIC_SQL('clinic_code')}, '') || ' ' ||
+  coalesce(${ENTRY_CLINIC_SQL('clinic_order_id')}, '')) || ' ' || (SELECT words FROM audit_details WHERE id = a.details))`;
+
+/** A stored time (milliseconds, or an older entry's text) as the ISO text the entry was hashed with. */
+export const AT_TEXT_SQL = (column: string) => `CASE typeof(${column}) WHEN 'integer' THEN
+  strftime('%Y-%m-%dT%H:%M:%S', ${column} / 1000, 'unixepoch') || '.' || printf('%03d', ${column} % 1000) || 'Z'
+  ELSE ${column} END`;
+
+/** An ISO time text as milliseconds (to be checked against `AT_TEXT_SQL` before it replaces the text). */
+export const AT_AS_NUMBER_SQL = (column: string) =>
+  `CAST(round((julianday(${column}) - 2440587.5) * 86400000.0) AS INTEGER)`;
+const AT_AS_NUMBER = AT_AS_NUMBER_SQL('at');
+
+export function up(db: Database.Database): void {
+  db.exec(`
+DROP TRIGGER audit_entries_no_update;
+DROP TRIGGER audit_entries_no_delete;
+DROP TRIGGER audit_entries_append_at_end;
+
+CREATE TABLE audit_names (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE CHECK (length(name) BETWEEN 1 AND 200)
+) STRICT;
+CREATE TABLE audit_details (
+  id INTEGER PRIMARY KEY,
+  json TEXT NOT NULL UNIQUE CHECK (json_valid(json) AND json_type(json) = 'object'),
+  words TEXT NOT NULL
+) STRICT;
+
+INSERT INTO audit_names (name)
+  SELECT action FROM audit_entries
+  UNION SELECT environment_id FROM audit_entries WHERE environment_id IS NOT NULL
+  UNION SELECT key_id FROM audit_entries WHERE key_id IS NOT NULL;
+`);
+  const details = db.prepare(`INSERT INTO audit_details (json, words) VALUES (@json, ${DETAILS_WORDS_SQL})`);
+  for (const json of db.prepare<[], string>('SELECT DISTINCT details FROM audit_entries').pluck().all()) {
+    details.run({ json });
+  }
+  db.exec(`
+CREATE TABLE audit_entries_compact (
+  seq INTEGER PRIMARY KEY CHECK (seq >= 1),
+  at ANY NOT NULL CHECK (typeof(at) IN ('integer', 'text')),
+  actor INTEGER NOT NULL CHECK (actor IN (0, 1, 2)),
+  action INTEGER NOT NULL REFERENCES audit_names (id),
+  environment INTEGER REFERENCES audit_names (id),
+  batch_id INTEGER,
+  order_id INTEGER,
+  clinic_code TEXT,
+  clinic_order_id TEXT,
+  clinic_ids INTEGER NOT NULL DEFAULT 0 CHECK (clinic_ids IN (0, 1)),
+  details INTEGER NOT NULL REFERENCES audit_details (id),
+  link BLOB NOT NULL,
+  link_scheme INTEGER NOT NULL CHECK (link_scheme IN (1, 2, 3)),
+  key INTEGER REFERENCES audit_names (id),
+  CHECK ((link_scheme = 1) = (key IS NULL)),
+  CHECK (clinic_ids = 0 OR (order_id IS NOT NULL AND clinic_code IS NULL AND clinic_order_id IS NULL)),
+  CHECK (length(link) = CASE link_scheme WHEN 3 THEN 16 ELSE 32 END)
+) STRICT;
+
+INSERT INTO audit_entries_compact (seq, at, actor, action, environment, batch_id, order_id, clinic_code, clinic_order_id,
+  clinic_ids, details, link, link_scheme, key)
+SELECT seq,
+  CASE WHEN ${AT_TEXT_SQL(AT_AS_NUMBER)} = at THEN ${AT_AS_NUMBER} ELSE at END,
+  CASE actor WHEN 'user' THEN 0 WHEN 'submitter' THEN 1 ELSE 2 END,
+  (SELECT id FROM audit_names WHERE name = action),
+  (SELECT id FROM audit_names WHERE name = environment_id),
+  batch_id, order_id,
+  CASE WHEN own THEN NULL ELSE clinic_code END, CASE WHEN own THEN NULL ELSE clinic_order_id END, own,
+  (SELECT id FROM audit_details WHERE json = details),
+  unhex(hash), link_scheme,
+  (SELECT id FROM audit_names WHERE name = key_id)
+FROM (SELECT e.*, coalesce(e.clinic_code = o.clinic_code AND e.clinic_order_id = o.clinic_order_id, 0) AS own
+  FROM audit_entries e LEFT JOIN orders o ON o.id = e.order_id)
+ORDER BY seq;
+
+DROP TABLE audit_entries;
+ALTER TABLE audit_entries_compact RENAME TO audit_entries;
+CREATE INDEX audit_entries_by_order ON audit_entries (order_id) WHERE order_id IS NOT NULL;
+CREATE INDEX audit_entries_by_action ON audit_entries (action, seq);
+
+CREATE TRIGGER audit_entries_no_update BEFORE UPDATE ON audit_entries
+BEGIN
+  SELECT RAISE(ABORT, 'audit entries are append-only');
+END;
+CREATE TRIGGER audit_entries_no_delete BEFORE DELETE ON audit_entries
+BEGIN
+  SELECT RAISE(ABORT, 'audit entries are append-only');
+END;
+CREATE TRIGGER audit_names_no_change BEFORE UPDATE ON audit_names
+BEGIN
+  SELECT RAISE(ABORT, 'audit entries are append-only');
+END;
+CREATE TRIGGER audit_names_no_delete BEFORE DELETE ON audit_names
+BEGIN
+  SELECT RAISE(ABORT, 'audit entries are append-only');
+END;
+CREATE TRIGGER audit_details_no_change BEFORE UPDATE ON audit_details
+BEGIN
+  SELECT RAISE(ABORT, 'audit entries are append-only');
+END;
+CREATE TRIGGER audit_details_no_delete BEFORE DELETE ON audit_details
+BEGIN
+  SELECT RAISE(ABORT, 'audit entries are append-only');
+END;
+CREATE TRIGGER audit_entries_append_at_end BEFORE INSERT ON audit_entries
+WHEN NEW.seq IS NOT COALESCE((SELECT max(seq) FROM audit_entries), 0) + 1
+BEGIN
+  SELECT RAISE(ABORT, 'audit entries are appended at the end of the chain');
+END;
+
+DROP TABLE audit_search;
+CREATE VIRTUAL TABLE audit_search USING fts5(text, content='', tokenize='trigram', detail=none, columnsize=0);
+UPDATE audit_search_progress SET indexed_through = 0;
+`);
+}
