@@ -51,6 +51,18 @@ export const AT_AS_NUMBER_SQL = (column: string) =>
   `CAST(round((julianday(${column}) - 2440587.5) * 86400000.0) AS INTEGER)`;
 const AT_AS_NUMBER = AT_AS_NUMBER_SQL('at');
 
+/** The log's tables: neither UPDATE nor DELETE (a name or text changed would change every entry using it). */
+export const APPEND_ONLY_TABLES = ['audit_entries', 'audit_names', 'audit_details'] as const;
+
+const appendOnly = (table: string) => `CREATE TRIGGER ${table}_no_update BEFORE UPDATE ON ${table}
+BEGIN
+  SELECT RAISE(ABORT, 'audit entries are append-only');
+END;
+CREATE TRIGGER ${table}_no_delete BEFORE DELETE ON ${table}
+BEGIN
+  SELECT RAISE(ABORT, 'audit entries are append-only');
+END;`;
+
 export function up(db: Database.Database): void {
   db.exec(`
 DROP TRIGGER audit_entries_no_update;
@@ -118,30 +130,7 @@ ALTER TABLE audit_entries_compact RENAME TO audit_entries;
 CREATE INDEX audit_entries_by_order ON audit_entries (order_id) WHERE order_id IS NOT NULL;
 CREATE INDEX audit_entries_by_action ON audit_entries (action, seq);
 
-CREATE TRIGGER audit_entries_no_update BEFORE UPDATE ON audit_entries
-BEGIN
-  SELECT RAISE(ABORT, 'audit entries are append-only');
-END;
-CREATE TRIGGER audit_entries_no_delete BEFORE DELETE ON audit_entries
-BEGIN
-  SELECT RAISE(ABORT, 'audit entries are append-only');
-END;
-CREATE TRIGGER audit_names_no_change BEFORE UPDATE ON audit_names
-BEGIN
-  SELECT RAISE(ABORT, 'audit entries are append-only');
-END;
-CREATE TRIGGER audit_names_no_delete BEFORE DELETE ON audit_names
-BEGIN
-  SELECT RAISE(ABORT, 'audit entries are append-only');
-END;
-CREATE TRIGGER audit_details_no_change BEFORE UPDATE ON audit_details
-BEGIN
-  SELECT RAISE(ABORT, 'audit entries are append-only');
-END;
-CREATE TRIGGER audit_details_no_delete BEFORE DELETE ON audit_details
-BEGIN
-  SELECT RAISE(ABORT, 'audit entries are append-only');
-END;
+${APPEND_ONLY_TABLES.map(appendOnly).join('\n')}
 CREATE TRIGGER audit_entries_append_at_end BEFORE INSERT ON audit_entries
 WHEN NEW.seq IS NOT COALESCE((SELECT max(seq) FROM audit_entries), 0) + 1
 BEGIN

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { DETAILS_WORDS_SQL } from '../migrations/021-compact-audit-log.js';
+import { APPEND_ONLY_TABLES, DETAILS_WORDS_SQL } from '../migrations/021-compact-audit-log.js';
 
 /**
  * Tampering with the audit log as an attacker with write access to the file would: around its triggers, in the
@@ -11,17 +11,10 @@ export const STORED_ENTRY_COLUMNS =
   'at, actor, action, environment, batch_id, order_id, clinic_code, clinic_order_id, clinic_ids, details, link, link_scheme, key';
 
 export function dropAuditTriggers(db: Database.Database): void {
-  for (const trigger of [
-    'audit_entries_no_update',
-    'audit_entries_no_delete',
-    'audit_entries_append_at_end',
-    'audit_names_no_change',
-    'audit_names_no_delete',
-    'audit_details_no_change',
-    'audit_details_no_delete',
-  ]) {
-    db.exec(`DROP TRIGGER IF EXISTS ${trigger}`);
+  for (const table of APPEND_ONLY_TABLES) {
+    db.exec(`DROP TRIGGER IF EXISTS ${table}_no_update; DROP TRIGGER IF EXISTS ${table}_no_delete;`);
   }
+  db.exec('DROP TRIGGER IF EXISTS audit_entries_append_at_end');
 }
 
 /** The number of a name (action, environment id, key id), stored as the log stores it when it is not there yet. */
