@@ -42,11 +42,12 @@ export class StatusHistoryRepo {
       `SELECT remote_status AS remoteStatus, dispatch_date AS dispatchDate, tracking_id AS trackingId
        FROM orders WHERE id = ?`,
     );
-    // Compact rows (migration 23): the status text's number, the time in milliseconds (cast: a JavaScript number
-    // would be bound as a real).
+    // Compact rows (migration 23): the next id after the order's last, the status text's number, the time in
+    // milliseconds (cast: a JavaScript number would be bound as a real).
     this.#insert = db.prepare(
-      `INSERT INTO status_history (order_id, status, dispatch_date, tracking_id, observed_at)
-       VALUES (@orderId, @statusId, @dispatchDate, @trackingId, CAST(@observedMs AS INTEGER))`,
+      `INSERT INTO status_history (order_id, id, status, dispatch_date, tracking_id, observed_at)
+       VALUES (@orderId, (SELECT coalesce(max(id), 0) + 1 FROM status_history WHERE order_id = @orderId), @statusId,
+         @dispatchDate, @trackingId, CAST(@observedMs AS INTEGER))`,
     );
     this.#statusId = db.prepare<[string], number>('SELECT id FROM remote_statuses WHERE text = ?').pluck();
     this.#addStatus = db.prepare('INSERT INTO remote_statuses (text) VALUES (?)');
