@@ -92,12 +92,11 @@ describe('the audit log carried into its compact form (migration 21)', () => {
       { kind: 'integer', n: 1_999 },
       { kind: 'text', n: 1 },
     ]);
-    const read = store.audit.chainPage(0, 5_000).map(({ linkScheme, keyId, atMs, ...row }) => {
+    expect(store.audit.page(0, 5_000)).toEqual(written);
+    for (const { linkScheme, keyId, atMs, at } of store.audit.chainPage(0, 5_000)) {
       expect(linkScheme === 1 ? keyId : linkScheme).toBe(linkScheme === 1 ? null : 2);
-      expect(atMs === null ? row.at : new Date(atMs).toISOString()).toBe(row.at);
-      return row;
-    });
-    expect(read).toEqual(written);
+      expect(atMs === null ? at : new Date(atMs).toISOString()).toBe(at);
+    }
     expect(verifyAuditChain(store, { keys: [key] })).toEqual({ ok: true, count: 2_000 });
     // The space: under a third of what the same entries took before.
     expect(logBytes(store.db)).toBeLessThan(before / 3);

@@ -71,7 +71,10 @@ export interface AuditEntry extends Omit<AuditRow, 'detailsJson'> {
   details: AuditDetails;
 }
 
-/** A row as verification reads it: with how its link was made, and its time as stored (milliseconds or text). */
+/**
+ * A row as verification reads it: with how its link was made and its time as stored (milliseconds or text), and no
+ * previous link (`prevHash` empty): the walk has it, the row before's.
+ */
 export interface ChainRow extends AuditRow {
   linkScheme: LinkScheme;
   keyId: string | null;

@@ -27,20 +27,23 @@ import {
  * An entry as the model knows it, read from the compact form (migration 21): names and details text from their
  * tables, the time as the text it was hashed with, the links as hex, the previous link from the previous entry.
  */
-const ROW_COLUMNS = `a.seq AS seq, ${AT_TEXT_SQL('a.at')} AS at,
+const ENTRY_COLUMNS = `a.seq AS seq, ${AT_TEXT_SQL('a.at')} AS at,
   CASE a.actor WHEN 0 THEN 'user' WHEN 1 THEN 'submitter' ELSE 'system' END AS actor,
   (SELECT name FROM audit_names WHERE id = a.action) AS action,
   (SELECT name FROM audit_names WHERE id = a.environment) AS environmentId,
   a.batch_id AS batchId, a.order_id AS orderId, ${ENTRY_CLINIC_SQL('clinic_code')} AS clinicCode,
   ${ENTRY_CLINIC_SQL('clinic_order_id')} AS clinicOrderId,
   (SELECT json FROM audit_details WHERE id = a.details) AS detailsJson,
-  CASE WHEN a.seq = 1 THEN '${GENESIS_HASH}'
-    ELSE coalesce((SELECT lower(hex(p.link)) FROM audit_entries p WHERE p.seq = a.seq - 1), '') END AS prevHash,
   lower(hex(a.link)) AS hash`;
+const ROW_COLUMNS = `${ENTRY_COLUMNS}, CASE WHEN a.seq = 1 THEN '${GENESIS_HASH}'
+  ELSE coalesce((SELECT lower(hex(p.link)) FROM audit_entries p WHERE p.seq = a.seq - 1), '') END AS prevHash`;
 
-/** `ROW_COLUMNS` and what verification needs besides. */
-const CHAIN_COLUMNS = `${ROW_COLUMNS}, a.link_scheme AS linkScheme, (SELECT name FROM audit_names WHERE id = a.key) AS keyId,
-  CASE typeof(a.at) WHEN 'integer' THEN a.at END AS atMs`;
+/**
+ * What verification reads: `ROW_COLUMNS` but the previous link (the walk has it: the row before's), and how the link
+ * was made.
+ */
+const CHAIN_COLUMNS = `${ENTRY_COLUMNS}, '' AS prevHash, a.link_scheme AS linkScheme,
+  (SELECT name FROM audit_names WHERE id = a.key) AS keyId, CASE typeof(a.at) WHEN 'integer' THEN a.at END AS atMs`;
 
 /**
  * What the log screen filters by: one environment, one order, the orders with one clinic order id (exact, through
