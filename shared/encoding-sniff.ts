@@ -334,7 +334,10 @@ const SINGLE_BYTE = /^(?:ascii|windows-1252|iso-8859-\d+)$/;
 /** Bytes as Latin-1 text, one character per byte: MSH-18 is ASCII in every encoding it can name but UTF-16/32. */
 function latin1(bytes: Bytes): string {
   let text = '';
-  for (let i = 0; i < bytes.length; i += 8192) text += String.fromCharCode(...bytes.subarray(i, i + 8192));
+  // apply takes the bytes as they are; a spread walked an iterator over each (about six times slower).
+  for (let i = 0; i < bytes.length; i += 8192) {
+    text += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192) as unknown as number[]);
+  }
   return text;
 }
 

@@ -3,6 +3,7 @@ import type { ImportSource } from './import-source.js';
 import { finishOrder, type OrderSink } from './finish-order.js';
 import type { OrderExtras } from '../model/provenance-table.js';
 import { Hl7ParseError, parseHl7Message, type Hl7Message } from '../model/hl7-adapter.js';
+import { derivedOnce } from '../model/deep-frozen.js';
 import { chooseHl7Profile, type Hl7ProfileChoice } from './hl7-profile-choice.js';
 import { MessageSenders, readHl7Sender } from './hl7-sender.js';
 import { extractHl7Order } from './hl7-field-map.js';
@@ -34,6 +35,13 @@ function unusable(source: ImportedOrder['source'] & { message: number }, code: s
 
 /** What a decoder puts where the bytes were not text in the file's encoding. */
 const UNREADABLE = '\uFFFD';
+
+const READABLE = new WeakMap<object, boolean>();
+
+/** Whether no text of `value` (code lists, a profile) holds U+FFFD. */
+function readableJson(value: unknown): boolean {
+  return derivedOnce(READABLE, value, (held) => !JSON.stringify(held).includes(UNREADABLE));
+}
 
 /** The segments of an order message that say anything about the order; a message with none of them is no order. */
 const ORDER_SEGMENTS: ReadonlySet<string> = new Set(['PID', 'ORC', 'RXE', 'RXO']);
@@ -92,11 +100,12 @@ export async function importHl7(
   // Validation looks through every text of a body for U+FFFD (validate-order.ts) unless told none can hold one. A
   // value can only if the message's text does, a \X..\ escape decodes to one, or the profile or the code lists do
   // (constants, value maps, a list's spelling); the last two are looked at once per import, as the CSV import does.
-  const listsReadable = !JSON.stringify(options.codeLists).includes(UNREADABLE);
+  // Stored code lists and profiles (deep-frozen) are looked at once each, not at every message the intake reads.
+  const listsReadable = readableJson(options.codeLists);
   let profileReadable: { for: Hl7ProfileChoice; readable: boolean } | undefined;
   const readableProfile = (choice: Hl7ProfileChoice): boolean => {
     if (profileReadable?.for !== choice) {
-      profileReadable = { for: choice, readable: !JSON.stringify(choice.profile ?? null).includes(UNREADABLE) };
+      profileReadable = { for: choice, readable: readableJson(choice.profile ?? null) };
     }
     return profileReadable.readable;
   };

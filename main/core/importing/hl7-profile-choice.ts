@@ -3,6 +3,7 @@ import { compileProfile, type CompiledProfile } from './compiled-profile.js';
 import { HL7_VALUE_MAPS, checkHl7Overrides } from './hl7-field-map.js';
 import { describeSender, profileForSender, profilesForSender, type Hl7Sender } from './hl7-sender.js';
 import type { MappingProfile } from '../model/mapping-profile.js';
+import { derivedOnce } from '../model/deep-frozen.js';
 import { quote } from './problems.js';
 import type { Problem } from '../model/imported-order.js';
 import type { ImportOptions } from '../model/import-options.js';
@@ -59,22 +60,41 @@ function decide(
   return { choice: { via: 'none', reason: `no saved profile is for ${from}: ${STANDARD_MAP}` } };
 }
 
-export function chooseHl7Profile(
-  options: Pick<ImportOptions, 'profile' | 'profiles'>,
-  sender: Hl7Sender | undefined,
-  file: string,
-): Hl7ProfileChoice {
-  const { profile, choice } = decide(options, sender);
-  const compiled = compileProfile(
+const COMPILED = new WeakMap<object, CompiledProfile>();
+let compiledDefault: CompiledProfile | undefined;
+
+function compileHl7(profile: MappingProfile | undefined): CompiledProfile {
+  return compileProfile(
     {
       name: profile?.name ?? 'HL7 default',
       constants: profile?.constants ?? {},
       valueMaps: profile?.valueMaps ?? {},
       dateFormat: 'hl7',
     },
-    file,
+    '',
     HL7_VALUE_MAPS,
   );
+}
+
+/**
+ * The profile compiled for HL7: once per stored (deep-frozen) profile, and once for none, since the intake reads a
+ * message at a time; the compiled form is only read. Its problems name `file`.
+ */
+function compiledFor(profile: MappingProfile | undefined, file: string): CompiledProfile {
+  const compiled =
+    profile === undefined ? (compiledDefault ??= compileHl7(undefined)) : derivedOnce(COMPILED, profile, compileHl7);
+  return compiled.problems.length === 0
+    ? compiled
+    : { ...compiled, problems: compiled.problems.map((problem) => ({ ...problem, file })) };
+}
+
+export function chooseHl7Profile(
+  options: Pick<ImportOptions, 'profile' | 'profiles'>,
+  sender: Hl7Sender | undefined,
+  file: string,
+): Hl7ProfileChoice {
+  const { profile, choice } = decide(options, sender);
+  const compiled = compiledFor(profile, file);
   return {
     profile,
     compiled,

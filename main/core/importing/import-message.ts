@@ -27,7 +27,8 @@ export async function importHl7Message(
   file: string,
   options: MessageImportOptions,
 ): Promise<ImportedMessage> {
-  const verdict = await detectTextEncoding(bytes, { whole: true, isUtf8: () => isUtf8(bytes) });
+  let validUtf8: boolean | undefined;
+  const verdict = await detectTextEncoding(bytes, { whole: true, isUtf8: () => (validUtf8 = isUtf8(bytes)) });
   if ('refused' in verdict) {
     return {
       report: {
@@ -44,7 +45,10 @@ export async function importHl7Message(
       orders: [],
     };
   }
-  const text = iconv.decode(bytes, verdict.encoding);
+  // Bytes found to be valid UTF-8 with no BOM (a BOM is told before validity is asked) decode the same either way;
+  // Buffer's own decoder skips iconv's decoder set-up, once per message.
+  const text =
+    verdict.encoding === 'utf-8' && validUtf8 === true ? bytes.toString('utf8') : iconv.decode(bytes, verdict.encoding);
   const inspection: Inspection = {
     totalBytes: bytes.length,
     textBytes: bytes.length,

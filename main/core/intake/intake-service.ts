@@ -202,26 +202,49 @@ export class IntakeService {
     const header = readMessageHeader(raw.toString('utf8'));
     const sender = header?.sender ?? '';
     const controlId = header?.controlId ?? '';
+    // A message under the same sender and control id being read meanwhile (a resend racing the first on another
+    // connection) is waited for: this one is then answered from its record, with no second lookup per message.
+    const key = controlId === '' ? '' : `${sender}\u0000${controlId}`;
+    const reading = beingRead(this.#options.store);
+    for (let first = reading.get(key); first; first = reading.get(key)) await first;
+    if (this.#closed) throw new Error('the intake is stopping');
     const earlier = this.#answered(sender, controlId);
     if (earlier && isSameMessage(earlier.raw, raw)) return this.#resend(earlier, peer);
-    // Read and decided in memory, before anything is written: the importer on the message alone.
-    let decision = earlier ? reusedControlId(header!, earlier) : await this.#decide(raw, header);
-    if (this.#closed) throw new Error('the intake is stopping');
-    // The same message may have been recorded meanwhile (a resend racing it on another connection).
-    const raced = earlier ? undefined : this.#answered(sender, controlId);
-    if (raced && isSameMessage(raced.raw, raw)) return this.#resend(raced, peer);
-    if (raced) decision = reusedControlId(header!, raced);
-    // Recorded with its outcome and ACK (and a refusal's audit entry); the ACK waits until that commit is durable.
-    // A message refused for reusing a control id keeps its bytes in a row of its own, without the id (one row per
-    // id answers resends); its audit entry names the id.
     const message = { sender, controlId, peer, raw };
-    const row = decision.reused ? { ...message, controlId: '' } : message;
-    const { value: result, commit } = this.#commit(() => this.#answer(decision, row, undefined, message));
+    let decision: Decision;
+    let made: { value: IntakeResult; commit: number };
+    if (earlier) {
+      decision = reusedControlId(header!, earlier);
+      made = this.#record(decision, message);
+    } else {
+      let read = (): void => undefined;
+      if (key !== '') reading.set(key, new Promise<void>((resolve) => (read = resolve)));
+      try {
+        // Read and decided in memory, before anything is written: the importer on the message alone.
+        decision = await this.#decide(raw, header);
+        if (this.#closed) throw new Error('the intake is stopping');
+        made = this.#record(decision, message);
+      } finally {
+        if (key !== '') reading.delete(key);
+        read();
+      }
+    }
+    const { value: result, commit } = made;
     if (result.code !== 'AR') this.#waiting.push({ id: result.recordId!, decision, message });
     this.#scheduleStaging();
     await this.#durable(commit);
     this.#announce(result, peer, controlId);
     return result;
+  }
+
+  /**
+   * Recorded with its outcome and ACK (and a refusal's audit entry); the ACK waits until that commit is durable.
+   * A message refused for reusing a control id keeps its bytes in a row of its own, without the id (one row per id
+   * answers resends); its audit entry names the id.
+   */
+  #record(decision: Decision, message: MessageIdentity & { raw: Buffer }): { value: IntakeResult; commit: number } {
+    const row = decision.reused ? { ...message, controlId: '' } : message;
+    return this.#commit(() => this.#answer(decision, row, undefined, message));
   }
 
   #answered(sender: string, controlId: string): IntakeMessageRecord | undefined {
@@ -585,6 +608,18 @@ interface Decision {
   reused?: true;
   /** Its cancels of orders this sender did not send: staged for review, not acted on (AE). */
   held?: HeldCancel[];
+}
+
+/**
+ * The sender and control id (`APP^FACILITY`, NUL, MSH-10) of each message being read, by store: resolved once its
+ * row is recorded (or it fails). Every intake of a store shares it, as they share the rows.
+ */
+const READING = new WeakMap<Store, Map<string, Promise<void>>>();
+
+function beingRead(store: Store): Map<string, Promise<void>> {
+  let reading = READING.get(store);
+  if (!reading) READING.set(store, (reading = new Map<string, Promise<void>>()));
+  return reading;
 }
 
 /** AR: a different message under a control id this sender used before (HL7 0357 205, duplicate key). */

@@ -165,6 +165,35 @@ describe('MLLP intake', () => {
     ]);
   });
 
+  it('answers a resend racing the first on another connection from its record, and refuses a different one racing it', async () => {
+    const r = await start();
+    const first = Buffer.from(message('CTL-RACE'));
+    const other = Buffer.from(message('CTL-RACE'));
+    // Handed over in one turn of the loop, as three connections' frames can be: each is being read when the next
+    // comes (no record of the first yet, so the lookup of its control id finds nothing for any of them).
+    const [answer, again, refused] = await Promise.all([
+      r.intake.handle(first, '127.0.0.1:50001'),
+      r.intake.handle(first, '127.0.0.1:50002'),
+      r.intake.handle(other, '127.0.0.1:50003'),
+    ]);
+    expect(answer).toMatchObject({ code: 'AA', resent: false });
+    expect(again).toMatchObject({ code: 'AA', resent: true, ack: answer.ack, recordId: answer.recordId });
+    expect(refused).toMatchObject({ code: 'AR', resent: false });
+    expect(parseAck(refused.ack).errors.map((e) => e.code)).toEqual(['205']);
+    await r.intake.staged();
+    expect(stagedCount(r)).toBe(1);
+    const actions = r.fixture.store.audit
+      .search({})
+      .filter((e) => e.action.startsWith('intake.'))
+      .map((e) => [e.action, e.details.peer])
+      .reverse();
+    expect(actions).toEqual([
+      ['intake.resent', '127.0.0.1:50002'],
+      ['intake.refused', '127.0.0.1:50003'],
+      ['intake.staged', '127.0.0.1:50001'],
+    ]);
+  });
+
   it('with "send valid orders as they arrive", queues a valid order at once; a person fixes the rest (AA)', async () => {
     const r = await start({ mode: 'send' });
     const bad = uniqueOrder({}, 'MLLP');
