@@ -85,6 +85,8 @@ CREATE TABLE IF NOT EXISTS orders (
 );
 CREATE INDEX IF NOT EXISTS orders_by_dispatch_date ON orders (dispatch_date);
 CREATE INDEX IF NOT EXISTS orders_by_clinic_order_id ON orders (clinic_order_id);
+-- The progression's due orders, read every second: without it each tick read every order the sandbox holds.
+CREATE INDEX IF NOT EXISTS orders_by_status ON orders (status, status_changed_at);
 `;
 
 /** Pharmacy order ids start here, so they look like a live service's rather than 1, 2, 3. */
@@ -111,6 +113,7 @@ function toStoredOrder(row: OrderRow): StoredOrder {
 export class OrderStore {
   readonly file: string;
   private readonly db: Database.Database;
+  #setStatus: Database.Statement | undefined;
 
   constructor(dataDir: string, seedClinics: ReadonlyArray<{ clinicCode: string; name: string }> = []) {
     this.file = join(dataDir, 'sandbox-orders.sqlite');
@@ -223,32 +226,48 @@ export class OrderStore {
     status: string,
     extra: { dispatchDate?: string; trackingId?: string; cancelReason?: string } = {},
   ): void {
-    this.db
-      .prepare(
-        `UPDATE orders SET status = ?, status_changed_at = ?,
-           dispatch_date = COALESCE(?, dispatch_date), tracking_id = COALESCE(?, tracking_id), cancel_reason = COALESCE(?, cancel_reason)
-         WHERE pharmacy_order_id = ?`,
-      )
-      .run(
-        status,
-        Date.now(),
-        extra.dispatchDate ?? null,
-        extra.trackingId ?? null,
-        extra.cancelReason ?? null,
-        pharmacyOrderId,
-      );
+    // Prepared once: a progression step sets hundreds of statuses.
+    this.#setStatus ??= this.db.prepare(
+      `UPDATE orders SET status = ?, status_changed_at = ?,
+         dispatch_date = COALESCE(?, dispatch_date), tracking_id = COALESCE(?, tracking_id), cancel_reason = COALESCE(?, cancel_reason)
+       WHERE pharmacy_order_id = ?`,
+    );
+    this.#setStatus.run(
+      status,
+      Date.now(),
+      extra.dispatchDate ?? null,
+      extra.trackingId ?? null,
+      extra.cancelReason ?? null,
+      pharmacyOrderId,
+    );
   }
 
-  /** Orders in one of `statuses` whose status is older than `changedBefore` (epoch ms). */
-  dueOrders(statuses: readonly string[], changedBefore: number): ActiveOrderRow[] {
-    if (statuses.length === 0) return [];
+  /**
+   * Orders in one of `statuses` whose status is older than `changedBefore` (epoch ms), lowest id first, at most
+   * `limit` (read through orders_by_status: only the due ones are read).
+   */
+  dueOrders(statuses: readonly string[], changedBefore: number, limit = Number.POSITIVE_INFINITY): ActiveOrderRow[] {
+    if (statuses.length === 0 || !(limit > 0)) return [];
     const marks = statuses.map(() => '?').join(', ');
+    const bounded = Number.isFinite(limit) ? ` LIMIT ${Math.floor(limit)}` : '';
     return this.db
       .prepare(
         `SELECT pharmacy_order_id AS pharmacyOrderId, status, status_changed_at AS statusChangedAt, courier_code AS courierCode
-         FROM orders WHERE status IN (${marks}) AND status_changed_at <= ? ORDER BY pharmacy_order_id`,
+         FROM orders WHERE status IN (${marks}) AND status_changed_at <= ? ORDER BY pharmacy_order_id${bounded}`,
       )
       .all(...statuses, changedBefore) as ActiveOrderRow[];
+  }
+
+  /** How SQLite reads `dueOrders` (for the test that keeps it off a full scan). */
+  dueOrdersPlan(statuses: readonly string[]): string[] {
+    const marks = statuses.map(() => '?').join(', ');
+    return this.db
+      .prepare<unknown[], { detail: string }>(
+        `EXPLAIN QUERY PLAN SELECT pharmacy_order_id FROM orders WHERE status IN (${marks}) AND status_changed_at <= ?
+         ORDER BY pharmacy_order_id LIMIT 1`,
+      )
+      .all(...statuses, 0)
+      .map((row) => row.detail);
   }
 
   /** Runs `work` in one transaction (a progression tick, a cancel check-and-set). */

@@ -7,7 +7,13 @@ import { requestClientCredentialsToken } from '../test/support/client-credential
 import { sampleCreateWithClinic } from '../test/support/orders.js';
 import { startSandbox, type RunningSandbox } from './index.js';
 import { OrderStore } from './order-store.js';
-import { advanceDueOrders, initialStatus, STATUS } from './status-progression.js';
+import {
+  advanceDueOrders,
+  initialStatus,
+  PROGRESSION_STEP_LIMIT,
+  startStatusProgression,
+  STATUS,
+} from './status-progression.js';
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -78,6 +84,40 @@ describe('status steps (store level, no timer)', () => {
     const id = add('P-4', false);
     expect(advanceDueOrders(store, 60_000)).toBe(0);
     expect(store.getOrder(id)!.status).toBe(STATUS.waitingPayment);
+  });
+
+  it('moves at most its limit in one step, lowest ids first', () => {
+    store = new OrderStore(tempDir());
+    const ids = Array.from({ length: 5 }, (_, i) => add(`P-L${i}`, false));
+    expect(advanceDueOrders(store, 0, Date.now() + 1000, 3)).toBe(3);
+    expect(ids.map((id) => store.getOrder(id)!.status)).toEqual([
+      ...Array<string>(3).fill(STATUS.waitingClinicalCheck),
+      ...Array<string>(2).fill(STATUS.waitingPayment),
+    ]);
+  });
+
+  it('reads the due orders through their index, not every order it holds', () => {
+    store = new OrderStore(tempDir());
+    const plan = store.dueOrdersPlan([STATUS.waitingPayment, STATUS.dispatched]).join('\n');
+    expect(plan).toMatch(/USING (COVERING )?INDEX orders_by_status/);
+    expect(plan).not.toMatch(/^SCAN orders/m);
+  });
+
+  it('a tick with more due orders than one step moves them all, in several steps', async () => {
+    store = new OrderStore(tempDir());
+    const count = PROGRESSION_STEP_LIMIT * 2 + 50;
+    const ids = Array.from({ length: count }, (_, i) => add(`P-T${i}`, false));
+    const errors: unknown[] = [];
+    // Step 20 ms: all are due after the first tick's wait; each moves once per tick.
+    const stop = startStatusProgression(store, 20, (error) => errors.push(error));
+    try {
+      await expect
+        .poll(() => ids.every((id) => store.getOrder(id)!.status !== STATUS.waitingPayment), { timeout: 5_000 })
+        .toBe(true);
+    } finally {
+      stop();
+    }
+    expect(errors).toEqual([]);
   });
 });
 

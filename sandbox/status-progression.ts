@@ -45,10 +45,25 @@ export function todayIso(now = new Date()): string {
   return now.toISOString().slice(0, 10);
 }
 
-/** Moves every order whose current status is at least `stepMs` old one step on. Returns how many moved. */
-export function advanceDueOrders(store: OrderStore, stepMs: number, now = Date.now()): number {
+/**
+ * Orders one progression step moves at most, in one transaction: the sandbox usually runs inside the app's core,
+ * and a busy submit makes a thousand orders due each second (one step moving them all held the core's event loop
+ * for 50–300 ms); the timer moves the rest in further steps, a turn of the loop apart.
+ */
+export const PROGRESSION_STEP_LIMIT = 200;
+
+/**
+ * Moves every order whose current status is at least `stepMs` old one step on, at most `limit` of them (lowest id
+ * first). Returns how many moved.
+ */
+export function advanceDueOrders(
+  store: OrderStore,
+  stepMs: number,
+  now = Date.now(),
+  limit = Number.POSITIVE_INFINITY,
+): number {
   return store.transaction(() => {
-    const due = store.dueOrders(Object.keys(NEXT), now - stepMs);
+    const due = store.dueOrders(Object.keys(NEXT), now - stepMs, limit);
     for (const order of due) {
       const next = NEXT[order.status]!;
       store.setStatus(
@@ -71,13 +86,32 @@ export function startStatusProgression(
 ): () => void {
   // Check several times per step so an order waits about one step, not up to two.
   const tickMs = Math.max(10, Math.min(Math.floor(stepMs / 4), 1000));
-  const timer = setInterval(() => {
+  let stopped = false;
+  let stepping = false;
+  // One tick's orders in bounded steps, a turn of the loop (setImmediate) between them, so other work is answered.
+  const step = (now: number) => {
+    if (stopped) {
+      stepping = false;
+      return;
+    }
     try {
-      advanceDueOrders(store, stepMs);
+      if (advanceDueOrders(store, stepMs, now, PROGRESSION_STEP_LIMIT) === PROGRESSION_STEP_LIMIT) {
+        setImmediate(() => step(now));
+        return;
+      }
     } catch (error) {
       onError(error);
     }
+    stepping = false;
+  };
+  const timer = setInterval(() => {
+    if (stepping) return;
+    stepping = true;
+    step(Date.now());
   }, tickMs);
   timer.unref();
-  return () => clearInterval(timer);
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+  };
 }

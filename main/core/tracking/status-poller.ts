@@ -250,7 +250,7 @@ export class StatusPoller {
 
   async #round(tracker: Tracker, all: boolean): Promise<PollRound> {
     const round: PollRound = { checked: 0, changed: [], dateRangeCalls: 0 };
-    const { tracked, awaitingProcessed } = this.#scan(tracker.environmentId);
+    const { tracked, awaitingProcessed } = await this.#scan(tracker.environmentId);
     tracker.schedule.sync(tracked.keys());
     if (all) tracker.schedule.makeAllDue();
     const due = tracker.schedule.due();
@@ -299,7 +299,7 @@ export class StatusPoller {
    * Open orders (by id), and dispatched ones still waiting to show as processed: read through the store's index of
    * the orders it watches (`orders.polled`), so a round's cost follows what is tracked, not the history.
    */
-  #scan(environmentId: string): { tracked: Map<number, PolledOrder>; awaitingProcessed: PolledOrder[] } {
+  async #scan(environmentId: string): Promise<{ tracked: Map<number, PolledOrder>; awaitingProcessed: PolledOrder[] }> {
     const tracked = new Map<number, PolledOrder>();
     const awaitingProcessed: PolledOrder[] = [];
     for (let afterId = 0; ;) {
@@ -311,6 +311,9 @@ export class StatusPoller {
       }
       if (page.length < PAGE) break;
       afterId = page[page.length - 1]!.id;
+      // A turn of the event loop between pages: with tens of thousands watched, reading them all at once held the
+      // core (and every call it answers) for 100 ms and more. Paging by id sees each order once either way.
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
     return { tracked, awaitingProcessed };
   }
