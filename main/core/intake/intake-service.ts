@@ -97,6 +97,9 @@ export class IntakeService {
   /** The scheduled staging is the next turn of the loop (enough messages wait), not the end of the window. */
   #stagingSoon = false;
   #stagedWaiters: Array<() => void> = [];
+  /** Messages read in this turn of the loop, recorded together at its end (#record). */
+  #toRecord: ToRecord[] = [];
+  #recording: NodeJS.Immediate | null = null;
   #closed = false;
 
   constructor(options: IntakeServiceOptions) {
@@ -212,10 +215,10 @@ export class IntakeService {
     if (earlier && isSameMessage(earlier.raw, raw)) return this.#resend(earlier, peer);
     const message = { sender, controlId, peer, raw };
     let decision: Decision;
-    let made: { value: IntakeResult; commit: number };
+    let made: Recorded;
     if (earlier) {
       decision = reusedControlId(header!, earlier);
-      made = this.#record(decision, message);
+      made = await this.#record(decision, message);
     } else {
       let read = (): void => undefined;
       if (key !== '') reading.set(key, new Promise<void>((resolve) => (read = resolve)));
@@ -223,7 +226,7 @@ export class IntakeService {
         // Read and decided in memory, before anything is written: the importer on the message alone.
         decision = await this.#decide(raw, header);
         if (this.#closed) throw new Error('the intake is stopping');
-        made = this.#record(decision, message);
+        made = await this.#record(decision, message);
       } finally {
         if (key !== '') reading.delete(key);
         read();
@@ -239,12 +242,41 @@ export class IntakeService {
 
   /**
    * Recorded with its outcome and ACK (and a refusal's audit entry); the ACK waits until that commit is durable.
-   * A message refused for reusing a control id keeps its bytes in a row of its own, without the id (one row per id
-   * answers resends); its audit entry names the id.
+   * The messages read in one turn of the loop (frames that came together on several connections) are recorded in
+   * one transaction at its end, so they share its commit and the fsync that follows. A message refused for reusing
+   * a control id keeps its bytes in a row of its own, without the id (one row per id answers resends); its audit
+   * entry names the id.
    */
-  #record(decision: Decision, message: MessageIdentity & { raw: Buffer }): { value: IntakeResult; commit: number } {
-    const row = decision.reused ? { ...message, controlId: '' } : message;
-    return this.#commit(() => this.#answer(decision, row, undefined, message));
+  #record(decision: Decision, message: MessageIdentity & { raw: Buffer }): Promise<Recorded> {
+    return new Promise((resolve, reject) => {
+      this.#toRecord.push({ decision, message, resolve, reject });
+      if (this.#recording === null) this.#recording = setImmediate(() => this.#recordTogether());
+    });
+  }
+
+  #recordTogether(): void {
+    this.#recording = null;
+    const together = this.#toRecord;
+    this.#toRecord = [];
+    const answer = ({ decision, message }: ToRecord) =>
+      this.#answer(decision, decision.reused ? { ...message, controlId: '' } : message, undefined, message);
+    let made: { value: IntakeResult[]; commit: number } | undefined;
+    try {
+      made = this.#commit(() => together.map(answer));
+    } catch {
+      // One at a time, so the one that cannot be recorded does not keep the others from being answered.
+    }
+    together.forEach((item, i) => {
+      if (made) {
+        item.resolve({ value: made.value[i]!, commit: made.commit });
+        return;
+      }
+      try {
+        item.resolve(this.#commit(() => answer(item)));
+      } catch (error) {
+        item.reject(error);
+      }
+    });
   }
 
   #answered(sender: string, controlId: string): IntakeMessageRecord | undefined {
@@ -531,10 +563,12 @@ export class IntakeService {
   #stage(run: Waiting[]): number {
     const { store, staging, environmentId } = this.#options;
     const name = dayBatchName(run[0]!.message.sender, store.now());
-    const staged: Array<{ batchId: number; after: number; upTo: number }> = [];
-    for (const item of run) {
-      staged.push(appendToDayBatch(store, this.repo, { environmentId, name }, item.decision.read!, staged.at(-1)));
-    }
+    const staged = appendToDayBatch(
+      store,
+      this.repo,
+      { environmentId, name },
+      run.map((item) => item.decision.read!),
+    );
     const batchId = staged[0]!.batchId;
     const accepts = this.#accepts(run[0]!);
     if (accepts) {
@@ -584,6 +618,19 @@ export class IntakeService {
     }
     this.#options.onOutcome?.(result);
   }
+}
+
+/** A message's record and the group commit that holds it. */
+interface Recorded {
+  value: IntakeResult;
+  commit: number;
+}
+
+interface ToRecord {
+  decision: Decision;
+  message: MessageIdentity & { raw: Buffer };
+  resolve(recorded: Recorded): void;
+  reject(error: unknown): void;
 }
 
 interface Waiting {

@@ -75,19 +75,19 @@ export function dayBatchName(sender: string, at: Date): string {
 }
 
 /**
- * Appends a read message's entries to the sender's batch of the day (made, with its `batch.imported` audit entry,
- * by the day's first message, or again after the admin discarded it). Inside the caller's transaction. Returns
- * the batch and the positions the entries took (`after` < position ≤ `upTo`).
+ * Appends read messages' entries, in order, to the sender's batch of the day (made, with its `batch.imported` audit
+ * entry, by the day's first message, or again after the admin discarded it). Inside the caller's transaction.
+ * Returns, for each message, the batch and the positions its entries took (`after` < position ≤ `upTo`). The
+ * batch's counts grow once for all of them.
  */
 export function appendToDayBatch(
   store: Store,
   repo: IntakeRepo,
   target: { environmentId: string; name: string },
-  read: ReadMessage,
-  /** The previous message's append in the same transaction, to the same batch: its batch and last position. */
-  previous?: { batchId: number; upTo: number },
-): { batchId: number; after: number; upTo: number } {
-  let batchId = previous?.batchId ?? repo.openBatch(target.environmentId, target.name);
+  reads: readonly ReadMessage[],
+): Array<{ batchId: number; after: number; upTo: number }> {
+  if (reads.length === 0) return [];
+  let batchId = repo.openBatch(target.environmentId, target.name);
   if (batchId === undefined) {
     batchId = store.batches.create({
       environmentId: target.environmentId,
@@ -96,7 +96,7 @@ export function appendToDayBatch(
       rowCount: 0,
       invalidCount: 0,
       route: 'v1',
-      report: { ...read.summary, rowsRead: 0, fileProblems: [] },
+      report: { ...reads[0]!.summary, rowsRead: 0, fileProblems: [] },
     }).id;
     store.audit.append({
       actor: 'system',
@@ -106,13 +106,18 @@ export function appendToDayBatch(
       details: { fileName: target.name, fileKind: 'hl7', rowCount: 0, orderCount: 0, invalidCount: 0, route: 'v1' },
     });
   }
-  const after = previous?.upTo ?? repo.lastPosition(batchId);
+  let upTo = repo.lastPosition(batchId);
   const rows: unknown[] = [];
   let invalid = 0;
-  read.entries.forEach((entry, index) => {
-    pushStagedRow(rows, after + index + 1, entry.order, entry, entry.extras);
-    if (!entry.valid) invalid += 1;
+  const placed = reads.map((read) => {
+    const after = upTo;
+    read.entries.forEach((entry, index) => {
+      pushStagedRow(rows, after + index + 1, entry.order, entry, entry.extras);
+      if (!entry.valid) invalid += 1;
+    });
+    upTo = after + read.entries.length;
+    return { batchId: batchId, after, upTo };
   });
   repo.appendStaged(batchId, rows, invalid);
-  return { batchId, after, upTo: after + read.entries.length };
+  return placed;
 }

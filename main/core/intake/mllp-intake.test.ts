@@ -194,6 +194,24 @@ describe('MLLP intake', () => {
     ]);
   });
 
+  it('answers the messages read together even when one of them cannot be recorded', async () => {
+    const r = await start();
+    const record = r.intake.repo.record.bind(r.intake.repo);
+    vi.spyOn(r.intake.repo, 'record').mockImplementation((row) => {
+      if (row.controlId === 'CTL-DISK') throw new Error('disk I/O error');
+      return record(row);
+    });
+    const [failed, answered] = await Promise.allSettled([
+      r.intake.handle(Buffer.from(message('CTL-DISK')), '127.0.0.1:50001'),
+      r.intake.handle(Buffer.from(message('CTL-FINE')), '127.0.0.1:50002'),
+    ]);
+    expect(failed).toMatchObject({ status: 'rejected', reason: { message: 'disk I/O error' } });
+    expect(answered).toMatchObject({ status: 'fulfilled', value: { code: 'AA' } });
+    await r.intake.staged();
+    const rows = r.fixture.store.db.prepare('SELECT control_id AS id FROM intake_messages').all();
+    expect(rows).toEqual([{ id: 'CTL-FINE' }]);
+  });
+
   it('with "send valid orders as they arrive", queues a valid order at once; a person fixes the rest (AA)', async () => {
     const r = await start({ mode: 'send' });
     const bad = uniqueOrder({}, 'MLLP');

@@ -295,6 +295,7 @@ function acceptPages(
           // Recorded as checked, so the send skips its check: a v1 body was just written from an object that passed
           // the route's schema; any other is checked by the store now, once.
           ...(request.schemaChecked ? { bodySchemaChecked: true } : { checkBody: true }),
+          ...(request.writtenFrom !== undefined ? { writtenFrom: request.writtenFrom } : {}),
         },
       });
     }

@@ -43,6 +43,8 @@ export type WireRequest =
        * vouch for it without reading it again. False when the route's schema was not what was checked (v2, HL7).
        */
       schemaChecked: boolean;
+      /** The object `text` was written from (v1, v2): the store reads the patient's surname from it. */
+      writtenFrom?: unknown;
     }
   | { ok: false; problems: Problem[] };
 
@@ -84,10 +86,12 @@ export function wireRequest(subject: RouteSubject, route: OrderRoute, codeLists:
   const parsed = createWithClinicV1Schema.safeParse(subject.body);
   if (!parsed.success) return invalidBody(subject);
   const v1 = parsed.data;
-  if (route === 'v1') return { ok: true, text: toWireJson(v1), schemaChecked: true, ...outboxParts(v1) };
+  if (route === 'v1') {
+    return { ok: true, text: toWireJson(v1), schemaChecked: true, writtenFrom: v1, ...outboxParts(v1) };
+  }
   const v2 = toCreateV2(v1, codeLists, subject.source.file);
   if (!v2.ok) return { ok: false, problems: v2.problems.map((p) => located(p, subject)) };
-  return { ok: true, text: toWireJson(v2.body), schemaChecked: false, ...outboxParts(v1) };
+  return { ok: true, text: toWireJson(v2.body), schemaChecked: false, writtenFrom: v2.body, ...outboxParts(v1) };
 }
 
 const invalidBody = (subject: RouteSubject): WireRequest => ({

@@ -112,6 +112,31 @@ describe('patient-surname search', () => {
     expect(store.orders.list({ patientSurname: 'b' }).map((order) => order.id)).not.toContain(other);
   });
 
+  it('keeps the same key for an order enqueued with the object its body was written from (as accept does)', () => {
+    const { store, batchId } = storeWithBatch();
+    stores.push(store);
+    dirs.push(store.dataDir);
+    const cases: Array<[surname: string, route: OrderRoute]> = [
+      ['  Brontë-Fenwick ', 'v1'],
+      ["O'Neill", 'v2'],
+    ];
+    const keys = (orders: NewOrder[]) => {
+      const ids = store.orders.enqueue(batchId, orders);
+      return ids.map(
+        (id) => store.db.prepare('SELECT surname_key FROM order_surnames WHERE order_id = ?').pluck().get(id) ?? null,
+      );
+    };
+    const fromText = keys(cases.map(([surname, route], i) => orderFor(surname, route, `T-${i}`)));
+    const fromObject = keys(
+      cases.map(([surname, route], i) => {
+        const order = orderFor(surname, route, `O-${i}`);
+        return { ...order, writtenFrom: JSON.parse(order.requestBody) as unknown };
+      }),
+    );
+    expect(fromText).toEqual(['bronte-fenwick', surnameSearchKey("O'Neill")]);
+    expect(fromObject).toEqual(fromText);
+  });
+
   it('is back-filled by its migration for orders stored before it, JSON and HL7 alike', () => {
     const dataDir = tempDataDir();
     dirs.push(dataDir);

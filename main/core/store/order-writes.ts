@@ -11,7 +11,7 @@ import {
   type OrderRoute,
   type OrderState,
 } from './order-state.js';
-import { patientSurnameKeyOf } from './request-body-fields.js';
+import { patientSurnameKeyOf, surnameIn, surnameKeyOf } from './request-body-fields.js';
 import { isoTime, isoTimeOrNull } from './time.js';
 import { STORED_BODY_CHECK_VERSION, storedBodyVouch } from '../model/stored-body-check.js';
 
@@ -43,6 +43,11 @@ export interface NewOrder {
    * with `toWireJson` (accept does, for v1): recorded as passing without reading the text again.
    */
   bodySchemaChecked?: boolean;
+  /**
+   * The object a v1 or v2 `requestBody` was written from with `toWireJson` (accept passes it): the patient's surname
+   * for search is read from it, not from the text parsed again.
+   */
+  writtenFrom?: unknown;
 }
 
 /** Fields a transition may set alongside the state; a field left out keeps its value, null clears it. */
@@ -219,7 +224,10 @@ export class OrderWrites {
         const item = order.items[position]!;
         this.#insertItem.run(orderId, position, item.dmdCode, item.productId ?? null, item.medication, item.quantity);
       }
-      const surnameKey = patientSurnameKeyOf(order.route, order.requestBody);
+      const surnameKey =
+        order.writtenFrom !== undefined && order.route !== 'hl7'
+          ? surnameKeyOf(surnameIn(order.writtenFrom))
+          : patientSurnameKeyOf(order.route, order.requestBody);
       if (surnameKey !== null) this.#insertSurname.run(orderId, surnameKey);
       ids.push(orderId);
     }

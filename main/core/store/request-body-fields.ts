@@ -23,13 +23,22 @@ export function patientSurnameOf(route: OrderRoute, requestBody: string): string
   } catch {
     return null;
   }
-  const surname = (parsed as { customer?: { surname?: unknown } } | null)?.customer?.surname;
+  return surnameIn(parsed);
+}
+
+/** `customer.surname` of a v1 or v2 body (parsed, or the object its text was written from), trimmed; null if none. */
+export function surnameIn(body: unknown): string | null {
+  const surname = (body as { customer?: { surname?: unknown } } | null)?.customer?.surname;
   return typeof surname === 'string' && surname.trim() !== '' ? surname.trim() : null;
 }
 
 /** The search key of the body's patient surname (migration 009's `order_surnames`), or null when it names none. */
 export function patientSurnameKeyOf(route: OrderRoute, requestBody: string): string | null {
-  const surname = patientSurnameOf(route, requestBody);
+  return surnameKeyOf(patientSurnameOf(route, requestBody));
+}
+
+/** The search key of a surname (null: none). */
+export function surnameKeyOf(surname: string | null): string | null {
   // At most 400 UTF-16 units, so at most 400 characters for SQLite's CHECK whatever the letters.
   const key = surname === null ? '' : surnameSearchKey(surname).slice(0, 400);
   return key === '' ? null : key;
