@@ -18,7 +18,7 @@ export const logFilterSchema = z
     action: z.string().min(1).max(64).optional(),
     /**
      * Text in the clinic code, clinic order id or the values of the details (case-insensitive; not the action, which
-     * `action` filters, nor the state and operation words most entries hold), found through a trigram index, and
+     * `action` filters, nor the state, status and operation words most entries hold), found through a trigram index, and
      * read entry by entry only where the index has not caught up (at most a window a call: `partial`). For an
      * order's entries by its id, use `clinicOrderId`.
      */

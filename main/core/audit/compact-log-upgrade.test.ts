@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LINK_KEYED_SHORT, type AuditInput, type AuditRow } from '../model/audit-entry.js';
+import { LINK_KEYED_SHORT, toAuditEntry, type AuditInput, type AuditRow } from '../model/audit-entry.js';
 import { openDatabase } from '../store/open-database.js';
 import { enqueueOrders, openStore, STORE_FILE, type Store } from '../store/store.js';
 import { appendLegacyEntry } from '../store/testing/legacy-audit.js';
@@ -148,6 +148,29 @@ describe("an order's entries in the compact log", () => {
 
       store.db.prepare("UPDATE orders SET clinic_order_id = 'REWRITTEN' WHERE id = ?").run(first);
       expect(verifyAuditChain(store)).toMatchObject({ ok: false, brokenAt: 2, problem: 'altered' });
+    } finally {
+      store.close();
+      removeDir(dataDir);
+    }
+  });
+
+  it("keeps each entry's own values (latency, the service's order id) with the entry, sharing the rest", () => {
+    const { store, dataDir } = storeWithBatch();
+    try {
+      const written = Array.from({ length: 500 }, (_, index) =>
+        store.audit.append({
+          actor: 'submitter',
+          action: 'order.created',
+          details: { attempt: 1, httpStatus: 201, latencyMs: 20 + index, operation: 'create', remoteId: `R${index}` },
+        }),
+      );
+      // One shared text for all of them; each entry keeps its latency and order id.
+      expect(store.db.prepare('SELECT count(*) AS n FROM audit_details').get()).toEqual({ n: 1 });
+      expect(store.audit.page(0, 1_000).map(toAuditEntry)).toEqual(written);
+      expect(verifyAuditChain(store)).toEqual({ ok: true, count: 500 });
+      expect(store.audit.search({ search: 'r417' }).map((entry) => entry.seq)).toEqual([418]);
+      while (store.audit.indexForSearch(1_000) > 0);
+      expect(store.audit.search({ search: 'r417' }).map((entry) => entry.seq)).toEqual([418]);
     } finally {
       store.close();
       removeDir(dataDir);

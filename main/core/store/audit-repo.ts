@@ -6,6 +6,7 @@ import {
   ENTRY_CLINIC_SQL,
 } from './migrations/021-compact-audit-log.js';
 import { canonicalDetailsJson, checkAuditDetails } from '../model/audit-details.js';
+import { joinDetails, splitDetails, type SplitDetails } from './audit-details-split.js';
 import {
   AUDIT_ACTION_PATTERN,
   AUDIT_ACTORS,
@@ -34,6 +35,7 @@ const ENTRY_COLUMNS = `a.seq AS seq, ${AT_TEXT_SQL('a.at')} AS at,
   a.batch_id AS batchId, a.order_id AS orderId, ${ENTRY_CLINIC_SQL('clinic_code')} AS clinicCode,
   ${ENTRY_CLINIC_SQL('clinic_order_id')} AS clinicOrderId,
   (SELECT json FROM audit_details WHERE id = a.details) AS detailsJson,
+  (SELECT own_keys FROM audit_details WHERE id = a.details) AS ownKeys, a.detail_values AS detailValues,
   lower(hex(a.link)) AS hash`;
 const ROW_COLUMNS = `${ENTRY_COLUMNS}, CASE WHEN a.seq = 1 THEN '${GENESIS_HASH}'
   ELSE coalesce((SELECT lower(hex(p.link)) FROM audit_entries p WHERE p.seq = a.seq - 1), '') END AS prevHash`;
@@ -71,6 +73,7 @@ interface InsertRow {
   clinicOrderId: string | null;
   clinicIds: 0 | 1;
   details: number;
+  detailValues: string | null;
   link: Buffer;
   linkScheme: LinkScheme;
   key: number | null;
@@ -94,6 +97,7 @@ interface RefParameters {
   environment: string | null;
   key: string | null;
   json: string;
+  ownKeys: string;
   orderId: number | null;
 }
 
@@ -111,13 +115,13 @@ export class AuditRepo {
   readonly #insert: Database.Statement<[InsertRow]>;
   readonly #refs: Database.Statement<[RefParameters], Refs>;
   readonly #addName: Database.Statement<[string]>;
-  readonly #addDetails: Database.Statement<[{ json: string }]>;
-  readonly #page: Database.Statement<[number, number, number], AuditRow>;
-  readonly #all: Database.Statement<[number], ChainRow>;
-  readonly #chainPage: Database.Statement<[number, number, number], ChainRow>;
-  readonly #forOrder: Database.Statement<[number], AuditRow>;
+  readonly #addDetails: Database.Statement<[{ json: string; ownKeys: string }]>;
+  readonly #page: Database.Statement<[number, number, number], Stored<AuditRow>>;
+  readonly #all: Database.Statement<[number], Stored<ChainRow>>;
+  readonly #chainPage: Database.Statement<[number, number, number], Stored<ChainRow>>;
+  readonly #forOrder: Database.Statement<[number], Stored<AuditRow>>;
   /** The search's statements, one per set of filters in use (see #searchPage). */
-  readonly #searches = new Map<string, Database.Statement<[Record<string, string | number>], AuditRow>>();
+  readonly #searches = new Map<string, Database.Statement<[Record<string, string | number>], Stored<AuditRow>>>();
   readonly #actionsFrom: Database.Statement<[string, string], { id: number }>;
   readonly #append: Database.Transaction<(input: AuditInput) => AuditRow>;
   readonly #db: Database.Database;
@@ -142,20 +146,22 @@ export class AuditRepo {
     this.#insert = db.prepare(
       `INSERT INTO audit_entries
          (seq, at, actor, action, environment, batch_id, order_id, clinic_code, clinic_order_id, clinic_ids, details,
-          link, link_scheme, key)
+          detail_values, link, link_scheme, key)
        VALUES (@seq, CAST(@atMs AS INTEGER), @actor, @action, @environment, @batchId, @orderId, @clinicCode,
-         @clinicOrderId, @clinicIds, @details, @link, @linkScheme, @key)`,
+         @clinicOrderId, @clinicIds, @details, @detailValues, @link, @linkScheme, @key)`,
     );
     this.#refs = db.prepare(
       `SELECT (SELECT id FROM audit_names WHERE name = @action) AS action,
          (SELECT id FROM audit_names WHERE name = @environment) AS environment,
          (SELECT id FROM audit_names WHERE name = @key) AS key,
-         (SELECT id FROM audit_details WHERE json = @json) AS details,
+         (SELECT id FROM audit_details WHERE json = @json AND own_keys = @ownKeys) AS details,
          (SELECT clinic_code FROM orders WHERE id = @orderId) AS orderClinicCode,
          (SELECT clinic_order_id FROM orders WHERE id = @orderId) AS orderClinicOrderId`,
     );
     this.#addName = db.prepare('INSERT INTO audit_names (name) VALUES (?)');
-    this.#addDetails = db.prepare(`INSERT INTO audit_details (json, words) VALUES (@json, ${DETAILS_WORDS_SQL})`);
+    this.#addDetails = db.prepare(
+      `INSERT INTO audit_details (json, own_keys, words) VALUES (@json, @ownKeys, ${DETAILS_WORDS_SQL})`,
+    );
     this.#page = db.prepare(
       `SELECT ${ROW_COLUMNS} FROM audit_entries a WHERE a.seq > ? AND a.seq <= ? ORDER BY a.seq LIMIT ?`,
     );
@@ -250,14 +256,16 @@ export class AuditRepo {
     };
     const atMs = now.getTime();
     const row: AuditRow = { ...unhashed, hash: key ? shortKeyedAuditLink(unhashed, atMs, key) : auditHash(unhashed) };
+    const details = splitDetails(detailsJson);
     const found = this.#refs.get({
       action: row.action,
       environment: row.environmentId,
       key: key?.id ?? null,
-      json: detailsJson,
+      json: details.common,
+      ownKeys: details.ownKeys,
       orderId: row.orderId,
     })!;
-    const refs = this.#stored(found, row.action, row.environmentId, key?.id ?? null, detailsJson);
+    const refs = this.#stored(found, row.action, row.environmentId, key?.id ?? null, details);
     // The order's own clinic ids are read from the order (migration 21), not kept again.
     const own =
       row.orderId !== null &&
@@ -276,6 +284,7 @@ export class AuditRepo {
       clinicOrderId: own ? null : row.clinicOrderId,
       clinicIds: own ? 1 : 0,
       details: refs.details,
+      detailValues: details.values,
       link: Buffer.from(row.hash, 'hex'),
       linkScheme: key ? LINK_KEYED_SHORT : LINK_PLAIN,
       key: refs.key,
@@ -290,7 +299,7 @@ export class AuditRepo {
     action: string,
     environment: string | null,
     key: string | null,
-    json: string,
+    details: SplitDetails,
   ): { action: number; environment: number | null; key: number | null; details: number } {
     const name = (id: number | null, text: string | null): number | null =>
       text === null ? null : (id ?? Number(this.#addName.run(text).lastInsertRowid));
@@ -298,7 +307,9 @@ export class AuditRepo {
       action: name(found.action, action)!,
       environment: name(found.environment, environment),
       key: name(found.key, key),
-      details: found.details ?? Number(this.#addDetails.run({ json }).lastInsertRowid),
+      details:
+        found.details ??
+        Number(this.#addDetails.run({ json: details.common, ownKeys: details.ownKeys }).lastInsertRowid),
     };
   }
 
@@ -324,7 +335,7 @@ export class AuditRepo {
 
   /** Up to `limit` rows after `afterSeq` and at most `upToSeq`: paging never holds the connection between pages. */
   page(afterSeq: number, limit: number, upToSeq = Number.MAX_SAFE_INTEGER): AuditRow[] {
-    return this.#page.all(afterSeq, upToSeq, limit);
+    return this.#page.all(afterSeq, upToSeq, limit).map(fromStored);
   }
 
   /**
@@ -332,16 +343,16 @@ export class AuditRepo {
    * connection is busy until it ends.
    */
   rows(afterSeq = 0): IterableIterator<ChainRow> {
-    return this.#all.iterate(afterSeq);
+    return mapIterator(this.#all.iterate(afterSeq), fromStored);
   }
 
   /** `rows` a page at a time (at most `limit` after `afterSeq`, up to `upToSeq`): the connection is free between. */
   chainPage(afterSeq: number, limit: number, upToSeq = Number.MAX_SAFE_INTEGER): ChainRow[] {
-    return this.#chainPage.all(afterSeq, upToSeq, limit);
+    return this.#chainPage.all(afterSeq, upToSeq, limit).map(fromStored);
   }
 
   forOrder(orderId: number): AuditEntry[] {
-    return this.#forOrder.all(orderId).map(toAuditEntry);
+    return this.#forOrder.all(orderId).map((row) => toAuditEntry(fromStored(row)));
   }
 
   /** Newest first, for the log screen: entries before `beforeSeq` (keyset paging) that match `filter`. */
@@ -486,7 +497,7 @@ export class AuditRepo {
       statement = this.#db.prepare(`SELECT ${ROW_COLUMNS} FROM ${tail} LIMIT @limit`);
       this.#searches.set(tail, statement);
     }
-    return statement.all(parameters);
+    return statement.all(parameters).map(fromStored);
   }
 
   /**
@@ -530,4 +541,18 @@ export function trigramQuery(text: string): string | null {
   const pieces = new Set<string>();
   for (let index = 0; index + 3 <= chars.length; index += 1) pieces.add(chars.slice(index, index + 3).join(''));
   return [...pieces].map((piece) => `"${piece.replaceAll('"', '""')}"`).join(' AND ');
+}
+
+/** A row as the statements read it: the shared details text and the entry's own values apart. */
+type Stored<Row extends AuditRow> = Row & { ownKeys: string; detailValues: string | null };
+
+/** The row as the model knows it: its details text whole again (audit-details-split.ts). */
+function fromStored<Row extends AuditRow>({ ownKeys, detailValues, ...row }: Stored<Row>): Row {
+  const stored = row as unknown as Row;
+  if (detailValues !== null) stored.detailsJson = joinDetails(stored.detailsJson, ownKeys, detailValues);
+  return stored;
+}
+
+function* mapIterator<From, To>(rows: IterableIterator<From>, map: (row: From) => To): IterableIterator<To> {
+  for (const row of rows) yield map(row);
 }

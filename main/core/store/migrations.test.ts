@@ -274,7 +274,8 @@ describe('migrations', () => {
     // A copied hash is no longer refused by an index; verifying the chain is what catches it (it never matched).
     store.db.exec(
       `INSERT INTO audit_entries SELECT 5, at, actor, action, environment, batch_id, order_id, clinic_code,
-        clinic_order_id, clinic_ids, ${detailsId(store.db, '{}')}, link, link_scheme, key FROM audit_entries WHERE seq = 1`,
+        clinic_order_id, clinic_ids, ${detailsId(store.db, '{}')}, NULL, link, link_scheme, key FROM audit_entries
+        WHERE seq = 1`,
     );
     expect(verifyAuditChain(store)).toEqual({
       ok: false,

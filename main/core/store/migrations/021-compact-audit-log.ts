@@ -1,11 +1,14 @@
 import type Database from 'better-sqlite3';
+import { splitDetails, type SplitDetails } from '../audit-details-split.js';
 
 /**
  * The audit log in a compact form (issue #16 "Size": an entry was about 370 bytes, a third of a store after
  * retention). What made it large was repetition, so the same facts are kept once:
  * - action names, environment ids and key ids are kept once in `audit_names`, an entry holds their number;
- * - a details text is kept once in `audit_details` (the canonical JSON the link covers, byte for byte), with the
- *   words the free-text search matches in it; entries of the same kind mostly share a few hundred texts;
+ * - a details text is kept once in `audit_details` with the words the free-text search matches in it, less the
+ *   values that differ from entry to entry (a latency, the service's order id…), which the entry keeps
+ *   (`detail_values`; audit-details-split.ts makes the canonical text the link covers again from the two, byte for
+ *   byte); entries of the same kind then share a few hundred texts;
  * - the time is a number of milliseconds (an older entry whose text would not come back exactly stays text);
  * - an entry about an order that names the order's own clinic code and clinic order id says so (`clinic_ids` 1)
  *   instead of repeating them: they are read from the order, which never changes them and is never deleted (a
@@ -26,7 +29,7 @@ import type Database from 'better-sqlite3';
  */
 
 /** Details keys whose words the free-text search leaves out: the same few words in nearly every entry. */
-export const UNSEARCHED_DETAIL_KEYS = ['fromState', 'toState', 'operation', 'outcome'] as const;
+export const UNSEARCHED_DETAIL_KEYS = ['fromState', 'toState', 'operation', 'outcome', 'remoteStatus'] as const;
 
 /** The words of a details text (`@json`) the search matches, lower-case, in the text's order. */
 export const DETAILS_WORDS_SQL = `(SELECT lower(coalesce(group_concat(CASE type WHEN 'true' THEN 'true' WHEN 'false'
@@ -37,9 +40,14 @@ export const DETAILS_WORDS_SQL = `(SELECT lower(coalesce(group_concat(CASE type 
 export const ENTRY_CLINIC_SQL = (column: 'clinic_code' | 'clinic_order_id') =>
   `CASE a.clinic_ids WHEN 1 THEN (SELECT ${column} FROM orders WHERE id = a.order_id) ELSE a.${column} END`;
 
+/** The words of an entry's own details values (`a.detail_values`), lower-case, in key order. */
+const VALUES_WORDS_SQL = `coalesce((SELECT lower(group_concat(CASE type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'
+  ELSE atom END, ' ')) FROM json_each(a.detail_values)), '')`;
+
 /** The text the free-text search matches in an entry (`audit_entries` as `a`), as the index holds it. */
 export const AUDIT_SEARCH_TEXT = `(lower(coalesce(${ENTRY_CLINIC_SQL('clinic_code')}, '') || ' ' ||
-  coalesce(${ENTRY_CLINIC_SQL('clinic_order_id')}, '')) || ' ' || (SELECT words FROM audit_details WHERE id = a.details))`;
+  coalesce(${ENTRY_CLINIC_SQL('clinic_order_id')}, '')) || ' ' || (SELECT words FROM audit_details WHERE id = a.details)
+  || ' ' || ${VALUES_WORDS_SQL})`;
 
 /** A stored time (milliseconds, or an older entry's text) as the ISO text the entry was hashed with. */
 export const AT_TEXT_SQL = (column: string) => `CASE typeof(${column}) WHEN 'integer' THEN
@@ -75,8 +83,10 @@ CREATE TABLE audit_names (
 ) STRICT;
 CREATE TABLE audit_details (
   id INTEGER PRIMARY KEY,
-  json TEXT NOT NULL UNIQUE CHECK (json_valid(json) AND json_type(json) = 'object'),
-  words TEXT NOT NULL
+  json TEXT NOT NULL CHECK (json_valid(json) AND json_type(json) = 'object'),
+  own_keys TEXT NOT NULL DEFAULT '',
+  words TEXT NOT NULL,
+  UNIQUE (json, own_keys)
 ) STRICT;
 
 INSERT INTO audit_names (name)
@@ -84,10 +94,22 @@ INSERT INTO audit_names (name)
   UNION SELECT environment_id FROM audit_entries WHERE environment_id IS NOT NULL
   UNION SELECT key_id FROM audit_entries WHERE key_id IS NOT NULL;
 `);
-  const details = db.prepare(`INSERT INTO audit_details (json, words) VALUES (@json, ${DETAILS_WORDS_SQL})`);
-  for (const json of db.prepare<[], string>('SELECT DISTINCT details FROM audit_entries').pluck().all()) {
-    details.run({ json });
-  }
+  // Each old details text split as the append splits new ones (kept whole where it would not come back exactly).
+  let last: { text: string; split: SplitDetails } | undefined;
+  const split = (text: string): SplitDetails => {
+    if (last?.text !== text) last = { text, split: splitDetails(text) };
+    return last.split;
+  };
+  db.function('rx_details_common', { deterministic: true }, (text) => split(String(text)).common);
+  db.function('rx_details_keys', { deterministic: true }, (text) => split(String(text)).ownKeys);
+  db.function('rx_details_values', { deterministic: true }, (text) => split(String(text)).values);
+  const details = db.prepare(
+    `INSERT INTO audit_details (json, own_keys, words) VALUES (@json, @ownKeys, ${DETAILS_WORDS_SQL})`,
+  );
+  const shared = db.prepare<[], { json: string; ownKeys: string }>(
+    'SELECT DISTINCT rx_details_common(details) AS json, rx_details_keys(details) AS ownKeys FROM audit_entries',
+  );
+  for (const row of shared.all()) details.run(row);
   db.exec(`
 CREATE TABLE audit_entries_compact (
   seq INTEGER PRIMARY KEY CHECK (seq >= 1),
@@ -101,6 +123,7 @@ CREATE TABLE audit_entries_compact (
   clinic_order_id TEXT,
   clinic_ids INTEGER NOT NULL DEFAULT 0 CHECK (clinic_ids IN (0, 1)),
   details INTEGER NOT NULL REFERENCES audit_details (id),
+  detail_values TEXT CHECK (detail_values IS NULL OR (json_valid(detail_values) AND json_type(detail_values) = 'array')),
   link BLOB NOT NULL,
   link_scheme INTEGER NOT NULL CHECK (link_scheme IN (1, 2, 3)),
   key INTEGER REFERENCES audit_names (id),
@@ -110,7 +133,7 @@ CREATE TABLE audit_entries_compact (
 ) STRICT;
 
 INSERT INTO audit_entries_compact (seq, at, actor, action, environment, batch_id, order_id, clinic_code, clinic_order_id,
-  clinic_ids, details, link, link_scheme, key)
+  clinic_ids, details, detail_values, link, link_scheme, key)
 SELECT seq,
   CASE WHEN ${AT_TEXT_SQL(AT_AS_NUMBER)} = at THEN ${AT_AS_NUMBER} ELSE at END,
   CASE actor WHEN 'user' THEN 0 WHEN 'submitter' THEN 1 ELSE 2 END,
@@ -118,7 +141,8 @@ SELECT seq,
   (SELECT id FROM audit_names WHERE name = environment_id),
   batch_id, order_id,
   CASE WHEN own THEN NULL ELSE clinic_code END, CASE WHEN own THEN NULL ELSE clinic_order_id END, own,
-  (SELECT id FROM audit_details WHERE json = details),
+  (SELECT id FROM audit_details WHERE json = rx_details_common(details) AND own_keys = rx_details_keys(details)),
+  rx_details_values(details),
   unhex(hash), link_scheme,
   (SELECT id FROM audit_names WHERE name = key_id)
 FROM (SELECT e.*, coalesce(e.clinic_code = o.clinic_code AND e.clinic_order_id = o.clinic_order_id, 0) AS own

@@ -1,4 +1,5 @@
 import type { AuditRow } from '../../model/audit-entry.js';
+import { VARYING_DETAIL_KEYS } from '../audit-details-split.js';
 import { UNSEARCHED_DETAIL_KEYS } from '../migrations/021-compact-audit-log.js';
 
 const UNSEARCHED: readonly string[] = UNSEARCHED_DETAIL_KEYS;
@@ -9,8 +10,13 @@ const UNSEARCHED: readonly string[] = UNSEARCHED_DETAIL_KEYS;
  * `UNSEARCHED_DETAIL_KEYS`, in the details' order, lower-case.
  */
 export function searchableText(row: AuditRow): string {
-  const values = Object.entries(JSON.parse(row.detailsJson) as Record<string, unknown>)
-    .filter(([key]) => !UNSEARCHED.includes(key))
-    .map(([, value]) => String(value));
-  return [`${row.clinicCode ?? ''} ${row.clinicOrderId ?? ''}`, ...values].join(' ').toLowerCase();
+  const entries = Object.entries(JSON.parse(row.detailsJson) as Record<string, unknown>).filter(
+    ([key]) => !UNSEARCHED.includes(key),
+  );
+  // The shared part's values first, then the entry's own (as the compact log keeps them: audit-details-split.ts).
+  const values = (own: boolean) =>
+    entries.filter(([key]) => VARYING_DETAIL_KEYS.has(key) === own).map(([, value]) => String(value));
+  return [`${row.clinicCode ?? ''} ${row.clinicOrderId ?? ''}`, values(false).join(' '), values(true).join(' ')]
+    .join(' ')
+    .toLowerCase();
 }

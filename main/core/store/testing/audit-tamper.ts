@@ -8,7 +8,7 @@ import { APPEND_ONLY_TABLES, DETAILS_WORDS_SQL } from '../migrations/021-compact
 
 /** An entry's stored columns but its seq, for copying one with INSERT … SELECT. */
 export const STORED_ENTRY_COLUMNS =
-  'at, actor, action, environment, batch_id, order_id, clinic_code, clinic_order_id, clinic_ids, details, link, link_scheme, key';
+  'at, actor, action, environment, batch_id, order_id, clinic_code, clinic_order_id, clinic_ids, details, detail_values, link, link_scheme, key';
 
 export function dropAuditTriggers(db: Database.Database): void {
   for (const table of APPEND_ONLY_TABLES) {
@@ -26,9 +26,12 @@ export function nameId(db: Database.Database, name: string): number {
 /** The number of a details text, stored as the log stores it when it is not there yet. */
 export function detailsId(db: Database.Database, json: string): number {
   db.prepare(
-    `INSERT INTO audit_details (json, words) VALUES (@json, ${DETAILS_WORDS_SQL}) ON CONFLICT (json) DO NOTHING`,
+    `INSERT INTO audit_details (json, words) VALUES (@json, ${DETAILS_WORDS_SQL}) ON CONFLICT (json, own_keys) DO NOTHING`,
   ).run({ json });
-  return db.prepare<[string], number>('SELECT id FROM audit_details WHERE json = ?').pluck().get(json)!;
+  return db
+    .prepare<[string], number>("SELECT id FROM audit_details WHERE json = ? AND own_keys = ''")
+    .pluck()
+    .get(json)!;
 }
 
 export interface EntryChange {
@@ -46,7 +49,7 @@ export function rewriteEntry(db: Database.Database, seq: number, change: EntryCh
   const sets: string[] = [];
   const parameters: Record<string, unknown> = { seq };
   if (change.detailsJson !== undefined) {
-    sets.push('details = @details');
+    sets.push('details = @details', 'detail_values = NULL');
     parameters.details = detailsId(db, change.detailsJson);
   }
   if (change.action !== undefined) {

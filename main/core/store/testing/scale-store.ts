@@ -144,11 +144,12 @@ export function settleScaleBatch(store: Store, shape: ScaleShape, plan: ScalePla
   claimed.forEach((order, i) => {
     const index = first + i;
     const roll = random();
+    // As the service answers: each call its own latency, and a created order the service's id for it (below).
     const attempt = {
       orderId: order.id,
       operation: 'create' as const,
       startedAt: at,
-      latencyMs: 40,
+      latencyMs: 25 + Math.floor(random() * 400),
       httpStatus: 201,
       outcome: 'ok' as const,
     };
@@ -170,7 +171,7 @@ export function settleScaleBatch(store: Store, shape: ScaleShape, plan: ScalePla
       }));
       return;
     }
-    store.attempts.recordWithTransition(attempt, () => ({
+    store.attempts.recordWithTransition({ ...attempt, remoteId: String(order.id) }, () => ({
       from: ['sending'],
       to: 'created',
       patch: { pharmacyOrderId: order.id, lastError: null },
