@@ -23,6 +23,20 @@ export interface MessageHeader {
   version: string;
 }
 
+/**
+ * `readMessageHeader` of a received message's bytes (UTF-8), decoding only what it reads: up to the first line end
+ * after the first `MSH` (white space holds no M, so a header at the start is whole; a message that does not start
+ * with one is refused either way).
+ */
+export function readMessageHeaderOf(raw: Buffer): MessageHeader | undefined {
+  const msh = raw.indexOf('MSH');
+  if (msh < 0) return readMessageHeader(raw.toString('utf8'));
+  const cr = raw.indexOf(0x0d, msh);
+  const lf = raw.indexOf(0x0a, msh);
+  const end = cr < 0 ? lf : lf < 0 ? cr : Math.min(cr, lf);
+  return readMessageHeader(raw.toString('utf8', 0, end < 0 ? raw.length : end));
+}
+
 /** Reads the MSH segment at the start of `text` (after white space or a BOM); undefined when there is none. */
 export function readMessageHeader(text: string): MessageHeader | undefined {
   const start = text.replace(/^[\s\ufeff]+/, '');

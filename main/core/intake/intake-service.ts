@@ -7,7 +7,14 @@ import { GroupCommit } from '../store/group-commit.js';
 import { IntakeRepo, type IntakeMessageRecord } from '../store/intake-repo.js';
 import type { Store } from '../store/store.js';
 import { WalCheckpointer } from '../store/wal-checkpointer.js';
-import { buildAck, readMessageHeader, type AckCode, type AckError, type MessageHeader } from './hl7-ack.js';
+import {
+  buildAck,
+  readMessageHeader,
+  readMessageHeaderOf,
+  type AckCode,
+  type AckError,
+  type MessageHeader,
+} from './hl7-ack.js';
 import { otherSendersOrder, sentBy, type HeldCancel } from './cancel-origin.js';
 import { appendToDayBatch, dayBatchName, readMessage, type ReadMessage } from './message-staging.js';
 import { isSameMessage } from './resend-check.js';
@@ -202,7 +209,7 @@ export class IntakeService {
 
   async #handle(raw: Buffer, peer: string): Promise<IntakeResult> {
     if (this.#closed) throw new Error('the intake is stopping');
-    const header = readMessageHeader(raw.toString('utf8'));
+    const header = readMessageHeaderOf(raw);
     const sender = header?.sender ?? '';
     const controlId = header?.controlId ?? '';
     // A message under the same sender and control id being read meanwhile (a resend racing the first on another

@@ -185,12 +185,12 @@ describe('MLLP intake', () => {
     const actions = r.fixture.store.audit
       .search({})
       .filter((e) => e.action.startsWith('intake.'))
-      .map((e) => [e.action, e.details.peer])
-      .reverse();
+      .map((e) => `${e.action} ${String(e.details.peer)}`)
+      .sort();
     expect(actions).toEqual([
-      ['intake.resent', '127.0.0.1:50002'],
-      ['intake.refused', '127.0.0.1:50003'],
-      ['intake.staged', '127.0.0.1:50001'],
+      'intake.refused 127.0.0.1:50003',
+      'intake.resent 127.0.0.1:50002',
+      'intake.staged 127.0.0.1:50001',
     ]);
   });
 
