@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalDetailsJson, type AuditDetails } from '../model/audit-details.js';
-import { joinDetails, splitDetails, VARYING_DETAIL_KEYS } from './audit-details-split.js';
+import { joinDetails, splitCheckedDetails, splitDetails, VARYING_DETAIL_KEYS } from './audit-details-split.js';
 
 // The compact log keeps an entry's details in two parts (migration 21); the text its link covers must come back
 // byte for byte, whatever the details hold.
@@ -18,9 +18,11 @@ describe('details kept in two parts', () => {
   it('makes the same canonical text again from the two parts', () => {
     fc.assert(
       fc.property(details, (record) => {
-        const text = canonicalDetailsJson(record as AuditDetails);
+        const text = canonicalDetailsJson(record);
         const { common, ownKeys, values } = splitDetails(text);
         expect(joinDetails(common, ownKeys, values)).toBe(text);
+        // The append's way, from the details themselves, splits them the same.
+        expect(splitCheckedDetails(record as AuditDetails, text)).toEqual({ common, ownKeys, values });
         // The shared part holds none of an entry's own values; they are all in the entry's part.
         expect(Object.keys(JSON.parse(common) as object).some((key) => VARYING_DETAIL_KEYS.has(key))).toBe(
           values === null && Object.keys(record).some((key) => VARYING_DETAIL_KEYS.has(key)),

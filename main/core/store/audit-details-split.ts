@@ -55,12 +55,31 @@ export function splitDetails(detailsJson: string): SplitDetails {
   }
   if (keys.length === 0) return whole(detailsJson);
   const split = {
-    common: canonicalDetailsJson(common as AuditDetails),
+    common: canonicalDetailsJson(common),
     ownKeys: keys.join(','),
     values: JSON.stringify(values),
   };
   // Kept apart only when the two make the same text again.
   return joinDetails(split.common, split.ownKeys, split.values) === detailsJson ? split : whole(detailsJson);
+}
+
+/**
+ * `splitDetails` for details as the append has them (checked: texts, safe integers, booleans, each of which JSON
+ * writes and reads back as it was), without reading their text again: `detailsJson` must be their canonical text.
+ */
+export function splitCheckedDetails(details: AuditDetails, detailsJson: string): SplitDetails {
+  const common: Record<string, unknown> = {};
+  const keys: string[] = [];
+  const values: unknown[] = [];
+  for (const key of Object.keys(details).sort()) {
+    const value = details[key as keyof AuditDetails];
+    if (VARYING_DETAIL_KEYS.has(key)) {
+      keys.push(key);
+      values.push(value);
+    } else common[key] = value;
+  }
+  if (keys.length === 0) return whole(detailsJson);
+  return { common: JSON.stringify(common), ownKeys: keys.join(','), values: JSON.stringify(values) };
 }
 
 /** The canonical details text of an entry from its shared text and its own values. */
@@ -71,5 +90,5 @@ export function joinDetails(common: string, ownKeys: string, values: string | nu
   ownKeys.split(',').forEach((key, index) => {
     details[key] = own[index];
   });
-  return canonicalDetailsJson(details as AuditDetails);
+  return canonicalDetailsJson(details);
 }

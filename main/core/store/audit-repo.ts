@@ -6,7 +6,7 @@ import {
   ENTRY_CLINIC_SQL,
 } from './migrations/021-compact-audit-log.js';
 import { canonicalDetailsJson, checkAuditDetails } from '../model/audit-details.js';
-import { joinDetails, splitDetails, type SplitDetails } from './audit-details-split.js';
+import { joinDetails, splitCheckedDetails, type SplitDetails } from './audit-details-split.js';
 import {
   AUDIT_ACTION_PATTERN,
   AUDIT_ACTORS,
@@ -233,7 +233,8 @@ export class AuditRepo {
     if (!AUDIT_ACTION_PATTERN.test(input.action) || input.action.length > 64) {
       throw new Error(`audit action "${input.action}" is not of the form word.word`);
     }
-    const detailsJson = canonicalDetailsJson(checkAuditDetails(input.details));
+    const checked = checkAuditDetails(input.details);
+    const detailsJson = canonicalDetailsJson(checked);
     const last = this.#last.get();
     const key = this.#key;
     // A plain link after a keyed one is what a rewrite without the key looks like: never write one.
@@ -256,7 +257,7 @@ export class AuditRepo {
     };
     const atMs = now.getTime();
     const row: AuditRow = { ...unhashed, hash: key ? shortKeyedAuditLink(unhashed, atMs, key) : auditHash(unhashed) };
-    const details = splitDetails(detailsJson);
+    const details = splitCheckedDetails(checked, detailsJson);
     const found = this.#refs.get({
       action: row.action,
       environment: row.environmentId,
