@@ -35,7 +35,13 @@ describe('rx-batch retention', () => {
       autoVacuum: 'incremental',
       freePages: 0,
       // Nothing to compact; the few pages a new store's migrations left free (tables rebuilt) are given back too.
-      run: { compacted: 0, bodiesPacked: 0, deleted: 0, batchesFinished: 0, pagesReturned: expect.any(Number) },
+      run: {
+        compacted: 0,
+        bodiesPacked: 0,
+        deleted: 0,
+        batchesFinished: 0,
+        pagesReturned: expect.any(Number) as number,
+      },
     });
     for (const wrong of ['0', '36501', '1.5', 'soon']) {
       const refused = await cli('retention', '--staged-days', wrong);
