@@ -6,7 +6,7 @@ import {
   ENTRY_CLINIC_SQL,
 } from './migrations/021-compact-audit-log.js';
 import { canonicalDetailsJson, checkAuditDetails } from '../model/audit-details.js';
-import { joinDetails, splitCheckedDetails, type SplitDetails } from './audit-details-split.js';
+import { joinDetails, splitCheckedDetails } from './audit-details-split.js';
 import {
   AUDIT_ACTION_PATTERN,
   AUDIT_ACTORS,
@@ -258,15 +258,16 @@ export class AuditRepo {
     const atMs = now.getTime();
     const row: AuditRow = { ...unhashed, hash: key ? shortKeyedAuditLink(unhashed, atMs, key) : auditHash(unhashed) };
     const details = splitCheckedDetails(checked, detailsJson);
-    const found = this.#refs.get({
+    const wanted: RefParameters = {
       action: row.action,
       environment: row.environmentId,
       key: key?.id ?? null,
       json: details.common,
       ownKeys: details.ownKeys,
       orderId: row.orderId,
-    })!;
-    const refs = this.#stored(found, row.action, row.environmentId, key?.id ?? null, details);
+    };
+    const found = this.#refs.get(wanted)!;
+    const refs = this.#stored(found, wanted);
     // The order's own clinic ids are read from the order (migration 21), not kept again.
     const own =
       row.orderId !== null &&
@@ -294,23 +295,19 @@ export class AuditRepo {
     return row;
   }
 
-  /** The numbers of an entry's names and details text (`found`), storing those not stored yet. */
+  /** The numbers of the names and details text `wanted` (as `found` them), storing those not stored yet. */
   #stored(
     found: Refs,
-    action: string,
-    environment: string | null,
-    key: string | null,
-    details: SplitDetails,
+    wanted: RefParameters,
   ): { action: number; environment: number | null; key: number | null; details: number } {
     const name = (id: number | null, text: string | null): number | null =>
       text === null ? null : (id ?? Number(this.#addName.run(text).lastInsertRowid));
+    const { json, ownKeys } = wanted;
     return {
-      action: name(found.action, action)!,
-      environment: name(found.environment, environment),
-      key: name(found.key, key),
-      details:
-        found.details ??
-        Number(this.#addDetails.run({ json: details.common, ownKeys: details.ownKeys }).lastInsertRowid),
+      action: name(found.action, wanted.action)!,
+      environment: name(found.environment, wanted.environment),
+      key: name(found.key, wanted.key),
+      details: found.details ?? Number(this.#addDetails.run({ json, ownKeys }).lastInsertRowid),
     };
   }
 
