@@ -29,6 +29,12 @@ const COUNT_TIME_SHARE = 0.02;
 export class BatchProgressTracker {
   readonly #batches = new Map<number, { rate: SlidingRate; activeAtMs: number }>();
   #read: { atMs: number; costMs: number; batches: BatchProgress[] } | null = null;
+  /** Measures what a read of the counts costs (performance.now(); a test makes reads costly). */
+  readonly #clockMs: () => number;
+
+  constructor(clockMs: () => number = () => performance.now()) {
+    this.#clockMs = clockMs;
+  }
 
   /** An order of the batch was claimed or answered: it is being sent from. */
   active(batchId: number, nowMs: number): void {
@@ -44,6 +50,11 @@ export class BatchProgressTracker {
     }
   }
 
+  /** The next report reads the counts again, whatever the last read cost. */
+  expire(): void {
+    this.#read = this.#read && { ...this.#read, atMs: Number.NEGATIVE_INFINITY };
+  }
+
   /** An order of the batch reached the service. */
   reached(batchId: number, nowMs: number): void {
     this.active(batchId, nowMs);
@@ -53,14 +64,21 @@ export class BatchProgressTracker {
   /**
    * The batches last active, newest first. Counts are read again at most every second (less often for huge
    * batches) unless `fresh` (a report while nothing is sending: those are few), which only the time share holds
-   * back; rates are always current.
+   * back; rates are always current. Counts held back are older than the store: `refreshInMs` says when a report
+   * would read them again, and the caller must report then, or a batch's last order may never show as settled.
    */
-  report(store: Store, environmentId: string, nowMs: number, fresh: boolean): BatchProgress[] {
-    if (this.#batches.size === 0) return [];
+  report(
+    store: Store,
+    environmentId: string,
+    nowMs: number,
+    fresh: boolean,
+  ): { batches: BatchProgress[]; refreshInMs: number | null } {
+    if (this.#batches.size === 0) return { batches: [], refreshInMs: null };
     const share = (this.#read?.costMs ?? 0) / COUNT_TIME_SHARE;
     const every = fresh ? share : Math.max(COUNT_EVERY_MS, share);
+    let refreshInMs: number | null = null;
     if (this.#read === null || nowMs - this.#read.atMs >= every) {
-      const startedAt = performance.now();
+      const startedAt = this.#clockMs();
       const batches = [...this.#batches.keys()]
         .sort((a, b) => b - a)
         .map((batchId) => ({
@@ -69,11 +87,14 @@ export class BatchProgressTracker {
           counts: store.orders.countByStateInBatch(environmentId, batchId),
           ordersPerSecond: 0,
         }));
-      this.#read = { atMs: nowMs, costMs: performance.now() - startedAt, batches };
+      this.#read = { atMs: nowMs, costMs: this.#clockMs() - startedAt, batches };
+    } else {
+      refreshInMs = Math.max(1, Math.ceil(this.#read.atMs + every - nowMs));
     }
-    return this.#read.batches.map((batch) => ({
+    const batches = this.#read.batches.map((batch) => ({
       ...batch,
       ordersPerSecond: this.#batches.get(batch.batchId)?.rate.perSecond(nowMs) ?? 0,
     }));
+    return { batches, refreshInMs };
   }
 }

@@ -42,7 +42,7 @@ export class ProgressReporter {
   readonly #health: ServiceHealth;
   readonly #loop: ReportedLoop;
   readonly #rate = new SlidingRate();
-  readonly #batches = new BatchProgressTracker();
+  readonly #batches: BatchProgressTracker;
   /** When each request in flight left (performance.now()), by order id, for the slow-service report. */
   readonly #sentAt = new Map<number, number>();
   #slowTimer: NodeJS.Timeout | undefined;
@@ -51,6 +51,10 @@ export class ProgressReporter {
   #lastState: OutboxState | null = null;
   #lastProgressAt = Number.NEGATIVE_INFINITY;
   #progressTimer: NodeJS.Timeout | undefined;
+  /** A report set for when batch counts held back by their read's cost may be read again. */
+  #countsTimer: NodeJS.Timeout | undefined;
+  /** The store is about to close: nothing more is set for later. */
+  #closing = false;
 
   constructor(deps: {
     environmentId: string;
@@ -61,6 +65,8 @@ export class ProgressReporter {
     onProgress?: (progress: OutboxProgress) => void;
     health: ServiceHealth;
     loop: ReportedLoop;
+    /** What a read of batch counts costs is measured with this (performance.now()). */
+    clockMs?: () => number;
   }) {
     this.#environmentId = deps.environmentId;
     this.#store = deps.store;
@@ -70,6 +76,7 @@ export class ProgressReporter {
     this.#onProgress = deps.onProgress;
     this.#health = deps.health;
     this.#loop = deps.loop;
+    this.#batches = new BatchProgressTracker(deps.clockMs);
   }
 
   /** Someone listens for progress events. */
@@ -84,6 +91,9 @@ export class ProgressReporter {
     const open = work.queued + work.sending + work.inDoubt + work.cancels > 0;
     const state = this.state(open);
     const nowMs = this.#nowMs();
+    // Counts read afresh whenever nothing is sending (rare reports); while sending, at most every second.
+    const batches = this.#batches.report(store, this.#environmentId, nowMs, state !== 'sending');
+    if (batches.refreshInMs !== null) this.#reportCountsIn(batches.refreshInMs);
     return {
       environmentId: this.#environmentId,
       state,
@@ -94,8 +104,7 @@ export class ProgressReporter {
       ordersPerSecond: this.#rate.perSecond(nowMs),
       nextAttemptAt: this.#nextAttemptAt(state, nowMs),
       slow: this.#slowRequests(performance.now()),
-      // Counts read afresh whenever nothing is sending (rare reports); while sending, at most every second.
-      batches: this.#batches.report(store, this.#environmentId, nowMs, state !== 'sending'),
+      batches: batches.batches,
     };
   }
 
@@ -148,8 +157,27 @@ export class ProgressReporter {
 
   /** No report is left set for later (the store is about to close). */
   cancelReport(): void {
+    this.#closing = true;
     clearTimeout(this.#progressTimer);
     this.#progressTimer = undefined;
+    clearTimeout(this.#countsTimer);
+    this.#countsTimer = undefined;
+  }
+
+  /**
+   * A report handed out batch counts older than the store (their read is costly and was held back): once they may
+   * be read again, one more report, whatever the loop does by then. Without it the last report of a run (sending
+   * ends, nothing happens after) could leave a batch at "3 of 4 settled" for good.
+   */
+  #reportCountsIn(delayMs: number): void {
+    if (this.#countsTimer || this.#closing || !this.#onProgress) return;
+    this.#countsTimer = setTimeout(() => {
+      this.#countsTimer = undefined;
+      if (this.#closing) return;
+      this.#batches.expire();
+      this.#report(true);
+    }, delayMs);
+    this.#countsTimer.unref();
   }
 
   /** Requests in flight for longer than SLOW_REQUEST_MS (null when none): the service is slow to answer them. */
