@@ -2,6 +2,7 @@ import { FIELDS, describePath, fieldIndex, type FieldSpec } from '../model/field
 import { capitalise, quote } from '../importing/problems.js';
 import type { Problem, Provenance } from '../model/imported-order.js';
 import { convertValue } from '../importing/value-conversion.js';
+import { currencyConflict, readMoneyText } from '../importing/amounts.js';
 import type { StagedProvenance } from '../store/staged-orders-repo.js';
 
 /**
@@ -46,13 +47,17 @@ export function resolveEditPath(path: string): { field: FieldSpec; parts: string
   return { field, parts: path.split('.'), itemIndex };
 }
 
-/** How the importer would read `value` for this field: the body value, or the problem it has. */
+/**
+ * How the importer would read `value` for this field: the body value, or the problem it has. `currency` is the
+ * order's currency code (upper-cased), against which an amount written with a currency (`£12.50`) is read.
+ */
 export function readEditValue(
   field: FieldSpec,
   path: string,
   value: EditValue,
   today: Date,
   file: string,
+  currency?: string,
 ): { value: unknown; problem?: Problem } {
   if (value === null) return { value: undefined };
   if (typeof value === 'number' && (field.kind === 'int' || field.kind === 'number') && Number.isFinite(value)) {
@@ -60,7 +65,12 @@ export function readEditValue(
   }
   const text = String(value).trim();
   if (text === '') return { value: undefined };
-  const converted = convertValue(text, field.kind, undefined, today);
+  // Amounts: a currency written with one must be the order's, and the number is the value (as on import).
+  const money = field.kind === 'number' ? readMoneyText(text) : undefined;
+  const conflict = money && currencyConflict(money, currency);
+  const converted = conflict
+    ? ({ ok: false, code: 'value.currency', reason: conflict } as const)
+    : convertValue(money ? money.number : text, field.kind, undefined, today);
   if (converted.ok) return { value: converted.value };
   // Kept as typed, as the importer keeps an unreadable cell, so the admin sees what is wrong with it.
   return {
@@ -90,6 +100,16 @@ export interface EditOutcome {
   problems: Problem[];
 }
 
+const CURRENCY_PATH = 'prescription.currencyCode';
+
+/** The order's currency code once these edits are made (an edit of it among them wins), upper-cased. */
+function editedCurrency(body: Obj, edits: readonly FieldEdit[]): string | undefined {
+  const edit = edits.findLast((candidate) => candidate.path === CURRENCY_PATH);
+  const prescription = body.prescription;
+  const value = edit ? edit.value : isObject(prescription) ? prescription.currencyCode : undefined;
+  return typeof value === 'string' && value.trim() !== '' ? value.trim().toUpperCase() : undefined;
+}
+
 /** Applies field edits to a copy of `body`. An item path one past the last item adds an item. */
 export function applyFieldEdits(
   body: unknown,
@@ -101,9 +121,10 @@ export function applyFieldEdits(
   const origins = { ...provenance };
   const changed: string[] = [];
   const problems: Problem[] = [];
+  const currency = editedCurrency(next, edits);
   for (const edit of edits) {
     const { field, parts, itemIndex } = resolveEditPath(edit.path);
-    const read = readEditValue(field, edit.path, edit.value, context.today, context.file);
+    const read = readEditValue(field, edit.path, edit.value, context.today, context.file, currency);
     let target: Obj;
     if (itemIndex === undefined) {
       const container = parts.length > 1 ? parts[0]! : undefined;
