@@ -92,7 +92,7 @@ describe('a cancel through the intake acts only on its own sender’s orders', (
     const [ack] = await send(r, [ca(order, B, 'CA-FROM-B')]);
     expect(ack!.get('MSA.1')).toBe('AE');
     expect(ack!.get('MSA.2')).toBe('CA-FROM-B');
-    expect(ack!.get('ERR.8')).toContain('EPR-9^CLINIC-K did not send that order');
+    expect(ack!.get('ERR.8')).toContain('EPR-9^CLINIC-K sent no order with that identity, so nothing was cancelled');
     expect(stateOf(r.fixture, order)).toBe('queued');
 
     const batchId = r.intake.repo.find(LOCAL.id, 'EPR-9^CLINIC-K', 'CA-FROM-B')!.batchId!;

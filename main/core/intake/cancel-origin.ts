@@ -8,15 +8,16 @@ import { readMessageHeader, type AckError } from './hl7-ack.js';
  * A cancel (ORC-1 CA) that arrived through the intake for an order its sender did not send: senders are not tied to
  * clinic codes, so acting on it would let any system on the network cancel another clinic's prescriptions
  * (docs/security.md, finding 22). It is staged, not acted on, with a warning for the admin (who may accept it
- * deliberately) and an ERR for the sender that says only what the sender may know.
+ * deliberately); the sender's ERR is `cancelNotActedOn`, which says only what the sender may know.
  */
 export interface HeldCancel {
   order: Pick<OrderRecord, 'id' | 'batchId' | 'clinicCode' | 'clinicOrderId'>;
   problem: Problem;
-  ackError: AckError;
 }
 
 export const OTHER_SENDERS_ORDER = 'cancel.otherSender';
+/** The importer's problem for a cancel whose order no batch queued or sent (`importing/finish-order.ts`). */
+export const UNKNOWN_ORDER = 'cancel.unknownOrder';
 
 type AcceptedOrder = HeldCancel['order'];
 
@@ -76,9 +77,24 @@ export function otherSendersOrder(
       code: OTHER_SENDERS_ORDER,
       text,
     },
-    ackError: {
-      hl7Code: '207',
-      text: `${named} was not acted on: ${from} did not send that order. It waits for the pharmacy's review.`,
-    },
+  };
+}
+
+/**
+ * The sender's answer to a cancel not acted on because it names no order this sender sent: one sentence, whether
+ * the order is another sender's, an admin's import, or no order at all, worded in this sender's terms only. An
+ * answer that told those apart would let any sender learn which clinic order ids exist for any clinic
+ * (docs/security.md, finding 24); the admin's staged problem and the audit entry keep the true reason.
+ */
+export function cancelNotActedOn(
+  sender: string,
+  order: { clinicCode: string | null; clinicOrderId: string | null },
+): AckError {
+  const from = sender || 'a message that names no sender (MSH-3/MSH-4)';
+  return {
+    hl7Code: '204',
+    text:
+      `ORC-1 CA for order '${order.clinicOrderId}' of clinic '${order.clinicCode}' was not acted on: ${from} ` +
+      "sent no order with that identity, so nothing was cancelled. It waits for the pharmacy's review.",
   };
 }

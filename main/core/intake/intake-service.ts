@@ -15,7 +15,14 @@ import {
   type AckError,
   type MessageHeader,
 } from './hl7-ack.js';
-import { otherSendersOrder, sentBy, type HeldCancel } from './cancel-origin.js';
+import {
+  cancelNotActedOn,
+  otherSendersOrder,
+  OTHER_SENDERS_ORDER,
+  sentBy,
+  UNKNOWN_ORDER,
+  type HeldCancel,
+} from './cancel-origin.js';
 import { appendToDayBatch, dayBatchName, readMessage, type ReadMessage } from './message-staging.js';
 import { isSameMessage } from './resend-check.js';
 
@@ -306,20 +313,35 @@ export class IntakeService {
         read: undefined,
       };
     }
+    // A cancel of an order this sender did not send is not acted on: staged for an admin to review.
+    const sender = header!.sender;
+    const held = this.#heldCancels(sender, read);
     const errors: AckError[] = [];
+    const notActedOn: AckError[] = [];
     let never = false;
     for (const entry of read.entries) {
+      let unknown = false;
       for (const problem of entry.problems) {
+        if (problem.code === UNKNOWN_ORDER) {
+          unknown = true;
+          continue;
+        }
         if (problem.severity !== 'error') continue;
         if (NEVER_AN_ORDER.has(problem.code)) never = true;
         errors.push(toAckError(problem));
       }
+      if (unknown || entry.problems.some((problem) => problem.code === OTHER_SENDERS_ORDER)) {
+        notActedOn.push(cancelNotActedOn(sender, entry.order));
+      }
     }
-    // A cancel of an order this sender did not send is not acted on: staged for an admin to review, answered AE.
-    const held = this.#heldCancels(header!.sender, read);
-    for (const cancel of held) errors.push(cancel.ackError);
+    // A cancel naming another sender's order and one naming no known order get the same answer, MSA-1 and ERR alike
+    // (no existence oracle, docs/security.md finding 24). AE for both, not AA: AA tells the sender its message was
+    // taken as sent and, under `send`, acted on, where here nothing was cancelled and nothing the sender or a person
+    // fixes in the preview makes this cancel act; the prescription may still be dispensed, so the sender's system
+    // must hear that the cancel did not happen.
+    errors.push(...notActedOn);
     return {
-      code: never || held.length > 0 ? 'AE' : 'AA',
+      code: never || notActedOn.length > 0 ? 'AE' : 'AA',
       errors,
       header,
       read,
