@@ -69,6 +69,24 @@ test('shows the local sandbox in use, checks the connection and lists the sandbo
   expect(problems).toEqual([]);
 });
 
+test('at 1024×700 the header is one row: the version and front end beside the widest environment and the identity', async ({
+  page,
+  app,
+}) => {
+  await page.setViewportSize({ width: 1024, height: 700 });
+  await page.goto(app.url);
+  const banner = page.getByRole('banner');
+  const identity = banner.getByRole('status', { name: 'Signed-in identity' });
+  await expect(identity).toHaveText(/Signed in as the service account/);
+  const meta = banner.getByText(/^Version /);
+  const [top, version] = [await identity.boundingBox(), await meta.boundingBox()];
+  // The version's line overlaps the identity's: the same row, not one of its own below it.
+  expect(version!.y).toBeLessThan(top!.y + top!.height);
+  expect(version!.y + version!.height).toBeGreaterThan(top!.y);
+  await expect(banner).toContainText('Browser mode');
+  await saveScreenshot(page, 'header-1024');
+});
+
 test('product search shows an 18-digit dm+d code exactly', async ({ app, page }) => {
   const local = await localSandbox(app);
   const fromSandbox = await searchSandboxProducts(local, 'tablet');

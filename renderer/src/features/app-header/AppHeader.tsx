@@ -49,7 +49,9 @@ export function AppHeader({ info, environment, onSelectEnvironment }: Props) {
         {environment ? <IdentityBadge environment={environment} /> : null}
         <p className="app-meta">
           <span>Version {info.version}</span>
-          <span aria-hidden="true"> · </span>
+          <span aria-hidden="true" className="app-meta-separator">
+            {' · '}
+          </span>
           <span>{TRANSPORT_LABELS[info.transport]}</span>
         </p>
       </header>
