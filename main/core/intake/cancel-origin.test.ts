@@ -222,9 +222,13 @@ describe('a cancel in a watched folder’s file acts only on its own message’s
       await drop('b.hl7', [ca(order, B)]);
       expect(stateOf(f, order)).toBe('queued');
       expect(readdirSync(join(dir, 'failed')).sort()).toEqual(['b.hl7', 'b.hl7.problems.txt']);
-      expect(readFileSync(join(dir, 'failed', 'b.hl7.problems.txt'), 'utf8')).toContain(
-        `message 1: ORC-1 CA for order '${order.prescription.clinicOrderId}' of clinic '${order.clinicInformation.clinicCode}', which EPR-9^CLINIC-K did not send`,
+      // The note is read on the folder's side: it says what B sent, never which batch or file the order came from.
+      const note = readFileSync(join(dir, 'failed', 'b.hl7.problems.txt'), 'utf8');
+      expect(note).toBe(
+        `message 1: ORC-1 CA for order '${order.prescription.clinicOrderId}' of clinic '${order.clinicInformation.clinicCode}' ` +
+          "was not acted on: EPR-9^CLINIC-K sent no order with that identity, so nothing was cancelled. It waits for the pharmacy's review.\n",
       );
+      expect(note).not.toContain('a.hl7');
       const held = f.store.audit.search({ action: 'intake.cancel.held' });
       expect(held).toHaveLength(1);
       const [cancel] = f.staging.getBatch(held[0]!.batchId!, { limit: 10 }).orders;

@@ -90,7 +90,7 @@ export function cancelNotActedOn(
   sender: string,
   order: { clinicCode: string | null; clinicOrderId: string | null },
 ): AckError {
-  const from = sender || 'a message that names no sender (MSH-3/MSH-4)';
+  const from = sender || 'a message or file that names no sender (MSH-3/MSH-4)';
   return {
     hl7Code: '204',
     text:

@@ -10,7 +10,7 @@ import type { CancelCheck } from '../staging/accept-batch.js';
 import type { StagingService } from '../staging/staging-service.js';
 import type { IntakeRepo } from '../store/intake-repo.js';
 import type { Store } from '../store/store.js';
-import { otherSendersOrder, senderOfMessage, sentBy } from './cancel-origin.js';
+import { cancelNotActedOn, otherSendersOrder, senderOfMessage, sentBy } from './cancel-origin.js';
 import type { IntakeRules } from './intake-service.js';
 import { describeFileSenders, watchedFileRule } from './watched-file-rule.js';
 
@@ -304,7 +304,9 @@ export class FolderWatcher {
         orderId: order.id,
         details: { fileName, ...(sender ? { sender } : {}), outcome: 'held' },
       });
-      held.push(`${cancel.source.message !== undefined ? `message ${cancel.source.message}: ` : ''}${problem.text}`);
+      // The note is read on the folder's side: the sender's sentence, naming no other batch or file (finding 24).
+      const said = cancelNotActedOn(sender, order).text;
+      held.push(`${cancel.source.message !== undefined ? `message ${cancel.source.message}: ` : ''}${said}`);
       return problem;
     };
   }
