@@ -21,6 +21,16 @@ export function OrderTimeline({ detail }: { detail: OrderDetail }) {
                 {line}
               </p>
             ))}
+            {event.technical ? (
+              <details className="timeline-technical">
+                <summary>Technical details</summary>
+                {event.technical.map((line) => (
+                  <p key={line} className="timeline-detail">
+                    <code>{line}</code>
+                  </p>
+                ))}
+              </details>
+            ) : null}
             {event.showSource ? <OrderSourceDisclosure orderId={detail.order.id} /> : null}
           </li>
         ))}

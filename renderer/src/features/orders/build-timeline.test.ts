@@ -144,10 +144,57 @@ describe('an order’s timeline', () => {
     const cancel = events.find((event) => event.title === 'Cancel requested');
     // The refusal's words once, in its own entry.
     expect(cancel?.details).toEqual(['Reason: Prescriber withdrew it', 'Outcome: Refused']);
-    expect(events.find((event) => event.title === 'Cancel refused')?.details).toEqual([
-      'The service said: already dispatched',
-      'HTTP 400, 9 ms',
+    expect(events.find((event) => event.title === 'Cancel refused')).toMatchObject({
+      details: ['The service said: already dispatched'],
+      technical: ['HTTP 400, 9 ms'],
+    });
+  });
+
+  it('says in words that the connection was cut while sending and nothing is sent twice; the cause is technical', () => {
+    const cut = {
+      id: 1,
+      operation: 'create' as const,
+      startedAt: t(2),
+      latencyMs: 812,
+      httpStatus: null,
+      outcome: 'in-doubt' as const,
+      errorMessage: 'sent, but the connection was lost before an answer (ECONNRESET): the outcome is unknown',
+      remoteId: null,
+    };
+    const events = buildTimeline(detail({ attempts: [cut], statusHistory: [], cancellations: [], audit: [] }));
+    const sent = events.find((event) => event.key === 'attempt-1')!;
+    expect(sent.title).toBe('Sent, but no answer came back (in doubt)');
+    expect(sent.details).toEqual([
+      'The connection was cut while the order was being sent, so whether the service received it is unknown. The app looks the order up before sending anything again, so nothing is sent twice.',
     ]);
+    expect(sent.details.join(' ')).not.toMatch(/ECONNRESET/);
+    expect(sent.technical).toEqual([cut.errorMessage, '812 ms']);
+  });
+
+  it('keeps every failed attempt’s error text behind the disclosure, never in the words shown', () => {
+    const failed = (operation: OrderDetail['attempts'][number]['operation'], outcome: 'retryable' | 'auth') => ({
+      id: 1,
+      operation,
+      startedAt: t(2),
+      latencyMs: null,
+      httpStatus: null,
+      outcome,
+      errorMessage: 'could not reach the service: connect ECONNREFUSED 127.0.0.1:4000 (ECONNREFUSED)',
+      remoteId: null,
+    });
+    for (const attempt of [
+      failed('create', 'retryable'),
+      failed('create', 'auth'),
+      failed('lookup', 'retryable'),
+      failed('cancel', 'retryable'),
+      failed('status', 'retryable'),
+    ]) {
+      const events = buildTimeline(detail({ attempts: [attempt], statusHistory: [], cancellations: [], audit: [] }));
+      const event = events.find((candidate) => candidate.key === 'attempt-1')!;
+      expect(event.details.length, `${attempt.operation} ${attempt.outcome}`).toBe(1);
+      expect(event.details.join(' ')).not.toMatch(/ECONN|127\.0\.0\.1/);
+      expect(event.technical).toEqual([attempt.errorMessage]);
+    }
   });
 
   it('tells an in-doubt 5xx from a send that got no answer, for creates and cancels', () => {

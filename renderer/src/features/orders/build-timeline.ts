@@ -7,7 +7,10 @@ export interface TimelineEvent {
   key: string;
   at: string;
   title: string;
+  /** What happened and what happens next, in words. */
   details: string[];
+  /** The wire's own account (the client's error text, HTTP status, time taken): behind a disclosure. */
+  technical?: string[];
   tone: Tone;
   /** The origin step of an order whose original text is kept: the view offers "Show source" on it. */
   showSource?: boolean;
@@ -66,7 +69,13 @@ function attemptFacts(attempt: Attempt): string[] {
   return facts.length ? [facts.join(', ')] : [];
 }
 
-type Described = Pick<TimelineEvent, 'title' | 'tone'> & { extra?: string | undefined };
+/**
+ * `plain`: what happened in words (shown); `extra`: the service's own words where they are the point (a refusal);
+ * the client's error text (ECONNRESET, timeouts) goes behind the disclosure with the attempt's facts.
+ */
+type Described = Pick<TimelineEvent, 'title' | 'tone'> & { plain?: string; extra?: string | undefined };
+
+const NOTHING_TWICE = 'The app looks the order up before sending anything again, so nothing is sent twice.';
 
 function describeCreate(attempt: Attempt, message: string | undefined): Described {
   switch (attempt.outcome) {
@@ -76,17 +85,30 @@ function describeCreate(attempt: Attempt, message: string | undefined): Describe
         tone: 'good',
       };
     case 'retryable':
-      return { title: 'Sending failed; it will be sent again', tone: 'waiting', extra: message };
+      return {
+        title: 'Sending failed; it will be sent again',
+        tone: 'waiting',
+        plain:
+          'The service did not take the order (it could not be reached, or asked the app to wait). It is sent again by itself; nothing is lost or sent twice.',
+      };
     case 'in-doubt':
       return attempt.httpStatus !== null
         ? {
             title: 'Sent, but the service failed without saying whether it was created (in doubt): looked up first',
             tone: 'waiting',
-            extra: message,
+            plain: `The service answered with an error, so whether it created the order is unknown. ${NOTHING_TWICE}`,
           }
-        : { title: 'Sent, but no answer came back (in doubt)', tone: 'waiting', extra: message };
+        : {
+            title: 'Sent, but no answer came back (in doubt)',
+            tone: 'waiting',
+            plain: `The connection was cut while the order was being sent, so whether the service received it is unknown. ${NOTHING_TWICE}`,
+          };
     case 'auth':
-      return { title: 'Not sent: sign-in required', tone: 'attention', extra: message };
+      return {
+        title: 'Not sent: sign-in required',
+        tone: 'attention',
+        plain: 'The service no longer accepted this computer’s sign-in. Sign in again; sending then goes on by itself.',
+      };
     case 'rejected':
       return { title: 'Rejected by the service', tone: 'attention', extra: message };
   }
@@ -94,6 +116,7 @@ function describeCreate(attempt: Attempt, message: string | undefined): Describe
 
 function describeAttempt(attempt: Attempt): Described {
   const message = attempt.errorMessage ?? undefined;
+  // Rejections quote the service; any other failure's text is technical (the disclosure has it).
   switch (attempt.operation) {
     case 'create':
       return describeCreate(attempt, message);
@@ -103,7 +126,12 @@ function describeAttempt(attempt: Attempt): Described {
           ? { title: `Looked up: the service has it, pharmacy order id ${attempt.remoteId}`, tone: 'good' }
           : { title: 'Looked up: the service does not have it, so it will be sent', tone: 'waiting' };
       }
-      return { title: 'Look-up failed; it will be tried again', tone: 'waiting', extra: message };
+      return {
+        title: 'Look-up failed; it will be tried again',
+        tone: 'waiting',
+        plain:
+          'The service could not be asked whether it has the order. It is asked again, and the order is not sent again before it answers.',
+      };
     case 'cancel':
       if (attempt.outcome === 'ok') return { title: 'Cancel sent to the service', tone: 'good' };
       // The service's own words, once: the order's panel says the reason in plain words above the timeline.
@@ -114,14 +142,25 @@ function describeAttempt(attempt: Attempt): Described {
         return {
           title: 'Cancel sent, no clear answer: its status is checked before it is sent again',
           tone: 'waiting',
-          extra: message,
+          plain:
+            attempt.httpStatus === null
+              ? 'The connection was cut while the cancel was being sent, so whether the service received it is unknown; the cancel is not sent twice.'
+              : 'The service answered with an error, so whether it took the cancel is unknown; the cancel is not sent twice.',
         };
       }
-      return { title: 'Sending the cancel failed; it will be sent again', tone: 'waiting', extra: message };
+      return {
+        title: 'Sending the cancel failed; it will be sent again',
+        tone: 'waiting',
+        plain: 'The cancel did not reach the service. It is sent again by itself.',
+      };
     case 'status':
       return attempt.outcome === 'ok'
         ? { title: 'Status checked', tone: 'neutral' }
-        : { title: 'Status check failed', tone: 'waiting', extra: message };
+        : {
+            title: 'Status check failed',
+            tone: 'waiting',
+            plain: 'The service could not be asked for the status. It is asked again later.',
+          };
   }
 }
 
@@ -181,13 +220,15 @@ export function buildTimeline(detail: OrderDetail): TimelineEvent[] {
   }
 
   for (const attempt of detail.attempts) {
-    const { title, tone, extra } = describeAttempt(attempt);
+    const { title, tone, plain, extra } = describeAttempt(attempt);
+    const technical = [...(!extra && attempt.errorMessage ? [attempt.errorMessage] : []), ...attemptFacts(attempt)];
     events.push({
       key: `attempt-${attempt.id}`,
       rank: RANK.attempt!,
       at: attempt.startedAt,
       title,
-      details: [...(extra ? [extra] : []), ...attemptFacts(attempt)],
+      details: [...(plain ? [plain] : []), ...(extra ? [extra] : [])],
+      ...(technical.length ? { technical } : {}),
       tone,
     });
   }
