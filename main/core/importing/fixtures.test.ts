@@ -648,6 +648,64 @@ const CASES: Case[] = [
       expect(item(r.orders[0], 0)!.dosageInstructions).toBe('Two caplets\n£5 every six hours');
     },
   },
+  {
+    file: 'escapes-local-charset.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 0,
+    problems: ['hl7.localEscape@1:'],
+    check: (r) => {
+      const order = r.orders[0]!;
+      // \ZAP\ left out (and said, naming the value); \H\…\N\ highlighting keeps its text.
+      expect(body(order).customer).toMatchObject({ surname: 'OBrien', firstName: 'Alex' });
+      expect(order.problems[0]!.text).toContain('PID-5.1 (\\ZAP\\)');
+      // A switch to ASCII changes nothing; JIS X 0208 text after \M2442\ is read as the characters it writes.
+      expect(item(order, 0)).toMatchObject({
+        medication: 'Paracetamol 500mg tablets',
+        dosageInstructions: 'Two tablets up to four times a day こんにちは',
+      });
+    },
+  },
+  {
+    file: 'escapes-unapplied.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 1,
+    problems: ['hl7.characterSetEscape@1:', 'hl7.escapeUnreadable@1:'],
+    check: (r) => {
+      const order = r.orders[0]!;
+      // The text after a switch that cannot be applied is kept, never dropped, and the order is held back.
+      expect(body(order).customer!.firstName).toBe('Zoë');
+      const [charset, lone] = order.problems;
+      expect(charset!.text).toContain('PID-5.2 switches character set with \\C2D42\\ (ISO 8859-2)');
+      // An escape cut in two by a component separator: its text kept, the value named.
+      expect(item(order, 0)!.dosageInstructions).toBe('Two tablets up to four times a day \\X2E');
+      expect(lone!.text).toContain("RXE-7.2 ('…mes a day \\X2E')");
+    },
+  },
+  {
+    file: 'second-patient.hl7',
+    format: 'hl7',
+    orders: 2,
+    invalid: 1,
+    problems: ['hl7.multiplePatients@1:', 'hl7.repeatedPatient@2:'],
+    check: (r) => {
+      expect(r.orders[0]!.problems[0]!.text).toContain('PID segment 3 differs from the first PID (segment 2)');
+      expect(r.orders[1]!.valid).toBe(true);
+    },
+  },
+  {
+    file: 'segment-name-case.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 0,
+    fileProblems: ['hl7.segmentNameCase'],
+    check: (r) => {
+      expect(r.fileProblems[0]!.text).toContain("first on line 2: 'pid'");
+      expect(body(r.orders[0]).customer!.surname).toBe('Example');
+      expect(item(r.orders[0], 0)!.dmdCode).toBe('42109611000001109');
+    },
+  },
   ...[
     ['omp-o09.hl7', 'OMP^O09', 'O-1'],
     ['orm-o01.hl7', 'ORM^O01', 'R-1'],

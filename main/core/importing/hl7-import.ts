@@ -7,6 +7,7 @@ import { derivedOnce } from '../model/deep-frozen.js';
 import { chooseHl7Profile, type Hl7ProfileChoice } from './hl7-profile-choice.js';
 import { MessageSenders, readHl7Sender } from './hl7-sender.js';
 import { extractHl7Order } from './hl7-field-map.js';
+import { escapeProblems } from './hl7-escape-problems.js';
 import { isAcceptedMessageType, messageTypeRefusal } from './hl7-message-types.js';
 import { Hl7Splitter, Hl7StreamAbort, listLines, type SplitMessage } from './hl7-stream.js';
 import { problem, quote } from './problems.js';
@@ -59,6 +60,39 @@ function strayLineProblems(file: string, split: SplitMessage): Problem[] {
       { message: split.index },
       'hl7.strayLine',
       `${listLines(stray.map((s) => s.line))}, between segments of message ${split.index}, ${one ? 'is not an HL7 segment' : 'are not HL7 segments'} (a wrapped or pasted line?) and ${one ? 'was' : 'were'} left out of the message; line ${first.line} reads ${quote(first.text)}.`,
+    ),
+  ];
+}
+
+/**
+ * Every order message Rx Batch reads (RDE^O11, RDE^O01, OMP^O09, ORM^O01) has at most one PID: its orders are for
+ * one patient. A second PID is a second patient, whose details the map never reads: refused, naming the segment,
+ * rather than the order being made for the first patient alone. A copy of the first PID changes nothing: a warning.
+ */
+function patientProblem(message: Hl7Message, file: string, index: number): Problem[] {
+  const pids = message.all('PID');
+  if (pids.length < 2) return [];
+  const [first, ...rest] = pids;
+  const differing = rest.filter((pid) => pid.raw.slice(4).trimEnd() !== first!.raw.slice(4).trimEnd());
+  const at = (list: typeof pids) => list.map((pid) => pid.position + 1).join(', ');
+  if (differing.length === 0) {
+    return [
+      problem(
+        'warning',
+        file,
+        { message: index },
+        'hl7.repeatedPatient',
+        `Message ${index} repeats its PID segment (segment ${first!.position + 1}) as segment ${at(rest)}, unchanged; the copy was ignored.`,
+      ),
+    ];
+  }
+  return [
+    problem(
+      'error',
+      file,
+      { message: index },
+      'hl7.multiplePatients',
+      `Message ${index} holds a second patient: PID segment ${at(differing)} differs from the first PID (segment ${first!.position + 1}), and an order message (${message.messageType || 'no type'}) carries one patient's order. Only the first patient would be read, so the message is refused; ask the sender to send each patient's order in a message of its own.`,
     ),
   ];
 }
@@ -153,6 +187,7 @@ export async function importHl7(
       await emit(entry);
       return;
     }
+    const patients = patientProblem(message, file, split.index);
     const escapedBytes = `${message.delimiters.escape}X`;
     const hexEscapes = split.segments.some((segment) => segment.includes(escapedBytes));
     const plain = unusualSpaces || hexEscapes;
@@ -164,7 +199,12 @@ export async function importHl7(
       overrides: profile?.hl7FieldMap,
       ...(plain ? { spaces } : {}),
     });
-    const extra = [...extraction.problems, ...strayLineProblems(file, split)];
+    const extra = [
+      ...extraction.problems,
+      ...escapeProblems(message, file, split.index),
+      ...patients,
+      ...strayLineProblems(file, split),
+    ];
     let orderControl: 'NW' | 'CA' = 'NW';
     if (extraction.orderControl === 'CA') orderControl = 'CA';
     else if (extraction.orderControl !== 'NW') {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { looksLikeHl7 } from './import-file.js';
-import { Hl7Splitter, isSegmentLine } from './hl7-stream.js';
+import { Hl7Splitter, inCapitals, isSegmentLine } from './hl7-stream.js';
 
 /**
  * HL7 files as people paste and edit them: comment and text lines before, between and inside messages, blank lines,
@@ -25,7 +25,9 @@ const STRAY_TEXTS = [
   '```hl7',
   '---',
   'with food',
-  'pid|1||lower case is not a segment',
+  // A segment name in lower case (`pid|…`) is read as that segment (hl7.segmentNameCase); these are no name at all.
+  '1pid|a digit first is not a segment',
+  'p-d|nor is a dash',
   'PID is the patient segment',
   'MSHX',
   'Rx|1|2',
@@ -46,7 +48,7 @@ const strayText = fc.oneof(
     .map((s) => s.replace(/[\r\n\x0b\x1c]/g, ' ').trim())
     // The text `\r` or `\n` before a segment name is a line break written as text (hl7-stream.ts,
     // hl7.textLineBreaks) that starts a segment; lines of such text alone are among STRAY_TEXTS.
-    .filter((s) => s !== '' && !isSegmentLine(s, '|') && !/\\[rn]/.test(s)),
+    .filter((s) => s !== '' && !isSegmentLine(s, '|') && !inCapitals(s, '|') && !/\\[rn]/.test(s)),
 );
 const indent = fc.constantFrom('', '', '', ' ', '    ', '\t', '  \t');
 

@@ -75,6 +75,29 @@ export function isSegmentLine(line: string, fieldSeparator: string): boolean {
 
 const isHeaderName = (line: string) => line.startsWith('MSH') || line.startsWith('FHS') || line.startsWith('BHS');
 
+/**
+ * Segments of the messages read and of their envelopes, and those that often travel with them: a line starting with
+ * one of these names in lower or mixed case is that segment. Other names are not guessed at (`Re |`, `Tom|` in a
+ * note), except Z-segments, which a profile may read.
+ */
+const KNOWN_SEGMENTS = new Set(
+  'MSH FHS BHS BTS FTS SFT UAC EVN PID PD1 PV1 PV2 NK1 NTE AL1 IAM DG1 OBX OBR ORC RXE RXO RXR RXC RXD RXG RXA TQ1 TQ2 IN1 IN2 IN3 GT1 PRT CTI BLG FT1'.split(
+    ' ',
+  ),
+);
+
+/** `line` with its segment name in capitals when it is a segment whose name is written in lower or mixed case. */
+export function inCapitals(line: string, fieldSeparator: string): string | undefined {
+  if (line.length < 4 || !/^[A-Za-z][A-Za-z0-9]{2}$/.test(line.slice(0, 3))) return undefined;
+  const name = line.slice(0, 3).toUpperCase();
+  if (name === line.slice(0, 3) || (!KNOWN_SEGMENTS.has(name) && name.charAt(0) !== 'Z')) return undefined;
+  const fixed = name + line.slice(3);
+  if (!isSegmentLine(fixed, fieldSeparator)) return undefined;
+  // A header in lower case must declare its separators as one in capitals does (`msh|^~\&|`).
+  if (isHeaderName(fixed) && !/^[^A-Za-z0-9\s]{5}$/.test(fixed.slice(3, 8))) return undefined;
+  return fixed;
+}
+
 /** `Line 3`, `Lines 3, 5 and 9`, `Lines 3, 5, … and 4 more`. */
 export function listLines(lines: readonly number[], total = lines.length): string {
   const shown = lines.slice(0, MAX_LISTED_LINES);
@@ -119,6 +142,9 @@ export class Hl7Splitter {
   private indentedCount = 0;
   private textBreaksAt: number | undefined;
   private textBreakLines = 0;
+  private caseAt: number | undefined;
+  private caseCount = 0;
+  private caseFirst: string | undefined;
   private segmentNumber = 0;
   private lineNumber = 0;
 
@@ -183,6 +209,18 @@ export class Hl7Splitter {
           {},
           'hl7.textLineBreaks',
           `Segments are separated by the text '\\r' or '\\n' instead of line breaks (first on line ${this.textBreaksAt}${lines > 1 ? `, on ${lines} lines in all` : ''}), as in a message copied from source code or a log; they were read as separate segments.`,
+        ),
+      );
+    }
+    if (this.caseAt !== undefined) {
+      const many = this.caseCount > 1;
+      this.problems.push(
+        problem(
+          'warning',
+          this.file,
+          {},
+          'hl7.segmentNameCase',
+          `${many ? `${this.caseCount} segment names are` : 'A segment name is'} not in capitals (first on line ${this.caseAt}: '${this.caseFirst}'); HL7 names segments in capitals, so ${many ? 'they were' : 'it was'} read as ${many ? 'those segments' : `'${this.caseFirst!.toUpperCase()}'`}. Ask the sender to write segment names in capitals.`,
         ),
       );
     }
@@ -276,6 +314,21 @@ export class Hl7Splitter {
     return true;
   }
 
+  /**
+   * A segment whose name is written in lower or mixed case (`pid|…`, `Rxe|…`): HL7 names segments in capitals, yet
+   * the line is plainly that segment, and leaving it out lost a patient or an item to a stray-line warning. Read
+   * under its capital name, said once in a file warning. A header (MSH, FHS, BHS) so written must also declare its
+   * separators, as one in capitals does; undefined when the line is no segment in any case.
+   */
+  private upperCased(line: string): string | undefined {
+    const fixed = inCapitals(line, this.fieldSeparator);
+    if (fixed === undefined) return undefined;
+    this.caseAt ??= this.lineNumber;
+    this.caseCount += 1;
+    this.caseFirst ??= line.slice(0, 3);
+    return fixed;
+  }
+
   /** One line, or a piece of one between MLLP framing bytes or text breaks. */
   private piece(text: string, out: SplitMessage[], broken = false): void {
     let line = text;
@@ -292,6 +345,10 @@ export class Hl7Splitter {
       line = trimmed;
     }
     if (!broken && line.includes('\\') && TEXT_BREAK.test(line) && this.textBroken(line, out)) return;
+    if (!isUpper(line.charCodeAt(0)) || !isUpperOrDigit(line.charCodeAt(1)) || !isUpperOrDigit(line.charCodeAt(2))) {
+      const named = this.upperCased(line);
+      if (named !== undefined) line = named;
+    }
     if (!isSegmentLine(line, this.fieldSeparator)) {
       const stray = { line: this.lineNumber, text: line.trimEnd() };
       if (this.current) this.trailing.push(stray);

@@ -1,4 +1,4 @@
-import { Message } from 'node-hl7-client';
+import { decodeEscapes, escapeTools, type EscapeNote, type EscapeTools } from './hl7-escapes.js';
 
 /**
  * A small typed view of one HL7 v2 message. The rest of the importer sees only this file's types.
@@ -9,20 +9,18 @@ import { Message } from 'node-hl7-client';
  *   (an Error with a stack trace) for every absent component. Measured here: about 325 µs per message, 6.5 s for
  *   the benchmark's 20,000 messages against 27 ms for a raw segment split. So this adapter splits the structure
  *   itself, lazily, by the delimiters the message declares in MSH-1/MSH-2 (a plain split per level; HL7 has no
- *   quoting, so nothing more is needed) and uses the library for what takes knowledge: escape sequences.
- *   hl7-adapter.test.ts reads every field of the fixture corpus both ways and checks they agree.
+ *   quoting, so nothing more is needed). hl7-adapter.test.ts reads every field of the fixture corpus both ways and
+ *   checks they agree.
  * - Up to 3.2 its segment finder matched `MSH|` anywhere, so a sending facility such as `CLINIC-MSH` made it
  *   refuse the message as "Multiple MSH segments found"; 4.0 reads such a message (the fixtures test compares it).
  * - Repetitions cannot be addressed by path in 3.2 (`PID.11.2.1` throws "this.message is not defined") and path
  *   reads always return the first repetition; here every level is addressed by index.
  * - It splits segments on `\r` only when the text contains one, else on `\n`, so `\r\n` would leave `\n` at the
  *   start of every segment. Callers (hl7-stream.ts) hand over segments, whatever the line ends were.
- * - Its unescape leaves the formatted-text commands (`\.br\`, `\.sp\`, `\.ce\`, `\.in+4\`…) as they are and decodes
- *   `\Xhh..\` byte by byte as Latin-1, so `\XC2A3\` became "Â£". Values are therefore decoded here token by token:
- *   `\.br\`, `\.sp\` and `\.ce\` become a line break, `\.sk n\` n spaces, the other layout commands nothing;
- *   `\X..\` is read as UTF-8 (Latin-1 only when the bytes are not UTF-8), adjacent ones together (an encoder that
- *   escapes byte by byte writes é as `\XC3\\XA9\`); every other escape (`\F\ \S\ \T\ \R\ \E\`, highlighting,
- *   character-set switches) goes to the library's own `unescape`.
+ * - Its unescape leaves the formatted-text commands (`\.br\`…) as they are, decodes `\Xhh..\` byte by byte as
+ *   Latin-1 (`\XC2A3\` became "Â£"), throws a RangeError on `\XZZ\`, and drops `\Z..\`, `\C..\` and `\M..\`
+ *   without a word. Values are therefore decoded by hl7-escapes.ts, which applies what can be applied and notes the
+ *   rest (`escapeNotes`), for the importer to report.
  * - Batches (FHS/BHS) and MLLP framing are handled by hl7-stream.ts, not by the library's `Batch`/`FileBatch`
  *   (which need the whole file as one string and do not check the BTS/FTS counts) or its socket-bound `MLLPCodec`.
  */
@@ -74,6 +72,19 @@ export interface Hl7Message {
   readonly messageType: string;
   first(name: string): Hl7Segment | undefined;
   all(name: string): Hl7Segment[];
+  /**
+   * Escape sequences in the values read so far that could not be applied as written: a locally defined one
+   * (`\Z..\`, left out), a character-set switch the text could not be read under (kept as written), or an escape
+   * character that starts no sequence (kept as text). Each once per value.
+   */
+  readonly escapeNotes: readonly Hl7EscapeNote[];
+}
+
+export interface Hl7EscapeNote extends EscapeNote {
+  /** The value it was in, as `PID-5.1` (a repetition after the field: `PID-11[2].1`). */
+  path: string;
+  /** 1-based segment of the message. */
+  segment: number;
 }
 
 const SEGMENT_NAME = /^[A-Z][A-Z0-9]{2}$/;
@@ -91,27 +102,6 @@ export function readDelimiters(header: string): Hl7Delimiters {
     );
   }
   return { field, component, repetition, escape, subcomponent };
-}
-
-function decodeHexBytes(hex: string): string {
-  const bytes = Buffer.from(hex.length % 2 === 0 ? hex : `0${hex}`, 'hex');
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    return bytes.toString('latin1');
-  }
-}
-
-/**
- * A formatted-text (FT) command, `.br` … `.nf`, as the layout it asks for: a line break for a new line (`.br`, `.sp n`,
- * `.ce`), spaces for `.sk n`, nothing for indents and fill mode (`.in`, `.ti`, `.fi`, `.nf`). Text is not laid out here.
- */
-function formatCommand(body: string): string | undefined {
-  const command = body.slice(1, 3);
-  if (command === 'br' || command === 'sp' || command === 'ce') return '\n';
-  if (command === 'sk') return ' '.repeat(Math.min(Math.max(Number.parseInt(body.slice(3).trim(), 10) || 1, 1), 20));
-  if (command === 'in' || command === 'ti' || command === 'fi' || command === 'nf') return '';
-  return undefined;
 }
 
 /** Where the piece found by `pieceStart` ends (set by it: a second return value without a tuple per call). */
@@ -190,7 +180,7 @@ class SegmentView implements Hl7Segment {
     return raw
       .slice(compStart, pieceEnd)
       .split(d.subcomponent)
-      .map((piece) => (isNull(piece) ? '' : this.owner.decode(piece)));
+      .map((piece, i) => (isNull(piece) ? '' : this.owner.decode(piece, this, field, component, i + 1, repetition)));
   }
 
   value(field: number, component = 1, subcomponent = 1, repetition = 1): string {
@@ -207,35 +197,18 @@ class SegmentView implements Hl7Segment {
     const piece = raw.slice(subStart, pieceEnd);
     // `""` is HL7's explicit null ("no value", which for a new order is the same as none), not the text `""`.
     if (isNull(piece)) return '';
-    return this.owner.decode(piece).trim();
+    return this.owner.decode(piece, this, field, component, subcomponent, repetition).trim();
   }
 }
 
-interface DelimiterTools {
-  delimiters: Hl7Delimiters;
-  /**
-   * The same tokenising as the library's unescape (an escape character, anything but it, an escape character), except
-   * that a run of adjacent `\X..\` tokens is one token: their bytes are decoded together.
-   */
-  escapeToken: RegExp;
-  /** A library message, used only for its unescape. */
-  unescaper: Message;
-}
-
 /** Built once per set of delimiters (nearly always just `|^~\&`), not once per message. */
-const toolsByHeader = new Map<string, DelimiterTools>();
+const toolsByHeader = new Map<string, EscapeTools>();
 
-function delimiterTools(header: string): DelimiterTools {
+function delimiterTools(header: string): EscapeTools {
   const key = header.slice(3, 8);
   let tools = toolsByHeader.get(key);
   if (!tools) {
-    const delimiters = readDelimiters(header);
-    const e = delimiters.escape.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    tools = {
-      delimiters,
-      escapeToken: new RegExp(`(?:${e}X[0-9A-Fa-f]+${e})+|${e}[^${e}]*${e}`, 'g'),
-      unescaper: new Message({ text: `MSH${key}` }),
-    };
+    tools = escapeTools(readDelimiters(header));
     if (toolsByHeader.size < 64) toolsByHeader.set(key, tools);
   }
   return tools;
@@ -250,7 +223,7 @@ class MessageView implements Hl7Message {
 
   constructor(
     private readonly rawSegments: readonly string[],
-    private readonly tools: DelimiterTools,
+    private readonly tools: EscapeTools,
   ) {
     this.delimiters = tools.delimiters;
     this.segments = rawSegments.map((raw, i) => new SegmentView(raw, i, this));
@@ -264,19 +237,21 @@ class MessageView implements Hl7Message {
     return this.#text;
   }
 
-  decode(raw: string): string {
+  /** Escapes in values read so far that could not be applied (hl7-escapes.ts), each with where it was. */
+  readonly escapeNotes: Hl7EscapeNote[] = [];
+
+  decode(raw: string, segment: SegmentView, field: number, component: number, sub: number, rep: number): string {
     if (!raw.includes(this.delimiters.escape)) return raw;
-    const e = this.delimiters.escape;
-    return raw.replace(this.tools.escapeToken, (token) => {
-      const body = token.slice(1, -1);
-      const layout = body.charCodeAt(0) === 46 ? formatCommand(body) : undefined;
-      if (layout !== undefined) return layout;
-      if (/^X[0-9A-Fa-f]+$/.test(body)) return decodeHexBytes(body.slice(1));
-      // A run of `\X..\` tokens: one byte sequence.
-      if (body.charCodeAt(0) === 88 && body.includes(e))
-        return decodeHexBytes(body.split(`${e}${e}X`).join('').slice(1));
-      return this.tools.unescaper.unescape(token);
-    });
+    return decodeEscapes(
+      raw,
+      this.tools,
+      () => this.segments[0]!.value(18),
+      (note) => {
+        const path = `${segment.name}-${field}${rep > 1 ? `[${rep}]` : ''}.${component}${sub > 1 ? `.${sub}` : ''}`;
+        if (!this.escapeNotes.some((n) => n.path === path && n.escape === note.escape))
+          this.escapeNotes.push({ ...note, path, segment: segment.position + 1 });
+      },
+    );
   }
 
   first(name: string): Hl7Segment | undefined {

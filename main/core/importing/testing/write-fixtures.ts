@@ -551,6 +551,23 @@ export function fixtureFiles(): Record<string, string | Buffer> {
         o.prescribedItems[0]!.dosageInstructions = 'Two caplets\nevery six hours';
       }),
     ).replace('every', '\\XC2A3\\5 every'),
+    // HL7 v2 chapter 2's other escapes: a locally defined one (left out, warned), highlighting (text kept), switches to
+    // ASCII (nothing to change) and to JIS X 0208 (the 7-bit JIS text decoded).
+    'escapes-local-charset.hl7': hl7(hl7Order('EL-1'))
+      .replace('Example^Alex', 'O\\ZAP\\Brien^\\H\\Alex\\N\\')
+      .replace('Paracetamol 500mg', 'Paracetamol\\C2842\\ 500mg')
+      .replace('Two tablets up to four times a day', 'Two tablets up to four times a day \\M2442\\$3$s$K$A$O\\C2842\\'),
+    // A right-hand set switch over text the message was not decoded in, and escapes a separator cut in two.
+    'escapes-unapplied.hl7': hl7(hl7Order('EU-1'))
+      .replace('Example^Alex', 'Example^Zo\\C2D42\\\u00eb')
+      .replace('four times a day', 'four times a day \\X2E^\\'),
+    // A second patient in one message, and a message whose PID is there twice, unchanged.
+    'second-patient.hl7': [
+      hl7(hl7Order('SP-1')).replace(/(PID\|[^\r]*\r)/, (pid: string) => pid + pid.replace('Example^Alex', 'Other^Sam')),
+      hl7(hl7Order('SP-2')).replace(/(PID\|[^\r]*\r)/, '$1$1'),
+    ].join('\r'),
+    // Segment names not in capitals: read as the segments they name, said once.
+    'segment-name-case.hl7': hl7(hl7Order('SC-1')).replace('\rPID|', '\rpid|').replace('\rRXE|', '\rRxe|'),
     'omp-o09.hl7': hl7(hl7Order('O-1'))
       .replace('RDE^O11^RDE_O11', 'OMP^O09^OMP_O09')
       .replace(/RXE\|\|([^|]*)\|\|\|\|\|([^|]*)\|\|\|([^|\r]*)(\|\|([^|\r]*))?/g, 'RXO|$1||||||$2||||$3||$5'),
