@@ -356,3 +356,55 @@ describe('a lookup answer that lists other orders', () => {
     expect(pharmacyIdIn([record(null, '5'), record('A-1', '9'), record('B-2', '3')], 'A-1')).toBe(9);
   });
 });
+
+describe("a cancel's status check answered with another order's record", () => {
+  it("a lost cancel is not taken as done on a 'Cancelled' naming another clinic order id: asked in the order's clinic, sent again", async () => {
+    const { t, outbox } = fixture.setUp(fixture.proxy.url);
+    const [id] = enqueue(t, sampleOrders('CANCEL-CHECK', 1, 'CLINIC-B'));
+    await outbox.runUntilIdle(ENVIRONMENT_ID);
+    const { pharmacyOrderId, clinicOrderId } = t.store.orders.get(id!)!;
+    requestCancel(t.store, id!, 'no longer needed');
+    // Someone else's record under our pharmacy order id, cancelled: a service or cache that mixed its answers up.
+    const othersRecord = {
+      clinicOrderId: 'SOMEONE-ELSES-1',
+      pharmacyOrderId: String(pharmacyOrderId),
+      orderStatus: 'Cancelled',
+    };
+    let cancels = 0;
+    const before = fixture.proxy.received().length;
+    fixture.setProxyRule((req) => {
+      if (req.url.includes('Order/cancel')) {
+        cancels += 1;
+        // The first cancel gets a 503 (it may have acted): its status is checked before it goes again.
+        return cancels === 1 ? { status: 503, body: { error: 'busy', status: 503 } } : 'forward';
+      }
+      if (req.url.includes('status-with-clinic-code')) return { status: 200, body: [othersRecord] };
+      if (req.url.includes('Order/status')) return { status: 200, body: othersRecord };
+      return 'forward';
+    });
+    outbox.notify(ENVIRONMENT_ID);
+    const result = await outbox.runUntilIdle(ENVIRONMENT_ID);
+    await outbox.stop();
+
+    expect(result).toMatchObject({ outcome: 'idle', openCancels: 0 });
+    // Sent again, so the pharmacy has it cancelled, where taking the other record's word left it live.
+    expect(fixture.sandbox.listOrders().find((o) => o.clinicOrderId === clinicOrderId)?.status).toBe('Cancelled');
+    expect(t.store.orders.get(id!)?.state).toBe('cancel_sent');
+    const attempts = t.store.attempts.list(id!);
+    expect(attempts.map((a) => `${a.operation}:${a.outcome}:${a.httpStatus ?? '-'}`)).toEqual([
+      'create:ok:200',
+      'cancel:in-doubt:503',
+      'status:ok:200',
+      'cancel:ok:200',
+    ]);
+    expect(attempts.find((a) => a.operation === 'status')?.remoteId).toBeNull();
+    // The check asked within the order's own clinic, never the unscoped status?orderId=.
+    const checks = fixture.proxy
+      .received()
+      .slice(before)
+      .filter((r) => r.url.includes('Order/status'));
+    expect(checks.map((r) => r.url)).toEqual([
+      `/api/v2/Order/status-with-clinic-code?clinicCode=CLINIC-B&orderId=${pharmacyOrderId}`,
+    ]);
+  });
+});

@@ -1,6 +1,6 @@
 import type { ServiceError } from '../../../shared/errors.js';
 import type { StatusRecord } from '../../../shared/status.js';
-import type { CallOutcome } from '../service/client.js';
+import type { CallOutcome, CancellableOutcome } from '../service/client.js';
 import type { AttemptTransition, NewAttempt } from '../store/attempts-repo.js';
 import type { DueCancel } from '../store/outbox-queue-repo.js';
 import type { OrderAttention } from './attention.js';
@@ -38,13 +38,14 @@ export const CANCELLED_STATUS = 'Cancelled';
  * - retryable (not sent, 429) → sent again later. It is never given up on (no attempt limit): a dropped cancel
  *   would leave a withdrawn order in force at the pharmacy.
  * - 401 → waits for sign-in.
+ * Each status check is scoped to the order's own clinic (`checkStatus`), and only a record about this order counts.
  */
 export async function sendCancel(ctx: StepContext, command: DueCancel): Promise<Answer> {
   if (lastCancelMayHaveActed(ctx, command.orderId)) {
     const checkStartedAt = ctx.now();
-    const check = await ctx.client.status(command.pharmacyOrderId, { signal: ctx.signal });
+    const check = await checkStatus(ctx, command);
     if (abandoned(check)) return { verdict: NONE, settle: () => ({}) };
-    if (check.ok && check.value.orderStatus === CANCELLED_STATUS) {
+    if (isCancelled(check, command)) {
       return { verdict: UP, settle: () => settleCancelledAlready(ctx, command, checkStartedAt, check) };
     }
     if (!check.ok && check.error.kind !== 'rejected') {
@@ -59,8 +60,9 @@ export async function sendCancel(ctx: StepContext, command: DueCancel): Promise<
     return {
       verdict: resent.verdict,
       settle: () => {
-        const remoteId = check.ok ? check.value.pharmacyOrderId : null;
-        ctx.store.attempts.record(attemptOf(command.orderId, 'status', checkStartedAt, check, remoteId));
+        ctx.store.attempts.record(
+          attemptOf(command.orderId, 'status', checkStartedAt, check, remoteIdIn(check, command)),
+        );
         return resent.settle();
       },
     };
@@ -79,7 +81,7 @@ async function send(ctx: StepContext, command: DueCancel): Promise<Answer> {
   const refusal = !outcome.ok && outcome.error.kind === 'rejected' && outcome.error.status !== 0 ? outcome.error : null;
   if (refusal) {
     const checkStartedAt = ctx.now();
-    const check = await ctx.client.status(command.pharmacyOrderId, { signal: ctx.signal });
+    const check = await checkStatus(ctx, command);
     if (abandoned(check)) {
       // Refused, and the check cut short: the refusal is on record, and the next start asks again.
       return { verdict: UP, settle: () => recordOnly(ctx, command, startedAt, outcome) };
@@ -93,6 +95,42 @@ async function send(ctx: StepContext, command: DueCancel): Promise<Answer> {
     verdict: outcome.ok ? UP : verdictFrom(outcome.error),
     settle: () => settleCancel(ctx, command, startedAt, outcome),
   };
+}
+
+/**
+ * The order's status from the service, asked within the order's own clinic (`status-with-clinic-code` with its
+ * clinic code and pharmacy order id; cancels are clinic-scoped too). The unscoped `status?orderId=` is not asked:
+ * it answers whichever clinic's order has that id, and its one record was trusted if it named our pharmacy id,
+ * whatever clinic order id it gave.
+ */
+function checkStatus(ctx: StepContext, command: DueCancel): Promise<CancellableOutcome<StatusRecord[]>> {
+  return ctx.client.statusWithClinicCode(
+    { clinicCode: command.clinicCode, orderId: command.pharmacyOrderId },
+    { signal: ctx.signal },
+  );
+}
+
+/**
+ * The record about this order in a status answer: it names our pharmacy order id, and our clinic order id or none.
+ * A record about another order (a service or cache that mixed answers up, a list of the clinic's orders) says
+ * nothing about ours: taking its "Cancelled" would end our cancel unsent, the prescription still live.
+ */
+function recordAbout(check: CallOutcome<StatusRecord[]>, command: DueCancel): StatusRecord | undefined {
+  if (!check.ok) return undefined;
+  const pharmacyId = String(command.pharmacyOrderId);
+  return check.value.find(
+    (record) =>
+      record.pharmacyOrderId === pharmacyId &&
+      (record.clinicOrderId ?? command.clinicOrderId) === command.clinicOrderId,
+  );
+}
+
+function isCancelled(check: CallOutcome<StatusRecord[]>, command: DueCancel): boolean {
+  return recordAbout(check, command)?.orderStatus === CANCELLED_STATUS;
+}
+
+function remoteIdIn(check: CallOutcome<StatusRecord[]>, command: DueCancel): string | null {
+  return recordAbout(check, command)?.pharmacyOrderId ?? null;
 }
 
 /**
@@ -110,10 +148,10 @@ function settleCancelledAlready(
   ctx: StepContext,
   command: DueCancel,
   checkStartedAt: Date,
-  check: CallOutcome<StatusRecord>,
+  check: CallOutcome<StatusRecord[]>,
 ): Recorded {
-  const remoteId = check.ok ? check.value.pharmacyOrderId : null;
-  recordChange(ctx, command, attemptOf(command.orderId, 'status', checkStartedAt, check, remoteId), sent(command));
+  const attempt = attemptOf(command.orderId, 'status', checkStartedAt, check, remoteIdIn(check, command));
+  recordChange(ctx, command, attempt, sent(command));
   return {};
 }
 
@@ -122,7 +160,7 @@ function settleCheckFailed(
   ctx: StepContext,
   command: DueCancel,
   checkStartedAt: Date,
-  check: Extract<CallOutcome<StatusRecord>, { ok: false }>,
+  check: Extract<CallOutcome<StatusRecord[]>, { ok: false }>,
 ): Recorded {
   const { store } = ctx;
   store.inTransaction(() => {
@@ -194,15 +232,16 @@ function settleRefusal(
   ctx: StepContext,
   command: DueCancel,
   cancel: { startedAt: Date; outcome: CallOutcome<StatusRecord>; error: Extract<ServiceError, { kind: 'rejected' }> },
-  status: { checkStartedAt: Date; check: CallOutcome<StatusRecord> },
+  status: { checkStartedAt: Date; check: CallOutcome<StatusRecord[]> },
 ): Recorded {
   const { store } = ctx;
   const { check } = status;
   return store.inTransaction((): Recorded => {
     store.attempts.record(attemptOf(command.orderId, 'cancel', cancel.startedAt, cancel.outcome));
-    const checkRemoteId = check.ok ? check.value.pharmacyOrderId : null;
-    store.attempts.record(attemptOf(command.orderId, 'status', status.checkStartedAt, check, checkRemoteId));
-    if (check.ok && check.value.orderStatus === CANCELLED_STATUS) {
+    store.attempts.record(
+      attemptOf(command.orderId, 'status', status.checkStartedAt, check, remoteIdIn(check, command)),
+    );
+    if (isCancelled(check, command)) {
       applyChange(ctx, command, sent(command));
       return {};
     }

@@ -604,7 +604,7 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
       { orderId: pharmacyOrderId },
       statusRecordSchema,
       options?.signal,
-      // The cancel's check reads this: another order's "Cancelled" must not end ours.
+      // An answer about another order must not pass as this one's (the admin's look-up by pharmacy order id).
       { pharmacyOrderId: String(pharmacyOrderId) },
     );
   }
