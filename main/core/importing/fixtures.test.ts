@@ -695,6 +695,19 @@ const CASES: Case[] = [
     },
   },
   {
+    file: 'truncation-character.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 1,
+    problems: ['hl7.truncated@1:'],
+    check: (r) => {
+      const order = r.orders[0]!;
+      expect(body(order).homeAddress!.address2).toBe('Flat #2');
+      expect(item(order, 0)!.dosageInstructions).toBe('Two tablets up to four tim');
+      expect(order.problems[0]!.text).toContain("RXE-7.2 ends with '#', the truncation character MSH-2 declares");
+    },
+  },
+  {
     file: 'segment-name-case.hl7',
     format: 'hl7',
     orders: 1,

@@ -6,7 +6,8 @@ import { problem, quote } from './problems.js';
  * What a message's escape sequences could not say (the adapter's `escapeNotes`, hl7-escapes.ts), one problem per
  * kind naming each value and escape: a locally defined escape left out (warning), a character-set switch the text
  * could not be read under (an error: the characters kept as written may be the wrong ones, and a label must not
- * print them), an escape character that starts no sequence, kept as text (warning).
+ * print them), a value the sender truncated (an error: it is incomplete), an escape character that starts no sequence,
+ * kept as text (warning).
  */
 
 const LISTED = 5;
@@ -46,6 +47,19 @@ export function escapeProblems(message: Hl7Message, file: string, messageIndex: 
         where,
         'hl7.characterSetEscape',
         `${listed(charset, (n) => `${n.path} switches character set with ${n.escape} (${n.set ?? 'a set Rx Batch does not know'})`)}, which cannot be applied to the text after it, so that text was kept as written and its characters may be wrong. Ask the sender to write the message in one character set named in MSH-18 (UNICODE UTF-8 holds every script).`,
+      ),
+    );
+  }
+  const truncated = notes.filter((note) => note.kind === 'truncated');
+  if (truncated.length > 0) {
+    const one = truncated.length === 1;
+    out.push(
+      problem(
+        'error',
+        file,
+        where,
+        'hl7.truncated',
+        `${listed(truncated, (n) => n.path)} ${one ? 'ends' : 'end'} with ${quote(truncated[0]!.escape)}, the truncation character MSH-2 declares: the sender cut ${one ? 'the value' : 'those values'} short, so ${one ? 'it is' : 'they are'} incomplete (read without it). Ask the sender for the whole value, or for a field long enough to hold it.`,
       ),
     );
   }

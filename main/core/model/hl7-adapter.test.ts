@@ -152,8 +152,9 @@ describe('the HL7 adapter', () => {
                 for (let sub = 0; sub < libComp.length; sub += 1) {
                   const raw = libComp.get(sub).toRaw();
                   // The escapes the library gets wrong (see hl7-adapter.ts) are checked in the test above and in
-                  // fixtures.test.ts: layout, hex bytes, a character-set switch it drops.
-                  if (/\\(\.br|X[0-9A-F]+|M[0-9A-F]+)\\/.test(raw)) continue;
+                  // fixtures.test.ts: layout, hex bytes, a character-set switch it drops, v2.7's truncation character.
+                  if (/\\(\.br|X[0-9A-F]+|M[0-9A-F]+|P)\\/.test(raw)) continue;
+                  if (ours.delimiters.truncation && raw.endsWith(ours.delimiters.truncation)) continue;
                   // The library gives HL7's null (`""`) as the text; the adapter as no value.
                   const expected = libComp.get(sub).toString().trim();
                   expect(segment.value(field, comp + 1, sub + 1, rep + 1), `${file} ${segment.name}-${field}`).toBe(

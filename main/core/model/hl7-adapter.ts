@@ -31,6 +31,8 @@ export interface Hl7Delimiters {
   repetition: string;
   escape: string;
   subcomponent: string;
+  /** MSH-2's fifth character (v2.7 on), when declared: a value ending in it was truncated by the sender. */
+  truncation?: string;
 }
 
 export class Hl7ParseError extends Error {
@@ -101,7 +103,10 @@ export function readDelimiters(header: string): Hl7Delimiters {
       `${header.slice(0, 3)}-1/${header.slice(0, 3)}-2 must give five different separator characters (usually |^~\\&), not '${header.slice(3, 8)}'`,
     );
   }
-  return { field, component, repetition, escape, subcomponent };
+  // HL7 v2.7 adds a fifth encoding character, the truncation character (usually `#`), ending a value cut short.
+  const truncation = encoding.charAt(4);
+  const truncates = truncation !== '' && !/[A-Za-z0-9\s]/.test(truncation) && !all.includes(truncation);
+  return { field, component, repetition, escape, subcomponent, ...(truncates ? { truncation } : {}) };
 }
 
 /** Where the piece found by `pieceStart` ends (set by it: a second return value without a tuple per call). */
@@ -184,7 +189,8 @@ class SegmentView implements Hl7Segment {
   }
 
   value(field: number, component = 1, subcomponent = 1, repetition = 1): string {
-    if (this.header && field <= 2) return field === 1 ? this.owner.delimiters.field : this.raw.slice(4, 8);
+    if (this.header && field <= 2)
+      return field === 1 ? this.owner.delimiters.field : this.raw.slice(4, this.owner.delimiters.truncation ? 9 : 8);
     const raw = this.fieldRaw(field);
     if (raw === '') return '';
     const d = this.owner.delimiters;
@@ -205,7 +211,7 @@ class SegmentView implements Hl7Segment {
 const toolsByHeader = new Map<string, EscapeTools>();
 
 function delimiterTools(header: string): EscapeTools {
-  const key = header.slice(3, 8);
+  const key = header.slice(3, 9);
   let tools = toolsByHeader.get(key);
   if (!tools) {
     tools = escapeTools(readDelimiters(header));
@@ -241,7 +247,7 @@ class MessageView implements Hl7Message {
   readonly escapeNotes: Hl7EscapeNote[] = [];
 
   decode(raw: string, segment: SegmentView, field: number, component: number, sub: number, rep: number): string {
-    if (!raw.includes(this.delimiters.escape)) return raw;
+    if (!raw.includes(this.delimiters.escape) && !this.delimiters.truncation) return raw;
     return decodeEscapes(
       raw,
       this.tools,

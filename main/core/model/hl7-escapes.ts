@@ -12,6 +12,8 @@
  *   any other switch keeps the text as written with a `charset` note, since its characters may be wrong.
  * - An escape character that starts no sequence (a lone `\`, an escape cut by a separator, `\Q\`, `\XZZ\`): kept as
  *   text, with an `unreadable` note.
+ * - A value ending in MSH-2's truncation character (v2.7 on; `\P\` writes it as text): read without it, with a
+ *   `truncated` note, since the sender cut it short.
  */
 
 /** The five separators a message declares (the adapter's Hl7Delimiters, named here so neither imports the other). */
@@ -21,9 +23,10 @@ export interface Hl7Delimiters {
   repetition: string;
   escape: string;
   subcomponent: string;
+  truncation?: string;
 }
 
-export type EscapeNoteKind = 'local' | 'charset' | 'unreadable';
+export type EscapeNoteKind = 'local' | 'charset' | 'unreadable' | 'truncated';
 
 export interface EscapeNote {
   kind: EscapeNoteKind;
@@ -140,6 +143,8 @@ function decodeToken(token: string, tools: EscapeTools, note: (n: EscapeNote) =>
     case 'H':
     case 'N':
       return '';
+    case 'P':
+      if (d.truncation) return d.truncation;
   }
   const first = body.charAt(0);
   if (first === '.') {
@@ -164,7 +169,12 @@ export function decodeEscapes(
   messageSet: () => string,
   note: (n: EscapeNote) => void,
 ): string {
-  const e = tools.delimiters.escape;
+  const { escape: e, truncation } = tools.delimiters;
+  if (truncation && raw.trimEnd().endsWith(truncation)) {
+    // Cut short by the sender (v2.7's truncation character): the text before it, and a note.
+    note({ kind: 'truncated', escape: truncation });
+    raw = raw.trimEnd().slice(0, -1);
+  }
   if (!raw.includes(e)) return raw;
   let out = '';
   // The text since the last character-set switch, and that switch's body (undefined before any).

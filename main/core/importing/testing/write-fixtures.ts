@@ -566,6 +566,12 @@ export function fixtureFiles(): Record<string, string | Buffer> {
       hl7(hl7Order('SP-1')).replace(/(PID\|[^\r]*\r)/, (pid: string) => pid + pid.replace('Example^Alex', 'Other^Sam')),
       hl7(hl7Order('SP-2')).replace(/(PID\|[^\r]*\r)/, '$1$1'),
     ].join('\r'),
+    // HL7 v2.7's truncation character (MSH-2 `^~\\&#`): a value ending in it was cut short; `\\P\\` writes it as text.
+    'truncation-character.hl7': hl7(hl7Order('TC-1'))
+      .replace('MSH|^~\\&|', 'MSH|^~\\&#|')
+      .replace('|P|2.5', '|P|2.7')
+      .replace(/Flat 2/g, 'Flat \\P\\2')
+      .replace('four times a day', 'four tim#'),
     // Segment names not in capitals: read as the segments they name, said once.
     'segment-name-case.hl7': hl7(hl7Order('SC-1')).replace('\rPID|', '\rpid|').replace('\rRXE|', '\rRxe|'),
     'omp-o09.hl7': hl7(hl7Order('O-1'))
