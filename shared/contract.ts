@@ -66,8 +66,15 @@ export const appInfoSchema = z.object({
   transport: z.enum(['electron', 'browser', 'direct']),
   /** Where this install keeps its data (the store, sign-ins), shown in settings. */
   dataDir: z.string(),
-  /** What only the desktop app offers (shared/desktop-contract.ts); absent in browser mode and direct calls. */
-  desktop: z.object({ fileDialogs: z.boolean(), openDataFolder: z.boolean() }).strict().optional(),
+  /**
+   * What only the desktop app offers (shared/desktop-contract.ts); absent in browser mode and direct calls.
+   * `confirmRetention`: `retention.set` asks the admin in a native dialog before a shorter time is saved, so the page
+   * does not ask as well (without it, the page's question is the only one).
+   */
+  desktop: z
+    .object({ fileDialogs: z.boolean(), openDataFolder: z.boolean(), confirmRetention: z.boolean() })
+    .strict()
+    .optional(),
   /** Browser mode: the only folders files may be imported from by path (the host's --import-dir); none: no path. */
   importFolders: z.array(z.string()).optional(),
 });

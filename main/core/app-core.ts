@@ -172,7 +172,8 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       transport: options.transport,
       dataDir: options.dataDir,
       ...(importPaths.folders ? { importFolders: [...importPaths.folders] } : {}),
-      ...(options.desktop ? { desktop: { fileDialogs: true, openDataFolder: true } } : {}),
+      // The desktop integration asks before a shorter retention (retention-handlers.ts): said here, so the page does not.
+      ...(options.desktop ? { desktop: { fileDialogs: true, openDataFolder: true, confirmRetention: true } } : {}),
     },
     options.desktop,
     importPaths,

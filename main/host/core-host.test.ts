@@ -138,7 +138,7 @@ describe('the core host in a child process, driven through its protocol', () => 
         version: '9.9.9',
         transport: 'electron',
         dataDir,
-        desktop: { fileDialogs: true, openDataFolder: true },
+        desktop: { fileDialogs: true, openDataFolder: true, confirmRetention: true },
       },
     });
     const environments = await client.request('environments.list', {});

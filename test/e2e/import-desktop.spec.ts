@@ -4,6 +4,8 @@ import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.js';
 import type { BrowserModeApp } from './support/browser-mode.js';
 import { REPO_ROOT } from './support/browser-mode.js';
+import { callBridge } from './support/bridge-client.js';
+import { saveScreenshot } from './support/screenshots.js';
 import { chooseBatchFile, openSection, openWorkspace } from './support/workspace.js';
 
 /**
@@ -88,6 +90,9 @@ function installDesktopStandIn({ secret }: { secret: string }) {
       emit('import.requested', { files: files.paths.length + files.skipped.length });
     },
     dataFolderOpened: 0,
+    /** What the native retention dialog answers (main's `askRetention`): a no is the core's refusal. */
+    retentionConfirmed: true,
+    retentionSets: 0,
   };
   const answer = (value: unknown) => Promise.resolve({ ok: true, value });
 
@@ -110,6 +115,20 @@ function installDesktopStandIn({ secret }: { secret: string }) {
           double.dataFolderOpened += 1;
           return answer({ ok: true });
         }
+        if (name === 'retention.set') {
+          double.retentionSets += 1;
+          // The core in browser mode asks no one: a yes goes through to it; a no is what the desktop core answers.
+          if (!double.retentionConfirmed) {
+            return {
+              ok: false,
+              error: {
+                code: 'forbidden',
+                message:
+                  'Imported file copies are still kept for 90 days: keeping them for 30 days only was not confirmed.',
+              },
+            };
+          }
+        }
         await connect();
         const id = nextId++;
         const result = await new Promise<Message>((resolve) => {
@@ -122,7 +141,7 @@ function installDesktopStandIn({ secret }: { secret: string }) {
             ? {
                 ...(result.value as object),
                 transport: 'electron',
-                desktop: { fileDialogs: true, openDataFolder: true },
+                desktop: { fileDialogs: true, openDataFolder: true, confirmRetention: true },
               }
             : result.value;
         return result.ok ? { ok: true, value } : { ok: false, error: result.error };
@@ -143,6 +162,8 @@ type DesktopDouble = {
   choices: string[];
   handOver(files: { paths: string[]; skipped: Array<{ name: string; reason: string }> }): void;
   dataFolderOpened: number;
+  retentionConfirmed: boolean;
+  retentionSets: number;
 };
 
 async function openDesktopRenderer(page: Page, app: BrowserModeApp, section: string): Promise<void> {
@@ -164,9 +185,14 @@ const double = (page: Page) => ({
     ),
   read: () =>
     page.evaluate(() => {
-      const { choices, dataFolderOpened } = (window as unknown as { desktopDouble: DesktopDouble }).desktopDouble;
-      return { choices, dataFolderOpened };
+      const { choices, dataFolderOpened, retentionSets } = (window as unknown as { desktopDouble: DesktopDouble })
+        .desktopDouble;
+      return { choices, dataFolderOpened, retentionSets };
     }),
+  confirmRetention: (answer: boolean) =>
+    page.evaluate((yes) => {
+      (window as unknown as { desktopDouble: DesktopDouble }).desktopDouble.retentionConfirmed = yes;
+    }, answer),
 });
 
 test.describe('the desktop renderer (preload stood in for; the core is real)', () => {
@@ -237,5 +263,37 @@ test.describe('the desktop renderer (preload stood in for; the core is real)', (
     await data.getByRole('button', { name: 'Open in file manager' }).click();
     await expect.poll(async () => (await double(page).read()).dataFolderOpened).toBe(1);
     await expect(data.getByRole('alert')).toHaveCount(0);
+  });
+
+  test('a shorter retention is asked once, natively: the page asks nothing itself and shows a no', async ({
+    app,
+    page,
+  }) => {
+    await openDesktopRenderer(page, app, 'Settings');
+    const section = page.getByRole('region', { name: 'Imported file copies' });
+    const days = section.getByLabel('Days after an order is accepted, once it is finished');
+    const pageQuestion = page.getByRole('dialog', { name: /Keep imported file copies for 30 days only\?/ });
+    try {
+      // The native dialog says no: the core's refusal is shown, and nothing changed.
+      await double(page).confirmRetention(false);
+      await days.fill('30');
+      await days.press('Enter');
+      await expect(section.getByRole('alert')).toContainText('keeping them for 30 days only was not confirmed');
+      await expect(pageQuestion).toHaveCount(0);
+      expect((await callBridge(app, 'retention.get', {})).stagedDays).toBe(90);
+
+      // Yes: saved at once, still with no question of the page's own.
+      await double(page).confirmRetention(true);
+      await days.press('Enter');
+      await expect(
+        page.getByRole('status').filter({ hasText: 'Saved: imported file copies are kept for 30 days.' }),
+      ).toBeVisible();
+      await expect(pageQuestion).toHaveCount(0);
+      expect((await double(page).read()).retentionSets).toBe(2);
+      expect((await callBridge(app, 'retention.get', {})).stagedDays).toBe(30);
+      await saveScreenshot(page, 'settings-retention-desktop');
+    } finally {
+      await callBridge(app, 'retention.set', { stagedDays: 90 });
+    }
   });
 });

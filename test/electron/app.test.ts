@@ -105,7 +105,7 @@ describe('the desktop shell, wired', () => {
         version: '0.1.0-test',
         transport: 'electron',
         dataDir,
-        desktop: { fileDialogs: true, openDataFolder: true },
+        desktop: { fileDialogs: true, openDataFolder: true, confirmRetention: true },
       },
     });
     const stranger = await ipcMain.handlers.get(CALL_CHANNEL)?.({ senderFrame: null }, 'app.info', {});

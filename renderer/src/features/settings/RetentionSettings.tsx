@@ -8,17 +8,18 @@ import { useFocusWhenLost } from '../focus/focus-return.js';
 import { formatDateTime } from '../format/format-date.js';
 import { plural } from '../format/format-time.js';
 import { ConfirmDialog } from '../preview/ConfirmDialog.js';
-import { readRetentionForm, shortens, toRetentionForm, type RetentionForm } from './retention-form.js';
+import { pageAsksFirst, readRetentionForm, toRetentionForm, type RetentionForm } from './retention-form.js';
 
 const keptFor = (days: StagedDays) => (days === null ? 'for ever' : `for ${plural(days, 'day')}`);
 
 /**
  * How long the app keeps the copies of imported file lines and HL7 messages once an order is finished (issue #16):
  * what stays for ever and what goes said plainly, a number of days or for ever, and a question before a shorter
- * time is saved (the copies it drops cannot be brought back). The desktop app asks once more in a native dialog
- * with what it drops; a no there comes back as the core's refusal, shown below the form.
+ * time is saved (the copies it drops cannot be brought back): in the page, or, in the desktop app
+ * (`nativeConfirm`), only in its native dialog, which says what it drops; a no there comes back as the core's
+ * refusal, shown below the form.
  */
-export function RetentionSettings() {
+export function RetentionSettings({ nativeConfirm }: { nativeConfirm: boolean }) {
   const api = useApi();
   const load = useCallback(() => api.call('retention.get', {}), [api]);
   const loaded = useLoad(load);
@@ -33,7 +34,7 @@ export function RetentionSettings() {
         longer shown. Anything an open order or a batch waiting in the Preview needs is never dropped.
       </p>
       {loaded.value ? (
-        <RetentionEditor key={loaded.value.updatedAt} state={loaded.value} />
+        <RetentionEditor key={loaded.value.updatedAt} state={loaded.value} nativeConfirm={nativeConfirm} />
       ) : loaded.error ? (
         <ErrorMessage error={loaded.error} />
       ) : (
@@ -43,7 +44,7 @@ export function RetentionSettings() {
   );
 }
 
-function RetentionEditor({ state: initial }: { state: RetentionState }) {
+function RetentionEditor({ state: initial, nativeConfirm }: { state: RetentionState; nativeConfirm: boolean }) {
   const api = useApi();
   const id = useId();
   const [state, setState] = useState(initial);
@@ -72,7 +73,7 @@ function RetentionEditor({ state: initial }: { state: RetentionState }) {
       setSaved(`Imported file copies are already kept ${keptFor(read.stagedDays)}.`);
       return;
     }
-    if (shortens(state.stagedDays, read.stagedDays)) setAsking(read.stagedDays);
+    if (pageAsksFirst(state.stagedDays, read.stagedDays, nativeConfirm)) setAsking(read.stagedDays);
     else void save(read.stagedDays);
   }
 

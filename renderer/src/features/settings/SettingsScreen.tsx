@@ -30,7 +30,7 @@ export function SettingsScreen({ info, environment }: { info: AppInfo; environme
             : ' The desktop app can open it in the file manager; here, open it yourself.'}
         </p>
       </section>
-      <RetentionSettings />
+      <RetentionSettings nativeConfirm={info.desktop?.confirmRetention ?? false} />
       <ThemeSettings />
     </section>
   );

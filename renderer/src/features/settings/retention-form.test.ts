@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { STAGED_DAYS_RULE } from '../../../../shared/retention-contract.js';
-import { readRetentionForm, shortens, toRetentionForm } from './retention-form.js';
+import { pageAsksFirst, readRetentionForm, shortens, toRetentionForm } from './retention-form.js';
 
 describe('the retention form', () => {
   it('reads days from 1 to 36,500 or for ever, and refuses anything else with the rule', () => {
@@ -20,5 +20,13 @@ describe('the retention form', () => {
     expect(shortens(30, 90)).toBe(false);
     expect(shortens(30, null)).toBe(false);
     expect(shortens(30, 30)).toBe(false);
+  });
+
+  it('asks in the page only where no native dialog asks: once in browser mode, once (natively) in the desktop app', () => {
+    expect(pageAsksFirst(90, 30, false)).toBe(true);
+    expect(pageAsksFirst(null, 30, false)).toBe(true);
+    expect(pageAsksFirst(90, 30, true)).toBe(false);
+    expect(pageAsksFirst(null, 30, true)).toBe(false);
+    expect(pageAsksFirst(30, 90, false)).toBe(false);
   });
 });

@@ -19,6 +19,14 @@ export function readRetentionForm(
   return typeof days === 'number' ? { ok: true, stagedDays: days } : { ok: false, error: STAGED_DAYS_RULE };
 }
 
+/**
+ * Whether the page asks before saving `next`: only when it drops copies sooner and no native dialog will ask (the
+ * desktop app's core asks itself, `app.info`'s `desktop.confirmRetention`): the admin is asked once either way.
+ */
+export function pageAsksFirst(current: StagedDays, next: StagedDays, nativeConfirm: boolean): boolean {
+  return !nativeConfirm && shortens(current, next);
+}
+
 /** Whether `next` drops copies sooner than `current` does: fewer days, or any days after "for ever". */
 export function shortens(current: StagedDays, next: StagedDays): boolean {
   return next !== null && (current === null || next < current);
