@@ -10,6 +10,13 @@ import { serviceErrorSchema } from './errors.js';
 /** Longest range one lookup may cover, in days (split into 3-day windows: at most 8 calls). */
 export const MAX_LOOKUP_RANGE_DAYS = 31;
 
+/**
+ * Most orders one lookup returns: what a person can read on one screen. A busy supplier's dispatches over 31 days
+ * (tens of thousands), or a hostile service's answers (10 MB each), would otherwise reach the page whole and grow with
+ * the service's orders; past this the lookup stops asking and says so (`truncated`): narrow the range.
+ */
+export const MAX_LOOKUP_RECORDS = 1_000;
+
 const isoDay = z.iso.date().max(10);
 
 export const orderLookupQuerySchema = z.discriminatedUnion('by', [
@@ -42,7 +49,9 @@ export type LookedUpOrder = z.infer<typeof lookedUpOrderSchema>;
 export const orderLookupResultSchema = z.object({
   /** The date windows asked for (one per call), so the screen can say how the range was split. */
   windows: z.array(z.object({ startDate: z.string(), endDate: z.string() })),
-  records: z.array(lookedUpOrderSchema),
+  records: z.array(lookedUpOrderSchema).max(MAX_LOOKUP_RECORDS),
+  /** The service listed more than MAX_LOOKUP_RECORDS: the first are shown, and later windows were not asked. */
+  truncated: z.boolean(),
   /** Set when a call failed: the records of the calls before it are still shown. */
   error: serviceErrorSchema.nullable(),
 });

@@ -171,7 +171,7 @@ describe('the core: calls behind the workspace screens', () => {
       environmentId: LOCAL_SANDBOX_ID,
       query: { by: 'pharmacyOrderId', pharmacyOrderId: 987_654_321 },
     });
-    expect(unknown).toEqual({ windows: [], records: [], error: null });
+    expect(unknown).toEqual({ windows: [], records: [], truncated: false, error: null });
 
     // Ten days: three calls, each spanning at most three days, together covering the range.
     const start = new Date(Date.parse(`${today}T00:00:00Z`) - 9 * 86_400_000).toISOString().slice(0, 10);

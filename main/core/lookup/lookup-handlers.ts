@@ -49,7 +49,9 @@ export function buildLookupHandlers(services: AppServices): Pick<CallHandlers, L
     'orders.lookup': ({ environmentId, query }) => {
       const environment = known(environmentId);
       const refused = notConfigured(environment);
-      if (refused && !refused.ok) return Promise.resolve({ windows: [], records: [], error: refused.error });
+      if (refused && !refused.ok) {
+        return Promise.resolve({ windows: [], records: [], truncated: false, error: refused.error });
+      }
       return lookUpOrders(store, environmentId, registry.client(environmentId, 'secured'), query);
     },
   };

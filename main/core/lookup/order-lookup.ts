@@ -1,6 +1,7 @@
 import { ContractError, type ServiceError } from '../../../shared/errors.js';
 import {
   MAX_LOOKUP_RANGE_DAYS,
+  MAX_LOOKUP_RECORDS,
   type LookedUpOrder,
   type OrderLookupQuery,
   type OrderLookupResult,
@@ -68,21 +69,28 @@ export async function lookUpOrders(
     case 'dispatchDate': {
       windows = lookupWindows(query.startDate, query.endDate);
       found = { records: [], error: null };
-      // One call per window, in order; a failure stops there and keeps what came before.
-      for (const window of windows) {
+      // One call per window, in order; a failure stops there and keeps what came before, and so does a page's worth.
+      for (const [asked, window] of windows.entries()) {
         const outcome = await client.statusByDateRange(window);
         if (!outcome.ok) {
           found.error = outcome.error;
           break;
         }
         found.records.push(...outcome.value);
+        if (found.records.length > MAX_LOOKUP_RECORDS) {
+          windows = windows.slice(0, asked + 1);
+          break;
+        }
       }
       break;
     }
   }
+  // Never more than a page: the rest is the service's to list again for a narrower range.
+  const truncated = found.records.length > MAX_LOOKUP_RECORDS;
   return {
     windows,
-    records: found.records.map((record) => toLookedUp(store, environmentId, record)),
+    records: found.records.slice(0, MAX_LOOKUP_RECORDS).map((record) => toLookedUp(store, environmentId, record)),
+    truncated,
     error: found.error,
   };
 }

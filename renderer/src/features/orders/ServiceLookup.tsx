@@ -165,6 +165,9 @@ function LookupResults({ result }: { result: OrderLookupResult }) {
         {result.records.length === 0 ? 'No order found.' : `${plural(result.records.length, 'order')} found`}
         {result.windows.length > 1 ? ` in ${plural(result.windows.length, 'request')}` : ''}
         {result.records.length > 0 ? '.' : ''}
+        {result.truncated
+          ? ` The service listed more: only the first ${result.records.length.toLocaleString('en-GB')} are shown; narrow the range to see the rest.`
+          : ''}
       </p>
       {result.records.length > 0 ? (
         <table>
