@@ -17,6 +17,14 @@ describe('dates in import files', () => {
     ['15-January-1980', 'dd-MMM-yyyy', '1980-01-15'],
     ['19800115', 'hl7', '1980-01-15'],
     ['198001151230+0100', 'hl7', '1980-01-15'],
+    ['19800115', 'iso', '1980-01-15'],
+    ['1980-01-15T09:30:00+01:00', 'iso', '1980-01-15'],
+    ['1980-06-15T00:00:00+01:00', 'iso', '1980-06-15'],
+    ['1980-01-15 14:30', 'iso', '1980-01-15'],
+    ['15/01/1980 00:00', 'dd/MM/yyyy', '1980-01-15'],
+    ['15/01/1980 00:00:00', 'dd/MM/yyyy', '1980-01-15'],
+    ['01/15/1980 12:00:00 AM', 'MM/dd/yyyy', '1980-01-15'],
+    ['15-Jan-1980 00:00', 'dd-MMM-yyyy', '1980-01-15'],
   ] as const)('reads %s as %s', (text, format, iso) => {
     expect(read(text, format)).toEqual({ ok: true, iso });
   });
@@ -29,7 +37,28 @@ describe('dates in import files', () => {
     expect(read('15-Jan-1980')).toEqual({ ok: true, iso: '1980-01-15' });
   });
 
+  it('never takes the date of a date-time in a time zone late in the day, which may be the next day', () => {
+    for (const text of ['1980-06-14T23:00:00.000Z', '1980-06-14T19:00:00-04:00', '1980-06-14 12:00+00:00']) {
+      expect(read(text)).toMatchObject({ ok: false, code: 'date.ambiguous' });
+      expect(read(text, 'iso')).toMatchObject({ ok: false, code: 'date.ambiguous' });
+    }
+    expect(read('1980-06-14T23:00:00.000Z')).toMatchObject({
+      reason:
+        'is a date and time in time zone UTC (Z), late in the day: it may be 14 Jun 1980, or midnight of 15 Jun 1980 in a zone ahead of it (as British Summer Time is of UTC); write the date alone, as YYYY-MM-DD',
+    });
+    // No time zone: a local date and time, whose date is the one written.
+    expect(read('1980-06-14T23:00:00')).toEqual({ ok: true, iso: '1980-06-14' });
+  });
+
+  it('reads YYYYMMDD only as ISO: a day-first run of digits is no date of that form', () => {
+    expect(read('19800115')).toEqual({ ok: true, iso: '1980-01-15' });
+    expect(read('15011980')).toMatchObject({ ok: false, code: 'date.format' });
+    expect(read('19800230')).toMatchObject({ ok: false, code: 'date.invalid' });
+    expect(read('19800115', 'dd/MM/yyyy')).toMatchObject({ ok: false, code: 'date.format' });
+  });
+
   it('never guesses the order of day and month, nor the century', () => {
+    expect(read('03/04/1980 00:00')).toMatchObject({ ok: false, code: 'date.ambiguous' });
     expect(read('03/04/1980')).toMatchObject({ ok: false, code: 'date.ambiguous' });
     expect(read('25/12/61')).toMatchObject({ ok: false, code: 'date.ambiguous' });
   });

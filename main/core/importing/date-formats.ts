@@ -47,9 +47,16 @@ function fullYear(text: string, today: Date): number {
   return candidate > current ? candidate - 100 : candidate;
 }
 
-const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
-const NUMERIC = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4}|\d{2})$/;
-const MONTH_NAME = /^(\d{1,2})[-/ ]([A-Za-z]{3,9})[-/ ](\d{4}|\d{2})$/;
+// The date, then an optional time (hour, minutes) and time zone (Z or an offset).
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):\d{2}(?::\d{2}(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+// ISO 8601's basic form (what HL7 and many database exports write): YYYYMMDD. A day-first or month-first 8-digit
+// date cannot pass for it, since its "month" would be the century (18, 19, 20).
+const ISO_BASIC = /^(\d{4})(\d{2})(\d{2})$/;
+// A time after a written date: a spreadsheet or database export of a date column formatted as date and time
+// (`15/01/1980 00:00`, `15-Jan-1980 12:00:00 AM`). No time zone: the date is the one written.
+const TIME = String.raw`(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?: ?[AaPp][Mm])?)?`;
+const NUMERIC = new RegExp(String.raw`^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4}|\d{2})${TIME}$`);
+const MONTH_NAME = new RegExp(String.raw`^(\d{1,2})[-/ ]([A-Za-z]{3,9})[-/ ](\d{4}|\d{2})${TIME}$`);
 const HL7_TS = /^(\d{4})(\d{2})(\d{2})(?:\d{2}(?:\d{2}(?:\d{2}(?:\.\d+)?)?)?)?(?:[+-]\d{4})?$/;
 
 function monthNumber(name: string): number | undefined {
@@ -133,7 +140,17 @@ function readDate(text: string, format: DateInputFormat | undefined, today: Date
   }
   const iso = ISO.exec(value);
   if (iso && (format === undefined || format === 'iso')) {
-    return calendarDate(Number(iso[1]), Number(iso[2]), Number(iso[3]));
+    const date = calendarDate(Number(iso[1]), Number(iso[2]), Number(iso[3]));
+    // A date and time in a time zone from midday on is most often a midnight converted from another zone (a
+    // date saved as midnight in British Summer Time is 23:00Z the day before; a JavaScript export writes every
+    // date so): the date it stands for may be the next day. Before midday, the nearest midnight is its own day's.
+    if (date.ok && iso[5] !== undefined && Number(iso[4]) >= 12) return zonedDateAmbiguous(date.iso, iso[5]);
+    return date;
+  }
+  const basic = ISO_BASIC.exec(value);
+  // Only a month 01-12 makes it one (15011980, day first, is no date of this form).
+  if (basic && (format === undefined || format === 'iso') && Number(basic[2]) >= 1 && Number(basic[2]) <= 12) {
+    return calendarDate(Number(basic[1]), Number(basic[2]), Number(basic[3]));
   }
   const named = MONTH_NAME.exec(value);
   if (named && (format === undefined || format === 'dd-MMM-yyyy')) {
@@ -166,6 +183,23 @@ function readDate(text: string, format: DateInputFormat | undefined, today: Date
     default:
       return unreadable();
   }
+}
+
+function zonedDateAmbiguous(written: string, zone: string): DateResult {
+  const next = new Date(`${written}T00:00:00Z`);
+  next.setUTCDate(next.getUTCDate() + 1);
+  const say = (iso: string) => {
+    const [year, month, day] = iso.split('-').map(Number) as [number, number, number];
+    return `${day} ${MONTHS[month - 1]!.replace(/^./, (c) => c.toUpperCase())} ${year}`;
+  };
+  return {
+    ok: false,
+    code: 'date.ambiguous',
+    reason:
+      `is a date and time in time zone ${zone === 'Z' ? 'UTC (Z)' : zone}, late in the day: it may be ${say(written)}, ` +
+      `or midnight of ${say(next.toISOString().slice(0, 10))} in a zone ahead of it (as British Summer Time is of UTC); ` +
+      'write the date alone, as YYYY-MM-DD',
+  };
 }
 
 function ambiguousCentury(): DateResult {

@@ -536,6 +536,23 @@ const CASES: Case[] = [
     invalid: 1,
     problems: ['date.invalid@2:customer.dateOfBirth'],
   },
+  {
+    file: 'dob-date-times.csv',
+    format: 'csv',
+    orders: 4,
+    invalid: 1,
+    problems: ['date.ambiguous@2:customer.dateOfBirth'],
+    check: (r) => {
+      expect(r.orders.slice(1).map((o) => body(o).customer!.dateOfBirth)).toEqual([
+        '1980-01-15',
+        '1980-01-15',
+        '1980-01-15',
+      ]);
+      expect(r.orders[0]!.problems[0]!.text).toBe(
+        'Date of birth \'1980-06-14T23:00:00.000Z\' (column "dateOfBirth") is a date and time in time zone UTC (Z), late in the day: it may be 14 Jun 1980, or midnight of 15 Jun 1980 in a zone ahead of it (as British Summer Time is of UTC); write the date alone, as YYYY-MM-DD.',
+      );
+    },
+  },
   { file: 'bad-email.csv', format: 'csv', orders: 1, invalid: 1, problems: ['email.format@2:customer.email'] },
   { file: 'bad-phone.csv', format: 'csv', orders: 1, invalid: 1, problems: ['telephone.format@2:customer.telephone'] },
   {

@@ -408,6 +408,13 @@ export function fixtureFiles(): Record<string, string | Buffer> {
     'dob-future.csv': withCell(one, 1, 'dateOfBirth', '2031-01-01'),
     'dob-implausible.csv': withCell(one, 1, 'dateOfBirth', '1850-01-01'),
     'dob-not-a-date.csv': withCell(one, 1, 'dateOfBirth', '1980-02-30'),
+    // Dates of birth as other exports write them: a JavaScript toISOString() of a BST midnight, ISO's basic form,
+    // a database's date-time, an offset date-time in the morning.
+    'dob-date-times.csv': csv(
+      ['1980-06-14T23:00:00.000Z', '19800115', '1980-01-15 00:00:00.000', '1980-01-15T09:30:00+01:00'].map((dob, i) =>
+        exampleOrder(`ORD-DT${i + 1}`, (o) => (o.customer.dateOfBirth = dob)),
+      ),
+    ),
     'bad-email.csv': withCell(one, 1, 'email', 'alex.example.test'),
     'bad-phone.csv': withCell(one, 1, 'telephone', '12345'),
     // Phone numbers a spreadsheet stored as numbers: the leading 0 dropped, a long one rounded, 44 without its +.
