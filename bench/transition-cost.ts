@@ -28,7 +28,7 @@ function run(variant: Variant): { enqueueUs: number; sendUs: number } {
     // CPU, not the disk: the submitter's commits are NORMAL and made durable by a background fsync.
     store.db.pragma('synchronous = OFF');
     if (variant !== 'migration 14') {
-      store.db.exec(`DROP TRIGGER IF EXISTS order_state_counts_insert; DROP TRIGGER order_state_counts_update;
+      store.db.exec(`DROP TRIGGER order_state_counts_insert; DROP TRIGGER order_state_counts_update;
         DROP TRIGGER order_state_counts_delete; DROP TRIGGER order_state_counts_moved;`);
     }
     if (variant === 'as migration 13') {

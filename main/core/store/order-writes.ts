@@ -127,8 +127,6 @@ export class OrderWrites {
   readonly #insertOrder: Database.Statement;
   readonly #insertItem: Database.Statement;
   readonly #addToBatch: Database.Statement<[number, number]>;
-  /** An enqueue's orders of one state added to its count (migration 024: no trigger per insert). */
-  readonly #countEnqueued: Database.Statement<[number, string, string]>;
   /** For the duplicate error of a transition (its UPDATE hit the accepted-order unique index). */
   readonly #get: Database.Statement<[number], OrderRow>;
   readonly #db: Database.Database;
@@ -161,9 +159,6 @@ export class OrderWrites {
       'INSERT INTO order_items (order_id, position, dmd_code, product_id, medication, quantity) VALUES (?, ?, ?, ?, ?, ?)',
     );
     this.#addToBatch = db.prepare('UPDATE import_batches SET order_count = order_count + ? WHERE id = ?');
-    this.#countEnqueued = db.prepare(
-      'UPDATE order_state_counts SET count = count + ? WHERE environment_id = ? AND state = ?',
-    );
     this.#get = db.prepare(`SELECT ${ORDER_COLUMNS} FROM orders WHERE id = ?`);
     this.#state = db.prepare('SELECT state FROM orders WHERE id = ?');
     this.#insertSurname = db.prepare('INSERT INTO order_surnames (order_id, surname_key) VALUES (?, ?)');
@@ -195,12 +190,10 @@ export class OrderWrites {
     if (!batch) throw new Error(`no import batch ${batchId}`);
     const now = isoTime(this.#now());
     const ids: number[] = [];
-    const perState = new Map<EnqueueState, number>();
     for (let index = 0; index < orders.length; index += 1) {
       const order = orders[index]!;
       const state = order.state ?? 'queued';
       if (!(ENQUEUE_STATES as readonly string[]).includes(state)) throw new Error(`cannot enqueue in state "${state}"`);
-      perState.set(state, (perState.get(state) ?? 0) + 1);
       if (!(ORDER_ROUTES as readonly string[]).includes(order.route)) throw new Error(`unknown route "${order.route}"`);
       let orderId: number;
       try {
@@ -238,8 +231,6 @@ export class OrderWrites {
       if (surnameKey !== null) this.#insertSurname.run(orderId, surnameKey);
       ids.push(orderId);
     }
-    // The counts per state, once per enqueue and in its transaction (the insert trigger went in migration 024).
-    for (const [state, count] of perState) this.#countEnqueued.run(count, batch.environmentId, state);
     this.#addToBatch.run(orders.length, batchId);
     if (audit) {
       this.#audit.append({
