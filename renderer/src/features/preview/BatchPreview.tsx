@@ -15,6 +15,7 @@ import { FindReplace } from './FindReplace.js';
 import { ALL_COLUMNS, visibleColumns } from './grid-columns.js';
 import type { GridCell } from './grid-focus.js';
 import { problemCells, problemInOrder } from './problem-navigation.js';
+import { problemColumnsText } from './problem-columns-text.js';
 import { PreviewGrid, type GridHandle } from './PreviewGrid.js';
 import { ServiceCheck } from './ServiceCheck.js';
 import { ServiceMarks } from './service-marks.js';
@@ -596,9 +597,7 @@ export function BatchPreview({
         ) : null}
         {filter === 'problems' && problemFields ? (
           <p role="status" className="hint">
-            {allColumns
-              ? 'Showing every column. '
-              : `Showing the ${plural(columns.length - 4, 'column')} with problems beside order, clinic order id and surname. `}
+            {problemColumnsText(problemFields, columns.length - 4, allColumns)}
             <button type="button" className="secondary" onClick={() => setAllColumns(!allColumns)}>
               {allColumns ? 'Show only the columns with problems' : 'Show every column'}
             </button>

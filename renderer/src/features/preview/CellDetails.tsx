@@ -1,4 +1,5 @@
-import { useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { focusLost } from '../focus/focus-return.js';
 import type { ProblemView, StagedOrderView } from '../../../../shared/staging-views.js';
 import type { GridColumn } from './grid-columns.js';
 import { OrderHistory } from './OrderHistory.js';
@@ -42,7 +43,7 @@ function FieldEditor({ order, path, onEdit }: { order: StagedOrderView; path: st
       }}
     >
       <label>
-        {label} <input value={value} onChange={(event) => setValue(event.target.value)} disabled={saving} />
+        {label} <input name={path} value={value} onChange={(event) => setValue(event.target.value)} disabled={saving} />
       </label>
       <button type="submit" disabled={saving}>
         {saving ? 'Saving…' : `Save ${label}`}
@@ -57,6 +58,30 @@ function FieldEditor({ order, path, onEdit }: { order: StagedOrderView; path: st
  * then whatever the preview adds about the order (the service check, kept apart from the problems).
  */
 export function CellDetails({ id, order, line, column, onEdit, readOnly = false, children }: Props) {
+  const asideRef = useRef<HTMLElement>(null);
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  // A saved off-grid edit re-creates its editor (or removes it, once the field is fixed), which drops the keyboard
+  // onto the page: it goes back to that field's editor, or to this order's heading once the editor is gone.
+  const refocus = useRef<string>(undefined);
+  const [, setSaves] = useState(0);
+  useEffect(() => {
+    const path = refocus.current;
+    if (path === undefined) return;
+    if (!focusLost(document.activeElement, document.body)) {
+      refocus.current = undefined;
+      return;
+    }
+    const input = asideRef.current?.querySelector<HTMLInputElement>(`input[name="${CSS.escape(path)}"]`);
+    if (input?.disabled) return;
+    refocus.current = undefined;
+    (input ?? headingRef.current)?.focus();
+  });
+  const editOffGrid: Props['onEdit'] = async (edited, path, value) => {
+    const saved = await onEdit(edited, path, value);
+    refocus.current = path;
+    setSaves((count) => count + 1);
+    return saved;
+  };
   if (!order) {
     return (
       <aside id={id} aria-labelledby="cell-details-heading" className="panel cell-details">
@@ -85,8 +110,8 @@ export function CellDetails({ id, order, line, column, onEdit, readOnly = false,
       : undefined;
 
   return (
-    <aside id={id} aria-labelledby="cell-details-heading" className="panel cell-details">
-      <h3 id="cell-details-heading">
+    <aside id={id} ref={asideRef} aria-labelledby="cell-details-heading" className="panel cell-details">
+      <h3 id="cell-details-heading" ref={headingRef} tabIndex={-1}>
         Order {order.position}
         {order.clinicOrderId ? ` (${order.clinicOrderId})` : ''}
       </h3>
@@ -148,7 +173,7 @@ export function CellDetails({ id, order, line, column, onEdit, readOnly = false,
               key={`${order.id}-${offPath}-${displayValue(valueAt(order.body, offPath))}`}
               order={order}
               path={offPath}
-              onEdit={onEdit}
+              onEdit={editOffGrid}
             />
           ))
         : null}
