@@ -372,6 +372,32 @@ const CASES: Case[] = [
     },
   },
   {
+    file: 'header-notes.csv',
+    format: 'csv',
+    orders: 2,
+    invalid: 2,
+    problems: 'see check',
+    check: (r) => {
+      expect(r.profile).toBe('suggested');
+      expect(r.appliedProfile?.columns).toMatchObject({
+        dateOfBirth: 'DOB (dd/mm/yyyy)',
+        telephone: 'Mobile [e.g. 07700 900123]',
+        dmdCode: 'DMD (SNOMED CT)',
+        quantity: 'Qty (tablets)',
+      });
+      // "(delivery)" says which postcode it is: never read as the home one.
+      expect(r.appliedProfile?.columns.homePostCode).toBeUndefined();
+      // The header states the date format, so 03/04/1980 is 3 April.
+      expect(r.appliedProfile?.dateFormat).toBe('dd/MM/yyyy');
+      expect(body(orderById(r, 'A-2')).customer!.dateOfBirth).toBe('1980-04-03');
+      expect(item(orderById(r, 'A-1'), 0)!.quantity).toBe(32);
+      const codes = r.orders.flatMap((o) => o.problems.map((p) => `${p.code}:${p.field}`));
+      expect(codes).not.toContain('field.required:customer.dateOfBirth');
+      expect(codes).not.toContain('field.required:prescribedItems.0.quantity');
+      expect(codes).toContain('field.required:homeAddress.postCode');
+    },
+  },
+  {
     file: 'leading-zeros.csv',
     format: 'csv',
     orders: 1,

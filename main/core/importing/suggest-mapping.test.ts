@@ -29,6 +29,26 @@ describe('mapping suggestions and header fingerprints', () => {
     expect(mappingProfileSchema.parse(profile)).toEqual(profile);
   });
 
+  it('reads a header without a unit, format or example in brackets, never without a note naming which field', () => {
+    const profile = suggestMapping([
+      'Qty (tablets)',
+      'Date of Birth [DD/MM/YYYY]',
+      'Mobile (e.g. 07700 900123)',
+      'Postcode (delivery)',
+      'Town (2)',
+      'Phone {work}',
+    ]);
+    expect(profile.columns).toEqual({
+      quantity: 'Qty (tablets)',
+      dateOfBirth: 'Date of Birth [DD/MM/YYYY]',
+      telephone: 'Mobile (e.g. 07700 900123)',
+    });
+    expect(profile.dateFormat).toBe('dd/MM/yyyy');
+    expect(suggestMapping(['DOB (YYYY-MM-DD)']).dateFormat).toBe('iso');
+    expect(suggestMapping(['DOB (mm/dd/yyyy)']).dateFormat).toBe('MM/dd/yyyy');
+    expect(suggestMapping(['DOB (age)']).dateFormat).toBeUndefined();
+  });
+
   it('maps each field once, to the first header that names it', () => {
     expect(suggestMapping(['DOB', 'Date of Birth']).columns).toEqual({ dateOfBirth: 'DOB' });
   });

@@ -340,6 +340,11 @@ export function fixtureFiles(): Record<string, string | Buffer> {
     'ragged-rows.csv': `${lines(one)[0]}\r\n${lines(one)[1]},surplus,cells\r\n`,
     'malformed-quotes.csv': `${lines(example)[0]}\r\n${withCell(example, 1, 'surname', '"Exa"mple').split('\r\n')[1]}\r\n${lines(example).slice(2).join('\r\n')}\r\n`,
     'other-layout.csv': OTHER_LAYOUT,
+    // Headers with a unit, format or example in brackets; the one with "(delivery)" is another field's.
+    'header-notes.csv': OTHER_LAYOUT.replace(
+      'DOB,Sex,Mobile,Email,Address 1,Town,Post Code,Delivery Method,Drug,DMD,Directions,Qty,',
+      'DOB (dd/mm/yyyy),Sex,Mobile [e.g. 07700 900123],Email,Address 1,Town,Post Code (delivery),Delivery Method,Drug,DMD (SNOMED CT),Directions,Qty (tablets),',
+    ),
     // As another clinic system writes it: the `+44` cell not neutralised (the app's own writer would add `'`).
     'leading-zeros.csv': withCell(
       csv([
