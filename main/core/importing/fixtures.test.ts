@@ -1488,6 +1488,28 @@ const CASES: Case[] = [
     },
   },
   {
+    file: 'address-parts.hl7',
+    format: 'hl7',
+    orders: 3,
+    invalid: 0,
+    problems: [
+      'hl7.addressFromParts@1:homeAddress.address1',
+      'hl7.addressFromParts@2:homeAddress.address1',
+      'hl7.addressFromParts@3:clinicInformation.address1',
+    ],
+    check: (r) => {
+      const [first, second, third] = r.orders;
+      expect(body(first).homeAddress!.address1).toBe('1000 Hospital Lane');
+      expect(body(first).deliveryAddress!.address1).toBe('1000 Hospital Lane');
+      expect(body(second).homeAddress!.address1).toBe('1 High Street');
+      expect(body(second).homeAddress!.address2).toBe('Flat 2');
+      expect(body(third).clinicInformation!.address1).toBe('10 Market Street');
+      expect(first!.problems[0]!.text).toBe(
+        "PID-11.1 gives the street line in parts (street or mailing address '1000', street name 'Hospital Lane'): read as '1000 Hospital Lane'. Check it is the address.",
+      );
+    },
+  },
+  {
     file: 'address-types.hl7',
     format: 'hl7',
     orders: 1,

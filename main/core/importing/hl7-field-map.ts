@@ -298,12 +298,16 @@ export interface Hl7MapContext {
  * name (FN: surname & prefix & own surname…) and the street line (SAD: street & street name & dwelling number).
  */
 const WITH_PARTS = new Set(['PID-5.1', 'ORC-12.2', 'PID-11.1', 'ORC-22.1']);
+/** Of those, the street lines (SAD: street or mailing address & street name & dwelling number). */
+const SAD = new Set(['PID-11.1', 'ORC-22.1']);
+/** A house number alone: `1`, `12A`, `10-12`. */
+const HOUSE_NUMBER = /^\d+[A-Za-z]?(?:\s*[-–]\s*\d+[A-Za-z]?)?$/;
 /** An MO denomination: an ISO 4217 code. */
 const DENOMINATION = /^[A-Za-z]{3}$/;
 
 /** Reads a message's cells into `order` (methods rather than closures: nothing allocated per message for them). */
 class CellReader {
-  /** Components already reported for an unescaped subcomponent separator (a field read twice warns once). */
+  /** Components already reported for an unescaped subcomponent separator or a street line in parts (once each). */
   private unescapedSeen: Set<string> | undefined;
   /** Reading an amount: its MO denomination is read with it (see `amount`). */
   amounts = false;
@@ -391,6 +395,11 @@ class CellReader {
     if (WITH_PARTS.has(`${segment.name}-${field}.${component}`)) {
       const whole = first.toLowerCase();
       const notParts = rest.filter((part) => !whole.includes(part.toLowerCase()));
+      const composed =
+        notParts.length > 0 && SAD.has(`${segment.name}-${field}.${component}`)
+          ? this.streetFromParts(parts, label, bodyPath)
+          : undefined;
+      if (composed !== undefined) return composed;
       if (notParts.length > 0) {
         this.unescaped(
           label,
@@ -407,6 +416,46 @@ class CellReader {
       `${label} holds "${separator}", HL7's subcomponent separator, not escaped as ${escaped}; it has no subcomponents, so it was read as text: ${quote(text)}. Check the value, and ask the sender to escape "${separator}".`,
     );
     return text;
+  }
+
+  /**
+   * A street line (SAD, PID-11.1 and ORC-22.1) given in its parts: SAD-2 the street name, SAD-3 the dwelling
+   * number, SAD-1 empty, only the number (`1000&Hospital Lane`) or, with SAD-3, a part of its own (`Flat 2&High
+   * Street&1`).
+   * Reading SAD-1 alone sent "1000", or nothing, as the patient's address; the line is built from the parts
+   * instead, number before street as a UK address writes it, with a warning showing how. Undefined where the
+   * component is not of that shape (no street name, more than three parts): read as before.
+   */
+  private streetFromParts(parts: string[], label: string, bodyPath: string | undefined): string | undefined {
+    if (parts.length > 3) return undefined;
+    const [line = '', street = '', dwelling = ''] = parts.map((part) => part.trim());
+    // `Bull & Bush Lane` (an "&" not escaped) is no street line in parts: without a dwelling number, SAD-1 must be
+    // empty or a house number to read the rest as its street.
+    if (street === '' || (dwelling === '' && line !== '' && !HOUSE_NUMBER.test(line))) return undefined;
+    const number = dwelling || (HOUSE_NUMBER.test(line) ? line : '');
+    const own = line !== '' && line !== number && !line.toLowerCase().includes(street.toLowerCase()) ? line : '';
+    const built = [own, [number, street].filter(Boolean).join(' ')].filter(Boolean).join(', ');
+    // Home and delivery may read one repetition: said once.
+    this.unescapedSeen ??= new Set();
+    if (this.unescapedSeen.has(`parts ${label}`)) return built;
+    this.unescapedSeen.add(`parts ${label}`);
+    const { file, messageIndex } = this.ctx;
+    const given = [
+      ...(line ? [`street or mailing address ${quote(line)}`] : []),
+      `street name ${quote(street)}`,
+      ...(dwelling ? [`dwelling number ${quote(dwelling)}`] : []),
+    ];
+    this.problems.push(
+      problem(
+        'warning',
+        file,
+        { message: messageIndex },
+        'hl7.addressFromParts',
+        `${label} gives the street line in parts (${given.join(', ')}): read as ${quote(built)}. Check it is the address.`,
+        bodyPath,
+      ),
+    );
+    return built;
   }
 
   private unescaped(label: string, bodyPath: string | undefined, text: string): void {

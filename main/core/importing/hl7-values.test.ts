@@ -239,6 +239,23 @@ describe('an "&" the sender did not escape', () => {
     ]);
     expect(cut.problems[0]!.text).toContain("'Sons'");
   });
+
+  it('builds a street line given in its SAD parts, and leaves a text with an unescaped "&" as it was', () => {
+    const numbered = extract(withField('PID', 11, '12A&High Street^^Leeds^^LS1 4AP^GBR^H'));
+    expect(numbered.cells.order.values[fieldIndex('homeAddress1')!]).toBe('12A High Street');
+    expect(numbered.problems).toMatchObject([
+      { code: 'hl7.addressFromParts', severity: 'warning', field: 'homeAddress.address1' },
+    ]);
+    expect(orderValue(withField('PID', 11, 'Flat 2&High Street&1^^Leeds^^LS1 4AP^GBR^H'), 'homeAddress1')).toBe(
+      'Flat 2, 1 High Street',
+    );
+    expect(orderValue(withField('PID', 11, 'High Street&High Street&1^^Leeds^^LS1 4AP^GBR^H'), 'homeAddress1')).toBe(
+      '1 High Street',
+    );
+    const text = extract(withField('PID', 11, 'Bull & Bush Lane^^Leeds^^LS1 4AP^GBR^H'));
+    expect(text.cells.order.values[fieldIndex('homeAddress1')!]).toBe('Bull');
+    expect(text.problems).toMatchObject([{ code: 'hl7.unescapedSeparator' }]);
+  });
 });
 
 describe('an order message that prescribes nothing', () => {

@@ -747,6 +747,13 @@ export function fixtureFiles(): Record<string, string | Buffer> {
       11,
       '9 Old Road^^Hull^^HU1 1AA^GBR^BA~2 Office Park^^Leeds^^LS1 1AA^GBR^B',
     ),
+    // Street lines in SAD parts: SAD-1 the house number and SAD-2 the street; SAD-1 empty with SAD-2 and SAD-3
+    // (dwelling number); the clinic's in ORC-22.
+    'address-parts.hl7': [
+      setField(hl7(hl7Order('AP-1')), 'PID', 11, '1000&Hospital Lane^^Leeds^^LS1 4AP^GBR^H'),
+      setField(hl7(hl7Order('AP-2')), 'PID', 11, '&High Street&1^Flat 2^Leeds^^LS1 4AP^GBR^H'),
+      setField(hl7(hl7Order('AP-3')), 'ORC', 22, '&Market Street&10^^^^YO1 7HH^GBR'),
+    ].join('\r'),
     'address-types.hl7': setField(
       hl7(hl7Order('A8-3')),
       'PID',
