@@ -1,3 +1,4 @@
+import { StatusThrottle } from './status-throttle.js';
 import type { CodeLists } from '../../../shared/environment.js';
 import type { IntakeStatus } from '../../../shared/intake-contract.js';
 import { describeIntakeRules, type IntakeRuleSetView } from '../../../shared/intake-rules.js';
@@ -64,12 +65,14 @@ export class AppIntake {
   #running: Running | undefined;
   /** Channels of the last run, shown as stopped until the next start. */
   #stopped: Running | undefined;
-  #changedTimer: NodeJS.Timeout | undefined;
+  /** Status events while messages arrive: at most one per `changedEveryMs` (default 1 s). */
+  readonly #status: StatusThrottle;
   #closed = false;
 
   constructor(deps: AppIntakeDeps) {
     this.#deps = deps;
     this.#now = deps.now ?? (() => new Date());
+    this.#status = new StatusThrottle(deps.changedEveryMs ?? 1000, () => deps.onChanged(this.status()));
   }
 
   async start(request: AppIntakeStart): Promise<IntakeStatus> {
@@ -146,7 +149,7 @@ export class AppIntake {
   /** The core is closing: the intake stops with it (the message or file in hand finished first). */
   async close(): Promise<void> {
     this.#closed = true;
-    if (this.#changedTimer) clearTimeout(this.#changedTimer);
+    this.#status.stop();
     const running = this.#running;
     this.#running = undefined;
     if (running) {
@@ -189,13 +192,13 @@ export class AppIntake {
       handle: async (raw, peer) => {
         const result = await intake.handle(raw, peer);
         noteMessage(activity, raw, peer, result);
-        this.#changed();
+        this.#status.changed();
         return result;
       },
       onRefusal: (refusal) => {
         intake.recordRefusal(refusal);
         noteRefusal(activity, refusal);
-        this.#changed();
+        this.#status.changed();
       },
       ...(this.#deps.logger ? { logger: this.#deps.logger } : {}),
     });
@@ -238,7 +241,7 @@ export class AppIntake {
       ...(folderIntervalMs !== undefined ? { intervalMs: folderIntervalMs } : {}),
       onFile: (file) => {
         noteFile(activity, store, file);
-        this.#changed();
+        this.#status.changed();
       },
     });
     running.channels.push({ kind: 'folder', address: folder, state: 'watching', activity, watcher });
@@ -250,15 +253,5 @@ export class AppIntake {
     await Promise.allSettled(running.channels.map((channel) => channel.watcher?.stop() ?? Promise.resolve()));
     await running.intake.close();
     for (const channel of running.channels) if (channel.state !== 'failed') channel.state = 'stopped';
-  }
-
-  /** Status events while messages arrive: at most one per `changedEveryMs` (default 1 s). */
-  #changed(): void {
-    if (this.#changedTimer || this.#closed) return;
-    this.#changedTimer = setTimeout(() => {
-      this.#changedTimer = undefined;
-      if (!this.#closed) this.#deps.onChanged(this.status());
-    }, this.#deps.changedEveryMs ?? 1000);
-    this.#changedTimer.unref();
   }
 }

@@ -1,3 +1,4 @@
+import { StatusThrottle } from './status-throttle.js';
 import type { IntakeStatus } from '../../../shared/intake-contract.js';
 import type { IntakeRuleSetView } from '../../../shared/intake-rules.js';
 import type { Store } from '../store/store.js';
@@ -32,12 +33,13 @@ export class ServedIntake {
   readonly #startedAt: string;
   readonly #channels: IntakeChannel[] = [];
   #stopped = false;
-  #timer: NodeJS.Timeout | undefined;
+  readonly #status: StatusThrottle;
 
   constructor(options: ServedIntakeOptions) {
     this.#options = options;
     this.#now = options.now ?? (() => new Date());
     this.#startedAt = this.#now().toISOString();
+    this.#status = new StatusThrottle(options.changedEveryMs ?? 1000, () => options.onChanged(this.status()));
   }
 
   /**
@@ -53,11 +55,11 @@ export class ServedIntake {
       },
       answered: (raw: Buffer, peer: string, result: IntakeResult) => {
         noteMessage(channel.activity, raw, peer, result);
-        this.#changed();
+        this.#status.changed();
       },
       refused: (refusal: ListenerRefusal) => {
         noteRefusal(channel.activity, refusal);
-        this.#changed();
+        this.#status.changed();
       },
     };
   }
@@ -67,14 +69,14 @@ export class ServedIntake {
     const channel = this.#add({ kind: 'folder', address: folder, state: 'watching', ...(watcher ? { watcher } : {}) });
     return (file) => {
       noteFile(channel.activity, this.#options.store, file);
-      this.#changed();
+      this.#status.changed();
     };
   }
 
   /** Serve is stopping: its channels show as stopped, and no more events are sent. */
   stopped(): void {
     this.#stopped = true;
-    clearTimeout(this.#timer);
+    this.#status.stop();
     for (const channel of this.#channels) channel.state = 'stopped';
   }
 
@@ -99,14 +101,5 @@ export class ServedIntake {
     const added: IntakeChannel = { ...channel, activity: new ChannelActivity(this.#now) };
     this.#channels.push(added);
     return added;
-  }
-
-  #changed(): void {
-    if (this.#timer || this.#stopped) return;
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      if (!this.#stopped) this.#options.onChanged(this.status());
-    }, this.#options.changedEveryMs ?? 1000);
-    this.#timer.unref();
   }
 }
