@@ -57,6 +57,10 @@ test('log: entries of an order found by search, the chain verified, exports down
     expect(await lines('a')).toBe(1);
   }
   await page.setViewportSize({ width: 1024, height: 700 });
+  // At 1024 px which order an entry is about is in view, without scrolling the table sideways.
+  const scroller = (await entries.getByLabel('Log entries, scrollable').boundingBox())!;
+  const orderColumn = (await entries.getByRole('columnheader', { name: 'Order', exact: true }).boundingBox())!;
+  expect(orderColumn.x + orderColumn.width).toBeLessThanOrEqual(scroller.x + scroller.width);
   await saveScreenshot(page, 'log-by-clinic-order-1024');
   await filters.getByLabel('Clinic order id').fill('');
   await filters.getByLabel('Search').fill(clinicOrderId.toLowerCase());

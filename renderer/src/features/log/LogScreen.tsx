@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useId, useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import type { CallInput } from '../../../../shared/contract.js';
 import type { EnvironmentView } from '../../../../shared/environment.js';
 import type { LogFilter } from '../../../../shared/log-contract.js';
@@ -34,6 +34,18 @@ function toLogFilter(filters: LogFilters): LogFilter | undefined {
 }
 
 const ACTOR_LABELS: Record<AuditEntryView['actor'], string> = { user: 'You', submitter: 'Submitter', system: 'System' };
+
+/**
+ * An action name with places to break after its dots (`environment.` then `identity-changed`), so the What column can be
+ * narrow at 1024 px; copied, it is the name whole (a <wbr> adds no character).
+ */
+function breakAtDots(action: string): ReactNode[] {
+  const parts = action.split('.');
+  return parts.flatMap((part, index) => [
+    ...(index === 0 ? [] : [<wbr key={`b${index}`} />]),
+    <span key={index}>{index < parts.length - 1 ? `${part}.` : part}</span>,
+  ]);
+}
 
 /** The audit log, newest first: filters, search, chain verification and export. */
 export function LogScreen({ environment }: { environment: EnvironmentView }) {
@@ -212,8 +224,8 @@ export function LogScreen({ environment }: { environment: EnvironmentView }) {
                   <th scope="col">Time</th>
                   <th scope="col">By</th>
                   <th scope="col">What</th>
-                  <th scope="col">Environment</th>
                   <th scope="col">Order</th>
+                  <th scope="col">Environment</th>
                   <th scope="col">Details</th>
                 </tr>
               </thead>
@@ -227,21 +239,26 @@ export function LogScreen({ environment }: { environment: EnvironmentView }) {
                     <td>{ACTOR_LABELS[entry.actor]}</td>
                     <th scope="row">
                       {actionLabel(entry.action)}
-                      <code className="hint log-action">{entry.action}</code>
+                      <code className="hint log-action">{breakAtDots(entry.action)}</code>
                     </th>
-                    <td className="log-id">
-                      {entry.environmentId === null
-                        ? '—'
-                        : (environments.find((candidate) => candidate.id === entry.environmentId)?.name ??
-                          entry.environmentId)}
-                    </td>
-                    <td className="log-id">
+                    <td className="log-order">
                       {entry.orderId !== null ? (
                         <a href={`#/orders/${entry.orderId}`}>{entry.clinicOrderId ?? `Order ${entry.orderId}`}</a>
                       ) : (
                         (entry.clinicOrderId ?? '—')
                       )}
-                      {entry.clinicCode ? <span className="hint"> ({entry.clinicCode})</span> : null}
+                      {entry.clinicCode ? (
+                        <>
+                          {' '}
+                          <span className="hint">({entry.clinicCode})</span>
+                        </>
+                      ) : null}
+                    </td>
+                    <td className="log-environment">
+                      {entry.environmentId === null
+                        ? '—'
+                        : (environments.find((candidate) => candidate.id === entry.environmentId)?.name ??
+                          entry.environmentId)}
                     </td>
                     <td className="details">{detailsLine(entry.details)}</td>
                   </tr>
