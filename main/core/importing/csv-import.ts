@@ -226,7 +226,15 @@ export async function importCsv(
   };
   if (rowsRead === 0) {
     return {
-      ...failed(problem('error', file, {}, 'csv.noRows', 'The file has a header row but no data rows.')),
+      ...failed(
+        problem(
+          'error',
+          file,
+          {},
+          'csv.noRows',
+          "The file has a header row but no data rows: add one row per prescribed item below the header (the template's example row shows how), or check that this is the file you meant.",
+        ),
+      ),
       ...reportBase,
     };
   }

@@ -223,7 +223,13 @@ describe('staging an import', () => {
     });
     expect(headerOnly).toMatchObject({
       status: 'refused',
-      problems: [expect.objectContaining({ code: 'csv.noRows' })],
+      // What to do, not only what is wrong.
+      problems: [
+        expect.objectContaining({
+          code: 'csv.noRows',
+          text: expect.stringContaining('add one row per prescribed item below the header') as unknown,
+        }),
+      ],
     });
 
     // A big file cancelled part-way: the progress callback cancels it after the first chunk.
