@@ -85,6 +85,8 @@ const COMMAND_OPTIONS: Record<string, Options> = {
     sender: { type: 'string' },
     'message-type': { type: 'string' },
     set: { type: 'string', multiple: true },
+    clinic: { type: 'string', multiple: true },
+    peer: { type: 'string', multiple: true },
   },
   'profile list': {},
   'profile remove': {},
@@ -368,6 +370,8 @@ async function dispatch(
         name: first,
         sender: required(values, 'sender'),
         set: list(values, 'set'),
+        clinics: list(values, 'clinic'),
+        peers: list(values, 'peer'),
         ...optionalArgs(values, { messageType: 'message-type' }),
       });
     case 'profile list':

@@ -64,9 +64,12 @@ Commands:
                      drops a sender's rule; other saved senders keep theirs; serve and the app's Intake
                      screen use them from their next start
   profile add-hl7 NAME --sender APP^FACILITY [--message-type RDE^O11] --set FIELD=VALUE...
+            [--clinic CODE]... [--peer ADDR]...
                      save an HL7 mapping profile for a sender (what a message cannot carry, e.g.
                      --set prescription.paymentType=Account --set prescription.courierCode=RMT24
-                     --set prescription.currencyCode=GBP)
+                     --set prescription.currencyCode=GBP); --clinic binds the sender to the clinic codes
+                     it may order and cancel for, --peer to the addresses or CIDR blocks (10.20.0.0/16)
+                     its messages may come from (live intake; without them, any clinic and any peer)
   profile list       the saved mapping profiles
   profile remove NAME
                      delete a saved profile

@@ -111,9 +111,11 @@ export class RawMllpSocket {
     }
   }
 
-  static open(port: number, host = '127.0.0.1'): Promise<RawMllpSocket> {
+  /** `localAddress`: the address to connect from (any of 127.0.0.0/8 on Linux: another peer on this computer). */
+  static open(port: number, host = '127.0.0.1', localAddress?: string): Promise<RawMllpSocket> {
     return new Promise((resolve, reject) => {
-      const socket = connect({ port, host }, () => resolve(new RawMllpSocket(socket)));
+      const options = { port, host, ...(localAddress ? { localAddress } : {}) };
+      const socket = connect(options, () => resolve(new RawMllpSocket(socket)));
       socket.once('error', reject);
     });
   }

@@ -1,5 +1,6 @@
 import { FIELDS } from '../../core/model/field-catalogue.js';
-import type { MappingProfile } from '../../core/model/mapping-profile.js';
+import { SENDER_CLINICS_MAX, SENDER_PEERS_MAX, type MappingProfile } from '../../core/model/mapping-profile.js';
+import { peerRuleProblem } from '../../core/model/peer-address.js';
 import { StagingError } from '../../core/staging/staging-deps.js';
 import { stagingFor } from '../../core/staging/staging-handlers.js';
 import type { CliContext } from '../cli-context.js';
@@ -9,7 +10,8 @@ import { EXIT, InputError, UsageError } from '../cli-errors.js';
  * Mapping profiles without the UI, for live intake: `profile add-hl7 NAME --sender APP^FACILITY [--message-type
  * RDE^O11] --set FIELD=VALUE…` saves an HL7 profile for one sender (the values an order message cannot carry:
  * payment type, courier, currency…), which every message or file from that sender is then read with;
- * `profile list`; `profile remove NAME`.
+ * `--clinic CODE`/`--peer ADDR` bind the sender for live intake (main/core/intake/sender-binding.ts); `profile
+ * list`; `profile remove NAME`.
  */
 
 export interface AddHl7Args {
@@ -17,6 +19,10 @@ export interface AddHl7Args {
   sender: string;
   messageType?: string;
   set: string[];
+  /** Clinic codes the sender may order and cancel for (none given: any, or the ones the profile had). */
+  clinics?: string[];
+  /** Peer addresses or CIDR blocks its messages may come from (none given: any, or the ones the profile had). */
+  peers?: string[];
 }
 
 /** A `--set` key: a template column (`paymentType`) or a body path (`prescription.paymentType`). */
@@ -42,12 +48,16 @@ export function profileAddHl7(ctx: CliContext, args: AddHl7Args): number {
     if (!field) throw new InputError(`--set ${key}: no such field (give a template column or a body path)`);
     constants[field.column] = entry.slice(at + 1);
   }
+  const clinics = bindingList('--clinic', args.clinics ?? [], SENDER_CLINICS_MAX, clinicProblem);
+  const peers = bindingList('--peer', args.peers ?? [], SENDER_PEERS_MAX, peerRuleProblem);
   const profile: MappingProfile = {
     name: args.name,
     columns: {},
     constants,
     valueMaps: {},
     hl7Sender: { application, facility: facility ?? '', messageType },
+    ...(clinics ? { clinics } : {}),
+    ...(peers ? { peers } : {}),
   };
   let saved;
   try {
@@ -59,6 +69,8 @@ export function profileAddHl7(ctx: CliContext, args: AddHl7Args): number {
   if (ctx.options.json) ctx.json({ name: saved.name, profile: saved.profile, senderWarning: saved.senderWarning });
   else {
     ctx.line(`Saved HL7 profile '${saved.name}' for ${args.sender} (${messageType}).`);
+    const kept = bindingText(saved.profile as MappingProfile);
+    if (kept && (!clinics || !peers)) ctx.line(`Bound: ${kept} (\`profile remove\` first to drop what was kept).`);
     if (saved.senderWarning) ctx.warn(`warning: ${saved.senderWarning.message}`);
   }
   return saved.senderWarning ? EXIT.attention : EXIT.ok;
@@ -81,7 +93,8 @@ export function profileList(ctx: CliContext): number {
       : view.headerFingerprint
         ? 'CSV (by header)'
         : 'CSV';
-    ctx.line(`${view.name}\t${who}${constants ? `\t${constants}` : ''}`);
+    const bound = sender ? bindingText(view.profile as MappingProfile) || 'unbound (any clinic, any peer)' : '';
+    ctx.line(`${view.name}\t${who}${constants ? `\t${constants}` : ''}${bound ? `\t${bound}` : ''}`);
   }
   return EXIT.ok;
 }
@@ -90,4 +103,36 @@ export function profileRemove(ctx: CliContext, name: string): number {
   if (!ctx.services.store.mappingProfiles.delete(name)) throw new InputError(`there is no profile "${name}"`);
   ctx.line(`Removed profile '${name}'.`);
   return EXIT.ok;
+}
+
+function clinicProblem(code: string): string | undefined {
+  if (code.length > 64) return `"${code.slice(0, 64)}…" is longer than a clinic code (64 characters)`;
+  return /\p{Cc}/u.test(code) || code === '' ? `"${code}" is not a clinic code` : undefined;
+}
+
+/** A repeatable binding flag's values, trimmed and each once; undefined when none was given. */
+function bindingList(
+  flag: string,
+  values: readonly string[],
+  max: number,
+  problemOf: (value: string) => string | undefined,
+): string[] | undefined {
+  const unique = [...new Set(values.map((value) => value.trim()))];
+  if (unique.length === 0) return undefined;
+  if (unique.length > max) throw new UsageError(`${flag} is given at most ${max} times`);
+  for (const value of unique) {
+    const problem = problemOf(value);
+    if (problem) throw new UsageError(`${flag}: ${problem}`);
+  }
+  return unique;
+}
+
+/** `clinics CLINIC-A, CLINIC-B; peers 10.20.0.0/16` (live intake's binding), or '' when the profile sets none. */
+function bindingText(profile: MappingProfile): string {
+  return [
+    profile.clinics ? `clinics ${profile.clinics.join(', ')}` : '',
+    profile.peers ? `peers ${profile.peers.join(', ')}` : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
 }

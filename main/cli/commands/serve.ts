@@ -5,6 +5,7 @@ import { describeIntakeRules } from '../../../shared/intake-rules.js';
 import { serviceRules, withOverrides } from '../../core/intake/intake-rules.js';
 import { IntakeService, type IntakeResult } from '../../core/intake/intake-service.js';
 import { MllpListener } from '../../core/intake/mllp-listener.js';
+import { admitsOtherComputers, unboundWarning } from '../../core/intake/sender-binding.js';
 import { createLogger } from '../../core/platform/logger.js';
 import { ServedIntake } from '../../core/intake/served-intake.js';
 import { StagingService } from '../../core/staging/staging-service.js';
@@ -144,6 +145,13 @@ export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
   try {
     if (args.mllp) {
       const { host, port } = hostPort(args.mllp);
+      // A sender is whatever its MSH-3/MSH-4 say: said once per profile that does not bind it (finding 27).
+      if (admitsOtherComputers(host, args.allow)) {
+        for (const { profile } of store.mappingProfiles.list()) {
+          const warning = unboundWarning(profile);
+          if (warning) ctx.warn(warning);
+        }
+      }
       const maxMessageBytes = args.maxMessageBytes !== undefined ? Number(args.maxMessageBytes) : undefined;
       const mllp = new MllpListener({
         host,

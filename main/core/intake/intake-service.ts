@@ -25,6 +25,14 @@ import {
 } from './cancel-origin.js';
 import { appendToDayBatch, dayBatchName, readMessage, type ReadMessage } from './message-staging.js';
 import { isSameMessage } from './resend-check.js';
+import {
+  bindingOf,
+  clinicNotActedOn,
+  clinicNotBoundProblem,
+  mayActFor,
+  peerRefusal,
+  type SenderBinding,
+} from './sender-binding.js';
 
 /**
  * What the intake does with one received message, whichever listener it came through: read it with the same
@@ -147,7 +155,7 @@ export class IntakeService {
     const received = this.repo.unanswered();
     for (const record of received) {
       const header = readMessageHeader(record.raw.toString('utf8'));
-      const decision = await this.#decide(record.raw, header);
+      const decision = await this.#decide(record.raw, header, record.peer);
       const { value: answered, commit } = this.#commit(() => this.#answer(decision, record, record));
       await this.#durable(commit);
       if (answered.code !== 'AR') {
@@ -158,7 +166,7 @@ export class IntakeService {
     }
     const unstaged = this.repo.unstaged();
     for (const record of unstaged) {
-      const decision = await this.#decide(record.raw, readMessageHeader(record.raw.toString('utf8')));
+      const decision = await this.#decide(record.raw, readMessageHeader(record.raw.toString('utf8')), record.peer);
       this.#waiting.push({ id: record.id, decision, message: record });
     }
     this.#stageWaiting();
@@ -235,7 +243,7 @@ export class IntakeService {
       if (key !== '') reading.set(key, new Promise<void>((resolve) => (read = resolve)));
       try {
         // Read and decided in memory, before anything is written: the importer on the message alone.
-        decision = await this.#decide(raw, header);
+        decision = await this.#decide(raw, header, peer);
         if (this.#closed) throw new Error('the intake is stopping');
         made = this.#record(decision, message);
       } finally {
@@ -258,7 +266,7 @@ export class IntakeService {
    * its end, was measured: about 1% less CPU on four connections, 4% more on one.)
    */
   #record(decision: Decision, message: MessageIdentity & { raw: Buffer }): Recorded {
-    const row = decision.reused ? { ...message, controlId: '' } : message;
+    const row = decision.reused || decision.unkeyed ? { ...message, controlId: '' } : message;
     return this.#commit(() => this.#answer(decision, row, undefined, message));
   }
 
@@ -292,14 +300,25 @@ export class IntakeService {
     return result;
   }
 
-  /** AR, AE or AA, from the header and the importer's reading of the message (no store writes). */
-  async #decide(raw: Buffer, header: MessageHeader | undefined): Promise<Decision> {
+  /**
+   * AR, AE or AA, from the header, the sender's binding (sender-binding.ts) and the importer's reading of the
+   * message (no store writes).
+   */
+  async #decide(raw: Buffer, header: MessageHeader | undefined, peer: string): Promise<Decision> {
     const refusal = refusalOf(header);
     if (refusal) return { code: 'AR', errors: [refusal], header, read: undefined };
     const { store, staging, environmentId } = this.#options;
+    const profiles = store.mappingProfiles.list().map((saved) => saved.profile);
+    const sender = header!.sender;
+    const binding = bindingOf(sender, profiles);
+    if (binding.peerAllowed && !binding.peerAllowed(peer)) {
+      // Kept without its control id, so a message claiming a sender's name cannot take that sender's next MSH-10.
+      const errors = [peerRefusal(sender, peer)];
+      return { code: 'AR', errors, header, read: undefined, unkeyed: true, refusedAs: 'intake.sender.refused' };
+    }
     const read = await readMessage(raw, `${header!.controlId}.hl7`, {
       codeLists: staging.codeListsFor(environmentId),
-      profiles: store.mappingProfiles.list().map((saved) => saved.profile),
+      profiles,
       isKnownOrder: (clinicCode, clinicOrderId) =>
         store.stagedOrders.isAccepted(environmentId, clinicCode, clinicOrderId),
       isPendingNewOrder: (clinicCode, clinicOrderId) => this.#sentEarlier(header!.sender, clinicCode, clinicOrderId),
@@ -313,13 +332,19 @@ export class IntakeService {
         read: undefined,
       };
     }
-    // A cancel of an order this sender did not send is not acted on: staged for an admin to review.
-    const sender = header!.sender;
-    const held = this.#heldCancels(sender, read);
+    // An order or cancel for a clinic the sender may not act for is not acted on, and answered with one ERR that
+    // says only that (none of its other problems: `order.alreadyKnown` would tell whether another clinic's order
+    // id exists). A cancel of an order this sender did not send is not acted on either. Both staged for review.
+    const foreign = this.#foreignClinics(sender, binding, read);
+    const held = this.#heldCancels(sender, read, foreign);
     const errors: AckError[] = [];
     const notActedOn: AckError[] = [];
     let never = false;
     for (const entry of read.entries) {
+      if (foreign.has(entry)) {
+        notActedOn.push(clinicNotActedOn(sender, { ...entry.order, orderControl: orderControlOf(entry) }));
+        continue;
+      }
       let unknown = false;
       for (const problem of entry.problems) {
         if (problem.code === UNKNOWN_ORDER) {
@@ -349,11 +374,24 @@ export class IntakeService {
     };
   }
 
+  /** The message's entries for a clinic the sender may not act for, each given the admin's problem. */
+  #foreignClinics(sender: string, binding: SenderBinding, read: ReadMessage): Set<ReadMessage['entries'][number]> {
+    const foreign = new Set<ReadMessage['entries'][number]>();
+    for (const entry of read.entries) {
+      if (mayActFor(binding, entry.order.clinicCode)) continue;
+      const order = { clinicCode: entry.order.clinicCode, orderControl: orderControlOf(entry) };
+      entry.problems.push(clinicNotBoundProblem(sender, binding, order, entry.order.source));
+      foreign.add(entry);
+    }
+    return foreign;
+  }
+
   /** The message's cancels (ORC-1 CA) that name an accepted order another sender, or an admin's import, sent. */
-  #heldCancels(sender: string, read: ReadMessage): HeldCancel[] {
+  #heldCancels(sender: string, read: ReadMessage, foreign: ReadonlySet<ReadMessage['entries'][number]>): HeldCancel[] {
     const { store, environmentId } = this.#options;
     const held: HeldCancel[] = [];
     for (const entry of read.entries) {
+      if (foreign.has(entry)) continue;
       const { clinicCode, clinicOrderId } = entry.order;
       if (entry.order.source.orderControl !== 'CA' || !clinicCode || !clinicOrderId) continue;
       const known = store.orders.findAccepted(environmentId, clinicCode, clinicOrderId);
@@ -441,7 +479,7 @@ export class IntakeService {
     } else {
       recordId = this.repo.record({ environmentId, channel: 'mllp', ...message, outcome: code, ack, batchId: null });
     }
-    if (code === 'AR') this.#audit('intake.refused', decision, audited, null);
+    if (code === 'AR') this.#audit(decision.refusedAs ?? 'intake.refused', decision, audited, null);
     return { code, ack, resent: false, batchId: null, recordId };
   }
 
@@ -646,7 +684,13 @@ interface Decision {
   reused?: true;
   /** Its cancels of orders this sender did not send: staged for review, not acted on (AE). */
   held?: HeldCancel[];
+  /** Recorded without its control id (a refusal that must not hold the sender's MSH-10, see #decide). */
+  unkeyed?: true;
+  /** The audit action of an AR other than `intake.refused`. */
+  refusedAs?: string;
 }
+
+const orderControlOf = (entry: ReadMessage['entries'][number]): string => entry.order.source.orderControl ?? 'NW';
 
 /**
  * The sender and control id (`APP^FACILITY`, NUL, MSH-10) of each message being read, by store: resolved once its

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { hl7SenderSchema } from '../../../shared/staging-views.js';
 import { TEMPLATE_COLUMNS } from './field-catalogue.js';
+import { peerRuleProblem } from './peer-address.js';
 
 /**
  * A named mapping profile: how one clinic system's file layout maps onto our fields. Keys of `columns`,
@@ -11,6 +12,25 @@ import { TEMPLATE_COLUMNS } from './field-catalogue.js';
 
 export const DATE_FORMATS = ['iso', 'dd/MM/yyyy', 'd/M/yy', 'dd-MMM-yyyy', 'MM/dd/yyyy'] as const;
 export type DateFormat = (typeof DATE_FORMATS)[number];
+
+/** At most this many clinic codes, and peer rules, bind one HL7 sender (main/core/intake/sender-binding.ts). */
+export const SENDER_CLINICS_MAX = 100;
+export const SENDER_PEERS_MAX = 32;
+
+const clinicCodeSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .refine((code) => !/\p{Cc}/u.test(code), 'a clinic code holds no control characters');
+const peerRuleSchema = z
+  .string()
+  .trim()
+  .max(50)
+  .superRefine((rule, ctx) => {
+    const problem = peerRuleProblem(rule);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
 
 export const mappingProfileSchema = z.object({
   name: z.string().trim().min(1).max(80),
@@ -33,6 +53,13 @@ export const mappingProfileSchema = z.object({
   hl7FieldMap: z.record(z.string(), z.string()).optional(),
   /** HL7: the sender (MSH-3, MSH-4, message type) of the import it was saved from; chosen for its files. */
   hl7Sender: hl7SenderSchema.optional(),
+  /**
+   * HL7 live intake: the clinic codes this sender may order and cancel for. Absent: any clinic (the default, as
+   * before; `serve` warns). Orders and cancels for another clinic are staged for review, not acted on.
+   */
+  clinics: z.array(clinicCodeSchema).min(1).max(SENDER_CLINICS_MAX).optional(),
+  /** HL7 live intake: the peer addresses or CIDR blocks this sender's messages may come from. Absent: any peer. */
+  peers: z.array(peerRuleSchema).min(1).max(SENDER_PEERS_MAX).optional(),
 });
 export type MappingProfile = z.infer<typeof mappingProfileSchema>;
 

@@ -448,8 +448,9 @@ export class StagingService {
   /**
    * Saves a profile; with `fromBatchId`, that import's header cells (CSV) or sender (HL7) are kept with it, so
    * the next file with that header or from that sender is read with it. A profile saved again without a sender
-   * keeps the one it had. `senderWarning`: other saved profiles are for the same HL7 sender (its files will then ask
-   * which to use).
+   * keeps the one it had, and so does one saved without live intake's binding (`clinics`, `peers`: the import
+   * screen's save knows nothing of them, and must not loosen them). `senderWarning`: other saved profiles are for
+   * the same HL7 sender (its files will then ask which to use).
    */
   saveProfile(
     profile: MappingProfile,
@@ -465,8 +466,16 @@ export class StagingService {
       headerCells = report?.headerCells ?? null;
       sender ??= report?.hl7Sender;
     }
-    sender ??= this.#store.mappingProfiles.get(profile.name)?.profile.hl7Sender;
-    const toSave = sender ? { ...profile, hl7Sender: sender } : profile;
+    const before = this.#store.mappingProfiles.get(profile.name)?.profile;
+    sender ??= before?.hl7Sender;
+    const clinics = profile.clinics ?? before?.clinics;
+    const peers = profile.peers ?? before?.peers;
+    const toSave = {
+      ...profile,
+      ...(sender ? { hl7Sender: sender } : {}),
+      ...(clinics ? { clinics } : {}),
+      ...(peers ? { peers } : {}),
+    };
     const saved = this.#store.mappingProfiles.save(toSave, headerCells);
     const others = sender ? this.#store.mappingProfiles.list().map((entry) => entry.profile) : [];
     return { ...toProfileView(saved), senderWarning: sameSenderWarning(saved.profile, others) };

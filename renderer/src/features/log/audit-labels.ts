@@ -64,6 +64,7 @@ const ACTION_LABELS: Record<string, string> = {
   'intake.resent': 'Live HL7 message received again',
   'intake.frame.refused': 'Live HL7 frame refused',
   'intake.peer.refused': 'Live HL7 connection refused',
+  'intake.sender.refused': 'Live HL7 message refused: sender not accepted from that address',
   'intake.file.imported': 'Watched file imported',
   'intake.file.duplicate': 'Watched file already imported',
   'intake.file.failed': 'Watched file not imported',
