@@ -48,7 +48,8 @@ describe('rx-batch serve and profile', () => {
     expect(add).toMatchObject({ code: 0, stdout: "Saved HL7 profile 'Clinic EPR' for EPR-9^CLINIC-Z (RDE^O11).\n" });
     const list = await runCli(['profile', 'list', '--data-dir', data]);
     expect(list.stdout).toBe(
-      'Clinic EPR\tHL7 from EPR-9^CLINIC-Z (RDE^O11)\tpaymentType=Account, courierCode=RMT24, currencyCode=GBP\n',
+      'Clinic EPR\tHL7 from EPR-9^CLINIC-Z (RDE^O11)\tpaymentType=Account, courierCode=RMT24, currencyCode=GBP' +
+        '\tunbound (any clinic, any peer)\n',
     );
     const bad = await runCli(['profile', 'add-hl7', 'X', '--sender', 'A^B', '--set', 'nonsense=1', '--data-dir', data]);
     expect(bad.code).toBe(2);
@@ -57,6 +58,57 @@ describe('rx-batch serve and profile', () => {
     expect((await runCli(['profile', 'list', '--data-dir', data])).stdout).toBe('No saved profiles.\n');
     expect((await runCli(['profile', 'remove', 'Clinic EPR', '--data-dir', data])).code).toBe(2);
   }, 60_000);
+
+  it('binds a profile to clinics and peers (--clinic, --peer), lists them, keeps them when saved again, refuses bad ones', async () => {
+    const add = (...more: string[]) =>
+      runCli(['profile', 'add-hl7', 'Bound EPR', '--sender', 'EPR-5^CLINIC-B', ...more, '--data-dir', data]);
+    const saved = await add('--clinic', 'CLINIC-B', '--clinic', 'CLINIC-C', '--peer', '10.20.0.0/16', '--peer', '::1');
+    expect(saved).toMatchObject({ code: 0, stdout: "Saved HL7 profile 'Bound EPR' for EPR-5^CLINIC-B (RDE^O11).\n" });
+    const line = 'Bound EPR\tHL7 from EPR-5^CLINIC-B (RDE^O11)\tclinics CLINIC-B, CLINIC-C; peers 10.20.0.0/16, ::1\n';
+    expect((await runCli(['profile', 'list', '--data-dir', data])).stdout).toBe(line);
+    // Saved again without them: the binding is kept (never loosened by omission), and said so.
+    const again = await add('--set', 'prescription.courierCode=RMT24');
+    expect(again.stdout).toContain('Bound: clinics CLINIC-B, CLINIC-C; peers 10.20.0.0/16, ::1');
+    expect((await runCli(['profile', 'list', '--data-dir', data])).stdout).toContain(
+      '\tclinics CLINIC-B, CLINIC-C; peers 10.20.0.0/16, ::1\n',
+    );
+    const badPeer = await add('--peer', '10.20.0.0/33');
+    expect(badPeer.code).toBe(2);
+    expect(badPeer.stderr).toContain('--peer: "10.20.0.0/33": the prefix length after / is 0 to 32 for an IPv4 block');
+    const notAnAddress = await add('--peer', 'clinic.example');
+    expect(notAnAddress.stderr).toContain('"clinic.example" is not an IP address or CIDR block');
+    expect((await runCli(['profile', 'remove', 'Bound EPR', '--data-dir', data])).code).toBe(0);
+  }, 60_000);
+
+  it('warns once per unbound profile when the listener admits other computers, not on loopback', async () => {
+    const profile = (name: string, sender: string, ...more: string[]) =>
+      runCli(['profile', 'add-hl7', name, '--sender', sender, ...more, '--data-dir', data]);
+    expect((await profile('Open EPR', 'EPR-6^CLINIC-O')).code).toBe(0);
+    expect((await profile('Half EPR', 'EPR-8^CLINIC-P', '--clinic', 'CLINIC-P')).code).toBe(0);
+    expect((await profile('Tight EPR', 'EPR-4^CLINIC-T', '--clinic', 'CLINIC-T', '--peer', '10.9.9.9')).code).toBe(0);
+    const serveWarnings = async (...flags: string[]) => {
+      const child = startCli(['serve', '--env', 'sbx', '--mllp', ...flags, '--data-dir', data]);
+      const done = finished(child, 60_000);
+      await new Promise<void>((resolve) =>
+        child.stdout?.on('data', (chunk: Buffer) => chunk.includes('mllp:') && resolve()),
+      );
+      child.kill('SIGTERM');
+      const run = await done;
+      return run.stderr.split('\n').filter((l) => l.startsWith('warning: profile'));
+    };
+    // Bound to every address, admitting only 10.9.9.9 (no one in this test can connect).
+    expect(await serveWarnings('0.0.0.0:0', '--allow', '10.9.9.9')).toEqual([
+      "warning: profile 'Half EPR' (EPR-8^CLINIC-P) has no --peer binding: any peer the listener admits can send as " +
+        'EPR-8^CLINIC-P (docs/security.md finding 27; rx-batch profile add-hl7 … --clinic CODE --peer ADDR)',
+      "warning: profile 'Open EPR' (EPR-6^CLINIC-O) has no --peer or --clinic binding: any peer the listener admits " +
+        'can send as EPR-6^CLINIC-O, for any clinic (docs/security.md finding 27; rx-batch profile add-hl7 … --clinic ' +
+        'CODE --peer ADDR)',
+    ]);
+    expect(await serveWarnings('127.0.0.1:0')).toEqual([]);
+    for (const name of ['Open EPR', 'Half EPR', 'Tight EPR']) {
+      expect((await runCli(['profile', 'remove', name, '--data-dir', data])).code).toBe(0);
+    }
+  }, 90_000);
 
   it('prints mllp: and watching: when ready, takes messages and files, and stops on SIGTERM', async () => {
     const inbox = join(root, 'inbox');
