@@ -1714,6 +1714,41 @@ const CASES: Case[] = [
     },
   },
   {
+    // Copied out of JSON: still refused (every escape in it is doubled too), but saying what to do.
+    file: 'msh-backslash-doubled.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 1,
+    fileProblems: ['hl7.textLineBreaks'],
+    problems: ['hl7.unreadable@1:'],
+    check: (r) => {
+      expect(r.orders[0]!.problems[0]!.text).toBe(
+        "Message 1 cannot be read: MSH-2 is '^~\\\\&', with its backslash doubled: the file looks copied from source code or JSON, which write a backslash as \\\\ (and a line break as the text \\r). Each \\\\ should be one \\ (MSH-2 is then '^~\\&'): save the message as the sending system wrote it, or ask the sender for the file itself.",
+      );
+      expect(r.fileProblems[0]!.text).toContain(
+        "Segments are separated by the text '\\r' or '\\n' instead of line breaks",
+      );
+    },
+  },
+  {
+    // Escaped twice: `\\n` is one break, so no segment ends in a stray escape character.
+    file: 'text-breaks-doubled.hl7',
+    format: 'hl7',
+    orders: 1,
+    invalid: 0,
+    fileProblems: ['hl7.textLineBreaks'],
+    check: (r) => {
+      expect(r.orders[0]!.source.hl7!.split('\r').map((segment) => segment.slice(0, 3))).toEqual([
+        'MSH',
+        'PID',
+        'ORC',
+        'RXE',
+      ]);
+      expect(r.orders[0]!.source.hl7!).not.toMatch(/\\(\r|$)/);
+      expect(r.fileProblems[0]!.text).toContain('(with the backslash doubled: escaped twice)');
+    },
+  },
+  {
     file: 'text-between-segments.hl7',
     format: 'hl7',
     orders: 2,

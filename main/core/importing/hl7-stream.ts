@@ -55,7 +55,10 @@ const FRAMING = /[\x0b\x1c]+/;
  * backslash is the escape character, and no escape sequence is a lower-case r or n followed by that.
  */
 const TEXT_BREAK = /\\r\\n|\\r|\\n/;
-const TEXT_BREAK_SPLIT = /(?:\\r\\n|\\r|\\n)(?=[A-Z][A-Z0-9]{2}[^A-Za-z0-9\s]|$)/;
+// Escaped twice (a JSON string inside source code, a log of a log) the text is `\\r`: read as one break, so the
+// segment before it does not end in a stray escape character.
+const TEXT_BREAK_SPLIT = /\\?\\(?:r(?:\\?\\n)?|n)(?=[A-Z][A-Z0-9]{2}[^A-Za-z0-9\s]|$)/;
+const DOUBLED_TEXT_BREAK = /\\\\[rn]/;
 
 const isUpper = (c: number) => c >= 65 && c <= 90;
 const isUpperOrDigit = (c: number) => isUpper(c) || (c >= 48 && c <= 57);
@@ -142,6 +145,8 @@ export class Hl7Splitter {
   private indentedCount = 0;
   private textBreaksAt: number | undefined;
   private textBreakLines = 0;
+  /** Whether a text break was written with its backslash doubled (`\\r`). */
+  private textBreaksDoubled = false;
   private caseAt: number | undefined;
   private caseCount = 0;
   private caseFirst: string | undefined;
@@ -208,7 +213,7 @@ export class Hl7Splitter {
           this.file,
           {},
           'hl7.textLineBreaks',
-          `Segments are separated by the text '\\r' or '\\n' instead of line breaks (first on line ${this.textBreaksAt}${lines > 1 ? `, on ${lines} lines in all` : ''}), as in a message copied from source code or a log; they were read as separate segments.`,
+          `Segments are separated by the text '\\r' or '\\n'${this.textBreaksDoubled ? ' (with the backslash doubled: escaped twice)' : ''} instead of line breaks (first on line ${this.textBreaksAt}${lines > 1 ? `, on ${lines} lines in all` : ''}), as in a message copied from source code, JSON or a log; they were read as separate segments. Export the file from the sending system, or ask the sender for it, to read it as sent.`,
         ),
       );
     }
@@ -310,6 +315,7 @@ export class Hl7Splitter {
     if (!pieces.some((piece) => isSegmentLine(piece.trimStart(), this.fieldSeparator))) return false;
     this.textBreaksAt ??= this.lineNumber;
     this.textBreakLines += 1;
+    if (!this.textBreaksDoubled && DOUBLED_TEXT_BREAK.test(line)) this.textBreaksDoubled = true;
     for (const piece of pieces) this.piece(piece, out, true);
     return true;
   }

@@ -99,6 +99,13 @@ export function readDelimiters(header: string): Hl7Delimiters {
   const [component = '', repetition = '', escape = '', subcomponent = ''] = encoding;
   const all = [field, component, repetition, escape, subcomponent];
   if (all.some((c) => c === '' || /[A-Za-z0-9\s]/.test(c)) || new Set(all).size !== all.length) {
+    // `^~\\&`: the escape character written twice, as source code and JSON write a backslash. Every escape in the
+    // message is doubled too (`\\T\\`), so it is still refused, but with what to do about it.
+    if (escape === '\\' && subcomponent === '\\' && encoding.length > 4 && encoding.length <= 10) {
+      throw new Hl7ParseError(
+        `${header.slice(0, 3)}-2 is '${encoding}', with its backslash doubled: the file looks copied from source code or JSON, which write a backslash as \\\\ (and a line break as the text \\r). Each \\\\ should be one \\ (MSH-2 is then '${encoding.replace(/\\+/, '\\')}'): save the message as the sending system wrote it, or ask the sender for the file itself`,
+      );
+    }
     throw new Hl7ParseError(
       `${header.slice(0, 3)}-1/${header.slice(0, 3)}-2 must give five different separator characters (usually |^~\\&), not '${header.slice(3, 8)}'`,
     );

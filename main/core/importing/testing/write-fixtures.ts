@@ -918,6 +918,10 @@ export function fixtureFiles(): Record<string, string | Buffer> {
     ].join('\n'),
     // A transfer cut short after the next message's MSH: the header alone is one error, not one per field.
     'cut-after-msh.hl7': `${hl7(hl7Order('W6-13'))}\r${hl7(hl7Order('W6-14')).split('\r')[0]}\r`,
+    // A message copied out of JSON: on one line, the text \r between segments and MSH-2's backslash doubled (refused,
+    // saying what to do); and one escaped twice, \\n between segments (the doubled backslash is part of the break).
+    'msh-backslash-doubled.hl7': hl7(hl7Order('J-1')).replace('^~\\&', '^~\\\\&').split('\r').join('\\r') + '\n',
+    'text-breaks-doubled.hl7': hl7(hl7Order('J-2')).split('\r').join('\\\\n') + '\n',
     // A line that is only the text \r (a blank line of a message copied from source code), inside a message and
     // between two: each is a stray line by its number, never nothing.
     'text-cr-lines.hl7':
