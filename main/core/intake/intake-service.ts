@@ -1,4 +1,5 @@
 import type { Problem } from '../model/imported-order.js';
+import type { MappingProfile } from '../model/mapping-profile.js';
 import { ACCEPTED_MESSAGE_TYPES } from '../importing/hl7-field-map.js';
 import type { Logger } from '../platform/logger.js';
 import type { CancelCheck } from '../staging/accept-batch.js';
@@ -155,7 +156,7 @@ export class IntakeService {
     const received = this.repo.unanswered();
     for (const record of received) {
       const header = readMessageHeader(record.raw.toString('utf8'));
-      const decision = await this.#decide(record.raw, header, record.peer);
+      const decision = await this.#redecide(record, header);
       const { value: answered, commit } = this.#commit(() => this.#answer(decision, record, record));
       await this.#durable(commit);
       if (answered.code !== 'AR') {
@@ -166,7 +167,7 @@ export class IntakeService {
     }
     const unstaged = this.repo.unstaged();
     for (const record of unstaged) {
-      const decision = await this.#decide(record.raw, readMessageHeader(record.raw.toString('utf8')), record.peer);
+      const decision = await this.#redecide(record, readMessageHeader(record.raw.toString('utf8')));
       this.#waiting.push({ id: record.id, decision, message: record });
     }
     this.#stageWaiting();
@@ -224,6 +225,12 @@ export class IntakeService {
     const header = readMessageHeaderOf(raw);
     const sender = header?.sender ?? '';
     const controlId = header?.controlId ?? '';
+    // A bound sender's name from another address is refused before its control id is looked up: answering it from
+    // an earlier record (a resend's stored ACK, "MSH-10 was used … received at …") would tell a spoofer what the
+    // sender sent and when.
+    const profiles = this.#profiles();
+    const spoofed = header && this.#peerRefusal(header, peer, profiles);
+    if (spoofed) return this.#answerNew(spoofed, { sender, controlId, peer, raw });
     // A message under the same sender and control id being read meanwhile (a resend racing the first on another
     // connection) is waited for: this one is then answered from its record, with no second lookup per message.
     const key = controlId === '' ? '' : `${sender}\u0000${controlId}`;
@@ -243,7 +250,7 @@ export class IntakeService {
       if (key !== '') reading.set(key, new Promise<void>((resolve) => (read = resolve)));
       try {
         // Read and decided in memory, before anything is written: the importer on the message alone.
-        decision = await this.#decide(raw, header, peer);
+        decision = await this.#decide(raw, header, profiles);
         if (this.#closed) throw new Error('the intake is stopping');
         made = this.#record(decision, message);
       } finally {
@@ -251,11 +258,20 @@ export class IntakeService {
         read();
       }
     }
+    return this.#answerNew(decision, message, made);
+  }
+
+  /** Recorded (unless it already is), staged after the answer, and answered once durable. */
+  async #answerNew(
+    decision: Decision,
+    message: MessageIdentity & { raw: Buffer },
+    made: Recorded = this.#record(decision, message),
+  ): Promise<IntakeResult> {
     const { value: result, commit } = made;
     if (result.code !== 'AR') this.#waiting.push({ id: result.recordId!, decision, message });
     this.#scheduleStaging();
     await this.#durable(commit);
-    this.#announce(result, peer, controlId);
+    this.#announce(result, message.peer, message.controlId);
     return result;
   }
 
@@ -304,18 +320,23 @@ export class IntakeService {
    * AR, AE or AA, from the header, the sender's binding (sender-binding.ts) and the importer's reading of the
    * message (no store writes).
    */
-  async #decide(raw: Buffer, header: MessageHeader | undefined, peer: string): Promise<Decision> {
+  /** A recorded message decided again at start, its peer checked against the profiles as they are now. */
+  #redecide(record: IntakeMessageRecord, header: MessageHeader | undefined): Promise<Decision> {
+    const profiles = this.#profiles();
+    const spoofed = header && this.#peerRefusal(header, record.peer, profiles);
+    return spoofed ? Promise.resolve(spoofed) : this.#decide(record.raw, header, profiles);
+  }
+
+  #profiles(): MappingProfile[] {
+    return this.#options.store.mappingProfiles.list().map((saved) => saved.profile);
+  }
+
+  async #decide(raw: Buffer, header: MessageHeader | undefined, profiles: MappingProfile[]): Promise<Decision> {
     const refusal = refusalOf(header);
     if (refusal) return { code: 'AR', errors: [refusal], header, read: undefined };
     const { store, staging, environmentId } = this.#options;
-    const profiles = store.mappingProfiles.list().map((saved) => saved.profile);
     const sender = header!.sender;
     const binding = bindingOf(sender, profiles);
-    if (binding.peerAllowed && !binding.peerAllowed(peer)) {
-      // Kept without its control id, so a message claiming a sender's name cannot take that sender's next MSH-10.
-      const errors = [peerRefusal(sender, peer)];
-      return { code: 'AR', errors, header, read: undefined, unkeyed: true, refusedAs: 'intake.sender.refused' };
-    }
     const read = await readMessage(raw, `${header!.controlId}.hl7`, {
       codeLists: staging.codeListsFor(environmentId),
       profiles,
@@ -375,6 +396,16 @@ export class IntakeService {
   }
 
   /** The message's entries for a clinic the sender may not act for, each given the admin's problem. */
+  /** AR for a message naming a sender bound to other peers (finding 27), before anything else about it is read. */
+  #peerRefusal(header: MessageHeader, peer: string, profiles: MappingProfile[]): Decision | undefined {
+    if (refusalOf(header)) return undefined;
+    const binding = bindingOf(header.sender, profiles);
+    if (!binding.peerAllowed || binding.peerAllowed(peer)) return undefined;
+    // Kept without its control id, so a message claiming a sender's name cannot take that sender's next MSH-10.
+    const errors = [peerRefusal(header.sender, peer)];
+    return { code: 'AR', errors, header, read: undefined, unkeyed: true, refusedAs: 'intake.sender.refused' };
+  }
+
   #foreignClinics(sender: string, binding: SenderBinding, read: ReadMessage): Set<ReadMessage['entries'][number]> {
     const foreign = new Set<ReadMessage['entries'][number]>();
     for (const entry of read.entries) {

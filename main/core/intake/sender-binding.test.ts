@@ -176,6 +176,31 @@ describe('a sender bound to its peers', () => {
     expect((await sendFrom(mapped, '127.0.0.9', [nw(uniqueOrder({}, 'CIDR'), B)]))[0]!.get('MSA.1')).toBe('AA');
   });
 
+  it('refuses a bound sender’s resend or reused control id from another address before answering from its record', async () => {
+    const r = await start({ a: { peers: ['127.0.0.2'] } });
+    const message = nw(uniqueOrder({}, 'PEEK'), A, 'PEEK-1');
+    const [own] = await sendFrom(r, '127.0.0.2', [message]);
+    expect(own!.get('MSA.1')).toBe('AA');
+
+    // The sender's exact message again, and another message under its control id, from an address it is not bound
+    // to: both refused as from the wrong address, neither answered from the record (its ACK, "MSH-10 was used by
+    // another message … received …"), so a spoofer learns neither what the sender sent nor when.
+    const other = nw(uniqueOrder({}, 'PEEK'), A, 'PEEK-1');
+    const answers = await sendFrom(r, '127.0.0.1', [message, other]);
+    for (const ack of answers) {
+      expect(ack.get('MSA.1')).toBe('AR');
+      expect(ack.get('MSA.2')).toBe('PEEK-1');
+      expect(ack.errors.map((error) => error.code)).toEqual(['207']);
+      expect(ack.errors[0]!.text).toContain('is not accepted from this address (127.0.0.1)');
+    }
+    expect(r.fixture.store.audit.search({ action: 'intake.resent' })).toEqual([]);
+    expect(r.fixture.store.audit.search({ action: 'intake.sender.refused' })).toHaveLength(2);
+    // The sender's own resend is still answered from its record.
+    const [again] = await sendFrom(r, '127.0.0.2', [message]);
+    expect(again!.get('MSA.1')).toBe('AA');
+    expect(r.fixture.store.audit.search({ action: 'intake.resent' })).toHaveLength(1);
+  });
+
   it('leaves an unbound sender as before: any peer', async () => {
     const r = await start({ a: { peers: ['127.0.0.2'] } });
     const [ack] = await sendWithLibrary(r.port, [nw(uniqueOrder({}, 'FREE'), B)]);
