@@ -21,6 +21,7 @@ import { enrichmentCalls, enrichmentEvents } from './enrichment-contract.js';
 import { intakeCalls, intakeEvents } from './intake-contract.js';
 import { logCalls, logEvents } from './log-contract.js';
 import { retentionCalls } from './retention-contract.js';
+import { senderBindingCalls } from './sender-binding-contract.js';
 import { stagingCalls, stagingEvents } from './staging-contract.js';
 
 /**
@@ -198,6 +199,8 @@ export const calls = {
   ...enrichmentCalls,
   // Live intake while the app is open: an MLLP listener on 127.0.0.1 and watched folders (shared/intake-contract.ts).
   ...intakeCalls,
+  // Which peers and clinics an HL7 profile's sender is bound to (shared/sender-binding-contract.ts).
+  ...senderBindingCalls,
   // Native dialogs, files handed over by the OS, the data folder (shared/desktop-contract.ts).
   ...desktopCalls,
   // How long the staging copies of finished orders are kept (shared/retention-contract.ts).

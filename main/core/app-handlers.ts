@@ -4,6 +4,7 @@ import { buildLogHandlers } from './audit/log-handlers.js';
 import { buildDesktopHandlers, type DesktopIntegration } from './desktop-handlers.js';
 import { buildEnrichmentHandlers } from './enrichment/enrichment-handlers.js';
 import type { ImportPathPolicy } from './import-path-policy.js';
+import { buildBindingHandlers } from './intake/binding-handlers.js';
 import { buildIntakeHandlers } from './intake/intake-handlers.js';
 import { buildEnvironmentHandlers } from './environments/environment-handlers.js';
 import { buildLookupHandlers } from './lookup/lookup-handlers.js';
@@ -38,6 +39,7 @@ export function buildHandlers(
     ...buildStagingHandlers(services, exportDeps),
     ...buildEnrichmentHandlers(services),
     ...buildIntakeHandlers(services, importPaths),
+    ...buildBindingHandlers(services),
     ...buildRetentionHandlers(services, info.transport, desktop),
   };
 }

@@ -1,6 +1,6 @@
 import { FIELDS } from '../../core/model/field-catalogue.js';
-import { SENDER_CLINICS_MAX, SENDER_PEERS_MAX, type MappingProfile } from '../../core/model/mapping-profile.js';
-import { peerRuleProblem } from '../../core/model/peer-address.js';
+import type { MappingProfile } from '../../core/model/mapping-profile.js';
+import { BINDING_MAX, readBindingList, type BindingKind } from '../../core/model/sender-binding-input.js';
 import { StagingError } from '../../core/staging/staging-deps.js';
 import { stagingFor } from '../../core/staging/staging-handlers.js';
 import type { CliContext } from '../cli-context.js';
@@ -48,8 +48,8 @@ export function profileAddHl7(ctx: CliContext, args: AddHl7Args): number {
     if (!field) throw new InputError(`--set ${key}: no such field (give a template column or a body path)`);
     constants[field.column] = entry.slice(at + 1);
   }
-  const clinics = bindingList('--clinic', args.clinics ?? [], SENDER_CLINICS_MAX, clinicProblem);
-  const peers = bindingList('--peer', args.peers ?? [], SENDER_PEERS_MAX, peerRuleProblem);
+  const clinics = bindingList('--clinic', 'clinics', args.clinics ?? []);
+  const peers = bindingList('--peer', 'peers', args.peers ?? []);
   const profile: MappingProfile = {
     name: args.name,
     columns: {},
@@ -105,26 +105,13 @@ export function profileRemove(ctx: CliContext, name: string): number {
   return EXIT.ok;
 }
 
-function clinicProblem(code: string): string | undefined {
-  if (code.length > 64) return `"${code.slice(0, 64)}…" is longer than a clinic code (64 characters)`;
-  return /\p{Cc}/u.test(code) || code === '' ? `"${code}" is not a clinic code` : undefined;
-}
-
 /** A repeatable binding flag's values, trimmed and each once; undefined when none was given. */
-function bindingList(
-  flag: string,
-  values: readonly string[],
-  max: number,
-  problemOf: (value: string) => string | undefined,
-): string[] | undefined {
-  const unique = [...new Set(values.map((value) => value.trim()))];
-  if (unique.length === 0) return undefined;
-  if (unique.length > max) throw new UsageError(`${flag} is given at most ${max} times`);
-  for (const value of unique) {
-    const problem = problemOf(value);
-    if (problem) throw new UsageError(`${flag}: ${problem}`);
-  }
-  return unique;
+function bindingList(flag: string, kind: BindingKind, values: readonly string[]): string[] | undefined {
+  const list = readBindingList(kind, values);
+  if (list.ok) return list.values;
+  throw new UsageError(
+    list.tooMany ? `${flag} is given at most ${BINDING_MAX[kind]} times` : `${flag}: ${list.problem}`,
+  );
 }
 
 /** `clinics CLINIC-A, CLINIC-B; peers 10.20.0.0/16` (live intake's binding), or '' when the profile sets none. */

@@ -32,7 +32,7 @@ function matcherOf(profile: MappingProfile & { peers: string[] }): (address: str
 /** The sender as the intake names it (`APP^FACILITY`, or `APP`), compared ignoring case and surrounding spaces. */
 const senderKey = (sender: string) => sender.trim().toUpperCase();
 
-function profileSender(profile: MappingProfile): string | undefined {
+export function profileSender(profile: MappingProfile): string | undefined {
   const sender = profile.hl7Sender;
   if (!sender) return undefined;
   return sender.facility ? `${sender.application}^${sender.facility}` : sender.application;
