@@ -4,9 +4,10 @@ import type { EnvironmentView } from '../../../../shared/environment.js';
 import { useApi } from '../../api/api-context.js';
 import { settle, type Settled } from '../../api/settle.js';
 import { formatMoney } from '../couriers/format-money.js';
-import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { FailureMessage } from '../errors/ErrorMessage.js';
 import { useFocusWhenLost } from '../focus/focus-return.js';
 import { plural } from '../format/format-time.js';
+import { stockPriceFailures } from './stock-price-failures.js';
 
 export interface PickedProduct {
   dmdCode: string;
@@ -16,6 +17,7 @@ export interface PickedProduct {
 }
 
 interface Answer {
+  dmdCode: string;
   packs: number;
   name: string | undefined;
   stock: Settled<CallOutput<'products.stock'>>;
@@ -55,7 +57,7 @@ export function StockPriceCheck({
       settle(api.call('products.stock', ref)),
       settle(api.call('products.price', { ...ref, totalPacks: packCount })),
     ]);
-    setAnswer({ packs: packCount, name: picked?.dmdCode === dmdCode ? picked.name : undefined, stock, price });
+    setAnswer({ dmdCode, packs: packCount, name: picked?.dmdCode === dmdCode ? picked.name : undefined, stock, price });
     setBusy(false);
   }
 
@@ -75,8 +77,9 @@ export function StockPriceCheck({
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
-  const stockFailure = answer && serviceFailure(answer.stock);
-  const priceFailure = answer && serviceFailure(answer.price);
+  const failures = answer
+    ? stockPriceFailures(answer.dmdCode, [serviceFailure(answer.stock), serviceFailure(answer.price)])
+    : [];
   return (
     <section aria-labelledby="stock-heading" className="panel">
       <h3 id="stock-heading">Stock and price</h3>
@@ -117,7 +120,9 @@ export function StockPriceCheck({
       {answer ? (
         <div className="stack" role="status" aria-label="Stock and price result">
           {answer.name ? <p>{answer.name}</p> : null}
-          {stockFailure ? <ErrorMessage error={stockFailure} /> : null}
+          {failures.map((text) => (
+            <FailureMessage key={text.summary} text={text} />
+          ))}
           {answer.stock.ok && answer.stock.value.ok ? (
             answer.stock.value.value.inStock ? (
               <p className="good">✓ In stock</p>
@@ -125,7 +130,6 @@ export function StockPriceCheck({
               <p className="bad">! Out of stock</p>
             )
           ) : null}
-          {priceFailure ? <ErrorMessage error={priceFailure} /> : null}
           {answer.price.ok && answer.price.value.ok ? (
             <p>
               {plural(answer.price.value.value.totalPacks, 'pack')}:{' '}

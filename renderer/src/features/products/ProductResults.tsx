@@ -3,6 +3,7 @@ import type { CallOutput } from '../../../../shared/contract.js';
 import type { Product } from '../../../../shared/products.js';
 import type { Settled } from '../../api/settle.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { noMatchHint } from './no-match-hint.js';
 
 interface Props {
   searchTerm: string;
@@ -20,7 +21,7 @@ export function ProductResults({ searchTerm, request, onPick }: Props) {
   return (
     <>
       <p role="status">
-        {count} “{searchTerm}”.
+        {count} “{searchTerm}”.{products.length === 0 ? ` ${noMatchHint(searchTerm)}` : ''}
       </p>
       {products.length > 0 ? (
         <table>

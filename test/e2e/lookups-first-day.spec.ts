@@ -1,0 +1,66 @@
+import { PRODUCTS } from '../../sandbox/catalogue.js';
+import { expect, test } from './fixtures.js';
+import { setSandboxFaults } from './support/sandbox-http.js';
+import { saveScreenshot } from './support/screenshots.js';
+import { localSandbox, openWorkspace } from './support/workspace.js';
+
+/**
+ * Lookups as a first-day admin meets them: a code the service does not know, or a service that does not answer,
+ * is said once (stock and price are asked together, and fail together) and says what to try; a search that finds
+ * nothing says what to search for instead.
+ */
+
+test('a stock and price check that fails says so once, in words, with what to try', async ({ app, page }) => {
+  const local = await localSandbox(app);
+  await openWorkspace(page, app, 'Lookups');
+  const check = page.getByRole('region', { name: 'Stock and price' });
+  const unknown = '1234567';
+  expect(PRODUCTS.some((product) => product.dmdCode === unknown)).toBe(false);
+  await check.getByLabel('dm+d code').fill(unknown);
+  await check.getByRole('button', { name: 'Check stock and price' }).click();
+  const result = check.getByRole('status', { name: 'Stock and price result' });
+  await expect(result.getByRole('alert')).toHaveCount(1);
+  await expect(result.getByRole('alert')).toContainText(`No product has dm+d code ${unknown} at this service`);
+  await expect(result.getByRole('alert')).toContainText('search for the product by name');
+  await saveScreenshot(page, 'lookups-unknown-code');
+
+  await setSandboxFaults(local, { outage: true });
+  try {
+    await check.getByLabel('dm+d code').fill(PRODUCTS[0]!.dmdCode);
+    await check.getByRole('button', { name: 'Check stock and price' }).click();
+    await expect(result.getByRole('alert')).toHaveCount(1);
+    await expect(result.getByRole('alert')).toContainText('try again');
+    await expect(result).not.toContainText('In stock');
+  } finally {
+    await setSandboxFaults(local, { outage: false });
+  }
+});
+
+test('a product search that finds nothing says what to try instead', async ({ app, page }) => {
+  await openWorkspace(page, app, 'Lookups');
+  const search = page.getByRole('region', { name: 'Product search' });
+  const status = search.getByRole('status');
+  const run = async (term: string) => {
+    await search.getByLabel('Product name or dm+d code').fill(term);
+    await search.getByRole('button', { name: 'Search', exact: true }).click();
+    await expect(status).toContainText(`“${term}”`);
+  };
+
+  await run('Paracetamoll');
+  await expect(status).toContainText('0 products match “Paracetamoll”.');
+  await expect(status).toContainText('Try the start of the name, such as “Para”');
+  await search.getByLabel('Product name or dm+d code').fill('Para');
+  await search.getByRole('button', { name: 'Search', exact: true }).click();
+  await expect(search.getByRole('row', { name: /Paracetamol/ }).first()).toBeVisible();
+
+  // Part of a code finds nothing: the hint says a code is found only whole.
+  const code = PRODUCTS[0]!.dmdCode;
+  await run(code.slice(0, 8));
+  await expect(status).toContainText('A dm+d code is found only whole');
+  await run(code);
+  await expect(status).toContainText('1 product matches');
+
+  await run('paracetamol tablets');
+  await expect(status).toContainText('try one word, such as “paracetamol”');
+  await saveScreenshot(page, 'lookups-no-match');
+});
