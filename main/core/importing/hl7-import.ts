@@ -9,6 +9,7 @@ import { MessageSenders, readHl7Sender } from './hl7-sender.js';
 import { extractHl7Order } from './hl7-field-map.js';
 import { escapeProblems } from './hl7-escape-problems.js';
 import { isAcceptedMessageType, messageTypeRefusal } from './hl7-message-types.js';
+import { processingIdProblem } from './hl7-processing-id.js';
 import { Hl7Splitter, Hl7StreamAbort, listLines, type SplitMessage } from './hl7-stream.js';
 import { problem, quote } from './problems.js';
 import { UnusualSpaces, holdsUnusualSpace } from './unusual-spaces.js';
@@ -199,7 +200,9 @@ export async function importHl7(
       overrides: profile?.hl7FieldMap,
       ...(plain ? { spaces } : {}),
     });
+    const notLive = processingIdProblem(message, file, split.index);
     const extra = [
+      ...(notLive ? [notLive] : []),
       ...extraction.problems,
       ...escapeProblems(message, file, split.index),
       ...patients,

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CODE_LISTS } from '../../../shared/environment.js';
+import type { MappingProfile } from '../model/mapping-profile.js';
+import { importHl7Message } from './import-message.js';
+import { writeRde011 } from './rde-writer.js';
+import { exampleOrder } from './testing/write-fixtures.js';
+
+/**
+ * Shapes seen in other projects' HL7 test messages (hapi-hl7v2, nHapi, python-hl7), written here in the same shape:
+ * each must be read for what it means, or refused saying why.
+ */
+
+const PROFILE: MappingProfile = {
+  name: 'HL7 clinic',
+  columns: {},
+  constants: { paymentType: 'Account', courierCode: 'RMT24', currencyCode: 'GBP' },
+  valueMaps: {},
+};
+
+const BASE = writeRde011(exampleOrder('W-1'), { timestamp: '20250101120000' }).split('\r');
+
+function withField(segments: readonly string[], name: string, field: number, raw: string): string[] {
+  let done = false;
+  return segments.map((segment) => {
+    if (done || !segment.startsWith(`${name}|`)) return segment;
+    done = true;
+    const fields = segment.split('|');
+    // MSH-1 is the separator itself: MSH-n is fields[n - 1].
+    const at = name === 'MSH' ? field - 1 : field;
+    while (fields.length <= at) fields.push('');
+    fields[at] = raw;
+    return fields.join('|');
+  });
+}
+
+async function importSegments(segments: readonly string[]) {
+  const { orders } = await importHl7Message(Buffer.from(segments.join('\r')), 'wild.hl7', {
+    codeLists: DEFAULT_CODE_LISTS,
+    profile: PROFILE,
+    today: new Date('2025-06-01T00:00:00Z'),
+  });
+  expect(orders).toHaveLength(1);
+  return orders[0]!.order;
+}
+
+describe('MSH-11: messages that are not live orders', () => {
+  it('the base message is a valid order', async () => {
+    const order = await importSegments(BASE);
+    expect(order.problems).toEqual([]);
+    expect(order.valid).toBe(true);
+  });
+
+  it.each([
+    ['T', "'T', training"],
+    ['D', "'D', debugging"],
+    ['t', "'T', training"],
+    ['T^T', "'T', training"], // nHapi's RDE^O11 test message
+    ['P^A', "MSH-11.2 (processing mode) is 'A', archive"],
+    ['P^R', "MSH-11.2 (processing mode) is 'R', restore from archive"],
+    ['P^I', "MSH-11.2 (processing mode) is 'I', initial load"],
+  ])('MSH-11 %s is an error naming the value and what it means', async (raw, said) => {
+    const order = await importSegments(withField(BASE, 'MSH', 11, raw));
+    expect(order.valid).toBe(false);
+    const notLive = order.problems.filter((p) => p.code === 'hl7.notLive');
+    expect(notLive).toHaveLength(1);
+    expect(notLive[0]).toMatchObject({ severity: 'error', file: 'wild.hl7', message: 1 });
+    expect(notLive[0]!.text).toContain(said);
+    expect(notLive[0]!.text).toContain('MSH-11');
+  });
+
+  it.each(['P', '', 'P^T', 'p'])('MSH-11 %j is live: no problem', async (raw) => {
+    const order = await importSegments(withField(BASE, 'MSH', 11, raw));
+    expect(order.problems).toEqual([]);
+    expect(order.valid).toBe(true);
+  });
+});
