@@ -4,7 +4,7 @@ import { checkAdminRequest } from './admin-guard.js';
 import { authorise, type AccessTokenVerifier } from './bearer-auth.js';
 import type { FaultSwitches } from './faults.js';
 import { handleAdmin } from './handlers/admin.js';
-import { refuseForeignHost } from './host-check.js';
+import { admitRequest } from './host-check.js';
 import { HttpError, readBody, sendReply, type Reply } from './http-io.js';
 import type { LockedOutPatient } from './order-rules.js';
 import type { OrderStore } from './order-store.js';
@@ -105,9 +105,8 @@ export function createApiServer(deps: ApiServerDeps): ApiServer {
     sendReply(res, reply);
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const started = Date.now();
-    const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
     const path = url.pathname.toLowerCase();
     try {
       if (path.startsWith('/__sandbox/') && deps.adminToken !== null) {
@@ -142,8 +141,8 @@ export function createApiServer(deps: ApiServerDeps): ApiServer {
 
   const server = createServer((req, res) => {
     // Before anything else (faults, admin routes, the API): a request for another Host is a rebinding page's.
-    if (refuseForeignHost(req, res)) return;
-    void handle(req, res);
+    const url = admitRequest(req, res);
+    if (url !== undefined) void handle(req, res, url);
   });
 
   return {

@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from './index.js';
 
@@ -126,5 +127,35 @@ describe('the identity server answers only for its own Host', () => {
       req.end(body);
     });
     expect(status).toBe(421);
+  });
+});
+
+/** One request written raw, so its target reaches the server exactly as given; the status line's code. */
+function rawStatus(port: number, target: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
+    });
+    let head = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (head += chunk));
+    socket.on('end', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0)));
+    socket.on('error', reject);
+  });
+}
+
+describe('a request target that is not a path', () => {
+  // What `fetch('http://127.0.0.1:PORT//', { mode: 'no-cors' })` from any page sends: `new URL` threw on it in the
+  // request handler, an uncaught error that ended the process (for the app's embedded sandbox, the core).
+  const targets = ['//', '///', '//@', 'http://['];
+
+  it('is answered 400 by the API, which goes on answering', async () => {
+    for (const target of targets) expect(await rawStatus(apiPort, target), target).toBe(400);
+    expect((await get(apiPort, '/api/v2/Product/search?searchTerm=para', `127.0.0.1:${apiPort}`)).status).toBe(200);
+  });
+
+  it('is answered 400 by the identity server, which goes on answering', async () => {
+    for (const target of targets) expect(await rawStatus(issuerPort, target), target).toBe(400);
+    expect((await get(issuerPort, '/.well-known/openid-configuration', `127.0.0.1:${issuerPort}`)).status).toBe(200);
   });
 });

@@ -17,15 +17,38 @@ export function isOwnHost(req: IncomingMessage): boolean {
   return LOOPBACK_NAMES.some((name) => host === `${name}:${port}`);
 }
 
-/** Answers 421 (Misdirected Request) and returns true for a request addressed to another host. */
-export function refuseForeignHost(req: IncomingMessage, res: ServerResponse): boolean {
-  if (isOwnHost(req)) return false;
-  const text = 'Misdirected request: this server answers only for its own loopback address and port.\n';
-  res.writeHead(421, {
+function refuse(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, {
     'content-type': 'text/plain; charset=utf-8',
     'content-length': Buffer.byteLength(text),
     connection: 'close',
   });
   res.end(text);
-  return true;
+}
+
+/**
+ * The request's target as a URL, or undefined for one that is not a path at all. Node's parser passes targets
+ * such as `//`, `///` or `http://[` that `new URL` throws on; thrown in a request handler, that ended the process
+ * (the app's core, for its embedded sandbox), and any page can send one (`fetch('http://127.0.0.1:PORT//')`).
+ */
+export function requestTarget(req: IncomingMessage): URL | undefined {
+  try {
+    return new URL(req.url ?? '/', 'http://sandbox.invalid');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The first gate of both servers: a request for another Host gets 421, one whose target is not a URL path 400,
+ * each with a one-line text body; otherwise returns the target, for the routes to read.
+ */
+export function admitRequest(req: IncomingMessage, res: ServerResponse): URL | undefined {
+  if (!isOwnHost(req)) {
+    refuse(res, 421, 'Misdirected request: this server answers only for its own loopback address and port.\n');
+    return undefined;
+  }
+  const target = requestTarget(req);
+  if (target === undefined) refuse(res, 400, 'Bad request: the request target is not a path.\n');
+  return target;
 }

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createAccessTokenVerifier, type VerifiedToken } from './access-token-verifier.js';
-import { refuseForeignHost } from '../host-check.js';
+import { admitRequest } from '../host-check.js';
 import { handleInteraction, isInteractionPath } from './interactions.js';
 import { loadOidcProvider } from './load-provider.js';
 import { MemoryStore } from './memory-adapter.js';
@@ -73,12 +73,13 @@ export async function startIdentity(options: IdentityOptions): Promise<RunningId
   const [{ Provider, errors }, keys] = await Promise.all([loadOidcProvider(), loadOrCreateKeys(options.stateDir)]);
 
   // Listen first: the issuer needs the port. Requests that arrive before the provider exists get a 503.
-  let handler: Parameters<typeof createServer>[1] = (_req, res) => {
+  let handler = (_req: IncomingMessage, res: ServerResponse, _pathname: string): void => {
     res.writeHead(503).end();
   };
   // Only requests addressed to this server (loopback name, its port) reach oidc-provider or the sign-in pages.
   const server = createServer((req, res) => {
-    if (!refuseForeignHost(req, res)) handler?.(req, res);
+    const target = admitRequest(req, res);
+    if (target !== undefined) handler(req, res, target.pathname);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -118,8 +119,7 @@ export async function startIdentity(options: IdentityOptions): Promise<RunningId
   });
 
   const providerCallback = provider.callback();
-  handler = (req, res) => {
-    const pathname = new URL(req.url ?? '/', issuer).pathname;
+  handler = (req, res, pathname) => {
     if (!isInteractionPath(pathname)) {
       void providerCallback(req, res);
       return;
