@@ -98,7 +98,7 @@ export const DEFAULT_HL7_MAP: readonly Hl7MapEntry[] = [
   {
     column: 'dmdCode, medication',
     source:
-      'RXE-2.1 and RXE-2.2 when RXE-2.3 is dm+d or SNOMED CT (DMD, dm+d, SCT, SNOMED, SNOMED CT, http://snomed.info/sct, its OID) or empty, else RXE-2.4/2.5 when RXE-2.6 is, else RXE-2.10/2.11 when RXE-2.12 is; RXO-1 for OMP/ORM',
+      'RXE-2.1 and RXE-2.2 when RXE-2.3 is dm+d or SNOMED CT (DMD, dm+d, SCT, SNOMED, SNOMED CT, http://snomed.info/sct, its OID) or empty, else RXE-2.4/2.5 when RXE-2.6 is, else RXE-2.10/2.11 when RXE-2.12 is; a triplet with no code gives way to a dm+d one that has one, and one with no text takes RXE-2.2; RXO-1 for OMP/ORM',
     repetitions: REPEATS.one,
   },
   {
@@ -840,16 +840,24 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
   let repeats: Cell | undefined;
   itemSegments.forEach((segment, itemIndex) => {
     const cells = emptyCells();
-    // The identifier, its alternate (CE/CWE-4…6) or its second alternate (CWE-10…12, v2.7 on) coded in dm+d.
+    // The identifier, its alternate (CE/CWE-4…6) or its second alternate (CWE-10…12, v2.7 on) coded in dm+d. A
+    // first triplet with no code (only the product's text) gives way to a dm+d alternate that has one.
     const system = segment.value(spec.code, 3);
+    const coded = (at: number) => isDmdSystem(segment.value(spec.code, at + 2)) && segment.value(spec.code, at) !== '';
     const base =
-      system === '' || isDmdSystem(system)
+      (system === '' && segment.value(spec.code, 1) !== '') || coded(1)
         ? 1
-        : isDmdSystem(segment.value(spec.code, 6))
+        : coded(4)
           ? 4
-          : isDmdSystem(segment.value(spec.code, 12))
+          : coded(10)
             ? 10
-            : 0;
+            : system === '' || isDmdSystem(system)
+              ? 1
+              : isDmdSystem(segment.value(spec.code, 6))
+                ? 4
+                : isDmdSystem(segment.value(spec.code, 12))
+                  ? 10
+                  : 0;
     const dmdPath = itemField(itemIndex, 'dmdCode');
     const medicationPath = itemField(itemIndex, 'medication');
     if (base === 0) {
@@ -880,7 +888,13 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
         );
       }
       r.put(cells, 'dmdCode', r.one(segment, spec.code, base, dmdPath));
-      r.put(cells, 'medication', r.one(segment, spec.code, base + 1, medicationPath));
+      // An alternate with its code and no text: the first triplet's text names the product.
+      r.put(
+        cells,
+        'medication',
+        r.one(segment, spec.code, base + 1, medicationPath) ??
+          (base === 1 ? undefined : r.one(segment, spec.code, 2, medicationPath)),
+      );
     }
     // Each administration instruction is a repetition: all of them, joined, in their order.
     r.put(

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CODE_LISTS } from '../../../shared/environment.js';
+import type { ImportedOrder } from '../model/imported-order.js';
 import type { MappingProfile } from '../model/mapping-profile.js';
 import { importHl7Message } from './import-message.js';
 import { writeRde011 } from './rde-writer.js';
@@ -32,6 +33,12 @@ function withField(segments: readonly string[], name: string, field: number, raw
     return fields.join('|');
   });
 }
+
+interface Item {
+  dmdCode?: string;
+  medication?: string;
+}
+const firstItem = (order: ImportedOrder) => (order.body as { prescribedItems?: Item[] }).prescribedItems?.[0];
 
 async function importSegments(segments: readonly string[]) {
   const { orders } = await importHl7Message(Buffer.from(segments.join('\r')), 'wild.hl7', {
@@ -72,5 +79,44 @@ describe('MSH-11: messages that are not live orders', () => {
     const order = await importSegments(withField(BASE, 'MSH', 11, raw));
     expect(order.problems).toEqual([]);
     expect(order.valid).toBe(true);
+  });
+});
+
+describe('RXE-2: a first triplet with only text, the dm+d code in an alternate', () => {
+  const item = (raw: string) => withField(BASE, 'RXE', 2, raw);
+
+  it.each([
+    ['^Paracetamol 500mg tablets^^42109611000001109^Paracetamol 500mg tablets^DMD', 'RXE-2.4'],
+    ['^Paracetamol 500mg tablets^DMD^42109611000001109^Paracetamol 500mg tablets^SCT', 'RXE-2.4'],
+    ['^Paracetamol 500mg tablets^^^^^^^^42109611000001109^Paracetamol 500mg tablets^SCT', 'RXE-2.10'],
+  ])('%s: the alternate dm+d code is read (%s)', async (raw, path) => {
+    const order = await importSegments(item(raw));
+    expect(order.problems).toEqual([]);
+    expect(firstItem(order)).toMatchObject({
+      dmdCode: '42109611000001109',
+      medication: 'Paracetamol 500mg tablets',
+    });
+    expect(order.provenance['prescribedItems.0.dmdCode']).toMatchObject({ kind: 'hl7', path });
+  });
+
+  it("an alternate with a code and no text takes the first triplet's text as the medication", async () => {
+    const order = await importSegments(item('^Paracetamol 500mg tablets^^42109611000001109^^DMD'));
+    expect(order.problems).toEqual([]);
+    expect(firstItem(order)).toMatchObject({
+      dmdCode: '42109611000001109',
+      medication: 'Paracetamol 500mg tablets',
+    });
+  });
+
+  it('no code anywhere is still a missing dm+d code', async () => {
+    const order = await importSegments(item('^Paracetamol 500mg tablets^^^^DMD'));
+    expect(order.problems.map((p) => [p.code, p.field])).toEqual([['field.required', 'prescribedItems.0.dmdCode']]);
+  });
+
+  it('a first triplet with its own code keeps it', async () => {
+    const order = await importSegments(
+      item('42109611000001109^Paracetamol 500mg tablets^DMD^39720311000001101^Other^SCT'),
+    );
+    expect(firstItem(order)?.dmdCode).toBe('42109611000001109');
   });
 });
