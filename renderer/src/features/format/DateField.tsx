@@ -1,10 +1,11 @@
 import { useEffect, useRef, useState } from 'react';
-import { localDatePattern, readTypedDate, writeTypedDate } from './format-date.js';
+import { dateInWords, readTypedDate, TYPED_DATE_HINT, TYPED_DATE_PATTERN, writeTypedDate } from './format-date.js';
 
 /**
- * A date typed as text in the admin's locale (or as ISO), one Tab stop: Chromium's `type="date"` makes day, month
- * and year three stops and shows its own format. `value` and `onChange` carry `YYYY-MM-DD`, or '' when the field is
- * empty or does not hold a real date; in that case the field says so and its form will not submit.
+ * A date typed as text, day first or as ISO (`TYPED_DATE_PATTERN`), one Tab stop: Chromium's `type="date"` makes
+ * day, month and year three stops and shows the browser's format. `value` and `onChange` carry `YYYY-MM-DD`, or ''
+ * when the field is empty or does not hold a real date; in that case the field says so and its form will not
+ * submit. A date it reads is said back with its month's name, so the admin sees the day the filter will use.
  */
 export function DateField({
   id,
@@ -17,11 +18,12 @@ export function DateField({
   onChange: (isoDate: string) => void;
   required?: boolean;
 }) {
-  const pattern = localDatePattern;
+  const pattern = TYPED_DATE_PATTERN;
   const [text, setText] = useState(() => (value ? writeTypedDate(value, pattern) : ''));
   const emitted = useRef(value);
   const input = useRef<HTMLInputElement>(null);
-  const invalid = text.trim() !== '' && readTypedDate(text, pattern) === undefined;
+  const read = text.trim() === '' ? undefined : readTypedDate(text, pattern);
+  const invalid = text.trim() !== '' && read === undefined;
 
   // A value set from outside (a "Clear filters" button) replaces what was typed.
   useEffect(() => {
@@ -31,8 +33,8 @@ export function DateField({
   }, [value, pattern]);
 
   useEffect(() => {
-    input.current?.setCustomValidity(invalid ? `Not a date: write it as ${pattern.hint}.` : '');
-  }, [invalid, pattern]);
+    input.current?.setCustomValidity(invalid ? `Not a date: write it as ${TYPED_DATE_HINT}.` : '');
+  }, [invalid]);
 
   return (
     <>
@@ -55,7 +57,7 @@ export function DateField({
         }}
       />
       <span id={`${id}-format`} className={invalid ? 'hint bad' : 'hint'}>
-        {invalid ? `Not a date: write it as ${pattern.hint}` : pattern.hint}
+        {invalid ? `Not a date: write it as ${TYPED_DATE_HINT}` : read ? dateInWords(read) : TYPED_DATE_HINT}
       </span>
     </>
   );

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { dateFormats, formatDateTime, readTypedDate, writeTypedDate } from './format-date.js';
+import {
+  dateFormats,
+  dateInWords,
+  formatDateTime,
+  readTypedDate,
+  TYPED_DATE_HINT,
+  TYPED_DATE_PATTERN,
+  writeTypedDate,
+} from './format-date.js';
 
 const instant = '2025-03-04T15:06:07Z';
 
@@ -34,20 +42,19 @@ describe('dates in the admin’s locale', () => {
     expect(dateFormats('en-GB').date(null)).toBe('—');
   });
 
-  it('reads a typed date in the locale’s order or as ISO, and refuses what is not a day', () => {
-    const gb = dateFormats('en-GB').pattern;
-    const us = dateFormats('en-US').pattern;
-    expect(gb.hint).toBe('dd/mm/yyyy');
-    expect(us.hint).toBe('mm/dd/yyyy');
-    expect(readTypedDate('04/03/2025', gb)).toBe('2025-03-04');
-    expect(readTypedDate('4.3.2025', gb)).toBe('2025-03-04');
-    expect(readTypedDate('03/04/2025', us)).toBe('2025-03-04');
-    expect(readTypedDate('2025-03-04', us)).toBe('2025-03-04');
-    expect(readTypedDate('31/02/2025', gb)).toBeUndefined();
-    expect(readTypedDate('4/3/25', gb)).toBeUndefined();
-    expect(readTypedDate('tomorrow', gb)).toBeUndefined();
-    expect(writeTypedDate('2025-03-04', gb)).toBe('04/03/2025');
-    expect(writeTypedDate('2025-03-04', us)).toBe('03/04/2025');
-    expect(writeTypedDate('2025-03-04', dateFormats('de-DE').pattern)).toBe('04.03.2025');
+  it('reads a typed date day first or as ISO, whatever the locale, and refuses what is not a day', () => {
+    expect(TYPED_DATE_HINT).toBe('dd/mm/yyyy or yyyy-mm-dd');
+    expect(readTypedDate('04/03/2025', TYPED_DATE_PATTERN)).toBe('2025-03-04');
+    expect(readTypedDate('4.3.2025', TYPED_DATE_PATTERN)).toBe('2025-03-04');
+    expect(readTypedDate('13/04/2025', TYPED_DATE_PATTERN)).toBe('2025-04-13');
+    expect(readTypedDate('2025-03-04', TYPED_DATE_PATTERN)).toBe('2025-03-04');
+    expect(readTypedDate('04/13/2025', TYPED_DATE_PATTERN)).toBeUndefined();
+    expect(readTypedDate('31/02/2025', TYPED_DATE_PATTERN)).toBeUndefined();
+    expect(readTypedDate('4/3/25', TYPED_DATE_PATTERN)).toBeUndefined();
+    expect(readTypedDate('tomorrow', TYPED_DATE_PATTERN)).toBeUndefined();
+    expect(writeTypedDate('2025-03-04', TYPED_DATE_PATTERN)).toBe('04/03/2025');
+    expect(writeTypedDate('2025-03-04', { order: ['day', 'month', 'year'], hint: 'dd.mm.yyyy' })).toBe('04.03.2025');
+    // Said back with the month's name, so 03/04 is seen to be April.
+    expect(dateInWords('2026-04-03')).toMatch(/^Friday,? 3 April 2026$/);
   });
 });

@@ -11,10 +11,9 @@ export interface DateFormats {
   time: (iso: string) => string;
   /** A calendar date (`YYYY-MM-DD`, shown as that day wherever the computer is) or an instant's day. */
   date: (value: string | null | undefined) => string;
-  /** How the locale writes a date with digits, for a text field: the order of its parts and a hint. */
-  pattern: DatePattern;
 }
 
+/** How a date is written with digits, for a text field: the order of its parts and a hint. */
 export interface DatePattern {
   order: readonly ('day' | 'month' | 'year')[];
   /** "dd/mm/yyyy", "mm/dd/yyyy", "yyyy-mm-dd"… */
@@ -49,28 +48,12 @@ export function dateFormats(locale?: string): DateFormats {
       const ms = Date.parse(value);
       return Number.isNaN(ms) ? value : dayOnly.format(ms);
     },
-    pattern: numericPattern(locale),
   };
 }
 
-function numericPattern(locale: string | undefined): DatePattern {
-  const parts = new Intl.DateTimeFormat(locale, { year: 'numeric', month: '2-digit', day: '2-digit', timeZone: 'UTC' })
-    .formatToParts(Date.UTC(2001, 10, 22))
-    .filter((part) => part.type === 'day' || part.type === 'month' || part.type === 'year' || part.type === 'literal');
-  const order = parts.flatMap((part) =>
-    part.type === 'day' || part.type === 'month' || part.type === 'year' ? [part.type] : [],
-  );
-  if (order.length !== 3) return { order: ['year', 'month', 'day'], hint: 'yyyy-mm-dd' };
-  const letters = { day: 'dd', month: 'mm', year: 'yyyy' } as const;
-  const hint = parts
-    .map((part) => (part.type === 'literal' ? part.value : letters[part.type as 'day' | 'month' | 'year']))
-    .join('');
-  return { order, hint };
-}
-
 /**
- * A date typed in the locale's order ("22/11/2001" in Britain, "11/22/2001" in the US) or as ISO ("2001-11-22"),
- * any separator, as `YYYY-MM-DD`; undefined when it is not a real calendar date.
+ * A date typed in the pattern's order ("22/11/2001" day first) or as ISO ("2001-11-22"), any separator, as
+ * `YYYY-MM-DD`; undefined when it is not a real calendar date.
  */
 export function readTypedDate(text: string, pattern: DatePattern): string | undefined {
   const numbers = text
@@ -89,7 +72,7 @@ export function readTypedDate(text: string, pattern: DatePattern): string | unde
   return back.toISOString().slice(0, 10);
 }
 
-/** `YYYY-MM-DD` written the way the locale writes it with digits, for a text field to show. */
+/** `YYYY-MM-DD` written in the pattern's order, for a text field to show. */
 export function writeTypedDate(iso: string, pattern: DatePattern): string {
   const match = CALENDAR_DATE.exec(iso);
   if (!match) return iso;
@@ -98,9 +81,30 @@ export function writeTypedDate(iso: string, pattern: DatePattern): string {
   return pattern.order.map((part) => value[part]).join(separator);
 }
 
+/**
+ * How the app's date fields read a typed date: day first, or ISO, whatever the browser's language. Rx Batch is for
+ * UK suppliers, whose files write dates day first or as ISO (the importer never reads one month first); a US-English
+ * browser's mm/dd/yyyy would read 03/04/2026 as 4 March without a word.
+ */
+export const TYPED_DATE_PATTERN: DatePattern = { order: ['day', 'month', 'year'], hint: 'dd/mm/yyyy' };
+export const TYPED_DATE_HINT = `${TYPED_DATE_PATTERN.hint} or yyyy-mm-dd`;
+
+const inWords = new Intl.DateTimeFormat('en-GB', {
+  weekday: 'long',
+  day: 'numeric',
+  month: 'long',
+  year: 'numeric',
+  timeZone: 'UTC',
+});
+
+/** A calendar date (`YYYY-MM-DD`) with its month's name, so a typed date shows which day it was read as. */
+export function dateInWords(iso: string): string {
+  const ms = Date.parse(`${iso}T00:00:00Z`);
+  return Number.isNaN(ms) ? iso : inWords.format(ms);
+}
+
 const local = dateFormats();
 
 export const formatDateTime = local.dateTime;
 export const formatTime = local.time;
 export const formatDate = local.date;
-export const localDatePattern = local.pattern;
