@@ -8,6 +8,7 @@ import { useFocusWhenLost } from '../focus/focus-return.js';
 import { formatTime } from '../format/format-date.js';
 import { IntakeChannel } from './IntakeChannel.js';
 import { IntakeRulesForm } from './IntakeRulesForm.js';
+import { SenderBindings } from './SenderBindings.js';
 import { StartIntakeForm } from './StartIntakeForm.js';
 import { describeRunRules, serveCommand } from './intake-text.js';
 import './intake.css';
@@ -73,6 +74,9 @@ export function IntakeScreen({ environment, desktop }: { environment: Environmen
   const command = serveCommand(environment.id, status, port);
   // Under `rx-batch serve --ui` the intake is serve's: shown, never started or stopped from here.
   const served = status?.serve ?? null;
+  const listeners = running
+    ? status.channels.filter((c) => c.kind === 'mllp' && c.state !== 'stopped' && c.state !== 'failed')
+    : [];
   return (
     <section aria-labelledby="screen-heading" className="screen">
       <h2 id="screen-heading" tabIndex={-1}>
@@ -150,6 +154,8 @@ export function IntakeScreen({ environment, desktop }: { environment: Environmen
           {failure ? <ErrorMessage error={failure} /> : null}
         </section>
       ) : null}
+
+      {status ? <SenderBindings listeners={listeners.map((channel) => channel.address)} port={port} /> : null}
 
       <section aria-labelledby="intake-rules-heading" className="panel">
         <h3 id="intake-rules-heading">When orders arrive</h3>

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import type { SenderBindingView } from '../../../../shared/sender-binding-contract.js';
+import { admitsOtherComputers, entriesOf, unboundText } from './binding-text.js';
+
+const binding = (peers: string[] | null, clinics: string[] | null): SenderBindingView => ({
+  profile: 'EPR',
+  sender: 'EPR-7^CLINIC-H',
+  messageType: 'RDE^O11',
+  peers,
+  clinics,
+  updatedAt: '2026-12-02T10:00:00.000Z',
+});
+
+describe('sender binding words', () => {
+  it('warns plainly for an unbound sender, says which half is missing, and nothing for a bound one', () => {
+    expect(unboundText(binding(null, null))).toBe(
+      'Not bound: any computer that can reach the listener may send as EPR-7^CLINIC-H, for any clinic.',
+    );
+    expect(unboundText(binding(['10.20.0.0/16'], null))).toBe(
+      'No clinics set: EPR-7^CLINIC-H may order and cancel for any clinic.',
+    );
+    expect(unboundText(binding(null, ['CLINIC-H']))).toBe(
+      'No addresses set: any computer that can reach the listener may send as EPR-7^CLINIC-H.',
+    );
+    expect(unboundText(binding(['10.20.0.0/16'], ['CLINIC-H']))).toBeUndefined();
+  });
+
+  it('tells a loopback listener from one other computers reach', () => {
+    expect(['127.0.0.1:2575', '[::1]:2575', '::1:2575'].map(admitsOtherComputers)).toEqual([false, false, false]);
+    expect(['0.0.0.0:2575', '[::]:2575', ':::2575', '10.20.1.5:2575'].map(admitsOtherComputers)).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+  });
+
+  it('reads one entry a line or by commas, leaving blank ones out and the rest for the core to check', () => {
+    expect(entriesOf(' 10.20.0.0/16 \n\n::1, 10.9.9.9\n  \n10.20.0.0/33')).toEqual([
+      '10.20.0.0/16',
+      '::1',
+      '10.9.9.9',
+      '10.20.0.0/33',
+    ]);
+    expect(entriesOf('  \n ')).toEqual([]);
+  });
+});

@@ -1,0 +1,37 @@
+import { isLoopbackHost } from '../../../../shared/loopback.js';
+import type { SenderBindingView } from '../../../../shared/sender-binding-contract.js';
+
+/** The words of the Intake screen's sender bindings (docs/security.md, finding 27), kept apart to be tested alone. */
+
+/**
+ * What an HL7 profile's sender is still open to, or undefined when both its peers and clinics are set: the plain
+ * words of `serve`'s warning.
+ */
+export function unboundText(binding: SenderBindingView): string | undefined {
+  if (binding.peers && binding.clinics) return undefined;
+  if (!binding.peers && !binding.clinics) {
+    return `Not bound: any computer that can reach the listener may send as ${binding.sender}, for any clinic.`;
+  }
+  return binding.peers
+    ? `No clinics set: ${binding.sender} may order and cancel for any clinic.`
+    : `No addresses set: any computer that can reach the listener may send as ${binding.sender}.`;
+}
+
+/** The host of a listener's `host:port` (`127.0.0.1:2575`, `[::]:2575`, `:::2575`). */
+export function listenerHost(address: string): string {
+  const at = address.lastIndexOf(':');
+  return (at < 0 ? address : address.slice(0, at)).replace(/^\[|\]$/g, '');
+}
+
+/** Whether a listener on this `host:port` takes connections from other computers (not bound to loopback). */
+export function admitsOtherComputers(address: string): boolean {
+  return !isLoopbackHost(listenerHost(address));
+}
+
+/** A list as typed, one entry a line (commas too): blank entries left out, the core checks the rest. */
+export function entriesOf(text: string): string[] {
+  return text
+    .split(/[\n,]/)
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+}
