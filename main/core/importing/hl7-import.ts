@@ -10,6 +10,7 @@ import { extractHl7Order } from './hl7-field-map.js';
 import { escapeProblems } from './hl7-escape-problems.js';
 import { isAcceptedMessageType, messageTypeRefusal } from './hl7-message-types.js';
 import { processingIdProblem } from './hl7-processing-id.js';
+import { compoundProblems } from './hl7-compound.js';
 import { Hl7Splitter, Hl7StreamAbort, listLines, type SplitMessage } from './hl7-stream.js';
 import { problem, quote } from './problems.js';
 import { UnusualSpaces, holdsUnusualSpace } from './unusual-spaces.js';
@@ -204,6 +205,7 @@ export async function importHl7(
     const extra = [
       ...(notLive ? [notLive] : []),
       ...extraction.problems,
+      ...compoundProblems(message, file, split.index),
       ...escapeProblems(message, file, split.index),
       ...patients,
       ...strayLineProblems(file, split),

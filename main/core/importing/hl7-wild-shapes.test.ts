@@ -120,3 +120,57 @@ describe('RXE-2: a first triplet with only text, the dm+d code in an alternate',
     expect(firstItem(order)?.dmdCode).toBe('42109611000001109');
   });
 });
+
+describe('RXC: the components of a compound item', () => {
+  const rxe = BASE.find((segment) => segment.startsWith('RXE|'))!;
+  const at = BASE.indexOf(rxe);
+  const withSegments = (before: string[], after: string[]) => [
+    ...BASE.slice(0, at),
+    ...before,
+    rxe,
+    ...after,
+    ...BASE.slice(at + 1),
+  ];
+  // The IHE Connectathon RDE^O11 in hapi-hl7v2's tests: the order detail's RXC names the base again.
+  const BASE_RXC = 'RXC|B|N02BE01^Paracetamol^ATC|500|mg^milligram^ANS+';
+  const ADDITIVE = 'RXC|A|KCL20^Potassium chloride^L|20|mmol';
+
+  it('a base only is a warning on the item naming the segment and product; the order stays valid', async () => {
+    const order = await importSegments(withSegments([], [BASE_RXC]));
+    expect(order.valid).toBe(true);
+    expect(order.problems).toHaveLength(1);
+    expect(order.problems[0]).toMatchObject({
+      severity: 'warning',
+      code: 'hl7.compoundBase',
+      message: 1,
+      field: 'prescribedItems.0.medication',
+    });
+    expect(order.problems[0]!.text).toContain(`segment ${at + 2} 'Paracetamol 500 milligram' (base)`);
+  });
+
+  it('an additive is an error naming it, so the item is never sent without it', async () => {
+    const order = await importSegments(withSegments([], [BASE_RXC, ADDITIVE]));
+    expect(order.valid).toBe(false);
+    expect(order.problems.map((p) => [p.severity, p.code, p.field])).toEqual([
+      ['error', 'hl7.compound', 'prescribedItems.0.medication'],
+    ]);
+    expect(order.problems[0]!.text).toContain("'Potassium chloride 20 mmol' (additive)");
+  });
+
+  it('an RXC of the order detail, before its RXE, belongs to that item; one of no known type is an error', async () => {
+    const order = await importSegments(
+      withSegments(['RXO|X^Mixture^L', 'RXC||KCL20^Potassium chloride^L|20|mmol'], []),
+    );
+    expect(order.problems.map((p) => [p.code, p.field])).toEqual([['hl7.compound', 'prescribedItems.0.medication']]);
+    expect(order.problems[0]!.text).toContain("(type '(empty)')");
+  });
+
+  it('each ORC group keeps its own components', async () => {
+    const rxe2 = rxe.replace('|32|', '|10|');
+    const segments = [...withSegments([], []), 'ORC|NW|W-1', rxe2, ADDITIVE];
+    const order = await importSegments(segments);
+    expect(order.problems.filter((p) => p.code.startsWith('hl7.compound')).map((p) => p.field)).toEqual([
+      'prescribedItems.1.medication',
+    ]);
+  });
+});
