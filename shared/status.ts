@@ -57,8 +57,23 @@ export const statusRecordSchema = z.object({
   dispatchDate: looseText,
   trackingId: looseText,
   cancelReason: looseText,
+  /**
+   * Not in the contract's record, but a service may say whose order it is; kept only so that a record naming
+   * another clinic is never read as this clinic's order (clinic order ids are unique per clinic, not overall).
+   */
+  clinicCode: looseText,
 });
 export type StatusRecord = z.output<typeof statusRecordSchema>;
+
+/**
+ * Whether a record says it is another clinic's order: it gives a clinic code, and not this one (compared without
+ * case or surrounding spaces). A service that ignores the clinicCode filter lists another clinic's order under the
+ * same clinic order id; adopting its pharmacy id marked an order created that was never sent.
+ */
+export function namesAnotherClinic(record: Pick<StatusRecord, 'clinicCode'>, clinicCode: string): boolean {
+  const given = record.clinicCode?.trim();
+  return Boolean(given) && given!.toLowerCase() !== clinicCode.trim().toLowerCase();
+}
 
 export const statusRecordListSchema = z.array(statusRecordSchema);
 

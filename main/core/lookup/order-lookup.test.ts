@@ -79,3 +79,30 @@ describe('a lookup by dispatch date returns a page, not the service’s whole mo
     expect(result.windows).toHaveLength(8);
   });
 });
+
+describe('a lookup by clinic order id within a clinic', () => {
+  it("shows no order the service says is another clinic's (a service that ignored the clinic filter)", async () => {
+    const listed = [
+      { clinicOrderId: 'RX-1', clinicCode: 'ELSEWHERE', pharmacyOrderId: '5', orderStatus: 'Cancelled' },
+      { clinicOrderId: 'RX-1', clinicCode: 'CLINIC-A', pharmacyOrderId: '6', orderStatus: 'Waiting Clinical Check' },
+      { clinicOrderId: 'RX-1', pharmacyOrderId: '7', orderStatus: 'Waiting Clinical Check' },
+    ];
+    server = await startHostileServer(answerWith(200, JSON.stringify(listed), { 'content-type': 'application/json' }));
+    dir = tempDataDir('rx-lookup-');
+    store = openStore({ dataDir: join(dir, 'data') });
+    store.environments.upsert(LOCAL);
+    const client = createOrderServiceClient({
+      apiBaseUrl: server.url,
+      tokens: { getAccessToken: () => Promise.resolve('token'), refresh: () => Promise.resolve(false) },
+      timeoutMs: 5_000,
+      userAgent: 'RxBatch/lookup-test',
+      createWithClinicVersion: 'v1',
+    });
+    const result = await lookUpOrders(store, LOCAL.id, client, {
+      by: 'clinicOrderId',
+      clinicCode: 'CLINIC-A',
+      clinicOrderId: 'RX-1',
+    });
+    expect(result.records.map((record) => record.pharmacyOrderId)).toEqual(['6', '7']);
+  });
+});

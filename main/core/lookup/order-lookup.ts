@@ -6,7 +6,7 @@ import {
   type OrderLookupQuery,
   type OrderLookupResult,
 } from '../../../shared/service-lookup.js';
-import type { StatusRecord } from '../../../shared/status.js';
+import { namesAnotherClinic, type StatusRecord } from '../../../shared/status.js';
 import type { CallOutcome, OrderServiceClient } from '../service/client.js';
 import type { Store } from '../store/store.js';
 import { addDays, dateWindows, type DateWindow } from '../tracking/date-windows.js';
@@ -30,6 +30,11 @@ function single(outcome: CallOutcome<StatusRecord>): Found {
 
 function many(outcome: CallOutcome<StatusRecord[]>): Found {
   return outcome.ok ? { records: outcome.value, error: null } : { records: [], error: outcome.error };
+}
+
+/** Asked within one clinic: a record naming another (a service that ignored the filter) is not an answer. */
+function inClinic(found: Found, clinicCode: string): Found {
+  return { ...found, records: found.records.filter((record) => !namesAnotherClinic(record, clinicCode)) };
 }
 
 /** The windows a dispatch-date range is asked in, or a plain refusal when the range cannot be asked for. */
@@ -61,8 +66,11 @@ export async function lookUpOrders(
     case 'clinicOrderId':
       found =
         query.clinicCode !== undefined
-          ? many(
-              await client.statusWithClinicCode({ clinicCode: query.clinicCode, clinicOrderId: query.clinicOrderId }),
+          ? inClinic(
+              many(
+                await client.statusWithClinicCode({ clinicCode: query.clinicCode, clinicOrderId: query.clinicOrderId }),
+              ),
+              query.clinicCode,
             )
           : single(await client.statusByClinicOrderNumber(query.clinicOrderId));
       break;

@@ -1,5 +1,5 @@
 import type { ServiceError } from '../../../shared/errors.js';
-import type { StatusRecord } from '../../../shared/status.js';
+import { namesAnotherClinic, type StatusRecord } from '../../../shared/status.js';
 import type { CallOutcome, CancellableOutcome } from '../service/client.js';
 import type { AttemptTransition, NewAttempt } from '../store/attempts-repo.js';
 import type { DueCancel } from '../store/outbox-queue-repo.js';
@@ -111,7 +111,8 @@ function checkStatus(ctx: StepContext, command: DueCancel): Promise<CancellableO
 }
 
 /**
- * The record about this order in a status answer: it names our pharmacy order id, and our clinic order id or none.
+ * The record about this order in a status answer: it names our pharmacy order id, our clinic order id or none, and
+ * our clinic or none.
  * A record about another order (a service or cache that mixed answers up, a list of the clinic's orders) says
  * nothing about ours: taking its "Cancelled" would end our cancel unsent, the prescription still live.
  */
@@ -121,7 +122,8 @@ function recordAbout(check: CallOutcome<StatusRecord[]>, command: DueCancel): St
   return check.value.find(
     (record) =>
       record.pharmacyOrderId === pharmacyId &&
-      (record.clinicOrderId ?? command.clinicOrderId) === command.clinicOrderId,
+      (record.clinicOrderId ?? command.clinicOrderId) === command.clinicOrderId &&
+      !namesAnotherClinic(record, command.clinicCode),
   );
 }
 

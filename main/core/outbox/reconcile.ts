@@ -1,5 +1,5 @@
 import type { ServiceError } from '../../../shared/errors.js';
-import type { StatusRecord } from '../../../shared/status.js';
+import { namesAnotherClinic, type StatusRecord } from '../../../shared/status.js';
 import type { CallOutcome } from '../service/client.js';
 import type { OrderRecord } from '../store/orders-repo.js';
 import { retryDelayMs } from './backoff.js';
@@ -51,7 +51,10 @@ function settleLookup(
 ): Recorded {
   const { store } = ctx;
   if (outcome.ok) {
-    const pharmacyOrderId = pharmacyIdIn(outcome.value, order.clinicOrderId);
+    // Another clinic's order under the same clinic order id (a service that ignored the clinic filter) is not
+    // listed as far as this order is concerned: taking its id marked an order created that was never sent.
+    const listed = outcome.value.filter((record) => !namesAnotherClinic(record, order.clinicCode));
+    const pharmacyOrderId = pharmacyIdIn(listed, order.clinicOrderId);
     if (pharmacyOrderId !== null) {
       const remoteId = String(pharmacyOrderId);
       store.attempts.recordWithTransition(attemptOf(order.id, 'lookup', startedAt, outcome, remoteId), () => ({
@@ -62,7 +65,7 @@ function settleLookup(
       }));
       return { reached: true };
     }
-    if (outcome.value.length > 0) {
+    if (listed.length > 0) {
       // Listed, but without a usable id, or without saying which record is this order: the service may have it;
       // ask again later rather than send it twice.
       const message =

@@ -283,6 +283,9 @@ describe('a success about another order', () => {
     expect(valueOf(await client().cancel(cancel))).toMatchObject({ pharmacyOrderId: '9', orderStatus: 'Cancelled' });
     server.answer(json(200, { pharmacyOrderId: null, orderStatus: 'Cancelled' }));
     expect(valueOf(await client().cancel(cancel))).toMatchObject({ orderStatus: 'Cancelled' });
+    // This pharmacy id, in another clinic's name: not this cancel's answer either.
+    server.answer(json(200, { pharmacyOrderId: '9', clinicCode: 'ELSEWHERE', orderStatus: 'Cancelled' }));
+    expect(errorOf(await client().cancel(cancel)).message).toMatch(/names clinicCode "ELSEWHERE", not "C"/);
   });
 });
 

@@ -639,7 +639,7 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
         secured: true,
         unsafe: true,
         schema: statusRecordSchema,
-        about: () => ({ pharmacyOrderId: String(req.orderId) }),
+        about: () => ({ pharmacyOrderId: String(req.orderId), clinicCode: req.clinicCode }),
       },
       options?.signal,
     );

@@ -1,4 +1,4 @@
-import { DISPATCHED_STATUSES, type StatusRecord } from '../../../shared/status.js';
+import { DISPATCHED_STATUSES, namesAnotherClinic, type StatusRecord } from '../../../shared/status.js';
 import type { OrderState } from '../store/order-state.js';
 import type { Store } from '../store/store.js';
 import { CANCELLED_STATUS } from './tracked-orders.js';
@@ -22,12 +22,17 @@ const ON_CANCELLED: Partial<Record<OrderState, OrderState>> = {
 };
 
 /**
- * Whether a record can be about this order: every identifier it gives (they are all nullable) is this order's.
+ * Whether a record can be about this order: every identifier it gives (they are all nullable, and a clinic code is
+ * given by some services only) is this order's.
  * A record with this pharmacy id and another clinic order id is someone else's answer (a service that mixed its
  * records up, a cache), and applying it could mark a live order cancelled by the pharmacy, or dispatched.
  */
-function describes(record: StatusRecord, order: { clinicOrderId: string; pharmacyOrderId: number | null }): boolean {
+export function describes(
+  record: StatusRecord,
+  order: { clinicCode: string; clinicOrderId: string; pharmacyOrderId: number | null },
+): boolean {
   if (record.clinicOrderId != null && record.clinicOrderId !== order.clinicOrderId) return false;
+  if (namesAnotherClinic(record, order.clinicCode)) return false;
   return record.pharmacyOrderId == null || record.pharmacyOrderId === String(order.pharmacyOrderId);
 }
 

@@ -65,3 +65,50 @@ it("a record with this order's pharmacy id and another clinic order id changes n
   await poller.refresh(LOCAL.id);
   expect(s.orders.get(id!)).toMatchObject({ state: 'created', remoteStatus: 'Waiting Clinical Check' });
 });
+
+it("a record with this order's ids that says it is another clinic's changes nothing; one naming this clinic does", async () => {
+  const world = storeWithBatch();
+  ({ store, dataDir } = world);
+  const s = store;
+  const order = sampleOrder({ clinicCode: 'CLINIC-OURS' });
+  const [id] = enqueueOrders(s, world.batchId, [order]);
+  s.orders.transition(
+    id!,
+    ['queued'],
+    'created',
+    { pharmacyOrderId: 9002 },
+    { actor: 'submitter', action: 'order.created' },
+  );
+
+  // Clinic order ids are unique per clinic only: the same id and pharmacy id, but in another clinic's name.
+  let record = {
+    clinicOrderId: order.clinicOrderId,
+    pharmacyOrderId: '9002',
+    clinicCode: 'CLINIC-ELSEWHERE',
+    orderStatus: 'Cancelled',
+  };
+  server = await startHostileServer((socket, request) => {
+    answerWith(200, JSON.stringify([record]), { 'content-type': 'application/json' })(socket, request);
+  });
+  const client = createOrderServiceClient({
+    apiBaseUrl: server.url,
+    tokens: { getAccessToken: () => Promise.resolve('token'), refresh: () => Promise.resolve(false) },
+    timeoutMs: 5_000,
+    userAgent: 'RxBatch/test',
+    createWithClinicVersion: 'v1',
+  });
+  poller = new StatusPoller(
+    { store: s, clientFor: () => client },
+    { minIntervalMs: 30, ratePerSecond: 100, dispatchRefreshMs: 0 },
+  );
+
+  await poller.refresh(LOCAL.id);
+  expect((await refreshOrder(s, client, id!, () => new Date())).changed).toEqual([]);
+  expect(s.orders.get(id!)).toMatchObject({ state: 'created', remoteStatus: null });
+  expect(s.statusHistory.list(id!)).toEqual([]);
+
+  // The same record in our clinic's name (another case, as some services write it) is this order's.
+  record = { ...record, clinicCode: ' clinic-ours', orderStatus: 'Waiting Clinical Check' };
+  await poller.refresh(LOCAL.id);
+  expect(s.orders.get(id!)).toMatchObject({ state: 'created', remoteStatus: 'Waiting Clinical Check' });
+});

@@ -1,6 +1,6 @@
 import type { OrderServiceClient } from '../service/client.js';
 import type { Store } from '../store/store.js';
-import { applyStatusRecord } from './apply-status.js';
+import { applyStatusRecord, describes } from './apply-status.js';
 
 export interface OrderRefresh {
   checked: number;
@@ -28,7 +28,9 @@ export async function refreshOrder(
     return { checked: 0, changed: [], stoppedBy: 'service-unavailable' };
   }
   const pharmacyId = String(order.pharmacyOrderId);
-  const record = outcome.value.find((candidate) => candidate.pharmacyOrderId === pharmacyId);
+  const record = outcome.value.find(
+    (candidate) => candidate.pharmacyOrderId === pharmacyId && describes(candidate, order),
+  );
   if (!record) return { checked: 1, changed: [], stoppedBy: null };
   const applied = applyStatusRecord(store, orderId, record, now());
   return {

@@ -3,7 +3,7 @@ import type { OrderServiceClient } from '../service/client.js';
 import type { PolledOrder } from '../store/orders-repo.js';
 import type { Store } from '../store/store.js';
 import { AdaptiveSchedule, type AdaptiveIntervals } from './adaptive-schedule.js';
-import { applyStatusRecord } from './apply-status.js';
+import { applyStatusRecord, describes } from './apply-status.js';
 import { addDays, dateWindows, utcDate } from './date-windows.js';
 import { isDispatched, isTracked } from './tracked-orders.js';
 
@@ -342,9 +342,11 @@ export class StatusPoller {
       return 'failed';
     }
     const pharmacyId = String(order.pharmacyOrderId);
+    // Only records that can be this order's: one naming another order or clinic ahead of ours must not hide it.
+    const about = outcome.value.filter((r) => describes(r, order));
     const record =
-      outcome.value.find((r) => r.pharmacyOrderId === pharmacyId) ??
-      outcome.value.find((r) => r.pharmacyOrderId === null && r.clinicOrderId === order.clinicOrderId);
+      about.find((r) => r.pharmacyOrderId === pharmacyId) ??
+      about.find((r) => r.pharmacyOrderId === null && r.clinicOrderId === order.clinicOrderId);
     if (!record) {
       this.#log.warn('status lookup found no such order', { environmentId: tracker.environmentId, orderId });
       tracker.schedule.observed(orderId, false);
