@@ -174,3 +174,24 @@ describe('RXC: the components of a compound item', () => {
     ]);
   });
 });
+
+describe('MSH-2 that cannot be read says what it is', () => {
+  const refusal = async (header: string) => {
+    const order = await importSegments([header, ...BASE.slice(1)]);
+    expect(order.valid).toBe(false);
+    expect(order.problems.map((p) => p.code)).toEqual(['hl7.unreadable']);
+    return order.problems[0]!.text;
+  };
+
+  it('copied from Markdown (a supplier guide writes ^\\~\\&): names Markdown and the MSH-2 it was', async () => {
+    const text = await refusal('MSH|^\\~\\&|ACME|CLINIC-A|IRIS|PHARM|20200228150014||RDE^O11|1|P|2.4');
+    expect(text).toContain("MSH-2 is '^\\~\\&': the file looks copied from Markdown");
+    expect(text).toContain("a backslash before ~. MSH-2 is then '^~\\&'");
+  });
+
+  it('three encoding characters (hapi-hl7v2 messages.txt: MSH|^~}|): shows MSH-2 whole and how many it has', async () => {
+    const text = await refusal('MSH|^~}|ADMISSION|ADT1|RADIOLOGY|MIR1|19930502185327||RDE^O11|1|P|2.4');
+    expect(text).toContain("not '|' and '^~}' (3 encoding characters where HL7 has 4");
+    expect(text).not.toContain("'|^~}|'");
+  });
+});

@@ -106,8 +106,20 @@ export function readDelimiters(header: string): Hl7Delimiters {
         `${header.slice(0, 3)}-2 is '${encoding}', with its backslash doubled: the file looks copied from source code or JSON, which write a backslash as \\\\ (and a line break as the text \\r). Each \\\\ should be one \\ (MSH-2 is then '${encoding.replace(/\\+/, '\\')}'): save the message as the sending system wrote it, or ask the sender for the file itself`,
       );
     }
+    // `^\~\&`: a message pasted into Markdown, which writes a literal `~` (or another mark) after a backslash.
+    const unescaped = encoding.replace(/\\([~^|*_#])/g, '$1');
+    if (
+      unescaped !== encoding &&
+      unescaped.length >= 4 &&
+      unescaped.length <= 5 &&
+      new Set(unescaped).size === unescaped.length
+    ) {
+      throw new Hl7ParseError(
+        `${header.slice(0, 3)}-2 is '${encoding}': the file looks copied from Markdown (a README, a wiki or a chat), which puts a backslash before ${[...new Set(encoding.match(/\\[~^|*_#]/g))].map((pair) => pair.charAt(1)).join(' and ')}. MSH-2 is then '${unescaped}', but every value of the message may be altered the same way: save the message as the sending system wrote it, or ask the sender for the file itself`,
+      );
+    }
     throw new Hl7ParseError(
-      `${header.slice(0, 3)}-1/${header.slice(0, 3)}-2 must give five different separator characters (usually |^~\\&), not '${header.slice(3, 8)}'`,
+      `${header.slice(0, 3)}-1/${header.slice(0, 3)}-2 must give five different separator characters (usually |^~\\&), not '${field}' and '${encoding}'${encoding.length === 4 ? '' : ` (${encoding.length} encoding characters where HL7 has 4: component, repetition, escape, subcomponent)`}`,
     );
   }
   // HL7 v2.7 adds a fifth encoding character, the truncation character (usually `#`), ending a value cut short.
