@@ -86,7 +86,10 @@ const batchExportSchema = z.discriminatedUnion('outcome', [
 ]);
 export type BatchExport = z.infer<typeof batchExportSchema>;
 
-const editValueSchema = z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]);
+/** The longest text an edit writes into a cell, and the longest a find and replace may make one (batch-edits.ts). */
+export const EDIT_VALUE_MAX_CHARS = 1000;
+
+const editValueSchema = z.union([z.string().max(EDIT_VALUE_MAX_CHARS), z.number(), z.boolean(), z.null()]);
 
 export const stagingCalls = {
   /**

@@ -1,3 +1,4 @@
+import { EDIT_VALUE_MAX_CHARS } from '../../../shared/staging-contract.js';
 import { FIELDS, fieldIndex, type FieldSpec } from '../model/field-catalogue.js';
 import type { BatchRecord } from '../store/batches-repo.js';
 import type { OrderRoute } from '../store/order-state.js';
@@ -171,11 +172,39 @@ function replacementsFor(order: StagedOrder, field: FieldSpec, request: ReplaceR
     if ((request.match ?? 'exact') === 'exact') {
       if (text.trim() === request.find.trim()) edits.push({ path, value: request.replace });
     } else if (request.find !== '' && text.includes(request.find)) {
-      edits.push({ path, value: text.split(request.find).join(request.replace) });
+      const pieces = text.split(request.find);
+      checkReplacedLength(order, path, text, pieces.length - 1, request);
+      edits.push({ path, value: pieces.join(request.replace) });
     }
   }
   return edits;
 }
+
+/**
+ * Every occurrence replaced multiplies a value: a cell of 1,000 characters with each one replaced by 1,000 was a
+ * million, and the next call a V8 string past its limit, a fatal error that ended the core. So a replacement may not
+ * make a value longer than an edit may write, unless it is no longer than the value it replaces. Counted before
+ * the text is built.
+ */
+function checkReplacedLength(
+  order: StagedOrder,
+  path: string,
+  text: string,
+  occurrences: number,
+  request: ReplaceRequest,
+): void {
+  const length = text.length + occurrences * (request.replace.length - request.find.length);
+  if (length <= EDIT_VALUE_MAX_CHARS || length <= text.length) return;
+  throw new StagingError(
+    `Replacing each occurrence in ${path} of order ${order.position} would make it ` +
+      `${length.toLocaleString('en-GB')} characters long; a find and replace may make a value at most ` +
+      `${EDIT_VALUE_MAX_CHARS.toLocaleString('en-GB')}. Nothing was replaced.`,
+  );
+}
+
+/** Whether a `contains` replacement can lengthen a value, so it is counted through first (nothing written). */
+const mayLengthen = (request: ReplaceRequest): boolean =>
+  request.match === 'contains' && request.replace.length > request.find.length;
 
 /**
  * Find-and-replace on one field across a batch's staged orders, in steps of `stepOrders` orders, each its own
@@ -194,6 +223,8 @@ export async function replaceInBatch(
 ): Promise<ReplaceOutcome> {
   const { store } = deps;
   const field = fieldOf(request.field);
+  // Refused before any step commits, so a replacement that makes a value too long changes nothing.
+  if (!request.dryRun && mayLengthen(request)) await replaceInBatch(deps, { ...request, dryRun: true }, options);
   const at = deps.now().toISOString();
   const upTo = store.stagedOrders.counts(changeableBatch(deps, request.batchId).id).total;
   let after = 0;
