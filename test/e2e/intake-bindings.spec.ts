@@ -1,7 +1,9 @@
 import { expect, test } from './fixtures.js';
 import { callBridge } from './support/bridge-client.js';
 import { saveScreenshot } from './support/screenshots.js';
-import { escapeRegExp, openWorkspace, uniqueSuffix } from './support/workspace.js';
+import { chooseBatchFile, escapeRegExp, openSection, openWorkspace, uniqueSuffix } from './support/workspace.js';
+import { writeRde011 } from '../../main/core/importing/rde-writer.js';
+import { sampleCreateWithClinic } from '../support/orders.js';
 import { freePort } from '../support/free-port.js';
 
 // Finding 27 in the app: the Intake screen shows each HL7 profile's sender binding beside the listener's address,
@@ -80,6 +82,29 @@ test("intake: a sender's binding is shown by its listener, an unbound one warned
     await page.setViewportSize({ width: 1024, height: 700 });
     await panel.scrollIntoViewIfNeeded();
     await saveScreenshot(page, 'intake-bindings');
+
+    // The HL7 mapping step of a file from that sender says what binds it; saving the mapping there keeps it.
+    await openSection(page, 'Import');
+    const file = writeRde011(sampleCreateWithClinic({ clinicOrderId: `BIND-${suffix}` }), {
+      controlId: `BIND-${suffix}`,
+      timestamp: '20261202101500',
+      sendingApplication: bound.application,
+      sendingFacility: bound.facility,
+    });
+    await chooseBatchFile(page, `bind-${suffix}.hl7`, file);
+    const mapping = page.getByRole('region', { name: 'HL7 mapping' });
+    await expect(mapping).toContainText(
+      `Live intake: profile '${bound.name}' lets its sender connect only from 10.20.0.0/16, ::1 and act only for ` +
+        'CLINIC-B, CLINIC-C. Saving the mapping here keeps that',
+    );
+    await mapping.getByRole('combobox', { name: 'Constant for Payment type', exact: true }).selectOption('Card');
+    await mapping.getByRole('button', { name: 'Save profile and import again' }).click();
+    await expect.poll(async () => (await stored(bound.name)).constants).toMatchObject({ paymentType: 'Card' });
+    expect(await stored(bound.name)).toMatchObject({
+      peers: ['10.20.0.0/16', '::1'],
+      clinics: ['CLINIC-B', 'CLINIC-C'],
+    });
+    await openSection(page, 'Intake');
 
     // Cleared on screen (both lists emptied): unbound again, and warned about.
     await card(bound.name)

@@ -5,7 +5,9 @@ import { useApi } from '../../api/api-context.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { useOnline } from '../format/use-online.js';
 import { codeChoices, isCodeListField, type CodeListField } from './code-choices.js';
+import { appliedBindingText } from '../intake/binding-text.js';
 import { ORDER_FIELDS } from '../preview/order-fields.js';
+import { routeHref } from '../workspace/route.js';
 import { asStringMap, fieldMapToText, parseFieldMap, parseValueMaps, valueMapsToText } from './value-maps.js';
 import { ConstantCell, ValueMapsField } from './MappingInputs.js';
 import { SaveProfileForm } from './SaveProfileForm.js';
@@ -102,6 +104,7 @@ export function Hl7MappingStep({
   const unreadable = [...parsedMap.bad, ...parsedValues.bad];
 
   const sender = summary.hl7Sender;
+  const binding = appliedBindingText(applied);
   const save = () =>
     saveProfile({
       name,
@@ -127,6 +130,14 @@ export function Hl7MappingStep({
           Saved here, the profile is chosen by itself for the next {sender.messageType || 'HL7'} file from sending
           application &quot;{sender.application || '(none)'}&quot; at facility &quot;{sender.facility || '(none)'}
           &quot;.
+        </p>
+      ) : null}
+      {binding ? (
+        <p className="hint">
+          {binding}{' '}
+          <a className="inline-link" href={routeHref({ section: 'intake' })}>
+            Open Intake
+          </a>
         </p>
       ) : null}
       <div className="mapping-table-wrap">

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SenderBindingView } from '../../../../shared/sender-binding-contract.js';
-import { admitsOtherComputers, entriesOf, unboundText } from './binding-text.js';
+import { admitsOtherComputers, appliedBindingText, entriesOf, unboundText } from './binding-text.js';
 
 const binding = (peers: string[] | null, clinics: string[] | null): SenderBindingView => ({
   profile: 'EPR',
@@ -43,5 +43,24 @@ describe('sender binding words', () => {
       '10.20.0.0/33',
     ]);
     expect(entriesOf('  \n ')).toEqual([]);
+  });
+});
+
+describe("the HL7 mapping step's note on a saved profile's binding", () => {
+  const sender = { application: 'EPR-7', facility: 'CLINIC-H', messageType: 'RDE^O11' };
+  it('says what binds its sender, that saving keeps it, or that it is unbound; nothing for other profiles', () => {
+    expect(appliedBindingText({ name: 'EPR', hl7Sender: sender, peers: ['10.20.0.0/16'], clinics: ['CLINIC-H'] })).toBe(
+      "Live intake: profile 'EPR' lets its sender connect only from 10.20.0.0/16 and act only for CLINIC-H. Saving " +
+        'the mapping here keeps that; change it on the Intake screen.',
+    );
+    expect(appliedBindingText({ name: 'EPR', hl7Sender: sender, clinics: ['CLINIC-H'] })).toContain(
+      'connect from any computer and act only for CLINIC-H',
+    );
+    expect(appliedBindingText({ name: 'EPR', hl7Sender: sender })).toBe(
+      "Live intake: profile 'EPR' does not bind its sender, so any computer that can reach the listener may send " +
+        'as it, for any clinic. Bind it on the Intake screen.',
+    );
+    expect(appliedBindingText({ name: 'Some CSV', columns: {} })).toBeUndefined();
+    expect(appliedBindingText({})).toBeUndefined();
   });
 });

@@ -35,3 +35,30 @@ export function entriesOf(text: string): string[] {
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');
 }
+
+const stringList = (value: unknown): string[] | undefined =>
+  Array.isArray(value) && value.every((entry) => typeof entry === 'string') ? value : undefined;
+
+/**
+ * The HL7 mapping step's note on the saved profile it shows (an import's `appliedProfile`): its live-intake binding,
+ * kept when the mapping is saved again, or that it has none; undefined for anything but a saved HL7 profile.
+ */
+export function appliedBindingText(applied: Record<string, unknown>): string | undefined {
+  if (typeof applied.name !== 'string' || typeof applied.hl7Sender !== 'object' || applied.hl7Sender === null) {
+    return undefined;
+  }
+  const peers = stringList(applied.peers);
+  const clinics = stringList(applied.clinics);
+  if (!peers && !clinics) {
+    return (
+      `Live intake: profile '${applied.name}' does not bind its sender, so any computer that can reach the ` +
+      'listener may send as it, for any clinic. Bind it on the Intake screen.'
+    );
+  }
+  const from = peers ? `connect only from ${peers.join(', ')}` : 'connect from any computer';
+  const forWhom = clinics ? `act only for ${clinics.join(', ')}` : 'act for any clinic';
+  return (
+    `Live intake: profile '${applied.name}' lets its sender ${from} and ${forWhom}. Saving the mapping here ` +
+    'keeps that; change it on the Intake screen.'
+  );
+}
