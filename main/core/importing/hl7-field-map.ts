@@ -103,7 +103,8 @@ export const DEFAULT_HL7_MAP: readonly Hl7MapEntry[] = [
   },
   {
     column: 'dosageInstructions',
-    source: 'RXE-7, each repetition its text (.2), else its code (.1); RXO-7',
+    source:
+      'RXE-7, each repetition its text (.2), else its code (.1), a one-word code with an `hl7.dosageCode` warning; RXO-7',
     repetitions: REPEATS.joinDosage,
   },
   { column: 'quantity', source: 'RXE-10; RXO-11', repetitions: REPEATS.one },
@@ -896,19 +897,42 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
           (base === 1 ? undefined : r.one(segment, spec.code, 2, medicationPath)),
       );
     }
-    // Each administration instruction is a repetition: all of them, joined, in their order.
+    // Each administration instruction is a repetition: all of them, joined, in their order. One with only its
+    // identifier (.1) is read as written; a single word there is likely the sender's code (`111`, `BID`), said.
+    const dosagePath = itemField(itemIndex, 'dosageInstructions');
+    const codesOnly: string[] = [];
     r.put(
       cells,
       'dosageInstructions',
       r.joined(
         segment,
         spec.dosage,
-        (rep) =>
-          r.read(segment, spec.dosage, 2, rep, 1, itemField(itemIndex, 'dosageInstructions')) ??
-          r.read(segment, spec.dosage, 1, rep, 1, itemField(itemIndex, 'dosageInstructions')),
+        (rep) => {
+          const text = r.read(segment, spec.dosage, 2, rep, 1, dosagePath);
+          if (text) return text;
+          const code = r.read(segment, spec.dosage, 1, rep, 1, dosagePath);
+          if (code && !/\s/.test(code.value)) {
+            const system = segment.value(spec.dosage, 3, 1, rep);
+            codesOnly.push(`${quote(code.value)}${system ? ` (coded in ${quote(system)})` : ''}`);
+          }
+          return code;
+        },
         joinDosage,
       ),
     );
+    // A profile reading the dosage from elsewhere (hl7FieldMap) makes RXE-7 no part of the order.
+    if (codesOnly.length > 0 && ctx.overrides?.dosageInstructions === undefined) {
+      problems.push(
+        problem(
+          'warning',
+          ctx.file,
+          where,
+          'hl7.dosageCode',
+          `Item ${itemIndex + 1}'s dosage instructions are ${codesOnly.join(' and ')} from ${pathLabel(itemName, spec.dosage, 1)}, with no text (${pathLabel(itemName, spec.dosage, 2)}): that looks like the sender's code for an instruction, and it is sent as written, so check it reads as instructions for the patient.`,
+          dosagePath,
+        ),
+      );
+    }
     r.put(cells, 'quantity', r.one(segment, spec.quantity, 1, itemField(itemIndex, 'quantity')));
     const itemRepeats = r.one(segment, spec.repeats, 1, 'prescription.repeatsAllowed');
     if (itemRepeats && repeats && itemRepeats.value !== repeats.value) {

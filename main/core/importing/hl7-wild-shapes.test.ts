@@ -35,6 +35,7 @@ function withField(segments: readonly string[], name: string, field: number, raw
 }
 
 interface Item {
+  dosageInstructions?: string;
   dmdCode?: string;
   medication?: string;
 }
@@ -194,4 +195,42 @@ describe('MSH-2 that cannot be read says what it is', () => {
     expect(text).toContain("not '|' and '^~}' (3 encoding characters where HL7 has 4");
     expect(text).not.toContain("'|^~}|'");
   });
+});
+
+describe('RXE-7 with only its identifier', () => {
+  // hapi-hl7v2's and nHapi's Terser RDE^O11 sends RXE-7 '111^': a code of the sender's, no text.
+  it.each([
+    ['111^', "'111'"],
+    ['BID^^LOCAL', "'BID' (coded in 'LOCAL')"],
+  ])('%s is read as written with a warning naming the code', async (raw, named) => {
+    const order = await importSegments(withField(BASE, 'RXE', 7, raw));
+    expect(order.valid).toBe(true);
+    expect(order.problems).toHaveLength(1);
+    expect(order.problems[0]).toMatchObject({
+      severity: 'warning',
+      code: 'hl7.dosageCode',
+      field: 'prescribedItems.0.dosageInstructions',
+      message: 1,
+    });
+    expect(order.problems[0]!.text).toContain(`are ${named} from RXE-7.1, with no text (RXE-7.2)`);
+  });
+
+  it("says nothing when the profile reads the dosage from elsewhere (it is then the profile's field)", async () => {
+    const segments = [...withField(BASE, 'RXE', 7, '111^'), 'ZDS|One tablet daily'];
+    const { orders } = await importHl7Message(Buffer.from(segments.join('\r')), 'wild.hl7', {
+      codeLists: DEFAULT_CODE_LISTS,
+      profile: { ...PROFILE, hl7FieldMap: { dosageInstructions: 'ZDS-1' } },
+      today: new Date('2025-06-01T00:00:00Z'),
+    });
+    expect(orders[0]!.order.problems).toEqual([]);
+    expect(firstItem(orders[0]!.order)).toMatchObject({ dosageInstructions: 'One tablet daily' });
+  });
+
+  it.each(['^One tablet daily', 'One tablet daily', '01^One tablet daily'])(
+    '%s (text, or free text in .1) is read without a warning',
+    async (raw) => {
+      const order = await importSegments(withField(BASE, 'RXE', 7, raw));
+      expect(order.problems).toEqual([]);
+    },
+  );
 });
