@@ -126,7 +126,7 @@ export function clinicNotBoundProblem(
     text:
       `Clinic '${order.clinicCode}' is not one of the clinics ${sender}'s ${profiles} it order and cancel ` +
       `for (${clinics}): this ${what} was not acted on. Accept it only if that sender may act for the clinic (and ` +
-      `add it to the profile with --clinic); else discard the batch or leave it.`,
+      `add it to the profile on the Intake screen, or with --clinic); else discard the batch or leave it.`,
   };
 }
 
