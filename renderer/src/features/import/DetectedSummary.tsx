@@ -1,5 +1,7 @@
+import { useId } from 'react';
 import { notReadableAsChosen } from '../../../../shared/encoding-warning.js';
 import type { SavedProfileView, ImportSummary, RouteName } from '../../../../shared/staging-views.js';
+import { ROUTE_TEXT } from '../preview/route-text.js';
 import { UPLOAD_ENCODINGS } from './read-upload.js';
 
 export interface ImportSettings {
@@ -127,6 +129,7 @@ export function ImportSettingsFields({
   profiles: SavedProfileView[];
   onChange: (settings: ImportSettings) => void;
 }) {
+  const id = useId();
   return (
     <div className="search-form">
       <label>
@@ -153,17 +156,23 @@ export function ImportSettingsFields({
           ))}
         </select>
       </label>
-      <label>
-        Send as{' '}
-        <select
-          value={settings.route}
-          onChange={(event) => onChange({ ...settings, route: event.target.value as RouteName })}
-        >
-          <option value="v1">Create with clinic (v1)</option>
-          <option value="v2">Create (v2)</option>
-          <option value="hl7">Forward the HL7 message (HL7 files)</option>
-        </select>
-      </label>
+      <span className="route-choice">
+        <label>
+          Send as{' '}
+          <select
+            value={settings.route}
+            aria-describedby={`${id}-route-call`}
+            onChange={(event) => onChange({ ...settings, route: event.target.value as RouteName })}
+          >
+            <option value="v1">{ROUTE_TEXT.v1.label}</option>
+            <option value="v2">{ROUTE_TEXT.v2.label}</option>
+            <option value="hl7">{ROUTE_TEXT.hl7.label} (HL7 files)</option>
+          </select>
+        </label>
+        <span id={`${id}-route-call`} className="hint">
+          {ROUTE_TEXT[settings.route].serviceCall}
+        </span>
+      </span>
     </div>
   );
 }

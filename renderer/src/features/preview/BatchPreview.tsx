@@ -17,18 +17,13 @@ import type { GridCell } from './grid-focus.js';
 import { problemCells, problemInOrder } from './problem-navigation.js';
 import { problemColumnsText } from './problem-columns-text.js';
 import { PreviewGrid, type GridHandle } from './PreviewGrid.js';
+import { ROUTE_TEXT } from './route-text.js';
 import { ServiceCheck } from './ServiceCheck.js';
 import { ServiceMarks } from './service-marks.js';
 import { describeStep, stepMessage } from './undo-text.js';
 import { useEnrichment } from './use-enrichment.js';
 import { warningPages } from './warning-pages.js';
 import './preview.css';
-
-const ROUTE_LABELS: Record<RouteName, string> = {
-  v1: 'Create with clinic (v1)',
-  v2: 'Create (v2, clinics the service knows)',
-  hl7: 'Forward the HL7 message',
-};
 
 /** Which orders the grid shows: all, those with validation problems, or those with service warnings (⚑). */
 type GridFilter = 'all' | 'problems' | 'warnings';
@@ -562,11 +557,13 @@ export function BatchPreview({
               <select
                 value={batch.route}
                 disabled={busy === 'route'}
+                // The service call, for whoever needs it: on hover and read after the choice, not in the way.
+                title={ROUTE_TEXT[batch.route].serviceCall}
                 onChange={(event) => void changeRoute(event.target.value as RouteName)}
               >
                 {(['v1', 'v2', ...(batch.kind === 'hl7' ? (['hl7'] as const) : [])] as RouteName[]).map((route) => (
                   <option key={route} value={route}>
-                    {ROUTE_LABELS[route]}
+                    {ROUTE_TEXT[route].label}
                   </option>
                 ))}
               </select>

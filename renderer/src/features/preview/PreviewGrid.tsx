@@ -16,6 +16,7 @@ import type { EnrichmentWarning } from '../../../../shared/enrichment-views.js';
 import type { BatchView, StagedOrderView } from '../../../../shared/staging-views.js';
 import type { BatchPages } from './batch-pages.js';
 import { countPhrase, placeProblems, worstSeverity, type PlacedProblems } from './cell-problems.js';
+import { useFitToWindow } from './fit-height.js';
 import { cellId, clampCell, moveFocus, type GridCell, type GridShape } from './grid-focus.js';
 import {
   columnWidths,
@@ -153,6 +154,7 @@ export function PreviewGrid({
   useSyncExternalStore((marks ?? noMarks).subscribe, (marks ?? noMarks).getVersion);
   const count = pages.total ?? 0;
   const scrollRef = useRef<HTMLDivElement>(null);
+  useFitToWindow(scrollRef);
   const tipRef = useRef<HTMLDivElement>(null);
   /** The cell the tooltip is for (hovered, else focused), and the one the pointer is over. */
   const tipCell = useRef<HTMLElement | null>(null);

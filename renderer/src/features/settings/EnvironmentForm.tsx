@@ -123,7 +123,7 @@ export function EnvironmentForm({ environment, onCancel, onSaved }: Props) {
               <option value="v2">v2</option>
             </select>
           ),
-          'The public pages list both; use the one your service answers.',
+          'Where orders sent with their clinic’s details go: /api/v1/ or /api/v2/Order/create-with-clinic. The public pages list both; use the one your service answers.',
         )}
         {field(
           'requestTimeoutSeconds',
