@@ -14,8 +14,18 @@ export const MAX_AGE_YEARS = 130;
 const UK_POSTCODE =
   /^(?:GIR ?0AA|[A-PR-UWYZ](?:\d[A-HJKPSTUW]?|\d{2}|[A-HK-Y]\d[ABEHMNPRV-Y]?|[A-HK-Y]\d{2}) ?\d[ABD-HJLNP-UW-Z]{2})$/i;
 
+// The NHS Data Dictionary's pseudo-postcodes (ZZ99 then a digit, a letter and Z), which NHS systems such as Cerner
+// Millennium write where a patient has no postcode: ZZ99 3VZ no fixed abode, the others a country only.
+const PSEUDO_POSTCODE = /^ZZ99 ?\d[A-Z]Z$/i;
+
 export function postcodeReason(value: string): string | undefined {
-  return UK_POSTCODE.test(value.trim()) ? undefined : 'is not a UK postcode (e.g. LS1 1AA)';
+  const trimmed = value.trim();
+  if (UK_POSTCODE.test(trimmed)) return undefined;
+  if (PSEUDO_POSTCODE.test(trimmed)) {
+    const meaning = /^ZZ99 ?3VZ$/i.test(trimmed) ? 'no fixed abode' : 'no postcode known, only a country';
+    return `is an NHS pseudo-postcode (${meaning}), not an address a courier can deliver to: ask the clinic for the address to deliver to`;
+  }
+  return 'is not a UK postcode (e.g. LS1 1AA)';
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

@@ -157,3 +157,21 @@ describe('validating a create-with-clinic order offline', () => {
     expect(codes(check(() => {}, { codeLists }))).toEqual(['enum.unknown:prescription.courierCode']);
   });
 });
+
+describe("NHS pseudo-postcodes (Cerner Millennium's RDE^O01 writes 'No Fixed Abode^^^^ZZ99 3VZ^GBR')", () => {
+  it.each([
+    ['ZZ99 3VZ', 'no fixed abode'],
+    ['zz993vz', 'no fixed abode'],
+    ['ZZ99 3CZ', 'no postcode known, only a country'],
+  ])('%s is refused as a pseudo-postcode (%s), not as a mistyped one', (postcode, meaning) => {
+    const problems = check((o) => (o.homeAddress.postCode = postcode));
+    expect(codes(problems)).toEqual(['postcode.format:homeAddress.postCode']);
+    expect(problems[0]!.text).toContain(
+      `is an NHS pseudo-postcode (${meaning}), not an address a courier can deliver to`,
+    );
+  });
+
+  it('a real ZZ-less postcode is still just checked for shape', () => {
+    expect(check((o) => (o.homeAddress.postCode = 'ZZ1 1ZZ'))[0]!.text).toContain('is not a UK postcode');
+  });
+});
