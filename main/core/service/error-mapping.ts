@@ -268,6 +268,16 @@ export function statusToError(response: Response, unsafe = false): ServiceError 
       message: `the service redirected${location}: check the API base URL`,
     };
   }
+  if (unsafe && noSuchEndpoint(response, described)) {
+    // The call never reached a handler, so nothing was done, and nothing about this order was refused: sending waits
+    // (as in an outage, so the breaker stops the rest) until the address or the API version is put right.
+    return {
+      kind: 'retryable',
+      reason: 'server',
+      status,
+      message: `the service has no such call at this address (${status}: ${described.message}): check the API base URL and the API version in the environment's settings; nothing was done, and it is tried again later`,
+    };
+  }
   return {
     kind: 'rejected',
     status,
@@ -275,4 +285,23 @@ export function statusToError(response: Response, unsafe = false): ServiceError 
     fields: described.fields,
     ...(described.envelope ? { envelope: described.envelope } : {}),
   };
+}
+
+/** What web servers and frameworks say for a path or method they do not serve (and nothing about the request). */
+const ROUTE_NOT_THERE =
+  /^(?:\d{3}\b[\s:-]*)?(?:(?:resource |page |endpoint |route )?not found|gone|method not allowed|the service gave no explanation|cannot (?:get|put|post) \S+|no http resource was found\b.*|the requested url\b.* was not found\b.*|no route matche[sd]\b.*)\.?$/i;
+
+/**
+ * A 405, or a 404/410 that says nothing but "not found" (empty, an HTML page, a framework's default text or problem
+ * details with no detail): the service does not offer this path or method, as when it moved to another API version.
+ * A 404 in the service's envelope (or naming a field) is its own answer about the order, and stays a refusal.
+ */
+function noSuchEndpoint(
+  response: Response,
+  described: { message: string; fields: FieldError[]; envelope?: unknown },
+): boolean {
+  if (response.status === 405) return true;
+  if (response.status !== 404 && response.status !== 410) return false;
+  if (described.envelope || described.fields.length > 0) return false;
+  return /^\s*</.test(response.text) || ROUTE_NOT_THERE.test(described.message.trim());
 }
