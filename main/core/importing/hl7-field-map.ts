@@ -5,6 +5,7 @@ import { problem, quote } from './problems.js';
 import type { Problem } from '../model/imported-order.js';
 import { nameCandidates } from '../model/hl7-patient-name.js';
 import type { UnusualSpaces } from './unusual-spaces.js';
+import { registrationNumberReason } from './uk-rules.js';
 
 /**
  * The default HL7 v2.5 field map (documented as a table in README.md), and profile overrides of it. Values that
@@ -72,7 +73,13 @@ export const DEFAULT_HL7_MAP: readonly Hl7MapEntry[] = [
     repetitions: 'chosen by XAD-7 type: SH (shipping), then M (mailing); never BA',
   },
   { column: 'clinicOrderId', source: 'ORC-2.1 (placer order number)', repetitions: REPEATS.one },
-  { column: 'prescriberRegistrationNumber', source: 'ORC-12.1 (ordering provider id)', repetitions: REPEATS.one },
+  {
+    column: 'prescriberRegistrationNumber',
+    source:
+      'ORC-12.1 (ordering provider id); an NHS consultant code (C and the GMC number) as its GMC number, with a warning',
+    repetitions:
+      'one value, but of several identifiers (XCN-9/13 naming each) the one registration number, with a warning; two that differ are an error (`hl7.repeated`)',
+  },
   {
     column: 'prescriberName',
     source: 'ORC-12: prefix (6), given (3), family (2), joined by spaces',
@@ -187,6 +194,10 @@ function pathLabel(segment: string, field: number, component?: number, repetitio
   }
   return label;
 }
+
+/** An NHS consultant code: C and a 7-digit GMC number (NHS Data Dictionary, CONSULTANT CODE). */
+const CONSULTANT_CODE = /^C\d{7}$/i;
+const CONSULTANT_PREFIX = /^C/i;
 
 /** Field index by template column, for the columns this map fills. */
 const INDEX_OF = new Map(FIELDS.map((field, index) => [field.column, index]));
@@ -488,6 +499,64 @@ class CellReader {
       this.repeated(pathLabel(segment.name, field, component, 1, sub), bodyPath, [chosen, ...differing]);
     }
     return chosen;
+  }
+
+  /**
+   * ORC-12.1, the prescriber's registration number. An NHS consultant code (`C4598938`: the letter C and the GMC
+   * number, the NHS Data Dictionary's form, as Cerner Millennium sends it) is read as its GMC number, with a warning.
+   * One prescriber with several identifiers (a consultant code and a local doctor number, XCN-9/XCN-13 naming each)
+   * is read from the one that is a registration number, when exactly one number is, with a warning naming the
+   * others; otherwise differing repetitions are `hl7.repeated`, as for any one-value field.
+   */
+  prescriberId(orc: Hl7Segment | undefined): Cell | undefined {
+    const path = 'prescribingDoctor.registrationNumber';
+    if (!orc) return undefined;
+    const count = orc.repetitions(12);
+    const cells: { cell: Cell; rep: number }[] = [];
+    for (let rep = 1; rep <= count; rep += 1) {
+      const cell = this.read(orc, 12, 1, rep, 1, path);
+      if (cell) cells.push({ cell, rep });
+    }
+    if (new Set(cells.map(({ cell }) => cell.value)).size <= 1) return this.consultantCode(cells[0]?.cell, path);
+    const registrations = cells.filter(
+      ({ cell }) => CONSULTANT_CODE.test(cell.value) || registrationNumberReason(cell.value) === undefined,
+    );
+    const numbers = new Set(registrations.map(({ cell }) => cell.value.replace(CONSULTANT_PREFIX, '')));
+    if (numbers.size !== 1) return this.one(orc, 12, 1, path);
+    const chosen = registrations[0]!;
+    const named = (rep: number) => {
+      const kind = orc.value(12, 9, 1, rep) || orc.value(12, 13, 1, rep);
+      return `${quote(orc.value(12, 1, 1, rep))}${kind ? ` (${kind})` : ''}`;
+    };
+    const { file, messageIndex } = this.ctx;
+    this.problems.push(
+      problem(
+        'warning',
+        file,
+        { message: messageIndex },
+        'hl7.prescriberIdChosen',
+        `ORC-12 gives the prescriber ${cells.length} identifiers, ${cells.map(({ rep }) => named(rep)).join(', ')}; the registration number ${named(chosen.rep)} was used.`,
+        path,
+      ),
+    );
+    return this.consultantCode(chosen.cell, path);
+  }
+
+  private consultantCode(cell: Cell | undefined, path: string): Cell | undefined {
+    if (!cell || !CONSULTANT_CODE.test(cell.value)) return cell;
+    const gmc = cell.value.replace(CONSULTANT_PREFIX, '');
+    const { file, messageIndex } = this.ctx;
+    this.problems.push(
+      problem(
+        'warning',
+        file,
+        { message: messageIndex },
+        'hl7.consultantCode',
+        `${cell.provenance.kind === 'hl7' ? cell.provenance.path : 'ORC-12.1'} ${quote(cell.value)} is an NHS consultant code, the letter C and the GMC number, so the GMC number ${gmc} was read.`,
+        path,
+      ),
+    );
+    return { ...cell, value: gmc };
   }
 
   /** The same rule for a value made of several components (a name): repetitions compared as made. */
@@ -796,7 +865,7 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
 
   // ORC: the order, its prescriber and the ordering facility (the clinic).
   r.set('clinicOrderId', r.one(orc, 2, 1, 'prescription.clinicOrderId'));
-  r.set('prescriberRegistrationNumber', r.one(orc, 12, 1, 'prescribingDoctor.registrationNumber'));
+  r.set('prescriberRegistrationNumber', r.prescriberId(orc));
   r.set(
     'prescriberName',
     r.oneMade(orc, 12, 'prescribingDoctor.prescriberName', (segment, rep) =>

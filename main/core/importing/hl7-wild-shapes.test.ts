@@ -234,3 +234,44 @@ describe('RXE-7 with only its identifier', () => {
     },
   );
 });
+
+describe('ORC-12 as NHS systems send it', () => {
+  const registration = (order: ImportedOrder) =>
+    (order.body as { prescribingDoctor?: { registrationNumber?: string } }).prescribingDoctor?.registrationNumber;
+  // Cerner Millennium's RDE^O01 (GoogleCloudPlatform/healthcare-data-harmonization's sample), written again here.
+  const CERNER =
+    'C4598938^Suresh^Mohanraj^^^Dr^^^NHS Consultant Number^PRSNL^^^NONGP~716337131016^Suresh^Mohanraj^^^Dr^^^Doctor Nbr^PRSNL^^^ORGDR';
+
+  it('a consultant code is read as its GMC number, with a warning saying so', async () => {
+    const order = await importSegments(withField(BASE, 'ORC', 12, 'C4598938^Suresh^Mohanraj^^^Dr'));
+    expect(registration(order)).toBe('4598938');
+    expect(order.valid).toBe(true);
+    expect(order.problems.map((p) => [p.severity, p.code, p.field])).toEqual([
+      ['warning', 'hl7.consultantCode', 'prescribingDoctor.registrationNumber'],
+    ]);
+    expect(order.problems[0]!.text).toContain("ORC-12.1 'C4598938' is an NHS consultant code");
+  });
+
+  it('one prescriber with a consultant code and a local number: the registration is used, the others named', async () => {
+    const order = await importSegments(withField(BASE, 'ORC', 12, CERNER));
+    expect(registration(order)).toBe('4598938');
+    expect(order.valid).toBe(true);
+    expect(order.problems.map((p) => p.code)).toEqual(['hl7.prescriberIdChosen', 'hl7.consultantCode']);
+    expect(order.problems[0]!.text).toContain(
+      "2 identifiers, 'C4598938' (NHS Consultant Number), '716337131016' (Doctor Nbr); the registration number 'C4598938'",
+    );
+  });
+
+  it('two different registration numbers are still an error naming both', async () => {
+    const order = await importSegments(withField(BASE, 'ORC', 12, '7123456^Smith~7654321^Smith'));
+    expect(order.valid).toBe(false);
+    expect(order.problems.map((p) => p.code)).toEqual(['hl7.repeated']);
+    expect(order.problems[0]!.text).toContain("'7123456' and '7654321'");
+  });
+
+  it('a GMC number and the same number as a consultant code agree', async () => {
+    const order = await importSegments(withField(BASE, 'ORC', 12, '7123456^Smith~C7123456^Smith'));
+    expect(registration(order)).toBe('7123456');
+    expect(order.problems.map((p) => p.code)).toEqual(['hl7.prescriberIdChosen']);
+  });
+});
