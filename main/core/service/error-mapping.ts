@@ -2,6 +2,7 @@ import { describeErrorBody, type FieldError, type ServiceError } from '../../../
 import { parseWireJson } from '../../../shared/wire-json.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ExchangeResult } from './http-exchange.js';
+import { webPageAnswer } from './web-page-answer.js';
 
 /**
  * Turns what happened on the wire into a ServiceError the caller can act on. `unsafe` marks creates and cancel:
@@ -148,6 +149,8 @@ export function describeResponse(response: Response): {
 } {
   if (response.unreadable) return { message: response.unreadable, fields: [] };
   if (response.truncated) return { message: 'the answer was too large to read', fields: [] };
+  const page = webPageAnswer(response.text, response.headers['content-type']);
+  if (page !== undefined) return { message: page, fields: [] };
   return describeErrorBody(bodyOf(response.text), response.text);
 }
 

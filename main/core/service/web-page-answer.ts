@@ -1,0 +1,36 @@
+/**
+ * An error answered with a web page (a proxy's, a load balancer's or a web server's default page, nginx's 413, a CDN's
+ * 502) instead of the service's JSON: its title or first heading in words. Before, the page's first 500 characters
+ * of markup (a doctype, a style sheet) were the message stored with the order and shown to the admin.
+ */
+
+const PAGE_START = /^\s*(?:<\?xml[^>]*>\s*)?<(?:!doctype\s+html|html|head|body|title|h1|center|div|p)\b/i;
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', '#39': "'" };
+
+function plainText(markup: string): string {
+  return markup
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&(#\d+|[a-z]+);/gi, (entity, name: string) => {
+      const known = ENTITIES[name.toLowerCase()];
+      if (known !== undefined) return known;
+      const code = /^#(\d+)$/.exec(name)?.[1];
+      return code && Number(code) < 0x110000 ? String.fromCodePoint(Number(code)) : entity;
+    })
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** The page's title (else its first h1), at most 200 characters; undefined when the body is not a web page. */
+export function webPageAnswer(text: string, contentType: string | undefined): string | undefined {
+  // Markup, by its start or by its type; JSON labelled text/html is still read as JSON.
+  const html = PAGE_START.test(text) || (/\bhtml\b/i.test(contentType ?? '') && /^\s*</.test(text));
+  if (!html) return undefined;
+  const head = text.slice(0, 200_000);
+  const said = [/<title[^>]*>([\s\S]*?)<\/title>/i, /<h1[^>]*>([\s\S]*?)<\/h1>/i]
+    .map((pattern) => plainText(pattern.exec(head)?.[1] ?? ''))
+    .find((words) => words !== '');
+  if (!said) return 'the service answered with a web page instead of its own error';
+  const words = said.length > 200 ? `${said.slice(0, 200)}…` : said;
+  return `the service answered with a web page instead of its own error: "${words}"`;
+}
