@@ -55,10 +55,27 @@ function matchListCase(body: Obj, codeLists: CodeLists): void {
     if (typeof value !== 'string' || codeLists[list].includes(value)) continue;
     const wanted = codeKey(value);
     if (wanted === '') continue;
-    const match = codeLists[list].find((entry) => codeKey(entry) === wanted);
+    const match =
+      codeLists[list].find((entry) => codeKey(entry) === wanted) ??
+      (list === 'titles' && TITLE_WORDS[wanted] !== undefined
+        ? codeLists[list].find((entry) => codeKey(entry) === TITLE_WORDS[wanted])
+        : undefined);
     if (match) target[key] = match;
   }
 }
+
+/**
+ * Titles written out in full, as NHS systems send PID-5.5 (Cerner Millennium: `PROFESSOR`), read as the environment's
+ * abbreviation of the same title: the same word, so no warning. Only where the list has no such word of its own.
+ */
+const TITLE_WORDS: Record<string, string> = {
+  professor: 'prof',
+  doctor: 'dr',
+  mister: 'mr',
+  reverend: 'rev',
+  revd: 'rev',
+  'the reverend': 'rev',
+};
 
 /**
  * A sex code the profile did not map (HL7 table 0001 or a number: sex-codes.ts), as the environment's gender; the

@@ -275,3 +275,25 @@ describe('ORC-12 as NHS systems send it', () => {
     expect(order.problems.map((p) => p.code)).toEqual(['hl7.prescriberIdChosen']);
   });
 });
+
+describe('PID-5.5 titles written out (Cerner Millennium sends PROFESSOR)', () => {
+  const title = (order: ImportedOrder) => (order.body as { customer?: { title?: string } }).customer?.title;
+  const withTitle = (raw: string) => withField(BASE, 'PID', 5, `Example^Alex^^^${raw}`);
+
+  it.each([
+    ['PROFESSOR', 'Prof'],
+    ['Doctor', 'Dr'],
+    ['mister', 'Mr'],
+    ['The Reverend', 'Rev'],
+    ['Revd.', 'Rev'],
+  ])('%s is the environment’s %s', async (raw, expected) => {
+    const order = await importSegments(withTitle(raw));
+    expect(title(order)).toBe(expected);
+    expect(order.problems).toEqual([]);
+  });
+
+  it('a word that is no title is still refused naming it', async () => {
+    const order = await importSegments(withTitle('PREFIX'));
+    expect(order.problems.map((p) => p.code)).toEqual(['enum.unknown']);
+  });
+});
