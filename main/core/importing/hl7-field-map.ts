@@ -864,7 +864,23 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
   r.addresses(pid, reported);
 
   // ORC: the order, its prescriber and the ordering facility (the clinic).
-  r.set('clinicOrderId', r.one(orc, 2, 1, 'prescription.clinicOrderId'));
+  const placer = r.one(orc, 2, 1, 'prescription.clinicOrderId');
+  r.set('clinicOrderId', placer);
+  // Only the filler's number (ORC-3, the number a pharmacy or dispensing system gave the order): said, not guessed.
+  const filler = orc?.value(3, 1) ?? '';
+  if (!placer && filler !== '' && ctx.overrides?.clinicOrderId === undefined) {
+    reported.add('prescription.clinicOrderId');
+    problems.push(
+      problem(
+        'error',
+        ctx.file,
+        where,
+        'hl7.placerMissing',
+        `ORC-2 (placer order number, the clinic's order id) is empty; ORC-3 holds ${quote(filler)}, the filler order number another system gave the order, which may not be unique for the clinic. Ask the sender to fill ORC-2, or map the clinic order id to ORC-3 in the profile if that number is the clinic's.`,
+        'prescription.clinicOrderId',
+      ),
+    );
+  }
   r.set('prescriberRegistrationNumber', r.prescriberId(orc));
   r.set(
     'prescriberName',

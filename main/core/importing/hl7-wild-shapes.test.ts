@@ -297,3 +297,29 @@ describe('PID-5.5 titles written out (Cerner Millennium sends PROFESSOR)', () =>
     expect(order.problems.map((p) => p.code)).toEqual(['enum.unknown']);
   });
 });
+
+describe('ORC-2 empty, only the filler order number in ORC-3 (GoogleCloudPlatform/healthcare-data-harmonization RDE^O01)', () => {
+  const fillerOnly = withField(withField(BASE, 'ORC', 2, ''), 'ORC', 3, 'JLC201606061350');
+
+  it('is one error naming ORC-3 and what to do, not a bare missing clinic order id', async () => {
+    const order = await importSegments(fillerOnly);
+    expect(order.valid).toBe(false);
+    expect(order.problems.map((p) => [p.code, p.field])).toEqual([['hl7.placerMissing', 'prescription.clinicOrderId']]);
+    expect(order.problems[0]!.text).toContain("ORC-3 holds 'JLC201606061350', the filler order number");
+  });
+
+  it('a profile reading the clinic order id from ORC-3 is obeyed without a word', async () => {
+    const { orders } = await importHl7Message(Buffer.from(fillerOnly.join('\r')), 'wild.hl7', {
+      codeLists: DEFAULT_CODE_LISTS,
+      profile: { ...PROFILE, hl7FieldMap: { clinicOrderId: 'ORC-3' } },
+      today: new Date('2025-06-01T00:00:00Z'),
+    });
+    expect(orders[0]!.order.problems).toEqual([]);
+    expect(orders[0]!.order.clinicOrderId).toBe('JLC201606061350');
+  });
+
+  it('a cancel with only ORC-3 says the same', async () => {
+    const order = await importSegments(withField(fillerOnly, 'ORC', 1, 'CA'));
+    expect(order.problems.map((p) => p.code)).toEqual(['hl7.placerMissing']);
+  });
+});
