@@ -285,7 +285,10 @@ describe('the core: outbox, orders, sign-in and the log through the contract', (
   });
 
   it('answers unknown orders and environments with contract errors', async () => {
-    await expect(api.call('orders.get', { orderId: 999_999 })).rejects.toThrow('there is no order 999999');
+    // Said as the admin reads it (a `failed` error's message is the screen's summary), with what to do instead.
+    const missing = api.call('orders.get', { orderId: 999_999 });
+    await expect(missing).rejects.toMatchObject({ code: 'failed' });
+    await expect(missing).rejects.toThrow('Rx Batch has no order 999999 here');
     await expect(api.call('outbox.progress', { environmentId: 'nowhere' })).rejects.toBeInstanceOf(ContractError);
     await expect(api.call('orders.cancel', { orderIds: [1], reason: '  ' })).rejects.toMatchObject({
       code: 'invalid-input',

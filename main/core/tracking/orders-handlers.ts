@@ -57,7 +57,13 @@ export function buildOrdersHandlers(
     },
     'orders.get': ({ orderId }) => {
       const detail = orderDetail(store, orderId);
-      if (!detail) throw new ContractError({ code: 'invalid-input', message: `there is no order ${orderId}` });
+      // A link to an order from another computer or data folder, or an old bookmark: said as the admin's sentence.
+      if (!detail) {
+        throw new ContractError({
+          code: 'failed',
+          message: `Rx Batch has no order ${orderId} here: the link may be from another computer or data folder. Find the order by its clinic order id, or look it up on the service.`,
+        });
+      }
       return Promise.resolve(detail);
     },
     'orders.source': ({ orderId }) => {

@@ -66,7 +66,16 @@ export function OrderDetailView({ orderId, lastRefresh, refreshing, onRefresh, o
 
   // The Attempts line says "due" once the planned time has passed, so it is read against a clock that moves.
   const now = useNow(30_000);
-  if (error && !detail) return <ErrorMessage error={error} />;
+  if (error && !detail) {
+    return (
+      <div className="stack">
+        <ErrorMessage error={error} />
+        <p>
+          <a href="#/orders">Back to the list</a>
+        </p>
+      </div>
+    );
+  }
   if (!detail) return <p role="status">Loading the order…</p>;
   const { order } = detail;
   const state = ORDER_STATE_TEXT[order.state];

@@ -8,6 +8,7 @@ import { DateField } from '../format/DateField.js';
 import { formatDate } from '../format/format-date.js';
 import { plural } from '../format/format-time.js';
 import { describeRange, MAX_RANGE_DAYS, SPAN_DAYS_PER_CALL } from './lookup-range.js';
+import { lookupStatusText } from './lookup-status.js';
 import { TrackingId } from './TrackingId.js';
 
 type By = CallInput<'orders.lookup'>['query']['by'];
@@ -161,14 +162,7 @@ function LookupResults({ result }: { result: OrderLookupResult }) {
   return (
     <div className="stack">
       {result.error ? <ErrorMessage error={result.error} /> : null}
-      <p role="status">
-        {result.records.length === 0 ? 'No order found.' : `${plural(result.records.length, 'order')} found`}
-        {result.windows.length > 1 ? ` in ${plural(result.windows.length, 'request')}` : ''}
-        {result.records.length > 0 ? '.' : ''}
-        {result.truncated
-          ? ` The service listed more: only the first ${result.records.length.toLocaleString('en-GB')} are shown; narrow the range to see the rest.`
-          : ''}
-      </p>
+      <p role="status">{lookupStatusText(result)}</p>
       {result.records.length > 0 ? (
         <table>
           <caption className="visually-hidden">Orders found on the service</caption>

@@ -1,10 +1,11 @@
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import type { EnvironmentView } from '../../../../shared/environment.js';
 import { useApi } from '../../api/api-context.js';
 import { settle, type Settled } from '../../api/settle.js';
 import { ConnectionCheck } from '../connection/ConnectionCheck.js';
 import { GRANT_LABELS } from '../environments/environment-labels.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { useFocusWhenLost } from '../focus/focus-return.js';
 import { formatDateTime } from '../format/format-date.js';
 import { useNow } from '../format/use-now.js';
 import { useLive } from '../live/live-context.js';
@@ -22,6 +23,11 @@ export function SignInScreen({ environment }: { environment: EnvironmentView }) 
   const [signOut, setSignOut] = useState<Settled<unknown>>();
   const [signingOut, setSigningOut] = useState(false);
   const now = useNow(30_000);
+  const panelRef = useRef<HTMLElement>(null);
+  // "Sign out" goes once it has worked: the keyboard goes on to the way back in, not to the top of the page.
+  useFocusWhenLost(signingOut, () =>
+    panelRef.current?.querySelector<HTMLElement>('button:not(:disabled), input:not(:disabled), a[href]'),
+  );
 
   async function doSignOut() {
     setSigningOut(true);
@@ -36,7 +42,7 @@ export function SignInScreen({ environment }: { environment: EnvironmentView }) 
       <h2 id="screen-heading" tabIndex={-1}>
         Sign-in
       </h2>
-      <section aria-labelledby="signin-heading" className="panel">
+      <section aria-labelledby="signin-heading" className="panel" ref={panelRef}>
         <div className="panel-head">
           <h3 id="signin-heading">Sign-in to {environment.name}</h3>
           {signedIn ? (
@@ -70,6 +76,11 @@ export function SignInScreen({ environment }: { environment: EnvironmentView }) 
           ) : null}
         </dl>
         {signOut && !signOut.ok ? <ErrorMessage error={signOut.error} /> : null}
+        {signOut?.ok && !signedIn && !waiting ? (
+          <p role="status" className="message">
+            Signed out of {environment.name}.
+          </p>
+        ) : null}
         {!environment.clientId ? (
           <p className="message">
             {environment.name} has no client id yet. Add the one CloudRx issued you under{' '}

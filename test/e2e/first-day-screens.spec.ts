@@ -1,0 +1,44 @@
+import { LOCAL_SANDBOX_ID } from '../../main/core/environments/presets.js';
+import { expect, test } from './fixtures.js';
+import { callBridge } from './support/bridge-client.js';
+import { openSection, openWorkspace } from './support/workspace.js';
+
+/**
+ * Screens a first-day admin works through, at the edges: signing out (where the keyboard goes, what the screen
+ * says), a service lookup while signed out (which must not say the order does not exist), and a link to an order
+ * this computer does not have.
+ */
+
+test('signed out: the keyboard goes to the way back in, and a lookup never says "No order found" unasked', async ({
+  app,
+  page,
+}) => {
+  await openWorkspace(page, app, 'Sign-in');
+  const panel = page.getByRole('region', { name: 'Sign-in to Local sandbox' });
+  try {
+    await panel.getByRole('button', { name: 'Sign out' }).click();
+    await expect(panel.getByRole('status').filter({ hasText: 'Signed out of Local sandbox.' })).toBeVisible();
+    await expect(panel.getByRole('button', { name: 'Sign in again' })).toBeFocused();
+
+    await openSection(page, 'Orders');
+    const lookup = page.getByRole('region', { name: 'Look up on the service' });
+    await lookup.getByRole('textbox', { name: 'Pharmacy order id' }).fill('1');
+    await lookup.getByRole('button', { name: 'Look up' }).click();
+    await expect(lookup.getByRole('alert')).toContainText('Sign-in required');
+    await expect(lookup.getByRole('status')).toContainText('whether it has this order is not known');
+    await expect(lookup).not.toContainText('No order found');
+  } finally {
+    await callBridge(app, 'signin.clientCredentials', { environmentId: LOCAL_SANDBOX_ID });
+  }
+});
+
+test('a link to an order this computer does not have says so in words, with the way back', async ({ app, page }) => {
+  await openWorkspace(page, app);
+  await page.goto(`${app.origin}/#/orders/424242`);
+  const alert = page.getByRole('alert').filter({ hasText: 'no order 424242' });
+  await expect(alert).toContainText('Rx Batch has no order 424242 here');
+  await expect(alert).not.toContainText('invalid');
+  await page.getByRole('link', { name: 'Back to the list' }).click();
+  await expect(page).toHaveURL(/#\/orders$/);
+  await expect(alert).toHaveCount(0);
+});
