@@ -94,6 +94,7 @@ async function main(): Promise<void> {
     return;
   }
   const port = parsePort(values.port);
+  if (values['data-dir'] === '') fail(`--data-dir needs a folder: it was given an empty value\n${usage}`);
   const dataDir = resolve(values['data-dir'] ?? (process.env.RXBATCH_DATA_DIR || defaultDataDir()));
   ensurePrivateDir(dataDir);
   // `rx-batch serve` holds this data: its page (--ui) is the app here, and a second core would only be refused.

@@ -1,4 +1,4 @@
-import { chownSync, mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, mkdtempSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,5 +26,29 @@ describe.runIf(process.platform !== 'win32')('rx-batch on a data directory of an
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`${folder} belongs to another user`);
     expect(run.stdout).toBe('');
+  });
+});
+
+describe.runIf(process.platform !== 'win32')('rx-batch on a data directory others share (finding 31)', () => {
+  it('refuses a folder other users write to, leaving its mode, and an empty --data-dir', async () => {
+    const shared = join(dir, 'shared');
+    mkdirSync(shared);
+    chmodSync(shared, 0o1777);
+    const run = await runCliCaptured(['env', 'list', '--data-dir', shared]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`${shared} is shared: other users can write to it (mode 1777)`);
+    expect(statSync(shared).mode & 0o7777).toBe(0o1777);
+    expect(readdirSync(shared)).toEqual([]);
+
+    // An unset variable in a script (`--data-dir "$DIR"`) named the current folder (here a folder of the test's).
+    const current = join(dir, 'current');
+    mkdirSync(current);
+    const cwd = process.cwd();
+    process.chdir(current);
+    const empty = await runCliCaptured(['env', 'list', '--data-dir', '']).finally(() => process.chdir(cwd));
+    expect(readdirSync(current)).toEqual([]);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toBe('--data-dir needs a folder: it was given an empty value\nSee rx-batch --help.\n');
+    expect(empty.stdout).toBe('');
   });
 });

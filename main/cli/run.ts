@@ -258,6 +258,11 @@ export async function runCli(given: string[], io: CliIo): Promise<number> {
     return EXIT.usage;
   }
   const { values } = parsed;
+  // An empty value (an unset variable in a script) would name the current folder, `/` under a service manager.
+  if (values['data-dir'] === '') {
+    io.stderr.write('--data-dir needs a folder: it was given an empty value\nSee rx-batch --help.\n');
+    return EXIT.usage;
+  }
   if (values.help) {
     io.stdout.write(`${usageText()}\n`);
     return EXIT.ok;

@@ -1,5 +1,5 @@
-import { chownSync, mkdtempSync, mkdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, chownSync, mkdtempSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensurePrivateDir, PrivateDirError } from './private-files.js';
@@ -34,7 +34,8 @@ describe.runIf(posix)('ensurePrivateDir', () => {
     ensurePrivateDir(fresh);
     expect(statSync(fresh).mode & 0o777).toBe(0o700);
     const loose = join(dir, 'loose');
-    mkdirSync(loose, { mode: 0o777 });
+    mkdirSync(loose);
+    chmodSync(loose, 0o755);
     ensurePrivateDir(loose);
     expect(statSync(loose).mode & 0o777).toBe(0o700);
   });
@@ -47,5 +48,35 @@ describe.runIf(posix)('ensurePrivateDir', () => {
     const after = statSync(folder);
     expect(after.mode).toBe(before.mode);
     expect(after.uid).toBe(before.uid);
+  });
+
+  it('refuses a shared folder of your own and your home folder, leaving each as it was (finding 31)', () => {
+    const shared = join(dir, 'shared-tmp');
+    mkdirSync(shared);
+    chmodSync(shared, 0o1777);
+    const cases: Array<[string, string]> = [[shared, `${shared} is shared: other users can write to it (mode 1777)`]];
+    // Asked only where the old code's chmod would have changed nothing (`/` never is: it is not asked here).
+    if ((statSync(homedir()).mode & 0o777) === 0o700) cases.push([homedir(), `${homedir()} is your home folder`]);
+    // A group other than the user's own (root may give it any; another user one it belongs to).
+    const otherGroup = process.getuid!() === 0 ? 65_534 : process.getgroups!().find((gid) => gid !== process.getgid!());
+    if (otherGroup !== undefined) {
+      const groupShared = join(dir, 'group-project');
+      mkdirSync(groupShared);
+      chownSync(groupShared, process.getuid!(), otherGroup);
+      chmodSync(groupShared, 0o770);
+      cases.push([groupShared, `${groupShared} is shared: other users can write to it (mode 0770)`]);
+    }
+    for (const [folder, message] of cases) {
+      const before = statSync(folder);
+      expect(() => ensurePrivateDir(folder), folder).toThrow(PrivateDirError);
+      expect(() => ensurePrivateDir(folder), folder).toThrow(message);
+      expect(statSync(folder).mode, folder).toBe(before.mode);
+    }
+    // A folder of the user's own group, writable by it (a umask of 002), is still the user's: tightened.
+    const ownGroup = join(dir, 'own-group');
+    mkdirSync(ownGroup);
+    chmodSync(ownGroup, 0o775);
+    ensurePrivateDir(ownGroup);
+    expect(statSync(ownGroup).mode & 0o7777).toBe(0o700);
   });
 });

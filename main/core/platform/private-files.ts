@@ -1,4 +1,6 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { parse, resolve } from 'node:path';
 
 /**
  * The data directory holds patient data (request bodies) and the audit log: readable by its owner only. Modes
@@ -18,16 +20,42 @@ export class PrivateDirError extends Error {
 }
 
 /**
+ * Why an existing folder of this user's must not be made Rx Batch's, or undefined. Tightening it to 0700 changes it
+ * for everything else kept there: as root, `--data-dir /tmp` dropped /tmp's sticky bit and shut every other user
+ * out of it, and `/` (also what an empty `--data-dir ""` resolves to under a service manager) the whole system.
+ */
+function sharedFolderProblem(dir: string, info: { mode: number; gid: number }): string | undefined {
+  const path = resolve(dir);
+  if (path === parse(path).root) return 'is the root of the file system';
+  if (path === resolve(homedir())) return 'is your home folder';
+  // Group write counts when the group is not the user's own (a umask of 002 gives a user's private group 0775).
+  const groupWrites = (info.mode & 0o020) !== 0 && info.gid !== process.getgid?.();
+  if ((info.mode & 0o1002) !== 0 || groupWrites) {
+    return `is shared: other users can write to it (mode ${(info.mode & 0o7777).toString(8).padStart(4, '0')})`;
+  }
+  return undefined;
+}
+
+/**
  * Creates the folder 0700, or tightens it when it is this user's. One that belongs to another user is refused
  * before anything is changed in it: even where chmod would succeed (as root) the files made there would be
- * someone else's to read or unreadable to them (docs/security.md, finding 15).
+ * someone else's to read or unreadable to them (docs/security.md, finding 15). So is one of this user's that
+ * others share, or the root or home folder (finding 31).
  */
 export function ensurePrivateDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  const created = mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE }) !== undefined;
+  const info = statSync(dir);
   const uid = process.getuid?.();
-  if (uid !== undefined && statSync(dir).uid !== uid) {
+  if (uid !== undefined && info.uid !== uid) {
     throw new PrivateDirError(
       `${dir} belongs to another user: Rx Batch keeps patient data and sign-ins there, so it must be a folder of your own`,
+    );
+  }
+  const problem = created || process.platform === 'win32' ? undefined : sharedFolderProblem(dir, info);
+  if (problem !== undefined) {
+    throw new PrivateDirError(
+      `${dir} ${problem}: Rx Batch makes its folder readable by you only, which would change it for everything ` +
+        'else kept there; name a folder for Rx Batch alone (a missing one is made)',
     );
   }
   try {
