@@ -78,6 +78,17 @@ describe('rx-batch serve and profile', () => {
     const notAnAddress = await add('--peer', 'clinic.example');
     expect(notAnAddress.stderr).toContain('"clinic.example" is not an IP address or CIDR block');
     expect((await runCli(['profile', 'remove', 'Bound EPR', '--data-dir', data])).code).toBe(0);
+    // Each change of the binding is in the log, the removal of the bound profile too; a save keeping it is not.
+    const log = await runCli(['log', 'export', '--format', 'jsonl', '--data-dir', data]);
+    const changes = log.stdout
+      .split('\n')
+      .filter((l) => l.includes('"intake.binding.changed"'))
+      .map((l) => (JSON.parse(l) as { details: { binding: string; previousBinding: string } }).details);
+    const bound = 'EPR-5^CLINIC-B (profile Bound EPR): clinics CLINIC-B, CLINIC-C; peers 10.20.0.0/16, ::1';
+    expect(changes.map((d) => [d.binding, d.previousBinding])).toEqual([
+      [bound, 'no profile Bound EPR'],
+      ['profile Bound EPR removed', bound],
+    ]);
   }, 60_000);
 
   it('warns once per unbound profile when the listener admits other computers, not on loopback', async () => {

@@ -1,6 +1,7 @@
 import { FIELDS } from '../../core/model/field-catalogue.js';
 import type { MappingProfile } from '../../core/model/mapping-profile.js';
-import { BINDING_MAX, readBindingList, type BindingKind } from '../../core/model/sender-binding-input.js';
+import { BINDING_MAX, bindingText, readBindingList, type BindingKind } from '../../core/model/sender-binding-input.js';
+import { removeProfileAudited } from '../../core/staging/profile-writes.js';
 import { StagingError } from '../../core/staging/staging-deps.js';
 import { stagingFor } from '../../core/staging/staging-handlers.js';
 import type { CliContext } from '../cli-context.js';
@@ -100,7 +101,7 @@ export function profileList(ctx: CliContext): number {
 }
 
 export function profileRemove(ctx: CliContext, name: string): number {
-  if (!ctx.services.store.mappingProfiles.delete(name)) throw new InputError(`there is no profile "${name}"`);
+  if (!removeProfileAudited(ctx.services.store, name)) throw new InputError(`there is no profile "${name}"`);
   ctx.line(`Removed profile '${name}'.`);
   return EXIT.ok;
 }
@@ -112,14 +113,4 @@ function bindingList(flag: string, kind: BindingKind, values: readonly string[])
   throw new UsageError(
     list.tooMany ? `${flag} is given at most ${BINDING_MAX[kind]} times` : `${flag}: ${list.problem}`,
   );
-}
-
-/** `clinics CLINIC-A, CLINIC-B; peers 10.20.0.0/16` (live intake's binding), or '' when the profile sets none. */
-function bindingText(profile: MappingProfile): string {
-  return [
-    profile.clinics ? `clinics ${profile.clinics.join(', ')}` : '',
-    profile.peers ? `peers ${profile.peers.join(', ')}` : '',
-  ]
-    .filter(Boolean)
-    .join('; ');
 }

@@ -110,4 +110,55 @@ describe('sender binding through the contract', () => {
     expect((await send('BIND-2')).map((ack) => ack.get('MSA.1'))).toEqual(['AA']);
     await api.call('intake.stop', {});
   });
+
+  it('audits every change of a binding, and refuses to move a bound profile to another sender', async () => {
+    t = await openTestCore('binding-audit');
+    const api = t.api;
+    const changes = async () =>
+      (await api.call('log.list', { action: 'intake.binding.changed' })).entries
+        .reverse()
+        .map((entry) => [entry.details.binding, entry.details.previousBinding]);
+    await api.call('profiles.save', { profile: hl7Profile(CONSTANTS) });
+    // An unbound profile saved binds nothing: not a binding change.
+    expect(await changes()).toEqual([]);
+    const set = (clinics: string[], peers: string[]) =>
+      api.call('profiles.setBinding', { profile: 'EPR seven', clinics, peers });
+    await set(['CLINIC-H'], ['10.20.0.0/16']);
+    await api.call('profiles.save', { profile: hl7Profile({ ...CONSTANTS, courierCode: 'DPD' }) });
+    await set(['CLINIC-H'], []);
+
+    // A page's profiles.save naming another sender for the bound profile would leave EPR-7 open to any peer.
+    const moved = {
+      ...hl7Profile(CONSTANTS),
+      hl7Sender: { application: 'OTHER', facility: 'X', messageType: 'RDE^O11' },
+    };
+    await expect(api.call('profiles.save', { profile: moved })).rejects.toMatchObject({
+      code: 'invalid-input',
+      message:
+        '"EPR seven" binds EPR-7^CLINIC-H to its peers and clinics for live intake; saving it for OTHER^X would ' +
+        'leave EPR-7^CLINIC-H unbound. Save this mapping under another name, or clear the binding on the Intake ' +
+        'screen first.',
+    });
+    expect((await api.call('profiles.bindings', {}))[0]).toMatchObject({ sender: 'EPR-7^CLINIC-H' });
+    await set([], []);
+    // Unbound, it may move: a mapping saved for another sender is not a binding change.
+    await api.call('profiles.save', { profile: moved });
+
+    expect(await changes()).toEqual([
+      [
+        'EPR-7^CLINIC-H (profile EPR seven): clinics CLINIC-H; peers 10.20.0.0/16',
+        'EPR-7^CLINIC-H (profile EPR seven): unbound',
+      ],
+      [
+        'EPR-7^CLINIC-H (profile EPR seven): clinics CLINIC-H',
+        'EPR-7^CLINIC-H (profile EPR seven): clinics CLINIC-H; peers 10.20.0.0/16',
+      ],
+      ['EPR-7^CLINIC-H (profile EPR seven): unbound', 'EPR-7^CLINIC-H (profile EPR seven): clinics CLINIC-H'],
+    ]);
+    const entries = (await api.call('log.list', { action: 'intake.binding.changed' })).entries;
+    expect(entries.map((entry) => [entry.actor, entry.details.sender])).toEqual(
+      Array.from({ length: 3 }, () => ['user', 'EPR-7^CLINIC-H']),
+    );
+    expect((await api.call('log.verify', {})).ok).toBe(true);
+  });
 });

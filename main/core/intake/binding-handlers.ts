@@ -3,9 +3,9 @@ import { ContractError } from '../../../shared/errors.js';
 import type { senderBindingCalls, SenderBindingView } from '../../../shared/sender-binding-contract.js';
 import type { AppServices } from '../app-services.js';
 import type { MappingProfile } from '../model/mapping-profile.js';
-import { readBindingList, type BindingKind } from '../model/sender-binding-input.js';
+import { profileSender, readBindingList, type BindingKind } from '../model/sender-binding-input.js';
+import { saveProfileAudited } from '../staging/profile-writes.js';
 import type { SavedProfile } from '../store/mapping-profiles-repo.js';
-import { profileSender } from './sender-binding.js';
 
 /**
  * The Intake screen's view of live intake's sender binding (finding 27): each HL7 profile's peers and clinics, and
@@ -57,7 +57,7 @@ export function buildBindingHandlers(app: AppServices): Pick<CallHandlers, Bindi
       const peers = checked('peers', input.peers);
       const { clinics: _clinics, peers: _peers, ...rest } = before.profile;
       const profile: MappingProfile = { ...rest, ...(clinics ? { clinics } : {}), ...(peers ? { peers } : {}) };
-      return Promise.resolve(toView(profiles.save(profile))!);
+      return Promise.resolve(toView(saveProfileAudited(app.store, profile))!);
     },
   };
 }

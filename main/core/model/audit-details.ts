@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DESCRIBED_RULES_MAX } from '../../../shared/intake-rules.js';
+import { BINDING_DESCRIPTION_MAX } from './sender-binding-input.js';
 
 /**
  * What an audit entry's `details` may hold: an allow-list of operational keys. Anything else (a token, a
@@ -77,6 +78,12 @@ export const auditDetailsSchema = z
      */
     intakeRules: shortText(DESCRIBED_RULES_MAX),
     previousIntakeRules: shortText(DESCRIBED_RULES_MAX),
+    /**
+     * Live intake's binding of an HL7 profile's sender after and before a change (finding 27), in one line
+     * (`EPR-7^CLINIC-H (profile EPR-A): clinics C1; peers 10.20.0.0/16`): sender, profile, codes and addresses.
+     */
+    binding: shortText(BINDING_DESCRIPTION_MAX),
+    previousBinding: shortText(BINDING_DESCRIPTION_MAX),
   })
   .partial();
 
@@ -147,6 +154,8 @@ const FAST_CHECKS: Partial<Record<AuditDetailKey, FastCheck>> = {
     Number.isSafeInteger(value) && (value as number) >= 1 && (value as number) <= 36_500,
   intakeRules: text(DESCRIBED_RULES_MAX),
   previousIntakeRules: text(DESCRIBED_RULES_MAX),
+  binding: text(BINDING_DESCRIPTION_MAX),
+  previousBinding: text(BINDING_DESCRIPTION_MAX),
 };
 
 /** Whether every value passes its fast check (undefined values are left out, as the schema allows). */

@@ -1,3 +1,4 @@
+import type { MappingProfile } from './mapping-profile.js';
 import { SENDER_CLINICS_MAX, SENDER_PEERS_MAX } from './mapping-profile.js';
 import { peerRuleProblem } from './peer-address.js';
 
@@ -39,4 +40,36 @@ export function readBindingList(kind: BindingKind, values: readonly string[]): B
     if (problem) return { ok: false, tooMany: false, problem };
   }
   return { ok: true, values: unique };
+}
+
+/** A profile's sender as live intake names it: `APP^FACILITY`, or `APP`; undefined for a CSV profile. */
+export function profileSender(profile: MappingProfile): string | undefined {
+  const sender = profile.hl7Sender;
+  if (!sender) return undefined;
+  return sender.facility ? `${sender.application}^${sender.facility}` : sender.application;
+}
+
+/** Two senders the intake takes for one: compared ignoring case and surrounding spaces. */
+export const sameSender = (a: string, b: string): boolean => a.trim().toUpperCase() === b.trim().toUpperCase();
+
+/** Whether the profile binds its sender at all (to peers, clinics or both). */
+export const bindsSender = (profile: MappingProfile): boolean =>
+  profile.clinics !== undefined || profile.peers !== undefined;
+
+/** `clinics CLINIC-A, CLINIC-B; peers 10.20.0.0/16`, or '' when the profile sets neither. */
+export function bindingText(profile: MappingProfile): string {
+  return [
+    profile.clinics ? `clinics ${profile.clinics.join(', ')}` : '',
+    profile.peers ? `peers ${profile.peers.join(', ')}` : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
+}
+
+/** Longest `describeBinding`: a sender, a profile name and a full binding (100 codes of 64, 32 rules of 50). */
+export const BINDING_DESCRIPTION_MAX = 9_000;
+
+/** `EPR-7^CLINIC-H (profile EPR-A): clinics C1; peers 10.20.0.0/16`, or `… : unbound`: what the audit log keeps. */
+export function describeBinding(profile: MappingProfile): string {
+  return `${profileSender(profile) ?? '(no sender)'} (profile ${profile.name}): ${bindingText(profile) || 'unbound'}`;
 }

@@ -49,6 +49,7 @@ import {
 } from '../importing/import-source.js';
 import type { Problem } from '../model/imported-order.js';
 import { RESERVED_PROFILE_NAMES, stageFile, summaryOf, type StoredReport } from './stage-file.js';
+import { saveProfileAudited } from './profile-writes.js';
 import { StagingError, type StagingDeps } from './staging-deps.js';
 import { toBatchView, toStagedOrderView } from './staging-views.js';
 import { workerRowSink } from './worker-row-sink.js';
@@ -476,7 +477,7 @@ export class StagingService {
       ...(clinics ? { clinics } : {}),
       ...(peers ? { peers } : {}),
     };
-    const saved = this.#store.mappingProfiles.save(toSave, headerCells);
+    const saved = saveProfileAudited(this.#store, toSave, headerCells);
     const others = sender ? this.#store.mappingProfiles.list().map((entry) => entry.profile) : [];
     return { ...toProfileView(saved), senderWarning: sameSenderWarning(saved.profile, others) };
   }

@@ -69,6 +69,7 @@ const ACTION_LABELS: Record<string, string> = {
   'intake.file.duplicate': 'Watched file already imported',
   'intake.file.failed': 'Watched file not imported',
   'intake.rules.changed': 'Live intake rules changed',
+  'intake.binding.changed': 'Live intake: who may send as a sender changed',
   'intake.cancel.held': 'Cancel from another sender held for review',
   'log.exported': 'Log exported',
   'retention.changed': 'Imported file copies: keeping time changed',
@@ -121,6 +122,8 @@ const DETAIL_LABELS: Record<string, string> = {
   previousRetentionDays: 'days before',
   intakeRules: 'rules',
   previousIntakeRules: 'rules before',
+  binding: 'binding',
+  previousBinding: 'binding before',
 };
 
 /** How a call to the service ended (an attempt's outcome, its error kind), as the Submissions screen says it. */
