@@ -49,6 +49,23 @@ function readableJson(value: unknown): boolean {
 /** The segments of an order message that say anything about the order; a message with none of them is no order. */
 const ORDER_SEGMENTS: ReadonlySet<string> = new Set(['PID', 'ORC', 'RXE', 'RXO']);
 
+/**
+ * In a message with no order segment: an order segment's name and separator straight after a value (`…|2.5PID|`),
+ * the segment breaks lost (an Epic RDE^O11 pasted into a web page reads `…|T|2.3PID|||…`). The text around it, or
+ * undefined.
+ */
+function joinedSegment(segments: readonly string[], field: string): string | undefined {
+  const names = [...ORDER_SEGMENTS, 'PV1', 'EVN', 'PD1', 'NTE', 'RXR', 'TQ1'];
+  for (const segment of segments) {
+    for (const name of names) {
+      for (let at = segment.indexOf(`${name}${field}`, 4); at !== -1; at = segment.indexOf(`${name}${field}`, at + 1)) {
+        if (segment.charAt(at - 1) !== field) return segment.slice(Math.max(0, at - 12), at + 4);
+      }
+    }
+  }
+  return undefined;
+}
+
 /** Lines between a message's segments that are not segments: left out of it, and said on its order. */
 function strayLineProblems(file: string, split: SplitMessage): Problem[] {
   const stray = split.stray;
@@ -180,11 +197,19 @@ export async function importHl7(
       // A header and nothing of an order (a transfer cut short after an MSH, a message sent empty): one error, not
       // one per missing field.
       const names = [...new Set(message.segments.map((segment) => segment.name))].join(', ');
-      const entry = unusable(
-        source,
-        'hl7.headerOnly',
-        `Message ${split.index} (line ${split.line}) holds only ${names}: no patient (PID), order (ORC) or item (RXE, RXO), so it is no order. The file may be cut short; ask the sender for the whole message.`,
-      );
+      const joined = joinedSegment(split.segments, message.delimiters.field);
+      // One code either way: the live intake answers AE for it (main/core/intake/intake-service.ts).
+      const entry = joined
+        ? unusable(
+            source,
+            'hl7.headerOnly',
+            `Message ${split.index} (line ${split.line}) has its segments run together: ${quote(joined)} has no segment break before ${quote(joined.slice(-4))}, so the breaks between segments (carriage returns) were lost on the way, as when a message is pasted into a web form, an email or a spreadsheet. Ask the sender for the file as their system wrote it.`,
+          )
+        : unusable(
+            source,
+            'hl7.headerOnly',
+            `Message ${split.index} (line ${split.line}) holds only ${names}: no patient (PID), order (ORC) or item (RXE, RXO), so it is no order. The file may be cut short; ask the sender for the whole message.`,
+          );
       entry.problems.push(...strayLineProblems(file, split));
       await emit(entry);
       return;

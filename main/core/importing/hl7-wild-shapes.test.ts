@@ -323,3 +323,25 @@ describe('ORC-2 empty, only the filler order number in ORC-3 (GoogleCloudPlatfor
     expect(order.problems.map((p) => p.code)).toEqual(['hl7.placerMissing']);
   });
 });
+
+describe('segments run together (an Epic RDE^O11 pasted into a web page reads …|T|2.3PID|||…)', () => {
+  it('is one error saying the segment breaks were lost, not that the file was cut short', async () => {
+    const order = await importSegments([BASE.join('')]);
+    // The code a message that is no order has (the live intake answers it AE); the text says why.
+    expect(order.problems.map((p) => p.code)).toEqual(['hl7.headerOnly']);
+    expect(order.problems[0]!.text).toContain('has its segments run together');
+    expect(order.problems[0]!.text).toContain("has no segment break before 'PID|'");
+    expect(order.problems[0]!.text).not.toContain('cut short');
+  });
+
+  it('an MSH alone is still a message cut short', async () => {
+    const order = await importSegments([BASE[0]!]);
+    expect(order.problems.map((p) => p.code)).toEqual(['hl7.headerOnly']);
+    expect(order.problems[0]!.text).toContain('cut short');
+  });
+
+  it('a value that merely ends in a separator before a segment-like field is no join: MSH-3 "PID"', async () => {
+    const order = await importSegments([BASE[0]!.replace('|RXBATCH|', '|PID|')]);
+    expect(order.problems[0]!.text).toContain('cut short');
+  });
+});
