@@ -65,6 +65,15 @@ function settleLookup(
       }));
       return { reached: true };
     }
+    const unkeepable = unkeepableIdIn(listed, order.clinicOrderId);
+    if (unkeepable !== undefined) {
+      const attention = recordDecision(
+        ctx,
+        attemptOf(order.id, 'lookup', startedAt, outcome, unkeepable.slice(0, 64)),
+        () => heldAsCreatedElsewhere(order, unkeepable),
+      );
+      return attention ? { attention } : {};
+    }
     if (listed.length > 0) {
       // Listed, but without a usable id, or without saying which record is this order: the service may have it;
       // ask again later rather than send it twice.
@@ -182,6 +191,52 @@ export function pharmacyIdIn(records: readonly StatusRecord[], clinicOrderId: st
       .filter((id) => id > 0),
   );
   return unnamed.size === 1 ? [...unnamed][0]! : null;
+}
+
+/**
+ * The pharmacy order id of a record naming this clinic order id that this version cannot keep (the store holds ids
+ * of at most 15 digits: a JavaScript number): longer digits (a 64-bit or snowflake id past 2^53) or not digits at all.
+ */
+function unkeepableIdIn(records: readonly StatusRecord[], clinicOrderId: string): string | undefined {
+  return (
+    records.find(
+      (record) =>
+        record.clinicOrderId === clinicOrderId &&
+        record.pharmacyOrderId !== null &&
+        record.pharmacyOrderId.trim() !== '' &&
+        !/^\d{1,15}$/.test(record.pharmacyOrderId),
+    )?.pharmacyOrderId ?? undefined
+  );
+}
+
+/**
+ * The service has the order, under an id this version cannot keep: it must never be sent again, and asking again
+ * cannot settle it (before, it was looked up for good, "lists orders without saying which"). Held, saying so, for a
+ * person: tracking and cancelling it from here need the id kept as text.
+ */
+function heldAsCreatedElsewhere(order: OrderRecord, pharmacyOrderId: string): Decision {
+  const shown = pharmacyOrderId.length > 64 ? `${pharmacyOrderId.slice(0, 64)}…` : pharmacyOrderId;
+  const message = `the service has this order, as pharmacy order id "${shown}", which this version cannot keep (it keeps ids of up to 15 digits): it is not sent again; track or cancel it at the service`;
+  return {
+    transition: {
+      from: ['in_doubt'],
+      to: 'held',
+      patch: { lastError: { kind: 'in-doubt', message }, nextAttemptAt: null },
+      // Held for a person, not set aside "after repeated failures": nothing failed.
+      action: 'order.held',
+      details: { errorKind: 'in-doubt', errorMessage: clip(message) },
+    },
+    attention: {
+      kind: 'order',
+      environmentId: order.environmentId,
+      reason: 'gave-up',
+      orderId: order.id,
+      clinicCode: order.clinicCode,
+      clinicOrderId: order.clinicOrderId,
+      message,
+      field: null,
+    },
+  };
 }
 
 /**
