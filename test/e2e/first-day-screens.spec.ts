@@ -42,3 +42,19 @@ test('a link to an order this computer does not have says so in words, with the 
   await expect(page).toHaveURL(/#\/orders$/);
   await expect(alert).toHaveCount(0);
 });
+
+test('intake on a port another program holds says intake did not start and why, with the keyboard on the port', async ({
+  app,
+  page,
+}) => {
+  await openWorkspace(page, app, 'Intake');
+  const form = page.getByRole('form', { name: 'Start intake' });
+  // The app's own bridge holds this port.
+  await form.getByLabel('Port').fill(String(app.port));
+  await form.getByRole('button', { name: 'Start intake' }).click();
+  const alert = form.getByRole('alert');
+  await expect(alert).toContainText('Intake did not start.');
+  await expect(alert).toContainText(`Port ${app.port} on 127.0.0.1 is in use by another program`);
+  await expect(alert).not.toContainText('refused this request as invalid');
+  await expect(form.getByLabel('Port')).toBeFocused();
+});

@@ -72,3 +72,18 @@ export function describeFailure(error: unknown): FailureText {
   if (service.success) return describeServiceError(service.data);
   return { summary: 'Something went wrong inside Rx Batch.' };
 }
+
+/**
+ * A failure of one action, headed by what did not happen ("Intake did not start."). A request the core refused with
+ * a sentence of its own (no fields named: a port in use, a folder it may not watch) is that sentence under the
+ * heading, where "The app refused this request as invalid" would read as the admin's mistake in a form.
+ */
+export function describeActionFailure(headline: string, error: unknown): FailureText {
+  if (
+    error instanceof ContractError &&
+    ((error.code === 'invalid-input' && !error.issues?.length) || error.code === 'failed')
+  ) {
+    return { summary: headline, detail: error.message };
+  }
+  return describeFailure(error);
+}

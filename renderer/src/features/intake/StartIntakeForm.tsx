@@ -1,8 +1,10 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useId, useRef, useState, type FormEvent } from 'react';
 import type { EnvironmentView } from '../../../../shared/environment.js';
 import type { IntakeStatus } from '../../../../shared/intake-contract.js';
 import { useApi } from '../../api/api-context.js';
-import { ErrorMessage } from '../errors/ErrorMessage.js';
+import { describeActionFailure, describeFailure } from '../errors/describe-failure.js';
+import { FailureMessage } from '../errors/ErrorMessage.js';
+import { useFocusWhenLost } from '../focus/focus-return.js';
 
 /**
  * Starts the app's intake for the selected environment: an MLLP listener on this computer (127.0.0.1) and folders
@@ -31,7 +33,11 @@ export function StartIntakeForm({
   const [listen, setListen] = useState(true);
   const [folder, setFolder] = useState('');
   const [busy, setBusy] = useState(false);
-  const [failure, setFailure] = useState<unknown>();
+  const [failure, setFailure] = useState<{ error: unknown; starting: boolean }>();
+  const portRef = useRef<HTMLInputElement>(null);
+  const submitRef = useRef<HTMLButtonElement>(null);
+  // The button is disabled while intake starts: when it did not, the keyboard goes to the port to choose another.
+  useFocusWhenLost(failure, () => (listen ? portRef.current : submitRef.current));
   const canType = allowedFolders === null || allowedFolders.length > 0;
   const canWatch = canType || desktop;
 
@@ -41,7 +47,7 @@ export function StartIntakeForm({
       const chosen = await api.call('files.choose', { purpose: 'intake-folder' });
       if (chosen.ok && chosen.paths[0]) setFolder(chosen.paths[0]);
     } catch (error) {
-      setFailure(error);
+      setFailure({ error, starting: false });
     }
   }
   const portNumber = Number(port);
@@ -60,7 +66,7 @@ export function StartIntakeForm({
         }),
       );
     } catch (error) {
-      setFailure(error);
+      setFailure({ error, starting: true });
     }
     setBusy(false);
   }
@@ -77,6 +83,7 @@ export function StartIntakeForm({
           <label htmlFor={`${id}-port`}>Port</label>
           <input
             id={`${id}-port`}
+            ref={portRef}
             inputMode="numeric"
             value={port}
             onChange={(event) => onPort(event.target.value.replace(/\D/g, '').slice(0, 5))}
@@ -129,8 +136,16 @@ export function StartIntakeForm({
         ) : null}
       </div>
       <p className="hint">Orders follow the saved rules under “When orders arrive”.</p>
-      {failure ? <ErrorMessage error={failure} /> : null}
-      <button type="submit" disabled={busy || nothing || (listen && !portValid)}>
+      {failure ? (
+        <FailureMessage
+          text={
+            failure.starting
+              ? describeActionFailure('Intake did not start.', failure.error)
+              : describeFailure(failure.error)
+          }
+        />
+      ) : null}
+      <button type="submit" ref={submitRef} disabled={busy || nothing || (listen && !portValid)}>
         {busy ? 'Starting…' : 'Start intake'}
       </button>
     </form>
