@@ -38,6 +38,7 @@ import { problem, quote } from './problems.js';
 import { UnusualSpaces, holdsUnusualSpace, plainSpaces } from './unusual-spaces.js';
 import type { ImportReport, Problem, Provenance } from '../model/imported-order.js';
 import type { ImportOptions } from '../model/import-options.js';
+import type { MappingProfile } from '../model/mapping-profile.js';
 
 /**
  * CSV import: one row per prescribed item, rows grouped into orders by clinicCode + clinicOrderId (rows of one
@@ -109,6 +110,19 @@ export async function importCsv(
     suggested: header.via === 'suggested',
   });
   const fileProblems: Problem[] = [...compiled.problems, ...columns.problems];
+  const fullName = header.via === 'suggested' ? fullNameColumn(profile, headerCells) : undefined;
+  if (fullName) {
+    fileProblems.push(
+      problem(
+        'warning',
+        file,
+        { row: headerLine },
+        'csv.fullNameColumn',
+        `Column ${quote(fullName)} looks like the patient's whole name in one cell, but an order needs the first name and the surname apart (and the title), so it was not read: which part is which is not guessed. Split it into columns of their own (title, firstName, surname) and import the file again.`,
+        'customer.surname',
+      ),
+    );
+  }
 
   const codeAt = ORDER_FIELD_INDEXES.indexOf(fieldIndex('clinicCode')!);
   const idAt = ORDER_FIELD_INDEXES.indexOf(fieldIndex('clinicOrderId')!);
@@ -339,6 +353,28 @@ export async function importCsv(
     );
   }
   return { ...reportBase, rowsRead, orders: [], orderCount, invalidCount, fileProblems };
+}
+
+/** Headers EPR and pharmacy exports give one cell holding a whole name ('Patient Name': 'Example, Alex'). */
+const FULL_NAME_HEADERS = new Set([
+  'name',
+  'patient',
+  'patientname',
+  'patientsname',
+  'nameofpatient',
+  'fullname',
+  'patientfullname',
+  'customername',
+  'clientname',
+]);
+
+/** A whole-name column where a suggested mapping found neither first name nor surname. */
+function fullNameColumn(profile: MappingProfile, headerCells: readonly string[]): string | undefined {
+  if (profile.columns.firstName !== undefined || profile.columns.surname !== undefined) return undefined;
+  const mapped = new Set(Object.values(profile.columns));
+  return headerCells.find(
+    (cell) => !mapped.has(cell) && FULL_NAME_HEADERS.has(cell.toLowerCase().replace(/[^a-z]/g, '')),
+  );
 }
 
 const CSV_REASONS: Record<HeaderChoice['via'], (name: string) => string> = {
