@@ -36,12 +36,33 @@ export function describes(
   return record.pharmacyOrderId == null || record.pharmacyOrderId === String(order.pharmacyOrderId);
 }
 
+/** Statuses before dispatch: none follows a dispatch or a cancel. */
+const BEFORE_DISPATCH: readonly string[] = [
+  'Waiting Payment Success',
+  'Payment Failed',
+  'Waiting Clinical Check',
+  'Prescription at Pharmacy',
+];
+
+/**
+ * A status that goes back on what the service already said (a stale replica or cache answering): a status before
+ * dispatch after the order was dispatched, processed or cancelled, or dispatched after processed. Not shown as the
+ * order's status: before, a dispatched order read "Prescription at Pharmacy" again (and offered a cancel) on a lagging
+ * read. Unknown texts are never judged.
+ */
+export function goesBack(current: string | null, next: string): boolean {
+  if (current === null) return false;
+  if (current === 'Prescription Processed' && next === 'Prescription Dispatched') return true;
+  const settled = DISPATCHED_STATUSES.includes(current) || current === CANCELLED_STATUS;
+  return settled && BEFORE_DISPATCH.includes(next);
+}
+
 /**
  * Records what the service said about one order: the status history row, the order's mirror of it (remote
  * status, dispatch date, tracking id), any state change that follows (a sent cancel overtaken by dispatch ends
  * `cancel_refused`), and the audit entry, all in one
- * transaction. Unknown status texts are stored as they came. A record without a status, or one naming another
- * order, says nothing to keep.
+ * transaction. Unknown status texts are stored as they came. A record without a status, one naming another
+ * order, or one going back on an earlier status (`goesBack`) says nothing to keep.
  */
 export function applyStatusRecord(
   store: Store,
@@ -54,6 +75,7 @@ export function applyStatusRecord(
   return store.inTransaction(() => {
     const order = store.orders.get(orderId);
     if (!order || !describes(record, order)) return undefined;
+    if (goesBack(order.remoteStatus, status)) return { changed: false, stateChanged: false, state: order.state };
     const changed = store.statusHistory.append(orderId, {
       status,
       dispatchDate: record.dispatchDate ?? null,
