@@ -22,10 +22,22 @@ export function redact(fields: LogFields | undefined): LogFields | undefined {
 
 type Sink = (line: string) => void;
 
+const LEFT_RAW_BY_JSON = /[\x7f-\x9f]/g;
+
+/**
+ * One log line. JSON.stringify escapes C0 controls but leaves DEL and the C1 controls raw, and a terminal runs
+ * U+009B as CSI and U+009D as OSC: a watched file's name or an MLLP sender's control id in a field reached the
+ * terminal of browser mode's host, `rx-batch --verbose` or the desktop app's echoed log as commands. Written as
+ * `\u009b`, the line is the same JSON (docs/security.md, finding 32).
+ */
+export function logLine(record: Record<string, unknown>): string {
+  return JSON.stringify(record).replace(LEFT_RAW_BY_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** JSON-lines logger; the sink is injectable so tests can read exactly what would be written. */
 export function createLogger(scope: string, sink: Sink = (line) => process.stderr.write(`${line}\n`)): Logger {
   const write = (level: string, message: string, fields?: LogFields) =>
-    sink(JSON.stringify({ time: new Date().toISOString(), level, scope, message, ...redact(fields) }));
+    sink(logLine({ time: new Date().toISOString(), level, scope, message, ...redact(fields) }));
   return {
     info: (message, fields) => write('info', message, fields),
     warn: (message, fields) => write('warn', message, fields),
