@@ -116,8 +116,20 @@ export const createV2Schema = z.object({
 export type CreateV2 = z.output<typeof createV2Schema>;
 export type CreateV2Input = z.input<typeof createV2Schema>;
 
-/** Success body of every create endpoint. */
-export const createResponseSchema = z.object({ orderId: z.number().int().positive() });
+/**
+ * Success body of every create endpoint. The id may come as its digits in a string (the status records give the same
+ * id as text): read as the number, where such an answer left every order in doubt and looked up. At most 15 digits,
+ * so it is exact; anything else (" 12", "12a", a longer id) is still not an id.
+ */
+export const createResponseSchema = z.object({
+  orderId: z.union([
+    z.number().int().positive(),
+    z
+      .string()
+      .regex(/^[1-9]\d{0,14}$/)
+      .transform(Number),
+  ]),
+});
 export type CreateResponse = z.infer<typeof createResponseSchema>;
 
 /** `POST /api/v2/Order/cancel` (chosen body: the pharmacy order id, scoped to the clinic). */

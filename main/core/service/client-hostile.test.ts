@@ -212,6 +212,15 @@ describe('informational and unusual success answers', () => {
     expect(valueOf(await create())).toEqual({ orderId: 43 });
   });
 
+  it('an order id given as its digits in a string is the id; a longer or padded one is not (in doubt, looked up)', async () => {
+    server.answer(json(201, { orderId: '4711' }));
+    expect(valueOf(await create())).toEqual({ orderId: 4711 });
+    for (const orderId of ['12345678901234567890', ' 12', '12a', '0', '']) {
+      server.answer(json(201, { orderId }));
+      expect(errorOf(await create()), orderId).toMatchObject({ kind: 'in-doubt', reason: 'unreadable-response' });
+    }
+  });
+
   it('JSON behind a UTF-8 byte order mark (as .NET writes it) is read, for a create, a read and an error', async () => {
     const bom = (text: string) => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]);
     server.answer(answerWith(200, bom('{"orderId":44}'), { 'content-type': 'application/json; charset=utf-8' }));
