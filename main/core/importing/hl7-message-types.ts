@@ -28,16 +28,49 @@ const NOT_AN_ORDER: Record<string, string> = {
   ADT: 'a patient administration message (admission, transfer, update), not an order',
 };
 
+/** Types of an order message's kind that still are no new order, by MSH-9.1^MSH-9.2. */
+const NOT_A_NEW_ORDER: Record<string, string> = {
+  'RDE^O25':
+    'a pharmacy refill authorisation request (HL7 v2.6 on): it asks the prescriber to authorise a refill of an earlier order, and is not an order to dispense',
+};
+
 const listed = (types: readonly string[]) => `${types.slice(0, -1).join(', ')} and ${types.at(-1)}`;
 
 /** The sentence for a message whose MSH-9 is not an order message type. */
 export function messageTypeRefusal(index: number, messageType: string): string {
-  const kind = NOT_AN_ORDER[messageType.split('^')[0]!];
+  const kind = NOT_A_NEW_ORDER[messageType.toUpperCase()] ?? NOT_AN_ORDER[messageType.split('^')[0]!];
   const only = `${listed(ACCEPTED_MESSAGE_TYPES)} carry orders`;
   if (kind) {
     return `Message ${index} is ${quote(messageType)} (MSH-9), ${kind}. Only ${only}; ask the sender for the prescription's order message.`;
   }
+  const hint = misspeltOrderType(messageType);
+  if (hint) return `Message ${index} is ${quote(messageType)} (MSH-9): ${hint}. Only ${only}.`;
   return `Message ${index} is ${quote(messageType || 'of no type')} (MSH-9); only ${only}.`;
+}
+
+/**
+ * An order type written the way some senders write it: the structure's `RDE_O11` (MSH-9.3's form) or `RDE-O11` as
+ * MSH-9.1, the type without its trigger event (`RDE`), or in lower case. Never read as the type (the forward route
+ * sends the message as it is, and the sender's system should be put right), but said what to ask for.
+ */
+function misspeltOrderType(messageType: string): string | undefined {
+  const accepted = ACCEPTED_MESSAGE_TYPES as readonly string[];
+  const joined = /^([A-Za-z]{3})[_\- ]([A-Za-z]\d{2})$/.exec(messageType);
+  if (joined) {
+    const meant = `${joined[1]!.toUpperCase()}^${joined[2]!.toUpperCase()}`;
+    if (accepted.includes(meant)) {
+      return `that is the message structure (as MSH-9.3 writes it) given as the type, where HL7 separates the type and the trigger event with the component separator: ask the sender for MSH-9 ${quote(`${meant}^${meant.replace('^', '_')}`)}`;
+    }
+  }
+  const upper = messageType.toUpperCase();
+  if (upper !== messageType && accepted.includes(upper)) {
+    return `written in lower case, where HL7 message types are capitals: ask the sender for ${quote(upper)}`;
+  }
+  const withTrigger = accepted.filter((type) => type.startsWith(`${upper}^`));
+  if (!messageType.includes('^') && withTrigger.length > 0) {
+    return `a type with no trigger event (MSH-9.2): ask the sender for ${withTrigger.map(quote).join(' or ')}`;
+  }
+  return undefined;
 }
 
 export const isAcceptedMessageType = (messageType: string): boolean =>

@@ -345,3 +345,29 @@ describe('segments run together (an Epic RDE^O11 pasted into a web page reads â€
     expect(order.problems[0]!.text).toContain('cut short');
   });
 });
+
+describe('MSH-9 written the way some senders write it', () => {
+  const typed = async (raw: string) => {
+    const order = await importSegments(withField(BASE, 'MSH', 9, raw));
+    expect(order.problems.map((p) => p.code)).toEqual(['hl7.messageType']);
+    return order.problems[0]!.text;
+  };
+
+  it.each([
+    ['RDE_O11', 'that is the message structure (as MSH-9.3 writes it) given as the type', "'RDE^O11^RDE_O11'"],
+    ['OMP-O09', 'that is the message structure', "'OMP^O09^OMP_O09'"],
+    ['rde^o11', 'written in lower case', "'RDE^O11'"],
+    ['RDE', 'a type with no trigger event (MSH-9.2)', "'RDE^O11' or 'RDE^O01'"],
+    ['RDE^O25^RDE_O25', 'a pharmacy refill authorisation request', 'not an order to dispense'],
+  ])('%s is refused saying what it is and what to ask for', async (raw, what, ask) => {
+    const text = await typed(raw);
+    expect(text).toContain(what);
+    expect(text).toContain(ask);
+  });
+
+  it('any other type is refused as before', async () => {
+    expect(await typed('OML^O21')).toBe(
+      "Message 1 is 'OML^O21' (MSH-9); only RDE^O11, RDE^O01, OMP^O09 and ORM^O01 carry orders.",
+    );
+  });
+});
