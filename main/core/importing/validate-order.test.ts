@@ -175,3 +175,16 @@ describe("NHS pseudo-postcodes (Cerner Millennium's RDE^O01 writes 'No Fixed Abo
     expect(check((o) => (o.homeAddress.postCode = 'ZZ1 1ZZ'))[0]!.text).toContain('is not a UK postcode');
   });
 });
+
+describe('a US National Drug Code in the dm+d field (nHapi, GoogleCloudPlatform and Epic samples send NDCs)', () => {
+  it.each(['0006-0740-31', '54569-4888-0', '00378-1805-10', '00069-0150-01'])('%s is named as an NDC', (code) => {
+    const problems = check((o) => (o.prescribedItems[0]!.dmdCode = code));
+    expect(codes(problems)).toEqual(['dmd.notDigits:prescribedItems.0.dmdCode']);
+    expect(problems[0]!.text).toContain('it is written as a US National Drug Code (NDC)');
+  });
+
+  it('another code with dashes is only said to have them', () => {
+    const problems = check((o) => (o.prescribedItems[0]!.dmdCode = '4210-9611-000001109'));
+    expect(problems[0]!.text).not.toContain('NDC');
+  });
+});

@@ -100,6 +100,9 @@ class Report {
   }
 }
 
+/** An NDC as labels print it: labeler, product and package codes, 4-4-2, 5-3-2, 5-4-1 or the 11-digit 5-4-2. */
+const NDC = /^(?:\d{4}-\d{4}-\d{2}|\d{5}-\d{3}-\d{2}|\d{5}-\d{4}-\d{1,2})$/;
+
 /** What a decoder puts where the bytes were not text in the file's encoding (U+FFFD, shown as �). */
 const UNREADABLE = '\uFFFD';
 
@@ -153,8 +156,15 @@ export function validateOrder(body: unknown, ctx: ValidationContext): Problem[] 
     const code = item.dmdCode;
     if (typeof code === 'string' && code !== '') {
       const check = checkSnomedConceptId(code);
-      if (!check.ok)
-        out.add(`${base}.dmdCode`, `dmd.${check.problem}`, `${quote(code)} is not a valid dm+d code: ${check.message}`);
+      if (!check.ok) {
+        // US systems' test messages (and a US supplier's export) carry NDCs: say what the code is, not only its fault.
+        const ndc = NDC.test(code) ? '; it is written as a US National Drug Code (NDC), which names a US product' : '';
+        out.add(
+          `${base}.dmdCode`,
+          `dmd.${check.problem}`,
+          `${quote(code)} is not a valid dm+d code: ${check.message}${ndc}`,
+        );
+      }
     }
     const quantity = wholeNumberReason(item.quantity, 1, MAX_QUANTITY);
     if (quantity) out.add(`${base}.quantity`, 'quantity.range', `${quote(item.quantity)} ${quantity}`);
