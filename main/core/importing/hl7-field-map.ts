@@ -65,7 +65,7 @@ export const DEFAULT_HL7_MAP: readonly Hl7MapEntry[] = [
     column: 'homeAddress1 … homeCountryCode',
     source: 'PID-11 home repetition: XAD-1, 2, 3, 4, 5, 6',
     repetitions:
-      'chosen by XAD-7 type: H, then P, L or RH, then none, then C, then M or SH, then unknown types; never BA (bad address), B, O, BI, BDL, BR, N, F, V or TM',
+      'chosen by XAD-7 type: H, then P, L or RH, then none, then C, then M or SH, then unknown types; never BA (bad address), B, O, BI, BDL, BR, N, F, V or TM; one with no street, town or postcode (only a country) only where none has one',
   },
   {
     column: 'deliveryAddress1 … deliveryCountryCode',
@@ -752,8 +752,15 @@ class CellReader {
     let homeRank = Number.POSITIVE_INFINITY;
     let deliveryRank = Number.POSITIVE_INFINITY;
     const types: string[] = [];
+    // A repetition with no street, town or postcode is no address to choose while another has one; where none has,
+    // what it gives (a country: `^^^^^USA^H`) is read, so no value given is reported missing.
+    const filled = (rep: number, components: readonly number[]) =>
+      components.some((component) => pid.value(11, component, 1, rep) !== '');
+    let parts = [1, 3, 5];
+    const any = [1, 2, 3, 4, 5, 6];
+    if (!Array.from({ length: count }, (_, i) => i + 1).some((rep) => filled(rep, parts))) parts = any;
     for (let rep = 1; rep <= count; rep += 1) {
-      if ([1, 3, 5].every((component) => pid.value(11, component, 1, rep) === '')) continue;
+      if (!filled(rep, parts)) continue;
       const type = pid.value(11, 7, 1, rep).toUpperCase();
       types.push(type);
       const h = NEVER_HOME.has(type) ? undefined : (HOME_RANK[type] ?? OTHER_HOME_RANK);

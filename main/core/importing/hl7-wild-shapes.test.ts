@@ -371,3 +371,21 @@ describe('MSH-9 written the way some senders write it', () => {
     );
   });
 });
+
+describe("PID-11 with only a country (nHapi's RDE^O11 sends ^^^^^USA^H)", () => {
+  const home = (order: ImportedOrder) => (order.body as { homeAddress?: Record<string, string> }).homeAddress;
+
+  it('reads the country it gives, so only what is really missing is reported', async () => {
+    const order = await importSegments(withField(BASE, 'PID', 11, '^^^^^GBR^H'));
+    expect(home(order)).toEqual({ countryCode: 'GBR' });
+    const missing = order.problems.filter((p) => p.code === 'field.required').map((p) => p.field);
+    expect(missing).toContain('homeAddress.address1');
+    expect(missing).not.toContain('homeAddress.countryCode');
+    expect(missing).not.toContain('deliveryAddress.countryCode');
+  });
+
+  it('never chooses it over a repetition that has an address', async () => {
+    const order = await importSegments(withField(BASE, 'PID', 11, '^^^^^FRA^H~1 High Street^^Leeds^^LS1 4AP^GBR^M'));
+    expect(home(order)).toMatchObject({ address1: '1 High Street', countryCode: 'GBR' });
+  });
+});
