@@ -42,15 +42,16 @@ const looseText = z
 
 /**
  * Every field is nullable; pharmacyOrderId arrives as a string (or a number from some deployments). The fields a
- * lookup matches on (clinicOrderId, pharmacyOrderId) take text or a number and nothing else: a record that cannot
- * say which order it is must not be read as matching.
+ * lookup matches on (clinicOrderId, pharmacyOrderId) take text or a number and nothing else, without surrounding
+ * spaces: a record that cannot say which order it is must not be read as matching.
  */
 export const statusRecordSchema = z.object({
-  clinicOrderId: textOrNumber.optional(),
+  // Without the spaces a fixed-width column pads them with ("A-1   "): the same id, which matched no order before.
+  clinicOrderId: textOrNumber.transform((id) => (typeof id === 'string' ? id.trim() : id)).optional(),
   pharmacyOrderId: z
     .union([z.string(), z.number().int()])
     .nullish()
-    .transform((id) => (id === null || id === undefined ? null : String(id))),
+    .transform((id) => (id === null || id === undefined ? null : String(id).trim())),
   orderStatus: textOrNumber
     .transform((status) => (typeof status === 'string' ? canonicalStatus(status) : status))
     .optional(),

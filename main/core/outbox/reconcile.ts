@@ -74,7 +74,14 @@ function settleLookup(
       );
       return attention ? { attention } : {};
     }
-    if (listed.length > 0) {
+    // Records each naming another clinic order id are other orders (a service that ignored the clinicOrderId
+    // filter lists the clinic's orders): this one is not among them. Before, it stayed in doubt for good, and an order
+    // whose create never arrived was never sent. If it did arrive, the resend is answered "duplicate" (unique per
+    // clinic), never created twice.
+    const mayBeThis = listed.filter(
+      (record) => record.clinicOrderId == null || record.clinicOrderId === order.clinicOrderId,
+    );
+    if (mayBeThis.length > 0) {
       // Listed, but without a usable id, or without saying which record is this order: the service may have it;
       // ask again later rather than send it twice.
       const message =

@@ -107,8 +107,14 @@ it("a record with this order's ids that says it is another clinic's changes noth
   expect(s.orders.get(id!)).toMatchObject({ state: 'created', remoteStatus: null });
   expect(s.statusHistory.list(id!)).toEqual([]);
 
-  // The same record in our clinic's name (another case, as some services write it) is this order's.
-  record = { ...record, clinicCode: ' clinic-ours', orderStatus: 'Waiting Clinical Check' };
+  // The same record in our clinic's name (another case, as some services write it) is this order's, and so is its
+  // clinic order id padded as a fixed-width column gives it.
+  record = {
+    ...record,
+    clinicCode: ' clinic-ours',
+    clinicOrderId: order.clinicOrderId.padEnd(24),
+    orderStatus: 'Waiting Clinical Check',
+  };
   await poller.refresh(LOCAL.id);
   expect(s.orders.get(id!)).toMatchObject({ state: 'created', remoteStatus: 'Waiting Clinical Check' });
 });
