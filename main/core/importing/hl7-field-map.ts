@@ -1025,6 +1025,28 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
         ),
       );
     }
+    // No administration instructions, but a note (NTE) on the item: the sig is often sent there. Said, not guessed
+    // (a note may be a warning to the pharmacist): the profile can read it (dosageInstructions → NTE-3).
+    const dosageIndex = INDEX_OF.get('dosageInstructions')!;
+    if (cells[dosageIndex] === undefined && ctx.overrides?.dosageInstructions === undefined) {
+      const next = itemSegments[itemIndex + 1]?.position ?? message.segments.length;
+      const note = message.segments
+        .slice(segment.position + 1, next)
+        .find((s) => s.name === 'NTE' && s.value(3) !== '');
+      if (note) {
+        reported.add(dosagePath);
+        problems.push(
+          problem(
+            'error',
+            ctx.file,
+            where,
+            'hl7.dosageInNote',
+            `Item ${itemIndex + 1} has no dosage instructions (${pathLabel(itemName, spec.dosage)} is empty), but the note after it (NTE segment ${note.position + 1}) reads ${quote(note.value(3))}. If the sender puts the dosage there, have the profile read it (dosage instructions from NTE-3); otherwise ask for ${pathLabel(itemName, spec.dosage)}.`,
+            dosagePath,
+          ),
+        );
+      }
+    }
     r.put(cells, 'quantity', r.one(segment, spec.quantity, 1, itemField(itemIndex, 'quantity')));
     const itemRepeats = r.one(segment, spec.repeats, 1, 'prescription.repeatsAllowed');
     if (itemRepeats && repeats && itemRepeats.value !== repeats.value) {

@@ -389,3 +389,36 @@ describe("PID-11 with only a country (nHapi's RDE^O11 sends ^^^^^USA^H)", () => 
     expect(home(order)).toMatchObject({ address1: '1 High Street', countryCode: 'GBR' });
   });
 });
+
+describe('the dosage sent in a note (NTE) after the item, RXE-7 empty', () => {
+  const rxe = BASE.findIndex((segment) => segment.startsWith('RXE|'));
+  const withNote = (segments: string[]) => [
+    ...segments.slice(0, rxe + 1),
+    'NTE|1||Take ONE tablet twice a day',
+    ...segments.slice(rxe + 1),
+  ];
+  const noDosage = withNote(withField(BASE, 'RXE', 7, ''));
+
+  it('is one error quoting the note and naming the profile field that reads it, not a bare missing dosage', async () => {
+    const order = await importSegments(noDosage);
+    expect(order.valid).toBe(false);
+    expect(order.problems.map((p) => [p.code, p.field])).toEqual([
+      ['hl7.dosageInNote', 'prescribedItems.0.dosageInstructions'],
+    ]);
+    expect(order.problems[0]!.text).toContain(`NTE segment ${rxe + 2}) reads 'Take ONE tablet twice a day'`);
+  });
+
+  it('the profile reading NTE-3 takes it, as the problem says', async () => {
+    const { orders } = await importHl7Message(Buffer.from(noDosage.join('\r')), 'wild.hl7', {
+      codeLists: DEFAULT_CODE_LISTS,
+      profile: { ...PROFILE, hl7FieldMap: { dosageInstructions: 'NTE-3' } },
+      today: new Date('2025-06-01T00:00:00Z'),
+    });
+    expect(orders[0]!.order.problems).toEqual([]);
+    expect(firstItem(orders[0]!.order)).toMatchObject({ dosageInstructions: 'Take ONE tablet twice a day' });
+  });
+
+  it('a note beside dosage instructions says nothing', async () => {
+    expect((await importSegments(withNote(BASE))).problems).toEqual([]);
+  });
+});
