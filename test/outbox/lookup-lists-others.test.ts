@@ -98,3 +98,36 @@ describe('a lookup that lists the clinic’s other orders', () => {
     );
   });
 });
+
+describe('a lookup that lists several orders under one clinic order id', () => {
+  it('the order takes the first and its lookup names the others, which may be duplicates at the service', async () => {
+    const { t, outbox } = fixture.setUp(fixture.proxy.url);
+    const [id] = enqueue(t, sampleOrders('LISTED-TWICE', 1));
+    const limit = lookupLimit(20);
+    fixture.setProxyRule((req) => {
+      if (req.url.includes('create-with-clinic')) return 'forward-then-drop';
+      if (req.url.includes('status-with-clinic-code')) {
+        limit.count();
+        return {
+          rewrite: (body) => {
+            const listed = JSON.parse(body) as Array<{ clinicOrderId: string }>;
+            return JSON.stringify([
+              ...listed,
+              ...listed.map((record) => ({ ...record, pharmacyOrderId: '900000001' })),
+            ]);
+          },
+        };
+      }
+      return 'forward';
+    });
+    const result = await outbox.runUntilIdle(ENVIRONMENT_ID, { signal: limit.signal });
+    await outbox.stop();
+    expect(result.counts).toMatchObject({ created: 1, in_doubt: 0 });
+    const { pharmacyOrderId } = t.store.orders.get(id!)!;
+    const lookup = t.store.attempts.list(id!).find((attempt) => attempt.operation === 'lookup');
+    expect(lookup).toMatchObject({ outcome: 'ok', remoteId: String(pharmacyOrderId) });
+    expect(lookup?.errorMessage).toBe(
+      `the service lists 2 orders under this clinic order id (pharmacy order ids ${pharmacyOrderId}, 900000001): taken as ${pharmacyOrderId}, the first; the others may be duplicates to cancel at the service`,
+    );
+  });
+});

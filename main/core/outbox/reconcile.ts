@@ -57,7 +57,18 @@ function settleLookup(
     const pharmacyOrderId = pharmacyIdIn(listed, order.clinicOrderId);
     if (pharmacyOrderId !== null) {
       const remoteId = String(pharmacyOrderId);
-      store.attempts.recordWithTransition(attemptOf(order.id, 'lookup', startedAt, outcome, remoteId), () => ({
+      const others = otherIdsNamed(listed, order.clinicOrderId, remoteId);
+      const attempt = {
+        ...attemptOf(order.id, 'lookup', startedAt, outcome, remoteId),
+        ...(others.length > 0
+          ? {
+              errorMessage: clip(
+                `the service lists ${others.length + 1} orders under this clinic order id (pharmacy order ids ${[remoteId, ...others].join(', ')}): taken as ${remoteId}, the first; the others may be duplicates to cancel at the service`,
+              ),
+            }
+          : {}),
+      };
+      store.attempts.recordWithTransition(attempt, () => ({
         from: ['in_doubt'],
         to: 'created',
         patch: { pharmacyOrderId, lastError: null, nextAttemptAt: null },
@@ -198,6 +209,19 @@ export function pharmacyIdIn(records: readonly StatusRecord[], clinicOrderId: st
       .filter((id) => id > 0),
   );
   return unnamed.size === 1 ? [...unnamed][0]! : null;
+}
+
+/**
+ * The other pharmacy ids listed under this clinic order id (at most five): a service that created it more than once
+ * (another system's order, or a service not keeping clinic order ids unique). The order takes the first; the admin
+ * is told of the rest on the lookup's record, where they went unsaid.
+ */
+function otherIdsNamed(records: readonly StatusRecord[], clinicOrderId: string, taken: string): string[] {
+  const ids = records
+    .filter((record) => record.clinicOrderId === clinicOrderId && record.pharmacyOrderId)
+    .map((record) => record.pharmacyOrderId!)
+    .filter((id) => id !== taken);
+  return [...new Set(ids)].slice(0, 5).map((id) => (id.length > 32 ? `${id.slice(0, 32)}…` : id));
 }
 
 /**
