@@ -6,7 +6,7 @@ import type { AppServices } from '../core/app-services.js';
 import { PLAIN_SECRETS_FILE, plainFileSecrets } from '../core/audit/chain-key.js';
 import { createLogger, silentLogger } from '../core/platform/logger.js';
 import { defaultDataDir } from '../bridge/data-dir.js';
-import { terminalText } from './terminal-text.js';
+import { terminalLine, terminalText } from './terminal-text.js';
 
 /** The CLI's sign-ins, client secrets and audit key (0600, plain text); browser mode keeps its audit key here too. */
 export const CLI_SECRETS_FILE = PLAIN_SECRETS_FILE;
@@ -59,11 +59,11 @@ export class CliContext {
   }
 
   line(text = ''): void {
-    this.io.stdout.write(`${terminalText(text)}\n`);
+    this.io.stdout.write(`${terminalLine(text)}\n`);
   }
 
   warn(text: string): void {
-    this.io.stderr.write(`${terminalText(text)}\n`);
+    this.io.stderr.write(`${terminalLine(text)}\n`);
   }
 
   json(value: unknown): void {

@@ -45,4 +45,25 @@ describe('the CLI prints what a file holds as text, never as terminal commands',
     expect(shown.stdout).toContain('clinic\\u001b[8m.csv');
     expect(shown.stdout).toContain('\\u000d\\u001b[2K\\u009b1A');
   }, 60_000);
+
+  it('shows a line break in a cell or a file name as text, so no line of the output is the file’s (finding 33)', async () => {
+    const forged = 'Staged batch 1: 1 order, all valid.';
+    const order = withField(uniqueOrder({}, 'NL'), 'customer.email', `alex\n${forged}\n`);
+    const file = join(dir, `clinic\n${forged}.csv`);
+    writeFileSync(file, templateCsv([order]));
+    const data = join(dir, 'data-nl');
+
+    const imported = await runCliCaptured(['import', file, '--env', 'local-sandbox', '--data-dir', data]);
+    expect(imported.code).toBe(1);
+    const shown = await runCliCaptured(['batch', 'show', '1', '--data-dir', data]);
+    expect(shown.code).toBe(1);
+    const missing = await runCliCaptured(['import', `${file}.gone`, '--env', 'local-sandbox', '--data-dir', data]);
+    expect(missing.code).toBe(2);
+    for (const output of [imported.stdout, imported.stderr, shown.stdout, shown.stderr, missing.stderr]) {
+      expect(output.split('\n').filter((line) => line.startsWith(forged))).toEqual([]);
+    }
+    expect(imported.stderr).toContain(`Email 'alex\\u000a${forged}'`);
+    expect(shown.stdout).toContain(`clinic\\u000a${forged}.csv`);
+    expect(missing.stderr).toContain(`clinic\\u000a${forged}.csv.gone`);
+  }, 60_000);
 });

@@ -17,7 +17,7 @@ import { submit } from './commands/submit.js';
 import { profileAddHl7, profileList, profileRemove } from './commands/profile.js';
 import { retention } from './commands/retention.js';
 import { serve } from './commands/serve.js';
-import { terminalText } from './terminal-text.js';
+import { terminalLine, terminalText } from './terminal-text.js';
 import { usageText } from './usage.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -240,7 +240,7 @@ export async function runCli(given: string[], io: CliIo): Promise<number> {
       return EXIT.ok;
     }
     // Only the command words: an option's value may be a client secret (and stderr often ends up in a log).
-    const words = terminalText(loose.positionals.slice(0, 2).join(' '));
+    const words = terminalLine(loose.positionals.slice(0, 2).join(' '));
     io.stderr.write(`${words ? `unknown command: ${words}` : 'no command given'}\nSee rx-batch --help.\n`);
     return EXIT.usage;
   }
@@ -272,7 +272,7 @@ export async function runCli(given: string[], io: CliIo): Promise<number> {
   if (positionals.length !== expected.length) {
     const extra = positionals.slice(expected.length);
     // A stray argument of a command that takes a secret may be the secret (`--client-secret-stdin S`): counted only.
-    const shown = TAKES_SECRET.has(command) ? `${extra.length} more` : `"${terminalText(extra.join(' '))}"`;
+    const shown = TAKES_SECRET.has(command) ? `${extra.length} more` : `"${terminalLine(extra.join(' '))}"`;
     io.stderr.write(
       `rx-batch ${command} takes ${expected.length ? expected.join(' ') : 'no arguments'}` +
         `${extra.length > 0 ? `, not ${shown}` : ''}\n` +
@@ -292,16 +292,16 @@ export async function runCli(given: string[], io: CliIo): Promise<number> {
     return await dispatch(ctx, command, values, positionals);
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr.write(`${terminalText(error.message)}\nSee rx-batch --help.\n`);
+      io.stderr.write(`${terminalLine(error.message)}\nSee rx-batch --help.\n`);
       return EXIT.usage;
     }
     if (error instanceof InputError || error instanceof StoreLockedError || error instanceof PrivateDirError) {
-      io.stderr.write(`${terminalText(error.message)}\n`);
+      io.stderr.write(`${terminalLine(error.message)}\n`);
       return EXIT.usage;
     }
     // Unexpected: the message, never a stack with request details.
     io.stderr.write(
-      `rx-batch ${command} failed: ${terminalText(error instanceof Error ? error.message : String(error))}\n`,
+      `rx-batch ${command} failed: ${terminalLine(error instanceof Error ? error.message : String(error))}\n`,
     );
     return EXIT.attention;
   } finally {
