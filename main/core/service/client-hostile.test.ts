@@ -98,6 +98,18 @@ describe('Retry-After', () => {
     }
   });
 
+  it("a date is read against the answer's own Date, so a service clock ahead or behind ours still means 30 s", async () => {
+    for (const skewMs of [-2 * 3600_000, 20 * 60_000]) {
+      const served = Math.floor((Date.now() + skewMs) / 1000) * 1000;
+      const headers = {
+        date: new Date(served).toUTCString(),
+        'retry-after': new Date(served + 30_000).toUTCString(),
+      };
+      server.answer(json(429, { error: 'slow down', status: 429 }, headers));
+      expect(errorOf(await create()), String(skewMs)).toMatchObject({ reason: 'rate-limited', retryAfterMs: 30_000 });
+    }
+  });
+
   it('429 without Retry-After is rate-limited with no wait of its own; 503 with it keeps the wait and is in doubt', async () => {
     server.answer(json(429, { error: 'slow down', status: 429 }));
     const bare = errorOf(await create());

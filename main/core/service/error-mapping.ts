@@ -125,12 +125,20 @@ function httpDate(text: string, now: number): number | undefined {
  * or anything else (negative, fractional, "soon", an ISO date), is undefined: the caller's own backoff applies,
  * rather than whatever a lenient date parser makes of it (Date.parse reads "-5" and "1.5" as dates in 2001).
  */
-export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+export function parseRetryAfter(
+  value: string | string[] | undefined,
+  now = Date.now(),
+  /** The answer's own `Date` header: a date to come back is read against the service's clock when it gives one. */
+  served?: string,
+): number | undefined {
   const text = (Array.isArray(value) ? value[0] : value)?.trim();
   if (!text) return undefined;
   if (/^\d+$/.test(text)) return Math.min(MAX_RETRY_AFTER_MS, Number(text) * 1000);
   const date = httpDate(text, now);
-  return date === undefined ? undefined : Math.min(MAX_RETRY_AFTER_MS, Math.max(0, date - now));
+  if (date === undefined) return undefined;
+  // A clock apart from ours (by minutes, or a timezone wrongly applied) made "in 30 s" an hour's wait, or none.
+  const servedAt = served ? httpDate(served.trim(), now) : undefined;
+  return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, date - (servedAt ?? now)));
 }
 
 /** The body as JSON when it is JSON, else the text (describeErrorBody copes with both). */
@@ -200,7 +208,7 @@ export function wantsFreshToken(status: number, headers: IncomingHttpHeaders): b
 export function statusToError(response: Response, unsafe = false): ServiceError {
   const { status } = response;
   const described = describeResponse(response);
-  const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
+  const retryAfterMs = parseRetryAfter(response.headers['retry-after'], Date.now(), response.headers.date);
   const retryAfter = retryAfterMs !== undefined ? { retryAfterMs } : {};
   const challenge =
     status === 401 || status === 403 ? bearerChallenge(response.headers['www-authenticate']) : undefined;
