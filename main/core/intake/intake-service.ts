@@ -534,7 +534,11 @@ export class IntakeService {
         });
       const fed = new Set<number>();
       try {
-        this.#commit(() => this.#stageRuns(waiting, failed, fed));
+        this.#commit(() => {
+          this.#stageRuns(waiting, failed, fed);
+          // The start looks for unstaged rows only after this mark (migration 024), which stays below any that failed.
+          this.repo.advanceStagedThrough();
+        });
       } catch (error) {
         // The transaction itself failed (the write lock not had in time, a full disk): all of it is tried again in
         // a second (and at the next start, if the process stops first). Never thrown from here: this runs from

@@ -87,4 +87,34 @@ describe('intake recovery at start', () => {
     expect(count(f, 'SELECT count(*) AS n FROM staged_orders')).toBe(1);
     expect(intake.repo.unstaged()).toEqual([]);
   });
+
+  it('stages at the next start a message whose staging failed, though later ones were staged after it', async () => {
+    const f = setUp();
+    const intake = new IntakeService({ store: f.store, staging: f.staging, environmentId: LOCAL.id });
+    const raw = (controlId: string) =>
+      Buffer.from(
+        writeRde011(uniqueOrder({}, 'REC'), { controlId, sendingApplication: 'EPR-7', sendingFacility: 'CLINIC-H' }),
+      );
+    const first = await intake.handle(raw('REC-3'), '127.0.0.1:5001');
+    // Its staging fails (a fault in its own rows): the others' staging goes on without it.
+    const setBatch = intake.repo.setBatch.bind(intake.repo);
+    intake.repo.setBatch = (id, batchId) => {
+      if (id === first.recordId) throw new Error('disk fault');
+      return setBatch(id, batchId);
+    };
+    await intake.handle(raw('REC-4'), '127.0.0.1:5001');
+    await intake.staged();
+    intake.repo.setBatch = setBatch;
+    await intake.handle(raw('REC-5'), '127.0.0.1:5001');
+    await intake.close();
+    expect(count(f, 'SELECT count(*) AS n FROM staged_orders')).toBe(2);
+    expect(intake.repo.unstaged().map((record) => record.controlId)).toEqual(['REC-3']);
+
+    const restarted = new IntakeService({ store: f.store, staging: f.staging, environmentId: LOCAL.id });
+    expect(await restarted.recover()).toBe(1);
+    await restarted.close();
+    expect(count(f, 'SELECT count(*) AS n FROM staged_orders')).toBe(3);
+    expect(restarted.repo.find(LOCAL.id, 'EPR-7^CLINIC-H', 'REC-3')!.batchId).not.toBeNull();
+    expect(restarted.repo.unstaged()).toEqual([]);
+  });
 });

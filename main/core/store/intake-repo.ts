@@ -9,6 +9,8 @@ import { ROW_WIDTH } from './staged-batch-writer.js';
  *   outcome (the ACK code; `received` only in rows an earlier version recorded before answering), the ACK sent,
  *   and the batch it was staged into (NULL for AA and AE until staged, which follows the ACK). One row per sender
  *   and control id: a resend is answered from it. The intake writes a row and makes it durable before its ACK.
+ * - `intake_staged_through` (migration 024): the rows up to its id need no staging; the start looks after it for
+ *   messages answered and never staged (`unstaged`), and each staging moves it (`advanceStagedThrough`).
  * - `intake_files`: the content hash of each file a watched folder imported, so the same content is not imported
  *   twice.
  * - A message's order is appended to its sender's batch of the day (`openBatch`, `appendStaged`), in the
@@ -77,6 +79,7 @@ export class IntakeRepo {
   readonly #growBatch: Database.Statement<[number, number, number]>;
   readonly #setBatch: Database.Statement<[number, number]>;
   readonly #unstaged: Database.Statement<[], Row>;
+  readonly #advanceStagedThrough: Database.Statement<[]>;
   readonly #fedBatch: Database.Statement<[string, string, number], number>;
   readonly #watchedFileBatch: Database.Statement<[string, number], number>;
   readonly #acceptedAs: Database.Statement<[number, string, string, number], number>;
@@ -131,9 +134,22 @@ export class IntakeRepo {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'staged')`,
     );
     this.#setBatch = db.prepare('UPDATE intake_messages SET batch_id = ? WHERE id = ? AND batch_id IS NULL');
-    // The WHERE of the partial index intake_messages_unstaged, so the query reads that index only.
+    // Only the rows after the staged-through mark (migration 024): a range of the primary key.
     this.#unstaged = db.prepare(
-      "SELECT * FROM intake_messages WHERE batch_id IS NULL AND outcome IN ('AA', 'AE') ORDER BY id",
+      `SELECT * FROM intake_messages
+       WHERE id > coalesce((SELECT message_id FROM intake_staged_through), 0)
+         AND batch_id IS NULL AND outcome IN ('AA', 'AE') ORDER BY id`,
+    );
+    // Reads from the mark to the oldest row still waiting (or to the end: the rows since the last staging).
+    this.#advanceStagedThrough = db.prepare(
+      `UPDATE intake_staged_through SET message_id = coalesce(
+         (SELECT m.id - 1 FROM intake_messages m
+          WHERE m.id > intake_staged_through.message_id AND m.batch_id IS NULL
+            AND m.outcome IN ('received', 'AA', 'AE')
+          ORDER BY m.id LIMIT 1),
+         (SELECT max(id) FROM intake_messages),
+         message_id)
+       WHERE id = 1`,
     );
     // The unique index's leading columns (environment, sender) and its WHERE: only this sender's rows are read.
     this.#fedBatch = db
@@ -182,6 +198,15 @@ export class IntakeRepo {
   /** Messages answered AA or AE whose staging never committed (it follows the ACK), oldest first. */
   unstaged(): IntakeMessageRecord[] {
     return this.#unstaged.all().map(toRecord);
+  }
+
+  /**
+   * Moves the staged-through mark to just below the oldest message still waiting to be staged (or to the last row
+   * when none waits), so the next start reads only the rows after it; in the staging's transaction. A message
+   * whose staging failed holds it below itself, so the next start stages it.
+   */
+  advanceStagedThrough(): void {
+    this.#advanceStagedThrough.run();
   }
 
   /**
