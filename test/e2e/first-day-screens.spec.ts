@@ -58,3 +58,25 @@ test('intake on a port another program holds says intake did not start and why, 
   await expect(alert).not.toContainText('refused this request as invalid');
   await expect(form.getByLabel('Port')).toBeFocused();
 });
+
+test('settings: a new environment saved with fields missing puts the keyboard on the first one, each said in words', async ({
+  app,
+  page,
+}) => {
+  await openWorkspace(page, app, 'Settings');
+  await page.getByRole('button', { name: 'Add environment' }).click();
+  const form = page.getByRole('form', { name: 'Add an environment' });
+  await form.getByRole('button', { name: 'Save new environment' }).click();
+  await expect(form).toContainText('Some fields need a change before saving');
+  const idField = form.getByRole('textbox', { name: 'Id', exact: true });
+  await expect(idField).toBeFocused();
+  await expect(idField).toHaveAccessibleDescription(/An id of 1 to 40 lower-case letters, digits and dashes/);
+  await expect(form.getByRole('textbox', { name: 'Identity server (issuer)' })).toHaveAccessibleDescription(
+    /https:\/\/identity\.example\//,
+  );
+  // Fixed in turn, the next save goes to the next field still wrong.
+  await idField.fill('first-day');
+  await form.getByRole('button', { name: 'Save new environment' }).click();
+  await expect(form.getByRole('textbox', { name: 'Name', exact: true })).toBeFocused();
+  await form.getByRole('button', { name: 'Cancel' }).click();
+});

@@ -1,4 +1,4 @@
-import { useId, useState, type FormEvent, type InputHTMLAttributes, type ReactNode } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent, type InputHTMLAttributes, type ReactNode } from 'react';
 import { ORDER_SERVICE_SCOPES, type EnvironmentView } from '../../../../shared/environment.js';
 import { useApi } from '../../api/api-context.js';
 import { GRANT_LABELS } from '../environments/environment-labels.js';
@@ -20,6 +20,14 @@ export function EnvironmentForm({ environment, onCancel, onSaved }: Props) {
   const [errors, setErrors] = useState<FormErrors>({});
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<unknown>();
+  /** Counts the saves refused for their fields, so each one puts the keyboard on the first field to change. */
+  const [refused, setRefused] = useState(0);
+  const formRef = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    // A field marked invalid, else the scopes' first box (a fieldset takes no aria-invalid).
+    if (refused > 0)
+      formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"], fieldset[aria-describedby] input')?.focus();
+  }, [refused]);
   const adding = environment === undefined;
   const appOwned = environment?.kind === 'local-sandbox';
   // The address, identity server, client or sign-in method is the environment's identity (docs/security.md).
@@ -37,6 +45,7 @@ export function EnvironmentForm({ environment, onCancel, onSaved }: Props) {
     const checked = fromForm(form);
     if (!checked.ok) {
       setErrors(checked.errors);
+      setRefused((n) => n + 1);
       return;
     }
     setErrors({});
@@ -87,6 +96,7 @@ export function EnvironmentForm({ environment, onCancel, onSaved }: Props) {
 
   return (
     <form
+      ref={formRef}
       onSubmit={(event) => void submit(event)}
       className="profile-form"
       aria-labelledby={`${id}-heading`}

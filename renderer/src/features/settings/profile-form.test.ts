@@ -46,6 +46,7 @@ describe('the API profile form', () => {
       ...toForm(environment),
       id: 'Has Spaces',
       apiBaseUrl: 'not a url',
+      issuer: 'not a url either',
       concurrency: '0',
       pollIntervalSeconds: '1',
       scopes: [],
@@ -54,8 +55,10 @@ describe('the API profile form', () => {
     expect(result).toEqual({
       ok: false,
       errors: {
-        id: 'lower-case letters, digits and dashes',
+        id: 'An id of 1 to 40 lower-case letters, digits and dashes, not starting with a dash, such as cloudrx-test.',
         apiBaseUrl: 'A full address, such as https://orderservice.example/.',
+        // The identity server's example is an identity server, not the Order Service.
+        issuer: 'A full address, such as https://identity.example/.',
         concurrency: 'A whole number from 1 to 16.',
         pollIntervalSeconds: 'Between 5 seconds and 1 day (86400 seconds).',
         scopes: 'Choose at least one scope.',

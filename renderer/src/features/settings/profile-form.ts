@@ -160,9 +160,12 @@ function readable(field: keyof ProfileForm, message: string): string {
     case 'ratePerSecond':
       return 'More than 0 and at most 100.';
     case 'apiBaseUrl':
-    case 'issuer':
       // The https rule says its own reason (shared/loopback.ts); anything else is not a URL at all.
       return message.includes('http') ? message : 'A full address, such as https://orderservice.example/.';
+    case 'issuer':
+      return message.includes('http') ? message : 'A full address, such as https://identity.example/.';
+    case 'id':
+      return 'An id of 1 to 40 lower-case letters, digits and dashes, not starting with a dash, such as cloudrx-test.';
     case 'scopes':
       return 'Choose at least one scope.';
     case 'name':
