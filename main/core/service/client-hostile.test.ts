@@ -367,6 +367,26 @@ describe('broken and oversized bodies', () => {
     server.answer((socket) => socket.end('SSH-2.0-OpenSSH_9.6\r\n'));
     expect(errorOf(await create())).toMatchObject({ kind: 'in-doubt', reason: 'reset' });
   });
+
+  it('a Content-Length shorter than the body, or two of them: in doubt, saying the answer was not valid HTTP', async () => {
+    const body = '{"orderId":123}';
+    const heads = [`content-length: ${body.length - 2}`, `content-length: ${body.length}\r\ncontent-length: 5`];
+    for (const head of heads) {
+      server.answer((socket) => socket.end(`HTTP/1.1 201 Created\r\n${head}\r\n\r\n${body}`));
+      const error = errorOf(await create());
+      expect(error, head).toMatchObject({ kind: 'in-doubt', reason: 'reset' });
+      expect(error.message, head).toMatch(
+        /^sent, but the answer was not valid HTTP \(HPE_[A-Z_]+\): the outcome is unknown$/,
+      );
+    }
+    server.answer((socket) => socket.end(`HTTP/1.1 200 OK\r\ncontent-length: 2\r\ncontent-length: 5\r\n\r\n[]`));
+    expect(errorOf(await client().status(1)).message).toMatch(/^the answer was not valid HTTP \(HPE_/);
+  });
+
+  it('a Content-Length longer than the body, the connection then closed: in doubt, the answer cut short', async () => {
+    server.answer((socket) => socket.end('HTTP/1.1 201 Created\r\ncontent-length: 40\r\n\r\n{"orderId":123}'));
+    expect(errorOf(await create())).toMatchObject({ kind: 'in-doubt', reason: 'reset' });
+  });
 });
 
 describe('the deadline is for the whole exchange', () => {

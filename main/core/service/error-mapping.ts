@@ -68,8 +68,22 @@ export function failureToError(failure: Failure, unsafe: boolean): ServiceError 
         : `could not reach the service: ${failure.message}${code}`,
     };
   }
+  // Node's HTTP parser refused what came back (a Content-Length that does not fit the body, two of them, bytes that
+  // are not HTTP): an answer came, broken, rather than none.
+  const broken = failure.code?.startsWith('HPE_') === true;
   if (!unsafe) {
-    return { kind: 'retryable', reason: 'network', message: `the connection failed: ${failure.message}${code}` };
+    return {
+      kind: 'retryable',
+      reason: 'network',
+      message: broken ? `the answer was not valid HTTP${code}` : `the connection failed: ${failure.message}${code}`,
+    };
+  }
+  if (broken) {
+    return {
+      kind: 'in-doubt',
+      reason: 'reset',
+      message: `sent, but the answer was not valid HTTP${code}: the outcome is unknown`,
+    };
   }
   return failure.timedOut
     ? { kind: 'in-doubt', reason: 'timeout', message: `sent, but ${failure.message}: the outcome is unknown` }
