@@ -226,7 +226,7 @@ export async function importHl7(
       overrides: profile?.hl7FieldMap,
       ...(plain ? { spaces } : {}),
     });
-    const notLive = processingIdProblem(message, file, split.index);
+    const notLive = processingIdProblem(message, file, split.index, options.sandbox);
     const extra = [
       ...(notLive ? [notLive] : []),
       ...extraction.problems,

@@ -19,7 +19,16 @@ const NOT_CURRENT_MODE: Record<string, string> = {
   I: 'initial load: orders of the past, loaded into a new system',
 };
 
-export function processingIdProblem(message: Hl7Message, file: string, index: number): Problem | undefined {
+/**
+ * `sandbox`: the environment is the local sandbox, where a test system's messages are what a supplier sends while
+ * trying Rx Batch out: read, with a warning that a live environment refuses them.
+ */
+export function processingIdProblem(
+  message: Hl7Message,
+  file: string,
+  index: number,
+  sandbox = false,
+): Problem | undefined {
   const msh = message.first('MSH');
   if (!msh) return undefined;
   const id = msh.value(11, 1).trim().toUpperCase();
@@ -30,6 +39,15 @@ export function processingIdProblem(message: Hl7Message, file: string, index: nu
   const said = idMeaning
     ? `MSH-11 (processing id) is ${quote(id)}, ${idMeaning}`
     : `MSH-11.2 (processing mode) is ${quote(mode)}, ${modeMeaning}`;
+  if (sandbox) {
+    return problem(
+      'warning',
+      file,
+      { message: index },
+      'hl7.notLive',
+      `Message ${index} is not a live order: ${said}. Read because this is the local sandbox; a live environment refuses it, so the sender's live system must send MSH-11 P.`,
+    );
+  }
   return problem(
     'error',
     file,

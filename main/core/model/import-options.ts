@@ -14,6 +14,11 @@ export interface ImportOptions {
    */
   profiles?: MappingProfile[];
   codeLists: CodeLists;
+  /**
+   * The environment is the local sandbox: HL7 messages MSH-11 marks as a test system's (or re-sent from an archive)
+   * are read with a warning there, where a live environment refuses them (`hl7.notLive`).
+   */
+  sandbox?: boolean;
   /** "Now" for date-of-birth checks; defaults to the current date. */
   today?: Date;
   /** The name problems and provenance use for the file; defaults to its base name. */

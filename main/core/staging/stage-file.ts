@@ -156,6 +156,7 @@ export async function stageFile(deps: StagingDeps, input: StageFileInput): Promi
       const imported = await importSource(input.source, {
         codeLists,
         today,
+        sandbox: deps.store.environments.get(input.environmentId)?.kind === 'local-sandbox',
         fileLabel: input.fileName,
         isKnownOrder,
         ...(profile ? { profile } : input.autoProfile === false ? {} : { profiles: importProfiles(deps) }),
