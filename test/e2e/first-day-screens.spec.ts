@@ -80,3 +80,31 @@ test('settings: a new environment saved with fields missing puts the keyboard on
   await expect(form.getByRole('textbox', { name: 'Name', exact: true })).toBeFocused();
   await form.getByRole('button', { name: 'Cancel' }).click();
 });
+
+test('log export: a selection nothing matches says so, and a result is not left under filters it was not for', async ({
+  app,
+  page,
+}) => {
+  await openWorkspace(page, app, 'Log');
+  const entries = page.getByRole('region', { name: 'Entries' });
+  const filters = entries.getByRole('search', { name: 'Filter the log' });
+  const exporter = page.getByRole('region', { name: 'Export' });
+  const status = exporter.getByRole('status');
+
+  const whole = page.waitForEvent('download');
+  await exporter.getByRole('button', { name: 'Export log' }).click();
+  await whole;
+  await expect(status).toContainText(/^Exported \d+ entries to rx-batch-log-/);
+
+  // New filters: the last export's sentence was about the whole log, so it goes.
+  await filters.getByLabel('Search').fill('NOTHING-MATCHES-THIS');
+  await filters.getByRole('button', { name: 'Search' }).click();
+  await expect(entries).toContainText('0 entries shown.');
+  await expect(status).toHaveText('');
+
+  const empty = page.waitForEvent('download');
+  await exporter.getByRole('button', { name: 'Export log' }).click();
+  await empty;
+  await expect(status).toContainText('No entry matches the filters');
+  await expect(status).toContainText('holds only the column names. Clear the filters to export the whole log.');
+});

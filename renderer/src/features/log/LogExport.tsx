@@ -19,12 +19,18 @@ export function LogExport({ filter, described }: { filter: LogFilter | undefined
   const [unmask, setUnmask] = useState(false);
   const [busy, setBusy] = useState(false);
   const [progress, setProgress] = useState<{ done: number; total: number | null }>();
-  const [done, setDone] = useState<string>();
+  /** The last export's sentence, and the filters it was for. */
+  const [last, setLast] = useState<{ text: string; filterKey: string }>();
   const [failure, setFailure] = useState<unknown>();
   const exportRef = useRef<HTMLButtonElement>(null);
   const cancelRef = useRef<HTMLButtonElement>(null);
   // "Export log" is disabled while it runs: the keyboard goes to "Cancel export", then back.
   useFocusWhenLost(busy, () => (busy ? cancelRef.current : exportRef.current));
+
+  // What the last export wrote was for the filters then: once they change, it would read as this selection's.
+  const filterKey = JSON.stringify(filter ?? null);
+  const done = last?.filterKey === filterKey ? last.text : undefined;
+  const setDone = (text: string | undefined) => setLast(text === undefined ? undefined : { text, filterKey });
 
   useEvent('log.progress', (event) => {
     if (event.operation === 'export') setProgress(event.finished ? undefined : event);
@@ -41,8 +47,10 @@ export function LogExport({ filter, described }: { filter: LogFilter | undefined
         if (result.outcome === 'download') startExportDownload(result);
         const what = result.filtered ? 'matching ' : '';
         setDone(
-          `Exported ${plural(result.count, `${what}entry`, `${what}entries`)} to ${result.fileName}, clinic order ids ` +
-            `${result.masked ? 'masked' : 'in full'}.`,
+          result.count === 0 && result.filtered
+            ? `No entry matches the filters: ${result.fileName} ${format === 'csv' ? 'holds only the column names' : 'is empty'}. Clear the filters to export the whole log.`
+            : `Exported ${plural(result.count, `${what}entry`, `${what}entries`)} to ${result.fileName}, clinic order ids ` +
+                `${result.masked ? 'masked' : 'in full'}.`,
         );
       }
     } catch (error) {
