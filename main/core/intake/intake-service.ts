@@ -95,6 +95,10 @@ const NEVER_AN_ORDER = new Set([
   'hl7.noMessages',
   'hl7.messageTooLarge',
   'hl7.segmentTooLarge',
+  // A test system's message (an error outside the local sandbox) and a compound item: no preview edit makes either
+  // an order to dispense as sent.
+  'hl7.notLive',
+  'hl7.compound',
 ]);
 
 /** The batch an earlier version of the intake made for one recorded message (recovery reuses it). */
@@ -339,6 +343,7 @@ export class IntakeService {
     const binding = bindingOf(sender, profiles);
     const read = await readMessage(raw, `${header!.controlId}.hl7`, {
       codeLists: staging.codeListsFor(environmentId),
+      sandbox: store.environments.get(environmentId)?.kind === 'local-sandbox',
       profiles,
       isKnownOrder: (clinicCode, clinicOrderId) =>
         store.stagedOrders.isAccepted(environmentId, clinicCode, clinicOrderId),

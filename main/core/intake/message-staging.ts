@@ -39,6 +39,8 @@ export interface ReadOptions {
   /** A cancel's order came in an earlier message of the sender and waits to be accepted. */
   isPendingNewOrder(clinicCode: string, clinicOrderId: string): boolean;
   today: Date;
+  /** The environment is the local sandbox: a test system's message (MSH-11 T) is read with a warning there. */
+  sandbox?: boolean;
 }
 
 export async function readMessage(raw: Buffer, fileName: string, options: ReadOptions): Promise<ReadMessage> {
