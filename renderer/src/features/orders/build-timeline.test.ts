@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { OrderDetail } from '../../../../shared/order-views.js';
-import { formatDate } from '../format/format-date.js';
+import { formatDate, formatTime } from '../format/format-date.js';
 import { buildTimeline, describeLines } from './build-timeline.js';
 
 const t = (second: number) => new Date(Date.UTC(2025, 2, 3, 9, 0, second)).toISOString();
@@ -308,5 +308,34 @@ describe('an order’s timeline', () => {
     expect(describeLines([2, 3, 4])).toBe('lines 2–4');
     expect(describeLines([2, 5, 9])).toBe('lines 2, 5 and 9');
     expect(describeLines([])).toBe('');
+  });
+});
+
+describe('repeated failures in the timeline', () => {
+  it('shows attempts that failed alike one after another as one line saying how many and until when', () => {
+    const failedCheck = (id: number, second: number) => ({
+      id,
+      operation: 'status' as const,
+      startedAt: t(second),
+      latencyMs: 3,
+      httpStatus: 503,
+      outcome: 'retryable' as const,
+      errorMessage: `outage ${id}`,
+      remoteId: null,
+    });
+    const outage = detail({
+      attempts: [failedCheck(21, 11), failedCheck(22, 12), failedCheck(23, 13), failedCheck(24, 41)],
+      cancellations: [],
+      audit: [],
+    });
+    const titles = buildTimeline(outage).map((event) => event.title);
+    // Three checks between two statuses are one line; the one after the next status is its own.
+    expect(titles.filter((title) => title === 'Status check failed')).toHaveLength(2);
+    const first = buildTimeline(outage).find((event) => event.title === 'Status check failed')!;
+    expect(first.at).toBe(t(11));
+    expect(first.details).toContain(`3 times in a row, the last at ${formatTime(t(13))}.`);
+    expect(first.technical).toEqual(['outage 23', 'HTTP 503, 3 ms']);
+    const last = buildTimeline(outage).filter((event) => event.title === 'Status check failed')[1]!;
+    expect(last.details.some((line) => line.includes('times in a row'))).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import type { OrderDetail } from '../../../../shared/order-views.js';
-import { formatDate } from '../format/format-date.js';
+import { formatDate, formatTime } from '../format/format-date.js';
 import type { Tone } from './tone.js';
 
 /** One line of an order's history, as the detail view lists it. */
@@ -269,8 +269,44 @@ export function buildTimeline(detail: OrderDetail): TimelineEvent[] {
     });
   }
 
-  return events
-    .map((event, index) => ({ event, index }))
-    .sort((a, b) => Date.parse(a.event.at) - Date.parse(b.event.at) || a.event.rank - b.event.rank || a.index - b.index)
-    .map(({ event: { rank: _rank, ...event } }) => event);
+  return collapseRepeats(
+    events
+      .map((event, index) => ({ event, index }))
+      .sort(
+        (a, b) => Date.parse(a.event.at) - Date.parse(b.event.at) || a.event.rank - b.event.rank || a.index - b.index,
+      )
+      .map(({ event: { rank: _rank, ...event } }) => event),
+  );
+}
+
+/**
+ * Attempts that failed alike one after another (a status check a second through an outage, a create retried) as
+ * one line that says how many and until when: an hour's outage is otherwise thousands of the same line between
+ * what the admin came to read. The last one's technical details are kept.
+ */
+function collapseRepeats(events: TimelineEvent[]): TimelineEvent[] {
+  const out: Array<TimelineEvent & { repeats: number; lastAt: string }> = [];
+  for (const event of events) {
+    const previous = out[out.length - 1];
+    if (
+      previous &&
+      event.key.startsWith('attempt-') &&
+      previous.key.startsWith('attempt-') &&
+      event.tone !== 'good' &&
+      previous.title === event.title &&
+      previous.details.join('\n') === event.details.join('\n')
+    ) {
+      previous.repeats += 1;
+      previous.lastAt = event.at;
+      if (event.technical) previous.technical = event.technical;
+      else delete previous.technical;
+      continue;
+    }
+    out.push({ ...event, repeats: 1, lastAt: event.at });
+  }
+  return out.map(({ repeats, lastAt, ...event }) =>
+    repeats === 1
+      ? event
+      : { ...event, details: [...event.details, `${repeats} times in a row, the last at ${formatTime(lastAt)}.`] },
+  );
 }
