@@ -64,3 +64,28 @@ test('a product search that finds nothing says what to try instead', async ({ ap
   await expect(status).toContainText('try one word, such as “paracetamol”');
   await saveScreenshot(page, 'lookups-no-match');
 });
+
+test('lookups by keyboard: Search keeps the keyboard, and a picked product’s answer is brought into view', async ({
+  app,
+  page,
+}) => {
+  await page.setViewportSize({ width: 1024, height: 700 });
+  await openWorkspace(page, app, 'Lookups');
+  const search = page.getByRole('region', { name: 'Product search' });
+  await search.getByLabel('Product name or dm+d code').fill('tablets');
+  const button = search.getByRole('button', { name: 'Search', exact: true });
+  await button.click();
+  const rows = search.getByRole('button', { name: /^Check stock and price of / });
+  await expect(rows.nth(5)).toBeVisible();
+  // Disabled while the service answered, the button has the keyboard again, not the page.
+  await expect(button).toBeFocused();
+
+  // The last of a long list: its answer is far below, in the stock and price panel.
+  await rows.last().click();
+  const result = page.getByRole('region', { name: 'Stock and price' }).getByRole('status', {
+    name: 'Stock and price result',
+  });
+  await expect(result).toContainText(/In stock|Out of stock/);
+  await expect(result).toBeFocused();
+  await expect(result).toBeInViewport();
+});

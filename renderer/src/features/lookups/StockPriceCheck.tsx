@@ -67,6 +67,16 @@ export function StockPriceCheck({
     await check(code.trim(), packCount);
   }
 
+  // A pick's answer may be far below the row picked (a long result list): it is brought into view and given the
+  // keyboard, so it is not missed and Tab goes on into the form for more packs.
+  const resultRef = useRef<HTMLDivElement>(null);
+  const pickAnswered = Boolean(picked && answer);
+  useEffect(() => {
+    if (!pickAnswered) return;
+    resultRef.current?.scrollIntoView({ block: 'nearest' });
+    resultRef.current?.focus({ preventScroll: true });
+  }, [pickAnswered]);
+
   // "Check stock and price" on a search result checks at once, for one pack; the form then asks for more.
   const checkedPick = useRef(false);
   useEffect(() => {
@@ -118,7 +128,7 @@ export function StockPriceCheck({
         </button>
       </form>
       {answer ? (
-        <div className="stack" role="status" aria-label="Stock and price result">
+        <div className="stack" role="status" aria-label="Stock and price result" ref={resultRef} tabIndex={-1}>
           {answer.name ? <p>{answer.name}</p> : null}
           {failures.map((text) => (
             <FailureMessage key={text.summary} text={text} />

@@ -1,8 +1,9 @@
-import { Suspense, useId, useState, useTransition, type FormEvent } from 'react';
+import { Suspense, useId, useRef, useState, useTransition, type FormEvent } from 'react';
 import type { CallOutput } from '../../../../shared/contract.js';
 import type { Product } from '../../../../shared/products.js';
 import { useApi } from '../../api/api-context.js';
 import { settle, type Settled } from '../../api/settle.js';
+import { useFocusWhenLost } from '../focus/focus-return.js';
 import { ProductResults } from './ProductResults.js';
 
 interface Search {
@@ -35,6 +36,9 @@ export function ProductSearch({
       : undefined,
   );
   const [searching, startSearch] = useTransition();
+  const submitRef = useRef<HTMLButtonElement>(null);
+  // The button is disabled while the service answers: the keyboard comes back to it, not to the top of the page.
+  useFocusWhenLost(searching, () => submitRef.current);
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -59,7 +63,7 @@ export function ProductSearch({
           required
           autoComplete="off"
         />
-        <button type="submit" disabled={searching}>
+        <button type="submit" ref={submitRef} disabled={searching}>
           {searching ? 'Searching…' : 'Search'}
         </button>
       </form>
