@@ -39,7 +39,7 @@ export function buildHandlers(
     ...buildStagingHandlers(services, exportDeps),
     ...buildEnrichmentHandlers(services),
     ...buildIntakeHandlers(services, importPaths),
-    ...buildBindingHandlers(services),
+    ...buildBindingHandlers(services, desktop),
     ...buildRetentionHandlers(services, info.transport, desktop),
   };
 }

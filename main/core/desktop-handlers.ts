@@ -2,8 +2,10 @@ import type { CallHandlers } from '../../shared/contract.js';
 import type { ChoosePurpose, desktopCalls, ImportFiles } from '../../shared/desktop-contract.js';
 import type { Environment } from '../../shared/environment.js';
 import { identityOf, type EnvironmentIdentity } from './environments/registry.js';
+import type { BindingQuestion } from './intake/binding-question.js';
 import type { RetentionQuestion } from './retention-question.js';
 
+export type { BindingQuestion } from './intake/binding-question.js';
 export type { RetentionQuestion } from './retention-question.js';
 
 /**
@@ -39,6 +41,12 @@ export interface DesktopIntegration {
    * and have the background run drop the source copies of finished orders.
    */
   confirmRetention(question: RetentionQuestion): Promise<boolean>;
+  /**
+   * Asks the admin, in a native dialog, whether live intake may accept more from a sender (`message` says what:
+   * an address or clinic added, a list cleared). True to go ahead. Script in the page could otherwise open a bound
+   * sender to any computer that reaches the listener, or to any clinic (docs/security.md, finding 27).
+   */
+  confirmBindingChange(question: BindingQuestion): Promise<boolean>;
   /**
    * Shows the native save dialog for an export (the audit log): the path the admin chose, or null when cancelled.
    * The page never names a path, so script in it cannot have the core write anywhere.

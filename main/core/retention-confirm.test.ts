@@ -64,6 +64,7 @@ function askingDesktop(): DesktopIntegration & { asked: RetentionQuestion[]; ans
     chooseSavePath: () => Promise.resolve(null),
     confirmIdentityChange: () => Promise.resolve(false),
     confirmRemoval: () => Promise.resolve(false),
+    confirmBindingChange: () => Promise.resolve(false),
     confirmRetention: (question: RetentionQuestion) => {
       asked.push(question);
       return Promise.resolve(desktop.answer);

@@ -6,6 +6,7 @@ import type {
   IdentityChange,
   RemovalQuestion,
   RetentionQuestion,
+  BindingQuestion,
   SaveRequest,
 } from '../core/desktop-handlers.js';
 import type { Logger } from '../core/platform/logger.js';
@@ -27,6 +28,7 @@ export interface DesktopShellDeps {
   confirmRemoval(removal: RemovalQuestion): Promise<boolean>;
   /** The native confirmation before imported file copies are kept for fewer days (dialogs.ts askRetention). */
   confirmRetention(question: RetentionQuestion): Promise<boolean>;
+  confirmBindingChange(question: BindingQuestion): Promise<boolean>;
   /** The native save dialog for an export (dialogs.ts chooseSavePath): a path, or null when cancelled. */
   showSaveDialog(request: SaveRequest): Promise<string | null>;
   /** Electron's `shell.openPath`: an empty string, or why the path could not be opened. */
@@ -87,6 +89,12 @@ export class DesktopShell implements DesktopIntegration {
   async confirmRetention(question: RetentionQuestion): Promise<boolean> {
     const confirmed = await this.#deps.confirmRetention(question);
     this.#deps.logger.info('shorter retention', { days: question.days, confirmed });
+    return confirmed;
+  }
+
+  async confirmBindingChange(question: BindingQuestion): Promise<boolean> {
+    const confirmed = await this.#deps.confirmBindingChange(question);
+    this.#deps.logger.info('sender binding loosened', { confirmed });
     return confirmed;
   }
 

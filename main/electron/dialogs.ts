@@ -1,7 +1,13 @@
 import { join } from 'node:path';
 import { app, dialog, type BrowserWindow, type MessageBoxOptions, type OpenDialogOptions } from 'electron';
 import type { ChoosePurpose } from '../../shared/desktop-contract.js';
-import type { IdentityChange, RemovalQuestion, RetentionQuestion, SaveRequest } from '../core/desktop-handlers.js';
+import type {
+  BindingQuestion,
+  IdentityChange,
+  RemovalQuestion,
+  RetentionQuestion,
+  SaveRequest,
+} from '../core/desktop-handlers.js';
 import { IMPORT_EXTENSIONS } from './launch-files.js';
 
 /**
@@ -130,6 +136,25 @@ export async function askRetention(window: BrowserWindow | undefined, question: 
     message: `Keep imported file copies for ${days} only?`,
     detail: question.message,
     buttons: ['Cancel', `Keep them ${days}`],
+    defaultId: 0,
+    cancelId: 0,
+    noLink: true,
+  };
+  const { response } = window ? await dialog.showMessageBox(window, options) : await dialog.showMessageBox(options);
+  return response === 1;
+}
+
+/**
+ * The confirmation before live intake accepts more from a sender (finding 27 of docs/security.md): what the change
+ * lets through, as the core worded it, shown by main so script in the page cannot answer it. Cancel is the default.
+ */
+export async function askBindingChange(window: BrowserWindow | undefined, question: BindingQuestion): Promise<boolean> {
+  const options: MessageBoxOptions = {
+    type: 'warning',
+    title: 'Accept more from this sender?',
+    message: `Accept more from ${question.sender}?`,
+    detail: question.message,
+    buttons: ['Cancel', 'Change who may send'],
     defaultId: 0,
     cancelId: 0,
     noLink: true,

@@ -399,6 +399,9 @@ export class CoreClient implements CoreConnection {
       case 'desktop.confirmRetention':
         if (!desktop) throw missing();
         return desktop.confirmRetention(request.args.question);
+      case 'desktop.confirmBindingChange':
+        if (!desktop) throw missing();
+        return desktop.confirmBindingChange(request.args.question);
       case 'desktop.chooseSavePath':
         if (!desktop) throw missing();
         return desktop.chooseSavePath(request.args.request);

@@ -12,6 +12,7 @@ import type {
   IdentityChange,
   RemovalQuestion,
   RetentionQuestion,
+  BindingQuestion,
   SaveRequest,
 } from '../core/desktop-handlers.js';
 import { LOCAL_SANDBOX_ID } from '../core/environments/presets.js';
@@ -60,6 +61,11 @@ class RecordingDesktop implements DesktopIntegration {
   readonly retentions: RetentionQuestion[] = [];
   confirmRetention(question: RetentionQuestion): Promise<boolean> {
     this.retentions.push(question);
+    return Promise.resolve(this.confirm);
+  }
+  readonly bindingQuestions: BindingQuestion[] = [];
+  confirmBindingChange(question: BindingQuestion): Promise<boolean> {
+    this.bindingQuestions.push(question);
     return Promise.resolve(this.confirm);
   }
   /** Where the admin "chose" to save an export; null: the dialog was cancelled. */
@@ -302,6 +308,54 @@ describe('the core host in a child process, driven through its protocol', () => 
     // Keeping copies longer drops nothing: no question.
     expect(await client.request('retention.set', { stagedDays: 60 })).toMatchObject({ stagedDays: 60 });
     expect(desktop.retentions).toHaveLength(2);
+  });
+
+  it("asks the shell's native confirmation before live intake accepts more from a bound sender, not to narrow it", async () => {
+    desktop.confirm = true;
+    await client.request('profiles.save', {
+      profile: {
+        name: 'EPR bound',
+        columns: {},
+        constants: {},
+        valueMaps: {},
+        hl7Sender: { application: 'EPR-2', facility: 'CLINIC-B', messageType: 'RDE^O11' },
+      },
+    });
+    const set = (clinics: string[], peers: string[]) =>
+      client.call('profiles.setBinding', { profile: 'EPR bound', clinics, peers });
+    // Binding an unbound sender narrows it: not asked.
+    expect(await set(['CLINIC-B'], ['10.1.2.3'])).toMatchObject({ ok: true });
+    expect(desktop.bindingQuestions).toEqual([]);
+
+    // Another address, and a cleared clinic list, would let more through: asked, and kept on a refusal.
+    desktop.confirm = false;
+    expect(await set([], ['10.1.2.3', '10.9.0.0/16'])).toEqual({
+      ok: false,
+      error: {
+        code: 'forbidden',
+        message: 'Who may send as EPR-2^CLINIC-B is unchanged: accepting more from it was not confirmed.',
+      },
+    });
+    expect(desktop.bindingQuestions).toEqual([
+      {
+        profile: 'EPR bound',
+        sender: 'EPR-2^CLINIC-B',
+        message:
+          'Live intake would accept more from EPR-2^CLINIC-B (profile "EPR bound"): addresses added: 10.9.0.0/16; ' +
+          'no longer limited to its clinics: it may order and cancel for any clinic.\n\n' +
+          'Now: clinics CLINIC-B; peers 10.1.2.3.\n\nAfter: peers 10.1.2.3, 10.9.0.0/16.\n\n' +
+          'Only change this if the sender’s system really moved or now serves these clinics.',
+      },
+    ]);
+    expect((await client.request('profiles.bindings', {}))[0]).toMatchObject({
+      clinics: ['CLINIC-B'],
+      peers: ['10.1.2.3'],
+    });
+    desktop.confirm = true;
+    expect(await set([], ['10.1.2.3', '10.9.0.0/16'])).toMatchObject({ ok: true });
+    // Removing an address narrows it again: not asked.
+    expect(await set([], ['10.9.0.0/16'])).toMatchObject({ ok: true });
+    expect(desktop.bindingQuestions).toHaveLength(2);
   });
 
   it('stops cleanly: the core closes its store (the data directory is free again) and the host exits', async () => {

@@ -147,6 +147,16 @@ const hostRequestSchema = z.discriminatedUnion('service', [
       .strict(),
   ),
   request(
+    'desktop.confirmBindingChange',
+    z
+      .object({
+        question: z
+          .object({ profile: z.string().max(80), sender: z.string().max(200), message: z.string().max(2000) })
+          .strict(),
+      })
+      .strict(),
+  ),
+  request(
     'desktop.chooseSavePath',
     z
       .object({
@@ -176,6 +186,7 @@ export const replySchemas = {
   'desktop.confirmIdentityChange': z.boolean(),
   'desktop.confirmRemoval': z.boolean(),
   'desktop.confirmRetention': z.boolean(),
+  'desktop.confirmBindingChange': z.boolean(),
   'desktop.chooseSavePath': pathSchema.nullable(),
   'importPaths.allow': pathSchema.nullable(),
 } as const;

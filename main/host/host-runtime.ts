@@ -8,6 +8,7 @@ import type {
   IdentityChange,
   RemovalQuestion,
   RetentionQuestion,
+  BindingQuestion,
   SaveRequest,
 } from '../core/desktop-handlers.js';
 import { ANY_PATH, importFolders, NO_PATH, type ImportPathPolicy } from '../core/import-path-policy.js';
@@ -172,6 +173,9 @@ class ShellDesktop implements DesktopIntegration {
   }
   confirmRetention(question: RetentionQuestion): Promise<boolean> {
     return this.requests.ask('desktop.confirmRetention', { question });
+  }
+  confirmBindingChange(question: BindingQuestion): Promise<boolean> {
+    return this.requests.ask('desktop.confirmBindingChange', { question });
   }
   chooseSavePath(request: SaveRequest): Promise<string | null> {
     return this.requests.ask('desktop.chooseSavePath', { request });

@@ -55,6 +55,7 @@ function desktopShell(overrides: Partial<DesktopShellDeps> = {}) {
     confirmIdentityChange: () => Promise.resolve(false),
     confirmRemoval: () => Promise.resolve(false),
     confirmRetention: () => Promise.resolve(false),
+    confirmBindingChange: () => Promise.resolve(false),
     showSaveDialog: () => Promise.resolve(null),
     dataDir: join(root, 'data'),
     grants,

@@ -3,6 +3,7 @@ import { BrowserWindow, dialog } from './electron-double.js';
 
 vi.mock('electron', () => import('./electron-double.js'));
 const {
+  askBindingChange,
   askIdentityChange,
   askPlainTextSecrets,
   askRemoval,
@@ -145,6 +146,24 @@ describe('native dialogs', () => {
     dialog.showMessageBox.mockResolvedValueOnce({ response: 1, checkboxChecked: false });
     expect(await askRetention(undefined, { ...question, days: 1 })).toBe(true);
     expect(dialog.showMessageBox.mock.calls[1]?.[0]).toMatchObject({ buttons: ['Cancel', 'Keep them 1 day'] });
+  });
+
+  it('asks before live intake accepts more from a sender: Cancel the default, the core’s words as the detail', async () => {
+    const window = new BrowserWindow({});
+    const question = { profile: 'EPR', sender: 'EPR-2^CLINIC-B', message: 'addresses added: 10.9.0.0/16.' };
+    dialog.showMessageBox.mockResolvedValueOnce({ response: 0, checkboxChecked: false });
+    expect(await askBindingChange(window as never, question)).toBe(false);
+    const [parent, options] = dialog.showMessageBox.mock.calls[0] as [unknown, Electron.MessageBoxOptions];
+    expect(parent).toBe(window);
+    expect(options).toMatchObject({
+      type: 'warning',
+      message: 'Accept more from EPR-2^CLINIC-B?',
+      defaultId: 0,
+      cancelId: 0,
+    });
+    expect(options.detail).toBe(question.message);
+    dialog.showMessageBox.mockResolvedValueOnce({ response: 1, checkboxChecked: false });
+    expect(await askBindingChange(undefined, question)).toBe(true);
   });
 
   it('confirms a new environment with every address it will use', async () => {

@@ -190,6 +190,7 @@ describe('removing in the desktop app', () => {
       chooseSavePath: () => Promise.resolve(null),
       confirmIdentityChange: () => Promise.resolve(true),
       confirmRetention: () => Promise.resolve(true),
+      confirmBindingChange: () => Promise.resolve(false),
       confirmRemoval: (question: RemovalQuestion) => {
         asked.push(question);
         return Promise.resolve(answer);

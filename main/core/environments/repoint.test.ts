@@ -239,6 +239,7 @@ describe('adding and re-pointing in the desktop app', () => {
         },
         confirmRemoval: () => Promise.resolve(false),
         confirmRetention: () => Promise.resolve(false),
+        confirmBindingChange: () => Promise.resolve(false),
         chooseSavePath: () => Promise.resolve(null),
       },
     });

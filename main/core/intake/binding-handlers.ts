@@ -2,9 +2,11 @@ import type { CallHandlers } from '../../../shared/contract.js';
 import { ContractError } from '../../../shared/errors.js';
 import type { senderBindingCalls, SenderBindingView } from '../../../shared/sender-binding-contract.js';
 import type { AppServices } from '../app-services.js';
+import type { DesktopIntegration } from '../desktop-handlers.js';
 import type { MappingProfile } from '../model/mapping-profile.js';
 import { profileSender, readBindingList, type BindingKind } from '../model/sender-binding-input.js';
 import { saveProfileAudited } from '../staging/profile-writes.js';
+import { bindingQuestion } from './binding-question.js';
 import type { SavedProfile } from '../store/mapping-profiles-repo.js';
 
 /**
@@ -38,11 +40,14 @@ function checked(kind: BindingKind, values: readonly string[]): string[] | undef
   throw new ContractError({ code: 'invalid-input', message: `${LABEL[kind]}: ${list.problem}` });
 }
 
-export function buildBindingHandlers(app: AppServices): Pick<CallHandlers, BindingCallName> {
+export function buildBindingHandlers(
+  app: AppServices,
+  desktop?: Pick<DesktopIntegration, 'confirmBindingChange'>,
+): Pick<CallHandlers, BindingCallName> {
   const profiles = app.store.mappingProfiles;
   return {
     'profiles.bindings': () => Promise.resolve(profiles.list().flatMap((saved) => toView(saved) ?? [])),
-    'profiles.setBinding': (input) => {
+    'profiles.setBinding': async (input) => {
       const before = profiles.get(input.profile);
       if (!before) {
         throw new ContractError({ code: 'invalid-input', message: `There is no profile "${input.profile}".` });
@@ -57,7 +62,15 @@ export function buildBindingHandlers(app: AppServices): Pick<CallHandlers, Bindi
       const peers = checked('peers', input.peers);
       const { clinics: _clinics, peers: _peers, ...rest } = before.profile;
       const profile: MappingProfile = { ...rest, ...(clinics ? { clinics } : {}), ...(peers ? { peers } : {}) };
-      return Promise.resolve(toView(saveProfileAudited(app.store, profile))!);
+      // Script in the page must not loosen it alone: the desktop asks the admin (browser mode has no such dialog).
+      const question = desktop && bindingQuestion(before.profile, profile);
+      if (question && !(await desktop.confirmBindingChange(question))) {
+        throw new ContractError({
+          code: 'forbidden',
+          message: `Who may send as ${question.sender} is unchanged: accepting more from it was not confirmed.`,
+        });
+      }
+      return toView(saveProfileAudited(app.store, profile))!;
     },
   };
 }

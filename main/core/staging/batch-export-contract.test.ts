@@ -66,6 +66,7 @@ describe('batch exports through the contract', () => {
       confirmIdentityChange: () => Promise.resolve(true),
       confirmRemoval: () => Promise.resolve(true),
       confirmRetention: () => Promise.resolve(true),
+      confirmBindingChange: () => Promise.resolve(false),
     };
     t = await openTestCore('batch-export-desktop', { desktop });
     const batchId = await stageFile('referrals.csv', 3, 1);
