@@ -108,3 +108,16 @@ test('log export: a selection nothing matches says so, and a result is not left 
   await expect(status).toContainText('No entry matches the filters');
   await expect(status).toContainText('holds only the column names. Clear the filters to export the whole log.');
 });
+
+test('orders: a pharmacy order id that is not a number says why Look up waits', async ({ app, page }) => {
+  await openWorkspace(page, app, 'Orders');
+  const lookup = page.getByRole('region', { name: 'Look up on the service' });
+  const field = lookup.getByRole('textbox', { name: 'Pharmacy order id' });
+  await field.fill('#100 001');
+  await expect(lookup.getByRole('button', { name: 'Look up' })).toBeDisabled();
+  await expect(field).toHaveAttribute('aria-invalid', 'true');
+  await expect(field).toHaveAccessibleDescription(/digits only, such as 100001/);
+  await field.fill('100001');
+  await expect(field).not.toHaveAttribute('aria-invalid');
+  await expect(lookup.getByRole('button', { name: 'Look up' })).toBeEnabled();
+});

@@ -27,12 +27,12 @@ export function ServiceLookup({ environment }: { environment: EnvironmentView })
   const [result, setResult] = useState<OrderLookupResult>();
   const [failure, setFailure] = useState<unknown>();
   const range = describeRange(startDate, endDate);
+  const pharmacyNumber = Number(pharmacyOrderId.trim());
+  const pharmacyIdValid = Number.isSafeInteger(pharmacyNumber) && pharmacyNumber > 0;
+  const badPharmacyId = pharmacyOrderId.trim() !== '' && !pharmacyIdValid;
 
   function query(): CallInput<'orders.lookup'>['query'] | undefined {
-    if (by === 'pharmacyOrderId') {
-      const value = Number(pharmacyOrderId.trim());
-      return Number.isSafeInteger(value) && value > 0 ? { by, pharmacyOrderId: value } : undefined;
-    }
+    if (by === 'pharmacyOrderId') return pharmacyIdValid ? { by, pharmacyOrderId: pharmacyNumber } : undefined;
     if (by === 'clinicOrderId') {
       if (!clinicOrderId.trim()) return undefined;
       return {
@@ -97,7 +97,15 @@ export function ServiceLookup({ environment }: { environment: EnvironmentView })
               value={pharmacyOrderId}
               onChange={(event) => setPharmacyOrderId(event.target.value)}
               required
+              aria-invalid={badPharmacyId || undefined}
+              aria-describedby={`${id}-pharmacy-hint`}
             />
+            {/* "Look up" stays disabled until the id is a number: this says why, rather than leave a dead button. */}
+            <span id={`${id}-pharmacy-hint`} className={badPharmacyId ? 'hint bad' : 'hint'}>
+              {badPharmacyId
+                ? 'Not a pharmacy order id: it is a whole number, digits only, such as 100001.'
+                : 'The number the service gave the order, shown in its timeline.'}
+            </span>
           </div>
         ) : null}
         {by === 'clinicOrderId' ? (
