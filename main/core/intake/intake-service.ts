@@ -125,6 +125,8 @@ export class IntakeService {
   #stagingSoon = false;
   #stagedWaiters: Array<() => void> = [];
   #closed = false;
+  /** Whether the environment is the local sandbox (its kind never changes): read once, not per message. */
+  #sandbox: boolean | undefined;
 
   constructor(options: IntakeServiceOptions) {
     this.#options = options;
@@ -331,6 +333,11 @@ export class IntakeService {
     return spoofed ? Promise.resolve(spoofed) : this.#decide(record.raw, header, profiles);
   }
 
+  #isSandbox(): boolean {
+    const { store, environmentId } = this.#options;
+    return (this.#sandbox ??= store.environments.get(environmentId)?.kind === 'local-sandbox');
+  }
+
   #profiles(): MappingProfile[] {
     return this.#options.store.mappingProfiles.list().map((saved) => saved.profile);
   }
@@ -343,7 +350,7 @@ export class IntakeService {
     const binding = bindingOf(sender, profiles);
     const read = await readMessage(raw, `${header!.controlId}.hl7`, {
       codeLists: staging.codeListsFor(environmentId),
-      sandbox: store.environments.get(environmentId)?.kind === 'local-sandbox',
+      sandbox: this.#isSandbox(),
       profiles,
       isKnownOrder: (clinicCode, clinicOrderId) =>
         store.stagedOrders.isAccepted(environmentId, clinicCode, clinicOrderId),
