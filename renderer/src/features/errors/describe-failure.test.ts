@@ -49,4 +49,24 @@ describe('describeFailure', () => {
       summary: 'Could not reach the identity server (ECONNREFUSED 127.0.0.1:1).',
     });
   });
+
+  it('says a refusal the core worded itself as the summary, and a schema refusal with its fields', () => {
+    const refused = new ContractError({ code: 'invalid-input', message: 'There is no profile "EPR".' });
+    expect(describeFailure(refused)).toEqual({ summary: 'There is no profile "EPR".' });
+    const unconfirmed = new ContractError({
+      code: 'forbidden',
+      message: 'Who may send as EPR-2^CLINIC-B is unchanged: accepting more from it was not confirmed.',
+    });
+    expect(describeFailure(unconfirmed).summary).toBe(unconfirmed.message);
+    const schema = new ContractError({
+      code: 'invalid-input',
+      message: 'Invalid input',
+      issues: [{ path: 'peers', message: 'Too big: expected array to have <=200 items' }],
+    });
+    expect(describeFailure(schema)).toEqual({
+      summary: 'The app refused this request as invalid.',
+      detail: 'Invalid input',
+      fields: [{ field: 'peers', message: 'Too big: expected array to have <=200 items' }],
+    });
+  });
 });

@@ -60,11 +60,17 @@ const CONTRACT_SUMMARIES: Record<ContractError['code'], string> = {
   failed: 'That did not work.',
 };
 
+const OWN_SENTENCE = new Set<ContractError['code']>(['invalid-input', 'forbidden']);
+
 /** Any failure a call can end in: a service error value, a contract error, or something unexpected. */
 export function describeFailure(error: unknown): FailureText {
   if (error instanceof ContractError) {
-    // The app's own sentence for what went wrong: it is the summary.
-    if (error.code === 'failed') return { summary: error.message };
+    // The app's own sentence for what went wrong is the summary: a failure, or a refusal the core worded itself (a
+    // profile that does not exist, a change not confirmed), where the generic "refused as invalid" or "Not allowed."
+    // would hide what to do behind a heading that blames the admin's form. A schema's refusal names its fields.
+    if (error.code === 'failed' || (OWN_SENTENCE.has(error.code) && !error.issues?.length && error.message.trim())) {
+      return { summary: error.message };
+    }
     const fields = error.issues?.map((issue) => ({ field: issue.path, message: issue.message }));
     return { summary: CONTRACT_SUMMARIES[error.code], detail: error.message, ...(fields ? { fields } : {}) };
   }
