@@ -156,6 +156,12 @@ export const calls = {
         /** Accepted into the app on or after / on or before these dates (UTC, `YYYY-MM-DD`). */
         createdFrom: z.iso.date().max(10).optional(),
         createdTo: z.iso.date().max(10).optional(),
+        /**
+         * Accepted at or after / before these instants (ISO, UTC): the page's own days' bounds, so "accepted on 3
+         * April" means the admin's 3 April, in summer time too, not UTC's.
+         */
+        createdAtFrom: z.iso.datetime({ offset: true }).max(40).optional(),
+        createdAtBefore: z.iso.datetime({ offset: true }).max(40).optional(),
         /** The patient's surname or its beginning, case and accents ignored; never echoed, logged or audited. */
         patientSurname: patientSurnameFilterSchema.optional(),
         /** The page cursor: the previous page's `nextAfterId`. Pages run newest first (issue #16). */

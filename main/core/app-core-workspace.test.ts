@@ -150,6 +150,16 @@ describe('the core: calls behind the workspace screens', () => {
     const byDate = await api.call('orders.list', { createdFrom: today, createdTo: today, clinicCode: 'CLINIC-W' });
     expect(byDate.orders.map((order) => order.id)).toEqual([...ids].reverse()); // newest first
     expect((await api.call('orders.list', { createdTo: '2000-01-01' })).orders).toEqual([]);
+    // The page's own days as instants: at or after the first, before the second (written with or without ms).
+    const at = (ms: number) => new Date(Date.parse(first.createdAt) + ms).toISOString();
+    const between = async (createdAtFrom: string, createdAtBefore: string) =>
+      (await api.call('orders.list', { createdAtFrom, createdAtBefore, clinicCode: 'CLINIC-W' })).orders.map(
+        (o) => o.id,
+      );
+    expect(await between(first.createdAt, at(1))).toContain(first.id);
+    expect(await between(at(-60_000), first.createdAt)).not.toContain(first.id);
+    const wholeSecond = first.createdAt.replace(/\.\d+Z$/, 'Z');
+    expect(await between(wholeSecond, at(60_000))).toContain(first.id);
 
     const byPharmacyId = await api.call('orders.lookup', {
       environmentId: LOCAL_SANDBOX_ID,

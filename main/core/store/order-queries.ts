@@ -30,6 +30,9 @@ export interface OrderFilter {
   /** Created (accepted into the app) on or after / on or before these UTC dates, `YYYY-MM-DD`. */
   createdFrom?: string;
   createdTo?: string;
+  /** Instants as the store writes them (`Date#toISOString`): created at or after / before. */
+  createdAtFrom?: string;
+  createdAtBefore?: string;
   /**
    * The patient's surname or its beginning, case and accents ignored (`order_surnames`, migration 009). Patient
    * data: never logged, audited or echoed in an error.
@@ -177,7 +180,9 @@ export class OrderQueries {
       filter.clinicCode !== undefined ||
       filter.remoteStatus !== undefined ||
       filter.createdFrom !== undefined ||
-      filter.createdTo !== undefined;
+      filter.createdTo !== undefined ||
+      filter.createdAtFrom !== undefined ||
+      filter.createdAtBefore !== undefined;
     add('environmentId', filter.environmentId, `${paired ? '' : '+'}environment_id = @environmentId`);
     add('batchId', filter.batchId, 'batch_id = @batchId');
     add('state', state, 'state = @state');
@@ -192,6 +197,8 @@ export class OrderQueries {
       filter.createdTo === undefined ? undefined : `${filter.createdTo}\u{10FFFF}`,
       'created_at < @createdBefore',
     );
+    add('createdAtFrom', filter.createdAtFrom, 'created_at >= @createdAtFrom');
+    add('createdAtBefore', filter.createdAtBefore, 'created_at < @createdAtBefore');
     if (surname) {
       parameters.surnameFrom = surname.from;
       parameters.surnameTo = surname.to;

@@ -26,6 +26,8 @@ export function buildOrdersHandlers(
       remoteStatus,
       createdFrom,
       createdTo,
+      createdAtFrom,
+      createdAtBefore,
       patientSurname,
       afterId,
       limit,
@@ -39,6 +41,9 @@ export function buildOrdersHandlers(
         ...(remoteStatus !== undefined ? { remoteStatus } : {}),
         ...(createdFrom !== undefined ? { createdFrom } : {}),
         ...(createdTo !== undefined ? { createdTo } : {}),
+        // Written as the store writes its times, so the texts compare as the instants do.
+        ...(createdAtFrom !== undefined ? { createdAtFrom: new Date(createdAtFrom).toISOString() } : {}),
+        ...(createdAtBefore !== undefined ? { createdAtBefore: new Date(createdAtBefore).toISOString() } : {}),
         ...(patientSurname !== undefined ? { patientSurname } : {}),
         // Newest first; the cursor (`afterId`, named for "after this one in the list") is the last id shown.
         newestFirst: true,

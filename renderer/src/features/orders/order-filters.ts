@@ -27,6 +27,12 @@ export function isOrderState(value: string): value is OrderStateName {
   return (ORDER_STATE_NAMES as readonly string[]).includes(value);
 }
 
+/** The instant (ISO, UTC) the local day `days` after the date `YYYY-MM-DD` starts. */
+export function startOfLocalDay(date: string, days: number): string {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  return new Date(year, month - 1, day + days).toISOString();
+}
+
 /** The list call for one page: only the filters given, trimmed, so an empty field never filters on "". */
 export function toListInput(
   environmentId: string,
@@ -44,8 +50,9 @@ export function toListInput(
   if (patientSurname) input.patientSurname = patientSurname;
   if (remoteStatus) input.remoteStatus = remoteStatus;
   if (filters.state) input.states = [filters.state];
-  if (filters.createdFrom) input.createdFrom = filters.createdFrom;
-  if (filters.createdTo) input.createdTo = filters.createdTo;
+  // The admin's days: from the start of the first to the start of the day after the last, in this computer's time.
+  if (filters.createdFrom) input.createdAtFrom = startOfLocalDay(filters.createdFrom, 0);
+  if (filters.createdTo) input.createdAtBefore = startOfLocalDay(filters.createdTo, 1);
   if (page.afterId !== undefined) input.afterId = page.afterId;
   return input;
 }
