@@ -61,6 +61,11 @@ export function createApiServer(deps: ApiServerDeps): ApiServer {
     const { faults } = deps;
     // An outage refuses everything on arrival: the client sees its connection dropped with no answer.
     if (faults.get().outage) return drop(req);
+    if (faults.get().movedApi) {
+      res.writeHead(404, { 'content-type': 'text/html; charset=utf-8' });
+      res.end('<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>');
+      return;
+    }
     const rawBody = await readBody(req);
     const { retryAfterSeconds } = faults.get();
     const latencyMs = faults.latency();

@@ -27,6 +27,11 @@ export interface SandboxFaults {
   commitThenStatus: number;
   /** Every API request has its socket destroyed on arrival, unread and unanswered. */
   outage: boolean;
+  /**
+   * Every API request is answered 404 with a web server's own "Not Found" page, as the old path of a service that
+   * moved its calls to another address or API version is.
+   */
+  movedApi: boolean;
 }
 
 export const NO_FAULTS: SandboxFaults = {
@@ -40,6 +45,7 @@ export const NO_FAULTS: SandboxFaults = {
   commitThenStatusRate: 0,
   commitThenStatus: 502,
   outage: false,
+  movedApi: false,
 };
 
 const rate = z.number().min(0).max(1);
@@ -57,6 +63,7 @@ export const faultsPatchSchema = z
     commitThenStatusRate: rate,
     commitThenStatus: z.number().int().min(500).max(599),
     outage: z.boolean(),
+    movedApi: z.boolean(),
   })
   .partial()
   .strict();

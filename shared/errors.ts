@@ -36,6 +36,11 @@ export const serviceErrorSchema = z.discriminatedUnion('kind', [
     status: z.number().int().optional(),
     retryAfterMs: z.number().int().nonnegative().optional(),
     message: z.string(),
+    /**
+     * Waiting alone will not end it: the environment's settings (its address, API version) or the service's
+     * certificate must change first (a TLS failure, a call the address does not offer). Still retried.
+     */
+    settings: z.literal(true).optional(),
   }),
   z.object({
     kind: z.literal('in-doubt'),

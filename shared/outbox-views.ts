@@ -18,6 +18,11 @@ export const outboxProgressSchema = z.object({
   /** Why the outbox is paused or blocked, in a sentence. */
   message: z.string().nullable(),
   /**
+   * With `service-unavailable`: waiting will not end it, the environment's settings or the service's certificate
+   * must change (`message` says which). Absent otherwise, and from cores before it.
+   */
+  needsSettings: z.literal(true).optional(),
+  /**
    * The batches last sent from, newest first: each one's orders per state and its own rate (issue #13: "this
    * batch's N of M" beside the environment's whole history). Absent from cores before it.
    */

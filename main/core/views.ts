@@ -138,6 +138,7 @@ export function toProgressView(progress: OutboxProgress): OutboxProgressView {
     counts: progress.counts,
     ordersPerSecond: progress.ordersPerSecond,
     message: progress.message,
+    ...(progress.needsSettings ? { needsSettings: true } : {}),
     nextAttemptAt: progress.nextAttemptAt,
     batches: progress.batches,
     slow: progress.slow,
@@ -154,6 +155,10 @@ const ENVIRONMENT_NOTICES: Record<Exclude<AttentionEvent['kind'], 'order'>, stri
   'sign-in-required': 'Sign in again to keep sending: the service no longer accepts this sign-in. Nothing is lost.',
 };
 
+/** The service answers, but not as the environment is set up (its certificate, its address or API version). */
+const SETTINGS_NOTICE =
+  'The Order Service cannot be used as this environment is set up: check its settings (the cause is in Submissions). Orders wait safely.';
+
 /**
  * The outbox's conditions as notifications: the kind says what to do, the message says it in words. An order is
  * named as the screens name it, "<clinic order id> (<clinic code>)", its id masked in `message` as in exports (an
@@ -164,7 +169,8 @@ export function toAttentionView(event: AttentionEvent, at: Date): AttentionView 
     return {
       environmentId: event.environmentId,
       kind: event.kind,
-      message: ENVIRONMENT_NOTICES[event.kind],
+      message:
+        event.kind === 'service-unavailable' && event.needsSettings ? SETTINGS_NOTICE : ENVIRONMENT_NOTICES[event.kind],
       orderIds: [],
       at: at.toISOString(),
     };

@@ -33,7 +33,7 @@ const NOT_FOUND = {
 
 describe('an API path that is not there for a while', () => {
   it('creates answered "Not Found" wait and are each created once, none rejected or set aside', async () => {
-    const { t, outbox, attention } = fixture.setUp(fixture.proxy.url);
+    const { t, outbox, attention, progress } = fixture.setUp(fixture.proxy.url);
     const orders = sampleOrders('MOVED', 6);
     enqueue(t, orders);
     let creates = 0;
@@ -54,6 +54,27 @@ describe('an API path that is not there for a while', () => {
     );
     const said = allOrders(t.store).flatMap((order) => t.store.attempts.list(order.id));
     expect(said.find((a) => a.httpStatus === 404)?.errorMessage).toMatch(/check the API base URL and the API version/);
+    // While it lasted, the outage said it needs the settings looked at, not only waiting; once over, nothing does.
+    const outage = progress.filter((p) => p.state === 'service-unavailable');
+    expect(outage.length).toBeGreaterThan(0);
+    expect(outage.every((p) => p.needsSettings && /check the API base URL/.test(p.message ?? ''))).toBe(true);
+    expect(progress.at(-1)).toMatchObject({ state: 'idle', needsSettings: false });
+  });
+
+  it('an outage of the service itself (503) does not say the settings need looking at', async () => {
+    const { t, outbox, progress } = fixture.setUp(fixture.proxy.url);
+    enqueue(t, sampleOrders('DOWN', 4));
+    let creates = 0;
+    fixture.setProxyRule((req) => {
+      if (!req.url.includes('create-with-clinic')) return 'forward';
+      creates += 1;
+      return creates <= 8 ? { status: 503, body: { message: 'Service Unavailable' } } : 'forward';
+    });
+    await outbox.runUntilIdle(ENVIRONMENT_ID);
+    await outbox.stop();
+    const outage = progress.filter((p) => p.state === 'service-unavailable');
+    expect(outage.length).toBeGreaterThan(0);
+    expect(outage.some((p) => p.needsSettings)).toBe(false);
   });
 
   it('a cancel answered "Not Found" is not refused: it waits, goes, and the order is cancelled', async () => {

@@ -4,7 +4,8 @@
  * one per order set aside, rejected or refused.
  */
 export type AttentionEvent =
-  | { kind: 'service-unavailable'; environmentId: string; message: string }
+  /** `needsSettings`: waiting will not end it (progress.ts). */
+  | { kind: 'service-unavailable'; environmentId: string; message: string; needsSettings?: boolean }
   | { kind: 'sign-in-required'; environmentId: string; message: string }
   | {
       kind: 'order';

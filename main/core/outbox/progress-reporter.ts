@@ -98,6 +98,7 @@ export class ProgressReporter {
       environmentId: this.#environmentId,
       state,
       message: this.#messageFor(state),
+      needsSettings: state === 'service-unavailable' && this.#health.outageNeedsSettings,
       counts,
       openCancels: work.cancels,
       inFlight: this.#loop.inFlight(),

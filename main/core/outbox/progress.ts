@@ -15,6 +15,8 @@ export interface OutboxProgress {
   state: OutboxState;
   /** Why it is paused, needs sign-in or finds the service unavailable; null otherwise. */
   message: string | null;
+  /** service-unavailable only: the environment's settings or the service's certificate must change to end it. */
+  needsSettings: boolean;
   /** Orders per local state (every state present). */
   counts: Record<OrderState, number>;
   /** Cancel commands waiting to be sent. */

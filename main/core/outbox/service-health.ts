@@ -29,6 +29,8 @@ export class ServiceHealth {
   readonly #logger: Logger;
   #signInMessage: string | null = null;
   #outageMessage: string | null = null;
+  /** The outage's failures are ones the environment's settings (or the service's certificate) must change to end. */
+  #outageNeedsSettings = false;
   /** No request before this (ms): the service's Retry-After applies to the caller, not just one order. */
   #notBefore = 0;
   /** The latest answer from the service, and the latest about a different order: evidence it works for others. */
@@ -55,6 +57,10 @@ export class ServiceHealth {
   }
 
   /** What the failure that opened the breaker said (null once the service answers again). */
+  get outageNeedsSettings(): boolean {
+    return this.#outageMessage !== null && this.#outageNeedsSettings;
+  }
+
   get outageMessage(): string | null {
     return this.#outageMessage;
   }
@@ -86,7 +92,7 @@ export class ServiceHealth {
       // A create that keeps failing may be its body's fault (a poison order), so its repeats count once; a
       // lookup or a cancel is the same small request for every order, so each of its failures counts.
       const key = work.kind === 'create' ? work.id : undefined;
-      this.#serviceFailed(nowMs, key, verdict.message ?? 'the service did not answer');
+      this.#serviceFailed(nowMs, key, verdict.message ?? 'the service did not answer', verdict.settings === true);
     } else if (verdict.service !== 'none') this.#serviceAnswered();
     else this.breaker.releaseProbe();
     if (verdict.service === 'rate-limited' || verdict.retryAfterMs !== undefined) {
@@ -118,15 +124,29 @@ export class ServiceHealth {
     this.#logger.info('service answering again: sending resumes', { environmentId: this.#environmentId });
   }
 
-  #serviceFailed(nowMs: number, key: number | undefined, message: string): void {
+  #serviceFailed(nowMs: number, key: number | undefined, message: string, settings: boolean): void {
     const change = this.breaker.failure(nowMs, key);
-    if (change !== 'opened') return;
+    if (change !== 'opened') {
+      // While open, a probe failing the other way says what it takes now (a certificate put right, the service
+      // still down; or the other way round). Nothing more is audited or notified.
+      if (this.#outageMessage !== null && settings !== this.#outageNeedsSettings) {
+        this.#outageMessage = message;
+        this.#outageNeedsSettings = settings;
+      }
+      return;
+    }
+    this.#outageNeedsSettings = settings;
     // Once per outage: the probes that fail after this change nothing anyone needs to hear about.
     this.#outageMessage = message;
     this.#events.push({
       action: 'outbox.service-unavailable',
       details: { errorKind: 'retryable', errorMessage: clip(message) },
-      attention: { kind: 'service-unavailable', environmentId: this.#environmentId, message },
+      attention: {
+        kind: 'service-unavailable',
+        environmentId: this.#environmentId,
+        message,
+        ...(settings ? { needsSettings: true } : {}),
+      },
     });
     this.#logger.warn('service unavailable: sending stopped, probing', { environmentId: this.#environmentId });
   }

@@ -57,6 +57,8 @@ export interface Verdict {
   retryAfterMs?: number;
   /** For the pause and outage messages: the error as the client described it. */
   message?: string;
+  /** The error is one the environment's settings or the service's certificate must change to end (errors.ts). */
+  settings?: true;
 }
 
 /** What recording an answer produced, for the loop. */
@@ -125,6 +127,7 @@ export function verdictFrom(error: ServiceError): Verdict {
   return {
     service: verdictOf(error),
     message: error.message,
+    ...(error.kind === 'retryable' && error.settings ? { settings: true as const } : {}),
     ...('retryAfterMs' in error && error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
   };
 }

@@ -57,7 +57,7 @@ export function failureToError(failure: Failure, unsafe: boolean): ServiceError 
   const tls = failure.sent ? undefined : tlsProblem(failure);
   if (tls) {
     // Refused before anything was sent, like an outage: sending resumes by itself once the certificate is put right.
-    return { kind: 'retryable', reason: 'network', message: `${tls}; nothing was sent${code}` };
+    return { kind: 'retryable', reason: 'network', message: `${tls}; nothing was sent${code}`, settings: true };
   }
   if (!failure.sent) {
     return {
@@ -301,6 +301,7 @@ export function statusToError(response: Response, unsafe = false): ServiceError 
       reason: 'server',
       status,
       message: `the service has no such call at this address (${status}: ${described.message}): check the API base URL and the API version in the environment's settings; nothing was done, and it is tried again later`,
+      settings: true,
     };
   }
   return {

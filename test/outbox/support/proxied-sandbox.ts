@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { AttentionEvent } from '../../../main/core/outbox/attention.js';
+import type { OutboxProgress } from '../../../main/core/outbox/progress.js';
 import { Outbox } from '../../../main/core/outbox/outbox.js';
 import type { OutboxTuning } from '../../../main/core/outbox/tuning.js';
 import { NO_FAULTS } from '../../../sandbox/faults.js';
@@ -53,15 +54,17 @@ export function proxiedSandbox(tuning: Partial<OutboxTuning>) {
       const t = storeForSandbox(running);
       opened.push(t);
       const attention: AttentionEvent[] = [];
+      const progress: OutboxProgress[] = [];
       const outbox = new Outbox(
         {
           store: t.store,
           clientFor: () => sandboxClient(running, { apiBaseUrl: apiBaseUrl ?? running.apiUrl }),
           onAttention: (e) => attention.push(e),
+          onProgress: (p) => progress.push(p),
         },
         tuning,
       );
-      return { t, outbox, attention };
+      return { t, outbox, attention, progress };
     },
   };
 }

@@ -33,6 +33,21 @@ export function StatusBanner({
       </div>
     );
   }
+  if (progress?.state === 'service-unavailable' && progress.needsSettings) {
+    // The service answers, but not in a way the app can use as set up (its certificate, its address or API version):
+    // "not answering" would have the admin wait for a recovery that needs them first.
+    return (
+      <div role="alert" className="banner banner-bad">
+        <p className="banner-title">! {environment.name} cannot be used as it is set up, so sending has stopped.</p>
+        <p className="banner-cause">{sentence(progress.message)}</p>
+        <p>
+          Orders wait here safely and go out by themselves once it is put right, in the environment&apos;s{' '}
+          <a href="#/settings">settings</a> or by the service&apos;s operator. Nothing is lost or sent twice.
+        </p>
+        <TryAgain environment={environment} progress={progress} />
+      </div>
+    );
+  }
   if (progress?.state === 'service-unavailable') {
     return (
       <div role="alert" className="banner banner-bad">
@@ -127,6 +142,13 @@ function TryAgain({ environment, progress }: { environment: EnvironmentView; pro
       {failure ? <ErrorMessage error={failure} /> : null}
     </>
   );
+}
+
+/** The core's cause ("the service's certificate has expired: ask …; nothing was sent (CODE)") as a sentence. */
+function sentence(message: string | null): string {
+  const text = (message ?? '').trim();
+  if (!text) return 'The service did not take the last requests.';
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.!?)]$/.test(text) ? '' : '.'}`;
 }
 
 function TechnicalCause({ message }: { message: string | null }) {
