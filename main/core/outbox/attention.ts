@@ -20,3 +20,14 @@ export type AttentionEvent =
     };
 
 export type OrderAttention = Extract<AttentionEvent, { kind: 'order' }>;
+
+/** The attention an order calls for, named by its environment, ids and clinic as the screens name it. */
+export function orderAttention(
+  order: { environmentId: string; id: number; clinicCode: string; clinicOrderId: string },
+  reason: OrderAttention['reason'],
+  message: string,
+  field: string | null = null,
+): OrderAttention {
+  const { environmentId, id: orderId, clinicCode, clinicOrderId } = order;
+  return { kind: 'order', environmentId, reason, orderId, clinicCode, clinicOrderId, message, field };
+}

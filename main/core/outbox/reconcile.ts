@@ -2,6 +2,7 @@ import type { ServiceError } from '../../../shared/errors.js';
 import { namesAnotherClinic, type StatusRecord } from '../../../shared/status.js';
 import type { CallOutcome } from '../service/client.js';
 import type { OrderRecord } from '../store/orders-repo.js';
+import { orderAttention } from './attention.js';
 import { retryDelayMs } from './backoff.js';
 import {
   abandoned,
@@ -257,16 +258,7 @@ function heldAsCreatedElsewhere(order: OrderRecord, pharmacyOrderId: string): De
       action: 'order.held',
       details: { errorKind: 'in-doubt', errorMessage: clip(message) },
     },
-    attention: {
-      kind: 'order',
-      environmentId: order.environmentId,
-      reason: 'gave-up',
-      orderId: order.id,
-      clinicCode: order.clinicCode,
-      clinicOrderId: order.clinicOrderId,
-      message,
-      field: null,
-    },
+    attention: orderAttention(order, 'gave-up', message),
   };
 }
 
@@ -300,16 +292,7 @@ function notFound(ctx: StepContext, order: OrderRecord): Decision {
         action: 'order.set-aside',
         details: { errorKind: kind, errorMessage: clip(message) },
       },
-      attention: {
-        kind: 'order',
-        environmentId: order.environmentId,
-        reason: 'gave-up',
-        orderId: order.id,
-        clinicCode: order.clinicCode,
-        clinicOrderId: order.clinicOrderId,
-        message,
-        field: null,
-      },
+      attention: orderAttention(order, 'gave-up', message),
     };
   }
   const message = answered5xx

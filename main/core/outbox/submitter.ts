@@ -3,7 +3,7 @@ import type { CreateResponse } from '../../../shared/orders.js';
 import type { CallOutcome } from '../service/client.js';
 import type { AttemptTransition } from '../store/attempts-repo.js';
 import type { ClaimedOrder, OrderRecord } from '../store/orders-repo.js';
-import type { OrderAttention } from './attention.js';
+import { orderAttention, type OrderAttention } from './attention.js';
 import { retryDelayMs } from './backoff.js';
 import { isDuplicateClinicOrderId } from './duplicate-order.js';
 import {
@@ -130,16 +130,8 @@ function decideFailure(ctx: StepContext, order: ClaimedOrder, error: ServiceErro
     },
     ...(attention ? { attention } : {}),
   });
-  const attention = (reason: OrderAttention['reason'], message = error.message): OrderAttention => ({
-    kind: 'order',
-    environmentId: order.environmentId,
-    reason,
-    orderId: order.id,
-    clinicCode: order.clinicCode,
-    clinicOrderId: order.clinicOrderId,
-    message,
-    field: lastError.field,
-  });
+  const attention = (reason: OrderAttention['reason'], message = error.message): OrderAttention =>
+    orderAttention(order, reason, message, lastError.field);
 
   switch (error.kind) {
     case 'retryable': {
