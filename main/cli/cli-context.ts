@@ -4,6 +4,7 @@ import type { Writable } from 'node:stream';
 import { openServices } from '../core/app-core.js';
 import type { AppServices } from '../core/app-services.js';
 import { PLAIN_SECRETS_FILE, plainFileSecrets } from '../core/audit/chain-key.js';
+import { servedByEmbeddedSandbox, startEmbeddedSandbox } from '../core/embedded-sandbox.js';
 import { createLogger, silentLogger } from '../core/platform/logger.js';
 import { defaultDataDir } from '../bridge/data-dir.js';
 import { terminalLine, terminalText } from './terminal-text.js';
@@ -34,6 +35,8 @@ export class CliContext {
   readonly io: CliIo;
   readonly options: GlobalOptions;
   #services: AppServices | undefined;
+  /** Stops the local sandbox this run started for a command that talks to it (embeddedSandboxFor). */
+  #sandboxClose: (() => Promise<void>) | undefined;
 
   constructor(io: CliIo, options: GlobalOptions) {
     this.io = io;
@@ -58,6 +61,21 @@ export class CliContext {
     return this.#services;
   }
 
+  /**
+   * Starts the local sandbox, once, when `environmentId` is served by it (core/embedded-sandbox.ts): only the app or
+   * this run can have it running, so a command that talks to the service would otherwise reach a port nothing of
+   * ours listens on. Environments elsewhere, or the local one pointed at a sandbox of the admin's own, start nothing.
+   */
+  async embeddedSandboxFor(environmentId: string): Promise<void> {
+    if (this.#sandboxClose) return;
+    const services = this.services;
+    const environment = services.registry.find(environmentId);
+    if (!environment || !servedByEmbeddedSandbox(environment, this.options.dataDir)) return;
+    this.#sandboxClose = await startEmbeddedSandbox(services, this.options.dataDir, {
+      logger: this.options.verbose ? createLogger('rx-batch-cli') : silentLogger,
+    });
+  }
+
   line(text = ''): void {
     this.io.stdout.write(`${terminalLine(text)}\n`);
   }
@@ -79,7 +97,12 @@ export class CliContext {
   }
 
   async close(): Promise<void> {
-    await this.#services?.close();
+    // The services (outbox, poller) settle before the sandbox they talk to goes.
+    try {
+      await this.#services?.close();
+    } finally {
+      await this.#sandboxClose?.();
+    }
   }
 }
 

@@ -4,11 +4,9 @@ import { buildHandlers } from './app-handlers.js';
 import { AppServices } from './app-services.js';
 import type { SecretStore } from './platform/secret-store.js';
 import type { DesktopIntegration } from './desktop-handlers.js';
-import { followLocalSandbox } from './environments/local-sandbox-profiles.js';
-import { LOCAL_SANDBOX_ID } from './environments/presets.js';
 import type { CoreEvents } from './platform/events.js';
 import { ANY_PATH, NO_PATH, type ImportPathPolicy } from './import-path-policy.js';
-import { launchLocalSandbox } from './local-sandbox.js';
+import { startEmbeddedSandbox } from './embedded-sandbox.js';
 import { createLogger, type Logger } from './platform/logger.js';
 import { Outbox } from './outbox/outbox.js';
 import type { OutboxTuning } from './outbox/tuning.js';
@@ -137,23 +135,13 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const closers: Array<() => Promise<void>> = [];
   try {
     if (options.startLocalSandbox ?? true) {
-      const previous = services.registry.get(LOCAL_SANDBOX_ID);
-      const local = await launchLocalSandbox(previous, options.dataDir, {
-        ...(options.localSandboxStatusStepMs !== undefined ? { statusStepMs: options.localSandboxStatusStepMs } : {}),
-        adminRoutes: options.localSandboxAdminRoutes === true,
-      });
-      closers.push(() => local.sandbox.close());
-      await services.registry.update(local.environment, { running: true, actor: 'system' });
-      await followLocalSandbox(services.registry, previous, {
-        apiBaseUrl: local.sandbox.apiUrl,
-        issuer: local.sandbox.issuer,
-        deviceClientId: local.sandbox.deviceClient.clientId,
-      });
-      const signedIn = await services.signin.clientCredentials(LOCAL_SANDBOX_ID, local.clientSecret, {
-        actor: 'system',
-      });
-      // The app still opens; the connection check and calls will say what is wrong.
-      if (!signedIn.ok) logger.warn('local sandbox sign-in failed', { code: signedIn.code });
+      closers.push(
+        await startEmbeddedSandbox(services, options.dataDir, {
+          logger,
+          ...(options.localSandboxStatusStepMs !== undefined ? { statusStepMs: options.localSandboxStatusStepMs } : {}),
+          adminRoutes: options.localSandboxAdminRoutes === true,
+        }),
+      );
     }
     if (options.startOutbox ?? true) services.startConfiguredEnvironments();
   } catch (error) {

@@ -45,6 +45,7 @@ export async function batchCheck(ctx: CliContext, args: BatchCheckArgs): Promise
       `batch ${batchId} belongs to environment "${batch.environmentId}", which is not set up any more (rx-batch env list)`,
     );
   }
+  await ctx.embeddedSandboxFor(batch.environmentId);
   const run = await checkWithProgress(ctx, batchId, args.fresh ? 0 : DEFAULT_REUSE_SECONDS * 1000);
 
   const report = new CheckReport();

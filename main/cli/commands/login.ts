@@ -8,6 +8,7 @@ import { EXIT, InputError } from '../cli-errors.js';
  */
 export async function login(ctx: CliContext, environmentId: string): Promise<number> {
   const { registry, signin, events } = ctx.services;
+  await ctx.embeddedSandboxFor(environmentId);
   const environment = registry.find(environmentId);
   if (!environment) throw new InputError(`there is no environment "${environmentId}" (see rx-batch env list)`);
   if (!environment.clientId) throw new InputError(`${environmentId} has no client id: run rx-batch env add`);

@@ -18,6 +18,7 @@ export async function status(ctx: CliContext, options: { refresh: boolean; envir
   if (options.refresh) {
     const targets = options.environmentId ? [options.environmentId] : registry.configured().map((e) => e.id);
     for (const environmentId of targets) {
+      await ctx.embeddedSandboxFor(environmentId);
       if (
         store.orders.list({
           environmentId,

@@ -19,6 +19,7 @@ const PROGRESS_LINE_MS = 1000;
  */
 export async function submit(ctx: CliContext, environmentId: string, untilIdle: boolean): Promise<number> {
   const { registry, outbox, poller, events, store } = ctx.services;
+  await ctx.embeddedSandboxFor(environmentId);
   const environment = registry.find(environmentId);
   if (!environment) throw new InputError(`there is no environment "${environmentId}"`);
   if (!environment.clientId) throw new InputError(`${environmentId} has no client id: run rx-batch env add`);
