@@ -91,6 +91,26 @@ describe('dates in import files', () => {
     expect(read('03/04/1980', 'iso')).toMatchObject({ reason: 'is not written as YYYY-MM-DD' });
   });
 
+  it('says how to write a date written year first with slashes, dots or no zero padding, and still refuses it', () => {
+    for (const text of ['1980/01/15', '1980.01.15', '1980-1-15', '1980/1/15 00:00']) {
+      expect(read(text, 'iso')).toEqual({
+        ok: false,
+        code: 'date.format',
+        reason: 'is not written as YYYY-MM-DD: write it as 1980-01-15',
+      });
+      expect(read(text)).toEqual({
+        ok: false,
+        code: 'date.format',
+        reason: 'is not a date the importer can read: write it as 1980-01-15',
+      });
+    }
+    expect(read('1980/01/15', 'dd/MM/yyyy')).toMatchObject({
+      reason: 'is not written as dd/MM/yyyy: write it as 15/01/1980',
+    });
+    expect(read('1980/01/15', 'hl7')).toMatchObject({ reason: 'is not written as YYYYMMDD: write it as 19800115' });
+    expect(read('1980/02/30', 'iso')).toMatchObject({ ok: false, code: 'date.invalid' });
+  });
+
   it('says what a spreadsheet serial number or an HL7 date without its day is', () => {
     for (const format of ['iso', 'dd/MM/yyyy', undefined] as const) {
       expect(read('29235', format)).toEqual({

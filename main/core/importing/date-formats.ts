@@ -101,11 +101,23 @@ const WRITERS: Record<DateInputFormat, (year: string, month: string, day: string
  */
 export function parseDate(text: string, format: DateInputFormat | undefined, today: Date): DateResult {
   const result = readDate(text, format, today);
-  if (result.ok || format === undefined || result.reason !== `is not written as ${expected[format]}`) return result;
-  const other = readDate(text, undefined, today);
-  if (!other.ok) return result;
+  const unreadable = format ? `is not written as ${expected[format]}` : 'is not a date the importer can read';
+  if (result.ok || result.reason !== unreadable) return result;
+  const guess = format === undefined ? undefined : readDate(text, undefined, today);
+  const other = guess?.ok ? guess : yearFirst(text);
+  if (other?.ok !== true) return other?.code === 'date.invalid' ? other : result;
   const [year, month, day] = other.iso.split('-') as [string, string, string];
-  return { ...result, reason: `${result.reason}: write it as ${WRITERS[format](year, month, day)}` };
+  return { ...result, reason: `${result.reason}: write it as ${WRITERS[format ?? 'iso'](year, month, day)}` };
+}
+
+// Year first with another separator or without zero padding (1980/01/15, 1980.01.15, 1980-1-15, as some
+// databases and East Asian or Scandinavian locales export): one reading, but not the ISO form, so it gets a
+// suggestion rather than being taken.
+const YEAR_FIRST = new RegExp(String.raw`^(\d{4})[/.-](\d{1,2})[/.-](\d{1,2})${TIME}$`);
+
+function yearFirst(text: string): DateResult | undefined {
+  const m = YEAR_FIRST.exec(text.trim());
+  return m ? calendarDate(Number(m[1]), Number(m[2]), Number(m[3])) : undefined;
 }
 
 function readDate(text: string, format: DateInputFormat | undefined, today: Date): DateResult {
