@@ -1,7 +1,7 @@
 import type { CodeLists } from '../../../shared/environment.js';
 import type { CompiledProfile } from './compiled-profile.js';
 import { buildOrder, type OrderCells } from './order-builder.js';
-import { problem, quote, type Location } from './problems.js';
+import { capitalise, describeSource, locationOf, problem, quote, type Location } from './problems.js';
 import { codeKey, readSexCode } from './sex-codes.js';
 import { importedOrder, type OrderExtras, type ProvenanceTable } from '../model/provenance-table.js';
 import type { ImportedOrder, OrderControl, Problem } from '../model/imported-order.js';
@@ -97,6 +97,32 @@ function sexCode(
   return read.problem;
 }
 
+/** An NHS consultant code: C and a 7-digit GMC number (NHS Data Dictionary, CONSULTANT CODE). */
+const CONSULTANT_CODE = /^C(\d{7})$/i;
+
+/**
+ * A registration number given as an NHS consultant code (`C1234567`, as an EPR's export or HL7's ORC-12.1 writes
+ * the prescriber) is read as its GMC number, with a warning: the same doctor, only the NHS form of the number. The
+ * HL7 map reads ORC-12 so itself (hl7.consultantCode); this covers a CSV column or a profile's constant.
+ */
+function consultantCode(body: Obj, input: FinishInput, provenance: ProvenanceTable): Problem | undefined {
+  const path = 'prescribingDoctor.registrationNumber';
+  const doctor = body.prescribingDoctor as Obj | undefined;
+  const value = doctor?.registrationNumber;
+  const match = typeof value === 'string' ? CONSULTANT_CODE.exec(value.trim()) : null;
+  if (!doctor || !match) return undefined;
+  doctor.registrationNumber = match[1];
+  const source = provenance.get(path);
+  return problem(
+    'warning',
+    input.file,
+    locationOf(source, input.fallback),
+    'registrationNumber.consultantCode',
+    `${capitalise(describeSource(source) ?? 'the registration number')} ${quote(value)} is an NHS consultant code, the letter C and the GMC number, so the GMC number ${match[1]} was read.`,
+    path,
+  );
+}
+
 const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
 
 export function finishOrder(input: FinishInput): { order: ImportedOrder; provenance: ProvenanceTable } {
@@ -113,6 +139,8 @@ export function finishOrder(input: FinishInput): { order: ImportedOrder; provena
   const sexReported = new Set<string>();
   const sex = sexCode(built.body, input, built.provenance, sexReported);
   if (sex) problems.push(sex);
+  const consultant = consultantCode(built.body, input, built.provenance);
+  if (consultant) problems.push(consultant);
   const cancel = input.orderControl === 'CA';
 
   if (cancel) {
