@@ -38,7 +38,9 @@ describe('an NHS consultant code in a CSV registration number column', () => {
       const report = await importWith(code);
       const order = report.orders[0]!;
       expect(order.valid).toBe(true);
-      expect((order.body.prescribingDoctor as { registrationNumber: string }).registrationNumber).toBe('1234567');
+      expect(
+        (order.body as { prescribingDoctor: { registrationNumber: string } }).prescribingDoctor.registrationNumber,
+      ).toBe('1234567');
       expect(order.problems).toEqual([
         {
           severity: 'warning',
