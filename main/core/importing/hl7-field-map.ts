@@ -874,8 +874,9 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
   const placer = r.one(orc, 2, 1, 'prescription.clinicOrderId');
   r.set('clinicOrderId', placer);
   // Only the filler's number (ORC-3, the number a pharmacy or dispensing system gave the order): said, not guessed.
+  // Neither number: said in the segment's words too, so the sender knows which field to fill.
   const filler = orc?.value(3, 1) ?? '';
-  if (!placer && filler !== '' && ctx.overrides?.clinicOrderId === undefined) {
+  if (orc && !placer && ctx.overrides?.clinicOrderId === undefined) {
     reported.add('prescription.clinicOrderId');
     problems.push(
       problem(
@@ -883,7 +884,9 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
         ctx.file,
         where,
         'hl7.placerMissing',
-        `ORC-2 (placer order number, the clinic's order id) is empty; ORC-3 holds ${quote(filler)}, the filler order number another system gave the order, which may not be unique for the clinic. Ask the sender to fill ORC-2, or map the clinic order id to ORC-3 in the profile if that number is the clinic's.`,
+        filler !== ''
+          ? `ORC-2 (placer order number, the clinic's order id) is empty; ORC-3 holds ${quote(filler)}, the filler order number another system gave the order, which may not be unique for the clinic. Ask the sender to fill ORC-2, or map the clinic order id to ORC-3 in the profile if that number is the clinic's.`
+          : "ORC-2 (placer order number, the clinic's order id) and ORC-3 (filler order number) are both empty, so the order has no number to be sent or cancelled by. Ask the sender to fill ORC-2 with the clinic's order id, or map the clinic order id to the field that holds it in the profile.",
         'prescription.clinicOrderId',
       ),
     );

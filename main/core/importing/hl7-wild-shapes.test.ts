@@ -318,6 +318,21 @@ describe('ORC-2 empty, only the filler order number in ORC-3 (GoogleCloudPlatfor
     expect(orders[0]!.order.clinicOrderId).toBe('JLC201606061350');
   });
 
+  it('neither ORC-2 nor ORC-3 is the same error naming both fields, not a bare missing clinic order id', async () => {
+    for (const segments of [
+      withField(fillerOnly, 'ORC', 3, ''),
+      withField(withField(fillerOnly, 'ORC', 3, ''), 'ORC', 1, 'CA'),
+    ]) {
+      const order = await importSegments(segments);
+      expect(order.problems.map((p) => [p.code, p.field])).toEqual([
+        ['hl7.placerMissing', 'prescription.clinicOrderId'],
+      ]);
+      expect(order.problems[0]!.text).toContain(
+        "ORC-2 (placer order number, the clinic's order id) and ORC-3 (filler order number) are both empty",
+      );
+    }
+  });
+
   it('a cancel with only ORC-3 says the same', async () => {
     const order = await importSegments(withField(fillerOnly, 'ORC', 1, 'CA'));
     expect(order.problems.map((p) => p.code)).toEqual(['hl7.placerMissing']);
