@@ -11,7 +11,7 @@ import { escapeProblems } from './hl7-escape-problems.js';
 import { isAcceptedMessageType, messageTypeRefusal } from './hl7-message-types.js';
 import { processingIdProblem } from './hl7-processing-id.js';
 import { compoundProblems } from './hl7-compound.js';
-import { Hl7Splitter, Hl7StreamAbort, listLines, type SplitMessage } from './hl7-stream.js';
+import { Hl7Splitter, Hl7StreamAbort, listLines, type SplitMessage, type StrayLine } from './hl7-stream.js';
 import { problem, quote } from './problems.js';
 import { UnusualSpaces, holdsUnusualSpace } from './unusual-spaces.js';
 import type { ImportReport, ImportedOrder, Problem } from '../model/imported-order.js';
@@ -66,21 +66,45 @@ function joinedSegment(segments: readonly string[], field: string): string | und
   return undefined;
 }
 
-/** Lines between a message's segments that are not segments: left out of it, and said on its order. */
+/**
+ * Lines between a message's segments, or wrapped after one, that are not segments: left out of it, and said on its
+ * order. One holding the field separator right after a segment, or starting with it, is the rest of a segment broken
+ * onto its own line, so that segment's later fields are missing or cut: an error, never an order sent without them.
+ */
 function strayLineProblems(file: string, split: SplitMessage): Problem[] {
   const stray = split.stray;
   if (!stray || stray.length === 0) return [];
-  const one = stray.length === 1;
-  const first = stray[0]!;
-  return [
-    problem(
-      'warning',
-      file,
-      { message: split.index },
-      'hl7.strayLine',
-      `${listLines(stray.map((s) => s.line))}, between segments of message ${split.index}, ${one ? 'is not an HL7 segment' : 'are not HL7 segments'} (a wrapped or pasted line?) and ${one ? 'was' : 'were'} left out of the message; line ${first.line} reads ${quote(first.text)}.`,
-    ),
-  ];
+  const separator = split.segments[0]?.charAt(3) || '|';
+  const wrapped = (s: StrayLine) => s.tail === true || s.text.startsWith(separator);
+  const cut = stray.filter(wrapped);
+  const other = stray.filter((s) => !wrapped(s));
+  const problems: Problem[] = [];
+  if (cut.length > 0) {
+    const one = cut.length === 1;
+    problems.push(
+      problem(
+        'error',
+        file,
+        { message: split.index },
+        'hl7.wrappedSegment',
+        `${listLines(cut.map((s) => s.line))} of message ${split.index} ${one ? 'is' : 'are'} no segment but ${one ? 'holds' : 'hold'} the field separator ${quote(separator)}: the rest of the segment before, broken onto a line of its own, so that segment's later fields were not read or were cut short; line ${cut[0]!.line} reads ${quote(cut[0]!.text)}. Join the line back to its segment, or ask for the file as it was sent.`,
+      ),
+    );
+  }
+  if (other.length > 0) {
+    const one = other.length === 1;
+    const first = other[0]!;
+    problems.push(
+      problem(
+        'warning',
+        file,
+        { message: split.index },
+        'hl7.strayLine',
+        `${listLines(other.map((s) => s.line))}, between segments of message ${split.index}, ${one ? 'is not an HL7 segment' : 'are not HL7 segments'} (a wrapped or pasted line?) and ${one ? 'was' : 'were'} left out of the message; line ${first.line} reads ${quote(first.text)}.`,
+      ),
+    );
+  }
+  return problems;
 }
 
 /**

@@ -7,7 +7,7 @@ import { Hl7Splitter, inCapitals, isSegmentLine } from './hl7-stream.js';
  * HL7 files as people paste and edit them: comment and text lines before, between and inside messages, blank lines,
  * indented segments, any line ending, any chunking. Whatever is added, the messages come out exactly as written,
  * every stray line is reported once with its line number (on its message when it sits between two of that
- * message's segments, else for the file), indentation is said once, and the file is still told apart as HL7.
+ * message's segments or is a wrapped tail right after one, else for the file), indentation is said once, and the file is still told apart as HL7.
  */
 
 const message = (n: number, extra: number) => [
@@ -118,7 +118,14 @@ describe('HL7 files with stray lines, blank lines and indentation', () => {
           const before = lines.slice(0, i).findLast((l) => !l.stray && l.text.trim() !== '');
           const after = lines.slice(i + 1).find((l) => !l.stray && l.text.trim() !== '');
           const m = before?.message;
-          if (m !== undefined && after?.message === m && !after.msh) inside.set(m, [...(inside.get(m) ?? []), i + 1]);
+          // A line holding the separator right after a segment (or after such lines), no blank line between, is
+          // that segment's wrapped tail: its message's.
+          let back = i - 1;
+          while (back >= 0 && lines[back]!.stray && lines[back]!.text.includes('|')) back -= 1;
+          const tailOf = line.text.includes('|') && back >= 0 ? lines[back]!.message : undefined;
+          if (tailOf !== undefined) inside.set(tailOf, [...(inside.get(tailOf) ?? []), i + 1]);
+          else if (m !== undefined && after?.message === m && !after.msh)
+            inside.set(m, [...(inside.get(m) ?? []), i + 1]);
           else outside.push(i + 1);
         });
 

@@ -20,7 +20,10 @@ export interface SplitMessage {
   /** The physical line of its MSH. */
   line: number;
   segments: string[];
-  /** Lines between this message's segments that are not segments (a wrapped or pasted line?): left out. */
+  /**
+   * Lines between this message's segments that are not segments (a wrapped or pasted line?), and lines holding the
+   * field separator right after one of its segments (a wrapped tail, `tail`): left out.
+   */
   stray?: StrayLine[];
 }
 
@@ -28,6 +31,8 @@ export interface StrayLine {
   /** 1-based physical line of the file (a CR, an LF or a CR LF ends a line). */
   line: number;
   text: string;
+  /** Right after the message's last segment it was read with (no blank line between), holding its separator. */
+  tail?: boolean;
 }
 
 /** The file cannot be read further (a segment beyond the size cap); one file problem says why. */
@@ -134,6 +139,8 @@ export class Hl7Splitter {
   private current: SplitMessage | undefined;
   /** Non-segment lines after the current message's last segment: inside it if another of its segments follows. */
   private trailing: StrayLine[] = [];
+  /** No blank or unrelated line since the current message's last segment: a line holding `|` next is its tail. */
+  private adjacent = false;
   private fieldSeparator = '|';
   private batch: BatchState | undefined;
   private fileHeader: { batches: number } | undefined;
@@ -338,12 +345,18 @@ export class Hl7Splitter {
   /** One line, or a piece of one between MLLP framing bytes or text breaks. */
   private piece(text: string, out: SplitMessage[], broken = false): void {
     let line = text;
-    if (line === '') return;
+    if (line === '') {
+      this.adjacent = false;
+      return;
+    }
     if (line.length > this.maxSegmentChars) this.abortTooLarge();
     const first = line.charCodeAt(0);
     if (first <= 32 || first === 0xfeff || first === 0xa0) {
       const trimmed = line.trimStart();
-      if (trimmed === '') return;
+      if (trimmed === '') {
+        this.adjacent = false;
+        return;
+      }
       if (isSegmentLine(trimmed, this.fieldSeparator)) {
         this.indentedAt ??= this.lineNumber;
         this.indentedCount += 1;
@@ -357,10 +370,18 @@ export class Hl7Splitter {
     }
     if (!isSegmentLine(line, this.fieldSeparator)) {
       const stray = { line: this.lineNumber, text: line.trimEnd() };
+      // A wrapped segment's tail (its later fields on a line of their own, as a mail client or an 80-column viewer
+      // breaks it) is the message's, said on its order, not a line between messages.
+      if (this.current && this.adjacent && line.includes(this.fieldSeparator)) {
+        (this.current.stray ??= []).push({ ...stray, tail: true });
+        return;
+      }
+      this.adjacent = false;
       if (this.current) this.trailing.push(stray);
       else this.addOutside(stray);
       return;
     }
+    this.adjacent = false;
     this.segmentNumber += 1;
     const name = line.slice(0, 3);
     switch (name) {
@@ -368,6 +389,7 @@ export class Hl7Splitter {
         this.flush(out);
         this.fieldSeparator = line.charAt(3) || '|';
         this.current = { index: 0, line: this.lineNumber, segments: [line] };
+        this.adjacent = true;
         if (!this.batch) {
           // Messages outside a BHS form a batch of their own: one for the FTS count.
           this.batch = { declaredAt: this.segmentNumber, messages: 0, implicit: true };
@@ -456,6 +478,7 @@ export class Hl7Splitter {
           this.trailing = [];
         }
         this.current.segments.push(line);
+        this.adjacent = true;
     }
   }
 }
