@@ -265,6 +265,7 @@ export async function importCsv(
   });
   const drafts = new Map<string, OrderDraft>();
   const ragged: number[] = [];
+  const short: number[] = [];
   let rowsDone = 0;
   let orderCount = 0;
   let invalidCount = 0;
@@ -314,6 +315,10 @@ export async function importCsv(
             : repeatedHeaderEntry(file, line, record),
         );
       }
+      // Fewer cells than the header (a row cut short, or split by a line break in an unquoted cell): its last
+      // columns were read as empty, which the order's errors alone do not say.
+      if (!badQuotes && cells.length > 1 && cells.length < headerCells.length && short.length <= MAX_LISTED_ROWS)
+        short.push(line);
       const draft = addRow(drafts.get(key), columns, cells, line, record, badQuotes);
       // An order is finished (and handed on) as soon as its last row is in.
       if (draft.rows.length !== rows) {
@@ -349,6 +354,17 @@ export async function importCsv(
         { row: ragged[0]! },
         'csv.extraCells',
         `${listRows(ragged)} ha${ragged.length === 1 ? 's' : 've'} more cells than the header; the extra cells were ignored.`,
+      ),
+    );
+  }
+  if (short.length > 0) {
+    fileProblems.push(
+      problem(
+        'warning',
+        file,
+        { row: short[0]! },
+        'csv.missingCells',
+        `${listRows(short)} ha${short.length === 1 ? 's' : 've'} fewer cells than the header's ${headerCells.length}, so the last columns were read as empty (a row cut short, or a line break inside a cell that is not quoted?).`,
       ),
     );
   }

@@ -180,6 +180,10 @@ export function finishOrder(input: FinishInput): { order: ImportedOrder; provena
         file: input.file,
         provenanceLookup: built.provenance,
         fallback: input.fallback,
+        // A CSV item's cells came from its own row (a number origin): its missing fields are said there.
+        itemFallbacks: input.cells.items.map((item) =>
+          typeof item.origins === 'number' ? { row: item.origins } : undefined,
+        ),
         skip,
       }),
     );

@@ -34,6 +34,8 @@ export interface ValidationContext {
   provenanceLookup?: { get(path: string): Provenance | undefined };
   /** Where problems about absent fields point. */
   fallback?: Location;
+  /** Where problems about an item's absent fields point, by item (a CSV item's own row); else `fallback`. */
+  itemFallbacks?: readonly (Location | undefined)[];
   /** Paths already reported (e.g. unreadable dates), skipped here. */
   skip?: ReadonlySet<string>;
   /**
@@ -70,6 +72,9 @@ const str = (value: unknown): string | undefined =>
   typeof value === 'string' && value.trim() !== '' ? value : undefined;
 
 /** The problems of one validation, one per field (a class, not closures: nothing allocated per order for it). */
+const ITEM_PATH = /^prescribedItems\.(\d+)\./;
+const ITEM_FIELDS = ['dmdCode', 'medication', 'dosageInstructions', 'quantity', 'pack', 'productId'];
+
 class Report {
   readonly problems: Problem[] = [];
   #reported: Set<string> | undefined;
@@ -80,18 +85,42 @@ class Report {
     const ctx = this.ctx;
     if (ctx.skip?.has(path) || this.#reported?.has(path)) return;
     (this.#reported ??= new Set()).add(path);
-    const provenance = ctx.provenanceLookup ? ctx.provenanceLookup.get(path) : ctx.provenance?.[path];
+    const provenance = this.provenanceOf(path);
     const from = describeSource(provenance);
     this.problems.push(
       problem(
         'error',
         ctx.file ?? '',
-        locationOf(provenance, ctx.fallback ?? {}),
+        locationOf(provenance ?? this.itemProvenance(path), this.fallbackOf(path)),
         code,
         `${capitalise(describePath(path))} ${reason}${from ? ` (${from})` : ''}.`,
         path,
       ),
     );
+  }
+
+  private provenanceOf(path: string): Provenance | undefined {
+    return this.ctx.provenanceLookup ? this.ctx.provenanceLookup.get(path) : this.ctx.provenance?.[path];
+  }
+
+  /**
+   * A field an item lacks has no source of its own: the item's other fields name its row (a CSV's second item is on
+   * its own row), where the order's first row would point at another item.
+   */
+  private itemProvenance(path: string): Provenance | undefined {
+    const item = ITEM_PATH.exec(path)?.[0];
+    if (item === undefined) return undefined;
+    for (const field of ITEM_FIELDS) {
+      const found = this.provenanceOf(`${item}${field}`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  private fallbackOf(path: string): Location {
+    const index = ITEM_PATH.exec(path)?.[1];
+    const item = index === undefined ? undefined : this.ctx.itemFallbacks?.[Number(index)];
+    return item ?? this.ctx.fallback ?? {};
   }
 
   /** A rule's verdict on `value`: a reason means a problem. */
