@@ -47,10 +47,7 @@ export async function startEmbeddedSandbox(
  * ports the embedded sandbox last had. One the admin pointed elsewhere (`rx-batch env add local-sandbox
  * --api-base-url …` at a sandbox of their own) is left as it is.
  */
-export function servedByEmbeddedSandbox(
-  environment: { kind: string; apiBaseUrl: string },
-  dataDir: string,
-): boolean {
+export function servedByEmbeddedSandbox(environment: { kind: string; apiBaseUrl: string }, dataDir: string): boolean {
   if (environment.kind !== 'local-sandbox') return false;
   const url = new URL(environment.apiBaseUrl);
   if (url.port === '') return true;
