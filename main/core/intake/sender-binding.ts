@@ -2,7 +2,7 @@ import { isLoopbackHost } from '../../../shared/loopback.js';
 import type { Problem } from '../model/imported-order.js';
 import type { MappingProfile } from '../model/mapping-profile.js';
 import { peerAddressOf, peerMatcher } from '../model/peer-address.js';
-import { profileSender } from '../model/sender-binding-input.js';
+import { profileSender, senderKey } from '../model/sender-binding-input.js';
 import type { AckError } from './hl7-ack.js';
 
 /**
@@ -29,9 +29,6 @@ function matcherOf(profile: MappingProfile & { peers: string[] }): (address: str
   if (!matcher) MATCHERS.set(profile, (matcher = peerMatcher(profile.peers)));
   return matcher;
 }
-
-/** The sender as the intake names it (`APP^FACILITY`, or `APP`), compared ignoring case and surrounding spaces. */
-const senderKey = (sender: string) => sender.trim().toUpperCase();
 
 /** The union of the bindings the sender's profiles set (a profile that sets none adds nothing). */
 export function bindingOf(sender: string, profiles: readonly MappingProfile[]): SenderBinding {

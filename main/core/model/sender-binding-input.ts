@@ -49,8 +49,11 @@ export function profileSender(profile: MappingProfile): string | undefined {
   return sender.facility ? `${sender.application}^${sender.facility}` : sender.application;
 }
 
-/** Two senders the intake takes for one: compared ignoring case and surrounding spaces. */
-export const sameSender = (a: string, b: string): boolean => a.trim().toUpperCase() === b.trim().toUpperCase();
+/** The sender as the intake compares it: ignoring case and surrounding spaces. */
+export const senderKey = (sender: string): string => sender.trim().toUpperCase();
+
+/** Two senders the intake takes for one. */
+export const sameSender = (a: string, b: string): boolean => senderKey(a) === senderKey(b);
 
 /** Whether the profile binds its sender at all (to peers, clinics or both). */
 export const bindsSender = (profile: MappingProfile): boolean =>
