@@ -99,7 +99,7 @@ class Report {
     );
   }
 
-  private provenanceOf(path: string): Provenance | undefined {
+  provenanceOf(path: string): Provenance | undefined {
     return this.ctx.provenanceLookup ? this.ctx.provenanceLookup.get(path) : this.ctx.provenance?.[path];
   }
 
@@ -121,6 +121,34 @@ class Report {
     const index = ITEM_PATH.exec(path)?.[1];
     const item = index === undefined ? undefined : this.ctx.itemFallbacks?.[Number(index)];
     return item ?? this.ctx.fallback ?? {};
+  }
+
+  /**
+   * A delivery address copied from the home one (no delivery field given: the same value from the same source, or
+   * absent in both) repeats each home problem, the second time about a field the file does not have. The problem
+   * is said once, on the home field, saying it is the delivery address too.
+   */
+  sayHomeOnce(home: Obj, delivery: Obj): void {
+    const problems = this.problems;
+    if (!problems.some((p) => p.field?.startsWith('deliveryAddress.'))) return;
+    let kept = 0;
+    for (const p of problems) {
+      const leaf = p.field?.startsWith('deliveryAddress.') ? p.field.slice(16) : undefined;
+      const twin =
+        leaf === undefined
+          ? undefined
+          : problems.find((other) => other.code === p.code && other.field === `homeAddress.${leaf}`);
+      if (
+        twin &&
+        home[leaf!] === delivery[leaf!] &&
+        sameSource(this.provenanceOf(`homeAddress.${leaf}`), this.provenanceOf(p.field!))
+      ) {
+        if (!twin.text.endsWith(DELIVERED_HOME)) twin.text += DELIVERED_HOME;
+        continue;
+      }
+      problems[kept++] = p;
+    }
+    problems.length = kept;
   }
 
   /** A rule's verdict on `value`: a reason means a problem. */
@@ -277,5 +305,11 @@ export function validateOrder(body: unknown, ctx: ValidationContext): Problem[] 
       out.add(path, code, `${quote(input)} is not valid: ${detail}`);
     }
   }
+  out.sayHomeOnce(obj(root.homeAddress), obj(root.deliveryAddress));
   return problems;
 }
+
+const sameSource = (a: Provenance | undefined, b: Provenance | undefined): boolean =>
+  a === b || (a !== undefined && b !== undefined && describeSource(a) === describeSource(b));
+const DELIVERED_HOME =
+  ' The order is delivered to the home address (no delivery address is given), so this is the delivery address too.';
