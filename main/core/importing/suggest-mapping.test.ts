@@ -29,6 +29,26 @@ describe('mapping suggestions and header fingerprints', () => {
     expect(mappingProfileSchema.parse(profile)).toEqual(profile);
   });
 
+  it("maps the name parts of Synthea's and OpenEMR's patient exports (PREFIX, FIRST, LAST; fname, lname)", () => {
+    expect(
+      suggestMapping(['Id', 'BIRTHDATE', 'PREFIX', 'FIRST', 'LAST', 'SUFFIX', 'MAIDEN', 'GENDER', 'ZIP']).columns,
+    ).toEqual({
+      dateOfBirth: 'BIRTHDATE',
+      title: 'PREFIX',
+      firstName: 'FIRST',
+      surname: 'LAST',
+      gender: 'GENDER',
+      homePostCode: 'ZIP',
+    });
+    expect(suggestMapping(['title', 'fname', 'mname', 'lname', 'DOB', 'postal_code']).columns).toEqual({
+      title: 'title',
+      firstName: 'fname',
+      surname: 'lname',
+      dateOfBirth: 'DOB',
+      homePostCode: 'postal_code',
+    });
+  });
+
   it('reads a header without a unit, format or example in brackets, never without a note naming which field', () => {
     const profile = suggestMapping([
       'Qty (tablets)',
