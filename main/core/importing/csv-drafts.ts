@@ -275,6 +275,8 @@ export interface OrderDraft {
   badQuotes?: number[];
   /** Cells holding a database's NULL, read as blank: field index, row and the text. */
   nullTexts?: { field: number; line: number; text: string }[];
+  /** Values holding a line break (a quoted cell that runs onto the next line): field index, row and the value. */
+  lineBreaks?: { field: number; line: number; value: string }[];
 }
 
 /** Adds one row to a draft (a new one when `draft` is undefined) and returns the draft. */
@@ -336,9 +338,61 @@ export function addRow(
     }
     draft.items.push({ line, values: itemValues });
   }
+  // Only a quoted cell can hold a line break, and then the record does: most rows pay two scans of their text.
+  if (!badQuotes && (record.includes('\n') || record.includes('\r'))) noteLineBreaks(draft, columns, cells, line);
   draft.rows.push(line);
   draft.records.push(record);
   return draft;
+}
+
+const LINE_BREAK = /[\r\n]/;
+
+/** An order field is said once, at the first row that has the line break (its later rows repeat the value). */
+function noteLineBreaks(draft: OrderDraft, columns: ColumnMap, cells: string[], line: number): void {
+  const note = (fields: readonly number[], at: readonly number[], once: boolean) => {
+    for (let i = 0; i < at.length; i += 1) {
+      const value = cellText(cells, at[i]!);
+      if (value === undefined || !LINE_BREAK.test(value)) continue;
+      const field = fields[i]!;
+      if (once && draft.lineBreaks?.some((noted) => noted.field === field)) continue;
+      (draft.lineBreaks ??= []).push({ field, line, value });
+    }
+  };
+  note(ORDER_FIELD_INDEXES, columns.orderCells, true);
+  note(ITEM_FIELD_INDEXES, columns.itemCells, false);
+}
+
+/** Dosage instructions may run over lines (HL7's `\.br\` is read as a line break too); the other fields are one line. */
+const MULTILINE: ReadonlySet<number> = new Set([fieldIndex('dosageInstructions')!]);
+
+/**
+ * A value with a line break (a spreadsheet's Alt+Enter, or a quote left open that took in the next line) is sent as
+ * written, which the admin should see before it goes: a warning on the field, naming the row and column. Valid CSV,
+ * and text the app's own exports write back exactly, so it does not block the order.
+ */
+function lineBreakProblems(
+  draft: OrderDraft,
+  file: string,
+  provenanceAt: (index: number, line: number) => Provenance,
+): Problem[] {
+  return (draft.lineBreaks ?? []).map(({ field, line, value }) => {
+    const spec = FIELDS[field]!;
+    const item = spec.level === 'item' ? draft.items.findIndex((entry) => entry.line === line) : -1;
+    const path = item >= 0 ? itemPath(field, item) : spec.path;
+    const from = describeSource(provenanceAt(field, line));
+    const shown = quote(value.replace(/\r\n|\r|\n/g, ' ↵ '));
+    const advice = MULTILINE.has(field)
+      ? 'if it should be one line, edit it in the preview or the file'
+      : `${describePath(path)} is usually one line, so the cell may hold two values, or a quote left open took in the next line: check it, and write it on one line in the preview or the file if so`;
+    return problem(
+      'warning',
+      file,
+      { row: line },
+      'csv.lineBreakInCell',
+      `Row ${line}${from ? `, ${from},` : ''} holds a line break (↵) in ${describePath(path)} ${shown}: it is sent with the line break, as written; ${advice}.`,
+      path,
+    );
+  });
 }
 
 function noteNull(draft: OrderDraft, field: number, line: number, cells: string[], at: number): void {
@@ -453,6 +507,7 @@ export function draftProblems(
       ),
     );
   }
+  if (draft.lineBreaks) problems.push(...lineBreakProblems(draft, file, provenanceAt));
   if (draft.records.length > 1) problems.push(...repeatedRows(draft, file));
   if (!draft.disagreements) return problems;
   const byField = new Map<number, Disagreement[]>();

@@ -280,7 +280,11 @@ export async function importCsv(
       fallback: { row: draft.rows[0]! },
       codeLists: options.codeLists,
       extraProblems: extra,
-      reported: extra.length > 0 ? new Set(extra.flatMap((p) => (p.field ? [p.field] : []))) : NOTHING_REPORTED,
+      // A warning on a field (a dosage over two lines) leaves it to be validated.
+      reported:
+        extra.length > 0
+          ? new Set(extra.flatMap((p) => (p.field && p.severity === 'error' ? [p.field] : [])))
+          : NOTHING_REPORTED,
       isKnownOrder: options.isKnownOrder,
       // Other checks would only report the consequences of an unreadable row.
       skipValidation: draft.badQuotes !== undefined,

@@ -16,7 +16,7 @@ let dir: string;
 let lines: string[];
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'rx-delivery-home-'));
-  lines = (await readFile(join(FIXTURE_DIR, 'template-example.csv'), 'utf8')).trim().split('\n').slice(0, 2);
+  lines = (await readFile(join(FIXTURE_DIR, 'template-example.csv'), 'utf8')).trim().split(/\r?\n/).slice(0, 2);
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
