@@ -11,6 +11,7 @@ import { escapeProblems } from './hl7-escape-problems.js';
 import { isAcceptedMessageType, messageTypeRefusal } from './hl7-message-types.js';
 import { processingIdProblem } from './hl7-processing-id.js';
 import { compoundProblems } from './hl7-compound.js';
+import { sayWhereRequired } from './hl7-required.js';
 import { Hl7Splitter, Hl7StreamAbort, listLines, type SplitMessage, type StrayLine } from './hl7-stream.js';
 import { problem, quote } from './problems.js';
 import { UnusualSpaces, holdsUnusualSpace } from './unusual-spaces.js';
@@ -297,6 +298,7 @@ export async function importHl7(
       noUnreadableText,
     });
     const { order, provenance } = finished;
+    sayWhereRequired(order.problems, message, profile?.hl7FieldMap);
     provenance.segments = message.segments.length === split.segments.length ? split.segments : undefined;
     if (order.clinicCode && order.clinicOrderId && orderControl === 'NW') {
       const key = `${order.clinicCode}\u0000${order.clinicOrderId}`;

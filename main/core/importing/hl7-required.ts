@@ -1,0 +1,64 @@
+import { FIELDS, fieldIndex } from '../model/field-catalogue.js';
+import type { Hl7Message } from '../model/hl7-adapter.js';
+import type { Problem } from '../model/imported-order.js';
+
+/**
+ * Where the default HL7 map reads each required field (README "HL7 v2" table), by template column: an item's field
+ * from its RXE (RDE) or its RXO (OMP, ORM). Payment type, courier and currency are not in HL7: staging says which
+ * profile setting gives them (staging/route-request.ts).
+ */
+const READ_FROM: Record<string, string | { RXE: string; RXO: string }> = {
+  title: 'PID-5.5 (the name prefix)',
+  firstName: 'PID-5.2 (the given name)',
+  surname: 'PID-5.1 (the family name)',
+  dateOfBirth: 'PID-7',
+  gender: 'PID-8',
+  homeAddress1: 'PID-11.1 (the home address)',
+  homeCity: 'PID-11.3 (the home address)',
+  homePostCode: 'PID-11.5 (the home address)',
+  homeCountryCode: 'PID-11.6 (the home address)',
+  deliveryAddress1: 'PID-11.1 (the delivery address, XAD-7 SH or M)',
+  deliveryCity: 'PID-11.3 (the delivery address, XAD-7 SH or M)',
+  deliveryPostCode: 'PID-11.5 (the delivery address, XAD-7 SH or M)',
+  deliveryCountryCode: 'PID-11.6 (the delivery address, XAD-7 SH or M)',
+  clinicOrderId: 'ORC-2',
+  prescriberRegistrationNumber: 'ORC-12.1',
+  prescriberName: 'ORC-12 (the ordering provider: its .2, .3 and .6)',
+  clinicCode: 'ORC-21.10, ORC-21.3 or MSH-4.1',
+  clinicName: 'ORC-21.1',
+  clinicAddress1: 'ORC-22.1',
+  clinicPostcode: 'ORC-22.5',
+  clinicCountryCode: 'ORC-22.6',
+  dmdCode: { RXE: 'RXE-2.1', RXO: 'RXO-1.1' },
+  medication: { RXE: 'RXE-2.2', RXO: 'RXO-1.2' },
+  dosageInstructions: { RXE: 'RXE-7', RXO: 'RXO-7' },
+  quantity: { RXE: 'RXE-10', RXO: 'RXO-11' },
+};
+
+/** Fields a sender gives the same for all its orders (its clinic, often its one prescriber): a constant may do. */
+const ONE_PER_CLINIC = /^(?:clinic(?!OrderId)|prescriber)/;
+
+/**
+ * A required field an HL7 order lacks is said with the field of the message it is read from, so the admin knows what
+ * to ask the sender for ("Title is required." named nothing an HL7 sender knows). A profile's override names its own.
+ */
+export function sayWhereRequired(
+  problems: Problem[],
+  message: Hl7Message,
+  overrides: Record<string, string> | undefined,
+): void {
+  const items = message.first('RXE') ? 'RXE' : 'RXO';
+  for (const p of problems) {
+    if (p.code !== 'field.required' || p.field === undefined) continue;
+    const column = FIELDS[fieldIndex(p.field) ?? -1]?.column;
+    if (column === undefined) continue;
+    const override = overrides?.[column];
+    const entry = READ_FROM[column];
+    const from = override ?? (typeof entry === 'object' ? entry[items] : entry);
+    if (from === undefined) continue;
+    const fix = ONE_PER_CLINIC.test(column)
+      ? 'Ask the sender to fill it, or give the field a constant in the mapping profile (one value for every order of this sender).'
+      : 'Ask the sender to fill it, or type it in the preview.';
+    p.text = `${p.text.replace(/\.$/, '')}: the message has no value in ${from}${override ? ", where the profile's field map reads it" : ''}. ${fix}`;
+  }
+}
