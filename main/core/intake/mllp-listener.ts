@@ -14,7 +14,8 @@ import { MLLP_START, MllpFramer, mllpFrame } from './mllp-framer.js';
  *
  * Bound to 127.0.0.1 unless another host is given; a peer whose address is not in `allow` (when given) is
  * refused on connect with one log line. Frames larger than `maxMessageBytes` are refused (AR) and the connection
- * closed; a connection idle for `idleTimeoutMs` is closed. Log lines carry peers and counts, never message text.
+ * closed; a connection idle for `idleTimeoutMs` is closed. The next message is read only once the peer has taken the
+ * last ACK (docs/security.md, finding 35). Log lines carry peers and counts, never message text.
  */
 
 export interface MllpListenerOptions {
@@ -78,6 +79,19 @@ export function beginsAsHttp(opening: Buffer): boolean | undefined {
 export function normalisePeer(address: string | undefined): string {
   if (!address) return '';
   return address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
+}
+
+/** Resolves once what was written to `socket` has left for the peer, or the socket closed. */
+function drained(socket: Socket): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      socket.off('drain', done);
+      socket.off('close', done);
+      resolve();
+    };
+    socket.on('drain', done);
+    socket.on('close', done);
+  });
 }
 
 export class MllpListener {
@@ -180,7 +194,9 @@ export class MllpListener {
           break;
         }
         this.stats.messages += 1;
-        if (!socket.destroyed) socket.write(mllpFrame(result.ack));
+        // A peer that does not read its ACKs is not read on either: they would pile up here for as long as it
+        // sends (a resend's stored ACK can be 30 times its message). Idle while waiting, it is timed out.
+        if (!socket.destroyed && !socket.write(mllpFrame(result.ack))) await drained(socket);
       }
       busy = false;
       if (socket.isPaused() && !socket.destroyed) socket.resume();

@@ -16,11 +16,11 @@ export interface RunningIntake {
 
 /**
  * Starts the intake for the sender EPR-7^CLINIC-H (its HL7 profile saved) under `rules`, staging on this thread as
- * `serve` does, with `listener`'s options (allow-list, size limit, TLS) passed on.
+ * `serve` does, with `listener`'s options (allow-list, size limit, TLS, idle timeout) passed on.
  */
 export async function startMllpIntake(
   rules: IntakeRules,
-  listener: Pick<MllpListenerOptions, 'allow' | 'maxMessageBytes' | 'tls'> = {},
+  listener: Pick<MllpListenerOptions, 'allow' | 'maxMessageBytes' | 'tls' | 'idleTimeoutMs'> = {},
 ): Promise<RunningIntake> {
   const fixture = stagingFixture();
   fixture.staging.saveProfile({
