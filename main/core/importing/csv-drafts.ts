@@ -24,6 +24,8 @@ export interface ColumnMap {
   /** Cell indexes of the order-level fields, by position in ORDER_FIELD_INDEXES; same for items. */
   orderCells: number[];
   itemCells: number[];
+  /** Columns nothing reads that hold part of a dosage (frequency, route, duration, a second instructions column). */
+  dosageParts: { cell: number; header: string }[];
   problems: Problem[];
 }
 
@@ -152,8 +154,32 @@ export function mapColumns(
     cellOf,
     orderCells: ORDER_FIELD_INDEXES.map((index) => cellOf[index]!),
     itemCells: ITEM_FIELD_INDEXES.map((index) => cellOf[index]!),
+    dosageParts: dosagePartColumns(headerCells, cellOf),
     problems,
   };
+}
+
+const DOSAGE = fieldIndex('dosageInstructions')!;
+/** Headers (normalised) of a dosage's parts that exports give columns of their own (`Frequency`, `Route`…). */
+const DOSAGE_PART =
+  /^(?:dose|dosage|medication|drug|sig)?(?:frequency|freq|howoften|timing|route|routeofadministration|duration|instructions|directions|sig|dose|dosage|doseunit|doseunits)$/;
+
+/**
+ * Where the dosage is read from a column, the columns nothing reads that hold more of it: an export writing `Dose`,
+ * `Frequency`, `Route` and `Duration` apart would have `1 tablet` sent as the whole instruction.
+ */
+function dosagePartColumns(headerCells: readonly string[], cellOf: readonly number[]): ColumnMap['dosageParts'] {
+  if (cellOf[DOSAGE]! < 0) return [];
+  const read = new Set(cellOf.filter((cell) => cell >= 0));
+  const parts: ColumnMap['dosageParts'] = [];
+  headerCells.forEach((text, i) => {
+    if (read.has(i)) return;
+    const key = normaliseHeader(text);
+    const column = matchHeader(text);
+    if (column === 'dosageInstructions' || (column === undefined && key !== '' && DOSAGE_PART.test(key)))
+      parts.push({ cell: i, header: text });
+  });
+  return parts;
 }
 
 const listWords = (words: readonly string[]): string =>
@@ -275,6 +301,8 @@ export interface OrderDraft {
   badQuotes?: number[];
   /** Cells holding a database's NULL, read as blank: field index, row and the text. */
   nullTexts?: { field: number; line: number; text: string }[];
+  /** Items whose row fills a dosage part column nothing reads: the row and the column indexes. */
+  dosageParts?: { line: number; parts: { header: string; value: string }[] }[];
   /** Values holding a line break (a quoted cell that runs onto the next line): field index, row and the value. */
   lineBreaks?: { field: number; line: number; value: string }[];
 }
@@ -337,6 +365,13 @@ export function addRow(
         noteNull(draft, ITEM_FIELD_INDEXES[i]!, line, cells, itemCells[i]!);
     }
     draft.items.push({ line, values: itemValues });
+    if (columns.dosageParts.length > 0) {
+      const parts = columns.dosageParts.flatMap(({ cell, header }) => {
+        const value = cellText(cells, cell);
+        return value === undefined ? [] : [{ header, value }];
+      });
+      if (parts.length > 0) (draft.dosageParts ??= []).push({ line, parts });
+    }
   }
   // Only a quoted cell can hold a line break, and then the record does: most rows pay two scans of their text.
   if (!badQuotes && (record.includes('\n') || record.includes('\r'))) noteLineBreaks(draft, columns, cells, line);
@@ -474,6 +509,33 @@ const MEDICATION = fieldIndex('medication')!;
 const SAME_ORDER_FIX =
   'Rows with the same clinic code and clinic order id are one order: if these are different orders, give each its own clinic order id in the file and import it again; if they are one order, correct the value (in the preview or the file).';
 
+/**
+ * An item whose row has more of its dosage in columns nothing reads (`Frequency`, `Route`, a second instructions
+ * column) would be sent with part of it as the whole instruction: an error on its dosage, naming what was read and
+ * what was left, cleared by writing the whole instruction in the preview.
+ */
+function dosagePartProblems(
+  draft: OrderDraft,
+  file: string,
+  provenanceAt: (index: number, line: number) => Provenance,
+): Problem[] {
+  return (draft.dosageParts ?? []).map(({ line, parts }) => {
+    const item = draft.items.findIndex((entry) => entry.line === line);
+    const path = itemPath(DOSAGE, item);
+    const read = draft.items[item]?.values[DOSAGE];
+    const from = describeSource(provenanceAt(DOSAGE, line));
+    const left = parts.map(({ header, value }) => `"${header}" (${quote(value)})`);
+    return problem(
+      'error',
+      file,
+      { row: line },
+      'csv.dosagePartUnread',
+      `Row ${line}: ${describePath(path)} ${read === undefined ? 'are empty' : `are read from ${from} alone (${quote(read)})`}, and the column${left.length === 1 ? '' : 's'} ${listWords(left)} ${left.length === 1 ? 'holds' : 'hold'} more of the dosage that nothing reads, so it would be sent without ${left.length === 1 ? 'it' : 'them'}. Write the whole instruction in the preview, or join the columns into one dosage column in the file.`,
+      path,
+    );
+  });
+}
+
 /** Problems found while collecting rows: unreadable quoting, and order fields on which rows disagree. */
 export function draftProblems(
   draft: OrderDraft,
@@ -508,6 +570,7 @@ export function draftProblems(
     );
   }
   if (draft.lineBreaks) problems.push(...lineBreakProblems(draft, file, provenanceAt));
+  if (draft.dosageParts) problems.push(...dosagePartProblems(draft, file, provenanceAt));
   if (draft.records.length > 1) problems.push(...repeatedRows(draft, file));
   if (!draft.disagreements) return problems;
   const byField = new Map<number, Disagreement[]>();

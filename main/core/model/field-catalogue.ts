@@ -219,6 +219,8 @@ export const FIELDS: readonly FieldSpec[] = [
   f('medication', 'prescribedItems.*.medication', 'text', true, 'medication', 'Paracetamol 500mg tablets', [
     'Drug',
     'Drug Name',
+    'Medication Name',
+    'Medicine Name',
     'Medicine',
     'Product',
     'Product Name',
