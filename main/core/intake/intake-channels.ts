@@ -94,6 +94,7 @@ export function noteFile(activity: ChannelActivity, store: Store, file: WatchedF
 
 function refusalReason(refusal: ListenerRefusal): string {
   if (refusal.kind === 'peer') return 'The peer is not in the allow-list.';
+  if (refusal.kind === 'busy') return 'The listener had as many connections open as it takes; this one was closed.';
   if (refusal.kind === 'tooLarge') return 'The message was larger than the limit; the connection was closed.';
   return 'An unfinished frame was followed by a new one; it was dropped.';
 }

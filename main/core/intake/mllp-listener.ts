@@ -33,6 +33,8 @@ export interface MllpListenerOptions {
   maxMessageBytes?: number;
   /** Default 5 minutes. */
   idleTimeoutMs?: number;
+  /** Connections open at once (default `MAX_MLLP_CONNECTIONS`); one more is closed unread, logged and audited. */
+  maxConnections?: number;
   handle(raw: Buffer, peer: string): Promise<IntakeResult>;
   /** Refusals that never reach `handle` (a peer not allowed, a frame too large or dropped), for the audit log. */
   onRefusal?(refusal: ListenerRefusal): void;
@@ -40,7 +42,8 @@ export interface MllpListenerOptions {
 }
 
 export interface ListenerRefusal {
-  kind: 'peer' | 'tooLarge' | 'abandoned';
+  /** `busy`: the listener already had `maxConnections` open. */
+  kind: 'peer' | 'busy' | 'tooLarge' | 'abandoned';
   peer: string;
 }
 
@@ -54,6 +57,13 @@ export interface MllpListenerStats {
 
 const DEFAULT_MAX_BYTES = 1024 * 1024;
 const DEFAULT_IDLE_MS = 5 * 60 * 1000;
+
+/**
+ * Each connection may hold an unfinished frame of up to `maxMessageBytes` for as long as it sends within the idle
+ * timeout: uncapped, any local user or allowed peer could open thousands and end the core out of memory
+ * (docs/security.md, finding 36). 256 senders at once, at most 256 MiB of frames at the default size limit.
+ */
+export const MAX_MLLP_CONNECTIONS = 256;
 
 /**
  * Any web page the admin visits can have the browser send an HTTP request to this port (a `no-cors` fetch needs no
@@ -125,6 +135,15 @@ export class MllpListener {
     } else {
       this.#server = createTcpServer((socket) => this.#connection(socket));
     }
+    const maxConnections = options.maxConnections ?? MAX_MLLP_CONNECTIONS;
+    this.#server.maxConnections = maxConnections;
+    // Node closes a connection beyond the cap before it is a socket of ours ('drop').
+    this.#server.on('drop', (dropped?: { remoteAddress?: string; remotePort?: number }) => {
+      const peer = `${normalisePeer(dropped?.remoteAddress)}:${dropped?.remotePort ?? ''}`;
+      this.stats.refusedPeers += 1;
+      this.#options.logger?.warn(`intake: refused a connection: already ${maxConnections} open`, { peer });
+      this.#options.onRefusal?.({ kind: 'busy', peer });
+    });
   }
 
   /** Starts listening; resolves with the bound address (port 0: one the system chose). */

@@ -16,11 +16,11 @@ export interface RunningIntake {
 
 /**
  * Starts the intake for the sender EPR-7^CLINIC-H (its HL7 profile saved) under `rules`, staging on this thread as
- * `serve` does, with `listener`'s options (allow-list, size limit, TLS, idle timeout) passed on.
+ * `serve` does, with `listener`'s options (allow-list, size limit, TLS, idle timeout, connection cap) passed on.
  */
 export async function startMllpIntake(
   rules: IntakeRules,
-  listener: Pick<MllpListenerOptions, 'allow' | 'maxMessageBytes' | 'tls' | 'idleTimeoutMs'> = {},
+  listener: Pick<MllpListenerOptions, 'allow' | 'maxMessageBytes' | 'tls' | 'idleTimeoutMs' | 'maxConnections'> = {},
 ): Promise<RunningIntake> {
   const fixture = stagingFixture();
   fixture.staging.saveProfile({
