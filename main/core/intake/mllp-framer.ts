@@ -4,6 +4,10 @@
  * it keeps state across `push` calls. Bytes outside a frame (garbage, stray newlines) are skipped and counted; a
  * start byte inside an unfinished frame abandons that frame (counted as malformed) and starts a new one; a frame
  * larger than `maxBytes` is dropped whole (its bytes are skipped up to its end) and reported as `tooLarge`.
+ *
+ * Some senders end a frame with 0x1C alone (no 0x0D). 0x1C cannot be part of HL7 text, so a 0x1C directly followed by
+ * the next frame's start byte ends its frame; one the peer then sends nothing after is ended by the listener after a
+ * moment (`endPending`, `finishAtLoneEnd`), so such a sender gets its ACK instead of waiting until it times out.
  */
 
 export const MLLP_START = 0x0b;
@@ -33,6 +37,18 @@ export class MllpFramer {
     return this.#inFrame;
   }
 
+  /** Whether the bytes so far end inside a frame with 0x1C: its end, if the 0x0D never comes. */
+  get endPending(): boolean {
+    return this.#inFrame && this.#pendingEnd;
+  }
+
+  /** Ends a frame whose 0x1C came last and no 0x0D after it (see the file comment); undefined if none is pending. */
+  finishAtLoneEnd(): FrameEvent | undefined {
+    if (!this.endPending) return undefined;
+    this.#pendingEnd = false;
+    return this.#finish();
+  }
+
   push(chunk: Buffer): FrameEvent[] {
     const events: FrameEvent[] = [];
     let i = 0;
@@ -50,9 +66,9 @@ export class MllpFramer {
       }
       if (this.#pendingEnd) {
         this.#pendingEnd = false;
-        if (chunk[i] === MLLP_CR) {
+        if (chunk[i] === MLLP_CR || chunk[i] === MLLP_START) {
           events.push(this.#finish());
-          i += 1;
+          if (chunk[i] === MLLP_CR) i += 1;
           continue;
         }
         this.#append(Buffer.of(MLLP_END));
@@ -77,6 +93,10 @@ export class MllpFramer {
       if (chunk[end + 1] === MLLP_CR) {
         events.push(this.#finish());
         i = end + 2;
+      } else if (chunk[end + 1] === MLLP_START) {
+        // 0x1C alone, then the next frame: the sender ends its frames without 0x0D.
+        events.push(this.#finish());
+        i = end + 1;
       } else {
         // A lone 0x1C is part of the message (MLLP only ends a frame with 0x1C 0x0D).
         this.#append(chunk.subarray(end, end + 1));
