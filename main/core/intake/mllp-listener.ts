@@ -4,7 +4,7 @@ import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import type { Logger } from '../platform/logger.js';
 import { buildAck } from './hl7-ack.js';
 import type { IntakeResult } from './intake-service.js';
-import { MLLP_START, MllpFramer, mllpFrame } from './mllp-framer.js';
+import { MLLP_START, MllpFramer, mllpFrame, type FrameEvent } from './mllp-framer.js';
 
 /**
  * An MLLP listener: HL7 v2 messages over TCP (or TLS), each framed `0x0B … 0x1C 0x0D`, each answered with its ACK
@@ -57,6 +57,11 @@ export interface MllpListenerStats {
 
 const DEFAULT_MAX_BYTES = 1024 * 1024;
 const DEFAULT_IDLE_MS = 5 * 60 * 1000;
+/**
+ * How long a frame whose last byte is 0x1C waits for its 0x0D before it is read as ended (a sender that ends frames
+ * with 0x1C alone). A 0x0D that comes later is skipped as a stray byte between frames.
+ */
+const LONE_END_WAIT_MS = 250;
 
 /**
  * Each connection may hold an unfinished frame of up to `maxMessageBytes` for as long as it sends within the idle
@@ -222,25 +227,9 @@ export class MllpListener {
       if (closing && waiting.length === 0) socket.end();
     };
 
-    // The connection's first bytes, until they tell whether it is an HTTP request (beginsAsHttp).
-    let opening: Buffer | undefined = Buffer.alloc(0);
-    socket.on('data', (chunk: Buffer) => {
-      let data = chunk;
-      if (opening !== undefined) {
-        opening = Buffer.concat([opening, chunk]);
-        const http = beginsAsHttp(opening);
-        if (http === undefined) return;
-        if (http) {
-          this.stats.refusedPeers += 1;
-          log?.warn('intake: refused a connection that began as an HTTP request (a web page in a browser?)', { peer });
-          this.#options.onRefusal?.({ kind: 'peer', peer });
-          socket.destroy();
-          return;
-        }
-        data = opening;
-        opening = undefined;
-      }
-      for (const event of framer.push(data)) {
+    /** What the framer read: messages queued for `next`, refusals logged (a frame too large ends the connection). */
+    const take = (events: FrameEvent[]): void => {
+      for (const event of events) {
         if (event.kind === 'message') waiting.push(event.bytes);
         else if (event.kind === 'tooLarge') {
           this.stats.malformedFrames += 1;
@@ -266,13 +255,45 @@ export class MllpListener {
         socket.pause();
         void next();
       }
+    };
+    let loneEnd: NodeJS.Timeout | undefined;
+    const finishAtLoneEnd = () => {
+      const event = framer.finishAtLoneEnd();
+      if (event && !socket.destroyed) take([event]);
+    };
+
+    // The connection's first bytes, until they tell whether it is an HTTP request (beginsAsHttp).
+    let opening: Buffer | undefined = Buffer.alloc(0);
+    socket.on('data', (chunk: Buffer) => {
+      let data = chunk;
+      if (opening !== undefined) {
+        opening = Buffer.concat([opening, chunk]);
+        const http = beginsAsHttp(opening);
+        if (http === undefined) return;
+        if (http) {
+          this.stats.refusedPeers += 1;
+          log?.warn('intake: refused a connection that began as an HTTP request (a web page in a browser?)', { peer });
+          this.#options.onRefusal?.({ kind: 'peer', peer });
+          socket.destroy();
+          return;
+        }
+        data = opening;
+        opening = undefined;
+      }
+      take(framer.push(data));
+      // A frame ended by 0x1C alone (no 0x0D) is read once the peer has been quiet a moment after it.
+      clearTimeout(loneEnd);
+      if (framer.endPending) loneEnd = setTimeout(finishAtLoneEnd, LONE_END_WAIT_MS);
     });
     socket.on('end', () => {
+      clearTimeout(loneEnd);
+      finishAtLoneEnd();
       closing = true;
       if (!busy && waiting.length === 0) socket.end();
     });
     socket.on('error', () => socket.destroy());
     socket.on('close', () => {
+      clearTimeout(loneEnd);
       this.#sockets.delete(socket);
       this.stats.connections = this.#sockets.size;
       this.#refreshPeers();
