@@ -5,6 +5,7 @@ import { authorise, type AccessTokenVerifier } from './bearer-auth.js';
 import type { FaultSwitches } from './faults.js';
 import { handleAdmin } from './handlers/admin.js';
 import { admitRequest } from './host-check.js';
+import { capConnections } from './connection-cap.js';
 import { HttpError, readBody, sendReply, type Reply } from './http-io.js';
 import type { LockedOutPatient } from './order-rules.js';
 import type { OrderStore } from './order-store.js';
@@ -144,11 +145,13 @@ export function createApiServer(deps: ApiServerDeps): ApiServer {
     }
   }
 
-  const server = createServer((req, res) => {
-    // Before anything else (faults, admin routes, the API): a request for another Host is a rebinding page's.
-    const url = admitRequest(req, res);
-    if (url !== undefined) void handle(req, res, url);
-  });
+  const server = capConnections(
+    createServer((req, res) => {
+      // Before anything else (faults, admin routes, the API): a request for another Host is a rebinding page's.
+      const url = admitRequest(req, res);
+      if (url !== undefined) void handle(req, res, url);
+    }),
+  );
 
   return {
     server,

@@ -17,6 +17,7 @@ import {
 import { errorPage } from './pages.js';
 import { loadOrCreateKeys, STORE_FILE } from './identity-state.js';
 import { tokenEndpointTweaks } from './token-endpoint-tweaks.js';
+import { capConnections } from '../connection-cap.js';
 
 export type { VerifiedToken } from './access-token-verifier.js';
 
@@ -77,10 +78,12 @@ export async function startIdentity(options: IdentityOptions): Promise<RunningId
     res.writeHead(503).end();
   };
   // Only requests addressed to this server (loopback name, its port) reach oidc-provider or the sign-in pages.
-  const server = createServer((req, res) => {
-    const target = admitRequest(req, res);
-    if (target !== undefined) handler(req, res, target.pathname);
-  });
+  const server = capConnections(
+    createServer((req, res) => {
+      const target = admitRequest(req, res);
+      if (target !== undefined) handler(req, res, target.pathname);
+    }),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => {
