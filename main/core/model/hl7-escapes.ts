@@ -67,6 +67,7 @@ export function designationName(body: string): string | undefined {
  * Control characters no text holds (C0 but tab and line breaks, DEL, C1): a file holding them is refused as binary,
  * and a `\X..\` escape is the one way into a value (`\X00\`, `\X1B\`).
  */
+// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
 
 function decodeHexBytes(hex: string): string {
