@@ -343,7 +343,7 @@ export class IntakeService {
   }
 
   async #decide(raw: Buffer, header: MessageHeader | undefined, profiles: MappingProfile[]): Promise<Decision> {
-    const refusal = refusalOf(header);
+    const refusal = refusalOf(header, raw);
     if (refusal) return { code: 'AR', errors: [refusal], header, read: undefined };
     const { store, staging, environmentId } = this.#options;
     const sender = header!.sender;
@@ -765,9 +765,25 @@ function reusedControlId(header: MessageHeader, earlier: IntakeMessageRecord): D
   };
 }
 
-/** AR: not HL7, an unsupported message type or version. */
-function refusalOf(header: MessageHeader | undefined): AckError | undefined {
-  if (!header) return { hl7Code: '100', text: 'This is not an HL7 v2 message: it does not start with an MSH segment.' };
+/** A frame that opens with a file or batch header segment (FHS, BHS) instead of a message's MSH. */
+const BATCH_OPENING = /^[\s\ufeff]*(FHS|BHS)[^A-Za-z0-9\s]/;
+
+/** AR: not HL7 (or a whole batch in one frame), an unsupported message type or version. */
+function refusalOf(header: MessageHeader | undefined, raw?: Buffer): AckError | undefined {
+  if (!header) {
+    const batch = raw && BATCH_OPENING.exec(raw.toString('utf8', 0, 64))?.[1];
+    if (batch) {
+      return {
+        hl7Code: '100',
+        location: `${batch}^1`,
+        text:
+          `This frame holds an HL7 batch (${batch} … ${batch === 'FHS' ? 'FTS' : 'BTS'}); the MLLP intake takes one ` +
+          'message per frame. Send each message in a frame of its own, or write the batch as a file into a watched ' +
+          'folder, which reads batches.',
+      };
+    }
+    return { hl7Code: '100', text: 'This is not an HL7 v2 message: it does not start with an MSH segment.' };
+  }
   if (!(ACCEPTED_MESSAGE_TYPES as readonly string[]).includes(header.messageType)) {
     return {
       hl7Code: '200',
