@@ -1031,11 +1031,12 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
     // No administration instructions, but a note (NTE) on the item: the sig is often sent there. Said, not guessed
     // (a note may be a warning to the pharmacist): the profile can read it (dosageInstructions → NTE-3).
     const dosageIndex = INDEX_OF.get('dosageInstructions')!;
+    const next = itemSegments[itemIndex + 1]?.position ?? message.segments.length;
+    const notes = message.segments
+      .slice(segment.position + 1, next)
+      .filter((s) => s.name === 'NTE' && s.value(3) !== '');
     if (cells[dosageIndex] === undefined && ctx.overrides?.dosageInstructions === undefined) {
-      const next = itemSegments[itemIndex + 1]?.position ?? message.segments.length;
-      const note = message.segments
-        .slice(segment.position + 1, next)
-        .find((s) => s.name === 'NTE' && s.value(3) !== '');
+      const note = notes[0];
       if (note) {
         reported.add(dosagePath);
         problems.push(
@@ -1049,6 +1050,24 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
           ),
         );
       }
+    } else if (notes.length > 0 && !ctx.overrides?.dosageInstructions?.startsWith('NTE')) {
+      // The order has no field for notes, and one may be what the pharmacist must know ("take with food",
+      // "allergic to penicillin"): never left out without a word.
+      problems.push(
+        problem(
+          'warning',
+          ctx.file,
+          where,
+          'hl7.noteNotSent',
+          `Item ${itemIndex + 1} has ${notes.length === 1 ? 'a note' : `${notes.length} notes`} after it (${notes
+            .slice(0, 3)
+            .map((n) => `NTE segment ${n.position + 1}: ${quote(n.value(3))}`)
+            .join(
+              '; ',
+            )}${notes.length > 3 ? '; and more' : ''}), which the order has no field for, so ${notes.length === 1 ? 'it is' : 'they are'} not sent. If ${notes.length === 1 ? 'it belongs' : 'they belong'} to the dosage, add ${notes.length === 1 ? 'it' : 'them'} to the dosage instructions in the preview, or have the profile read the dosage from NTE-3.`,
+          dosagePath,
+        ),
+      );
     }
     r.put(cells, 'quantity', r.one(segment, spec.quantity, 1, itemField(itemIndex, 'quantity')));
     const itemRepeats = r.one(segment, spec.repeats, 1, 'prescription.repeatsAllowed');

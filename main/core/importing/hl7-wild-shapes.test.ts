@@ -433,7 +433,32 @@ describe('the dosage sent in a note (NTE) after the item, RXE-7 empty', () => {
     expect(firstItem(orders[0]!.order)).toMatchObject({ dosageInstructions: 'Take ONE tablet twice a day' });
   });
 
-  it('a note beside dosage instructions says nothing', async () => {
-    expect((await importSegments(withNote(BASE))).problems).toEqual([]);
+  it('a note beside dosage instructions is said not to be sent (a warning naming it), never dropped silently', async () => {
+    const order = await importSegments(withNote(BASE));
+    expect(order.valid).toBe(true);
+    expect(order.problems).toEqual([
+      {
+        severity: 'warning',
+        file: 'wild.hl7',
+        message: 1,
+        field: 'prescribedItems.0.dosageInstructions',
+        code: 'hl7.noteNotSent',
+        text: `Item 1 has a note after it (NTE segment ${rxe + 2}: 'Take ONE tablet twice a day'), which the order has no field for, so it is not sent. If it belongs to the dosage, add it to the dosage instructions in the preview, or have the profile read the dosage from NTE-3.`,
+      },
+    ]);
+  });
+
+  it('several notes are listed, and a profile reading the dosage from NTE says nothing', async () => {
+    const two = [...withNote(BASE), 'NTE|2||Patient is allergic to penicillin'];
+    const order = await importSegments(two);
+    expect(order.problems.map((p) => p.text)).toEqual([
+      `Item 1 has 2 notes after it (NTE segment ${rxe + 2}: 'Take ONE tablet twice a day'; NTE segment ${two.length}: 'Patient is allergic to penicillin'), which the order has no field for, so they are not sent. If they belong to the dosage, add them to the dosage instructions in the preview, or have the profile read the dosage from NTE-3.`,
+    ]);
+    const { orders } = await importHl7Message(Buffer.from(withNote(BASE).join('\r')), 'wild.hl7', {
+      codeLists: DEFAULT_CODE_LISTS,
+      profile: { ...PROFILE, hl7FieldMap: { dosageInstructions: 'NTE-3' } },
+      today: new Date('2025-06-01T00:00:00Z'),
+    });
+    expect(orders[0]!.order.problems).toEqual([]);
   });
 });
