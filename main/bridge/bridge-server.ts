@@ -31,6 +31,14 @@ export interface RunningBridge {
   close(): Promise<void>;
 }
 
+/**
+ * Connections the bridge takes at once (page loads, the page's socket, several tabs fit many times over). Before it
+ * presents the secret, a socket may already send most of a 1 MB frame, held until the frame ends or the socket goes:
+ * uncapped, any local process (which may set any `Origin`) could open thousands and end the host out of memory
+ * (docs/security.md, finding 38). One more is closed by Node before any of it is read.
+ */
+export const MAX_BRIDGE_CONNECTIONS = 64;
+
 function refuseUpgrade(socket: Socket, status: number, reason: string): void {
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }
@@ -80,6 +88,7 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
   const server = createServer((request, response) => {
     serveStatic(request, response).catch(() => plain(response, 500, 'Internal error'));
   });
+  server.maxConnections = MAX_BRIDGE_CONNECTIONS;
 
   server.on('upgrade', (request: IncomingMessage, socket: Socket, head: Buffer) => {
     // Node leaves an upgrading socket without an error listener: a client resetting it while it is refused made
