@@ -72,7 +72,12 @@ export const DEFAULT_HL7_MAP: readonly Hl7MapEntry[] = [
     source: 'PID-11 delivery repetition; none: the home address',
     repetitions: 'chosen by XAD-7 type: SH (shipping), then M (mailing); never BA',
   },
-  { column: 'clinicOrderId', source: 'ORC-2.1 (placer order number)', repetitions: REPEATS.one },
+  {
+    column: 'clinicOrderId',
+    source:
+      'ORC-2.1 (placer order number); ORC-4.1 (placer group number) when the items each have an ORC-2 of their own under one ORC-4',
+    repetitions: REPEATS.one,
+  },
   {
     column: 'prescriberRegistrationNumber',
     source:
@@ -870,8 +875,13 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
   // PID-11: the home address and a shipping or mailing address, chosen by type; never a bad address.
   r.addresses(pid, reported);
 
-  // ORC: the order, its prescriber and the ordering facility (the clinic).
-  const placer = r.one(orc, 2, 1, 'prescription.clinicOrderId');
+  // ORC: the order, its prescriber and the ordering facility (the clinic). A prescription of several items may give
+  // each item a placer order number of its own (ORC-2) under one placer group number (ORC-4, HL7's grouping of
+  // orders placed together): that group is then the order.
+  const placerIds = new Set(orcs.map((segment) => segment.value(2, 1)).filter(Boolean));
+  const groupIds = new Set(orcs.map((segment) => segment.value(4, 1)));
+  const grouped = placerIds.size > 1 && groupIds.size === 1 && !groupIds.has('');
+  const placer = r.one(orc, grouped ? 4 : 2, 1, 'prescription.clinicOrderId');
   r.set('clinicOrderId', placer);
   // Only the filler's number (ORC-3, the number a pharmacy or dispensing system gave the order): said, not guessed.
   // Neither number: said in the segment's words too, so the sender knows which field to fill.
@@ -910,15 +920,14 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
   r.clinicAddress(orc);
   r.contacts(orc, 23, 'clinicContactNumber', 'clinicContactEmail', true);
 
-  const placerIds = new Set(orcs.map((segment) => segment.value(2, 1)).filter(Boolean));
-  if (placerIds.size > 1) {
+  if (placerIds.size > 1 && !grouped) {
     problems.push(
       problem(
         'error',
         ctx.file,
         where,
         'hl7.multipleOrders',
-        `The message holds more than one order (ORC-2 ${[...placerIds].join(', ')}); send one order per message.`,
+        `The message holds more than one order (ORC-2 ${[...placerIds].join(', ')}) and no one placer group number (ORC-4) for them; send one order per message, or, if they are the items of one prescription, give each ORC the prescription's number in ORC-4.`,
         'prescription.clinicOrderId',
       ),
     );
