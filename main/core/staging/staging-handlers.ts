@@ -5,7 +5,7 @@ import type { AppServices } from '../app-services.js';
 import type { ExportDeps } from '../export-target.js';
 import { exportBatch } from './batch-export-handlers.js';
 import { StagingError } from './staging-deps.js';
-import { StagingService } from './staging-service.js';
+import { clearLeftoverUploads, StagingService } from './staging-service.js';
 
 /** The staging calls of the contract, over the core's services. */
 
@@ -17,6 +17,8 @@ const services = new WeakMap<AppServices, StagingService>();
 export function stagingFor(app: AppServices): StagingService {
   let staging = services.get(app);
   if (!staging) {
+    // The core's one service that imports uploads, made once as the core starts: what an earlier run left goes.
+    clearLeftoverUploads(app.store.dataDir);
     staging = new StagingService({
       store: app.store,
       codeListsFor: (environmentId) => app.registry.get(environmentId).codeLists,

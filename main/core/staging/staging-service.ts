@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, isAbsolute, join } from 'node:path';
 import type { CodeLists } from '../../../shared/environment.js';
@@ -108,6 +108,15 @@ const REPLACE_STEP_ORDERS = 500;
 
 /** An upload left behind by a process that died mid-import is removed by the next upload after this long. */
 const STALE_UPLOAD_MS = 60 * 60 * 1000;
+
+/**
+ * Removes every upload in the data directory: at a core's start none is being imported (the data directory's lock
+ * is this process's, and its imports have not begun), so any there is one a core that died mid-import left, the
+ * page's whole file, patient data (docs/security.md, finding 39).
+ */
+export function clearLeftoverUploads(dataDir: string): void {
+  rmSync(join(dataDir, UPLOADS_DIR), { recursive: true, force: true });
+}
 
 export class StagingService {
   readonly #deps: StagingServiceDeps;
