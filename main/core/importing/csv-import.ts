@@ -34,6 +34,7 @@ import { FIELDS, ORDER_FIELD_INDEXES, fieldIndex } from '../model/field-catalogu
 import { decodedChunks, type Inspection } from './file-source.js';
 import type { ImportSource } from './import-source.js';
 import { finishOrder, type OrderSink } from './finish-order.js';
+import { NOT_TEXT } from './validate-order.js';
 import { problem, quote } from './problems.js';
 import { UnusualSpaces, holdsUnusualSpace, plainSpaces } from './unusual-spaces.js';
 import type { ImportReport, Problem, Provenance } from '../model/imported-order.js';
@@ -97,7 +98,8 @@ export async function importCsv(
   const headerCells = header.record.cells.map(restoreCell);
   const headerLine = header.record.line;
   const compiled = compileProfile(profile, file);
-  // A CSV value is text of the file or of the profile: while neither holds U+FFFD, no value can (validateOrder).
+  // A CSV value is text of the file or of the profile: while neither holds U+FFFD or a control character, no value
+  // can (validateOrder).
   let noUnreadableText = !JSON.stringify(profile).includes('\uFFFD');
   // Set once a chunk holds a no-break or zero-width space (unusual-spaces.ts): only then are cells read through
   // plainSpaces. Pass 1 reads the whole file (pass 2 need not look again), so pass 2 reads every row alike.
@@ -148,7 +150,7 @@ export async function importCsv(
       length: inspection.textBytes,
       padding: inspection.totalBytes - inspection.textBytes,
     })) {
-      if (noUnreadableText && chunk.includes('\uFFFD')) noUnreadableText = false;
+      if (noUnreadableText && NOT_TEXT.test(chunk)) noUnreadableText = false;
       if (!unusualSpaces && !spacesLooked && holdsUnusualSpace(chunk)) unusualSpaces = true;
       const batch = splitter.push(chunk);
       if (batch) await onBatch(batch);

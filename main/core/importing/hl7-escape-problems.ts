@@ -6,8 +6,8 @@ import { problem, quote } from './problems.js';
  * What a message's escape sequences could not say (the adapter's `escapeNotes`, hl7-escapes.ts), one problem per
  * kind naming each value and escape: a locally defined escape left out (warning), a character-set switch the text
  * could not be read under (an error: the characters kept as written may be the wrong ones, and a label must not
- * print them), a value the sender truncated (an error: it is incomplete), a control character written as a hex escape
- * (an error: no text holds one), an escape character that starts no sequence, kept as text (warning).
+ * print them), a value the sender truncated (an error: it is incomplete), an escape character that starts no sequence,
+ * kept as text (warning).
  */
 
 const LISTED = 5;
@@ -60,19 +60,6 @@ export function escapeProblems(message: Hl7Message, file: string, messageIndex: 
         where,
         'hl7.truncated',
         `${listed(truncated, (n) => n.path)} ${one ? 'ends' : 'end'} with ${quote(truncated[0]!.escape)}, the truncation character MSH-2 declares: the sender cut ${one ? 'the value' : 'those values'} short, so ${one ? 'it is' : 'they are'} incomplete (read without it). Ask the sender for the whole value, or for a field long enough to hold it.`,
-      ),
-    );
-  }
-  const control = notes.filter((note) => note.kind === 'control');
-  if (control.length > 0) {
-    const one = control.length === 1;
-    out.push(
-      problem(
-        'error',
-        file,
-        where,
-        'hl7.controlCharacter',
-        `${listed(control, (n) => `${n.path} (${n.escape})`)} ${one ? 'writes' : 'write'} a control character as a hex escape (NUL, ESC and the like are no text a label or a pharmacy system can show), so the order is held back. Ask the sender to leave it out of the value and send the message again.`,
       ),
     );
   }

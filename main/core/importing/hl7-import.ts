@@ -12,6 +12,7 @@ import { isAcceptedMessageType, messageTypeRefusal } from './hl7-message-types.j
 import { processingIdProblem } from './hl7-processing-id.js';
 import { compoundProblems } from './hl7-compound.js';
 import { sayWhereRequired } from './hl7-required.js';
+import { NOT_TEXT } from './validate-order.js';
 import { Hl7Splitter, Hl7StreamAbort, listLines, type SplitMessage, type StrayLine } from './hl7-stream.js';
 import { problem, quote } from './problems.js';
 import { UnusualSpaces, holdsUnusualSpace } from './unusual-spaces.js';
@@ -243,8 +244,7 @@ export async function importHl7(
     const escapedBytes = `${message.delimiters.escape}X`;
     const hexEscapes = split.segments.some((segment) => segment.includes(escapedBytes));
     const plain = unusualSpaces || hexEscapes;
-    const noUnreadableText =
-      !hexEscapes && listsReadable && !source.hl7.includes(UNREADABLE) && readableProfile(choice);
+    const noUnreadableText = !hexEscapes && listsReadable && !NOT_TEXT.test(source.hl7) && readableProfile(choice);
     const extraction = extractHl7Order(message, {
       file,
       messageIndex: split.index,

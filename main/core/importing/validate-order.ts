@@ -39,8 +39,9 @@ export interface ValidationContext {
   /** Paths already reported (e.g. unreadable dates), skipped here. */
   skip?: ReadonlySet<string>;
   /**
-   * The importer saw no U+FFFD in the text it read so far nor in the profile, so no value can hold one and the
-   * walk through the body for them is skipped (it cost a fifth of a CSV import's parsing).
+   * The importer saw no U+FFFD nor control character (NOT_TEXT) in the text it read so far nor U+FFFD in the profile,
+   * so no value can hold one and the walk through the body for them is skipped (it cost a fifth of a CSV import's
+   * parsing).
    */
   noUnreadableText?: boolean;
 }
@@ -163,9 +164,23 @@ const NDC = /^(?:\d{4}-\d{4}-\d{2}|\d{5}-\d{3}-\d{2}|\d{5}-\d{4}-\d{1,2})$/;
 /** What a decoder puts where the bytes were not text in the file's encoding (U+FFFD, shown as �). */
 const UNREADABLE = '\uFFFD';
 
-/** Whether any text in the body holds U+FFFD (no allocation: most orders have none). */
+/**
+ * Control characters no text holds (C0 but tab and line breaks, DEL, C1): a stray byte a file's binary check lets
+ * through (a few are allowed), or an HL7 `\X..\` escape (`\X00\`, `\X1B\`).
+ */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
+// eslint-disable-next-line no-control-regex
+const CONTROLS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
+/** U+FFFD or a control character: text no label can print (what the importers look for before the walk below). */
+// eslint-disable-next-line no-control-regex
+export const NOT_TEXT = /[\uFFFD\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
+
+const codePoint = (c: string) => `U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+
+/** Whether any text in the body holds U+FFFD or a control character (no allocation: most orders have none). */
 function hasUnreadable(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes(UNREADABLE);
+  if (typeof value === 'string') return NOT_TEXT.test(value);
   if (value === null || typeof value !== 'object') return false;
   if (Array.isArray(value)) {
     for (const entry of value) if (hasUnreadable(entry)) return true;
@@ -177,7 +192,7 @@ function hasUnreadable(value: unknown): boolean {
 
 /**
  * Text a decoder could not read is never sent on: a name with � in it came from a file read in another encoding
- * than it was written in (e.g. a Windows-1252 file imported as UTF-8).
+ * than it was written in (e.g. a Windows-1252 file imported as UTF-8). Nor is a control character (NUL, BEL, ESC).
  */
 function reportUnreadable(value: unknown, path: string, out: Report): void {
   if (typeof value === 'string') {
@@ -186,6 +201,13 @@ function reportUnreadable(value: unknown, path: string, out: Report): void {
         path,
         'text.unreadable',
         `${quote(value)} has characters that could not be read (shown as �): the file was read in another encoding than it was written in; import it again with its encoding`,
+      );
+    } else if (CONTROL.test(value)) {
+      const found = [...new Set(value.match(CONTROLS))].map(codePoint);
+      out.add(
+        path,
+        'text.controlCharacter',
+        `${quote(value)} holds ${found.length === 1 ? 'a control character' : 'control characters'} (${found.join(', ')}), which is no text a label or a pharmacy system can show (a stray byte in the file, or an HL7 hex escape such as \\X00\\): remove ${found.length === 1 ? 'it' : 'them'} in the preview, or ask the sender for the value without ${found.length === 1 ? 'it' : 'them'}`,
       );
     }
     return;

@@ -26,7 +26,7 @@ export interface Hl7Delimiters {
   truncation?: string;
 }
 
-export type EscapeNoteKind = 'local' | 'charset' | 'unreadable' | 'truncated' | 'control';
+export type EscapeNoteKind = 'local' | 'charset' | 'unreadable' | 'truncated';
 
 export interface EscapeNote {
   kind: EscapeNoteKind;
@@ -62,13 +62,6 @@ const DESIGNATIONS: Record<string, { name: string; kind: 'ascii' | 'right' | 'ji
 export function designationName(body: string): string | undefined {
   return DESIGNATIONS[body.slice(1).toUpperCase()]?.name;
 }
-
-/**
- * Control characters no text holds (C0 but tab and line breaks, DEL, C1): a file holding them is refused as binary,
- * and a `\X..\` escape is the one way into a value (`\X00\`, `\X1B\`).
- */
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
 
 function decodeHexBytes(hex: string): string {
   const bytes = Buffer.from(hex.length % 2 === 0 ? hex : `0${hex}`, 'hex');
@@ -158,17 +151,9 @@ function decodeToken(token: string, tools: EscapeTools, note: (n: EscapeNote) =>
     const layout = formatCommand(body);
     if (layout !== undefined) return layout;
   } else if (first === 'X') {
-    // A run of `\X..\` tokens is one byte sequence.
-    const hex = HEX.test(body)
-      ? body.slice(1)
-      : body.includes(d.escape)
-        ? body.split(`${d.escape}${d.escape}X`).join('').slice(1)
-        : undefined;
-    if (hex !== undefined) {
-      const text = decodeHexBytes(hex);
-      if (CONTROL.test(text)) note({ kind: 'control', escape: token });
-      return text;
-    }
+    if (HEX.test(body)) return decodeHexBytes(body.slice(1));
+    // A run of `\X..\` tokens: one byte sequence.
+    if (body.includes(d.escape)) return decodeHexBytes(body.split(`${d.escape}${d.escape}X`).join('').slice(1));
   } else if (first === 'Z') {
     note({ kind: 'local', escape: token });
     return '';
