@@ -14,8 +14,11 @@ export interface ParsedAck {
   text: string;
   /** `MSH.9.1`, `MSA.1`, `ERR.3.1`…: read through the library's Message. */
   get(path: string): string;
-  /** Every ERR segment's fields as the library reads them (escapes decoded): ERR-3.1 (HL7 code) and ERR-8 (text). */
-  errors: Array<{ code: string; text: string }>;
+  /**
+   * Every ERR segment's fields as the library reads them (escapes decoded): ERR-3.1 (HL7 code), ERR-8 (text) and
+   * ERR-2 (location, its components joined by `^`).
+   */
+  errors: Array<{ code: string; text: string; location: string }>;
 }
 
 export function parseAck(text: string): ParsedAck {
@@ -25,7 +28,13 @@ export function parseAck(text: string): ParsedAck {
   for (let i = 0; i < segments.length; i += 1) {
     // Repeated segments: the library's list, 0-based; within one, a path from its name (4.0) or a field number.
     const segment = message.get('ERR').get(i);
-    errors.push({ code: segment.get('ERR.3.1').toString(), text: segment.get(8).toString() });
+    const location = [1, 2, 3, 4, 5, 6].map((n) => segment.get(`ERR.2.${n}`).toString());
+    while (location.at(-1) === '') location.pop();
+    errors.push({
+      code: segment.get('ERR.3.1').toString(),
+      text: segment.get(8).toString(),
+      location: location.join('^'),
+    });
   }
   return { text, get: (path) => message.get(path).toString(), errors };
 }

@@ -202,3 +202,31 @@ export function buildAck(header: MessageHeader | undefined, options: AckOptions)
   }
   return `${segments.join('\r')}\r`;
 }
+
+/** A segment-field path as provenance writes it: `PID-11[2].5`, `RXE-7`, `PID-5.1.2`. */
+const PATH = /^([A-Z][A-Z0-9]{2})-(\d+)(?:\[(\d+)\])?(?:\.(\d+))?(?:\.(\d+))?$/;
+/** Segments read once per item, in item order: the n-th item's is the n-th of them. */
+const ITEM_SEGMENTS = new Set(['RXE', 'RXO', 'RXR', 'RXC']);
+
+/**
+ * ERR-2 (ERL: segment ^ sequence ^ field ^ repetition ^ component ^ sub-component) for a problem with the body path
+ * `field`, from where the importer read that field (`path`, as provenance holds it); undefined when it was not read
+ * from the message (a profile's constant, a value that is missing).
+ */
+export function errorLocation(path: string | undefined, field: string | undefined): string | undefined {
+  const m = path ? PATH.exec(path) : null;
+  if (!m) return undefined;
+  const [, segment, number, repetition, component, subcomponent] = m;
+  const item = field ? /^prescribedItems\.(\d+)\./.exec(field) : null;
+  const sequence = item && ITEM_SEGMENTS.has(segment!) ? Number(item[1]) + 1 : 1;
+  const parts = [
+    segment,
+    String(sequence),
+    number,
+    repetition ?? (component ? '1' : ''),
+    component ?? '',
+    subcomponent ?? '',
+  ];
+  while (parts.at(-1) === '') parts.pop();
+  return parts.join('^');
+}

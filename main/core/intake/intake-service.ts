@@ -1,4 +1,4 @@
-import type { Problem } from '../model/imported-order.js';
+import type { ImportedOrder, Problem } from '../model/imported-order.js';
 import type { MappingProfile } from '../model/mapping-profile.js';
 import { ACCEPTED_MESSAGE_TYPES } from '../importing/hl7-field-map.js';
 import type { Logger } from '../platform/logger.js';
@@ -10,6 +10,7 @@ import type { Store } from '../store/store.js';
 import { WalCheckpointer } from '../store/wal-checkpointer.js';
 import {
   buildAck,
+  errorLocation,
   readMessageHeader,
   readMessageHeaderOf,
   type AckCode,
@@ -386,7 +387,7 @@ export class IntakeService {
         }
         if (problem.severity !== 'error') continue;
         if (NEVER_AN_ORDER.has(problem.code)) never = true;
-        errors.push(toAckError(problem));
+        errors.push(toAckError(problem, entry.order));
       }
       if (unknown || entry.problems.some((problem) => problem.code === OTHER_SENDERS_ORDER)) {
         notActedOn.push(cancelNotActedOn(sender, entry.order));
@@ -804,8 +805,17 @@ function refusalOf(header: MessageHeader | undefined, raw?: Buffer): AckError | 
   return undefined;
 }
 
-function toAckError(problem: Problem): AckError {
-  const hl7Code: AckError['hl7Code'] = problem.code.startsWith('hl7.') ? '100' : problem.field ? '102' : '207';
+/** An error of the message's order as ERR: ERR-3 by kind (101 a field required and missing), ERR-2 where it was read. */
+function toAckError(problem: Problem, order: Pick<ImportedOrder, 'provenance'>): AckError {
+  const hl7Code: AckError['hl7Code'] = problem.code.startsWith('hl7.')
+    ? '100'
+    : problem.code === 'field.required'
+      ? '101'
+      : problem.field
+        ? '102'
+        : '207';
   const text = problem.field ? `${problem.field}: ${problem.text}` : problem.text;
-  return { hl7Code, text };
+  const from = problem.field ? order.provenance[problem.field] : undefined;
+  const location = from?.kind === 'hl7' ? errorLocation(from.path, problem.field) : undefined;
+  return { hl7Code, text, ...(location ? { location } : {}) };
 }

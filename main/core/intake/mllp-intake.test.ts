@@ -441,7 +441,7 @@ describe('MLLP intake', () => {
       code: 'AE',
       errors: [{ hl7Code: '207', text: 'a|b^c~d\\e&f' }],
     });
-    expect(parseAck(text).errors).toEqual([{ code: '207', text: 'a|b^c~d\\e&f' }]);
+    expect(parseAck(text).errors).toEqual([{ code: '207', text: 'a|b^c~d\\e&f', location: '' }]);
   });
 
   it('speaks MLLP over TLS with a certificate and key given by path', async () => {

@@ -124,6 +124,7 @@ describe('a sender bound to its peers', () => {
     expect(spoofed!.errors).toEqual([
       {
         code: '207',
+        location: 'MSH^1^3',
         text:
           'EPR-7^CLINIC-H is not accepted from this address (127.0.0.1): the message was not read or staged. ' +
           "Send it from the sender's own system, or ask the pharmacy to add this address to the sender's profile.",
@@ -220,6 +221,7 @@ describe('a sender bound to its clinics', () => {
     expect(ack!.errors).toEqual([
       {
         code: '207',
+        location: '',
         text:
           `ORC-1 NW for order '${foreign.prescription.clinicOrderId}' of clinic 'CLINIC-B' was not acted on: ` +
           "EPR-7^CLINIC-H may not order or cancel for that clinic here. It waits for the pharmacy's review.",

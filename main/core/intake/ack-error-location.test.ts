@@ -1,0 +1,51 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { sendWithLibrary } from '../../../test/support/hl7-client.js';
+import { writeRde011 } from '../importing/rde-writer.js';
+import { uniqueOrder } from '../staging/testing/staging-fixtures.js';
+import { errorLocation } from './hl7-ack.js';
+import { startMllpIntake, stopMllpIntake, type RunningIntake } from './testing/mllp-intake.js';
+
+// An ACK's ERR says where in the message each problem is (ERR-2, HL7's error location), so the sender's interface
+// engine can point at the field; before, ERR-2 was empty for every problem of the order, and a missing required
+// field had ERR-3 102 (data type error) rather than 101 (required field missing).
+
+const SENDER = { sendingApplication: 'EPR-7', sendingFacility: 'CLINIC-H' };
+
+let running: RunningIntake | undefined;
+afterEach(async () => {
+  if (running) await stopMllpIntake(running);
+  running = undefined;
+});
+
+describe('errorLocation', () => {
+  it.each([
+    ['PID-11[2].5', 'deliveryAddress.postCode', 'PID^1^11^2^5'],
+    ['PID-5.1', 'customer.surname', 'PID^1^5^1^1'],
+    ['RXE-7', 'prescribedItems.1.dosageInstructions', 'RXE^2^7'],
+    ['RXE-2.1', 'prescribedItems.0.dmdCode', 'RXE^1^2^1^1'],
+    ['ORC-12.1', 'prescribingDoctor.registrationNumber', 'ORC^1^12^1^1'],
+  ])('reads %s (%s) as %s', (path, field, location) => {
+    expect(errorLocation(path, field)).toBe(location);
+  });
+
+  it('gives none for what was not read from a field', () => {
+    expect(errorLocation(undefined, 'prescription.paymentType')).toBeUndefined();
+    expect(errorLocation('a constant', 'prescription.paymentType')).toBeUndefined();
+  });
+});
+
+describe('the ACK of an order with problems', () => {
+  it('locates each problem read from a field, and a missing field is ERR-3 101', async () => {
+    const r = (running = await startMllpIntake({ mode: 'hold' }));
+    const order = uniqueOrder({}, 'LOC');
+    const text = writeRde011(order, { controlId: 'LOC-1', timestamp: '20261202101500', ...SENDER })
+      .replace(/(\rPID(?:\|[^|\r]*){7})\|[^|\r]*/, '$1|')
+      .replace(/LS1 4AP/g, 'NOT A POSTCODE');
+    const [ack] = await sendWithLibrary(r.port, [text]);
+    expect(ack!.get('MSA.1')).toBe('AA');
+    const at = (field: string) => ack!.errors.find((e) => e.text.startsWith(`${field}:`));
+    expect(at('homeAddress.postCode')).toMatchObject({ code: '102', location: 'PID^1^11^1^5' });
+    expect(at('deliveryAddress.postCode')).toMatchObject({ code: '102', location: 'PID^1^11^2^5' });
+    expect(at('customer.gender')).toMatchObject({ code: '101', location: '' });
+  });
+});
