@@ -150,7 +150,8 @@ export async function importCsv(
       length: inspection.textBytes,
       padding: inspection.totalBytes - inspection.textBytes,
     })) {
-      if (noUnreadableText && NOT_TEXT.test(chunk)) noUnreadableText = false;
+      // Pass 1 reads the whole file: pass 2 need not look again (a regular expression walks every character).
+      if (noUnreadableText && !spacesLooked && NOT_TEXT.test(chunk)) noUnreadableText = false;
       if (!unusualSpaces && !spacesLooked && holdsUnusualSpace(chunk)) unusualSpaces = true;
       const batch = splitter.push(chunk);
       if (batch) await onBatch(batch);
