@@ -197,6 +197,8 @@ export class MllpListener {
     });
     const framer = new MllpFramer(this.#options.maxMessageBytes ?? DEFAULT_MAX_BYTES);
     const waiting: Buffer[] = [];
+    /** Frames dropped unfinished on this connection: logged and audited for the first, counted at the close. */
+    let abandoned = 0;
     let busy = false;
     let closing = false;
 
@@ -246,8 +248,13 @@ export class MllpListener {
           return;
         } else {
           this.stats.malformedFrames += 1;
-          log?.warn('intake: an unfinished frame was followed by a new one; it was dropped', { peer });
-          this.#options.onRefusal?.({ kind: 'abandoned', peer });
+          abandoned += 1;
+          // Once a connection: a run of start bytes is a dropped frame per byte, and a log line and an audit entry
+          // each held the core's loop for a minute a megabyte (docs/security.md, finding 40). Closing says the count.
+          if (abandoned === 1) {
+            log?.warn('intake: an unfinished frame was followed by a new one; it was dropped', { peer });
+            this.#options.onRefusal?.({ kind: 'abandoned', peer });
+          }
         }
       }
       // One message at a time: stop reading while the ones read are handled.
@@ -294,6 +301,7 @@ export class MllpListener {
     socket.on('error', () => socket.destroy());
     socket.on('close', () => {
       clearTimeout(loneEnd);
+      if (abandoned > 1) log?.warn('intake: the connection dropped unfinished frames', { peer, frames: abandoned });
       this.#sockets.delete(socket);
       this.stats.connections = this.#sockets.size;
       this.#refreshPeers();
