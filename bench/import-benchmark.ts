@@ -1,4 +1,3 @@
-import { fork } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, open, rm, stat } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -13,6 +12,7 @@ import { writeRde011 } from '../main/core/importing/rde-writer.js';
 import type { StagingService } from '../main/core/staging/staging-service.js';
 import type { Store } from '../main/core/store/store.js';
 import { writeTemplateCsv } from '../main/core/importing/template-csv.js';
+import { inChild } from './in-child.js';
 
 /**
  * End-to-end import cost (parse, map, validate, and stage: every order written to SQLite and committed as a batch,
@@ -407,20 +407,8 @@ async function runTask(task: Task, path: string, runs: number): Promise<TaskResu
   }
 }
 
-function inChild(task: Task, path: string, runs: number): Promise<TaskResult> {
-  return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(import.meta.url), ['--task', task, path, String(runs)], {
-      execArgv: ['--import', 'tsx'],
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    });
-    let result: TaskResult | undefined;
-    child.on('message', (message) => (result = message as TaskResult));
-    child.on('error', reject);
-    child.on('exit', (code) =>
-      result && code === 0 ? resolve(result) : reject(new Error(`${task} failed (exit ${code})`)),
-    );
-  });
-}
+const taskInChild = (task: Task, path: string, runs: number) =>
+  inChild<TaskResult>(fileURLToPath(import.meta.url), ['--task', task, path, String(runs)], task);
 
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -463,10 +451,10 @@ export async function runImportBenchmark(options: BenchmarkOptions = {}): Promis
         inserted: [],
       };
       for (let round = 0; round < rounds; round += 1) {
-        each.raw.push(await inChild(`${kind}-raw`, path, runs));
-        each.parsed.push(await inChild(`${kind}-parse`, path, runs));
-        each.imported.push(await inChild(`${kind}-import`, path, runs));
-        each.inserted.push(await inChild(`${kind}-insert`, path, runs));
+        each.raw.push(await taskInChild(`${kind}-raw`, path, runs));
+        each.parsed.push(await taskInChild(`${kind}-parse`, path, runs));
+        each.imported.push(await taskInChild(`${kind}-import`, path, runs));
+        each.inserted.push(await taskInChild(`${kind}-insert`, path, runs));
       }
       const ms = (task: keyof typeof each) => Math.round(median(each[task].map((result) => result.ms)));
       const cpu = (task: keyof typeof each) => Math.round(median(each[task].map((result) => result.cpuMs)));

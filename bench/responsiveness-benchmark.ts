@@ -1,4 +1,3 @@
-import { fork } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +9,7 @@ import { CoreClient } from '../main/host/core-client.js';
 import { forkSpawner } from '../main/host/fork-spawner.js';
 import type { CallResult } from '../shared/transport-protocol.js';
 import { benchmarkOrder, writeInChunks } from './import-benchmark.js';
+import { inChild } from './in-child.js';
 
 /**
  * Issue #14's responsiveness benchmark: does the UI side stay answered while the core works hard? The core runs as
@@ -103,7 +103,11 @@ export async function runResponsivenessBenchmark(
       );
       return from === 0 ? csv : csv.slice(csv.indexOf('\n') + 1);
     });
-    const figures = await measureInChild(dir, orders);
+    const figures = await inChild<Figures>(
+      fileURLToPath(import.meta.url),
+      ['--measure', dir, String(orders)],
+      'the responsiveness measurement',
+    );
     return { orders, rows: orders * itemsPerOrder, ...figures };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -112,23 +116,6 @@ export async function runResponsivenessBenchmark(
 
 const CSV_NAME = 'orders.csv';
 type Figures = Omit<ResponsivenessResult, 'orders' | 'rows'>;
-
-function measureInChild(dir: string, orders: number): Promise<Figures> {
-  return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(import.meta.url), ['--measure', dir, String(orders)], {
-      execArgv: ['--import', 'tsx'],
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    let figures: Figures | undefined;
-    child.on('message', (message) => (figures = message as Figures));
-    child.on('error', reject);
-    child.on('exit', (code) =>
-      figures && code === 0
-        ? resolve(figures)
-        : reject(new Error(`the responsiveness measurement failed (exit ${code})`)),
-    );
-  });
-}
 
 /** The UI side's part: the core host started, the pinger running through the import, the accept and the submit. */
 async function measure(dir: string, orders: number): Promise<Figures> {
