@@ -114,6 +114,8 @@ export class MllpListener {
   readonly #server: Server;
   readonly #sockets = new Set<Socket>();
   readonly #allow: Set<string> | undefined;
+  /** A connection was refused for the cap and none has closed since. */
+  #full = false;
   readonly stats: MllpListenerStats = { connections: 0, peers: [], messages: 0, refusedPeers: 0, malformedFrames: 0 };
   #address: AddressInfo | undefined;
 
@@ -142,10 +144,13 @@ export class MllpListener {
     }
     const maxConnections = options.maxConnections ?? MAX_MLLP_CONNECTIONS;
     this.#server.maxConnections = maxConnections;
-    // Node closes a connection beyond the cap before it is a socket of ours ('drop').
+    // Node closes a connection beyond the cap before it is a socket of ours ('drop'). Said once until a connection
+    // closes: a flood of them at a full listener is not a log line and an audit entry each.
     this.#server.on('drop', (dropped?: { remoteAddress?: string; remotePort?: number }) => {
       const peer = `${normalisePeer(dropped?.remoteAddress)}:${dropped?.remotePort ?? ''}`;
       this.stats.refusedPeers += 1;
+      if (this.#full) return;
+      this.#full = true;
       this.#options.logger?.warn(`intake: refused a connection: already ${maxConnections} open`, { peer });
       this.#options.onRefusal?.({ kind: 'busy', peer });
     });
@@ -302,6 +307,7 @@ export class MllpListener {
     socket.on('close', () => {
       clearTimeout(loneEnd);
       if (abandoned > 1) log?.warn('intake: the connection dropped unfinished frames', { peer, frames: abandoned });
+      this.#full = false;
       this.#sockets.delete(socket);
       this.stats.connections = this.#sockets.size;
       this.#refreshPeers();
