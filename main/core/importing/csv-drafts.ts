@@ -301,6 +301,8 @@ export interface OrderDraft {
   badQuotes?: number[];
   /** Cells holding a database's NULL, read as blank: field index, row and the text. */
   nullTexts?: { field: number; line: number; text: string }[];
+  /** Rows with more filled cells than the header (its cells may have moved): the row and the extra cells. */
+  extraCells?: { line: number; texts: string[] }[];
   /** Items whose row fills a dosage part column nothing reads: the row and the column indexes. */
   dosageParts?: { line: number; parts: { header: string; value: string }[] }[];
   /** Values holding a line break (a quoted cell that runs onto the next line): field index, row and the value. */
@@ -314,12 +316,15 @@ export function addRow(
   cells: string[],
   line: number,
   record: string,
-  badQuotes: boolean,
+  quotesBroken: boolean,
+  /** The filled cells beyond the header's last column, if any. */
+  extra?: string[],
 ): OrderDraft {
   const { orderCells, itemCells } = columns;
+  // The cells of a row with broken quoting, or more cells than the header (moved by an unquoted delimiter), cannot
+  // be trusted: keep the row (its order is blocked until it is fixed) but take none of its values.
+  const badQuotes = quotesBroken || extra !== undefined;
   if (badQuotes) {
-    // The cells of a row with broken quoting cannot be trusted: keep the row (its order is blocked until it is
-    // fixed) but take none of its values.
     draft ??= {
       values: new Array<string | undefined>(FIELDS.length),
       firstLine: line,
@@ -327,7 +332,8 @@ export function addRow(
       rows: [],
       records: [],
     };
-    (draft.badQuotes ??= []).push(line);
+    if (quotesBroken) (draft.badQuotes ??= []).push(line);
+    else (draft.extraCells ??= []).push({ line, texts: extra! });
   } else if (!draft) {
     const values = new Array<string | undefined>(FIELDS.length);
     draft = { values, firstLine: line, items: [], rows: [], records: [] };
@@ -566,6 +572,18 @@ export function draftProblems(
         { row: line },
         'csv.nullText',
         `Row ${line}${from ? `, ${from},` : ''} holds ${quote(text)}, which database exports write for no value, so the cell was read as empty (${describePath(path)}). If it is meant as text, write it as ="${text}".`,
+      ),
+    );
+  }
+  for (const { line, texts } of draft.extraCells ?? []) {
+    // The cells cannot be matched to the columns: one holding the delimiter, unquoted, moved every later one on.
+    problems.push(
+      problem(
+        'error',
+        file,
+        { row: line },
+        'csv.extraCells',
+        `Row ${line} has more cells than the header (beyond its last column: ${listWords(texts.slice(0, 3).map(quote))}${texts.length > 3 ? ' and more' : ''}), so its cells cannot be matched to the columns (a cell holding the delimiter that is not quoted moves every cell after it one column on) and none was read. Quote that cell, or name the extra columns in the header, and import again.`,
       ),
     );
   }

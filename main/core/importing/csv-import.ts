@@ -267,7 +267,6 @@ export async function importCsv(
     column: columnName(index),
   });
   const drafts = new Map<string, OrderDraft>();
-  const ragged: number[] = [];
   const short: number[] = [];
   let rowsDone = 0;
   let orderCount = 0;
@@ -290,7 +289,7 @@ export async function importCsv(
           : NOTHING_REPORTED,
       isKnownOrder: options.isKnownOrder,
       // Other checks would only report the consequences of an unreadable row.
-      skipValidation: draft.badQuotes !== undefined,
+      skipValidation: draft.badQuotes !== undefined || draft.extraCells !== undefined,
       noUnreadableText,
       decimalComma: delimiter === ';',
       source: { file, rows: draft.rows, records: draft.records },
@@ -307,9 +306,11 @@ export async function importCsv(
       rowsDone += 1;
       const key = keyOf(cells, line);
       const rows = rowCounts.get(key);
-      if (cells.length > headerCells.length && ragged.length <= MAX_LISTED_ROWS) {
-        if (cells.slice(headerCells.length).some((c) => c.trim() !== '')) ragged.push(line);
-      }
+      const beyond =
+        cells.length > headerCells.length && !badQuotes
+          ? cells.slice(headerCells.length).flatMap((c) => (c.trim() === '' ? [] : [c.trim()]))
+          : undefined;
+      const extra = beyond && beyond.length > 0 ? beyond : undefined;
       // "Total: 3 orders", the header again (csv-summary-rows.ts): one entry with one error, not an order.
       const filled = rows === 1 && !badQuotes ? summaryLine(cells, summaryCells, summaryMax) : undefined;
       const header = !filled && !badQuotes && repeatsHeader(cells, headerCells);
@@ -326,7 +327,7 @@ export async function importCsv(
       // columns were read as empty, which the order's errors alone do not say.
       if (!badQuotes && cells.length > 1 && cells.length < headerCells.length && short.length <= MAX_LISTED_ROWS)
         short.push(line);
-      const draft = addRow(drafts.get(key), columns, cells, line, record, badQuotes);
+      const draft = addRow(drafts.get(key), columns, cells, line, record, badQuotes, extra);
       // An order is finished (and handed on) as soon as its last row is in.
       if (draft.rows.length !== rows) {
         drafts.set(key, draft);
@@ -350,17 +351,6 @@ export async function importCsv(
         { row: spacedQuoteLine },
         'csv.spaceBeforeQuote',
         `Row ${spacedQuoteLine} (the first such row) has a space between a delimiter and a cell's opening quote (as in a, "b, c"); the cell was read as quoted text, so a delimiter inside it did not split it.`,
-      ),
-    );
-  }
-  if (ragged.length > 0) {
-    fileProblems.push(
-      problem(
-        'warning',
-        file,
-        { row: ragged[0]! },
-        'csv.extraCells',
-        `${listRows(ragged)} ha${ragged.length === 1 ? 's' : 've'} more cells than the header; the extra cells were ignored.`,
       ),
     );
   }
