@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { parse, resolve } from 'node:path';
 
@@ -19,15 +19,25 @@ export class PrivateDirError extends Error {
   }
 }
 
+function realOrSame(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
 /**
  * Why an existing folder of this user's must not be made Rx Batch's, or undefined. Tightening it to 0700 changes it
  * for everything else kept there: as root, `--data-dir /tmp` dropped /tmp's sticky bit and shut every other user
  * out of it, and `/` (also what an empty `--data-dir ""` resolves to under a service manager) the whole system.
  */
 function sharedFolderProblem(dir: string, info: { mode: number; gid: number }): string | undefined {
-  const path = resolve(dir);
-  if (path === parse(path).root) return 'is the root of the file system';
-  if (path === resolve(homedir())) return 'is your home folder';
+  // Where it is, links resolved: a link named as the data directory is the folder it leads to (finding 41).
+  const path = realpathSync(dir);
+  const where = path === resolve(dir) ? '' : ` (a link to ${path})`;
+  if (path === parse(path).root) return `is the root of the file system${where}`;
+  if (path === realOrSame(homedir())) return `is your home folder${where}`;
   // Group write counts when the group is not the user's own (a umask of 002 gives a user's private group 0775).
   const groupWrites = (info.mode & 0o020) !== 0 && info.gid !== process.getgid?.();
   if ((info.mode & 0o1002) !== 0 || groupWrites) {
@@ -46,6 +56,15 @@ export function ensurePrivateDir(dir: string): void {
   const created = mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE }) !== undefined;
   const info = statSync(dir);
   const uid = process.getuid?.();
+  // A link another user made where the folder was to be (in /tmp, say, before the first run) would choose for
+  // them which folder of this user's is tightened and filled, / or the home folder among them (finding 41).
+  const entry = lstatSync(dir);
+  if (uid !== undefined && entry.isSymbolicLink() && entry.uid !== uid) {
+    throw new PrivateDirError(
+      `${dir} is a link another user made: Rx Batch keeps patient data and sign-ins in its folder, so it must be ` +
+        'a folder of your own, or a link you made',
+    );
+  }
   if (uid !== undefined && info.uid !== uid) {
     throw new PrivateDirError(
       `${dir} belongs to another user: Rx Batch keeps patient data and sign-ins there, so it must be a folder of your own`,
