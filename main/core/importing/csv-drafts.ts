@@ -576,14 +576,20 @@ export function draftProblems(
     );
   }
   for (const { line, texts } of draft.extraCells ?? []) {
-    // The cells cannot be matched to the columns: one holding the delimiter, unquoted, moved every later one on.
+    // The cells cannot be matched to the columns: one holding the delimiter, unquoted, moved every later one on. A
+    // word processor or a spreadsheet's autocorrect may have written its quotes as typographic ones, which CSV does
+    // not read as quotes.
+    const record = draft.records[draft.rows.indexOf(line)] ?? '';
+    const curly = /[\u201c\u201d\u201e\u00ab\u00bb]/.test(record)
+      ? ' The row has typographic quotes (“ ”), which CSV does not read as quotes: write them as straight quotes (").'
+      : '';
     problems.push(
       problem(
         'error',
         file,
         { row: line },
         'csv.extraCells',
-        `Row ${line} has more cells than the header (beyond its last column: ${listWords(texts.slice(0, 3).map(quote))}${texts.length > 3 ? ' and more' : ''}), so its cells cannot be matched to the columns (a cell holding the delimiter that is not quoted moves every cell after it one column on) and none was read. Quote that cell, or name the extra columns in the header, and import again.`,
+        `Row ${line} has more cells than the header (beyond its last column: ${listWords(texts.slice(0, 3).map(quote))}${texts.length > 3 ? ' and more' : ''}), so its cells cannot be matched to the columns (a cell holding the delimiter that is not quoted moves every cell after it one column on) and none was read. Quote that cell, or name the extra columns in the header, and import again.${curly}`,
       ),
     );
   }

@@ -53,6 +53,18 @@ describe('a CSV row with more cells than the header', () => {
     expect(quoted!.valid).toBe(true);
   });
 
+  it('says where the row has typographic quotes, which CSV does not read as quotes', async () => {
+    const path = join(dir, 'curly.csv');
+    await writeFile(path, [HEADER, `${ROW},“Two tablets, four times a day”`, ''].join('\n'));
+    const report = await importFile(path, { codeLists: DEFAULT_CODE_LISTS, today: TODAY });
+    const [problem] = report.orders[0]!.problems;
+    expect(problem).toMatchObject({ code: 'csv.extraCells', row: 2 });
+    expect(problem!.text).toContain("beyond its last column: 'four times a day”'");
+    expect(problem!.text).toMatch(
+      /The row has typographic quotes \(“ ”\), which CSV does not read as quotes: write them as straight quotes \("\)\.$/,
+    );
+  });
+
   it('says nothing of empty cells after the last column (a trailing delimiter)', async () => {
     const path = join(dir, 'trailing.csv');
     await writeFile(path, [HEADER, `${ROW},Two tablets four times a day,,`, ''].join('\n'));
