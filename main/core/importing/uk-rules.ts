@@ -50,8 +50,13 @@ export function ukPhoneReason(value: string): string | undefined {
   // "+44 (0)20 ..." is a common way to write it: the (0) is not dialled from abroad.
   const digits = value.replace('(0)', '').replace(/[\s().-]/g, '');
   if (/^(?:0|\+44|0044)[1-9]\d{8,9}$/.test(digits)) return undefined;
-  if (/^[1-9]\d{8,9}$/.test(digits)) {
+  // Digits alone are what a spreadsheet writes of a number; one written with brackets or dashes ((847) 234-5600, as
+  // US systems and their HL7 samples write them) was typed so, and is another country's number, not a lost 0.
+  if (/^[1-9]\d{8,9}$/.test(digits) && /^\d+$/.test(value)) {
     return `has no leading 0, as a spreadsheet drops it from a number: if it is 0${digits}, write that and keep the column as text`;
+  }
+  if (/^[1-9]\d{8,9}$/.test(digits)) {
+    return 'is not a UK phone number: it has no leading 0 or +44 (a number of another country, such as a US one?); write a UK number, or leave the field empty';
   }
   if (/^44[1-9]\d{8,9}$/.test(digits)) return `starts with the country code 44 without its +: write +${digits}`;
   return 'is not a UK phone number (e.g. 07700 900123 or +44 7700 900123)';
