@@ -118,6 +118,17 @@ export function readDelimiters(header: string): Hl7Delimiters {
         `${header.slice(0, 3)}-2 is '${encoding}': the file looks copied from Markdown (a README, a wiki or a chat), which puts a backslash before ${[...new Set(encoding.match(/\\[~^|*_#]/g))].map((pair) => pair.charAt(1)).join(' and ')}. MSH-2 is then '${unescaped}', but every value of the message may be altered the same way: save the message as the sending system wrote it, or ask the sender for the file itself`,
       );
     }
+    // `^~ &`, or `^~&` (HL7's usual `^~\&` less one): the backslash turned into a space or dropped, as a copy or a
+    // program that eats backslashes leaves it (a shell's echo, a template engine). The message's escapes are altered
+    // too, so refused with why.
+    const lostEscape =
+      (encoding.length === 4 && /\s/.test(escape) && !/[\sA-Za-z0-9]/.test(component + repetition + subcomponent)) ||
+      encoding === '^~&';
+    if (lostEscape && !/[\sA-Za-z0-9]/.test(field)) {
+      throw new Hl7ParseError(
+        `${header.slice(0, 3)}-2 is '${encoding}': its escape character (the third, usually \\) is ${encoding.length === 3 ? 'missing' : 'a space'}, as a copy or a program that drops backslashes leaves it. Every escape sequence of the message (\\T\\, \\X..\\) is altered the same way: save the message as the sending system wrote it, or ask the sender for the file itself`,
+      );
+    }
     throw new Hl7ParseError(
       `${header.slice(0, 3)}-1/${header.slice(0, 3)}-2 must give five different separator characters (usually |^~\\&), not '${field}' and '${encoding}'${encoding.length === 4 ? '' : ` (${encoding.length} encoding characters where HL7 has 4: component, repetition, escape, subcomponent)`}`,
     );
