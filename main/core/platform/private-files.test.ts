@@ -1,4 +1,4 @@
-import { chmodSync, chownSync, mkdtempSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, chownSync, mkdtempSync, mkdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,4 +79,30 @@ describe.runIf(posix)('ensurePrivateDir', () => {
     ensurePrivateDir(ownGroup);
     expect(statSync(ownGroup).mode & 0o7777).toBe(0o700);
   });
+
+  // As root a system folder is root's own, so finding 15's check passes it; the old code made it 0700. /boot is
+  // used by nothing while the system runs, and its mode is put back whatever happens.
+  it.runIf(process.getuid?.() === 0 && statSync('/boot', { throwIfNoEntry: false })?.isDirectory())(
+    'refuses a system folder of root, by name and through a link, leaving it as it was',
+    () => {
+      const before = statSync('/boot').mode;
+      const link = join(dir, 'typo-link');
+      symlinkSync('/boot', link);
+      try {
+        expect(() => ensurePrivateDir('/boot')).toThrow('/boot is a system folder: Rx Batch makes its folder');
+        expect(() => ensurePrivateDir(link)).toThrow(`${link} is a system folder (a link to /boot)`);
+        expect(statSync('/boot').mode).toBe(before);
+        // A folder inside one is still a data directory (a service's /var/lib/NAME).
+        const inside = mkdtempSync('/var/tmp/rxbatch-data-');
+        try {
+          ensurePrivateDir(inside);
+          expect(statSync(inside).mode & 0o777).toBe(0o700);
+        } finally {
+          rmSync(inside, { recursive: true, force: true });
+        }
+      } finally {
+        chmodSync('/boot', before & 0o7777);
+      }
+    },
+  );
 });

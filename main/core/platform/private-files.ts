@@ -28,6 +28,18 @@ function realOrSame(path: string): string {
 }
 
 /**
+ * Folders the operating system owns (Linux's FHS, macOS's). Only the folders themselves: `/var/lib/rx-batch` is a
+ * fine data directory, `/var` is not. Compared by name and, links resolved, where they lead (`/bin` → `/usr/bin`).
+ */
+const SYSTEM_FOLDERS = new Set([
+  ...['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/usr', '/var', '/boot', '/dev', '/proc'],
+  ...['/sys', '/run', '/home', '/opt', '/srv', '/mnt', '/media', '/snap', '/usr/bin', '/usr/sbin', '/usr/lib'],
+  ...['/usr/lib32', '/usr/lib64', '/usr/libx32', '/usr/local', '/usr/share', '/var/lib', '/var/log', '/var/tmp'],
+  ...['/System', '/Library', '/Applications', '/Users', '/Volumes', '/private', '/private/etc', '/private/var'],
+  ...['/cores', '/usr/local/bin'],
+]);
+
+/**
  * Why an existing folder of this user's must not be made Rx Batch's, or undefined. Tightening it to 0700 changes it
  * for everything else kept there: as root, `--data-dir /tmp` dropped /tmp's sticky bit and shut every other user
  * out of it, and `/` (also what an empty `--data-dir ""` resolves to under a service manager) the whole system.
@@ -37,6 +49,8 @@ function sharedFolderProblem(dir: string, info: { mode: number; gid: number }): 
   const path = realpathSync(dir);
   const where = path === resolve(dir) ? '' : ` (a link to ${path})`;
   if (path === parse(path).root) return `is the root of the file system${where}`;
+  // As root, a typo such as `--data-dir /etc` would close a folder the system needs to every other user.
+  if (SYSTEM_FOLDERS.has(path) || SYSTEM_FOLDERS.has(resolve(dir))) return `is a system folder${where}`;
   if (path === realOrSame(homedir())) return `is your home folder${where}`;
   // Group write counts when the group is not the user's own (a umask of 002 gives a user's private group 0775).
   const groupWrites = (info.mode & 0o020) !== 0 && info.gid !== process.getgid?.();
