@@ -1,5 +1,22 @@
 import { ClientError, ResponseBodyError } from 'openid-client';
+import { describeTlsProblem } from '../platform/tls-problems.js';
 import { AuthError } from './auth-error.js';
+
+/**
+ * A failed TLS handshake in fetch's cause chain, in the admin's words (as the Order Service client words its own),
+ * where "Could not reach the identity server (fetch failed: self-signed certificate)" read as an outage.
+ */
+function tlsProblemIn(err: Error): string | undefined {
+  for (let at: unknown = err, depth = 0; at instanceof Error && depth < 4; at = at.cause, depth += 1) {
+    const code = (at as { code?: unknown }).code;
+    const said = describeTlsProblem(typeof code === 'string' ? code : undefined, at.message, {
+      server: 'the identity server',
+      address: 'the issuer address',
+    });
+    if (said) return typeof code === 'string' ? `${said}; nothing was sent (${code})` : `${said}; nothing was sent`;
+  }
+  return undefined;
+}
 
 /** OAuth error codes that mean "this will not work by trying again": the grant or the client is refused. */
 const DEFINITIVE = new Set([
@@ -39,6 +56,8 @@ export function classifyOAuthError(err: unknown): ClassifiedError {
     return { definitive: false, message: `The identity server gave an unusable answer: ${err.message}${cause}.` };
   }
   if (err instanceof Error) {
+    const tls = tlsProblemIn(err);
+    if (tls) return { definitive: false, message: `${tls[0]!.toUpperCase()}${tls.slice(1)}.` };
     const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
     return { definitive: false, message: `Could not reach the identity server (${err.message}${cause}).` };
   }

@@ -2,6 +2,7 @@ import { describeErrorBody, type FieldError, type ServiceError } from '../../../
 import { parseWireJson } from '../../../shared/wire-json.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ExchangeResult } from './http-exchange.js';
+import { describeTlsProblem, type TlsPeer } from '../platform/tls-problems.js';
 import { webPageAnswer } from './web-page-answer.js';
 
 /**
@@ -12,49 +13,11 @@ import { webPageAnswer } from './web-page-answer.js';
 type Failure = Extract<ExchangeResult, { kind: 'failure' }>;
 type Response = Extract<ExchangeResult, { kind: 'response' }>;
 
-/**
- * What a TLS failure means for the admin, by OpenSSL's or Node's code: what is wrong with the service's certificate
- * and what fixes it. The bare texts ("self-signed certificate", "unable to verify the first certificate") named
- * neither, behind "could not reach the service", so an admin looked for an outage.
- */
-const TLS_PROBLEMS: Record<string, string> = {
-  DEPTH_ZERO_SELF_SIGNED_CERT:
-    "the service's certificate is self-signed, so this computer does not trust it: if this environment uses its own certificate, add it (or its authority) to this computer's trusted certificates; otherwise check the API base URL",
-  SELF_SIGNED_CERT_IN_CHAIN:
-    "the service's certificate comes from an authority this computer does not trust (a company proxy, or a private authority): add that authority to this computer's trusted certificates, or ask the service's operator",
-  UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
-    "the service's certificate comes from an authority this computer does not trust (a company proxy, or a private authority): add that authority to this computer's trusted certificates, or ask the service's operator",
-  UNABLE_TO_GET_ISSUER_CERT:
-    "the service's certificate chain is incomplete, so it cannot be checked: ask the service's operator to send the whole chain",
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE:
-    "the service's certificate cannot be checked (its chain is incomplete, or its authority is not trusted here): ask the service's operator, or add the authority to this computer's trusted certificates",
-  CERT_HAS_EXPIRED:
-    "the service's certificate has expired: ask the service's operator to renew it (or check this computer's clock)",
-  CERT_NOT_YET_VALID:
-    "the service's certificate is not valid yet: check this computer's date and time, or ask the service's operator",
-  CERT_REVOKED: "the service's certificate has been revoked: ask the service's operator; do not send to it meanwhile",
-  ERR_TLS_CERT_ALTNAME_INVALID:
-    "the service's certificate is for another name than the API base URL's: check the address in the environment's settings",
-};
-
-const NOT_HTTPS =
-  'the address does not answer in HTTPS (perhaps it serves plain HTTP, or it is another port): check the API base URL';
-
-function tlsProblem(failure: Failure): string | undefined {
-  const said = failure.code ? TLS_PROBLEMS[failure.code] : undefined;
-  if (said) return said;
-  // OpenSSL's "wrong version number" (EPROTO): the first bytes back were not TLS, as a plain HTTP server's are.
-  if (/wrong version number|packet length too long|http request/i.test(failure.message)) return NOT_HTTPS;
-  // Other handshake failures: Node's ERR_SSL_*, or OpenSSL's codes (CERT_*, *_CERT_*).
-  if (failure.code && /^(ERR_SSL_|ERR_TLS_|CERT_|[A-Z_]*_CERT(_|$))/.test(failure.code)) {
-    return `the secure connection to the service could not be set up (${failure.message.slice(0, 200)}): check the API base URL, or ask the service's operator`;
-  }
-  return undefined;
-}
+const SERVICE: TlsPeer = { server: 'the service', address: 'the API base URL' };
 
 export function failureToError(failure: Failure, unsafe: boolean): ServiceError {
   const code = failure.code ? ` (${failure.code})` : '';
-  const tls = failure.sent ? undefined : tlsProblem(failure);
+  const tls = failure.sent ? undefined : describeTlsProblem(failure.code, failure.message, SERVICE);
   if (tls) {
     // Refused before anything was sent, like an outage: sending resumes by itself once the certificate is put right.
     return { kind: 'retryable', reason: 'network', message: `${tls}; nothing was sent${code}`, settings: true };
