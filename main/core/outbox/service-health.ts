@@ -90,8 +90,9 @@ export class ServiceHealth {
     if (verdict.service === 'up') this.#noteAnswer(work.id, nowMs);
     if (verdict.service === 'down') {
       // A create that keeps failing may be its body's fault (a poison order), so its repeats count once; a
-      // lookup or a cancel is the same small request for every order, so each of its failures counts.
-      const key = work.kind === 'create' ? work.id : undefined;
+      // lookup or a cancel is the same small request for every order, so each of its failures counts, and so does
+      // a create refused before it was sent (else fewer orders than the threshold never made an outage).
+      const key = work.kind === 'create' && verdict.unsent !== true ? work.id : undefined;
       this.#serviceFailed(nowMs, key, verdict.message ?? 'the service did not answer', verdict.settings === true);
     } else if (verdict.service !== 'none') this.#serviceAnswered();
     else this.breaker.releaseProbe();

@@ -59,6 +59,8 @@ export interface Verdict {
   message?: string;
   /** The error is one the environment's settings or the service's certificate must change to end (errors.ts). */
   settings?: true;
+  /** Refused before anything was sent (connection refused, DNS, a certificate): never the order's own fault. */
+  unsent?: true;
 }
 
 /** What recording an answer produced, for the loop. */
@@ -128,6 +130,7 @@ export function verdictFrom(error: ServiceError): Verdict {
     service: verdictOf(error),
     message: error.message,
     ...(error.kind === 'retryable' && error.settings ? { settings: true as const } : {}),
+    ...(error.kind === 'retryable' && error.reason === 'network' ? { unsent: true as const } : {}),
     ...('retryAfterMs' in error && error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
   };
 }
