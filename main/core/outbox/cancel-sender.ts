@@ -251,9 +251,27 @@ function settleRefusal(
       waitAndRetry(ctx, command, check.error);
       return {};
     }
-    applyChange(ctx, command, refused(cancel.error));
-    return { attention: refusedAttention(ctx, command, cancel.error) };
+    const said = check.ok ? cancel.error : statusUnknown(cancel.error, check.error);
+    applyChange(ctx, command, refused(said));
+    return { attention: refusedAttention(ctx, command, said) };
   });
+}
+
+/**
+ * The cancel refused and the status check refused too: the service said nothing about the order's state, so the
+ * refusal is not evidence that the order is still in force (a cancel can be refused because it already took
+ * effect). Both answers are told, and that whether the order is cancelled is not known.
+ */
+function statusUnknown(
+  cancel: Extract<ServiceError, { kind: 'rejected' }>,
+  check: ServiceError,
+): Extract<ServiceError, { kind: 'rejected' }> {
+  return {
+    ...cancel,
+    message: clip(
+      `whether the order is cancelled is not known (check with the pharmacy): the service refused the cancel (${cancel.message}) and refused to give the order's status too (${check.message})`,
+    ),
+  };
 }
 
 /** How the cancellation ends when the order moves. */
