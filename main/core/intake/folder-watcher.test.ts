@@ -140,6 +140,46 @@ describe('watched folders', () => {
     expect(f.store.audit.search({ action: 'intake.file.failed' })).toHaveLength(2);
   });
 
+  it('gives a file named near the 255-byte limit its note, shortened, and always its audit entry', async () => {
+    const { f, dir, watcher } = setUp('hold');
+    // 254 and 250 bytes: the files fit, their notes do not; `é` is two bytes, so the cut must not split one.
+    const refused = `${'é'.repeat(60)}${'r'.repeat(130)}.csv`;
+    const invalid = `${'i'.repeat(246)}.csv`;
+    expect(Buffer.byteLength(refused)).toBe(254);
+    writeFileSync(join(dir, refused), '\n\n');
+    writeFileSync(
+      join(dir, invalid),
+      templateCsv([withField(uniqueOrder(), 'homeAddress.postCode', 'NOT A POSTCODE')]),
+    );
+    await watcher.pollOnce();
+    await watcher.pollOnce();
+    const failed = readdirSync(join(dir, 'failed'));
+    expect(failed).toContain(refused);
+    expect(failed).toContain(invalid);
+    const notes = failed.filter((name) => name !== refused && name !== invalid).sort();
+    expect(notes).toHaveLength(2);
+    const [errorsNote, problemsNote] = notes;
+    expect(errorsNote).toMatch(/^i+~[0-9a-f]{8}\.errors\.csv$/);
+    expect(problemsNote).toMatch(/^(é)+r+~[0-9a-f]{8}\.problems\.txt$/);
+    for (const note of notes) expect(Buffer.byteLength(note)).toBeLessThanOrEqual(255);
+    expect(readFileSync(join(dir, 'failed', problemsNote!), 'utf8').length).toBeGreaterThan(5);
+    expect(readFileSync(join(dir, 'failed', errorsNote!), 'utf8')).toMatch(/postcode|postCode/i);
+    // Before, the note's write failed (ENAMETOOLONG) and the file's audit entry was never written.
+    const audited = f.store.audit.search({ action: 'intake.file.failed' });
+    expect(audited).toHaveLength(2);
+
+    // The same long name again: moved beside the first as `NAME (2).csv`, cut to fit, with a note of its own.
+    writeFileSync(join(dir, refused), '\n\n\n');
+    await watcher.pollOnce();
+    await watcher.pollOnce();
+    const again = readdirSync(join(dir, 'failed')).filter((name) => !failed.includes(name));
+    expect(again).toHaveLength(2);
+    const second = again.find((name) => name.endsWith(' (2).csv'));
+    expect(second).toMatch(/^(é)+r+~[0-9a-f]{8} \(2\)\.csv$/);
+    expect(Buffer.byteLength(second!)).toBeLessThanOrEqual(255);
+    expect(f.store.audit.search({ action: 'intake.file.failed' })).toHaveLength(3);
+  });
+
   it('polls by itself once started, and stops cleanly', async () => {
     const { f, dir, watcher } = setUp('hold', 50);
     writeFileSync(join(dir, 'early.csv'), templateCsv([uniqueOrder()]));

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { constants, lstatSync, mkdirSync, realpathSync, type Dirent } from 'node:fs';
 import { lstat, open, readdir, rename } from 'node:fs/promises';
-import { basename, extname, join } from 'node:path';
+import { basename, dirname, extname, join } from 'node:path';
 import type { ImportOutcome } from '../../../shared/staging-views.js';
 import { openImportSource, type ImportSource } from '../importing/import-source.js';
 import type { Problem } from '../model/imported-order.js';
@@ -12,6 +12,7 @@ import type { IntakeRepo } from '../store/intake-repo.js';
 import type { Store } from '../store/store.js';
 import { cancelNotActedOn, otherSendersOrder, senderOfMessage, sentBy } from './cancel-origin.js';
 import type { IntakeRules } from './intake-service.js';
+import { fittedName } from './note-names.js';
 import { describeFileSenders, watchedFileRule } from './watched-file-rule.js';
 
 /**
@@ -224,7 +225,7 @@ export class FolderWatcher {
     await opened.source.close();
     if (earlier) {
       const movedTo = await this.#moveBeside(path, this.done);
-      await writeNote(`${movedTo}.duplicate.txt`, [
+      await this.#note(notePath(movedTo, '.duplicate.txt'), [
         `This file has the same content as one imported before${earlier.batchId !== null ? ` (batch ${earlier.batchId})` : ''}; it was not imported again.\n`,
       ]);
       store.audit.append({
@@ -259,10 +260,10 @@ export class FolderWatcher {
     const movedTo = await this.#moveBeside(path, allValid ? this.done : this.failed);
     if (outcome.status === 'refused') {
       const lines = outcome.problems.map((p) => `${p.row !== undefined ? `row ${p.row}: ` : ''}${p.text}`);
-      await writeNote(`${movedTo}.problems.txt`, [`${lines.join('\n')}\n`]);
+      await this.#note(notePath(movedTo, '.problems.txt'), [`${lines.join('\n')}\n`]);
     } else if (!allValid) {
-      if (outcome.invalid > 0) await writeNote(`${movedTo}.errors.csv`, staging.errorCsv(outcome.batchId));
-      if (held.length > 0) await writeNote(`${movedTo}.problems.txt`, [`${held.join('\n')}\n`]);
+      if (outcome.invalid > 0) await this.#note(notePath(movedTo, '.errors.csv'), staging.errorCsv(outcome.batchId));
+      if (held.length > 0) await this.#note(notePath(movedTo, '.problems.txt'), [`${held.join('\n')}\n`]);
     }
     store.audit.append({
       actor: 'system',
@@ -314,7 +315,7 @@ export class FolderWatcher {
   /** A file that could not be read: moved to failed/ with the reason, never retried in a loop. */
   async #setAside(name: string, path: string, reason: string): Promise<void> {
     const movedTo = await this.#moveBeside(path, this.failed).catch(() => path);
-    if (movedTo !== path) await writeNote(`${movedTo}.problems.txt`, [`${reason}\n`]);
+    if (movedTo !== path) await this.#note(notePath(movedTo, '.problems.txt'), [`${reason}\n`]);
     this.#options.logger?.warn('intake: a watched file could not be imported', { file: name });
     this.#options.onFile?.({ name, outcome: 'failed', batchId: null, movedTo });
   }
@@ -326,7 +327,7 @@ export class FolderWatcher {
   async #refusedUnread(name: string, path: string, problem: Problem): Promise<void> {
     const { environmentId, store, logger } = this.#options;
     const movedTo = await this.#moveBeside(path, this.failed);
-    await writeNote(`${movedTo}.problems.txt`, [`${problem.text}\n`]);
+    await this.#note(notePath(movedTo, '.problems.txt'), [`${problem.text}\n`]);
     store.audit.append({
       actor: 'system',
       action: 'intake.file.failed',
@@ -342,6 +343,21 @@ export class FolderWatcher {
   }
 
   /**
+   * A note that cannot be written (a full disk, a name taken since the move) is logged, never thrown: the file's
+   * audit entry and its outcome come after it and must not be skipped.
+   */
+  async #note(path: string, chunks: Iterable<string>): Promise<void> {
+    try {
+      await writeNote(path, chunks);
+    } catch (error) {
+      this.#options.logger?.warn('intake: a note beside a watched file could not be written', {
+        file: basename(path),
+        reason: (error as NodeJS.ErrnoException).code ?? 'error',
+      });
+    }
+  }
+
+  /**
    * Moves an entry (itself: a link is not followed) into `toDir` under its name, or `name (2).ext`… when that name
    * or one of its notes is taken; never over anything. `toDir` must still be the folder the watcher made.
    */
@@ -351,9 +367,11 @@ export class FolderWatcher {
     const ext = extname(name);
     const stem = name.slice(0, name.length - ext.length);
     for (let n = 1; ; n += 1) {
-      const target = join(toDir, n === 1 ? name : `${stem} (${n})${ext}`);
+      // An extension too long to keep whole is cut with the stem (a name such as `a.<250 characters>`).
+      const short = Buffer.byteLength(ext) <= 32;
+      const target = join(toDir, n === 1 ? name : fittedName(short ? stem : name, ` (${n})${short ? ext : ''}`));
       let taken = false;
-      for (const candidate of [target, ...NOTE_SUFFIXES.map((suffix) => `${target}${suffix}`)]) {
+      for (const candidate of [target, ...NOTE_SUFFIXES.map((suffix) => notePath(target, suffix))]) {
         if (
           await lstat(candidate).then(
             () => true,
@@ -380,6 +398,11 @@ async function sha256Of(source: ImportSource): Promise<string> {
     position += read;
   }
   return hash.digest('hex');
+}
+
+/** The note beside a moved file: `NAME.problems.txt`, shortened with a hash when that name would be too long. */
+function notePath(movedTo: string, suffix: string): string {
+  return join(dirname(movedTo), fittedName(basename(movedTo), suffix));
 }
 
 /** Writes a note as a new 0600 file (NOTE_FLAGS), in writes of up to 64 KiB. */
