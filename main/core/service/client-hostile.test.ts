@@ -243,6 +243,20 @@ describe('informational and unusual success answers', () => {
     expect(errorOf(await create())).toMatchObject({ kind: 'rejected', message: 'Invalid courier' });
   });
 
+  it('an empty answer and one giving its id twice say so, not that the answer is not JSON', async () => {
+    server.answer(answerWith(200, ''));
+    expect(errorOf(await create()).message).toBe('the answer was empty: the outcome is unknown');
+    server.answer(answerWith(200, ' \r\n'));
+    expect(errorOf(await client().status(4)).message).toBe('the answer was empty');
+    server.answer(answerWith(201, '{"orderId":4711,"orderId":4712}', { 'content-type': 'application/json' }));
+    expect(errorOf(await create())).toMatchObject({
+      kind: 'in-doubt',
+      message: 'the answer gives "orderId" twice, so which one holds is not known: the outcome is unknown',
+    });
+    server.answer(answerWith(200, '<html><body>Welcome</body></html>', { 'content-type': 'text/html' }));
+    expect(errorOf(await create()).message).toBe('the answer is not JSON: the outcome is unknown');
+  });
+
   it.each([
     ['204 with no body', answerWith(204, '')],
     ['200 with an empty body', answerWith(200, '')],

@@ -422,6 +422,17 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     return finish(op, started, attempts, result.status, value);
   }
 
+  /**
+   * Why a 2xx's text could not be read, where every case said "not JSON": an empty body (a 200 or 204 with nothing)
+   * and a key given twice (which lossless-json refuses: JSON.parse would keep the last) are JSON problems of their own.
+   */
+  function notJsonReason(text: string, err: unknown): string {
+    if (text.trim() === '') return 'the answer was empty';
+    const duplicate = err instanceof Error ? /^Duplicate key '([^']{1,40})'/.exec(err.message) : null;
+    if (duplicate) return `the answer gives "${duplicate[1]}" twice, so which one holds is not known`;
+    return 'the answer is not JSON';
+  }
+
   /** A 2xx whose body is not what the contract says: for a create the order may exist, so that is in doubt. */
   function readValue<T>(op: Operation<T>, response: Extract<ExchangeResult, { kind: 'response' }>): ServiceResult<T> {
     // A create's usual answer is read without the full parse (see create-response.ts); any other text takes it.
@@ -431,11 +442,13 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     }
     let parsed: z.ZodSafeParseResult<T> | undefined;
     let raw: unknown;
+    let notJson = 'the answer is not JSON';
     try {
       raw = parseWireJson(response.text);
       parsed = op.schema.safeParse(raw);
-    } catch {
+    } catch (err) {
       parsed = undefined;
+      notJson = notJsonReason(response.text, err);
     }
     const wrongOrder = parsed?.success && op.about ? contradiction(raw, op.about()) : undefined;
     if (parsed?.success && !wrongOrder) return { ok: true, value: parsed.data };
@@ -447,7 +460,7 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
           ? response.unreadable
           : parsed
             ? `the answer has an unexpected shape (${firstIssue(parsed.error)})`
-            : 'the answer is not JSON';
+            : notJson;
     const error: ServiceError = op.unsafe
       ? {
           kind: 'in-doubt',
