@@ -93,6 +93,9 @@ export function noteFile(activity: ChannelActivity, store: Store, file: WatchedF
 }
 
 function refusalReason(refusal: ListenerRefusal): string {
+  if (refusal.kind === 'peer' && refusal.count !== undefined) {
+    return `${refusal.count} more connections from this address were refused, counted into this one.`;
+  }
   if (refusal.kind === 'peer') return 'The peer is not in the allow-list.';
   if (refusal.kind === 'busy') return 'The listener had as many connections open as it takes; this one was closed.';
   if (refusal.kind === 'tooLarge') return 'The message was larger than the limit; the connection was closed.';

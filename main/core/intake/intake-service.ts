@@ -183,14 +183,18 @@ export class IntakeService {
   }
 
   /** A refusal the listener made before any message was read (a peer not allowed, a frame too large or dropped). */
-  recordRefusal(refusal: { kind: 'peer' | 'busy' | 'tooLarge' | 'abandoned'; peer: string }): void {
+  recordRefusal(refusal: { kind: 'peer' | 'busy' | 'tooLarge' | 'abandoned'; peer: string; count?: number }): void {
     const { store, environmentId } = this.#options;
     if (!store.isOpen) return;
     store.audit.append({
       actor: 'system',
       action: refusal.kind === 'peer' || refusal.kind === 'busy' ? 'intake.peer.refused' : 'intake.frame.refused',
       environmentId,
-      details: { peer: refusal.peer, outcome: refusal.kind },
+      details: {
+        peer: refusal.peer,
+        outcome: refusal.kind,
+        ...(refusal.count !== undefined ? { connectionCount: refusal.count } : {}),
+      },
     });
   }
 

@@ -35,6 +35,8 @@ export interface MllpListenerOptions {
   idleTimeoutMs?: number;
   /** Connections open at once (default `MAX_MLLP_CONNECTIONS`); one more is closed unread, logged and audited. */
   maxConnections?: number;
+  /** A refused peer's further refusals within this long are counted, then said once (default 60 s). */
+  refusalIntervalMs?: number;
   handle(raw: Buffer, peer: string): Promise<IntakeResult>;
   /** Refusals that never reach `handle` (a peer not allowed, a frame too large or dropped), for the audit log. */
   onRefusal?(refusal: ListenerRefusal): void;
@@ -45,6 +47,34 @@ export interface ListenerRefusal {
   /** `busy`: the listener already had `maxConnections` open. */
   kind: 'peer' | 'busy' | 'tooLarge' | 'abandoned';
   peer: string;
+  /** A summary: this many more refusals of the peer's address for the same reason, since the one said before. */
+  count?: number;
+}
+
+/** Why a peer's connection was refused on connect: the allow-list, an HTTP request, a failed TLS handshake. */
+type PeerRefusalReason = 'allow' | 'http' | 'tls';
+
+const PEER_REFUSAL_LINES: Record<PeerRefusalReason, string> = {
+  allow: 'intake: refused a connection from a peer not in the allow-list',
+  http: 'intake: refused a connection that began as an HTTP request (a web page in a browser?)',
+  tls: 'intake: TLS handshake failed',
+};
+
+/**
+ * A flood of connections the listener refuses (a scanner, a page in a loop, a client without the CA's certificate
+ * retrying) was a log line and an audit entry each. The first from an address, per reason, is said as before; the
+ * rest within the interval are counted and said in one line and one entry with the count (docs/security.md,
+ * finding 44). Addresses past the cap share one count, so an attacker with many addresses cannot grow the map.
+ */
+const DEFAULT_REFUSAL_INTERVAL_MS = 60_000;
+const MAX_REFUSING_ADDRESSES = 1024;
+
+interface RefusalRun {
+  reason: PeerRefusalReason;
+  /** The address (or `other peers` past the cap), without a port: ports change with each connection. */
+  address: string;
+  counted: number;
+  timer: NodeJS.Timeout;
 }
 
 export interface MllpListenerStats {
@@ -116,6 +146,8 @@ export class MllpListener {
   readonly #allow: Set<string> | undefined;
   /** A connection was refused for the cap and none has closed since. */
   #full = false;
+  /** Per reason and address: the refusals counted since the one said. */
+  readonly #refusalRuns = new Map<string, RefusalRun>();
   readonly stats: MllpListenerStats = { connections: 0, peers: [], messages: 0, refusedPeers: 0, malformedFrames: 0 };
   #address: AddressInfo | undefined;
 
@@ -133,10 +165,8 @@ export class MllpListener {
         (socket) => this.#connection(socket),
       );
       server.on('tlsClientError', (error: NodeJS.ErrnoException, socket: TLSSocket) => {
-        const peer = `${normalisePeer(socket.remoteAddress)}:${socket.remotePort ?? ''}`;
-        this.#options.logger?.warn('intake: TLS handshake failed', { peer, error: error.code ?? error.message });
         // A peer without a certificate the CA issued is refused like a peer not allowed: audited.
-        if (clientCaPath) this.#options.onRefusal?.({ kind: 'peer', peer });
+        this.#refusePeer('tls', socket, { audit: clientCaPath !== undefined, error: error.code ?? error.message });
       });
       this.#server = server;
     } else {
@@ -179,6 +209,57 @@ export class MllpListener {
     const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
     for (const socket of this.#sockets) socket.destroy();
     await closed;
+    // Refusals counted and not yet said are said now, not lost with the listener.
+    for (const key of [...this.#refusalRuns.keys()]) this.#endRefusalRun(key);
+  }
+
+  /**
+   * A connection refused on connect: said (logged, and audited unless `audit` is false) when it is the first from
+   * its address for this reason within the interval, else counted for the run's summary. Counted in stats always.
+   */
+  #refusePeer(reason: PeerRefusalReason, socket: Socket, said: { audit?: boolean; error?: string } = {}): void {
+    const address = normalisePeer(socket.remoteAddress);
+    const peer = `${address}:${socket.remotePort ?? ''}`;
+    if (reason !== 'tls') this.stats.refusedPeers += 1;
+    let key = `${reason} ${address}`;
+    if (!this.#refusalRuns.has(key) && this.#refusalRuns.size >= MAX_REFUSING_ADDRESSES) key = `${reason} *`;
+    const run = this.#refusalRuns.get(key);
+    if (run) {
+      run.counted += 1;
+      return;
+    }
+    this.#options.logger?.warn(PEER_REFUSAL_LINES[reason], {
+      peer,
+      ...(said.error !== undefined ? { error: said.error } : {}),
+    });
+    if (said.audit !== false) this.#options.onRefusal?.({ kind: 'peer', peer });
+    const timer = setTimeout(
+      () => this.#endRefusalRun(key),
+      this.#options.refusalIntervalMs ?? DEFAULT_REFUSAL_INTERVAL_MS,
+    );
+    timer.unref();
+    this.#refusalRuns.set(key, {
+      reason,
+      address: key.endsWith(' *') ? 'other peers' : address,
+      counted: 0,
+      timer,
+    });
+  }
+
+  /** Ends a run: its count, if any, said in one line and one entry; the next refusal is said on its own again. */
+  #endRefusalRun(key: string): void {
+    const run = this.#refusalRuns.get(key);
+    if (!run) return;
+    clearTimeout(run.timer);
+    this.#refusalRuns.delete(key);
+    if (run.counted === 0) return;
+    this.#options.logger?.warn(`${PEER_REFUSAL_LINES[run.reason]}: more connections refused`, {
+      peer: run.address,
+      connections: run.counted,
+    });
+    if (run.reason !== 'tls' || this.#options.tls?.clientCaPath !== undefined) {
+      this.#options.onRefusal?.({ kind: 'peer', peer: run.address, count: run.counted });
+    }
   }
 
   #connection(socket: Socket): void {
@@ -186,9 +267,7 @@ export class MllpListener {
     const peer = `${address}:${socket.remotePort ?? ''}`;
     const log = this.#options.logger;
     if (this.#allow && !this.#allow.has(address)) {
-      this.stats.refusedPeers += 1;
-      log?.warn('intake: refused a connection from a peer not in the allow-list', { peer });
-      this.#options.onRefusal?.({ kind: 'peer', peer });
+      this.#refusePeer('allow', socket);
       socket.destroy();
       return;
     }
@@ -283,9 +362,7 @@ export class MllpListener {
         const http = beginsAsHttp(opening);
         if (http === undefined) return;
         if (http) {
-          this.stats.refusedPeers += 1;
-          log?.warn('intake: refused a connection that began as an HTTP request (a web page in a browser?)', { peer });
-          this.#options.onRefusal?.({ kind: 'peer', peer });
+          this.#refusePeer('http', socket);
           socket.destroy();
           return;
         }

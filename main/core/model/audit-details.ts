@@ -84,6 +84,8 @@ export const auditDetailsSchema = z
      */
     binding: shortText(BINDING_DESCRIPTION_MAX),
     previousBinding: shortText(BINDING_DESCRIPTION_MAX),
+    /** Live intake: further connections of a peer refused for one reason, counted into one entry (finding 44). */
+    connectionCount: z.number().int().nonnegative(),
   })
   .partial();
 
@@ -116,6 +118,7 @@ const FAST_CHECKS: Partial<Record<AuditDetailKey, FastCheck>> = {
   outcome: text(40),
   httpStatus: (value) => Number.isSafeInteger(value) && (value as number) >= 100 && (value as number) <= 599,
   latencyMs: count,
+  connectionCount: count,
   retryAfterMs: count,
   errorKind: oneOf(ERROR_KINDS),
   errorMessage: text(1000),

@@ -15,6 +15,7 @@ export const VARYING_DETAIL_KEYS: ReadonlySet<string> = new Set([
   'remoteId',
   'controlId',
   'peer',
+  'connectionCount',
   'orderCount',
   'rowCount',
   'invalidCount',
