@@ -6,7 +6,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 import { CLI_SECRETS_FILE } from './cli-context.js';
-import { runCli as runCliInProcess } from './run.js';
+import { CLIENT_SECRET_ON_COMMAND_LINE, runCli as runCliInProcess } from './run.js';
 import { runCliCaptured } from './testing/run-cli-captured.js';
 import { envAddArgs, finished, startCli } from './testing/run-cli-process.js';
 
@@ -86,6 +86,11 @@ describe('env add checks a client secret before keeping it', () => {
     expect(added.code).toBe(0);
     expect(added.stdout).toContain('Client secret accepted by the identity server and saved; signed in.');
     expect(added.stdout + added.stderr).not.toContain(sandbox.serviceClient.clientSecret);
+    // Taken, but the safer ways are named (security finding 45); before, nothing was said.
+    expect(added.stderr).toContain(
+      'warning: --client-secret puts the secret on the command line, which every local user can read (ps)',
+    );
+    expect(added.stderr).toContain('--client-secret-env VAR or --client-secret-stdin');
     expect(secretsFile().keys).toContain(clientSecretKey('accepted'));
     const listed = JSON.parse((await run(['env', 'list', '--json'])).stdout) as Array<{
       id: string;
@@ -101,6 +106,7 @@ describe('env add checks a client secret before keeping it', () => {
       stdin: `${sandbox.serviceClient.clientSecret}\n`,
     });
     expect(added.code).toBe(0);
+    expect(added.stderr).not.toContain(CLIENT_SECRET_ON_COMMAND_LINE);
     expect(JSON.parse(added.stdout)).toMatchObject({
       id: 'piped',
       grant: 'client_credentials',

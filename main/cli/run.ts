@@ -137,6 +137,11 @@ function required(values: Record<string, unknown>, name: string): string {
   return value;
 }
 
+export const CLIENT_SECRET_ON_COMMAND_LINE =
+  'warning: --client-secret puts the secret on the command line, which every local user can read (ps) while ' +
+  'env add runs and your shell keeps in its history; give it with --client-secret-env VAR or ' +
+  '--client-secret-stdin instead';
+
 /**
  * `--client-secret S`; `--client-secret-env VAR` naming an environment variable that holds it (a scheduler's
  * secret store can set that variable); or `--client-secret-stdin`, the secret piped in on standard input. The last
@@ -154,7 +159,13 @@ async function clientSecretOf(values: Record<string, unknown>, io: CliIo): Promi
   if (options.length === 2) throw new UsageError(`give ${options.join(' or ')}, not both`);
   if (options.length > 2) throw new UsageError(`give only one of ${options.join(', ')}`);
   if (fromStdin) return { clientSecret: await secretFromStdin(io.stdin) };
-  if (variable === undefined) return given === undefined ? {} : { clientSecret: given };
+  if (variable === undefined && given !== undefined) {
+    // Still taken (the documented commands and scripts use it), but said each time: the process list shows every
+    // local user the command line while env add runs, and the shell keeps it in its history.
+    io.stderr.write(`${CLIENT_SECRET_ON_COMMAND_LINE}\n`);
+    return { clientSecret: given };
+  }
+  if (variable === undefined) return {};
   const secret = io.env[variable];
   if (!secret) throw new UsageError(`--client-secret-env: the environment variable ${variable} is not set or empty`);
   return { clientSecret: secret };

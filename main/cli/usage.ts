@@ -11,7 +11,8 @@ Commands:
                      add or update an environment (NAME is its id: lower-case letters, digits, dashes); the
                      grant defaults to client_credentials with a secret, device without; --client-secret-env
                      reads the secret from the environment variable VAR, --client-secret-stdin from standard
-                     input (one trailing newline taken off; both keep it out of the process list); a secret
+                     input (one trailing newline taken off; both keep it out of the process list, which
+                     --client-secret S does not: it is taken with a warning on stderr); a secret
                      starting with "-" is written --client-secret=S. The secret is saved only once the identity
                      server accepted it (a token request, which also signs in); refused, it is not saved (exit
                      1); if the server cannot be reached it is not saved either, unless --unverified, which
