@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isDuplicateClinicOrderId } from '../../main/core/outbox/duplicate-order.js';
+import { isDuplicateClinicOrderId, mayBeTheEarlierSend } from '../../main/core/outbox/duplicate-order.js';
 import { statusToError } from '../../main/core/service/error-mapping.js';
 
 describe('recognising the duplicate clinicOrderId rejection', () => {
@@ -65,6 +65,22 @@ describe('recognising the duplicate clinicOrderId rejection', () => {
     }
     expect(isDuplicateClinicOrderId({ kind: 'in-doubt', reason: 'reset', message: 'duplicate clinicOrderId' })).toBe(
       false,
+    );
+  });
+
+  it('after an earlier send that may have landed, also takes a 409 that names no other field for that order', () => {
+    const conflict = (fields: Array<{ field: string; message: string }> = [], message = 'Conflict') =>
+      mayBeTheEarlierSend({ kind: 'rejected', status: 409, message, fields });
+    expect(conflict()).toBe(true);
+    expect(conflict([], 'the service answered 409 with no body')).toBe(true);
+    expect(conflict([{ field: 'prescription.clinicOrderId', message: 'conflict' }])).toBe(true);
+    // A conflict about something else, or another status without the duplicate's words, is the rejection it says.
+    expect(conflict([{ field: 'prescription.prescriberId', message: 'prescriber suspended' }])).toBe(false);
+    for (const status of [400, 422]) {
+      expect(mayBeTheEarlierSend({ kind: 'rejected', status, message: 'Conflict', fields: [] })).toBe(false);
+    }
+    expect(mayBeTheEarlierSend({ kind: 'rejected', status: 400, message: 'Duplicate clinicOrderId', fields: [] })).toBe(
+      true,
     );
   });
 });

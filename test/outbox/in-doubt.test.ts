@@ -121,6 +121,51 @@ describe('orders in doubt', () => {
     expect(attention).toEqual([]);
   });
 
+  it('a bare 409 Conflict after a send that got no answer is looked up, not taken for a rejection', async () => {
+    const { t, outbox, attention } = setUp(fixture.proxy.url);
+    const [order] = sampleOrders('CONFLICT', 1);
+    const [id] = enqueue(t, [order!]);
+    const id0 = order!.clinicOrderId;
+    let creates = 0;
+    let lookups = 0;
+    fixture.setProxyRule((req) => {
+      // The first create lands and its answer is lost; the resend is answered 409 with no body at all.
+      if (isCreateOf(req, id0)) return (creates += 1) === 1 ? 'forward-then-drop' : { status: 409, body: undefined };
+      // The first lookup misses the order (its commit not visible yet), so it is sent again.
+      if (isLookupOf(req, id0) && (lookups += 1) === 1) return { status: 200, body: [] };
+      return 'forward';
+    });
+
+    await outbox.runUntilIdle(ENVIRONMENT_ID);
+    await outbox.stop();
+
+    expectEachCreatedOnce(fixture.sandbox, t.store, [id0]);
+    expect(t.store.attempts.list(id!).map((a) => `${a.operation}:${a.outcome}:${a.httpStatus ?? '-'}`)).toEqual([
+      'create:in-doubt:-',
+      'lookup:ok:200',
+      'create:rejected:409',
+      'lookup:ok:200',
+    ]);
+    expect(t.store.orders.get(id!)?.state).toBe('created');
+    expect(attention).toEqual([]);
+  });
+
+  it('a bare 409 Conflict on an order never in doubt is a real rejection', async () => {
+    const { t, outbox, attention } = setUp(fixture.proxy.url);
+    const [order] = sampleOrders('CONFLICTED', 1);
+    const [id] = enqueue(t, [order!]);
+    fixture.setProxyRule((req) =>
+      isCreateOf(req, order!.clinicOrderId) ? { status: 409, body: undefined } : 'forward',
+    );
+
+    await outbox.runUntilIdle(ENVIRONMENT_ID);
+    await outbox.stop();
+
+    expect(t.store.orders.get(id!)).toMatchObject({ state: 'rejected', pharmacyOrderId: null });
+    expect(attention).toEqual([expect.objectContaining({ kind: 'order', reason: 'rejected', orderId: id })]);
+    expect(fixture.sandbox.listOrders().filter((o) => o.clinicOrderId === order!.clinicOrderId)).toHaveLength(0);
+  });
+
   it('a duplicate clinicOrderId on an order never in doubt is a real rejection', async () => {
     const { t, outbox, attention } = setUp();
     const [order] = sampleOrders('TAKEN', 1);

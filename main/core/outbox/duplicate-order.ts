@@ -6,6 +6,9 @@ import type { ServiceError } from '../../../shared/errors.js';
  */
 const DUPLICATE_STATUSES: readonly number[] = [400, 409, 422];
 
+const DUPLICATE = /duplicate|already exists|already been used|not unique/i;
+const ABOUT_THE_ID = /clinic\s*order\s*id|clinicorderid|orc-2/i;
+
 /**
  * Is this the service's "duplicate clinicOrderId" rejection? The contract says a second create with the same
  * clinicOrderId is a 400; its wording is not published, so this looks for "duplicate" or "already exists" next
@@ -13,10 +16,22 @@ const DUPLICATE_STATUSES: readonly number[] = [400, 409, 422];
  */
 export function isDuplicateClinicOrderId(error: ServiceError): boolean {
   if (error.kind !== 'rejected' || !DUPLICATE_STATUSES.includes(error.status)) return false;
-  const duplicate = /duplicate|already exists|already been used|not unique/i;
-  const aboutTheId = /clinic\s*order\s*id|clinicorderid|orc-2/i;
-  if (duplicate.test(error.message) && aboutTheId.test(error.message)) return true;
+  if (DUPLICATE.test(error.message) && ABOUT_THE_ID.test(error.message)) return true;
   return error.fields.some(
-    (field) => aboutTheId.test(field.field) && (duplicate.test(field.message) || duplicate.test(error.message)),
+    (field) => ABOUT_THE_ID.test(field.field) && (DUPLICATE.test(field.message) || DUPLICATE.test(error.message)),
+  );
+}
+
+/**
+ * After an earlier send of this order that may have landed, is this answer that order? The duplicate's words, or a
+ * 409 Conflict that names no other field: a create has nothing else to conflict with, and a service that answers a
+ * bare 409 (no body, or "Conflict") left an order it holds marked rejected. Looked up, it is settled either way.
+ */
+export function mayBeTheEarlierSend(error: ServiceError): boolean {
+  if (isDuplicateClinicOrderId(error)) return true;
+  return (
+    error.kind === 'rejected' &&
+    error.status === 409 &&
+    error.fields.every((field) => field.field === '' || ABOUT_THE_ID.test(field.field))
   );
 }

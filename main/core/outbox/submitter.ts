@@ -5,7 +5,7 @@ import type { AttemptTransition } from '../store/attempts-repo.js';
 import type { ClaimedOrder, OrderRecord } from '../store/orders-repo.js';
 import { orderAttention, type OrderAttention } from './attention.js';
 import { retryDelayMs } from './backoff.js';
-import { isDuplicateClinicOrderId } from './duplicate-order.js';
+import { isDuplicateClinicOrderId, mayBeTheEarlierSend } from './duplicate-order.js';
 import {
   ABANDONED_MESSAGE,
   abandoned,
@@ -164,9 +164,11 @@ function decideFailure(ctx: StepContext, order: ClaimedOrder, error: ServiceErro
       if (error.status === 403) {
         return move('held', { lastError, nextAttemptAt: null }, 'order.held', attention('locked-out'));
       }
-      if (isDuplicateClinicOrderId(error) && earlierSendMayHaveActed(ctx, order.id)) {
+      if (mayBeTheEarlierSend(error) && earlierSendMayHaveActed(ctx, order.id)) {
         // An earlier send that got no clear answer (none, or a 5xx) did land: look it up (now) for its id.
-        const message = `the service already has this order from an earlier send: looking it up (${error.message})`;
+        const message = isDuplicateClinicOrderId(error)
+          ? `the service already has this order from an earlier send: looking it up (${error.message})`
+          : `the service answered a conflict after an earlier send that may have landed: looking it up (${error.message})`;
         return inDoubtDecision(ctx, { ...lastError, kind: 'in-doubt', message }, 0);
       }
       return move('rejected', { lastError, nextAttemptAt: null }, 'order.rejected', attention('rejected'));
