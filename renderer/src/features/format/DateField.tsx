@@ -41,6 +41,7 @@ export function DateField({
       <input
         ref={input}
         id={id}
+        className="date-input"
         type="text"
         inputMode="numeric"
         autoComplete="off"
@@ -56,7 +57,7 @@ export function DateField({
           onChange(next);
         }}
       />
-      <span id={`${id}-format`} className={invalid ? 'hint bad' : 'hint'}>
+      <span id={`${id}-format`} className={invalid ? 'hint date-hint bad' : 'hint date-hint'}>
         {invalid ? `Not a date: write it as ${TYPED_DATE_HINT}` : read ? dateInWords(read) : TYPED_DATE_HINT}
       </span>
     </>
