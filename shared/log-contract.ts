@@ -90,7 +90,8 @@ export const logCalls = {
    * The log (or the entries matching `filter`) written as CSV or JSON Lines, streamed page by page, never held as
    * one text. In the desktop app the admin chooses where in a native save dialog (`saved`, or `cancelled` when the
    * dialog is closed); elsewhere the core writes a private file and the page downloads it once (`download`). Its
-   * progress is `log.progress`; `log.cancel` stops it (`cancelled`, nothing left behind).
+   * progress is `log.progress`; `log.cancel` stops it (`cancelled`, nothing left behind). When `filter` matches no
+   * entry nothing is written and no save dialog opens (`empty`): a file of column names only reads as an export.
    */
   'log.export': {
     input: z
@@ -102,6 +103,7 @@ export const logCalls = {
         .extend({ outcome: z.literal('download'), downloadId: z.string().regex(DOWNLOAD_ID_PATTERN) })
         .strict(),
       z.object({ outcome: z.literal('cancelled') }).strict(),
+      z.object({ outcome: z.literal('empty') }).strict(),
     ]),
   },
   /** Stops a running export or whole-chain verify; `running` says whether one was. */

@@ -6,6 +6,8 @@ import { ContractError } from '../../../shared/errors.js';
 import { openCore, openTestCore, type TestCore } from '../testing/test-core.js';
 import { exportLogText } from '../testing/export-text.js';
 import { exportDownloadPath, exportDownloadsDir } from '../platform/export-files.js';
+import type { DesktopIntegration, SaveRequest } from '../desktop-handlers.js';
+import { buildLogHandlers } from './log-handlers.js';
 
 // `log.export` without a desktop (browser mode, direct calls; issue #16): streamed into a private one-time download
 // file, never returned as one text; the screen's filters followed; progress reported; cancelled on request.
@@ -52,6 +54,33 @@ describe('log.export through the contract', () => {
       { format: 'jsonl', masked: true, rowCount: 50, outcome: 'filtered' },
       { format: 'csv', masked: true, rowCount: whole.count },
     ]);
+  });
+
+  it('exports nothing when the filters match no entry: no file, no save dialog, no audit entry', async () => {
+    appendMany(20);
+    const { api, dataDir } = testCore;
+    const filter = { search: 'NOTHING-MATCHES-THIS' };
+    expect(await api.call('log.export', { format: 'csv', filter })).toEqual({ outcome: 'empty' });
+    const downloads = exportDownloadsDir(dataDir);
+    expect(existsSync(downloads) ? readdirSync(downloads) : []).toEqual([]);
+    expect((await api.call('log.list', { action: 'log.exported' })).entries).toEqual([]);
+
+    // The desktop app does not open its save dialog for it either (nor would it empty a file chosen there).
+    const saveRequests: SaveRequest[] = [];
+    const desktop = {
+      chooseSavePath: (request: SaveRequest) => {
+        saveRequests.push(request);
+        return Promise.resolve(null);
+      },
+    } as Partial<DesktopIntegration> as DesktopIntegration;
+    const handlers = buildLogHandlers(testCore.core.services, { dataDir, desktop });
+    expect(await handlers['log.export']({ format: 'jsonl', filter })).toEqual({ outcome: 'empty' });
+    expect(saveRequests).toEqual([]);
+    // A filter that matches still asks where to save.
+    expect(await handlers['log.export']({ format: 'jsonl', filter: { action: 'outbox.' } })).toEqual({
+      outcome: 'cancelled',
+    });
+    expect(saveRequests).toHaveLength(1);
   });
 
   it('reports progress, stops when cancelled and leaves nothing behind, and refuses a second export meanwhile', async () => {

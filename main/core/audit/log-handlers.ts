@@ -83,6 +83,8 @@ export function buildLogHandlers(services: AppServices, deps: LogHandlerDeps): P
       const masked = unmask !== true;
       const suggestedName = exportFileName(format, now());
       operations.refuseIfRunning('export');
+      // Filters that match nothing export nothing: no dialog, no file of column names only, no audit entry.
+      if (filter && store.audit.filteredPage(filter, 0, 1).length === 0) return { outcome: 'empty' };
       const target = await chooseExportTarget(deps, suggestedName, format);
       if (target === null) return { outcome: 'cancelled' };
       // Entries up to now; a filtered export's count is not known before it ends.

@@ -5,7 +5,7 @@ import { startExportDownload } from '../../download-export.js';
 import { useEvent } from '../../api/use-event.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { useFocusWhenLost } from '../focus/focus-return.js';
-import { plural } from '../format/format-time.js';
+import { exportSentence } from './export-words.js';
 
 /**
  * Exports the entries the screen's filters select (or the whole log when none is set) as CSV or JSON Lines; clinic
@@ -42,17 +42,8 @@ export function LogExport({ filter, described }: { filter: LogFilter | undefined
     setDone(undefined);
     try {
       const result = await api.call('log.export', { format, unmask, ...(filter ? { filter } : {}) });
-      if (result.outcome === 'cancelled') setDone('Export cancelled: nothing was written.');
-      else {
-        if (result.outcome === 'download') startExportDownload(result);
-        const what = result.filtered ? 'matching ' : '';
-        setDone(
-          result.count === 0 && result.filtered
-            ? `No entry matches the filters: ${result.fileName} ${format === 'csv' ? 'holds only the column names' : 'is empty'}. Clear the filters to export the whole log.`
-            : `Exported ${plural(result.count, `${what}entry`, `${what}entries`)} to ${result.fileName}, clinic order ids ` +
-                `${result.masked ? 'masked' : 'in full'}.`,
-        );
-      }
+      if (result.outcome === 'download') startExportDownload(result);
+      setDone(exportSentence(result));
     } catch (error) {
       setFailure(error);
     }
