@@ -8,7 +8,7 @@ import { DateField } from '../format/DateField.js';
 import { formatDate } from '../format/format-date.js';
 import { plural } from '../format/format-time.js';
 import { describeRange, MAX_RANGE_DAYS, SPAN_DAYS_PER_CALL } from './lookup-range.js';
-import { lookupStatusText } from './lookup-status.js';
+import { lookupStatusText, type LookedFor } from './lookup-status.js';
 import { TrackingId } from './TrackingId.js';
 
 type By = CallInput<'orders.lookup'>['query']['by'];
@@ -24,7 +24,8 @@ export function ServiceLookup({ environment }: { environment: EnvironmentView })
   const [startDate, setStartDate] = useState('');
   const [endDate, setEndDate] = useState('');
   const [busy, setBusy] = useState(false);
-  const [result, setResult] = useState<OrderLookupResult>();
+  /** The last answer, with what it asked: the fields may have changed since. */
+  const [result, setResult] = useState<{ answer: OrderLookupResult; looked: LookedFor }>();
   const [failure, setFailure] = useState<unknown>();
   const range = describeRange(startDate, endDate);
   const pharmacyNumber = Number(pharmacyOrderId.trim());
@@ -51,7 +52,8 @@ export function ServiceLookup({ environment }: { environment: EnvironmentView })
     setBusy(true);
     setFailure(undefined);
     try {
-      setResult(await api.call('orders.lookup', { environmentId: environment.id, query: q }));
+      const answer = await api.call('orders.lookup', { environmentId: environment.id, query: q });
+      setResult({ answer, looked: { query: q, environmentName: environment.name } });
     } catch (error) {
       setResult(undefined);
       setFailure(error);
@@ -161,16 +163,16 @@ export function ServiceLookup({ environment }: { environment: EnvironmentView })
         </div>
       </form>
       {failure ? <ErrorMessage error={failure} /> : null}
-      {result ? <LookupResults result={result} /> : null}
+      {result ? <LookupResults result={result.answer} looked={result.looked} /> : null}
     </section>
   );
 }
 
-function LookupResults({ result }: { result: OrderLookupResult }) {
+function LookupResults({ result, looked }: { result: OrderLookupResult; looked: LookedFor }) {
   return (
     <div className="stack">
       {result.error ? <ErrorMessage error={result.error} /> : null}
-      <p role="status">{lookupStatusText(result)}</p>
+      <p role="status">{lookupStatusText(result, looked)}</p>
       {result.records.length > 0 ? (
         <table>
           <caption className="visually-hidden">Orders found on the service</caption>
