@@ -4,7 +4,7 @@ import type { RxBatchApi } from '../../shared/contract.js';
 import { createDirectApi } from '../transport/direct-api.js';
 import { buildHandlers } from './app-handlers.js';
 import { AppServices } from './app-services.js';
-import type { DesktopIntegration, RetentionQuestion } from './desktop-handlers.js';
+import type { ConfirmQuestion, DesktopIntegration } from './desktop-handlers.js';
 import { NO_PATH } from './import-path-policy.js';
 import { Outbox } from './outbox/outbox.js';
 import { MemorySecretStore } from './platform/secret-store.js';
@@ -53,8 +53,8 @@ async function finishedAndDiscarded(): Promise<StagingFixture> {
 }
 
 /** A desktop whose only part in use here is the retention question, answered `answer`. */
-function askingDesktop(): DesktopIntegration & { asked: RetentionQuestion[]; answer: boolean } {
-  const asked: RetentionQuestion[] = [];
+function askingDesktop(): DesktopIntegration & { asked: ConfirmQuestion[]; answer: boolean } {
+  const asked: ConfirmQuestion[] = [];
   const desktop = {
     asked,
     answer: false,
@@ -62,12 +62,9 @@ function askingDesktop(): DesktopIntegration & { asked: RetentionQuestion[]; ans
     takeImportRequests: () => ({ paths: [], skipped: [] }),
     openDataFolder: () => Promise.resolve({}),
     chooseSavePath: () => Promise.resolve(null),
-    confirmIdentityChange: () => Promise.resolve(false),
-    confirmRemoval: () => Promise.resolve(false),
-    confirmBindingChange: () => Promise.resolve(false),
-    confirmRetention: (question: RetentionQuestion) => {
+    confirm: (question: ConfirmQuestion) => {
       asked.push(question);
-      return Promise.resolve(desktop.answer);
+      return Promise.resolve(question.kind === 'retention' && desktop.answer);
     },
   };
   return desktop;
@@ -108,9 +105,11 @@ describe('a shorter retention time in the desktop app', () => {
     });
     expect(desktop.asked).toEqual([
       {
-        days: 30,
-        previousDays: 90,
-        message:
+        kind: 'retention',
+        title: 'Keep imported file copies for less time?',
+        message: 'Keep imported file copies for 30 days only?',
+        confirmLabel: 'Keep them 30 days',
+        detail:
           'Imported file copies would be kept for 30 days, not 90 days.\n\n' +
           `Within a few minutes, the copies of 2 finished orders in 1 batch, accepted on ${acceptedOn}, are dropped: ` +
           'their file lines or HL7 messages, staged bodies, problems and provenance.\n\n' +
@@ -133,9 +132,9 @@ describe('a shorter retention time in the desktop app', () => {
     desktop.answer = false;
     await expect(api.call('retention.set', { stagedDays: 41 })).rejects.toMatchObject({ code: 'forbidden' });
     expect(desktop.asked.at(-1)).toMatchObject({
-      days: 41,
-      previousDays: 365,
-      message: expect.stringContaining('Nothing is dropped now; from now on, copies go 41 days after') as string,
+      kind: 'retention',
+      message: 'Keep imported file copies for 41 days only?',
+      detail: expect.stringContaining('Nothing is dropped now; from now on, copies go 41 days after') as string,
     });
   });
 
@@ -148,9 +147,10 @@ describe('a shorter retention time in the desktop app', () => {
     desktop.answer = true;
     expect(await api.call('retention.set', { stagedDays: 1 })).toMatchObject({ stagedDays: 1 });
     expect(desktop.asked.at(-1)).toMatchObject({
-      days: 1,
-      previousDays: null,
-      message: expect.stringMatching(
+      kind: 'retention',
+      message: 'Keep imported file copies for 1 day only?',
+      confirmLabel: 'Keep them 1 day',
+      detail: expect.stringMatching(
         /^Imported file copies would be kept for 1 day, not for ever\.\n\nWithin a few minutes, the copies of 2 finished orders in 1 batch/,
       ) as string,
     });

@@ -2,6 +2,7 @@ import type { AppInfo, CallHandlers } from '../../shared/contract.js';
 import { ContractError } from '../../shared/errors.js';
 import type { retentionCalls } from '../../shared/retention-contract.js';
 import type { AppServices } from './app-services.js';
+import { retentionConfirmQuestion } from './confirm-question.js';
 import type { DesktopIntegration } from './desktop-handlers.js';
 import { keptFor } from './retention-question.js';
 
@@ -16,14 +17,14 @@ type RetentionCallName = keyof typeof retentionCalls;
 export function buildRetentionHandlers(
   services: AppServices,
   transport: AppInfo['transport'],
-  desktop?: Pick<DesktopIntegration, 'confirmRetention'>,
+  desktop?: Pick<DesktopIntegration, 'confirm'>,
 ): Pick<CallHandlers, RetentionCallName> {
   return {
     'retention.get': () => Promise.resolve(services.retention.state()),
     'retention.set': async ({ stagedDays }) => {
       const question = desktop ? services.retention.shorteningQuestion(stagedDays) : undefined;
       // Script in the page must not shorten it alone: the desktop asks the admin.
-      if (desktop && question && !(await desktop.confirmRetention(question))) {
+      if (desktop && question && !(await desktop.confirm(retentionConfirmQuestion(question)))) {
         throw new ContractError({
           code: 'forbidden',
           message:

@@ -9,11 +9,8 @@ import { appMenuTemplate } from './app-menu.js';
 import { APP_URL, registerAppScheme, serveRenderer } from './app-protocol.js';
 import { DesktopShell } from './desktop-integration.js';
 import {
-  askIdentityChange,
+  askConfirm,
   askPlainTextSecrets,
-  askRemoval,
-  askBindingChange,
-  askRetention,
   chooseFolder,
   chooseForImport,
   chooseImportFiles,
@@ -86,10 +83,7 @@ function openFolder(path: string): void {
 const desktop = new DesktopShell({
   showOpenDialog: (purpose) => (mainWindow ? chooseForImport(mainWindow, purpose) : Promise.resolve([])),
   openPath: (path) => shell.openPath(path),
-  confirmIdentityChange: (change) => askIdentityChange(mainWindow, change),
-  confirmRemoval: (removal) => askRemoval(mainWindow, removal),
-  confirmRetention: (question) => askRetention(mainWindow, question),
-  confirmBindingChange: (question) => askBindingChange(mainWindow, question),
+  confirm: (question) => askConfirm(mainWindow, question),
   showSaveDialog: (request) => chooseSavePath(mainWindow, request),
   dataDir,
   grants,

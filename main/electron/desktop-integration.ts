@@ -1,14 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { ChoosePurpose, ImportFiles } from '../../shared/desktop-contract.js';
-import type {
-  DesktopIntegration,
-  IdentityChange,
-  RemovalQuestion,
-  RetentionQuestion,
-  BindingQuestion,
-  SaveRequest,
-} from '../core/desktop-handlers.js';
+import type { ConfirmQuestion, DesktopIntegration, SaveRequest } from '../core/desktop-handlers.js';
 import type { Logger } from '../core/platform/logger.js';
 import { importFilesAt } from './import-paths.js';
 import type { PathGrants } from './path-grants.js';
@@ -22,13 +15,8 @@ import type { PathGrants } from './path-grants.js';
 export interface DesktopShellDeps {
   /** The native open dialog: the chosen files, or the one chosen folder; empty when the admin cancels. */
   showOpenDialog(purpose: ChoosePurpose): Promise<string[]>;
-  /** The native confirmation before an environment is re-pointed (dialogs.ts askIdentityChange). */
-  confirmIdentityChange(change: IdentityChange): Promise<boolean>;
-  /** The native confirmation before an environment is removed (dialogs.ts askRemoval). */
-  confirmRemoval(removal: RemovalQuestion): Promise<boolean>;
-  /** The native confirmation before imported file copies are kept for fewer days (dialogs.ts askRetention). */
-  confirmRetention(question: RetentionQuestion): Promise<boolean>;
-  confirmBindingChange(question: BindingQuestion): Promise<boolean>;
+  /** The native confirmation of the core's question (dialogs.ts askConfirm): true when the admin went ahead. */
+  confirm(question: ConfirmQuestion): Promise<boolean>;
   /** The native save dialog for an export (dialogs.ts chooseSavePath): a path, or null when cancelled. */
   showSaveDialog(request: SaveRequest): Promise<string | null>;
   /** Electron's `shell.openPath`: an empty string, or why the path could not be opened. */
@@ -39,6 +27,14 @@ export interface DesktopShellDeps {
   announce(files: number): void;
   logger: Logger;
 }
+
+/** The log line of each confirmation, as each had before they shared one request. */
+const CONFIRM_LOG: Record<ConfirmQuestion['kind'], string> = {
+  'identity-change': 'environment re-point',
+  removal: 'environment removal',
+  retention: 'shorter retention',
+  'binding-change': 'sender binding loosened',
+};
 
 /** At most this many files (to import or explained) wait for the page; `import.takeRequested` carries no more. */
 const MAX_WAITING = 1000;
@@ -74,27 +70,10 @@ export class DesktopShell implements DesktopIntegration {
     return { paths: [folder], skipped: [] };
   }
 
-  async confirmIdentityChange(change: IdentityChange): Promise<boolean> {
-    const confirmed = await this.#deps.confirmIdentityChange(change);
-    this.#deps.logger.info('environment re-point', { confirmed });
-    return confirmed;
-  }
-
-  async confirmRemoval(removal: RemovalQuestion): Promise<boolean> {
-    const confirmed = await this.#deps.confirmRemoval(removal);
-    this.#deps.logger.info('environment removal', { confirmed });
-    return confirmed;
-  }
-
-  async confirmRetention(question: RetentionQuestion): Promise<boolean> {
-    const confirmed = await this.#deps.confirmRetention(question);
-    this.#deps.logger.info('shorter retention', { days: question.days, confirmed });
-    return confirmed;
-  }
-
-  async confirmBindingChange(question: BindingQuestion): Promise<boolean> {
-    const confirmed = await this.#deps.confirmBindingChange(question);
-    this.#deps.logger.info('sender binding loosened', { confirmed });
+  async confirm(question: ConfirmQuestion): Promise<boolean> {
+    const confirmed = await this.#deps.confirm(question);
+    // The kind and the answer only: the wording names environments, senders and counts.
+    this.#deps.logger.info(CONFIRM_LOG[question.kind], { confirmed });
     return confirmed;
   }
 

@@ -1,13 +1,7 @@
 import { join } from 'node:path';
 import { app, dialog, type BrowserWindow, type MessageBoxOptions, type OpenDialogOptions } from 'electron';
 import type { ChoosePurpose } from '../../shared/desktop-contract.js';
-import type {
-  BindingQuestion,
-  IdentityChange,
-  RemovalQuestion,
-  RetentionQuestion,
-  SaveRequest,
-} from '../core/desktop-handlers.js';
+import type { ConfirmQuestion, SaveRequest } from '../core/desktop-handlers.js';
 import { IMPORT_EXTENSIONS } from './launch-files.js';
 
 /**
@@ -69,92 +63,17 @@ export async function askPlainTextSecrets(message: string): Promise<{ accept: bo
 }
 
 /**
- * The confirmation before an environment is added or re-pointed (finding 1 of docs/security.md): shown by main, so
- * script in the page cannot answer it. Cancel is the default; true only when the admin chose to go ahead.
+ * The confirmation before a change the page must not make alone (an environment added, re-pointed or removed, a
+ * shorter retention time, a looser sender binding: confirm-question.ts), in the core's words as they are. Shown by
+ * main, so script in the page cannot answer it. Cancel is the default; true only when the admin chose to go ahead.
  */
-export async function askIdentityChange(window: BrowserWindow | undefined, change: IdentityChange): Promise<boolean> {
-  const { before, after } = change;
-  const rows = [
-    ['Order Service', before?.apiOrigin, after.apiOrigin],
-    ['Identity server', before?.issuer, after.issuer],
-    ['Client id', before && (before.clientId || '(none)'), after.clientId || '(none)'],
-    ['Sign-in', before?.grant, after.grant],
-  ] as const;
-  const lines = before
-    ? rows.filter(([, was, now]) => was !== now).map(([label, was, now]) => `${label}: ${was} → ${now}`)
-    : rows.map(([label, , now]) => `${label}: ${now}`);
+export async function askConfirm(window: BrowserWindow | undefined, question: ConfirmQuestion): Promise<boolean> {
   const options: MessageBoxOptions = {
     type: 'warning',
-    title: before ? 'Change where this environment connects?' : 'Add this environment?',
-    message: before ? `Change where "${change.name}" connects?` : `Add "${change.name}"?`,
-    detail:
-      `${lines.join('\n')}\n\n` +
-      (before
-        ? 'Rx Batch will sign this environment out and delete its saved sign-in and client secret, so nothing of ' +
-          'them reaches the new address. You will sign in again (and type the client secret again). Queued orders ' +
-          'wait until you resume sending.'
-        : 'Orders accepted into this environment are sent to this Order Service. Add it only if your supplier ' +
-          'account is there.'),
-    buttons: ['Cancel', before ? 'Change and sign out' : 'Add environment'],
-    defaultId: 0,
-    cancelId: 0,
-    noLink: true,
-  };
-  const { response } = window ? await dialog.showMessageBox(window, options) : await dialog.showMessageBox(options);
-  return response === 1;
-}
-
-/**
- * The confirmation before an environment is removed: shown by main, so script in the page cannot answer it.
- * Cancel is the default; true only when the admin chose to remove.
- */
-export async function askRemoval(window: BrowserWindow | undefined, removal: RemovalQuestion): Promise<boolean> {
-  const options: MessageBoxOptions = {
-    type: 'warning',
-    title: 'Remove this environment?',
-    message: `Remove "${removal.name}"?`,
-    detail: removal.message,
-    buttons: ['Cancel', 'Remove environment'],
-    defaultId: 0,
-    cancelId: 0,
-    noLink: true,
-  };
-  const { response } = window ? await dialog.showMessageBox(window, options) : await dialog.showMessageBox(options);
-  return response === 1;
-}
-
-/**
- * The confirmation before imported file copies are kept for fewer days (finding 21 of docs/security.md): what the
- * shorter time drops, as the core counted it, shown by main so script in the page cannot answer it. Cancel is the
- * default; true only when the admin chose the shorter time.
- */
-export async function askRetention(window: BrowserWindow | undefined, question: RetentionQuestion): Promise<boolean> {
-  const days = `${question.days} ${question.days === 1 ? 'day' : 'days'}`;
-  const options: MessageBoxOptions = {
-    type: 'warning',
-    title: 'Keep imported file copies for less time?',
-    message: `Keep imported file copies for ${days} only?`,
-    detail: question.message,
-    buttons: ['Cancel', `Keep them ${days}`],
-    defaultId: 0,
-    cancelId: 0,
-    noLink: true,
-  };
-  const { response } = window ? await dialog.showMessageBox(window, options) : await dialog.showMessageBox(options);
-  return response === 1;
-}
-
-/**
- * The confirmation before live intake accepts more from a sender (finding 27 of docs/security.md): what the change
- * lets through, as the core worded it, shown by main so script in the page cannot answer it. Cancel is the default.
- */
-export async function askBindingChange(window: BrowserWindow | undefined, question: BindingQuestion): Promise<boolean> {
-  const options: MessageBoxOptions = {
-    type: 'warning',
-    title: 'Accept more from this sender?',
-    message: `Accept more from ${question.sender}?`,
-    detail: question.message,
-    buttons: ['Cancel', 'Change who may send'],
+    title: question.title,
+    message: question.message,
+    detail: question.detail,
+    buttons: ['Cancel', question.confirmLabel],
     defaultId: 0,
     cancelId: 0,
     noLink: true,

@@ -1,5 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { EventName } from '../../shared/contract.js';
+import { CONFIRM_LIMITS } from '../core/confirm-question.js';
+import type { ConfirmQuestion, DesktopIntegration } from '../core/desktop-handlers.js';
 import { MemorySecretStore } from '../core/platform/secret-store.js';
 import type { Logger } from '../core/platform/logger.js';
 import { CoreClient, type HostChannel } from './core-client.js';
@@ -83,7 +85,9 @@ function recordingLogger() {
   return { logger, lines };
 }
 
-async function startedClient(options: { secrets?: MemorySecretStore; restart?: object } = {}) {
+async function startedClient(
+  options: { secrets?: MemorySecretStore; desktop?: DesktopIntegration; restart?: object } = {},
+) {
   const hosts: ScriptedHost[] = [];
   const { logger, lines } = recordingLogger();
   const client = new CoreClient({
@@ -93,7 +97,10 @@ async function startedClient(options: { secrets?: MemorySecretStore; restart?: o
       return host;
     },
     start: START,
-    services: options.secrets ? { secrets: options.secrets } : {},
+    services: {
+      ...(options.secrets ? { secrets: options.secrets } : {}),
+      ...(options.desktop ? { desktop: options.desktop } : {}),
+    },
     logger,
     restart: { baseDelayMs: 1, maxDelayMs: 5, callWaitMs: 2_000, ...options.restart },
   });
@@ -177,6 +184,62 @@ describe('the core client refuses what a broken or hostile host sends', () => {
       { type: 'reply', id: 5, ok: true, value: 'value' },
       { type: 'reply', id: 6, ok: false, message: 'this shell does not offer desktop.chooseFiles' },
     ]);
+  });
+});
+
+/** A desktop whose confirmations say yes and are kept; nothing else of it is used here. */
+function confirmingDesktop() {
+  const questions: ConfirmQuestion[] = [];
+  const desktop: DesktopIntegration = {
+    chooseFiles: () => Promise.resolve({ paths: [], skipped: [] }),
+    takeImportRequests: () => ({ paths: [], skipped: [] }),
+    openDataFolder: () => Promise.resolve({}),
+    chooseSavePath: () => Promise.resolve(null),
+    confirm: (question) => {
+      questions.push(question);
+      return Promise.resolve(true);
+    },
+  };
+  return { desktop, questions };
+}
+
+describe("the native confirmation the host asks of the shell's desktop", () => {
+  const question: ConfirmQuestion = {
+    kind: 'removal',
+    title: 'Remove this environment?',
+    message: 'Remove "Staging"?',
+    detail: 'Removing Staging signs it out. It has no orders.',
+    confirmLabel: 'Remove environment',
+  };
+
+  it('is shown only as a question of a known kind within the limits; anything else never reaches the dialog', async () => {
+    const { desktop, questions } = confirmingDesktop();
+    const { host, lines } = await startedClient({ desktop });
+    const broken: unknown[] = [
+      { ...question, kind: 'format-disk' },
+      { ...question, message: 'x'.repeat(CONFIRM_LIMITS.message + 1) },
+      { ...question, detail: 'x'.repeat(CONFIRM_LIMITS.detail + 1) },
+      { ...question, title: 'x'.repeat(CONFIRM_LIMITS.title + 1) },
+      { ...question, confirmLabel: '' },
+      { ...question, buttons: ['Remove', 'Remove'] },
+      { kind: 'removal', message: 'Remove "Staging"?' },
+    ];
+    broken.forEach((args, index) =>
+      host().say({ type: 'request', id: index + 1, service: 'desktop.confirm', args: { question: args } }),
+    );
+    // The four requests it replaced are gone from the protocol.
+    host().say({
+      type: 'request',
+      id: 20,
+      service: 'desktop.confirmRemoval',
+      args: { removal: { name: 'Staging', message: 'x' } },
+    });
+    expect(lines.filter((line) => line === 'refused a message from the core host')).toHaveLength(broken.length + 1);
+    expect(questions).toEqual([]);
+
+    host().say({ type: 'request', id: 21, service: 'desktop.confirm', args: { question } });
+    await vi.waitFor(() => expect(host().replies()).toEqual([{ type: 'reply', id: 21, ok: true, value: true }]));
+    expect(questions).toEqual([question]);
   });
 });
 

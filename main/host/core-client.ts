@@ -390,18 +390,9 @@ export class CoreClient implements CoreConnection {
       case 'desktop.openDataFolder':
         if (!desktop) throw missing();
         return desktop.openDataFolder();
-      case 'desktop.confirmIdentityChange':
+      case 'desktop.confirm':
         if (!desktop) throw missing();
-        return desktop.confirmIdentityChange(request.args.change);
-      case 'desktop.confirmRemoval':
-        if (!desktop) throw missing();
-        return desktop.confirmRemoval(request.args.removal);
-      case 'desktop.confirmRetention':
-        if (!desktop) throw missing();
-        return desktop.confirmRetention(request.args.question);
-      case 'desktop.confirmBindingChange':
-        if (!desktop) throw missing();
-        return desktop.confirmBindingChange(request.args.question);
+        return desktop.confirm(request.args.question);
       case 'desktop.chooseSavePath':
         if (!desktop) throw missing();
         return desktop.chooseSavePath(request.args.request);

@@ -7,14 +7,7 @@ import type { EventName } from '../../shared/contract.js';
 import { DEFAULT_CODE_LISTS, ORDER_SERVICE_SCOPES } from '../../shared/environment.js';
 import { sampleCreateWithClinic } from '../../test/support/orders.js';
 import { MemorySecretStore } from '../core/platform/secret-store.js';
-import type {
-  DesktopIntegration,
-  IdentityChange,
-  RemovalQuestion,
-  RetentionQuestion,
-  BindingQuestion,
-  SaveRequest,
-} from '../core/desktop-handlers.js';
+import type { ConfirmQuestion, DesktopIntegration, SaveRequest } from '../core/desktop-handlers.js';
 import { LOCAL_SANDBOX_ID } from '../core/environments/presets.js';
 import { writeTemplateCsv } from '../core/importing/template-csv.js';
 import { silentLogger } from '../core/platform/logger.js';
@@ -36,9 +29,10 @@ function tempDir(prefix: string): string {
 
 class RecordingDesktop implements DesktopIntegration {
   readonly chosen: Array<'import' | 'import-folder'> = [];
-  readonly changes: IdentityChange[] = [];
   files: ImportFiles = { paths: [], skipped: [] };
-  confirm = true;
+  /** What the admin answers every native confirmation. */
+  answer = true;
+  readonly questions: ConfirmQuestion[] = [];
   chooseFiles(purpose: 'import' | 'import-folder'): Promise<ImportFiles> {
     this.chosen.push(purpose);
     return Promise.resolve(this.files);
@@ -49,24 +43,13 @@ class RecordingDesktop implements DesktopIntegration {
   openDataFolder(): Promise<{ problem?: string }> {
     return Promise.resolve({ problem: 'no file manager here' });
   }
-  confirmIdentityChange(change: IdentityChange): Promise<boolean> {
-    this.changes.push(change);
-    return Promise.resolve(this.confirm);
+  confirm(question: ConfirmQuestion): Promise<boolean> {
+    this.questions.push(question);
+    return Promise.resolve(this.answer);
   }
-  readonly removals: RemovalQuestion[] = [];
-  confirmRemoval(removal: RemovalQuestion): Promise<boolean> {
-    this.removals.push(removal);
-    return Promise.resolve(this.confirm);
-  }
-  readonly retentions: RetentionQuestion[] = [];
-  confirmRetention(question: RetentionQuestion): Promise<boolean> {
-    this.retentions.push(question);
-    return Promise.resolve(this.confirm);
-  }
-  readonly bindingQuestions: BindingQuestion[] = [];
-  confirmBindingChange(question: BindingQuestion): Promise<boolean> {
-    this.bindingQuestions.push(question);
-    return Promise.resolve(this.confirm);
+  /** The questions of one kind the admin was asked, in order. */
+  asked(kind: ConfirmQuestion['kind']): ConfirmQuestion[] {
+    return this.questions.filter((question) => question.kind === kind);
   }
   /** Where the admin "chose" to save an export; null: the dialog was cancelled. */
   savePath: string | null = null;
@@ -256,36 +239,43 @@ describe('the core host in a child process, driven through its protocol', () => 
       ratePerSecond: 5,
       pollIntervalMs: 60_000,
     };
-    desktop.confirm = false;
+    desktop.answer = false;
     const refused = await client.call('environments.save', { environment: profile, create: true });
     expect(refused.ok).toBe(false);
-    expect(desktop.changes.at(-1)).toMatchObject({
-      name: 'Elsewhere',
-      after: { apiOrigin: 'https://orders.example.test', clientId: 'rx-batch' },
+    expect(desktop.asked('identity-change').at(-1)).toMatchObject({
+      title: 'Add this environment?',
+      message: 'Add "Elsewhere"?',
+      detail: expect.stringMatching(
+        /^Order Service: https:\/\/orders\.example\.test\nIdentity server: https:\/\/id\.example\.test\nClient id: rx-batch\n/,
+      ) as unknown,
+      confirmLabel: 'Add environment',
     });
-    desktop.confirm = true;
+    desktop.answer = true;
     expect(await client.request('environments.save', { environment: profile, create: true })).toMatchObject({
       id: 'elsewhere',
     });
 
     // Removing it is asked too, with what removing does, over the same protocol.
-    desktop.confirm = false;
+    desktop.answer = false;
     expect(await client.call('environments.remove', { environmentId: 'elsewhere' })).toMatchObject({
       ok: false,
       error: { code: 'forbidden', message: 'Elsewhere was not removed.' },
     });
-    expect(desktop.removals.at(-1)).toEqual({
-      name: 'Elsewhere',
-      message: 'Removing Elsewhere signs it out and deletes its saved sign-in and client secret. It has no orders.',
+    expect(desktop.asked('removal').at(-1)).toEqual({
+      kind: 'removal',
+      title: 'Remove this environment?',
+      message: 'Remove "Elsewhere"?',
+      detail: 'Removing Elsewhere signs it out and deletes its saved sign-in and client secret. It has no orders.',
+      confirmLabel: 'Remove environment',
     });
-    desktop.confirm = true;
+    desktop.answer = true;
     await client.request('environments.remove', { environmentId: 'elsewhere' });
     const left = await client.request('environments.list', {});
     expect(left.map((environment) => environment.id)).not.toContain('elsewhere');
   });
 
   it("asks the shell's native confirmation before retention is shortened, and keeps the days on a refusal", async () => {
-    desktop.confirm = false;
+    desktop.answer = false;
     expect(await client.call('retention.set', { stagedDays: 30 })).toEqual({
       ok: false,
       error: {
@@ -293,25 +283,27 @@ describe('the core host in a child process, driven through its protocol', () => 
         message: 'Imported file copies are still kept for 90 days: keeping them for 30 days only was not confirmed.',
       },
     });
-    expect(desktop.retentions).toEqual([
+    expect(desktop.asked('retention')).toEqual([
       {
-        days: 30,
-        previousDays: 90,
-        message: expect.stringContaining('Nothing is dropped now; from now on, copies go 30 days after') as string,
+        kind: 'retention',
+        title: 'Keep imported file copies for less time?',
+        message: 'Keep imported file copies for 30 days only?',
+        detail: expect.stringContaining('Nothing is dropped now; from now on, copies go 30 days after') as string,
+        confirmLabel: 'Keep them 30 days',
       },
     ]);
     expect(await client.request('retention.get', {})).toMatchObject({ stagedDays: 90 });
 
-    desktop.confirm = true;
+    desktop.answer = true;
     expect(await client.request('retention.set', { stagedDays: 30 })).toMatchObject({ stagedDays: 30 });
-    expect(desktop.retentions).toHaveLength(2);
+    expect(desktop.asked('retention')).toHaveLength(2);
     // Keeping copies longer drops nothing: no question.
     expect(await client.request('retention.set', { stagedDays: 60 })).toMatchObject({ stagedDays: 60 });
-    expect(desktop.retentions).toHaveLength(2);
+    expect(desktop.asked('retention')).toHaveLength(2);
   });
 
   it("asks the shell's native confirmation before live intake accepts more from a bound sender, not to narrow it", async () => {
-    desktop.confirm = true;
+    desktop.answer = true;
     await client.request('profiles.save', {
       profile: {
         name: 'EPR bound',
@@ -325,10 +317,10 @@ describe('the core host in a child process, driven through its protocol', () => 
       client.call('profiles.setBinding', { profile: 'EPR bound', clinics, peers });
     // Binding an unbound sender narrows it: not asked.
     expect(await set(['CLINIC-B'], ['10.1.2.3'])).toMatchObject({ ok: true });
-    expect(desktop.bindingQuestions).toEqual([]);
+    expect(desktop.asked('binding-change')).toEqual([]);
 
     // Another address, and a cleared clinic list, would let more through: asked, and kept on a refusal.
-    desktop.confirm = false;
+    desktop.answer = false;
     expect(await set([], ['10.1.2.3', '10.9.0.0/16'])).toEqual({
       ok: false,
       error: {
@@ -336,11 +328,13 @@ describe('the core host in a child process, driven through its protocol', () => 
         message: 'Who may send as EPR-2^CLINIC-B is unchanged: accepting more from it was not confirmed.',
       },
     });
-    expect(desktop.bindingQuestions).toEqual([
+    expect(desktop.asked('binding-change')).toEqual([
       {
-        profile: 'EPR bound',
-        sender: 'EPR-2^CLINIC-B',
-        message:
+        kind: 'binding-change',
+        title: 'Accept more from this sender?',
+        message: 'Accept more from EPR-2^CLINIC-B?',
+        confirmLabel: 'Change who may send',
+        detail:
           'Live intake would accept more from EPR-2^CLINIC-B (profile "EPR bound"): addresses added: 10.9.0.0/16; ' +
           'no longer limited to its clinics: it may order and cancel for any clinic.\n\n' +
           'Now: clinics CLINIC-B; peers 10.1.2.3.\n\nAfter: peers 10.1.2.3, 10.9.0.0/16.\n\n' +
@@ -351,11 +345,11 @@ describe('the core host in a child process, driven through its protocol', () => 
       clinics: ['CLINIC-B'],
       peers: ['10.1.2.3'],
     });
-    desktop.confirm = true;
+    desktop.answer = true;
     expect(await set([], ['10.1.2.3', '10.9.0.0/16'])).toMatchObject({ ok: true });
     // Removing an address narrows it again: not asked.
     expect(await set([], ['10.9.0.0/16'])).toMatchObject({ ok: true });
-    expect(desktop.bindingQuestions).toHaveLength(2);
+    expect(desktop.asked('binding-change')).toHaveLength(2);
   });
 
   it('stops cleanly: the core closes its store (the data directory is free again) and the host exits', async () => {

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { choosePurposeSchema, importFilesSchema } from '../../shared/desktop-contract.js';
 import { contractErrorSchema } from '../../shared/errors.js';
-import { grantSchema } from '../../shared/environment.js';
-import { STAGED_DAYS_MAX, STAGED_DAYS_MIN } from '../../shared/retention-contract.js';
+import { confirmQuestionSchema } from '../core/confirm-question.js';
 
 /**
  * The messages between the UI side (the "shell": Electron's main process, browser mode's bridge host, a test) and
@@ -96,15 +95,6 @@ export const hostStartOptionsSchema = z
   .strict();
 export type HostStartOptions = z.infer<typeof hostStartOptionsSchema>;
 
-const identitySchema = z
-  .object({
-    apiOrigin: z.string().max(2048),
-    issuer: z.string().max(2048),
-    clientId: z.string().max(200),
-    grant: grantSchema,
-  })
-  .strict();
-
 const secretKeySchema = z.string().min(1).max(500);
 
 const request = <S extends string, A extends z.ZodType>(service: S, args: A) =>
@@ -118,44 +108,8 @@ const hostRequestSchema = z.discriminatedUnion('service', [
   request('desktop.chooseFiles', z.object({ purpose: choosePurposeSchema }).strict()),
   request('desktop.takeImportRequests', z.object({}).strict()),
   request('desktop.openDataFolder', z.object({}).strict()),
-  request(
-    'desktop.confirmIdentityChange',
-    z
-      .object({
-        change: z
-          .object({ name: z.string().max(200), before: identitySchema.optional(), after: identitySchema })
-          .strict(),
-      })
-      .strict(),
-  ),
-  request(
-    'desktop.confirmRemoval',
-    z.object({ removal: z.object({ name: z.string().max(200), message: z.string().max(2000) }).strict() }).strict(),
-  ),
-  request(
-    'desktop.confirmRetention',
-    z
-      .object({
-        question: z
-          .object({
-            days: z.number().int().min(STAGED_DAYS_MIN).max(STAGED_DAYS_MAX),
-            previousDays: z.number().int().min(STAGED_DAYS_MIN).max(STAGED_DAYS_MAX).nullable(),
-            message: z.string().max(2000),
-          })
-          .strict(),
-      })
-      .strict(),
-  ),
-  request(
-    'desktop.confirmBindingChange',
-    z
-      .object({
-        question: z
-          .object({ profile: z.string().max(80), sender: z.string().max(200), message: z.string().max(2000) })
-          .strict(),
-      })
-      .strict(),
-  ),
+  // The core's question, shown as it is: kind and wording checked here, lengths capped (confirm-question.ts).
+  request('desktop.confirm', z.object({ question: confirmQuestionSchema }).strict()),
   request(
     'desktop.chooseSavePath',
     z
@@ -183,10 +137,7 @@ export const replySchemas = {
   'desktop.chooseFiles': importFilesSchema,
   'desktop.takeImportRequests': importFilesSchema,
   'desktop.openDataFolder': z.object({ problem: sentence.optional() }).strict(),
-  'desktop.confirmIdentityChange': z.boolean(),
-  'desktop.confirmRemoval': z.boolean(),
-  'desktop.confirmRetention': z.boolean(),
-  'desktop.confirmBindingChange': z.boolean(),
+  'desktop.confirm': z.boolean(),
   'desktop.chooseSavePath': pathSchema.nullable(),
   'importPaths.allow': pathSchema.nullable(),
 } as const;

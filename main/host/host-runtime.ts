@@ -3,14 +3,7 @@ import type { CallResult } from '../../shared/transport-protocol.js';
 import { createCore, type Core, type CoreOptions } from '../core/app-core.js';
 import { plainFileSecrets } from '../core/audit/chain-key.js';
 import { MemorySecretStore, type SecretStore } from '../core/platform/secret-store.js';
-import type {
-  DesktopIntegration,
-  IdentityChange,
-  RemovalQuestion,
-  RetentionQuestion,
-  BindingQuestion,
-  SaveRequest,
-} from '../core/desktop-handlers.js';
+import type { ConfirmQuestion, DesktopIntegration, SaveRequest } from '../core/desktop-handlers.js';
 import { ANY_PATH, importFolders, NO_PATH, type ImportPathPolicy } from '../core/import-path-policy.js';
 import type { LogFields, Logger } from '../core/platform/logger.js';
 import { dispatchCall } from '../transport/dispatch.js';
@@ -165,17 +158,8 @@ class ShellDesktop implements DesktopIntegration {
   openDataFolder(): Promise<{ problem?: string }> {
     return this.requests.ask('desktop.openDataFolder', {});
   }
-  confirmIdentityChange(change: IdentityChange): Promise<boolean> {
-    return this.requests.ask('desktop.confirmIdentityChange', { change });
-  }
-  confirmRemoval(removal: RemovalQuestion): Promise<boolean> {
-    return this.requests.ask('desktop.confirmRemoval', { removal });
-  }
-  confirmRetention(question: RetentionQuestion): Promise<boolean> {
-    return this.requests.ask('desktop.confirmRetention', { question });
-  }
-  confirmBindingChange(question: BindingQuestion): Promise<boolean> {
-    return this.requests.ask('desktop.confirmBindingChange', { question });
+  confirm(question: ConfirmQuestion): Promise<boolean> {
+    return this.requests.ask('desktop.confirm', { question });
   }
   chooseSavePath(request: SaveRequest): Promise<string | null> {
     return this.requests.ask('desktop.chooseSavePath', { request });

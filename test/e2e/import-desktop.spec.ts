@@ -90,7 +90,7 @@ function installDesktopStandIn({ secret }: { secret: string }) {
       emit('import.requested', { files: files.paths.length + files.skipped.length });
     },
     dataFolderOpened: 0,
-    /** What the native retention dialog answers (main's `askRetention`): a no is the core's refusal. */
+    /** What the native retention dialog answers (main's `askConfirm`): a no is the core's refusal. */
     retentionConfirmed: true,
     retentionSets: 0,
   };

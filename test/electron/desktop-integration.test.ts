@@ -52,10 +52,7 @@ function desktopShell(overrides: Partial<DesktopShellDeps> = {}) {
   const deps: DesktopShellDeps = {
     showOpenDialog,
     openPath,
-    confirmIdentityChange: () => Promise.resolve(false),
-    confirmRemoval: () => Promise.resolve(false),
-    confirmRetention: () => Promise.resolve(false),
-    confirmBindingChange: () => Promise.resolve(false),
+    confirm: () => Promise.resolve(false),
     showSaveDialog: () => Promise.resolve(null),
     dataDir: join(root, 'data'),
     grants,
@@ -181,6 +178,28 @@ describe('app.openDataFolder', () => {
         message: 'The data folder did not open: No application is registered for folders',
       },
     });
+  });
+});
+
+describe('confirm', () => {
+  it('shows the core’s question and logs its kind and the answer only, never its wording', async () => {
+    const shown: unknown[] = [];
+    const { shell } = desktopShell({
+      confirm: (question) => {
+        shown.push(question);
+        return Promise.resolve(true);
+      },
+    });
+    const question = {
+      kind: 'binding-change' as const,
+      title: 'Accept more from this sender?',
+      message: 'Accept more from EPR-2^CLINIC-B?',
+      detail: 'addresses added: 10.9.0.0/16.',
+      confirmLabel: 'Change who may send',
+    };
+    expect(await shell.confirm(question)).toBe(true);
+    expect(shown).toEqual([question]);
+    expect(logLines).toEqual([{ message: 'sender binding loosened', fields: { confirmed: true } }]);
   });
 });
 

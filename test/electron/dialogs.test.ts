@@ -2,17 +2,8 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { BrowserWindow, dialog } from './electron-double.js';
 
 vi.mock('electron', () => import('./electron-double.js'));
-const {
-  askBindingChange,
-  askIdentityChange,
-  askPlainTextSecrets,
-  askRemoval,
-  askRetention,
-  chooseFolder,
-  chooseForImport,
-  chooseImportFiles,
-  chooseSavePath,
-} = await import('../../main/electron/dialogs.js');
+const { askConfirm, askPlainTextSecrets, chooseFolder, chooseForImport, chooseImportFiles, chooseSavePath } =
+  await import('../../main/electron/dialogs.js');
 
 beforeEach(() => vi.clearAllMocks());
 
@@ -83,102 +74,32 @@ describe('native dialogs', () => {
     expect(await askPlainTextSecrets('No keyring.')).toEqual({ accept: true, remember: true });
   });
 
-  it('confirms a re-pointed environment in a native dialog: cancel is the default, the changed addresses shown', async () => {
+  it('asks the core’s question as it is worded: Cancel the default, its label on the other button', async () => {
     const window = new BrowserWindow({});
-    const change = {
-      name: 'CloudRx production',
-      before: {
-        apiOrigin: 'https://orderservice.cloudrx.co.uk',
-        issuer: 'https://is4.cloudrx.co.uk',
-        clientId: 'c1',
-        grant: 'client_credentials' as const,
-      },
-      after: {
-        apiOrigin: 'https://orders.elsewhere.example',
-        issuer: 'https://is4.cloudrx.co.uk',
-        clientId: 'c1',
-        grant: 'client_credentials' as const,
-      },
+    const question = {
+      kind: 'removal' as const,
+      title: 'Remove this environment?',
+      message: 'Remove "Staging"?',
+      detail: 'Removing Staging signs it out. It has no orders.',
+      confirmLabel: 'Remove environment',
     };
-    expect(await askIdentityChange(window as never, change)).toBe(false);
-    const [parent, options] = dialog.showMessageBox.mock.calls[0] as [unknown, Electron.MessageBoxOptions];
-    expect(parent).toBe(window);
-    expect(options.defaultId).toBe(0);
-    expect(options.cancelId).toBe(0);
-    expect(options.detail).toContain(
-      'Order Service: https://orderservice.cloudrx.co.uk → https://orders.elsewhere.example',
-    );
-    expect(options.detail).not.toContain('Identity server:');
-    expect(options.detail).toContain('sign this environment out');
-    dialog.showMessageBox.mockResolvedValueOnce({ response: 1, checkboxChecked: false });
-    expect(await askIdentityChange(window as never, change)).toBe(true);
-  });
-
-  it('asks before an environment is removed, saying what removing does; keeping it is the default', async () => {
-    const window = new BrowserWindow({});
-    const removal = { name: 'Staging', message: 'Removing Staging signs it out. It has no orders.' };
     dialog.showMessageBox.mockResolvedValueOnce({ response: 0, checkboxChecked: false });
-    expect(await askRemoval(window as never, removal)).toBe(false);
+    expect(await askConfirm(window as never, question)).toBe(false);
     const [parent, options] = dialog.showMessageBox.mock.calls[0] as [unknown, Electron.MessageBoxOptions];
     expect(parent).toBe(window);
-    expect(options).toMatchObject({ type: 'warning', message: 'Remove "Staging"?', defaultId: 0, cancelId: 0 });
-    expect(options.detail).toBe(removal.message);
-    expect(options.buttons).toEqual(['Cancel', 'Remove environment']);
-    dialog.showMessageBox.mockResolvedValueOnce({ response: 1, checkboxChecked: false });
-    expect(await askRemoval(window as never, removal)).toBe(true);
-  });
-
-  it('asks before retention is shortened, saying what it drops; keeping the days is the default', async () => {
-    const window = new BrowserWindow({});
-    const question = { days: 30, previousDays: 90, message: 'The copies of 2 finished orders in 1 batch are dropped.' };
-    dialog.showMessageBox.mockResolvedValueOnce({ response: 0, checkboxChecked: false });
-    expect(await askRetention(window as never, question)).toBe(false);
-    const [parent, options] = dialog.showMessageBox.mock.calls[0] as [unknown, Electron.MessageBoxOptions];
-    expect(parent).toBe(window);
-    expect(options).toMatchObject({
+    expect(options).toEqual({
       type: 'warning',
-      message: 'Keep imported file copies for 30 days only?',
+      title: 'Remove this environment?',
+      message: 'Remove "Staging"?',
+      detail: 'Removing Staging signs it out. It has no orders.',
+      buttons: ['Cancel', 'Remove environment'],
       defaultId: 0,
       cancelId: 0,
+      noLink: true,
     });
-    expect(options.detail).toBe(question.message);
-    expect(options.buttons).toEqual(['Cancel', 'Keep them 30 days']);
+    // Only the second button goes ahead; with no window the dialog is shown on its own.
     dialog.showMessageBox.mockResolvedValueOnce({ response: 1, checkboxChecked: false });
-    expect(await askRetention(undefined, { ...question, days: 1 })).toBe(true);
-    expect(dialog.showMessageBox.mock.calls[1]?.[0]).toMatchObject({ buttons: ['Cancel', 'Keep them 1 day'] });
-  });
-
-  it('asks before live intake accepts more from a sender: Cancel the default, the core’s words as the detail', async () => {
-    const window = new BrowserWindow({});
-    const question = { profile: 'EPR', sender: 'EPR-2^CLINIC-B', message: 'addresses added: 10.9.0.0/16.' };
-    dialog.showMessageBox.mockResolvedValueOnce({ response: 0, checkboxChecked: false });
-    expect(await askBindingChange(window as never, question)).toBe(false);
-    const [parent, options] = dialog.showMessageBox.mock.calls[0] as [unknown, Electron.MessageBoxOptions];
-    expect(parent).toBe(window);
-    expect(options).toMatchObject({
-      type: 'warning',
-      message: 'Accept more from EPR-2^CLINIC-B?',
-      defaultId: 0,
-      cancelId: 0,
-    });
-    expect(options.detail).toBe(question.message);
-    dialog.showMessageBox.mockResolvedValueOnce({ response: 1, checkboxChecked: false });
-    expect(await askBindingChange(undefined, question)).toBe(true);
-  });
-
-  it('confirms a new environment with every address it will use', async () => {
-    const after = {
-      apiOrigin: 'https://orders.example',
-      issuer: 'https://id.example',
-      clientId: 'c1',
-      grant: 'device' as const,
-    };
-    dialog.showMessageBox.mockResolvedValueOnce({ response: 1, checkboxChecked: false });
-    expect(await askIdentityChange(undefined, { name: 'Supplier', after })).toBe(true);
-    const options = dialog.showMessageBox.mock.calls[0]?.[0] as Electron.MessageBoxOptions;
-    expect(options.message).toBe('Add "Supplier"?');
-    expect(options.detail).toContain('Order Service: https://orders.example');
-    expect(options.detail).toContain('Identity server: https://id.example');
-    expect(options.cancelId).toBe(0);
+    expect(await askConfirm(undefined, question)).toBe(true);
+    expect(dialog.showMessageBox.mock.calls[1]?.[0]).toMatchObject({ message: 'Remove "Staging"?' });
   });
 });

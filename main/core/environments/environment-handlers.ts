@@ -2,7 +2,8 @@ import type { CallHandlers } from '../../../shared/contract.js';
 import { ContractError } from '../../../shared/errors.js';
 import type { AppServices } from '../app-services.js';
 import { checkConnection } from '../connection-check.js';
-import { identityChange, type DesktopIntegration } from '../desktop-handlers.js';
+import { identityChangeQuestion, removalQuestion } from '../confirm-question.js';
+import type { DesktopIntegration } from '../desktop-handlers.js';
 import { removalOf } from './environment-removal.js';
 import { LOCAL_SANDBOX_ID } from './presets.js';
 import { identityOf, sameIdentity } from './registry.js';
@@ -22,7 +23,7 @@ type EnvironmentCallName =
  */
 export function buildEnvironmentHandlers(
   services: AppServices,
-  desktop?: Pick<DesktopIntegration, 'confirmIdentityChange' | 'confirmRemoval'>,
+  desktop?: Pick<DesktopIntegration, 'confirm'>,
 ): Pick<CallHandlers, EnvironmentCallName> {
   const { registry, store, outbox } = services;
   return {
@@ -33,9 +34,7 @@ export function buildEnvironmentHandlers(
       const removal = removalOf(store, environment);
       if (!removal.removable) throw new ContractError({ code: 'failed', message: removal.message });
       // Script in the page must not remove an environment alone: the desktop asks the admin.
-      const confirmed = desktop
-        ? await desktop.confirmRemoval({ name: environment.name, message: removal.message })
-        : true;
+      const confirmed = desktop ? await desktop.confirm(removalQuestion(environment.name, removal.message)) : true;
       if (!confirmed) {
         throw new ContractError({ code: 'forbidden', message: `${environment.name} was not removed.` });
       }
@@ -83,7 +82,15 @@ export function buildEnvironmentHandlers(
       const repointed = existing !== undefined && !sameIdentity(identityOf(existing), identityOf(profile));
       if (repointed || !existing) {
         // Script in the page must not add or re-point an environment alone: the desktop asks the admin.
-        const confirmed = desktop ? await desktop.confirmIdentityChange(identityChange(existing, profile)) : true;
+        const confirmed = desktop
+          ? await desktop.confirm(
+              identityChangeQuestion({
+                name: existing?.name ?? profile.name,
+                ...(existing ? { before: identityOf(existing) } : {}),
+                after: identityOf(profile),
+              }),
+            )
+          : true;
         if (!confirmed) {
           throw new ContractError({
             code: 'forbidden',

@@ -6,7 +6,7 @@ import {
   type EnvironmentProfileView,
 } from '../../../shared/environment.js';
 import { authSecretKeys } from '../auth/token-record.js';
-import type { RemovalQuestion } from '../desktop-handlers.js';
+import type { ConfirmQuestion } from '../desktop-handlers.js';
 import { MemorySecretStore } from '../platform/secret-store.js';
 import { enqueueOrders } from '../store/store.js';
 import { sampleOrder } from '../store/testing/store-fixtures.js';
@@ -180,7 +180,7 @@ describe('removing an environment', () => {
 
 describe('removing in the desktop app', () => {
   it('asks in a native dialog with what it does; a refusal keeps the environment', async () => {
-    const asked: RemovalQuestion[] = [];
+    const asked: ConfirmQuestion[] = [];
     let answer = false;
     // A variable, not a literal: the integration has more than removal uses (other tests' business).
     const desktop = {
@@ -188,10 +188,9 @@ describe('removing in the desktop app', () => {
       takeImportRequests: () => ({ paths: [], skipped: [] }),
       openDataFolder: () => Promise.resolve({}),
       chooseSavePath: () => Promise.resolve(null),
-      confirmIdentityChange: () => Promise.resolve(true),
-      confirmRetention: () => Promise.resolve(true),
-      confirmBindingChange: () => Promise.resolve(false),
-      confirmRemoval: (question: RemovalQuestion) => {
+      // Adding the environment is asked too (yes); its removal is answered `answer`.
+      confirm: (question: ConfirmQuestion) => {
+        if (question.kind !== 'removal') return Promise.resolve(question.kind !== 'binding-change');
         asked.push(question);
         return Promise.resolve(answer);
       },
@@ -204,7 +203,13 @@ describe('removing in the desktop app', () => {
         message: 'Supplier test was not removed.',
       });
       expect(asked).toEqual([
-        { name: 'Supplier test', message: expect.stringContaining('Removing Supplier test signs it out') as string },
+        {
+          kind: 'removal',
+          title: 'Remove this environment?',
+          message: 'Remove "Supplier test"?',
+          detail: expect.stringContaining('Removing Supplier test signs it out') as string,
+          confirmLabel: 'Remove environment',
+        },
       ]);
       expect((await t.api.call('environments.list', {})).map((e) => e.id)).toContain(ID);
       answer = true;

@@ -12,7 +12,7 @@ import { startSandbox, type RunningSandbox } from '../../../sandbox/index.js';
 import type { Core } from '../app-core.js';
 import { MemorySecretStore } from '../platform/secret-store.js';
 import { authSecretKeys } from '../auth/token-record.js';
-import type { IdentityChange } from '../desktop-handlers.js';
+import type { ConfirmQuestion } from '../desktop-handlers.js';
 import { openTestCore, type TestCore } from '../testing/test-core.js';
 
 /**
@@ -223,7 +223,7 @@ describe('re-pointing an environment (API origin, issuer, client id, grant)', ()
 
 describe('adding and re-pointing in the desktop app', () => {
   it('asks the admin in a dialog main shows; a refusal changes nothing and keeps the sign-in', async () => {
-    const asked: IdentityChange[] = [];
+    const asked: ConfirmQuestion[] = [];
     let answer = false;
     const secrets = new MemorySecretStore();
     const sandbox = await startSandbox();
@@ -233,13 +233,10 @@ describe('adding and re-pointing in the desktop app', () => {
         chooseFiles: () => Promise.resolve({ paths: [], skipped: [] }),
         takeImportRequests: () => ({ paths: [], skipped: [] }),
         openDataFolder: () => Promise.resolve({}),
-        confirmIdentityChange: (change) => {
-          asked.push(change);
+        confirm: (question) => {
+          asked.push(question);
           return Promise.resolve(answer);
         },
-        confirmRemoval: () => Promise.resolve(false),
-        confirmRetention: () => Promise.resolve(false),
-        confirmBindingChange: () => Promise.resolve(false),
         chooseSavePath: () => Promise.resolve(null),
       },
     });
@@ -253,7 +250,10 @@ describe('adding and re-pointing in the desktop app', () => {
       expect(testCore.core.services.registry.find(ENVIRONMENT_ID)).toBeUndefined();
       answer = true;
       await api.call('environments.save', { environment: profile, create: true });
-      expect(asked.map((change) => change.before)).toEqual([undefined, undefined]);
+      expect(asked.map(({ kind, message }) => ({ kind, message }))).toEqual([
+        { kind: 'identity-change', message: 'Add "Supplier test"?' },
+        { kind: 'identity-change', message: 'Add "Supplier test"?' },
+      ]);
       asked.length = 0;
       answer = false;
       await api.call('signin.clientCredentials', {
@@ -265,11 +265,13 @@ describe('adding and re-pointing in the desktop app', () => {
         code: 'forbidden',
       });
       expect(asked).toEqual([
-        {
-          name: 'Supplier test',
-          before: expect.objectContaining({ apiOrigin: new URL(sandbox.apiUrl).origin }) as unknown,
-          after: expect.objectContaining({ apiOrigin: 'https://orders.elsewhere.example' }) as unknown,
-        },
+        expect.objectContaining({
+          kind: 'identity-change',
+          message: 'Change where "Supplier test" connects?',
+          detail: expect.stringMatching(
+            `^Order Service: ${new URL(sandbox.apiUrl).origin} → https://orders.elsewhere.example\n\n`,
+          ) as unknown,
+        }),
       ]);
       expect(testCore.core.services.registry.get(ENVIRONMENT_ID).apiBaseUrl).toBe(sandbox.apiUrl);
       expect(await api.call('signin.status', { environmentId: ENVIRONMENT_ID })).toMatchObject({ signedIn: true });

@@ -2,6 +2,7 @@ import type { CallHandlers } from '../../../shared/contract.js';
 import { ContractError } from '../../../shared/errors.js';
 import type { senderBindingCalls, SenderBindingView } from '../../../shared/sender-binding-contract.js';
 import type { AppServices } from '../app-services.js';
+import { bindingConfirmQuestion } from '../confirm-question.js';
 import type { DesktopIntegration } from '../desktop-handlers.js';
 import type { MappingProfile } from '../model/mapping-profile.js';
 import { profileSender, readBindingList, type BindingKind } from '../model/sender-binding-input.js';
@@ -42,7 +43,7 @@ function checked(kind: BindingKind, values: readonly string[]): string[] | undef
 
 export function buildBindingHandlers(
   app: AppServices,
-  desktop?: Pick<DesktopIntegration, 'confirmBindingChange'>,
+  desktop?: Pick<DesktopIntegration, 'confirm'>,
 ): Pick<CallHandlers, BindingCallName> {
   const profiles = app.store.mappingProfiles;
   return {
@@ -64,7 +65,7 @@ export function buildBindingHandlers(
       const profile: MappingProfile = { ...rest, ...(clinics ? { clinics } : {}), ...(peers ? { peers } : {}) };
       // Script in the page must not loosen it alone: the desktop asks the admin (browser mode has no such dialog).
       const question = desktop && bindingQuestion(before.profile, profile);
-      if (question && !(await desktop.confirmBindingChange(question))) {
+      if (question && !(await desktop.confirm(bindingConfirmQuestion(question)))) {
         throw new ContractError({
           code: 'forbidden',
           message: `Who may send as ${question.sender} is unchanged: accepting more from it was not confirmed.`,

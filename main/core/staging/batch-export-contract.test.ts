@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SaveRequest } from '../desktop-handlers.js';
+import type { ConfirmQuestion, SaveRequest } from '../desktop-handlers.js';
 import { LOCAL_SANDBOX_ID } from '../environments/presets.js';
 import { exportDownloadsDir } from '../platform/export-files.js';
 import { exportText } from '../testing/export-text.js';
@@ -63,10 +63,7 @@ describe('batch exports through the contract', () => {
         asked.push(request);
         return Promise.resolve(answer);
       },
-      confirmIdentityChange: () => Promise.resolve(true),
-      confirmRemoval: () => Promise.resolve(true),
-      confirmRetention: () => Promise.resolve(true),
-      confirmBindingChange: () => Promise.resolve(false),
+      confirm: (question: ConfirmQuestion) => Promise.resolve(question.kind !== 'binding-change'),
     };
     t = await openTestCore('batch-export-desktop', { desktop });
     const batchId = await stageFile('referrals.csv', 3, 1);
