@@ -5,7 +5,7 @@ import { reasonFromAck, type ChannelActivity } from './channel-activity.js';
 import type { FolderWatcher, WatchedFileResult } from './folder-watcher.js';
 import { readMessageHeader } from './hl7-ack.js';
 import type { IntakeResult } from './intake-service.js';
-import type { ListenerRefusal, MllpListener } from './mllp-listener.js';
+import type { ListenerRefusal, MllpListener, PeerRefusalReason } from './mllp-listener.js';
 
 /**
  * One listener or watched folder as the Intake screen shows it, whoever runs it: the app's own intake
@@ -92,11 +92,22 @@ export function noteFile(activity: ChannelActivity, store: Store, file: WatchedF
   }
 }
 
-function refusalReason(refusal: ListenerRefusal): string {
-  if (refusal.kind === 'peer' && refusal.count !== undefined) {
-    return `${refusal.count} more connections from this address were refused, counted into this one.`;
+/** A connection refused on connect, in words per reason: the listener refuses peers for more than the allow-list. */
+const PEER_REFUSAL_TEXT: Record<PeerRefusalReason, string> = {
+  allow: 'The peer is not in the allow-list.',
+  http: 'The connection began as an HTTP request (a web page or web client sent to the MLLP port?); it was closed unread.',
+  tls: 'The TLS handshake failed: the peer gave no certificate the trusted CA issued, or did not speak TLS.',
+};
+
+export function refusalReason(refusal: ListenerRefusal): string {
+  if (refusal.kind === 'peer') {
+    const why = PEER_REFUSAL_TEXT[refusal.reason];
+    if (refusal.count === undefined) return why;
+    // Past the listener's cap on addresses tracked, the rest share one count (mllp-listener.ts).
+    const from = refusal.peer === 'other peers' ? 'from other addresses' : 'from this address';
+    const more = refusal.count === 1 ? '1 more connection' : `${refusal.count} more connections`;
+    return `${more} ${from} refused for the same reason, counted into this one. ${why}`;
   }
-  if (refusal.kind === 'peer') return 'The peer is not in the allow-list.';
   if (refusal.kind === 'busy') return 'The listener had as many connections open as it takes; this one was closed.';
   if (refusal.kind === 'tooLarge') return 'The message was larger than the limit; the connection was closed.';
   return 'An unfinished frame was followed by a new one; it was dropped.';

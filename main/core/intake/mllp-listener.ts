@@ -43,16 +43,23 @@ export interface MllpListenerOptions {
   logger?: Logger;
 }
 
-export interface ListenerRefusal {
-  /** `busy`: the listener already had `maxConnections` open. */
-  kind: 'peer' | 'busy' | 'tooLarge' | 'abandoned';
-  peer: string;
-  /** A summary: this many more refusals of the peer's address for the same reason, since the one said before. */
-  count?: number;
-}
-
 /** Why a peer's connection was refused on connect: the allow-list, an HTTP request, a failed TLS handshake. */
-type PeerRefusalReason = 'allow' | 'http' | 'tls';
+export type PeerRefusalReason = 'allow' | 'http' | 'tls';
+
+export type ListenerRefusal =
+  | {
+      kind: 'peer';
+      /** Why, so the Intake screen says it in its own words (not every refused peer is one the allow-list left out). */
+      reason: PeerRefusalReason;
+      peer: string;
+      /** A summary: this many more refusals of the peer's address for the same reason, since the one said before. */
+      count?: number;
+    }
+  | {
+      /** `busy`: the listener already had `maxConnections` open. */
+      kind: 'busy' | 'tooLarge' | 'abandoned';
+      peer: string;
+    };
 
 const PEER_REFUSAL_LINES: Record<PeerRefusalReason, string> = {
   allow: 'intake: refused a connection from a peer not in the allow-list',
@@ -232,7 +239,7 @@ export class MllpListener {
       peer,
       ...(said.error !== undefined ? { error: said.error } : {}),
     });
-    if (said.audit !== false) this.#options.onRefusal?.({ kind: 'peer', peer });
+    if (said.audit !== false) this.#options.onRefusal?.({ kind: 'peer', reason, peer });
     const timer = setTimeout(
       () => this.#endRefusalRun(key),
       this.#options.refusalIntervalMs ?? DEFAULT_REFUSAL_INTERVAL_MS,
@@ -258,7 +265,7 @@ export class MllpListener {
       connections: run.counted,
     });
     if (run.reason !== 'tls' || this.#options.tls?.clientCaPath !== undefined) {
-      this.#options.onRefusal?.({ kind: 'peer', peer: run.address, count: run.counted });
+      this.#options.onRefusal?.({ kind: 'peer', reason: run.reason, peer: run.address, count: run.counted });
     }
   }
 

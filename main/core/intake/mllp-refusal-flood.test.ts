@@ -50,6 +50,8 @@ describe('a flood of refused connections', () => {
     expect(r.logs.filter((line) => line.includes('more connections refused'))).toEqual([
       expect.stringContaining('"connections":39'),
     ]);
+    // Each refusal, and the summary, says why: the Intake screen words it from this.
+    expect(r.refusals.map((refusal) => refusal.kind === 'peer' && refusal.reason)).toEqual(['allow', 'allow', 'allow']);
   });
 
   it('that begin as HTTP requests: one entry, then one with the count', async () => {
@@ -59,5 +61,9 @@ describe('a flood of refused connections', () => {
     await r.listener.close();
     // Newest first: the count, then the first refusal.
     expect(refusals(r).map((details) => details.connectionCount)).toEqual([24, undefined]);
+    expect(r.refusals).toEqual([
+      { kind: 'peer', reason: 'http', peer: expect.stringMatching(/^127\.0\.0\.1:\d+$/) as unknown },
+      { kind: 'peer', reason: 'http', peer: '127.0.0.1', count: 24 },
+    ]);
   });
 });

@@ -3,7 +3,7 @@ import { HL7_PROFILE, stagingFixture, type StagingFixture } from '../../staging/
 import { inProcessRowSink } from '../../store/staged-batch-writer.js';
 import { LOCAL } from '../../store/testing/store-fixtures.js';
 import { IntakeService, type IntakeRules } from '../intake-service.js';
-import { MllpListener, type MllpListenerOptions } from '../mllp-listener.js';
+import { MllpListener, type ListenerRefusal, type MllpListenerOptions } from '../mllp-listener.js';
 
 /** A real MLLP listener on a free loopback port over a real store, as `serve` runs it, and what it logged. */
 export interface RunningIntake {
@@ -12,6 +12,8 @@ export interface RunningIntake {
   listener: MllpListener;
   port: number;
   logs: string[];
+  /** What the listener handed `onRefusal`, in order. */
+  refusals: ListenerRefusal[];
 }
 
 /**
@@ -36,16 +38,20 @@ export async function startMllpIntake(
   const logs: string[] = [];
   const line = (message: string, fields?: object) => logs.push(`${message} ${JSON.stringify(fields ?? {})}`);
   const logger = { info: line, warn: line, error: line };
+  const refusals: ListenerRefusal[] = [];
   const intake = new IntakeService({ store: fixture.store, staging, environmentId: LOCAL.id, rules, logger });
   const running = new MllpListener({
     port: 0,
     handle: (raw, peer) => intake.handle(raw, peer),
-    onRefusal: (refusal) => intake.recordRefusal(refusal),
+    onRefusal: (refusal) => {
+      refusals.push(refusal);
+      intake.recordRefusal(refusal);
+    },
     logger,
     ...listener,
   });
   const { port } = await running.listen();
-  return { fixture, intake, listener: running, port, logs };
+  return { fixture, intake, listener: running, port, logs, refusals };
 }
 
 /** Stops what startMllpIntake started: the listener, then the intake (staging what waits), then the store. */
