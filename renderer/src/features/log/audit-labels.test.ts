@@ -20,6 +20,13 @@ describe('detailsLine', () => {
     expect(detailsLine({ outcome: 'ok' })).toBe('outcome: answered');
   });
 
+  it('says how many connections a coalesced refusal counted, in words', () => {
+    expect(detailsLine({ peer: '127.0.0.1', outcome: 'peer', connectionCount: 1234 })).toBe(
+      'peer: 127.0.0.1 · outcome: peer · 1,234 more connections refused in the minute after the first',
+    );
+    expect(detailsLine({ connectionCount: 1 })).toBe('1 more connection refused in the minute after the first');
+  });
+
   it('says yes and no, and keeps what it has no words for as it is stored', () => {
     expect(detailsLine({ masked: true, format: 'csv' })).toBe('masked: yes · format: csv');
     expect(detailsLine({ outcome: 'kept for ever', toState: 'someday' })).toBe('outcome: kept for ever · to: someday');

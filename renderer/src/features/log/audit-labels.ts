@@ -150,8 +150,21 @@ function detailValue(key: string, value: string | number | boolean): string {
   return value;
 }
 
+/**
+ * Details that read as a phrase rather than `label: value`. `connectionCount`: a listener's refusals of one address
+ * for one reason after the first (which has its entry), counted for a minute into this one (security finding 44).
+ */
+const DETAIL_PHRASES: Record<string, (value: number) => string> = {
+  connectionCount: (n) =>
+    `${n.toLocaleString('en-GB')} more ${n === 1 ? 'connection' : 'connections'} refused in the minute after the first`,
+};
+
 export function detailsLine(details: Record<string, string | number | boolean>): string {
   return Object.entries(details)
-    .map(([key, value]) => `${DETAIL_LABELS[key] ?? key}: ${detailValue(key, value)}`)
+    .map(([key, value]) => {
+      const phrase = DETAIL_PHRASES[key];
+      if (phrase && typeof value === 'number') return phrase(value);
+      return `${DETAIL_LABELS[key] ?? key}: ${detailValue(key, value)}`;
+    })
     .join(' · ');
 }
