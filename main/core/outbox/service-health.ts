@@ -28,9 +28,11 @@ export class ServiceHealth {
   readonly #random: () => number;
   readonly #logger: Logger;
   #signInMessage: string | null = null;
-  #outageMessage: string | null = null;
-  /** The outage's failures are ones the environment's settings (or the service's certificate) must change to end. */
-  #outageNeedsSettings = false;
+  /**
+   * The open outage (null once the service answers again): what its failure said, and whether that failure is one the
+   * environment's settings (or the service's certificate) must change to end. One record, so neither outlives the other.
+   */
+  #outage: { message: string; needsSettings: boolean } | null = null;
   /** No request before this (ms): the service's Retry-After applies to the caller, not just one order. */
   #notBefore = 0;
   /** The latest answer from the service, and the latest about a different order: evidence it works for others. */
@@ -56,13 +58,14 @@ export class ServiceHealth {
     return this.#signInMessage;
   }
 
-  /** What the failure that opened the breaker said (null once the service answers again). */
+  /** Whether the open outage takes a change of settings (or certificate) to end (false when there is none). */
   get outageNeedsSettings(): boolean {
-    return this.#outageMessage !== null && this.#outageNeedsSettings;
+    return this.#outage?.needsSettings ?? false;
   }
 
+  /** What the failure that opened the breaker said (null once the service answers again). */
   get outageMessage(): string | null {
-    return this.#outageMessage;
+    return this.#outage?.message ?? null;
   }
 
   /** No request before this (ms, the clock of `now`). */
@@ -120,7 +123,7 @@ export class ServiceHealth {
 
   #serviceAnswered(): void {
     if (this.breaker.success() !== 'closed') return;
-    this.#outageMessage = null;
+    this.#outage = null;
     this.#events.push({ action: 'outbox.service-restored' });
     this.#logger.info('service answering again: sending resumes', { environmentId: this.#environmentId });
   }
@@ -130,15 +133,13 @@ export class ServiceHealth {
     if (change !== 'opened') {
       // While open, a probe failing the other way says what it takes now (a certificate put right, the service
       // still down; or the other way round). Nothing more is audited or notified.
-      if (this.#outageMessage !== null && settings !== this.#outageNeedsSettings) {
-        this.#outageMessage = message;
-        this.#outageNeedsSettings = settings;
+      if (this.#outage !== null && settings !== this.#outage.needsSettings) {
+        this.#outage = { message, needsSettings: settings };
       }
       return;
     }
-    this.#outageNeedsSettings = settings;
     // Once per outage: the probes that fail after this change nothing anyone needs to hear about.
-    this.#outageMessage = message;
+    this.#outage = { message, needsSettings: settings };
     this.#events.push({
       action: 'outbox.service-unavailable',
       details: { errorKind: 'retryable', errorMessage: clip(message) },
