@@ -336,6 +336,11 @@ class CellReader {
     private readonly delimiters: Hl7Delimiters,
   ) {}
 
+  /** A problem with this message, on `bodyPath` (the order field it concerns) when there is one. */
+  say(severity: Problem['severity'], code: string, text: string, bodyPath?: string): void {
+    this.problems.push(problem(severity, this.ctx.file, { message: this.ctx.messageIndex }, code, text, bodyPath));
+  }
+
   cell(segment: Hl7Segment, path: string, value: string): Cell | undefined {
     const { file, messageIndex, spaces } = this.ctx;
     if (spaces && value !== '') value = spaces.read(value, { message: messageIndex }).trim();
@@ -456,21 +461,16 @@ class CellReader {
     this.unescapedSeen ??= new Set();
     if (this.unescapedSeen.has(`parts ${label}`)) return built;
     this.unescapedSeen.add(`parts ${label}`);
-    const { file, messageIndex } = this.ctx;
     const given = [
       ...(line ? [`street or mailing address ${quote(line)}`] : []),
       `street name ${quote(street)}`,
       ...(dwelling ? [`dwelling number ${quote(dwelling)}`] : []),
     ];
-    this.problems.push(
-      problem(
-        'warning',
-        file,
-        { message: messageIndex },
-        'hl7.addressFromParts',
-        `${label} gives the street line in parts (${given.join(', ')}): read as ${quote(built)}. Check it is the address.`,
-        bodyPath,
-      ),
+    this.say(
+      'warning',
+      'hl7.addressFromParts',
+      `${label} gives the street line in parts (${given.join(', ')}): read as ${quote(built)}. Check it is the address.`,
+      bodyPath,
     );
     return built;
   }
@@ -479,8 +479,7 @@ class CellReader {
     this.unescapedSeen ??= new Set();
     if (this.unescapedSeen.has(label)) return;
     this.unescapedSeen.add(label);
-    const { file, messageIndex } = this.ctx;
-    this.problems.push(problem('warning', file, { message: messageIndex }, 'hl7.unescapedSeparator', text, bodyPath));
+    this.say('warning', 'hl7.unescapedSeparator', text, bodyPath);
   }
 
   /**
@@ -533,16 +532,11 @@ class CellReader {
       const kind = orc.value(12, 9, 1, rep) || orc.value(12, 13, 1, rep);
       return `${quote(orc.value(12, 1, 1, rep))}${kind ? ` (${kind})` : ''}`;
     };
-    const { file, messageIndex } = this.ctx;
-    this.problems.push(
-      problem(
-        'warning',
-        file,
-        { message: messageIndex },
-        'hl7.prescriberIdChosen',
-        `ORC-12 gives the prescriber ${cells.length} identifiers, ${cells.map(({ rep }) => named(rep)).join(', ')}; the registration number ${named(chosen.rep)} was used.`,
-        path,
-      ),
+    this.say(
+      'warning',
+      'hl7.prescriberIdChosen',
+      `ORC-12 gives the prescriber ${cells.length} identifiers, ${cells.map(({ rep }) => named(rep)).join(', ')}; the registration number ${named(chosen.rep)} was used.`,
+      path,
     );
     return this.consultantCode(chosen.cell, path);
   }
@@ -550,16 +544,11 @@ class CellReader {
   private consultantCode(cell: Cell | undefined, path: string): Cell | undefined {
     if (!cell || !CONSULTANT_CODE.test(cell.value)) return cell;
     const gmc = cell.value.replace(CONSULTANT_PREFIX, '');
-    const { file, messageIndex } = this.ctx;
-    this.problems.push(
-      problem(
-        'warning',
-        file,
-        { message: messageIndex },
-        'hl7.consultantCode',
-        `${cell.provenance.kind === 'hl7' ? cell.provenance.path : 'ORC-12.1'} ${quote(cell.value)} is an NHS consultant code, the letter C and the GMC number, so the GMC number ${gmc} was read.`,
-        path,
-      ),
+    this.say(
+      'warning',
+      'hl7.consultantCode',
+      `${cell.provenance.kind === 'hl7' ? cell.provenance.path : 'ORC-12.1'} ${quote(cell.value)} is an NHS consultant code, the letter C and the GMC number, so the GMC number ${gmc} was read.`,
+      path,
     );
     return { ...cell, value: gmc };
   }
@@ -610,33 +599,23 @@ class CellReader {
   }
 
   private repeated(label: string, bodyPath: string, cells: Cell[]): void {
-    const { file, messageIndex } = this.ctx;
     const values = cells.slice(0, 4).map((cell) => quote(cell.value));
     const listed = `${values.slice(0, -1).join(', ')} and ${values.at(-1)}${cells.length > 4 ? ' and more' : ''}`;
-    this.problems.push(
-      problem(
-        'error',
-        file,
-        { message: messageIndex },
-        'hl7.repeated',
-        `${label} repeats with different values (${listed}), but ${describePath(bodyPath)} holds one; the first was used: check which is meant.`,
-        bodyPath,
-      ),
+    this.say(
+      'error',
+      'hl7.repeated',
+      `${label} repeats with different values (${listed}), but ${describePath(bodyPath)} holds one; the first was used: check which is meant.`,
+      bodyPath,
     );
   }
 
   /** Two repetitions of the kind a chosen field picks, and they differ: the first is used, with a warning. */
   tie(label: string, what: string, bodyPath: string, reps: readonly number[]): void {
-    const { file, messageIndex } = this.ctx;
-    this.problems.push(
-      problem(
-        'warning',
-        file,
-        { message: messageIndex },
-        'hl7.repeatChoice',
-        `${label} has ${reps.length} ${what} that differ (repetitions ${reps.slice(0, -1).join(', ')} and ${reps.at(-1)}); repetition ${reps[0]} was used.`,
-        bodyPath,
-      ),
+    this.say(
+      'warning',
+      'hl7.repeatChoice',
+      `${label} has ${reps.length} ${what} that differ (repetitions ${reps.slice(0, -1).join(', ')} and ${reps.at(-1)}); repetition ${reps[0]} was used.`,
+      bodyPath,
     );
   }
 
@@ -713,16 +692,11 @@ class CellReader {
       if (phoneTies)
         this.tie(label, 'phone numbers of the kind chosen', PATH_OF.get(phoneColumn)!, [phone.rep, ...phoneTies]);
       if (phone.extension) {
-        const { file, messageIndex } = this.ctx;
-        this.problems.push(
-          problem(
-            'warning',
-            file,
-            { message: messageIndex },
-            'hl7.phoneExtension',
-            `${label} gives the extension ${quote(phone.extension)} (XTN-8) for ${phone.cell.value}; ${describePath(PATH_OF.get(phoneColumn)!)} holds a number to dial, so the extension was left out.`,
-            PATH_OF.get(phoneColumn),
-          ),
+        this.say(
+          'warning',
+          'hl7.phoneExtension',
+          `${label} gives the extension ${quote(phone.extension)} (XTN-8) for ${phone.cell.value}; ${describePath(PATH_OF.get(phoneColumn)!)} holds a number to dial, so the extension was left out.`,
+          PATH_OF.get(phoneColumn),
         );
       }
     }
@@ -785,19 +759,14 @@ class CellReader {
       const named = [...new Set(types)].map((type) =>
         type ? `${type} (${ADDRESS_TYPE_NAMES[type] ?? 'unknown'})` : 'none',
       );
-      const { file, messageIndex } = this.ctx;
       // One problem says why: the home fields (and the delivery fields that would copy them) are not each required.
       for (const path of ADDRESS_REQUIRED.home) reported.add(path);
       if (delivery.length === 0) for (const path of ADDRESS_REQUIRED.delivery) reported.add(path);
-      this.problems.push(
-        problem(
-          'error',
-          file,
-          { message: messageIndex },
-          'hl7.noHomeAddress',
-          `PID-11 holds ${types.length === 1 ? 'an address' : `${types.length} addresses`} of type ${named.join(', ')}, none of which is where the patient lives (a bad address, BA, is never used); the home address is missing.`,
-          'homeAddress.address1',
-        ),
+      this.say(
+        'error',
+        'hl7.noHomeAddress',
+        `PID-11 holds ${types.length === 1 ? 'an address' : `${types.length} addresses`} of type ${named.join(', ')}, none of which is where the patient lives (a bad address, BA, is never used); the home address is missing.`,
+        'homeAddress.address1',
       );
     }
     this.address(pid, 'home', home, 'home addresses');
@@ -855,7 +824,6 @@ const itemField = (itemIndex: number, column: string) => itemPath(INDEX_OF.get(c
 export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Extraction {
   const problems: Problem[] = [];
   const reported = new Set<string>();
-  const where = { message: ctx.messageIndex };
   const order = emptyCells();
   const r = new CellReader(ctx, order, problems, message.delimiters);
 
@@ -888,17 +856,13 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
   const filler = orc?.value(3, 1) ?? '';
   if (orc && !placer && ctx.overrides?.clinicOrderId === undefined) {
     reported.add('prescription.clinicOrderId');
-    problems.push(
-      problem(
-        'error',
-        ctx.file,
-        where,
-        'hl7.placerMissing',
-        filler !== ''
-          ? `ORC-2 (placer order number, the clinic's order id) is empty; ORC-3 holds ${quote(filler)}, the filler order number another system gave the order, which may not be unique for the clinic. Ask the sender to fill ORC-2, or map the clinic order id to ORC-3 in the profile if that number is the clinic's.`
-          : "ORC-2 (placer order number, the clinic's order id) and ORC-3 (filler order number) are both empty, so the order has no number to be sent or cancelled by. Ask the sender to fill ORC-2 with the clinic's order id, or map the clinic order id to the field that holds it in the profile.",
-        'prescription.clinicOrderId',
-      ),
+    r.say(
+      'error',
+      'hl7.placerMissing',
+      filler !== ''
+        ? `ORC-2 (placer order number, the clinic's order id) is empty; ORC-3 holds ${quote(filler)}, the filler order number another system gave the order, which may not be unique for the clinic. Ask the sender to fill ORC-2, or map the clinic order id to ORC-3 in the profile if that number is the clinic's.`
+        : "ORC-2 (placer order number, the clinic's order id) and ORC-3 (filler order number) are both empty, so the order has no number to be sent or cancelled by. Ask the sender to fill ORC-2 with the clinic's order id, or map the clinic order id to the field that holds it in the profile.",
+      'prescription.clinicOrderId',
     );
   }
   r.set('prescriberRegistrationNumber', r.prescriberId(orc));
@@ -921,15 +885,11 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
   r.contacts(orc, 23, 'clinicContactNumber', 'clinicContactEmail', true);
 
   if (placerIds.size > 1 && !grouped) {
-    problems.push(
-      problem(
-        'error',
-        ctx.file,
-        where,
-        'hl7.multipleOrders',
-        `The message holds more than one order (ORC-2 ${[...placerIds].join(', ')}) and no one placer group number (ORC-4) for them; send one order per message, or, if they are the items of one prescription, give each ORC the prescription's number in ORC-4.`,
-        'prescription.clinicOrderId',
-      ),
+    r.say(
+      'error',
+      'hl7.multipleOrders',
+      `The message holds more than one order (ORC-2 ${[...placerIds].join(', ')}) and no one placer group number (ORC-4) for them; send one order per message, or, if they are the items of one prescription, give each ORC the prescription's number in ORC-4.`,
+      'prescription.clinicOrderId',
     );
     reported.add('prescription.clinicOrderId');
   }
@@ -967,29 +927,21 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
     const medicationPath = itemField(itemIndex, 'medication');
     if (base === 0) {
       reported.add(dmdPath);
-      problems.push(
-        problem(
-          'error',
-          ctx.file,
-          where,
-          'hl7.codingSystem',
-          `Item ${itemIndex + 1} (${pathLabel(itemName, spec.code, 3)}) is coded in ${quote(system)}, not dm+d or SNOMED CT (DMD, SCT, SNOMED CT, http://snomed.info/sct…), so it has no dm+d code.`,
-          dmdPath,
-        ),
+      r.say(
+        'error',
+        'hl7.codingSystem',
+        `Item ${itemIndex + 1} (${pathLabel(itemName, spec.code, 3)}) is coded in ${quote(system)}, not dm+d or SNOMED CT (DMD, SCT, SNOMED CT, http://snomed.info/sct…), so it has no dm+d code.`,
+        dmdPath,
       );
       // The text still tells the admin which product was meant.
       r.put(cells, 'medication', r.one(segment, spec.code, 2, medicationPath));
     } else {
       if (system === '' && r.read(segment, spec.code, 1, 1, 1, dmdPath)) {
-        problems.push(
-          problem(
-            'warning',
-            ctx.file,
-            where,
-            'hl7.codingSystemMissing',
-            `Item ${itemIndex + 1} (${pathLabel(itemName, spec.code, 3)}) names no coding system; its code was read as a dm+d code.`,
-            dmdPath,
-          ),
+        r.say(
+          'warning',
+          'hl7.codingSystemMissing',
+          `Item ${itemIndex + 1} (${pathLabel(itemName, spec.code, 3)}) names no coding system; its code was read as a dm+d code.`,
+          dmdPath,
         );
       }
       r.put(cells, 'dmdCode', r.one(segment, spec.code, base, dmdPath));
@@ -1026,15 +978,11 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
     );
     // A profile reading the dosage from elsewhere (hl7FieldMap) makes RXE-7 no part of the order.
     if (codesOnly.length > 0 && ctx.overrides?.dosageInstructions === undefined) {
-      problems.push(
-        problem(
-          'warning',
-          ctx.file,
-          where,
-          'hl7.dosageCode',
-          `Item ${itemIndex + 1}'s dosage instructions are ${codesOnly.join(' and ')} from ${pathLabel(itemName, spec.dosage, 1)}, with no text (${pathLabel(itemName, spec.dosage, 2)}): that looks like the sender's code for an instruction, and it is sent as written, so check it reads as instructions for the patient.`,
-          dosagePath,
-        ),
+      r.say(
+        'warning',
+        'hl7.dosageCode',
+        `Item ${itemIndex + 1}'s dosage instructions are ${codesOnly.join(' and ')} from ${pathLabel(itemName, spec.dosage, 1)}, with no text (${pathLabel(itemName, spec.dosage, 2)}): that looks like the sender's code for an instruction, and it is sent as written, so check it reads as instructions for the patient.`,
+        dosagePath,
       );
     }
     // No administration instructions, but a note (NTE) on the item: the sig is often sent there. Said, not guessed
@@ -1048,56 +996,44 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
       const note = notes[0];
       if (note) {
         reported.add(dosagePath);
-        problems.push(
-          problem(
-            'error',
-            ctx.file,
-            where,
-            'hl7.dosageInNote',
-            `Item ${itemIndex + 1} has no dosage instructions (${pathLabel(itemName, spec.dosage)} is empty), but the note after it (NTE segment ${note.position + 1}) reads ${quote(note.value(3))}. If the sender puts the dosage there, have the profile read it (dosage instructions from NTE-3); otherwise ask for ${pathLabel(itemName, spec.dosage)}.`,
-            dosagePath,
-          ),
+        r.say(
+          'error',
+          'hl7.dosageInNote',
+          `Item ${itemIndex + 1} has no dosage instructions (${pathLabel(itemName, spec.dosage)} is empty), but the note after it (NTE segment ${note.position + 1}) reads ${quote(note.value(3))}. If the sender puts the dosage there, have the profile read it (dosage instructions from NTE-3); otherwise ask for ${pathLabel(itemName, spec.dosage)}.`,
+          dosagePath,
         );
       }
     } else if (notes.length > 0 && !ctx.overrides?.dosageInstructions?.startsWith('NTE')) {
       // The order has no field for notes, and one may be what the pharmacist must know ("take with food",
       // "allergic to penicillin"): never left out without a word.
-      problems.push(
-        problem(
-          'warning',
-          ctx.file,
-          where,
-          'hl7.noteNotSent',
-          `Item ${itemIndex + 1} has ${notes.length === 1 ? 'a note' : `${notes.length} notes`} after it (${notes
-            .slice(0, 3)
-            .map((n) => `NTE segment ${n.position + 1}: ${quote(n.value(3))}`)
-            .join(
-              '; ',
-            )}${notes.length > 3 ? '; and more' : ''}), which the order has no field for, so ${notes.length === 1 ? 'it is' : 'they are'} not sent. If ${notes.length === 1 ? 'it belongs' : 'they belong'} to the dosage, add ${notes.length === 1 ? 'it' : 'them'} to the dosage instructions in the preview, or have the profile read the dosage from NTE-3.`,
-          dosagePath,
-        ),
+      r.say(
+        'warning',
+        'hl7.noteNotSent',
+        `Item ${itemIndex + 1} has ${notes.length === 1 ? 'a note' : `${notes.length} notes`} after it (${notes
+          .slice(0, 3)
+          .map((n) => `NTE segment ${n.position + 1}: ${quote(n.value(3))}`)
+          .join(
+            '; ',
+          )}${notes.length > 3 ? '; and more' : ''}), which the order has no field for, so ${notes.length === 1 ? 'it is' : 'they are'} not sent. If ${notes.length === 1 ? 'it belongs' : 'they belong'} to the dosage, add ${notes.length === 1 ? 'it' : 'them'} to the dosage instructions in the preview, or have the profile read the dosage from NTE-3.`,
+        dosagePath,
       );
     }
     r.put(cells, 'quantity', r.one(segment, spec.quantity, 1, itemField(itemIndex, 'quantity')));
     const itemRepeats = r.one(segment, spec.repeats, 1, 'prescription.repeatsAllowed');
     if (itemRepeats && repeats && itemRepeats.value !== repeats.value) {
       reported.add('prescription.repeatsAllowed');
-      problems.push(
-        problem(
-          'error',
-          ctx.file,
-          where,
-          'order.rowsDisagree',
-          `Items disagree on repeats allowed (${repeats.provenance.kind === 'hl7' ? repeats.provenance.path : ''} '${repeats.value}' on item 1, '${itemRepeats.value}' on item ${itemIndex + 1}); a create-with-clinic order has one value for all items.`,
-          'prescription.repeatsAllowed',
-        ),
+      r.say(
+        'error',
+        'order.rowsDisagree',
+        `Items disagree on repeats allowed (${repeats.provenance.kind === 'hl7' ? repeats.provenance.path : ''} '${repeats.value}' on item 1, '${itemRepeats.value}' on item ${itemIndex + 1}); a create-with-clinic order has one value for all items.`,
+        'prescription.repeatsAllowed',
       );
     }
     repeats ??= itemRepeats;
     items.push(cells);
   });
   r.set('repeatsAllowed', repeats);
-  if (itemSegments.length === 0) noItems(message, ctx, problems, reported);
+  if (itemSegments.length === 0) noItems(message, ctx, r, reported);
 
   applyOverrides(message, ctx, order, items, itemSegments, r);
   return {
@@ -1112,19 +1048,15 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
  * A message with no RXE or RXO prescribes nothing. Said once, with the segments it holds instead (an ORM^O01 with an
  * OBR is a lab or imaging order, sent to the wrong place), rather than as validation's generic missing items.
  */
-function noItems(message: Hl7Message, ctx: Hl7MapContext, problems: Problem[], reported: Set<string>): void {
+function noItems(message: Hl7Message, ctx: Hl7MapContext, r: CellReader, reported: Set<string>): void {
   const held = [...new Set(message.segments.map((segment) => segment.name))];
   const lab = held.includes('OBR') ? ' Its OBR makes it a lab or imaging order, not a prescription.' : '';
   reported.add('prescribedItems');
-  problems.push(
-    problem(
-      'error',
-      ctx.file,
-      { message: ctx.messageIndex },
-      'hl7.noItems',
-      `Message ${ctx.messageIndex} (${message.messageType}) has no RXE or RXO segment, so it prescribes no item; it holds ${held.join(', ')}.${lab}`,
-      'prescribedItems',
-    ),
+  r.say(
+    'error',
+    'hl7.noItems',
+    `Message ${ctx.messageIndex} (${message.messageType}) has no RXE or RXO segment, so it prescribes no item; it holds ${held.join(', ')}.${lab}`,
+    'prescribedItems',
   );
 }
 
