@@ -1,21 +1,15 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sendWithLibrary } from '../../../test/support/hl7-client.js';
 import { writeRde011 } from '../importing/rde-writer.js';
 import { uniqueOrder } from '../staging/testing/staging-fixtures.js';
 import { errorLocation } from './hl7-ack.js';
-import { startMllpIntake, stopMllpIntake, type RunningIntake } from './testing/mllp-intake.js';
+import { MLLP_SENDER, mllpIntakePerTest } from './testing/mllp-intake.js';
 
 // An ACK's ERR says where in the message each problem is (ERR-2, HL7's error location), so the sender's interface
 // engine can point at the field; before, ERR-2 was empty for every problem of the order, and a missing required
 // field had ERR-3 102 (data type error) rather than 101 (required field missing).
 
-const SENDER = { sendingApplication: 'EPR-7', sendingFacility: 'CLINIC-H' };
-
-let running: RunningIntake | undefined;
-afterEach(async () => {
-  if (running) await stopMllpIntake(running);
-  running = undefined;
-});
+const start = mllpIntakePerTest();
 
 describe('errorLocation', () => {
   it.each([
@@ -36,9 +30,9 @@ describe('errorLocation', () => {
 
 describe('the ACK of an order with problems', () => {
   it('locates each problem read from a field, and a missing field is ERR-3 101', async () => {
-    const r = (running = await startMllpIntake({ mode: 'hold' }));
+    const r = await start({ mode: 'hold' });
     const order = uniqueOrder({}, 'LOC');
-    const text = writeRde011(order, { controlId: 'LOC-1', timestamp: '20261202101500', ...SENDER })
+    const text = writeRde011(order, { controlId: 'LOC-1', timestamp: '20261202101500', ...MLLP_SENDER })
       .replace(/(\rPID(?:\|[^|\r]*){7})\|[^|\r]*/, '$1|')
       .replace(/LS1 4AP/g, 'NOT A POSTCODE');
     const [ack] = await sendWithLibrary(r.port, [text]);

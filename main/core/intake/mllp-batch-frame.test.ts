@@ -1,25 +1,20 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RawMllpSocket, frame } from '../../../test/support/hl7-client.js';
 import { writeRde011 } from '../importing/rde-writer.js';
 import { uniqueOrder } from '../staging/testing/staging-fixtures.js';
-import { startMllpIntake, stopMllpIntake, type RunningIntake } from './testing/mllp-intake.js';
+import { MLLP_SENDER, mllpIntakePerTest, stagedCount } from './testing/mllp-intake.js';
 
 // A clinic system set up to send its batch file over MLLP puts the whole batch (FHS/BHS … BTS/FTS) in one frame. The
 // intake takes one message per frame; before, it answered that this "is not an HL7 v2 message".
 
-const SENDER = { sendingApplication: 'EPR-7', sendingFacility: 'CLINIC-H' };
 const message = (controlId: string) =>
-  writeRde011(uniqueOrder({}, 'BATCH'), { controlId, timestamp: '20261202101500', ...SENDER });
+  writeRde011(uniqueOrder({}, 'BATCH'), { controlId, timestamp: '20261202101500', ...MLLP_SENDER });
 
-let running: RunningIntake | undefined;
-afterEach(async () => {
-  if (running) await stopMllpIntake(running);
-  running = undefined;
-});
+const start = mllpIntakePerTest();
 
 describe('an HL7 batch in one MLLP frame', () => {
   it('is refused (AR) as a batch, saying how to send it, and nothing of it is staged', async () => {
-    const r = (running = await startMllpIntake({ mode: 'send' }));
+    const r = await start({ mode: 'send' });
     const socket = await RawMllpSocket.open(r.port);
     const batch = `BHS|^~\\&|EPR-7|CLINIC-H|||20261202101500||||B-1\r${message('B-1')}\r${message('B-2')}\rBTS|2\r`;
     socket.write(frame(batch));
@@ -38,7 +33,7 @@ describe('an HL7 batch in one MLLP frame', () => {
     }
     socket.close();
     await r.intake.staged();
-    expect((r.fixture.store.db.prepare('SELECT count(*) AS n FROM staged_orders').get() as { n: number }).n).toBe(0);
+    expect(stagedCount(r)).toBe(0);
     expect((r.fixture.store.db.prepare('SELECT count(*) AS n FROM orders').get() as { n: number }).n).toBe(0);
   });
 });

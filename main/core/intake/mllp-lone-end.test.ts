@@ -1,29 +1,21 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RawMllpSocket, frame } from '../../../test/support/hl7-client.js';
 import { writeRde011 } from '../importing/rde-writer.js';
 import { uniqueOrder } from '../staging/testing/staging-fixtures.js';
-import { startMllpIntake, stopMllpIntake, type RunningIntake } from './testing/mllp-intake.js';
+import { MLLP_SENDER, mllpIntakePerTest, stagedCount } from './testing/mllp-intake.js';
 
 // Some senders end each MLLP frame with 0x1C alone, without the 0x0D after it. Such a sender waits for each ACK
 // before it sends the next message, so before, it got none: its frame stayed open until the idle timeout closed it.
 
-const SENDER = { sendingApplication: 'EPR-7', sendingFacility: 'CLINIC-H' };
 const message = (controlId: string) =>
-  writeRde011(uniqueOrder({}, 'LONE'), { controlId, timestamp: '20261202101500', ...SENDER });
+  writeRde011(uniqueOrder({}, 'LONE'), { controlId, timestamp: '20261202101500', ...MLLP_SENDER });
 const loneEnded = (text: string) => Buffer.concat([Buffer.of(0x0b), Buffer.from(text, 'utf8'), Buffer.of(0x1c)]);
 
-let running: RunningIntake | undefined;
-afterEach(async () => {
-  if (running) await stopMllpIntake(running);
-  running = undefined;
-});
-
-const stagedCount = (r: RunningIntake) =>
-  (r.fixture.store.db.prepare('SELECT count(*) AS n FROM staged_orders').get() as { n: number }).n;
+const start = mllpIntakePerTest();
 
 describe('MLLP frames ended by 0x1C alone', () => {
   it('answers a sender that waits for each ACK, one message at a time', async () => {
-    const r = (running = await startMllpIntake({ mode: 'hold' }));
+    const r = await start({ mode: 'hold' });
     const socket = await RawMllpSocket.open(r.port);
     for (const [i, id] of ['LONE-1', 'LONE-2', 'LONE-3'].entries()) {
       socket.write(loneEnded(message(id)));
@@ -37,7 +29,7 @@ describe('MLLP frames ended by 0x1C alone', () => {
   });
 
   it('reads frames sent back to back, and a 0x0D that comes late is not a message', async () => {
-    const r = (running = await startMllpIntake({ mode: 'hold' }));
+    const r = await start({ mode: 'hold' });
     const socket = await RawMllpSocket.open(r.port);
     socket.write(Buffer.concat([loneEnded(message('BACK-1')), loneEnded(message('BACK-2'))]));
     const acks = await socket.waitFor(2, 5000);

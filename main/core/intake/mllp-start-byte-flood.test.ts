@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { RawMllpSocket, frame } from '../../../test/support/hl7-client.js';
 import { writeRde011 } from '../importing/rde-writer.js';
 import { uniqueOrder } from '../staging/testing/staging-fixtures.js';
-import { startMllpIntake, stopMllpIntake, type RunningIntake } from './testing/mllp-intake.js';
+import { MLLP_SENDER, mllpIntakePerTest, type RunningIntake } from './testing/mllp-intake.js';
 
 /**
  * docs/security.md, finding 40: a start byte inside an unfinished frame drops that frame, and each dropped frame was
@@ -11,23 +11,18 @@ import { startMllpIntake, stopMllpIntake, type RunningIntake } from './testing/m
  * 63 s, during which the core answered nothing. The real listener and intake over loopback, real SQLite.
  */
 
-let running: RunningIntake | undefined;
-afterEach(async () => {
-  if (running) await stopMllpIntake(running);
-  running = undefined;
-});
+const start = mllpIntakePerTest();
 
 const abandonedLines = (r: RunningIntake) => r.logs.filter((line) => line.includes('unfinished frame')).length;
 
 describe('MLLP: a run of start bytes', () => {
   it('is one refusal for the connection, audited once, and a message after it is still answered', async () => {
-    const r = (running = await startMllpIntake({ mode: 'hold' }));
+    const r = await start({ mode: 'hold' });
     const socket = await RawMllpSocket.open(r.port);
     const message = writeRde011(uniqueOrder({}, 'FLOOD'), {
       controlId: 'FLOOD-1',
       timestamp: '20261202101500',
-      sendingApplication: 'EPR-7',
-      sendingFacility: 'CLINIC-H',
+      ...MLLP_SENDER,
     });
     socket.write(Buffer.concat([Buffer.alloc(20_000, 0x0b), Buffer.from('MSH|half'), frame(message)]));
     const [ack] = await socket.waitFor(1);

@@ -1,7 +1,7 @@
 import { connect, Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { frame } from '../../../test/support/hl7-client.js';
-import { startMllpIntake, stopMllpIntake, type RunningIntake } from './testing/mllp-intake.js';
+import { mllpIntakePerTest, type RunningIntake } from './testing/mllp-intake.js';
 
 /**
  * docs/security.md, finding 35: a peer that sends and never reads its ACKs. A resend is answered from the stored ACK
@@ -10,21 +10,17 @@ import { startMllpIntake, stopMllpIntake, type RunningIntake } from './testing/m
  * out). The real listener and intake over loopback; the server side's unsent bytes are read at each write.
  */
 
-let running: RunningIntake | undefined;
-afterEach(async () => {
+const start = mllpIntakePerTest();
+// Registered after the intakes' stop, so run before it, as before: the spy on Socket writes is gone first.
+afterEach(() => {
   vi.restoreAllMocks();
-  if (running) await stopMllpIntake(running);
-  running = undefined;
 });
 
 // Refused (no ORC, no order): answered AE with ERR segments, far longer than itself.
 const REFUSED = 'MSH|^~\\&|EPR-7|CLINIC-H|RX|PH|20261202101500||RDE^O11|UNREAD-1|P|2.5\rPID|1';
 const COPIES = 4_000;
 
-async function startWithIdleTimeout(): Promise<RunningIntake> {
-  running = await startMllpIntake({ mode: 'hold' }, { idleTimeoutMs: 1_000 });
-  return running;
-}
+const startWithIdleTimeout = (): Promise<RunningIntake> => start({ mode: 'hold' }, { idleTimeoutMs: 1_000 });
 
 /** The greatest number of bytes the listener's side of a connection held unsent right after it wrote. */
 function watchUnsent(port: number): { most: number } {

@@ -1,9 +1,13 @@
+import { afterEach } from 'vitest';
 import { StagingService } from '../../staging/staging-service.js';
 import { HL7_PROFILE, stagingFixture, type StagingFixture } from '../../staging/testing/staging-fixtures.js';
 import { inProcessRowSink } from '../../store/staged-batch-writer.js';
 import { LOCAL } from '../../store/testing/store-fixtures.js';
 import { IntakeService, type IntakeRules } from '../intake-service.js';
 import { MllpListener, type ListenerRefusal, type MllpListenerOptions } from '../mllp-listener.js';
+
+/** The sender whose HL7 profile startMllpIntake saves (MSH-3, MSH-4): its messages are read with that profile. */
+export const MLLP_SENDER = { sendingApplication: 'EPR-7', sendingFacility: 'CLINIC-H' } as const;
 
 /** A real MLLP listener on a free loopback port over a real store, as `serve` runs it, and what it logged. */
 export interface RunningIntake {
@@ -59,4 +63,26 @@ export async function stopMllpIntake(running: RunningIntake): Promise<void> {
   await running.listener.close();
   await running.intake.close();
   running.fixture.close();
+}
+
+/**
+ * For a file whose tests start intakes: returns startMllpIntake, each intake it starts stopped after its test (passed
+ * or failed). Call it at the top of the file: vitest runs after-hooks last registered first, so a hook the file
+ * registers after it runs before the stop.
+ */
+export function mllpIntakePerTest(): typeof startMllpIntake {
+  const started: RunningIntake[] = [];
+  afterEach(async () => {
+    for (const running of started.splice(0).reverse()) await stopMllpIntake(running);
+  });
+  return async (rules, listener) => {
+    const running = await startMllpIntake(rules, listener);
+    started.push(running);
+    return running;
+  };
+}
+
+/** Orders staged so far (one a message staged). */
+export function stagedCount(running: RunningIntake): number {
+  return (running.fixture.store.db.prepare('SELECT count(*) AS n FROM staged_orders').get() as { n: number }).n;
 }
