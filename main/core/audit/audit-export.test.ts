@@ -276,6 +276,43 @@ describe('audit export', () => {
     expect(stopped.text().split('\r\n').length).toBeLessThan(10);
   });
 
+  it('exports and finds a refused connection by its reason, a column after the ones before it', async () => {
+    setUp();
+    const refused = (reason: 'allow-list' | 'http' | 'tls', connectionCount?: number) =>
+      store.audit.append({
+        actor: 'system',
+        action: 'intake.peer.refused',
+        details: { peer: '10.0.0.9', outcome: 'peer', reason, ...(connectionCount ? { connectionCount } : {}) },
+      });
+    refused('allow-list');
+    refused('http', 24);
+    refused('tls');
+
+    const out = sink();
+    await exportAuditLog(store, out.stream, { format: 'csv' });
+    const [header, ...rows] = parseCsv(out.text());
+    // New keys go last, so a spreadsheet reading earlier exports' columns by position still finds them.
+    expect(header!.slice(-4)).toEqual(['connectionCount', 'reason', 'prev_hash', 'hash']);
+    const at = (name: string) => header!.indexOf(name);
+    expect(rows.map((row) => [row[at('outcome')], row[at('reason')], row[at('connectionCount')]])).toEqual([
+      ['peer', 'allow-list', ''],
+      ['peer', 'http', '24'],
+      ['peer', 'tls', ''],
+    ]);
+
+    // The log screen's search (and an export of what it found) reads the reason as it reads any detail.
+    expect(store.audit.search({ search: 'allow-list' }).map((entry) => entry.details.reason)).toEqual(['allow-list']);
+    const found = sink();
+    const { count } = await exportAuditLog(store, found.stream, { format: 'jsonl', filter: { search: 'http' } });
+    expect(count).toBe(1);
+    expect((JSON.parse(found.text()) as { details: object }).details).toEqual({
+      peer: '10.0.0.9',
+      outcome: 'peer',
+      reason: 'http',
+      connectionCount: 24,
+    });
+  });
+
   it('rejects when the destination fails', async () => {
     setUp();
     store.audit.append({ actor: 'user', action: 'signin' });

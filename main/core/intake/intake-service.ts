@@ -1,6 +1,7 @@
 import type { ImportedOrder, Problem } from '../model/imported-order.js';
 import type { MappingProfile } from '../model/mapping-profile.js';
 import { ACCEPTED_MESSAGE_TYPES } from '../importing/hl7-field-map.js';
+import type { PeerRefusalAuditReason } from '../model/audit-details.js';
 import type { Logger } from '../platform/logger.js';
 import type { CancelCheck } from '../staging/accept-batch.js';
 import type { StagingService } from '../staging/staging-service.js';
@@ -25,6 +26,7 @@ import {
   UNKNOWN_ORDER,
   type HeldCancel,
 } from './cancel-origin.js';
+import type { ListenerRefusal, PeerRefusalReason } from './mllp-listener.js';
 import { appendToDayBatch, dayBatchName, readMessage, type ReadMessage } from './message-staging.js';
 import { isSameMessage } from './resend-check.js';
 import {
@@ -45,6 +47,13 @@ import {
  * connections share fsyncs while no ACK is written before its own message is on disk. A resend (same sender and
  * MSH-10) is answered from the first one's record, also when it races the first on another connection.
  */
+
+/** The listener's reason as the audit log keeps it: `allow-list` reads as what refused the peer, `allow` would not. */
+const AUDITED_REFUSAL_REASON: Record<PeerRefusalReason, PeerRefusalAuditReason> = {
+  allow: 'allow-list',
+  http: 'http',
+  tls: 'tls',
+};
 
 /** How a sender's messages are staged: accepted into the outbox at once, or left for a person to review. */
 export type IntakeMode = 'send' | 'hold';
@@ -182,8 +191,11 @@ export class IntakeService {
     return received.length + unstaged.length;
   }
 
-  /** A refusal the listener made before any message was read (a peer not allowed, a frame too large or dropped). */
-  recordRefusal(refusal: { kind: 'peer' | 'busy' | 'tooLarge' | 'abandoned'; peer: string; count?: number }): void {
+  /**
+   * A refusal the listener made before any message was read (a peer refused on connect, a full listener, a frame too
+   * large or dropped). A peer's entry keeps `outcome: 'peer'` for what reads it and says why in `reason`.
+   */
+  recordRefusal(refusal: ListenerRefusal): void {
     const { store, environmentId } = this.#options;
     if (!store.isOpen) return;
     store.audit.append({
@@ -193,7 +205,8 @@ export class IntakeService {
       details: {
         peer: refusal.peer,
         outcome: refusal.kind,
-        ...(refusal.count !== undefined ? { connectionCount: refusal.count } : {}),
+        ...(refusal.kind === 'peer' ? { reason: AUDITED_REFUSAL_REASON[refusal.reason] } : {}),
+        ...(refusal.kind === 'peer' && refusal.count !== undefined ? { connectionCount: refusal.count } : {}),
       },
     });
   }

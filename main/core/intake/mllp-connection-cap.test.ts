@@ -68,6 +68,8 @@ describe('MLLP: how many connections at once', () => {
     expect(r.listener.stats.refusedPeers).toBe(2);
     expect(r.logs.filter((line) => line.startsWith('intake: refused a connection: already 4 open'))).toHaveLength(1);
     expect(refusals(r)).toEqual([expect.objectContaining({ outcome: 'busy' })]);
+    // A full listener refuses no peer in particular: no refusal reason of a peer's.
+    expect(refusals(r)[0]).not.toHaveProperty('reason');
 
     held[0]!.close();
     await vi.waitFor(() => expect(r.listener.stats.connections).toBe(3), { timeout: 10_000, interval: 20 });

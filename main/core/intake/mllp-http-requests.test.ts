@@ -83,6 +83,13 @@ describe('an HTTP request to the MLLP port (a web page in the admin’s browser)
     expect(stagedCount(r)).toBe(0);
     expect(r.listener.stats.messages).toBe(0);
     expect(intakeActions(r)).toEqual(['intake.peer.refused']);
+    // Why, in the entry itself: an admin reading the log or its export is not told the peer was not allowed.
+    const [refused] = r.fixture.store.audit.search({ action: 'intake.peer.refused' });
+    expect(refused!.details).toEqual({
+      peer: expect.stringMatching(/^127\.0\.0\.1:\d+$/) as unknown,
+      outcome: 'peer',
+      reason: 'http',
+    });
     expect(r.logs.some((entry) => entry.includes('began as an HTTP request'))).toBe(true);
   });
 

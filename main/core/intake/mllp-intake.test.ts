@@ -433,7 +433,7 @@ describe('MLLP intake', () => {
     expect(s.listener.stats.refusedPeers).toBe(1);
     const refusedEntry = s.fixture.store.audit.search({ action: 'intake.peer.refused' });
     expect(refusedEntry).toHaveLength(1);
-    expect(refusedEntry[0]!.details).toMatchObject({ outcome: 'peer' });
+    expect(refusedEntry[0]!.details).toMatchObject({ outcome: 'peer', reason: 'allow-list' });
   });
 
   it('parses its own ACK escapes with the library', () => {
@@ -534,6 +534,12 @@ describe('MLLP intake', () => {
         expect(r.fixture.store.audit.search({}).filter((e) => e.action === 'intake.peer.refused')).toHaveLength(2),
       );
       expect(r.logs.filter((line) => line.startsWith('intake: TLS handshake failed'))).toHaveLength(2);
+      // Each says the handshake failed, not that the peer was outside an allow-list (this listener has none).
+      const tlsRefusals = r.fixture.store.audit.search({ action: 'intake.peer.refused' });
+      expect(tlsRefusals.map((entry) => [entry.details.outcome, entry.details.reason])).toEqual([
+        ['peer', 'tls'],
+        ['peer', 'tls'],
+      ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -45,8 +45,10 @@ describe('a flood of refused connections', () => {
     const entries = refusals(r);
     expect(entries).toHaveLength(3);
     expect(entries.filter((details) => details.connectionCount !== undefined)).toEqual([
-      expect.objectContaining({ peer: '127.0.0.1', outcome: 'peer', connectionCount: 39 }),
+      expect.objectContaining({ peer: '127.0.0.1', outcome: 'peer', reason: 'allow-list', connectionCount: 39 }),
     ]);
+    // The log says why each was refused, not only that a peer was.
+    expect(entries.map((details) => details.reason)).toEqual(['allow-list', 'allow-list', 'allow-list']);
     expect(r.logs.filter((line) => line.includes('more connections refused'))).toEqual([
       expect.stringContaining('"connections":39'),
     ]);
@@ -61,6 +63,11 @@ describe('a flood of refused connections', () => {
     await r.listener.close();
     // Newest first: the count, then the first refusal.
     expect(refusals(r).map((details) => details.connectionCount)).toEqual([24, undefined]);
+    // Both say it was an HTTP request, not a peer the allow-list left out (there is none here).
+    expect(refusals(r).map((details) => [details.outcome, details.reason])).toEqual([
+      ['peer', 'http'],
+      ['peer', 'http'],
+    ]);
     expect(r.refusals).toEqual([
       { kind: 'peer', reason: 'http', peer: expect.stringMatching(/^127\.0\.0\.1:\d+$/) as unknown },
       { kind: 'peer', reason: 'http', peer: '127.0.0.1', count: 24 },

@@ -19,6 +19,7 @@ const CANDIDATES: unknown[] = [
   ...[-1, -0, 0, 1, 99, 100, 101, 598, 599, 600, 1.5, 2 ** 53, 2 ** 53 - 1, Number.NaN, Number.POSITIVE_INFINITY],
   ...['csv', 'hl7', 'json', 'xml', 'v1', 'v2', 'v3', 'retryable', 'in-doubt', 'auth', 'rejected', 'RETRYABLE'],
   ...['electron', 'browser', 'direct', 'Browser'],
+  ...['allow-list', 'allow', 'http', 'tls', 'TLS'],
   true,
   false,
   null,

@@ -12,6 +12,9 @@ import { BINDING_DESCRIPTION_MAX } from './sender-binding-input.js';
 const ERROR_KINDS = ['retryable', 'in-doubt', 'auth', 'rejected'] as const;
 /** The front end an admin acted through (the contract's transports). */
 const FRONT_ENDS = ['electron', 'browser', 'direct'] as const;
+/** Why live intake refused a connection on connect: the allow-list, an HTTP request, a failed mutual-TLS handshake. */
+export const PEER_REFUSAL_REASONS = ['allow-list', 'http', 'tls'] as const;
+export type PeerRefusalAuditReason = (typeof PEER_REFUSAL_REASONS)[number];
 
 const shortText = (max: number) => z.string().max(max);
 
@@ -86,6 +89,11 @@ export const auditDetailsSchema = z
     previousBinding: shortText(BINDING_DESCRIPTION_MAX),
     /** Live intake: further connections of a peer refused for one reason, counted into one entry (finding 44). */
     connectionCount: z.number().int().nonnegative(),
+    /**
+     * Live intake: why a connection was refused on connect (finding 44), where `outcome` says only `peer` (kept for
+     * what reads it). One of three words, so nothing a peer sent can reach the log through it. Last, as above.
+     */
+    reason: z.enum(PEER_REFUSAL_REASONS),
   })
   .partial();
 
@@ -159,6 +167,7 @@ const FAST_CHECKS: Partial<Record<AuditDetailKey, FastCheck>> = {
   previousIntakeRules: text(DESCRIBED_RULES_MAX),
   binding: text(BINDING_DESCRIPTION_MAX),
   previousBinding: text(BINDING_DESCRIPTION_MAX),
+  reason: oneOf(PEER_REFUSAL_REASONS),
 };
 
 /** Whether every value passes its fast check (undefined values are left out, as the schema allows). */

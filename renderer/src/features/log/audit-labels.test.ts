@@ -27,6 +27,19 @@ describe('detailsLine', () => {
     expect(detailsLine({ connectionCount: 1 })).toBe('1 more connection refused in the minute after the first');
   });
 
+  it('says why a connection was refused, which outcome "peer" does not', () => {
+    expect(detailsLine({ outcome: 'peer', peer: '10.0.0.9:5100', reason: 'allow-list' })).toBe(
+      'outcome: peer · peer: 10.0.0.9:5100 · why: not in the allow-list',
+    );
+    expect(detailsLine({ reason: 'http' })).toBe('why: began as an HTTP request (a web page sent to the MLLP port?)');
+    expect(detailsLine({ reason: 'tls', connectionCount: 3 })).toBe(
+      'why: TLS handshake failed (no certificate the trusted CA issued, or not TLS) · ' +
+        '3 more connections refused in the minute after the first',
+    );
+    // A reason a newer version writes shows as it is stored.
+    expect(detailsLine({ reason: 'toString' })).toBe('why: toString');
+  });
+
   it('says yes and no, and keeps what it has no words for as it is stored', () => {
     expect(detailsLine({ masked: true, format: 'csv' })).toBe('masked: yes · format: csv');
     expect(detailsLine({ outcome: 'kept for ever', toState: 'someday' })).toBe('outcome: kept for ever · to: someday');

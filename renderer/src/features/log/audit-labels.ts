@@ -124,6 +124,7 @@ const DETAIL_LABELS: Record<string, string> = {
   previousIntakeRules: 'rules before',
   binding: 'binding',
   previousBinding: 'binding before',
+  reason: 'why',
 };
 
 /** How a call to the service ended (an attempt's outcome, its error kind), as the Submissions screen says it. */
@@ -133,6 +134,16 @@ const CALL_OUTCOMES: Record<string, string> = {
   'in-doubt': 'no answer (in doubt)',
   auth: 'sign-in needed',
   rejected: 'refused by the service',
+};
+
+/**
+ * Why live intake refused a connection on connect (`reason`, finding 44), as the Intake screen says it: an entry's
+ * `outcome` is `peer` for all three, and not every refused peer is one the allow-list left out.
+ */
+const REFUSAL_REASONS: Record<string, string> = {
+  'allow-list': 'not in the allow-list',
+  http: 'began as an HTTP request (a web page sent to the MLLP port?)',
+  tls: 'TLS handshake failed (no certificate the trusted CA issued, or not TLS)',
 };
 
 const STATE_KEYS = new Set(['fromState', 'toState']);
@@ -147,6 +158,7 @@ function detailValue(key: string, value: string | number | boolean): string {
   }
   if (STATE_KEYS.has(key) && value in ORDER_STATE_TEXT) return ORDER_STATE_TEXT[value as OrderStateName].label;
   if ((key === 'outcome' || key === 'errorKind') && value in CALL_OUTCOMES) return CALL_OUTCOMES[value]!;
+  if (key === 'reason' && Object.hasOwn(REFUSAL_REASONS, value)) return REFUSAL_REASONS[value]!;
   return value;
 }
 
