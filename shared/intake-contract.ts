@@ -41,6 +41,25 @@ export const intakeBatchLinkSchema = z
   })
   .strict();
 
+/** How many of a listener's allowed addresses its view names (`rx-batch serve --allow` takes any number). */
+export const INTAKE_ALLOW_LIST_SHOWN = 20;
+
+/**
+ * A listener's allow-list (`rx-batch serve --allow`): only these peers are answered, whatever its address lets reach
+ * it. The app's own listener has none (it is bound to 127.0.0.1).
+ */
+export const intakeAllowListSchema = z
+  .object({
+    /** Addresses in it. */
+    count,
+    /** The first INTAKE_ALLOW_LIST_SHOWN, as the listener compares them (an IPv4-mapped address read as IPv4). */
+    addresses: z.array(z.string().max(100)).max(INTAKE_ALLOW_LIST_SHOWN),
+    /** Every address is this computer's (127.0.0.0/8, ::1): no other computer is answered. */
+    loopbackOnly: z.boolean(),
+  })
+  .strict();
+export type IntakeAllowListView = z.infer<typeof intakeAllowListSchema>;
+
 export const intakeChannelSchema = z
   .object({
     kind: z.enum(['mllp', 'folder']),
@@ -49,6 +68,8 @@ export const intakeChannelSchema = z
     state: z.enum(['starting', 'listening', 'watching', 'stopped', 'failed']),
     /** Why it failed (a port in use…). */
     message: z.string().max(500).optional(),
+    /** Listener: its allow-list; null without one (any peer that can reach its address) and for a folder. */
+    allowList: intakeAllowListSchema.nullable(),
     /** Addresses connected now (listener). */
     peers: z.array(z.string().max(200)).max(100),
     connections: count,

@@ -110,7 +110,7 @@ function probe(port: number, headers: Record<string, string>, first: object): Pr
 
 describe('rx-batch serve --ui', () => {
   it('serves the page over its own core: intake.status lists its listener; the bridge refuses strangers', async () => {
-    const { child, done, lines } = await startServe(['--mllp', '127.0.0.1:0', '--ui'], /^ui: /);
+    const { child, done, lines } = await startServe(['--mllp', '127.0.0.1:0', '--allow', '127.0.0.1', '--ui'], /^ui: /);
     try {
       expect(lines[0]).toMatch(/^mllp: 127\.0\.0\.1:\d+$/);
       const mllp = lines[0]!.slice('mllp: '.length);
@@ -150,6 +150,8 @@ describe('rx-batch serve --ui', () => {
             expect(status).toMatchObject({ running: true, environmentId: 'sbx', serve: { pid: child.pid } });
             expect(status.channels).toHaveLength(1);
             expect(status.channels[0]).toMatchObject({ kind: 'mllp', address: mllp, state: 'listening', received: 1 });
+            // Serve's --allow reaches the page, so the Intake screen judges the listener by it too.
+            expect(status.channels[0]!.allowList).toEqual({ count: 1, addresses: ['127.0.0.1'], loopbackOnly: true });
             const fed = status.channels[0]!.batches;
             expect(fed.map((batch) => batch.count)).toEqual([1]);
             expect(fed[0]!.name).toMatch(/^UI-EPR\^CLINIC-U .*\(MLLP\)$/);

@@ -71,6 +71,8 @@ describe('intake through the contract', () => {
     const channel = status.channels[0]!;
     expect(channel.received).toBe(5);
     expect(channel.perMinute).toHaveLength(60);
+    // The app's listener is on 127.0.0.1 with no allow-list: the screen says this computer only by its address.
+    expect(channel.allowList).toBeNull();
     expect(channel.perMinute.reduce((a, b) => a + b, 0)).toBe(5);
     expect(channel.perMinute.at(-1)! + channel.perMinute.at(-2)!).toBe(5);
     // Batches fed: the sender's batch of the day, with the four staged messages (AA and AE; AR is never staged).

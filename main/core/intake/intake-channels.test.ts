@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ChannelActivity } from './channel-activity.js';
-import { noteRefusal, refusalReason } from './intake-channels.js';
+import { allowListView, noteRefusal, refusalReason } from './intake-channels.js';
+import { MllpListener } from './mllp-listener.js';
 
 describe('a refused connection on the Intake screen', () => {
   it('says why in its own words: the allow-list, an HTTP request, a failed TLS handshake', () => {
@@ -39,6 +40,40 @@ describe('a refused connection on the Intake screen', () => {
         reason: refusalReason({ kind: 'peer', reason: 'tls', peer: '10.0.0.9:5100' }),
         batchId: null,
       },
+    ]);
+  });
+});
+
+describe("a listener's allow-list on the Intake screen", () => {
+  const listener = (allow?: string[]) =>
+    new MllpListener({
+      host: '0.0.0.0',
+      ...(allow ? { allow } : {}),
+      handle: () => Promise.reject(new Error('unused')),
+    });
+
+  it('is what the listener compares peers with, so the screen can tell it from no allow-list', () => {
+    expect(allowListView(listener().allowed)).toBeNull();
+    // serve --mllp 0.0.0.0:2575 --allow 10.0.0.5 (an IPv4-mapped address is compared as IPv4).
+    expect(allowListView(listener(['::ffff:10.0.0.5']).allowed)).toEqual({
+      count: 1,
+      addresses: ['10.0.0.5'],
+      loopbackOnly: false,
+    });
+  });
+
+  it("says when every address is this computer's, and counts all of a long list it names the first of", () => {
+    expect(allowListView(['127.0.0.1', '::1'])?.loopbackOnly).toBe(true);
+    expect(allowListView(['127.0.0.1', '10.0.0.5'])?.loopbackOnly).toBe(false);
+    // An empty list answers no one: not "this computer only".
+    expect(allowListView([])).toEqual({ count: 0, addresses: [], loopbackOnly: false });
+    const many = Array.from({ length: 25 }, (_, i) => `10.0.0.${i + 1}`);
+    const view = allowListView(many)!;
+    expect([view.count, view.addresses.length, view.addresses[0], view.addresses.at(-1)]).toEqual([
+      25,
+      20,
+      '10.0.0.1',
+      '10.0.0.20',
     ]);
   });
 });

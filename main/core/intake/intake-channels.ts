@@ -1,4 +1,9 @@
-import type { IntakeChannelView } from '../../../shared/intake-contract.js';
+import {
+  INTAKE_ALLOW_LIST_SHOWN,
+  type IntakeAllowListView,
+  type IntakeChannelView,
+} from '../../../shared/intake-contract.js';
+import { isLoopbackHost } from '../../../shared/loopback.js';
 import { batchesFedSince } from '../store/intake-fed-batches.js';
 import type { Store } from '../store/store.js';
 import { reasonFromAck, type ChannelActivity } from './channel-activity.js';
@@ -40,12 +45,26 @@ export function channelView(store: Store, run: ChannelRun, channel: IntakeChanne
     address: channel.address,
     state: channel.state,
     ...(channel.message ? { message: channel.message } : {}),
+    allowList: channel.kind === 'mllp' ? allowListView(channel.listener?.allowed) : null,
     peers: channel.state === 'listening' ? (stats?.peers ?? []).slice(0, 100) : [],
     connections: channel.state === 'listening' ? (stats?.connections ?? 0) : 0,
     perMinute: channel.activity.series(),
     received: channel.activity.received,
     problems: channel.activity.problems(),
     batches,
+  };
+}
+
+/**
+ * A listener's allow-list as the Intake screen judges it, so `serve --mllp 0.0.0.0:2575 --allow 10.0.0.5` is not
+ * shown as open to any computer: the count, the first addresses, and whether they are all this computer's.
+ */
+export function allowListView(allowed: readonly string[] | undefined): IntakeAllowListView | null {
+  if (allowed === undefined) return null;
+  return {
+    count: allowed.length,
+    addresses: allowed.slice(0, INTAKE_ALLOW_LIST_SHOWN).map((address) => address.slice(0, 100)),
+    loopbackOnly: allowed.length > 0 && allowed.every((address) => isLoopbackHost(address)),
   };
 }
 

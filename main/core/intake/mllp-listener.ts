@@ -207,6 +207,11 @@ export class MllpListener {
     return { host: this.#address.address, port: this.#address.port };
   }
 
+  /** The addresses allowed to connect, as compared (IPv4-mapped read as IPv4); undefined: no allow-list. */
+  get allowed(): readonly string[] | undefined {
+    return this.#allow ? [...this.#allow] : undefined;
+  }
+
   get address(): { host: string; port: number } | undefined {
     return this.#address ? { host: this.#address.address, port: this.#address.port } : undefined;
   }

@@ -155,7 +155,7 @@ export function IntakeScreen({ environment, desktop }: { environment: Environmen
         </section>
       ) : null}
 
-      {status ? <SenderBindings listeners={listeners.map((channel) => channel.address)} port={port} /> : null}
+      {status ? <SenderBindings listeners={listeners} port={port} /> : null}
 
       <section aria-labelledby="intake-rules-heading" className="panel">
         <h3 id="intake-rules-heading">When orders arrive</h3>

@@ -1,16 +1,24 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import type { IntakeChannelView } from '../../../../shared/intake-contract.js';
 import type { SenderBindingView } from '../../../../shared/sender-binding-contract.js';
 import { useApi } from '../../api/api-context.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
-import { admitsOtherComputers, entriesOf, unboundText } from './binding-text.js';
+import { entriesOf, listenerReach, unboundText } from './binding-text.js';
 
 /**
  * Who may send as each HL7 profile's sender (docs/security.md, finding 27), beside the listener it is about: the
  * addresses the sender may connect from and the clinics it may act for, or a plain warning that it is not bound;
  * set and cleared here as `rx-batch profile add-hl7 --peer/--clinic` does (the core checks them with the CLI's
- * rules). A listener that takes connections from other computers makes an unbound sender the risky case.
+ * rules). A listener that takes connections from other computers makes an unbound sender the risky case; whether it
+ * does is its address and its allow-list together (listenerReach).
  */
-export function SenderBindings({ listeners, port }: { listeners: readonly string[]; port: string }) {
+export function SenderBindings({
+  listeners,
+  port,
+}: {
+  listeners: readonly Pick<IntakeChannelView, 'address' | 'allowList'>[];
+  port: string;
+}) {
   const api = useApi();
   const [bindings, setBindings] = useState<SenderBindingView[]>();
   const [loadError, setLoadError] = useState<unknown>();
@@ -33,7 +41,8 @@ export function SenderBindings({ listeners, port }: { listeners: readonly string
     };
   }, [api]);
 
-  const open = listeners.filter(admitsOtherComputers);
+  const reaches = listeners.map((listener) => ({ address: listener.address, ...listenerReach(listener) }));
+  const open = reaches.filter((reach) => reach.otherComputers).map((reach) => reach.address);
   const unbound = bindings?.filter((binding) => unboundText(binding) !== undefined) ?? [];
   return (
     <section aria-labelledby="intake-bindings-heading" className="panel">
@@ -41,15 +50,14 @@ export function SenderBindings({ listeners, port }: { listeners: readonly string
       {listeners.length === 0 ? (
         <p>
           Not listening now. Started here, the listener takes connections from this computer only (127.0.0.1:
-          {port || '…'}); <code>rx-batch serve --mllp 0.0.0.0:{port || 'PORT'}</code> takes them from other computers,
-          and then any of them may send as a sender that is not bound.
+          {port || '…'}); <code>rx-batch serve --mllp 0.0.0.0:{port || 'PORT'}</code> takes them from other computers
+          (with <code>--allow ADDRESS</code>, only from the addresses given), and then any of them may send as a sender
+          that is not bound.
         </p>
       ) : (
-        listeners.map((address) => (
-          <p key={address}>
-            {admitsOtherComputers(address)
-              ? `The listener at ${address} takes connections from other computers.`
-              : `The listener at ${address} takes connections from this computer only.`}
+        reaches.map((reach) => (
+          <p key={reach.address} className={reach.open ? 'message message-warning' : undefined}>
+            {reach.text}
           </p>
         ))
       )}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SenderBindingView } from '../../../../shared/sender-binding-contract.js';
-import { admitsOtherComputers, appliedBindingText, entriesOf, unboundText } from './binding-text.js';
+import { admitsOtherComputers, appliedBindingText, entriesOf, listenerReach, unboundText } from './binding-text.js';
 
 const binding = (peers: string[] | null, clinics: string[] | null): SenderBindingView => ({
   profile: 'EPR',
@@ -33,6 +33,54 @@ describe('sender binding words', () => {
       true,
       true,
     ]);
+  });
+
+  it("judges a listener by its address and its allow-list together, as serve's warning does", () => {
+    const allowList = (addresses: string[], count = addresses.length, loopbackOnly = false) => ({
+      count,
+      addresses,
+      loopbackOnly,
+    });
+    // The app's own listener, or serve on loopback: an allow-list changes nothing.
+    expect(listenerReach({ address: '127.0.0.1:2575', allowList: null })).toEqual({
+      text: 'The listener at 127.0.0.1:2575 takes connections from this computer only.',
+      otherComputers: false,
+      open: false,
+    });
+    expect(listenerReach({ address: '[::1]:2575', allowList: allowList(['10.0.0.5']) }).otherComputers).toBe(false);
+    // rx-batch serve --mllp 0.0.0.0:2575 --allow 10.0.0.5: one other computer, not any.
+    expect(listenerReach({ address: '0.0.0.0:2575', allowList: allowList(['10.0.0.5']) })).toEqual({
+      text: 'The listener at 0.0.0.0:2575 takes connections from other computers, restricted to 1 allowed address: 10.0.0.5.',
+      otherComputers: true,
+      open: false,
+    });
+    expect(listenerReach({ address: '0.0.0.0:2575', allowList: allowList(['10.0.0.5', '10.0.0.6']) }).text).toBe(
+      'The listener at 0.0.0.0:2575 takes connections from other computers, restricted to 2 allowed addresses: ' +
+        '10.0.0.5, 10.0.0.6.',
+    );
+    // A long list: counted whole, the first named.
+    expect(listenerReach({ address: '[::]:2575', allowList: allowList(['10.0.0.1', '10.0.0.2'], 25) }).text).toBe(
+      'The listener at [::]:2575 takes connections from other computers, restricted to 25 allowed addresses: ' +
+        '10.0.0.1, 10.0.0.2 and 23 more.',
+    );
+    // Bound to every interface with an allow-list of this computer's addresses only.
+    expect(listenerReach({ address: '0.0.0.0:2575', allowList: allowList(['127.0.0.1'], 1, true) })).toEqual({
+      text: 'The listener at 0.0.0.0:2575 takes connections from this computer only: its allow-list names only this computer (127.0.0.1).',
+      otherComputers: false,
+      open: false,
+    });
+    expect(listenerReach({ address: '0.0.0.0:2575', allowList: allowList([]) })).toMatchObject({
+      text: 'The listener at 0.0.0.0:2575 answers no one: its allow-list is empty.',
+      otherComputers: false,
+    });
+    // No allow-list: the warning.
+    expect(listenerReach({ address: '10.20.1.5:2575', allowList: null })).toEqual({
+      text:
+        'The listener at 10.20.1.5:2575 takes connections from any computer that can reach it: it has no ' +
+        'allow-list (rx-batch serve --allow ADDRESS answers only the addresses given).',
+      otherComputers: true,
+      open: true,
+    });
   });
 
   it('reads one entry a line or by commas, leaving blank ones out and the rest for the core to check', () => {

@@ -1,3 +1,4 @@
+import type { IntakeChannelView } from '../../../../shared/intake-contract.js';
 import { isLoopbackHost } from '../../../../shared/loopback.js';
 import type { SenderBindingView } from '../../../../shared/sender-binding-contract.js';
 
@@ -26,6 +27,54 @@ export function listenerHost(address: string): string {
 /** Whether a listener on this `host:port` takes connections from other computers (not bound to loopback). */
 export function admitsOtherComputers(address: string): boolean {
   return !isLoopbackHost(listenerHost(address));
+}
+
+/** Who a listener answers: what the screen says, and whether other computers are among them. */
+export interface ListenerReach {
+  text: string;
+  otherComputers: boolean;
+  /** Any computer that can reach the address is answered: no allow-list narrows it. */
+  open: boolean;
+}
+
+/**
+ * Who a listener answers, by its address and its allow-list together (`serve --mllp 0.0.0.0:2575 --allow 10.0.0.5`
+ * answers one other computer, not any): this computer only; other computers, restricted to the allowed addresses;
+ * or any computer that can reach it. Other computers decide as serve's unbound-sender warning does.
+ */
+export function listenerReach(listener: Pick<IntakeChannelView, 'address' | 'allowList'>): ListenerReach {
+  const { address, allowList } = listener;
+  const at = `The listener at ${address}`;
+  if (!admitsOtherComputers(address)) {
+    return { text: `${at} takes connections from this computer only.`, otherComputers: false, open: false };
+  }
+  if (allowList === null) {
+    return {
+      text:
+        `${at} takes connections from any computer that can reach it: it has no allow-list ` +
+        '(rx-batch serve --allow ADDRESS answers only the addresses given).',
+      otherComputers: true,
+      open: true,
+    };
+  }
+  const { count, addresses } = allowList;
+  const named =
+    count > addresses.length ? `${addresses.join(', ')} and ${count - addresses.length} more` : addresses.join(', ');
+  if (count === 0) {
+    return { text: `${at} answers no one: its allow-list is empty.`, otherComputers: false, open: false };
+  }
+  if (allowList.loopbackOnly) {
+    return {
+      text: `${at} takes connections from this computer only: its allow-list names only this computer (${named}).`,
+      otherComputers: false,
+      open: false,
+    };
+  }
+  return {
+    text: `${at} takes connections from other computers, restricted to ${count === 1 ? '1 allowed address' : `${count} allowed addresses`}: ${named}.`,
+    otherComputers: true,
+    open: false,
+  };
 }
 
 /** A list as typed, one entry a line (commas too): blank entries left out, the core checks the rest. */
