@@ -214,6 +214,12 @@ export class IntakeService {
   /** Resolves once every message answered so far is staged (tests, the benchmark). */
   staged(): Promise<void> {
     if (this.#waiting.length === 0 && this.#stagingScheduled === null) return Promise.resolve();
+    // Asked for now: what waits for the window's end (or the next message) is staged on the next turn instead.
+    if (!this.#stagingSoon) {
+      this.#cancelStaging();
+      this.#stagingScheduled = setImmediate(() => this.#stageWaiting());
+      this.#stagingSoon = true;
+    }
     return new Promise((resolve) => this.#stagedWaiters.push(resolve));
   }
 

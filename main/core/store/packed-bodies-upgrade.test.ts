@@ -6,7 +6,14 @@ import { MIGRATIONS } from './migrations/index.js';
 import { openDatabase } from './open-database.js';
 import { applyRetention } from './retention-runner.js';
 import { openStore, STORE_FILE, type Store } from './store.js';
-import { LOCAL, removeDir, sampleOrder, storeAtVersion, tempDataDir } from './testing/store-fixtures.js';
+import {
+  LOCAL,
+  removeDir,
+  sampleOrder,
+  storeAtVersion,
+  storeWithBatch,
+  tempDataDir,
+} from './testing/store-fixtures.js';
 import { sampleCreateWithClinic } from '../../../test/support/orders.js';
 
 /**
@@ -76,5 +83,31 @@ describe('packed request bodies on a store from before migration 020', () => {
       store.db.prepare('SELECT hex(substr(request_body_packed, 1, 1)) FROM orders WHERE id = 2').pluck().get(),
     ).toBe('02');
     expect(verifyAuditChain(store)).toMatchObject({ ok: true });
+  });
+
+  it('packs on after the one-time VACUUM, which ran with its copy on disk while the store keeps temp data in memory', () => {
+    const { store, dataDir } = storeWithBatch();
+    stores.push(store);
+    dirs.push(dataDir);
+    const finished = (id: string) => {
+      const [orderId] = store.orders.enqueue(1, [sampleOrder({ clinicOrderId: id })]);
+      store.db
+        .prepare(
+          "UPDATE orders SET state = 'rejected', created_at = '2025-01-01T00:00:00Z', updated_at = '2025-01-01T00:00:00Z' WHERE id = ?",
+        )
+        .run(orderId);
+    };
+    ['V-1', 'V-2'].forEach(finished);
+    const cutoff = store.retention.cutoff()!;
+    const tempStore = () => store.db.pragma('temp_store', { simple: true });
+    expect(tempStore()).toBe(2);
+    expect(store.retention.packBodiesStep(cutoff, 0, 1)).toMatchObject({ packed: 1 });
+
+    store.retention.switchToIncrementalVacuum();
+
+    // The switch dropped the packing's temp table (temp_store changed twice): made again, not "no such table".
+    expect(tempStore()).toBe(2);
+    expect(store.retention.packBodiesStep(cutoff, 1, 1)).toMatchObject({ packed: 1 });
+    expect(store.orders.get(2)!.requestBody).toBe(sampleOrder({ clinicOrderId: 'V-2' }).requestBody);
   });
 });

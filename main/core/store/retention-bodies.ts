@@ -85,6 +85,11 @@ export class BodyPacking {
    * attempts, history, items, surnames, staged orders; see `step` for their checks), and the per-state counts'
    * delete and insert triggers cancel out.
    */
+  /** Its temp table was dropped (the connection's temp_store changed): made again, with its statements, when next needed. */
+  forgetTempTable(): void {
+    this.#rewrite = undefined;
+  }
+
   #rewriter(): (ids: readonly number[]) => number {
     if (this.#rewrite) return this.#rewrite;
     const db = this.#db;

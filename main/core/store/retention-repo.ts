@@ -319,7 +319,16 @@ export class RetentionRepo {
    */
   switchToIncrementalVacuum(): VacuumStep {
     this.#db.pragma('auto_vacuum = INCREMENTAL');
-    this.#db.exec('VACUUM');
+    // VACUUM copies the whole store into a temporary database: on disk, not in memory (the store's temp_store).
+    // Changing temp_store drops temp tables, so the rewriters' are made again when next needed.
+    this.#db.pragma('temp_store = FILE');
+    try {
+      this.#db.exec('VACUUM');
+    } finally {
+      this.#db.pragma('temp_store = MEMORY');
+      this.#rewrite = undefined;
+      this.#bodies.forgetTempTable();
+    }
     return this.vacuumStep(0);
   }
 }

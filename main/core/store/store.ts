@@ -162,6 +162,11 @@ function configure(db: Database.Database): void {
   if (mode !== 'wal') throw new Error(`the store needs WAL journaling, SQLite gave "${String(mode)}"`);
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
+  // Savepoints inside a transaction (a run of intake messages, an accept's pages, an enqueue) keep the pages they
+  // change in a sub-journal, which SQLite spills to a temporary file past 64 KiB: a file created, written and deleted
+  // per savepoint (bench/README.md, session 14). The rest of the store's temp data is small (retention's one-chunk
+  // temp tables); VACUUM's copy of the whole file is sent to disk (retention-repo.ts).
+  db.pragma('temp_store = MEMORY');
 }
 
 /** Enqueues a batch's orders in one transaction (see OrderWrites.enqueue); the bench and the importer call this. */
