@@ -47,10 +47,11 @@ Commands:
                      until nothing is queued, sending or in doubt (or sending is blocked: sign-in, outage)
   serve --env ENV [--mllp HOST:PORT] [--watch DIR]... [--on-arrival send|hold] [--send-from SENDER]...
             [--hold-from SENDER]... [--allow ADDRESS]... [--tls-cert PEM --tls-key PEM [--tls-client-ca PEM]]
-            [--max-message-bytes N] [--progress-seconds N] [--ui [127.0.0.1:PORT]]
+            [--max-message-bytes N] [--max-connections N] [--progress-seconds N] [--ui [127.0.0.1:PORT]]
                      live intake until SIGTERM/SIGINT: an MLLP listener (127.0.0.1 unless HOST is given;
                      --allow limits the peers; --tls-client-ca admits only peers with a certificate that CA
-                     issued) and watched folders feed staging; with send valid orders go to
+                     issued; --max-connections, default 256, and --max-message-bytes, default 1 MiB, bound
+                     what it holds) and watched folders feed staging; with send valid orders go to
                      the outbox at once, with hold they wait for review; the rules are ENV's saved ones
                      (intake rules, below; hold when none are saved), and --on-arrival, --send-from and
                      --hold-from win over them for this run only (a sender given gets that rule, the other

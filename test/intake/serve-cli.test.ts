@@ -1,4 +1,6 @@
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeTemplateCsv } from '../../main/core/importing/template-csv.js';
@@ -7,6 +9,7 @@ import { envAddArgs, finished, runCli, startCli } from '../../main/cli/testing/r
 import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 import { sendWithLibrary } from '../support/hl7-client.js';
 import { writeRde011 } from '../../main/core/importing/rde-writer.js';
+import { mllpFrame } from '../../main/core/intake/mllp-framer.js';
 import { removeDir, tempDataDir } from '../outbox/support/outbox-fixture.js';
 
 // Issue #17: `rx-batch serve` prints its intakes exactly when ready and stops cleanly on SIGTERM; `profile
@@ -120,6 +123,79 @@ describe('rx-batch serve and profile', () => {
       expect((await runCli(['profile', 'remove', name, '--data-dir', data])).code).toBe(0);
     }
   }, 90_000);
+
+  it('refuses a limit that is not a whole number in range, naming it, before anything starts', async () => {
+    const serveWith = (...flags: string[]) =>
+      runCli(['serve', '--env', 'sbx', '--mllp', '127.0.0.1:0', ...flags, '--data-dir', data]);
+    for (const [flags, said] of [
+      [['--progress-seconds', 'abc'], '--progress-seconds takes a whole number from 1 to 86400, not "abc"'],
+      [['--max-message-bytes', '1e6'], '--max-message-bytes takes a whole number from 1024 to 67108864, not "1e6"'],
+      [['--max-connections', '0'], '--max-connections takes a whole number from 1 to 4096, not "0"'],
+      [['--max-connections', '4096', '--max-message-bytes', '67108864'], 'at most 4 GiB'],
+    ] as const) {
+      const run = await serveWith(...flags);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(said);
+      expect(run.stdout).not.toContain('mllp:');
+    }
+    const folder = join(root, 'limits-inbox');
+    mkdirSync(folder, { recursive: true });
+    const noListener = await runCli([
+      'serve',
+      '--env',
+      'sbx',
+      '--watch',
+      folder,
+      '--max-connections',
+      '8',
+      '--data-dir',
+      data,
+    ]);
+    expect(noListener.code).toBe(2);
+    expect(noListener.stderr).toContain('limits of the MLLP listener: give --mllp');
+  }, 60_000);
+
+  it('--max-connections N: one connection more is refused and logged, the ones open keep working', async () => {
+    const child = startCli([
+      'serve',
+      '--env',
+      'sbx',
+      '--mllp',
+      '127.0.0.1:0',
+      '--max-connections',
+      '1',
+      '--data-dir',
+      data,
+    ]);
+    const done = finished(child, 60_000);
+    const port = await new Promise<number>((resolve) => {
+      let out = '';
+      child.stdout?.on('data', (chunk: Buffer) => {
+        out += chunk.toString('utf8');
+        const ready = /^mllp: .*:(\d+)$/m.exec(out);
+        if (ready) resolve(Number(ready[1]));
+      });
+    });
+    const first = connect({ port, host: '127.0.0.1' });
+    await once(first, 'connect');
+    const second = connect({ port, host: '127.0.0.1' });
+    // The listener closes the one over its limit unread.
+    await once(second, 'close');
+    // The open one is answered as before.
+    const answer = new Promise<string>((resolve) => {
+      let text = '';
+      first.on('data', (chunk: Buffer) => {
+        text += chunk.toString('latin1');
+        if (text.endsWith('\x1c\r')) resolve(text);
+      });
+    });
+    first.write(mllpFrame(writeRde011(uniqueOrder({}, 'CAP'), { controlId: 'CAP-1' })));
+    expect(await answer).toMatch(/\rMSA\|AA\|CAP-1/);
+    first.destroy();
+    child.kill('SIGTERM');
+    const run = await done;
+    expect(run.stderr).toContain('intake: refused a connection: already 1 open');
+  }, 60_000);
 
   it('prints mllp: and watching: when ready, takes messages and files, and stops on SIGTERM', async () => {
     const inbox = join(root, 'inbox');

@@ -4,7 +4,12 @@ import { FolderWatcher } from '../../core/intake/folder-watcher.js';
 import { describeIntakeRules } from '../../../shared/intake-rules.js';
 import { serviceRules, withOverrides } from '../../core/intake/intake-rules.js';
 import { IntakeService, type IntakeResult } from '../../core/intake/intake-service.js';
-import { MllpListener } from '../../core/intake/mllp-listener.js';
+import {
+  DEFAULT_MLLP_MESSAGE_BYTES,
+  MAX_MLLP_CONNECTIONS,
+  MLLP_LIMITS,
+  MllpListener,
+} from '../../core/intake/mllp-listener.js';
 import { admitsOtherComputers, unboundWarning } from '../../core/intake/sender-binding.js';
 import { createLogger } from '../../core/platform/logger.js';
 import { ServedIntake } from '../../core/intake/served-intake.js';
@@ -45,6 +50,8 @@ export interface ServeArgs {
   sendFrom: string[];
   holdFrom: string[];
   maxMessageBytes?: string;
+  /** At most this many MLLP connections at once (MAX_MLLP_CONNECTIONS when not given). */
+  maxConnections?: string;
   progressSeconds?: string;
   /** `--ui`: '' for the default address, else `[127.0.0.1:]PORT`; absent: no page. */
   ui?: string;
@@ -59,8 +66,34 @@ function hostPort(text: string): { host: string; port: number } {
   return { host, port };
 }
 
+/**
+ * A whole-number option within its bounds, or a usage error naming it: `Number("abc")` is NaN, which left the
+ * default in place without a word (--max-message-bytes) or a progress line every millisecond (--progress-seconds).
+ */
+function wholeNumber(name: string, text: string | undefined, min: number, max: number): number | undefined {
+  if (text === undefined) return undefined;
+  const value = /^\d{1,10}$/.test(text) ? Number(text) : NaN;
+  if (!(value >= min && value <= max)) {
+    throw new UsageError(`--${name} takes a whole number from ${min} to ${max}, not "${text.slice(0, 40)}"`);
+  }
+  return value;
+}
+
 export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
   if (!args.mllp && args.watch.length === 0) throw new UsageError('serve needs --mllp HOST:PORT, --watch DIR, or both');
+  const maxMessageBytes = wholeNumber('max-message-bytes', args.maxMessageBytes, 1024, MLLP_LIMITS.messageBytes);
+  const maxConnections = wholeNumber('max-connections', args.maxConnections, 1, MLLP_LIMITS.connections);
+  const progressSeconds = wholeNumber('progress-seconds', args.progressSeconds, 1, 86_400) ?? 30;
+  if (!args.mllp && (maxMessageBytes !== undefined || maxConnections !== undefined)) {
+    throw new UsageError('--max-message-bytes and --max-connections are limits of the MLLP listener: give --mllp');
+  }
+  // Every connection may hold an unfinished frame of the largest size: the product is memory the core could need.
+  const buffered = (maxConnections ?? MAX_MLLP_CONNECTIONS) * (maxMessageBytes ?? DEFAULT_MLLP_MESSAGE_BYTES);
+  if (buffered > MLLP_LIMITS.bufferedBytes) {
+    throw new UsageError(
+      `--max-connections × --max-message-bytes is ${Math.ceil(buffered / 1024 ** 3)} GiB of unfinished messages the listener could hold; at most 4 GiB`,
+    );
+  }
   if (Boolean(args.tlsCert) !== Boolean(args.tlsKey)) throw new UsageError('--tls-cert and --tls-key go together');
   if (args.tlsClientCa && !args.tlsCert) {
     throw new UsageError('--tls-client-ca needs --tls-cert and --tls-key (client certificates are checked over TLS)');
@@ -153,7 +186,6 @@ export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
           if (warning) ctx.warn(warning);
         }
       }
-      const maxMessageBytes = args.maxMessageBytes !== undefined ? Number(args.maxMessageBytes) : undefined;
       const mllp = new MllpListener({
         host,
         port,
@@ -180,7 +212,8 @@ export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
               },
             }
           : {}),
-        ...(maxMessageBytes && maxMessageBytes > 0 ? { maxMessageBytes } : {}),
+        ...(maxMessageBytes !== undefined ? { maxMessageBytes } : {}),
+        ...(maxConnections !== undefined ? { maxConnections } : {}),
       });
       listener = mllp;
       const shown = served?.listener(mllp, args.mllp);
@@ -223,7 +256,7 @@ export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
       });
       ctx.line(`ui: ${page.origin}/`);
     }
-    const every = Math.max(1, Number(args.progressSeconds ?? 30)) * 1000;
+    const every = progressSeconds * 1000;
     progressTimer = setInterval(() => {
       const c = outbox.progress(environmentId).counts;
       ctx.line(

@@ -92,7 +92,7 @@ export interface MllpListenerStats {
   malformedFrames: number;
 }
 
-const DEFAULT_MAX_BYTES = 1024 * 1024;
+export const DEFAULT_MLLP_MESSAGE_BYTES = 1024 * 1024;
 const DEFAULT_IDLE_MS = 5 * 60 * 1000;
 /**
  * How long a frame whose last byte is 0x1C waits for its 0x0D before it is read as ended (a sender that ends frames
@@ -106,6 +106,8 @@ const LONE_END_WAIT_MS = 250;
  * (docs/security.md, finding 36). 256 senders at once, at most 256 MiB of frames at the default size limit.
  */
 export const MAX_MLLP_CONNECTIONS = 256;
+/** What `serve --max-connections` and `--max-message-bytes` may raise the limits to, and their product at most. */
+export const MLLP_LIMITS = { connections: 4096, messageBytes: 64 * 1024 * 1024, bufferedBytes: 4 * 1024 ** 3 };
 
 /**
  * Any web page the admin visits can have the browser send an HTTP request to this port (a `no-cors` fetch needs no
@@ -291,7 +293,7 @@ export class MllpListener {
       log?.info('intake: closed an idle connection', { peer });
       socket.destroy();
     });
-    const framer = new MllpFramer(this.#options.maxMessageBytes ?? DEFAULT_MAX_BYTES);
+    const framer = new MllpFramer(this.#options.maxMessageBytes ?? DEFAULT_MLLP_MESSAGE_BYTES);
     const waiting: Buffer[] = [];
     /** Frames dropped unfinished on this connection: logged and audited for the first, counted at the close. */
     let abandoned = 0;
