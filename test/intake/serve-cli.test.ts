@@ -138,6 +138,11 @@ describe('rx-batch serve and profile', () => {
       expect(run.stderr).toContain(said);
       expect(run.stdout).not.toContain('mllp:');
     }
+    for (const address of ['127.0.0.1:', '127.0.0.1:0x50', '127.0.0.1:1e3', '127.0.0.1:65536']) {
+      const run = await runCli(['serve', '--env', 'sbx', '--mllp', address, '--data-dir', data]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(`--mllp takes HOST:PORT, not "${address}"`);
+    }
     const folder = join(root, 'limits-inbox');
     mkdirSync(folder, { recursive: true });
     const noListener = await runCli([

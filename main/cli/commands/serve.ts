@@ -60,9 +60,10 @@ export interface ServeArgs {
 function hostPort(text: string): { host: string; port: number } {
   const at = text.lastIndexOf(':');
   const host = at > 0 ? text.slice(0, at).replace(/^\[|\]$/g, '') : '127.0.0.1';
-  const port = Number(at >= 0 ? text.slice(at + 1) : text);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new UsageError(`--mllp takes HOST:PORT, not "${text}"`);
+  const portText = at >= 0 ? text.slice(at + 1) : text;
+  // Digits only: Number() also reads "", "0x9", "1e3" and " 25" (an empty port listened on a random one).
+  const port = /^\d{1,5}$/.test(portText) ? Number(portText) : NaN;
+  if (!(port <= 65535) || host === '') throw new UsageError(`--mllp takes HOST:PORT, not "${text.slice(0, 100)}"`);
   return { host, port };
 }
 
@@ -84,6 +85,7 @@ export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
   const maxMessageBytes = wholeNumber('max-message-bytes', args.maxMessageBytes, 1024, MLLP_LIMITS.messageBytes);
   const maxConnections = wholeNumber('max-connections', args.maxConnections, 1, MLLP_LIMITS.connections);
   const progressSeconds = wholeNumber('progress-seconds', args.progressSeconds, 1, 86_400) ?? 30;
+  const address = args.mllp !== undefined ? hostPort(args.mllp) : undefined;
   if (!args.mllp && (maxMessageBytes !== undefined || maxConnections !== undefined)) {
     throw new UsageError('--max-message-bytes and --max-connections are limits of the MLLP listener: give --mllp');
   }
@@ -177,8 +179,8 @@ export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
   const keepAlive = setInterval(() => undefined, 60_000);
   let progressTimer: NodeJS.Timeout | undefined;
   try {
-    if (args.mllp) {
-      const { host, port } = hostPort(args.mllp);
+    if (args.mllp && address) {
+      const { host, port } = address;
       // A sender is whatever its MSH-3/MSH-4 say: said once per profile that does not bind it (finding 27).
       if (admitsOtherComputers(host, args.allow)) {
         for (const { profile } of store.mappingProfiles.list()) {
