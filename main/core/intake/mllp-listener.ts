@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { createServer as createTcpServer, isIP, type AddressInfo, type Server, type Socket } from 'node:net';
+import { Socket, createServer as createTcpServer, isIP, type AddressInfo, type Server } from 'node:net';
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import type { Logger } from '../platform/logger.js';
 import { buildAck } from './hl7-ack.js';
@@ -135,6 +135,28 @@ export function normalisePeer(address: string | undefined): string {
   return address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
 }
 
+/** A connection's peer as logged and audited: `address` alone keys a run of refusals (ports change). */
+interface Peer {
+  address: string;
+  /** `address:port`, or `unknown`: never empty nor `:`, so an entry always says who (or that nobody could tell). */
+  label: string;
+}
+
+function peerOf(remote: { remoteAddress?: string | undefined; remotePort?: number | undefined } | undefined): Peer {
+  const address = normalisePeer(remote?.remoteAddress) || 'unknown';
+  const port = remote?.remotePort;
+  return { address, label: address !== 'unknown' && port !== undefined ? `${address}:${port}` : address };
+}
+
+/**
+ * The TCP socket a TLS server wrapped (Node's `_parent`, set since 0.11 and not public API): the key under which the
+ * listener kept the peer it read when the connection arrived.
+ */
+function tcpSocketOf(socket: Socket): Socket | undefined {
+  const parent = (socket as Socket & { _parent?: unknown })._parent;
+  return parent instanceof Socket ? parent : undefined;
+}
+
 /** Resolves once what was written to `socket` has left for the peer, or the socket closed. */
 function drained(socket: Socket): Promise<void> {
   return new Promise((resolve) => {
@@ -157,6 +179,12 @@ export class MllpListener {
   #full = false;
   /** Per reason and address: the refusals counted since the one said. */
   readonly #refusalRuns = new Map<string, RefusalRun>();
+  /**
+   * Each TCP connection's peer, read as it arrived: a TLS socket whose handshake failed (a certificate refused, the
+   * peer gone with ECONNRESET) no longer has its remote address when `tlsClientError` fires, and its refusal said
+   * `peer: ":"`, so the admin could not tell who was refused (docs/security.md, finding 44).
+   */
+  readonly #arrived = new WeakMap<Socket, Peer>();
   readonly stats: MllpListenerStats = { connections: 0, peers: [], messages: 0, refusedPeers: 0, malformedFrames: 0 };
   #address: AddressInfo | undefined;
 
@@ -173,9 +201,14 @@ export class MllpListener {
         },
         (socket) => this.#connection(socket),
       );
+      // Before the TLS server wraps the socket, and before any handshake byte is read.
+      server.prependListener('connection', (socket: Socket) => this.#arrived.set(socket, peerOf(socket)));
       server.on('tlsClientError', (error: NodeJS.ErrnoException, socket: TLSSocket) => {
         // A peer without a certificate the CA issued is refused like a peer not allowed: audited.
-        this.#refusePeer('tls', socket, { audit: clientCaPath !== undefined, error: error.code ?? error.message });
+        this.#refusePeer('tls', this.#peer(socket), {
+          audit: clientCaPath !== undefined,
+          error: error.code ?? error.message,
+        });
       });
       this.#server = server;
     } else {
@@ -186,7 +219,7 @@ export class MllpListener {
     // Node closes a connection beyond the cap before it is a socket of ours ('drop'). Said once until a connection
     // closes: a flood of them at a full listener is not a log line and an audit entry each.
     this.#server.on('drop', (dropped?: { remoteAddress?: string; remotePort?: number }) => {
-      const peer = `${normalisePeer(dropped?.remoteAddress)}:${dropped?.remotePort ?? ''}`;
+      const peer = peerOf(dropped).label;
       this.stats.refusedPeers += 1;
       if (this.#full) return;
       this.#full = true;
@@ -231,9 +264,11 @@ export class MllpListener {
    * A connection refused on connect: said (logged, and audited unless `audit` is false) when it is the first from
    * its address for this reason within the interval, else counted for the run's summary. Counted in stats always.
    */
-  #refusePeer(reason: PeerRefusalReason, socket: Socket, said: { audit?: boolean; error?: string } = {}): void {
-    const address = normalisePeer(socket.remoteAddress);
-    const peer = `${address}:${socket.remotePort ?? ''}`;
+  #refusePeer(
+    reason: PeerRefusalReason,
+    { address, label: peer }: Peer,
+    said: { audit?: boolean; error?: string } = {},
+  ): void {
     if (reason !== 'tls') this.stats.refusedPeers += 1;
     let key = `${reason} ${address}`;
     if (!this.#refusalRuns.has(key) && this.#refusalRuns.size >= MAX_REFUSING_ADDRESSES) key = `${reason} *`;
@@ -276,12 +311,18 @@ export class MllpListener {
     }
   }
 
+  /** The peer kept when `socket` (or the TCP socket a TLS socket wraps) arrived; else read now. */
+  #peer(socket: Socket): Peer {
+    const tcp = tcpSocketOf(socket);
+    return this.#arrived.get(socket) ?? (tcp && this.#arrived.get(tcp)) ?? peerOf(socket);
+  }
+
   #connection(socket: Socket): void {
-    const address = normalisePeer(socket.remoteAddress);
-    const peer = `${address}:${socket.remotePort ?? ''}`;
+    const arrived = this.#peer(socket);
+    const { address, label: peer } = arrived;
     const log = this.#options.logger;
     if (this.#allow && !this.#allow.has(address)) {
-      this.#refusePeer('allow', socket);
+      this.#refusePeer('allow', arrived);
       socket.destroy();
       return;
     }
@@ -376,7 +417,7 @@ export class MllpListener {
         const http = beginsAsHttp(opening);
         if (http === undefined) return;
         if (http) {
-          this.#refusePeer('http', socket);
+          this.#refusePeer('http', arrived);
           socket.destroy();
           return;
         }
