@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 
 /**
  * The header of a received message, read just far enough to acknowledge it (the importer reads the rest), and
- * the HL7 acknowledgement (original mode) for it: MSH mirrored as HL7 requires (sending and receiving application
+ * the HL7 acknowledgement (original mode, or enhanced mode's accept acknowledgment: `acknowledgmentCode`) for it: MSH mirrored as HL7 requires (sending and receiving application
  * and facility swapped, MSH-9 `ACK^<trigger>^ACK`, a new MSH-10, MSH-11 and MSH-12 as received, the message's own
  * separators), MSA-1 `AA`/`AE`/`AR`, MSA-2 = the message's MSH-10, one ERR per problem.
  */
@@ -158,6 +158,25 @@ export function newAckControlId(): string {
   return `${ACK_ID_PREFIX}${ackIds.toString(36).toUpperCase().padStart(8, '0')}`;
 }
 
+const ACK_CONDITIONS = new Set(['AL', 'ER', 'SU', 'NE']);
+
+/**
+ * MSA-1 for `code`. A sender that fills MSH-15 (accept acknowledgment type) and leaves MSH-16 (application
+ * acknowledgment type) empty or NE speaks enhanced mode and asks for the accept acknowledgment alone: the commit
+ * codes, CA once the message is stored (AA and AE here: an AE's problems still go as ERR segments) and CR when it
+ * cannot be (AR). Answered AA, such a sender may wait for a CA that never comes. One that fills MSH-16 wants the
+ * application acknowledgment too, which this listener cannot send later (it opens no connection to the sender): it
+ * gets that one at once, as in original mode. Either way every message is answered, NE and ER/SU included, since a
+ * sender on MLLP waits by default.
+ */
+function acknowledgmentCode(header: MessageHeader | undefined, code: AckCode): string {
+  if (!header) return code;
+  const accept = header.component(15).trim().toUpperCase();
+  const application = header.component(16).trim().toUpperCase();
+  if (!ACK_CONDITIONS.has(accept) || (application !== '' && application !== 'NE')) return code;
+  return code === 'AR' ? 'CR' : 'CA';
+}
+
 /**
  * The acknowledgement of `header` (undefined: the message had no readable MSH, so the ACK uses the default
  * separators and mirrors nothing). Segments end with CR, as HL7 requires.
@@ -183,7 +202,7 @@ export function buildAck(header: MessageHeader | undefined, options: AckOptions)
     f(11) || 'P',
     f(12) || '2.5',
   ].join(fs);
-  const msa = ['MSA', options.code, header?.field(10) ?? ''].join(fs);
+  const msa = ['MSA', acknowledgmentCode(header, options.code), header?.field(10) ?? ''].join(fs);
   const segments = [msh, msa];
   for (const error of options.errors ?? []) {
     segments.push(
