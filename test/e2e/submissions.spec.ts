@@ -55,6 +55,8 @@ test('submissions: a paused batch waits, then runs to done with live counts; a h
   await expect(held).toContainText('Held');
   await expect(held).toContainText('Held for a person to decide');
   await expect(held).toContainText('locked-out patient');
+  // Settled is not done: the progress line says that some wait for a person.
+  await expect(progress).toContainText(/0 to go · [\d,]+ needs? a person \(below\)/);
   await saveScreenshot(page, 'submissions');
   await held.getByRole('button', { name: `Send again now (${batch.clinicOrderIds[4]})` }).click();
   await expect(problems.getByRole('status')).toHaveText('1 order will be tried again now.');

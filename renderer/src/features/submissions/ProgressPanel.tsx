@@ -9,7 +9,7 @@ import { formatCount } from '../format/format-time.js';
 import { useLive } from '../live/live-context.js';
 import { ORDER_STATE_TEXT, TONE_SYMBOL } from '../orders/order-states.js';
 import { describeBatches } from './batch-progress.js';
-import { formatRate, slowServiceSentence, summarizeProgress } from './progress-summary.js';
+import { formatRate, needPerson, slowServiceSentence, summarizeProgress } from './progress-summary.js';
 import './live-state.css';
 
 const OUTBOX_STATE_LABELS: Record<OutboxProgressView['state'], string> = {
@@ -88,8 +88,15 @@ export function ProgressPanel({
         <strong>
           {formatCount(summary.settled)} of {formatCount(summary.total)} orders settled
         </strong>{' '}
-        ({percent}%) · {formatCount(summary.waiting)} to go · {formatRate(progress.ordersPerSecond)} ·{' '}
-        <span>{OUTBOX_STATE_LABELS[progress.state]}</span>
+        ({percent}%) · {formatCount(summary.waiting)} to go
+        {/* Settled is not done: a rejected or held order waits for a person, whatever the bar says. */}
+        {summary.needsAttention > 0 ? (
+          <>
+            {' '}
+            · <strong className="tone-attention">{needPerson(summary.needsAttention)}</strong>
+          </>
+        ) : null}{' '}
+        · {formatRate(progress.ordersPerSecond)} · <span>{OUTBOX_STATE_LABELS[progress.state]}</span>
       </p>
       <BatchProgressList progress={progress} />
       <p role="status" className="hint slow-service">

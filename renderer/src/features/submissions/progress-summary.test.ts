@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ORDER_STATE_NAMES, type OrderStateName } from '../../../../shared/order-views.js';
-import { formatRate, slowServiceSentence, summarizeProgress } from './progress-summary.js';
+import { formatRate, needPerson, slowServiceSentence, summarizeProgress } from './progress-summary.js';
 
 function counts(some: Partial<Record<OrderStateName, number>>) {
   return Object.fromEntries(ORDER_STATE_NAMES.map((state) => [state, some[state] ?? 0])) as Record<
@@ -35,6 +35,13 @@ describe('submission progress', () => {
       succeeded: 4,
       needsAttention: 1,
     });
+  });
+
+  it('says how many settled orders still wait for a person', () => {
+    expect(needPerson(summarizeProgress(counts({ created: 88, held: 1, rejected: 0 })).needsAttention)).toBe(
+      '1 needs a person (below)',
+    );
+    expect(needPerson(1234)).toBe('1,234 need a person (below)');
   });
 
   it('shows the rate readably', () => {

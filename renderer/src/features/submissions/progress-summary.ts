@@ -1,5 +1,6 @@
 import type { OrderStateName } from '../../../../shared/order-views.js';
 import type { OutboxProgressView } from '../../../../shared/outbox-views.js';
+import { formatCount } from '../format/format-time.js';
 
 export interface ProgressSummary {
   /** Accepted orders (staged and withdrawn ones are not part of the batch's progress). */
@@ -43,6 +44,11 @@ export function summarizeProgress(counts: OutboxProgressView['counts']): Progres
     needsAttention: sum(counts, ATTENTION),
     fraction: total === 0 ? 1 : settled / total,
   };
+}
+
+/** The orders that wait for a person (rejected, held, cancel refused), as the progress line says them. */
+export function needPerson(count: number): string {
+  return `${formatCount(count)} ${count === 1 ? 'needs' : 'need'} a person (below)`;
 }
 
 /** Orders per second for the eye: one decimal below 10, whole numbers above. */
