@@ -28,6 +28,18 @@ const isCreateOf = (req: ProxiedRequest, clinicOrderId: string) =>
 const isLookupOf = (req: ProxiedRequest, clinicOrderId: string) =>
   req.url.includes('status-with-clinic-code') && req.url.includes(`clinicOrderId=${clinicOrderId}`);
 
+type SetUp = ReturnType<typeof setUp>;
+
+/** Runs the outbox until nothing is left to do, then stops it. */
+async function runToIdle({ outbox }: SetUp): Promise<void> {
+  await outbox.runUntilIdle(ENVIRONMENT_ID);
+  await outbox.stop();
+}
+
+/** The order's attempts, as `operation:outcome:HTTP status`. */
+const trail = ({ t }: SetUp, id: number) =>
+  t.store.attempts.list(id).map((a) => `${a.operation}:${a.outcome}:${a.httpStatus ?? '-'}`);
+
 describe('orders in doubt', () => {
   it('after a crash, an order left "sending" is looked up: found → created with its id, not found → sent once', async () => {
     const { t, outbox } = setUp();
@@ -90,7 +102,8 @@ describe('orders in doubt', () => {
   });
 
   it('a lookup that fails keeps the order in doubt; a miss then "duplicate clinicOrderId" means it was created', async () => {
-    const { t, outbox, attention } = setUp(fixture.proxy.url);
+    const run = setUp(fixture.proxy.url);
+    const { t, attention } = run;
     const [order] = sampleOrders('RACE', 1);
     const [id] = enqueue(t, [order!]);
     const id0 = order!.clinicOrderId;
@@ -107,11 +120,10 @@ describe('orders in doubt', () => {
       return 'forward';
     });
 
-    await outbox.runUntilIdle(ENVIRONMENT_ID);
-    await outbox.stop();
+    await runToIdle(run);
 
     expectEachCreatedOnce(fixture.sandbox, t.store, [id0]);
-    expect(t.store.attempts.list(id!).map((a) => `${a.operation}:${a.outcome}:${a.httpStatus ?? '-'}`)).toEqual([
+    expect(trail(run, id!)).toEqual([
       'create:in-doubt:-',
       'lookup:retryable:503',
       'lookup:ok:200',
@@ -122,7 +134,8 @@ describe('orders in doubt', () => {
   });
 
   it('a bare 409 Conflict after a send that got no answer is looked up, not taken for a rejection', async () => {
-    const { t, outbox, attention } = setUp(fixture.proxy.url);
+    const run = setUp(fixture.proxy.url);
+    const { t, attention } = run;
     const [order] = sampleOrders('CONFLICT', 1);
     const [id] = enqueue(t, [order!]);
     const id0 = order!.clinicOrderId;
@@ -136,30 +149,24 @@ describe('orders in doubt', () => {
       return 'forward';
     });
 
-    await outbox.runUntilIdle(ENVIRONMENT_ID);
-    await outbox.stop();
+    await runToIdle(run);
 
     expectEachCreatedOnce(fixture.sandbox, t.store, [id0]);
-    expect(t.store.attempts.list(id!).map((a) => `${a.operation}:${a.outcome}:${a.httpStatus ?? '-'}`)).toEqual([
-      'create:in-doubt:-',
-      'lookup:ok:200',
-      'create:rejected:409',
-      'lookup:ok:200',
-    ]);
+    expect(trail(run, id!)).toEqual(['create:in-doubt:-', 'lookup:ok:200', 'create:rejected:409', 'lookup:ok:200']);
     expect(t.store.orders.get(id!)?.state).toBe('created');
     expect(attention).toEqual([]);
   });
 
   it('a bare 409 Conflict on an order never in doubt is a real rejection', async () => {
-    const { t, outbox, attention } = setUp(fixture.proxy.url);
+    const run = setUp(fixture.proxy.url);
+    const { t, attention } = run;
     const [order] = sampleOrders('CONFLICTED', 1);
     const [id] = enqueue(t, [order!]);
     fixture.setProxyRule((req) =>
       isCreateOf(req, order!.clinicOrderId) ? { status: 409, body: undefined } : 'forward',
     );
 
-    await outbox.runUntilIdle(ENVIRONMENT_ID);
-    await outbox.stop();
+    await runToIdle(run);
 
     expect(t.store.orders.get(id!)).toMatchObject({ state: 'rejected', pharmacyOrderId: null });
     expect(attention).toEqual([expect.objectContaining({ kind: 'order', reason: 'rejected', orderId: id })]);
