@@ -294,9 +294,13 @@ export function isDmdSystem(system: string): boolean {
 /** Dosage texts joined so they read as one instruction: `one daily; with food`, `Take one. With food.`. */
 export function joinDosage(parts: readonly string[]): string {
   let out = '';
+  // What `out` ends in, kept as it grows: reading its end (a regex, or even charAt) flattens the string each time,
+  // which for a field repeated thousands of times took minutes.
+  let last = '';
   for (const part of parts) {
     if (out === '') out = part;
-    else out += /[.;:,!?]$/.test(out) ? ` ${part}` : `; ${part}`;
+    else out += '.;:,!?'.includes(last) ? ` ${part}` : `; ${part}`;
+    last = part === '' ? (out === '' ? '' : ' ') : part.charAt(part.length - 1);
   }
   return out;
 }

@@ -150,13 +150,25 @@ let pieceEnd = 0;
 function pieceStart(text: string, separator: string, n: number, from: number, to: number): number {
   let start = from;
   for (let i = 0; i < n; i += 1) {
-    const next = text.indexOf(separator, start);
-    if (next === -1 || next >= to) return -1;
+    const next = indexBefore(text, separator, start, to);
+    if (next === -1) return -1;
     start = next + 1;
   }
-  const end = text.indexOf(separator, start);
-  pieceEnd = end === -1 || end >= to ? to : end;
+  const end = indexBefore(text, separator, start, to);
+  pieceEnd = end === -1 ? to : end;
   return start;
+}
+
+/**
+ * `separator`'s first place in `text` from `from`, before `to`; -1 when none. Within a repetition the search stops
+ * at its end: `indexOf` would look on through every later repetition for a separator none of them holds (a `&`),
+ * which made reading each of a field's thousands of repetitions take as long as the whole field.
+ */
+function indexBefore(text: string, separator: string, from: number, to: number): number {
+  if (to === text.length) return text.indexOf(separator, from);
+  const code = separator.charCodeAt(0);
+  for (let at = from; at < to; at += 1) if (text.charCodeAt(at) === code) return at;
+  return -1;
 }
 
 /** HL7's explicit null: a field, component or subcomponent that is exactly `""` (spaces around it tolerated). */
@@ -170,6 +182,11 @@ class SegmentView implements Hl7Segment {
   private readonly header: boolean;
   private fields: string[] | undefined;
   #hasSubcomponents: boolean | undefined;
+  /**
+   * Where each repetition of a field starts, found once: counting separators for every read of repetition n made
+   * reading all n repetitions (a name or address repeated 8,000 times) take seconds, and a 1 MB segment minutes.
+   */
+  #repetitionStarts: Map<number, number[]> | undefined;
 
   constructor(
     readonly raw: string,
@@ -185,6 +202,23 @@ class SegmentView implements Hl7Segment {
     this.fields ??= this.raw.split(this.owner.delimiters.field);
     const index = this.header ? field - 1 : field;
     return index >= 1 ? (this.fields[index] ?? '') : '';
+  }
+
+  /** Like `pieceStart` for a field's repetitions, from the starts found once per field. */
+  private repetitionStart(field: number, raw: string, repetition: number): number {
+    const separator = this.owner.delimiters.repetition;
+    if (repetition <= 1) return pieceStart(raw, separator, 0, 0, raw.length);
+    this.#repetitionStarts ??= new Map();
+    let starts = this.#repetitionStarts.get(field);
+    if (!starts) {
+      starts = [0];
+      for (let at = raw.indexOf(separator); at !== -1; at = raw.indexOf(separator, at + 1)) starts.push(at + 1);
+      this.#repetitionStarts.set(field, starts);
+    }
+    const start = starts[repetition - 1];
+    if (start === undefined) return -1;
+    pieceEnd = repetition < starts.length ? starts[repetition]! - 1 : raw.length;
+    return start;
   }
 
   repetitions(field: number): number {
@@ -206,11 +240,11 @@ class SegmentView implements Hl7Segment {
     if (this.header && field <= 2) return [this.value(field)];
     const raw = this.fieldRaw(field);
     const d = this.owner.delimiters;
-    const repStart = raw === '' ? -1 : pieceStart(raw, d.repetition, repetition - 1, 0, raw.length);
+    const repStart = raw === '' ? -1 : this.repetitionStart(field, raw, repetition);
     if (repStart < 0) return [];
     const compStart = pieceStart(raw, d.component, component - 1, repStart, pieceEnd);
     if (compStart < 0) return [];
-    const separatorAt = raw.indexOf(d.subcomponent, compStart);
+    const separatorAt = indexBefore(raw, d.subcomponent, compStart, pieceEnd);
     if (separatorAt === -1 || separatorAt >= pieceEnd) return [this.value(field, component, 1, repetition)];
     return raw
       .slice(compStart, pieceEnd)
@@ -224,7 +258,7 @@ class SegmentView implements Hl7Segment {
     const raw = this.fieldRaw(field);
     if (raw === '') return '';
     const d = this.owner.delimiters;
-    const repStart = pieceStart(raw, d.repetition, repetition - 1, 0, raw.length);
+    const repStart = this.repetitionStart(field, raw, repetition);
     if (repStart < 0) return '';
     const compStart = pieceStart(raw, d.component, component - 1, repStart, pieceEnd);
     if (compStart < 0) return '';

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CODE_LISTS } from '../../../shared/environment.js';
+import type { MappingProfile } from '../model/mapping-profile.js';
+import { importHl7Message } from './import-message.js';
+import { writeRde011 } from './rde-writer.js';
+import { exampleOrder } from './testing/write-fixtures.js';
+
+/**
+ * A field repeated tens of thousands of times, in a segment under the 1 MB limit: each repetition used to be found
+ * by counting separators from the field's start (and a dosage's end re-read as it grew), so reading them all took
+ * minutes and the import looked hung. The message is still read, in well under a second.
+ */
+
+const PROFILE: MappingProfile = {
+  name: 'HL7 clinic',
+  columns: {},
+  constants: { paymentType: 'Account', courierCode: 'RMT24', currencyCode: 'GBP' },
+  valueMaps: {},
+};
+
+const BASE = writeRde011(exampleOrder('R-1'), { timestamp: '20250101120000' }).split('\r');
+
+async function importSegments(segments: readonly string[]) {
+  const { orders } = await importHl7Message(Buffer.from(segments.join('\r')), 'many.hl7', {
+    codeLists: DEFAULT_CODE_LISTS,
+    profile: PROFILE,
+    today: new Date('2025-06-01T00:00:00Z'),
+  });
+  expect(orders).toHaveLength(1);
+  return orders[0]!.order;
+}
+
+const REPEATS = 100_000;
+
+describe('a field with very many repetitions', () => {
+  it('PID-5 repeated 100,000 times: the first name is read, quickly', async () => {
+    const segments = BASE.map((s) =>
+      s.startsWith('PID|') ? s.replace('Example^Alex^^^Ms', `Example^Alex^^^Ms${'~A^B'.repeat(REPEATS)}`) : s,
+    );
+    const started = Date.now();
+    const order = await importSegments(segments);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(order.body).toMatchObject({ customer: { surname: 'Example', firstName: 'Alex', title: 'Ms' } });
+  }, 30_000);
+
+  it('RXE-7 repeated 100,000 times: the dosage is joined and refused as too long, quickly', async () => {
+    const segments = BASE.map((s) =>
+      s.startsWith('RXE|')
+        ? s.replace('^Two tablets up to four times a day', `^Two tablets${'~^x'.repeat(REPEATS)}`)
+        : s,
+    );
+    const started = Date.now();
+    const order = await importSegments(segments);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(order.problems).toContainEqual(
+      expect.objectContaining({ code: 'field.tooLong', field: 'prescribedItems.0.dosageInstructions' }),
+    );
+  }, 30_000);
+
+  it('a repetition in a field without subcomponents is still read whole', async () => {
+    const segments = BASE.map((s) =>
+      s.startsWith('PID|') ? s.replace('Example^Alex^^^Ms', `~Example^Alex^^^Ms${'~'.repeat(REPEATS)}`) : s,
+    );
+    const order = await importSegments(segments);
+    expect(order.body).toMatchObject({ customer: { surname: 'Example', firstName: 'Alex', title: 'Ms' } });
+  }, 30_000);
+});
