@@ -615,10 +615,15 @@ class CellReader {
 
   /** Two repetitions of the kind a chosen field picks, and they differ: the first is used, with a warning. */
   tie(label: string, what: string, bodyPath: string, reps: readonly number[]): void {
+    // A few named, as `repeated` does: a field repeated thousands of times made a problem of thousands of numbers.
+    const listed =
+      reps.length > 6
+        ? `${reps.slice(0, 5).join(', ')} and ${reps.length - 5} more`
+        : `${reps.slice(0, -1).join(', ')} and ${reps.at(-1)}`;
     this.say(
       'warning',
       'hl7.repeatChoice',
-      `${label} has ${reps.length} ${what} that differ (repetitions ${reps.slice(0, -1).join(', ')} and ${reps.at(-1)}); repetition ${reps[0]} was used.`,
+      `${label} has ${reps.length} ${what} that differ (repetitions ${listed}); repetition ${reps[0]} was used.`,
       bodyPath,
     );
   }

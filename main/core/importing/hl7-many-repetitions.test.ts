@@ -41,7 +41,22 @@ describe('a field with very many repetitions', () => {
     const order = await importSegments(segments);
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(order.body).toMatchObject({ customer: { surname: 'Example', firstName: 'Alex', title: 'Ms' } });
+    // The warning names a few of the differing repetitions, not all 100,001.
+    const tie = order.problems.find((problem) => problem.code === 'hl7.repeatChoice');
+    expect(tie?.text).toBe(
+      'PID-5 has 100001 names of the kind chosen that differ (repetitions 1, 2, 3, 4, 5 and 99996 more); repetition 1 was used.',
+    );
   }, 30_000);
+
+  it('a few differing repetitions are all named', async () => {
+    const segments = BASE.map((s) =>
+      s.startsWith('PID|') ? s.replace('Example^Alex^^^Ms', 'Example^Alex^^^Ms~A^B~C^D') : s,
+    );
+    const order = await importSegments(segments);
+    expect(order.problems.find((problem) => problem.code === 'hl7.repeatChoice')?.text).toBe(
+      'PID-5 has 3 names of the kind chosen that differ (repetitions 1, 2 and 3); repetition 1 was used.',
+    );
+  });
 
   it('RXE-7 repeated 100,000 times: the dosage is joined and refused as too long, quickly', async () => {
     const segments = BASE.map((s) =>
