@@ -291,6 +291,12 @@ export function isDmdSystem(system: string): boolean {
   if (key.startsWith('HTTP://SNOMED.INFO/SCT') || key.startsWith('HTTPS://SNOMED.INFO/SCT')) return true;
   return key === '2.16.840.1.113883.6.96' || key === 'URN:OID:2.16.840.1.113883.6.96';
 }
+/** `a, b and c`, or the first ten and how many more: a message of thousands of ORCs named each in one problem. */
+export function listSome(values: readonly string[], max = 10): string {
+  if (values.length > max) return `${values.slice(0, max).join(', ')} and ${values.length - max} more`;
+  return values.join(', ');
+}
+
 /** Dosage texts joined so they read as one instruction: `one daily; with food`, `Take one. With food.`. */
 export function joinDosage(parts: readonly string[]): string {
   let out = '';
@@ -897,7 +903,7 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
     r.say(
       'error',
       'hl7.multipleOrders',
-      `The message holds more than one order (ORC-2 ${[...placerIds].join(', ')}) and no one placer group number (ORC-4) for them; send one order per message, or, if they are the items of one prescription, give each ORC the prescription's number in ORC-4.`,
+      `The message holds more than one order (ORC-2 ${listSome([...placerIds])}) and no one placer group number (ORC-4) for them; send one order per message, or, if they are the items of one prescription, give each ORC the prescription's number in ORC-4.`,
       'prescription.clinicOrderId',
     );
     reported.add('prescription.clinicOrderId');

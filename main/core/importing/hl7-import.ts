@@ -6,7 +6,7 @@ import { Hl7ParseError, parseHl7Message, type Hl7Message } from '../model/hl7-ad
 import { derivedOnce } from '../model/deep-frozen.js';
 import { chooseHl7Profile, type Hl7ProfileChoice } from './hl7-profile-choice.js';
 import { MessageSenders, readHl7Sender } from './hl7-sender.js';
-import { extractHl7Order } from './hl7-field-map.js';
+import { extractHl7Order, listSome } from './hl7-field-map.js';
 import { escapeProblems } from './hl7-escape-problems.js';
 import { isAcceptedMessageType, messageTypeRefusal } from './hl7-message-types.js';
 import { processingIdProblem } from './hl7-processing-id.js';
@@ -119,7 +119,7 @@ function patientProblem(message: Hl7Message, file: string, index: number): Probl
   if (pids.length < 2) return [];
   const [first, ...rest] = pids;
   const differing = rest.filter((pid) => pid.raw.slice(4).trimEnd() !== first!.raw.slice(4).trimEnd());
-  const at = (list: typeof pids) => list.map((pid) => pid.position + 1).join(', ');
+  const at = (list: typeof pids) => listSome(list.map((pid) => String(pid.position + 1)));
   if (differing.length === 0) {
     return [
       problem(

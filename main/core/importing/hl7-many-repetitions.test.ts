@@ -80,3 +80,26 @@ describe('a field with very many repetitions', () => {
     expect(order.body).toMatchObject({ customer: { surname: 'Example', firstName: 'Alex', title: 'Ms' } });
   }, 30_000);
 });
+
+describe('a message of thousands of ORC or PID segments', () => {
+  it('hl7.multipleOrders names the first ten order numbers and how many more', async () => {
+    const [msh, pid, orc, rxe] = BASE;
+    const orders = Array.from({ length: 3000 }, (_, i) => [orc!.replace('ORC|NW|R-1|', `ORC|NW|R-${i + 1}|`), rxe!]);
+    const order = await importSegments([msh!, pid!, ...orders.flat()]);
+    const text = order.problems.find((problem) => problem.code === 'hl7.multipleOrders')?.text;
+    expect(text).toContain('(ORC-2 R-1, R-2, R-3, R-4, R-5, R-6, R-7, R-8, R-9, R-10 and 2990 more)');
+    expect(text!.length).toBeLessThan(400);
+  });
+
+  it('hl7.multiplePatients names the first ten PID segments and how many more', async () => {
+    const [msh, pid, ...rest] = BASE;
+    const pids = Array.from({ length: 3000 }, (_, i) => pid!.replace('Example^Alex', `Other${i}^Alex`));
+    const { orders } = await importHl7Message(Buffer.from([msh, pid, ...pids, ...rest].join('\r')), 'many.hl7', {
+      codeLists: DEFAULT_CODE_LISTS,
+      profile: PROFILE,
+    });
+    const text = orders[0]!.order.problems.find((problem) => problem.code === 'hl7.multiplePatients')?.text;
+    expect(text).toContain('PID segment 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 and 2990 more differs from the first PID');
+    expect(text!.length).toBeLessThan(500);
+  });
+});
