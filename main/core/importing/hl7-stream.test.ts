@@ -156,6 +156,24 @@ describe('splitting HL7 streams into messages', () => {
     expect(split(['BHS|^~\\&', ...MSG(1), 'BTS|'].join('\r')).problems).toEqual([]);
   });
 
+  it('says a count of one in the singular', () => {
+    const texts = (text: string) => {
+      const splitter = new Hl7Splitter('f.hl7', 1000);
+      splitter.push(text);
+      splitter.end();
+      return splitter.problems.map((p) => p.text);
+    };
+    expect(texts(['BHS|^~\\&', 'BTS|1'].join('\r'))).toContain(
+      'The BTS trailer says the batch holds 1 message, but it holds 0: the file may be incomplete or edited.',
+    );
+    expect(texts(['FHS|^~\\&', 'FTS|1'].join('\r'))).toContain(
+      'The FTS trailer says the file holds 1 batch, but it holds 0 (messages without a BHS count as one batch).',
+    );
+    expect(texts(['BHS|^~\\&', ...MSG(1), 'BTS|2'].join('\r'))).toContain(
+      'The BTS trailer says the batch holds 2 messages, but it holds 1: the file may be incomplete or edited.',
+    );
+  });
+
   it('reports segments outside any message once, and keeps the messages', () => {
     const result = split(['PID|1||x', 'ORC|NW|y', ...MSG(1)].join('\r'));
     expect(result).toEqual({ messages: [MSG(1)], problems: ['hl7.strayContent'] });

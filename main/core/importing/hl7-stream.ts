@@ -433,7 +433,7 @@ export class Hl7Splitter {
         if (declared !== undefined && declared !== this.batch.messages) {
           this.fileProblem(
             'hl7.batchCount',
-            `The BTS trailer says the batch holds ${declared} messages, but it holds ${this.batch.messages}: the file may be incomplete or edited.`,
+            `The BTS trailer says the batch holds ${declared} ${declared === 1 ? 'message' : 'messages'}, but it holds ${this.batch.messages}: the file may be incomplete or edited.`,
           );
         }
         this.batch = undefined;
@@ -450,7 +450,7 @@ export class Hl7Splitter {
         if (declared !== undefined && declared !== this.fileHeader.batches) {
           this.fileProblem(
             'hl7.fileCount',
-            `The FTS trailer says the file holds ${declared} batches, but it holds ${this.fileHeader.batches} (messages without a BHS count as one batch).`,
+            `The FTS trailer says the file holds ${declared} ${declared === 1 ? 'batch' : 'batches'}, but it holds ${this.fileHeader.batches} (messages without a BHS count as one batch).`,
           );
         }
         this.fileClosed = true;
