@@ -10,7 +10,8 @@ import { reasonFromAck, type ChannelActivity } from './channel-activity.js';
 import type { FolderWatcher, WatchedFileResult } from './folder-watcher.js';
 import { readMessageHeader } from './hl7-ack.js';
 import type { IntakeResult } from './intake-service.js';
-import type { ListenerRefusal, MllpListener, PeerRefusalReason } from './mllp-listener.js';
+import type { ListenerRefusal, PeerRefusalReason } from './listener-refusal.js';
+import type { MllpListener } from './mllp-listener.js';
 
 /**
  * One listener or watched folder as the Intake screen shows it, whoever runs it: the app's own intake

@@ -26,7 +26,7 @@ import {
   UNKNOWN_ORDER,
   type HeldCancel,
 } from './cancel-origin.js';
-import type { ListenerRefusal, PeerRefusalReason } from './mllp-listener.js';
+import type { ListenerRefusal, PeerRefusalReason } from './listener-refusal.js';
 import { appendToDayBatch, dayBatchName, readMessage, type ReadMessage } from './message-staging.js';
 import { isSameMessage } from './resend-check.js';
 import {

@@ -3,6 +3,7 @@ import { Socket, createServer as createTcpServer, isIP, type AddressInfo, type S
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import type { Logger } from '../platform/logger.js';
 import { buildAck } from './hl7-ack.js';
+import type { ListenerRefusal, PeerRefusalReason } from './listener-refusal.js';
 import type { IntakeResult } from './intake-service.js';
 import { MLLP_START, MllpFramer, mllpFrame, type FrameEvent } from './mllp-framer.js';
 
@@ -44,23 +45,6 @@ export interface MllpListenerOptions {
 }
 
 /** Why a peer's connection was refused on connect: the allow-list, an HTTP request, a failed TLS handshake. */
-export type PeerRefusalReason = 'allow' | 'http' | 'tls';
-
-export type ListenerRefusal =
-  | {
-      kind: 'peer';
-      /** Why, so the Intake screen says it in its own words (not every refused peer is one the allow-list left out). */
-      reason: PeerRefusalReason;
-      peer: string;
-      /** A summary: this many more refusals of the peer's address for the same reason, since the one said before. */
-      count?: number;
-    }
-  | {
-      /** `busy`: the listener already had `maxConnections` open. */
-      kind: 'busy' | 'tooLarge' | 'abandoned';
-      peer: string;
-    };
-
 const PEER_REFUSAL_LINES: Record<PeerRefusalReason, string> = {
   allow: 'intake: refused a connection from a peer not in the allow-list',
   http: 'intake: refused a connection that began as an HTTP request (a web page in a browser?)',

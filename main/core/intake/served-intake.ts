@@ -6,7 +6,8 @@ import { ChannelActivity, seriesEnd } from './channel-activity.js';
 import type { FolderWatcher, WatchedFileResult } from './folder-watcher.js';
 import { channelView, noteFile, noteMessage, noteRefusal, type IntakeChannel } from './intake-channels.js';
 import type { IntakeResult } from './intake-service.js';
-import type { ListenerRefusal, MllpListener } from './mllp-listener.js';
+import type { ListenerRefusal } from './listener-refusal.js';
+import type { MllpListener } from './mllp-listener.js';
 
 /**
  * What `rx-batch serve --ui` shows its page on the Intake screen: serve's own listener and folders, counted as the

@@ -4,7 +4,8 @@ import { HL7_PROFILE, stagingFixture, type StagingFixture } from '../../staging/
 import { inProcessRowSink } from '../../store/staged-batch-writer.js';
 import { LOCAL } from '../../store/testing/store-fixtures.js';
 import { IntakeService, type IntakeRules } from '../intake-service.js';
-import { MllpListener, type ListenerRefusal, type MllpListenerOptions } from '../mllp-listener.js';
+import type { ListenerRefusal } from '../listener-refusal.js';
+import { MllpListener, type MllpListenerOptions } from '../mllp-listener.js';
 
 /** The sender whose HL7 profile startMllpIntake saves (MSH-3, MSH-4): its messages are read with that profile. */
 export const MLLP_SENDER = { sendingApplication: 'EPR-7', sendingFacility: 'CLINIC-H' } as const;
