@@ -102,7 +102,7 @@ describe('rx-batch import, batch show / export / errors, accept', () => {
     const errors = join(dir, 'errors.csv');
     const exported = await cli('batch', 'errors', batch, errors);
     expect(exported.code).toBe(0);
-    expect(exported.stdout).toContain('Wrote 1 orders');
+    expect(exported.stdout).toContain('Wrote 1 order that needs fixing');
     const errorText = readFileSync(errors, 'utf8');
     expect(errorText.split('\r\n')[0]).toBe(`\ufeff${TEMPLATE_COLUMNS.join(',')},errors`);
     // Fixed in "a spreadsheet": the postcode cell corrected, the errors column left as it is.

@@ -78,7 +78,7 @@ describe('the rx-batch CLI', () => {
     const accepted = await cli('accept', String(summary.batchId));
     expect(accepted.code).toBe(1);
     expect(accepted.stdout).toContain('Accepted 3 orders');
-    expect(accepted.stdout).toContain('1 orders stay staged');
+    expect(accepted.stdout).toContain('1 order stays staged');
     const submitted = await cli('submit', '--env', 'sbx', '--until-idle');
     expect(submitted.code).toBe(0);
     expect(submitted.stdout).toContain('Done.');

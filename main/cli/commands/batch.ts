@@ -10,6 +10,7 @@ import type { StagingService } from '../../core/staging/staging-service.js';
 import type { CliContext } from '../cli-context.js';
 import { EXIT, InputError } from '../cli-errors.js';
 import { openExportFile } from '../export-file.js';
+import { plural } from '../../../shared/count-words.js';
 
 /** `batch show`, `batch export --template` and `batch errors`: a staged batch read back out. */
 
@@ -70,7 +71,7 @@ export function batchShow(ctx: CliContext, batchId: number): number {
     const c = batch.counts;
     ctx.line(
       `Batch ${batch.id} (${batch.sourceFileName}, ${batch.kind.toUpperCase()}, route ${batch.route}, ${batch.environmentId}): ` +
-        `${c.total} orders: ${c.valid} valid, ${c.invalid} invalid, ${c.accepted} accepted.`,
+        `${plural(c.total, 'order')}: ${c.valid} valid, ${c.invalid} invalid, ${c.accepted} accepted.`,
     );
     for (const page of service.walkBatch(batchId)) {
       for (const order of page) {
@@ -127,6 +128,9 @@ export async function batchErrors(ctx: CliContext, batchId: number, file: string
   const chunks = inputErrors(() => staging(ctx).errorCsv(batchId, counts));
   await writeChunks(file, chunks, true);
   if (ctx.options.json) ctx.json({ batchId, orders: counts.orders, file });
-  else ctx.line(`Wrote ${counts.orders} orders that need fixing to ${file}; fix them and import the file again.`);
+  else
+    ctx.line(
+      `Wrote ${plural(counts.orders, 'order')} that ${counts.orders === 1 ? 'needs' : 'need'} fixing to ${file}; fix them and import the file again.`,
+    );
   return EXIT.ok;
 }

@@ -5,6 +5,7 @@ import { stagingFor } from '../../core/staging/staging-handlers.js';
 import { StagingError } from '../../core/staging/staging-deps.js';
 import type { CliContext } from '../cli-context.js';
 import { EXIT, InputError, UsageError } from '../cli-errors.js';
+import { plural } from '../../../shared/count-words.js';
 
 /** Profile choices made without --profile: by the CSV header, by the HL7 sender, or several fitting the sender. */
 const AUTOMATIC_CHOICES = new Set(['header', 'sender', 'several']);
@@ -120,7 +121,7 @@ export async function importBatch(ctx: CliContext, args: ImportArgs): Promise<nu
     ].filter(Boolean);
     ctx.line(`Read ${detected.join(', ')}.`);
     ctx.line(
-      `Staged batch ${outcome.batchId}: ${outcome.orders} orders, ${outcome.valid} valid, ${outcome.invalid} invalid.`,
+      `Staged batch ${outcome.batchId}: ${plural(outcome.orders, 'order')}, ${outcome.valid} valid, ${outcome.invalid} invalid.`,
     );
     if (outcome.invalid > 0) ctx.line(`Fix: rx-batch batch errors ${outcome.batchId} errors.csv, then import it again`);
     if (outcome.valid > 0) ctx.line(`Next: rx-batch accept ${outcome.batchId}`);

@@ -3,6 +3,7 @@ import type { OutboxProgress } from '../../core/outbox/progress.js';
 import type { CliContext } from '../cli-context.js';
 import { EXIT, InputError } from '../cli-errors.js';
 import { ordersNeedingAttention } from './attention-states.js';
+import { plural } from '../../../shared/count-words.js';
 
 /** Progress lines at most this often on stderr. */
 const PROGRESS_LINE_MS = 1000;
@@ -68,7 +69,8 @@ export async function submit(ctx: CliContext, environmentId: string, untilIdle: 
     } else {
       ctx.line(`${outcomeText(outcome)} ${progressLine(progress)}`);
       if (progress.message) ctx.line(progress.message);
-      if (attention > 0) ctx.line(`${attention} orders need attention: see rx-batch status.`);
+      if (attention > 0)
+        ctx.line(`${plural(attention, 'order')} ${attention === 1 ? 'needs' : 'need'} attention: see rx-batch status.`);
     }
     return outcome === 'idle' && attention === 0 ? EXIT.ok : EXIT.attention;
   } finally {

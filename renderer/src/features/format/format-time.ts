@@ -13,13 +13,4 @@ export function formatRemaining(ms: number): { clock: string; words: string } {
   return { clock: `${minutes}:${String(seconds).padStart(2, '0')}`, words };
 }
 
-const counts = new Intl.NumberFormat('en-GB');
-
-export function formatCount(n: number): string {
-  return counts.format(n);
-}
-
-/** "1 order", "2 orders". */
-export function plural(n: number, singular: string, pluralForm = `${singular}s`): string {
-  return `${formatCount(n)} ${n === 1 ? singular : pluralForm}`;
-}
+export { formatCount, plural } from '../../../../shared/count-words.js';
