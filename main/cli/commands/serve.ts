@@ -93,7 +93,8 @@ export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
   const buffered = (maxConnections ?? MAX_MLLP_CONNECTIONS) * (maxMessageBytes ?? DEFAULT_MLLP_MESSAGE_BYTES);
   if (buffered > MLLP_LIMITS.bufferedBytes) {
     throw new UsageError(
-      `--max-connections × --max-message-bytes is ${Math.ceil(buffered / 1024 ** 3)} GiB of unfinished messages the listener could hold; at most 4 GiB`,
+      `--max-connections × --max-message-bytes is ${Math.ceil(buffered / 1024 ** 3)} GiB of unfinished messages the ` +
+        `listener could hold; at most ${MLLP_LIMITS.bufferedBytes / 1024 ** 3} GiB`,
     );
   }
   if (Boolean(args.tlsCert) !== Boolean(args.tlsKey)) throw new UsageError('--tls-cert and --tls-key go together');
@@ -179,7 +180,7 @@ export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
   const keepAlive = setInterval(() => undefined, 60_000);
   let progressTimer: NodeJS.Timeout | undefined;
   try {
-    if (args.mllp && address) {
+    if (args.mllp !== undefined && address) {
       const { host, port } = address;
       // A sender is whatever its MSH-3/MSH-4 say: said once per profile that does not bind it (finding 27).
       if (admitsOtherComputers(host, args.allow)) {

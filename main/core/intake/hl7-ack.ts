@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 
 /**
  * The header of a received message, read just far enough to acknowledge it (the importer reads the rest), and
- * the HL7 acknowledgement (original mode, or enhanced mode's accept acknowledgment: `acknowledgmentCode`) for it: MSH mirrored as HL7 requires (sending and receiving application
- * and facility swapped, MSH-9 `ACK^<trigger>^ACK`, a new MSH-10, MSH-11 and MSH-12 as received, the message's own
- * separators), MSA-1 `AA`/`AE`/`AR`, MSA-2 = the message's MSH-10, one ERR per problem.
+ * the HL7 acknowledgement for it: MSH mirrored as HL7 requires (sending and receiving application and facility
+ * swapped, MSH-9 `ACK^<trigger>^ACK`, a new MSH-10, MSH-11 and MSH-12 as received, the message's own separators),
+ * MSA-1 `AA`/`AE`/`AR` (or an enhanced-mode sender's `CA`/`CR`: `acknowledgmentCode`), MSA-2 = the message's MSH-10,
+ * one ERR per problem.
  */
 
 export interface MessageHeader {

@@ -29,8 +29,9 @@ export class ServiceHealth {
   readonly #logger: Logger;
   #signInMessage: string | null = null;
   /**
-   * The open outage (null once the service answers again): what its failure said, and whether that failure is one the
-   * environment's settings (or the service's certificate) must change to end. One record, so neither outlives the other.
+   * The open outage (null once the service answers again): what its failure said, and whether that failure is one
+   * the environment's settings (or the service's certificate) must change to end. One record, so neither outlives
+   * the other.
    */
   #outage: { message: string; needsSettings: boolean } | null = null;
   /** No request before this (ms): the service's Retry-After applies to the caller, not just one order. */

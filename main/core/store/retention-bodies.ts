@@ -78,6 +78,11 @@ export class BodyPacking {
     };
   }
 
+  /** Its temp table was dropped (the connection's temp_store changed): made again, with its statements, when needed. */
+  forgetTempTable(): void {
+    this.#rewrite = undefined;
+  }
+
   /**
    * Rewrites picked orders with their bodies packed. As for staged rows (retention-repo.ts), not an UPDATE: SQLite
    * does not merge the pages of rows that shrink in place, but does after a DELETE. Each row is copied whole into a
@@ -85,11 +90,6 @@ export class BodyPacking {
    * attempts, history, items, surnames, staged orders; see `step` for their checks), and the per-state counts'
    * delete and insert triggers cancel out.
    */
-  /** Its temp table was dropped (the connection's temp_store changed): made again, with its statements, when next needed. */
-  forgetTempTable(): void {
-    this.#rewrite = undefined;
-  }
-
   #rewriter(): (ids: readonly number[]) => number {
     if (this.#rewrite) return this.#rewrite;
     const db = this.#db;
