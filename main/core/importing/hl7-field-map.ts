@@ -291,7 +291,7 @@ export function isDmdSystem(system: string): boolean {
   if (key.startsWith('HTTP://SNOMED.INFO/SCT') || key.startsWith('HTTPS://SNOMED.INFO/SCT')) return true;
   return key === '2.16.840.1.113883.6.96' || key === 'URN:OID:2.16.840.1.113883.6.96';
 }
-/** `a, b and c`, or the first ten and how many more: a message of thousands of ORCs named each in one problem. */
+/** `a, b, c`, or the first `max` and how many more: a message of thousands of ORCs named each in one problem. */
 export function listSome(values: readonly string[], max = 10): string {
   if (values.length > max) return `${values.slice(0, max).join(', ')} and ${values.length - max} more`;
   return values.join(', ');
@@ -623,9 +623,7 @@ class CellReader {
   tie(label: string, what: string, bodyPath: string, reps: readonly number[]): void {
     // A few named, as `repeated` does: a field repeated thousands of times made a problem of thousands of numbers.
     const listed =
-      reps.length > 6
-        ? `${reps.slice(0, 5).join(', ')} and ${reps.length - 5} more`
-        : `${reps.slice(0, -1).join(', ')} and ${reps.at(-1)}`;
+      reps.length > 6 ? listSome(reps.map(String), 5) : `${reps.slice(0, -1).join(', ')} and ${reps.at(-1)}`;
     this.say(
       'warning',
       'hl7.repeatChoice',

@@ -245,7 +245,7 @@ class SegmentView implements Hl7Segment {
     const compStart = pieceStart(raw, d.component, component - 1, repStart, pieceEnd);
     if (compStart < 0) return [];
     const separatorAt = indexBefore(raw, d.subcomponent, compStart, pieceEnd);
-    if (separatorAt === -1 || separatorAt >= pieceEnd) return [this.value(field, component, 1, repetition)];
+    if (separatorAt === -1) return [this.value(field, component, 1, repetition)];
     return raw
       .slice(compStart, pieceEnd)
       .split(d.subcomponent)
