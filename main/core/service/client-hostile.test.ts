@@ -616,6 +616,26 @@ describe('error answers', () => {
     expect(JSON.stringify(errorOf(await create()))).not.toContain(TOKEN);
   });
 
+  it('a short token is scrubbed where it is echoed, and nowhere it is only part of another word', async () => {
+    // A test account's token of four characters: "abc1" inside "abc123" or "xabc1" is the service's own text.
+    const short: TokenSource = { getAccessToken: () => Promise.resolve('abc1'), refresh: () => Promise.resolve(true) };
+    const shortClient = createOrderServiceClient({
+      apiBaseUrl: server.url,
+      tokens: short,
+      timeoutMs: 5_000,
+      userAgent: 'RxBatch/hostile-test',
+      createWithClinicVersion: 'v1',
+    });
+    server.answer((socket, request) => {
+      const auth = request.headers.authorization ?? '';
+      const text = JSON.stringify({ error: `Clinic abc123 (ref xabc1) refused '${auth}'; token=abc1.`, status: 400 });
+      socket.end(rawAnswer(400, text, { 'content-type': 'application/json' }));
+    });
+    const outcome = await shortClient.createWithClinic(sampleV1());
+    if (outcome.ok) throw new Error('expected a rejection');
+    expect(outcome.error.message).toBe("Clinic abc123 (ref xabc1) refused 'Bearer [token]'; token=[token].");
+  });
+
   it('a plain 403 is rejected (the patient is locked out, say)', async () => {
     server.answer(json(403, { error: 'Patient locked out', status: 403 }));
     expect(errorOf(await create())).toMatchObject({ kind: 'rejected', status: 403, message: 'Patient locked out' });

@@ -248,8 +248,9 @@ type Response = Extract<ExchangeResult, { kind: 'response' }>;
  * short, so a token cut in half by the 500-character limit is caught too.
  */
 function withoutTokens(response: Response, tokens: readonly string[]): Response {
-  const scrub = (text: string) => tokens.reduce((out, token) => out.split(token).join('[token]'), text);
-  const echoes = (text: string) => tokens.some((token) => text.includes(token));
+  const patterns = tokens.map(echoPattern);
+  const scrub = (text: string) => patterns.reduce((out, pattern) => out.replace(pattern, '[token]'), text);
+  const echoes = (text: string) => patterns.some((pattern) => text.search(pattern) >= 0);
   const headers = { ...response.headers };
   let changed = false;
   for (const [name, value] of Object.entries(headers)) {
@@ -263,6 +264,16 @@ function withoutTokens(response: Response, tokens: readonly string[]): Response 
   }
   if (!changed && !echoes(response.text)) return response;
   return { ...response, headers, text: scrub(response.text) };
+}
+
+/**
+ * A token where it stands on its own: not glued to a letter or digit on either side. A short token (a service's
+ * test account may issue "abc1") would otherwise turn "abc123" or "clinic abc1x" in an error into "[token]…"; an
+ * echo still sits between quotes, spaces, "=" or "Bearer ", which this keeps finding.
+ */
+function echoPattern(token: string): RegExp {
+  const literal = token.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+  return new RegExp(`(?<![A-Za-z0-9])${literal}(?![A-Za-z0-9])`, 'g');
 }
 
 export function createOrderServiceClient(o: OrderServiceClientOptions): OrderServiceClient {
