@@ -169,6 +169,8 @@ export class MllpListener {
    * `peer: ":"`, so the admin could not tell who was refused (docs/security.md, finding 44).
    */
   readonly #arrived = new WeakMap<Socket, Peer>();
+  /** TCP sockets closed for the allow-list before their TLS handshake. */
+  readonly #refusedEarly = new WeakSet<Socket>();
   readonly stats: MllpListenerStats = { connections: 0, peers: [], messages: 0, refusedPeers: 0, malformedFrames: 0 };
   #address: AddressInfo | undefined;
 
@@ -185,9 +187,21 @@ export class MllpListener {
         },
         (socket) => this.#connection(socket),
       );
-      // Before the TLS server wraps the socket, and before any handshake byte is read.
-      server.prependListener('connection', (socket: Socket) => this.#arrived.set(socket, peerOf(socket)));
+      // Before the TLS server wraps the socket, and before any handshake byte is read: a peer the allow-list leaves
+      // out is closed here, or it held a slot for the handshake's two minutes sending nothing (finding 46).
+      server.prependListener('connection', (socket: Socket) => {
+        const peer = peerOf(socket);
+        this.#arrived.set(socket, peer);
+        if (this.#allow && !this.#allow.has(peer.address)) {
+          this.#refusedEarly.add(socket);
+          this.#refusePeer('allow', peer);
+          socket.destroy();
+        }
+      });
       server.on('tlsClientError', (error: NodeJS.ErrnoException, socket: TLSSocket) => {
+        // Closed above for the allow-list: refused once, not again as a failed handshake.
+        const tcp = tcpSocketOf(socket);
+        if (this.#refusedEarly.has(socket) || (tcp && this.#refusedEarly.has(tcp))) return;
         // A peer without a certificate the CA issued is refused like a peer not allowed: audited.
         this.#refusePeer('tls', this.#peer(socket), {
           audit: clientCaPath !== undefined,
