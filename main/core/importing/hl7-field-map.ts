@@ -5,6 +5,7 @@ import { problem, quote } from './problems.js';
 import type { Problem } from '../model/imported-order.js';
 import { nameCandidates } from '../model/hl7-patient-name.js';
 import type { UnusualSpaces } from './unusual-spaces.js';
+import { otherOrderKind } from './hl7-other-orders.js';
 import { registrationNumberReason } from './uk-rules.js';
 
 /**
@@ -1058,12 +1059,14 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
 }
 
 /**
- * A message with no RXE or RXO prescribes nothing. Said once, with the segments it holds instead (an ORM^O01 with an
- * OBR is a lab or imaging order, sent to the wrong place), rather than as validation's generic missing items.
+ * A message with no RXE or RXO prescribes nothing. Said once, with the segments it holds instead, rather than as
+ * validation's generic missing items. (The importer refuses another department's order, an ORM^O01 with an OBR, with
+ * this code alone before the map reads it: hl7-other-orders.ts.)
  */
 function noItems(message: Hl7Message, ctx: Hl7MapContext, r: CellReader, reported: Set<string>): void {
   const held = [...new Set(message.segments.map((segment) => segment.name))];
-  const lab = held.includes('OBR') ? ' Its OBR makes it a lab or imaging order, not a prescription.' : '';
+  const kind = otherOrderKind(message);
+  const lab = kind ? ` It is ${kind}, not a prescription.` : '';
   reported.add('prescribedItems');
   r.say(
     'error',

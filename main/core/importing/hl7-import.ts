@@ -11,6 +11,7 @@ import { escapeProblems } from './hl7-escape-problems.js';
 import { isAcceptedMessageType, messageTypeRefusal } from './hl7-message-types.js';
 import { processingIdProblem } from './hl7-processing-id.js';
 import { compoundProblems } from './hl7-compound.js';
+import { otherOrderText } from './hl7-other-orders.js';
 import { sayWhereRequired } from './hl7-required.js';
 import { NOT_TEXT } from './validate-order.js';
 import { Hl7Splitter, Hl7StreamAbort, listLines, type SplitMessage, type StrayLine } from './hl7-stream.js';
@@ -236,6 +237,15 @@ export async function importHl7(
             'hl7.headerOnly',
             `Message ${split.index} (line ${split.line}) holds only ${names}: no patient (PID), order (ORC) or item (RXE, RXO), so it is no order. The file may be cut short; ask the sender for the whole message.`,
           );
+      entry.problems.push(...strayLineProblems(file, split));
+      await emit(entry);
+      return;
+    }
+    const otherOrder = otherOrderText(message, split.index);
+    if (otherOrder) {
+      // A lab or other department's order (ORM^O01 with OBR, no RXO/RXE): its one problem is the answer, not each
+      // pharmacy field it never fills, nor its ORC-1 or MSH-11. The live intake answers AE for it.
+      const entry = unusable(source, 'hl7.noItems', otherOrder);
       entry.problems.push(...strayLineProblems(file, split));
       await emit(entry);
       return;

@@ -26,6 +26,19 @@ const NOT_AN_ORDER: Record<string, string> = {
   ORR: 'a reply to an order, not an order',
   ACK: 'an acknowledgement, not an order',
   ADT: 'a patient administration message (admission, transfer, update), not an order',
+  // Other departments' orders and their results: each a message type of its own from v2.4 on.
+  OML: 'a laboratory order, not a pharmacy order: it requests tests (OBR) and has no RXO or RXE item',
+  OMG: 'a general clinical order (a test or procedure), not a pharmacy order: it has no RXO or RXE item',
+  OMI: 'an imaging order, not a pharmacy order: it has no RXO or RXE item',
+  OMB: 'a blood product order, not a pharmacy order: it has no RXO or RXE item',
+  OMD: 'a dietary order, not a pharmacy order: it has no RXO or RXE item',
+  OMS: 'a stock requisition, not a prescription: it has no RXO or RXE item',
+  OMN: 'a non-stock requisition, not a prescription: it has no RXO or RXE item',
+  ORU: 'an observation result (lab or clinical results), not an order',
+  OUL: 'a laboratory result sent unsolicited, not an order',
+  ORL: 'a reply to a laboratory order, not an order',
+  ORG: 'a reply to a general clinical order, not an order',
+  ORI: 'a reply to an imaging order, not an order',
 };
 
 /** Types of an order message's kind that still are no new order, by MSH-9.1^MSH-9.2. */

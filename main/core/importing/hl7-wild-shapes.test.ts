@@ -381,8 +381,8 @@ describe('MSH-9 written the way some senders write it', () => {
   });
 
   it('any other type is refused as before', async () => {
-    expect(await typed('OML^O21')).toBe(
-      "Message 1 is 'OML^O21' (MSH-9); only RDE^O11, RDE^O01, OMP^O09 and ORM^O01 carry orders.",
+    expect(await typed('MFN^M01')).toBe(
+      "Message 1 is 'MFN^M01' (MSH-9); only RDE^O11, RDE^O01, OMP^O09 and ORM^O01 carry orders.",
     );
   });
 });

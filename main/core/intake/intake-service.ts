@@ -101,6 +101,8 @@ const NEVER_AN_ORDER = new Set([
   'hl7.unreadable',
   'hl7.orderControl',
   'hl7.headerOnly',
+  // No RXE or RXO item (a lab order, an ORM^O01 with OBR, above all): the preview cannot add an item.
+  'hl7.noItems',
   'hl7.multipleOrders',
   'hl7.noMessages',
   'hl7.messageTooLarge',
