@@ -208,6 +208,104 @@ describe('a lookup that lags the write', () => {
   });
 });
 
+describe('a bare 409 Conflict that is not the order', () => {
+  it('after a 503 the service never acted on, a 409 to every resend and no listing: held for a person, not in doubt for good', async () => {
+    const { t, outbox, attention } = fixture.setUp(fixture.proxy.url);
+    const [order] = sampleOrders('NEVER-THERE', 1);
+    const [id] = enqueue(t, [order!]);
+    let creates = 0;
+    fixture.setProxyRule((req) => {
+      // A gateway's 503 before the service saw the create (in doubt), then a 409 naming nothing to every resend: a
+      // faulty or hostile service, or a conflict of its own (a lock). The sandbox never gets the order.
+      if (req.url.includes('create-with-clinic')) {
+        return (creates += 1) === 1
+          ? { status: 503, body: { error: 'Service Unavailable', status: 503 } }
+          : { status: 409, body: undefined };
+      }
+      return 'forward';
+    });
+    // Before, the order stayed in doubt for good, looked up for ever: give up waiting rather than hang.
+    const stop = new AbortController();
+    const timer = setTimeout(() => stop.abort(), 5_000);
+    const result = await outbox.runUntilIdle(ENVIRONMENT_ID, { signal: stop.signal }).finally(async () => {
+      clearTimeout(timer);
+      await outbox.stop();
+    });
+
+    // Never created, and never sent again after the 409 (the service may have it), but a person is told.
+    expect(result.counts).toMatchObject({ created: 0, held: 1, in_doubt: 0 });
+    expect(fixture.sandbox.listOrders().filter((o) => o.clinicOrderId === order!.clinicOrderId)).toHaveLength(0);
+    expect(creates).toBe(2);
+    const trail = t.store.attempts.list(id!).map((a) => `${a.operation}:${a.outcome}:${a.httpStatus ?? '-'}`);
+    expect(trail.slice(0, 3)).toEqual(['create:in-doubt:503', 'lookup:ok:200', 'create:rejected:409']);
+    expect(trail.slice(3)).toEqual(Array<string>(TUNING.maxAttempts).fill('lookup:ok:200'));
+    expect(t.store.orders.get(id!)?.lastError?.message).toMatch(
+      /answered 409 Conflict.*has not listed this order in 8 lookups: it is not sent again/,
+    );
+    expect(attention).toEqual([expect.objectContaining({ kind: 'order', reason: 'gave-up', orderId: id })]);
+  });
+
+  it("a bare 409 and a lookup listing another clinic's order under this id: not taken as this order", async () => {
+    const { t, outbox, attention } = fixture.setUp(fixture.proxy.url);
+    const [order] = sampleOrders('CONFLICT-OTHER', 1);
+    const [id] = enqueue(t, [order!]);
+    let creates = 0;
+    fixture.setProxyRule((req) => {
+      if (req.url.includes('create-with-clinic')) {
+        return (creates += 1) === 1
+          ? { status: 503, body: { error: 'Service Unavailable', status: 503 } }
+          : { status: 409, body: undefined };
+      }
+      // A service that ignores the clinic filter: another clinic's order under the same clinic order id.
+      if (req.url.includes('status-with-clinic-code')) {
+        const other = {
+          clinicOrderId: order!.clinicOrderId,
+          clinicCode: 'CLINIC-ELSEWHERE',
+          pharmacyOrderId: '424242',
+          orderStatus: 'Prescription at Pharmacy',
+        };
+        return { status: 200, body: [other] };
+      }
+      return 'forward';
+    });
+    const stop = new AbortController();
+    const timer = setTimeout(() => stop.abort(), 5_000);
+    const result = await outbox.runUntilIdle(ENVIRONMENT_ID, { signal: stop.signal }).finally(async () => {
+      clearTimeout(timer);
+      await outbox.stop();
+    });
+
+    expect(result.counts).toMatchObject({ created: 0, held: 1 });
+    expect(t.store.orders.get(id!)).toMatchObject({ state: 'held', pharmacyOrderId: null });
+    expect(attention).toEqual([expect.objectContaining({ reason: 'gave-up', orderId: id })]);
+  });
+
+  it('a bare 409 whose order the lookup lists after a few misses: created with its id, never held', async () => {
+    const { t, outbox, attention } = fixture.setUp(fixture.proxy.url);
+    const [order] = sampleOrders('CONFLICT-LAG', 1);
+    const [id] = enqueue(t, [order!]);
+    let creates = 0;
+    let lookups = 0;
+    fixture.setProxyRule((req) => {
+      // The first create is stored and its answer lost; the resend gets a bare 409; the listing lags 4 lookups.
+      if (req.url.includes('create-with-clinic')) {
+        return (creates += 1) === 1 ? 'forward-then-drop' : { status: 409, body: undefined };
+      }
+      if (req.url.includes('status-with-clinic-code') && (lookups += 1) <= 4) return { status: 200, body: [] };
+      return 'forward';
+    });
+
+    const result = await outbox.runUntilIdle(ENVIRONMENT_ID);
+    await outbox.stop();
+
+    expect(result.counts).toMatchObject({ created: 1, held: 0, in_doubt: 0 });
+    expectEachCreatedOnce(fixture.sandbox, t.store, [order!.clinicOrderId]);
+    expect(creates).toBe(2);
+    expect(t.store.attempts.list(id!).at(-1)).toMatchObject({ operation: 'lookup', outcome: 'ok' });
+    expect(attention).toEqual([]);
+  });
+});
+
 describe('"not found" as a 400', () => {
   it('a lookup answered 400 "Order not found" (the status pages\' way) is not found: sent again, created once', async () => {
     const { t, outbox } = fixture.setUp(fixture.proxy.url);

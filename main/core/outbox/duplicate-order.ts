@@ -35,3 +35,13 @@ export function mayBeTheEarlierSend(error: ServiceError): boolean {
     error.fields.every((field) => field.field === '' || ABOUT_THE_ID.test(field.field))
   );
 }
+
+/**
+ * Whether a create's stored answer was a 409 not worded as a duplicate (the bare one `mayBeTheEarlierSend` looks
+ * up): the service never said it has the order, so a lookup that keeps missing it is believed after a few tries
+ * (reconcile.ts); a faulty or hostile service answering 409 to every resend kept an order it never had in doubt
+ * for good, never sent and never shown to a person (docs/security.md, finding 47).
+ */
+export function wasBareConflict(attempt: { httpStatus: number | null; errorMessage: string | null }): boolean {
+  return attempt.httpStatus === 409 && !DUPLICATE.test(attempt.errorMessage ?? '');
+}

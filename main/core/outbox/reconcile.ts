@@ -1,9 +1,11 @@
 import type { ServiceError } from '../../../shared/errors.js';
 import { namesAnotherClinic, type StatusRecord } from '../../../shared/status.js';
 import type { CallOutcome } from '../service/client.js';
+import type { AttemptRecord } from '../store/attempts-repo.js';
 import type { OrderRecord } from '../store/orders-repo.js';
 import { orderAttention } from './attention.js';
 import { retryDelayMs } from './backoff.js';
+import { wasBareConflict } from './duplicate-order.js';
 import {
   abandoned,
   attemptOf,
@@ -110,8 +112,7 @@ function settleLookup(
       return {};
     }
     if (serviceSaidItHasIt(ctx, order)) {
-      waitForListing(ctx, order, attemptOf(order.id, 'lookup', startedAt, outcome));
-      return {};
+      return waitForListing(ctx, order, attemptOf(order.id, 'lookup', startedAt, outcome));
     }
     const attention = recordDecision(
       ctx,
@@ -124,8 +125,7 @@ function settleLookup(
   const { error } = outcome;
   if (saysNotFound(error)) {
     if (serviceSaidItHasIt(ctx, order)) {
-      waitForListing(ctx, order, attemptOf(order.id, 'lookup', startedAt, outcome));
-      return {};
+      return waitForListing(ctx, order, attemptOf(order.id, 'lookup', startedAt, outcome));
     }
     const attention = recordDecision(ctx, attemptOf(order.id, 'lookup', startedAt, outcome), () =>
       notFound(ctx, order),
@@ -171,21 +171,52 @@ function serviceSaidItHasIt(ctx: StepContext, order: OrderRecord): boolean {
  * the write (eventual consistency). Sending again would only be answered "duplicate" once more, at full speed, and
  * count towards giving up on an order that exists; so the order stays in doubt and is asked about again, at a
  * backoff over the misses since that answer, never before the grace a slow write needs, and never given up on.
+ * After a bare 409 (which never said so) the misses are believed once there are `maxAttempts` of them: held for a
+ * person, not sent again (heldAfterConflict).
  */
-function waitForListing(ctx: StepContext, order: OrderRecord, attempt: ReturnType<typeof attemptOf>): void {
+function waitForListing(ctx: StepContext, order: OrderRecord, attempt: ReturnType<typeof attemptOf>): Recorded {
   const { store } = ctx;
+  const history = store.attempts.list(order.id);
+  const since = history.findLastIndex((entry) => entry.operation === 'create');
+  // This lookup's miss included: it is recorded below.
+  const misses = history.slice(since + 1).filter((entry) => entry.operation === 'lookup').length + 1;
+  if (wasBareConflict(history[since]!) && misses >= ctx.tuning.maxAttempts) {
+    const attention = recordDecision(ctx, { ...attempt, errorMessage: 'not found at the service' }, () =>
+      heldAfterConflict(order, history[since]!, misses),
+    );
+    return attention ? { attention } : {};
+  }
   const message = 'the service says it has this order, but its lookup does not list it yet: asking again later';
   store.inTransaction(() => {
     store.attempts.record({ ...attempt, errorMessage: message });
-    const history = store.attempts.list(order.id);
-    const since = history.findLastIndex((entry) => entry.operation === 'create');
-    const misses = history.slice(since + 1).filter((entry) => entry.operation === 'lookup').length;
     const delay = Math.max(ctx.tuning.reconcileDelayMs, retryDelayMs(Math.max(0, misses - 1), ctx.tuning, ctx.random));
     store.outboxQueue.reschedule(order.id, 'in_doubt', new Date(ctx.now().getTime() + delay), {
       kind: 'in-doubt',
       message,
     });
   });
+  return {};
+}
+
+/**
+ * A bare 409 answered a resend and the lookup has missed the order `misses` times since: the service may hold it
+ * (a resend would be refused again, or make it twice) or never had it. Held for a person, saying so.
+ */
+function heldAfterConflict(order: OrderRecord, conflict: AttemptRecord, misses: number): Decision {
+  const said = conflict.errorMessage ? ` (${clip(conflict.errorMessage, 200)})` : '';
+  const message =
+    `the service answered 409 Conflict to a resend${said} and its lookup has not listed this order in ${misses} ` +
+    'lookups: it is not sent again, as the service may have it; check at the service, then resend or cancel it';
+  return {
+    transition: {
+      from: ['in_doubt'],
+      to: 'held',
+      patch: { lastError: { kind: 'in-doubt', message }, nextAttemptAt: null },
+      action: 'order.held',
+      details: { errorKind: 'in-doubt', errorMessage: clip(message) },
+    },
+    attention: orderAttention(order, 'gave-up', message),
+  };
 }
 
 /**
