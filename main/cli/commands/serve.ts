@@ -21,6 +21,7 @@ import { EXIT, InputError, UsageError } from '../cli-errors.js';
 import { terminalText } from '../terminal-text.js';
 import { ruleFlags } from './intake-rules.js';
 import { startServeUi, uiPort, type ServeUi } from './serve-ui.js';
+import { tlsFileWarnings } from './tls-files.js';
 
 /**
  * `serve --env ENV [--mllp HOST:PORT] [--watch DIR]…`: live intake, unattended. Runs the submitter and the status
@@ -101,6 +102,8 @@ export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
   if (args.tlsClientCa && !args.tlsCert) {
     throw new UsageError('--tls-client-ca needs --tls-cert and --tls-key (client certificates are checked over TLS)');
   }
+  // A key others can read, or TLS files others can change: said, not refused (tls-files.ts).
+  for (const warning of await tlsFileWarnings(args)) ctx.warn(warning);
   const { registry, outbox, poller, store, events } = ctx.services;
   const environmentId = args.environmentId;
   await ctx.embeddedSandboxFor(environmentId);
