@@ -5,7 +5,7 @@ import { problem, quote } from './problems.js';
 import type { Problem } from '../model/imported-order.js';
 import { nameCandidates } from '../model/hl7-patient-name.js';
 import type { UnusualSpaces } from './unusual-spaces.js';
-import { otherOrderKind } from './hl7-other-orders.js';
+import { otherOrderKind, segmentsHeld } from './hl7-other-orders.js';
 import { registrationNumberReason } from './uk-rules.js';
 
 /**
@@ -1064,14 +1064,13 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
  * this code alone before the map reads it: hl7-other-orders.ts.)
  */
 function noItems(message: Hl7Message, ctx: Hl7MapContext, r: CellReader, reported: Set<string>): void {
-  const held = [...new Set(message.segments.map((segment) => segment.name))];
   const kind = otherOrderKind(message);
   const lab = kind ? ` It is ${kind}, not a prescription.` : '';
   reported.add('prescribedItems');
   r.say(
     'error',
     'hl7.noItems',
-    `Message ${ctx.messageIndex} (${message.messageType}) has no RXE or RXO segment, so it prescribes no item; it holds ${held.join(', ')}.${lab}`,
+    `Message ${ctx.messageIndex} (${message.messageType}) has no RXE or RXO segment, so it prescribes no item; it holds ${segmentsHeld(message)}.${lab}`,
     'prescribedItems',
   );
 }

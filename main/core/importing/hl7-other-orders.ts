@@ -30,6 +30,10 @@ export function otherOrderKind(message: Hl7Message): string | undefined {
 export function otherOrderText(message: Hl7Message, index: number): string | undefined {
   const kind = otherOrderKind(message);
   if (!kind) return undefined;
-  const held = [...new Set(message.segments.map((segment) => segment.name))].join(', ');
-  return `Message ${index} (${message.messageType}) is ${kind}, not a pharmacy order: it has no RXO or RXE item, so it prescribes nothing (it holds ${held}). Ask the sender not to route these orders to the pharmacy; a prescription comes as RDE^O11 with RXE, or OMP^O09 or ORM^O01 with RXO.`;
+  return `Message ${index} (${message.messageType}) is ${kind}, not a pharmacy order: it has no RXO or RXE item, so it prescribes nothing (it holds ${segmentsHeld(message)}). Ask the sender not to route these orders to the pharmacy; a prescription comes as RDE^O11 with RXE, or OMP^O09 or ORM^O01 with RXO.`;
+}
+
+/** The names of the segments a message holds, each once, in order of first appearance: `MSH, PID, ORC`. */
+export function segmentsHeld(message: Hl7Message): string {
+  return [...new Set(message.segments.map((segment) => segment.name))].join(', ');
 }
