@@ -204,9 +204,18 @@ function waitForListing(ctx: StepContext, order: OrderRecord, attempt: ReturnTyp
  */
 function heldAfterConflict(order: OrderRecord, conflict: AttemptRecord, misses: number): Decision {
   const said = conflict.errorMessage ? ` (${clip(conflict.errorMessage, 200)})` : '';
-  const message =
+  return heldForAPerson(
+    order,
     `the service answered 409 Conflict to a resend${said} and its lookup has not listed this order in ${misses} ` +
-    'lookups: it is not sent again, as the service may have it; check at the service, then resend or cancel it';
+      'lookups: it is not sent again, as the service may have it; check at the service, then resend or cancel it',
+  );
+}
+
+/**
+ * An order in doubt that must not be sent again and that asking again cannot settle: held for a person, told why.
+ * Held, not set aside "after repeated failures": nothing failed.
+ */
+function heldForAPerson(order: OrderRecord, message: string): Decision {
   return {
     transition: {
       from: ['in_doubt'],
@@ -279,18 +288,10 @@ function unkeepableIdIn(records: readonly StatusRecord[], clinicOrderId: string)
  */
 function heldAsCreatedElsewhere(order: OrderRecord, pharmacyOrderId: string): Decision {
   const shown = pharmacyOrderId.length > 64 ? `${pharmacyOrderId.slice(0, 64)}…` : pharmacyOrderId;
-  const message = `the service has this order, as pharmacy order id "${shown}", which this version cannot keep (it keeps ids of up to 15 digits): it is not sent again; track or cancel it at the service`;
-  return {
-    transition: {
-      from: ['in_doubt'],
-      to: 'held',
-      patch: { lastError: { kind: 'in-doubt', message }, nextAttemptAt: null },
-      // Held for a person, not set aside "after repeated failures": nothing failed.
-      action: 'order.held',
-      details: { errorKind: 'in-doubt', errorMessage: clip(message) },
-    },
-    attention: orderAttention(order, 'gave-up', message),
-  };
+  return heldForAPerson(
+    order,
+    `the service has this order, as pharmacy order id "${shown}", which this version cannot keep (it keeps ids of up to 15 digits): it is not sent again; track or cancel it at the service`,
+  );
 }
 
 /**
