@@ -42,6 +42,24 @@ afterEach(() => {
   process.off('warning', onWarning);
 });
 
+/**
+ * Runs the outbox until it is idle, or until `ms` have passed (a run the old code kept going for ever ends, to be
+ * judged by what it left), then stops it.
+ */
+async function runForAtMost(outbox: ReturnType<typeof fixture.setUp>['outbox'], ms: number) {
+  const stop = new AbortController();
+  const timer = setTimeout(() => stop.abort(), ms);
+  return outbox.runUntilIdle(ENVIRONMENT_ID, { signal: stop.signal }).finally(async () => {
+    clearTimeout(timer);
+    await outbox.stop();
+  });
+}
+
+/** A gateway's 503 before the service saw a create: the create is in doubt, and the service does not have it. */
+const SERVICE_UNAVAILABLE = { status: 503, body: { error: 'Service Unavailable', status: 503 } };
+/** A 409 Conflict with no body, naming nothing. */
+const BARE_CONFLICT = { status: 409, body: undefined };
+
 describe('Retry-After beyond reason', () => {
   it('a 429 asking for 10^30 s: the orders wait at most an hour, recorded as rate-limited, and nothing spins', async () => {
     const { t, outbox } = fixture.setUp(fixture.proxy.url);
@@ -218,19 +236,12 @@ describe('a bare 409 Conflict that is not the order', () => {
       // A gateway's 503 before the service saw the create (in doubt), then a 409 naming nothing to every resend: a
       // faulty or hostile service, or a conflict of its own (a lock). The sandbox never gets the order.
       if (req.url.includes('create-with-clinic')) {
-        return (creates += 1) === 1
-          ? { status: 503, body: { error: 'Service Unavailable', status: 503 } }
-          : { status: 409, body: undefined };
+        return (creates += 1) === 1 ? SERVICE_UNAVAILABLE : BARE_CONFLICT;
       }
       return 'forward';
     });
     // Before, the order stayed in doubt for good, looked up for ever: give up waiting rather than hang.
-    const stop = new AbortController();
-    const timer = setTimeout(() => stop.abort(), 5_000);
-    const result = await outbox.runUntilIdle(ENVIRONMENT_ID, { signal: stop.signal }).finally(async () => {
-      clearTimeout(timer);
-      await outbox.stop();
-    });
+    const result = await runForAtMost(outbox, 5_000);
 
     // Never created, and never sent again after the 409 (the service may have it), but a person is told.
     expect(result.counts).toMatchObject({ created: 0, held: 1, in_doubt: 0 });
@@ -252,9 +263,7 @@ describe('a bare 409 Conflict that is not the order', () => {
     let creates = 0;
     fixture.setProxyRule((req) => {
       if (req.url.includes('create-with-clinic')) {
-        return (creates += 1) === 1
-          ? { status: 503, body: { error: 'Service Unavailable', status: 503 } }
-          : { status: 409, body: undefined };
+        return (creates += 1) === 1 ? SERVICE_UNAVAILABLE : BARE_CONFLICT;
       }
       // A service that ignores the clinic filter: another clinic's order under the same clinic order id.
       if (req.url.includes('status-with-clinic-code')) {
@@ -268,12 +277,7 @@ describe('a bare 409 Conflict that is not the order', () => {
       }
       return 'forward';
     });
-    const stop = new AbortController();
-    const timer = setTimeout(() => stop.abort(), 5_000);
-    const result = await outbox.runUntilIdle(ENVIRONMENT_ID, { signal: stop.signal }).finally(async () => {
-      clearTimeout(timer);
-      await outbox.stop();
-    });
+    const result = await runForAtMost(outbox, 5_000);
 
     expect(result.counts).toMatchObject({ created: 0, held: 1 });
     expect(t.store.orders.get(id!)).toMatchObject({ state: 'held', pharmacyOrderId: null });
@@ -289,7 +293,7 @@ describe('a bare 409 Conflict that is not the order', () => {
     fixture.setProxyRule((req) => {
       // The first create is stored and its answer lost; the resend gets a bare 409; the listing lags 4 lookups.
       if (req.url.includes('create-with-clinic')) {
-        return (creates += 1) === 1 ? 'forward-then-drop' : { status: 409, body: undefined };
+        return (creates += 1) === 1 ? 'forward-then-drop' : BARE_CONFLICT;
       }
       if (req.url.includes('status-with-clinic-code') && (lookups += 1) <= 4) return { status: 200, body: [] };
       return 'forward';
@@ -322,12 +326,7 @@ describe('"not found" as a 400', () => {
       return 'forward';
     });
     // Before, the order stayed in doubt for good: give up waiting rather than hang.
-    const stop = new AbortController();
-    const timer = setTimeout(() => stop.abort(), 10_000);
-    const result = await outbox.runUntilIdle(ENVIRONMENT_ID, { signal: stop.signal }).finally(async () => {
-      clearTimeout(timer);
-      await outbox.stop();
-    });
+    const result = await runForAtMost(outbox, 10_000);
 
     expect(result.counts).toMatchObject({ created: 1, in_doubt: 0 });
     expectEachCreatedOnce(fixture.sandbox, t.store, [order!.clinicOrderId]);
