@@ -15,8 +15,9 @@ import { MLLP_START, MllpFramer, mllpFrame, type FrameEvent } from './mllp-frame
  *
  * Bound to 127.0.0.1 unless another host is given; a peer whose address is not in `allow` (when given) is
  * refused on connect with one log line. Frames larger than `maxMessageBytes` are refused (AR) and the connection
- * closed; a connection idle for `idleTimeoutMs` is closed. The next message is read only once the peer has taken the
- * last ACK (docs/security.md, finding 35). Log lines carry peers and counts, never message text.
+ * closed; a connection idle for `idleTimeoutMs` (the peer sends nothing and takes no ACK, and no message of its is
+ * being stored) is closed. The next message is read only once the peer has taken the last ACK (docs/security.md,
+ * finding 35). Log lines carry peers and counts, never message text.
  */
 
 export interface MllpListenerOptions {
@@ -328,7 +329,12 @@ export class MllpListener {
     this.stats.connections = this.#sockets.size;
     this.#refreshPeers();
     socket.setNoDelay(true);
-    socket.setTimeout(this.#options.idleTimeoutMs ?? DEFAULT_IDLE_MS, () => {
+    /** A message is being stored: the wait is the listener's, not the peer's (its ACK's write restarts the timer). */
+    let storing = false;
+    socket.setTimeout(this.#options.idleTimeoutMs ?? DEFAULT_IDLE_MS);
+    // `on`, not setTimeout's callback: that one is called once, and this one may be called again after a store.
+    socket.on('timeout', () => {
+      if (storing) return;
       log?.info('intake: closed an idle connection', { peer });
       socket.destroy();
     });
@@ -345,6 +351,7 @@ export class MllpListener {
       while (waiting.length > 0 && !socket.destroyed) {
         const raw = waiting.shift()!;
         let result: IntakeResult;
+        storing = true;
         try {
           result = await this.#options.handle(raw, peer);
         } catch (error) {
@@ -355,6 +362,8 @@ export class MllpListener {
           });
           socket.destroy();
           break;
+        } finally {
+          storing = false;
         }
         this.stats.messages += 1;
         // A peer that does not read its ACKs is not read on either: they would pile up here for as long as it
