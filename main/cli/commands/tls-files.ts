@@ -1,4 +1,5 @@
 import { stat } from 'node:fs/promises';
+import { modeText, othersWho, ownerWarning } from './file-access.js';
 
 /**
  * `serve`'s TLS files, as their permissions leave them (docs/security.md, finding 48). The private key is the
@@ -14,27 +15,15 @@ export interface TlsFiles {
   tlsClientCa?: string | undefined;
 }
 
-/** Who besides the owner a mode lets `read` or write, in words; '' for no one. */
-function others(mode: number, read: boolean): string {
-  const bit = read ? 0o4 : 0o2;
-  const who = [mode & (bit << 3) ? 'its group' : '', mode & bit ? 'every user' : ''].filter(Boolean);
-  return who.join(' and ');
-}
-
 async function fileWarning(option: string, path: string, secret: boolean): Promise<string | undefined> {
   // Links followed: what matters is the file the listener reads. One that cannot be read is the listener's to say.
   const info = await stat(path).catch(() => undefined);
   if (!info?.isFile()) return undefined;
-  const mode = info.mode & 0o777;
-  const octal = `mode 0${mode.toString(8).padStart(3, '0')}`;
-  const uid = process.getuid?.();
-  const said: string[] = [];
-  if (uid !== undefined && info.uid !== uid && info.uid !== 0)
-    said.push(`it belongs to another user (uid ${info.uid})`);
-  const readers = secret ? others(mode, true) : '';
-  if (readers) said.push(`${readers} can read it (${octal}): they can pose as this listener`);
-  const writers = others(mode, false);
-  if (writers) said.push(`${writers} can change it (${octal})`);
+  const said = [ownerWarning(info.uid)].filter((line): line is string => line !== undefined);
+  const readers = secret ? othersWho(info.mode, 'r') : '';
+  if (readers) said.push(`${readers} can read it (${modeText(info.mode)}): they can pose as this listener`);
+  const writers = othersWho(info.mode, 'w');
+  if (writers) said.push(`${writers} can change it (${modeText(info.mode)})`);
   if (said.length === 0) return undefined;
   const fix = secret ? 'chmod 600 it' : 'chmod 644 it';
   return `warning: ${option} ${path}: ${said.join('; ')}; ${fix}, owned by the account serve runs as`;

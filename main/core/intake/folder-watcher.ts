@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { constants, lstatSync, mkdirSync, realpathSync, type Dirent } from 'node:fs';
+import { constants, lstatSync, mkdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { lstat, open, readdir, rename } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import type { ImportOutcome } from '../../../shared/staging-views.js';
@@ -110,8 +110,10 @@ export class FolderWatcher {
 
   #prepare(): void {
     this.#real ??= realpathSync(this.#options.dir);
+    // As private as the folder itself (the umask still applies): they keep its files, patient data, for good.
+    const mode = statSync(this.#real).mode & 0o777;
     for (const target of [this.done, this.failed]) {
-      mkdirSync(target, { recursive: true });
+      mkdirSync(target, { recursive: true, mode });
       const info = lstatSync(target);
       const known = this.#targets.get(target);
       if (!info.isDirectory() || (known && (known.dev !== info.dev || known.ino !== info.ino))) {

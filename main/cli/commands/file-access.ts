@@ -1,0 +1,17 @@
+/** A file's or folder's permissions in words, for serve's warnings (tls-files.ts, watched-folders.ts). */
+
+/** Who besides the owner a mode lets read (`r`) or write (`w`), in words; '' for no one. */
+export function othersWho(mode: number, access: 'r' | 'w'): string {
+  const bit = access === 'r' ? 0o4 : 0o2;
+  const who = [mode & (bit << 3) ? 'its group' : '', mode & bit ? 'every user' : ''].filter(Boolean);
+  return who.join(' and ');
+}
+
+/** `mode 0644`. */
+export const modeText = (mode: number): string => `mode 0${(mode & 0o777).toString(8).padStart(3, '0')}`;
+
+/** Another account than the one running (root excepted, which can change anything anyway). */
+export function ownerWarning(uid: number): string | undefined {
+  const own = process.getuid?.();
+  return own !== undefined && uid !== own && uid !== 0 ? `it belongs to another user (uid ${uid})` : undefined;
+}
