@@ -85,6 +85,18 @@ describe('validating a create-with-clinic order offline', () => {
     expect(codes(check(edit))).toEqual([expected]);
   });
 
+  it('says a missing field is required in words that agree with its name', () => {
+    const missing = check((o) => {
+      const item = o.prescribedItems[0] as Partial<(typeof o.prescribedItems)[0]>;
+      delete item.dosageInstructions;
+      delete item.quantity;
+    });
+    expect(missing.map((p) => p.text)).toEqual([
+      'Item 1 dosage instructions are required.',
+      'Item 1 quantity is required.',
+    ]);
+  });
+
   it('accepts the UK formats people actually write', () => {
     for (const phone of [
       '07700 900123',

@@ -2,7 +2,7 @@ import type { CodeLists } from '../../../shared/environment.js';
 import { createWithClinicV1Schema } from '../../../shared/orders.js';
 import { checkSnomedConceptId } from '../../../shared/snomed.js';
 import { passesCreateWithClinicV1 } from '../../../shared/create-with-clinic-check.js';
-import { describePath } from '../model/field-catalogue.js';
+import { describePath, verbFor } from '../model/field-catalogue.js';
 import { capitalise, describeSource, locationOf, problem, quote, type Location } from './problems.js';
 import type { Problem, Provenance } from '../model/imported-order.js';
 import {
@@ -309,7 +309,7 @@ export function validateOrder(body: unknown, ctx: ValidationContext): Problem[] 
       }
       const input = (issue as { input?: unknown }).input;
       if (input === undefined) {
-        out.add(path, 'field.required', 'is required');
+        out.add(path, 'field.required', `${verbFor(path)} required`);
         continue;
       }
       const code =

@@ -285,6 +285,15 @@ export const HOME_TO_DELIVERY: readonly (readonly [number, number])[] = [
 ].map((suffix) => [fieldIndex(`home${suffix}`)!, fieldIndex(`delivery${suffix}`)!] as const);
 
 /** A person-readable name for a dotted body path, e.g. `prescribedItems.1.dmdCode` → "item 2 dm+d code". */
+/** Labels that are plural nouns: "are required", not "is". */
+const PLURAL_LABELS = new Set(['dosage instructions', 'packs']);
+
+/** `is` or `are`, to follow `describePath(path)`. */
+export function verbFor(path: string): 'is' | 'are' {
+  const label = describePath(path);
+  return [...PLURAL_LABELS].some((plural) => label.endsWith(plural)) ? 'are' : 'is';
+}
+
 export function describePath(path: string): string {
   const item = /^prescribedItems\.(\d+)\.(.+)$/.exec(path);
   if (item) {
