@@ -70,6 +70,8 @@ export const intakeChannelSchema = z
     message: z.string().max(500).optional(),
     /** Listener: its allow-list; null without one (any peer that can reach its address) and for a folder. */
     allowList: intakeAllowListSchema.nullable(),
+    /** Folder: who else can put files in it or list it, and the fix; absent when only its owner can. */
+    access: z.string().max(500).optional(),
     /** Addresses connected now (listener). */
     peers: z.array(z.string().max(200)).max(100),
     connections: count,

@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeRde011 } from '../../main/core/importing/rde-writer.js';
 import { sendWithLibrary } from '../support/hl7-client.js';
@@ -23,6 +23,8 @@ test('intake: started from the screen, fed over MLLP and a folder, shown with it
   const suffix = uniqueSuffix();
   const folder = join(app.importDir, `intake-${suffix}`);
   await mkdir(folder);
+  // Listable by every user, as a folder made under the usual umask is: the screen says so.
+  await chmod(folder, 0o755);
   const port = await freePort();
   try {
     await openWorkspace(page, app, 'Intake');
@@ -48,6 +50,9 @@ test('intake: started from the screen, fed over MLLP and a folder, shown with it
     await expect(listener.getByRole('img')).toHaveAccessibleName('No messages in the last hour.');
     const watched = page.getByRole('region', { name: `Watched folder ${folder}` });
     await expect(watched).toContainText('Watching');
+    await expect(watched.getByRole('note')).toContainText(
+      'Other accounts on this computer: its group and every user can list it (mode 0755) and read the patient files',
+    );
     // The start button has gone with its form: the keyboard is on "Stop intake", which took its place.
     await expect(page.getByRole('button', { name: 'Stop intake' })).toBeFocused();
     await expect(notice.getByRole('code')).toContainText(`--mllp 127.0.0.1:${port} --watch ${folder}`);

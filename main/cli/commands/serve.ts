@@ -22,7 +22,7 @@ import { terminalText } from '../terminal-text.js';
 import { ruleFlags } from './intake-rules.js';
 import { startServeUi, uiPort, type ServeUi } from './serve-ui.js';
 import { tlsFileWarnings } from './tls-files.js';
-import { watchedFolderWarnings } from './watched-folders.js';
+import { folderAccessWarning } from '../../core/intake/folder-access.js';
 
 /**
  * `serve --env ENV [--mllp HOST:PORT] [--watch DIR]…`: live intake, unattended. Runs the submitter and the status
@@ -122,7 +122,11 @@ export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
     if (!info?.isDirectory()) throw new InputError(`--watch ${dir}: is not a folder`);
     folders.push(path);
   }
-  for (const warning of await watchedFolderWarnings(folders)) ctx.warn(warning);
+  // Others can write in a folder, or list it: said, not refused (folder-access.ts).
+  for (const folder of folders) {
+    const access = folderAccessWarning(folder);
+    if (access) ctx.warn(`warning: --watch ${folder}: ${access}`);
+  }
   // JSON escapes C0 controls but not DEL and C1 (a watched file's name can hold them): terminalText does.
   const logger = createLogger('rx-batch-serve', (line) => ctx.io.stderr.write(`${terminalText(line)}\n`));
   // Intake imports are one message or file at a time: written on this thread (no worker per message).

@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { modeText, othersWho, ownerWarning } from './file-access.js';
+import { modeText, othersWho, ownerWarning } from '../../core/platform/file-access.js';
 
 /**
  * `serve`'s TLS files, as their permissions leave them (docs/security.md, finding 48). The private key is the

@@ -1,6 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { intakeStatusSchema } from '../../../shared/intake-contract.js';
+import type { Store } from '../store/store.js';
 import { ChannelActivity } from './channel-activity.js';
-import { allowListView, noteRefusal, refusalReason } from './intake-channels.js';
+import { allowListView, channelView, noteRefusal, refusalReason } from './intake-channels.js';
 import { MllpListener } from './mllp-listener.js';
 
 describe('a refused connection on the Intake screen', () => {
@@ -75,5 +80,29 @@ describe("a listener's allow-list on the Intake screen", () => {
       '10.0.0.1',
       '10.0.0.20',
     ]);
+  });
+});
+
+describe("a watched folder's access on the Intake screen", () => {
+  const root = mkdtempSync(join(tmpdir(), 'rx-channel-access-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  const store = { isOpen: false } as Store;
+  const run = { environmentId: 'local-sandbox', afterMessageId: 0 };
+  const view = (mode: number) => {
+    const folder = join(root, `inbox-${mode.toString(8)}`);
+    mkdirSync(folder);
+    chmodSync(folder, mode);
+    const channel = { kind: 'folder' as const, address: folder, state: 'watching' as const };
+    return channelView(store, run, { ...channel, activity: new ChannelActivity(() => new Date()) });
+  };
+
+  it('says who else can put files in it or list it, and the fix; nothing for a folder only its owner can use', () => {
+    expect(view(0o770).access).toBe(
+      'its group can put files in it (mode 0770), which are imported as orders; its group can list it (mode 0770) ' +
+        'and read the patient files its modes allow; chmod 700 it (or 770, with a group of this account and the ' +
+        'system that writes there only)',
+    );
+    expect(view(0o700)).not.toHaveProperty('access');
+    expect(intakeStatusSchema.shape.channels.element.safeParse(view(0o777)).success).toBe(true);
   });
 });

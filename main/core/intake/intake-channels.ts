@@ -7,6 +7,7 @@ import { isLoopbackHost } from '../../../shared/loopback.js';
 import { batchesFedSince } from '../store/intake-fed-batches.js';
 import type { Store } from '../store/store.js';
 import { reasonFromAck, type ChannelActivity } from './channel-activity.js';
+import { folderAccessWarning } from './folder-access.js';
 import type { FolderWatcher, WatchedFileResult } from './folder-watcher.js';
 import { readMessageHeader } from './hl7-ack.js';
 import type { IntakeResult } from './intake-service.js';
@@ -41,12 +42,15 @@ export function channelView(store: Store, run: ChannelRun, channel: IntakeChanne
     channel.kind === 'mllp' && store.isOpen
       ? batchesFedSince(store.db, run.environmentId, run.afterMessageId, 50)
       : channel.activity.batches();
+  const access = channel.kind === 'folder' ? folderAccessWarning(channel.address) : undefined;
   return {
     kind: channel.kind,
     address: channel.address,
     state: channel.state,
     ...(channel.message ? { message: channel.message } : {}),
     allowList: channel.kind === 'mllp' ? allowListView(channel.listener?.allowed) : null,
+    // Read at each view, so a chmod shows at the next refresh.
+    ...(access ? { access } : {}),
     peers: channel.state === 'listening' ? (stats?.peers ?? []).slice(0, 100) : [],
     connections: channel.state === 'listening' ? (stats?.connections ?? 0) : 0,
     perMinute: channel.activity.series(),

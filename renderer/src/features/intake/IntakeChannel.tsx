@@ -34,6 +34,11 @@ export function IntakeChannel({ channel, index }: { channel: IntakeChannelView; 
         </div>
       </dl>
       {channel.message ? <p className="bad">{channel.message}</p> : null}
+      {channel.access ? (
+        <p className="message message-warning" role="note">
+          Other accounts on this computer: {channel.access}.
+        </p>
+      ) : null}
       <PerMinuteChart series={channel.perMinute} unit={unit} />
 
       <h4>Last problems</h4>

@@ -1,4 +1,4 @@
-/** A file's or folder's permissions in words, for serve's warnings (tls-files.ts, watched-folders.ts). */
+/** A file's or folder's permissions in words, for warnings (serve's TLS files, watched folders). */
 
 /** Who besides the owner a mode lets read (`r`) or write (`w`), in words; '' for no one. */
 export function othersWho(mode: number, access: 'r' | 'w'): string {
