@@ -252,7 +252,9 @@ export async function importHl7(
     }
     const patients = patientProblem(message, file, split.index);
     const escapedBytes = `${message.delimiters.escape}X`;
-    const hexEscapes = split.segments.some((segment) => segment.includes(escapedBytes));
+    // No escape character (MSH-2 `^~`): no `\X..\` either.
+    const hexEscapes =
+      message.delimiters.escape !== '' && split.segments.some((segment) => segment.includes(escapedBytes));
     const plain = unusualSpaces || hexEscapes;
     const noUnreadableText = !hexEscapes && listsReadable && !NOT_TEXT.test(source.hl7) && readableProfile(choice);
     const extraction = extractHl7Order(message, {

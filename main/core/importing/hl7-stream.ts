@@ -84,6 +84,20 @@ export function isSegmentLine(line: string, fieldSeparator: string): boolean {
 const isHeaderName = (line: string) => line.startsWith('MSH') || line.startsWith('FHS') || line.startsWith('BHS');
 
 /**
+ * Whether an MSH, FHS or BHS line declares separators: MSH-1 and the first three characters of MSH-2 (both, when it
+ * has two: `MSH|^~|` is read) are distinct separator characters. Only those are looked at, so an MSH-2 copied with
+ * its backslash doubled or from Markdown (`^~\\&`, `^\~\&`) still makes a header, which the parser then refuses
+ * saying why.
+ */
+export function declaresSeparators(line: string): boolean {
+  if (!isHeaderName(line)) return false;
+  const field = line.charAt(3);
+  const end = line.indexOf(field, 4);
+  const separators = line.slice(3, end !== -1 && end < 7 ? end : 7);
+  return separators.length >= 3 && !/[A-Za-z0-9\s]/.test(separators) && new Set(separators).size === separators.length;
+}
+
+/**
  * Segments of the messages read and of their envelopes, and those that often travel with them: a line starting with
  * one of these names in lower or mixed case is that segment. Other names are not guessed at (`Re |`, `Tom|` in a
  * note), except Z-segments, which a profile may read.
@@ -101,8 +115,8 @@ export function inCapitals(line: string, fieldSeparator: string): string | undef
   if (name === line.slice(0, 3) || (!KNOWN_SEGMENTS.has(name) && name.charAt(0) !== 'Z')) return undefined;
   const fixed = name + line.slice(3);
   if (!isSegmentLine(fixed, fieldSeparator)) return undefined;
-  // A header in lower case must declare its separators as one in capitals does (`msh|^~\&|`).
-  if (isHeaderName(fixed) && !/^[^A-Za-z0-9\s]{5}$/.test(fixed.slice(3, 8))) return undefined;
+  // A header in lower case must declare its separators as one in capitals does (`msh|^~\&|`, `msh|^~|`).
+  if (isHeaderName(fixed) && !declaresSeparators(fixed)) return undefined;
   return fixed;
 }
 

@@ -189,11 +189,22 @@ describe('MSH-2 that cannot be read says what it is', () => {
     expect(text).toContain("MSH-2 is '^\\~\\&': the file looks copied from Markdown");
     expect(text).toContain("a backslash before ~. MSH-2 is then '^~\\&'");
   });
+});
 
-  it('three encoding characters (hapi-hl7v2 messages.txt: MSH|^~}|): shows MSH-2 whole and how many it has', async () => {
-    const text = await refusal('MSH|^~}|ADMISSION|ADT1|RADIOLOGY|MIR1|19930502185327||RDE^O11|1|P|2.4');
-    expect(text).toContain("not '|' and '^~}' (3 encoding characters where HL7 has 4");
-    expect(text).not.toContain("'|^~}|'");
+describe('MSH-2 with three encoding characters', () => {
+  // Once refused as "3 encoding characters where HL7 has 4"; now read by position: `}` is the escape character and
+  // the message has no subcomponent separator.
+  it("hapi-hl7v2 messages.txt: MSH|^~}| (an ADT sender's header on an RDE^O11): a valid order, its escapes decoded", async () => {
+    const header = 'MSH|^~}|ADMISSION|ADT1|RADIOLOGY|MIR1|19930502185327||RDE^O11|1|P|2.4';
+    const order = await importSegments([
+      header,
+      ...withField(BASE, 'RXE', 7, '^Two tablets}S}4 times a day & with water \\ milk').slice(1),
+    ]);
+    expect(order.problems).toEqual([]);
+    expect(order.valid).toBe(true);
+    // `}S}` is the component separator as text; `&` and `\` are text, being no separator of this message.
+    expect(firstItem(order)?.dosageInstructions).toBe('Two tablets^4 times a day & with water \\ milk');
+    expect(order.clinicOrderId).toBe('W-1');
   });
 });
 

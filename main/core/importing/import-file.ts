@@ -3,7 +3,7 @@ import { importCsv } from './csv-import.js';
 import { inspectFile } from './file-source.js';
 import type { OrderSink } from './finish-order.js';
 import { importHl7 } from './hl7-import.js';
-import { isSegmentLine } from './hl7-stream.js';
+import { declaresSeparators, isSegmentLine } from './hl7-stream.js';
 import { openImportSource, resolveOwnPath, type ImportSource } from './import-source.js';
 import type { ImportReport, ImportedOrder, Problem } from '../model/imported-order.js';
 import type { ImportOptions } from '../model/import-options.js';
@@ -17,13 +17,6 @@ const TRAILING_FRAMING = /[\x0b\x1c]+$/;
 /** How much of the sample is searched for segment structure (the sample itself is at most 64 KiB). */
 const STRUCTURE_CHARS = 64 * 1024;
 const MAX_STRUCTURE_LINES = 400;
-
-/** MSH, FHS or BHS with a field separator and at least three encoding characters: `MSH|^~\&`. */
-function isHeaderSegment(line: string): boolean {
-  if (!/^(?:MSH|FHS|BHS)[^A-Za-z0-9\s]/.test(line)) return false;
-  const separators = line.slice(3, 7);
-  return separators.length === 4 && !/[A-Za-z0-9\s]/.test(separators) && new Set(separators).size === 4;
-}
 
 /**
  * HL7 when the text starts (after any BOM, white space or MLLP start byte) with an MSH, FHS or BHS segment; else
@@ -41,7 +34,7 @@ export function looksLikeHl7(sample: string): boolean {
     const line = raw.replace(LEADING, '').replace(TRAILING_FRAMING, '');
     if (line === '') continue;
     if (separator === undefined) {
-      if (isHeaderSegment(line)) {
+      if (declaresSeparators(line)) {
         separator = line.charAt(3);
         segments = 1;
       }

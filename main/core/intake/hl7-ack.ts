@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Hl7ParseError, readDelimiters, type Hl7Delimiters } from '../model/hl7-adapter.js';
 
 /**
  * The header of a received message, read just far enough to acknowledge it (the importer reads the rest), and
@@ -10,7 +11,10 @@ import { randomBytes } from 'node:crypto';
 
 export interface MessageHeader {
   fieldSeparator: string;
-  /** MSH-2 as received: component, repetition, escape, subcomponent (and truncation in 2.7+). */
+  /**
+   * MSH-2 as received: component, repetition, escape, subcomponent (and truncation in 2.7+); an older sender's may
+   * give only the first two or three.
+   */
   encodingCharacters: string;
   /** MSH-n as received (escaped text), by n; MSH-1 is the field separator. */
   field(n: number): string;
@@ -38,26 +42,30 @@ export function readMessageHeaderOf(raw: Buffer): MessageHeader | undefined {
   return readMessageHeader(raw.toString('utf8', 0, end < 0 ? raw.length : end));
 }
 
-/** Reads the MSH segment at the start of `text` (after white space or a BOM); undefined when there is none. */
+/**
+ * Reads the MSH segment at the start of `text` (after white space or a BOM); undefined when there is none, or when
+ * its MSH-1/MSH-2 are no separators the importer reads (`readDelimiters`: an MSH-2 of two or three characters is
+ * read, with no escape or subcomponent character).
+ */
 export function readMessageHeader(text: string): MessageHeader | undefined {
   const start = text.replace(/^[\s\ufeff]+/, '');
   if (!/^MSH[^A-Za-z0-9\s]/.test(start)) return undefined;
   const fieldSeparator = start.charAt(3);
   const segmentEnd = start.search(/[\r\n]/);
   const segment = segmentEnd < 0 ? start : start.slice(0, segmentEnd);
+  let delimiters: Hl7Delimiters;
+  try {
+    delimiters = readDelimiters(segment);
+  } catch (error) {
+    if (error instanceof Hl7ParseError) return undefined;
+    throw error;
+  }
   const parts = segment.split(fieldSeparator);
   const encodingCharacters = parts[1] ?? '';
-  if (encodingCharacters.length < 4 || new Set(encodingCharacters.slice(0, 4)).size !== 4) return undefined;
-  if (/[A-Za-z0-9\s]/.test(encodingCharacters.slice(0, 4)) || encodingCharacters.includes(fieldSeparator)) {
-    return undefined;
-  }
-  const componentSeparator = encodingCharacters.charAt(0);
-  const repetitionSeparator = encodingCharacters.charAt(1);
-  const escape = encodingCharacters.charAt(2);
   const field = (n: number): string => (n === 1 ? fieldSeparator : (parts[n - 1] ?? ''));
   const component = (n: number, index = 0): string => {
-    const first = field(n).split(repetitionSeparator)[0] ?? '';
-    return unescapeHl7(first.split(componentSeparator)[index] ?? '', fieldSeparator, encodingCharacters, escape);
+    const first = field(n).split(delimiters.repetition)[0] ?? '';
+    return unescapeHl7(first.split(delimiters.component)[index] ?? '', delimiters);
   };
   const app = component(3);
   const facility = component(4);
@@ -75,37 +83,40 @@ export function readMessageHeader(text: string): MessageHeader | undefined {
   };
 }
 
-function unescapeHl7(value: string, field: string, encoding: string, escape: string): string {
-  if (!value.includes(escape)) return value;
-  const map: Record<string, string> = {
-    F: field,
-    S: encoding.charAt(0),
-    R: encoding.charAt(1),
-    E: escape,
-    T: encoding.charAt(3),
-  };
-  const pattern = new RegExp(`${escapeRegExp(escape)}([FSRET])${escapeRegExp(escape)}`, 'g');
-  return value.replace(pattern, (_, code: string) => map[code] ?? '');
+/** The delimiter escapes (`\F\ \S\ \R\ \E\ \T\`) of a header value; none when MSH-2 declares no escape character. */
+function unescapeHl7(value: string, d: Hl7Delimiters): string {
+  if (d.escape === '' || !value.includes(d.escape)) return value;
+  const map: Record<string, string> = { F: d.field, S: d.component, R: d.repetition, E: d.escape, T: d.subcomponent };
+  const pattern = new RegExp(`${escapeRegExp(d.escape)}([FSRET])${escapeRegExp(d.escape)}`, 'g');
+  // `\T\` where MSH-2 gives no subcomponent separator names nothing: kept as written.
+  return value.replace(pattern, (sequence, code: string) => map[code] || sequence);
 }
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** Text escaped for an HL7 field with these separators (\F\ \S\ \R\ \E\ \T\), line breaks as spaces. */
+/**
+ * Text escaped for an HL7 field with these separators (`\F\ \S\ \R\ \E\ \T\`), line breaks as spaces. Only the
+ * sender's own separators are escaped, with its own escape character: a `&` is text to a sender whose MSH-2 gives no
+ * subcomponent separator. A sender with no escape character (MSH-2 `^~`) cannot be written its field, component or
+ * repetition separator as text at all: each becomes a space (white space is never a separator), so the ACK keeps its
+ * structure and the words stay readable.
+ */
 export function escapeHl7(text: string, fieldSeparator = '|', encodingCharacters = '^~\\&'): string {
-  const [component, repetition, escape, subcomponent] = [...encodingCharacters];
+  const [component = '^', repetition = '~', escape = '', subcomponent = ''] = encodingCharacters;
   const codes = new Map<string, string>([
-    [escape ?? '\\', 'E'],
     [fieldSeparator, 'F'],
-    [component ?? '^', 'S'],
-    [repetition ?? '~', 'R'],
-    [subcomponent ?? '&', 'T'],
+    [component, 'S'],
+    [repetition, 'R'],
   ]);
+  if (escape !== '') codes.set(escape, 'E');
+  if (subcomponent !== '') codes.set(subcomponent, 'T');
   let out = '';
   for (const char of text.replace(/[\r\n]+/g, ' ')) {
     const code = codes.get(char);
-    out += code ? `${escape ?? '\\'}${code}${escape ?? '\\'}` : char;
+    if (code === undefined) out += char;
+    else out += escape === '' ? ' ' : `${escape}${code}${escape}`;
   }
   return out;
 }

@@ -108,7 +108,7 @@ describe('the HL7 adapter', () => {
   it.each([
     [['PID|1'], 'does not start with a complete MSH'],
     [['MSH|^~'], 'does not start with a complete MSH'],
-    [['MSH|^~|xy'], 'five different separator characters'],
+    [['MSH|^|xy'], 'at least three different separator characters'],
     [['MSH|^^\\&|x'], 'five different separator characters'],
     [['MSH|^~\\&|x', 'garbage'], 'is not an HL7 segment'],
     [['MSH|^~\\&|x', 'PID|1', 'MSH|^~\\&|y'], 'second MSH'],

@@ -25,11 +25,18 @@ import { decodeEscapes, escapeTools, type EscapeNote, type EscapeTools } from '.
  *   (which need the whole file as one string and do not check the BTS/FTS counts) or its socket-bound `MLLPCodec`.
  */
 
+/**
+ * A message's separators. MSH-2 may declare fewer than four (`^~\`, `^~`, as some older senders write it): the
+ * escape and subcomponent characters it leaves out are '', and the message then has no such separator: its `&` is
+ * text, and with no escape character its `\` too.
+ */
 export interface Hl7Delimiters {
   field: string;
   component: string;
   repetition: string;
+  /** '' when MSH-2 declares none: no escape sequence is read. */
   escape: string;
+  /** '' when MSH-2 declares none: a component is never split. */
   subcomponent: string;
   /** MSH-2's fifth character (v2.7 on), when declared: a value ending in it was truncated by the sender. */
   truncation?: string;
@@ -92,13 +99,27 @@ export interface Hl7EscapeNote extends EscapeNote {
 const SEGMENT_NAME = /^[A-Z][A-Z0-9]{2}$/;
 const HEADER_SEGMENTS = new Set(['MSH', 'BHS', 'FHS']);
 
-/** Reads MSH-1 and MSH-2 (or BHS/FHS) and checks they are usable delimiters. */
+/**
+ * Reads MSH-1 and MSH-2 (or BHS/FHS) and checks they are usable delimiters. MSH-2 gives them by position
+ * (component, repetition, escape, subcomponent, then v2.7's truncation): two are the least a message can be split
+ * with, and one that gives fewer than four has no escape or subcomponent character (`MSH|^~\|` and `MSH|^~|`, as
+ * some older senders write them; hapi-hl7v2's test messages write `MSH|^~}|`).
+ */
 export function readDelimiters(header: string): Hl7Delimiters {
   const field = header.charAt(3);
   const encoding = header.slice(4, header.indexOf(field, 4) === -1 ? undefined : header.indexOf(field, 4));
   const [component = '', repetition = '', escape = '', subcomponent = ''] = encoding;
-  const all = [field, component, repetition, escape, subcomponent];
-  if (all.some((c) => c === '' || /[A-Za-z0-9\s]/.test(c)) || new Set(all).size !== all.length) {
+  // The separators MSH-2 gives (beyond the fourth, only a truncation character, read below, may follow).
+  const given = [field, ...encoding.slice(0, 4)];
+  const usable =
+    field !== '' &&
+    given.length >= 3 &&
+    !given.some((c) => /[A-Za-z0-9\s]/.test(c)) &&
+    new Set(given).size === given.length &&
+    // `^~&` is three usable characters, but it is HL7's usual `^~\&` less its backslash far more often than a
+    // sender's choice of `&` as escape character: refused below saying so.
+    encoding !== '^~&';
+  if (!usable) {
     // `^~\\&`: the escape character written twice, as source code and JSON write a backslash. Every escape in the
     // message is doubled too (`\\T\\`), so it is still refused, but with what to do about it.
     if (escape === '\\' && subcomponent === '\\' && encoding.length > 4 && encoding.length <= 10) {
@@ -129,14 +150,24 @@ export function readDelimiters(header: string): Hl7Delimiters {
         `${header.slice(0, 3)}-2 is '${encoding}': its escape character (the third, usually \\) is ${encoding.length === 3 ? 'missing' : 'a space'}, as a copy or a program that drops backslashes leaves it. Every escape sequence of the message (\\T\\, \\X..\\) is altered the same way: save the message as the sending system wrote it, or ask the sender for the file itself`,
       );
     }
-    throw new Hl7ParseError(
-      `${header.slice(0, 3)}-1/${header.slice(0, 3)}-2 must give five different separator characters (usually |^~\\&), not '${field}' and '${encoding}'${encoding.length === 4 ? '' : ` (${encoding.length} encoding characters where HL7 has 4: component, repetition, escape, subcomponent)`}`,
-    );
+    throw new Hl7ParseError(unusableText(header.slice(0, 3), field, encoding));
   }
   // HL7 v2.7 adds a fifth encoding character, the truncation character (usually `#`), ending a value cut short.
   const truncation = encoding.charAt(4);
-  const truncates = truncation !== '' && !/[A-Za-z0-9\s]/.test(truncation) && !all.includes(truncation);
+  const truncates = truncation !== '' && !/[A-Za-z0-9\s]/.test(truncation) && !given.includes(truncation);
   return { field, component, repetition, escape, subcomponent, ...(truncates ? { truncation } : {}) };
+}
+
+/** Why MSH-1/MSH-2 give no usable separators, with MSH-2 quoted whole and, when too short, how many it has. */
+function unusableText(name: string, field: string, encoding: string): string {
+  const count = encoding.length;
+  if (count >= 4) {
+    return `${name}-1/${name}-2 must give five different separator characters (usually |^~\\&), not '${field}' and '${encoding}'${count === 4 ? '' : ` (${count} encoding characters where HL7 has 4: component, repetition, escape, subcomponent)`}`;
+  }
+  if (count >= 2) {
+    return `${name}-1/${name}-2 must give ${count === 2 ? 'three' : 'four'} different separator characters (usually |^~\\&), not '${field}' and '${encoding}'`;
+  }
+  return `${name}-1/${name}-2 must give at least three different separator characters (usually |^~\\&), not '${field}' and '${encoding}' (${count} encoding character${count === 1 ? '' : 's'} where HL7 has at least 2: component and repetition, then escape and subcomponent when the message uses them)`;
 }
 
 /** Where the piece found by `pieceStart` ends (set by it: a second return value without a tuple per call). */
@@ -221,6 +252,12 @@ class SegmentView implements Hl7Segment {
     return start;
   }
 
+  /** MSH-2 as the delimiters read it: 2 to 5 characters. */
+  private encodingCharacters(): string {
+    const d = this.owner.delimiters;
+    return d.component + d.repetition + d.escape + d.subcomponent + (d.truncation ?? '');
+  }
+
   repetitions(field: number): number {
     if (this.header && field <= 2) return 1;
     const raw = this.fieldRaw(field);
@@ -232,7 +269,8 @@ class SegmentView implements Hl7Segment {
   }
 
   get hasSubcomponents(): boolean {
-    this.#hasSubcomponents ??= this.raw.includes(this.owner.delimiters.subcomponent);
+    const separator = this.owner.delimiters.subcomponent;
+    this.#hasSubcomponents ??= separator !== '' && this.raw.includes(separator);
     return this.#hasSubcomponents;
   }
 
@@ -244,7 +282,7 @@ class SegmentView implements Hl7Segment {
     if (repStart < 0) return [];
     const compStart = pieceStart(raw, d.component, component - 1, repStart, pieceEnd);
     if (compStart < 0) return [];
-    const separatorAt = indexBefore(raw, d.subcomponent, compStart, pieceEnd);
+    const separatorAt = d.subcomponent === '' ? -1 : indexBefore(raw, d.subcomponent, compStart, pieceEnd);
     if (separatorAt === -1) return [this.value(field, component, 1, repetition)];
     return raw
       .slice(compStart, pieceEnd)
@@ -253,8 +291,7 @@ class SegmentView implements Hl7Segment {
   }
 
   value(field: number, component = 1, subcomponent = 1, repetition = 1): string {
-    if (this.header && field <= 2)
-      return field === 1 ? this.owner.delimiters.field : this.raw.slice(4, this.owner.delimiters.truncation ? 9 : 8);
+    if (this.header && field <= 2) return field === 1 ? this.owner.delimiters.field : this.encodingCharacters();
     const raw = this.fieldRaw(field);
     if (raw === '') return '';
     const d = this.owner.delimiters;
@@ -262,7 +299,13 @@ class SegmentView implements Hl7Segment {
     if (repStart < 0) return '';
     const compStart = pieceStart(raw, d.component, component - 1, repStart, pieceEnd);
     if (compStart < 0) return '';
-    const subStart = pieceStart(raw, d.subcomponent, subcomponent - 1, compStart, pieceEnd);
+    // With no subcomponent separator (MSH-2 gave none) the component is its one subcomponent.
+    const subStart =
+      d.subcomponent === ''
+        ? subcomponent === 1
+          ? compStart
+          : -1
+        : pieceStart(raw, d.subcomponent, subcomponent - 1, compStart, pieceEnd);
     if (subStart < 0 || subStart === pieceEnd) return '';
     const piece = raw.slice(subStart, pieceEnd);
     // `""` is HL7's explicit null ("no value", which for a new order is the same as none), not the text `""`.
@@ -311,7 +354,8 @@ class MessageView implements Hl7Message {
   readonly escapeNotes: Hl7EscapeNote[] = [];
 
   decode(raw: string, segment: SegmentView, field: number, component: number, sub: number, rep: number): string {
-    if (!raw.includes(this.delimiters.escape) && !this.delimiters.truncation) return raw;
+    const escape = this.delimiters.escape;
+    if ((escape === '' || !raw.includes(escape)) && !this.delimiters.truncation) return raw;
     return decodeEscapes(
       raw,
       this.tools,
@@ -337,7 +381,9 @@ class MessageView implements Hl7Message {
 export function parseHl7Message(rawSegments: readonly string[]): Hl7Message {
   const segments = rawSegments.filter((segment) => segment.length > 0);
   const header = segments[0];
-  if (!header?.startsWith('MSH') || header.length < 8) {
+  // `MSH|^~|` is complete (two encoding characters, then the field separator); `MSH|^~` is cut short.
+  const complete = header !== undefined && (header.length >= 8 || header.indexOf(header.charAt(3) || '|', 4) !== -1);
+  if (!header?.startsWith('MSH') || !complete) {
     throw new Hl7ParseError('the message does not start with a complete MSH segment');
   }
   const tools = delimiterTools(header);

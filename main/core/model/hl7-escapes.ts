@@ -16,7 +16,10 @@
  *   `truncated` note, since the sender cut it short.
  */
 
-/** The five separators a message declares (the adapter's Hl7Delimiters, named here so neither imports the other). */
+/**
+ * The separators a message declares (the adapter's Hl7Delimiters, named here so neither imports the other); escape
+ * and subcomponent are '' when MSH-2 gives none (`^~`, `^~\`).
+ */
 export interface Hl7Delimiters {
   field: string;
   component: string;
@@ -120,7 +123,11 @@ export interface EscapeTools {
   token: RegExp;
 }
 
+/** Matches nothing: a message with no escape character has no escape sequences. */
+const NO_TOKEN = /(?!)/g;
+
 export function escapeTools(delimiters: Hl7Delimiters): EscapeTools {
+  if (delimiters.escape === '') return { delimiters, token: NO_TOKEN };
   const e = delimiters.escape.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return { delimiters, token: new RegExp(`(?:${e}X[0-9A-Fa-f]+${e})+|${e}[^${e}]*${e}`, 'g') };
 }
@@ -135,7 +142,9 @@ function decodeToken(token: string, tools: EscapeTools, note: (n: EscapeNote) =>
     case 'S':
       return d.component;
     case 'T':
-      return d.subcomponent;
+      // With no subcomponent separator declared, `\T\` names none: kept as text with a note, below.
+      if (d.subcomponent) return d.subcomponent;
+      break;
     case 'R':
       return d.repetition;
     case 'E':
@@ -175,7 +184,7 @@ export function decodeEscapes(
     note({ kind: 'truncated', escape: truncation });
     raw = raw.trimEnd().slice(0, -1);
   }
-  if (!raw.includes(e)) return raw;
+  if (e === '' || !raw.includes(e)) return raw;
   let out = '';
   // The text since the last character-set switch, and that switch's body (undefined before any).
   let run = '';
