@@ -6,6 +6,8 @@ import { codeKey, readSexCode } from './sex-codes.js';
 import { importedOrder, type OrderExtras, type ProvenanceTable } from '../model/provenance-table.js';
 import type { ImportedOrder, OrderControl, Problem } from '../model/imported-order.js';
 import { validateOrder } from './validate-order.js';
+import { resolveGroupCancel, type GroupItemsOf } from './group-cancel.js';
+import type { PlacerNumbers } from './hl7-placer-group.js';
 
 /** The last steps shared by both importers: build the body, validate it, check for earlier batches, wrap it up. */
 
@@ -22,6 +24,8 @@ export interface FinishInput {
   extraProblems: Problem[];
   reported: ReadonlySet<string>;
   isKnownOrder?: (clinicCode: string, clinicOrderId: string) => boolean;
+  /** HL7 cancels: the ORCs' placer numbers and the items of grouped orders known, to resolve a group's cancel. */
+  groupCancel?: { placers: PlacerNumbers; groupItemsOf: GroupItemsOf };
   source: ImportedOrder['source'];
   orderControl?: OrderControl;
   /** The order is already blocked by a problem that makes further checks meaningless. */
@@ -134,7 +138,7 @@ export function finishOrder(input: FinishInput): { order: ImportedOrder; provena
   });
   matchListCase(built.body, input.codeLists);
   const clinicCode = text((built.body.clinicInformation as Obj).clinicCode);
-  const clinicOrderId = text((built.body.prescription as Obj).clinicOrderId);
+  let clinicOrderId = text((built.body.prescription as Obj).clinicOrderId);
   const problems: Problem[] = [...input.extraProblems, ...built.problems];
   const sexReported = new Set<string>();
   const sex = sexCode(built.body, input, built.provenance, sexReported);
@@ -145,6 +149,22 @@ export function finishOrder(input: FinishInput): { order: ImportedOrder; provena
 
   if (cancel) {
     // A cancel names an order sent earlier; only its identity matters, not a full body.
+    if (clinicCode && clinicOrderId && input.isKnownOrder && input.groupCancel) {
+      const resolved = resolveGroupCancel({
+        clinicCode,
+        clinicOrderId,
+        ...input.groupCancel,
+        isKnownOrder: input.isKnownOrder,
+        file: input.file,
+        fallback: input.fallback,
+      });
+      // One item's ORC-2 under its group's ORC-4: the cancel is of the group's order.
+      if (resolved.clinicOrderId !== clinicOrderId) {
+        clinicOrderId = resolved.clinicOrderId;
+        (built.body.prescription as Obj).clinicOrderId = clinicOrderId;
+      }
+      if (resolved.problem) problems.push(resolved.problem);
+    }
     for (const [value, field, what] of [
       [clinicCode, 'clinicInformation.clinicCode', 'clinic code'],
       [clinicOrderId, 'prescription.clinicOrderId', 'clinic order id'],

@@ -7,6 +7,7 @@ import { nameCandidates } from '../model/hl7-patient-name.js';
 import type { UnusualSpaces } from './unusual-spaces.js';
 import { otherOrderKind, segmentsHeld } from './hl7-other-orders.js';
 import { registrationNumberReason } from './uk-rules.js';
+import { isPlacerGroup, placerNumbers, type PlacerNumbers } from './hl7-placer-group.js';
 
 /**
  * The default HL7 v2.5 field map (documented as a table in README.md), and profile overrides of it. Values that
@@ -143,6 +144,8 @@ export const HL7_VALUE_MAPS: Record<string, Record<string, string>> = {};
 export interface Hl7Extraction {
   cells: OrderCells;
   orderControl: string;
+  /** The placer order and group numbers of the message's ORCs (a cancel of a placer group is checked by them). */
+  placers: PlacerNumbers;
   problems: Problem[];
   /** Paths whose problem was reported here (e.g. a wrong coding system), skipped by validation. */
   reported: Set<string>;
@@ -860,10 +863,13 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
   // ORC: the order, its prescriber and the ordering facility (the clinic). A prescription of several items may give
   // each item a placer order number of its own (ORC-2) under one placer group number (ORC-4, HL7's grouping of
   // orders placed together): that group is then the order.
-  const placerIds = new Set(orcs.map((segment) => segment.value(2, 1)).filter(Boolean));
-  const groupIds = new Set(orcs.map((segment) => segment.value(4, 1)));
-  const grouped = placerIds.size > 1 && groupIds.size === 1 && !groupIds.has('');
-  const placer = r.one(orc, grouped ? 4 : 2, 1, 'prescription.clinicOrderId');
+  // A cancel may name the group alone (ORC-4, no ORC-2): the whole order (group-cancel.ts).
+  const placers = placerNumbers(orcs);
+  const placerIds = placers.items;
+  const grouped = isPlacerGroup(placers);
+  const orderControl = orc?.value(1, 1).toUpperCase() ?? '';
+  const groupOnly = orderControl === 'CA' && placerIds.length === 0 && placers.group !== '';
+  const placer = r.one(orc, grouped || groupOnly ? 4 : 2, 1, 'prescription.clinicOrderId');
   r.set('clinicOrderId', placer);
   // Only the filler's number (ORC-3, the number a pharmacy or dispensing system gave the order): said, not guessed.
   // Neither number: said in the segment's words too, so the sender knows which field to fill.
@@ -898,11 +904,11 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
   r.clinicAddress(orc);
   r.contacts(orc, 23, 'clinicContactNumber', 'clinicContactEmail', true);
 
-  if (placerIds.size > 1 && !grouped) {
+  if (placerIds.length > 1 && !grouped) {
     r.say(
       'error',
       'hl7.multipleOrders',
-      `The message holds more than one order (ORC-2 ${listSome([...placerIds])}) and no one placer group number (ORC-4) for them; send one order per message, or, if they are the items of one prescription, give each ORC the prescription's number in ORC-4.`,
+      `The message holds more than one order (ORC-2 ${listSome(placerIds)}) and no one placer group number (ORC-4) for them; send one order per message, or, if they are the items of one prescription, give each ORC the prescription's number in ORC-4.`,
       'prescription.clinicOrderId',
     );
     reported.add('prescription.clinicOrderId');
@@ -1052,7 +1058,8 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
   applyOverrides(message, ctx, order, items, itemSegments, r);
   return {
     cells: { order: cellSet(order), items: items.map(cellSet) },
-    orderControl: orc?.value(1, 1).toUpperCase() ?? '',
+    orderControl,
+    placers,
     problems,
     reported,
   };

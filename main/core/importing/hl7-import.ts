@@ -7,6 +7,7 @@ import { derivedOnce } from '../model/deep-frozen.js';
 import { chooseHl7Profile, type Hl7ProfileChoice } from './hl7-profile-choice.js';
 import { MessageSenders, readHl7Sender } from './hl7-sender.js';
 import { extractHl7Order, listSome } from './hl7-field-map.js';
+import { isPlacerGroup } from './hl7-placer-group.js';
 import { escapeProblems } from './hl7-escape-problems.js';
 import { isAcceptedMessageType, messageTypeRefusal } from './hl7-message-types.js';
 import { processingIdProblem } from './hl7-processing-id.js';
@@ -168,6 +169,8 @@ export async function importHl7(
   const today = options.today ?? new Date();
   const messageTypes = new Set<string>();
   const seen = new Map<string, number>();
+  // The items (ORC-2) of this file's new orders sent as a placer group, for a later cancel of one (group-cancel.ts).
+  const groupsSeen = new Map<string, readonly string[]>();
   const splitter = new Hl7Splitter(file);
   const messageSenders = new MessageSenders();
   let orderCount = 0;
@@ -305,6 +308,17 @@ export async function importHl7(
               options.isPendingNewOrder?.(clinicCode, clinicOrderId) === true ||
               options.isKnownOrder!(clinicCode, clinicOrderId)
           : options.isKnownOrder,
+      ...(orderControl === 'CA' && options.isKnownOrder
+        ? {
+            groupCancel: {
+              placers: extraction.placers,
+              groupItemsOf: (clinicCode: string, clinicOrderId: string) => {
+                const key = `${clinicCode}\u0000${clinicOrderId}`;
+                return seen.has(key) ? groupsSeen.get(key) : options.groupItemsOf?.(clinicCode, clinicOrderId);
+              },
+            },
+          }
+        : {}),
       source,
       orderControl,
       noUnreadableText,
@@ -315,8 +329,12 @@ export async function importHl7(
     if (order.clinicCode && order.clinicOrderId && orderControl === 'NW') {
       const key = `${order.clinicCode}\u0000${order.clinicOrderId}`;
       const first = seen.get(key);
-      if (first === undefined) seen.set(key, split.index);
-      else {
+      if (first === undefined) {
+        seen.set(key, split.index);
+        if (isPlacerGroup(extraction.placers) && extraction.placers.group === order.clinicOrderId) {
+          groupsSeen.set(key, extraction.placers.items);
+        }
+      } else {
         order.problems.push(
           problem(
             'error',

@@ -98,3 +98,11 @@ export function cancelNotActedOn(
       "sent no order with that identity, so nothing was cancelled. It waits for the pharmacy's review.",
   };
 }
+
+/**
+ * The sender's answer to a cancel naming only some items of a grouped order it sent (group-cancel.ts): the
+ * importer's sentence, which names only the sender's own order and items. 207, as no key or field is wrong.
+ */
+export function partialCancelNotActedOn(problem: Problem): AckError {
+  return { hl7Code: '207', text: problem.text };
+}

@@ -18,10 +18,14 @@ import {
   type AckError,
   type MessageHeader,
 } from './hl7-ack.js';
+import { PARTIAL_CANCEL } from '../importing/group-cancel.js';
+import { groupItemsOfMessage } from '../importing/hl7-placer-group.js';
+import { groupItemsOfOrder } from '../staging/group-items.js';
 import {
   cancelNotActedOn,
   otherSendersOrder,
   OTHER_SENDERS_ORDER,
+  partialCancelNotActedOn,
   sentBy,
   UNKNOWN_ORDER,
   type HeldCancel,
@@ -381,6 +385,7 @@ export class IntakeService {
       isKnownOrder: (clinicCode, clinicOrderId) =>
         store.stagedOrders.isAccepted(environmentId, clinicCode, clinicOrderId),
       isPendingNewOrder: (clinicCode, clinicOrderId) => this.#sentEarlier(header!.sender, clinicCode, clinicOrderId),
+      groupItemsOf: (clinicCode, clinicOrderId) => this.#groupItemsSentBy(sender, clinicCode, clinicOrderId),
       today: store.now(),
     });
     if (read.refused) {
@@ -405,9 +410,14 @@ export class IntakeService {
         continue;
       }
       let unknown = false;
+      let partial: Problem | undefined;
       for (const problem of entry.problems) {
         if (problem.code === UNKNOWN_ORDER) {
           unknown = true;
+          continue;
+        }
+        if (problem.code === PARTIAL_CANCEL) {
+          partial = problem;
           continue;
         }
         if (problem.severity !== 'error') continue;
@@ -416,6 +426,9 @@ export class IntakeService {
       }
       if (unknown || entry.problems.some((problem) => problem.code === OTHER_SENDERS_ORDER)) {
         notActedOn.push(cancelNotActedOn(sender, entry.order));
+      } else if (partial) {
+        // Some items of a grouped order this sender sent: nothing was cancelled, and no preview edit makes it act.
+        notActedOn.push(partialCancelNotActedOn(partial));
       }
     }
     // A cancel naming another sender's order and one naming no known order get the same answer, MSA-1 and ERR alike
@@ -509,23 +522,47 @@ export class IntakeService {
    * then a cancel of a known order: the accept queues the order and withdraws it unsent.
    */
   #sentEarlier(sender: string, clinicCode: string, clinicOrderId: string): boolean {
-    const waiting = this.#waiting.some(
-      (item) =>
-        item.message.sender === sender &&
-        item.decision.read?.entries.some(
-          ({ order }) =>
-            order.clinicCode === clinicCode &&
-            order.clinicOrderId === clinicOrderId &&
-            (order.source.orderControl ?? 'NW') === 'NW',
-        ),
-    );
-    if (waiting) return true;
+    return this.#earlierNewOrder(sender, clinicCode, clinicOrderId) !== undefined;
+  }
+
+  /** The message (its HL7 text, if kept) of the sender's earlier new order #sentEarlier finds, if any. */
+  #earlierNewOrder(sender: string, clinicCode: string, clinicOrderId: string): { hl7: string | undefined } | undefined {
+    for (const item of this.#waiting) {
+      if (item.message.sender !== sender) continue;
+      const entry = item.decision.read?.entries.find(
+        ({ order }) =>
+          order.clinicCode === clinicCode &&
+          order.clinicOrderId === clinicOrderId &&
+          (order.source.orderControl ?? 'NW') === 'NW',
+      );
+      if (entry) return { hl7: entry.order.source.hl7 };
+    }
     const { store, environmentId } = this.#options;
     const batchId = this.repo.openBatch(environmentId, dayBatchName(sender, store.now()));
-    return (
-      batchId !== undefined &&
-      store.stagedOrders.earlierWithIdentity(batchId, clinicCode, clinicOrderId, Number.MAX_SAFE_INTEGER) !== undefined
+    if (batchId === undefined) return undefined;
+    const position = store.stagedOrders.earlierWithIdentity(
+      batchId,
+      clinicCode,
+      clinicOrderId,
+      Number.MAX_SAFE_INTEGER,
     );
+    if (position === undefined) return undefined;
+    return { hl7: store.stagedOrders.after(batchId, position - 1, 1)[0]?.source.hl7 };
+  }
+
+  /**
+   * The items (ORC-2) of a grouped order this sender sent, accepted or waiting, for its cancel (group-cancel.ts).
+   * Another sender's order counts as none: its items are not this sender's to learn, and its cancel is answered as
+   * one of no order (docs/security.md, finding 24).
+   */
+  #groupItemsSentBy(sender: string, clinicCode: string, clinicOrderId: string): string[] | undefined {
+    const { store, environmentId } = this.#options;
+    const accepted = store.orders.findAccepted(environmentId, clinicCode, clinicOrderId);
+    if (accepted) {
+      return sentBy(store, this.repo, environmentId, sender, accepted) ? groupItemsOfOrder(store, accepted) : undefined;
+    }
+    const pending = this.#earlierNewOrder(sender, clinicCode, clinicOrderId);
+    return pending && groupItemsOfMessage(pending.hl7, clinicOrderId);
   }
 
   /**

@@ -38,6 +38,8 @@ export interface ReadOptions {
   isKnownOrder(clinicCode: string, clinicOrderId: string): boolean;
   /** A cancel's order came in an earlier message of the sender and waits to be accepted. */
   isPendingNewOrder(clinicCode: string, clinicOrderId: string): boolean;
+  /** The items (ORC-2) of a grouped order a cancel names (ImportOptions.groupItemsOf). */
+  groupItemsOf?(clinicCode: string, clinicOrderId: string): readonly string[] | undefined;
   today: Date;
   /** The environment is the local sandbox: a test system's message (MSH-11 T) is read with a warning there. */
   sandbox?: boolean;

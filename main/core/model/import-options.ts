@@ -34,6 +34,12 @@ export interface ImportOptions {
    */
   isPendingNewOrder?: (clinicCode: string, clinicOrderId: string) => boolean;
   /**
+   * For cancels of a placer group (HL7 ORCs sharing one ORC-4) only: the item placer numbers (ORC-2) of the grouped
+   * order accepted or waiting under this identity; undefined when none is or it is no group (group-cancel.ts). An
+   * order earlier in the same file counts without it.
+   */
+  groupItemsOf?: (clinicCode: string, clinicOrderId: string) => readonly string[] | undefined;
+  /**
    * Receives each order as it is finished instead of collecting them in the report, so a 100 MB file never holds
    * every order in memory: staging writes them to SQLite as they come. Awaited, so it can apply back-pressure.
    */

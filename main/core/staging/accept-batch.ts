@@ -5,6 +5,7 @@ import type { BatchRecord } from '../store/batches-repo.js';
 import type { OrderRecord } from '../store/order-records.js';
 import type { AcceptCandidate, StagedOrder } from '../store/staged-orders-repo.js';
 import { requestCancel } from '../tracking/cancel-request.js';
+import { partialCancelAtAccept } from './group-items.js';
 import { fallbackOf } from './reassess.js';
 import { wireRequest } from './route-request.js';
 import { StagingError, type StagingDeps } from './staging-deps.js';
@@ -247,6 +248,12 @@ function acceptPages(
         const refusal = from.cancelCheck?.(staged, known);
         if (refusal) {
           holdForReview(staged.id, refusal);
+          continue;
+        }
+        // Some items of a grouped order: the service cancels whole orders only (group-cancel.ts).
+        const partial = partialCancelAtAccept(store, { ...staged, clinicCode, clinicOrderId }, known);
+        if (partial) {
+          keepStaged(staged.id, partial);
           continue;
         }
         const [result] = requestCancel(

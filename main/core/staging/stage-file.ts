@@ -10,6 +10,7 @@ import type { OrderRoute } from '../store/order-state.js';
 import type { StagedBatchWriter } from '../store/staged-batch-writer.js';
 import type { AcceptedOrdersLookup } from '../store/staged-orders-repo.js';
 import { ERRORS_COLUMN } from './batch-exports.js';
+import { acceptedGroupItems } from './group-items.js';
 import { readJsonOrders } from './json-orders.js';
 import { problemsForRoute, type RouteSubject } from './route-request.js';
 import { StagingError, type StagingDeps } from './staging-deps.js';
@@ -159,6 +160,8 @@ export async function stageFile(deps: StagingDeps, input: StageFileInput): Promi
         sandbox: deps.store.environments.get(input.environmentId)?.kind === 'local-sandbox',
         fileLabel: input.fileName,
         isKnownOrder,
+        groupItemsOf: (clinicCode, clinicOrderId) =>
+          acceptedGroupItems(deps.store, input.environmentId, clinicCode, clinicOrderId),
         ...(profile ? { profile } : input.autoProfile === false ? {} : { profiles: importProfiles(deps) }),
         ...(input.encoding ? { encoding: input.encoding } : {}),
         ...(input.signal ? { signal: input.signal } : {}),

@@ -205,6 +205,7 @@ export class StagedOrdersRepo {
   readonly #update: Database.Statement;
   readonly #accept: Database.Statement<[number, number]>;
   readonly #earlierTwin: Database.Statement<[Record<string, string | number>], number | null>;
+  readonly #acceptedAs: Database.Statement<[number, string, string, number], number>;
   readonly #candidates: Database.Statement<
     [number, number, number],
     Omit<AcceptCandidate, 'body' | 'source' | 'edited'> & { body: string; source: string; edited: number }
@@ -256,6 +257,13 @@ export class StagedOrdersRepo {
       `UPDATE staged_orders SET state = 'accepted', order_id = ? WHERE id = ? AND state = 'staged'`,
     );
     this.#earlierTwin = db.prepare<[Record<string, string | number>], number | null>(EARLIER_TWIN_SQL).pluck();
+    // staged_orders_by_identity, then the one row that became the order.
+    this.#acceptedAs = db
+      .prepare<[number, string, string, number], number>(
+        `SELECT id FROM staged_orders WHERE batch_id = ? AND clinic_code = ? AND clinic_order_id = ? AND order_id = ?
+         LIMIT 1`,
+      )
+      .pluck();
     this.#problemAfter = db.prepare(`
       SELECT id, position FROM staged_orders WHERE batch_id = ? AND position > ? AND ${HAS_PROBLEMS}
       ORDER BY position LIMIT 1`);
@@ -444,6 +452,14 @@ export class StagedOrdersRepo {
       source: JSON.parse(row.source) as StagedOrderSource,
       edited: row.edited === 1,
     }));
+  }
+
+  /**
+   * The staged order an accepted order was accepted from, if its row is still there: its copies (the HL7 message
+   * among them) stay while the order is open (retention-repo.ts).
+   */
+  acceptedRowOf(order: { id: number; batchId: number; clinicCode: string; clinicOrderId: string }): number | undefined {
+    return this.#acceptedAs.get(order.batchId, order.clinicCode, order.clinicOrderId, order.id);
   }
 
   /** The position of an earlier new order of the batch with the same clinic and clinic order id, if any. */
