@@ -50,12 +50,31 @@ function credentialUrlSchema(what: string) {
     });
 }
 
+/**
+ * Line breaks, tabs and other control characters, and the marks that reorder text (bidi controls). An environment's
+ * name is shown in native dialogs (the app's confirmations), the header, the log and the terminal: one holding them
+ * could make a question read as something else, e.g. a second line that looks like the dialog's own.
+ */
+const UNSAFE_NAME_CHARACTER = /[\p{Cc}\p{Zl}\p{Zp}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+
+export const environmentNameSchema = z
+  .string()
+  .min(1)
+  .max(80)
+  .refine((name) => !UNSAFE_NAME_CHARACTER.test(name), {
+    message: 'holds a line break, a tab, another control character or a text-direction mark: write it on one line',
+  });
+
+/** A name stored by a version that let such characters in, each shown as a space (it stays readable, and safe). */
+export const safeEnvironmentName = (name: string): string =>
+  name.replace(new RegExp(UNSAFE_NAME_CHARACTER.source, 'gu'), ' ').trim() || '(unnamed)';
+
 export const environmentSchema = z.object({
   id: z
     .string()
     .max(40)
     .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lower-case letters, digits and dashes'),
-  name: z.string().min(1).max(80),
+  name: environmentNameSchema,
   /** `local-sandbox` is started by the app itself; its URLs are filled in when it runs. */
   kind: z.enum(['local-sandbox', 'remote']),
   /** With issuer, clientId and grant, the environment's identity: tokens and secrets are bound to all four. */

@@ -3,6 +3,7 @@ import {
   codeListsSchema,
   DEFAULT_SENDING_PACE,
   environmentSchema,
+  safeEnvironmentName,
   sendingPaceSchema,
   type Environment,
   type SendingPace,
@@ -45,6 +46,7 @@ function toProfile(row: EnvironmentRow): EnvironmentProfile {
   // Parsed on the way out too: a row edited by hand must not reach the client as a malformed profile.
   return profileSchema.parse({
     ...row,
+    name: safeEnvironmentName(row.name),
     scopes: JSON.parse(row.scopes) as unknown,
     codeLists: codeListsSchema.parse(JSON.parse(row.codeLists)),
   });
