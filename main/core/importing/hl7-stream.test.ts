@@ -164,13 +164,19 @@ describe('splitting HL7 streams into messages', () => {
       return splitter.problems.map((p) => p.text);
     };
     expect(texts(['BHS|^~\\&', 'BTS|1'].join('\r'))).toContain(
-      'The BTS trailer says the batch holds 1 message, but it holds 0: the file may be incomplete or edited.',
+      'The BTS trailer says the batch holds 1 message, but it holds 0: the file may be incomplete or edited. ' +
+        'Nothing was staged: ask the sender for the file again, or, if the count itself is wrong, change BTS-1 to 0 ' +
+        '(or delete the BTS line) and import the file again.',
     );
     expect(texts(['FHS|^~\\&', 'FTS|1'].join('\r'))).toContain(
-      'The FTS trailer says the file holds 1 batch, but it holds 0 (messages without a BHS count as one batch).',
+      'The FTS trailer says the file holds 1 batch, but it holds 0 (messages without a BHS count as one batch). ' +
+        'Nothing was staged: ask the sender for the file again, or, if the count itself is wrong, change FTS-1 to 0 ' +
+        '(or delete the FTS line) and import the file again.',
     );
     expect(texts(['BHS|^~\\&', ...MSG(1), 'BTS|2'].join('\r'))).toContain(
-      'The BTS trailer says the batch holds 2 messages, but it holds 1: the file may be incomplete or edited.',
+      'The BTS trailer says the batch holds 2 messages, but it holds 1: the file may be incomplete or edited. ' +
+        'Nothing was staged: ask the sender for the file again, or, if the count itself is wrong, change BTS-1 to 1 ' +
+        '(or delete the BTS line) and import the file again.',
     );
   });
 

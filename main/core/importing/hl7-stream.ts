@@ -137,6 +137,13 @@ const excerpt = (text: string) => {
   return `'${visible}'`;
 };
 
+/**
+ * What to do about a trailer's count that does not match: a short count is how a truncated transfer shows, so the
+ * file is not staged; the admin gets it again, or, when the sender's count itself is wrong, corrects it.
+ */
+const COUNT_ADVICE = (trailer: 'BTS' | 'FTS', found: number): string =>
+  `Nothing was staged: ask the sender for the file again, or, if the count itself is wrong, change ${trailer}-1 to ${found} (or delete the ${trailer} line) and import the file again.`;
+
 interface BatchState {
   declaredAt: number;
   messages: number;
@@ -447,7 +454,7 @@ export class Hl7Splitter {
         if (declared !== undefined && declared !== this.batch.messages) {
           this.fileProblem(
             'hl7.batchCount',
-            `The BTS trailer says the batch holds ${declared} ${declared === 1 ? 'message' : 'messages'}, but it holds ${this.batch.messages}: the file may be incomplete or edited.`,
+            `The BTS trailer says the batch holds ${declared} ${declared === 1 ? 'message' : 'messages'}, but it holds ${this.batch.messages}: the file may be incomplete or edited. ${COUNT_ADVICE('BTS', this.batch.messages)}`,
           );
         }
         this.batch = undefined;
@@ -464,7 +471,7 @@ export class Hl7Splitter {
         if (declared !== undefined && declared !== this.fileHeader.batches) {
           this.fileProblem(
             'hl7.fileCount',
-            `The FTS trailer says the file holds ${declared} ${declared === 1 ? 'batch' : 'batches'}, but it holds ${this.fileHeader.batches} (messages without a BHS count as one batch).`,
+            `The FTS trailer says the file holds ${declared} ${declared === 1 ? 'batch' : 'batches'}, but it holds ${this.fileHeader.batches} (messages without a BHS count as one batch). ${COUNT_ADVICE('FTS', this.fileHeader.batches)}`,
           );
         }
         this.fileClosed = true;
