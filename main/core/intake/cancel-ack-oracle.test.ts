@@ -1,16 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RawMllpSocket, frame, sendWithLibrary } from '../../../test/support/hl7-client.js';
 import { writeRde011 } from '../importing/rde-writer.js';
-import {
-  HL7_PROFILE,
-  stagingFixture,
-  templateCsv,
-  uniqueOrder,
-  type StagingFixture,
-} from '../staging/testing/staging-fixtures.js';
+import { templateCsv, uniqueOrder, type StagingFixture } from '../staging/testing/staging-fixtures.js';
 import { LOCAL } from '../store/testing/store-fixtures.js';
-import { IntakeService } from './intake-service.js';
-import { MllpListener } from './mllp-listener.js';
+import { SENDER_A as A, SENDER_B as B, twoSendersIntakePerTest, withoutOwnIds } from './testing/two-senders.js';
 
 // docs/security.md finding 24: the ACK to a cancel (ORC-1 CA) must not tell its sender whether some other sender, or
 // an admin's import, sent the order it names: a hostile sender could otherwise probe which clinic order ids exist
@@ -18,50 +11,7 @@ import { MllpListener } from './mllp-listener.js';
 // hold another sender's order with that identity, an admin's, or none; the answers are the same bytes but for the
 // ACK's own MSH-7 and MSH-10, the first time and on a resend. The admin still sees the true reason.
 
-const A = { sendingApplication: 'EPR-7', sendingFacility: 'CLINIC-H' };
-const B = { sendingApplication: 'EPR-9', sendingFacility: 'CLINIC-K' };
-
-const opened: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const close of opened.splice(0).reverse()) await close();
-});
-
-async function start(): Promise<{ fixture: StagingFixture; intake: IntakeService; port: number }> {
-  const fixture = stagingFixture();
-  for (const [name, sender] of [
-    ['EPR-A', A],
-    ['EPR-B', B],
-  ] as const) {
-    fixture.staging.saveProfile({
-      ...HL7_PROFILE,
-      name,
-      hl7Sender: { application: sender.sendingApplication, facility: sender.sendingFacility, messageType: 'RDE^O11' },
-    });
-  }
-  const intake = new IntakeService({
-    store: fixture.store,
-    staging: fixture.staging,
-    environmentId: LOCAL.id,
-    rules: { mode: 'send' },
-  });
-  const listener = new MllpListener({ port: 0, handle: (raw, peer) => intake.handle(raw, peer) });
-  const { port } = await listener.listen();
-  opened.push(async () => {
-    await listener.close();
-    await intake.close();
-    fixture.close();
-  });
-  return { fixture, intake, port };
-}
-
-/** The ACK with its own MSH-7 (time) and MSH-10 (control id) blanked: what may differ between two answers. */
-function withoutOwnIds(ack: string): string {
-  const [msh, ...rest] = ack.split('\r');
-  const fields = msh!.split('|');
-  fields[6] = '';
-  fields[9] = '';
-  return [fields.join('|'), ...rest].join('\r');
-}
+const start = twoSendersIntakePerTest();
 
 type Order = ReturnType<typeof uniqueOrder>;
 type Setup = (f: StagingFixture, port: number, order: Order) => Promise<void>;
@@ -84,7 +34,7 @@ const setups: Record<string, Setup> = {
 
 /** Sends B's cancel of `order` to a store set up by `setup`, then the same message again (a resend). */
 async function probe(setup: Setup, order: Order) {
-  const { fixture, intake, port } = await start();
+  const { fixture, intake, port } = await start({ mode: 'send' });
   await setup(fixture, port, order);
   await intake.staged();
   const cancel = writeRde011(order, { controlId: 'CA-PROBE', orderControl: 'CA', ...B });

@@ -1,67 +1,26 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sendWithLibrary } from '../../../test/support/hl7-client.js';
 import { writeRde011 } from '../importing/rde-writer.js';
-import {
-  HL7_PROFILE,
-  stagingFixture,
-  templateCsv,
-  uniqueOrder,
-  type StagingFixture,
-} from '../staging/testing/staging-fixtures.js';
+import { templateCsv, uniqueOrder, type StagingFixture } from '../staging/testing/staging-fixtures.js';
 import { LOCAL } from '../store/testing/store-fixtures.js';
 import { IntakeRepo } from '../store/intake-repo.js';
 import { FolderWatcher } from './folder-watcher.js';
-import { IntakeService, type IntakeRules } from './intake-service.js';
-import { MllpListener } from './mllp-listener.js';
+import { IntakeService } from './intake-service.js';
+import {
+  SENDER_A as A,
+  SENDER_B as B,
+  twoSendersFixture,
+  twoSendersIntakePerTest,
+  type TwoSendersIntake,
+} from './testing/two-senders.js';
 
 // docs/security.md finding 22: senders are not tied to clinic codes, so a cancel (ORC-1 CA) that arrives through the
 // intake acts only on an order the same sender (MSH-3^MSH-4) sent. Any other stays staged, with the reason, for an
 // admin to decide; the sender is answered AE. Real MLLP over loopback, a real store.
 
-const A = { sendingApplication: 'EPR-7', sendingFacility: 'CLINIC-H' };
-const B = { sendingApplication: 'EPR-9', sendingFacility: 'CLINIC-K' };
-
-interface Running {
-  fixture: StagingFixture;
-  intake: IntakeService;
-  listener: MllpListener;
-  port: number;
-}
-
-let running: Running | undefined;
-afterEach(async () => {
-  if (!running) return;
-  await running.listener.close();
-  await running.intake.close();
-  running.fixture.close();
-  running = undefined;
-});
-
-function fixtureWithProfiles(): StagingFixture {
-  const fixture = stagingFixture();
-  for (const [name, sender] of [
-    ['EPR-A', A],
-    ['EPR-B', B],
-  ] as const) {
-    fixture.staging.saveProfile({
-      ...HL7_PROFILE,
-      name,
-      hl7Sender: { application: sender.sendingApplication, facility: sender.sendingFacility, messageType: 'RDE^O11' },
-    });
-  }
-  return fixture;
-}
-
-async function start(rules: IntakeRules): Promise<Running> {
-  const fixture = fixtureWithProfiles();
-  const intake = new IntakeService({ store: fixture.store, staging: fixture.staging, environmentId: LOCAL.id, rules });
-  const listener = new MllpListener({ port: 0, handle: (raw, peer) => intake.handle(raw, peer) });
-  const { port } = await listener.listen();
-  running = { fixture, intake, listener, port };
-  return running;
-}
+const start = twoSendersIntakePerTest();
 
 let seq = 0;
 type Order = ReturnType<typeof uniqueOrder>;
@@ -76,7 +35,7 @@ function stateOf(f: StagingFixture, order: Order): string {
   return row.state;
 }
 
-async function send(r: Running, messages: string[]) {
+async function send(r: TwoSendersIntake, messages: string[]) {
   const acks = await sendWithLibrary(r.port, messages);
   await r.intake.staged();
   return acks;
@@ -143,7 +102,7 @@ describe('a cancel through the intake acts only on its own sender’s orders', (
 
 describe('the accept checks the sender too (an order accepted after the cancel was read)', () => {
   it("keeps B's cancel staged when A's order with that identity was accepted before B's own", async () => {
-    const f = fixtureWithProfiles();
+    const f = twoSendersFixture();
     try {
       const order = uniqueOrder({}, 'ORIGIN');
       // Answered but unstaged rows, as a stop after the ACKs leaves them: the start reads all three before staging
@@ -192,7 +151,7 @@ describe('the accept checks the sender too (an order accepted after the cancel w
 
 describe('a cancel in a watched folder’s file acts only on its own message’s sender’s orders', () => {
   function watching() {
-    const f = fixtureWithProfiles();
+    const f = twoSendersFixture();
     const dir = join(f.dataDir, 'inbox');
     mkdirSync(dir);
     const watcher = new FolderWatcher({

@@ -1,16 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RawMllpSocket, frame, sendWithLibrary } from '../../../test/support/hl7-client.js';
 import { placerGroupMessage } from '../importing/testing/placer-group-messages.js';
-import {
-  HL7_PROFILE,
-  eighteenDigitDmd,
-  stagingFixture,
-  uniqueOrder,
-  type StagingFixture,
-} from '../staging/testing/staging-fixtures.js';
+import { eighteenDigitDmd, uniqueOrder, type StagingFixture } from '../staging/testing/staging-fixtures.js';
 import { LOCAL } from '../store/testing/store-fixtures.js';
-import { IntakeService, type IntakeRules } from './intake-service.js';
-import { MllpListener } from './mllp-listener.js';
+import type { IntakeRules } from './intake-service.js';
+import { SENDER_A as A, SENDER_B as B, twoSendersIntakePerTest, withoutOwnIds } from './testing/two-senders.js';
 
 /**
  * A cancel (ORC-1 CA) through the live intake of an order its sender sent as a placer group: three items, each an
@@ -21,40 +15,17 @@ import { MllpListener } from './mllp-listener.js';
  * 24). Real MLLP over loopback, a real store.
  */
 
-const A = { sendingApplication: 'EPR-7', sendingFacility: 'CLINIC-H' };
-const B = { sendingApplication: 'EPR-9', sendingFacility: 'CLINIC-K' };
+const startIntake = twoSendersIntakePerTest();
 
-const opened: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const close of opened.splice(0).reverse()) await close();
-});
-
+/** The intake for both senders, and `send`: messages sent by an HL7 library, answered and staged. */
 async function start(rules: IntakeRules = { mode: 'send' }) {
-  const fixture = stagingFixture();
-  for (const [name, sender] of [
-    ['EPR-A', A],
-    ['EPR-B', B],
-  ] as const) {
-    fixture.staging.saveProfile({
-      ...HL7_PROFILE,
-      name,
-      hl7Sender: { application: sender.sendingApplication, facility: sender.sendingFacility, messageType: 'RDE^O11' },
-    });
-  }
-  const intake = new IntakeService({ store: fixture.store, staging: fixture.staging, environmentId: LOCAL.id, rules });
-  const listener = new MllpListener({ port: 0, handle: (raw, peer) => intake.handle(raw, peer) });
-  const { port } = await listener.listen();
-  opened.push(async () => {
-    await listener.close();
-    await intake.close();
-    fixture.close();
-  });
+  const running = await startIntake(rules);
   const send = async (messages: string[]) => {
-    const acks = await sendWithLibrary(port, messages);
-    await intake.staged();
+    const acks = await sendWithLibrary(running.port, messages);
+    await running.intake.staged();
     return acks;
   };
-  return { fixture, intake, port, send };
+  return { ...running, send };
 }
 
 function threeItems() {
@@ -205,12 +176,3 @@ describe('a cancel through the intake of an order its sender sent as a placer gr
     expect(statesOf(withA!.fixture, order)).toEqual(['queued']);
   });
 });
-
-/** The ACK with its own MSH-7 (time) and MSH-10 (control id) blanked: what may differ between two answers. */
-function withoutOwnIds(ack: string): string {
-  const [msh, ...rest] = ack.split('\r');
-  const fields = msh!.split('|');
-  fields[6] = '';
-  fields[9] = '';
-  return [fields.join('|'), ...rest].join('\r');
-}
