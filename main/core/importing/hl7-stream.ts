@@ -138,10 +138,13 @@ const excerpt = (text: string) => {
 };
 
 /**
- * What to do about a trailer's count that does not match: a short count is how a truncated transfer shows, so the
- * file is not staged; the admin gets it again, or, when the sender's count itself is wrong, corrects it.
+ * What to do about an envelope that does not add up. A short count or a missing trailer is how a truncated transfer
+ * shows (a message cut after an item's RXE would still read as an order, of fewer items), so the file is not
+ * staged; the admin gets it again, or, when the sender's envelope itself is wrong, corrects it.
  */
-const COUNT_ADVICE = (trailer: 'BTS' | 'FTS', found: number): string =>
+const ENVELOPE_ADVICE =
+  'Nothing was staged: ask the sender for the file again, or, if it is whole, correct its FHS, BHS, BTS and FTS lines and import it again.';
+const countAdvice = (trailer: 'BTS' | 'FTS', found: number): string =>
   `Nothing was staged: ask the sender for the file again, or, if the count itself is wrong, change ${trailer}-1 to ${found} (or delete the ${trailer} line) and import the file again.`;
 
 interface BatchState {
@@ -283,8 +286,9 @@ export class Hl7Splitter {
     );
   }
 
-  private fileProblem(code: string, text: string): void {
-    this.problems.push(problem('error', this.file, {}, code, text));
+  /** An envelope problem (FHS, BHS, BTS, FTS): the file is not staged, so each says what to do. */
+  private fileProblem(code: string, text: string, advice = ENVELOPE_ADVICE): void {
+    this.problems.push(problem('error', this.file, {}, code, `${text} ${advice}`));
   }
 
   private addOutside(stray: StrayLine): void {
@@ -454,7 +458,8 @@ export class Hl7Splitter {
         if (declared !== undefined && declared !== this.batch.messages) {
           this.fileProblem(
             'hl7.batchCount',
-            `The BTS trailer says the batch holds ${declared} ${declared === 1 ? 'message' : 'messages'}, but it holds ${this.batch.messages}: the file may be incomplete or edited. ${COUNT_ADVICE('BTS', this.batch.messages)}`,
+            `The BTS trailer says the batch holds ${declared} ${declared === 1 ? 'message' : 'messages'}, but it holds ${this.batch.messages}: the file may be incomplete or edited.`,
+            countAdvice('BTS', this.batch.messages),
           );
         }
         this.batch = undefined;
@@ -471,7 +476,8 @@ export class Hl7Splitter {
         if (declared !== undefined && declared !== this.fileHeader.batches) {
           this.fileProblem(
             'hl7.fileCount',
-            `The FTS trailer says the file holds ${declared} ${declared === 1 ? 'batch' : 'batches'}, but it holds ${this.fileHeader.batches} (messages without a BHS count as one batch). ${COUNT_ADVICE('FTS', this.fileHeader.batches)}`,
+            `The FTS trailer says the file holds ${declared} ${declared === 1 ? 'batch' : 'batches'}, but it holds ${this.fileHeader.batches} (messages without a BHS count as one batch).`,
+            countAdvice('FTS', this.fileHeader.batches),
           );
         }
         this.fileClosed = true;
