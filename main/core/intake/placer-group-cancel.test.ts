@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RawMllpSocket, frame, sendWithLibrary } from '../../../test/support/hl7-client.js';
-import { placerGroupMessage } from '../importing/testing/placer-group-messages.js';
-import { eighteenDigitDmd, uniqueOrder, type StagingFixture } from '../staging/testing/staging-fixtures.js';
+import { placerGroupMessage, threeItems } from '../importing/testing/placer-group-messages.js';
+import type { StagingFixture } from '../staging/testing/staging-fixtures.js';
 import { LOCAL } from '../store/testing/store-fixtures.js';
 import type { IntakeRules } from './intake-service.js';
 import { SENDER_A as A, SENDER_B as B, twoSendersIntakePerTest, withoutOwnIds } from './testing/two-senders.js';
@@ -28,16 +28,6 @@ async function start(rules: IntakeRules = { mode: 'send' }) {
   return { ...running, send };
 }
 
-function threeItems() {
-  const order = uniqueOrder({}, 'GRP');
-  const first = order.prescribedItems[0]!;
-  order.prescribedItems = [
-    first,
-    { ...first, dmdCode: '39695211000001102', medication: 'Ibuprofen 200mg tablets' },
-    { ...first, dmdCode: eighteenDigitDmd(3), medication: 'A third product' },
-  ];
-  return order;
-}
 type Order = ReturnType<typeof threeItems>;
 
 let seq = 0;

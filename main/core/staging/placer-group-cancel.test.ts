@@ -1,13 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { placerGroupMessage } from '../importing/testing/placer-group-messages.js';
+import { placerGroupMessage, threeItems } from '../importing/testing/placer-group-messages.js';
 import { LOCAL } from '../store/testing/store-fixtures.js';
-import {
-  HL7_PROFILE,
-  eighteenDigitDmd,
-  stagingFixture,
-  uniqueOrder,
-  type StagingFixture,
-} from './testing/staging-fixtures.js';
+import { HL7_PROFILE, stagingFixture, uniqueOrder, type StagingFixture } from './testing/staging-fixtures.js';
 
 /**
  * A cancel (ORC-1 CA) in an imported file of an order sent as a placer group: three items, each an ORC-2 of its
@@ -28,17 +22,6 @@ function open(): StagingFixture {
   return f;
 }
 
-/** An order of three items (paracetamol, ibuprofen, an 18-digit dm+d code). */
-function threeItems() {
-  const order = uniqueOrder({}, 'GRP');
-  const first = order.prescribedItems[0]!;
-  order.prescribedItems = [
-    first,
-    { ...first, dmdCode: '39695211000001102', medication: 'Ibuprofen 200mg tablets' },
-    { ...first, dmdCode: eighteenDigitDmd(3), medication: 'A third product' },
-  ];
-  return order;
-}
 type Order = ReturnType<typeof threeItems>;
 
 let file = 0;

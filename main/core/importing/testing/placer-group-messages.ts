@@ -1,4 +1,5 @@
 import type { CreateWithClinicV1Input } from '../../../../shared/orders.js';
+import { eighteenDigitDmd, uniqueOrder } from '../../staging/testing/staging-fixtures.js';
 import { writeRde011, type RdeWriterOptions } from '../rde-writer.js';
 
 /**
@@ -29,4 +30,16 @@ export function placerGroupMessage(
     return [fields.join('|'), rxe];
   });
   return [...head, ...body].join('\r');
+}
+
+/** An order of three items (paracetamol, ibuprofen, an 18-digit dm+d code), for sending as a placer group. */
+export function threeItems(): CreateWithClinicV1Input {
+  const order = uniqueOrder({}, 'GRP');
+  const first = order.prescribedItems[0]!;
+  order.prescribedItems = [
+    first,
+    { ...first, dmdCode: '39695211000001102', medication: 'Ibuprofen 200mg tablets' },
+    { ...first, dmdCode: eighteenDigitDmd(3), medication: 'A third product' },
+  ];
+  return order;
 }
