@@ -63,7 +63,22 @@ export function escapeProblems(message: Hl7Message, file: string, messageIndex: 
       ),
     );
   }
-  const unreadable = notes.filter((note) => note.kind === 'unreadable');
+  // `\T\` where MSH-2 declares no subcomponent separator (three encoding characters): a sequence HL7 defines,
+  // naming a separator this message does not have.
+  const noSubcomponent = message.delimiters.subcomponent === '' ? `${e}T${e}` : undefined;
+  const undeclared = notes.filter((note) => note.kind === 'unreadable' && note.escape === noSubcomponent);
+  if (undeclared.length > 0) {
+    out.push(
+      problem(
+        'warning',
+        file,
+        where,
+        'hl7.escapeUnreadable',
+        `${listed(undeclared, (n) => n.path)}: ${quote(noSubcomponent!)} stands for the subcomponent separator, which this message's MSH-2 does not declare (it has no fourth encoding character), so it was read as text. Check the value with the sender.`,
+      ),
+    );
+  }
+  const unreadable = notes.filter((note) => note.kind === 'unreadable' && note.escape !== noSubcomponent);
   if (unreadable.length > 0) {
     out.push(
       problem(

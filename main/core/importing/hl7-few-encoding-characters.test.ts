@@ -52,6 +52,19 @@ describe('an HL7 file whose MSH-2 has fewer than four characters', () => {
     expect(report.hl7Sender).toEqual({ application: 'RXBATCH', facility: 'CLINIC-A', messageType: 'RDE^O11' });
   });
 
+  it('\\T\\ in a message with no subcomponent separator is text, and the warning says MSH-2 declares none', async () => {
+    const text = rde('F-4', '^~\\').replace('Paracetamol 500mg tablets', 'Paracetamol \\T\\ codeine');
+    const order = (await importText('no-sub.hl7', `${text}\r`)).orders[0]!;
+    expect(order.body).toMatchObject({ prescribedItems: [{ medication: 'Paracetamol \\T\\ codeine' }] });
+    expect(order.problems.map((p) => [p.code, p.text])).toEqual([
+      [
+        'hl7.escapeUnreadable',
+        "RXE-2.2: '\\T\\' stands for the subcomponent separator, which this message's MSH-2 does not declare (it has " +
+          'no fourth encoding character), so it was read as text. Check the value with the sender.',
+      ],
+    ]);
+  });
+
   it('MSH|^~| after a comment line is still found as HL7 (detection by structure) and read', async () => {
     const report = await importText(
       'two.hl7',
