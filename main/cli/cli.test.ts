@@ -168,7 +168,7 @@ describe('the rx-batch CLI', () => {
       [['accept', 'last'], /BATCH must be a batch number/],
       [['submit'], /--env is required/],
       [['submit', '--env', 'nowhere'], /there is no environment "nowhere"/],
-      [['import', join(dir, 'missing.json'), '--env', 'sbx'], /missing\.json: cannot be read \(ENOENT\)/],
+      [['import', join(dir, 'missing.json'), '--env', 'sbx'], /missing\.json: not found/],
       [['log', 'export', '--format', 'xml'], /--format must be csv or jsonl/],
       [['cancel', 'NO-SUCH-ORDER', '--reason', 'x'], /no open order has clinic order id NO-SUCH-ORDER/],
       [['status', '--frobnicate'], /Unknown option '--frobnicate'/],

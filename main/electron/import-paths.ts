@@ -3,6 +3,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { basename, isAbsolute, join } from 'node:path';
 import type { ImportFiles, SkippedFile } from '../../shared/desktop-contract.js';
 import { isImportFile } from './launch-files.js';
+import { whyUnreadable } from '../core/platform/file-access.js';
 
 /**
  * Paths the operating system handed over (an open dialog, the command line, a second launch, macOS `open-file`),
@@ -13,13 +14,6 @@ import { isImportFile } from './launch-files.js';
 
 /** At most this many files per hand-over (a folder of thousands is not imported by accident). */
 export const MAX_IMPORT_FILES = 100;
-
-function unreadable(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'ENOENT' || code === 'ENOTDIR') return 'not found';
-  if (code === 'EACCES' || code === 'EPERM') return 'cannot be read (permission denied)';
-  return `cannot be read (${code ?? 'error'})`;
-}
 
 async function statOf(path: string): Promise<Stats | { error: unknown }> {
   try {
@@ -58,7 +52,7 @@ class Collector {
 async function addFolderEntry(folder: string, entry: Dirent, found: Collector): Promise<void> {
   const path = join(folder, entry.name);
   const info = entry.isFile() || entry.isDirectory() ? entry : await statOf(path);
-  if ('error' in info) found.skip(entry.name, unreadable(info.error));
+  if ('error' in info) found.skip(entry.name, whyUnreadable(info.error));
   else if (info.isDirectory())
     found.skip(entry.name, 'a folder: only the files directly in the chosen folder are imported');
   else if (!info.isFile()) found.skip(entry.name, 'not a regular file');
@@ -71,7 +65,7 @@ async function addFolder(folder: string, found: Collector): Promise<void> {
   try {
     entries = await readdir(folder, { withFileTypes: true });
   } catch (error) {
-    found.skip(basename(folder), unreadable(error));
+    found.skip(basename(folder), whyUnreadable(error));
     return;
   }
   const before = found.paths.length;
@@ -95,7 +89,7 @@ export async function importFilesAt(paths: readonly string[]): Promise<ImportFil
       continue;
     }
     const info = await statOf(path);
-    if ('error' in info) found.skip(name, unreadable(info.error));
+    if ('error' in info) found.skip(name, whyUnreadable(info.error));
     else if (info.isDirectory()) await addFolder(path, found);
     else if (!info.isFile()) found.skip(name, 'not a regular file');
     else if (!isImportFile(path)) found.skip(name, 'not a CSV or HL7 file');

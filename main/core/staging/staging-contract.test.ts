@@ -171,7 +171,7 @@ describe('staging through the contract, sent by the outbox to the sandbox', () =
   it('refuses bad requests with the reason, and serves the template, and the exports as downloads', async () => {
     await expect(
       api.call('import.file', { environmentId: LOCAL_SANDBOX_ID, path: join(testCore.dir, 'nowhere.csv') }),
-    ).rejects.toThrow(/nowhere\.csv: cannot be read \(ENOENT\)/);
+    ).rejects.toThrow(/nowhere\.csv: not found/);
     await expect(
       api.call('import.file', {
         environmentId: LOCAL_SANDBOX_ID,

@@ -51,6 +51,7 @@ import type { Problem } from '../model/imported-order.js';
 import { RESERVED_PROFILE_NAMES, stageFile, summaryOf, type StoredReport } from './stage-file.js';
 import { saveProfileAudited } from './profile-writes.js';
 import { StagingError, type StagingDeps } from './staging-deps.js';
+import { whyUnreadable } from '../platform/file-access.js';
 import { toBatchView, toStagedOrderView } from './staging-views.js';
 import { workerRowSink } from './worker-row-sink.js';
 
@@ -522,7 +523,7 @@ async function openForImport(path: string, fileName: string): Promise<OpenedImpo
   try {
     return await openImportSource(path, fileName);
   } catch (error) {
-    throw new StagingError(`${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new StagingError(`${path}: ${whyUnreadable(error)}`);
   }
 }
 
