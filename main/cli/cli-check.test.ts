@@ -258,7 +258,7 @@ describe('rx-batch batch check', () => {
       [['batch', 'check', '424242'], /^there is no batch 424242\n$/],
       [['batch', 'check', 'latest'], /BATCH must be a batch number/],
       [['batch', 'check'], /rx-batch batch check takes BATCH/],
-      [['batch', 'check', '1', '--fast'], /Unknown option '--fast'/],
+      [['batch', 'check', '1', '--fast'], /rx-batch batch check has no option '--fast' \(its options: --fresh\)/],
     ];
     for (const [args, message] of cases) {
       const run = await cli(...args);

@@ -171,7 +171,7 @@ describe('the rx-batch CLI', () => {
       [['import', join(dir, 'missing.json'), '--env', 'sbx'], /missing\.json: not found/],
       [['log', 'export', '--format', 'xml'], /--format must be csv or jsonl/],
       [['cancel', 'NO-SUCH-ORDER', '--reason', 'x'], /no open order has clinic order id NO-SUCH-ORDER/],
-      [['status', '--frobnicate'], /Unknown option '--frobnicate'/],
+      [['status', '--frobnicate'], /rx-batch status has no option '--frobnicate' \(its options: /],
       [
         ['env', 'add', 'Bad Name', '--api', 'http://127.0.0.1/', '--issuer', 'http://127.0.0.1/', '--client-id', 'x'],
         /NAME: lower-case/,

@@ -127,6 +127,18 @@ function commandOf(words: string[]): string | undefined {
     : undefined;
 }
 
+/**
+ * parseArgs's refusal in the CLI's words. Its own text for an unknown option suggests passing the mistyped flag as an
+ * argument ("place it at the end of the command after '--'"), which no command here takes.
+ */
+function parseArgsProblem(error: unknown, command: string): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const unknown = /^Unknown option '([^']*)'/.exec(message);
+  if (!unknown) return message;
+  const own = Object.keys(COMMAND_OPTIONS[command] ?? {}).map((name) => `--${name}`);
+  return `rx-batch ${command} has no option '${unknown[1]}'${own.length > 0 ? ` (its options: ${own.join(', ')})` : ''}`;
+}
+
 function batchNumber(text: string): number {
   if (!/^\d{1,15}$/.test(text) || Number(text) < 1) throw new UsageError('BATCH must be a batch number');
   return Number(text);
@@ -266,7 +278,7 @@ export async function runCli(given: string[], io: CliIo): Promise<number> {
       strict: true,
     });
   } catch (error) {
-    io.stderr.write(`${terminalText(error instanceof Error ? error.message : String(error))}\nSee rx-batch --help.\n`);
+    io.stderr.write(`${terminalText(parseArgsProblem(error, command))}\nSee rx-batch --help.\n`);
     return EXIT.usage;
   }
   const { values } = parsed;

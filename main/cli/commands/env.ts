@@ -98,8 +98,17 @@ export async function envList(ctx: CliContext): Promise<number> {
   if (ctx.options.json) ctx.json(rows);
   else {
     for (const row of rows) {
-      const state = !row.configured ? 'no client id' : row.signedIn ? 'signed in' : 'signed out';
-      ctx.line(`${row.id.padEnd(22)} ${row.grant.padEnd(19)} ${state.padEnd(13)} ${row.apiBaseUrl}`);
+      // The local sandbox gets its client id and port when a command first starts it: nothing is missing.
+      const unstarted = row.kind === 'local-sandbox' && !row.configured;
+      const state = unstarted
+        ? 'not started'
+        : !row.configured
+          ? 'no client id'
+          : row.signedIn
+            ? 'signed in'
+            : 'signed out';
+      const address = unstarted ? '(started by the commands that use it)' : row.apiBaseUrl;
+      ctx.line(`${row.id.padEnd(22)} ${row.grant.padEnd(19)} ${state.padEnd(13)} ${address}`);
     }
   }
   return EXIT.ok;
