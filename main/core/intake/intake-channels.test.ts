@@ -31,6 +31,10 @@ describe('a refused connection on the Intake screen', () => {
       '1 more connection from other addresses refused for the same reason, counted into this one. ' +
         'The peer is not in the allow-list.',
     );
+    // A flood reaches thousands within the interval: counted as the rest of the screen counts.
+    expect(refusalReason({ kind: 'peer', reason: 'allow', peer: '10.0.0.9', count: 1234 })).toMatch(
+      /^1,234 more connections from this address/,
+    );
   });
 
   it('keeps it among the channel’s problems, with the peer', () => {

@@ -3,6 +3,7 @@ import {
   type IntakeAllowListView,
   type IntakeChannelView,
 } from '../../../shared/intake-contract.js';
+import { plural } from '../../../shared/count-words.js';
 import { isLoopbackHost } from '../../../shared/loopback.js';
 import { batchesFedSince } from '../store/intake-fed-batches.js';
 import type { Store } from '../store/store.js';
@@ -129,8 +130,7 @@ export function refusalReason(refusal: ListenerRefusal): string {
     if (refusal.count === undefined) return why;
     // Past the listener's cap on addresses tracked, the rest share one count (mllp-listener.ts).
     const from = refusal.peer === 'other peers' ? 'from other addresses' : 'from this address';
-    const more = refusal.count === 1 ? '1 more connection' : `${refusal.count} more connections`;
-    return `${more} ${from} refused for the same reason, counted into this one. ${why}`;
+    return `${plural(refusal.count, 'more connection', 'more connections')} ${from} refused for the same reason, counted into this one. ${why}`;
   }
   if (refusal.kind === 'busy') return 'The listener had as many connections open as it takes; this one was closed.';
   if (refusal.kind === 'tooLarge') return 'The message was larger than the limit; the connection was closed.';
