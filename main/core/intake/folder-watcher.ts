@@ -110,8 +110,9 @@ export class FolderWatcher {
 
   #prepare(): void {
     this.#real ??= realpathSync(this.#options.dir);
-    // As private as the folder itself (the umask still applies): they keep its files, patient data, for good.
-    const mode = statSync(this.#real).mode & 0o777;
+    // As private as the folder itself (the umask still applies): they keep its files, patient data, for good. Always
+    // this account's to write: the folder may be its group's more than its own (a clinic system's, shared).
+    const mode = (statSync(this.#real).mode & 0o777) | 0o700;
     for (const target of [this.done, this.failed]) {
       mkdirSync(target, { recursive: true, mode });
       const info = lstatSync(target);
