@@ -11,6 +11,7 @@ import { MemorySecretStore } from '../core/platform/secret-store.js';
 import { authSecretKeys } from '../core/auth/token-record.js';
 import { writeTemplateCsv } from '../core/importing/template-csv.js';
 import { silentLogger } from '../core/platform/logger.js';
+import { ACCEPT_STEP_ORDERS } from '../core/staging/staging-service.js';
 import { openStore } from '../core/store/store.js';
 import { CoreClient } from './core-client.js';
 import { forkSpawner } from './fork-spawner.js';
@@ -143,9 +144,9 @@ describe('the core host killed mid-accept and mid-submit', () => {
     expect(await accepting).toMatchObject({ ok: false, error: { code: 'disconnected' } });
     expect(coreStates.slice(-2).map((state) => state.state)).toEqual(['restarting', 'running']);
     const again = await client.request('batches.accept', { batchId });
-    // The accept goes in steps of 500 orders, each one transaction (StagingService.acceptAll): what the interrupted
-    // accept committed is whole steps, and accepting again queues the rest, so every order is accepted once.
-    expect(again.accepted % 500).toBe(0);
+    // The accept goes in steps of ACCEPT_STEP_ORDERS, each one transaction (StagingService.acceptAll): what the
+    // interrupted accept committed is whole steps, and accepting again queues the rest, so every order is accepted once.
+    expect(again.accepted % ACCEPT_STEP_ORDERS).toBe(0);
     expect(again.staying).toBe(0);
     const afterAccept = await client.request('batches.get', { batchId, limit: 1 });
     expect(afterAccept.batch.counts).toMatchObject({ total: ORDERS, accepted: ORDERS, staged: 0 });

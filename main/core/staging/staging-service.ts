@@ -106,7 +106,7 @@ const UPLOADS_DIR = 'import-uploads';
  * Staged orders accepted per transaction by acceptAll: about 40 ms of the core's loop each on a quiet 2-core machine
  * (500 held it 85-115 ms a step, and a cheap call waited up to 262 ms: bench/README.md, session 16).
  */
-const ACCEPT_STEP_ORDERS = 250;
+export const ACCEPT_STEP_ORDERS = 250;
 /** Staged orders looked at per transaction by a find and replace: the longest wait of the loop 130-250 ms here when all change (loaded machine). */
 const REPLACE_STEP_ORDERS = 500;
 
