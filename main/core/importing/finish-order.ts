@@ -162,6 +162,11 @@ export function finishOrder(input: FinishInput): { order: ImportedOrder; provena
       if (resolved.clinicOrderId !== clinicOrderId) {
         clinicOrderId = resolved.clinicOrderId;
         (built.body.prescription as Obj).clinicOrderId = clinicOrderId;
+        // The value is now the ORC's placer group number: the preview points at ORC-4.1, not the item's ORC-2.1.
+        const from = built.provenance.get('prescription.clinicOrderId');
+        if (from?.kind === 'hl7' && /^ORC-2(\.1)?$/.test(from.path)) {
+          built.provenance.replace('prescription.clinicOrderId', { ...from, path: 'ORC-4.1' });
+        }
       }
       if (resolved.problem) problems.push(resolved.problem);
     }

@@ -82,6 +82,17 @@ export class ProvenanceTable implements ProvenanceEntries {
     return undefined;
   }
 
+  /** Says `path` came from `origin` instead (a value the importer moved after placing it); false if not placed. */
+  replace(path: string, origin: Provenance): boolean {
+    if (this.#record) throw new Error('provenance is complete once it has been read');
+    for (let at = 0; at < this.count; at += 1) {
+      if (entryPath(this.codes[at]!) !== path) continue;
+      this.origins[at] = origin;
+      return true;
+    }
+    return false;
+  }
+
   /** The provenance as a record; built once, on first use. */
   record(): Record<string, Provenance> {
     if (!this.#record) {

@@ -79,6 +79,8 @@ describe('a cancel of an order sent as a placer group, imported from a file', ()
       const batch = await staged(fixture, [cancel(order, options)]);
       const [row] = batch.rows;
       expect(row).toMatchObject({ orderControl: 'CA', valid: false, clinicOrderId: id });
+      // The order id shown is the group's: the preview points at where it was read.
+      expect(row!.provenance['prescription.clinicOrderId']).toMatchObject({ kind: 'hl7', path: 'ORC-4.1' });
       expect(row!.problems.map((p) => [p.code, p.severity, p.field])).toEqual([
         ['cancel.partialOrder', 'error', 'prescription.clinicOrderId'],
       ]);
