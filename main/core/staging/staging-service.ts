@@ -107,8 +107,11 @@ const UPLOADS_DIR = 'import-uploads';
  * (500 held it 85-115 ms a step, and a cheap call waited up to 262 ms: bench/README.md, session 16).
  */
 export const ACCEPT_STEP_ORDERS = 250;
-/** Staged orders looked at per transaction by a find and replace: the longest wait of the loop 130-250 ms here when all change (loaded machine). */
-const REPLACE_STEP_ORDERS = 500;
+/**
+ * Staged orders looked at per transaction by a find and replace: the loop's longest wait about 45 ms when all of
+ * 20,000 change (500 held it 80-120 ms: bench/README.md, session 16).
+ */
+export const REPLACE_STEP_ORDERS = 250;
 
 /** An upload left behind by a process that died mid-import is removed by the next upload after this long. */
 const STALE_UPLOAD_MS = 60 * 60 * 1000;
