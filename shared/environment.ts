@@ -56,6 +56,7 @@ function credentialUrlSchema(what: string) {
  * could make a question read as something else, e.g. a second line that looks like the dialog's own.
  */
 const UNSAFE_NAME_CHARACTER = /[\p{Cc}\p{Zl}\p{Zp}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+const UNSAFE_NAME_CHARACTERS = new RegExp(UNSAFE_NAME_CHARACTER.source, 'gu');
 
 export const environmentNameSchema = z
   .string()
@@ -67,7 +68,7 @@ export const environmentNameSchema = z
 
 /** A name stored by a version that let such characters in, each shown as a space (it stays readable, and safe). */
 export const safeEnvironmentName = (name: string): string =>
-  name.replace(new RegExp(UNSAFE_NAME_CHARACTER.source, 'gu'), ' ').trim() || '(unnamed)';
+  name.replace(UNSAFE_NAME_CHARACTERS, ' ').trim() || '(unnamed)';
 
 export const environmentSchema = z.object({
   id: z

@@ -80,6 +80,13 @@ export async function envAdd(ctx: CliContext, args: EnvAddArgs): Promise<number>
   return secret?.kept === false ? EXIT.attention : EXIT.ok;
 }
 
+/** An environment's sign-in state as `env list` words it. */
+function listedState(row: { configured: boolean; signedIn: boolean }, unstarted: boolean): string {
+  if (unstarted) return 'not started';
+  if (!row.configured) return 'no client id';
+  return row.signedIn ? 'signed in' : 'signed out';
+}
+
 export async function envList(ctx: CliContext): Promise<number> {
   const { registry, signin } = ctx.services;
   const rows = [];
@@ -100,15 +107,8 @@ export async function envList(ctx: CliContext): Promise<number> {
     for (const row of rows) {
       // The local sandbox gets its client id and port when a command first starts it: nothing is missing.
       const unstarted = row.kind === 'local-sandbox' && !row.configured;
-      const state = unstarted
-        ? 'not started'
-        : !row.configured
-          ? 'no client id'
-          : row.signedIn
-            ? 'signed in'
-            : 'signed out';
       const address = unstarted ? '(started by the commands that use it)' : row.apiBaseUrl;
-      ctx.line(`${row.id.padEnd(22)} ${row.grant.padEnd(19)} ${state.padEnd(13)} ${address}`);
+      ctx.line(`${row.id.padEnd(22)} ${row.grant.padEnd(19)} ${listedState(row, unstarted).padEnd(13)} ${address}`);
     }
   }
   return EXIT.ok;

@@ -284,16 +284,15 @@ export const HOME_TO_DELIVERY: readonly (readonly [number, number])[] = [
   'CountryCode',
 ].map((suffix) => [fieldIndex(`home${suffix}`)!, fieldIndex(`delivery${suffix}`)!] as const);
 
-/** A person-readable name for a dotted body path, e.g. `prescribedItems.1.dmdCode` → "item 2 dm+d code". */
-/** Labels that are plural nouns: "are required", not "is". */
-const PLURAL_LABELS = new Set(['dosage instructions', 'packs']);
+/** Field labels that are plural nouns ("are required", not "is"), at the end of what describePath says. */
+const PLURAL_LABEL = /(?:dosage instructions|packs)$/;
 
 /** `is` or `are`, to follow `describePath(path)`. */
 export function verbFor(path: string): 'is' | 'are' {
-  const label = describePath(path);
-  return [...PLURAL_LABELS].some((plural) => label.endsWith(plural)) ? 'are' : 'is';
+  return PLURAL_LABEL.test(describePath(path)) ? 'are' : 'is';
 }
 
+/** A person-readable name for a dotted body path, e.g. `prescribedItems.1.dmdCode` → "item 2 dm+d code". */
 export function describePath(path: string): string {
   const item = /^prescribedItems\.(\d+)\.(.+)$/.exec(path);
   if (item) {
