@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { modeText, othersWho, ownerWarning } from '../../core/platform/file-access.js';
+import { othersAccess, type AccessPhrase } from '../../core/platform/file-access.js';
 
 /**
  * `serve`'s TLS files, as their permissions leave them (docs/security.md, finding 48). The private key is the
@@ -19,11 +19,9 @@ async function fileWarning(option: string, path: string, secret: boolean): Promi
   // Links followed: what matters is the file the listener reads. One that cannot be read is the listener's to say.
   const info = await stat(path).catch(() => undefined);
   if (!info?.isFile()) return undefined;
-  const said = [ownerWarning(info.uid)].filter((line): line is string => line !== undefined);
-  const readers = secret ? othersWho(info.mode, 'r') : '';
-  if (readers) said.push(`${readers} can read it (${modeText(info.mode)}): they can pose as this listener`);
-  const writers = othersWho(info.mode, 'w');
-  if (writers) said.push(`${writers} can change it (${modeText(info.mode)})`);
+  const changes: AccessPhrase = ['w', (who, mode) => `${who} can change it (${mode})`];
+  const reads: AccessPhrase = ['r', (who, mode) => `${who} can read it (${mode}): they can pose as this listener`];
+  const said = othersAccess(info, secret ? [reads, changes] : [changes]);
   if (said.length === 0) return undefined;
   const fix = secret ? 'chmod 600 it' : 'chmod 644 it';
   return `warning: ${option} ${path}: ${said.join('; ')}; ${fix}, owned by the account serve runs as`;

@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { modeText, othersWho, ownerWarning } from '../platform/file-access.js';
+import { othersAccess } from '../platform/file-access.js';
 
 /**
  * A watched folder as its permissions leave it. A file in it is imported as its sender's orders and, under "send
@@ -11,18 +11,16 @@ import { modeText, othersWho, ownerWarning } from '../platform/file-access.js';
  */
 export function folderAccessWarning(folder: string): string | undefined {
   if (process.platform === 'win32') return undefined;
-  let mode: number;
-  let uid: number;
+  let info: { mode: number; uid: number };
   try {
-    ({ mode, uid } = statSync(folder));
+    info = statSync(folder);
   } catch {
     return undefined;
   }
-  const said = [ownerWarning(uid)].filter((line): line is string => line !== undefined);
-  const writers = othersWho(mode, 'w');
-  if (writers) said.push(`${writers} can put files in it (${modeText(mode)}), which are imported as orders`);
-  const readers = othersWho(mode, 'r');
-  if (readers) said.push(`${readers} can list it (${modeText(mode)}) and read the patient files its modes allow`);
+  const said = othersAccess(info, [
+    ['w', (who, mode) => `${who} can put files in it (${mode}), which are imported as orders`],
+    ['r', (who, mode) => `${who} can list it (${mode}) and read the patient files its modes allow`],
+  ]);
   if (said.length === 0) return undefined;
   return `${said.join('; ')}; chmod 700 it (or 770, with a group of this account and the system that writes there only)`;
 }
