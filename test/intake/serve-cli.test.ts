@@ -2,32 +2,19 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeTemplateCsv } from '../../main/core/importing/template-csv.js';
 import { uniqueOrder } from '../../main/core/staging/testing/staging-fixtures.js';
-import { envAddArgs, finished, runCli, startCli } from '../../main/cli/testing/run-cli-process.js';
-import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
+import { finished, runCli, startCli } from '../../main/cli/testing/run-cli-process.js';
 import { sendWithLibrary } from '../support/hl7-client.js';
 import { writeRde011 } from '../../main/core/importing/rde-writer.js';
 import { mllpFrame } from '../../main/core/intake/mllp-framer.js';
-import { removeDir, tempDataDir } from '../outbox/support/outbox-fixture.js';
+import { sandboxEnvPerFile } from './support/serve-env.js';
 
 // Issue #17: `rx-batch serve` prints its intakes exactly when ready and stops cleanly on SIGTERM; `profile
 // add-hl7/list/remove` set up a sender without the UI.
 
-let sandbox: RunningSandbox;
-const root = tempDataDir('rx-serve-cli-');
-const data = join(root, 'data');
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ statusStepMs: 3_600_000 });
-  expect((await runCli([...envAddArgs('sbx', sandbox), '--data-dir', data])).code).toBe(0);
-}, 60_000);
-
-afterAll(async () => {
-  await sandbox?.close();
-  removeDir(root);
-});
+const { root, data } = sandboxEnvPerFile('rx-serve-cli-');
 
 describe('rx-batch serve and profile', () => {
   it('saves, lists and removes an HL7 profile for a sender; refuses a bad --set', async () => {

@@ -1,11 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runCliCaptured } from '../../main/cli/testing/run-cli-captured.js';
-import { envAddArgs } from '../../main/cli/testing/run-cli-process.js';
-import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
-import { removeDir, tempDataDir } from '../outbox/support/outbox-fixture.js';
+import { sandboxEnvPerFile } from './support/serve-env.js';
 
 /**
  * docs/security.md, finding 48: `serve --tls-key` read a private key any local user could read (an openssl key
@@ -13,15 +11,11 @@ import { removeDir, tempDataDir } from '../outbox/support/outbox-fixture.js';
  * clients), without a word. Serve now warns, naming the file, who can read or change it, and the fix, and still runs.
  */
 
-let sandbox: RunningSandbox;
-const root = tempDataDir('rx-serve-tls-files-');
-const data = join(root, 'data');
+const { root, data } = sandboxEnvPerFile('rx-serve-tls-files-');
 const tls = join(root, 'tls');
 const file = (name: string) => join(tls, name);
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ statusStepMs: 3_600_000 });
-  expect((await runCliCaptured([...envAddArgs('sbx', sandbox), '--data-dir', data])).code).toBe(0);
+beforeAll(() => {
   mkdirSync(tls, { recursive: true });
   execFileSync(
     'openssl',
@@ -31,11 +25,6 @@ beforeAll(async () => {
     { stdio: 'ignore' },
   );
 }, 60_000);
-
-afterAll(async () => {
-  await sandbox?.close();
-  removeDir(root);
-});
 
 /** `serve` over TLS on a free loopback port, stopped as soon as it has started (the signal already given). */
 async function serveOnce(...more: string[]) {

@@ -1,10 +1,8 @@
 import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCliCaptured } from '../../main/cli/testing/run-cli-captured.js';
-import { envAddArgs } from '../../main/cli/testing/run-cli-process.js';
-import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
-import { removeDir, tempDataDir } from '../outbox/support/outbox-fixture.js';
+import { sandboxEnvPerFile } from './support/serve-env.js';
 
 /**
  * A watched folder every local account could write to (a folder made under umask 000, or chmod 777 "to make it
@@ -13,19 +11,7 @@ import { removeDir, tempDataDir } from '../outbox/support/outbox-fixture.js';
  * folder, who has access and the fix, and still watches; done/ and failed/ are made as private as the folder.
  */
 
-let sandbox: RunningSandbox;
-const root = tempDataDir('rx-serve-watched-');
-const data = join(root, 'data');
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ statusStepMs: 3_600_000 });
-  expect((await runCliCaptured([...envAddArgs('sbx', sandbox), '--data-dir', data])).code).toBe(0);
-}, 60_000);
-
-afterAll(async () => {
-  await sandbox?.close();
-  removeDir(root);
-});
+const { root, data } = sandboxEnvPerFile('rx-serve-watched-');
 
 /** `serve --watch` on `folders`, stopped as soon as it has started (the signal already given). */
 async function watchOnce(...folders: string[]) {
