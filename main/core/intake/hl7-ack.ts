@@ -60,27 +60,41 @@ export function readMessageHeader(text: string): MessageHeader | undefined {
     if (error instanceof Hl7ParseError) return undefined;
     throw error;
   }
-  const parts = segment.split(fieldSeparator);
-  const encodingCharacters = parts[1] ?? '';
-  const field = (n: number): string => (n === 1 ? fieldSeparator : (parts[n - 1] ?? ''));
-  const component = (n: number, index = 0): string => {
-    const first = field(n).split(delimiters.repetition)[0] ?? '';
-    return unescapeHl7(first.split(delimiters.component)[index] ?? '', delimiters);
-  };
-  const app = component(3);
-  const facility = component(4);
-  const type = component(9, 0);
-  const trigger = component(9, 1);
-  return {
-    fieldSeparator,
-    encodingCharacters,
-    field,
-    component,
-    sender: facility ? `${app}^${facility}` : app,
-    controlId: component(10),
-    messageType: trigger ? `${type}^${trigger}` : type,
-    version: component(12),
-  };
+  return new ReadHeader(fieldSeparator, segment.split(fieldSeparator), delimiters);
+}
+
+/** A header read by `readMessageHeader`: its methods on the prototype, so reading one makes no closures. */
+class ReadHeader implements MessageHeader {
+  readonly encodingCharacters: string;
+  readonly sender: string;
+  readonly controlId: string;
+  readonly messageType: string;
+  readonly version: string;
+
+  constructor(
+    readonly fieldSeparator: string,
+    private readonly parts: readonly string[],
+    private readonly delimiters: Hl7Delimiters,
+  ) {
+    this.encodingCharacters = parts[1] ?? '';
+    const app = this.component(3);
+    const facility = this.component(4);
+    const type = this.component(9, 0);
+    const trigger = this.component(9, 1);
+    this.sender = facility ? `${app}^${facility}` : app;
+    this.controlId = this.component(10);
+    this.messageType = trigger ? `${type}^${trigger}` : type;
+    this.version = this.component(12);
+  }
+
+  field(n: number): string {
+    return n === 1 ? this.fieldSeparator : (this.parts[n - 1] ?? '');
+  }
+
+  component(n: number, index = 0): string {
+    const first = this.field(n).split(this.delimiters.repetition)[0] ?? '';
+    return unescapeHl7(first.split(this.delimiters.component)[index] ?? '', this.delimiters);
+  }
 }
 
 /** The delimiter escapes (`\F\ \S\ \R\ \E\ \T\`) of a header value; none when MSH-2 declares no escape character. */

@@ -117,11 +117,11 @@ const NEVER_AN_ORDER = new Set([
   'hl7.compound',
 ]);
 
-/** The batch an earlier version of the intake made for one recorded message (recovery reuses it). */
 /** How long an answered message may wait to be staged with those that follow it, and how many may wait. */
 const STAGING_WINDOW_MS = 20;
 const STAGING_RUN = 200;
 
+/** The file name of the batch an earlier version of the intake made for one recorded message (recovery reuses it). */
 export function fileNameFor(recordId: number): string {
   return `intake-${recordId}.hl7`;
 }
@@ -352,10 +352,6 @@ export class IntakeService {
     return result;
   }
 
-  /**
-   * AR, AE or AA, from the header, the sender's binding (sender-binding.ts) and the importer's reading of the
-   * message (no store writes).
-   */
   /** A recorded message decided again at start, its peer checked against the profiles as they are now. */
   #redecide(record: IntakeMessageRecord, header: MessageHeader | undefined): Promise<Decision> {
     const profiles = this.#profiles();
@@ -372,6 +368,10 @@ export class IntakeService {
     return this.#options.store.mappingProfiles.list().map((saved) => saved.profile);
   }
 
+  /**
+   * AR, AE or AA, from the header, the sender's binding (sender-binding.ts) and the importer's reading of the
+   * message (no store writes).
+   */
   async #decide(raw: Buffer, header: MessageHeader | undefined, profiles: MappingProfile[]): Promise<Decision> {
     const refusal = refusalOf(header, raw);
     if (refusal) return { code: 'AR', errors: [refusal], header, read: undefined };
@@ -446,7 +446,6 @@ export class IntakeService {
     };
   }
 
-  /** The message's entries for a clinic the sender may not act for, each given the admin's problem. */
   /** AR for a message naming a sender bound to other peers (finding 27), before anything else about it is read. */
   #peerRefusal(header: MessageHeader, peer: string, profiles: MappingProfile[]): Decision | undefined {
     if (refusalOf(header)) return undefined;
@@ -457,6 +456,7 @@ export class IntakeService {
     return { code: 'AR', errors, header, read: undefined, unkeyed: true, refusedAs: 'intake.sender.refused' };
   }
 
+  /** The message's entries for a clinic the sender may not act for, each given the admin's problem. */
   #foreignClinics(sender: string, binding: SenderBinding, read: ReadMessage): Set<ReadMessage['entries'][number]> {
     const foreign = new Set<ReadMessage['entries'][number]>();
     for (const entry of read.entries) {

@@ -373,8 +373,7 @@ export class StagingService {
    * Accepts the whole batch in steps of ACCEPT_STEP_ORDERS orders, a turn of the event loop between them, so the
    * core keeps answering while 50,000 orders go into the outbox (bench/responsiveness-benchmark.ts); the outbox is
    * woken as soon as the first step has queued something.
-   */
-  /**
+   *
    * `seen`: accept only the first `seen` orders of the batch (those the admin reviewed; see batches.accept).
    * `cancelCheck`: live intake's check of each cancel (a watched folder's file; see CancelCheck).
    */
