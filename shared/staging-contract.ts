@@ -123,9 +123,14 @@ export const stagingCalls = {
     input: z.object({ importId: z.string().min(1).max(64) }).strict(),
     output: z.object({ cancelled: z.boolean() }),
   },
+  /** Newest first, `limit` of them (100 unless given); `before`: only batches older than that one (the next page). */
   'batches.list': {
     input: z
-      .object({ environmentId: environmentIdSchema.optional(), limit: z.number().int().min(1).max(500).optional() })
+      .object({
+        environmentId: environmentIdSchema.optional(),
+        limit: z.number().int().min(1).max(500).optional(),
+        before: idSchema.optional(),
+      })
       .strict(),
     output: z.array(batchViewSchema),
   },

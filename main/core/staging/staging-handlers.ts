@@ -70,7 +70,13 @@ export function buildStagingHandlers(app: AppServices, deps: ExportDeps): Pick<C
         }),
       ),
     'import.cancel': ({ importId }) => Promise.resolve({ cancelled: staging.cancelImport(importId) }),
-    'batches.list': ({ environmentId, limit }) => asContract(() => staging.listBatches(environmentId, limit)),
+    'batches.list': ({ environmentId, limit, before }) =>
+      asContract(() =>
+        staging.listBatches(environmentId, {
+          ...(limit !== undefined ? { limit } : {}),
+          ...(before !== undefined ? { before } : {}),
+        }),
+      ),
     'batches.get': ({ batchId, offset, limit, onlyProblems }) =>
       asContract(() =>
         staging.getBatch(batchId, {

@@ -225,11 +225,11 @@ export class StagingService {
     return true;
   }
 
-  listBatches(environmentId?: string, limit = 100): BatchView[] {
+  /** Newest first, `limit` of them (100 unless given); `before`: the page after the one ending with that batch. */
+  listBatches(environmentId?: string, page: { limit?: number; before?: number } = {}): BatchView[] {
     if (environmentId !== undefined) this.#deps.codeListsFor(environmentId);
     return this.#store.batches
-      .list(environmentId)
-      .slice(0, limit)
+      .list(environmentId, { limit: page.limit ?? 100, ...(page.before !== undefined ? { before: page.before } : {}) })
       .map((batch) => this.#view(batch));
   }
 

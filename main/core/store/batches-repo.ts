@@ -54,7 +54,7 @@ export class BatchesRepo {
   readonly #now: () => Date;
   readonly #insert: Database.Statement;
   readonly #get: Database.Statement<[number], BatchRow>;
-  readonly #list: Database.Statement<[{ environmentId: string | null }], BatchRow>;
+  readonly #list: Database.Statement<[{ environmentId: string | null; before: number | null; limit: number }], BatchRow>;
   readonly #setRoute: Database.Statement<[OrderRoute, number]>;
   readonly #finishImport: Database.Statement;
   readonly #discard: Database.Statement<[string, number]>;
@@ -74,7 +74,9 @@ export class BatchesRepo {
     );
     this.#list = db.prepare(
       `SELECT ${COLUMNS} FROM import_batches
-       WHERE importing = 0 AND (@environmentId IS NULL OR environment_id = @environmentId) ORDER BY id DESC`,
+       WHERE importing = 0 AND (@environmentId IS NULL OR environment_id = @environmentId)
+         AND (@before IS NULL OR id < @before)
+       ORDER BY id DESC LIMIT @limit`,
     );
     this.#finishImport = db.prepare(
       `UPDATE import_batches SET kind = @kind, row_count = @rowCount, invalid_count = @invalidCount,
@@ -141,9 +143,14 @@ export class BatchesRepo {
     return row && toRecord(row);
   }
 
-  /** Newest first; all environments when none is given. */
-  list(environmentId?: string): BatchRecord[] {
-    return this.#list.all({ environmentId: environmentId ?? null }).map(toRecord);
+  /**
+   * Newest first; all environments when none is given. `before`: only batches older than that one (the next page
+   * after a page ending with it); `limit`: at most that many (all when not given).
+   */
+  list(environmentId?: string, page: { before?: number; limit?: number } = {}): BatchRecord[] {
+    return this.#list
+      .all({ environmentId: environmentId ?? null, before: page.before ?? null, limit: page.limit ?? -1 })
+      .map(toRecord);
   }
 
   /** Chooses how the batch's orders will be sent (staging checks that the route suits the batch). */

@@ -387,7 +387,7 @@ export function ImportScreen({
           bringIntoView={summary?.format !== 'hl7' && summary?.profile !== 'suggested'}
         />
       ) : null}
-      <RecentBatches environment={environment} openBatchId={openBatchId} onOpen={openBatch} />
+      <RecentBatches key={environment.id} environment={environment} openBatchId={openBatchId} onOpen={openBatch} />
     </section>
   );
 }

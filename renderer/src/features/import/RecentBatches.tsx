@@ -1,12 +1,20 @@
-import { useCallback } from 'react';
+import { useCallback, useState } from 'react';
 import type { EnvironmentView } from '../../../../shared/environment.js';
+import type { BatchView } from '../../../../shared/staging-views.js';
 import { useApi } from '../../api/api-context.js';
 import { useEvent } from '../../api/use-event.js';
 import { useLoad } from '../../api/use-load.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { formatDateTime } from '../format/format-date.js';
 
-/** The environment's imported batches, newest first, each with what is left to review. */
+/** How many batches the list shows at first, and how many more each "Show older batches" adds. */
+const PAGE = 20;
+
+/**
+ * The environment's imported batches, newest first, each with what is left to review; older ones a page at a time
+ * (live intake makes a batch per sender a day, so the newest few are not all there is to review). Mount it keyed by
+ * the environment, so another environment starts again at its newest page.
+ */
 export function RecentBatches({
   environment,
   openBatchId,
@@ -17,17 +25,31 @@ export function RecentBatches({
   onOpen: (batchId: number) => void;
 }) {
   const api = useApi();
-  const load = useCallback(
-    () => api.call('batches.list', { environmentId: environment.id, limit: 20 }),
-    [api, environment.id],
-  );
+  const [pages, setPages] = useState(1);
+  // Every page shown is read again on each change, so counts stay current on all of them.
+  const load = useCallback(async () => {
+    const shown: BatchView[] = [];
+    let before: number | undefined;
+    for (let page = 0; page < pages; page += 1) {
+      // One more than a page: whether there is an older one to offer.
+      const read = await api.call('batches.list', {
+        environmentId: environment.id,
+        limit: PAGE + 1,
+        ...(before !== undefined ? { before } : {}),
+      });
+      shown.push(...read.slice(0, PAGE));
+      if (read.length <= PAGE) return { shown, older: false };
+      before = read[PAGE - 1]!.id;
+    }
+    return { shown, older: true };
+  }, [api, environment.id, pages]);
   const batches = useLoad(load);
   useEvent('batches.changed', (change) => {
     if (change.environmentId === environment.id) batches.reload();
   });
   if (batches.error) return <ErrorMessage error={batches.error} />;
   if (!batches.value) return null;
-  if (batches.value.length === 0) {
+  if (batches.value.shown.length === 0) {
     return (
       <section aria-labelledby="batches-heading" className="panel">
         <h3 id="batches-heading">No batches imported into {environment.name} yet</h3>
@@ -46,6 +68,9 @@ export function RecentBatches({
         <thead>
           <tr>
             <th scope="col">File</th>
+            <th scope="col" className="number">
+              Batch
+            </th>
             <th scope="col">Imported</th>
             <th scope="col" className="number">
               Orders
@@ -65,12 +90,13 @@ export function RecentBatches({
           </tr>
         </thead>
         <tbody>
-          {batches.value.map((batch) => (
+          {batches.value.shown.map((batch) => (
             <tr key={batch.id} className={batch.id === openBatchId ? 'selected' : undefined}>
               <th scope="row">
                 {batch.sourceFileName}
                 {batch.discardedAt ? <span className="hint"> (discarded)</span> : null}
               </th>
+              <td className="number">{batch.id}</td>
               <td>{formatDateTime(batch.createdAt)}</td>
               <td className="number">{batch.counts.total.toLocaleString('en-GB')}</td>
               <td className="number">{batch.counts.valid.toLocaleString('en-GB')}</td>
@@ -91,6 +117,13 @@ export function RecentBatches({
           ))}
         </tbody>
       </table>
+      {batches.value.older ? (
+        <p>
+          <button type="button" className="secondary" onClick={() => setPages((n) => n + 1)}>
+            Show {PAGE} older batches
+          </button>
+        </p>
+      ) : null}
     </section>
   );
 }
