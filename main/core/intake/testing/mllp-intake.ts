@@ -59,28 +59,36 @@ export async function startMllpIntake(
   return { fixture, intake, listener: running, port, logs, refusals };
 }
 
-/** Stops what startMllpIntake started: the listener, then the intake (staging what waits), then the store. */
-export async function stopMllpIntake(running: RunningIntake): Promise<void> {
+/** Stops an intake a test started: the listener, then the intake (staging what waits), then the store. */
+export async function stopMllpIntake(running: Pick<RunningIntake, 'listener' | 'intake' | 'fixture'>): Promise<void> {
   await running.listener.close();
   await running.intake.close();
   running.fixture.close();
 }
 
 /**
- * For a file whose tests start intakes: returns startMllpIntake, each intake it starts stopped after its test (passed
- * or failed). Call it at the top of the file: vitest runs after-hooks last registered first, so a hook the file
- * registers after it runs before the stop.
+ * For a file whose tests start intakes: `start`, each intake it starts stopped by `stop` after its test (passed or
+ * failed), the last started first. Call it at the top of the file: vitest runs after-hooks last registered first, so a
+ * hook the file registers after it runs before the stop.
  */
-export function mllpIntakePerTest(): typeof startMllpIntake {
-  const started: RunningIntake[] = [];
+export function stoppedAfterEachTest<A extends unknown[], R>(
+  start: (...args: A) => Promise<R>,
+  stop: (running: R) => Promise<void>,
+): (...args: A) => Promise<R> {
+  const started: R[] = [];
   afterEach(async () => {
-    for (const running of started.splice(0).reverse()) await stopMllpIntake(running);
+    for (const running of started.splice(0).reverse()) await stop(running);
   });
-  return async (rules, listener) => {
-    const running = await startMllpIntake(rules, listener);
+  return async (...args) => {
+    const running = await start(...args);
     started.push(running);
     return running;
   };
+}
+
+/** startMllpIntake, each intake it starts stopped after its test (stoppedAfterEachTest). */
+export function mllpIntakePerTest(): typeof startMllpIntake {
+  return stoppedAfterEachTest(startMllpIntake, stopMllpIntake);
 }
 
 /** Orders staged so far (one a message staged). */

@@ -1,8 +1,8 @@
-import { afterEach } from 'vitest';
 import { HL7_PROFILE, stagingFixture, type StagingFixture } from '../../staging/testing/staging-fixtures.js';
 import { LOCAL } from '../../store/testing/store-fixtures.js';
 import { IntakeService, type IntakeRules } from '../intake-service.js';
 import { MllpListener } from '../mllp-listener.js';
+import { stopMllpIntake, stoppedAfterEachTest } from './mllp-intake.js';
 
 /**
  * Two senders (MSH-3, MSH-4), each with an HL7 profile of its own, for tests of what one sender may do to another's
@@ -47,27 +47,9 @@ export async function startTwoSendersIntake(rules: IntakeRules): Promise<TwoSend
   return { fixture, intake, listener, port };
 }
 
-/** Stops what startTwoSendersIntake started: the listener, then the intake (staging what waits), then the store. */
-export async function stopTwoSendersIntake(running: TwoSendersIntake): Promise<void> {
-  await running.listener.close();
-  await running.intake.close();
-  running.fixture.close();
-}
-
-/**
- * For a file whose tests start such intakes: returns startTwoSendersIntake, each intake it starts stopped after its
- * test (passed or failed), the last started first. Call it at the top of the file, as mllpIntakePerTest.
- */
+/** startTwoSendersIntake, each intake it starts stopped after its test (stoppedAfterEachTest, mllp-intake.ts). */
 export function twoSendersIntakePerTest(): typeof startTwoSendersIntake {
-  const started: TwoSendersIntake[] = [];
-  afterEach(async () => {
-    for (const running of started.splice(0).reverse()) await stopTwoSendersIntake(running);
-  });
-  return async (rules) => {
-    const running = await startTwoSendersIntake(rules);
-    started.push(running);
-    return running;
-  };
+  return stoppedAfterEachTest(startTwoSendersIntake, stopMllpIntake);
 }
 
 /** The ACK with its own MSH-7 (time) and MSH-10 (control id) blanked: what may differ between two answers. */
