@@ -40,7 +40,7 @@ test('imported batches: the newest twenty first, older ones a page at a time, ea
   await expect(rows.first().getByRole('cell').first()).toHaveText(String(ids[22]));
   await expect(list).not.toContainText('day-2.csv');
 
-  await list.getByRole('button', { name: 'Show 20 older batches' }).click();
+  await list.getByRole('button', { name: 'Load older batches' }).click();
   await expect(rows).toHaveCount(23);
   await expect(rows.last().getByRole('rowheader')).toHaveText('day-0.csv');
   await expect(list.getByRole('button', { name: /older batches/ })).toHaveCount(0);

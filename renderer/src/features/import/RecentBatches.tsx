@@ -7,7 +7,7 @@ import { useLoad } from '../../api/use-load.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { formatDateTime } from '../format/format-date.js';
 
-/** How many batches the list shows at first, and how many more each "Show older batches" adds. */
+/** How many batches the list shows at first, and how many more each "Load older batches" adds. */
 const PAGE = 20;
 
 /**
@@ -120,7 +120,7 @@ export function RecentBatches({
       {batches.value.older ? (
         <p>
           <button type="button" className="secondary" onClick={() => setPages((n) => n + 1)}>
-            Show {PAGE} older batches
+            Load older batches
           </button>
         </p>
       ) : null}
