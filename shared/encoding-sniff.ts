@@ -331,13 +331,13 @@ export type EncodingVerdict =
 
 const SINGLE_BYTE = /^(?:ascii|windows-1252|iso-8859-\d+)$/;
 
-/** Bytes as Latin-1 text, one character per byte: MSH-18 is ASCII in every encoding it can name but UTF-16/32. */
 /** A loop, not `some` with a callback: this runs on every message the intake receives. */
 function hasByteBeyondAscii(bytes: Bytes): boolean {
   for (let i = 0; i < bytes.length; i += 1) if (bytes[i]! >= 0x80) return true;
   return false;
 }
 
+/** Bytes as Latin-1 text, one character per byte: MSH-18 is ASCII in every encoding it can name but UTF-16/32. */
 function latin1(bytes: Bytes): string {
   let text = '';
   // apply takes the bytes as they are; a spread walked an iterator over each (about six times slower).

@@ -161,13 +161,13 @@ export async function importCsv(
     if (last) await onBatch(last);
     afterBatch(bytes);
   };
+  /** The first data row with white space before a cell's opening quote (csv-records.ts). */
+  let spacedQuoteLine: number | undefined;
   /**
    * The data rows of a batch (after the header; blank ones skipped), parsed, to `onRow`; a row handler's promise is
    * awaited before the next row. A batch without quotes is split a record at a time, so only the rows of orders
    * still waiting for rows stay alive.
    */
-  /** The first data row with white space before a cell's opening quote (csv-records.ts). */
-  let spacedQuoteLine: number | undefined;
   const eachRow =
     (onRow: (cells: string[], line: number, record: string, badQuotes: boolean) => void | Promise<void>) =>
     async (batch: RecordBatch) => {

@@ -145,7 +145,6 @@ function pathOf(number: number, item: number): { path: string; column: string } 
   return item < 0 ? { path: field.path, column } : undefined;
 }
 
-/** Per CSV row: template-column entries as runs of field numbers. */
 /** The template-column entries of one CSV row and one item (-1: the order's own fields), as a set of field numbers. */
 interface RowFields {
   row: number;
@@ -290,7 +289,7 @@ function encode(
 
 /** The parts of one encoded provenance as they are collected (see the format above). */
 class EncodedText {
-  // An order has a row or a few: a short list beats a Map.
+  /** Per CSV row: template-column entries as runs of field numbers. An order has a row or a few: a short list beats a Map. */
   rows: RowFields[] | undefined;
   named: Map<number, string> | undefined;
   hl7: string[] | undefined;

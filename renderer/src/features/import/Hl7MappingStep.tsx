@@ -20,12 +20,6 @@ const FIELDS = [
   ...ORDER_FIELDS.filter((f) => !NOT_IN_HL7.has(f.column)),
 ];
 
-/**
- * The mapping for HL7 files: constants for what the messages do not say (used only where a message leaves the
- * field empty), field map overrides (`courierCode: ZDL-1`) and value maps. Saved as a named profile with the
- * file's sender (MSH-3/MSH-4 and message type), the file is imported again with it, and later files from that
- * sender choose it by themselves (or under "Mapping").
- */
 /** The service's courier codes, read once while online (undefined: not read, or not reachable). */
 function useServiceCouriers(environmentId: string): string[] | undefined {
   const api = useApi();
@@ -81,6 +75,12 @@ function CodeListCell({
   );
 }
 
+/**
+ * The mapping for HL7 files: constants for what the messages do not say (used only where a message leaves the
+ * field empty), field map overrides (`courierCode: ZDL-1`) and value maps. Saved as a named profile with the
+ * file's sender (MSH-3/MSH-4 and message type), the file is imported again with it, and later files from that
+ * sender choose it by themselves (or under "Mapping").
+ */
 export function Hl7MappingStep({
   summary,
   batchId,
