@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CODE_LISTS } from '../../../shared/environment.js';
 import type { MappingProfile } from '../model/mapping-profile.js';
+import { requiredFieldPath } from './hl7-required.js';
 import { importHl7Message } from './import-message.js';
 import { writeRde011 } from './rde-writer.js';
 import { FIXTURE_DIR, exampleOrder } from './testing/write-fixtures.js';
@@ -81,5 +82,33 @@ describe('an HL7 order missing a required field', () => {
     expect(overridden.map((p) => p.text)).toEqual([
       "Clinic order id is required: the message has no value in ZOR-1, where the profile's field map reads it. Ask the sender to fill it, or type it in the preview.",
     ]);
+  });
+});
+
+// The same source as one field of the message, for the MLLP ACK's ERR-2 (intake/ack-error-location.test.ts).
+describe('requiredFieldPath', () => {
+  const rde = 'MSH|^~\\&|A|B\rPID|1\rORC|NW|1\rRXE|1';
+  const omp = 'MSH|^~\\&|A|B\rPID|1\rORC|NW|1\rRXO|1';
+  it.each([
+    ['customer.title', rde, 'PID-5.5'],
+    ['customer.gender', rde, 'PID-8'],
+    ['prescribingDoctor.prescriberName', rde, 'ORC-12'],
+    ['clinicInformation.countryCode', rde, 'ORC-22.6'],
+    ['prescribedItems.1.dosageInstructions', rde, 'RXE-7'],
+    ['prescribedItems.0.quantity', omp, 'RXO-11'],
+    // A delivery address is a PID-11 repetition of its own: which one is not known when it is missing.
+    ['deliveryAddress.postCode', rde, 'PID-11'],
+  ])('%s is read from %s', (field, hl7, path) => {
+    expect(requiredFieldPath(field, hl7, undefined)).toBe(path);
+  });
+
+  it('names none where the field is read from one of several, or is not in HL7 at all', () => {
+    expect(requiredFieldPath('clinicInformation.clinicCode', rde, undefined)).toBeUndefined();
+    expect(requiredFieldPath('prescription.paymentType', rde, undefined)).toBeUndefined();
+  });
+
+  it("names the profile's own field where its field map reads one", () => {
+    expect(requiredFieldPath('prescription.courierCode', rde, { courierCode: 'ZDL-1' })).toBe('ZDL-1');
+    expect(requiredFieldPath('deliveryAddress.postCode', rde, { deliveryPostCode: 'ZDA-5.2' })).toBe('ZDA-5.2');
   });
 });

@@ -50,15 +50,45 @@ export function sayWhereRequired(
   const items = message.first('RXE') ? 'RXE' : 'RXO';
   for (const p of problems) {
     if (p.code !== 'field.required' || p.field === undefined) continue;
-    const column = FIELDS[fieldIndex(p.field) ?? -1]?.column;
-    if (column === undefined) continue;
-    const override = overrides?.[column];
-    const entry = READ_FROM[column];
-    const from = override ?? (typeof entry === 'object' ? entry[items] : entry);
-    if (from === undefined) continue;
+    const where = readFrom(p.field, items, overrides);
+    if (where === undefined) continue;
+    const { column, from, override } = where;
     const fix = ONE_PER_CLINIC.test(column)
       ? 'Ask the sender to fill it, or give the field a constant in the mapping profile (one value for every order of this sender).'
       : 'Ask the sender to fill it, or type it in the preview.';
     p.text = `${p.text.replace(/\.$/, '')}: the message has no value in ${from}${override ? ", where the profile's field map reads it" : ''}. ${fix}`;
   }
+}
+
+/** Where a required body field is read from: the profile's field map, else the default map (its words). */
+function readFrom(
+  field: string,
+  items: 'RXE' | 'RXO',
+  overrides: Record<string, string> | undefined,
+): { column: string; from: string; override: boolean } | undefined {
+  const column = FIELDS[fieldIndex(field) ?? -1]?.column;
+  if (column === undefined) return undefined;
+  const override = overrides?.[column];
+  const entry = READ_FROM[column];
+  const from = override ?? (typeof entry === 'object' ? entry[items] : entry);
+  return from === undefined ? undefined : { column, from, override: override !== undefined };
+}
+
+/**
+ * The one field of the message (e.g. `PID-5.5`) a missing required body field is read from, for the ACK's ERR-2;
+ * undefined where it is read from one of several (the clinic code) or the repetition is not known (a delivery
+ * address is a PID-11 repetition of its own: only the field is said). `hl7`: the message, to tell RDE's RXE items
+ * from OMP's and ORM's RXO.
+ */
+export function requiredFieldPath(
+  field: string,
+  hl7: string | undefined,
+  overrides: Record<string, string> | undefined,
+): string | undefined {
+  // As sayWhereRequired tells them: an order message with an RXE has RXE items.
+  const items = hl7 === undefined || /(?:^|\r)RXE/.test(hl7) ? 'RXE' : 'RXO';
+  const where = readFrom(field, items, overrides);
+  const path = where?.from.split(' ')[0];
+  if (where === undefined || path === undefined || path.endsWith(',')) return undefined;
+  return where.column.startsWith('delivery') && !where.override ? path.replace(/\..*$/, '') : path;
 }

@@ -7,7 +7,7 @@ import { MLLP_SENDER, mllpIntakePerTest } from './testing/mllp-intake.js';
 
 // An ACK's ERR says where in the message each problem is (ERR-2, HL7's error location), so the sender's interface
 // engine can point at the field; before, ERR-2 was empty for every problem of the order, and a missing required
-// field had ERR-3 102 (data type error) rather than 101 (required field missing).
+// field had ERR-3 102 (data type error) rather than 101 (required field missing), and no location at all.
 
 const start = mllpIntakePerTest();
 
@@ -29,7 +29,7 @@ describe('errorLocation', () => {
 });
 
 describe('the ACK of an order with problems', () => {
-  it('locates each problem read from a field, and a missing field is ERR-3 101', async () => {
+  it('locates each problem read from a field, and a missing field is ERR-3 101 where it is read from', async () => {
     const r = await start({ mode: 'hold' });
     const order = uniqueOrder({}, 'LOC');
     const text = writeRde011(order, { controlId: 'LOC-1', timestamp: '20261202101500', ...MLLP_SENDER })
@@ -40,6 +40,7 @@ describe('the ACK of an order with problems', () => {
     const at = (field: string) => ack!.errors.find((e) => e.text.startsWith(`${field}:`));
     expect(at('homeAddress.postCode')).toMatchObject({ code: '102', location: 'PID^1^11^1^5' });
     expect(at('deliveryAddress.postCode')).toMatchObject({ code: '102', location: 'PID^1^11^2^5' });
-    expect(at('customer.gender')).toMatchObject({ code: '101', location: '' });
+    // A required field the message left out: where it is read from, so the sender's engine can point at it.
+    expect(at('customer.gender')).toMatchObject({ code: '101', location: 'PID^1^8' });
   });
 });

@@ -20,6 +20,7 @@ import {
 } from './hl7-ack.js';
 import { PARTIAL_CANCEL } from '../importing/group-cancel.js';
 import { groupItemsOfMessage } from '../importing/hl7-placer-group.js';
+import { requiredFieldPath } from '../importing/hl7-required.js';
 import { groupItemsOfOrder } from '../staging/group-items.js';
 import {
   cancelNotActedOn,
@@ -400,6 +401,8 @@ export class IntakeService {
     // says only that (none of its other problems: `order.alreadyKnown` would tell whether another clinic's order
     // id exists). A cancel of an order this sender did not send is not acted on either. Both staged for review.
     const foreign = this.#foreignClinics(sender, binding, read);
+    // Where the sender's profile reads a field, for the ERR-2 of a required one the message left out.
+    const fieldMap = profiles.find((profile) => profile.name === read.summary.profile)?.hl7FieldMap;
     const held = this.#heldCancels(sender, read, foreign);
     const errors: AckError[] = [];
     const notActedOn: AckError[] = [];
@@ -422,7 +425,7 @@ export class IntakeService {
         }
         if (problem.severity !== 'error') continue;
         if (NEVER_AN_ORDER.has(problem.code)) never = true;
-        errors.push(toAckError(problem, entry.order));
+        errors.push(toAckError(problem, entry.order, fieldMap));
       }
       if (unknown || entry.problems.some((problem) => problem.code === OTHER_SENDERS_ORDER)) {
         notActedOn.push(cancelNotActedOn(sender, entry.order));
@@ -867,8 +870,15 @@ function refusalOf(header: MessageHeader | undefined, raw?: Buffer): AckError | 
   return undefined;
 }
 
-/** An error of the message's order as ERR: ERR-3 by kind (101 a field required and missing), ERR-2 where it was read. */
-function toAckError(problem: Problem, order: Pick<ImportedOrder, 'provenance'>): AckError {
+/**
+ * An error of the message's order as ERR: ERR-3 by kind (101 a field required and missing), ERR-2 where it was read,
+ * or for a required field the message left out, where it is read from (the sender's profile, else the default map).
+ */
+function toAckError(
+  problem: Problem,
+  order: Pick<ImportedOrder, 'provenance' | 'source'>,
+  fieldMap: Record<string, string> | undefined,
+): AckError {
   const hl7Code: AckError['hl7Code'] = problem.code.startsWith('hl7.')
     ? '100'
     : problem.code === 'field.required'
@@ -878,6 +888,12 @@ function toAckError(problem: Problem, order: Pick<ImportedOrder, 'provenance'>):
         : '207';
   const text = problem.field ? `${problem.field}: ${problem.text}` : problem.text;
   const from = problem.field ? order.provenance[problem.field] : undefined;
-  const location = from?.kind === 'hl7' ? errorLocation(from.path, problem.field) : undefined;
+  const path =
+    from?.kind === 'hl7'
+      ? from.path
+      : problem.code === 'field.required' && problem.field
+        ? requiredFieldPath(problem.field, order.source.hl7, fieldMap)
+        : undefined;
+  const location = errorLocation(path, problem.field);
   return { hl7Code, text, ...(location ? { location } : {}) };
 }
