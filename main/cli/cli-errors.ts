@@ -23,3 +23,16 @@ export class InputError extends Error {
     this.name = 'InputError';
   }
 }
+
+/**
+ * A whole-number option within its bounds, or a usage error naming it: `Number("abc")` is NaN, which left the
+ * default in place without a word (--max-message-bytes) or a progress line every millisecond (--progress-seconds).
+ */
+export function wholeNumber(name: string, text: string | undefined, min: number, max: number): number | undefined {
+  if (text === undefined) return undefined;
+  const value = /^\d{1,15}$/.test(text) ? Number(text) : NaN;
+  if (!(value >= min && value <= max)) {
+    throw new UsageError(`--${name} takes a whole number from ${min} to ${max}, not "${text.slice(0, 40)}"`);
+  }
+  return value;
+}

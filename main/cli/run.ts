@@ -2,9 +2,9 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { PrivateDirError } from '../core/platform/private-files.js';
 import { StoreLockedError } from '../core/store/data-dir-lock.js';
 import { CliContext, resolveDataDir, type CliIo } from './cli-context.js';
-import { EXIT, InputError, UsageError } from './cli-errors.js';
+import { EXIT, InputError, UsageError, wholeNumber } from './cli-errors.js';
 import { accept } from './commands/accept.js';
-import { batchErrors, batchExportTemplate, batchShow } from './commands/batch.js';
+import { batchErrors, batchExportTemplate, batchList, batchShow } from './commands/batch.js';
 import { batchCheck } from './commands/batch-check.js';
 import { cancel } from './commands/cancel.js';
 import { envAdd, envList } from './commands/env.js';
@@ -51,6 +51,7 @@ const COMMAND_OPTIONS: Record<string, Options> = {
     encoding: { type: 'string' },
     route: { type: 'string' },
   },
+  'batch list': { env: { type: 'string' }, limit: { type: 'string' }, before: { type: 'string' } },
   'batch show': {},
   'batch check': { fresh: { type: 'boolean', default: false } },
   'batch export': { template: { type: 'string' } },
@@ -368,6 +369,15 @@ async function dispatch(
       });
     case 'accept':
       return accept(ctx, batchNumber(first));
+    case 'batch list': {
+      const limit = wholeNumber('limit', optional(values, 'limit'), 1, 500);
+      const before = wholeNumber('before', optional(values, 'before'), 1, Number.MAX_SAFE_INTEGER);
+      return batchList(ctx, {
+        ...optionalArgs(values, { environmentId: 'env' }),
+        ...(limit !== undefined ? { limit } : {}),
+        ...(before !== undefined ? { before } : {}),
+      });
+    }
     case 'batch show':
       return batchShow(ctx, batchNumber(first));
     case 'batch check':

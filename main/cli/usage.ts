@@ -29,6 +29,10 @@ Commands:
                      chosen by the CSV header or the HL7 sender, --no-profile uses none (the template or
                      columns matched by name; HL7's standard field map); --route: v1 create-with-clinic
                      (default), v2 create, or hl7 (forward the original messages; HL7 files only)
+  batch list [--env ENV] [--limit N] [--before BATCH]
+                     the imported batches, newest first (50 unless --limit, 1-500): each one's number, when it
+                     was imported, its environment, its orders (valid, invalid, accepted) and its file; when
+                     older ones remain, the last line gives the command for the next page (--before)
   batch show BATCH   each staged order: its body exactly as it would be sent, its problems and provenance
                      (with --json also what the last batch check found for it)
   batch check BATCH [--fresh]

@@ -12,7 +12,7 @@ import { EXIT, InputError } from '../cli-errors.js';
 import { openExportFile } from '../export-file.js';
 import { plural } from '../../../shared/count-words.js';
 
-/** `batch show`, `batch export --template` and `batch errors`: a staged batch read back out. */
+/** `batch list`, `batch show`, `batch export --template` and `batch errors`: staged batches read back out. */
 
 function staging(ctx: CliContext): StagingService {
   return stagingFor(ctx.services);
@@ -25,6 +25,58 @@ function inputErrors<T>(run: () => T): T {
     if (error instanceof StagingError) throw new InputError(error.message);
     throw error;
   }
+}
+
+/** How many batches `batch list` prints unless --limit says. */
+export const BATCH_LIST_DEFAULT = 50;
+
+/**
+ * `batch list [--env ENV] [--limit N] [--before BATCH]`: the imported batches, newest first, each with its number
+ * (what `batch show`, `accept` and the problems that name a batch take), when it was imported, its environment, its
+ * orders and its file. A page at a time: when older ones remain, the last line says how to see them. --json: one
+ * array of the batches as the app's contract gives them.
+ */
+export function batchList(ctx: CliContext, options: { environmentId?: string; limit?: number; before?: number }) {
+  const { registry } = ctx.services;
+  if (options.environmentId && !registry.find(options.environmentId)) {
+    throw new InputError(`there is no environment "${options.environmentId}"`);
+  }
+  const limit = options.limit ?? BATCH_LIST_DEFAULT;
+  // One more than asked: whether there is an older page to point at.
+  const read = staging(ctx).listBatches(options.environmentId, {
+    limit: limit + 1,
+    ...(options.before !== undefined ? { before: options.before } : {}),
+  });
+  const batches = read.slice(0, limit);
+  if (ctx.options.json) {
+    ctx.json(batches);
+    return EXIT.ok;
+  }
+  if (batches.length === 0) {
+    ctx.line(options.before !== undefined ? `No batch before batch ${options.before}.` : 'No batches imported yet.');
+    return EXIT.ok;
+  }
+  ctx.line('batch  imported (UTC)        environment           orders   valid  invalid  accepted  file');
+  for (const batch of batches) {
+    const c = batch.counts;
+    ctx.line(
+      [
+        String(batch.id).padStart(5),
+        batch.createdAt.slice(0, 19).replace('T', ' ').padEnd(20),
+        batch.environmentId.padEnd(20),
+        String(c.total).padStart(7),
+        String(c.valid).padStart(7),
+        String(c.invalid).padStart(8),
+        String(c.accepted).padStart(9),
+        `${batch.sourceFileName}${batch.discardedAt ? ' (discarded)' : ''}`,
+      ].join('  '),
+    );
+  }
+  if (read.length > limit) {
+    const env = options.environmentId ? ` --env ${options.environmentId}` : '';
+    ctx.line(`Older batches: rx-batch batch list${env} --before ${batches.at(-1)!.id}`);
+  }
+  return EXIT.ok;
 }
 
 /**

@@ -17,7 +17,7 @@ import { StagingService } from '../../core/staging/staging-service.js';
 import { lastIntakeMessageId } from '../../core/store/intake-fed-batches.js';
 import { inProcessRowSink } from '../../core/store/staged-batch-writer.js';
 import { appVersion, type CliContext } from '../cli-context.js';
-import { EXIT, InputError, UsageError } from '../cli-errors.js';
+import { EXIT, InputError, UsageError, wholeNumber } from '../cli-errors.js';
 import { terminalText } from '../terminal-text.js';
 import { ruleFlags } from './intake-rules.js';
 import { startServeUi, uiPort, type ServeUi } from './serve-ui.js';
@@ -67,19 +67,6 @@ function hostPort(text: string): { host: string; port: number } {
   const port = /^\d{1,5}$/.test(portText) ? Number(portText) : NaN;
   if (!(port <= 65535) || host === '') throw new UsageError(`--mllp takes HOST:PORT, not "${text.slice(0, 100)}"`);
   return { host, port };
-}
-
-/**
- * A whole-number option within its bounds, or a usage error naming it: `Number("abc")` is NaN, which left the
- * default in place without a word (--max-message-bytes) or a progress line every millisecond (--progress-seconds).
- */
-function wholeNumber(name: string, text: string | undefined, min: number, max: number): number | undefined {
-  if (text === undefined) return undefined;
-  const value = /^\d{1,10}$/.test(text) ? Number(text) : NaN;
-  if (!(value >= min && value <= max)) {
-    throw new UsageError(`--${name} takes a whole number from ${min} to ${max}, not "${text.slice(0, 40)}"`);
-  }
-  return value;
 }
 
 export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {

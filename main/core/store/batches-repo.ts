@@ -54,7 +54,10 @@ export class BatchesRepo {
   readonly #now: () => Date;
   readonly #insert: Database.Statement;
   readonly #get: Database.Statement<[number], BatchRow>;
-  readonly #list: Database.Statement<[{ environmentId: string | null; before: number | null; limit: number }], BatchRow>;
+  readonly #list: Database.Statement<
+    [{ environmentId: string | null; before: number | null; limit: number }],
+    BatchRow
+  >;
   readonly #setRoute: Database.Statement<[OrderRoute, number]>;
   readonly #finishImport: Database.Statement;
   readonly #discard: Database.Statement<[string, number]>;
