@@ -150,6 +150,11 @@ describe('rx-batch intake rules and serve', () => {
     const first = await serveOnce();
     expect(first.result.code).toBe(0);
     expect(first.result.stderr).toContain('rules: hold; send: EPR-7^CLINIC-H (saved for sbx)\n');
+    // Where held orders wait, said once at start: nothing else tells a CLI-only admin.
+    expect(first.result.stderr).toContain(
+      'held orders wait for review in a batch per sender a day: rx-batch batch list --env sbx, then batch show and ' +
+        "accept; or the app's Import screen\n",
+    );
     const after = await orderIds();
     expect(after).toContain(first.sent);
     expect(after).not.toContain(first.held);
@@ -165,5 +170,10 @@ describe('rx-batch intake rules and serve', () => {
     expect((await cli('intake', 'rules', '--env', 'sbx', '--json')).stdout).toContain(
       '"senders":[{"sender":"EPR-7^CLINIC-H","onArrival":"send"}]',
     );
-  }, 90_000);
+
+    // Nothing held under this run's rules: no word about held orders.
+    const third = await serveOnce('--on-arrival', 'send');
+    expect(third.result.stderr).toContain('rules: send; send: EPR-7^CLINIC-H');
+    expect(third.result.stderr).not.toContain('held orders wait');
+  }, 120_000);
 });

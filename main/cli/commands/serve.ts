@@ -165,6 +165,13 @@ export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
   ctx.warn(
     `rules: ${describeIntakeRules(rules)} (${from}${flags.length > 0 ? `; ${flags.join(', ')} for this run` : ''})`,
   );
+  if (rules.onArrival === 'hold' || rules.senders.some((rule) => rule.onArrival === 'hold')) {
+    // Held orders go nowhere until someone accepts them: say where they wait.
+    ctx.warn(
+      `held orders wait for review in a batch per sender a day: rx-batch batch list --env ${environmentId}, ` +
+        "then batch show and accept; or the app's Import screen",
+    );
+  }
   const recovered = await intake.recover();
   if (recovered > 0) ctx.warn(`${recovered} messages received before a stop were staged now.`);
 
