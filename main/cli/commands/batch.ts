@@ -28,7 +28,7 @@ function inputErrors<T>(run: () => T): T {
 }
 
 /** How many batches `batch list` prints unless --limit says. */
-export const BATCH_LIST_DEFAULT = 50;
+const BATCH_LIST_DEFAULT = 50;
 
 /**
  * `batch list [--env ENV] [--limit N] [--before BATCH]`: the imported batches, newest first, each with its number

@@ -401,9 +401,9 @@ export class IntakeService {
     // says only that (none of its other problems: `order.alreadyKnown` would tell whether another clinic's order
     // id exists). A cancel of an order this sender did not send is not acted on either. Both staged for review.
     const foreign = this.#foreignClinics(sender, binding, read);
+    const held = this.#heldCancels(sender, read, foreign);
     // Where the sender's profile reads a field, for the ERR-2 of a required one the message left out.
     const fieldMap = profiles.find((profile) => profile.name === read.summary.profile)?.hl7FieldMap;
-    const held = this.#heldCancels(sender, read, foreign);
     const errors: AckError[] = [];
     const notActedOn: AckError[] = [];
     let never = false;
