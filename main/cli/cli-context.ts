@@ -6,7 +6,9 @@ import type { AppServices } from '../core/app-services.js';
 import { PLAIN_SECRETS_FILE, plainFileSecrets } from '../core/audit/chain-key.js';
 import { servedByEmbeddedSandbox, startEmbeddedSandbox } from '../core/embedded-sandbox.js';
 import { createLogger, silentLogger } from '../core/platform/logger.js';
+import type { EnvironmentProfile } from '../core/store/environments-repo.js';
 import { defaultDataDir } from '../bridge/data-dir.js';
+import { InputError } from './cli-errors.js';
 import { terminalLine, terminalText } from './terminal-text.js';
 
 /** The CLI's sign-ins, client secrets and audit key (0600, plain text); browser mode keeps its audit key here too. */
@@ -59,6 +61,13 @@ export class CliContext {
   get services(): AppServices {
     if (!this.#services) throw new Error('the services are not open yet');
     return this.#services;
+  }
+
+  /** The environment a command names, or the input error every command gives for one the store does not have. */
+  environment(environmentId: string): EnvironmentProfile {
+    const environment = this.services.registry.find(environmentId);
+    if (!environment) throw new InputError(`there is no environment "${environmentId}"`);
+    return environment;
   }
 
   /**

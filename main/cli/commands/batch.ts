@@ -37,10 +37,7 @@ const BATCH_LIST_DEFAULT = 50;
  * array of the batches as the app's contract gives them.
  */
 export function batchList(ctx: CliContext, options: { environmentId?: string; limit?: number; before?: number }) {
-  const { registry } = ctx.services;
-  if (options.environmentId && !registry.find(options.environmentId)) {
-    throw new InputError(`there is no environment "${options.environmentId}"`);
-  }
+  if (options.environmentId) ctx.environment(options.environmentId);
   const limit = options.limit ?? BATCH_LIST_DEFAULT;
   // One more than asked: whether there is an older page to point at.
   const read = staging(ctx).listBatches(options.environmentId, {

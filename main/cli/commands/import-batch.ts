@@ -48,8 +48,7 @@ export async function importBatch(ctx: CliContext, args: ImportArgs): Promise<nu
     );
   }
   const services = ctx.services;
-  if (!services.registry.find(args.environmentId))
-    throw new InputError(`there is no environment "${args.environmentId}"`);
+  ctx.environment(args.environmentId);
   const staging = stagingFor(services);
   // The user's own path: ANY_PATH resolves its links, then staging opens the answer once, as for every caller.
   const path = (await ANY_PATH.allow(resolve(args.file))) ?? resolve(args.file);

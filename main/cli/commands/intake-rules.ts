@@ -52,8 +52,8 @@ export interface IntakeRulesArgs {
 }
 
 export function intakeRules(ctx: CliContext, args: IntakeRulesArgs): number {
-  const { registry, store } = ctx.services;
-  if (!registry.find(args.environmentId)) throw new InputError(`there is no environment "${args.environmentId}"`);
+  const { store } = ctx.services;
+  ctx.environment(args.environmentId);
   const overrides = ruleFlags(args);
   const saved = store.intakeRules.get(args.environmentId);
   const forget = args.forget.map((sender) => sender.trim());

@@ -57,8 +57,8 @@ export async function login(ctx: CliContext, environmentId: string): Promise<num
 }
 
 export async function logout(ctx: CliContext, environmentId: string): Promise<number> {
-  const { registry, signin } = ctx.services;
-  if (!registry.find(environmentId)) throw new InputError(`there is no environment "${environmentId}"`);
+  const { signin } = ctx.services;
+  ctx.environment(environmentId);
   await signin.signOut(environmentId);
   if (ctx.options.json) ctx.json({ outcome: 'signed-out' });
   else ctx.line(`Signed out of ${environmentId}.`);

@@ -95,8 +95,7 @@ export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
   const { registry, outbox, poller, store, events } = ctx.services;
   const environmentId = args.environmentId;
   await ctx.embeddedSandboxFor(environmentId);
-  const environment = registry.find(environmentId);
-  if (!environment) throw new InputError(`there is no environment "${environmentId}"`);
+  const environment = ctx.environment(environmentId);
   if (!environment.clientId) throw new InputError(`${environmentId} has no client id: run rx-batch env add`);
   const ui = args.ui !== undefined ? { port: uiPort(args.ui) } : undefined;
   const overrides = ruleFlags(args);

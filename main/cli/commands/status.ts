@@ -1,5 +1,5 @@
 import type { CliContext } from '../cli-context.js';
-import { EXIT, InputError } from '../cli-errors.js';
+import { EXIT } from '../cli-errors.js';
 import { ATTENTION_STATES } from './attention-states.js';
 
 const PAGE = 1000;
@@ -11,9 +11,7 @@ const PAGE = 1000;
  */
 export async function status(ctx: CliContext, options: { refresh: boolean; environmentId?: string }): Promise<number> {
   const { registry, store, poller } = ctx.services;
-  if (options.environmentId && !registry.find(options.environmentId)) {
-    throw new InputError(`there is no environment "${options.environmentId}"`);
-  }
+  if (options.environmentId) ctx.environment(options.environmentId);
   let blocked = false;
   if (options.refresh) {
     const targets = options.environmentId ? [options.environmentId] : registry.configured().map((e) => e.id);

@@ -19,10 +19,9 @@ const PROGRESS_LINE_MS = 1000;
  * directory's lock) before the summary is printed: "Stopped." means nothing of this process writes any more.
  */
 export async function submit(ctx: CliContext, environmentId: string, untilIdle: boolean): Promise<number> {
-  const { registry, outbox, poller, events, store } = ctx.services;
+  const { outbox, poller, events, store } = ctx.services;
   await ctx.embeddedSandboxFor(environmentId);
-  const environment = registry.find(environmentId);
-  if (!environment) throw new InputError(`there is no environment "${environmentId}"`);
+  const environment = ctx.environment(environmentId);
   if (!environment.clientId) throw new InputError(`${environmentId} has no client id: run rx-batch env add`);
 
   let lastLine = 0;
