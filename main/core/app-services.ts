@@ -241,18 +241,20 @@ export class AppServices {
   /** Cancel requests (offline-safe); the outbox is woken for the cancel commands this queued. */
   cancelOrders(orderIds: readonly number[], reason: string): CancelResult[] {
     const results = requestCancel(this.store, orderIds, reason);
-    const touched = new Map<string, number[]>();
-    for (const result of results) {
-      if (result.outcome === 'refused') continue;
-      const order = this.store.orders.get(result.orderId);
-      if (!order) continue;
-      touched.set(order.environmentId, [...(touched.get(order.environmentId) ?? []), order.id]);
-    }
-    for (const [environmentId, ids] of touched) {
-      this.outbox.notify(environmentId);
-      this.ordersChanged(environmentId, ids);
-    }
+    const touched = results.filter((result) => result.outcome !== 'refused').map((result) => result.orderId);
+    for (const environmentId of this.ordersChangedById(touched)) this.outbox.notify(environmentId);
     return results;
+  }
+
+  /** ordersChanged for orders known by id only, once per environment they belong to; those environments. */
+  ordersChangedById(orderIds: readonly number[]): string[] {
+    const byEnvironment = new Map<string, number[]>();
+    for (const orderId of new Set(orderIds)) {
+      const order = this.store.orders.get(orderId);
+      if (order) byEnvironment.set(order.environmentId, [...(byEnvironment.get(order.environmentId) ?? []), orderId]);
+    }
+    for (const [environmentId, ids] of byEnvironment) this.ordersChanged(environmentId, ids);
+    return [...byEnvironment.keys()];
   }
 
   /**

@@ -29,12 +29,7 @@ export function buildOutboxHandlers(services: AppServices): Pick<CallHandlers, O
       // Held or rejected orders went back to the queue: said at once, with fresh counts, so a list of the orders
       // that need a person drops them now and, counts having moved, reads again when the service refuses one anew
       // (the outbox's own reports come at most every 250 ms and may never show the count between).
-      const byEnvironment = new Map<string, number[]>();
-      for (const orderId of new Set(orderIds)) {
-        const order = services.store.orders.get(orderId);
-        if (order) byEnvironment.set(order.environmentId, [...(byEnvironment.get(order.environmentId) ?? []), orderId]);
-      }
-      for (const [environmentId, ids] of byEnvironment) services.ordersChanged(environmentId, ids);
+      services.ordersChangedById(orderIds);
       return Promise.resolve({ count });
     },
   };
