@@ -143,6 +143,8 @@ export interface AckError {
   text: string;
   /** ERR-2 location, e.g. `MSH^1^12`. */
   location?: string;
+  /** ERR-4 (HL7 table 0516): `E` unless said; `W` for what the message is not at fault for. */
+  severity?: 'E' | 'W';
 }
 
 const HL7_ERROR_NAMES: Record<AckError['hl7Code'], string> = {
@@ -237,7 +239,7 @@ export function buildAck(header: MessageHeader | undefined, options: AckOptions)
         '',
         error.location ? error.location.split('^').map(esc).join(cs) : '',
         [error.hl7Code, esc(HL7_ERROR_NAMES[error.hl7Code]), 'HL70357'].join(cs),
-        'E',
+        error.severity ?? 'E',
         '',
         '',
         '',

@@ -22,6 +22,8 @@ import { PARTIAL_CANCEL } from '../importing/group-cancel.js';
 import { groupItemsOfMessage } from '../importing/hl7-placer-group.js';
 import { requiredFieldPath } from '../importing/hl7-required.js';
 import { groupItemsOfOrder } from '../staging/group-items.js';
+import { profileFieldMissing } from '../staging/hl7-route.js';
+import { senderText } from './ack-text.js';
 import {
   cancelNotActedOn,
   otherSendersOrder,
@@ -392,7 +394,7 @@ export class IntakeService {
     if (read.refused) {
       return {
         code: 'AR',
-        errors: read.refused.map((problem) => ({ hl7Code: '207' as const, text: problem.text })),
+        errors: read.refused.map((problem) => ({ hl7Code: '207' as const, text: senderText(problem.text, UNREAD) })),
         header,
         read: undefined,
       };
@@ -406,6 +408,8 @@ export class IntakeService {
     const fieldMap = profiles.find((profile) => profile.name === read.summary.profile)?.hl7FieldMap;
     const errors: AckError[] = [];
     const notActedOn: AckError[] = [];
+    /** What the sender's profile was to give and does not (payment type, courier, currency): one ERR for all. */
+    const notConfigured = new Set<string>();
     let never = false;
     for (const entry of read.entries) {
       if (foreign.has(entry)) {
@@ -424,6 +428,11 @@ export class IntakeService {
           continue;
         }
         if (problem.severity !== 'error') continue;
+        const unset = profileFieldMissing(problem);
+        if (unset) {
+          notConfigured.add(unset.what);
+          continue;
+        }
         if (NEVER_AN_ORDER.has(problem.code)) never = true;
         errors.push(toAckError(problem, entry.order, fieldMap));
       }
@@ -439,6 +448,7 @@ export class IntakeService {
     // taken as sent and, under `send`, acted on, where here nothing was cancelled and nothing the sender or a person
     // fixes in the preview makes this cancel act; the prescription may still be dispensed, so the sender's system
     // must hear that the cancel did not happen.
+    if (notConfigured.size > 0) errors.push(notConfiguredError(sender, [...notConfigured]));
     errors.push(...notActedOn);
     return {
       code: never || notActedOn.length > 0 ? 'AE' : 'AA',
@@ -870,9 +880,29 @@ function refusalOf(header: MessageHeader | undefined, raw?: Buffer): AckError | 
   return undefined;
 }
 
+/** ERR-8 when all a problem says is what the admin does about it (ack-text.ts). */
+const REVIEWED = 'The pharmacy reviews this before the order is sent.';
+const UNREAD = 'The message could not be read as an order.';
+
+/**
+ * The one ERR for what an HL7 order cannot carry and the sender's profile does not give: the receiver's settings,
+ * not the message, so ERR-4 `W` and no location; the order waits for the admin (AA, staged with those errors).
+ */
+function notConfiguredError(sender: string, what: readonly string[]): AckError {
+  const listed = what.length === 1 ? what[0]! : `${what.slice(0, -1).join(', ')} or ${what.at(-1)!}`;
+  return {
+    hl7Code: '207',
+    severity: 'W',
+    text:
+      `The pharmacy's settings for ${sender} give no ${listed}, which an HL7 order message does not carry: the ` +
+      'order waits for the pharmacy to add them. Nothing in this message needs to change.',
+  };
+}
+
 /**
  * An error of the message's order as ERR: ERR-3 by kind (101 a field required and missing), ERR-2 where it was read,
- * or for a required field the message left out, where it is read from (the sender's profile, else the default map).
+ * or for a required field the message left out, where it is read from (the sender's profile, else the default map);
+ * ERR-8 its text for the sender (ack-text.ts).
  */
 function toAckError(
   problem: Problem,
@@ -886,7 +916,8 @@ function toAckError(
       : problem.field
         ? '102'
         : '207';
-  const text = problem.field ? `${problem.field}: ${problem.text}` : problem.text;
+  const said = senderText(problem.text, REVIEWED);
+  const text = problem.field ? `${problem.field}: ${said}` : said;
   const from = problem.field ? order.provenance[problem.field] : undefined;
   const path =
     from?.kind === 'hl7'

@@ -71,6 +71,13 @@ const PROFILE_FIELDS: ReadonlyMap<string, { label: string; what: string }> = new
   ['prescription.currencyCode', { label: 'Currency', what: 'currency' }],
 ]);
 
+/** The profile's field an error says is missing (a payment type, courier or currency), if it is one of them. */
+export function profileFieldMissing(problem: Problem): { label: string; what: string } | undefined {
+  if (problem.severity !== 'error' || problem.code !== 'field.required' || problem.field === undefined)
+    return undefined;
+  return PROFILE_FIELDS.get(problem.field);
+}
+
 const profileHint = (field: { label: string; what: string }) =>
   ` An HL7 order message has no ${field.what}: choose one for "${field.label}" in the HL7 mapping profile for this sender (Import, "HL7 mapping"), or send the batch as "Forward the HL7 message".`;
 
@@ -81,8 +88,8 @@ const profileHint = (field: { label: string; what: string }) =>
  */
 export function withProfileHint(problems: readonly Problem[]): Problem[] {
   return problems.map((problem) => {
-    const field = problem.field === undefined ? undefined : PROFILE_FIELDS.get(problem.field);
-    if (!field || problem.severity !== 'error' || problem.code !== 'field.required') return problem;
+    const field = profileFieldMissing(problem);
+    if (!field) return problem;
     const hint = profileHint(field);
     return problem.text.endsWith(hint) ? problem : { ...problem, text: `${problem.text}${hint}` };
   });
