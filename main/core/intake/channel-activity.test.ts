@@ -61,4 +61,16 @@ describe('channel activity', () => {
     expect(reason).not.toMatch(/Zebedee|LS1/);
     expect(reasonFromAck(buildAck(header, { code: 'AA', errors: [] }))).toBe('No reason given in the acknowledgement.');
   });
+
+  it('leaves out warnings: the reason is what the message got wrong', () => {
+    const header = readMessageHeader('MSH|^~\\&|EPR|CLINIC|RX|PH|20261126||RDE^O11|C1|P|2.5\r');
+    const ack = buildAck(header, {
+      code: 'AE',
+      errors: [
+        { hl7Code: '207', severity: 'W', text: "The pharmacy's settings for EPR^CLINIC give no courier." },
+        { hl7Code: '100', text: 'The message has no RXE item.' },
+      ],
+    });
+    expect(reasonFromAck(ack)).toBe('Segment sequence error');
+  });
 });

@@ -71,8 +71,8 @@ export function seriesEnd(now: Date): string {
 const HL7_LOCATION = /^([A-Z][A-Z0-9]{2})\^?(\d*)\^?(\d*)/;
 
 /**
- * Why a message was answered AE or AR, from its ACK's ERR segments: each error's HL7 name (ERR-3.2) and location
- * (ERR-2, as `MSH-9`), never ERR-8's sentence, which may quote a patient's field.
+ * Why a message was answered AE or AR, from its ACK's errors (not its warnings): each one's HL7 name (ERR-3.2) and
+ * location (ERR-2, as `MSH-9`), never ERR-8's sentence, which may quote a patient's field.
  */
 export function reasonFromAck(ack: string): string {
   const msh = ack.startsWith('MSH') ? ack : '';
@@ -82,6 +82,8 @@ export function reasonFromAck(ack: string): string {
   for (const segment of ack.split(/\r\n?|\n/)) {
     if (!segment.startsWith(`ERR${fs}`)) continue;
     const fields = segment.split(fs);
+    // ERR-4 W: a warning (the receiver's settings), not what the message got wrong.
+    if (fields[4] === 'W') continue;
     const name = (fields[3] ?? '').split(cs)[1] ?? '';
     const location = (fields[2] ?? '').split(cs).join('^');
     const where = HL7_LOCATION.exec(location);
