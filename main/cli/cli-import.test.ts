@@ -177,6 +177,27 @@ describe('rx-batch import, batch show / export / errors, accept', () => {
     }
   }, 120_000);
 
+  it('says which messages are no order at all, and offers the errors file only for orders a fix can mend', async () => {
+    // A patient administration message among the orders, as a clinic system's export often holds: the errors CSV
+    // cannot make it an order, so the summary says so instead of sending the admin to fix it.
+    const adt = 'MSH|^~\\&|EPR|CLINIC|RX|PH|20261204101500||ADT^A01|ADT-1|P|2.5\rPID|1||123||Example^Alex\r';
+    const mixed = join(dir, 'mixed.hl7');
+    writeFileSync(mixed, `${hl7File([uniqueOrder({}, 'CLIA')])}${adt}`);
+    const both = await cli('import', mixed, '--env', 'sbx', '--no-profile');
+    expect(both.code).toBe(1);
+    expect(both.stdout).toContain('2 orders, 0 valid, 2 invalid (1 of them no order at all).');
+    expect(both.stdout).toContain('1 message cannot become an order (see above why)');
+    expect(both.stdout).toMatch(/Fix: rx-batch batch errors \d+ errors\.csv/);
+
+    const only = join(dir, 'adt.hl7');
+    writeFileSync(only, adt);
+    const none = await cli('import', only, '--env', 'sbx');
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain("Message 1 is 'ADT^A01' (MSH-9)");
+    expect(none.stdout).toContain('1 order, 0 valid, 1 invalid (1 of them no order at all).');
+    expect(none.stdout).not.toContain('Fix:');
+  }, 60_000);
+
   it('reads an HL7 file with the profile saved for its sender when no --profile is given, and says so', async () => {
     const sender = { application: `CLI-EPR-${process.pid}`, facility: 'CLINIC-CLI' };
     const file = join(dir, 'from-epr.hl7');

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { ProblemView } from '../../../shared/staging-views.js';
 import { ANY_PATH } from '../../core/import-path-policy.js';
+import { NOT_AN_ORDER } from '../../core/importing/hl7-import.js';
 import { stagingFor } from '../../core/staging/staging-handlers.js';
 import { StagingError } from '../../core/staging/staging-deps.js';
 import type { CliContext } from '../cli-context.js';
@@ -83,6 +84,8 @@ export async function importBatch(ctx: CliContext, args: ImportArgs): Promise<nu
 
   let printed = 0;
   let more = false;
+  // Messages that are no order at all (another message type, unreadable, no item): no fix in a CSV makes them one.
+  let notOrders = 0;
   for (let offset = 0; !more; offset += 500) {
     const { orders } = services.store.stagedOrders.page({
       batchId: outcome.batchId,
@@ -92,6 +95,7 @@ export async function importBatch(ctx: CliContext, args: ImportArgs): Promise<nu
     });
     if (orders.length === 0) break;
     for (const order of orders) {
+      if (order.problems.some((problem) => NOT_AN_ORDER.has(problem.code))) notOrders += 1;
       for (const problem of order.problems) {
         if (printed === MAX_PROBLEM_LINES) more = true;
         else {
@@ -119,10 +123,19 @@ export async function importBatch(ctx: CliContext, args: ImportArgs): Promise<nu
       report.profile !== undefined ? `profile ${report.profile}` : undefined,
     ].filter(Boolean);
     ctx.line(`Read ${detected.join(', ')}.`);
+    const noOrder = notOrders > 0 ? ` (${notOrders} of them no order at all)` : '';
     ctx.line(
-      `Staged batch ${outcome.batchId}: ${plural(outcome.orders, 'order')}, ${outcome.valid} valid, ${outcome.invalid} invalid.`,
+      `Staged batch ${outcome.batchId}: ${plural(outcome.orders, 'order')}, ${outcome.valid} valid, ${outcome.invalid} invalid${noOrder}.`,
     );
-    if (outcome.invalid > 0) ctx.line(`Fix: rx-batch batch errors ${outcome.batchId} errors.csv, then import it again`);
+    if (notOrders > 0) {
+      ctx.line(
+        `${plural(notOrders, 'message')} cannot become ${notOrders === 1 ? 'an order' : 'orders'} (see above why), ` +
+          'and no fix in Rx Batch changes that: orders come as RDE^O11, RDE^O01, OMP^O09, or ORM^O01 with RXO.',
+      );
+    }
+    if (outcome.invalid > notOrders) {
+      ctx.line(`Fix: rx-batch batch errors ${outcome.batchId} errors.csv, then import it again`);
+    }
     if (outcome.valid > 0) ctx.line(`Next: rx-batch accept ${outcome.batchId}`);
   }
   return outcome.invalid > 0 ? EXIT.attention : EXIT.ok;

@@ -28,6 +28,17 @@ import type { ImportOptions } from '../model/import-options.js';
  */
 
 /** The entry of a message that cannot be an order: its one problem, so the preview still shows it. */
+/**
+ * The codes of a message that is no order at all (unreadable, another message type, a header alone, no item): its
+ * entry has no body, and no edit in the preview makes an order of it; the sender must send another message.
+ */
+export const NOT_AN_ORDER: ReadonlySet<string> = new Set([
+  'hl7.unreadable',
+  'hl7.messageType',
+  'hl7.headerOnly',
+  'hl7.noItems',
+]);
+
 function unusable(source: ImportedOrder['source'] & { message: number }, code: string, text: string): ImportedOrder {
   return {
     clinicCode: null,
