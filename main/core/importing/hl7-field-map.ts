@@ -7,6 +7,7 @@ import { nameCandidates } from '../model/hl7-patient-name.js';
 import type { UnusualSpaces } from './unusual-spaces.js';
 import { otherOrderKind, segmentsHeld } from './hl7-other-orders.js';
 import { registrationNumberReason } from './uk-rules.js';
+import { itemTiming } from './hl7-timing.js';
 import { isPlacerGroup, placerNumbers, type PlacerNumbers } from './hl7-placer-group.js';
 
 /**
@@ -1014,12 +1015,22 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
       .filter((s) => s.name === 'NTE' && s.value(3) !== '');
     if (cells[dosageIndex] === undefined && ctx.overrides?.dosageInstructions === undefined) {
       const note = notes[0];
+      const timing = note ? undefined : itemTiming(message, segment);
       if (note) {
         reported.add(dosagePath);
         r.say(
           'error',
           'hl7.dosageInNote',
           `Item ${itemIndex + 1} has no dosage instructions (${pathLabel(itemName, spec.dosage)} is empty), but the note after it (NTE segment ${note.position + 1}) reads ${quote(note.value(3))}. If the sender puts the dosage there, have the profile read it (dosage instructions from NTE-3); otherwise ask for ${pathLabel(itemName, spec.dosage)}.`,
+          dosagePath,
+        );
+      } else if (timing) {
+        // Said, not sent as the dosage: a timing is often the frequency alone ("3 times daily"), without the dose.
+        reported.add(dosagePath);
+        r.say(
+          'error',
+          'hl7.dosageInTiming',
+          `Item ${itemIndex + 1} has no dosage instructions (${pathLabel(itemName, spec.dosage)} is empty), but its timing (${timing.path}) reads ${quote(timing.text)}. Ask the sender to fill ${pathLabel(itemName, spec.dosage)}, or write the instructions from that timing in the preview (with the dose, if it says only how often).`,
           dosagePath,
         );
       }

@@ -43,4 +43,20 @@ describe('the ACK of an order with problems', () => {
     // A required field the message left out: where it is read from, so the sender's engine can point at it.
     expect(at('customer.gender')).toMatchObject({ code: '101', location: 'PID^1^8' });
   });
+
+  it('gives a dosage said to be in a note or the timing as the required field it is, not a segment error', async () => {
+    const r = await start({ mode: 'hold' });
+    const order = uniqueOrder({}, 'LOC');
+    const noDosage = writeRde011(order, { controlId: 'LOC-2', timestamp: '20261202101500', ...MLLP_SENDER }).replace(
+      /(\rRXE(?:\|[^|\r]*){6})\|[^|\r]*/,
+      '$1|',
+    );
+    const inNote = noDosage.replace(/(\rRXE[^\r]*)/, '$1\rNTE|1||Take one daily');
+    const inTiming = noDosage.replace(/\rORC\|[^\r]*/, (orc) => `${orc}\rTQ1|1||||||||||One at night`);
+    const acks = await sendWithLibrary(r.port, [inNote, inTiming.replace('LOC-2', 'LOC-3')]);
+    for (const ack of acks) {
+      const dosage = ack.errors.find((e) => e.text.startsWith('prescribedItems.0.dosageInstructions:'));
+      expect(dosage).toMatchObject({ code: '101', location: 'RXE^1^7' });
+    }
+  });
 });

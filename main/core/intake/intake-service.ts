@@ -879,6 +879,12 @@ function refusalOf(header: MessageHeader | undefined, raw?: Buffer): AckError | 
   return undefined;
 }
 
+/**
+ * A required field the message left out: ERR 101, located where it is read from (the dosage also when the problem
+ * points at a note or the timing that may hold it).
+ */
+const REQUIRED_MISSING: ReadonlySet<string> = new Set(['field.required', 'hl7.dosageInNote', 'hl7.dosageInTiming']);
+
 /** ERR-8 when all a problem says is what the admin does about it (ack-text.ts). */
 const REVIEWED = 'The pharmacy reviews this before the order is sent.';
 const UNREAD = 'The message could not be read as an order.';
@@ -908,10 +914,11 @@ function toAckError(
   order: Pick<ImportedOrder, 'provenance' | 'source'>,
   fieldMap: Record<string, string> | undefined,
 ): AckError {
-  const hl7Code: AckError['hl7Code'] = problem.code.startsWith('hl7.')
-    ? '100'
-    : problem.code === 'field.required'
-      ? '101'
+  const missing = REQUIRED_MISSING.has(problem.code);
+  const hl7Code: AckError['hl7Code'] = missing
+    ? '101'
+    : problem.code.startsWith('hl7.')
+      ? '100'
       : problem.field
         ? '102'
         : '207';
@@ -921,7 +928,7 @@ function toAckError(
   const path =
     from?.kind === 'hl7'
       ? from.path
-      : problem.code === 'field.required' && problem.field
+      : missing && problem.field
         ? requiredFieldPath(problem.field, order.source.hl7, fieldMap)
         : undefined;
   const location = errorLocation(path, problem.field);
