@@ -442,12 +442,12 @@ export class IntakeService {
         notActedOn.push(partialCancelNotActedOn(partial));
       }
     }
+    if (notConfigured.size > 0) errors.push(notConfiguredError(sender, [...notConfigured]));
     // A cancel naming another sender's order and one naming no known order get the same answer, MSA-1 and ERR alike
     // (no existence oracle, docs/security.md finding 24). AE for both, not AA: AA tells the sender its message was
     // taken as sent and, under `send`, acted on, where here nothing was cancelled and nothing the sender or a person
     // fixes in the preview makes this cancel act; the prescription may still be dispensed, so the sender's system
     // must hear that the cancel did not happen.
-    if (notConfigured.size > 0) errors.push(notConfiguredError(sender, [...notConfigured]));
     errors.push(...notActedOn);
     return {
       code: never || notActedOn.length > 0 ? 'AE' : 'AA',

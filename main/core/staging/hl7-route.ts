@@ -73,9 +73,8 @@ const PROFILE_FIELDS: ReadonlyMap<string, { label: string; what: string }> = new
 
 /** The profile's field an error says is missing (a payment type, courier or currency), if it is one of them. */
 export function profileFieldMissing(problem: Problem): { label: string; what: string } | undefined {
-  if (problem.severity !== 'error' || problem.code !== 'field.required' || problem.field === undefined)
-    return undefined;
-  return PROFILE_FIELDS.get(problem.field);
+  const required = problem.severity === 'error' && problem.code === 'field.required';
+  return required && problem.field !== undefined ? PROFILE_FIELDS.get(problem.field) : undefined;
 }
 
 const profileHint = (field: { label: string; what: string }) =>
