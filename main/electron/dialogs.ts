@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { app, dialog, type BrowserWindow, type MessageBoxOptions, type OpenDialogOptions } from 'electron';
 import type { ChoosePurpose } from '../../shared/desktop-contract.js';
 import type { ConfirmQuestion, SaveRequest } from '../core/desktop-handlers.js';
-import { IMPORT_EXTENSIONS } from './launch-files.js';
+import { IMPORT_EXTENSIONS } from '../../shared/import-files.js';
 
 /**
  * Native open dialogs. Paths come from the admin's own choice in an OS dialog, never from the page: the renderer
@@ -11,8 +11,9 @@ import { IMPORT_EXTENSIONS } from './launch-files.js';
 
 export const IMPORT_FILE_FILTERS: OpenDialogOptions['filters'] = [
   { name: 'Prescription batches (CSV, HL7)', extensions: [...IMPORT_EXTENSIONS] },
-  { name: 'CSV', extensions: ['csv'] },
-  { name: 'HL7 v2', extensions: ['hl7', 'txt'] },
+  { name: 'CSV', extensions: ['csv', 'tsv'] },
+  { name: 'HL7 v2', extensions: ['hl7', 'er7', 'txt'] },
+  { name: 'JSON', extensions: ['json'] },
 ];
 
 /** CSV or HL7 files to import; empty when the admin cancels. */

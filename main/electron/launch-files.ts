@@ -1,5 +1,6 @@
 import { extname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
+import { IMPORT_EXTENSIONS } from '../../shared/import-files.js';
 
 /**
  * Files the admin opened with the app (a double click on a batch, "Open with", a second launch with a path):
@@ -7,8 +8,6 @@ import { z } from 'zod';
  * Electron's single-instance `additionalData`, which arrives as untrusted data and is parsed like any other.
  */
 
-/** What the import dialog offers and what a launch may pass: CSV batches and HL7 v2 messages (often `.txt`). */
-export const IMPORT_EXTENSIONS = ['csv', 'hl7', 'txt'] as const;
 const MAX_LAUNCH_FILES = 100;
 
 export const secondInstanceDataSchema = z

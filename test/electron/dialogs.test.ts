@@ -16,7 +16,13 @@ describe('native dialogs', () => {
     expect(parent).toBe(window);
     expect(options.properties).toEqual(expect.arrayContaining(['openFile', 'multiSelections']));
     expect(options.properties).not.toContain('openDirectory');
-    expect(options.filters?.[0]?.extensions).toEqual(['csv', 'hl7', 'txt']);
+    // Every kind the importer reads, then each kind alone.
+    expect(options.filters?.[0]?.extensions).toEqual(['csv', 'tsv', 'txt', 'hl7', 'er7', 'json']);
+    expect(options.filters?.slice(1)).toEqual([
+      { name: 'CSV', extensions: ['csv', 'tsv'] },
+      { name: 'HL7 v2', extensions: ['hl7', 'er7', 'txt'] },
+      { name: 'JSON', extensions: ['json'] },
+    ]);
   });
 
   it('asks where to save a log export: the suggested name in Documents, its kind only; null when cancelled', async () => {

@@ -23,6 +23,8 @@ beforeAll(() => {
   mkdirSync(at('many'));
   for (let i = 0; i < MAX_IMPORT_FILES + 5; i += 1) writeFileSync(at('many', `order-${i}.csv`), 'x');
   mkdirSync(at('folder.csv'));
+  mkdirSync(at('formats'));
+  for (const name of ['orders.tsv', 'lab.er7', 'orders.json', 'photo.jpg']) writeFileSync(at('formats', name), 'x');
 });
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -60,6 +62,12 @@ describe('files handed over by the OS', () => {
       { name: 'archive', reason: 'a folder: only the files directly in the chosen folder are imported' },
       { name: 'notes.pdf', reason: 'not a CSV or HL7 file' },
     ]);
+  });
+
+  it('takes every kind of file the importer reads: tab-separated, HL7 as .er7, JSON', async () => {
+    const result = await importFilesAt([at('formats')]);
+    expect(result.paths).toEqual([at('formats', 'lab.er7'), at('formats', 'orders.json'), at('formats', 'orders.tsv')]);
+    expect(result.skipped).toEqual([{ name: 'photo.jpg', reason: 'not a CSV or HL7 file' }]);
   });
 
   it('says so when a folder holds no batches at all', async () => {

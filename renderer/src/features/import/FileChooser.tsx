@@ -1,4 +1,8 @@
 import { useRef, useState, type DragEvent } from 'react';
+import { IMPORT_EXTENSIONS } from '../../../../shared/import-files.js';
+
+/** What the browser's file chooser lists: the extensions the desktop dialog offers, and plain text of any name. */
+const ACCEPT = [...IMPORT_EXTENSIONS.map((extension) => `.${extension}`), 'text/csv', 'text/plain'].join(',');
 
 /**
  * Drop files or choose them. In the desktop app, "Choose files…" and "Choose a folder…" open the system's own
@@ -68,7 +72,7 @@ export function FileChooser({
               type="file"
               className="visually-hidden"
               aria-label="Batch file (CSV or HL7)"
-              accept=".csv,.txt,.hl7,.tsv,.json,text/csv,text/plain"
+              accept={ACCEPT}
               tabIndex={-1}
               onChange={(event) => {
                 const file = event.target.files?.[0];
