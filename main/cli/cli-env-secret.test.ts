@@ -220,7 +220,9 @@ describe('a mistyped command line never echoes a client secret', () => {
   });
 
   it('still names a mistyped command and a stray argument elsewhere', async () => {
-    expect((await runCliCaptured(['stauts'])).stderr).toContain('unknown command: stauts');
+    expect((await runCliCaptured(['stauts'])).stderr).toContain(
+      'unknown command: stauts\ndid you mean rx-batch status?',
+    );
     expect((await runCliCaptured(['accept', '3', '4'])).stderr).toContain('rx-batch accept takes BATCH, not "4"');
   });
 });

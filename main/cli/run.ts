@@ -2,6 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { PrivateDirError } from '../core/platform/private-files.js';
 import { StoreLockedError } from '../core/store/data-dir-lock.js';
 import { CliContext, resolveDataDir, type CliIo } from './cli-context.js';
+import { commandSuggestion } from './command-suggestion.js';
 import { EXIT, InputError, UsageError, wholeNumber } from './cli-errors.js';
 import { accept } from './commands/accept.js';
 import { batchErrors, batchExportTemplate, batchList, batchShow } from './commands/batch.js';
@@ -265,8 +266,12 @@ export async function runCli(given: string[], io: CliIo): Promise<number> {
       return EXIT.ok;
     }
     // Only the command words: an option's value may be a client secret (and stderr often ends up in a log).
-    const words = terminalLine(loose.positionals.slice(0, 2).join(' '));
-    io.stderr.write(`${words ? `unknown command: ${words}` : 'no command given'}\nSee rx-batch --help.\n`);
+    const typed = loose.positionals.slice(0, 2);
+    const words = terminalLine(typed.join(' '));
+    const hint = words ? commandSuggestion(typed, Object.keys(COMMAND_OPTIONS)) : undefined;
+    io.stderr.write(
+      `${words ? `unknown command: ${words}` : 'no command given'}\n${hint ? `${terminalLine(hint)}\n` : ''}See rx-batch --help.\n`,
+    );
     return EXIT.usage;
   }
 
