@@ -57,6 +57,7 @@ describe('rx-batch batch list', () => {
     expect(zero.stderr).toContain('--limit takes a whole number from 1 to 500, not "0"');
     const unknown = await cli('batch', 'list', '--env', 'nowhere');
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('there is no environment "nowhere"');
+    expect(unknown.stderr).toContain('there is no environment "nowhere"; there are local-sandbox,');
+    expect(unknown.stderr).toContain('(rx-batch env list)');
   });
 });

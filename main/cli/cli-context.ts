@@ -66,7 +66,12 @@ export class CliContext {
   /** The environment a command names, or the input error every command gives for one the store does not have. */
   environment(environmentId: string): EnvironmentProfile {
     const environment = this.services.registry.find(environmentId);
-    if (!environment) throw new InputError(`there is no environment "${environmentId}"`);
+    if (!environment) {
+      const known = this.services.registry.list().map((view) => view.id);
+      throw new InputError(
+        `there is no environment "${environmentId}"${known.length > 0 ? `; there are ${known.join(', ')} (rx-batch env list)` : ''}`,
+      );
+    }
     return environment;
   }
 
