@@ -38,6 +38,10 @@ describe('senderText', () => {
       "Gender 'X' is not one of the codes (e.g. Male); if the clinic means another, map 'X' in the mapping profile.",
       "Gender 'X' is not one of the codes (e.g. Male).",
     ],
+    [
+      'An order item carries one product, so they would not be sent; ask the sender to order the compound as one product, or send it another way.',
+      'An order item carries one product, so they would not be sent; order the compound as one product, or send it another way.',
+    ],
     // Nothing for the admin in it: unchanged.
     [
       "Postcode 'NOT A POSTCODE' is not a UK postcode (e.g. LS1 1AA) (PID-11.5).",
@@ -108,6 +112,7 @@ const BAD_MESSAGES: Array<[string, () => string]> = [
         '$1\rNTE|1||Take one daily',
       ),
   ],
+  ['a compound item', () => message().replace(/(\rRXE[^\r]*)/, '$1\rRXC|A|3456789^Lidocaine 1%^DMD|5|ml')],
   ['no ORC-2', () => message().replace(/(\rORC\|[^|\r]*)\|[^|\r]*/, '$1|')],
   [
     'a lab order',

@@ -36,42 +36,38 @@ function clausesOf(sentence: string): Array<{ before: string; clause: string }> 
   return clauses;
 }
 
-/** "Ask the sender to …" / "Ask the sender not to …" at a sentence's start: said to the sender instead. */
-const ASK_THE_SENDER = /^Ask the sender (not )?to\s+/;
+/** "Ask the sender to …" / "ask the sender not to …" opening a clause: said to the sender instead. */
+const ASK_THE_SENDER = /^[Aa]sk the sender (not )?to\s+/;
 
-function capitalised(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
+/** A clause as the sender reads it: "ask the sender to X" is "X", "ask the sender not to X" is "do not X". */
+function toSender(clause: string): string {
+  const ask = ASK_THE_SENDER.exec(clause);
+  if (!ask) return clause;
+  const rest = clause.slice(ask[0].length);
+  return ask[1] ? `do not ${rest}` : rest;
 }
 
-function ended(text: string): string {
-  return /[.!?]$/.test(text) ? text : `${text}.`;
-}
-
-/** The sentence's clauses before the first one that speaks of Rx Batch's own screens or settings; '' if none. */
-function clausesForSender(sentence: string): string {
+/**
+ * A sentence for the sender: its clauses up to the first that speaks of Rx Batch's own screens or settings, each
+ * said to the sender; '' when the first one does.
+ */
+function sentenceForSender(sentence: string): string {
   let kept = '';
   for (const { before, clause } of clausesOf(sentence)) {
     if (ADMIN_ONLY.test(clause)) break;
-    kept += before + clause;
+    const said = toSender(clause);
+    // A sentence that opened with "Ask the sender …" opens with what it asked.
+    kept += before === '' && said !== clause ? said.charAt(0).toUpperCase() + said.slice(1) : before + said;
   }
-  return kept.replace(/[,;:\s]+$/, '');
-}
-
-function sentenceForSender(sentence: string): string {
-  const ask = ASK_THE_SENDER.exec(sentence);
-  if (ask) {
-    const rest = clausesForSender(sentence.slice(ask[0].length));
-    if (rest === '') return '';
-    return ended(ask[1] ? `Do not ${rest}` : capitalised(rest));
-  }
-  const kept = clausesForSender(sentence);
-  return kept === '' ? '' : ended(kept);
+  kept = kept.replace(/[,;:\s]+$/, '');
+  if (kept === '') return '';
+  return /[.!?]$/.test(kept) ? kept : `${kept}.`;
 }
 
 /**
  * `text` (a problem as the admin reads it) for the sender: each sentence that asks the admin to act in Rx Batch
  * (the preview, a mapping profile, the Import screen) is cut before that clause, or left out when it is nothing
- * else, and "Ask the sender to X, or Y" becomes "X." with only the alternatives the sender can do. Nothing is
+ * else, and "ask the sender to X, or Y" becomes "X." with only the alternatives the sender can do. Nothing is
  * reworded otherwise; `fallback` when nothing is left.
  */
 export function senderText(text: string, fallback: string): string {
