@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { ProblemView } from '../../../shared/staging-views.js';
 import { ANY_PATH } from '../../core/import-path-policy.js';
-import { NOT_AN_ORDER } from '../../core/importing/hl7-import.js';
+import { NOT_AN_ORDER_CODES } from '../../core/importing/hl7-import.js';
 import { stagingFor } from '../../core/staging/staging-handlers.js';
 import { StagingError } from '../../core/staging/staging-deps.js';
 import type { CliContext } from '../cli-context.js';
@@ -95,7 +95,7 @@ export async function importBatch(ctx: CliContext, args: ImportArgs): Promise<nu
     });
     if (orders.length === 0) break;
     for (const order of orders) {
-      if (order.problems.some((problem) => NOT_AN_ORDER.has(problem.code))) notOrders += 1;
+      if (order.problems.some((problem) => NOT_AN_ORDER_CODES.has(problem.code))) notOrders += 1;
       for (const problem of order.problems) {
         if (printed === MAX_PROBLEM_LINES) more = true;
         else {

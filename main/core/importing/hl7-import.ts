@@ -32,7 +32,7 @@ import type { ImportOptions } from '../model/import-options.js';
  * The codes of a message that is no order at all (unreadable, another message type, a header alone, no item): its
  * entry has no body, and no edit in the preview makes an order of it; the sender must send another message.
  */
-export const NOT_AN_ORDER: ReadonlySet<string> = new Set([
+export const NOT_AN_ORDER_CODES: ReadonlySet<string> = new Set([
   'hl7.unreadable',
   'hl7.messageType',
   'hl7.headerOnly',

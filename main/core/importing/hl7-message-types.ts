@@ -1,3 +1,4 @@
+import { ORDER_MESSAGE_TYPES, isOrderMessageType } from '../../../shared/hl7-message-types.js';
 import { quote } from './problems.js';
 
 /**
@@ -10,7 +11,7 @@ import { quote } from './problems.js';
  * so an RDE^O01 order goes by create-with-clinic or v2, never forwarded as HL7.
  */
 
-export const ACCEPTED_MESSAGE_TYPES = ['RDE^O11', 'RDE^O01', 'OMP^O09', 'ORM^O01'] as const;
+export const ACCEPTED_MESSAGE_TYPES = ORDER_MESSAGE_TYPES;
 
 /** What the service's HL7 endpoint reads: the HL7 forward route sends only these. */
 export const FORWARDED_MESSAGE_TYPES = ['RDE^O11', 'OMP^O09', 'ORM^O01'] as const;
@@ -86,8 +87,7 @@ function misspeltOrderType(messageType: string): string | undefined {
   return undefined;
 }
 
-export const isAcceptedMessageType = (messageType: string): boolean =>
-  (ACCEPTED_MESSAGE_TYPES as readonly string[]).includes(messageType);
+export const isAcceptedMessageType = isOrderMessageType;
 
 /** MSH-9.1^MSH-9.2 of a message's text (segments joined by `\r`, MSH first), read without parsing the rest. */
 export function messageTypeOf(hl7: string): string {

@@ -1,7 +1,7 @@
 import type { ImportedOrder, Problem } from '../model/imported-order.js';
 import type { MappingProfile } from '../model/mapping-profile.js';
 import { ACCEPTED_MESSAGE_TYPES } from '../importing/hl7-field-map.js';
-import { NOT_AN_ORDER } from '../importing/hl7-import.js';
+import { NOT_AN_ORDER_CODES } from '../importing/hl7-import.js';
 import type { PeerRefusalAuditReason } from '../model/audit-details.js';
 import type { Logger } from '../platform/logger.js';
 import type { CancelCheck } from '../staging/accept-batch.js';
@@ -107,7 +107,7 @@ export interface IntakeResult {
 /** Problems that mean the message can never become an order as sent (the sender must send another): AE. */
 const NEVER_AN_ORDER = new Set([
   // Unreadable, a header alone, no RXE or RXO item (a lab order, an ORM^O01 with OBR, above all): no order at all.
-  ...NOT_AN_ORDER,
+  ...NOT_AN_ORDER_CODES,
   'hl7.orderControl',
   'hl7.multipleOrders',
   'hl7.noMessages',

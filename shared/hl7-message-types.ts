@@ -1,0 +1,11 @@
+/**
+ * The HL7 v2 message types that carry pharmacy orders (MSH-9.1^MSH-9.2), which the importer reads; every other
+ * type is refused (main/core/importing/hl7-message-types.ts says why, type by type). Shared: the import screen
+ * tells a file of none of them from one with orders.
+ */
+export const ORDER_MESSAGE_TYPES = ['RDE^O11', 'RDE^O01', 'OMP^O09', 'ORM^O01'] as const;
+
+/** Whether a message type as the import summary lists it (`RDE^O11`, `ADT^A01`, `(none)`) carries orders. */
+export function isOrderMessageType(messageType: string): boolean {
+  return (ORDER_MESSAGE_TYPES as readonly string[]).includes(messageType);
+}
