@@ -289,17 +289,17 @@ export async function importHl7(
     let orderControl: 'NW' | 'CA' = 'NW';
     if (extraction.orderControl === 'CA') orderControl = 'CA';
     else if (extraction.orderControl !== 'NW') {
-      extra.push(
-        problem(
-          'error',
-          file,
-          where,
-          'hl7.orderControl',
-          message.first('ORC')
-            ? `ORC-1 is ${quote(extraction.orderControl || '(empty)')}; only NW (new order) and CA (cancel) are imported.`
-            : 'The message has no ORC segment, so it names no order.',
-        ),
-      );
+      // Three codes, so the live intake's ERR can say which (ERR-3 103 a value not in the table, 101 none, 100 no ORC).
+      const orc = message.first('ORC');
+      const [code, text] = !orc
+        ? ['hl7.noOrc', 'The message has no ORC segment, so it names no order.']
+        : extraction.orderControl
+          ? [
+              'hl7.orderControl',
+              `ORC-1 is ${quote(extraction.orderControl)}; only NW (new order) and CA (cancel) are imported.`,
+            ]
+          : ['hl7.noOrderControl', `ORC-1 is empty; only NW (new order) and CA (cancel) are imported.`];
+      extra.push(problem('error', file, where, code, text));
     }
     const finished = finishOrder({
       cells: extraction.cells,

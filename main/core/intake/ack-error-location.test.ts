@@ -44,6 +44,20 @@ describe('the ACK of an order with problems', () => {
     expect(at('customer.gender')).toMatchObject({ code: '101', location: 'PID^1^8' });
   });
 
+  it('gives an ORC-1 that is neither NW nor CA as a value not in the table (103), none as missing (101), at ORC-1', async () => {
+    const r = await start({ mode: 'hold' });
+    const text = (controlId: string, orderControl: string) =>
+      writeRde011(uniqueOrder({}, 'LOC'), { controlId, timestamp: '20261202101500', ...MLLP_SENDER }).replace(
+        /\rORC\|NW\|/,
+        `\rORC|${orderControl}|`,
+      );
+    const [changed, empty] = await sendWithLibrary(r.port, [text('LOC-4', 'XO'), text('LOC-5', '')]);
+    expect(changed!.get('MSA.1')).toBe('AE');
+    expect(changed!.errors).toContainEqual(expect.objectContaining({ code: '103', location: 'ORC^1^1' }));
+    expect(empty!.get('MSA.1')).toBe('AE');
+    expect(empty!.errors).toContainEqual(expect.objectContaining({ code: '101', location: 'ORC^1^1' }));
+  });
+
   it('gives a dosage said to be in a note or the timing as the required field it is, not a segment error', async () => {
     const r = await start({ mode: 'hold' });
     const order = uniqueOrder({}, 'LOC');

@@ -139,7 +139,7 @@ export type AckCode = 'AA' | 'AE' | 'AR';
 
 /** One ERR segment: an HL7 error code (table 0357), its name, and our sentence. */
 export interface AckError {
-  hl7Code: '100' | '101' | '102' | '200' | '203' | '204' | '205' | '207';
+  hl7Code: '100' | '101' | '102' | '103' | '200' | '203' | '204' | '205' | '207';
   text: string;
   /** ERR-2 location, e.g. `MSH^1^12`. */
   location?: string;
@@ -151,6 +151,7 @@ const HL7_ERROR_NAMES: Record<AckError['hl7Code'], string> = {
   '100': 'Segment sequence error',
   '101': 'Required field missing',
   '102': 'Data type error',
+  '103': 'Table value not found',
   '200': 'Unsupported message type',
   '203': 'Unsupported version id',
   '204': 'Unknown key identifier',

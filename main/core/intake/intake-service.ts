@@ -109,6 +109,8 @@ const NEVER_AN_ORDER = new Set([
   // Unreadable, a header alone, no RXE or RXO item (a lab order, an ORM^O01 with OBR, above all): no order at all.
   ...NOT_AN_ORDER_CODES,
   'hl7.orderControl',
+  'hl7.noOrderControl',
+  'hl7.noOrc',
   'hl7.multipleOrders',
   'hl7.noMessages',
   'hl7.messageTooLarge',
@@ -885,6 +887,12 @@ function refusalOf(header: MessageHeader | undefined, raw?: Buffer): AckError | 
  */
 const REQUIRED_MISSING: ReadonlySet<string> = new Set(['field.required', 'hl7.dosageInNote', 'hl7.dosageInTiming']);
 
+/** An ORC-1 that is neither NW nor CA: a value not in the table (HL7 0119), or none. */
+const ORDER_CONTROL_ERRORS: Partial<Record<string, AckError['hl7Code']>> = {
+  'hl7.orderControl': '103',
+  'hl7.noOrderControl': '101',
+};
+
 /** ERR-8 when all a problem says is what the admin does about it (ack-text.ts). */
 const REVIEWED = 'The pharmacy reviews this before the order is sent.';
 const UNREAD = 'The message could not be read as an order.';
@@ -914,6 +922,8 @@ function toAckError(
   order: Pick<ImportedOrder, 'provenance' | 'source'>,
   fieldMap: Record<string, string> | undefined,
 ): AckError {
+  const orderControl = ORDER_CONTROL_ERRORS[problem.code];
+  if (orderControl) return { hl7Code: orderControl, location: 'ORC^1^1', text: senderText(problem.text, REVIEWED) };
   const missing = REQUIRED_MISSING.has(problem.code);
   const hl7Code: AckError['hl7Code'] = missing
     ? '101'
