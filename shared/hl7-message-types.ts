@@ -9,3 +9,6 @@ export const ORDER_MESSAGE_TYPES = ['RDE^O11', 'RDE^O01', 'OMP^O09', 'ORM^O01'] 
 export function isOrderMessageType(messageType: string): boolean {
   return (ORDER_MESSAGE_TYPES as readonly string[]).includes(messageType);
 }
+
+/** The order types in words, for a sentence telling a file of no orders what would be one. */
+export const ORDER_MESSAGE_TYPES_IN_WORDS = `${ORDER_MESSAGE_TYPES.slice(0, -1).join(', ')} or ${ORDER_MESSAGE_TYPES.at(-1)!} with an RXO item`;

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { ORDER_MESSAGE_TYPES_IN_WORDS } from '../../../shared/hl7-message-types.js';
 import type { ProblemView } from '../../../shared/staging-views.js';
 import { ANY_PATH } from '../../core/import-path-policy.js';
 import { NOT_AN_ORDER_CODES } from '../../core/importing/hl7-import.js';
@@ -130,7 +131,7 @@ export async function importBatch(ctx: CliContext, args: ImportArgs): Promise<nu
     if (notOrders > 0) {
       ctx.line(
         `${plural(notOrders, 'message')} cannot become ${notOrders === 1 ? 'an order' : 'orders'} (see above why), ` +
-          'and no fix in Rx Batch changes that: orders come as RDE^O11, RDE^O01, OMP^O09, or ORM^O01 with RXO.',
+          `and no fix in Rx Batch changes that: orders come as ${ORDER_MESSAGE_TYPES_IN_WORDS}.`,
       );
     }
     if (outcome.invalid > notOrders) {

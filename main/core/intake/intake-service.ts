@@ -1,6 +1,7 @@
 import type { ImportedOrder, Problem } from '../model/imported-order.js';
 import type { MappingProfile } from '../model/mapping-profile.js';
 import { ACCEPTED_MESSAGE_TYPES } from '../importing/hl7-field-map.js';
+import { isAcceptedMessageType } from '../importing/hl7-message-types.js';
 import { NOT_AN_ORDER_CODES } from '../importing/hl7-import.js';
 import type { PeerRefusalAuditReason } from '../model/audit-details.js';
 import type { Logger } from '../platform/logger.js';
@@ -861,7 +862,7 @@ function refusalOf(header: MessageHeader | undefined, raw?: Buffer): AckError | 
     }
     return { hl7Code: '100', text: 'This is not an HL7 v2 message: it does not start with an MSH segment.' };
   }
-  if (!(ACCEPTED_MESSAGE_TYPES as readonly string[]).includes(header.messageType)) {
+  if (!isAcceptedMessageType(header.messageType)) {
     return {
       hl7Code: '200',
       location: 'MSH^1^9',

@@ -1,6 +1,6 @@
 import { useId } from 'react';
 import { notReadableAsChosen } from '../../../../shared/encoding-warning.js';
-import { ORDER_MESSAGE_TYPES, isOrderMessageType } from '../../../../shared/hl7-message-types.js';
+import { ORDER_MESSAGE_TYPES_IN_WORDS, isOrderMessageType } from '../../../../shared/hl7-message-types.js';
 import type { SavedProfileView, ImportSummary, RouteName } from '../../../../shared/staging-views.js';
 import { ROUTE_TEXT } from '../preview/route-text.js';
 import { UPLOAD_ENCODINGS } from './read-upload.js';
@@ -104,8 +104,7 @@ export function DetectedSummary({
       {summary.messageTypes?.length && !summary.messageTypes.some(isOrderMessageType) ? (
         <p className="bad" role="note">
           No message in this file is an order, and no fix here can make one: orders come as{' '}
-          {ORDER_MESSAGE_TYPES.slice(0, -1).join(', ')} or {ORDER_MESSAGE_TYPES.at(-1)} with an RXO item. Ask the sender
-          for the prescriptions&apos; order messages.
+          {ORDER_MESSAGE_TYPES_IN_WORDS}. Ask the sender for the prescriptions&apos; order messages.
         </p>
       ) : null}
       <ProfileChoiceActions summary={summary} settings={settings} busy={busy} onReimport={onReimport} />
