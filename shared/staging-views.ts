@@ -107,6 +107,8 @@ export const stagedCountsSchema = z.object({
   staged: z.number().int().nonnegative(),
   valid: z.number().int().nonnegative(),
   invalid: z.number().int().nonnegative(),
+  /** Of the invalid, the messages that are no order at all: no edit makes them orders; the sender must resend. */
+  notOrders: z.number().int().nonnegative(),
   accepted: z.number().int().nonnegative(),
 });
 
@@ -188,6 +190,8 @@ export const importOutcomeSchema = z.discriminatedUnion('status', [
     orders: z.number().int().nonnegative(),
     valid: z.number().int().nonnegative(),
     invalid: z.number().int().nonnegative(),
+    /** Of the invalid, the messages that are no order at all (another type, unreadable, no item). */
+    notOrders: z.number().int().nonnegative(),
     summary: importSummarySchema,
   }),
   /** Nothing was staged: the file as a whole is unusable (empty, binary, no header, truncated HL7…). */

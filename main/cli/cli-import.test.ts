@@ -63,7 +63,7 @@ describe('rx-batch import, batch show / export / errors, accept', () => {
     const imported = await cli('import', csv, '--env', 'sbx', '--json');
     expect(imported.code).toBe(1); // one order needs fixing
     const summary = JSON.parse(imported.stdout) as { batchId: number };
-    expect(summary).toEqual({ batchId: expect.any(Number) as unknown, orders: 3, valid: 2, invalid: 1 });
+    expect(summary).toEqual({ batchId: expect.any(Number) as unknown, orders: 3, valid: 2, invalid: 1, notOrders: 0 });
     expect(imported.stderr).toContain(`${csv}: row 3: homeAddress.postCode: Home postcode 'XX' is not a UK postcode`);
     const batch = String(summary.batchId);
 
@@ -186,8 +186,20 @@ describe('rx-batch import, batch show / export / errors, accept', () => {
     const both = await cli('import', mixed, '--env', 'sbx', '--no-profile');
     expect(both.code).toBe(1);
     expect(both.stdout).toContain('2 orders, 0 valid, 2 invalid (1 of them no order at all).');
-    expect(both.stdout).toContain('1 message cannot become an order (see above why)');
+    expect(both.stdout).toContain('1 message cannot become an order, and no fix in Rx Batch changes that');
     expect(both.stdout).toMatch(/Fix: rx-batch batch errors \d+ errors\.csv/);
+    const batch = /Staged batch (\d+)/.exec(both.stdout)![1]!;
+    const shown = await cli('batch', 'show', batch);
+    expect(shown.stdout).toContain('2 orders: 0 valid, 2 invalid (1 of them no order at all), 0 accepted.');
+    expect(shown.stdout).toContain('1 message cannot become an order');
+    // The errors file is for fixing and importing again: the ADT message has no row in it, and is said to be left out.
+    const errors = join(dir, 'mixed-errors.csv');
+    const exported = await cli('batch', 'errors', batch, errors);
+    expect(exported.stdout).toContain('Wrote 1 order that needs fixing');
+    expect(exported.stdout).toContain(`Left out 1 message that no fix makes an order (rx-batch batch show ${batch}).`);
+    const rows = readFileSync(errors, 'utf8').trim().split('\r\n');
+    expect(rows).toHaveLength(2);
+    expect(rows[1]).not.toContain('ADT^A01');
 
     const only = join(dir, 'adt.hl7');
     writeFileSync(only, adt);

@@ -71,7 +71,7 @@ describe('the rx-batch CLI', () => {
     const imported = await cli('import', file, '--env', 'sbx', '--json');
     expect(imported.code).toBe(1); // one order needs fixing
     const summary = JSON.parse(imported.stdout) as Record<string, number>;
-    expect(summary).toEqual({ batchId: expect.any(Number) as unknown, orders: 4, valid: 3, invalid: 1 });
+    expect(summary).toEqual({ batchId: expect.any(Number) as unknown, orders: 4, valid: 3, invalid: 1, notOrders: 0 });
     expect(imported.stderr).toContain(`${file}: order 4: deliveryAddress.address1:`);
 
     // The invalid order stays staged for fixing, so accept says so and exits 1.

@@ -4,8 +4,8 @@ import { chooseBatchFile, chooseEnvironment, localSandbox, openSection } from '.
 /**
  * A clinic system's export of patient administration messages (ADT) imported by mistake: "What was found" says
  * that no message of it is an order and which ones would be, where it listed the message types and the preview
- * counted each message as an order with errors, as if a fix could make it one. A file with an order among them
- * says nothing of the kind.
+ * counted each message as an order with errors, as if a fix could make it one. The preview now counts them apart
+ * and offers no errors CSV for them. A file with an order among them says nothing of the kind in its summary.
  */
 
 test.setTimeout(60_000);
@@ -31,6 +31,13 @@ test('an HL7 file of no orders says so, and names the message types that are ord
   const note = found.getByRole('note');
   await expect(note).toContainText('No message in this file is an order');
   await expect(note).toContainText('RDE^O11, RDE^O01, OMP^O09 or ORM^O01 with an RXO item');
+  // The preview counts them for what they are, and offers no errors CSV: no fix in it makes an ADT an order.
+  const preview = page.getByRole('region', { name: /^Preview: admissions\.hl7/ });
+  await expect(preview.getByRole('status', { name: 'Batch counts' })).toContainText(
+    '2 with errors (2 of them no order at all)',
+  );
+  await expect(preview).toContainText('Nothing here can be accepted: 2 messages cannot become orders');
+  await expect(preview.getByRole('button', { name: 'Export errors as CSV' })).toBeDisabled();
 
   const order = [
     `MSH|^~\\&|EPR-${RUN}|CLINIC-N|CLOUDRX|PHARMACY|20261204101500||RDE^O11^RDE_O11|RDE-${RUN}|P|2.5`,
@@ -41,5 +48,9 @@ test('an HL7 file of no orders says so, and names the message types that are ord
   await chooseBatchFile(page, 'mixed.hl7', `${adt(3)}\r${order}\r`);
   await expect(found).toContainText('ADT^A01 (not an order), RDE^O11');
   await expect(found.getByRole('note')).toHaveCount(0);
+  const mixed = page.getByRole('region', { name: /^Preview: mixed\.hl7/ });
+  await expect(mixed.getByRole('status', { name: 'Batch counts' })).toContainText('(1 of them no order at all)');
+  await expect(mixed).toContainText('1 message cannot become an order');
+  await expect(mixed.getByRole('button', { name: 'Export errors as CSV' })).toBeEnabled();
   expect(problems).toEqual([]);
 });

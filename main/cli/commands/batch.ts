@@ -5,12 +5,14 @@ import type { StagedOrderView } from '../../../shared/staging-views.js';
 import { toWireJson } from '../../../shared/wire-json.js';
 import { enrichmentFor } from '../../core/enrichment/index.js';
 import { StagingError } from '../../core/staging/staging-deps.js';
+import type { ExportCounts } from '../../core/staging/batch-exports.js';
 import { stagingFor } from '../../core/staging/staging-handlers.js';
 import type { StagingService } from '../../core/staging/staging-service.js';
 import type { CliContext } from '../cli-context.js';
 import { EXIT, InputError } from '../cli-errors.js';
 import { openExportFile } from '../export-file.js';
 import { plural } from '../../../shared/count-words.js';
+import { invalidInWords, notOrdersSentence } from '../../../shared/hl7-message-types.js';
 
 /** `batch list`, `batch show`, `batch export --template` and `batch errors`: staged batches read back out. */
 
@@ -120,8 +122,9 @@ export function batchShow(ctx: CliContext, batchId: number): number {
     const c = batch.counts;
     ctx.line(
       `Batch ${batch.id} (${batch.sourceFileName}, ${batch.kind.toUpperCase()}, route ${batch.route}, ${batch.environmentId}): ` +
-        `${plural(c.total, 'order')}: ${c.valid} valid, ${c.invalid} invalid, ${c.accepted} accepted.`,
+        `${plural(c.total, 'order')}: ${c.valid} valid, ${invalidInWords(c.invalid, c.notOrders)}, ${c.accepted} accepted.`,
     );
+    if (c.notOrders > 0) ctx.line(notOrdersSentence(c.notOrders));
     for (const page of service.walkBatch(batchId)) {
       for (const order of page) {
         const status = order.state === 'accepted' ? 'accepted' : order.valid ? 'valid' : 'INVALID';
@@ -173,13 +176,18 @@ export async function batchExportTemplate(ctx: CliContext, batchId: number, file
 
 /** `batch errors BATCH FILE`: the invalid orders' original rows plus an `errors` column. */
 export async function batchErrors(ctx: CliContext, batchId: number, file: string): Promise<number> {
-  const counts = { orders: 0, rows: 0 };
+  const counts: ExportCounts = { orders: 0, rows: 0 };
   const chunks = inputErrors(() => staging(ctx).errorCsv(batchId, counts));
   await writeChunks(file, chunks, true);
-  if (ctx.options.json) ctx.json({ batchId, orders: counts.orders, file });
-  else
+  const notOrders = counts.notOrders ?? 0;
+  if (ctx.options.json) ctx.json({ batchId, orders: counts.orders, notOrders, file });
+  else {
     ctx.line(
       `Wrote ${plural(counts.orders, 'order')} that ${counts.orders === 1 ? 'needs' : 'need'} fixing to ${file}; fix them and import the file again.`,
     );
+    if (notOrders > 0) {
+      ctx.line(`Left out ${plural(notOrders, 'message')} that no fix makes an order (rx-batch batch show ${batchId}).`);
+    }
+  }
   return EXIT.ok;
 }

@@ -1,8 +1,7 @@
 import { resolve } from 'node:path';
-import { ORDER_MESSAGE_TYPES_IN_WORDS } from '../../../shared/hl7-message-types.js';
+import { invalidInWords, notOrdersSentence } from '../../../shared/hl7-message-types.js';
 import type { ProblemView } from '../../../shared/staging-views.js';
 import { ANY_PATH } from '../../core/import-path-policy.js';
-import { NOT_AN_ORDER_CODES } from '../../core/importing/hl7-import.js';
 import { stagingFor } from '../../core/staging/staging-handlers.js';
 import { StagingError } from '../../core/staging/staging-deps.js';
 import type { CliContext } from '../cli-context.js';
@@ -85,8 +84,6 @@ export async function importBatch(ctx: CliContext, args: ImportArgs): Promise<nu
 
   let printed = 0;
   let more = false;
-  // Messages that are no order at all (another message type, unreadable, no item): no fix in a CSV makes them one.
-  let notOrders = 0;
   for (let offset = 0; !more; offset += 500) {
     const { orders } = services.store.stagedOrders.page({
       batchId: outcome.batchId,
@@ -96,7 +93,6 @@ export async function importBatch(ctx: CliContext, args: ImportArgs): Promise<nu
     });
     if (orders.length === 0) break;
     for (const order of orders) {
-      if (order.problems.some((problem) => NOT_AN_ORDER_CODES.has(problem.code))) notOrders += 1;
       for (const problem of order.problems) {
         if (printed === MAX_PROBLEM_LINES) more = true;
         else {
@@ -111,7 +107,15 @@ export async function importBatch(ctx: CliContext, args: ImportArgs): Promise<nu
       `… more problems: rx-batch batch show ${outcome.batchId}, or rx-batch batch errors ${outcome.batchId} FILE`,
     );
   }
-  const summary = { batchId: outcome.batchId, orders: outcome.orders, valid: outcome.valid, invalid: outcome.invalid };
+  // Messages that are no order at all (another message type, unreadable, no item): no fix in a CSV makes them one.
+  const { notOrders } = outcome;
+  const summary = {
+    batchId: outcome.batchId,
+    orders: outcome.orders,
+    valid: outcome.valid,
+    invalid: outcome.invalid,
+    notOrders,
+  };
   if (ctx.options.json) ctx.json(summary);
   else {
     const { summary: report } = outcome;
@@ -124,16 +128,10 @@ export async function importBatch(ctx: CliContext, args: ImportArgs): Promise<nu
       report.profile !== undefined ? `profile ${report.profile}` : undefined,
     ].filter(Boolean);
     ctx.line(`Read ${detected.join(', ')}.`);
-    const noOrder = notOrders > 0 ? ` (${notOrders} of them no order at all)` : '';
     ctx.line(
-      `Staged batch ${outcome.batchId}: ${plural(outcome.orders, 'order')}, ${outcome.valid} valid, ${outcome.invalid} invalid${noOrder}.`,
+      `Staged batch ${outcome.batchId}: ${plural(outcome.orders, 'order')}, ${outcome.valid} valid, ${invalidInWords(outcome.invalid, notOrders)}.`,
     );
-    if (notOrders > 0) {
-      ctx.line(
-        `${plural(notOrders, 'message')} cannot become ${notOrders === 1 ? 'an order' : 'orders'} (see above why), ` +
-          `and no fix in Rx Batch changes that: orders come as ${ORDER_MESSAGE_TYPES_IN_WORDS}.`,
-      );
-    }
+    if (notOrders > 0) ctx.line(`${notOrdersSentence(notOrders)} The problems above say why.`);
     if (outcome.invalid > notOrders) {
       ctx.line(`Fix: rx-batch batch errors ${outcome.batchId} errors.csv, then import it again`);
     }

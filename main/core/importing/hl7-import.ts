@@ -27,17 +27,6 @@ import type { ImportOptions } from '../model/import-options.js';
  * can show every message of the file.
  */
 
-/**
- * The codes of a message that is no order at all (unreadable, another message type, a header alone, no item): no
- * edit in the preview makes an order of it; the sender must send another message.
- */
-export const NOT_AN_ORDER_CODES: ReadonlySet<string> = new Set([
-  'hl7.unreadable',
-  'hl7.messageType',
-  'hl7.headerOnly',
-  'hl7.noItems',
-]);
-
 /** The entry of a message that cannot be an order: its one problem, so the preview still shows it. */
 function unusable(source: ImportedOrder['source'] & { message: number }, code: string, text: string): ImportedOrder {
   return {

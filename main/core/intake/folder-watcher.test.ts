@@ -140,6 +140,36 @@ describe('watched folders', () => {
     expect(f.store.audit.search({ action: 'intake.file.failed' })).toHaveLength(2);
   });
 
+  it('names a message that is no order at all in the problems file, and leaves it out of the errors CSV', async () => {
+    const { f, dir, watcher } = setUp('send');
+    mkdirSync(join(dir, 'done'));
+    mkdirSync(join(dir, 'failed'));
+    const adt = 'MSH|^~\\&|EPR|CLINIC|RX|PH|20261204101500||ADT^A01|ADT-1|P|2.5\rPID|1||123||Example^Alex\r';
+    const bad = withField(uniqueOrder(), 'homeAddress.postCode', 'NOT A POSTCODE');
+    writeFileSync(join(dir, 'adt.hl7'), adt);
+    writeFileSync(join(dir, 'mixed.hl7'), `${hl7File([bad])}${adt}`);
+    await watcher.pollOnce();
+    await watcher.pollOnce();
+    // A file of ADT messages alone: an errors CSV of empty rows would mend nothing; its problems file says why.
+    expect(readdirSync(join(dir, 'failed')).sort()).toEqual([
+      'adt.hl7',
+      'adt.hl7.problems.txt',
+      'mixed.hl7',
+      'mixed.hl7.errors.csv',
+      'mixed.hl7.problems.txt',
+    ]);
+    expect(readFileSync(join(dir, 'failed', 'adt.hl7.problems.txt'), 'utf8')).toMatch(/^message 1: .*'ADT\^A01'/);
+    expect(readFileSync(join(dir, 'failed', 'mixed.hl7.problems.txt'), 'utf8')).toMatch(/^message 2: .*'ADT\^A01'/);
+    const errors = readFileSync(join(dir, 'failed', 'mixed.hl7.errors.csv'), 'utf8')
+      .trim()
+      .split('\r\n');
+    expect(errors).toHaveLength(2);
+    expect(errors[1]).toMatch(/NOT A POSTCODE/);
+    expect(batches(f).map((batch) => batch.counts)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ invalid: 2, notOrders: 1 })]),
+    );
+  });
+
   it('gives a file named near the 255-byte limit its note, shortened, and always its audit entry', async () => {
     const { f, dir, watcher } = setUp('hold');
     // 254 and 250 bytes: the files fit, their notes do not; `é` is two bytes, so the cut must not split one.

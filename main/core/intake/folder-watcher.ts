@@ -265,8 +265,15 @@ export class FolderWatcher {
       const lines = outcome.problems.map((p) => `${p.row !== undefined ? `row ${p.row}: ` : ''}${p.text}`);
       await this.#note(notePath(movedTo, '.problems.txt'), [`${lines.join('\n')}\n`]);
     } else if (!allValid) {
-      if (outcome.invalid > 0) await this.#note(notePath(movedTo, '.errors.csv'), staging.errorCsv(outcome.batchId));
-      if (held.length > 0) await this.#note(notePath(movedTo, '.problems.txt'), [`${held.join('\n')}\n`]);
+      // The errors CSV holds what a fix can mend; a message that is no order at all is named in the problems file.
+      if (outcome.invalid > outcome.notOrders) {
+        await this.#note(notePath(movedTo, '.errors.csv'), staging.errorCsv(outcome.batchId));
+      }
+      const notes = [
+        ...held.map((line) => `${line}\n`),
+        ...(outcome.notOrders > 0 ? staging.notOrderLines(outcome.batchId) : []),
+      ];
+      if (notes.length > 0) await this.#note(notePath(movedTo, '.problems.txt'), notes);
     }
     store.audit.append({
       actor: 'system',

@@ -2,7 +2,7 @@ import type { ImportedOrder, Problem } from '../model/imported-order.js';
 import type { MappingProfile } from '../model/mapping-profile.js';
 import { ACCEPTED_MESSAGE_TYPES } from '../importing/hl7-field-map.js';
 import { isAcceptedMessageType } from '../importing/hl7-message-types.js';
-import { NOT_AN_ORDER_CODES } from '../importing/hl7-import.js';
+import { NOT_AN_ORDER_CODES } from '../model/imported-order.js';
 import type { PeerRefusalAuditReason } from '../model/audit-details.js';
 import type { Logger } from '../platform/logger.js';
 import type { CancelCheck } from '../staging/accept-batch.js';

@@ -27,6 +27,21 @@ export interface Problem {
   text: string;
 }
 
+/**
+ * The codes of a message that is no order at all (unreadable, another message type, a header alone, no item): no
+ * edit in the preview makes an order of it; the sender must send another message. Such an entry is staged only so
+ * that the preview shows every message of its file.
+ */
+export const NOT_AN_ORDER_CODES: ReadonlySet<string> = new Set([
+  'hl7.unreadable',
+  'hl7.messageType',
+  'hl7.headerOnly',
+  'hl7.noItems',
+]);
+
+export const isNotAnOrder = (problems: readonly Pick<Problem, 'code'>[]): boolean =>
+  problems.some((problem) => NOT_AN_ORDER_CODES.has(problem.code));
+
 export type OrderControl = 'NW' | 'CA';
 
 export interface ImportedOrder {

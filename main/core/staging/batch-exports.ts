@@ -3,7 +3,7 @@ import type { CreateWithClinicV1Input } from '../../../shared/orders.js';
 import { parseBatch } from '../importing/csv-records.js';
 import { FIELDS, TEMPLATE_COLUMNS } from '../model/field-catalogue.js';
 import { templateRows, writeTemplateCsv } from '../importing/template-csv.js';
-import type { Problem } from '../model/imported-order.js';
+import { isNotAnOrder, type Problem } from '../model/imported-order.js';
 import { convertValue } from '../importing/value-conversion.js';
 import type { BatchRecord } from '../store/batches-repo.js';
 import type { StagedOrder } from '../store/staged-orders-repo.js';
@@ -45,6 +45,18 @@ function* pagesOf(
 export interface ExportCounts {
   orders: number;
   rows: number;
+  /** The error export's entries left out as no order at all (a message of another type…): no fix mends them. */
+  notOrders?: number;
+}
+
+/** The batch's invalid orders a fix can mend, a page at a time; the entries that are no order at all are counted. */
+function* fixablePagesOf(store: Store, batchId: number, counts: ExportCounts): Generator<StagedOrder[]> {
+  counts.notOrders = 0;
+  for (const page of pagesOf(store, batchId, { state: 'staged', valid: false })) {
+    const fixable = page.filter((order) => !isNotAnOrder(order.problems));
+    counts.notOrders += page.length - fixable.length;
+    if (fixable.length > 0) yield fixable;
+  }
 }
 
 const errorText = (problems: readonly Problem[]) => problems.map((problem) => problem.text).join(' | ');
@@ -90,7 +102,10 @@ function safeRecord(record: string, delimiter: string): string {
 const errorsCell = (problems: readonly Problem[], delimiter: string) =>
   quoteField(neutraliseCell(errorText(problems)), delimiter, true);
 
-/** The error CSV of a batch, a chunk of text at a time; `counts` is filled as it goes. */
+/**
+ * The error CSV of a batch, a chunk of text at a time; `counts` is filled as it goes. It holds the invalid orders a
+ * fix can mend: an entry that is no order at all (an ADT message among the orders) is left out and counted.
+ */
 export function* errorCsv(
   store: Store,
   batch: BatchRecord,
@@ -100,7 +115,7 @@ export function* errorCsv(
   if (batch.kind === 'csv' && report.headerText !== undefined && report.delimiter !== undefined) {
     const delimiter = report.delimiter;
     yield `${safeRecord(report.headerText, delimiter)}${delimiter}${ERRORS_COLUMN}${CRLF}`;
-    for (const page of pagesOf(store, batch.id, { state: 'staged', valid: false })) {
+    for (const page of fixablePagesOf(store, batch.id, counts)) {
       let chunk = '';
       for (const order of page) {
         const records = order.source.records ?? [];
@@ -118,9 +133,23 @@ export function* errorCsv(
     return;
   }
   yield `${csvRecord([...FIELDS.map((field) => field.column), ERRORS_COLUMN])}${CRLF}`;
-  for (const page of pagesOf(store, batch.id, { state: 'staged', valid: false })) {
+  for (const page of fixablePagesOf(store, batch.id, counts)) {
     yield page.map((order) => templateRowsWithErrors(order, counts)).join('');
     counts.orders += page.length;
+  }
+}
+
+/** The entries of a batch that are no order at all, one line each: its message and why (a watched folder's note). */
+export function* notOrderLines(store: Store, batchId: number): Generator<string> {
+  for (const page of pagesOf(store, batchId, { state: 'staged', valid: false })) {
+    let chunk = '';
+    for (const order of page) {
+      if (!isNotAnOrder(order.problems)) continue;
+      const where = order.source.message !== undefined ? `message ${order.source.message}` : `entry ${order.position}`;
+      const errors = order.problems.filter((problem) => problem.severity === 'error');
+      chunk += `${where}: ${errorText(errors)}\n`;
+    }
+    if (chunk !== '') yield chunk;
   }
 }
 

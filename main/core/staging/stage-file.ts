@@ -41,7 +41,16 @@ export interface StageFileInput {
 }
 
 export type StageResult =
-  | { status: 'staged'; batchId: number; orders: number; valid: number; invalid: number; summary: ImportSummary }
+  | {
+      status: 'staged';
+      batchId: number;
+      orders: number;
+      valid: number;
+      invalid: number;
+      /** Of the invalid, the entries that are no order at all (NOT_AN_ORDER_CODES): nothing in Rx Batch mends them. */
+      notOrders: number;
+      summary: ImportSummary;
+    }
   | { status: 'refused'; problems: Problem[]; summary: ImportSummary };
 
 /** Reserved profile names: the importer uses them for its own choices. */
@@ -192,6 +201,7 @@ export async function stageFile(deps: StagingDeps, input: StageFileInput): Promi
       orders: writer.count,
       valid: writer.validCount,
       invalid: writer.count - writer.validCount,
+      notOrders: writer.notOrderCount,
       summary,
     };
   } finally {

@@ -38,7 +38,7 @@ import {
   type StepOutcome,
 } from './edit-history.js';
 import { templateGuideText } from '../importing/template-guide.js';
-import { errorCsv, exampleTemplateCsv, templateCsv, type ExportCounts } from './batch-exports.js';
+import { errorCsv, exampleTemplateCsv, notOrderLines, templateCsv, type ExportCounts } from './batch-exports.js';
 import { refusedFileReport } from '../importing/import-file.js';
 import {
   openImportSource,
@@ -418,6 +418,11 @@ export class StagingService {
   errorCsv(batchId: number, counts: ExportCounts = { orders: 0, rows: 0 }): Generator<string> {
     const batch = this.batch(batchId);
     return this.#audited('batch.errors.exported', batch, errorCsv(this.#store, batch, counts), counts);
+  }
+
+  /** A line for each entry of the batch that is no order at all (a message of another type…): which, and why. */
+  notOrderLines(batchId: number): Generator<string> {
+    return notOrderLines(this.#store, this.batch(batchId).id);
   }
 
   templateCsv(batchId: number, counts: ExportCounts = { orders: 0, rows: 0 }): Generator<string> {

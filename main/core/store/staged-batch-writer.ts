@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { BatchRecord, BatchesRepo, FinishedImport } from './batches-repo.js';
 import { openDatabase } from './open-database.js';
 import type { OrderRoute } from './order-state.js';
+import { isNotAnOrder } from '../model/imported-order.js';
 import type { OrderExtras } from '../model/provenance-table.js';
 import { encodeProvenance, encodeProvenanceEntries } from './provenance-codec.js';
 import type { NewStagedOrder } from './staged-order-types.js';
@@ -191,6 +192,7 @@ export class StagedBatchWriter {
   #chunkChars = 0;
   #count = 0;
   #valid = 0;
+  #notOrders = 0;
   #state: 'open' | 'ended' | 'committed' | 'closed' = 'open';
 
   constructor(db: Database.Database, batches: BatchesRepo, batchId: number, sink: StagedRowSink, release: () => void) {
@@ -209,6 +211,11 @@ export class StagedBatchWriter {
     return this.#valid;
   }
 
+  /** Entries that are no order at all (a message of another type, unreadable, no item): among the invalid. */
+  get notOrderCount(): number {
+    return this.#notOrders;
+  }
+
   /**
    * Adds an order (with `problems` and `valid` in place of its own, when given, and its provenance from the
    * importer's table when given); a returned promise means "wait before the next one" (chunks are pending).
@@ -221,6 +228,7 @@ export class StagedBatchWriter {
     if (this.#state !== 'open') throw new Error('this batch writer is no longer open');
     this.#count += 1;
     if (outcome ? outcome.valid : order.valid) this.#valid += 1;
+    else if (isNotAnOrder(outcome ? outcome.problems : order.problems)) this.#notOrders += 1;
     this.#chunkChars += pushStagedRow(this.#chunk, this.#count, order, outcome, extras);
     if (this.#chunk.length >= ROWS_PER_CHUNK * ROW_WIDTH || this.#chunkChars >= CHARS_PER_CHUNK) {
       return this.#send();

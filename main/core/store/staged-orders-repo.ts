@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { OrderControl, Problem } from '../model/imported-order.js';
+import { NOT_AN_ORDER_CODES, type OrderControl, type Problem } from '../model/imported-order.js';
 import { BatchesRepo } from './batches-repo.js';
 import { COMPACTED_FILL_COLUMNS, expandCompacted, HAS_PROBLEMS } from './compacted-staged-rows.js';
 import { openDatabase } from './open-database.js';
@@ -82,6 +82,8 @@ export interface StagedCounts {
   valid: number;
   /** Staged and not valid. */
   invalid: number;
+  /** Of the invalid, the entries that are no order at all (NOT_AN_ORDER_CODES). */
+  notOrders: number;
   accepted: number;
 }
 
@@ -201,7 +203,10 @@ export class StagedOrdersRepo {
   readonly #page: Database.Statement<[Record<string, number>], StagedRow>;
   readonly #after: Database.Statement<[Record<string, number | string | null>], StagedRow>;
   readonly #count: Database.Statement<[number, number], { n: number }>;
-  readonly #counts: Database.Statement<[number], { state: StagedOrderState; valid: number; n: number }>;
+  readonly #counts: Database.Statement<
+    [number],
+    { state: StagedOrderState; valid: number; n: number; notOrders: number }
+  >;
   readonly #update: Database.Statement;
   readonly #accept: Database.Statement<[number, number]>;
   readonly #earlierTwin: Database.Statement<[Record<string, string | number>], number | null>;
@@ -245,9 +250,13 @@ export class StagedOrdersRepo {
     this.#count = db.prepare(
       `SELECT count(*) AS n FROM staged_orders WHERE batch_id = ? AND (? = 0 OR ${HAS_PROBLEMS})`,
     );
-    this.#counts = db.prepare(
-      'SELECT state, valid, count(*) AS n FROM staged_orders WHERE batch_id = ? GROUP BY state, valid',
-    );
+    // The JSON of an invalid entry's problems is read only when it names an HL7 problem at all.
+    const notAnOrderCodes = [...NOT_AN_ORDER_CODES].map((code) => `'${code}'`).join(', ');
+    this.#counts = db.prepare(`
+      SELECT state, valid, count(*) AS n,
+        sum(valid = 0 AND instr(problems, '"hl7.') > 0 AND EXISTS (
+          SELECT 1 FROM json_each(problems) p WHERE json_extract(p.value, '$.code') IN (${notAnOrderCodes}))) AS notOrders
+      FROM staged_orders WHERE batch_id = ? GROUP BY state, valid`);
     this.#update = db.prepare(`
       UPDATE staged_orders SET clinic_code = @clinicCode, clinic_order_id = @clinicOrderId, body = @body,
         valid = @valid, problems = @problems, provenance = @provenance,
@@ -379,14 +388,17 @@ export class StagedOrdersRepo {
   }
 
   counts(batchId: number): StagedCounts {
-    const counts: StagedCounts = { total: 0, staged: 0, valid: 0, invalid: 0, accepted: 0 };
-    for (const { state, valid, n } of this.#counts.all(batchId)) {
+    const counts: StagedCounts = { total: 0, staged: 0, valid: 0, invalid: 0, notOrders: 0, accepted: 0 };
+    for (const { state, valid, n, notOrders } of this.#counts.all(batchId)) {
       counts.total += n;
       if (state === 'accepted') counts.accepted += n;
       else {
         counts.staged += n;
         if (valid === 1) counts.valid += n;
-        else counts.invalid += n;
+        else {
+          counts.invalid += n;
+          counts.notOrders += notOrders;
+        }
       }
     }
     return counts;

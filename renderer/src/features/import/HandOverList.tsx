@@ -1,5 +1,6 @@
 import type { SkippedFile } from '../../../../shared/desktop-contract.js';
 import type { ImportOutcome } from '../../../../shared/staging-views.js';
+import { invalidInWords } from '../../../../shared/hl7-message-types.js';
 import { describeFailure } from '../errors/describe-failure.js';
 
 /** One file of several imported in turn (a folder, a multiple choice, files handed over by the OS). */
@@ -30,7 +31,7 @@ export function fileResult(name: string, result: { outcome: ImportOutcome } | { 
       return {
         name,
         ok: true,
-        text: `${outcome.orders.toLocaleString('en-GB')} orders: ${outcome.valid.toLocaleString('en-GB')} valid, ${outcome.invalid.toLocaleString('en-GB')} with errors`,
+        text: `${outcome.orders.toLocaleString('en-GB')} orders: ${outcome.valid.toLocaleString('en-GB')} valid, ${invalidInWords(outcome.invalid, outcome.notOrders, 'with errors')}`,
       };
     case 'refused':
       return { name, ok: false, text: `cannot be imported: ${outcome.problems[0]?.text ?? 'unusable file'}` };

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useEffectEvent, useRef, useState } from 'react';
 import type { SkippedFile } from '../../../../shared/desktop-contract.js';
+import { invalidInWords } from '../../../../shared/hl7-message-types.js';
 import type { EnvironmentView } from '../../../../shared/environment.js';
 import type { ImportOutcome } from '../../../../shared/staging-views.js';
 import { ContractError } from '../../../../shared/errors.js';
@@ -329,7 +330,7 @@ export function ImportScreen({
         {outcome?.status === 'staged' ? (
           <p role="status" className="message" ref={outcomeRef} tabIndex={-1}>
             {`✓ Imported ${plural(outcome.orders, 'order')} from ${outcomeName}: `}
-            {`${outcome.valid.toLocaleString('en-GB')} valid, ${outcome.invalid.toLocaleString('en-GB')} with errors.`}{' '}
+            {`${outcome.valid.toLocaleString('en-GB')} valid, ${invalidInWords(outcome.invalid, outcome.notOrders, 'with errors')}.`}{' '}
             Review them below.
           </p>
         ) : null}

@@ -100,7 +100,12 @@ export function RecentBatches({
               <td>{formatDateTime(batch.createdAt)}</td>
               <td className="number">{batch.counts.total.toLocaleString('en-GB')}</td>
               <td className="number">{batch.counts.valid.toLocaleString('en-GB')}</td>
-              <td className="number">{batch.counts.invalid.toLocaleString('en-GB')}</td>
+              <td className="number">
+                {batch.counts.invalid.toLocaleString('en-GB')}
+                {batch.counts.notOrders ? (
+                  <span className="hint"> ({batch.counts.notOrders.toLocaleString('en-GB')} no order at all)</span>
+                ) : null}
+              </td>
               <td className="number">{batch.counts.accepted.toLocaleString('en-GB')}</td>
               <td>
                 <button

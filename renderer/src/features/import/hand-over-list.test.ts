@@ -8,12 +8,25 @@ const summary = {} as never;
 
 describe('fileResult', () => {
   it('counts the staged orders', () => {
-    const outcome = { status: 'staged', batchId: 1, orders: 1200, valid: 1190, invalid: 10, summary } as const;
+    const outcome = {
+      status: 'staged',
+      batchId: 1,
+      orders: 1200,
+      valid: 1190,
+      invalid: 10,
+      notOrders: 0,
+      summary,
+    } as const;
     expect(fileResult('monday.csv', { outcome })).toEqual({
       name: 'monday.csv',
       ok: true,
       text: '1,200 orders: 1,190 valid, 10 with errors',
     });
+    // An ADT message among a clinic system's orders is counted for what it is.
+    const mixed = { ...outcome, orders: 3, valid: 1, invalid: 2, notOrders: 1 };
+    expect(fileResult('tuesday.hl7', { outcome: mixed }).text).toBe(
+      '3 orders: 1 valid, 2 with errors (1 of them no order at all)',
+    );
   });
 
   it("gives a refused file's first problem, a cancel, and a failure's own sentence", () => {

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useId, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import type { EnvironmentView } from '../../../../shared/environment.js';
 import type { AcceptOutcome, BatchView, RouteName, StagedOrderView } from '../../../../shared/staging-views.js';
+import { invalidInWords, notOrdersSentence } from '../../../../shared/hl7-message-types.js';
 import { useApi } from '../../api/api-context.js';
 import { useEvent } from '../../api/use-event.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
@@ -411,6 +412,15 @@ export function BatchPreview({
 
   const counts = batch?.counts;
   const staying = counts ? counts.staged - counts.valid : 0;
+  // Of those, the messages that are no order at all (an ADT among the orders): no fix here mends them.
+  const notOrders = counts?.notOrders ?? 0;
+  const fixable = staying - notOrders;
+  const stayingNote = [
+    fixable ? `${plural(fixable, 'order')} with errors will stay here to fix.` : '',
+    notOrders ? notOrdersSentence(notOrders) : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
   const discarded = batch?.discardedAt != null;
   const local = environment.kind === 'local-sandbox';
   const name = batch?.sourceFileName ?? `batch ${batchId}`;
@@ -429,7 +439,7 @@ export function BatchPreview({
               <span className="good">✓ {counts.valid.toLocaleString('en-GB')} valid</span>
               {' · '}
               <span className={counts.invalid ? 'bad' : undefined}>
-                ✕ {counts.invalid.toLocaleString('en-GB')} with errors
+                ✕ {invalidInWords(counts.invalid, counts.notOrders, 'with errors')}
               </span>
               {counts.accepted ? ` · → ${counts.accepted.toLocaleString('en-GB')} accepted` : ''}
             </p>
@@ -446,14 +456,16 @@ export function BatchPreview({
                   {busy === 'accept' ? 'Accepting…' : `Accept ${plural(counts.valid, 'valid order')}`}
                 </button>
                 <span id="accept-note" className="hint">
-                  {staying ? `${plural(staying, 'order')} with errors will stay here to fix.` : ''}
+                  {stayingNote}
                 </span>
               </>
             ) : counts && !discarded ? (
               <span role="status" className="hint">
                 {counts.staged === 0
                   ? `✓ Every order of this batch is accepted (${plural(counts.accepted, 'order')}).`
-                  : 'No order is ready to accept: fix the errors, or discard the batch.'}
+                  : fixable === 0
+                    ? `Nothing here can be accepted: ${notOrdersSentence(notOrders)} Discard the batch once you have read why.`
+                    : `No order is ready to accept: fix the errors, or discard the batch.${notOrders ? ` ${notOrdersSentence(notOrders)}` : ''}`}
               </span>
             ) : null}
             {counts && !discarded && counts.staged > 0 ? (
@@ -573,7 +585,8 @@ export function BatchPreview({
             type="button"
             className="secondary"
             onClick={() => void exportErrors()}
-            disabled={!counts?.invalid || busy === 'export'}
+            disabled={fixable === 0 || busy === 'export'}
+            title={fixable === 0 && notOrders > 0 ? 'No order here that a fix can mend' : undefined}
           >
             {busy === 'export' ? 'Exporting…' : 'Export errors as CSV'}
           </button>
@@ -666,7 +679,7 @@ export function BatchPreview({
             <code>{new URL(environment.apiBaseUrl).host}</code> as real prescription orders, each once. Orders can be
             cancelled afterwards only while the pharmacy has not dispatched them.
           </p>
-          {staying ? <p>{plural(staying, 'order')} with errors will stay here to fix.</p> : null}
+          {stayingNote ? <p>{stayingNote}</p> : null}
         </ConfirmDialog>
       ) : null}
       {asking === 'discard' && counts ? (
