@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { toWireJson } from '../../../shared/wire-json.js';
 import { sampleCreateWithClinic } from '../../../test/support/orders.js';
 import { AUDIT_ACTORS, type AuditInput } from '../model/audit-entry.js';
+import { NOT_AN_ORDER_CODES } from '../model/imported-order.js';
 import { verifyAuditChain } from '../audit/verify-chain.js';
 import { LATEST_SCHEMA_VERSION, migrate, MIGRATIONS, SchemaTooNewError } from './migrations/index.js';
 import { openDatabase } from './open-database.js';
@@ -117,6 +118,8 @@ describe('migrations', () => {
     expect(listAfter(schema('attempts'), 'operation IN')).toEqual([...ATTEMPT_OPERATIONS]);
     expect(listAfter(schema('attempts'), 'outcome IN')).toEqual([...ATTEMPT_OUTCOMES]);
     expect(listAfter(schema('cancellations'), 'state IN')).toEqual([...CANCELLATION_STATES]);
+    const notOrders = schema('staged_orders_not_orders');
+    expect([...notOrders.matchAll(/"code":"([^"]+)"/g)].map((match) => match[1])).toEqual([...NOT_AN_ORDER_CODES]);
     // Migration 21 keeps the actor as its place in the list.
     expect(schema('audit_entries')).toContain(`actor IN (${AUDIT_ACTORS.map((_, index) => index).join(', ')})`);
   });

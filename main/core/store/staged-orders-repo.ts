@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { NOT_AN_ORDER_CODES, type OrderControl, type Problem } from '../model/imported-order.js';
 import { BatchesRepo } from './batches-repo.js';
+import { namesNotAnOrder } from './not-an-order-sql.js';
 import { COMPACTED_FILL_COLUMNS, expandCompacted, HAS_PROBLEMS } from './compacted-staged-rows.js';
 import { openDatabase } from './open-database.js';
 import { NOT_ACCEPTED_STATES, type StagedOrderState } from './order-state.js';
@@ -126,6 +127,10 @@ export const EARLIER_TWIN_SQL = `SELECT min(position) FROM (
     AND s.position < @position AND s.order_control = 'NW' AND s.compacted_at IS NOT NULL
     AND (SELECT o.clinic_code FROM orders o WHERE o.id = s.order_id) = @clinicCode)`;
 
+/** A batch's entries that are no order at all: migration 025's partial index holds exactly these. */
+export const NOT_ORDERS_SQL = `SELECT count(*) AS n FROM staged_orders
+  WHERE batch_id = ? AND valid = 0 AND ${namesNotAnOrder(NOT_AN_ORDER_CODES)}`;
+
 /** Lookups per read transaction of an AcceptedOrdersLookup. */
 const LOOKUPS_PER_SNAPSHOT = 1000;
 
@@ -203,10 +208,8 @@ export class StagedOrdersRepo {
   readonly #page: Database.Statement<[Record<string, number>], StagedRow>;
   readonly #after: Database.Statement<[Record<string, number | string | null>], StagedRow>;
   readonly #count: Database.Statement<[number, number], { n: number }>;
-  readonly #counts: Database.Statement<
-    [number],
-    { state: StagedOrderState; valid: number; n: number; notOrders: number }
-  >;
+  readonly #counts: Database.Statement<[number], { state: StagedOrderState; valid: number; n: number }>;
+  readonly #notOrders: Database.Statement<[number], { n: number }>;
   readonly #update: Database.Statement;
   readonly #accept: Database.Statement<[number, number]>;
   readonly #earlierTwin: Database.Statement<[Record<string, string | number>], number | null>;
@@ -250,13 +253,10 @@ export class StagedOrdersRepo {
     this.#count = db.prepare(
       `SELECT count(*) AS n FROM staged_orders WHERE batch_id = ? AND (? = 0 OR ${HAS_PROBLEMS})`,
     );
-    // The JSON of an invalid entry's problems is read only when it names an HL7 problem at all.
-    const notAnOrderCodes = [...NOT_AN_ORDER_CODES].map((code) => `'${code}'`).join(', ');
-    this.#counts = db.prepare(`
-      SELECT state, valid, count(*) AS n,
-        sum(valid = 0 AND instr(problems, '"hl7.') > 0 AND EXISTS (
-          SELECT 1 FROM json_each(problems) p WHERE json_extract(p.value, '$.code') IN (${notAnOrderCodes}))) AS notOrders
-      FROM staged_orders WHERE batch_id = ? GROUP BY state, valid`);
+    this.#counts = db.prepare(
+      'SELECT state, valid, count(*) AS n FROM staged_orders WHERE batch_id = ? GROUP BY state, valid',
+    );
+    this.#notOrders = db.prepare(NOT_ORDERS_SQL);
     this.#update = db.prepare(`
       UPDATE staged_orders SET clinic_code = @clinicCode, clinic_order_id = @clinicOrderId, body = @body,
         valid = @valid, problems = @problems, provenance = @provenance,
@@ -389,18 +389,17 @@ export class StagedOrdersRepo {
 
   counts(batchId: number): StagedCounts {
     const counts: StagedCounts = { total: 0, staged: 0, valid: 0, invalid: 0, notOrders: 0, accepted: 0 };
-    for (const { state, valid, n, notOrders } of this.#counts.all(batchId)) {
+    for (const { state, valid, n } of this.#counts.all(batchId)) {
       counts.total += n;
       if (state === 'accepted') counts.accepted += n;
       else {
         counts.staged += n;
         if (valid === 1) counts.valid += n;
-        else {
-          counts.invalid += n;
-          counts.notOrders += notOrders;
-        }
+        else counts.invalid += n;
       }
     }
+    // An accepted entry is valid: every invalid one is still staged.
+    if (counts.invalid > 0) counts.notOrders = this.#notOrders.get(batchId)?.n ?? 0;
     return counts;
   }
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { EARLIER_TWIN_SQL, type NewStagedOrder } from './staged-orders-repo.js';
+import type { Problem } from '../model/imported-order.js';
+import { EARLIER_TWIN_SQL, NOT_ORDERS_SQL, type NewStagedOrder } from './staged-orders-repo.js';
 import { openStore, type Store } from './store.js';
 import { LOCAL, removeDir, tempDataDir } from './testing/store-fixtures.js';
 
@@ -98,5 +99,33 @@ describe('an earlier order of the batch with the same identity', () => {
       );
       expect(plan).not.toContain('staged_orders_by_position');
     }
+  });
+});
+
+describe('the count of entries that are no order at all', () => {
+  const problem = (code: string, text = 'why'): Problem => ({ severity: 'error', file: 'a.hl7', code, text });
+
+  it('counts them apart from fixable ones, as edits change them, through their own index', async () => {
+    const { store, ids, batchId } = await stagedIds(6);
+    const mark = (id: number, problems: Problem[]) =>
+      store.stagedOrders.update(id, {
+        ...store.stagedOrders.get(id)!,
+        edited: true,
+        valid: problems.length === 0,
+        problems,
+      });
+    mark(ids[0]!, [problem('hl7.messageType')]);
+    mark(ids[1]!, [problem('required'), problem('hl7.noItems')]);
+    // A fixable problem whose text quotes a code is not one of them.
+    mark(ids[2]!, [problem('required', 'the sender wrote "code":"hl7.noItems" here')]);
+    mark(ids[3]!, [problem('required')]);
+    expect(store.stagedOrders.counts(batchId)).toMatchObject({ valid: 2, invalid: 4, notOrders: 2 });
+    mark(ids[0]!, []);
+    expect(store.stagedOrders.counts(batchId)).toMatchObject({ valid: 3, invalid: 3, notOrders: 1 });
+
+    const plan = (store.db.prepare(`EXPLAIN QUERY PLAN ${NOT_ORDERS_SQL}`).all(batchId) as Array<{ detail: string }>)
+      .map((row) => row.detail)
+      .join('; ');
+    expect(plan).toMatch(/USING (COVERING )?INDEX staged_orders_not_orders \(batch_id=\?\)/);
   });
 });
