@@ -27,6 +27,8 @@ export interface KnownEncoding {
 /** An encoding that Rx Batch does not read, with the words that name it. */
 export interface UnreadEncoding {
   name: string;
+  /** Its text is 7-bit (ISO-2022, UTF-7): a byte beyond ASCII means the file is not in it, whatever MSH-18 says. */
+  sevenBit?: true;
 }
 
 const startsWith = (bytes: Bytes, prefix: readonly number[]) => prefix.every((byte, i) => bytes[i] === byte);
@@ -248,6 +250,9 @@ const readAs = (encoding: string, name: string, ...keys: string[]) => {
 const notRead = (name: string, ...keys: string[]) => {
   for (const key of keys) HL7_CHARACTER_SETS[key] = { name };
 };
+const notReadSevenBit = (name: string, ...keys: string[]) => {
+  for (const key of keys) HL7_CHARACTER_SETS[key] = { name, sevenBit: true };
+};
 readAs('ascii', 'ASCII', 'ASCII', 'USASCII', 'ISOIR6');
 // ISO 8859-1 is read as Windows-1252, its superset (the C1 control bytes are Windows-1252's printable ones).
 readAs('windows-1252', 'ISO 8859-1', '88591', 'ISO88591', 'ISOIR100', 'LATIN1');
@@ -275,12 +280,12 @@ readAs('big5', 'Big5', 'BIG5', 'CP950');
 readAs('shift_jis', 'JIS X 0201', 'ISOIR14', 'ISOIR13');
 readAs('shift_jis', 'Shift_JIS', 'SHIFTJIS', 'SJIS', 'CP932', 'WINDOWS31J', 'MSKANJI');
 readAs('euc-jp', 'EUC-JP', 'EUCJP');
-notRead('ISO-2022-JP (JIS X 0208, MSH-18 ISO IR87)', 'ISOIR87', 'ISO2022JP', 'JIS', 'CSISO2022JP');
-notRead('ISO-2022-JP with JIS X 0212 (MSH-18 ISO IR159)', 'ISOIR159');
-notRead('ISO-2022-KR', 'ISO2022KR');
-notRead('ISO-2022-CN', 'ISO2022CN');
+notReadSevenBit('ISO-2022-JP (JIS X 0208, MSH-18 ISO IR87)', 'ISOIR87', 'ISO2022JP', 'JIS', 'CSISO2022JP');
+notReadSevenBit('ISO-2022-JP with JIS X 0212 (MSH-18 ISO IR159)', 'ISOIR159');
+notReadSevenBit('ISO-2022-KR', 'ISO2022KR');
+notReadSevenBit('ISO-2022-CN', 'ISO2022CN');
 notRead('CNS 11643 (EUC-TW)', 'CNS116431992', 'CNS11643', 'EUCTW');
-notRead('UTF-7', 'UTF7', 'UNICODEUTF7');
+notReadSevenBit('UTF-7', 'UTF7', 'UNICODEUTF7');
 
 const characterSetKey = (value: string) => value.toUpperCase().replace(/[\s\-_/.]/g, '');
 
@@ -350,7 +355,7 @@ function latin1(bytes: Bytes): string {
 /**
  * The encoding of a file (or upload) nobody named one for, for the core and the page alike. In order: a BOM; the
  * zero bytes of UTF-16/32; ISO-2022 escape sequences (refused by name); an HL7 file's MSH-18 where it names an
- * encoding Rx Batch reads (refused where it names one it does not, and the file is not plain ASCII); valid UTF-8;
+ * encoding Rx Batch reads (refused where it names one it does not, and the file is not plain ASCII, but for a 7-bit set named over valid UTF-8); valid UTF-8;
  * double-byte Asian text (refused, naming the likely encoding); else Windows-1252. Where MSH-18 names a single-byte
  * set (ASCII, ISO 8859) but the bytes are valid UTF-8 with characters beyond ASCII, UTF-8 wins (random Latin-1 text
  * is never valid UTF-8; a default MSH-18 copied into every message is common), with a warning; a double-byte set it
@@ -376,18 +381,25 @@ export async function detectTextEncoding(
       encoding: 'unknown',
     };
   }
-  const beyondAscii = hasByteBeyondAscii(sample);
-  const unread = named?.find((n) => n.set && !isRead(n.set));
-  if (unread?.set && beyondAscii) {
-    return {
-      refused: { code: 'file.unsupportedEncoding', text: unreadEncodingText(unread.set, unread.value) },
-      encoding: 'unknown',
-    };
-  }
-
   const warnings: string[] = [];
   let utf8: boolean | undefined;
   const isUtf8 = async () => (utf8 ??= await options.isUtf8());
+
+  const beyondAscii = hasByteBeyondAscii(sample);
+  const unread = named?.find((n) => n.set && !isRead(n.set));
+  const set = unread?.set;
+  if (unread && set && !isRead(set) && beyondAscii) {
+    // A file converted to UTF-8 with its MSH-18 left as it was (as Japanese samples are): 7-bit text it cannot be.
+    if (!set.sevenBit || !(await isUtf8()))
+      return {
+        refused: { code: 'file.unsupportedEncoding', text: unreadEncodingText(set, unread.value) },
+        encoding: 'unknown',
+      };
+    warnings.push(
+      `MSH-18 says '${unread.value}', but the file is not in ${set.name}, whose text is 7-bit: it holds bytes beyond ASCII and is valid UTF-8, so it was read as UTF-8.`,
+    );
+    return { encoding: 'utf-8', warnings };
+  }
 
   const first = named?.[0];
   const declared = first?.set && isRead(first.set) ? first.set : undefined;

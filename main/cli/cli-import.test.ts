@@ -210,6 +210,19 @@ describe('rx-batch import, batch show / export / errors, accept', () => {
     expect(none.stdout).not.toContain('Fix:');
   }, 60_000);
 
+  it('says on stderr what it made of the file as a whole, as the preview does above the grid', async () => {
+    // Converted to UTF-8 with its MSH-18 left naming ISO-2022-JP (7-bit text): read as UTF-8, and said so.
+    const order = uniqueOrder({ surname: 'Brontë' }, 'CLIA');
+    const file = join(dir, 'converted.hl7');
+    writeFileSync(file, hl7File([order]).replace('|P|2.5', '|P|2.5||||||~ISO IR87'), 'utf8');
+    const imported = await cli('import', file, '--env', 'sbx', '--no-profile');
+    expect(imported.stderr).toContain(`${file}: MSH-18 says 'ISO IR87', but the file is not in ISO-2022-JP`);
+    expect(imported.stdout).toContain('Read HL7, utf-8');
+    const batch = /Staged batch (\d+)/.exec(imported.stdout)![1]!;
+    const shown = parseWireJson((await cli('batch', 'show', batch, '--json')).stdout) as { orders: ShownOrder[] };
+    expect(shown.orders[0]!.body.customer.surname).toBe('Brontë');
+  }, 60_000);
+
   it('reads an HL7 file with the profile saved for its sender when no --profile is given, and says so', async () => {
     const sender = { application: `CLI-EPR-${process.pid}`, facility: 'CLINIC-CLI' };
     const file = join(dir, 'from-epr.hl7');

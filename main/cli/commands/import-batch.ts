@@ -82,6 +82,9 @@ export async function importBatch(ctx: CliContext, args: ImportArgs): Promise<nu
     return EXIT.usage;
   }
 
+  // What the file as a whole says (its encoding told from the bytes, not as MSH-18 named it; padding cut off): the
+  // preview shows it above the grid.
+  for (const problem of outcome.summary.fileProblems) ctx.warn(line(args.file, problem));
   let printed = 0;
   let more = false;
   for (let offset = 0; !more; offset += 500) {

@@ -222,6 +222,14 @@ describe('importFile', () => {
     const ir87 = await write('ir87.hl7', Buffer.from(withMsh18('ISO IR87'), 'latin1'));
     expect(ir87.fileProblems).toMatchObject([{ code: 'file.unsupportedEncoding' }]);
     expect(ir87.fileProblems[0]!.text).toContain("MSH-18 says 'ISO IR87'");
+    // ISO-2022-JP is 7-bit text: a file of valid UTF-8 beyond ASCII is not in it (converted, MSH-18 left as it was).
+    for (const value of ['~ISO IR87', 'ISO IR87']) {
+      const converted = await write('ir87-utf8.hl7', Buffer.from(withMsh18(value).replace('Zoë', '山田 Zoë'), 'utf8'));
+      expect(converted).toMatchObject({ encoding: 'utf-8' });
+      expect(converted.fileProblems).toMatchObject([{ code: 'hl7.characterSet', severity: 'warning' }]);
+      expect(converted.fileProblems[0]!.text).toContain(`MSH-18 says '${value.replace('~', '')}'`);
+      expect((converted.orders[0]!.body as { customer: { firstName: string } }).customer.firstName).toBe('山田 Zoë');
+    }
     // Plain ASCII reads the same in every set: nothing to refuse.
     const ascii = await write('ir87-ascii.hl7', Buffer.from(withMsh18('~ISO IR87').replace('Zoë', 'Zoe'), 'latin1'));
     expect(ascii.fileProblems.filter((p) => p.severity === 'error')).toEqual([]);
