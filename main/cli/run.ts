@@ -15,6 +15,7 @@ import { logExport, logVerify } from './commands/log.js';
 import { login, logout } from './commands/login.js';
 import { status } from './commands/status.js';
 import { submit } from './commands/submit.js';
+import { profileExport, profileImport } from './commands/profile-file.js';
 import { profileAddHl7, profileList, profileRemove } from './commands/profile.js';
 import { retention } from './commands/retention.js';
 import { serve } from './commands/serve.js';
@@ -93,6 +94,8 @@ const COMMAND_OPTIONS: Record<string, Options> = {
   },
   'profile list': {},
   'profile remove': {},
+  'profile export': {},
+  'profile import': { name: { type: 'string' } },
   'intake rules': {
     env: { type: 'string' },
     'on-arrival': { type: 'string' },
@@ -116,6 +119,8 @@ const POSITIONALS: Record<string, string[]> = {
   cancel: ['CLINIC_ORDER_ID'],
   'profile add-hl7': ['NAME'],
   'profile remove': ['NAME'],
+  'profile export': ['NAME', 'FILE'],
+  'profile import': ['FILE'],
 };
 
 /** Commands with an option that carries a secret. */
@@ -431,6 +436,10 @@ async function dispatch(
       });
     case 'profile remove':
       return profileRemove(ctx, first);
+    case 'profile export':
+      return profileExport(ctx, first, positionals[1]!);
+    case 'profile import':
+      return profileImport(ctx, first, optional(values, 'name'));
     case 'submit':
       return submit(ctx, required(values, 'env'), values['until-idle'] === true);
     case 'status':

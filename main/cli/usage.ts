@@ -79,6 +79,12 @@ Commands:
   profile list       the saved mapping profiles
   profile remove NAME
                      delete a saved profile
+  profile export NAME FILE
+                     write a saved profile (a CSV layout or an HL7 sender's, as the app's Import screen
+                     saves them) to FILE, to take it to another data directory, e.g. the one serve runs on
+  profile import FILE [--name NAME]
+                     save the profile in FILE (as profile export wrote it), under its own name or NAME; one
+                     of that name is replaced
   status [--refresh] [--env ENV]
                      every order: clinic, clinic order id, state, pharmacy order id, remote status;
                      --refresh asks the service for the latest statuses first

@@ -79,6 +79,12 @@ export async function importBatch(ctx: CliContext, args: ImportArgs): Promise<nu
   }
   if (outcome.status === 'refused') {
     for (const problem of outcome.problems) ctx.warn(line(args.file, problem));
+    // The CLI makes no CSV mapping: say where one is made and how it comes here.
+    if (outcome.problems.some((problem) => problem.code === 'csv.noHeader')) {
+      ctx.warn(
+        "A mapping profile for a layout is made on the app's Import screen (the CLI reads it from the same data directory); for another data directory, `rx-batch profile export NAME FILE` beside the app and `rx-batch profile import FILE` there bring it over.",
+      );
+    }
     return EXIT.usage;
   }
 

@@ -471,16 +471,18 @@ export class StagingService {
    * the next file with that header or from that sender is read with it. A profile saved again without a sender
    * keeps the one it had, and so does one saved without live intake's binding (`clinics`, `peers`: the import
    * screen's save knows nothing of them, and must not loosen them). `senderWarning`: other saved profiles are for
-   * the same HL7 sender (its files will then ask which to use).
+   * the same HL7 sender (its files will then ask which to use). `givenHeaderCells`: the header cells a profile file
+   * brought (CLI `profile import`), where there is no batch to take them from.
    */
   saveProfile(
     profile: MappingProfile,
     fromBatchId?: number,
+    givenHeaderCells: readonly string[] | null = null,
   ): SavedProfileView & { senderWarning: SameSenderWarning | null } {
     if (RESERVED_PROFILE_NAMES.includes(profile.name)) {
       throw new StagingError(`"${profile.name}" is a name the importer uses itself; choose another`);
     }
-    let headerCells: string[] | null = null;
+    let headerCells = givenHeaderCells;
     let sender = profile.hl7Sender;
     if (fromBatchId !== undefined) {
       const report = this.batch(fromBatchId).report as StoredReport | null;

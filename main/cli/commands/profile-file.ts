@@ -1,0 +1,97 @@
+import { open } from 'node:fs/promises';
+import { z } from 'zod';
+import { mappingProfileSchema, type MappingProfile } from '../../core/model/mapping-profile.js';
+import { StagingError } from '../../core/staging/staging-deps.js';
+import { stagingFor } from '../../core/staging/staging-handlers.js';
+import { protoKeyPath } from '../../transport/dispatch.js';
+import type { CliContext } from '../cli-context.js';
+import { EXIT, InputError } from '../cli-errors.js';
+import { openExportFile } from '../export-file.js';
+
+/**
+ * A mapping profile as a file, to move it from the machine where it was made (the app's Import screen, which saves
+ * CSV layouts and HL7 senders alike) to another data directory, such as the server that runs `serve`, where
+ * there is no window to make one: `profile export NAME FILE`, then `profile import FILE [--name NAME]`. The file
+ * carries the profile and the header cells it was saved from, so a CSV with that header is still read with it
+ * unasked, and an HL7 sender's binding (clinics, peers) goes with it.
+ */
+
+const FORMAT = 'rx-batch mapping profile';
+/** A profile with every template column mapped and long value maps is a few hundred KB at most. */
+const MAX_FILE_BYTES = 1024 * 1024;
+
+const profileFileSchema = z.object({
+  format: z.literal(FORMAT),
+  version: z.literal(1),
+  profile: mappingProfileSchema,
+  headerCells: z.array(z.string().max(500)).max(1000).nullable(),
+});
+
+export async function profileExport(ctx: CliContext, name: string, path: string): Promise<number> {
+  const saved = ctx.services.store.mappingProfiles.get(name);
+  if (!saved) throw new InputError(`there is no profile "${name}" (rx-batch profile list)`);
+  const document = { format: FORMAT, version: 1, profile: saved.profile, headerCells: saved.headerCells };
+  const handle = await openExportFile(path);
+  try {
+    await handle.writeFile(`${JSON.stringify(document, null, 2)}\n`);
+  } finally {
+    await handle.close();
+  }
+  ctx.line(`Wrote profile '${name}' to ${path}; on the other machine: rx-batch profile import FILE`);
+  return EXIT.ok;
+}
+
+async function readProfileFile(path: string): Promise<z.infer<typeof profileFileSchema>> {
+  let text: string;
+  try {
+    const handle = await open(path, 'r');
+    try {
+      const info = await handle.stat();
+      if (!info.isFile()) throw new InputError(`${path} is not a regular file`);
+      if (info.size > MAX_FILE_BYTES) throw new InputError(`${path} is larger than a profile file can be (1 MB)`);
+      text = await handle.readFile('utf8');
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    if (error instanceof InputError) throw error;
+    throw new InputError(`${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch {
+    throw new InputError(`${path} is not JSON: a profile file is what rx-batch profile export writes`);
+  }
+  // Keys become object keys of the saved profile and, through it, of every import: none may name a prototype.
+  const protoKey = protoKeyPath(value);
+  if (protoKey !== undefined) throw new InputError(`${path}: a key named __proto__ is not accepted (${protoKey})`);
+  const checked = profileFileSchema.safeParse(value);
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    const where = issue.path.length ? issue.path.join('.') : 'the file';
+    throw new InputError(`${path}: ${where}: ${issue.message} (a profile file is what rx-batch profile export writes)`);
+  }
+  return checked.data;
+}
+
+export async function profileImport(ctx: CliContext, path: string, name?: string): Promise<number> {
+  const file = await readProfileFile(path);
+  const profile: MappingProfile = { ...file.profile, ...(name !== undefined ? { name } : {}) };
+  const checked = mappingProfileSchema.safeParse(profile);
+  if (!checked.success) throw new InputError(`--name: ${checked.error.issues[0]!.message}`);
+  const replaced = ctx.services.store.mappingProfiles.get(checked.data.name) !== undefined;
+  let saved;
+  try {
+    saved = stagingFor(ctx.services).saveProfile(checked.data, undefined, file.headerCells);
+  } catch (error) {
+    if (error instanceof StagingError) throw new InputError(error.message);
+    throw error;
+  }
+  if (ctx.options.json) ctx.json({ name: saved.name, profile: saved.profile, senderWarning: saved.senderWarning });
+  else {
+    ctx.line(`${replaced ? 'Replaced' : 'Saved'} profile '${saved.name}' from ${path}.`);
+    if (saved.senderWarning) ctx.warn(`warning: ${saved.senderWarning.message}`);
+  }
+  return saved.senderWarning ? EXIT.attention : EXIT.ok;
+}
