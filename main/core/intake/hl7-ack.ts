@@ -34,12 +34,44 @@ export interface MessageHeader {
  * with one is refused either way).
  */
 export function readMessageHeaderOf(raw: Buffer): MessageHeader | undefined {
+  return readMessageHeader(headerText(raw));
+}
+
+/** A received message's bytes (UTF-8) up to the first line end after its first `MSH`: all a header read needs. */
+function headerText(raw: Buffer): string {
   const msh = raw.indexOf('MSH');
-  if (msh < 0) return readMessageHeader(raw.toString('utf8'));
+  if (msh < 0) return raw.toString('utf8');
   const cr = raw.indexOf(0x0d, msh);
   const lf = raw.indexOf(0x0a, msh);
   const end = cr < 0 ? lf : lf < 0 ? cr : Math.min(cr, lf);
-  return readMessageHeader(raw.toString('utf8', 0, end < 0 ? raw.length : end));
+  return raw.toString('utf8', 0, end < 0 ? raw.length : end);
+}
+
+/** HL7's usual encoding characters, which an ACK to a message whose own MSH-2 cannot be read is written with. */
+const USUAL_ENCODING = '^~\\&';
+
+/**
+ * A message that opens with MSH and a field separator but whose MSH-2 gives no separators the importer reads
+ * (`^~\\&` copied from source code, `^~&` that lost its backslash): why (`readDelimiters`' sentence), and a header
+ * that only mirrors it in the refusal, its fields as its field separator splits them (MSA-2 its MSH-10, so the
+ * sender can match the AR to the message), written with HL7's usual `^~\&`. Undefined for anything else.
+ */
+export function unreadableHeaderOf(raw: Buffer): { reason: string; header: MessageHeader | undefined } | undefined {
+  const start = headerText(raw).replace(/^[\s\ufeff]+/, '');
+  if (!/^MSH[^A-Za-z0-9\s]/.test(start)) return undefined;
+  const segment = start.split(/[\r\n]/, 1)[0]!;
+  try {
+    readDelimiters(segment);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof Hl7ParseError)) throw error;
+    const field = segment.charAt(3);
+    // A field separator among the usual encoding characters leaves no ACK to write in them: the sentence alone.
+    if (USUAL_ENCODING.includes(field)) return { reason: error.message, header: undefined };
+    const [name = 'MSH', , ...rest] = segment.split(field);
+    const delimiters = { field, component: '^', repetition: '~', escape: '\\', subcomponent: '&' };
+    return { reason: error.message, header: new ReadHeader(field, [name, USUAL_ENCODING, ...rest], delimiters) };
+  }
 }
 
 /**

@@ -16,6 +16,7 @@ import {
   errorLocation,
   readMessageHeader,
   readMessageHeaderOf,
+  unreadableHeaderOf,
   type AckCode,
   type AckError,
   type MessageHeader,
@@ -379,7 +380,11 @@ export class IntakeService {
    */
   async #decide(raw: Buffer, header: MessageHeader | undefined, profiles: MappingProfile[]): Promise<Decision> {
     const refusal = refusalOf(header, raw);
-    if (refusal) return { code: 'AR', errors: [refusal], header, read: undefined };
+    if (refusal) {
+      // A message whose MSH-2 cannot be read is still answered with its MSH-10 (its header mirrored, not acted on).
+      const mirrored = header ?? unreadableHeaderOf(raw)?.header;
+      return { code: 'AR', errors: [refusal], header: mirrored, read: undefined };
+    }
     const { store, staging, environmentId } = this.#options;
     const sender = header!.sender;
     const binding = bindingOf(sender, profiles);
@@ -832,7 +837,7 @@ function beingRead(store: Store): Map<string, Promise<void>> {
 /** AR: a different message under a control id this sender used before (HL7 0357 205, duplicate key). */
 function reusedControlId(header: MessageHeader, earlier: IntakeMessageRecord): Decision {
   const text =
-    `MSH-10 ${header.controlId} was used by another message from ${header.sender} (received ${earlier.receivedAt}); ` +
+    `MSH-10 ${header.controlId} was used by another message from ${header.sender || 'a sender with no MSH-3 or MSH-4'} (received ${earlier.receivedAt}); ` +
     'this one was not staged: send it again with a control id of its own.';
   return {
     code: 'AR',
@@ -860,6 +865,8 @@ function refusalOf(header: MessageHeader | undefined, raw?: Buffer): AckError | 
           'folder, which reads batches.',
       };
     }
+    const unreadable = raw && unreadableHeaderOf(raw);
+    if (unreadable) return { hl7Code: '102', location: 'MSH^1^2', text: `${unreadable.reason}.` };
     return { hl7Code: '100', text: 'This is not an HL7 v2 message: it does not start with an MSH segment.' };
   }
   if (!isAcceptedMessageType(header.messageType)) {
