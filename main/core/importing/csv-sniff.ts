@@ -1,7 +1,7 @@
 import { CsvRecordSplitter, parseBatch } from './csv-records.js';
 import { TEMPLATE_COLUMNS } from '../model/field-catalogue.js';
 import { TEMPLATE_PROFILE, headerFingerprint, normaliseHeader, type MappingProfile } from '../model/mapping-profile.js';
-import { countKnownHeaders, suggestMapping } from './suggest-mapping.js';
+import { countKnownHeaders, matchHeader, suggestMapping } from './suggest-mapping.js';
 
 /** Works out the delimiter, the header row and the mapping profile from the first records of a file. */
 
@@ -62,6 +62,25 @@ export interface HeaderChoice {
   strength: number;
 }
 
+/**
+ * Fields only an order names: a row naming three known fields but none of these (a list of countries: Country,
+ * CurrencyCode, Phone) is not an order file's header, and the file is refused as having none rather than staged as
+ * hundreds of orders with nothing of an order in them.
+ */
+const ORDER_FIELDS: ReadonlySet<string> = new Set([
+  'clinicOrderId',
+  'firstName',
+  'surname',
+  'dateOfBirth',
+  'dmdCode',
+  'productId',
+  'medication',
+  'dosageInstructions',
+]);
+
+const namesAnOrderField = (cells: readonly string[]): boolean =>
+  cells.some((cell) => ORDER_FIELDS.has(matchHeader(cell) ?? ''));
+
 const isTemplateHeader = (cells: string[]): boolean => {
   const template = new Set(TEMPLATE_COLUMNS.map(normaliseHeader));
   const named = cells.map(normaliseHeader).filter(Boolean);
@@ -85,7 +104,7 @@ export function findHeader(
     const match = saved.find((profile) => profile.headerFingerprint === fingerprint);
     if (match) return { record, profile: match, via: 'fingerprint', strength: record.cells.length };
     const known = countKnownHeaders(record.cells);
-    if (known >= MIN_HEADER_FIELDS) {
+    if (known >= MIN_HEADER_FIELDS && namesAnOrderField(record.cells)) {
       return isTemplateHeader(record.cells)
         ? { record, profile: TEMPLATE_PROFILE, via: 'template', strength: known }
         : { record, profile: suggestMapping(record.cells), via: 'suggested', strength: known };

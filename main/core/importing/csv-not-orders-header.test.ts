@@ -1,0 +1,48 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_CODE_LISTS } from '../../../shared/environment.js';
+import { importFile } from './index.js';
+
+/**
+ * A CSV whose header names three fields Rx Batch knows but nothing of an order (a reference list of countries, as a
+ * public CSV library's sample is: Country, CurrencyCode, Phone) was read as that many orders, each with nothing of an
+ * order in it. A header must name the patient, the clinic order id or an item besides.
+ */
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'rx-not-orders-header-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const importCsv = async (name: string, text: string) => {
+  const path = join(dir, name);
+  await writeFile(path, text);
+  return importFile(path, { codeLists: DEFAULT_CODE_LISTS, today: new Date('2025-06-01T00:00:00Z') });
+};
+
+describe('a header that names known fields but no order', () => {
+  it('is no header: the file is refused with csv.noHeader, no orders read', async () => {
+    const countries = [
+      '# countries, with their currency and dialling code',
+      'ISO\tCountry\tCapital\tCurrencyCode\tCurrencyName\tPhone\tPostal Code Format',
+      'AD\tAndorra\tAndorra la Vella\tEUR\tEuro\t376\tAD###',
+      'GB\tUnited Kingdom\tLondon\tGBP\tPound\t44\t@# #@@|@## #@@',
+    ].join('\n');
+    const report = await importCsv('countries.tsv', `${countries}\n`);
+    expect(report.orders).toEqual([]);
+    expect(report.fileProblems).toMatchObject([{ code: 'csv.noHeader', severity: 'error' }]);
+    expect(report.fileProblems[0]!.text).toContain('among them the patient, the clinic order id or the item');
+  });
+
+  it('is a header once it names one: a surname among them is enough', async () => {
+    const report = await importCsv('patients.csv', 'Surname,Country,CurrencyCode,Phone\nExample,GBR,GBP,07700900123\n');
+    expect(report.fileProblems.filter((p) => p.severity === 'error')).toEqual([]);
+    expect(report.orders).toHaveLength(1);
+    expect(report.orders[0]!.body).toMatchObject({ customer: { surname: 'Example', telephone: '07700900123' } });
+  });
+});
