@@ -355,11 +355,11 @@ function latin1(bytes: Bytes): string {
 /**
  * The encoding of a file (or upload) nobody named one for, for the core and the page alike. In order: a BOM; the
  * zero bytes of UTF-16/32; ISO-2022 escape sequences (refused by name); an HL7 file's MSH-18 where it names an
- * encoding Rx Batch reads (refused where it names one it does not, and the file is not plain ASCII, but for a 7-bit set named over valid UTF-8); valid UTF-8;
- * double-byte Asian text (refused, naming the likely encoding); else Windows-1252. Where MSH-18 names a single-byte
- * set (ASCII, ISO 8859) but the bytes are valid UTF-8 with characters beyond ASCII, UTF-8 wins (random Latin-1 text
- * is never valid UTF-8; a default MSH-18 copied into every message is common), with a warning; a double-byte set it
- * names is trusted. `sample` is the file's start (`whole` when it is all of it); `isUtf8` says whether the whole
+ * encoding Rx Batch reads (refused where it names one it does not, and the file is not plain ASCII, but for a 7-bit
+ * set named over valid UTF-8); valid UTF-8; double-byte Asian text (refused, naming the likely encoding); else
+ * Windows-1252. Where MSH-18 names a single-byte set (ASCII, ISO 8859) but the bytes are valid UTF-8 with characters
+ * beyond ASCII, UTF-8 wins (random Latin-1 text is never valid UTF-8; a default MSH-18 copied into every message is
+ * common), with a warning; a double-byte set it names is trusted. `sample` is the file's start (`whole` when it is all of it); `isUtf8` says whether the whole
  * file is valid UTF-8 (asked only when needed: the core may have to read the rest of a large file).
  */
 export async function detectTextEncoding(
