@@ -12,7 +12,7 @@ import type {
   StagedOrderView,
 } from '../../../shared/staging-views.js';
 import { sameSenderWarning, type SameSenderWarning } from '../importing/hl7-profile-choice.js';
-import type { MappingProfile } from '../model/mapping-profile.js';
+import { headerFingerprint, type MappingProfile } from '../model/mapping-profile.js';
 import type { BatchRecord } from '../store/batches-repo.js';
 import type { OrderRoute } from '../store/order-state.js';
 import type { SavedProfile } from '../store/mapping-profiles-repo.js';
@@ -489,12 +489,21 @@ export class StagingService {
       headerCells = report?.headerCells ?? null;
       sender ??= report?.hl7Sender;
     }
-    const before = this.#store.mappingProfiles.get(profile.name)?.profile;
+    const existing = this.#store.mappingProfiles.get(profile.name);
+    const before = existing?.profile;
     sender ??= before?.hl7Sender;
     const clinics = profile.clinics ?? before?.clinics;
     const peers = profile.peers ?? before?.peers;
+    // What chooses a CSV profile for the next file with its header: the header's own fingerprint, from the cells of
+    // the import it is saved from (or kept from an earlier save). The Import screen's mapping step sends none, and a
+    // profile saved without one was never chosen again (not by the next file, a watched folder or the CLI).
+    const cells = headerCells ?? existing?.headerCells ?? null;
+    const fingerprint = cells
+      ? headerFingerprint([...cells])
+      : (profile.headerFingerprint ?? before?.headerFingerprint);
     const toSave = {
       ...profile,
+      ...(fingerprint ? { headerFingerprint: fingerprint } : {}),
       ...(sender ? { hl7Sender: sender } : {}),
       ...(clinics ? { clinics } : {}),
       ...(peers ? { peers } : {}),
