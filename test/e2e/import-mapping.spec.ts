@@ -119,7 +119,11 @@ test('mapping another layout: matched columns, a chosen column, constants, value
   await expect(grid.getByRole('gridcell', { name: 'Other Clinic', exact: true })).toHaveCount(2);
   await expect(grid.getByRole('gridcell', { name: 'CLINIC-O', exact: true })).toHaveCount(2);
 
-  // The next export from that system: its header picks the saved profile, and its orders are valid as they come.
+  // The next export from that system, in the app opened afresh (nothing chosen on the screen carries over): its
+  // header picks the saved profile, and its orders are valid as they come.
+  await page.goto(app.url);
+  await chooseEnvironment(page, local.name);
+  await openSection(page, 'Import');
   await chooseBatchFile(page, 'other-system-next.csv', otherLayoutCsv(3));
   await expect(page.getByRole('status').filter({ hasText: 'Imported 2 orders' })).toContainText(
     '2 valid, 0 with errors',
