@@ -299,7 +299,14 @@ export const stagingCalls = {
    * sender then ask which profile to use); null otherwise.
    */
   'profiles.save': {
-    input: z.object({ profile: mappingProfileInputSchema, fromBatchId: idSchema.optional() }).strict(),
+    input: z
+      .object({
+        profile: mappingProfileInputSchema,
+        fromBatchId: idSchema.optional(),
+        /** Without a batch (a file refused for want of a header row): the row it was mapped as its header. */
+        headerCells: z.array(z.string().max(200)).max(PROFILE_COLUMNS_MAX).optional(),
+      })
+      .strict(),
     output: savedProfileViewSchema.extend({
       senderWarning: z.object({ otherProfiles: z.array(z.string()).min(1), message: z.string() }).nullable(),
     }),

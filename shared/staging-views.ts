@@ -82,6 +82,8 @@ export const importSummarySchema = z.object({
   delimiter: z.string().optional(),
   headerRow: z.number().int().optional(),
   headerCells: z.array(z.string()).optional(),
+  /** CSV with no header row found: the row offered to map as its header (its line and cells). */
+  candidateHeader: z.object({ row: z.number().int(), cells: z.array(z.string()) }).optional(),
   messageTypes: z.array(z.string()).optional(),
   /** `template`, `suggested`, or a saved profile's name. */
   profile: z.string().optional(),

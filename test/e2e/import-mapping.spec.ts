@@ -132,3 +132,42 @@ test('mapping another layout: matched columns, a chosen column, constants, value
   await expect(page.getByRole('region', { name: 'Map this layout' })).toHaveCount(0);
   expect(problems).toEqual([]);
 });
+
+test('a layout whose header names none of our fields: its first row is offered as the header, mapped and reused', async ({
+  app,
+  page,
+}) => {
+  const problems = collectPageProblems(page);
+  const local = await localSandbox(app);
+  await page.goto(app.url);
+  await chooseEnvironment(page, local.name);
+  await openSection(page, 'Import');
+
+  // Headers no synonym knows (named per run, so no profile of an earlier run fits them).
+  const header = ['Ref', 'Who', 'Born', 'Item'].map((cell) => `${cell} ${RUN}`);
+  const file = (order: string) => `${header.join(',')}\r\n${order},Example,1980-01-15,42109611000001109\r\n`;
+  await chooseBatchFile(page, 'own-layout.csv', file(`O-${RUN}-1`));
+  await expect(page.getByRole('alert').filter({ hasText: 'cannot be imported' })).toContainText('No header row found');
+  const mapping = page.getByRole('region', { name: 'Map this layout' });
+  await expect(mapping).toContainText('line 1 is offered as its header');
+  const pick = (field: string, column: string) =>
+    mapping.getByLabel(`File column for ${field}`, { exact: true }).selectOption(column);
+  await pick('Clinic order id', header[0]!);
+  await pick('Surname', header[1]!);
+  await pick('Date of birth', header[2]!);
+  await pick('dm+d code', header[3]!);
+  await mapping.getByLabel('Profile name').fill(`Own layout ${RUN}`);
+  await mapping.getByRole('button', { name: 'Save profile and import again' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Imported 1 order' })).toBeVisible();
+  await expect(page.getByRole('region', { name: 'What was found' })).toContainText(`Own layout ${RUN}`);
+
+  // The next file with that header, in the app opened afresh: read with the saved profile unasked.
+  await page.goto(app.url);
+  await chooseEnvironment(page, local.name);
+  await openSection(page, 'Import');
+  await chooseBatchFile(page, 'own-layout-next.csv', file(`O-${RUN}-2`));
+  await expect(page.getByRole('status').filter({ hasText: 'Imported 1 order' })).toBeVisible();
+  await expect(page.getByRole('region', { name: 'What was found' })).toContainText(`Own layout ${RUN}`);
+  await expect(page.getByRole('region', { name: 'Map this layout' })).toHaveCount(0);
+  expect(problems).toEqual([]);
+});

@@ -21,7 +21,7 @@ import {
   unquotedCell,
   type RecordBatch,
 } from './csv-records.js';
-import { chooseLayout, type HeaderChoice } from './csv-sniff.js';
+import { candidateHeaderRow, chooseLayout, sampleRecords, type HeaderChoice, type SampleRecord } from './csv-sniff.js';
 import {
   maxSummaryCells,
   repeatedHeaderEntry,
@@ -90,7 +90,10 @@ export async function importCsv(
           ? `No row near the top of the file has the headers of profile "${options.profile.name}".`
           : 'No header row found: no row near the top names at least three order fields, among them the patient, the clinic order id or the item (e.g. surname, DOB, dm+d code). Choose or create a mapping profile.',
       ),
-      { delimiter },
+      {
+        delimiter,
+        ...candidateOf(options.profile ? undefined : sampleRecords(inspection.sample, inspection.whole, delimiter)),
+      },
     );
   }
   const profile = header.profile;
@@ -400,4 +403,10 @@ const CSV_REASONS: Record<HeaderChoice['via'], (name: string) => string> = {
 /** How a CSV's profile was chosen, for the report. */
 function csvProfileChoice(via: HeaderChoice['via'], name: string): ProfileChoice {
   return { via: via === 'fingerprint' ? 'header' : via, reason: CSV_REASONS[via](name) };
+}
+
+/** The row the admin may map as the header of a file in which none was found (the Import screen's mapping step). */
+function candidateOf(records: readonly SampleRecord[] | undefined): Pick<ImportReport, 'candidateHeader'> {
+  const row = records && candidateHeaderRow(records);
+  return row ? { candidateHeader: { row: row.line, cells: row.cells.map(restoreCell) } } : {};
 }

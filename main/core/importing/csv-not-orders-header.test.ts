@@ -37,6 +37,11 @@ describe('a header that names known fields but no order', () => {
     expect(report.orders).toEqual([]);
     expect(report.fileProblems).toMatchObject([{ code: 'csv.noHeader', severity: 'error' }]);
     expect(report.fileProblems[0]!.text).toContain('among them the patient, the clinic order id or the item');
+    // Offered to the admin to map as the header: the first row of the file's common width, past the title line.
+    expect(report.candidateHeader).toEqual({
+      row: 2,
+      cells: ['ISO', 'Country', 'Capital', 'CurrencyCode', 'CurrencyName', 'Phone', 'Postal Code Format'],
+    });
   });
 
   it('is a header once it names one: a surname among them is enough', async () => {

@@ -113,6 +113,20 @@ export function findHeader(
   return undefined;
 }
 
+/**
+ * The row to offer as the header of a file in which none was found: the first of the most common width (of two
+ * cells or more) among the sample's records, so title rows above it are passed over; undefined when no row has two.
+ */
+export function candidateHeaderRow(records: readonly SampleRecord[]): SampleRecord | undefined {
+  const widths = new Map<number, number>();
+  for (const record of records) {
+    if (record.cells.length > 1) widths.set(record.cells.length, (widths.get(record.cells.length) ?? 0) + 1);
+  }
+  let width = 0;
+  for (const [cells, count] of widths) if (count > (widths.get(width) ?? 0)) width = cells;
+  return records.find((record) => record.cells.length === width && record.cells.some((cell) => cell.trim() !== ''));
+}
+
 export interface Layout {
   delimiter: string;
   header: HeaderChoice | undefined;

@@ -78,6 +78,11 @@ export interface ImportReport {
   headerRow?: number;
   /** CSV: the header cells as read (a neutralised formula cell restored), and the header record's original text. */
   header?: { cells: string[]; text: string };
+  /**
+   * CSV in which no header row was found: the row offered to the admin to map as its header (its line and cells),
+   * the first of the sample's most common width. Saved as a profile, the file is read with it.
+   */
+  candidateHeader?: { row: number; cells: string[] };
   messageTypes?: string[];
   /** Name of the mapping profile used (`template`, `suggested`, or a saved profile's name). */
   profile?: string;

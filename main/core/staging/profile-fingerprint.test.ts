@@ -51,6 +51,25 @@ describe('a CSV profile saved from the mapping step', () => {
     expect((await importCsv(f, 'third.csv')).summary.profile).toBe('EPR layout');
   });
 
+  it('of a file refused for want of a header row: its offered row, mapped and saved, reads that file and the next', async () => {
+    f = stagingFixture();
+    const own = ['Ref', 'Who', 'Born', 'Item'];
+    const text = `${own.join(',')}\r\nA-1,Example,1980-01-15,42109611000001109\r\n`;
+    const refused = await f.staging.importFile({ environmentId: LOCAL.id, path: f.file('own.csv', text) });
+    if (refused.status !== 'refused') throw new Error(`expected a refusal, got ${refused.status}`);
+    expect(refused.problems.map((p) => p.code)).toEqual(['csv.noHeader']);
+    expect(refused.summary.candidateHeader).toEqual({ row: 1, cells: own });
+
+    const columns = { clinicOrderId: 'Ref', surname: 'Who', dateOfBirth: 'Born', dmdCode: 'Item' };
+    f.staging.saveProfile({ name: 'Own', columns, constants: {}, valueMaps: {} }, undefined, own);
+    const again = await f.staging.importFile({ environmentId: LOCAL.id, path: f.file('own-next.csv', text) });
+    if (again.status !== 'staged') throw new Error(`expected a staged batch, got ${again.status}`);
+    expect(again.summary.profile).toBe('Own');
+    expect(again.summary.profileChoice).toMatchObject({ via: 'header' });
+    const [order] = f.staging.getBatch(again.batchId, { limit: 1 }).orders;
+    expect(order!.body).toMatchObject({ customer: { surname: 'Example', dateOfBirth: '1980-01-15' } });
+  });
+
   it('takes the fingerprint of the header it was made from, not one the caller sends', async () => {
     f = stagingFixture();
     const first = await importCsv(f, 'first.csv');

@@ -88,6 +88,7 @@ export function summaryOf(report: ImportReport): ImportSummary {
     ...(report.delimiter !== undefined ? { delimiter: report.delimiter } : {}),
     ...(report.headerRow !== undefined ? { headerRow: report.headerRow } : {}),
     ...(report.header ? { headerCells: report.header.cells } : {}),
+    ...(report.candidateHeader ? { candidateHeader: report.candidateHeader } : {}),
     ...(report.messageTypes ? { messageTypes: report.messageTypes } : {}),
     ...(report.profile !== undefined ? { profile: report.profile } : {}),
     ...(report.appliedProfile ? { appliedProfile: report.appliedProfile } : {}),

@@ -111,6 +111,7 @@ export function buildStagingHandlers(app: AppServices, deps: ExportDeps): Pick<C
     'batches.exportTemplate': ({ batchId }) => asContract(() => exportBatch(staging, deps, batchId, 'template')),
     'template.example': () => Promise.resolve(staging.exampleTemplate()),
     'profiles.list': () => Promise.resolve(staging.listProfiles()),
-    'profiles.save': ({ profile, fromBatchId }) => asContract(() => staging.saveProfile(profile, fromBatchId)),
+    'profiles.save': ({ profile, fromBatchId, headerCells }) =>
+      asContract(() => staging.saveProfile(profile, fromBatchId, headerCells ?? null)),
   };
 }

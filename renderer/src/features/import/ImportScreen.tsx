@@ -351,7 +351,7 @@ export function ImportScreen({
           onReimport={(next) => reimport(next ?? settings)}
         />
       ) : null}
-      {summary && summary.format === 'csv' && summary.profile === 'suggested' ? (
+      {summary && summary.format === 'csv' && (summary.profile === 'suggested' || summary.candidateHeader) ? (
         <MappingStep
           key={`mapping-${outcome?.status === 'staged' ? outcome.batchId : 'refused'}`}
           summary={summary}

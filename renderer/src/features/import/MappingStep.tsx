@@ -33,7 +33,9 @@ export function MappingStep({
   onSaved: (profileName: string, senderWarning: string | null) => void;
 }) {
   const applied = summary.appliedProfile ?? {};
-  const headers = summary.headerCells ?? [];
+  // A file in which no header row was found offers a row to map as one (the first of its most common width).
+  const candidate = summary.headerCells ? undefined : summary.candidateHeader;
+  const headers = [...new Set((summary.headerCells ?? candidate?.cells ?? []).filter((cell) => cell.trim() !== ''))];
   const [columns, setColumns] = useState<StringMap>(() => asStringMap(applied.columns));
   const [constants, setConstants] = useState<StringMap>(() => asStringMap(applied.constants));
   const [valueMaps, setValueMaps] = useState(() => valueMapsToText(applied.valueMaps));
@@ -41,7 +43,7 @@ export function MappingStep({
     typeof applied.dateFormat === 'string' ? applied.dateFormat : '',
   );
   const [name, setName] = useState('');
-  const { saving, failure, save: saveProfile } = useSaveProfile(batchId, onSaved);
+  const { saving, failure, save: saveProfile } = useSaveProfile(batchId, onSaved, candidate?.cells);
   const parsedMaps = parseValueMaps(valueMaps);
   const missing = unmappedRequired(columns, constants);
 
@@ -58,9 +60,10 @@ export function MappingStep({
     <section aria-labelledby="mapping-heading" className="panel">
       <h3 id="mapping-heading">Map this layout</h3>
       <p className="hint">
-        No saved profile matched this file&apos;s header, so the columns below were matched by name. Check them, fill
-        what is missing with a file column or a constant, and save the mapping as a profile: files with the same header
-        will use it automatically. Without any delivery column or constant, orders go to the home address.
+        {candidate
+          ? `No row of this file names our fields, so line ${candidate.row} is offered as its header. Choose the file column for each field (or a constant), and save the mapping as a profile: the file is imported again with it, and files with the same header will use it automatically.`
+          : "No saved profile matched this file's header, so the columns below were matched by name. Check them, fill what is missing with a file column or a constant, and save the mapping as a profile: files with the same header will use it automatically."}{' '}
+        Without any delivery column or constant, orders go to the home address.
       </p>
       {missing.length ? (
         <p className="bad">! Required and not mapped: {missing.map((f) => f.label).join(', ')}</p>
