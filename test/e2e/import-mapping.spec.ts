@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT } from './support/browser-mode.js';
+import type { Page } from '@playwright/test';
+import { REPO_ROOT, type BrowserModeApp } from './support/browser-mode.js';
 import { collectPageProblems, expect, test } from './support/journey-app.js';
 import { chooseBatchFile, chooseEnvironment, localSandbox, openSection } from './support/workspace.js';
 import { saveScreenshot } from './support/screenshots.js';
@@ -29,15 +30,20 @@ function otherLayoutCsv(firstOrder: number): string {
   ].join('\r\n');
 }
 
+/** The app opened afresh on the local sandbox's Import screen: nothing chosen on a screen before carries over. */
+async function openImport(app: BrowserModeApp, page: Page): Promise<void> {
+  const local = await localSandbox(app);
+  await page.goto(app.url);
+  await chooseEnvironment(page, local.name);
+  await openSection(page, 'Import');
+}
+
 test('mapping another layout: matched columns, a chosen column, constants, value maps, saved and reused', async ({
   app,
   page,
 }) => {
   const problems = collectPageProblems(page);
-  const local = await localSandbox(app);
-  await page.goto(app.url);
-  await chooseEnvironment(page, local.name);
-  await openSection(page, 'Import');
+  await openImport(app, page);
 
   await chooseBatchFile(page, 'other-system.csv', otherLayoutCsv(1));
   await expect(page.getByRole('status').filter({ hasText: 'Imported 2 orders' })).toContainText(
@@ -121,9 +127,7 @@ test('mapping another layout: matched columns, a chosen column, constants, value
 
   // The next export from that system, in the app opened afresh (nothing chosen on the screen carries over): its
   // header picks the saved profile, and its orders are valid as they come.
-  await page.goto(app.url);
-  await chooseEnvironment(page, local.name);
-  await openSection(page, 'Import');
+  await openImport(app, page);
   await chooseBatchFile(page, 'other-system-next.csv', otherLayoutCsv(3));
   await expect(page.getByRole('status').filter({ hasText: 'Imported 2 orders' })).toContainText(
     '2 valid, 0 with errors',
@@ -138,10 +142,7 @@ test('a layout whose header names none of our fields: its first row is offered a
   page,
 }) => {
   const problems = collectPageProblems(page);
-  const local = await localSandbox(app);
-  await page.goto(app.url);
-  await chooseEnvironment(page, local.name);
-  await openSection(page, 'Import');
+  await openImport(app, page);
 
   // Headers no synonym knows (named per run, so no profile of an earlier run fits them).
   const header = ['Ref', 'Who', 'Born', 'Item'].map((cell) => `${cell} ${RUN}`);
@@ -162,9 +163,7 @@ test('a layout whose header names none of our fields: its first row is offered a
   await expect(page.getByRole('region', { name: 'What was found' })).toContainText(`Own layout ${RUN}`);
 
   // The next file with that header, in the app opened afresh: read with the saved profile unasked.
-  await page.goto(app.url);
-  await chooseEnvironment(page, local.name);
-  await openSection(page, 'Import');
+  await openImport(app, page);
   await chooseBatchFile(page, 'own-layout-next.csv', file(`O-${RUN}-2`));
   await expect(page.getByRole('status').filter({ hasText: 'Imported 1 order' })).toBeVisible();
   await expect(page.getByRole('region', { name: 'What was found' })).toContainText(`Own layout ${RUN}`);

@@ -405,8 +405,21 @@ function csvProfileChoice(via: HeaderChoice['via'], name: string): ProfileChoice
   return { via: via === 'fingerprint' ? 'header' : via, reason: CSV_REASONS[via](name) };
 }
 
+/**
+ * A cell no header holds but a patient's row does: a date, a long number (a phone, an NHS number, a dm+d code) or an
+ * address. A row offered as the header is saved with the profile made from it, so a file with no header at all
+ * (its first row a patient's) is offered none.
+ */
+const DATA_CELL = /\d{4,}|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|@/;
+/** What `profiles.save` takes as header cells (the contract's bounds). */
+const MAX_CANDIDATE_CELLS = 500;
+const MAX_CANDIDATE_CELL_LENGTH = 200;
+
 /** The row the admin may map as the header of a file in which none was found (the Import screen's mapping step). */
 function candidateOf(records: readonly SampleRecord[] | undefined): Pick<ImportReport, 'candidateHeader'> {
   const row = records && candidateHeaderRow(records);
-  return row ? { candidateHeader: { row: row.line, cells: row.cells.map(restoreCell) } } : {};
+  if (!row || row.cells.length > MAX_CANDIDATE_CELLS) return {};
+  const cells = row.cells.map(restoreCell);
+  if (cells.some((cell) => cell.length > MAX_CANDIDATE_CELL_LENGTH || DATA_CELL.test(cell))) return {};
+  return { candidateHeader: { row: row.line, cells } };
 }

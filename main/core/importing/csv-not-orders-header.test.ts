@@ -44,6 +44,15 @@ describe('a header that names known fields but no order', () => {
     });
   });
 
+  it('offers no row of a file with no header at all: its first row is a patient, not column names', async () => {
+    const report = await importCsv(
+      'no-header.csv',
+      'A-1,Example,1980-01-15,42109611000001109\nA-2,Other,1975-03-02,1\n',
+    );
+    expect(report.fileProblems.map((p) => p.code)).toEqual(['csv.noHeader']);
+    expect(report.candidateHeader).toBeUndefined();
+  });
+
   it('is a header once it names one: a surname among them is enough', async () => {
     const report = await importCsv('patients.csv', 'Surname,Country,CurrencyCode,Phone\nExample,GBR,GBP,07700900123\n');
     expect(report.fileProblems.filter((p) => p.severity === 'error')).toEqual([]);
