@@ -379,12 +379,14 @@ export class IntakeService {
    * message (no store writes).
    */
   async #decide(raw: Buffer, header: MessageHeader | undefined, profiles: MappingProfile[]): Promise<Decision> {
-    const refusal = refusalOf(header, raw);
-    if (refusal) {
-      // A message whose MSH-2 cannot be read is still answered with its MSH-10 (its header mirrored, not acted on).
-      const mirrored = header ?? unreadableHeaderOf(raw)?.header;
-      return { code: 'AR', errors: [refusal], header: mirrored, read: undefined };
+    // An MSH whose MSH-2 cannot be read: ERR 102 saying why, answered with its MSH-10 (its header mirrored only).
+    const unreadable = header ? undefined : unreadableHeaderOf(raw);
+    if (unreadable) {
+      const error: AckError = { hl7Code: '102', location: 'MSH^1^2', text: `${unreadable.reason}.` };
+      return { code: 'AR', errors: [error], header: unreadable.header, read: undefined };
     }
+    const refusal = refusalOf(header, raw);
+    if (refusal) return { code: 'AR', errors: [refusal], header, read: undefined };
     const { store, staging, environmentId } = this.#options;
     const sender = header!.sender;
     const binding = bindingOf(sender, profiles);
@@ -865,8 +867,6 @@ function refusalOf(header: MessageHeader | undefined, raw?: Buffer): AckError | 
           'folder, which reads batches.',
       };
     }
-    const unreadable = raw && unreadableHeaderOf(raw);
-    if (unreadable) return { hl7Code: '102', location: 'MSH^1^2', text: `${unreadable.reason}.` };
     return { hl7Code: '100', text: 'This is not an HL7 v2 message: it does not start with an MSH segment.' };
   }
   if (!isAcceptedMessageType(header.messageType)) {
