@@ -77,13 +77,13 @@ async function readProfileFile(path: string): Promise<z.infer<typeof profileFile
 
 export async function profileImport(ctx: CliContext, path: string, name?: string): Promise<number> {
   const file = await readProfileFile(path);
-  const profile: MappingProfile = { ...file.profile, ...(name !== undefined ? { name } : {}) };
-  const checked = mappingProfileSchema.safeParse(profile);
-  if (!checked.success) throw new InputError(`--name: ${checked.error.issues[0]!.message}`);
-  const replaced = ctx.services.store.mappingProfiles.get(checked.data.name) !== undefined;
+  const renamed = name === undefined ? undefined : mappingProfileSchema.shape.name.safeParse(name);
+  if (renamed && !renamed.success) throw new InputError(`--name: ${renamed.error.issues[0]!.message}`);
+  const profile: MappingProfile = { ...file.profile, ...(renamed ? { name: renamed.data } : {}) };
+  const replaced = ctx.services.store.mappingProfiles.get(profile.name) !== undefined;
   let saved;
   try {
-    saved = stagingFor(ctx.services).saveProfile(checked.data, undefined, file.headerCells);
+    saved = stagingFor(ctx.services).saveProfile(profile, undefined, file.headerCells);
   } catch (error) {
     if (error instanceof StagingError) throw new InputError(error.message);
     throw error;

@@ -1,7 +1,7 @@
 import { CsvRecordSplitter, parseBatch } from './csv-records.js';
 import { TEMPLATE_COLUMNS } from '../model/field-catalogue.js';
 import { TEMPLATE_PROFILE, headerFingerprint, normaliseHeader, type MappingProfile } from '../model/mapping-profile.js';
-import { countKnownHeaders, matchHeader, suggestMapping } from './suggest-mapping.js';
+import { knownHeaderColumns, suggestMapping } from './suggest-mapping.js';
 
 /** Works out the delimiter, the header row and the mapping profile from the first records of a file. */
 
@@ -78,9 +78,6 @@ const ORDER_FIELDS: ReadonlySet<string> = new Set([
   'dosageInstructions',
 ]);
 
-const namesAnOrderField = (cells: readonly string[]): boolean =>
-  cells.some((cell) => ORDER_FIELDS.has(matchHeader(cell) ?? ''));
-
 const isTemplateHeader = (cells: string[]): boolean => {
   const template = new Set(TEMPLATE_COLUMNS.map(normaliseHeader));
   const named = cells.map(normaliseHeader).filter(Boolean);
@@ -103,11 +100,11 @@ export function findHeader(
     const fingerprint = headerFingerprint(record.cells);
     const match = saved.find((profile) => profile.headerFingerprint === fingerprint);
     if (match) return { record, profile: match, via: 'fingerprint', strength: record.cells.length };
-    const known = countKnownHeaders(record.cells);
-    if (known >= MIN_HEADER_FIELDS && namesAnOrderField(record.cells)) {
+    const known = knownHeaderColumns(record.cells);
+    if (known.size >= MIN_HEADER_FIELDS && [...known].some((column) => ORDER_FIELDS.has(column))) {
       return isTemplateHeader(record.cells)
-        ? { record, profile: TEMPLATE_PROFILE, via: 'template', strength: known }
-        : { record, profile: suggestMapping(record.cells), via: 'suggested', strength: known };
+        ? { record, profile: TEMPLATE_PROFILE, via: 'template', strength: known.size }
+        : { record, profile: suggestMapping(record.cells), via: 'suggested', strength: known.size };
     }
   }
   return undefined;

@@ -91,12 +91,12 @@ export function suggestMapping(headers: string[]): MappingProfile {
   };
 }
 
-/** How many cells of a row name a known field: used to find the header row below title rows. */
-export function countKnownHeaders(cells: string[]): number {
+/** The fields a row's cells name (template columns): used to find the header row below title rows. */
+export function knownHeaderColumns(cells: readonly string[]): Set<string> {
   const seen = new Set<string>();
   for (const cell of cells) {
     const column = matchHeader(cell);
     if (column) seen.add(column);
   }
-  return seen.size;
+  return seen;
 }

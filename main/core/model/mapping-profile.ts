@@ -69,7 +69,7 @@ export const normaliseHeader = (header: string): string => header.toLowerCase().
  * Identifies a file layout by its header cells: normalised (case, spaces, punctuation) and sorted, so re-ordered
  * or re-spaced columns of the same export still match.
  */
-export function headerFingerprint(headers: string[]): string {
+export function headerFingerprint(headers: readonly string[]): string {
   const cells = headers
     .map(normaliseHeader)
     .filter((cell) => cell.length > 0)

@@ -498,9 +498,7 @@ export class StagingService {
     // the import it is saved from (or kept from an earlier save). The Import screen's mapping step sends none, and a
     // profile saved without one was never chosen again (not by the next file, a watched folder or the CLI).
     const cells = headerCells ?? existing?.headerCells ?? null;
-    const fingerprint = cells
-      ? headerFingerprint([...cells])
-      : (profile.headerFingerprint ?? before?.headerFingerprint);
+    const fingerprint = cells ? headerFingerprint(cells) : (profile.headerFingerprint ?? before?.headerFingerprint);
     const toSave = {
       ...profile,
       ...(fingerprint ? { headerFingerprint: fingerprint } : {}),
