@@ -98,7 +98,12 @@ test("intake: a sender's binding is shown by its listener, an unbound one warned
         'CLINIC-B, CLINIC-C. Saving the mapping here keeps that',
     );
     await mapping.getByRole('combobox', { name: 'Constant for Payment type', exact: true }).selectOption('Card');
+    await expect(page).toHaveURL(/#\/import\?batch=\d+$/);
+    const firstBatch = page.url();
     await mapping.getByRole('button', { name: 'Save profile and import again' }).click();
+    // Imported again: the address names the new batch.
+    await expect(page).not.toHaveURL(firstBatch);
+    await expect(page).toHaveURL(/#\/import\?batch=\d+$/);
     await expect.poll(async () => (await stored(bound.name)).constants).toMatchObject({ paymentType: 'Card' });
     expect(await stored(bound.name)).toMatchObject({
       peers: ['10.20.0.0/16', '::1'],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { importRoute, parseRoute, routeHref, samePlace } from './route.js';
+import { importRoute, parseRoute, replacedHash, routeHref, samePlace } from './route.js';
 
 describe('workspace routes', () => {
   it('reads sections and an open order from the fragment, and writes them back', () => {
@@ -69,5 +69,18 @@ describe('workspace routes', () => {
     expect(parseRoute('#/nowhere')).toEqual({ section: 'submissions' });
     expect(parseRoute('#secret=abcdefghijklmnopqrstuvwxyz')).toEqual({ section: 'submissions' });
     expect(parseRoute('#/log/12')).toEqual({ section: 'log' });
+  });
+
+  it('lets a screen rewrite its own address, never one that has moved to another section', () => {
+    // A new import's batch opened: the Import screen's address names it.
+    expect(replacedHash('#/import', importRoute({ batchId: 13 }))).toBe('#/import?batch=13');
+    expect(replacedHash('#/import?batch=12&order=345', importRoute({ batchId: 12 }))).toBe('#/import?batch=12');
+    // Already said: nothing to replace.
+    expect(replacedHash('#/import?batch=13', importRoute({ batchId: 13 }))).toBeUndefined();
+    // The admin clicked Intake as the import finished: the screen on its way out leaves the new address alone.
+    expect(replacedHash('#/intake', importRoute({ batchId: 13 }))).toBeUndefined();
+    expect(replacedHash('#/lookups?search=x&batch=13', importRoute({ batchId: 13 }))).toBeUndefined();
+    // No fragment at all is the default section, not the Import screen's.
+    expect(replacedHash('', importRoute({ batchId: 13 }))).toBeUndefined();
   });
 });

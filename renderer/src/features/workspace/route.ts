@@ -87,3 +87,14 @@ export function samePlace(a: BatchPlace | undefined, b: BatchPlace | undefined):
 export function importRoute(open: BatchPlace | undefined): Route {
   return open ? { section: 'import', batch: open } : { section: 'import' };
 }
+
+/**
+ * The address a screen's `route` puts in place of `hash`, or undefined to leave it: when it already says that, or
+ * when it names another section (the admin has just left, and that screen is about to go: a late answer, such as an
+ * import finishing as the admin clicks away, must not take them back).
+ */
+export function replacedHash(hash: string, route: Route): string | undefined {
+  const href = routeHref(route);
+  if (hash === href || parseRoute(hash).section !== route.section) return undefined;
+  return href;
+}

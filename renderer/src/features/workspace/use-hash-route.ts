@@ -1,5 +1,5 @@
 import { useSyncExternalStore } from 'react';
-import { parseRoute, routeHref, type Route } from './route.js';
+import { parseRoute, replacedHash, type Route } from './route.js';
 
 function subscribe(onChange: () => void): () => void {
   window.addEventListener('hashchange', onChange);
@@ -16,11 +16,11 @@ export function useHashRoute(): Route {
 
 /**
  * Puts `route` in the address bar in place of the current entry (no new history entry: Back still leaves the
- * screen) when it differs, and tells `useHashRoute`, so the address says what the screen shows.
+ * screen) when it differs within its section, and tells `useHashRoute`, so the address says what the screen shows.
  */
 export function replaceRoute(route: Route): void {
-  const href = routeHref(route);
-  if (window.location.hash === href) return;
+  const href = replacedHash(window.location.hash, route);
+  if (href === undefined) return;
   window.history.replaceState(window.history.state, '', href);
   window.dispatchEvent(new HashChangeEvent('hashchange'));
 }
