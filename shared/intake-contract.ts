@@ -24,8 +24,11 @@ export const intakeProblemSchema = z
     controlId: z.string().max(200),
     /** `address:port` of the sender; empty for a file. */
     peer: z.string().max(200),
-    /** AE/AR: the ACK sent; `refused`: a peer or frame refused before reading; `failed`: a file set aside. */
-    outcome: z.enum(['AE', 'AR', 'refused', 'failed']),
+    /**
+     * AE/AR: the ACK sent; `refused`: a peer or frame refused before reading; `failed`: a file set aside; `waiting`:
+     * an empty file left in place.
+     */
+    outcome: z.enum(['AE', 'AR', 'refused', 'failed', 'waiting']),
     reason: z.string().max(500),
     batchId: z.number().int().positive().nullable(),
   })

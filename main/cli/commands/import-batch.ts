@@ -3,6 +3,7 @@ import { invalidInWords, notOrdersSentence } from '../../../shared/hl7-message-t
 import type { ProblemView } from '../../../shared/staging-views.js';
 import { ANY_PATH } from '../../core/import-path-policy.js';
 import { stagingFor } from '../../core/staging/staging-handlers.js';
+import { layoutProfileHint } from '../../core/staging/layout-profile-hint.js';
 import { StagingError } from '../../core/staging/staging-deps.js';
 import type { CliContext } from '../cli-context.js';
 import { EXIT, InputError, UsageError } from '../cli-errors.js';
@@ -80,11 +81,8 @@ export async function importBatch(ctx: CliContext, args: ImportArgs): Promise<nu
   if (outcome.status === 'refused') {
     for (const problem of outcome.problems) ctx.warn(line(args.file, problem));
     // The CLI makes no CSV mapping: say where one is made and how it comes here.
-    if (outcome.problems.some((problem) => problem.code === 'csv.noHeader')) {
-      ctx.warn(
-        "A mapping profile for a layout is made on the app's Import screen (the CLI reads it from the same data directory); for another data directory, `rx-batch profile export NAME FILE` beside the app and `rx-batch profile import FILE` there bring it over.",
-      );
-    }
+    const hint = layoutProfileHint(outcome.problems);
+    if (hint) ctx.warn(hint);
     return EXIT.usage;
   }
 

@@ -237,7 +237,7 @@ export async function serve(ctx: CliContext, args: ServeArgs): Promise<number> {
         rules: serviceRules(rules),
         logger,
         onFile: (file) => {
-          tally.files += 1;
+          if (file.outcome !== 'waiting') tally.files += 1;
           shownFile?.(file);
         },
       });

@@ -23,7 +23,7 @@ import {
 } from '../staging/testing/staging-fixtures.js';
 import { IntakeRepo } from '../store/intake-repo.js';
 import { LOCAL } from '../store/testing/store-fixtures.js';
-import { FolderWatcher } from './folder-watcher.js';
+import { FolderWatcher, type WatchedFileResult } from './folder-watcher.js';
 import type { IntakeMode, IntakeRules } from './intake-service.js';
 
 // Issue #17, watched folders: partial writes, the same file twice, a bad file moved to failed/ with its reasons,
@@ -168,6 +168,60 @@ describe('watched folders', () => {
     expect(batches(f).map((batch) => batch.counts)).toEqual(
       expect.arrayContaining([expect.objectContaining({ invalid: 2, notOrders: 1 })]),
     );
+  });
+
+  it("writes what the file as a whole says into a failed file's problems, and where a CSV layout is mapped", async () => {
+    const { dir, watcher } = setUp('hold');
+    mkdirSync(join(dir, 'done'));
+    mkdirSync(join(dir, 'failed'));
+    // A copy tool padded the file with zero bytes; one of its orders needs fixing.
+    const bad = withField(uniqueOrder(), 'homeAddress.postCode', 'NOT A POSTCODE');
+    writeFileSync(join(dir, 'padded.hl7'), `${hl7File([uniqueOrder(), bad])}\r${'\0'.repeat(512)}`);
+    // Headers that name none of our fields: no layout matches it.
+    writeFileSync(join(dir, 'layout.csv'), 'Surname of patient,Drug wanted\nExample,Paracetamol\n');
+    await watcher.pollOnce();
+    await watcher.pollOnce();
+    const padded = readFileSync(join(dir, 'failed', 'padded.hl7.problems.txt'), 'utf8');
+    expect(padded).toMatch(/^The file ends in 512 zero bytes/);
+    expect(readdirSync(join(dir, 'failed'))).toContain('padded.hl7.errors.csv');
+    const layout = readFileSync(join(dir, 'failed', 'layout.csv.problems.txt'), 'utf8')
+      .trim()
+      .split('\n');
+    expect(layout[0]).toMatch(/No header row found/);
+    expect(layout.at(-1)).toMatch(
+      /^A mapping profile for a layout is made on the app's Import screen .*rx-batch profile import FILE/,
+    );
+  });
+
+  it('says once that a file has stayed empty, and leaves it until it is written', async () => {
+    const f = (fixture = stagingFixture());
+    const dir = join(f.dataDir, 'inbox');
+    mkdirSync(dir);
+    const results: WatchedFileResult[] = [];
+    const watcher = new FolderWatcher({
+      dir,
+      environmentId: LOCAL.id,
+      store: f.store,
+      staging: f.staging,
+      repo: new IntakeRepo(f.store.db, f.store.now),
+      rules: { mode: 'hold' },
+      emptyNoticeMs: 0,
+      onFile: (result) => results.push(result),
+    });
+    const path = join(dir, 'later.csv');
+    writeFileSync(path, '');
+    await watcher.pollOnce(); // seen
+    await watcher.pollOnce(); // still empty: said
+    await watcher.pollOnce(); // still empty: not said again
+    expect(results).toEqual([{ name: 'later.csv', outcome: 'waiting', batchId: null, movedTo: path }]);
+    expect(existsSync(path)).toBe(true);
+    expect(batches(f)).toHaveLength(0);
+    // Written at last: imported as any other file.
+    writeFileSync(path, templateCsv([uniqueOrder()]));
+    await watcher.pollOnce();
+    await watcher.pollOnce();
+    expect(results.map((result) => result.outcome)).toEqual(['waiting', 'done']);
+    expect(batches(f)).toHaveLength(1);
   });
 
   it('gives a file named near the 255-byte limit its note, shortened, and always its audit entry', async () => {

@@ -7,6 +7,7 @@ import { openImportSource, type ImportSource } from '../importing/import-source.
 import type { Problem } from '../model/imported-order.js';
 import type { Logger } from '../platform/logger.js';
 import type { CancelCheck } from '../staging/accept-batch.js';
+import { layoutProfileHint } from '../staging/layout-profile-hint.js';
 import type { StagingService } from '../staging/staging-service.js';
 import type { IntakeRepo } from '../store/intake-repo.js';
 import type { Store } from '../store/store.js';
@@ -47,13 +48,16 @@ export interface FolderWatcherOptions {
   /** The run's rules (as the IntakeService has them): the default, and senders with a rule of their own. */
   rules: IntakeRules;
   intervalMs?: number;
+  /** How long a file may stay empty before it is reported (`waiting`) while it is left in place; default 60 s. */
+  emptyNoticeMs?: number;
   logger?: Logger;
   onFile?(result: WatchedFileResult): void;
 }
 
+/** A file handled (moved to done/ or failed/), or `waiting`: empty for a while, left where it is, said once. */
 export interface WatchedFileResult {
   name: string;
-  outcome: 'done' | 'failed' | 'duplicate';
+  outcome: 'done' | 'failed' | 'duplicate' | 'waiting';
   batchId: number | null;
   movedTo: string;
 }
@@ -83,7 +87,12 @@ interface Seen {
   size: number;
   mtimeMs: number;
   stablePolls: number;
+  /** When it was first seen empty as it is (undefined: not empty), and whether that was said. */
+  emptySince?: number;
+  emptySaid?: boolean;
 }
+
+const EMPTY_NOTICE_MS = 60_000;
 
 export class FolderWatcher {
   readonly #options: FolderWatcherOptions;
@@ -183,10 +192,18 @@ export class FolderWatcher {
       if (!info) continue;
       const before = this.#seen.get(entry.name);
       if (!before || before.size !== info.size || before.mtimeMs !== info.mtimeMs) {
-        this.#seen.set(entry.name, { size: info.size, mtimeMs: info.mtimeMs, stablePolls: 0 });
+        this.#seen.set(entry.name, {
+          size: info.size,
+          mtimeMs: info.mtimeMs,
+          stablePolls: 0,
+          ...(info.size === 0 ? { emptySince: Date.now() } : {}),
+        });
         continue;
       }
       before.stablePolls += 1;
+      // Empty: a writer may not have filled it yet, so it stays; said once it has stayed so a while, so the admin
+      // sees why nothing came of it.
+      if (info.size === 0) this.#noticeEmpty(entry.name, before);
       // Unchanged since the last poll: complete (a writer that pauses longer than a poll keeps appending to a name
       // it should rename into place; see the README).
       if (before.stablePolls >= 1 && info.size > 0) {
@@ -196,6 +213,17 @@ export class FolderWatcher {
       }
     }
     for (const name of this.#seen.keys()) if (!present.has(name)) this.#seen.delete(name);
+  }
+
+  #noticeEmpty(name: string, seen: Seen): void {
+    if (seen.emptySaid || Date.now() - (seen.emptySince ?? 0) < (this.#options.emptyNoticeMs ?? EMPTY_NOTICE_MS)) {
+      return;
+    }
+    seen.emptySaid = true;
+    this.#options.logger?.warn('intake: a watched file is empty; it is left in place until it is written', {
+      file: name,
+    });
+    this.#options.onFile?.({ name, outcome: 'waiting', batchId: null, movedTo: join(this.#options.dir, name) });
   }
 
   async #handle(name: string): Promise<void> {
@@ -263,13 +291,17 @@ export class FolderWatcher {
     const movedTo = await this.#moveBeside(path, allValid ? this.done : this.failed);
     if (outcome.status === 'refused') {
       const lines = outcome.problems.map((p) => `${p.row !== undefined ? `row ${p.row}: ` : ''}${p.text}`);
-      await this.#note(notePath(movedTo, '.problems.txt'), [`${lines.join('\n')}\n`]);
+      const hint = layoutProfileHint(outcome.problems);
+      await this.#note(notePath(movedTo, '.problems.txt'), [`${[...lines, ...(hint ? [hint] : [])].join('\n')}\n`]);
     } else if (!allValid) {
-      // The errors CSV holds what a fix can mend; a message that is no order at all is named in the problems file.
+      // The errors CSV holds what a fix can mend; a message that is no order at all is named in the problems file,
+      // and so is what the file as a whole says (an encoding told from its bytes, padding cut off), as the preview
+      // shows it above the grid.
       if (outcome.invalid > outcome.notOrders) {
         await this.#note(notePath(movedTo, '.errors.csv'), staging.errorCsv(outcome.batchId));
       }
       const notes = [
+        ...outcome.summary.fileProblems.map((problem) => `${problem.text}\n`),
         ...held.map((line) => `${line}\n`),
         ...(outcome.notOrders > 0 ? staging.notOrderLines(outcome.batchId) : []),
       ];

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { intakeStatusSchema } from '../../../shared/intake-contract.js';
 import type { Store } from '../store/store.js';
 import { ChannelActivity } from './channel-activity.js';
-import { allowListView, channelView, noteRefusal, refusalReason } from './intake-channels.js';
+import { allowListView, channelView, noteFile, noteRefusal, refusalReason } from './intake-channels.js';
 import { MllpListener } from './mllp-listener.js';
 
 describe('a refused connection on the Intake screen', () => {
@@ -108,5 +108,25 @@ describe("a watched folder's access on the Intake screen", () => {
     );
     expect(view(0o700)).not.toHaveProperty('access');
     expect(intakeStatusSchema.shape.channels.element.safeParse(view(0o777)).success).toBe(true);
+  });
+});
+
+describe('a watched file on the Intake screen', () => {
+  it('shows an empty file left waiting as a problem, not as a file received', () => {
+    const activity = new ChannelActivity(() => new Date('2026-12-07T10:00:00Z'));
+    const store = {} as Store; // a waiting file names no batch, so the store is not read
+    noteFile(activity, store, { name: 'later.csv', outcome: 'waiting', batchId: null, movedTo: '/in/later.csv' });
+    expect(activity.received).toBe(0);
+    const [problem] = activity.problems();
+    expect(problem).toMatchObject({ controlId: 'later.csv', outcome: 'waiting', batchId: null, peer: '' });
+    expect(problem!.reason).toMatch(/^The file is empty: it stays in the folder, and is imported once something/);
+    noteFile(activity, store, {
+      name: 'refused.csv',
+      outcome: 'failed',
+      batchId: null,
+      movedTo: '/in/failed/refused.csv',
+    });
+    expect(activity.received).toBe(1);
+    expect(activity.problems().map((shown) => shown.outcome)).toEqual(['failed', 'waiting']);
   });
 });

@@ -100,8 +100,21 @@ export function noteRefusal(activity: ChannelActivity, refusal: ListenerRefusal)
   });
 }
 
-/** A file a watcher handled: counted, its batch linked, and kept as a problem when it was set aside. */
+/**
+ * A file a watcher handled: counted, its batch linked, and kept as a problem when it was set aside; an empty one
+ * left waiting is kept as a problem only (nothing was received yet).
+ */
 export function noteFile(activity: ChannelActivity, store: Store, file: WatchedFileResult): void {
+  if (file.outcome === 'waiting') {
+    activity.problem({
+      controlId: file.name.slice(0, 200),
+      peer: '',
+      outcome: 'waiting',
+      reason: EMPTY_REASON,
+      batchId: null,
+    });
+    return;
+  }
   activity.count();
   if (file.batchId !== null && file.outcome !== 'duplicate') {
     activity.fed(file.batchId, store.batches.get(file.batchId)?.sourceFileName ?? file.name);
@@ -136,6 +149,10 @@ export function refusalReason(refusal: ListenerRefusal): string {
   if (refusal.kind === 'tooLarge') return 'The message was larger than the limit; the connection was closed.';
   return 'An unfinished frame was followed by a new one; it was dropped.';
 }
+
+const EMPTY_REASON =
+  'The file is empty: it stays in the folder, and is imported once something is written into it. A writer that ' +
+  'creates the file first should write it under a temporary name (.tmp, .part) and rename it into place.';
 
 function fileReason(file: WatchedFileResult): string {
   return file.batchId === null

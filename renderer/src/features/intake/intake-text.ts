@@ -27,6 +27,7 @@ export const OUTCOME_TEXT: Record<IntakeChannelView['problems'][number]['outcome
   AR: 'AR: not read',
   refused: 'Refused',
   failed: 'File set aside',
+  waiting: 'File waiting',
 };
 
 export function channelTitle(channel: IntakeChannelView): string {
