@@ -12,6 +12,7 @@ import { matchHeader } from './suggest-mapping.js';
 import type { CellSet, OrderCells } from './order-builder.js';
 import { describeSource, problem, quote } from './problems.js';
 import type { Problem, Provenance } from '../model/imported-order.js';
+import { TWO_PATIENTS } from '../model/sticky-problems.js';
 
 /**
  * The CSV side of an order before it is built: which cell feeds which field, and a compact draft per order that
@@ -512,6 +513,42 @@ const MEDICATION = fieldIndex('medication')!;
  * What to do about rows that disagree: a value set in the preview becomes the one order's, so two patients' orders
  * that share a clinic order id (a clinic system that reused it) would go out as one; the file has to separate them.
  */
+/** The fields that say who the patient is: rows of one order that disagree on two of them are two patients. */
+const PATIENT_IDENTITY = new Set([
+  'customer.firstName',
+  'customer.surname',
+  'customer.dateOfBirth',
+  'customer.clinicAccountNumber',
+]);
+
+/**
+ * Rows of one order naming two patients (two of their name, date of birth and clinic account number differ): no
+ * edit in the preview can make them one order without sending one patient's items to the other, so this problem
+ * names no field and an edit never clears it (STICKY_IMPORT_PROBLEMS): the file must give each its own order id.
+ */
+function twoPatientsProblem(
+  draft: OrderDraft,
+  file: string,
+  byField: Map<number, Disagreement[]>,
+): Problem | undefined {
+  const differing = [...byField.keys()].filter((index) => PATIENT_IDENTITY.has(FIELDS[index]!.path));
+  if (differing.length < 2) return undefined;
+  const lines = [
+    ...new Set([
+      ...differing.map((index) => lineOf(draft, index)),
+      ...differing.flatMap((index) => byField.get(index)!.map((d) => d.line)),
+    ]),
+  ].sort((a, b) => a - b);
+  const fields = listWords(differing.map((index) => FIELDS[index]!.label));
+  return problem(
+    'error',
+    file,
+    { row: lines[0]! },
+    TWO_PATIENTS,
+    `${listRows(lines)} share a clinic order id but name two patients (their ${fields} differ), so they cannot be sent as one order and no edit here makes them one. Give each patient's rows their own clinic order id in the file and import it again.`,
+  );
+}
+
 const SAME_ORDER_FIX =
   'Rows with the same clinic code and clinic order id are one order: if these are different orders, give each its own clinic order id in the file and import it again; if they are one order, correct the value (in the preview or the file).';
 
@@ -599,6 +636,8 @@ export function draftProblems(
   if (!draft.disagreements) return problems;
   const byField = new Map<number, Disagreement[]>();
   for (const d of draft.disagreements) byField.set(d.field, [...(byField.get(d.field) ?? []), d]);
+  const twoPatients = twoPatientsProblem(draft, file, byField);
+  if (twoPatients) problems.push(twoPatients);
   for (const [index, list] of byField) {
     const path = FIELDS[index]!.path;
     const firstLine = lineOf(draft, index);

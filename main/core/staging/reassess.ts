@@ -2,6 +2,7 @@ import type { CodeLists } from '../../../shared/environment.js';
 import type { Location } from '../importing/problems.js';
 import type { Problem, Provenance } from '../model/imported-order.js';
 import { validateOrder } from '../importing/validate-order.js';
+import { STICKY_IMPORT_PROBLEMS } from '../model/sticky-problems.js';
 import type { OrderRoute } from '../store/order-state.js';
 import type { StagedOrder, StagedOrderUpdate, StagedProvenance } from '../store/staged-orders-repo.js';
 import type { EditOutcome } from './order-edits.js';
@@ -11,7 +12,8 @@ import { ROUTE_PROBLEM, problemsForRoute } from './route-request.js';
  * Re-validation after an edit, with the same `validateOrder` the importer ran. An order's problems are of two
  * sorts: those the validator derives from the body alone (re-derived now, from the new body), and those only the
  * import could see (rows that disagreed, an unreadable cell, a malformed HL7 message, a duplicate in the file).
- * The second sort stays until the admin edits the field it is about (or replaces the whole body). Which sort a
+ * The second sort stays until the admin edits the field it is about (or replaces the whole body); a few never go
+ * (STICKY_IMPORT_PROBLEMS: rows naming two patients). Which sort a
  * problem is, is learnt by asking the validator about the old body: nothing here lists rule codes by hand.
  * Duplicates are checked afresh: against orders already accepted, and against earlier orders of the batch.
  */
@@ -114,7 +116,8 @@ export function reassessAfterEdit(
     (problem) => !ROUTE_PROBLEM.test(problem.code) && !RECHECKED.has(problem.code) && !fromValidator.has(key(problem)),
   );
   const clearedByEdit = (problem: Problem) =>
-    touches(problem.field, outcome.changed) || (wholeBody && problem.field === undefined);
+    !STICKY_IMPORT_PROBLEMS.has(problem.code) &&
+    (touches(problem.field, outcome.changed) || (wholeBody && problem.field === undefined));
   const kept = importOnly.filter((problem) => !clearedByEdit(problem));
   const cleared = importOnly.filter(clearedByEdit);
   const carried = [...kept, ...outcome.problems];
