@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { CreateWithClinicV1Input } from '../../../shared/orders.js';
 import { LOCAL } from '../store/testing/store-fixtures.js';
 import {
   stagingFixture,
@@ -31,7 +32,7 @@ async function stagedOrder(rows: Parameters<typeof templateCsv>[0]) {
 }
 
 /** `order` under `first`'s clinic order id: its rows then belong to the same order. */
-const sameId = <T extends { prescription: { clinicOrderId: string } }>(order: T, first: T): T =>
+const sameId = (order: CreateWithClinicV1Input, first: CreateWithClinicV1Input): CreateWithClinicV1Input =>
   withField(order, 'prescription.clinicOrderId', first.prescription.clinicOrderId);
 
 const codes = (problems: readonly { code: string }[]) => problems.map((problem) => problem.code);

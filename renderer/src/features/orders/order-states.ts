@@ -14,7 +14,13 @@ export interface StateText {
 }
 
 export const ORDER_STATE_TEXT: Record<OrderStateName, StateText> = {
-  ready: { label: 'Staged', tone: 'neutral', meaning: 'Imported but not accepted yet: nothing is sent.' },
+  // Only batches an earlier version staged hold orders in this state; staged orders now wait in their batch's preview.
+  ready: {
+    label: 'Staged (earlier version)',
+    tone: 'neutral',
+    meaning:
+      'Imported by an earlier version and not accepted yet: accept its batch on the Import screen; nothing is sent.',
+  },
   queued: { label: 'Queued', tone: 'waiting', meaning: 'Accepted and waiting its turn to be sent.' },
   sending: { label: 'Sending', tone: 'waiting', meaning: 'Being sent to the service now.' },
   created: { label: 'Created', tone: 'good', meaning: 'The service created the order and gave it a pharmacy id.' },

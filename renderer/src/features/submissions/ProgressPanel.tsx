@@ -117,6 +117,8 @@ export function ProgressPanel({
           {SHOWN.map((state) => {
             const text = ORDER_STATE_TEXT[state];
             const count = progress.counts[state] ?? 0;
+            // An earlier version's staged orders: a row only while there are some (Not accepted yet lists today's).
+            if (state === 'ready' && count === 0) return null;
             return (
               <tr key={state} className={count === 0 ? 'quiet' : undefined}>
                 <th scope="row">

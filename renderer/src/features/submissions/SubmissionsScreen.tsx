@@ -2,6 +2,7 @@ import type { EnvironmentView } from '../../../../shared/environment.js';
 import { useLive } from '../live/live-context.js';
 import { NextSteps } from '../workspace/NextSteps.js';
 import { AttentionList } from './AttentionList.js';
+import { LeftInPreviewPanel } from './LeftInPreviewPanel.js';
 import { ProblemOrders } from './ProblemOrders.js';
 import { ProgressPanel } from './ProgressPanel.js';
 import { StatusBanner } from './StatusBanner.js';
@@ -30,6 +31,7 @@ export function SubmissionsScreen({ environment }: { environment: EnvironmentVie
       ) : (
         <p role="status">Reading the outbox…</p>
       )}
+      <LeftInPreviewPanel environment={environment} />
       <ProblemOrders environment={environment} countsKey={countsKey} inDoubt={counts?.in_doubt ?? 0} />
       <AttentionList items={attention.filter((item) => item.environmentId === environment.id)} />
     </section>
