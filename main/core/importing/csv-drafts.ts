@@ -43,6 +43,7 @@ function describeColumns(headerCells: readonly string[], cells: readonly number[
 
 // What other programs make of a header they find twice: pandas `DOB.1`, papaparse `DOB_1`, `DOB (2)`.
 const RENAMED_COPY = /^(.+?)\s*(?:[._]\s*\d{1,2}|\(\d{1,2}\))$/;
+const RENAMED_COPY_MAX = 200;
 
 export interface MapColumnsOptions {
   /** Warn about mapped headers the file lacks (not for our own template, which may be an older one). */
@@ -224,7 +225,8 @@ function copiedColumns(
       }
       return;
     }
-    const copy = RENAMED_COPY.exec(text.trim());
+    // A header past any field name's length is no renamed copy (and the pattern's time grows with the square of it).
+    const copy = text.length <= RENAMED_COPY_MAX ? RENAMED_COPY.exec(text.trim()) : null;
     const original = copy ? readKeys.get(normaliseHeader(copy[1]!)) : undefined;
     if (original !== undefined && !column) {
       problems.push(

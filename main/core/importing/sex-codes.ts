@@ -1,6 +1,7 @@
 import type { CodeLists } from '../../../shared/environment.js';
 import { describeSource, locationOf, problem, quote, type Location } from './problems.js';
 import type { Problem, Provenance } from '../model/imported-order.js';
+import { trimEndWhere } from '../../../shared/trim-end.js';
 
 /**
  * Sex written as a code rather than as one of the environment's genders (Male, Female, Other, Unknown): HL7 table
@@ -85,7 +86,10 @@ const SEX_CODES: Record<string, SexCode> = {
 
 /** How a code is compared with the environment's list: case, surrounding and doubled spaces, trailing dots aside. */
 export const codeKey = (value: string): string =>
-  value.trim().replace(/\.+$/, '').replace(/\s+/g, ' ').trim().toLowerCase();
+  trimEndWhere(value.trim(), (char) => char === '.')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .toLowerCase();
 
 export interface SexCodeInput {
   file: string;

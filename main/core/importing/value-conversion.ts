@@ -11,7 +11,9 @@ export type Converted = { ok: true; value: string | number } | { ok: false; code
 const WHOLE = /^[-+]?\d+$/;
 // A whole number written with zero decimals: HL7 NM values (RXE-10 `30.000`) and database exports write them so.
 const WHOLE_ZERO_DECIMALS = /^([-+]?\d+)\.0+$/;
-const DECIMAL = /^[-+]?(?:\d+\.?\d*|\.\d+)$/;
+// Digits, then the decimals only after a point: `\d+\.?\d*` let the two runs of digits share a long number, which
+// took time in the square of its length.
+const DECIMAL = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)$/;
 // What Excel shows for a long number it has already rounded, e.g. 4.21096E+16.
 const SCIENTIFIC = /^\d+(?:[.,]\d+)?[eE][+]?\d+$/;
 

@@ -1,3 +1,5 @@
+import { trimEndWhere } from '../../../shared/trim-end.js';
+
 /**
  * ERR-8 is read by the sender's interface team, who can change only what their system sends; the importer words
  * each problem for the admin, who fixes it in Rx Batch ("Ask the sender to fill it, or type it in the preview").
@@ -59,7 +61,7 @@ function sentenceForSender(sentence: string): string {
     // A sentence that opened with "Ask the sender …" opens with what it asked.
     kept += before === '' && said !== clause ? said.charAt(0).toUpperCase() + said.slice(1) : before + said;
   }
-  kept = kept.replace(/[,;:\s]+$/, '');
+  kept = trimEndWhere(kept, (char) => /[,;:\s]/.test(char));
   if (kept === '') return '';
   return /[.!?]$/.test(kept) ? kept : `${kept}.`;
 }

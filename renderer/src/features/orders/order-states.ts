@@ -2,6 +2,7 @@ import type { OrderStateName, OrderSummary } from '../../../../shared/order-view
 import { fieldOfPath } from '../preview/order-fields.js';
 import { plainCancelRefusal } from './cancel-words.js';
 import type { Tone } from './tone.js';
+import { trimEndWhere } from '../../../../shared/trim-end.js';
 
 export type { Tone } from './tone.js';
 
@@ -72,7 +73,7 @@ function fieldWords(path: string): string {
 /** Why an order needs a person (or is waiting on its own) and what to do about it. */
 export function explainOrder(order: Pick<OrderSummary, 'state' | 'lastError' | 'attempts'>): ProblemText | null {
   // The service's own sentence, without its full stop: ours ends the sentence it is quoted in.
-  const reason = order.lastError?.message.replace(/\.+$/, '');
+  const reason = order.lastError && trimEndWhere(order.lastError.message, (char) => char === '.');
   const field = order.lastError?.field ? ` (${fieldWords(order.lastError.field)})` : '';
   switch (order.state) {
     case 'rejected':

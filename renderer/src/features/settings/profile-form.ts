@@ -78,9 +78,12 @@ function splitLines(text: string): string[] {
 function parseMap(text: string): Record<string, number> | string {
   const map: Record<string, number> = {};
   for (const line of splitLines(text)) {
-    const match = /^(.+?)\s*=\s*(\d{1,9})$/.exec(line);
-    if (!match) return `"${line}" is not of the form Text = number`;
-    map[match[1]!] = Number(match[2]);
+    // Split at the last "=", not by one pattern over the line: `(.+?)\s*=` takes time in the square of a long line.
+    const at = line.lastIndexOf('=');
+    const name = line.slice(0, Math.max(at, 0)).trim();
+    const number = line.slice(at + 1).trim();
+    if (at < 0 || name === '' || !/^\d{1,9}$/.test(number)) return `"${line}" is not of the form Text = number`;
+    map[name] = Number(number);
   }
   return map;
 }
