@@ -134,6 +134,8 @@ export function noteFile(activity: ChannelActivity, store: Store, file: WatchedF
 const PEER_REFUSAL_TEXT: Record<PeerRefusalReason, string> = {
   allow: 'The peer is not in the allow-list.',
   http: 'The connection began as an HTTP request (a web page or web client sent to the MLLP port?); it was closed unread.',
+  notMllp:
+    'The connection did not begin with an MLLP start byte (a TLS handshake to a listener without TLS, or another protocol); it was closed unread.',
   tls: 'The TLS handshake failed: the peer gave no certificate the trusted CA issued, or did not speak TLS.',
 };
 

@@ -62,6 +62,7 @@ import {
 const AUDITED_REFUSAL_REASON: Record<PeerRefusalReason, PeerRefusalAuditReason> = {
   allow: 'allow-list',
   http: 'http',
+  notMllp: 'not-mllp',
   tls: 'tls',
 };
 

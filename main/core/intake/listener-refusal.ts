@@ -3,7 +3,7 @@
  * serve's page: a type of its own, below the listener and the intake service, which both use it.
  */
 
-export type PeerRefusalReason = 'allow' | 'http' | 'tls';
+export type PeerRefusalReason = 'allow' | 'http' | 'notMllp' | 'tls';
 
 export type ListenerRefusal =
   | {

@@ -116,3 +116,45 @@ describe('an HTTP request to the MLLP port (a web page in the admin’s browser)
     expect(intakeActions(r)).not.toContain('intake.peer.refused');
   });
 });
+
+/**
+ * Finding 51: a page's own server can choose a TLS session ticket (opaque bytes, up to 64 KB) and then point its
+ * name at 127.0.0.1; the browser's next ClientHello carries the ticket, so a frame inside it reached the framer,
+ * which skipped the handshake's bytes before it. A connection that does not begin as MLLP is closed unread.
+ */
+describe('a connection that does not begin with an MLLP start byte', () => {
+  // A TLS record header (handshake, TLS 1.0 record version) and a ClientHello's opening, a frame in its ticket.
+  const clientHello = (body: Buffer) =>
+    Buffer.concat([
+      Buffer.of(0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03),
+      body,
+      Buffer.alloc(40),
+    ]);
+
+  it('is refused, the frame it carries never read, and the refusal audited and said on screen', async () => {
+    const r = await start();
+    const answer = await rawConnection(r.port, [clientHello(frame(message()))]);
+    expect(answer.length).toBe(0);
+    await r.intake.staged();
+    expect(stagedCount(r)).toBe(0);
+    expect(r.listener.stats.messages).toBe(0);
+    expect(intakeActions(r)).toEqual(['intake.peer.refused']);
+    const [refused] = r.fixture.store.audit.search({ action: 'intake.peer.refused' });
+    expect(refused!.details).toMatchObject({ outcome: 'peer', reason: 'not-mllp' });
+    expect(r.logs.some((entry) => entry.includes('did not begin with an MLLP start byte'))).toBe(true);
+  });
+
+  it('is refused for any other opening: SSLv2, a binary protocol, text that is not HTTP, line breaks alone', async () => {
+    const r = await start();
+    const openings = [
+      Buffer.concat([Buffer.of(0x80, 0x2e, 0x01, 0x03, 0x01), frame(message())]),
+      Buffer.concat([Buffer.of(0x00, 0x01, 0x00, 0x08), frame(message())]),
+      Buffer.concat([Buffer.from('HELLO there\n'), frame(message())]),
+      Buffer.concat([Buffer.from('\r\n'.repeat(20)), frame(message())]),
+    ];
+    for (const opening of openings) expect((await rawConnection(r.port, [opening])).length).toBe(0);
+    await r.intake.staged();
+    expect(stagedCount(r)).toBe(0);
+    expect(r.listener.stats.messages).toBe(0);
+  });
+});

@@ -45,10 +45,11 @@ export interface MllpListenerOptions {
   logger?: Logger;
 }
 
-/** Why a peer's connection was refused on connect: the allow-list, an HTTP request, a failed TLS handshake. */
+/** Why a peer's connection was refused on connect: the allow-list, HTTP or another protocol, a failed TLS handshake. */
 const PEER_REFUSAL_LINES: Record<PeerRefusalReason, string> = {
   allow: 'intake: refused a connection from a peer not in the allow-list',
   http: 'intake: refused a connection that began as an HTTP request (a web page in a browser?)',
+  notMllp: 'intake: refused a connection that did not begin with an MLLP start byte (TLS or another protocol?)',
   tls: 'intake: TLS handshake failed',
 };
 
@@ -95,24 +96,30 @@ export const MAX_MLLP_CONNECTIONS = 256;
 export const MLLP_LIMITS = { connections: 4096, messageBytes: 64 * 1024 * 1024, bufferedBytes: 4 * 1024 ** 3 };
 
 /**
- * Any web page the admin visits can have the browser send an HTTP request to this port (a `no-cors` fetch needs no
- * answer it can read), and the framer skips what precedes a start byte: the request line and headers were skipped
- * and an MLLP frame in the body was staged (docs/security.md, finding 18). A browser's connection always begins with
- * a request line (`POST /…`, `OPTIONS *`, a proxy's absolute form); an MLLP sender's with a start byte, or the odd
- * stray line break. Decided on the first bytes, before any of them reach the framer.
+ * Any web page the admin visits can have the browser send bytes to this port, and the framer skips what precedes a
+ * start byte: an HTTP request's line and headers were skipped and an MLLP frame in its body was staged
+ * (docs/security.md, finding 18), and so was one carried in a TLS ClientHello's session ticket, which the page's own
+ * server chose before its name was pointed here (finding 51). An MLLP sender's connection begins with a start byte,
+ * or the odd stray line break before it; anything else is closed unread. Decided on the first bytes, before any of
+ * them reach the framer; an HTTP request line is told apart only to say so.
  */
 const HTTP_OPENING = /^[a-z][\w-]{2,15} (?:\/|\*|https?:)/i;
 const OPENING_BYTES = 24;
 
-/** Whether a connection's first bytes are an HTTP request's; undefined while too few have come to tell. */
-export function beginsAsHttp(opening: Buffer): boolean | undefined {
-  const first = opening[0];
+export type Opening = 'mllp' | 'http' | 'other';
+
+/** What a connection's first bytes begin: MLLP, an HTTP request, or anything else; undefined until they tell. */
+export function openingOf(opening: Buffer): Opening | undefined {
+  let at = 0;
+  while (at < opening.length && at < OPENING_BYTES && (opening[at] === 0x0d || opening[at] === 0x0a)) at += 1;
+  const first = opening[at];
+  if (first === MLLP_START) return 'mllp';
+  if (at >= OPENING_BYTES) return 'other';
   if (first === undefined) return undefined;
-  // Not a letter (a start byte, a line break): no HTTP method begins so.
-  if (!/[a-z]/i.test(String.fromCharCode(first))) return false;
-  const ended = opening.includes(MLLP_START) || opening.includes(0x0a);
-  if (!ended && opening.length < OPENING_BYTES) return undefined;
-  return HTTP_OPENING.test(opening.subarray(0, OPENING_BYTES).toString('latin1'));
+  if (!/[a-z]/i.test(String.fromCharCode(first))) return 'other';
+  const ended = opening.includes(MLLP_START, at) || opening.includes(0x0a, at);
+  if (!ended && opening.length - at < OPENING_BYTES) return undefined;
+  return HTTP_OPENING.test(opening.subarray(at, at + OPENING_BYTES).toString('latin1')) ? 'http' : 'other';
 }
 
 export function normalisePeer(address: string | undefined): string {
@@ -415,16 +422,16 @@ export class MllpListener {
       if (event && !socket.destroyed) take([event]);
     };
 
-    // The connection's first bytes, until they tell whether it is an HTTP request (beginsAsHttp).
+    // The connection's first bytes, until they tell whether it begins as MLLP (openingOf).
     let opening: Buffer | undefined = Buffer.alloc(0);
     socket.on('data', (chunk: Buffer) => {
       let data = chunk;
       if (opening !== undefined) {
         opening = Buffer.concat([opening, chunk]);
-        const http = beginsAsHttp(opening);
-        if (http === undefined) return;
-        if (http) {
-          this.#refusePeer('http', arrived);
+        const begins = openingOf(opening);
+        if (begins === undefined) return;
+        if (begins !== 'mllp') {
+          this.#refusePeer(begins === 'http' ? 'http' : 'notMllp', arrived);
           socket.destroy();
           return;
         }

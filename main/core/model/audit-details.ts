@@ -12,8 +12,11 @@ import { BINDING_DESCRIPTION_MAX } from './sender-binding-input.js';
 const ERROR_KINDS = ['retryable', 'in-doubt', 'auth', 'rejected'] as const;
 /** The front end an admin acted through (the contract's transports). */
 const FRONT_ENDS = ['electron', 'browser', 'direct'] as const;
-/** Why live intake refused a connection on connect: the allow-list, an HTTP request, a failed mutual-TLS handshake. */
-export const PEER_REFUSAL_REASONS = ['allow-list', 'http', 'tls'] as const;
+/**
+ * Why live intake refused a connection on connect: the allow-list, an HTTP request, bytes that are not MLLP (a TLS
+ * handshake to a plain listener, another protocol), a failed mutual-TLS handshake.
+ */
+export const PEER_REFUSAL_REASONS = ['allow-list', 'http', 'not-mllp', 'tls'] as const;
 export type PeerRefusalAuditReason = (typeof PEER_REFUSAL_REASONS)[number];
 
 const shortText = (max: number) => z.string().max(max);

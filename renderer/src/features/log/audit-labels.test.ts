@@ -32,6 +32,9 @@ describe('detailsLine', () => {
       'outcome: peer · peer: 10.0.0.9:5100 · why: not in the allow-list',
     );
     expect(detailsLine({ reason: 'http' })).toBe('why: began as an HTTP request (a web page sent to the MLLP port?)');
+    expect(detailsLine({ reason: 'not-mllp' })).toBe(
+      'why: did not begin with an MLLP start byte (TLS to a listener without it, or another protocol)',
+    );
     expect(detailsLine({ reason: 'tls', connectionCount: 3 })).toBe(
       'why: TLS handshake failed (no certificate the trusted CA issued, or not TLS) · ' +
         '3 more connections refused in the minute after the first',

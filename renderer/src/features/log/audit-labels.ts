@@ -138,11 +138,12 @@ const CALL_OUTCOMES: Record<string, string> = {
 
 /**
  * Why live intake refused a connection on connect (`reason`, finding 44), as the Intake screen says it: an entry's
- * `outcome` is `peer` for all three, and not every refused peer is one the allow-list left out.
+ * `outcome` is `peer` for all of them, and not every refused peer is one the allow-list left out.
  */
 const REFUSAL_REASONS: Record<string, string> = {
   'allow-list': 'not in the allow-list',
   http: 'began as an HTTP request (a web page sent to the MLLP port?)',
+  'not-mllp': 'did not begin with an MLLP start byte (TLS to a listener without it, or another protocol)',
   tls: 'TLS handshake failed (no certificate the trusted CA issued, or not TLS)',
 };
 
