@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -117,4 +118,18 @@ describe('rx-batch profile export / import', () => {
     expect((await on(server, 'profile', 'list')).stdout).not.toMatch(/^(from |template\t)/m);
     expect((await on(server, 'profile', 'export', 'nobody', join(dir, 'x.json'))).code).toBe(2);
   }, 120_000);
+
+  it.skipIf(process.platform === 'win32')(
+    'refuses a FIFO at once, never waiting for a writer with the data directory held',
+    async () => {
+      const fifo = join(dir, 'profile.fifo');
+      execFileSync('mkfifo', [fifo]);
+      const refused = await on(server, 'profile', 'import', fifo);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(`${fifo} is not a regular file`);
+      // The data directory is free again: the next command runs.
+      expect((await on(server, 'profile', 'list')).code).toBe(0);
+    },
+    60_000,
+  );
 });

@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { readRegularFileSync } from '../../core/platform/read-regular-file.js';
 import { z } from 'zod';
 import { mappingProfileSchema, type MappingProfile } from '../../core/model/mapping-profile.js';
 import { StagingError } from '../../core/staging/staging-deps.js';
@@ -41,21 +41,12 @@ export async function profileExport(ctx: CliContext, name: string, path: string)
   return EXIT.ok;
 }
 
-async function readProfileFile(path: string): Promise<z.infer<typeof profileFileSchema>> {
+function readProfileFile(path: string): z.infer<typeof profileFileSchema> {
   let text: string;
   try {
-    const handle = await open(path, 'r');
-    try {
-      const info = await handle.stat();
-      if (!info.isFile()) throw new InputError(`${path} is not a regular file`);
-      if (info.size > MAX_FILE_BYTES) throw new InputError(`${path} is larger than a profile file can be (1 MB)`);
-      text = await handle.readFile('utf8');
-    } finally {
-      await handle.close();
-    }
+    text = readRegularFileSync(path, MAX_FILE_BYTES, 'a profile file').toString('utf8');
   } catch (error) {
-    if (error instanceof InputError) throw error;
-    throw new InputError(`${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new InputError((error as Error).message);
   }
   let value: unknown;
   try {
@@ -75,8 +66,8 @@ async function readProfileFile(path: string): Promise<z.infer<typeof profileFile
   return checked.data;
 }
 
-export async function profileImport(ctx: CliContext, path: string, name?: string): Promise<number> {
-  const file = await readProfileFile(path);
+export function profileImport(ctx: CliContext, path: string, name?: string): number {
+  const file = readProfileFile(path);
   const renamed = name === undefined ? undefined : mappingProfileSchema.shape.name.safeParse(name);
   if (renamed && !renamed.success) throw new InputError(`--name: ${renamed.error.issues[0]!.message}`);
   const profile: MappingProfile = { ...file.profile, ...(renamed ? { name: renamed.data } : {}) };

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readRegularFileSync } from '../platform/read-regular-file.js';
 import { Socket, createServer as createTcpServer, isIP, type AddressInfo, type Server } from 'node:net';
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import type { Logger } from '../platform/logger.js';
@@ -122,6 +122,9 @@ export function openingOf(opening: Buffer): Opening | undefined {
   return HTTP_OPENING.test(opening.subarray(at, at + OPENING_BYTES).toString('latin1')) ? 'http' : 'other';
 }
 
+/** A TLS file given by path: a regular file (a FIFO there would block the start), PEM text of at most 1 MB. */
+const readPem = (path: string): Buffer => readRegularFileSync(path, 1024 * 1024, 'a PEM file');
+
 export function normalisePeer(address: string | undefined): string {
   if (!address) return '';
   return address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
@@ -189,9 +192,9 @@ export class MllpListener {
       const { certPath, keyPath, clientCaPath } = options.tls;
       const server = createTlsServer(
         {
-          cert: readFileSync(certPath),
-          key: readFileSync(keyPath),
-          ...(clientCaPath ? { ca: readFileSync(clientCaPath), requestCert: true, rejectUnauthorized: true } : {}),
+          cert: readPem(certPath),
+          key: readPem(keyPath),
+          ...(clientCaPath ? { ca: readPem(clientCaPath), requestCert: true, rejectUnauthorized: true } : {}),
         },
         (socket) => this.#connection(socket),
       );
