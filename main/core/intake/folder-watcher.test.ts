@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import {
   appendFileSync,
+  chmodSync,
+  chownSync,
   existsSync,
   lstatSync,
   readFileSync,
@@ -419,3 +421,28 @@ describe.skipIf(process.platform === 'win32')('a watched folder others can write
     expect(existsSync(join(dir, 'orders.csv'))).toBe(true);
   });
 });
+
+describe.skipIf(process.getuid?.() !== 0)(
+  'a watched folder where another account made done/ first (run as root)',
+  () => {
+    it('refuses to start, naming the folder, and moves nothing there', async () => {
+      const { dir, watcher } = setUp();
+      const done = join(dir, 'done');
+      mkdirSync(done, { mode: 0o777 });
+      chownSync(done, 65534, 65534);
+      writeFileSync(join(dir, 'orders.csv'), templateCsv([uniqueOrder()]));
+      expect(() => watcher.start()).toThrow(`${done} belongs to another account (uid 65534)`);
+      await watcher.stop();
+      expect(readdirSync(done)).toEqual([]);
+      expect(existsSync(join(dir, 'orders.csv'))).toBe(true);
+    });
+
+    it('keeps the sticky bit of a folder everyone may write to on done/ and failed/', async () => {
+      const { dir, watcher } = setUp();
+      chmodSync(dir, 0o1777);
+      await watcher.pollOnce();
+      expect(lstatSync(join(dir, 'done')).mode & 0o1000).toBe(0o1000);
+      expect(lstatSync(join(dir, 'failed')).mode & 0o1000).toBe(0o1000);
+    });
+  },
+);

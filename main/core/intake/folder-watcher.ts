@@ -121,13 +121,22 @@ export class FolderWatcher {
     this.#real ??= realpathSync(this.#options.dir);
     // As private as the folder itself (the umask still applies): they keep its files, patient data, for good. Always
     // this account's to write: the folder may be its group's more than its own (a clinic system's, shared).
-    const mode = (statSync(this.#real).mode & 0o777) | 0o700;
+    // The sticky bit kept: in a folder everyone may write to, others may not move or delete what is not theirs.
+    const mode = (statSync(this.#real).mode & 0o1777) | 0o700;
+    const uid = process.getuid?.();
     for (const target of [this.done, this.failed]) {
       mkdirSync(target, { recursive: true, mode });
       const info = lstatSync(target);
       const known = this.#targets.get(target);
       if (!info.isDirectory() || (known && (known.dev !== info.dev || known.ino !== info.ino))) {
         throw new Error(`${target} is not the folder the watcher made (a link or something else is in its place)`);
+      }
+      // Made before the watcher by another account (it may write to the watched folder): what is moved there
+      // would be that account's to list, read and delete.
+      if (uid !== undefined && info.uid !== uid) {
+        throw new Error(
+          `${target} belongs to another account (uid ${info.uid}), which could read and remove the files moved there: remove it, or make it this account's, and start again`,
+        );
       }
       this.#targets.set(target, { path: target, dev: info.dev, ino: info.ino });
     }
