@@ -25,10 +25,11 @@ export const intakeProblemSchema = z
     /** `address:port` of the sender; empty for a file. */
     peer: z.string().max(200),
     /**
-     * AE/AR: the ACK sent; `refused`: a peer or frame refused before reading; `failed`: a file set aside; `waiting`:
-     * an empty file left in place.
+     * AE/AR: the ACK sent; `review`: answered AA with ERR segments, staged with problems a person fixes before it
+     * is sent; `refused`: a peer or frame refused before reading; `failed`: a file set aside; `waiting`: an empty
+     * file left in place.
      */
-    outcome: z.enum(['AE', 'AR', 'refused', 'failed', 'waiting']),
+    outcome: z.enum(['AE', 'AR', 'review', 'refused', 'failed', 'waiting']),
     reason: z.string().max(500),
     batchId: z.number().int().positive().nullable(),
   })

@@ -22,7 +22,17 @@ test('a stock and price check that fails says so once, in words, with what to tr
   await expect(result.getByRole('alert')).toHaveCount(1);
   await expect(result.getByRole('alert')).toContainText(`No product has dm+d code ${unknown} at this service`);
   await expect(result.getByRole('alert')).toContainText('search for the product by name');
+  // The service's own words are marked as its own, under the sentence that says what to do.
+  await expect(result.getByRole('alert')).toContainText('The service said:');
   await saveScreenshot(page, 'lookups-unknown-code');
+
+  // A pack count out of range is said beside the field, not only by a greyed-out button.
+  const packs = check.getByLabel('Number of packs');
+  await packs.fill('0');
+  await expect(check.getByRole('alert').filter({ hasText: 'A whole number of packs from 1 to 10,000.' })).toBeVisible();
+  await expect(check.getByRole('button', { name: 'Check stock and price' })).toBeDisabled();
+  await packs.fill('2');
+  await expect(check.getByText('A whole number of packs from 1 to 10,000.')).toHaveCount(0);
 
   await setSandboxFaults(local, { outage: true });
   try {

@@ -47,6 +47,8 @@ test('orders: find one, follow its timeline to dispatched with a tracking id; ca
   await expect(dialog.getByRole('list', { name: 'Cancel results' })).toContainText(
     new RegExp(`${escapeRegExp(cancelled)}: … Cancel (requested|sent)`),
   );
+  // The keyboard is beside the results, not lost with the form's button they replaced.
+  await expect(dialog.getByRole('button', { name: 'Close' })).toBeFocused();
   await dialog.getByRole('button', { name: 'Close' }).click();
   await expect(dialog).toHaveCount(0);
 

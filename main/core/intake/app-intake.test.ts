@@ -82,11 +82,19 @@ describe('intake through the contract', () => {
     const listed = await t.api.call('batches.list', { environmentId: LOCAL_SANDBOX_ID });
     expect(listed.map((b) => b.id)).toContain(channel.batches[0]!.batchId);
     // Problems, newest first: control id, peer, outcome, reason from HL7 error names; no patient field.
+    // The AA messages too: no profile gives this sender's payment type, courier and currency, so each waits for
+    // the admin (AA with a warning ERR), and the screen says so rather than "None".
     expect(channel.problems.map((p) => [p.controlId, p.outcome])).toEqual([
       ['CTL-AE', 'AE'],
       ['CTL-ADT', 'AR'],
+      ['CTL-A3', 'review'],
+      ['CTL-A2', 'review'],
+      ['CTL-A1', 'review'],
     ]);
     expect(channel.problems[1]!.reason).toBe('Unsupported message type (MSH-9)');
+    expect(channel.problems[2]!.reason).toBe(
+      "Staged with problems to fix in the sender's batch of the day before it can be sent: the sender's profile here gives no payment type, courier or currency (an HL7 order does not carry them)",
+    );
     expect(channel.problems[0]!.peer).toMatch(/^127\.0\.0\.1:\d+$/);
     const shown = JSON.stringify(channel.problems);
     expect(shown).not.toContain('Zebedee-Quorn');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ChannelActivity, reasonFromAck, seriesEnd } from './channel-activity.js';
 import { buildAck, readMessageHeader } from './hl7-ack.js';
+import { noteMessage } from './intake-channels.js';
 
 describe('channel activity', () => {
   it('counts per minute over the last hour, the current minute last, older minutes dropped', () => {
@@ -72,5 +73,44 @@ describe('channel activity', () => {
       ],
     });
     expect(reasonFromAck(ack)).toBe('Segment sequence error');
+  });
+});
+
+describe('a message answered AA with problems, on the Intake screen', () => {
+  const header = readMessageHeader('MSH|^~\\&|EPR|CLINIC|RX|PH|20261207||RDE^O11|C7|P|2.5\r');
+  const now = () => new Date('2026-12-07T10:00:00Z');
+
+  it('is kept as one to fix, with its errors and warnings named, never their text', () => {
+    const activity = new ChannelActivity(now);
+    const ack = buildAck(header, {
+      code: 'AA',
+      errors: [
+        { hl7Code: '101', location: 'PID^1^5^1^5', text: 'Title is required: "Zebedee" has none' },
+        { hl7Code: '207', severity: 'W', text: "The pharmacy's settings for EPR^CLINIC give no courier." },
+      ],
+    });
+    const raw = Buffer.from('MSH|^~\\&|EPR|CLINIC|RX|PH|20261207||RDE^O11|C7|P|2.5\rPID|1\r');
+    noteMessage(activity, raw, '127.0.0.1:5100', { code: 'AA', ack, resent: false, batchId: null, recordId: 1 });
+    expect(activity.received).toBe(1);
+    const [problem] = activity.problems();
+    expect(problem).toMatchObject({ controlId: 'C7', peer: '127.0.0.1:5100', outcome: 'review', batchId: null });
+    expect(problem!.reason).toBe(
+      "Staged with problems to fix in the sender's batch of the day before it can be sent: Required field missing (PID-5); the sender's profile here gives no payment type, courier or currency (an HL7 order does not carry them)",
+    );
+    expect(problem!.reason).not.toMatch(/Zebedee/);
+  });
+
+  it('is not a problem when its ACK carries no ERR', () => {
+    const activity = new ChannelActivity(now);
+    const ack = buildAck(header, { code: 'AA', errors: [] });
+    noteMessage(activity, Buffer.from('MSH|^~\\&|EPR|CLINIC|RX|PH|20261207||RDE^O11|C8|P|2.5\r'), '127.0.0.1:5100', {
+      code: 'AA',
+      ack,
+      resent: false,
+      batchId: null,
+      recordId: 2,
+    });
+    expect(activity.received).toBe(1);
+    expect(activity.problems()).toEqual([]);
   });
 });

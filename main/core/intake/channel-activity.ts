@@ -68,13 +68,22 @@ export function seriesEnd(now: Date): string {
   return new Date(Math.floor(now.getTime() / MINUTE_MS) * MINUTE_MS).toISOString();
 }
 
+const PROFILE_LACKS =
+  "the sender's profile here gives no payment type, courier or currency (an HL7 order does not carry them)";
+
 const HL7_LOCATION = /^([A-Z][A-Z0-9]{2})\^?(\d*)\^?(\d*)/;
 
+/** Whether an ACK carries an ERR segment. */
+export function hasErrSegment(ack: string): boolean {
+  const fs = ack.startsWith('MSH') ? ack.charAt(3) || '|' : '|';
+  return ack.split(/\r\n?|\n/).some((segment) => segment.startsWith(`ERR${fs}`));
+}
+
 /**
- * Why a message was answered AE or AR, from its ACK's errors (not its warnings): each one's HL7 name (ERR-3.2) and
- * location (ERR-2, as `MSH-9`), never ERR-8's sentence, which may quote a patient's field.
+ * Why a message was answered AE or AR, from its ACK's errors (not its warnings, unless asked): each one's HL7 name
+ * (ERR-3.2) and location (ERR-2, as `MSH-9`), never ERR-8's sentence, which may quote a patient's field.
  */
-export function reasonFromAck(ack: string): string {
+export function reasonFromAck(ack: string, options: { warnings?: boolean } = {}): string {
   const msh = ack.startsWith('MSH') ? ack : '';
   const fs = msh.charAt(3) || '|';
   const cs = msh.charAt(4) || '^';
@@ -83,12 +92,13 @@ export function reasonFromAck(ack: string): string {
     if (!segment.startsWith(`ERR${fs}`)) continue;
     const fields = segment.split(fs);
     // ERR-4 W: a warning (the receiver's settings), not what the message got wrong.
-    if (fields[4] === 'W') continue;
+    if (fields[4] === 'W' && !options.warnings) continue;
     const name = (fields[3] ?? '').split(cs)[1] ?? '';
     const location = (fields[2] ?? '').split(cs).join('^');
     const where = HL7_LOCATION.exec(location);
     const place = where ? `${where[1]}${where[3] ? `-${where[3]}` : ''}` : '';
-    const text = `${name || 'Error'}${place ? ` (${place})` : ''}`;
+    // A warning's 207 names an internal error in HL7's table; here it is always the sender's profile (intake-service).
+    const text = fields[4] === 'W' ? PROFILE_LACKS : `${name || 'Error'}${place ? ` (${place})` : ''}`;
     if (!reasons.includes(text)) reasons.push(text);
   }
   if (reasons.length === 0) return 'No reason given in the acknowledgement.';

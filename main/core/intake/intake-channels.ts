@@ -7,7 +7,7 @@ import { plural } from '../../../shared/count-words.js';
 import { isLoopbackHost } from '../../../shared/loopback.js';
 import { batchesFedSince } from '../store/intake-fed-batches.js';
 import type { Store } from '../store/store.js';
-import { reasonFromAck, type ChannelActivity } from './channel-activity.js';
+import { hasErrSegment, reasonFromAck, type ChannelActivity } from './channel-activity.js';
 import { folderAccessWarning } from './folder-access.js';
 import type { FolderWatcher, WatchedFileResult } from './folder-watcher.js';
 import { readMessageHeader } from './hl7-ack.js';
@@ -74,17 +74,24 @@ export function allowListView(allowed: readonly string[] | undefined): IntakeAll
   };
 }
 
-/** A message answered on a listener: counted, and kept as a problem unless it was `AA`. */
+/**
+ * A message answered on a listener: counted, and kept as a problem unless it was `AA` with no ERR (an `AA` with
+ * ERR segments was staged with problems a person must fix before it can be sent: `review`).
+ */
 export function noteMessage(activity: ChannelActivity, raw: Buffer, peer: string, result: IntakeResult): void {
   activity.count();
-  if (result.code === 'AA') return;
+  const review = result.code === 'AA';
+  if (review && !hasErrSegment(result.ack)) return;
   // Only the MSH is read again, for the control id; the reason comes from the ACK's error names.
   const header = readMessageHeader(raw.subarray(0, 2048).toString('utf8'));
   activity.problem({
     controlId: (header?.controlId ?? '').slice(0, 200),
     peer,
-    outcome: result.code === 'AE' ? 'AE' : 'AR',
-    reason: reasonFromAck(result.ack),
+    outcome: review ? 'review' : result.code === 'AE' ? 'AE' : 'AR',
+    // The view's reason is at most 500 characters, as reasonFromAck's own are.
+    reason: review
+      ? `${TO_FIX}${reasonFromAck(result.ack, { warnings: true })}`.slice(0, 500)
+      : reasonFromAck(result.ack),
     batchId: result.batchId,
   });
 }
@@ -151,6 +158,8 @@ export function refusalReason(refusal: ListenerRefusal): string {
   if (refusal.kind === 'tooLarge') return 'The message was larger than the limit; the connection was closed.';
   return 'An unfinished frame was followed by a new one; it was dropped.';
 }
+
+const TO_FIX = "Staged with problems to fix in the sender's batch of the day before it can be sent: ";
 
 const EMPTY_REASON =
   'The file is empty: it stays in the folder, and is imported once something is written into it. A writer that ' +

@@ -160,8 +160,8 @@ export function IntakeScreen({ environment, desktop }: { environment: Environmen
       <section aria-labelledby="intake-rules-heading" className="panel">
         <h3 id="intake-rules-heading">When orders arrive</h3>
         <p>
-          Saved for {environment.name}: the next start here and <code>rx-batch serve --env {environment.id}</code> use
-          these rules.
+          The rules saved here are {environment.name}&apos;s: the next start here and{' '}
+          <code>rx-batch serve --env {environment.id}</code> use them.
         </p>
         <IntakeRulesForm key={environment.id} environment={environment} runningHere={running && !elsewhere} />
       </section>

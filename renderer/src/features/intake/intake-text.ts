@@ -25,6 +25,7 @@ export const STATE_TEXT: Record<IntakeChannelView['state'], string> = {
 export const OUTCOME_TEXT: Record<IntakeChannelView['problems'][number]['outcome'], string> = {
   AE: 'AE: cannot become an order',
   AR: 'AR: not read',
+  review: 'AA: needs fixing',
   refused: 'Refused',
   failed: 'File set aside',
   waiting: 'File waiting',

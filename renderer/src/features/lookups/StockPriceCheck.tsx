@@ -121,7 +121,19 @@ export function StockPriceCheck({
             value={packs}
             onChange={(event) => setPacks(event.target.value)}
             required
+            aria-invalid={packs.trim() !== '' && !validPacks}
+            aria-describedby={`${id}-packs-hint`}
           />
+          {/* Said, not only the button greyed out: a count outside the range gives no other sign. */}
+          {packs.trim() !== '' && !validPacks ? (
+            <span id={`${id}-packs-hint`} role="alert" className="field-error">
+              A whole number of packs from 1 to 10,000.
+            </span>
+          ) : (
+            <span id={`${id}-packs-hint`} className="hint">
+              1 to 10,000.
+            </span>
+          )}
         </div>
         <button type="submit" ref={submitRef} disabled={busy || !validCode || !validPacks}>
           {busy ? 'Checking…' : 'Check stock and price'}

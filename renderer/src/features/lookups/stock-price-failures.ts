@@ -25,6 +25,7 @@ function unknownProduct(dmdCode: string, failure: unknown): FailureText | undefi
   if (!error.success || error.data.kind !== 'rejected' || error.data.status !== 404) return undefined;
   return {
     summary: `No product has dm+d code ${dmdCode} at this service. Check the digits, or search for the product by name above and use “Check stock and price” on its row.`,
-    detail: error.data.message,
+    // The service's own words, marked as such: under the sentence above they read as a second problem otherwise.
+    detail: `The service said: ${error.data.message}`,
   };
 }

@@ -161,6 +161,9 @@ export function CancelDialog({ orders: given, onClose }: Props) {
   const noneCancellable = check.phase !== 'checking' && gone.length === orders.length;
   const closeRef = useRef<HTMLButtonElement>(null);
   useFocusWhenLost(noneCancellable, () => closeRef.current);
+  // The results replace the form whose button had the keyboard: it goes to their Close, beside what they say.
+  const resultsCloseRef = useRef<HTMLButtonElement>(null);
+  useFocusWhenLost(results, () => resultsCloseRef.current);
   const open = results ? results.filter((r) => r.outcome === 'cancel-requested' && !isFinal(now.get(r.orderId))) : [];
   return (
     <dialog ref={dialogRef} aria-labelledby={headingId} className="dialog" onClose={onClose}>
@@ -196,7 +199,7 @@ export function CancelDialog({ orders: given, onClose }: Props) {
               : 'Every outcome is final.'}
           </p>
           <div className="dialog-buttons">
-            <button type="button" onClick={onClose}>
+            <button type="button" ref={resultsCloseRef} onClick={onClose}>
               Close
             </button>
           </div>
