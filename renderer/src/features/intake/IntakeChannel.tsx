@@ -45,7 +45,8 @@ export function IntakeChannel({ channel, index }: { channel: IntakeChannelView; 
       {channel.problems.length === 0 ? (
         <p className="hint">None.</p>
       ) : (
-        <div className="table-scroll">
+        // Up to twenty problems scroll within the panel: reachable by keyboard as the other lists are.
+        <div className="table-scroll" tabIndex={0} aria-label={`Last problems of ${channelTitle(channel)}, scrollable`}>
           <table className="intake-problems">
             <thead>
               <tr>
