@@ -128,7 +128,11 @@ describe('intake through the contract', () => {
     expect((await t.api.call('intake.status', {})).allowedFolders).toEqual([]);
     const start = (folder: string) =>
       t!.api.call('intake.start', { environmentId: LOCAL_SANDBOX_ID, onArrival: 'hold', folders: [folder] });
-    await expect(start(other)).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(start(other)).rejects.toMatchObject({
+      code: 'forbidden',
+      message: `"${other}" was not chosen in this app: choose it with "Choose folder…", or run \`rx-batch serve --watch FOLDER\`, which may watch any folder.`,
+      issues: [{ path: 'folders' }],
+    });
     await expect(start(join(chosen, '..', 'other'))).rejects.toMatchObject({ code: 'forbidden' });
     const running = await start(chosen);
     expect(running.channels).toMatchObject([{ kind: 'folder', address: chosen, state: 'watching' }]);
@@ -147,9 +151,25 @@ describe('intake through the contract', () => {
       t!.api.call('intake.start', { environmentId: LOCAL_SANDBOX_ID, onArrival: 'hold', ...input });
 
     expect((await t.api.call('intake.status', {})).allowedFolders).toEqual([allowed]);
-    await expect(start({ folders: [outside] })).rejects.toMatchObject({ code: 'forbidden' });
+    // Each refusal names the folder and why; whether a path outside the policy exists is never said.
+    const outsideSaid = (folder: string) =>
+      `"${folder}" is not inside the folders Rx Batch may import from (${allowed}): choose one of them or a folder ` +
+      'inside one, start Rx Batch with --import-dir FOLDER, or run `rx-batch serve --watch FOLDER`, which may watch any folder.';
+    await expect(start({ folders: [outside] })).rejects.toMatchObject({
+      code: 'forbidden',
+      message: outsideSaid(outside),
+    });
+    const missing = join(dir, 'no-such-folder');
+    await expect(start({ folders: [missing] })).rejects.toMatchObject({ message: outsideSaid(missing) });
     await expect(start({ folders: [join(allowed, '..', 'elsewhere')] })).rejects.toMatchObject({ code: 'forbidden' });
-    await expect(start({ folders: ['relative/path'] })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(start({ folders: ['relative/path'] })).rejects.toMatchObject({
+      code: 'forbidden',
+      message: '"relative/path" is not a full path: give the folder from the top (such as /srv/drop).',
+    });
+    // Inside the policy, a folder that is not there is said to be so.
+    await expect(start({ folders: [join(allowed, 'not-yet')] })).rejects.toMatchObject({
+      message: `"${join(allowed, 'not-yet')}" is not a folder that can be read here.`,
+    });
     // No host in the contract: a page cannot ask for another interface.
     await expect(
       t.api.call('intake.start', {

@@ -18,29 +18,51 @@ import type { ServedIntake } from './served-intake.js';
 
 type IntakeCallName = keyof typeof intakeCalls;
 
-const FOLDER_REFUSED =
-  'That folder cannot be watched here. Choose it with "Choose folder…" in the desktop app, or a folder Rx Batch ' +
-  'may import from (in a browser: start it with --import-dir FOLDER), or run `rx-batch serve --watch FOLDER`.';
+/** A folder as a refusal quotes it: the caller's own text, cut short. */
+const quoted = (folder: string) => `"${folder.length > 200 ? `${folder.slice(0, 200)}…` : folder}"`;
+const OR_SERVE = 'or run `rx-batch serve --watch FOLDER`, which may watch any folder.';
 
 /**
- * The folder to watch (links resolved) when the policy allows it: any folder for direct calls (the user at their
- * own command line); one of the policy's folders or a folder inside one, checked as written and again with links
- * resolved (browser mode's --import-dir); or, for a policy without folders (the desktop's paths handed over), a
- * folder the policy allows as it is: one the admin chose in the app's folder dialog.
+ * The folder to watch (links resolved) when the policy allows it, else why not: any folder for direct calls (the
+ * user at their own command line); one of the policy's folders or a folder inside one, checked as written and again
+ * with links resolved (browser mode's --import-dir); or, for a policy without folders (the desktop's paths handed
+ * over), a folder the policy allows as it is: one the admin chose in the app's folder dialog. Whether a path
+ * outside what the policy allows exists is never said: a page could map the disk with it.
  */
-async function allowedIntakeFolder(policy: ImportPathPolicy, folder: string): Promise<string | undefined> {
-  if (!isAbsolute(folder) || folder.includes('\0')) return undefined;
-  if (policy === ANY_PATH) return directory(resolve(folder));
+async function allowedIntakeFolder(
+  policy: ImportPathPolicy,
+  folder: string,
+): Promise<{ folder: string } | { refused: string }> {
+  const notFolder = { refused: `${quoted(folder)} is not a folder that can be read here.` };
+  if (!isAbsolute(folder) || folder.includes('\0')) {
+    return { refused: `${quoted(folder)} is not a full path: give the folder from the top (such as /srv/drop).` };
+  }
+  const found = (target: string | undefined) => (target === undefined ? notFolder : { folder: target });
+  if (policy === ANY_PATH) return found(await directory(resolve(folder)));
   const roots = policy.folders;
-  if (!roots) return directory(await policy.allow(folder));
+  if (!roots) {
+    const allowed = await policy.allow(folder);
+    if (allowed === undefined) {
+      return {
+        refused: `${quoted(folder)} was not chosen in this app: choose it with "Choose folder…", ${OR_SERVE}`,
+      };
+    }
+    return found(await directory(allowed));
+  }
   const within = (root: string, path: string) => {
     const rel = relative(root, path);
     return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
   };
+  const outside = {
+    refused:
+      `${quoted(folder)} is not inside the folders Rx Batch may import from (${roots.join(', ')}): choose one of ` +
+      `them or a folder inside one, start Rx Batch with --import-dir FOLDER, ${OR_SERVE}`,
+  };
   const written = resolve(folder);
-  if (!roots.some((root) => within(root, written))) return undefined;
+  if (!roots.some((root) => within(root, written))) return outside;
   const target = await directory(written);
-  return target && roots.some((root) => within(root, target)) ? target : undefined;
+  if (target === undefined) return notFolder;
+  return roots.some((root) => within(root, target)) ? { folder: target } : outside;
 }
 
 /** The folder with links resolved, when it is one. */
@@ -81,8 +103,12 @@ export function buildIntakeHandlers(
       const folders: string[] = [];
       for (const folder of input.folders ?? []) {
         const allowed = await allowedIntakeFolder(importPaths, folder);
-        if (allowed === undefined) throw new ContractError({ code: 'forbidden', message: FOLDER_REFUSED });
-        if (!folders.includes(allowed)) folders.push(allowed);
+        if ('refused' in allowed) {
+          // The issue names the field, so the form gives the keyboard to the folder it refused.
+          const issues = [{ path: 'folders', message: allowed.refused }];
+          throw new ContractError({ code: 'forbidden', message: allowed.refused, issues });
+        }
+        if (!folders.includes(allowed.folder)) folders.push(allowed.folder);
       }
       try {
         return await intake.start({

@@ -35,9 +35,13 @@ export function StartIntakeForm({
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<{ error: unknown; starting: boolean }>();
   const portRef = useRef<HTMLInputElement>(null);
+  const folderRef = useRef<HTMLInputElement>(null);
   const submitRef = useRef<HTMLButtonElement>(null);
-  // The button is disabled while intake starts: when it did not, the keyboard goes to the port to choose another.
-  useFocusWhenLost(failure, () => (listen ? portRef.current : submitRef.current));
+  // The button is disabled while intake starts: when it did not, the keyboard goes to what to change, the folder
+  // refused or else the port to choose another.
+  useFocusWhenLost(failure, () =>
+    isFolderRefusal(failure?.error) ? folderRef.current : listen ? portRef.current : submitRef.current,
+  );
   const canType = allowedFolders === null || allowedFolders.length > 0;
   const canWatch = canType || desktop;
 
@@ -97,7 +101,9 @@ export function StartIntakeForm({
         <label htmlFor={`${id}-folder`}>Folder to watch (optional)</label>
         <input
           id={`${id}-folder`}
+          ref={folderRef}
           value={folder}
+          aria-invalid={isFolderRefusal(failure?.error)}
           onChange={(event) => setFolder(event.target.value)}
           disabled={!canWatch}
           readOnly={!canType}
@@ -150,4 +156,10 @@ export function StartIntakeForm({
       </button>
     </form>
   );
+}
+
+/** The core refused the folder given (its issue names the field), not the start as a whole. */
+function isFolderRefusal(error: unknown): boolean {
+  const issues = (error as { issues?: unknown } | undefined)?.issues;
+  return Array.isArray(issues) && issues.some((issue) => (issue as { path?: unknown }).path === 'folders');
 }
