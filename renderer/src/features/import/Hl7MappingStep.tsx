@@ -179,7 +179,14 @@ export function Hl7MappingStep({
         <ValueMapsField value={valueMaps} rows={3} onChange={setValueMaps} />
         {unreadable.length ? <p className="bad">! Not read: {unreadable.join('; ')}</p> : null}
       </div>
-      <SaveProfileForm name={name} onName={setName} saving={saving} blocked={unreadable.length > 0} onSave={save} />
+      <SaveProfileForm
+        name={name}
+        onName={setName}
+        saving={saving}
+        blocked={unreadable.length > 0}
+        onSave={save}
+        pickedBy="sender"
+      />
       {failure ? <ErrorMessage error={failure} /> : null}
     </section>
   );

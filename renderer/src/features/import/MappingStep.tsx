@@ -121,7 +121,14 @@ export function MappingStep({
           <p className="bad">! Not read (write column: value =&gt; our value): {parsedMaps.bad.join('; ')}</p>
         ) : null}
       </div>
-      <SaveProfileForm name={name} onName={setName} saving={saving} blocked={parsedMaps.bad.length > 0} onSave={save} />
+      <SaveProfileForm
+        name={name}
+        onName={setName}
+        saving={saving}
+        blocked={parsedMaps.bad.length > 0}
+        onSave={save}
+        pickedBy="header"
+      />
       {failure ? <ErrorMessage error={failure} /> : null}
     </section>
   );

@@ -7,8 +7,10 @@ export function SaveProfileForm(props: {
   saving: boolean;
   blocked: boolean;
   onSave: () => Promise<void>;
+  /** What picks the profile for later files: a CSV header, or an HL7 sender (its MSH-3 and MSH-4). */
+  pickedBy: 'header' | 'sender';
 }) {
-  const { name, onName, saving, blocked, onSave } = props;
+  const { name, onName, saving, blocked, onSave, pickedBy } = props;
   const hintId = useId();
   const unnamed = !name.trim();
   return (
@@ -34,7 +36,7 @@ export function SaveProfileForm(props: {
         <span id={hintId} className="hint">
           {blocked
             ? 'Correct the lines marked “Not read” above first.'
-            : "Name the profile first (the clinic system's name, say): files with this header will use it."}
+            : `Name the profile first (the clinic system's name, say): ${pickedBy === 'header' ? 'files with this header' : "this sender's files and messages"} will use it.`}
         </span>
       ) : null}
     </form>
