@@ -133,7 +133,11 @@ export function OrderDetailView({ orderId, lastRefresh, refreshing, onRefresh, o
         <dt>Pharmacy order id</dt>
         <dd>{order.pharmacyOrderId ?? 'Not created yet'}</dd>
         <dt>Remote status</dt>
-        <dd>{order.remoteStatus ?? '—'}</dd>
+        {/* Created but not yet read back: said, so a blank is not taken for "nothing has happened to it". */}
+        <dd>
+          {order.remoteStatus ??
+            (order.pharmacyOrderId !== null ? 'Not read from the service yet: “Check statuses now” reads it' : '—')}
+        </dd>
         <dt>Dispatch date</dt>
         <dd>{formatDate(order.dispatchDate)}</dd>
         <dt>Tracking id</dt>

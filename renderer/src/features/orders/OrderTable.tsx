@@ -92,7 +92,7 @@ export function OrderTable({ orders, selected, onToggle, onToggleAll, openOrderI
                     <span aria-hidden="true">{TONE_SYMBOL[state.tone]}</span> {state.label}
                   </span>
                 </td>
-                <td>{order.remoteStatus ?? '—'}</td>
+                <td>{order.remoteStatus ?? (order.pharmacyOrderId !== null ? 'Not read yet' : '—')}</td>
                 <td className="number">{order.pharmacyOrderId ?? '—'}</td>
                 <td>
                   <TrackingId trackingId={order.trackingId} courierCode={order.courierCode} />
