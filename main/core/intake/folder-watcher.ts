@@ -60,6 +60,8 @@ export interface WatchedFileResult {
   outcome: 'done' | 'failed' | 'duplicate' | 'waiting';
   batchId: number | null;
   movedTo: string;
+  /** A refused file: its problems' codes (never their texts, which may quote the file), and its note's path. */
+  refused?: { codes: string[]; note: string };
 }
 
 const WRITING = /(^\.|\.tmp$|\.part$|\.partial$|\.filepart$|\.crdownload$|~$)/i;
@@ -336,7 +338,15 @@ export class FolderWatcher {
       ...(batchId !== null ? { batch: batchId } : {}),
       ...(rule ? { rule: rule.mode, ruleOf: ruleSenders ?? 'the default' } : {}),
     });
-    this.#options.onFile?.({ name, outcome: allValid ? 'done' : 'failed', batchId, movedTo });
+    this.#options.onFile?.({
+      name,
+      outcome: allValid ? 'done' : 'failed',
+      batchId,
+      movedTo,
+      ...(outcome.status === 'refused'
+        ? { refused: { codes: outcome.problems.map((p) => p.code), note: notePath(movedTo, '.problems.txt') } }
+        : {}),
+    });
   }
   /**
    * The accept's check of the file's cancels: each acts only on an order its own message's sender sent over the
@@ -390,7 +400,13 @@ export class FolderWatcher {
       file: name,
       reason: problem.code,
     });
-    this.#options.onFile?.({ name, outcome: 'failed', batchId: null, movedTo });
+    this.#options.onFile?.({
+      name,
+      outcome: 'failed',
+      batchId: null,
+      movedTo,
+      refused: { codes: [problem.code], note: notePath(movedTo, '.problems.txt') },
+    });
   }
 
   /**

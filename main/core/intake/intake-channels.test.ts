@@ -129,4 +129,28 @@ describe('a watched file on the Intake screen', () => {
     expect(activity.received).toBe(1);
     expect(activity.problems().map((shown) => shown.outcome)).toEqual(['failed', 'waiting']);
   });
+
+  it("says why a refused file was refused, from its problems' codes, and where the whole reasons are", () => {
+    const activity = new ChannelActivity(() => new Date('2026-12-07T10:00:00Z'));
+    noteFile(activity, {} as Store, {
+      name: 'layout.csv',
+      outcome: 'failed',
+      batchId: null,
+      movedTo: '/in/failed/layout.csv',
+      refused: { codes: ['csv.noHeader', 'csv.noHeader'], note: '/in/failed/layout.csv.problems.txt' },
+    });
+    noteFile(activity, {} as Store, {
+      name: 'odd.csv',
+      outcome: 'failed',
+      batchId: null,
+      movedTo: '/in/failed/odd.csv',
+      refused: { codes: ['csv.somethingNew'], note: '/in/failed/odd.csv.problems.txt' },
+    });
+    const [odd, layout] = activity.problems();
+    expect(layout!.reason).toBe(
+      'The file was refused because no header row names the fields of an order: it needs a mapping profile for its ' +
+        'layout. Every reason is in /in/failed/layout.csv.problems.txt.',
+    );
+    expect(odd!.reason).toBe('The file was refused. Every reason is in /in/failed/odd.csv.problems.txt.');
+  });
 });

@@ -165,8 +165,27 @@ const EMPTY_REASON =
   'The file is empty: it stays in the folder, and is imported once something is written into it. A writer that ' +
   'creates the file first should write it under a temporary name (.tmp, .part) and rename it into place.';
 
+/**
+ * Why a watched file was refused, in words, from its problems' codes: never their texts, which may quote the
+ * file's rows (a patient's, in a file with no header).
+ */
+const REFUSED_BECAUSE: Record<string, string> = {
+  'file.empty': 'it holds nothing to read',
+  'file.binary': 'it is not text (a spreadsheet workbook, a PDF or an archive?)',
+  'file.unsupportedEncoding': 'its text encoding cannot be read',
+  'file.notRegular': 'it is not a regular file (a link, a FIFO or a device)',
+  'csv.noHeader': 'no header row names the fields of an order: it needs a mapping profile for its layout',
+  'csv.profileHeaderNotFound': 'the header its mapping profile expects is not in it',
+  'csv.duplicateHeader': 'its header has the same column more than once',
+  'hl7.fileUnclosed': 'its HL7 batch is not closed (cut short?)',
+  'hl7.batchUnclosed': 'its HL7 batch is not closed (cut short?)',
+};
+
 function fileReason(file: WatchedFileResult): string {
-  return file.batchId === null
-    ? 'The file was refused: the reasons are in its .problems.txt in failed/.'
-    : 'Some orders need fixing: see the batch, or the .errors.csv beside the file in failed/.';
+  if (file.batchId !== null)
+    return 'Some orders need fixing: see the batch, or the .errors.csv beside the file in failed/.';
+  const known = [...new Set((file.refused?.codes ?? []).map((code) => REFUSED_BECAUSE[code]).filter(Boolean))];
+  const why = known.length > 0 ? ` because ${known.join('; ')}` : '';
+  const where = file.refused ? file.refused.note : 'its .problems.txt in failed/';
+  return `The file was refused${why}. Every reason is in ${where}.`.slice(0, 500);
 }
