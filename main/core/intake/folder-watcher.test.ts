@@ -25,7 +25,7 @@ import {
 } from '../staging/testing/staging-fixtures.js';
 import { IntakeRepo } from '../store/intake-repo.js';
 import { LOCAL } from '../store/testing/store-fixtures.js';
-import { FolderWatcher, type WatchedFileResult } from './folder-watcher.js';
+import { FolderWatcher, type FolderWatcherOptions, type WatchedFileResult } from './folder-watcher.js';
 import type { IntakeMode, IntakeRules } from './intake-service.js';
 
 // Issue #17, watched folders: partial writes, the same file twice, a bad file moved to failed/ with its reasons,
@@ -37,7 +37,10 @@ afterEach(() => {
   fixture = undefined;
 });
 
-function setUp(mode: IntakeMode | IntakeRules = 'hold', intervalMs?: number) {
+function setUp(
+  mode: IntakeMode | IntakeRules = 'hold',
+  options: Pick<FolderWatcherOptions, 'intervalMs' | 'emptyNoticeMs' | 'onFile'> = {},
+) {
   const f = (fixture = stagingFixture());
   const dir = join(f.dataDir, 'inbox');
   mkdirSync(dir);
@@ -48,7 +51,7 @@ function setUp(mode: IntakeMode | IntakeRules = 'hold', intervalMs?: number) {
     staging: f.staging,
     repo: new IntakeRepo(f.store.db, f.store.now),
     rules: typeof mode === 'string' ? { mode } : mode,
-    ...(intervalMs !== undefined ? { intervalMs } : {}),
+    ...options,
   });
   return { f, dir, watcher };
 }
@@ -196,20 +199,8 @@ describe('watched folders', () => {
   });
 
   it('says once that a file has stayed empty, and leaves it until it is written', async () => {
-    const f = (fixture = stagingFixture());
-    const dir = join(f.dataDir, 'inbox');
-    mkdirSync(dir);
     const results: WatchedFileResult[] = [];
-    const watcher = new FolderWatcher({
-      dir,
-      environmentId: LOCAL.id,
-      store: f.store,
-      staging: f.staging,
-      repo: new IntakeRepo(f.store.db, f.store.now),
-      rules: { mode: 'hold' },
-      emptyNoticeMs: 0,
-      onFile: (result) => results.push(result),
-    });
+    const { f, dir, watcher } = setUp('hold', { emptyNoticeMs: 0, onFile: (result) => results.push(result) });
     const path = join(dir, 'later.csv');
     writeFileSync(path, '');
     await watcher.pollOnce(); // seen
@@ -267,7 +258,7 @@ describe('watched folders', () => {
   });
 
   it('polls by itself once started, and stops cleanly', async () => {
-    const { f, dir, watcher } = setUp('hold', 50);
+    const { f, dir, watcher } = setUp('hold', { intervalMs: 50 });
     writeFileSync(join(dir, 'early.csv'), templateCsv([uniqueOrder()]));
     watcher.start();
     for (let i = 0; i < 100 && batches(f).length === 0; i += 1) await new Promise((r) => setTimeout(r, 50));
