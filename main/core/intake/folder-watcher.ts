@@ -127,15 +127,16 @@ export class FolderWatcher {
     const mode = (statSync(this.#real).mode & 0o1777) | 0o700;
     const uid = process.getuid?.();
     for (const target of [this.done, this.failed]) {
-      mkdirSync(target, { recursive: true, mode });
+      const made = mkdirSync(target, { recursive: true, mode }) !== undefined;
       const info = lstatSync(target);
       const known = this.#targets.get(target);
       if (!info.isDirectory() || (known && (known.dev !== info.dev || known.ino !== info.ino))) {
         throw new Error(`${target} is not the folder the watcher made (a link or something else is in its place)`);
       }
       // Made before the watcher by another account (it may write to the watched folder): what is moved there
-      // would be that account's to list, read and delete.
-      if (uid !== undefined && info.uid !== uid) {
+      // would be that account's to list, read and delete. Checked when first found, not when made here (a network
+      // share may show its own owner for what this account makes).
+      if (!known && !made && uid !== undefined && info.uid !== uid) {
         throw new Error(
           `${target} belongs to another account (uid ${info.uid}), which could read and remove the files moved there: remove it, or make it this account's, and start again`,
         );
