@@ -511,10 +511,6 @@ function repeatedRows(draft: OrderDraft, file: string): Problem[] {
 
 const MEDICATION = fieldIndex('medication')!;
 
-/**
- * What to do about rows that disagree: a value set in the preview becomes the one order's, so two patients' orders
- * that share a clinic order id (a clinic system that reused it) would go out as one; the file has to separate them.
- */
 /** The fields that say who the patient is: rows of one order that disagree on two of them are two patients. */
 const PATIENT_IDENTITY = new Set([
   'customer.firstName',
@@ -551,6 +547,10 @@ function twoPatientsProblem(
   );
 }
 
+/**
+ * What to do about rows that disagree: a value set in the preview becomes the one order's, so two patients' orders
+ * that share a clinic order id (a clinic system that reused it) would go out as one; the file has to separate them.
+ */
 const SAME_ORDER_FIX =
   'Rows with the same clinic code and clinic order id are one order: if these are different orders, give each its own clinic order id in the file and import it again; if they are one order, correct the value (in the preview or the file).';
 

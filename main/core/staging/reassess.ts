@@ -13,8 +13,8 @@ import { ROUTE_PROBLEM, problemsForRoute } from './route-request.js';
  * sorts: those the validator derives from the body alone (re-derived now, from the new body), and those only the
  * import could see (rows that disagreed, an unreadable cell, a malformed HL7 message, a duplicate in the file).
  * The second sort stays until the admin edits the field it is about (or replaces the whole body); a few never go
- * (STICKY_IMPORT_PROBLEMS: rows naming two patients). Which sort a
- * problem is, is learnt by asking the validator about the old body: nothing here lists rule codes by hand.
+ * (STICKY_IMPORT_PROBLEMS: rows naming two patients). Which sort a problem is, is learnt by asking the validator
+ * about the old body: nothing here lists rule codes by hand.
  * Duplicates are checked afresh: against orders already accepted, and against earlier orders of the batch.
  */
 
