@@ -73,10 +73,20 @@ const PROFILE_LACKS =
 
 const HL7_LOCATION = /^([A-Z][A-Z0-9]{2})\^?(\d*)\^?(\d*)/;
 
+/** An ACK's ERR segments, each split into its fields by the ACK's own separators, with its component separator. */
+function errSegments(ack: string): { fields: string[]; cs: string }[] {
+  const msh = ack.startsWith('MSH') ? ack : '';
+  const fs = msh.charAt(3) || '|';
+  const cs = msh.charAt(4) || '^';
+  return ack
+    .split(/\r\n?|\n/)
+    .filter((segment) => segment.startsWith(`ERR${fs}`))
+    .map((segment) => ({ fields: segment.split(fs), cs }));
+}
+
 /** Whether an ACK carries an ERR segment. */
 export function hasErrSegment(ack: string): boolean {
-  const fs = ack.startsWith('MSH') ? ack.charAt(3) || '|' : '|';
-  return ack.split(/\r\n?|\n/).some((segment) => segment.startsWith(`ERR${fs}`));
+  return errSegments(ack).length > 0;
 }
 
 /**
@@ -84,13 +94,8 @@ export function hasErrSegment(ack: string): boolean {
  * (ERR-3.2) and location (ERR-2, as `MSH-9`), never ERR-8's sentence, which may quote a patient's field.
  */
 export function reasonFromAck(ack: string, options: { warnings?: boolean } = {}): string {
-  const msh = ack.startsWith('MSH') ? ack : '';
-  const fs = msh.charAt(3) || '|';
-  const cs = msh.charAt(4) || '^';
   const reasons: string[] = [];
-  for (const segment of ack.split(/\r\n?|\n/)) {
-    if (!segment.startsWith(`ERR${fs}`)) continue;
-    const fields = segment.split(fs);
+  for (const { fields, cs } of errSegments(ack)) {
     // ERR-4 W: a warning (the receiver's settings), not what the message got wrong.
     if (fields[4] === 'W' && !options.warnings) continue;
     const name = (fields[3] ?? '').split(cs)[1] ?? '';

@@ -301,10 +301,11 @@ export class FolderWatcher {
       batchId,
     });
     const movedTo = await this.#moveBeside(path, allValid ? this.done : this.failed);
+    const problemsNote = notePath(movedTo, '.problems.txt');
     if (outcome.status === 'refused') {
       const lines = outcome.problems.map((p) => `${p.row !== undefined ? `row ${p.row}: ` : ''}${p.text}`);
       const hint = layoutProfileHint(outcome.problems);
-      await this.#note(notePath(movedTo, '.problems.txt'), [`${[...lines, ...(hint ? [hint] : [])].join('\n')}\n`]);
+      await this.#note(problemsNote, [`${[...lines, ...(hint ? [hint] : [])].join('\n')}\n`]);
     } else if (!allValid) {
       // The errors CSV holds what a fix can mend; a message that is no order at all is named in the problems file,
       // and so is what the file as a whole says (an encoding told from its bytes, padding cut off), as the preview
@@ -317,7 +318,7 @@ export class FolderWatcher {
         ...held.map((line) => `${line}\n`),
         ...(outcome.notOrders > 0 ? staging.notOrderLines(outcome.batchId) : []),
       ];
-      if (notes.length > 0) await this.#note(notePath(movedTo, '.problems.txt'), notes);
+      if (notes.length > 0) await this.#note(problemsNote, notes);
     }
     store.audit.append({
       actor: 'system',
@@ -345,7 +346,7 @@ export class FolderWatcher {
       batchId,
       movedTo,
       ...(outcome.status === 'refused'
-        ? { refused: { codes: outcome.problems.map((p) => p.code), note: notePath(movedTo, '.problems.txt') } }
+        ? { refused: { codes: outcome.problems.map((p) => p.code), note: problemsNote } }
         : {}),
     });
   }
@@ -389,7 +390,8 @@ export class FolderWatcher {
   async #refusedUnread(name: string, path: string, problem: Problem): Promise<void> {
     const { environmentId, store, logger } = this.#options;
     const movedTo = await this.#moveBeside(path, this.failed);
-    await this.#note(notePath(movedTo, '.problems.txt'), [`${problem.text}\n`]);
+    const note = notePath(movedTo, '.problems.txt');
+    await this.#note(note, [`${problem.text}\n`]);
     store.audit.append({
       actor: 'system',
       action: 'intake.file.failed',
@@ -406,7 +408,7 @@ export class FolderWatcher {
       outcome: 'failed',
       batchId: null,
       movedTo,
-      refused: { codes: [problem.code], note: notePath(movedTo, '.problems.txt') },
+      refused: { codes: [problem.code], note },
     });
   }
 
