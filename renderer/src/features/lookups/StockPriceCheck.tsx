@@ -46,6 +46,7 @@ export function StockPriceCheck({
   const validCode = /^\d{6,18}$/.test(code.trim());
   const packCount = Number(packs);
   const validPacks = Number.isInteger(packCount) && packCount >= 1 && packCount <= 10_000;
+  const packsOutOfRange = packs.trim() !== '' && !validPacks;
   const submitRef = useRef<HTMLButtonElement>(null);
   // The button is disabled while the service answers: the keyboard comes back to it, for the next number of packs.
   useFocusWhenLost(busy, () => submitRef.current);
@@ -121,11 +122,11 @@ export function StockPriceCheck({
             value={packs}
             onChange={(event) => setPacks(event.target.value)}
             required
-            aria-invalid={packs.trim() !== '' && !validPacks}
+            aria-invalid={packsOutOfRange}
             aria-describedby={`${id}-packs-hint`}
           />
           {/* Said, not only the button greyed out: a count outside the range gives no other sign. */}
-          {packs.trim() !== '' && !validPacks ? (
+          {packsOutOfRange ? (
             <span id={`${id}-packs-hint`} role="alert" className="field-error">
               A whole number of packs from 1 to 10,000.
             </span>
