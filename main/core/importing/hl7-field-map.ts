@@ -337,6 +337,16 @@ const HOUSE_NUMBER = /^\d+[A-Za-z]?(?:\s*[-–]\s*\d+[A-Za-z]?)?$/;
 /** An MO denomination: an ISO 4217 code. */
 const DENOMINATION = /^[A-Za-z]{3}$/;
 
+/** XAD components that make a repetition an address to choose: street, town, postcode; or, where none has them, any. */
+const STREET_TOWN_POSTCODE: readonly number[] = [1, 3, 5];
+const ANY_ADDRESS_PART: readonly number[] = [1, 2, 3, 4, 5, 6];
+
+/** Whether PID-11 repetition `rep` has a value in one of `components`. */
+function addressFilled(pid: Hl7Segment, rep: number, components: readonly number[]): boolean {
+  for (const component of components) if (pid.value(11, component, 1, rep) !== '') return true;
+  return false;
+}
+
 /** Reads a message's cells into `order` (methods rather than closures: nothing allocated per message for them). */
 class CellReader {
   /** Components already reported for an unescaped subcomponent separator or a street line in parts (once each). */
@@ -751,13 +761,12 @@ class CellReader {
     const types: string[] = [];
     // A repetition with no street, town or postcode is no address to choose while another has one; where none has,
     // what it gives (a country: `^^^^^USA^H`) is read, so no value given is reported missing.
-    const filled = (rep: number, components: readonly number[]) =>
-      components.some((component) => pid.value(11, component, 1, rep) !== '');
-    let parts = [1, 3, 5];
-    const any = [1, 2, 3, 4, 5, 6];
-    if (!Array.from({ length: count }, (_, i) => i + 1).some((rep) => filled(rep, parts))) parts = any;
+    let parts = STREET_TOWN_POSTCODE;
+    let someFilled = false;
+    for (let rep = 1; rep <= count && !someFilled; rep += 1) someFilled = addressFilled(pid, rep, parts);
+    if (!someFilled) parts = ANY_ADDRESS_PART;
     for (let rep = 1; rep <= count; rep += 1) {
-      if (!filled(rep, parts)) continue;
+      if (!addressFilled(pid, rep, parts)) continue;
       const type = pid.value(11, 7, 1, rep).toUpperCase();
       types.push(type);
       const h = NEVER_HOME.has(type) ? undefined : (HOME_RANK[type] ?? OTHER_HOME_RANK);

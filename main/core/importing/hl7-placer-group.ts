@@ -13,6 +13,11 @@ export interface PlacerNumbers {
 }
 
 export function placerNumbers(orcs: readonly Hl7Segment[]): PlacerNumbers {
+  // Nearly every message has one ORC: read without the sets and arrays the general case makes.
+  if (orcs.length === 1) {
+    const item = orcs[0]!.value(2, 1);
+    return { items: item === '' ? [] : [item], group: orcs[0]!.value(4, 1) };
+  }
   const items = [...new Set(orcs.map((segment) => segment.value(2, 1)).filter(Boolean))];
   const groups = new Set(orcs.map((segment) => segment.value(4, 1)));
   return { items, group: groups.size === 1 ? [...groups][0]! : '' };

@@ -85,11 +85,10 @@ const SEX_CODES: Record<string, SexCode> = {
 };
 
 /** How a code is compared with the environment's list: case, surrounding and doubled spaces, trailing dots aside. */
+const isDot = (char: string): boolean => char === '.';
+
 export const codeKey = (value: string): string =>
-  trimEndWhere(value.trim(), (char) => char === '.')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .toLowerCase();
+  trimEndWhere(value.trim(), isDot).replace(/\s+/g, ' ').trim().toLowerCase();
 
 export interface SexCodeInput {
   file: string;

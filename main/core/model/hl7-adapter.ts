@@ -218,6 +218,12 @@ class SegmentView implements Hl7Segment {
    * reading all n repetitions (a name or address repeated 8,000 times) take seconds, and a 1 MB segment minutes.
    */
   #repetitionStarts: Map<number, number[]> | undefined;
+  /**
+   * By field: where each component of its first repetition starts, and after the last the repetition's end + 1.
+   * A message's reads are mostly of first repetitions, several of the same field (an address is read six times a
+   * component); each read counted the separators again.
+   */
+  #firstComponents: (number[] | undefined)[] | undefined;
 
   constructor(
     readonly raw: string,
@@ -290,18 +296,44 @@ class SegmentView implements Hl7Segment {
       .map((piece, i) => (isNull(piece) ? '' : this.owner.decode(piece, this, field, component, i + 1, repetition)));
   }
 
+  /** The component starts of a field's first repetition (see `#firstComponents`). */
+  private firstComponents(field: number, raw: string): number[] {
+    this.#firstComponents ??= [];
+    let starts = this.#firstComponents[field];
+    if (starts) return starts;
+    const d = this.owner.delimiters;
+    const repetitionEnd = raw.indexOf(d.repetition);
+    const end = repetitionEnd === -1 ? raw.length : repetitionEnd;
+    starts = [0];
+    for (let at = indexBefore(raw, d.component, 0, end); at !== -1; at = indexBefore(raw, d.component, at + 1, end)) {
+      starts.push(at + 1);
+    }
+    starts.push(end + 1);
+    this.#firstComponents[field] = starts;
+    return starts;
+  }
+
   value(field: number, component = 1, subcomponent = 1, repetition = 1): string {
     if (this.header && field <= 2) return field === 1 ? this.owner.delimiters.field : this.encodingCharacters();
     const raw = this.fieldRaw(field);
     if (raw === '') return '';
     const d = this.owner.delimiters;
-    const repStart = this.repetitionStart(field, raw, repetition);
-    if (repStart < 0) return '';
-    const compStart = pieceStart(raw, d.component, component - 1, repStart, pieceEnd);
-    if (compStart < 0) return '';
-    // With no subcomponent separator (MSH-2 gave none) the component is its one subcomponent.
+    let compStart: number;
+    if (repetition <= 1 && component >= 1) {
+      const starts = this.firstComponents(field, raw);
+      if (component >= starts.length) return '';
+      compStart = starts[component - 1]!;
+      pieceEnd = starts[component]! - 1;
+    } else {
+      const repStart = this.repetitionStart(field, raw, repetition);
+      if (repStart < 0) return '';
+      compStart = pieceStart(raw, d.component, component - 1, repStart, pieceEnd);
+      if (compStart < 0) return '';
+    }
+    // With no subcomponent separator (MSH-2 gave none, or the segment holds none) the component is its one
+    // subcomponent.
     const subStart =
-      d.subcomponent === ''
+      d.subcomponent === '' || !this.hasSubcomponents
         ? subcomponent === 1
           ? compStart
           : -1
@@ -341,7 +373,9 @@ class MessageView implements Hl7Message {
     this.delimiters = tools.delimiters;
     this.segments = rawSegments.map((raw, i) => new SegmentView(raw, i, this));
     const msh = this.segments[0]!;
-    this.messageType = [msh.value(9, 1), msh.value(9, 2)].filter(Boolean).join('^');
+    const code = msh.value(9, 1);
+    const trigger = msh.value(9, 2);
+    this.messageType = code !== '' && trigger !== '' ? `${code}^${trigger}` : code || trigger;
   }
 
   /** Joined on first use: the importer keeps the message text itself. */
