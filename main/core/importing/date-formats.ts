@@ -101,8 +101,7 @@ const WRITERS: Record<DateInputFormat, (year: string, month: string, day: string
  */
 export function parseDate(text: string, format: DateInputFormat | undefined, today: Date): DateResult {
   const result = readDate(text, format, today);
-  const unreadable = format ? `is not written as ${expected[format]}` : 'is not a date the importer can read';
-  if (result.ok || result.reason !== unreadable) return result;
+  if (result.ok || result.reason !== notWrittenAs(format)) return result;
   const guess = format === undefined ? undefined : readDate(text, undefined, today);
   const other = guess?.ok ? guess : yearFirst(text);
   if (other?.ok !== true) return other?.code === 'date.invalid' ? other : result;
@@ -120,23 +119,26 @@ function yearFirst(text: string): DateResult | undefined {
   return m ? calendarDate(Number(m[1]), Number(m[2]), Number(m[3])) : undefined;
 }
 
-function readDate(text: string, format: DateInputFormat | undefined, today: Date): DateResult {
-  const value = text.trim();
-  const unreadable = (): DateResult => {
-    if (format !== 'hl7' && SERIAL.test(value)) {
-      return {
-        ok: false,
-        code: 'date.format',
-        reason:
-          "looks like a spreadsheet's date serial number (a count of days, not a date): format the column as a date, YYYY-MM-DD, and export again",
-      };
-    }
+/** Why `value` is no date in `format` (a function, not a closure in readDate: that runs for every date read). */
+function unreadable(value: string, format: DateInputFormat | undefined): DateResult {
+  if (format !== 'hl7' && SERIAL.test(value)) {
     return {
       ok: false,
       code: 'date.format',
-      reason: format ? `is not written as ${expected[format]}` : 'is not a date the importer can read',
+      reason:
+        "looks like a spreadsheet's date serial number (a count of days, not a date): format the column as a date, YYYY-MM-DD, and export again",
     };
-  };
+  }
+  return { ok: false, code: 'date.format', reason: notWrittenAs(format) };
+}
+
+/** The reason for a date not written as `format` (or, with none, in no form the importer reads). */
+function notWrittenAs(format: DateInputFormat | undefined): string {
+  return format ? `is not written as ${expected[format]}` : 'is not a date the importer can read';
+}
+
+function readDate(text: string, format: DateInputFormat | undefined, today: Date): DateResult {
+  const value = text.trim();
   if (format === 'hl7') {
     const m = HL7_TS.exec(value);
     if (m) return calendarDate(Number(m[1]), Number(m[2]), Number(m[3]));
@@ -148,7 +150,7 @@ function readDate(text: string, format: DateInputFormat | undefined, today: Date
         reason: `gives only the year${partial[2] ? ' and month' : ''} (HL7 allows that precision); a date needs the day too, as YYYYMMDD`,
       };
     }
-    return unreadable();
+    return unreadable(value, format);
   }
   const iso = ISO.exec(value);
   if (iso && (format === undefined || format === 'iso')) {
@@ -172,13 +174,13 @@ function readDate(text: string, format: DateInputFormat | undefined, today: Date
     return calendarDate(fullYear(named[3]!, today), month, Number(named[1]));
   }
   const numeric = NUMERIC.exec(value);
-  if (!numeric) return unreadable();
+  if (!numeric) return unreadable(value, format);
   const [first, second, yearText] = [Number(numeric[1]), Number(numeric[2]), numeric[3]!];
   switch (format) {
     case 'dd/MM/yyyy':
-      return yearText.length === 4 ? calendarDate(Number(yearText), second, first) : unreadable();
+      return yearText.length === 4 ? calendarDate(Number(yearText), second, first) : unreadable(value, format);
     case 'MM/dd/yyyy':
-      return yearText.length === 4 ? calendarDate(Number(yearText), first, second) : unreadable();
+      return yearText.length === 4 ? calendarDate(Number(yearText), first, second) : unreadable(value, format);
     case 'd/M/yy':
       return calendarDate(fullYear(yearText, today), second, first);
     case undefined: {
@@ -193,7 +195,7 @@ function readDate(text: string, format: DateInputFormat | undefined, today: Date
       };
     }
     default:
-      return unreadable();
+      return unreadable(value, format);
   }
 }
 

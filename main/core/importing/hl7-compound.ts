@@ -21,25 +21,28 @@ function componentText(rxc: Hl7Segment): string {
   return amount ? `${name} ${amount}` : name;
 }
 
+function addTo(byItem: Map<number, Hl7Segment[]>, item: number, rxcs: Hl7Segment[]): void {
+  byItem.set(item, [...(byItem.get(item) ?? []), ...rxcs]);
+}
+
 export function compoundProblems(message: Hl7Message, file: string, index: number): Problem[] {
   const itemName = message.first('RXE') ? 'RXE' : 'RXO';
   const byItem = new Map<number, Hl7Segment[]>();
   let items = 0;
   let current: number | undefined;
   let pending: Hl7Segment[] = [];
-  const add = (item: number, rxcs: Hl7Segment[]) => byItem.set(item, [...(byItem.get(item) ?? []), ...rxcs]);
   for (const segment of message.segments) {
     if (segment.name === 'ORC') current = undefined;
     else if (segment.name === itemName) {
       current = items++;
-      if (pending.length > 0) add(current, pending);
+      if (pending.length > 0) addTo(byItem, current, pending);
       pending = [];
     } else if (segment.name === 'RXC') {
       if (current === undefined) pending.push(segment);
-      else add(current, [segment]);
+      else addTo(byItem, current, [segment]);
     }
   }
-  if (pending.length > 0 && items > 0) add(items - 1, pending);
+  if (pending.length > 0 && items > 0) addTo(byItem, items - 1, pending);
 
   const product = itemName === 'RXE' ? 'RXE-2' : 'RXO-1';
   const problems: Problem[] = [];

@@ -815,10 +815,12 @@ class CellReader {
   ): void {
     const [rep] = reps;
     if (rep === undefined) return;
-    const text = (r: number) => columns.map((_, i) => segment.value(field, i + 1, 1, r)).join('\u0000');
-    const differing = reps.slice(1).filter((r) => text(r) !== text(rep));
-    if (differing.length > 0) {
-      this.tie(pathLabel(segment.name, field), what, PATH_OF.get(columns[0]!)!, [rep, ...differing]);
+    if (reps.length > 1) {
+      const text = (r: number) => columns.map((_, i) => segment.value(field, i + 1, 1, r)).join('\u0000');
+      const differing = reps.slice(1).filter((r) => text(r) !== text(rep));
+      if (differing.length > 0) {
+        this.tie(pathLabel(segment.name, field), what, PATH_OF.get(columns[0]!)!, [rep, ...differing]);
+      }
     }
     for (let i = 0; i < columns.length; i += 1) {
       this.set(columns[i]!, this.read(segment, field, i + 1, rep, 1, PATH_OF.get(columns[i]!)));
@@ -843,6 +845,11 @@ class CellReader {
     }
     this.addressAt(orc, 22, CLINIC_ADDRESS_COLUMNS, best, 'clinic addresses');
   }
+}
+
+/** Whether the CE/CWE triplet at component `at` of `field` has a code, in a dm+d coding system. */
+function codedInDmd(segment: Hl7Segment, field: number, at: number): boolean {
+  return isDmdSystem(segment.value(field, at + 2)) && segment.value(field, at) !== '';
 }
 
 /** The order's path of an item field. */
@@ -938,13 +945,12 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
     // The identifier, its alternate (CE/CWE-4…6) or its second alternate (CWE-10…12, v2.7 on) coded in dm+d. A
     // first triplet with no code (only the product's text) gives way to a dm+d alternate that has one.
     const system = segment.value(spec.code, 3);
-    const coded = (at: number) => isDmdSystem(segment.value(spec.code, at + 2)) && segment.value(spec.code, at) !== '';
     const base =
-      (system === '' && segment.value(spec.code, 1) !== '') || coded(1)
+      (system === '' && segment.value(spec.code, 1) !== '') || codedInDmd(segment, spec.code, 1)
         ? 1
-        : coded(4)
+        : codedInDmd(segment, spec.code, 4)
           ? 4
-          : coded(10)
+          : codedInDmd(segment, spec.code, 10)
             ? 10
             : system === '' || isDmdSystem(system)
               ? 1
