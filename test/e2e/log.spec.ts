@@ -61,6 +61,13 @@ test('log: entries of an order found by search, the chain verified, exports down
   const scroller = (await entries.getByLabel('Log entries, scrollable').boundingBox())!;
   const orderColumn = (await entries.getByRole('columnheader', { name: 'Order', exact: true }).boundingBox())!;
   expect(orderColumn.x + orderColumn.width).toBeLessThanOrEqual(scroller.x + scroller.width);
+  // And so are its details: on a line of their own below the entry where a Details column would not fit.
+  const details = entries.getByRole('cell', { name: /^Details: .*outcome: answered/ }).first();
+  await expect(details).toBeVisible();
+  const detailsBox = (await details.boundingBox())!;
+  expect(detailsBox.x).toBeGreaterThanOrEqual(scroller.x);
+  expect(detailsBox.x + detailsBox.width).toBeLessThanOrEqual(scroller.x + scroller.width);
+  await expect(entries.getByRole('columnheader', { name: 'Details' })).toBeHidden();
   await saveScreenshot(page, 'log-by-clinic-order-1024');
   await filters.getByLabel('Clinic order id').fill('');
   await filters.getByLabel('Search').fill(clinicOrderId.toLowerCase());

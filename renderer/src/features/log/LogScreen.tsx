@@ -1,4 +1,14 @@
-import { useCallback, useEffect, useId, useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import {
+  Fragment,
+  useCallback,
+  useEffect,
+  useId,
+  useMemo,
+  useRef,
+  useState,
+  type FormEvent,
+  type ReactNode,
+} from 'react';
 import type { CallInput } from '../../../../shared/contract.js';
 import type { EnvironmentView } from '../../../../shared/environment.js';
 import type { LogFilter } from '../../../../shared/log-contract.js';
@@ -226,43 +236,59 @@ export function LogScreen({ environment }: { environment: EnvironmentView }) {
                   <th scope="col">What</th>
                   <th scope="col">Order</th>
                   <th scope="col">Environment</th>
-                  <th scope="col">Details</th>
+                  <th scope="col" className="details">
+                    Details
+                  </th>
                 </tr>
               </thead>
               <tbody>
-                {entries.map((entry) => (
-                  <tr key={entry.seq}>
-                    <td className="number">{entry.seq}</td>
-                    <td className="log-time">
-                      <time dateTime={entry.at}>{formatDateTime(entry.at)}</time>
-                    </td>
-                    <td>{ACTOR_LABELS[entry.actor]}</td>
-                    <th scope="row">
-                      {actionLabel(entry.action)}
-                      <code className="hint log-action">{breakAtDots(entry.action)}</code>
-                    </th>
-                    <td className="log-order">
-                      {entry.orderId !== null ? (
-                        <a href={`#/orders/${entry.orderId}`}>{entry.clinicOrderId ?? `Order ${entry.orderId}`}</a>
-                      ) : (
-                        (entry.clinicOrderId ?? '—')
-                      )}
-                      {entry.clinicCode ? (
-                        <>
-                          {' '}
-                          <span className="hint">({entry.clinicCode})</span>
-                        </>
+                {entries.map((entry) => {
+                  const details = detailsLine(entry.details);
+                  return (
+                    <Fragment key={entry.seq}>
+                      <tr className={details ? 'with-details' : undefined}>
+                        <td className="number">{entry.seq}</td>
+                        <td className="log-time">
+                          <time dateTime={entry.at}>{formatDateTime(entry.at)}</time>
+                        </td>
+                        <td>{ACTOR_LABELS[entry.actor]}</td>
+                        <th scope="row">
+                          {actionLabel(entry.action)}
+                          <code className="hint log-action">{breakAtDots(entry.action)}</code>
+                        </th>
+                        <td className="log-order">
+                          {entry.orderId !== null ? (
+                            <a href={`#/orders/${entry.orderId}`}>{entry.clinicOrderId ?? `Order ${entry.orderId}`}</a>
+                          ) : (
+                            (entry.clinicOrderId ?? '—')
+                          )}
+                          {entry.clinicCode ? (
+                            <>
+                              {' '}
+                              <span className="hint">({entry.clinicCode})</span>
+                            </>
+                          ) : null}
+                        </td>
+                        <td className="log-environment">
+                          {entry.environmentId === null
+                            ? '—'
+                            : (environments.find((candidate) => candidate.id === entry.environmentId)?.name ??
+                              entry.environmentId)}
+                        </td>
+                        <td className="details">{details}</td>
+                      </tr>
+                      {details ? (
+                        // Where the table is too narrow for a Details column (styles.css), the details show on a line
+                        // of their own below the entry, instead of off-screen to the right.
+                        <tr className="log-details-row">
+                          <td colSpan={6}>
+                            <span className="log-details-label">Details:</span> {details}
+                          </td>
+                        </tr>
                       ) : null}
-                    </td>
-                    <td className="log-environment">
-                      {entry.environmentId === null
-                        ? '—'
-                        : (environments.find((candidate) => candidate.id === entry.environmentId)?.name ??
-                          entry.environmentId)}
-                    </td>
-                    <td className="details">{detailsLine(entry.details)}</td>
-                  </tr>
-                ))}
+                    </Fragment>
+                  );
+                })}
               </tbody>
             </table>
           </div>
