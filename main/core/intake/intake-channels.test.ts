@@ -109,6 +109,30 @@ describe("a watched folder's access on the Intake screen", () => {
     expect(view(0o700)).not.toHaveProperty('access');
     expect(intakeStatusSchema.shape.channels.element.safeParse(view(0o777)).success).toBe(true);
   });
+
+  it('says so of done/ and failed/ too: they keep every file the folder had, for good', () => {
+    const folder = join(root, 'inbox-kept');
+    mkdirSync(join(folder, 'done'), { recursive: true, mode: 0o700 });
+    mkdirSync(join(folder, 'failed'), { mode: 0o700 });
+    chmodSync(folder, 0o700);
+    const channel = { kind: 'folder' as const, address: folder, state: 'watching' as const };
+    const shown = () => channelView(store, run, { ...channel, activity: new ChannelActivity(() => new Date()) });
+    expect(shown()).not.toHaveProperty('access');
+    chmodSync(join(folder, 'done'), 0o755);
+    expect(shown().access).toBe(
+      'its group and every user can list done/ (mode 0755) and read the patient files its modes allow; chmod 700 ' +
+        'done/ (or 770, with a group of this account and the system that writes there only)',
+    );
+    chmodSync(join(folder, 'failed'), 0o773);
+    chmodSync(folder, 0o750);
+    expect(shown().access).toBe(
+      'its group can list it (mode 0750) and read the patient files its modes allow; its group and every user can ' +
+        'list done/ (mode 0755) and read the patient files its modes allow; its group and every user can add or ' +
+        'remove files in failed/ (mode 0773); its group can list failed/ (mode 0773) and read the patient files ' +
+        'its modes allow; chmod 700 it, done/ and failed/ (or 770, with a group of this account and ' +
+        'the system that writes there only)',
+    );
+  });
 });
 
 describe('a watched file on the Intake screen', () => {
