@@ -27,6 +27,17 @@ const DECIMAL_COMMA = /^([-+]?\d+),(\d{1,2})$/;
 const THOUSANDS_COMMAS = /^[-+]?\d{1,3}(?:,\d{3})+$/;
 const THOUSANDS_STOPS_DECIMAL_COMMA = /^([-+]?\d{1,3}(?:\.\d{3})+),(\d+)$/;
 
+/**
+ * In a semicolon file (a comma-decimal spreadsheet), `1.000` or `12.500`: a full stop before groups of three digits
+ * is how such a locale separates thousands, so `1.000` is one thousand there, and one where a full stop is the
+ * decimal point. Read as either it could send a quantity or a price a thousand times off: refused, saying both.
+ */
+const THOUSANDS_STOPS = /^[-+]?\d{1,3}(?:\.\d{3})+$/;
+
+function thousandsStopReason(text: string): string {
+  return `has a full stop before three digits, which in a file separated by semicolons (as a spreadsheet that writes decimals with a comma saves it) separates thousands (${text.replaceAll('.', '')}), and elsewhere is a decimal point: write the number with no thousands separator (and a decimal comma or full stop only before decimals)`;
+}
+
 /** Why a number with a comma is not read, and what to write instead; undefined when it holds no comma. */
 function commaReason(text: string, whole: boolean): string | undefined {
   if (!text.includes(',')) return undefined;
@@ -60,7 +71,7 @@ function unitReason(text: string): string | undefined {
 const quote = (text: string) => `'${text.length > 20 ? `${text.slice(0, 17)}...` : text}'`;
 
 export interface ConvertOptions {
-  /** The file is semicolon-delimited: a decimal comma (`24,50`) is read as one. */
+  /** The file is semicolon-delimited: a decimal comma (`24,50`) is read as one, and `1.000` is refused. */
   decimalComma?: boolean;
 }
 
@@ -87,6 +98,9 @@ export function convertValue(
       }
       return { ok: true, value: text };
     case 'int': {
+      if (options.decimalComma && THOUSANDS_STOPS.test(text)) {
+        return { ok: false, code: 'value.thousandsStop', reason: thousandsStopReason(text) };
+      }
       const zeros = WHOLE_ZERO_DECIMALS.exec(text);
       const digits = zeros ? zeros[1]! : text;
       if (zeros || WHOLE.test(text)) {
@@ -100,6 +114,9 @@ export function convertValue(
       return { ok: false, code: 'value.notNumber', reason: unitReason(text) ?? 'is not a number' };
     }
     case 'number': {
+      if (options.decimalComma && THOUSANDS_STOPS.test(text)) {
+        return { ok: false, code: 'value.thousandsStop', reason: thousandsStopReason(text) };
+      }
       if (DECIMAL.test(text) && Number.isFinite(Number(text))) return { ok: true, value: Number(text) };
       const decimal = options.decimalComma ? DECIMAL_COMMA.exec(text) : null;
       if (decimal) return { ok: true, value: Number(`${decimal[1]}.${decimal[2]}`) };
