@@ -64,7 +64,15 @@ describe('rx-batch import, batch show / export / errors, accept', () => {
     expect(imported.code).toBe(1); // one order needs fixing
     const summary = JSON.parse(imported.stdout) as { batchId: number };
     expect(summary).toEqual({ batchId: expect.any(Number) as unknown, orders: 3, valid: 2, invalid: 1, notOrders: 0 });
-    expect(imported.stderr).toContain(`${csv}: row 3: homeAddress.postCode: Home postcode 'XX' is not a UK postcode`);
+    // stderr is no terminal here (a scheduler's log, a redirect): each problem by its code, never its text, which
+    // quotes the patient's values; the texts with --problem-text (or on a terminal).
+    expect(imported.stderr).toContain(`${csv}: row 3: homeAddress.postCode: error postcode.format\n`);
+    expect(imported.stderr).not.toContain("'XX'");
+    expect(imported.stderr).toContain(
+      `rx-batch batch show ${summary.batchId} gives them, or import with --problem-text`,
+    );
+    const withText = await cli('import', csv, '--env', 'sbx', '--json', '--problem-text');
+    expect(withText.stderr).toContain(`${csv}: row 3: homeAddress.postCode: Home postcode 'XX' is not a UK postcode`);
     const batch = String(summary.batchId);
 
     const shown = await cli('batch', 'show', batch, '--json');
@@ -132,7 +140,7 @@ describe('rx-batch import, batch show / export / errors, accept', () => {
     expect(sent.rawBody).toBe(first!.request);
 
     // Importing the same orders again flags them as already sent.
-    const repeat = await cli('import', csv, '--env', 'sbx');
+    const repeat = await cli('import', csv, '--env', 'sbx', '--problem-text');
     expect(repeat.code).toBe(1);
     expect(repeat.stderr).toContain('was already queued or sent from an earlier batch');
   }, 120_000);
@@ -203,7 +211,7 @@ describe('rx-batch import, batch show / export / errors, accept', () => {
 
     const only = join(dir, 'adt.hl7');
     writeFileSync(only, adt);
-    const none = await cli('import', only, '--env', 'sbx');
+    const none = await cli('import', only, '--env', 'sbx', '--problem-text');
     expect(none.code).toBe(1);
     expect(none.stderr).toContain("Message 1 is 'ADT^A01' (MSH-9)");
     expect(none.stdout).toContain('1 order, 0 valid, 1 invalid (1 of them no order at all).');

@@ -33,7 +33,15 @@ describe('the CLI prints what a file holds as text, never as terminal commands',
     const file = join(dir, 'clinic\x1b[8m.csv');
     writeFileSync(file, templateCsv([order]));
 
-    const imported = await runCliCaptured(['import', file, '--env', 'local-sandbox', '--data-dir', dataDir]);
+    const imported = await runCliCaptured([
+      'import',
+      file,
+      '--env',
+      'local-sandbox',
+      '--data-dir',
+      dataDir,
+      '--problem-text',
+    ]);
     expect(imported.code).toBe(1);
     expect(imported.stderr).toContain('customer.email');
     const shown = await runCliCaptured(['batch', 'show', '1', '--data-dir', dataDir]);
@@ -53,7 +61,15 @@ describe('the CLI prints what a file holds as text, never as terminal commands',
     writeFileSync(file, templateCsv([order]));
     const data = join(dir, 'data-nl');
 
-    const imported = await runCliCaptured(['import', file, '--env', 'local-sandbox', '--data-dir', data]);
+    const imported = await runCliCaptured([
+      'import',
+      file,
+      '--env',
+      'local-sandbox',
+      '--data-dir',
+      data,
+      '--problem-text',
+    ]);
     expect(imported.code).toBe(1);
     const shown = await runCliCaptured(['batch', 'show', '1', '--data-dir', data]);
     expect(shown.code).toBe(1);

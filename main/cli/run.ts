@@ -50,6 +50,7 @@ const COMMAND_OPTIONS: Record<string, Options> = {
     env: { type: 'string' },
     profile: { type: 'string' },
     'no-profile': { type: 'boolean', default: false },
+    'problem-text': { type: 'boolean', default: false },
     encoding: { type: 'string' },
     route: { type: 'string' },
   },
@@ -376,6 +377,7 @@ async function dispatch(
         noProfile: values['no-profile'] === true,
         ...(optional(values, 'encoding') !== undefined ? { encoding: optional(values, 'encoding')! } : {}),
         ...(optional(values, 'route') !== undefined ? { route: optional(values, 'route')! } : {}),
+        problemText: values['problem-text'] === true,
       });
     case 'accept':
       return accept(ctx, batchNumber(first));

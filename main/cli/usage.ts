@@ -22,10 +22,11 @@ Commands:
   login ENV          sign in: device sign-in prints a code and a URL and waits; client credentials uses the
                      saved secret
   logout ENV         forget the sign-in
-  import FILE --env ENV [--profile NAME | --no-profile] [--encoding E] [--route v1|v2|hl7]
+  import FILE --env ENV [--profile NAME | --no-profile] [--encoding E] [--route v1|v2|hl7] [--problem-text]
                      stage a CSV (our template or a mapped layout), HL7 v2 or JSON-array file as a batch for
                      review; problems are listed with their row or message and field (exit 1 when some orders
-                     need fixing, 2 when the file cannot be imported); without --profile a saved profile is
+                     need fixing, 2 when the file cannot be imported), each with its text on a terminal or with
+                     --problem-text, else its code only (texts quote patient values); without --profile a saved profile is
                      chosen by the CSV header or the HL7 sender, --no-profile uses none (the template or
                      columns matched by name; HL7's standard field map); --route: v1 create-with-clinic
                      (default), v2 create, or hl7 (forward the original messages; HL7 files only)

@@ -23,6 +23,8 @@ export interface ImportArgs {
   noProfile?: boolean;
   encoding?: string;
   route?: string;
+  /** Each order problem's text on stderr even when it is no terminal (texts quote the file's values). */
+  problemText?: boolean;
 }
 
 function where(problem: ProblemView, position?: number): string {
@@ -33,6 +35,13 @@ function where(problem: ProblemView, position?: number): string {
 
 const line = (file: string, problem: ProblemView, position?: number) =>
   `${file}: ${where(problem, position)}${problem.field ? `${problem.field}: ` : ''}${problem.text}`;
+
+/**
+ * An order's problem without its text, which quotes the patient values it is about (a name, a date of birth): what
+ * stderr gets when it is no terminal, since a scheduler or a redirect keeps it in a log file.
+ */
+const codeLine = (file: string, problem: ProblemView, position?: number) =>
+  `${file}: ${where(problem, position)}${problem.field ? `${problem.field}: ` : ''}${problem.severity} ${problem.code}`;
 
 /**
  * `import FILE --env ENV [--profile NAME | --no-profile] [--encoding E] [--route v1|v2|hl7]`: stages a CSV, HL7 or
@@ -89,6 +98,7 @@ export async function importBatch(ctx: CliContext, args: ImportArgs): Promise<nu
   // What the file as a whole says (its encoding told from the bytes, not as MSH-18 named it; padding cut off): the
   // preview shows it above the grid.
   for (const problem of outcome.summary.fileProblems) ctx.warn(line(args.file, problem));
+  const withText = args.problemText === true || (ctx.io.stderr as { isTTY?: boolean }).isTTY === true;
   let printed = 0;
   let more = false;
   for (let offset = 0; !more; offset += 500) {
@@ -103,11 +113,16 @@ export async function importBatch(ctx: CliContext, args: ImportArgs): Promise<nu
       for (const problem of order.problems) {
         if (printed === MAX_PROBLEM_LINES) more = true;
         else {
-          ctx.warn(line(args.file, problem, order.position));
+          ctx.warn((withText ? line : codeLine)(args.file, problem, order.position));
           printed += 1;
         }
       }
     }
+  }
+  if (printed > 0 && !withText) {
+    ctx.warn(
+      `(codes only: the problems' texts quote patient values, and stderr is no terminal; rx-batch batch show ${outcome.batchId} gives them, or import with --problem-text)`,
+    );
   }
   if (more) {
     ctx.warn(
