@@ -114,6 +114,19 @@ function withOrderControl(source: FinishInput['source'], orderControl: OrderCont
   return copy;
 }
 
+/** The fields a cancel sends: its order's identity. */
+const CANCEL_FIELDS: ReadonlySet<string> = new Set(['clinicInformation.clinicCode', 'prescription.clinicOrderId']);
+
+/** Leaves out a cancel's errors about fields it does not send; those about its identity or the message stay. */
+function dropUnsentFieldErrors(problems: Problem[]): void {
+  let kept = 0;
+  for (const found of problems) {
+    if (found.severity === 'error' && found.field !== undefined && !CANCEL_FIELDS.has(found.field)) continue;
+    problems[kept++] = found;
+  }
+  problems.length = kept;
+}
+
 /**
  * A registration number given as an NHS consultant code (`C1234567`, as an EPR's export or HL7's ORC-12.1 writes
  * the prescriber) is read as its GMC number, with a warning: the same doctor, only the NHS form of the number. The
@@ -158,7 +171,10 @@ export function finishOrder(input: FinishInput): { order: ImportedOrder; provena
   const cancel = input.orderControl === 'CA';
 
   if (cancel) {
-    // A cancel names an order sent earlier; only its identity matters, not a full body.
+    // A cancel names an order sent earlier; only its identity matters, not a full body. What is wrong with the fields
+    // it does not send (an item's dosage only in its timing, a date of birth) cannot block it: a clinic system's
+    // cancel often repeats the order's segments as they were.
+    dropUnsentFieldErrors(problems);
     if (clinicCode && clinicOrderId && input.isKnownOrder && input.groupCancel) {
       const resolved = resolveGroupCancel({
         clinicCode,

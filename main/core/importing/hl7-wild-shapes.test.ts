@@ -344,6 +344,25 @@ describe('ORC-2 empty, only the filler order number in ORC-3 (GoogleCloudPlatfor
     }
   });
 
+  it("a cancel is not blocked by what is wrong with the fields it does not send (Cerner UK's RDE^O01 CA)", async () => {
+    // The order's segments repeated as they were, its dosage only in the timing (RXE-1) and a date of birth that is
+    // no date: a new order with them needs fixing; the cancel names the order by clinic and order id alone.
+    let segments = withField(withField(BASE, 'RXE', 1, '^twice a day'), 'RXE', 7, '');
+    segments = withField(segments, 'PID', 7, '19801350');
+    const asNew = await importSegments(segments);
+    expect(asNew.problems.map((p) => p.code)).toEqual(
+      expect.arrayContaining(['hl7.dosageInTiming', 'date.invalid']) as unknown,
+    );
+    const cancel = await importSegments(withField(segments, 'ORC', 1, 'CA'));
+    expect(cancel.source.orderControl).toBe('CA');
+    expect(cancel.problems.filter((p) => p.severity === 'error')).toEqual([]);
+    expect(cancel.valid).toBe(true);
+    // Its identity still counts: no order id, no cancel.
+    const unnamed = await importSegments(withField(withField(segments, 'ORC', 1, 'CA'), 'ORC', 2, ''));
+    expect(unnamed.valid).toBe(false);
+    expect(unnamed.problems.map((p) => p.field)).toContain('prescription.clinicOrderId');
+  });
+
   it('a cancel with only ORC-3 says the same', async () => {
     const order = await importSegments(withField(fillerOnly, 'ORC', 1, 'CA'));
     expect(order.problems.map((p) => p.code)).toEqual(['hl7.placerMissing']);
