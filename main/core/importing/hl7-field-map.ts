@@ -852,6 +852,24 @@ function codedInDmd(segment: Hl7Segment, field: number, at: number): boolean {
   return isDmdSystem(segment.value(field, at + 2)) && segment.value(field, at) !== '';
 }
 
+/**
+ * Segments of an item's group whose notes (the NTEs right after them) are notes on the item: the item itself, its
+ * timing, route and components. An NTE after an OBX (or OBR, SPM) comments on that observation, not on the medicine.
+ */
+const ITEM_NOTE_OWNERS: ReadonlySet<string> = new Set(['RXE', 'RXO', 'TQ1', 'TQ2', 'RXR', 'RXC']);
+
+/** The NTEs with text between the item segment at `from` and the segment at `to`, each owned by the item's group. */
+function itemNotes(segments: readonly Hl7Segment[], from: number, to: number): Hl7Segment[] {
+  const notes: Hl7Segment[] = [];
+  let owner = segments[from]!.name;
+  for (let at = from + 1; at < to; at += 1) {
+    const segment = segments[at]!;
+    if (segment.name !== 'NTE') owner = segment.name;
+    else if (ITEM_NOTE_OWNERS.has(owner) && segment.value(3) !== '') notes.push(segment);
+  }
+  return notes;
+}
+
 /** The order's path of an item field. */
 const itemField = (itemIndex: number, column: string) => itemPath(INDEX_OF.get(column)!, itemIndex);
 
@@ -1025,9 +1043,7 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
     // (a note may be a warning to the pharmacist): the profile can read it (dosageInstructions → NTE-3).
     const dosageIndex = INDEX_OF.get('dosageInstructions')!;
     const next = itemSegments[itemIndex + 1]?.position ?? message.segments.length;
-    const notes = message.segments
-      .slice(segment.position + 1, next)
-      .filter((s) => s.name === 'NTE' && s.value(3) !== '');
+    const notes = itemNotes(message.segments, segment.position, next);
     if (cells[dosageIndex] === undefined && ctx.overrides?.dosageInstructions === undefined) {
       const note = notes[0];
       const timing = note ? undefined : itemTiming(message, segment);

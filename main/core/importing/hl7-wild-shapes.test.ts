@@ -478,6 +478,17 @@ describe('the dosage sent in a note (NTE) after the item, RXE-7 empty', () => {
     ]);
   });
 
+  it("a note on an observation after the item (NTE after OBX) is the observation's, not the item's", async () => {
+    const order = await importSegments([
+      ...withNote(BASE),
+      'OBX|1|ST|ABS^Antibody screen||Negative',
+      'NTE|1||No Antibodies Detected',
+    ]);
+    expect(order.problems.map((p) => p.text)).toEqual([
+      expect.stringMatching(/^Item 1 has a note after it \(NTE segment \d+: 'Take ONE tablet twice a day'\)/),
+    ]);
+  });
+
   it('several notes are listed, and a profile reading the dosage from NTE says nothing', async () => {
     const two = [...withNote(BASE), 'NTE|2||Patient is allergic to penicillin'];
     const order = await importSegments(two);
