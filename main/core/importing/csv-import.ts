@@ -88,7 +88,7 @@ export async function importCsv(
         options.profile ? 'csv.profileHeaderNotFound' : 'csv.noHeader',
         options.profile
           ? `No row near the top of the file has the headers of profile "${options.profile.name}".`
-          : 'No header row found: no row near the top names at least three order fields, among them the patient, the clinic order id or the item (e.g. surname, DOB, dm+d code). Choose or create a mapping profile.',
+          : 'No header row found: no row near the top names at least three order fields, among them the clinic order id or the item (e.g. order id, dm+d code, medication); a list of patients alone is no order file. Choose or create a mapping profile.',
       ),
       {
         delimiter,

@@ -64,14 +64,12 @@ export interface HeaderChoice {
 
 /**
  * Fields only an order names: a row naming three known fields but none of these (a list of countries: Country,
- * CurrencyCode, Phone) is not an order file's header, and the file is refused as having none rather than staged as
- * hundreds of orders with nothing of an order in them.
+ * CurrencyCode, Phone; a list of patients: First, Last, Birthdate, Address) is not an order file's header, and the
+ * file is refused as having none rather than staged as hundreds of orders with nothing of an order in them. An order
+ * file names its orders or what they prescribe; a patient's name or birth date alone does not make one.
  */
 const ORDER_FIELDS: ReadonlySet<string> = new Set([
   'clinicOrderId',
-  'firstName',
-  'surname',
-  'dateOfBirth',
   'dmdCode',
   'productId',
   'medication',
