@@ -61,6 +61,17 @@ describe('an HL7 order missing a required field', () => {
     ]);
   });
 
+  it('names the repetition of PID-5 the name was read from, when its type chose another than the first', async () => {
+    // A display name first (XPN-7 D), then the legal name (L) with no given name or title: the legal name is read.
+    const pid = RDE.find((s) => s.startsWith('PID|'))!.split('|');
+    pid[5] = 'Example^Adam^^^Dr^^D~Josh^^^^^^L';
+    const problems = await required(RDE.map((s) => (s.startsWith('PID|') ? pid.join('|') : s)).join('\r'));
+    expect(problems.map((p) => p.text)).toEqual([
+      'Title is required: the message has no value in PID-5[2].5 (name repetition 2, chosen by its type: the name prefix). Ask the sender to fill it, or type it in the preview.',
+      'First name is required: the message has no value in PID-5[2].2 (name repetition 2, chosen by its type: the given name). Ask the sender to fill it, or type it in the preview.',
+    ]);
+  });
+
   it('names ORC-12 for the prescriber, where a constant in the profile may do', async () => {
     const problems = await required(without(RDE, 'ORC', 12).join('\r'));
     expect(problems.map((p) => p.text)).toEqual([

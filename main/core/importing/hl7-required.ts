@@ -1,6 +1,7 @@
 import { FIELDS, fieldIndex } from '../model/field-catalogue.js';
 import type { Hl7Message } from '../model/hl7-adapter.js';
 import type { Problem } from '../model/imported-order.js';
+import { nameCandidates } from '../model/hl7-patient-name.js';
 
 /**
  * Where the default HL7 map reads each required field (README "HL7 v2" table), by template column: an item's field
@@ -35,6 +36,9 @@ const READ_FROM: Record<string, string | { RXE: string; RXO: string }> = {
   quantity: { RXE: 'RXE-10', RXO: 'RXO-11' },
 };
 
+/** The columns read from the chosen PID-5 repetition. */
+const NAME_COLUMNS: ReadonlySet<string> = new Set(['title', 'firstName', 'surname']);
+
 /** Fields a sender gives the same for all its orders (its clinic, often its one prescriber): a constant may do. */
 const ONE_PER_CLINIC = /^(?:clinic(?!OrderId)|prescriber)/;
 
@@ -48,11 +52,24 @@ export function sayWhereRequired(
   overrides: Record<string, string> | undefined,
 ): void {
   const items = message.first('RXE') ? 'RXE' : 'RXO';
+  let nameRepetition: number | undefined;
   for (const p of problems) {
     if (p.code !== 'field.required' || p.field === undefined) continue;
     const where = readFrom(p.field, items, overrides);
     if (where === undefined) continue;
-    const { column, from, override } = where;
+    const { column, override } = where;
+    let from = where.from;
+    // The name is read from the repetition its type chose (a legal name before a display name): say that one, or
+    // the admin finds PID-5.2 filled in the first and the error wrong.
+    if (!override && NAME_COLUMNS.has(column)) {
+      const pid = message.first('PID');
+      nameRepetition ??= pid ? (nameCandidates(pid)[0] ?? 1) : 1;
+      if (nameRepetition > 1)
+        from = from.replace(
+          /^PID-5\.(\d) \(/,
+          `PID-5[${nameRepetition}].$1 (name repetition ${nameRepetition}, chosen by its type: `,
+        );
+    }
     const fix = ONE_PER_CLINIC.test(column)
       ? 'Ask the sender to fill it, or give the field a constant in the mapping profile (one value for every order of this sender).'
       : 'Ask the sender to fill it, or type it in the preview.';
