@@ -152,6 +152,13 @@ export function readDelimiters(header: string): Hl7Delimiters {
     }
     throw new Hl7ParseError(unusableText(header.slice(0, 3), field, encoding));
   }
+  // HL7 has at most five encoding characters (v2.7's truncation character the fifth): more is no MSH-2 a sender
+  // meant (a field separator lost after it, or another program's header), so its separators are not guessed at.
+  if (encoding.length > 5) {
+    throw new Hl7ParseError(
+      `${header.slice(0, 3)}-2 is '${encoding}': ${encoding.length} encoding characters, where HL7 has 4 (component, repetition, escape, subcomponent; usually ^~\\&) and from v2.7 a fifth, the truncation character (#)`,
+    );
+  }
   // HL7 v2.7 adds a fifth encoding character, the truncation character (usually `#`), ending a value cut short.
   const truncation = encoding.charAt(4);
   const truncates = truncation !== '' && !/[A-Za-z0-9\s]/.test(truncation) && !given.includes(truncation);

@@ -28,6 +28,11 @@ describe('readDelimiters', () => {
     ['MSH|^^|A', "MSH-1/MSH-2 must give three different separator characters (usually |^~\\&), not '|' and '^^'"],
     ['MSH|^~A|A', "must give four different separator characters (usually |^~\\&), not '|' and '^~A'"],
     ['MSH|^ ~|A', "not '|' and '^ ~'"],
+    // hl7apy's test of a wrong MSH-2: more characters than HL7 has encoding characters.
+    [
+      'MSH|@%\\&$?!|A',
+      "MSH-2 is '@%\\&$?!': 7 encoding characters, where HL7 has 4 (component, repetition, escape, subcomponent; usually ^~\\&) and from v2.7 a fifth",
+    ],
   ])('refuses %s, quoting MSH-2', (header, message) => {
     expect(() => readDelimiters(header)).toThrow(Hl7ParseError);
     expect(() => readDelimiters(header)).toThrow(message);
