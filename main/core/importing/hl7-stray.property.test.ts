@@ -159,4 +159,10 @@ describe('HL7 files with stray lines, blank lines and indentation', () => {
     expect(looksLikeHl7(['# notes', 'MSH|^~\\&|EPR', 'PID|1'].join('\n'))).toBe(true);
     expect(looksLikeHl7(['# notes', 'MSH is where it starts', 'PID|1'].join('\n'))).toBe(false);
   });
+
+  it("takes an MLLP capture for HL7 whatever its frame holds (hl7apy's frame of 'WRONG'), never for a CSV", () => {
+    expect(looksLikeHl7('\x0bWRONG\x1c\r')).toBe(true);
+    expect(looksLikeHl7('\ufeff \x0bsurname,firstName\x1c\r')).toBe(true);
+    expect(looksLikeHl7('surname,firstName\r\n\x0bExample,Alex\r\n')).toBe(false);
+  });
 });

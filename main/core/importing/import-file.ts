@@ -11,6 +11,8 @@ import type { ImportOptions } from '../model/import-options.js';
 // 0x0B and 0x1C are MLLP's frame bytes: matching those control characters is the point.
 /* eslint-disable no-control-regex */
 const HL7_START = /^[\s\ufeff\x0b]*(?:MSH|FHS|BHS)[^A-Za-z0-9\s]/;
+// An MLLP frame's start byte first: an MLLP capture, whatever the frame holds (no CSV starts with it).
+const MLLP_START = /^[\s\ufeff]*\x0b/;
 const LEADING = /^[\s\ufeff\x0b\x1c]+/;
 const TRAILING_FRAMING = /[\x0b\x1c]+$/;
 /* eslint-enable no-control-regex */
@@ -19,13 +21,14 @@ const STRUCTURE_CHARS = 64 * 1024;
 const MAX_STRUCTURE_LINES = 400;
 
 /**
- * HL7 when the text starts (after any BOM, white space or MLLP start byte) with an MSH, FHS or BHS segment; else
+ * HL7 when the text starts (after any BOM, white space or MLLP start byte) with an MSH, FHS or BHS segment, or with an
+ * MLLP start byte at all; else
  * when the first 64 KiB hold one on a line of its own (comment or text lines before it, indented segments) followed
  * by more segments, at least a quarter as many as the other non-blank lines from there on (a CSV with one odd row is
  * still a CSV). Stray lines and indentation are reported by the splitter, not fatal.
  */
 export function looksLikeHl7(sample: string): boolean {
-  if (HL7_START.test(sample.slice(0, 200))) return true;
+  if (HL7_START.test(sample.slice(0, 200)) || MLLP_START.test(sample.slice(0, 200))) return true;
   const lines = sample.slice(0, STRUCTURE_CHARS).split(/\r\n|\r|\n/, MAX_STRUCTURE_LINES * 4);
   let separator: string | undefined;
   let segments = 0;
