@@ -68,17 +68,24 @@ describe('recognising the duplicate clinicOrderId rejection', () => {
     );
   });
 
-  it('after an earlier send that may have landed, also takes a 409 that names no other field for that order', () => {
+  it('after an earlier send that may have landed, also takes a 400, 409 or 422 that names no other field', () => {
     const conflict = (fields: Array<{ field: string; message: string }> = [], message = 'Conflict') =>
       mayBeTheEarlierSend({ kind: 'rejected', status: 409, message, fields });
     expect(conflict()).toBe(true);
     expect(conflict([], 'the service answered 409 with no body')).toBe(true);
     expect(conflict([{ field: 'prescription.clinicOrderId', message: 'conflict' }])).toBe(true);
-    // A conflict about something else, or another status without the duplicate's words, is the rejection it says.
+    // A refusal about something else is the rejection it says: the earlier send had the same content.
     expect(conflict([{ field: 'prescription.prescriberId', message: 'prescriber suspended' }])).toBe(false);
-    for (const status of [400, 422]) {
-      expect(mayBeTheEarlierSend({ kind: 'rejected', status, message: 'Conflict', fields: [] })).toBe(false);
+    // Other services' words for the duplicate (an independent service's: none names "duplicate clinicOrderId").
+    for (const [status, message, fields] of [
+      [400, 'Order already exists for this clinic', []],
+      [400, 'ClinicOrderId must be unique', [{ field: 'prescription.clinicOrderId', message: 'must be unique' }]],
+      [422, 'clinic_order_id has already been taken', []],
+      [422, 'Conflict', []],
+    ] as const) {
+      expect(mayBeTheEarlierSend({ kind: 'rejected', status, message, fields: [...fields] })).toBe(true);
     }
+    expect(mayBeTheEarlierSend({ kind: 'rejected', status: 404, message: 'Conflict', fields: [] })).toBe(false);
     expect(mayBeTheEarlierSend({ kind: 'rejected', status: 400, message: 'Duplicate clinicOrderId', fields: [] })).toBe(
       true,
     );

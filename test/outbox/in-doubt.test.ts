@@ -157,6 +157,40 @@ describe('orders in doubt', () => {
     expect(attention).toEqual([]);
   });
 
+  it.each([
+    [400, { message: 'Order already exists for this clinic' }],
+    [400, { message: 'ClinicOrderId must be unique' }],
+    [422, { error: 'clinic_order_id has already been taken' }],
+  ])(
+    "another service's duplicate (%s %j) after a send that got no answer is looked up, not taken for a rejection",
+    async (status, body) => {
+      const run = setUp(fixture.proxy.url);
+      const { t, attention } = run;
+      const [order] = sampleOrders(`WORDED-${status}-${Object.values(body)[0]!.length}`, 1);
+      const [id] = enqueue(t, [order!]);
+      const id0 = order!.clinicOrderId;
+      let creates = 0;
+      let lookups = 0;
+      fixture.setProxyRule((req) => {
+        if (isCreateOf(req, id0)) return (creates += 1) === 1 ? 'forward-then-drop' : { status, body };
+        if (isLookupOf(req, id0) && (lookups += 1) === 1) return { status: 200, body: [] };
+        return 'forward';
+      });
+
+      await runToIdle(run);
+
+      expectEachCreatedOnce(fixture.sandbox, t.store, [id0]);
+      expect(trail(run, id!)).toEqual([
+        'create:in-doubt:-',
+        'lookup:ok:200',
+        `create:rejected:${status}`,
+        'lookup:ok:200',
+      ]);
+      expect(t.store.orders.get(id!)?.state).toBe('created');
+      expect(attention).toEqual([]);
+    },
+  );
+
   it('a bare 409 Conflict on an order never in doubt is a real rejection', async () => {
     const run = setUp(fixture.proxy.url);
     const { t, attention } = run;

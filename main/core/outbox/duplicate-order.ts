@@ -23,25 +23,33 @@ export function isDuplicateClinicOrderId(error: ServiceError): boolean {
 }
 
 /**
- * After an earlier send of this order that may have landed, is this answer that order? The duplicate's words, or a
- * 409 Conflict that names no other field: a create has nothing else to conflict with, and a service that answers a
- * bare 409 (no body, or "Conflict") left an order it holds marked rejected. Looked up, it is settled either way.
+ * After an earlier send of this order that may have landed, is this answer that order? The duplicate's words, or any
+ * 400, 409 or 422 that names no field but the clinic order id: the contract does not publish the duplicate's words,
+ * and a service that says "Order already exists for this clinic", "ClinicOrderId must be unique", "has already been
+ * taken" or a bare "Conflict" left an order it holds marked rejected (and a cancel of it "withdrawn, never sent").
+ * An answer naming another field is about the order's content, which the earlier send had too. Looked up, it is
+ * settled either way.
  */
 export function mayBeTheEarlierSend(error: ServiceError): boolean {
   if (isDuplicateClinicOrderId(error)) return true;
   return (
     error.kind === 'rejected' &&
-    error.status === 409 &&
+    DUPLICATE_STATUSES.includes(error.status) &&
     error.fields.every((field) => field.field === '' || ABOUT_THE_ID.test(field.field))
   );
 }
 
 /**
- * Whether a create's stored answer was a 409 not worded as a duplicate (the bare one `mayBeTheEarlierSend` looks
- * up): the service never said it has the order, so a lookup that keeps missing it is believed after a few tries
- * (reconcile.ts); a faulty or hostile service answering 409 to every resend kept an order it never had in doubt
- * for good, never sent and never shown to a person (docs/security.md, finding 47).
+ * Whether a create's stored answer was such a rejection not worded as a duplicate (what `mayBeTheEarlierSend` looks
+ * up besides the duplicate): the service never said it has the order, so a lookup that keeps missing it is believed
+ * after a few tries and the order held for a person (reconcile.ts); a faulty or hostile service answering 409 to
+ * every resend kept an order it never had in doubt for good, never sent and never shown to a person
+ * (docs/security.md, finding 47).
  */
 export function wasBareConflict(attempt: { httpStatus: number | null; errorMessage: string | null }): boolean {
-  return attempt.httpStatus === 409 && !DUPLICATE.test(attempt.errorMessage ?? '');
+  return (
+    attempt.httpStatus !== null &&
+    DUPLICATE_STATUSES.includes(attempt.httpStatus) &&
+    !(DUPLICATE.test(attempt.errorMessage ?? '') && ABOUT_THE_ID.test(attempt.errorMessage ?? ''))
+  );
 }

@@ -199,14 +199,16 @@ function waitForListing(ctx: StepContext, order: OrderRecord, attempt: ReturnTyp
 }
 
 /**
- * A bare 409 answered a resend and the lookup has missed the order `misses` times since: the service may hold it
- * (a resend would be refused again, or make it twice) or never had it. Held for a person, saying so.
+ * A refusal that may be the duplicate's (a bare 409, a 400 or 422 naming only the order id) answered a resend and
+ * the lookup has missed the order `misses` times since: the service may hold it (a resend would be refused again,
+ * or make it twice) or never had it. Held for a person, saying so.
  */
 function heldAfterConflict(order: OrderRecord, conflict: AttemptRecord, misses: number): Decision {
   const said = conflict.errorMessage ? ` (${clip(conflict.errorMessage, 200)})` : '';
+  const answered = conflict.httpStatus === 409 ? '409 Conflict' : `${conflict.httpStatus} refusing the order`;
   return heldForAPerson(
     order,
-    `the service answered 409 Conflict to a resend${said} and its lookup has not listed this order in ${misses} ` +
+    `the service answered ${answered} to a resend${said} and its lookup has not listed this order in ${misses} ` +
       'lookups: it is not sent again, as the service may have it; check at the service, then resend or cancel it',
   );
 }
