@@ -1,4 +1,5 @@
 import type { ServiceError } from '../../../shared/errors.js';
+import { mayHaveActed } from '../store/attempt-acted.js';
 import { namesAnotherClinic, type StatusRecord } from '../../../shared/status.js';
 import type { CallOutcome, CancellableOutcome } from '../service/client.js';
 import type { AttemptTransition, NewAttempt } from '../store/attempts-repo.js';
@@ -11,7 +12,6 @@ import {
   attemptOf,
   clip,
   fieldOf,
-  mayHaveActed,
   NONE,
   scheduleRetry,
   trailingFailures,

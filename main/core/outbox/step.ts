@@ -98,18 +98,6 @@ export function abandoned<T>(outcome: CancellableOutcome<T>): outcome is Abandon
 /** What a call cut short by a stop is recorded as, when it may have reached the service. */
 export const ABANDONED_MESSAGE = 'sending stopped while waiting for the answer: the outcome is unknown';
 
-/**
- * Whether an attempt's answer leaves open that the service acted on it: in doubt (no answer, an unreadable one, a
- * 5xx or 408 to a create or cancel), or a 5xx/408 that a version before this rule recorded as retryable. Only such
- * an attempt makes a later "duplicate clinicOrderId" mean "created", and an order after one is looked up before it
- * is sent again.
- */
-export function mayHaveActed(attempt: Pick<AttemptRecord, 'outcome' | 'httpStatus'>): boolean {
-  if (attempt.outcome === 'in-doubt') return true;
-  const status = attempt.httpStatus ?? 0;
-  return attempt.outcome === 'retryable' && (status >= 500 || status === 408);
-}
-
 export function verdictOf(error: ServiceError): ServiceVerdict {
   switch (error.kind) {
     case 'auth':

@@ -1,4 +1,5 @@
 import type { ServiceError } from '../../../shared/errors.js';
+import { mayHaveActed } from '../store/attempt-acted.js';
 import type { CreateResponse } from '../../../shared/orders.js';
 import type { CallOutcome } from '../service/client.js';
 import type { AttemptTransition } from '../store/attempts-repo.js';
@@ -13,7 +14,6 @@ import {
   clip,
   fieldOf,
   inDoubtDecision,
-  mayHaveActed,
   NONE,
   recordDecision,
   scheduleRetry,

@@ -46,6 +46,39 @@ describe('requestCancel (offline: nothing is sent here)', () => {
     }
   });
 
+  it('refuses to withdraw a held or rejected order that a send may have reached the service with', () => {
+    ({ store, dataDir, batchId } = storeWithBatch());
+    const attempt = (orderId: number, httpStatus: number | null, outcome: 'in-doubt' | 'retryable' | 'rejected') =>
+      store.attempts.record({ orderId, operation: 'create', startedAt: new Date(), latencyMs: 1, httpStatus, outcome });
+    // Set aside after creates that got no answer, then 5xx: the first may have landed.
+    const gaveUp = orderIn('held');
+    attempt(gaveUp, null, 'in-doubt');
+    attempt(gaveUp, 503, 'retryable');
+    // Rejected after a resend, though the service has given its id.
+    const [known] = enqueueOrders(store, batchId, [sampleOrder({ state: 'queued' })]) as [number];
+    store.orders.transition(
+      known,
+      ['queued'],
+      'rejected',
+      { pharmacyOrderId: 4711 },
+      {
+        actor: 'submitter',
+        action: 'test.setup',
+      },
+    );
+    // Rejected at its only send, a plain 400: never at the service.
+    const refused = orderIn('rejected');
+    attempt(refused, 400, 'rejected');
+
+    const results = requestCancel(store, [gaveUp, known, refused], 'not needed');
+    expect(results.map((r) => r.outcome)).toEqual(['refused', 'refused', 'withdrawn']);
+    expect(results[0]!.reason).toMatch(/^a send of it got no answer \(or a server error\), so the service may have it/);
+    expect(results[1]!.reason).toMatch(/^the service has it \(pharmacy order id 4711\), though it is rejected here/);
+    expect(store.orders.get(gaveUp)?.state).toBe('held');
+    expect(store.orders.get(known)?.state).toBe('rejected');
+    expect(store.audit.forOrder(gaveUp).at(-1)).toMatchObject({ action: 'order.cancel-declined' });
+  });
+
   it('queues a cancel command for a created order, keeping the reason for the service but out of the audit log', () => {
     ({ store, dataDir, batchId } = storeWithBatch());
     const id = orderIn('created');

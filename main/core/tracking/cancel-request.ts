@@ -3,6 +3,7 @@ import type { AuditActor } from '../model/audit-entry.js';
 import type { OrderRecord } from '../store/orders-repo.js';
 import type { OrderState } from '../store/order-state.js';
 import type { Store } from '../store/store.js';
+import { mayHaveActed } from '../store/attempt-acted.js';
 import { CANCELLED_STATUS, isDispatched } from './tracked-orders.js';
 
 export type CancelOutcome =
@@ -44,7 +45,8 @@ export function checkCancelReason(reason: string): string {
 
 /**
  * Asks for orders to be cancelled. Nothing is sent here, so this works offline:
- * - not yet sent (ready, queued, held, rejected) → `withdrawn` locally;
+ * - not yet sent (ready, queued, held, rejected) → `withdrawn` locally, unless a send of it may have reached the
+ *   service (its pharmacy order id known, a send once in doubt): then refused, saying so (`mayBeAtTheService`);
  * - created (or a cancel refused earlier) and not dispatched → `cancel_requested` plus an open cancellation,
  *   which the submitter sends with the clinic code and the reason;
  * - sending or in doubt → refused: whether the service has the order is not known yet, and a withdrawal could
@@ -77,6 +79,11 @@ function cancelOne(store: Store, orderId: number, reason: string, actor: AuditAc
     ...(why ? { reason: why } : {}),
   });
 
+  const reached = UNSENT.includes(order.state) ? mayBeAtTheService(store, order) : undefined;
+  if (reached) {
+    decline(store, order, actor, reached);
+    return result('refused', reached);
+  }
   if (UNSENT.includes(order.state)) {
     store.orders.transition(orderId, [order.state], 'withdrawn', {}, { actor, action: 'order.withdrawn' });
     return result('withdrawn');
@@ -89,6 +96,23 @@ function cancelOne(store: Store, orderId: number, reason: string, actor: AuditAc
   store.orders.transition(orderId, [order.state], 'cancel_requested', {}, { actor, action: 'order.cancel-requested' });
   store.cancellations.request(orderId, reason);
   return result('cancel-requested');
+}
+
+/**
+ * Why an order held or rejected (or queued again) may be at the service after all, so withdrawing it would say "never
+ * sent" of an order the pharmacy may hold: the service gave its pharmacy order id, a send of it was once in doubt,
+ * or a create got no answer or a 5xx. Undefined when no send of it can have reached the service.
+ */
+function mayBeAtTheService(store: Store, order: OrderRecord): string | undefined {
+  const check = 'check at the service, then cancel it there or once it shows here as created';
+  if (order.pharmacyOrderId !== null) {
+    return `the service has it (pharmacy order id ${order.pharmacyOrderId}), though it is ${order.state} here: ${check}`;
+  }
+  const inDoubt =
+    store.outboxQueue.retryMemory(order.id)?.wasInDoubt === true ||
+    store.attempts.list(order.id).some((attempt) => attempt.operation === 'create' && mayHaveActed(attempt));
+  if (!inDoubt) return undefined;
+  return `a send of it got no answer (or a server error), so the service may have it though it is ${order.state} here: ${check}`;
 }
 
 function refusalFor(order: OrderRecord): string | undefined {
