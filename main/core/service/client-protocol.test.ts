@@ -157,6 +157,24 @@ describe('answers', () => {
     expect(cancel.ok ? null : cancel.error).toMatchObject({ kind: 'in-doubt', reason: 'reset' });
   });
 
+  it("a cancel answered 200 with success false is the service's refusal, with its words, not a cancel done", async () => {
+    answer = json(200, '{"success":false,"message":"Order cannot be cancelled at this stage"}');
+    const refused = await client().cancel({ orderId: 3, clinicCode: 'C', cancelReason: 'r' });
+    expect(refused.ok ? null : refused.error).toEqual({
+      kind: 'rejected',
+      status: 200,
+      message: 'the service refused the cancel: Order cannot be cancelled at this stage',
+      fields: [],
+    });
+    answer = json(200, '{"ok":false}');
+    const bare = await client().cancel({ orderId: 3, clinicCode: 'C', cancelReason: 'r' });
+    expect(bare.ok ? null : bare.error).toMatchObject({ kind: 'rejected', message: 'the service refused the cancel' });
+    // A record, with or without success true, is the cancel taken.
+    answer = json(200, '{"success":true,"pharmacyOrderId":3,"orderStatus":"Cancelled"}');
+    const done = await client().cancel({ orderId: 3, clinicCode: 'C', cancelReason: 'r' });
+    expect(done.ok).toBe(true);
+  });
+
   it('log one line per failed call with operation, status and latency, never the token or patient data', async () => {
     logLines.length = 0;
     answer = json(400, '{"error":"Bad Request","message":"nope"}');

@@ -444,6 +444,20 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     return 'the answer is not JSON';
   }
 
+  /**
+   * A 2xx whose body says it did not do it (`{"success": false, "message": "Order cannot be cancelled at this
+   * stage"}`, as some services answer a refusal): its message ('' when it gives none), else undefined. Every field of
+   * a status record is optional, so such a body passed as a cancel done, and the order was watched for good as one
+   * whose cancel was sent.
+   */
+  function refusalIn(raw: unknown): string | undefined {
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+    const body = raw as Record<string, unknown>;
+    if (body.success !== false && body.ok !== false && body.succeeded !== false) return undefined;
+    const message = [body.message, body.error, body.detail].find((value) => typeof value === 'string');
+    return typeof message === 'string' ? message.slice(0, 200) : '';
+  }
+
   /** A 2xx whose body is not what the contract says: for a create the order may exist, so that is in doubt. */
   function readValue<T>(op: Operation<T>, response: Extract<ExchangeResult, { kind: 'response' }>): ServiceResult<T> {
     // A create's usual answer is read without the full parse (see create-response.ts); any other text takes it.
@@ -460,6 +474,19 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     } catch (err) {
       parsed = undefined;
       notJson = notJsonReason(response.text, err);
+    }
+    const refusal = op.name === 'cancel' ? refusalIn(raw) : undefined;
+    if (refusal !== undefined) {
+      const said = refusal ? `: ${refusal}` : '';
+      return {
+        ok: false,
+        error: {
+          kind: 'rejected',
+          status: response.status,
+          message: `the service refused the cancel${said}`,
+          fields: [],
+        },
+      };
     }
     const wrongOrder = parsed?.success && op.about ? contradiction(raw, op.about()) : undefined;
     if (parsed?.success && !wrongOrder) return { ok: true, value: parsed.data };
