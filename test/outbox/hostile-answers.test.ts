@@ -362,6 +362,38 @@ describe('"not found" as a 400', () => {
   });
 });
 
+describe('a refusal that quotes the patient', () => {
+  it("is stored, audited and told without the order's patient values, keeping what was wrong", async () => {
+    const { t, outbox, attention } = fixture.setUp(fixture.proxy.url);
+    const [order] = sampleOrders('ECHO', 1);
+    const [id] = enqueue(t, [order!]);
+    const body = JSON.parse(order!.requestBody) as { customer: Record<string, string> };
+    const { surname, dateOfBirth, email } = body.customer;
+    const echoed = `Customer ${surname!.toUpperCase()} (born ${dateOfBirth}, ${email}) has an invalid postcode`;
+    fixture.setProxyRule((req) =>
+      req.url.includes('create-with-clinic')
+        ? { status: 400, body: { message: echoed, errors: { 'customer.surname': [`'${surname}' is not allowed`] } } }
+        : 'forward',
+    );
+    await outbox.runUntilIdle(ENVIRONMENT_ID);
+    await outbox.stop();
+
+    const stored = t.store.orders.get(id!)!;
+    expect(stored.state).toBe('rejected');
+    const everywhere = JSON.stringify([
+      stored.lastError,
+      t.store.attempts.list(id!),
+      t.store.audit.forOrder(id!),
+      attention,
+    ]);
+    for (const value of [surname!, dateOfBirth!, email!])
+      expect(everywhere.toLowerCase()).not.toContain(value.toLowerCase());
+    expect(stored.lastError?.message).toContain(
+      'Customer [patient] (born [patient], [patient]) has an invalid postcode',
+    );
+  });
+});
+
 describe('a token without the scope', () => {
   it('403 insufficient_scope stops the environment for sign-in with every order kept queued, none held', async () => {
     const { t, outbox, attention } = fixture.setUp(fixture.proxy.url);
