@@ -169,6 +169,15 @@ describe('answers', () => {
     answer = json(200, '{"ok":false}');
     const bare = await client().cancel({ orderId: 3, clinicCode: 'C', cancelReason: 'r' });
     expect(bare.ok ? null : bare.error).toMatchObject({ kind: 'rejected', message: 'the service refused the cancel' });
+    // 202 or 204 with no body: taken (its status confirms it later), not an unreadable answer to send again on.
+    for (const status of [200, 202, 204]) {
+      answer = (res) => {
+        res.writeHead(status);
+        res.end();
+      };
+      const accepted = await client().cancel({ orderId: 3, clinicCode: 'C', cancelReason: 'r' });
+      expect(accepted).toMatchObject({ ok: true, value: { pharmacyOrderId: null } });
+    }
     // A record, with or without success true, is the cancel taken.
     answer = json(200, '{"success":true,"pharmacyOrderId":3,"orderStatus":"Cancelled"}');
     const done = await client().cancel({ orderId: 3, clinicCode: 'C', cancelReason: 'r' });
