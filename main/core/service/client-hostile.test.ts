@@ -165,11 +165,14 @@ describe('redirects', () => {
     expect(server.requests.map((r) => r.target).filter((t) => t.includes('elsewhere'))).toEqual([]);
   });
 
-  it('307/308 to a create say it was not applied (repeat it elsewhere): rejected', async () => {
+  it('307/308 to a create say it was not applied (repeat it elsewhere): the address is wrong, so it waits', async () => {
     for (const status of [307, 308]) {
       server.answer(answerWith(status, '', { location: `${other.url}x` }));
-      expect(errorOf(await create()), String(status)).toMatchObject({ kind: 'rejected', status });
+      // About the address, not the order: retried once the settings are put right (the breaker stops the rest),
+      // never a rejection of each order of the batch.
+      expect(errorOf(await create()), String(status)).toMatchObject({ kind: 'retryable', status, settings: true });
     }
+    expect(other.requests).toEqual([]);
   });
 
   it('any other 3xx to a create or a cancel may come after the write (post/redirect/get): in doubt', async () => {

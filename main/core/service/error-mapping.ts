@@ -249,6 +249,17 @@ export function statusToError(response: Response, unsafe = false): ServiceError 
         message: `the service redirected (${status})${location} instead of answering: the outcome is unknown; check the API base URL`,
       };
     }
+    if (unsafe) {
+      // A 307/308 to a create or cancel: not acted on, and about the address, not the order. Rejecting each order
+      // for it rejected a whole batch one by one; it waits instead, as for a call with no such endpoint.
+      return {
+        kind: 'retryable',
+        reason: 'server',
+        status,
+        message: `the service redirected (${status})${location} instead of answering: check the API base URL in the environment's settings; nothing was done, and it is tried again later`,
+        settings: true,
+      };
+    }
     return {
       kind: 'rejected',
       status,
