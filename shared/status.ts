@@ -15,10 +15,16 @@ export type KnownOrderStatus = (typeof KNOWN_ORDER_STATUSES)[number];
 /** Statuses after which the pharmacy will not accept a cancel. */
 export const DISPATCHED_STATUSES: readonly string[] = ['Prescription Dispatched', 'Prescription Processed'];
 
-/** "cancelled", "CANCELLED " and "Prescription  dispatched" are the known texts: compared without case or spacing. */
-const CANONICAL_STATUS = new Map<string, KnownOrderStatus>(
-  KNOWN_ORDER_STATUSES.map((status) => [status.toLowerCase(), status]),
-);
+/**
+ * "cancelled", "CANCELLED ", "Canceled" and "Prescription  dispatched" are the known texts: compared without case or
+ * spacing.
+ */
+const CANONICAL_STATUS = new Map<string, KnownOrderStatus>([
+  ...KNOWN_ORDER_STATUSES.map((status) => [status.toLowerCase(), status] as const),
+  // The American spelling, as a service written in the US may send it: left as it came, a cancel it confirms was
+  // never seen as done, and the order watched for good.
+  ['canceled', 'Cancelled'],
+]);
 
 /**
  * A known status in another case or spacing, as the known text (so the poller, the cancel check and the history
