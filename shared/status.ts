@@ -82,7 +82,23 @@ export function namesAnotherClinic(record: Pick<StatusRecord, 'clinicCode'>, cli
   return Boolean(given) && given!.toLowerCase() !== clinicCode.trim().toLowerCase();
 }
 
-export const statusRecordListSchema = z.array(statusRecordSchema);
+const RECORD_KEYS = ['orderStatus', 'pharmacyOrderId', 'clinicOrderId'];
+const LIST_WRAPPERS = ['data', 'items', 'results', 'orders', 'value'];
+
+/**
+ * A list of status records. Some services answer a lookup that finds one order with the record itself, or wrap the
+ * list (`{"data": [...]}`): read as the list they mean. Refused as a wrong shape, every lookup of such a service
+ * failed, orders in doubt stayed so and tracking stopped, though every answer was a 200.
+ */
+export const statusRecordListSchema = z.preprocess((raw) => {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
+  const keys = Object.keys(raw);
+  if (keys.some((key) => RECORD_KEYS.includes(key))) return [raw];
+  const lists = keys.filter(
+    (key) => LIST_WRAPPERS.includes(key) && Array.isArray((raw as Record<string, unknown>)[key]),
+  );
+  return lists.length === 1 ? (raw as Record<string, unknown>)[lists[0]!] : raw;
+}, z.array(statusRecordSchema));
 
 export function isKnownStatus(status: string | null | undefined): status is KnownOrderStatus {
   return (KNOWN_ORDER_STATUSES as readonly string[]).includes(status ?? '');
