@@ -25,6 +25,17 @@ beforeAll(() => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** `import FILE` with the problems' texts on stderr, which is no terminal here: they quote the cells under test. */
+const importWithText = (file: string, data: string) => [
+  'import',
+  file,
+  '--env',
+  'local-sandbox',
+  '--data-dir',
+  data,
+  '--problem-text',
+];
+
 describe('the CLI prints what a file holds as text, never as terminal commands', () => {
   it('shows escape sequences from a cell and a file name as visible escapes', async () => {
     const osc = '\x1b]52;c;cm0gLXJmIH4=\x07';
@@ -33,15 +44,7 @@ describe('the CLI prints what a file holds as text, never as terminal commands',
     const file = join(dir, 'clinic\x1b[8m.csv');
     writeFileSync(file, templateCsv([order]));
 
-    const imported = await runCliCaptured([
-      'import',
-      file,
-      '--env',
-      'local-sandbox',
-      '--data-dir',
-      dataDir,
-      '--problem-text',
-    ]);
+    const imported = await runCliCaptured(importWithText(file, dataDir));
     expect(imported.code).toBe(1);
     expect(imported.stderr).toContain('customer.email');
     const shown = await runCliCaptured(['batch', 'show', '1', '--data-dir', dataDir]);
@@ -61,15 +64,7 @@ describe('the CLI prints what a file holds as text, never as terminal commands',
     writeFileSync(file, templateCsv([order]));
     const data = join(dir, 'data-nl');
 
-    const imported = await runCliCaptured([
-      'import',
-      file,
-      '--env',
-      'local-sandbox',
-      '--data-dir',
-      data,
-      '--problem-text',
-    ]);
+    const imported = await runCliCaptured(importWithText(file, data));
     expect(imported.code).toBe(1);
     const shown = await runCliCaptured(['batch', 'show', '1', '--data-dir', data]);
     expect(shown.code).toBe(1);
