@@ -82,6 +82,9 @@ export function convertValue(
   today: Date,
   options: ConvertOptions = {},
 ): Converted {
+  if ((kind === 'int' || kind === 'number') && options.decimalComma && THOUSANDS_STOPS.test(text)) {
+    return { ok: false, code: 'value.thousandsStop', reason: thousandsStopReason(text) };
+  }
   switch (kind) {
     case 'text':
       return { ok: true, value: text };
@@ -98,9 +101,6 @@ export function convertValue(
       }
       return { ok: true, value: text };
     case 'int': {
-      if (options.decimalComma && THOUSANDS_STOPS.test(text)) {
-        return { ok: false, code: 'value.thousandsStop', reason: thousandsStopReason(text) };
-      }
       const zeros = WHOLE_ZERO_DECIMALS.exec(text);
       const digits = zeros ? zeros[1]! : text;
       if (zeros || WHOLE.test(text)) {
@@ -114,9 +114,6 @@ export function convertValue(
       return { ok: false, code: 'value.notNumber', reason: unitReason(text) ?? 'is not a number' };
     }
     case 'number': {
-      if (options.decimalComma && THOUSANDS_STOPS.test(text)) {
-        return { ok: false, code: 'value.thousandsStop', reason: thousandsStopReason(text) };
-      }
       if (DECIMAL.test(text) && Number.isFinite(Number(text))) return { ok: true, value: Number(text) };
       const decimal = options.decimalComma ? DECIMAL_COMMA.exec(text) : null;
       if (decimal) return { ok: true, value: Number(`${decimal[1]}.${decimal[2]}`) };

@@ -14,9 +14,12 @@ const ABOUT_THE_ID = /clinic\s*order\s*id|clinicorderid|orc-2/i;
  * clinicOrderId is a 400; its wording is not published, so this looks for "duplicate" or "already exists" next
  * to the clinic order id, in the message or in a field error (`prescription.clinicOrderId`, HL7's `ORC-2`).
  */
+/** Whether a message says "duplicate" or "already exists" of the clinic order id. */
+const namesDuplicateId = (message: string): boolean => DUPLICATE.test(message) && ABOUT_THE_ID.test(message);
+
 export function isDuplicateClinicOrderId(error: ServiceError): boolean {
   if (error.kind !== 'rejected' || !DUPLICATE_STATUSES.includes(error.status)) return false;
-  if (DUPLICATE.test(error.message) && ABOUT_THE_ID.test(error.message)) return true;
+  if (namesDuplicateId(error.message)) return true;
   return error.fields.some(
     (field) => ABOUT_THE_ID.test(field.field) && (DUPLICATE.test(field.message) || DUPLICATE.test(error.message)),
   );
@@ -50,6 +53,6 @@ export function wasBareConflict(attempt: { httpStatus: number | null; errorMessa
   return (
     attempt.httpStatus !== null &&
     DUPLICATE_STATUSES.includes(attempt.httpStatus) &&
-    !(DUPLICATE.test(attempt.errorMessage ?? '') && ABOUT_THE_ID.test(attempt.errorMessage ?? ''))
+    !namesDuplicateId(attempt.errorMessage ?? '')
   );
 }
