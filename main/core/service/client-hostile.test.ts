@@ -639,9 +639,53 @@ describe('error answers', () => {
     expect(outcome.error.message).toBe("Clinic abc123 (ref xabc1) refused 'Bearer [token]'; token=[token].");
   });
 
-  it('a plain 403 is rejected (the patient is locked out, say)', async () => {
+  it('a plain 403 that a renewed token draws too is rejected (the patient is locked out, say)', async () => {
     server.answer(json(403, { error: 'Patient locked out', status: 403 }));
-    expect(errorOf(await create())).toMatchObject({ kind: 'rejected', status: 403, message: 'Patient locked out' });
+    const once = client();
+    const first = await once.createWithClinic(sampleV1());
+    expect(errorOf(first)).toMatchObject({ kind: 'rejected', status: 403, message: 'Patient locked out' });
+    expect(first.meta.attempts).toBe(2);
+    expect(refreshes).toBe(1);
+    // The next locked-out patient is refused at its word: no renewal an order.
+    const second = await once.createWithClinic(sampleV1());
+    expect(errorOf(second)).toMatchObject({ kind: 'rejected', status: 403 });
+    expect(second.meta.attempts).toBe(1);
+    expect(refreshes).toBe(1);
+  });
+
+  it('a plain 403 for a token the gateway holds expired is sent again once with a renewed one', async () => {
+    let calls = 0;
+    server.answer((socket) => {
+      calls += 1;
+      socket.end(
+        calls === 1
+          ? rawAnswer(403, '{"error":"Forbidden","status":403}', { 'content-type': 'application/json' })
+          : rawAnswer(200, '{"orderId":47}', { 'content-type': 'application/json' }),
+      );
+    });
+    const outcome = await create();
+    expect(valueOf(outcome)).toEqual({ orderId: 47 });
+    expect(outcome.meta.attempts).toBe(2);
+    expect(refreshes).toBe(1);
+  });
+
+  it('a plain 403 when the sign-in cannot be renewed is a sign-in matter, not a refusal of the order', async () => {
+    const signedOut: TokenSource = {
+      getAccessToken: () => Promise.resolve(TOKEN),
+      refresh: () => Promise.resolve(false),
+    };
+    server.answer(json(403, { error: 'Forbidden', status: 403 }));
+    const outcome = await createOrderServiceClient({
+      apiBaseUrl: server.url,
+      tokens: signedOut,
+      timeoutMs: 5_000,
+      userAgent: 'RxBatch/hostile-test',
+      createWithClinicVersion: 'v1',
+    }).createWithClinic(sampleV1());
+    const error = errorOf(outcome);
+    expect(error).toMatchObject({ kind: 'auth', status: 403 });
+    expect(error.message).toMatch(/^sign-in required/);
+    expect(outcome.meta.attempts).toBe(1);
   });
 });
 

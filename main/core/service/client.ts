@@ -24,7 +24,7 @@ import {
 import { statusRecordListSchema, statusRecordSchema, type StatusRecord } from '../../../shared/status.js';
 import { parseWireJson, toWireJson } from '../../../shared/wire-json.js';
 import { silentLogger, type Logger } from '../platform/logger.js';
-import { failureToError, statusToError, wantsFreshToken } from './error-mapping.js';
+import { failureToError, isPlainForbidden, statusToError, wantsFreshToken } from './error-mapping.js';
 import { plainCreateResponse } from './create-response.js';
 import { WarmConnections } from './warm-connections.js';
 import { ACCEPT_ENCODING, exchange, type ExchangeResult } from './http-exchange.js';
@@ -38,7 +38,7 @@ import {
 /**
  * The app's Order Service client: one method per endpoint, each returning a value or a ServiceError the caller
  * can act on (retry, reconcile, sign in, show the admin), never a throw. It does not retry on its own, except
- * once after refreshing the token on a 401: deciding when to send again is the outbox's job.
+ * once after refreshing the token on a 401 or a 403: deciding when to send again is the outbox's job.
  */
 
 export interface TokenSource {
@@ -238,6 +238,8 @@ function contradiction(answer: unknown, about: AnswerAbout): string | undefined 
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+/** How long a plain 403 that a renewed token also drew is taken at its word (see forbiddenWhileFreshAt). */
+const FORBIDDEN_TRUSTED_MS = 60_000;
 
 type Response = Extract<ExchangeResult, { kind: 'response' }>;
 
@@ -280,6 +282,10 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
   const logger = o.logger ?? silentLogger;
   const base = new URL(o.apiBaseUrl.endsWith('/') ? o.apiBaseUrl : `${o.apiBaseUrl}/`);
   const warm = o.warmConnections ? new WarmConnections(o.warmConnections) : undefined;
+  // When a plain 403 last came back for a token just renewed: for a minute after, a plain 403 is taken as the
+  // service's refusal without renewing again, so a batch of locked-out patients costs one renewal a minute, not one
+  // an order.
+  let forbiddenWhileFreshAt = -Infinity;
 
   // A URL without a query is the same for every call (creates, cancel, the courier list): built once per path
   // instead of once per request. exchange() only reads it.
@@ -398,11 +404,33 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
 
     let result = await attempt();
     // A 401 (or a 403 invalid_token) means the service did not act, so sending again (even a create) is safe: once,
-    // with a fresh token.
-    if (result.kind === 'response' && wantsFreshToken(result.status, result.headers) && op.secured && o.tokens) {
+    // with a fresh token. So does a plain 403, which a gateway may give for a token it holds expired: sent again once
+    // with a renewed token, it is the service's refusal only if the new token gets it too.
+    const forbidden =
+      result.kind === 'response' &&
+      isPlainForbidden(result.status, result.headers) &&
+      performance.now() - forbiddenWhileFreshAt > FORBIDDEN_TRUSTED_MS;
+    if (
+      result.kind === 'response' &&
+      (forbidden || wantsFreshToken(result.status, result.headers)) &&
+      op.secured &&
+      o.tokens
+    ) {
       const renewed = await refreshed(sentTokens?.at(-1));
-      if (renewed === true) result = await attempt();
-      else if (renewed === 'unreachable') {
+      if (renewed === true) {
+        result = await attempt();
+        if (result.kind === 'response' && isPlainForbidden(result.status, result.headers)) {
+          forbiddenWhileFreshAt = performance.now();
+        }
+      } else if (renewed === false && forbidden) {
+        // The sign-in is gone (refused or signed out): nothing more can be sent, whatever the 403 meant.
+        const error: ServiceError = {
+          kind: 'auth',
+          status: 403,
+          message: 'sign-in required: the service refused the token (403) and the sign-in could not be renewed',
+        };
+        return finish(op, started, attempts, 403, { ok: false, error });
+      } else if (renewed === 'unreachable') {
         // Still signed in; only the identity server is away. Not a sign-in matter (which stops sending until someone
         // signs in): retryable, like the service being unreachable, so sending resumes by itself when it is back.
         const error: ServiceError = {

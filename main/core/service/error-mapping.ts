@@ -175,6 +175,14 @@ export function wantsFreshToken(status: number, headers: IncomingHttpHeaders): b
 }
 
 /**
+ * A 403 with no Bearer challenge: the contract's refusal ("the patient is locked out"), but also what some gateways
+ * answer for a token they hold expired or revoked. Only a fresh token tells the two apart (client.ts).
+ */
+export function isPlainForbidden(status: number, headers: IncomingHttpHeaders): boolean {
+  return status === 403 && bearerChallenge(headers['www-authenticate']).error === undefined;
+}
+
+/**
  * A non-2xx answer. `unsafe` (creates, cancel): a 5xx, or a 408, does not say the request was not acted on — a
  * gateway or load balancer answers 502/503/504 when its backend did the work but the answer was lost, a service can
  * fail (500) after its write, and a proxy's 408 can come after it forwarded the request — so for these it is
