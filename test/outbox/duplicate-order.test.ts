@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { isDuplicateClinicOrderId, mayBeTheEarlierSend } from '../../main/core/outbox/duplicate-order.js';
+import {
+  isDuplicateClinicOrderId,
+  mayBeTheEarlierSend,
+  wasBareConflict,
+} from '../../main/core/outbox/duplicate-order.js';
 import { statusToError } from '../../main/core/service/error-mapping.js';
 
 describe('recognising the duplicate clinicOrderId rejection', () => {
@@ -82,10 +86,15 @@ describe('recognising the duplicate clinicOrderId rejection', () => {
       [400, 'ClinicOrderId must be unique', [{ field: 'prescription.clinicOrderId', message: 'must be unique' }]],
       [422, 'clinic_order_id has already been taken', []],
       [422, 'Conflict', []],
+      // A 2xx whose body said it did not do it (the client reads `{"success": false}` as a refusal).
+      [200, 'the service refused the order: Order already exists', []],
     ] as const) {
       expect(mayBeTheEarlierSend({ kind: 'rejected', status, message, fields: [...fields] })).toBe(true);
     }
     expect(mayBeTheEarlierSend({ kind: 'rejected', status: 404, message: 'Conflict', fields: [] })).toBe(false);
+    expect(wasBareConflict({ httpStatus: 200, errorMessage: 'the service refused the order' })).toBe(true);
+    expect(wasBareConflict({ httpStatus: 200, errorMessage: null })).toBe(false);
+    expect(wasBareConflict({ httpStatus: 409, errorMessage: 'Duplicate clinicOrderId A-1' })).toBe(false);
     expect(mayBeTheEarlierSend({ kind: 'rejected', status: 400, message: 'Duplicate clinicOrderId', fields: [] })).toBe(
       true,
     );

@@ -184,6 +184,24 @@ describe('answers', () => {
     expect(done.ok).toBe(true);
   });
 
+  it("a create answered 2xx with success false and no order id is the service's refusal, not in doubt", async () => {
+    answer = json(200, '{"success":false,"message":"Clinic C is not enabled for ordering"}');
+    const refused = await client().createWithClinic(sampleV1());
+    expect(refused.ok ? null : refused.error).toEqual({
+      kind: 'rejected',
+      status: 200,
+      message: 'the service refused the order: Clinic C is not enabled for ordering',
+      fields: [],
+    });
+    answer = json(201, '{"succeeded":false}');
+    const hl7 = await client().createWithHl7('MSH|^~\\&|A|B|C|D|20260101||RDE^O11|1|P|2.5\r');
+    expect(hl7.ok ? null : hl7.error).toMatchObject({ kind: 'rejected', message: 'the service refused the order' });
+    // Saying both (an order id with success false), the order may exist: in doubt, to be looked up.
+    answer = json(200, '{"success":false,"orderId":12}');
+    const both = await client().createWithClinic(sampleV1());
+    expect(both.ok ? null : both.error).toMatchObject({ kind: 'in-doubt', reason: 'unreadable-response' });
+  });
+
   it('log one line per failed call with operation, status and latency, never the token or patient data', async () => {
     logLines.length = 0;
     answer = json(400, '{"error":"Bad Request","message":"nope"}');

@@ -476,7 +476,7 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
    * A 2xx whose body says it did not do it (`{"success": false, "message": "Order cannot be cancelled at this
    * stage"}`, as some services answer a refusal): its message ('' when it gives none), else undefined. Every field of
    * a status record is optional, so such a body passed as a cancel done, and the order was watched for good as one
-   * whose cancel was sent.
+   * whose cancel was sent; to a create it was in doubt, looked up and sent again until the outbox gave up.
    */
   function refusalIn(raw: unknown): string | undefined {
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
@@ -484,6 +484,10 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     if (body.success !== false && body.ok !== false && body.succeeded !== false) return undefined;
     const message = [body.message, body.error, body.detail].find((value) => typeof value === 'string');
     return typeof message === 'string' ? message.slice(0, 200) : '';
+  }
+
+  function hasOrderId(raw: unknown): boolean {
+    return typeof raw === 'object' && raw !== null && 'orderId' in raw && (raw).orderId != null;
   }
 
   /** A 2xx whose body is not what the contract says: for a create the order may exist, so that is in doubt. */
@@ -508,30 +512,34 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
       parsed = undefined;
       notJson = notJsonReason(response.text, err);
     }
-    const refusal = op.name === 'cancel' ? refusalIn(raw) : undefined;
-    if (refusal !== undefined) {
+    const refusal = op.unsafe ? refusalIn(raw) : undefined;
+    // `{"success": false, "orderId": 12}` to a create says two things, and the order may exist: in doubt, looked up.
+    const saysBoth = refusal !== undefined && op.name !== 'cancel' && hasOrderId(raw);
+    if (refusal !== undefined && !saysBoth) {
       const said = refusal ? `: ${refusal}` : '';
       return {
         ok: false,
         error: {
           kind: 'rejected',
           status: response.status,
-          message: `the service refused the cancel${said}`,
+          message: `the service refused the ${op.name === 'cancel' ? 'cancel' : 'order'}${said}`,
           fields: [],
         },
       };
     }
     const wrongOrder = parsed?.success && op.about ? contradiction(raw, op.about()) : undefined;
-    if (parsed?.success && !wrongOrder) return { ok: true, value: parsed.data };
-    const why = wrongOrder
-      ? wrongOrder
-      : response.truncated
-        ? 'the answer was too large'
-        : response.unreadable
-          ? response.unreadable
-          : parsed
-            ? `the answer has an unexpected shape (${firstIssue(parsed.error)})`
-            : notJson;
+    if (parsed?.success && !wrongOrder && !saysBoth) return { ok: true, value: parsed.data };
+    const why = saysBoth
+      ? 'the answer gives an order id but says it failed'
+      : wrongOrder
+        ? wrongOrder
+        : response.truncated
+          ? 'the answer was too large'
+          : response.unreadable
+            ? response.unreadable
+            : parsed
+              ? `the answer has an unexpected shape (${firstIssue(parsed.error)})`
+              : notJson;
     const error: ServiceError = op.unsafe
       ? {
           kind: 'in-doubt',
