@@ -487,7 +487,7 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
   }
 
   function hasOrderId(raw: unknown): boolean {
-    return typeof raw === 'object' && raw !== null && 'orderId' in raw && (raw).orderId != null;
+    return typeof raw === 'object' && raw !== null && 'orderId' in raw && raw.orderId != null;
   }
 
   /** A 2xx whose body is not what the contract says: for a create the order may exist, so that is in doubt. */
