@@ -394,6 +394,56 @@ describe('a refusal that quotes the patient', () => {
   });
 });
 
+describe('a cancel refusal or a lookup error that quotes the patient', () => {
+  const echoOf = (requestBody: string) => {
+    const { surname, dateOfBirth } = (JSON.parse(requestBody) as { customer: Record<string, string> }).customer;
+    return { values: [surname!, dateOfBirth!], text: `Order for ${surname!} (${dateOfBirth!}) cannot be changed now` };
+  };
+  const nowhere = (everywhere: string, values: string[]) => {
+    for (const value of values) expect(everywhere.toLowerCase()).not.toContain(value.toLowerCase());
+    expect(everywhere).toContain('Order for [patient] ([patient]) cannot be changed now');
+  };
+
+  it("a cancel's refusal is stored and audited without the patient's values", async () => {
+    const { t, outbox } = fixture.setUp(fixture.proxy.url);
+    const [order] = sampleOrders('ECHO-CANCEL', 1);
+    const [id] = enqueue(t, [order!]);
+    await outbox.runUntilIdle(ENVIRONMENT_ID);
+    requestCancel(t.store, id!, 'no longer needed');
+    const echo = echoOf(order!.requestBody);
+    fixture.setProxyRule((req) =>
+      req.url.includes('Order/cancel') ? { status: 400, body: { error: echo.text, status: 400 } } : 'forward',
+    );
+    outbox.notify(ENVIRONMENT_ID);
+    await outbox.runUntilIdle(ENVIRONMENT_ID);
+    await outbox.stop();
+
+    const stored = t.store.orders.get(id!)!;
+    expect(stored.state).toBe('cancel_refused');
+    nowhere(JSON.stringify([stored.lastError, t.store.attempts.list(id!), t.store.audit.forOrder(id!)]), echo.values);
+  });
+
+  it("an in-doubt create's lookup error is stored without the patient's values", async () => {
+    const { t, outbox } = fixture.setUp(fixture.proxy.url);
+    const [order] = sampleOrders('ECHO-LOOKUP', 1);
+    const [id] = enqueue(t, [order!]);
+    const echo = echoOf(order!.requestBody);
+    let lookups = 0;
+    fixture.setProxyRule((req) => {
+      if (req.url.includes('create-with-clinic')) return 'forward-then-drop';
+      if (req.url.includes('Order/status') && ++lookups === 1) return { status: 400, body: { error: echo.text } };
+      return 'forward';
+    });
+    await outbox.runUntilIdle(ENVIRONMENT_ID);
+    await outbox.stop();
+
+    expect(t.store.orders.get(id!)?.state).toBe('created');
+    const lookupsStored = t.store.attempts.list(id!).filter((a) => a.operation === 'lookup');
+    expect(lookupsStored.map((a) => a.outcome)).toEqual(['rejected', 'ok']);
+    nowhere(JSON.stringify([t.store.attempts.list(id!), t.store.audit.forOrder(id!)]), echo.values);
+  });
+});
+
 describe('a token without the scope', () => {
   it('403 insufficient_scope stops the environment for sign-in with every order kept queued, none held', async () => {
     const { t, outbox, attention } = fixture.setUp(fixture.proxy.url);
@@ -417,6 +467,8 @@ describe('status records spelled differently', () => {
   it('a lost cancel checked against "CANCELLED " is done: sent once, never refused', async () => {
     const { t, outbox } = fixture.setUp(fixture.proxy.url);
     const [id] = enqueue(t, sampleOrders('UPPER-CANCEL', 1));
+    // The proxy's record spans the file's tests.
+    const cancelsBefore = fixture.proxy.received().filter((r) => r.url.includes('Order/cancel')).length;
     await outbox.runUntilIdle(ENVIRONMENT_ID);
     requestCancel(t.store, id!, 'no longer needed');
     fixture.setProxyRule((req) => {
@@ -436,7 +488,7 @@ describe('status records spelled differently', () => {
       'cancel:in-doubt:-',
       'status:ok:200',
     ]);
-    expect(fixture.proxy.received().filter((r) => r.url.includes('Order/cancel'))).toHaveLength(1);
+    expect(fixture.proxy.received().filter((r) => r.url.includes('Order/cancel'))).toHaveLength(cancelsBefore + 1);
   });
 
   it('a lookup naming the clinic order id as a number still finds the order', () => {

@@ -6,6 +6,7 @@ import type { AttemptTransition, NewAttempt } from '../store/attempts-repo.js';
 import type { DueCancel } from '../store/outbox-queue-repo.js';
 import type { OrderAttention } from './attention.js';
 import { retryDelayMs } from './backoff.js';
+import { outcomeWithoutPatientEcho } from './patient-echo.js';
 import {
   ABANDONED_MESSAGE,
   abandoned,
@@ -72,9 +73,13 @@ export async function sendCancel(ctx: StepContext, command: DueCancel): Promise<
 
 async function send(ctx: StepContext, command: DueCancel): Promise<Answer> {
   const startedAt = ctx.now();
-  const outcome = await ctx.client.cancel(
-    { orderId: command.pharmacyOrderId, clinicCode: command.clinicCode, cancelReason: command.reason },
-    { signal: ctx.signal },
+  const outcome = withoutEcho(
+    ctx,
+    command,
+    await ctx.client.cancel(
+      { orderId: command.pharmacyOrderId, clinicCode: command.clinicCode, cancelReason: command.reason },
+      { signal: ctx.signal },
+    ),
   );
   if (abandoned(outcome)) return { verdict: NONE, settle: () => settleAbandoned(ctx, command, startedAt, outcome) };
   // Refused by the service: if the order is cancelled already, our cancel's goal is met; otherwise it stands.
@@ -103,11 +108,18 @@ async function send(ctx: StepContext, command: DueCancel): Promise<Answer> {
  * it answers whichever clinic's order has that id, and its one record was trusted if it named our pharmacy id,
  * whatever clinic order id it gave.
  */
-function checkStatus(ctx: StepContext, command: DueCancel): Promise<CancellableOutcome<StatusRecord[]>> {
-  return ctx.client.statusWithClinicCode(
+async function checkStatus(ctx: StepContext, command: DueCancel): Promise<CancellableOutcome<StatusRecord[]>> {
+  const outcome = await ctx.client.statusWithClinicCode(
     { clinicCode: command.clinicCode, orderId: command.pharmacyOrderId },
     { signal: ctx.signal },
   );
+  return withoutEcho(ctx, command, outcome);
+}
+
+/** The outcome without the patient values a service may quote back (patient-echo.ts): its message is stored. */
+function withoutEcho<T>(ctx: StepContext, command: DueCancel, outcome: CancellableOutcome<T>): CancellableOutcome<T> {
+  if (outcome.ok || outcome.error.kind === 'cancelled') return outcome;
+  return outcomeWithoutPatientEcho(outcome, ctx.store.orders.get(command.orderId)?.requestBody ?? '');
 }
 
 /**

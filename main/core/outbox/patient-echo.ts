@@ -1,9 +1,10 @@
 import type { ServiceError } from '../../../shared/errors.js';
+import type { CancellableOutcome } from '../service/client.js';
 
 /**
- * A service's error may quote the order it refused ("Invalid surname 'Example' for DOB 1980-01-15"), and a failed
- * create's message is stored with the order, audited, exported with the log and printed by `submit`: the patient's
- * own values it quotes are replaced by "[patient]" first. Only values of this order are known, and only those are
+ * A service's error may quote the order it refused ("Invalid surname 'Example' for DOB 1980-01-15"), and the message
+ * of a failed create, cancel or lookup is stored with the order, audited, exported with the log and printed by
+ * `submit`: the patient's own values it quotes are replaced by "[patient]" first. Only values of this order are known, and only those are
  * found; the rest of the message (what was wrong, with which field) is kept.
  */
 
@@ -66,4 +67,11 @@ export function withoutPatientEcho(error: ServiceError, requestBody: string): Se
     const message = 'the service gave a message that could not be checked for patient values, so it is not kept';
     return error.kind === 'rejected' ? { ...error, message, fields: [] } : { ...error, message };
   }
+}
+
+/** A call's outcome with its error (if a service error) taken through `withoutPatientEcho`; the same object if clean. */
+export function outcomeWithoutPatientEcho<T, O extends CancellableOutcome<T>>(outcome: O, requestBody: string): O {
+  if (outcome.ok || outcome.error.kind === 'cancelled') return outcome;
+  const error = withoutPatientEcho(outcome.error, requestBody);
+  return error === outcome.error ? outcome : { ...outcome, error };
 }

@@ -6,6 +6,7 @@ import type { OrderRecord } from '../store/orders-repo.js';
 import { orderAttention } from './attention.js';
 import { retryDelayMs } from './backoff.js';
 import { wasBareConflict } from './duplicate-order.js';
+import { outcomeWithoutPatientEcho } from './patient-echo.js';
 import {
   abandoned,
   attemptOf,
@@ -35,9 +36,13 @@ import {
  */
 export async function lookUpInDoubt(ctx: StepContext, order: OrderRecord): Promise<Answer> {
   const startedAt = ctx.now();
-  const outcome = await ctx.client.statusWithClinicCode(
-    { clinicCode: order.clinicCode, clinicOrderId: order.clinicOrderId },
-    { signal: ctx.signal },
+  // Its message is stored: without the patient values a service may quote back (patient-echo.ts).
+  const outcome = outcomeWithoutPatientEcho(
+    await ctx.client.statusWithClinicCode(
+      { clinicCode: order.clinicCode, clinicOrderId: order.clinicOrderId },
+      { signal: ctx.signal },
+    ),
+    order.requestBody,
   );
   if (abandoned(outcome)) return { verdict: NONE, settle: () => ({}) };
   return {

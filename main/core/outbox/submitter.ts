@@ -1,5 +1,5 @@
 import type { ServiceError } from '../../../shared/errors.js';
-import { withoutPatientEcho } from './patient-echo.js';
+import { outcomeWithoutPatientEcho } from './patient-echo.js';
 import { mayHaveActed } from '../store/attempt-acted.js';
 import type { CreateResponse } from '../../../shared/orders.js';
 import type { CallOutcome } from '../service/client.js';
@@ -103,10 +103,9 @@ function settleCreate(
   }
 
   // Stored, audited and shown: without the patient values a service may quote back (patient-echo.ts).
-  const error = withoutPatientEcho(outcome.error, order.requestBody);
-  const failed = error === outcome.error ? outcome : { ...outcome, error };
+  const failed = outcomeWithoutPatientEcho(outcome, order.requestBody);
   const attention = recordDecision(ctx, attemptOf(order.id, 'create', startedAt, failed), () =>
-    decideFailure(ctx, order, error),
+    decideFailure(ctx, order, failed.error),
   );
   return attention ? { attention } : {};
 }
