@@ -91,6 +91,40 @@ describe('Retry-After beyond reason', () => {
   });
 });
 
+describe("a proxy's own page for every create", () => {
+  it('each lookup waits a growing backoff, not the same short grace every time', async () => {
+    // The jitter at its top: each wait is the backoff's ceiling, base·2^n, never less than reconcileDelayMs.
+    const { t, outbox } = fixture.setUp(fixture.proxy.url, () => 0.999);
+    const [id] = enqueue(t, sampleOrders('WAF-PAGE', 1));
+    const page = '<!doctype html><html><body><h1>Request blocked</h1></body></html>';
+    fixture.setProxyRule((req) =>
+      req.url.includes('create-with-clinic')
+        ? { status: 200, body: page, headers: { 'content-type': 'text/html' } }
+        : 'forward',
+    );
+    // One order alone is never given up on for this (no other order got an answer meanwhile): watched for 1.5 s.
+    await runForAtMost(outbox, 1_500).catch(() => undefined);
+
+    const attempts = t.store.attempts.list(id!);
+    expect(attempts.map((a) => `${a.operation}:${a.outcome}`).slice(0, 4)).toEqual([
+      'create:in-doubt',
+      'lookup:ok',
+      'create:in-doubt',
+      'lookup:ok',
+    ]);
+    // The wait from each unanswered create to its lookup, against the ceiling of that retry.
+    const waits = attempts.flatMap((a, i) =>
+      a.operation === 'lookup' ? [Date.parse(a.startedAt) - Date.parse(attempts[i - 1]!.startedAt)] : [],
+    );
+    // 10, 20, 40, 80, 160, then 200 ms: about 700 ms for six, where the grace alone (10 ms) allowed dozens.
+    expect(waits.length).toBeGreaterThanOrEqual(5);
+    expect(waits.length).toBeLessThan(15);
+    waits.forEach((wait, n) =>
+      expect(wait).toBeGreaterThanOrEqual(Math.min(TUNING.maxDelayMs, TUNING.baseDelayMs * 2 ** n) * 0.99 - 5),
+    );
+  });
+});
+
 describe('a redirect after the write', () => {
   it('303 See Other to each first create, after the service stored it: looked up, each created once, none rejected', async () => {
     const { t, outbox } = fixture.setUp(fixture.proxy.url);

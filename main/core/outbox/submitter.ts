@@ -37,9 +37,9 @@ import {
  * | 2xx with an order id                           | created, with the pharmacy order id                           |
  * | retryable (network before sending, 429)        | queued again at backoff (Retry-After as a floor); held after maxAttempts counted failures |
  * | in doubt: 5xx or 408                           | in_doubt, looked up at that backoff before anything is sent again |
- * | in doubt: timeout, reset, unreadable 2xx       | in_doubt, looked up after reconcileDelayMs                    |
+ * | in doubt: timeout, reset, unreadable 2xx       | in_doubt, looked up at the backoff, never before reconcileDelayMs |
  * | 401 after a refresh                            | queued, due now (not counted); the environment pauses for sign-in |
- * | 403                                            | held: the patient is locked out, a person must act            |
+ * | 403 that a renewed token draws too             | held: the patient is locked out, a person must act            |
  * | 400 duplicate clinicOrderId after an attempt that may have acted | in_doubt, looked up now: it landed          |
  * | other 400 / 404 (or refused locally)           | rejected, with the message and field                          |
  * | abandoned by the outbox's stop                 | in_doubt if it may have arrived, else queued (unsent)         |
@@ -150,15 +150,10 @@ function decideFailure(ctx: StepContext, order: ClaimedOrder, error: ServiceErro
       return move('queued', { lastError, nextAttemptAt: retry.at }, 'order.retry-scheduled');
     }
     case 'in-doubt':
-      // A 5xx: the service is failing, so its lookup waits the backoff a retry would have (Retry-After a floor),
-      // and never less than the grace a slow commit needs to land. No answer at all: the grace.
-      return inDoubtDecision(
-        ctx,
-        lastError,
-        error.reason === 'server'
-          ? lookUpDelayAfter5xx(ctx, order.id, error.retryAfterMs)
-          : ctx.tuning.reconcileDelayMs,
-      );
+      // Its lookup waits the backoff a retry would have (Retry-After a floor), and never less than the grace a slow
+      // commit needs to land. With the grace alone, a proxy answering every create with its own page (an order
+      // looked up, not found and sent again) had the order given up on after eight sends in 16 seconds.
+      return inDoubtDecision(ctx, lastError, lookUpDelay(ctx, order.id, error.retryAfterMs));
     case 'auth':
       // Nothing reached the service; the order waits for sign-in, which pauses the environment.
       return move('queued', { lastError, nextAttemptAt: null }, 'order.awaiting-sign-in');
@@ -193,7 +188,7 @@ function earlierSendMayHaveActed(ctx: StepContext, orderId: number): boolean {
 }
 
 /** The backoff over the run of failed creates (this one included), never before Retry-After or reconcileDelayMs. */
-function lookUpDelayAfter5xx(ctx: StepContext, orderId: number, retryAfterMs: number | undefined): number {
+function lookUpDelay(ctx: StepContext, orderId: number, retryAfterMs: number | undefined): number {
   const failures = trailingFailures(ctx.store.attempts.list(orderId), 'create');
   const backoff = retryDelayMs(Math.max(0, failures - 1), ctx.tuning, ctx.random, retryAfterMs);
   return Math.max(ctx.tuning.reconcileDelayMs, backoff);

@@ -49,7 +49,7 @@ export function proxiedSandbox(tuning: Partial<OutboxTuning>) {
     setProxyRule(next: (req: ProxiedRequest) => ProxyDecision): void {
       rule = next;
     },
-    setUp: (apiBaseUrl?: string) => {
+    setUp: (apiBaseUrl?: string, random?: () => number) => {
       const running = started(sandbox, 'sandbox');
       const t = storeForSandbox(running);
       opened.push(t);
@@ -61,6 +61,7 @@ export function proxiedSandbox(tuning: Partial<OutboxTuning>) {
           clientFor: () => sandboxClient(running, { apiBaseUrl: apiBaseUrl ?? running.apiUrl }),
           onAttention: (e) => attention.push(e),
           onProgress: (p) => progress.push(p),
+          ...(random ? { random } : {}),
         },
         tuning,
       );
