@@ -56,6 +56,11 @@ export const orderSummarySchema = z.object({
   /** Create attempts so far. */
   attempts: z.number().int().nonnegative(),
   nextAttemptAt: isoTime.nullable(),
+  /**
+   * Present only while the order is flagged as no longer found at the service (main/core/tracking/lost-at-service.ts):
+   * the lookups in a row that did not find it, since the first of them, flagged at. Its state is unchanged by it.
+   */
+  notFoundAtService: z.object({ lookups: z.number().int().positive(), since: isoTime, flaggedAt: isoTime }).optional(),
   createdAt: isoTime,
   updatedAt: isoTime,
 });

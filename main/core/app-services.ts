@@ -7,7 +7,7 @@ import { EnvironmentRegistry } from './environments/registry.js';
 import { presetEnvironments } from './environments/presets.js';
 import { CoreEvents } from './platform/events.js';
 import { silentLogger, type Logger } from './platform/logger.js';
-import type { AttentionEvent } from './outbox/attention.js';
+import { orderAttention, type AttentionEvent } from './outbox/attention.js';
 import type { OutboxProgress, OutboxRunResult } from './outbox/progress.js';
 import type { OutboxTuning } from './outbox/tuning.js';
 import type { OrderServiceClient } from './service/client.js';
@@ -17,6 +17,7 @@ import type { RetentionScheduleOptions } from './store/retention-runner.js';
 import { AuditSearchIndexer } from './audit/search-indexer.js';
 import { openStore, type Store } from './store/store.js';
 import { requestCancel, type CancelResult } from './tracking/cancel-request.js';
+import { lostAtServiceReason } from './tracking/lost-at-service.js';
 import { StatusPoller, type PollerTuning } from './tracking/status-poller.js';
 import { toAttentionView, toProgressView } from './views.js';
 
@@ -139,6 +140,7 @@ export class AppServices {
           now: this.#now,
           logger: this.#log,
           onOrdersChanged: (environmentId, orderIds) => this.ordersChanged(environmentId, orderIds),
+          onLostAtService: (_environmentId, orderId) => this.#lostAtService(orderId),
           onSignInRequired: (environmentId) =>
             this.#raise({
               environmentId,
@@ -326,6 +328,13 @@ export class AppServices {
   #progressed(progress: OutboxProgress): void {
     if (progress.state !== 'service-unavailable') this.#raised.delete(`${progress.environmentId}:service-unavailable`);
     this.#emit('outbox.progress', toProgressView(progress));
+  }
+
+  /** The poller flagged an order the service no longer finds: one notification per flag, as for a rejection. */
+  #lostAtService(orderId: number): void {
+    const order = this.store.orders.get(orderId);
+    const reason = order && lostAtServiceReason(order);
+    if (order && reason) this.#attention(orderAttention(order, 'not-found', reason));
   }
 
   #attention(event: AttentionEvent): void {

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { notFoundReason } from '../../shared/not-found-at-service.js';
+import { orderAttention } from './outbox/attention.js';
 import { toAttentionView } from './views.js';
 
 describe('what the contract shows of the core', () => {
@@ -30,6 +32,27 @@ describe('what the contract shows of the core', () => {
         detail: 'duplicate clinicOrderId RX-2025-000123',
       },
     });
+  });
+
+  it('names an order the service no longer finds as the other order notifications do, its id masked', () => {
+    const reason = notFoundReason({
+      clinicOrderId: 'RX-2025-000123',
+      pharmacyOrderId: 100_234,
+      lookups: 3,
+      since: '2025-03-03T09:00:00.000Z',
+    });
+    const view = toAttentionView(
+      orderAttention(
+        { environmentId: 'prod', id: 7, clinicCode: 'CLINIC-A', clinicOrderId: 'RX-2025-000123' },
+        'not-found',
+        reason,
+      ),
+      new Date('2025-03-03T10:05:00Z'),
+    );
+    expect(view).toMatchObject({ kind: 'order-not-found', orderIds: [7], order: { id: 7, detail: reason } });
+    expect(view.message).toBe(
+      'Order ***********123 (CLINIC-A): the service has not found order ***********123 (pharmacy id 100234) on 3 lookups since 2025-03-03 09:00 UTC; it may have been removed at the service, or this environment points at another service',
+    );
   });
 
   it.each(['service-unavailable', 'sign-in-required'] as const)(

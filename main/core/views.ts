@@ -37,6 +37,15 @@ export function toOrderSummary(order: OrderRecord, codeLists?: CodeLists): Order
     lastError: order.lastError,
     attempts: order.attempts,
     nextAttemptAt: order.nextAttemptAt,
+    ...(order.notFound?.flaggedAt
+      ? {
+          notFoundAtService: {
+            lookups: order.notFound.lookups,
+            since: order.notFound.since,
+            flaggedAt: order.notFound.flaggedAt,
+          },
+        }
+      : {}),
     createdAt: order.createdAt,
     updatedAt: order.updatedAt,
   };

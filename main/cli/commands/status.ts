@@ -1,12 +1,14 @@
 import type { CliContext } from '../cli-context.js';
 import { EXIT } from '../cli-errors.js';
+import { lostAtServiceReason } from '../../core/tracking/lost-at-service.js';
 import { ATTENTION_STATES } from './attention-states.js';
 
 const PAGE = 1000;
 
 /**
  * Every order (of one environment with --env): clinic, clinic order id, local state, pharmacy order id and
- * the service's status. `--refresh` first asks the service (one lookup per open order, plus the date-range
+ * the service's status, with why when it needs a person (refused, held, or no longer found at the service: exit 1).
+ * `--refresh` first asks the service (one lookup per open order, plus the date-range
  * endpoint for dispatch information). JSON output is one array, written as it is read.
  */
 export async function status(ctx: CliContext, options: { refresh: boolean; environmentId?: string }): Promise<number> {
@@ -47,7 +49,9 @@ export async function status(ctx: CliContext, options: { refresh: boolean; envir
       limit: PAGE,
     });
     for (const order of page) {
-      if (ATTENTION_STATES.includes(order.state)) attention += 1;
+      // An order the service no longer finds needs a person as much as a refused one, whatever its state says.
+      const lost = lostAtServiceReason(order);
+      if (ATTENTION_STATES.includes(order.state) || lost) attention += 1;
       if (ctx.options.json) {
         const row = {
           id: order.id,
@@ -61,6 +65,7 @@ export async function status(ctx: CliContext, options: { refresh: boolean; envir
           dispatchDate: order.dispatchDate,
           trackingId: order.trackingId,
           lastError: order.lastError,
+          notFoundAtService: order.notFound?.flaggedAt ? { ...order.notFound, reason: lost } : null,
         };
         ctx.jsonText(`${first ? '' : ','}\n${JSON.stringify(row)}`);
       } else {
@@ -76,6 +81,7 @@ export async function status(ctx: CliContext, options: { refresh: boolean; envir
             order.lastError && ATTENTION_STATES.includes(order.state)
               ? `: ${order.lastError.message}${order.lastError.field ? ` (field ${order.lastError.field})` : ''}`
               : '',
+            lost ? `: ${lost}` : '',
           ]
             .filter((part) => part !== '')
             .join(' '),

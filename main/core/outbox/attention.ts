@@ -10,8 +10,11 @@ export type AttentionEvent =
   | {
       kind: 'order';
       environmentId: string;
-      /** rejected: 400/404; locked-out: 403 (held); gave-up: a poison order set aside (held); cancel-refused. */
-      reason: 'rejected' | 'locked-out' | 'gave-up' | 'cancel-refused';
+      /**
+       * rejected: 400/404; locked-out: 403 (held); gave-up: a poison order set aside (held); cancel-refused;
+       * not-found: a created order the service no longer finds (the status poller's flag, tracking/lost-at-service.ts).
+       */
+      reason: 'rejected' | 'locked-out' | 'gave-up' | 'cancel-refused' | 'not-found';
       orderId: number;
       clinicCode: string;
       clinicOrderId: string;

@@ -321,6 +321,29 @@ describe('migrations', () => {
     );
   });
 
+  it('carry created orders across migration 26 with no miss counted, and keep a run of misses whole', () => {
+    const dataDir = tempDataDir();
+    dirs.push(dataDir);
+    writeVersionOneFile(dataDir);
+    const db = openDatabase(join(dataDir, STORE_FILE));
+    migrate(db, { target: 25 });
+    db.close();
+
+    const store = openStore({ dataDir });
+    stores.push(store);
+    expect(store.schemaVersion).toBe(LATEST_SCHEMA_VERSION);
+    expect(store.orders.get(11)).toMatchObject({ state: 'created', pharmacyOrderId: 100_001, notFound: null });
+    const at = new Date('2025-02-01T10:00:00.000Z');
+    expect(store.orders.recordNotFound(11, at)).toEqual({ lookups: 1, since: at.toISOString(), flaggedAt: null });
+    // A count without its first miss's time, or a flag without a run, cannot be stored.
+    expect(() => store.db.prepare('UPDATE orders SET not_found_since = NULL WHERE id = 11').run()).toThrow(
+      /CHECK constraint failed/,
+    );
+    expect(() =>
+      store.db.prepare(`UPDATE orders SET not_found_flagged_at = '2025-02-01T11:00:00.000Z' WHERE id = 12`).run(),
+    ).toThrow(/CHECK constraint failed/);
+  });
+
   it('add the free-text index (migrations 17 and 21) at once, filled afterwards in batches, finding the same throughout', () => {
     const dataDir = tempDataDir();
     dirs.push(dataDir);

@@ -21,6 +21,16 @@ export interface OrderError {
   field: string | null;
 }
 
+/**
+ * Lookups in a row at which the service did not find an order it created (migration 026): how many, since when,
+ * and when the order was flagged for a person (null until main/core/tracking/lost-at-service.ts's rule is met).
+ */
+export interface NotFoundRun {
+  lookups: number;
+  since: string;
+  flaggedAt: string | null;
+}
+
 export interface OrderRecord {
   id: number;
   batchId: number;
@@ -40,6 +50,8 @@ export interface OrderRecord {
   attempts: number;
   /** When a queued order may be sent (again); null means now. */
   nextAttemptAt: string | null;
+  /** The service's "no such order" answers in a row, null when the last lookup found it (or none was made). */
+  notFound: NotFoundRun | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -48,18 +60,22 @@ export interface OrderRecord {
  * A row as ORDER_COLUMNS reads it: the last error in three columns, and the body packed (retention, migration 020)
  * or as text.
  */
-export interface OrderRow extends Omit<OrderRecord, 'lastError'> {
+export interface OrderRow extends Omit<OrderRecord, 'lastError' | 'notFound'> {
   requestBodyPacked: Uint8Array | null;
   lastErrorKind: ServiceErrorKind | null;
   lastErrorMessage: string | null;
   lastErrorField: string | null;
+  notFoundLookups: number;
+  notFoundSince: string | null;
+  notFoundFlaggedAt: string | null;
 }
 
 export const ORDER_COLUMNS = `id, batch_id AS batchId, environment_id AS environmentId, clinic_code AS clinicCode,
   clinic_order_id AS clinicOrderId, route, request_body AS requestBody, request_body_packed AS requestBodyPacked, state, pharmacy_order_id AS pharmacyOrderId,
   remote_status AS remoteStatus, remote_status_at AS remoteStatusAt, dispatch_date AS dispatchDate,
   tracking_id AS trackingId, last_error_kind AS lastErrorKind, last_error_message AS lastErrorMessage,
-  last_error_field AS lastErrorField, attempts, next_attempt_at AS nextAttemptAt, created_at AS createdAt,
+  last_error_field AS lastErrorField, attempts, next_attempt_at AS nextAttemptAt, not_found_lookups AS notFoundLookups,
+  not_found_since AS notFoundSince, not_found_flagged_at AS notFoundFlaggedAt, created_at AS createdAt,
   updated_at AS updatedAt`;
 
 /** The request body exactly as it was stored: unpacked when retention packed it (`PackedBodyError` if damaged). */
@@ -68,11 +84,22 @@ export function requestBodyOf(row: { id: number; requestBody: string; requestBod
 }
 
 export function toRecord(row: OrderRow): OrderRecord {
-  const { lastErrorKind, lastErrorMessage, lastErrorField, requestBodyPacked: _packed, ...rest } = row;
+  const {
+    lastErrorKind,
+    lastErrorMessage,
+    lastErrorField,
+    notFoundLookups,
+    notFoundSince,
+    notFoundFlaggedAt,
+    requestBodyPacked: _packed,
+    ...rest
+  } = row;
   return {
     ...rest,
     requestBody: requestBodyOf(row),
     lastError:
       lastErrorKind === null ? null : { kind: lastErrorKind, message: lastErrorMessage ?? '', field: lastErrorField },
+    notFound:
+      notFoundSince === null ? null : { lookups: notFoundLookups, since: notFoundSince, flaggedAt: notFoundFlaggedAt },
   };
 }

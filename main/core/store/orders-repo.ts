@@ -1,7 +1,8 @@
 import type { AuditInput } from '../model/audit-entry.js';
 import type { OrderClaims, ClaimedOrder } from './order-claims.js';
+import type { OrderNotFound } from './order-not-found.js';
 import type { OrderFilter, OrderQueries, PolledOrder } from './order-queries.js';
-import type { OrderItem, OrderRecord } from './order-records.js';
+import type { NotFoundRun, OrderItem, OrderRecord } from './order-records.js';
 import type { OrderState } from './order-state.js';
 import type { OrderOrigin, OrderSourceText, OrderViews } from './order-views.js';
 import type { NewOrder, OrderPatch, OrderWrites, TransitionAudit } from './order-writes.js';
@@ -12,13 +13,14 @@ import type { NewOrder, OrderPatch, OrderWrites, TransitionAudit } from './order
  * - order-writes.ts: enqueue and transitions (audited; attempts record theirs through it),
  * - order-claims.ts: the submitter's claims of due queued orders,
  * - order-queries.ts: one order, look-ups, filtered pages, the poller's round, counts by state,
- * - order-views.ts: the detail view's read model (origin, source text).
+ * - order-views.ts: the detail view's read model (origin, source text),
+ * - order-not-found.ts: the service's "no such order" answers for a created order, and its flag (migration 026).
  * The types callers need are exported from here too.
  */
 
 export type { ClaimedOrder } from './order-claims.js';
 export type { OrderFilter, PolledOrder } from './order-queries.js';
-export type { OrderError, OrderItem, OrderRecord } from './order-records.js';
+export type { NotFoundRun, OrderError, OrderItem, OrderRecord } from './order-records.js';
 export type { OrderOrigin, OrderSourceText } from './order-views.js';
 export { DuplicateOrderError, type NewOrder, type OrderPatch, type TransitionAudit } from './order-writes.js';
 
@@ -27,6 +29,7 @@ export interface OrdersParts {
   claims: OrderClaims;
   queries: OrderQueries;
   views: OrderViews;
+  notFound: OrderNotFound;
 }
 
 export class OrdersRepo {
@@ -34,12 +37,14 @@ export class OrdersRepo {
   readonly #claims: OrderClaims;
   readonly #queries: OrderQueries;
   readonly #views: OrderViews;
+  readonly #notFound: OrderNotFound;
 
   constructor(parts: OrdersParts) {
     this.#writes = parts.writes;
     this.#claims = parts.claims;
     this.#queries = parts.queries;
     this.#views = parts.views;
+    this.#notFound = parts.notFound;
   }
 
   /** See OrderWrites.enqueue. */
@@ -60,6 +65,21 @@ export class OrdersRepo {
     audit: TransitionAudit,
   ): boolean {
     return this.#writes.transition(orderId, from, to, patch, audit);
+  }
+
+  /** See OrderNotFound.recordMiss. */
+  recordNotFound(orderId: number, at: Date): NotFoundRun | undefined {
+    return this.#notFound.recordMiss(orderId, at);
+  }
+
+  /** See OrderNotFound.flag. */
+  flagNotFound(orderId: number, audit: TransitionAudit): boolean {
+    return this.#notFound.flag(orderId, audit);
+  }
+
+  /** See OrderNotFound.clear. */
+  clearNotFound(orderId: number, audit: TransitionAudit): boolean {
+    return this.#notFound.clear(orderId, audit);
   }
 
   /** See OrderClaims.claimDue. */

@@ -12,6 +12,7 @@ import { MappingProfilesRepo } from './mapping-profiles-repo.js';
 import { migrate, schemaVersion } from './migrations/index.js';
 import { openDatabase } from './open-database.js';
 import { OrderClaims } from './order-claims.js';
+import { OrderNotFound } from './order-not-found.js';
 import { OrderQueries } from './order-queries.js';
 import { OrderViews } from './order-views.js';
 import { OrderWrites } from './order-writes.js';
@@ -88,6 +89,7 @@ export class Store {
       claims: new OrderClaims(db, now),
       queries: new OrderQueries(db),
       views: new OrderViews(db),
+      notFound: new OrderNotFound(db, now, this.audit),
     });
     this.attempts = new AttemptsRepo(db, this.audit, orderWrites);
     this.statusHistory = new StatusHistoryRepo(db, now);

@@ -1,6 +1,8 @@
 import type { OrderServiceClient } from '../service/client.js';
 import type { Store } from '../store/store.js';
 import { applyStatusRecord, describes } from './apply-status.js';
+import { noteFound, noteNotFound, saysNoSuchOrder } from './lost-at-service.js';
+import { isTracked } from './tracked-orders.js';
 
 export interface OrderRefresh {
   checked: number;
@@ -22,20 +24,27 @@ export async function refreshOrder(
   const order = store.orders.get(orderId);
   if (!order || order.pharmacyOrderId === null) return { checked: 0, changed: [], stoppedBy: null };
   const outcome = await client.statusWithClinicCode({ clinicCode: order.clinicCode, orderId: order.pharmacyOrderId });
+  // Counted like the poller's lookups (lost-at-service.ts), for the orders it watches: a miss here is as much the
+  // service's word. A settled order the service no longer lists (its own retention) is no one's concern.
+  const missed = () => isTracked(order) && noteNotFound(store, order, now());
   if (!outcome.ok) {
     if (outcome.error.kind === 'auth') return { checked: 0, changed: [], stoppedBy: 'sign-in-required' };
-    if (outcome.error.kind === 'rejected') return { checked: 0, changed: [], stoppedBy: null };
+    if (outcome.error.kind === 'rejected') {
+      const flagged = saysNoSuchOrder(outcome.error) && missed();
+      return { checked: 0, changed: flagged ? [orderId] : [], stoppedBy: null };
+    }
     return { checked: 0, changed: [], stoppedBy: 'service-unavailable' };
   }
   const pharmacyId = String(order.pharmacyOrderId);
   const record = outcome.value.find(
     (candidate) => candidate.pharmacyOrderId === pharmacyId && describes(candidate, order),
   );
-  if (!record) return { checked: 1, changed: [], stoppedBy: null };
+  if (!record) return { checked: 1, changed: missed() ? [orderId] : [], stoppedBy: null };
+  const cleared = noteFound(store, order);
   const applied = applyStatusRecord(store, orderId, record, now());
   return {
     checked: 1,
-    changed: applied && (applied.changed || applied.stateChanged) ? [orderId] : [],
+    changed: cleared || (applied && (applied.changed || applied.stateChanged)) ? [orderId] : [],
     stoppedBy: null,
   };
 }

@@ -1,10 +1,11 @@
 import { silentLogger, type Logger } from '../platform/logger.js';
 import type { OrderServiceClient } from '../service/client.js';
-import type { PolledOrder } from '../store/orders-repo.js';
+import type { OrderRecord, PolledOrder } from '../store/orders-repo.js';
 import type { Store } from '../store/store.js';
 import { AdaptiveSchedule, type AdaptiveIntervals } from './adaptive-schedule.js';
 import { applyStatusRecord, describes } from './apply-status.js';
 import { addDays, dateWindows, utcDate } from './date-windows.js';
+import { noteFound, noteNotFound, saysNoSuchOrder } from './lost-at-service.js';
 import { isDispatched, isTracked } from './tracked-orders.js';
 
 export interface PollerTuning {
@@ -43,6 +44,8 @@ export interface PollerDeps {
   onOrdersChanged?(environmentId: string, orderIds: number[]): void;
   /** A status call came back 401 after the client's refresh: polling waits for `start()` after sign-in. */
   onSignInRequired?(environmentId: string): void;
+  /** An order the service has not found on repeated lookups was flagged (lost-at-service.ts): once per flag. */
+  onLostAtService?(environmentId: string, orderId: number): void;
   /** The environment's own poll interval (its stored pace), used instead of `minIntervalMs` when given. */
   minIntervalFor?(environmentId: string): number | undefined;
 }
@@ -85,7 +88,8 @@ const MIN_TICK_MS = 10;
  * Tracks orders the service holds until they settle: each open order is looked up with the supplier-flow
  * endpoint (`status-with-clinic-code`) on an adaptive schedule, and the date-range endpoint refreshes dispatch
  * information in bulk. Every change lands in status history, on the order and in the audit log together (see
- * apply-status.ts). Polls that find nothing new write nothing, so the audit log does not fill with them.
+ * apply-status.ts). Polls that find nothing new write nothing, so the audit log does not fill with them; one that
+ * finds no such order counts it on the order, and repeated ones flag it for a person (lost-at-service.ts).
  *
  * Failures: a 401 stops the environment's polling until `start()` is called again (after sign-in); a network
  * or 5xx failure ends the round and backs the whole environment off (doubling up to maxIntervalMs), so an
@@ -261,7 +265,7 @@ export class StatusPoller {
       while (stop === undefined && next < due.length && (all || tracker.active)) {
         const orderId = due[next++]!;
         const outcome = await this.#pollOne(tracker, orderId);
-        if (outcome === 'changed') round.changed.push(orderId);
+        if (outcome === 'changed' || outcome === 'flagged') round.changed.push(orderId);
         if (outcome === 'changed' || outcome === 'unchanged') round.checked += 1;
         if (outcome === 'sign-in-required' || outcome === 'service-unavailable') stop ??= outcome;
       }
@@ -318,7 +322,10 @@ export class StatusPoller {
     return { tracked, awaitingProcessed };
   }
 
-  async #pollOne(tracker: Tracker, orderId: number): Promise<'changed' | 'unchanged' | 'gone' | 'failed' | Stop> {
+  async #pollOne(
+    tracker: Tracker,
+    orderId: number,
+  ): Promise<'changed' | 'unchanged' | 'gone' | 'failed' | 'flagged' | Stop> {
     const order = this.#deps.store.orders.get(orderId);
     if (!order || order.pharmacyOrderId === null || !isTracked(order)) return 'gone';
     await this.#pace(tracker);
@@ -339,7 +346,8 @@ export class StatusPoller {
         status: outcome.error.status,
       });
       tracker.schedule.observed(orderId, false);
-      return 'failed';
+      // A 404/400 is the service saying it has no such order; another refusal (403…) says nothing either way.
+      return saysNoSuchOrder(outcome.error) ? this.#notFound(order) : 'failed';
     }
     const pharmacyId = String(order.pharmacyOrderId);
     // Only records that can be this order's: one naming another order or clinic ahead of ours must not hide it.
@@ -350,12 +358,25 @@ export class StatusPoller {
     if (!record) {
       this.#log.warn('status lookup found no such order', { environmentId: tracker.environmentId, orderId });
       tracker.schedule.observed(orderId, false);
-      return 'failed';
+      return this.#notFound(order);
     }
+    const cleared = noteFound(this.#deps.store, order);
     const applied = applyStatusRecord(this.#deps.store, orderId, record, this.#now());
     const changed = Boolean(applied && (applied.changed || applied.stateChanged));
+    // The pace follows the status alone: a cleared flag is news for the screens, not a reason to look sooner.
     tracker.schedule.observed(orderId, changed);
-    return changed ? 'changed' : 'unchanged';
+    return changed || cleared ? 'changed' : 'unchanged';
+  }
+
+  /** A lookup that did not find the order: counted, and the order flagged when that meets the rule. */
+  #notFound(order: OrderRecord): 'failed' | 'flagged' {
+    if (!noteNotFound(this.#deps.store, order, this.#now())) return 'failed';
+    this.#log.warn('order not found at the service on repeated lookups: flagged', {
+      environmentId: order.environmentId,
+      orderId: order.id,
+    });
+    this.#deps.onLostAtService?.(order.environmentId, order.id);
+    return 'flagged';
   }
 
   /**
@@ -401,11 +422,12 @@ export class StatusPoller {
         if (!Number.isSafeInteger(id) || id < 1) continue;
         const order = this.#deps.store.orders.findByPharmacyOrderId(tracker.environmentId, id);
         if (!order) continue; // another client's order, or one this install never sent
+        // Listed by the service as this order: it knows the order, whatever the single lookups said.
+        const cleared = describes(record, order) && noteFound(this.#deps.store, order);
         const applied = applyStatusRecord(this.#deps.store, order.id, record, this.#now());
-        if (applied && (applied.changed || applied.stateChanged)) {
-          result.changed.push(order.id);
-          tracker.schedule.observed(order.id, true);
-        }
+        const changed = Boolean(applied && (applied.changed || applied.stateChanged));
+        if (changed || cleared) result.changed.push(order.id);
+        if (changed) tracker.schedule.observed(order.id, true);
       }
     }
     return result;

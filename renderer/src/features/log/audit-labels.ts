@@ -40,6 +40,8 @@ const ACTION_LABELS: Record<string, string> = {
   'order.cancel-declined': 'Cancel not possible',
   'order.cancelled-by-pharmacy': 'Cancelled by the pharmacy',
   'order.status-changed': 'Status changed',
+  'order.lost-at-service': 'Order not found at the service on repeated lookups',
+  'order.found-at-service': 'Order found at the service again',
   'order.source.viewed': 'Order source viewed',
   'outbox.paused': 'Sending paused',
   'outbox.resumed': 'Sending resumed',

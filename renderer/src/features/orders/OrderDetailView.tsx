@@ -9,7 +9,7 @@ import { formatDate, formatDateTime } from '../format/format-date.js';
 import { useNow } from '../format/use-now.js';
 import { canCancel } from './cancellable.js';
 import { nextAttemptText } from './next-attempt.js';
-import { explainOrder, ORDER_STATE_TEXT, TONE_SYMBOL } from './order-states.js';
+import { explainOrder, NOT_FOUND_LABEL, ORDER_STATE_TEXT, TONE_SYMBOL } from './order-states.js';
 import { OrderTimeline } from './OrderTimeline.js';
 import { TrackingId } from './TrackingId.js';
 
@@ -128,6 +128,14 @@ export function OrderDetailView({ orderId, lastRefresh, refreshing, onRefresh, o
           <span className={`tone tone-${state.tone}`}>
             <span aria-hidden="true">{TONE_SYMBOL[state.tone]}</span> {state.label}
           </span>
+          {order.notFoundAtService ? (
+            <>
+              {' '}
+              <span className="tone tone-attention">
+                <span aria-hidden="true">{TONE_SYMBOL.attention}</span> {NOT_FOUND_LABEL}
+              </span>
+            </>
+          ) : null}
           <span className="hint">{state.meaning}</span>
         </dd>
         <dt>Pharmacy order id</dt>

@@ -2,7 +2,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useRef } from 'react';
 import type { OrderSummary } from '../../../../shared/order-views.js';
 import { formatDateTime } from '../format/format-date.js';
-import { ORDER_STATE_TEXT, TONE_SYMBOL } from './order-states.js';
+import { NOT_FOUND_LABEL, ORDER_STATE_TEXT, TONE_SYMBOL } from './order-states.js';
 import { TrackingId } from './TrackingId.js';
 
 const ROW_HEIGHT = 44;
@@ -91,6 +91,15 @@ export function OrderTable({ orders, selected, onToggle, onToggleAll, openOrderI
                   <span className={`tone tone-${state.tone}`}>
                     <span aria-hidden="true">{TONE_SYMBOL[state.tone]}</span> {state.label}
                   </span>
+                  {/* Beside the state, which it leaves as it is: the detail view says why and what to do. */}
+                  {order.notFoundAtService ? (
+                    <>
+                      {' '}
+                      <span className="tone tone-attention">
+                        <span aria-hidden="true">{TONE_SYMBOL.attention}</span> {NOT_FOUND_LABEL}
+                      </span>
+                    </>
+                  ) : null}
                 </td>
                 <td>{order.remoteStatus ?? (order.pharmacyOrderId !== null ? 'Not read yet' : '—')}</td>
                 <td className="number">{order.pharmacyOrderId ?? '—'}</td>

@@ -250,6 +250,39 @@ describe('an order’s timeline', () => {
     ]);
   });
 
+  it('shows when the service stopped finding the order, why, and when it found it again', () => {
+    const reason = 'the service has not found order ORD-1 (pharmacy id 5001) on 3 lookups since 2025-03-03 09:00 UTC';
+    const entry = (seq: number, at: string, action: string, details: Record<string, string>) => ({
+      seq,
+      at,
+      actor: 'system' as const,
+      action,
+      environmentId: 'local-sandbox',
+      batchId: 2,
+      orderId: 7,
+      clinicCode: 'CLINIC-A',
+      clinicOrderId: 'ORD-1',
+      details,
+      prevHash: 'a',
+      hash: 'b',
+    });
+    const events = buildTimeline(
+      detail({
+        attempts: [],
+        statusHistory: [],
+        cancellations: [],
+        audit: [
+          entry(4, t(20), 'order.lost-at-service', { outcome: 'not-found', errorMessage: reason }),
+          entry(5, t(30), 'order.found-at-service', { outcome: 'found' }),
+        ],
+      }),
+    );
+    expect(events.slice(2).map((event) => [event.title, event.details, event.tone])).toEqual([
+      ['Not found at the service on repeated lookups', [reason], 'attention'],
+      ['Found at the service again', [], 'good'],
+    ]);
+  });
+
   describe('starts where the order came from', () => {
     const origin = (overrides: Partial<OrderDetail['origin']>) =>
       buildTimeline(detail({ origin: { ...detail().origin, ...overrides } }))[0]!;

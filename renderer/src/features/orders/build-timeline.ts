@@ -173,6 +173,8 @@ const AUDIT_TITLES: Record<string, { title: string; tone: Tone }> = {
   'order.set-aside': { title: 'Set aside after repeated failures', tone: 'attention' },
   'order.cancel-declined': { title: 'Cancel not possible', tone: 'attention' },
   'order.interrupted': { title: 'Interrupted while sending (app stopped); in doubt until looked up', tone: 'waiting' },
+  'order.lost-at-service': { title: 'Not found at the service on repeated lookups', tone: 'attention' },
+  'order.found-at-service': { title: 'Found at the service again', tone: 'good' },
 };
 
 /** Order of events at the same instant: the way they happen. */

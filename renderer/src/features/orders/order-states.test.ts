@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ORDER_STATE_NAMES } from '../../../../shared/order-views.js';
+import { formatDateTime } from '../format/format-date.js';
 import { explainOrder, ORDER_STATE_TEXT } from './order-states.js';
+
+/** The identifiers explainOrder names an order by, around what a case is about. */
+const ids = { clinicOrderId: 'RX-2025-000123', pharmacyOrderId: 100234 };
 
 describe('order states as the admin reads them', () => {
   it('gives every local state a distinct label', () => {
@@ -10,6 +14,7 @@ describe('order states as the admin reads them', () => {
 
   it('explains a rejection with the service’s reason and field, and offers to send it again', () => {
     const text = explainOrder({
+      ...ids,
       state: 'rejected',
       attempts: 1,
       lastError: { kind: 'rejected', message: 'Unknown courier code', field: 'prescription.courierCode' },
@@ -21,7 +26,8 @@ describe('order states as the admin reads them', () => {
 
   it('names the field in the words the preview uses, and ends the service’s sentence once', () => {
     const rejected = (message: string, field: string) =>
-      explainOrder({ state: 'rejected', attempts: 1, lastError: { kind: 'rejected', message, field } })?.explanation;
+      explainOrder({ ...ids, state: 'rejected', attempts: 1, lastError: { kind: 'rejected', message, field } })
+        ?.explanation;
     expect(rejected('The order breaks a business rule.', 'deliveryAddress.countryCode')).toBe(
       'The service rejected it (Delivery country): The order breaks a business rule.',
     );
@@ -35,13 +41,41 @@ describe('order states as the admin reads them', () => {
   });
 
   it('says an order in doubt is looked up, never resent blindly', () => {
-    const text = explainOrder({ state: 'in_doubt', attempts: 1, lastError: null });
+    const text = explainOrder({ ...ids, state: 'in_doubt', attempts: 1, lastError: null });
     expect(text?.explanation).toMatch(/looks it up first/);
     expect(text?.button).toBe('look-up');
   });
 
   it('has nothing to say about an order that is fine', () => {
-    expect(explainOrder({ state: 'created', attempts: 1, lastError: null })).toBeNull();
-    expect(explainOrder({ state: 'queued', attempts: 0, lastError: null })).toBeNull();
+    expect(explainOrder({ ...ids, state: 'created', attempts: 1, lastError: null })).toBeNull();
+    expect(explainOrder({ ...ids, state: 'queued', attempts: 0, lastError: null })).toBeNull();
+  });
+
+  it('says why a created order the service no longer finds needs a person, naming it, and that it is still looked up', () => {
+    const since = '2025-03-03T09:00:00.000Z';
+    const text = explainOrder({
+      ...ids,
+      state: 'created',
+      attempts: 1,
+      lastError: null,
+      notFoundAtService: { lookups: 3, since, flaggedAt: '2025-03-03T10:05:00.000Z' },
+    });
+    expect(text?.explanation).toBe(
+      `The service has not found order RX-2025-000123 (pharmacy id 100234) on 3 lookups since ${formatDateTime(since)}; it may have been removed at the service, or this environment points at another service.`,
+    );
+    expect(text?.action).toMatch(/clears by itself once the service finds it/);
+    // Nothing to send again: the order exists as far as this computer knows, and is looked up as before.
+    expect(text?.button).toBeNull();
+  });
+
+  it('gives the state its own reason first when an order flagged as not found also has one', () => {
+    const text = explainOrder({
+      ...ids,
+      state: 'cancel_refused',
+      attempts: 1,
+      lastError: { kind: 'rejected', message: 'already dispatched', field: null },
+      notFoundAtService: { lookups: 4, since: '2025-03-03T09:00:00.000Z', flaggedAt: '2025-03-03T10:05:00.000Z' },
+    });
+    expect(text?.explanation).toMatch(/^The pharmacy refused the cancel/);
   });
 });

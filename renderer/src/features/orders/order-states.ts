@@ -1,4 +1,6 @@
 import type { OrderStateName, OrderSummary } from '../../../../shared/order-views.js';
+import { notFoundReason } from '../../../../shared/not-found-at-service.js';
+import { formatDateTime } from '../format/format-date.js';
 import { fieldOfPath } from '../preview/order-fields.js';
 import { plainCancelRefusal } from './cancel-words.js';
 import type { Tone } from './tone.js';
@@ -70,8 +72,41 @@ function fieldWords(path: string): string {
   return item ? `${known.label} of item ${Number(item[1]) + 1}` : known.label;
 }
 
-/** Why an order needs a person (or is waiting on its own) and what to do about it. */
-export function explainOrder(order: Pick<OrderSummary, 'state' | 'lastError' | 'attempts'>): ProblemText | null {
+/** The short mark of an order flagged as no longer found at the service, beside its state in lists. */
+export const NOT_FOUND_LABEL = 'Not found at the service';
+
+/**
+ * Why the service's "no such order" answers flagged a created order (main/core/tracking/lost-at-service.ts), its
+ * first miss in the admin's locale; null while it is not flagged.
+ */
+export function lostAtServiceText(
+  order: Pick<OrderSummary, 'clinicOrderId' | 'pharmacyOrderId' | 'notFoundAtService'>,
+): ProblemText | null {
+  const flag = order.notFoundAtService;
+  if (!flag) return null;
+  const reason = notFoundReason({ ...order, ...flag }, formatDateTime);
+  return {
+    explanation: `${reason.charAt(0).toUpperCase()}${reason.slice(1)}.`,
+    action:
+      'Check with the pharmacy whether it still has the order, and that this environment’s address is the service the order was sent to. It is still looked up: the flag clears by itself once the service finds it.',
+    button: null,
+  };
+}
+
+/**
+ * Why an order needs a person (or is waiting on its own) and what to do about it: its state's reason first (a
+ * rejection, a hold, a refused cancel), else the service's not finding it.
+ */
+export function explainOrder(
+  order: Pick<
+    OrderSummary,
+    'state' | 'lastError' | 'attempts' | 'clinicOrderId' | 'pharmacyOrderId' | 'notFoundAtService'
+  >,
+): ProblemText | null {
+  return explainState(order) ?? lostAtServiceText(order);
+}
+
+function explainState(order: Pick<OrderSummary, 'state' | 'lastError' | 'attempts'>): ProblemText | null {
   // The service's own sentence, without its full stop: ours ends the sentence it is quoted in.
   const reason = order.lastError && trimEndWhere(order.lastError.message, (char) => char === '.');
   const field = order.lastError?.field ? ` (${fieldWords(order.lastError.field)})` : '';

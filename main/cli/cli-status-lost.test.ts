@@ -1,0 +1,69 @@
+import { afterEach, expect, it } from 'vitest';
+import { enqueueOrders, openStore } from '../core/store/store.js';
+import { LOCAL, manualClock, removeDir, sampleOrder, tempDataDir } from '../core/store/testing/store-fixtures.js';
+import { noteNotFound } from '../core/tracking/lost-at-service.js';
+import { runCliCaptured } from './testing/run-cli-captured.js';
+
+/**
+ * `rx-batch status` names an order the service no longer finds as needing attention (exit 1), with the reason, while
+ * its state stays `created`; JSON gives the flag too.
+ */
+
+let dataDir: string | undefined;
+afterEach(() => {
+  if (dataDir) removeDir(dataDir);
+  dataDir = undefined;
+});
+
+it('shows an order flagged as not found at the service with its reason, and exits 1', async () => {
+  dataDir = tempDataDir('rxbatch-cli-lost-');
+  const clock = manualClock();
+  const store = openStore({ dataDir, now: clock.now });
+  const order = sampleOrder();
+  const since = clock.now().toISOString();
+  try {
+    store.environments.upsert(LOCAL);
+    const batch = store.batches.create({
+      environmentId: LOCAL.id,
+      sourceFileName: 'orders.csv',
+      kind: 'csv',
+      rowCount: 1,
+      invalidCount: 0,
+    });
+    const [id] = enqueueOrders(store, batch.id, [order]);
+    store.orders.transition(
+      id!,
+      ['queued'],
+      'created',
+      { pharmacyOrderId: 9001 },
+      { actor: 'submitter', action: 'order.created' },
+    );
+    for (const afterMs of [0, 30 * 60_000, 31 * 60_000]) {
+      clock.advance(afterMs);
+      noteNotFound(store, store.orders.get(id!)!, clock.now());
+    }
+  } finally {
+    store.close();
+  }
+
+  const shown = await runCliCaptured(['status', '--data-dir', dataDir]);
+  expect(shown.code).toBe(1);
+  const line = shown.stdout.split('\n').find((text) => text.includes(order.clinicOrderId))!;
+  expect(line).toMatch(/ created +9001 /);
+  expect(line).toContain(
+    `: the service has not found order ${order.clinicOrderId} (pharmacy id 9001) on 3 lookups since 2025-03-03 09:00 UTC; it may have been removed at the service, or this environment points at another service`,
+  );
+
+  const json = await runCliCaptured(['status', '--json', '--data-dir', dataDir]);
+  expect(json.code).toBe(1);
+  const [row] = JSON.parse(json.stdout) as Array<Record<string, unknown>>;
+  expect(row).toMatchObject({
+    state: 'created',
+    notFoundAtService: {
+      lookups: 3,
+      since,
+      flaggedAt: clock.now().toISOString(),
+      reason: expect.stringMatching(/^the service has not found/) as unknown,
+    },
+  });
+});
