@@ -3,7 +3,7 @@ import type { Hl7Delimiters, Hl7Message, Hl7Segment } from '../model/hl7-adapter
 import { cellSet, emptyCells, type Cell, type OrderCells } from './order-builder.js';
 import { problem, quote } from './problems.js';
 import type { Problem } from '../model/imported-order.js';
-import { nameCandidates } from '../model/hl7-patient-name.js';
+import { messageDay, nameCandidates } from '../model/hl7-patient-name.js';
 import type { UnusualSpaces } from './unusual-spaces.js';
 import { otherOrderKind, segmentsHeld } from './hl7-other-orders.js';
 import { registrationNumberReason } from './uk-rules.js';
@@ -43,7 +43,7 @@ export const DEFAULT_HL7_MAP: readonly Hl7MapEntry[] = [
     column: 'surname, firstName, title',
     source: 'PID-5.1 (family name), PID-5.2 (given name), PID-5.5 (prefix)',
     repetitions:
-      'chosen: the legal name (XPN-7 `L`), else one of type `D`, `U` or none, else the first that is not `BAD`; all three from that one',
+      'chosen: the legal name (XPN-7 `L`), else one of type `D`, `U` or none, else the first that is not `BAD`, leaving out a name out of date on the day of MSH-7 (XPN-13 expiry before it, XPN-12 start after it) while another is current; all three from that one',
   },
   { column: 'dateOfBirth', source: 'PID-7 (YYYYMMDD...)', repetitions: REPEATS.one },
   {
@@ -655,10 +655,10 @@ class CellReader {
     if (value) cells[INDEX_OF.get(column)!] = value;
   }
 
-  /** PID-5: surname, first name and title from one repetition, chosen by name type. */
-  name(pid: Hl7Segment | undefined): void {
+  /** PID-5: surname, first name and title from one repetition, chosen by name type (and current on `day`). */
+  name(pid: Hl7Segment | undefined, day: string | undefined): void {
     if (!pid) return;
-    const candidates = nameCandidates(pid);
+    const candidates = nameCandidates(pid, day);
     const rep = candidates[0] ?? 1;
     if (candidates.length > 1) {
       const text = (r: number) => [1, 2, 5].map((c) => pid.value(5, c, 1, r)).join('\u0000');
@@ -885,7 +885,7 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
   const orc = orcs[0];
 
   // Patient: name, birth date, sex.
-  r.name(pid);
+  r.name(pid, messageDay(msh));
   r.set('dateOfBirth', r.one(pid, 7, 1, 'customer.dateOfBirth'));
   r.set('gender', r.one(pid, 8, 1, 'customer.gender'));
 

@@ -1,7 +1,7 @@
 import { FIELDS, fieldIndex } from '../model/field-catalogue.js';
 import type { Hl7Message } from '../model/hl7-adapter.js';
 import type { Problem } from '../model/imported-order.js';
-import { nameCandidates } from '../model/hl7-patient-name.js';
+import { messageDay, nameCandidates } from '../model/hl7-patient-name.js';
 
 /**
  * Where the default HL7 map reads each required field (README "HL7 v2" table), by template column: an item's field
@@ -63,7 +63,7 @@ export function sayWhereRequired(
     // the admin finds PID-5.2 filled in the first and the error wrong.
     if (!override && NAME_COLUMNS.has(column)) {
       const pid = message.first('PID');
-      nameRepetition ??= pid ? (nameCandidates(pid)[0] ?? 1) : 1;
+      nameRepetition ??= pid ? (nameCandidates(pid, messageDay(message.first('MSH')))[0] ?? 1) : 1;
       if (nameRepetition > 1)
         from = from.replace(
           /^PID-5\.(\d) \(/,

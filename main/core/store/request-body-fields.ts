@@ -1,6 +1,6 @@
 import { surnameSearchKey } from '../../../shared/patient-surname.js';
 import { Hl7ParseError, parseHl7Message } from '../model/hl7-adapter.js';
-import { chosenNameRepetition } from '../model/hl7-patient-name.js';
+import { chosenNameRepetition, messageDay } from '../model/hl7-patient-name.js';
 import type { OrderRoute } from './order-state.js';
 
 /**
@@ -62,7 +62,8 @@ function hl7Value(message: string, segment: string, field: number, component: nu
     throw error;
   }
   const found = parsed.first(segment);
-  const repetition = found && segment === 'PID' && field === 5 ? chosenNameRepetition(found) : 1;
+  const repetition =
+    found && segment === 'PID' && field === 5 ? chosenNameRepetition(found, messageDay(parsed.first('MSH'))) : 1;
   const value = found?.value(field, component, 1, repetition) ?? '';
   return value === '' ? null : value;
 }
