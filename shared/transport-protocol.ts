@@ -11,7 +11,8 @@ import { contractErrorSchema } from './errors.js';
  * Browser mode: the bridge's WebSocket messages (JSON text frames). Both ends parse what they receive with these
  * schemas: the server because any page could be talking to it, the renderer because types vanish at run time.
  *
- * 1. client → `{ secret }` first; the server answers `{ ready: true }` or closes with 1008.
+ * 1. the handshake (bridge-handshake.ts): `{ hello }`, `{ challenge, proof }`, `{ proof }`, then the server answers
+ *    `{ ready: true }` or closes with 1008. Neither side sends the secret; each proves it holds it.
  * 2. client → `{ id, call, input }`; server → `{ id, ok: true, value }` or `{ id, ok: false, error }`.
  * 3. server → `{ event, payload }` for every core event, at any time after `ready`.
  */
@@ -22,7 +23,11 @@ export const BRIDGE_SOCKET_PATH = '/rpc';
 /** Close code the server uses for a refused client (RFC 6455 policy violation). */
 export const POLICY_VIOLATION = 1008;
 
-export const helloSchema = z.object({ secret: z.string().min(1).max(200) }).strict();
+/** A nonce or a proof: base64url of 32 bytes. */
+const handshakeToken = z.string().regex(/^[A-Za-z0-9_-]{43}$/);
+
+export const helloSchema = z.object({ hello: handshakeToken }).strict();
+export const pageProofSchema = z.object({ proof: handshakeToken }).strict();
 
 const requestIdSchema = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 
@@ -39,6 +44,7 @@ export const callResultSchema = z.discriminatedUnion('ok', [
 export type CallResult = z.infer<typeof callResultSchema>;
 
 export const serverMessageSchema = z.union([
+  z.object({ challenge: handshakeToken, proof: handshakeToken }),
   z.object({ ready: z.literal(true) }),
   z.intersection(z.object({ id: requestIdSchema.nullable() }), callResultSchema),
   z.object({ event: z.string(), payload: z.unknown() }),

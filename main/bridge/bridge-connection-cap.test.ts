@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { BRIDGE_SOCKET_PATH } from '../../shared/transport-protocol.js';
 import { handlersWith } from '../../test/support/call-handlers.js';
+import { pageHandshake } from '../../test/support/bridge-handshake-client.js';
 import { CoreEvents } from '../core/platform/events.js';
 import { inProcessConnection } from '../transport/core-connection.js';
 import { MAX_BRIDGE_CONNECTIONS, startBridge, type RunningBridge } from './bridge-server.js';
@@ -92,8 +93,15 @@ async function pageCall(): Promise<unknown> {
     const next = () =>
       new Promise<unknown>((resolve) => socket.once('message', (data: Buffer) => resolve(JSON.parse(String(data)))));
     await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-    const ready = next();
-    socket.send(JSON.stringify({ secret: bridge.secret }));
+    const handshake = pageHandshake(bridge.secret);
+    const challenge = next();
+    socket.send(handshake.hello);
+    const ready = (async () => {
+      const proof = await handshake.reply(await challenge);
+      const answer = next();
+      socket.send(proof);
+      return answer;
+    })();
     messages.push(await ready);
     const answer = next();
     socket.send(JSON.stringify({ id: 1, call: 'app.info', input: {} }));

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { BRIDGE_SOCKET_PATH, type ServerMessage } from '../../shared/transport-protocol.js';
+import { pageHandshake } from '../../test/support/bridge-handshake-client.js';
 import { createCore, type Core } from '../core/app-core.js';
 import { MemorySecretStore } from '../core/platform/secret-store.js';
 import { LOCAL_SANDBOX_ID } from '../core/environments/presets.js';
@@ -53,13 +54,15 @@ beforeAll(async () => {
   });
   bridge = await startBridge({ core: inProcessConnection(core), staticDir: dir });
   socket = new WebSocket(`ws://127.0.0.1:${bridge.port}${BRIDGE_SOCKET_PATH}`, { headers: { Origin: bridge.origin } });
+  const handshake = pageHandshake(bridge.secret);
   await new Promise<void>((resolve, reject) => {
     socket.on('message', (data: Buffer) => {
       const message = JSON.parse(data.toString('utf8')) as ServerMessage;
-      if ('ready' in message) resolve();
+      if ('challenge' in message) void handshake.reply(message).then((proof) => socket.send(proof), reject);
+      else if ('ready' in message) resolve();
       else if ('id' in message && message.id !== null) waiting.get(message.id)?.(message);
     });
-    socket.once('open', () => socket.send(JSON.stringify({ secret: bridge.secret })));
+    socket.once('open', () => socket.send(handshake.hello));
     socket.once('error', reject);
   });
 });

@@ -10,6 +10,7 @@ import { MAX_MESSAGE_BYTES, type CallHandlers } from '../../shared/contract.js';
 import { DEFAULT_SENDING_PACE } from '../../shared/environment.js';
 import { CoreEvents } from '../core/platform/events.js';
 import { presetEnvironments } from '../core/environments/presets.js';
+import { pageHandshake } from '../../test/support/bridge-handshake-client.js';
 import { handlersWith } from '../../test/support/call-handlers.js';
 import { inProcessConnection } from '../transport/core-connection.js';
 import { MAX_INPUT_DEPTH } from '../transport/dispatch.js';
@@ -106,7 +107,9 @@ function open(headers: Record<string, string> = { Origin: bridge.origin }): Prom
 
 async function authenticated(): Promise<Opened> {
   const client = await open();
-  client.socket.send(JSON.stringify({ secret: bridge.secret }));
+  const handshake = pageHandshake(bridge.secret);
+  client.socket.send(handshake.hello);
+  client.socket.send(await handshake.reply(await client.next()));
   expect(await client.next()).toEqual({ ready: true });
   return client;
 }
@@ -160,14 +163,37 @@ describe('the bridge WebSocket', () => {
     expect((await closed).code).toBe(POLICY_VIOLATION);
   });
 
-  it('closes with 1008 on a wrong secret, and answers nothing', async () => {
+  it('closes with 1008 on a proof made with a wrong secret, and answers nothing but its challenge', async () => {
     const { socket, closed, next } = await open();
+    const handshake = pageHandshake(`${bridge.secret}x`);
+    socket.send(handshake.hello);
+    const challenge = await next();
     let answered = false;
     void next().then(() => (answered = true));
-    socket.send(JSON.stringify({ secret: `${bridge.secret}x` }));
+    socket.send(await handshake.reply(challenge, { verify: false }));
     socket.send(JSON.stringify({ id: 1, call: 'app.info', input: {} }));
     expect((await closed).code).toBe(POLICY_VIOLATION);
     expect(answered).toBe(false);
+  });
+
+  it('closes with 1008 on the secret itself (it is never to be sent), and answers nothing', async () => {
+    const { socket, closed, next } = await open();
+    let answered = false;
+    void next().then(() => (answered = true));
+    socket.send(JSON.stringify({ secret: bridge.secret }));
+    expect((await closed).code).toBe(POLICY_VIOLATION);
+    expect(answered).toBe(false);
+  });
+
+  it('proves itself with the secret, never sending it, so a page can tell it from another program', async () => {
+    const { socket, next } = await open();
+    const handshake = pageHandshake(bridge.secret);
+    socket.send(handshake.hello);
+    const challenge = await next();
+    expect(JSON.stringify(challenge)).not.toContain(bridge.secret);
+    // reply() checks the bridge's proof against the page's nonce: it throws if the bridge could not make it.
+    socket.send(await handshake.reply(challenge));
+    expect(await next()).toEqual({ ready: true });
   });
 
   it('refuses an upgrade from a foreign Origin', async () => {

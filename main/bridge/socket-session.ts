@@ -1,6 +1,8 @@
 import type { RawData, WebSocket } from 'ws';
+import { handshakeProof, newNonce, proofHolds } from '../../shared/bridge-handshake.js';
 import {
   helloSchema,
+  pageProofSchema,
   POLICY_VIOLATION,
   requestSchema,
   type CallResult,
@@ -8,9 +10,8 @@ import {
 } from '../../shared/transport-protocol.js';
 import type { CoreConnection } from '../transport/core-connection.js';
 import { nestsTooDeep, tooDeep } from '../transport/dispatch.js';
-import { secretMatches } from './bridge-secret.js';
 
-/** How long a new socket may stay silent before presenting the secret. */
+/** How long a new socket may take over the handshake (bridge-handshake.ts) before it is closed. */
 export const HELLO_TIMEOUT_MS = 10_000;
 
 const ENVELOPE_HELP = 'a request is a JSON object {"id": <integer>, "call": <call name>, "input": <object>}';
@@ -46,14 +47,36 @@ function salvageId(message: unknown): number | null {
 }
 
 /**
- * One WebSocket from the renderer. Until it presents the launch secret it can do nothing and hears nothing;
- * after that every message is still untrusted: the envelope is parsed here, the call's input by dispatchCall (in
- * the core host).
+ * One WebSocket from the renderer. Until it has proved it holds the launch secret (bridge-handshake.ts) it can do
+ * nothing and hears nothing but the bridge's own proof; after that every message is still untrusted: the envelope
+ * is parsed here, the call's input by dispatchCall (in the core host).
  */
 export function runSocketSession(socket: WebSocket, deps: SessionDeps): void {
   let unsubscribe: (() => void) | undefined;
+  // The nonce this side sent, once the page said hello; messages while a proof is being checked wait their turn.
+  let challenge: string | undefined;
+  let handshake: Promise<void> = Promise.resolve();
   const refuse = (reason: string) => socket.close(POLICY_VIOLATION, reason);
-  const helloTimer = setTimeout(() => refuse('secret not presented in time'), HELLO_TIMEOUT_MS);
+  const helloTimer = setTimeout(() => refuse('the handshake did not finish in time'), HELLO_TIMEOUT_MS);
+
+  const shake = async (message: unknown) => {
+    if (challenge === undefined) {
+      const hello = helloSchema.safeParse(message);
+      if (!hello.success) return refuse('the handshake was expected');
+      challenge = newNonce();
+      const proof = await handshakeProof(deps.secret, 'bridge', hello.data.hello);
+      send(socket, { challenge, proof });
+      return;
+    }
+    const answer = pageProofSchema.safeParse(message);
+    if (!answer.success || !(await proofHolds(deps.secret, 'page', challenge, answer.data.proof))) {
+      return refuse('the launch secret is missing or wrong');
+    }
+    clearTimeout(helloTimer);
+    if (socket.readyState !== socket.OPEN) return;
+    unsubscribe = deps.core.subscribeAll((event, payload) => send(socket, { event, payload }));
+    send(socket, { ready: true });
+  };
 
   const answer = async (raw: unknown) => {
     const request = requestSchema.safeParse(raw);
@@ -71,14 +94,8 @@ export function runSocketSession(socket: WebSocket, deps: SessionDeps): void {
   socket.on('message', (data, isBinary) => {
     const message = isBinary ? undefined : parseJson(textOf(data));
     if (!unsubscribe) {
-      clearTimeout(helloTimer);
-      const hello = helloSchema.safeParse(message);
-      if (!hello.success || !secretMatches(deps.secret, hello.data.secret)) {
-        refuse('the launch secret is missing or wrong');
-        return;
-      }
-      unsubscribe = deps.core.subscribeAll((event, payload) => send(socket, { event, payload }));
-      send(socket, { ready: true });
+      // In order, one at a time: a call sent before `ready` finds the session not ready, and is refused.
+      handshake = handshake.then(() => (unsubscribe ? answer(message) : shake(message)));
       return;
     }
     void answer(message);

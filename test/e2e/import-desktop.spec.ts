@@ -49,6 +49,7 @@ test('browser mode: a chosen file is uploaded as text, and the desktop-only item
  */
 function installDesktopStandIn({ secret }: { secret: string }) {
   type Message = {
+    challenge?: string;
     ready?: true;
     id?: number;
     ok?: boolean;
@@ -66,11 +67,33 @@ function installDesktopStandIn({ secret }: { secret: string }) {
   const emit = (event: string, payload: unknown) => listeners.get(event)?.forEach((listener) => listener(payload));
   const connect = () =>
     (ready ??= new Promise<void>((resolve) => {
+      // The page's side of the bridge's handshake (shared/bridge-handshake.ts), written out: this runs in the page.
+      const base64url = (bytes: Uint8Array) =>
+        btoa(String.fromCharCode(...bytes))
+          .replace(/\+/g, '-')
+          .replace(/\//g, '_')
+          .replace(/=+$/, '');
+      const proof = async (nonce: string) => {
+        const encoder = new TextEncoder();
+        const key = await crypto.subtle.importKey(
+          'raw',
+          encoder.encode(secret),
+          { name: 'HMAC', hash: 'SHA-256' },
+          false,
+          ['sign'],
+        );
+        return base64url(
+          new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(`rx-batch page\n${nonce}`))),
+        );
+      };
       socket = new WebSocket(`ws://${location.host}/rpc`);
-      socket.onopen = () => socket?.send(JSON.stringify({ secret }));
+      socket.onopen = () =>
+        socket?.send(JSON.stringify({ hello: base64url(crypto.getRandomValues(new Uint8Array(32))) }));
       socket.onmessage = (raw: MessageEvent<string>) => {
         const message = JSON.parse(raw.data) as Message;
-        if (message.ready) resolve();
+        if (message.challenge !== undefined) {
+          void proof(message.challenge).then((answer) => socket?.send(JSON.stringify({ proof: answer })));
+        } else if (message.ready) resolve();
         else if (message.event !== undefined) emit(message.event, message.payload);
         else if (message.id !== undefined) pending.get(message.id)?.(message);
       };

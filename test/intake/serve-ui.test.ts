@@ -22,6 +22,7 @@ import { ContractError } from '../../shared/errors.js';
 import { BRIDGE_SOCKET_PATH, POLICY_VIOLATION } from '../../shared/transport-protocol.js';
 import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 import { sendWithLibrary } from '../support/hl7-client.js';
+import { isChallenge, pageHandshake } from '../support/bridge-handshake-client.js';
 import { removeDir, tempDataDir } from '../outbox/support/outbox-fixture.js';
 
 // Issue #17: while `rx-batch serve --ui` runs, the admin sees and reviews its intake through browser mode's bridge
@@ -91,16 +92,27 @@ function get(port: number, host: string): Promise<{ status: number; csp: string 
 }
 
 /** A socket as any local program could open one: how the bridge answered an upgrade and a first message. */
-function probe(port: number, headers: Record<string, string>, first: object): Promise<string> {
+/** Opens the bridge's socket with `headers`; sends `first`, or goes through the handshake with `secret` (right or not). */
+function probe(
+  port: number,
+  headers: Record<string, string>,
+  o: { first: object } | { secret: string },
+): Promise<string> {
   return new Promise((resolve) => {
     const socket = new WebSocket(`ws://127.0.0.1:${port}${BRIDGE_SOCKET_PATH}`, { headers });
+    const handshake = 'secret' in o ? pageHandshake(o.secret) : undefined;
     socket.on('unexpected-response', (_request, response) => {
       resolve(`http ${response.statusCode}`);
       socket.terminate();
     });
-    socket.on('open', () => socket.send(JSON.stringify(first)));
-    socket.on('message', (message: Buffer) => {
-      resolve(`answered ${message.toString('utf8').slice(0, 40)}`);
+    socket.on('open', () => socket.send(handshake?.hello ?? JSON.stringify('first' in o ? o.first : {})));
+    socket.on('message', (data: Buffer) => {
+      const message = JSON.parse(data.toString('utf8')) as unknown;
+      if (handshake && isChallenge(message)) {
+        void handshake.reply(message, { verify: false }).then((proof) => socket.send(proof));
+        return;
+      }
+      resolve(`answered ${data.toString('utf8').slice(0, 40)}`);
       socket.close();
     });
     socket.on('close', (code) => resolve(`closed ${code}`));
@@ -175,10 +187,11 @@ describe('rx-batch serve --ui', () => {
 
       // Every check of browser mode's bridge holds on serve's port.
       const hello = { secret };
-      expect(await probe(port, { Origin: origin }, { id: 1, call: 'app.info', input: {} })).toBe(
+      expect(await probe(port, { Origin: origin }, { first: { id: 1, call: 'app.info', input: {} } })).toBe(
         `closed ${POLICY_VIOLATION}`,
       );
       expect(await probe(port, { Origin: origin }, { secret: 'not-the-secret' })).toBe(`closed ${POLICY_VIOLATION}`);
+      expect(await probe(port, { Origin: origin }, { first: { secret } })).toBe(`closed ${POLICY_VIOLATION}`);
       expect(await probe(port, { Origin: 'http://evil.example' }, hello)).toBe('http 403');
       expect(await probe(port, { Origin: origin, Host: `rebound.example:${port}` }, hello)).toBe('http 403');
       expect(await probe(port, { Origin: origin }, hello)).toBe('answered {"ready":true}');

@@ -1,5 +1,6 @@
 import type { ContractErrorInfo } from '../../../shared/errors.js';
 import type { ConnectionState } from './connection-state.js';
+import { handshakeProof, newNonce, proofHolds } from '../../../shared/bridge-handshake.js';
 import { ContractError } from '../../../shared/errors.js';
 import {
   POLICY_VIOLATION,
@@ -8,7 +9,17 @@ import {
   type ContractTransport,
 } from '../../../shared/transport-protocol.js';
 
+/** Closed by the page itself: what answered did not prove it holds the launch secret. */
+const NOT_RX_BATCH = 4001;
+
 function closeReason(code: number): ContractErrorInfo {
+  if (code === NOT_RX_BATCH) {
+    return {
+      code: 'forbidden',
+      message:
+        'Something other than Rx Batch answered at its address, so nothing was sent to it. Start Rx Batch again and open the address it prints.',
+    };
+  }
   if (code === POLICY_VIOLATION) {
     return {
       code: 'forbidden',
@@ -32,7 +43,9 @@ function parse(data: unknown) {
 const RECONNECT_DELAYS_MS = [500, 1_000, 2_000, 5_000, 10_000];
 
 /**
- * The browser-mode transport: one WebSocket to the bridge, opened with the launch secret. When it drops,
+ * The browser-mode transport: one WebSocket to the bridge, on which each side proves it holds the launch secret
+ * (bridge-handshake.ts) before any call is sent: a program that took the port after the bridge stopped gets
+ * neither the secret nor a call, and the page stops trying. When it drops,
  * waiting calls fail as `disconnected`, `onConnection` hears it at once (once per drop), and the socket is opened
  * again by itself (events flow only through an open socket), or by the next call; event listeners carry over.
  */
@@ -104,12 +117,30 @@ export class BridgeSocket implements ContractTransport {
   #open(): Promise<WebSocket> {
     return new Promise((resolve, reject) => {
       const socket = new WebSocket(this.#url);
+      const hello = newNonce();
       let ready = false;
-      socket.addEventListener('open', () => socket.send(JSON.stringify({ secret: this.#secret })));
+      // Whether the other end proved it holds the secret: until then nothing but the handshake is sent or believed.
+      let proven = false;
+      let impostor = false;
+      const notRxBatch = () => {
+        impostor = true;
+        socket.close(NOT_RX_BATCH);
+      };
+      socket.addEventListener('open', () => socket.send(JSON.stringify({ hello })));
       socket.addEventListener('message', (message) => {
         const parsed = parse(message.data);
-        if (!parsed) return;
-        if ('ready' in parsed) {
+        if (!parsed || impostor) return;
+        if ('challenge' in parsed) {
+          if (proven) return notRxBatch();
+          void (async () => {
+            if (!(await proofHolds(this.#secret, 'bridge', hello, parsed.proof))) return notRxBatch();
+            proven = true;
+            const proof = await handshakeProof(this.#secret, 'page', parsed.challenge);
+            socket.send(JSON.stringify({ proof }));
+          })();
+        } else if (!proven) {
+          notRxBatch();
+        } else if ('ready' in parsed) {
           ready = true;
           resolve(socket);
         } else if ('event' in parsed) {
@@ -122,12 +153,13 @@ export class BridgeSocket implements ContractTransport {
       });
       socket.addEventListener('close', (event) => {
         this.#socket = undefined;
-        const reason = closeReason(event.code);
+        const reason = closeReason(impostor ? NOT_RX_BATCH : event.code);
         for (const settle of this.#pending.values()) settle({ ok: false, error: reason });
         this.#pending.clear();
         if (!ready) reject(new ContractError(reason));
         // Only a link that was up is lost; a first connect's failure is its caller's to report.
-        if ((ready || this.#lost) && !this.#closed) this.#dropped(reason, event.code === POLICY_VIOLATION);
+        const refused = event.code === POLICY_VIOLATION || impostor;
+        if ((ready || this.#lost) && !this.#closed) this.#dropped(reason, refused);
       });
     });
   }

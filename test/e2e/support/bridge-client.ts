@@ -1,13 +1,15 @@
 import WebSocket from 'ws';
 import type { CallName, CallOutput } from '../../../shared/contract.js';
 import { BRIDGE_SOCKET_PATH } from '../../../shared/transport-protocol.js';
+import { isChallenge, pageHandshake } from '../../support/bridge-handshake-client.js';
 import type { BrowserModeApp } from './browser-mode.js';
 
 export type Refusal = { refused: 'http'; status: number } | { refused: 'close'; code: number };
 
 /**
- * Opens a socket to the bridge as an arbitrary local program could, with any headers, optionally presents a
- * secret and sends one call, and reports how the bridge refused it (or the answer, when it did not).
+ * Opens a socket to the bridge as an arbitrary local program could, with any headers, optionally goes through the
+ * handshake with a secret (right or wrong: the bridge's own proof is not checked, so a wrong secret's proof is
+ * sent), sends one call, and reports how the bridge refused it (or the answer, when it did not).
  */
 export function probeBridge(
   app: BrowserModeApp,
@@ -22,13 +24,15 @@ export function probeBridge(
       resolve({ refused: 'http', status: response.statusCode ?? 0 });
       socket.terminate();
     });
-    socket.on('open', () => {
-      if (o.secret !== undefined) socket.send(JSON.stringify({ secret: o.secret }));
-      socket.send(JSON.stringify(call));
-    });
+    const handshake = o.secret === undefined ? undefined : pageHandshake(o.secret);
+    socket.on('open', () => socket.send(handshake?.hello ?? JSON.stringify(call)));
     socket.on('message', (data: Buffer) => {
-      const message = JSON.parse(data.toString('utf8')) as { id?: unknown };
-      if (message.id === call.id) {
+      const message = JSON.parse(data.toString('utf8')) as { id?: unknown; ready?: unknown };
+      if (handshake && isChallenge(message)) {
+        void handshake.reply(message, { verify: false }).then((proof) => socket.send(proof), reject);
+      } else if (message.ready === true) {
+        socket.send(JSON.stringify(call));
+      } else if (message.id === call.id) {
         resolve({ refused: false, answer: message });
         socket.close();
       }
