@@ -103,4 +103,29 @@ describe('csvField and csvRecord', () => {
       { numRuns: 1000 },
     );
   });
+
+  // Security review: a spreadsheet splits a `.csv` on its locale's list separator, not on the one it was written with.
+  it('read with any other separator, or as lines, no cell a spreadsheet makes of a written record starts a formula', () => {
+    // What a spreadsheet runs: a cell whose first character, after any leading TAB or line break it skips, is one
+    // of = + - @ (or their full-width forms).
+    const firstIsFormula = (cell: string) => /^[\t\r\n]*[=+\-@\uff1d\uff0b\uff0d\uff20]/.test(cell);
+    fc.assert(
+      fc.property(
+        fc.array(cellText, { minLength: 1, maxLength: 6 }),
+        fc.constantFrom(',', ';', '\t', '|'),
+        fc.constantFrom(',', ';', '\t', '|'),
+        (row, written, read) => {
+          const text = csvRecord(['row', ...row], written);
+          for (const cell of Papa.parse<string[]>(text, { delimiter: read, quoteChar: '"' }).data.flat()) {
+            expect(firstIsFormula(cell), JSON.stringify({ text, read, cell })).toBe(false);
+          }
+        },
+      ),
+      { numRuns: 2000 },
+    );
+    expect(csvRecord(['Smith', 'One tablet;=HYPERLINK(A1);four times a day'])).toBe(
+      `Smith,"One tablet;'=HYPERLINK(A1);four times a day"`,
+    );
+    expect(restoreCell(neutraliseCell('x,"=y\n-z|@w'))).toBe('x,"=y\n-z|@w');
+  });
 });

@@ -8,16 +8,19 @@
  * break is kept like its leading tab: the importer trims cells, and a protected break is not at the start).
  *
  * The rule, precisely. A text is *guarded* when it is any number (zero or more) of apostrophes `'` followed by a
- * formula start: `/^'*[=+\-@\t\r\n＝＋－＠]/`.
- * - `neutraliseCell(t)` is `'` + t when t is guarded, else t unchanged. Writers then quote the field (`csvField`).
- * - `restoreCell(t)` drops the first character of t when t is an apostrophe followed by a guarded text (that is,
- *   `/^'+[formula start]/`), else returns t unchanged.
+ * formula start: `/^'*[=+\-@\t\r\n＝＋－＠]/`. A *cell start* is the start of the text, or the place right after a
+ * separator (`, ; TAB |` or a line break, and a `"` right after it), where a spreadsheet splitting on it starts a cell.
+ * - `neutraliseCell(t)` puts `'` at each cell start of t that a guarded text follows, else leaves t unchanged.
+ *   Writers then quote the field (`csvField`).
+ * - `restoreCell(t)` drops one `'` at each cell start that an apostrophe and a guarded text follow (that is,
+ *   `'+[formula start]`), else returns t unchanged.
  *
  * Why apostrophes count: a clinic's genuine value `'=x` must come back as `'=x`, so it is written `''=x`; and `''=x`
  * is written `'''=x`. With that, neutraliseCell is one-to-one (two texts are never written alike) and
  * `restoreCell(neutraliseCell(t)) === t` for every t: a neutralised text is `'` + a guarded text, and an unchanged
- * text is never of that form (it would be guarded itself). A written cell never starts with a formula start: a
- * changed one starts with `'`, an unchanged one is not guarded.
+ * text is never of that form (it would be guarded itself); the cell starts are the same before and after, since only
+ * apostrophes are put in. A written cell has no formula start at any cell start: there it has `'`, or no guarded
+ * text.
  *
  * Reading: `restoreCell` applies to every cell of every CSV the app imports, whoever wrote the file. A leading `'`
  * before a formula character is the spreadsheet convention for "this is text" (and other exporters' OWASP
@@ -44,25 +47,39 @@ export const FORMULA_STARTS: readonly string[] = [
 ];
 
 const FORMULA_CLASS = `[${FORMULA_STARTS.map((char) => (char === '-' ? '\\-' : char)).join('')}]`;
-const FORMULA_START = new RegExp(`^${FORMULA_CLASS}`);
-const GUARDED = new RegExp(`^'*${FORMULA_CLASS}`);
-const NEUTRALISED = new RegExp(`^'+${FORMULA_CLASS}`);
-const APOSTROPHE = 39;
+/**
+ * Where a spreadsheet may start a cell inside the text: at its start, and after any separator a CSV may be split on
+ * (`, ; TAB |`, and a line break, where a reader that split a quoted field elsewhere starts a record), with the
+ * quote that opens a field after it. A spreadsheet opening a `.csv` splits it on its locale's
+ * list separator, not on the one it was written with: `x;=HYPERLINK(…)` in a comma file is a cell `=HYPERLINK(…)`
+ * in a spreadsheet that splits on `;`, however the field is quoted.
+ */
+const CELL_START = '(?<=^|[,;\\t|\\r\\n]|[,;\\t|\\r\\n]")';
+const FORMULA_AT = new RegExp(`${CELL_START}${FORMULA_CLASS}`);
+const GUARDED_AT = new RegExp(`${CELL_START}(?='*${FORMULA_CLASS})`, 'g');
+const NEUTRALISED_AT = new RegExp(`${CELL_START}'(?='*${FORMULA_CLASS})`, 'g');
 
-/** Whether a spreadsheet could run this cell's text as a formula (it starts with one of FORMULA_STARTS). */
+/**
+ * Whether a spreadsheet could run some of this text as a formula: it starts with one of FORMULA_STARTS, or one
+ * follows a separator (see CELL_START).
+ */
 export function startsWithFormula(text: string): boolean {
-  return FORMULA_START.test(text);
+  return FORMULA_AT.test(text);
 }
 
-/** The text as it is written in a CSV cell: an apostrophe in front of a guarded text (see above). */
+/**
+ * The text as it is written in a CSV cell: an apostrophe in front of each guarded text (see above), at its start and
+ * after each separator in it.
+ */
 export function neutraliseCell(text: string): string {
-  return GUARDED.test(text) ? `'${text}` : text;
+  return text.replace(GUARDED_AT, "'");
 }
 
-/** The inverse of neutraliseCell: one apostrophe less in front of a guarded text. */
+/** The inverse of neutraliseCell: one apostrophe less in front of each guarded text, where it may put one. */
 export function restoreCell(text: string): string {
-  if (text.charCodeAt(0) !== APOSTROPHE) return text;
-  return NEUTRALISED.test(text) ? text.slice(1) : text;
+  // Most cells hold no apostrophe: the common case costs one search, not a regular expression.
+  if (!text.includes("'")) return text;
+  return text.replace(NEUTRALISED_AT, '');
 }
 
 const QUOTE = /"/g;

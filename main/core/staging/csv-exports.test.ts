@@ -49,6 +49,19 @@ describe('batch CSV exports: formula cells neutralised, bodies kept, each export
     return parsed.data.flat().filter(startsWithFormula);
   }
 
+  /**
+   * The same, read as a spreadsheet in another locale reads it: split on each other separator (the fields then
+   * break in other places, so quoting may look broken: a spreadsheet reads on regardless). Only a cell that starts
+   * with a formula, after a TAB or line break it skips, counts.
+   */
+  function formulaCellsElsewhere(text: string): string[] {
+    return [',', ';', '\t', '|'].flatMap((delimiter) =>
+      Papa.parse<string[]>(text.replace(/^\ufeff/, ''), { delimiter, skipEmptyLines: true })
+        .data.flat()
+        .filter((cell) => /^[\t\r\n]*[=+\-@\uff1d\uff0b\uff0d\uff20]/.test(cell)),
+    );
+  }
+
   /** A value a spreadsheet would run, a phone number it would read as a negative number, and the like. */
   const hostile = fc.oneof(
     fc.constantFrom(
@@ -64,6 +77,9 @@ describe('batch CSV exports: formula cells neutralised, bodies kept, each export
       "''-two apostrophes",
       '\uff1d1+1',
       '-12.5',
+      'One tablet;=HYPERLINK(A1);four times a day',
+      'One tablet,=HYPERLINK(A1),four times a day',
+      'a|@SUM(1,2)',
     ),
     fc
       .tuple(
@@ -109,6 +125,7 @@ describe('batch CSV exports: formula cells neutralised, bodies kept, each export
           const original = await bodies(batchId);
           const { text } = await exportText(api, 'batches.exportTemplate', { batchId });
           expect(formulaCells(text)).toEqual([]);
+          expect(formulaCellsElsewhere(text)).toEqual([]);
           const again = await stage('orders-template.csv', text);
           expect(await bodies(again)).toEqual(original);
         },
@@ -135,21 +152,34 @@ describe('batch CSV exports: formula cells neutralised, bodies kept, each export
     const good = withField(uniqueOrder({}, 'ERR'), 'customer.firstName', '@ok');
     // Written raw, as a clinic system without the OWASP escaping writes it, with a semicolon delimiter.
     const extra = { homeAddress2: '\t=2+2', clinicAddress2: "'=kept" };
+    // A cell that is one cell here and three to a spreadsheet splitting on commas (most of the English-speaking world).
+    const splitElsewhere = withField(
+      withField(uniqueOrder({}, 'ERR'), 'prescribedItems.0.dosageInstructions', 'One tablet,=HYPERLINK(A1),twice'),
+      'homeAddress.postCode',
+      'XX',
+    );
     const raw = Papa.unparse(
       {
         fields: [...TEMPLATE_COLUMNS],
-        data: [templateCells(hostileOrder, extra), templateCells(plainBad), templateCells(good, extra)],
+        data: [
+          templateCells(hostileOrder, extra),
+          templateCells(plainBad),
+          templateCells(splitElsewhere),
+          templateCells(good, extra),
+        ],
       },
       { delimiter: ';', newline: '\r\n', quotes: false },
     );
     expect(formulaCells(raw, ';').length).toBeGreaterThan(0); // the file itself is dangerous
     const batchId = await stage('clinic-export.csv', `${raw}\r\n`);
     const staged = await stagedOrders(batchId);
-    expect(staged.map((order) => order.valid)).toEqual([false, false, true]);
+    expect(staged.map((order) => order.valid)).toEqual([false, false, false, true]);
+    expect(formulaCellsElsewhere(raw).length).toBeGreaterThan(0);
 
     const errors = await exportText(api, 'batches.exportErrors', { batchId });
-    expect(errors.orders).toBe(2);
+    expect(errors.orders).toBe(3);
     expect(formulaCells(errors.text, ';')).toEqual([]);
+    expect(formulaCellsElsewhere(errors.text)).toEqual([]);
     const lines = errors.text.split('\r\n');
     // The header and the record without a dangerous cell are the file's own text.
     expect(lines[0]).toBe(`${raw.split('\r\n')[0]};errors`);
@@ -161,14 +191,14 @@ describe('batch CSV exports: formula cells neutralised, bodies kept, each export
     // Fixed in a spreadsheet (the postcodes), the `errors` column left in: the same orders, postcodes fixed.
     const fixedBatch = await stage('clinic-export-errors.csv', errors.text.replaceAll(';XX;', ';LS1 4AP;'));
     const fixed = await stagedOrders(fixedBatch);
-    expect(fixed.map((order) => order.valid)).toEqual([true, true]);
+    expect(fixed.map((order) => order.valid)).toEqual([true, true, true]);
     const withPostcode = (body: unknown) => {
       // All delivery columns blank: the delivery address is the home address, postcode and all.
       const copy = JSON.parse(JSON.stringify(body)) as Record<'homeAddress' | 'deliveryAddress', { postCode: string }>;
       copy.homeAddress.postCode = copy.deliveryAddress.postCode = 'LS1 4AP';
       return copy;
     };
-    expect(fixed.map((order) => order.body)).toEqual(staged.slice(0, 2).map((order) => withPostcode(order.body)));
+    expect(fixed.map((order) => order.body)).toEqual(staged.slice(0, 3).map((order) => withPostcode(order.body)));
     // What the importer read from the raw file: trimmed, one apostrophe before a formula character taken off.
     expect(fixed[0]!.body).toMatchObject({
       customer: { surname: '=HYPERLINK("http://evil.test","x")', telephone: '-0161 496 0123' },
