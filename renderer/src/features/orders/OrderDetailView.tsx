@@ -9,8 +9,9 @@ import { formatDate, formatDateTime } from '../format/format-date.js';
 import { useNow } from '../format/use-now.js';
 import { canCancel } from './cancellable.js';
 import { nextAttemptText } from './next-attempt.js';
-import { explainOrder, NOT_FOUND_LABEL, ORDER_STATE_TEXT, TONE_SYMBOL } from './order-states.js';
+import { explainOrder, ORDER_STATE_TEXT } from './order-states.js';
 import { OrderTimeline } from './OrderTimeline.js';
+import { StateMark } from './StateMark.js';
 import { TrackingId } from './TrackingId.js';
 
 export type RefreshRound = CallOutput<'orders.refresh'>;
@@ -125,17 +126,7 @@ export function OrderDetailView({ orderId, lastRefresh, refreshing, onRefresh, o
         <dd>{order.clinicCode}</dd>
         <dt>Local state</dt>
         <dd>
-          <span className={`tone tone-${state.tone}`}>
-            <span aria-hidden="true">{TONE_SYMBOL[state.tone]}</span> {state.label}
-          </span>
-          {order.notFoundAtService ? (
-            <>
-              {' '}
-              <span className="tone tone-attention">
-                <span aria-hidden="true">{TONE_SYMBOL.attention}</span> {NOT_FOUND_LABEL}
-              </span>
-            </>
-          ) : null}
+          <StateMark order={order} />
           <span className="hint">{state.meaning}</span>
         </dd>
         <dt>Pharmacy order id</dt>

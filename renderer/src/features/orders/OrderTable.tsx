@@ -2,7 +2,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useRef } from 'react';
 import type { OrderSummary } from '../../../../shared/order-views.js';
 import { formatDateTime } from '../format/format-date.js';
-import { NOT_FOUND_LABEL, ORDER_STATE_TEXT, TONE_SYMBOL } from './order-states.js';
+import { StateMark } from './StateMark.js';
 import { TrackingId } from './TrackingId.js';
 
 const ROW_HEIGHT = 44;
@@ -66,7 +66,6 @@ export function OrderTable({ orders, selected, onToggle, onToggleAll, openOrderI
           ) : null}
           {items.map((item) => {
             const order = orders[item.index]!;
-            const state = ORDER_STATE_TEXT[order.state];
             return (
               <tr
                 key={order.id}
@@ -88,18 +87,7 @@ export function OrderTable({ orders, selected, onToggle, onToggleAll, openOrderI
                 </th>
                 <td>{order.clinicCode}</td>
                 <td>
-                  <span className={`tone tone-${state.tone}`}>
-                    <span aria-hidden="true">{TONE_SYMBOL[state.tone]}</span> {state.label}
-                  </span>
-                  {/* Beside the state, which it leaves as it is: the detail view says why and what to do. */}
-                  {order.notFoundAtService ? (
-                    <>
-                      {' '}
-                      <span className="tone tone-attention">
-                        <span aria-hidden="true">{TONE_SYMBOL.attention}</span> {NOT_FOUND_LABEL}
-                      </span>
-                    </>
-                  ) : null}
+                  <StateMark order={order} />
                 </td>
                 <td>{order.remoteStatus ?? (order.pharmacyOrderId !== null ? 'Not read yet' : '—')}</td>
                 <td className="number">{order.pharmacyOrderId ?? '—'}</td>
