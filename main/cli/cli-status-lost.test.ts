@@ -1,6 +1,6 @@
 import { afterEach, expect, it } from 'vitest';
-import { enqueueOrders, openStore } from '../core/store/store.js';
-import { LOCAL, manualClock, removeDir, sampleOrder, tempDataDir } from '../core/store/testing/store-fixtures.js';
+import { enqueueOrders } from '../core/store/store.js';
+import { manualClock, removeDir, sampleOrder, storeWithBatch } from '../core/store/testing/store-fixtures.js';
 import { noteNotFound } from '../core/tracking/lost-at-service.js';
 import { runCliCaptured } from './testing/run-cli-captured.js';
 
@@ -16,21 +16,14 @@ afterEach(() => {
 });
 
 it('shows an order flagged as not found at the service with its reason, and exits 1', async () => {
-  dataDir = tempDataDir('rxbatch-cli-lost-');
   const clock = manualClock();
-  const store = openStore({ dataDir, now: clock.now });
+  const made = storeWithBatch(clock.now);
+  const { store } = made;
+  dataDir = made.dataDir;
   const order = sampleOrder();
   const since = clock.now().toISOString();
   try {
-    store.environments.upsert(LOCAL);
-    const batch = store.batches.create({
-      environmentId: LOCAL.id,
-      sourceFileName: 'orders.csv',
-      kind: 'csv',
-      rowCount: 1,
-      invalidCount: 0,
-    });
-    const [id] = enqueueOrders(store, batch.id, [order]);
+    const [id] = enqueueOrders(store, made.batchId, [order]);
     store.orders.transition(
       id!,
       ['queued'],
