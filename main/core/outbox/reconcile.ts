@@ -7,6 +7,7 @@ import { orderAttention } from './attention.js';
 import { retryDelayMs } from './backoff.js';
 import { wasBareConflict } from './duplicate-order.js';
 import { outcomeWithoutPatientEcho } from './patient-echo.js';
+import { lookupClashDecision, otherHolder } from './pharmacy-id-clash.js';
 import {
   abandoned,
   attemptOf,
@@ -63,6 +64,12 @@ function settleLookup(
     // listed as far as this order is concerned: taking its id marked an order created that was never sent.
     const listed = outcome.value.filter((record) => !namesAnotherClinic(record, order.clinicCode));
     const pharmacyOrderId = pharmacyIdIn(listed, order.clinicOrderId);
+    const holder = pharmacyOrderId === null ? undefined : otherHolder(ctx, order, pharmacyOrderId);
+    if (pharmacyOrderId !== null && holder) {
+      const attempt = attemptOf(order.id, 'lookup', startedAt, outcome, String(pharmacyOrderId));
+      const attention = recordDecision(ctx, attempt, () => lookupClashDecision(order, pharmacyOrderId, holder));
+      return attention ? { attention } : {};
+    }
     if (pharmacyOrderId !== null) {
       const remoteId = String(pharmacyOrderId);
       const others = otherIdsNamed(listed, order.clinicOrderId, remoteId);

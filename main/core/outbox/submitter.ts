@@ -1,5 +1,6 @@
 import type { ServiceError } from '../../../shared/errors.js';
 import { outcomeWithoutPatientEcho } from './patient-echo.js';
+import { otherHolder, settleCreateClash } from './pharmacy-id-clash.js';
 import { mayHaveActed } from '../store/attempt-acted.js';
 import type { CreateResponse } from '../../../shared/orders.js';
 import type { CallOutcome } from '../service/client.js';
@@ -89,6 +90,8 @@ function settleCreate(
 ): Recorded {
   const { store } = ctx;
   if (outcome.ok) {
+    const holder = otherHolder(ctx, order, outcome.value.orderId);
+    if (holder) return settleCreateClash(ctx, order, startedAt, outcome, holder);
     // A settle runs in the loop's savepoint for this answer (EnvironmentRunner#settle): none of its own needed.
     store.attempts.recordWithTransitionWithin(
       attemptOf(order.id, 'create', startedAt, outcome, String(outcome.value.orderId)),

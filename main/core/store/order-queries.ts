@@ -17,6 +17,13 @@ export type PolledOrder = Pick<
 >;
 
 /** What `list` pages by: every filter given must hold. */
+/** The order holding a pharmacy order id, as a clash with it is told. */
+export interface PharmacyIdHolder {
+  id: number;
+  clinicCode: string;
+  clinicOrderId: string;
+}
+
 export interface OrderFilter {
   environmentId?: string;
   batchId?: number;
@@ -53,6 +60,7 @@ export class OrderQueries {
   readonly #items: Database.Statement<[number], OrderItem>;
   readonly #findAccepted: Database.Statement<[string, string, string], OrderRow>;
   readonly #findByPharmacyId: Database.Statement<[string, number], OrderRow>;
+  readonly #pharmacyIdHolder: Database.Statement<[string, number], PharmacyIdHolder>;
   /** The list's statements, one per set of filters in use (see #listStatement). */
   readonly #lists = new Map<string, Database.Statement<[Record<string, string | number>], OrderRow>>();
   readonly #polled: Database.Statement<[string, number, number], PolledOrder>;
@@ -83,6 +91,10 @@ export class OrderQueries {
     );
     this.#findByPharmacyId = db.prepare(
       `SELECT ${ORDER_COLUMNS} FROM orders WHERE environment_id = ? AND pharmacy_order_id = ?`,
+    );
+    this.#pharmacyIdHolder = db.prepare(
+      `SELECT id, clinic_code AS clinicCode, clinic_order_id AS clinicOrderId FROM orders
+       WHERE environment_id = ? AND pharmacy_order_id = ?`,
     );
     this.#polled = db.prepare(
       `SELECT id, state, pharmacy_order_id AS pharmacyOrderId, remote_status AS remoteStatus,
@@ -128,6 +140,11 @@ export class OrderQueries {
   findByPharmacyOrderId(environmentId: string, pharmacyOrderId: number): OrderRecord | undefined {
     const row = this.#findByPharmacyId.get(environmentId, pharmacyOrderId);
     return row && toRecord(row);
+  }
+
+  /** Which order already has this pharmacy order id here (one at most: a unique index), found by that index. */
+  pharmacyIdHolder(environmentId: string, pharmacyOrderId: number): PharmacyIdHolder | undefined {
+    return this.#pharmacyIdHolder.get(environmentId, pharmacyOrderId);
   }
 
   /**

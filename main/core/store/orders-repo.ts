@@ -1,7 +1,7 @@
 import type { AuditInput } from '../model/audit-entry.js';
 import type { OrderClaims, ClaimedOrder } from './order-claims.js';
 import type { OrderNotFound } from './order-not-found.js';
-import type { OrderFilter, OrderQueries, PolledOrder } from './order-queries.js';
+import type { OrderFilter, OrderQueries, PharmacyIdHolder, PolledOrder } from './order-queries.js';
 import type { NotFoundRun, OrderItem, OrderRecord } from './order-records.js';
 import type { OrderState } from './order-state.js';
 import type { OrderOrigin, OrderSourceText, OrderViews } from './order-views.js';
@@ -19,7 +19,7 @@ import type { NewOrder, OrderPatch, OrderWrites, TransitionAudit } from './order
  */
 
 export type { ClaimedOrder } from './order-claims.js';
-export type { OrderFilter, PolledOrder } from './order-queries.js';
+export type { OrderFilter, PharmacyIdHolder, PolledOrder } from './order-queries.js';
 export type { NotFoundRun, OrderError, OrderItem, OrderRecord } from './order-records.js';
 export type { OrderOrigin, OrderSourceText } from './order-views.js';
 export { DuplicateOrderError, type NewOrder, type OrderPatch, type TransitionAudit } from './order-writes.js';
@@ -105,6 +105,11 @@ export class OrdersRepo {
   /** See OrderQueries.findAccepted. */
   findAccepted(environmentId: string, clinicCode: string, clinicOrderId: string): OrderRecord | undefined {
     return this.#queries.findAccepted(environmentId, clinicCode, clinicOrderId);
+  }
+
+  /** See OrderQueries.pharmacyIdHolder. */
+  pharmacyIdHolder(environmentId: string, pharmacyOrderId: number): PharmacyIdHolder | undefined {
+    return this.#queries.pharmacyIdHolder(environmentId, pharmacyOrderId);
   }
 
   /** See OrderQueries.findByPharmacyOrderId. */
