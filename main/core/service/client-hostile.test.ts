@@ -669,6 +669,21 @@ describe('error answers', () => {
     expect(refreshes).toBe(1);
   });
 
+  it('a secured call with no token to give is not sent at all: no body goes out unauthenticated', async () => {
+    const noToken: TokenSource = { getAccessToken: () => Promise.resolve(null), refresh: () => Promise.resolve(false) };
+    const before = server.requests.length;
+    const outcome = await createOrderServiceClient({
+      apiBaseUrl: server.url,
+      tokens: noToken,
+      timeoutMs: 5_000,
+      userAgent: 'RxBatch/hostile-test',
+      createWithClinicVersion: 'v1',
+    }).createWithClinic(sampleV1());
+    expect(errorOf(outcome)).toEqual({ kind: 'auth', status: 0, message: 'not signed in: nothing was sent' });
+    expect(outcome.meta.attempts).toBe(0);
+    expect(server.requests.length).toBe(before);
+  });
+
   it('a plain 403 when the sign-in cannot be renewed is a sign-in matter, not a refusal of the order', async () => {
     const signedOut: TokenSource = {
       getAccessToken: () => Promise.resolve(TOKEN),

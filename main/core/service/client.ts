@@ -378,11 +378,14 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     // The tokens sent, so that an answer echoing one back never carries it into a message.
     let sentTokens: string[] | undefined;
 
-    const attempt = async (): Promise<ExchangeResult> => {
+    const attempt = async (): Promise<ExchangeResult | { kind: 'no-token' }> => {
       // Cancelled before (or between) requests: nothing more is sent, and no request is counted.
       if (signal?.aborted) return { kind: 'cancelled', sent: false };
-      attempts += 1;
       const token = op.secured ? await tokenOrNull(url) : null;
+      // A secured call is never sent without a token: a sign-in whose token could not be had (never saved, refused,
+      // or an answer the app could not use) sent each order's whole body, patient and all, unauthenticated.
+      if (op.secured && o.tokens && !token) return { kind: 'no-token' };
+      attempts += 1;
       if (token) (sentTokens ??= []).push(token);
       return exchange({
         method: op.method,
@@ -437,10 +440,15 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
           kind: 'retryable',
           reason: 'network',
           status: result.status,
-          message: 'the sign-in could not be renewed: the identity server did not answer; trying again later',
+          message:
+            'the sign-in could not be renewed: the identity server did not answer, or its answer could not be used; trying again later',
         };
         return finish(op, started, attempts, result.status, { ok: false, error });
       }
+    }
+    if (result.kind === 'no-token') {
+      const error: ServiceError = { kind: 'auth', status: 0, message: 'not signed in: nothing was sent' };
+      return finish(op, started, attempts, undefined, { ok: false, error });
     }
     if (result.kind === 'cancelled') {
       const error: CallCancelled = {
