@@ -238,6 +238,8 @@ function contradiction(answer: unknown, about: AnswerAbout): string | undefined 
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+const RENEWAL_FAILED =
+  'the sign-in could not be renewed: the identity server did not answer, or its answer could not be used; trying again later';
 /** How long a plain 403 that a renewed token also drew is taken at its word (see forbiddenWhileFreshAt). */
 const FORBIDDEN_TRUSTED_MS = 60_000;
 
@@ -440,15 +442,22 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
           kind: 'retryable',
           reason: 'network',
           status: result.status,
-          message:
-            'the sign-in could not be renewed: the identity server did not answer, or its answer could not be used; trying again later',
+          message: RENEWAL_FAILED,
         };
         return finish(op, started, attempts, result.status, { ok: false, error });
       }
     }
     if (result.kind === 'no-token') {
-      const error: ServiceError = { kind: 'auth', status: 0, message: 'not signed in: nothing was sent' };
-      return finish(op, started, attempts, undefined, { ok: false, error });
+      // Why there is none decides what it is: signed out (a sign-in matter), or the identity server away (an outage).
+      const renewed = await refreshed(undefined);
+      if (renewed === true) result = await attempt();
+      if (result.kind === 'no-token') {
+        const error: ServiceError =
+          renewed === 'unreachable'
+            ? { kind: 'retryable', reason: 'network', message: RENEWAL_FAILED }
+            : { kind: 'auth', status: 0, message: 'not signed in: nothing was sent' };
+        return finish(op, started, attempts, undefined, { ok: false, error });
+      }
     }
     if (result.kind === 'cancelled') {
       const error: CallCancelled = {
