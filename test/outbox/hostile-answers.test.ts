@@ -125,6 +125,49 @@ describe("a proxy's own page for every create", () => {
   });
 });
 
+describe('lookups the service answers with a refusal, after an unanswered create', () => {
+  for (const [what, refusal] of [
+    [
+      "a proxy's 404 page",
+      {
+        status: 404,
+        body: '<html><body><h1>404 Not Found</h1>nginx</body></html>',
+        headers: { 'content-type': 'text/html' },
+      },
+    ],
+    ['a plain 404', { status: 404, body: 'Not Found', headers: { 'content-type': 'text/plain' } }],
+    ["a firewall's 403", { status: 403, body: 'Forbidden', headers: { 'content-type': 'text/plain' } }],
+  ] as const) {
+    it(`${what}: never taken for "no such order", so it is not sent again, and held for a person after ${TUNING.maxAttempts}`, async () => {
+      const { t, outbox, attention } = fixture.setUp(fixture.proxy.url);
+      const [id] = enqueue(t, sampleOrders(`REFUSED-LOOKUP-${what.length}`, 1));
+      const creates = () => fixture.proxy.received().filter((r) => r.url.includes('create-with-clinic')).length;
+      const before = creates();
+      fixture.setProxyRule((req) => {
+        // The create lands at the service, and its answer is lost.
+        if (req.url.includes('create-with-clinic')) return 'forward-then-drop';
+        if (req.url.includes('status-with-clinic-code')) return refusal;
+        return 'forward';
+      });
+      const result = await outbox.runUntilIdle(ENVIRONMENT_ID);
+      await outbox.stop();
+
+      expect(result.outcome).toBe('idle');
+      expect(creates() - before).toBe(1);
+      const held = t.store.orders.get(id!)!;
+      expect(held.state).toBe('held');
+      expect(held.lastError?.message).toMatch(
+        new RegExp(`^the service refused ${TUNING.maxAttempts} lookups of this order since it was sent`),
+      );
+      expect(t.store.attempts.list(id!).map((a) => a.operation)).toEqual([
+        'create',
+        ...Array<string>(TUNING.maxAttempts).fill('lookup'),
+      ]);
+      expect(attention.filter((a) => a.kind === 'order')).toHaveLength(1);
+    });
+  }
+});
+
 describe('a redirect after the write', () => {
   it('303 See Other to each first create, after the service stored it: looked up, each created once, none rejected', async () => {
     const { t, outbox } = fixture.setUp(fixture.proxy.url);

@@ -144,6 +144,15 @@ function settleLookup(
     );
     return attention ? { attention } : {};
   }
+  if (error.kind === 'rejected') {
+    const lookups = refusedLookupsSinceSend(ctx, order);
+    if (lookups >= ctx.tuning.maxAttempts) {
+      const attention = recordDecision(ctx, attemptOf(order.id, 'lookup', startedAt, outcome), () =>
+        heldAfterRefusedLookups(order, error, lookups),
+      );
+      return attention ? { attention } : {};
+    }
+  }
   store.inTransaction(() => {
     store.attempts.record(attemptOf(order.id, 'lookup', startedAt, outcome));
     keepInDoubt(ctx, order, error);
@@ -162,9 +171,12 @@ const NO_SUCH_ORDER =
 
 function saysNotFound(error: ServiceError): boolean {
   if (error.kind !== 'rejected') return false;
-  if (error.status === 404) return true;
-  if (error.status !== 400) return false;
   const text = [error.message, ...error.fields.map((field) => field.message)].join(' ');
+  // A 404 the service wrote (its envelope, a field, or words about the order), not a proxy's page or a bare "Not
+  // Found" from something in front of it: each of those had the order sent again at once, and a second time at a
+  // service that does not refuse a clinic order id twice.
+  if (error.status === 404) return error.envelope !== undefined || error.fields.length > 0 || NO_SUCH_ORDER.test(text);
+  if (error.status !== 400) return false;
   return NO_SUCH_ORDER.test(text);
 }
 
@@ -360,4 +372,27 @@ function keepInDoubt(ctx: StepContext, order: OrderRecord, error: ServiceError):
   const at = error.kind === 'auth' ? null : scheduleRetry(ctx, order.id, 'lookup', error).at;
   const message = clip(`still in doubt: the lookup failed (${error.message})`);
   ctx.store.outboxQueue.reschedule(order.id, 'in_doubt', at, { kind: 'in-doubt', message });
+}
+
+/**
+ * Lookups since the order's last send that the service answered and refused (a 403, a proxy's 404 page, a 400 about
+ * something else), this one included: asking again goes on through an outage (no answer, a 5xx), but a service
+ * that answers every lookup with a refusal kept the order in doubt for good, asked about every five minutes, with
+ * no one told. After `maxAttempts` of them it is held for a person.
+ */
+function refusedLookupsSinceSend(ctx: StepContext, order: OrderRecord): number {
+  const history = ctx.store.attempts.list(order.id);
+  const since = history.findLastIndex((entry) => entry.operation === 'create');
+  const refused = history
+    .slice(since + 1)
+    .filter((entry) => entry.operation === 'lookup' && entry.outcome === 'rejected');
+  return refused.length + 1;
+}
+
+function heldAfterRefusedLookups(order: OrderRecord, error: ServiceError, lookups: number): Decision {
+  return heldForAPerson(
+    order,
+    `the service refused ${lookups} lookups of this order since it was sent (the last: ${clip(error.message, 200)}): ` +
+      'it is not sent again, as the service may have it; check at the service, then resend or cancel it',
+  );
 }
