@@ -168,6 +168,35 @@ describe('lookups the service answers with a refusal, after an unanswered create
   }
 });
 
+describe('a service that lists the order under its clinic order id in other case', () => {
+  it('is not taken as this order, but said; after twice maxAttempts lookups the order is held for a person', async () => {
+    const { t, outbox } = fixture.setUp(fixture.proxy.url);
+    const [order] = sampleOrders('CASED', 1);
+    const [id] = enqueue(t, [order!]);
+    const coid = order!.clinicOrderId;
+    let creates = 0;
+    fixture.setProxyRule((req) => {
+      // The first create lands and its answer is lost; the resend is answered "duplicate".
+      if (req.url.includes('create-with-clinic') && ++creates === 1) return 'forward-then-drop';
+      if (req.url.includes('status-with-clinic-code')) {
+        return { rewrite: (body) => body.replaceAll(`"${coid}"`, `"${coid.toLowerCase()}"`) };
+      }
+      return 'forward';
+    });
+    const result = await outbox.runUntilIdle(ENVIRONMENT_ID);
+    await outbox.stop();
+
+    expect(result.outcome).toBe('idle');
+    const held = t.store.orders.get(id!)!;
+    expect(held.state).toBe('held');
+    expect(held.lastError?.message).toContain(
+      `has not listed it in ${2 * TUNING.maxAttempts} lookups (it lists "${coid.toLowerCase()}", pharmacy order id`,
+    );
+    // Sent twice (the resend answered "duplicate"), never a third time.
+    expect(t.store.attempts.list(id!).filter((a) => a.operation === 'create')).toHaveLength(2);
+  });
+});
+
 describe('a redirect after the write', () => {
   it('303 See Other to each first create, after the service stored it: looked up, each created once, none rejected', async () => {
     const { t, outbox } = fixture.setUp(fixture.proxy.url);

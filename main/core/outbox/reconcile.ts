@@ -124,7 +124,7 @@ function settleLookup(
       return {};
     }
     if (serviceSaidItHasIt(ctx, order)) {
-      return waitForListing(ctx, order, attemptOf(order.id, 'lookup', startedAt, outcome));
+      return waitForListing(ctx, order, attemptOf(order.id, 'lookup', startedAt, outcome), nearMatch(listed, order));
     }
     const attention = recordDecision(
       ctx,
@@ -198,7 +198,12 @@ function serviceSaidItHasIt(ctx: StepContext, order: OrderRecord): boolean {
  * After a bare 409 (which never said so) the misses are believed once there are `maxAttempts` of them: held for a
  * person, not sent again (heldAfterConflict).
  */
-function waitForListing(ctx: StepContext, order: OrderRecord, attempt: ReturnType<typeof attemptOf>): Recorded {
+function waitForListing(
+  ctx: StepContext,
+  order: OrderRecord,
+  attempt: ReturnType<typeof attemptOf>,
+  near?: StatusRecord,
+): Recorded {
   const { store } = ctx;
   const history = store.attempts.list(order.id);
   const since = history.findLastIndex((entry) => entry.operation === 'create');
@@ -210,7 +215,20 @@ function waitForListing(ctx: StepContext, order: OrderRecord, attempt: ReturnTyp
     );
     return attention ? { attention } : {};
   }
-  const message = 'the service says it has this order, but its lookup does not list it yet: asking again later';
+  const listedAs = near
+    ? ` (it lists "${clip(near.clinicOrderId ?? '', 64)}", pharmacy order id ${clip(near.pharmacyOrderId ?? 'none', 32)}, which differs from this order's only in case or spaces)`
+    : '';
+  if (misses >= 2 * ctx.tuning.maxAttempts) {
+    // Said to have it, never listed: asking on would go on for good with no one told (fault round 2).
+    const message =
+      `the service says it has this order, but its lookup has not listed it in ${misses} lookups${listedAs}: ` +
+      'it is not sent again; check at the service, then resend or cancel it';
+    const attention = recordDecision(ctx, { ...attempt, errorMessage: 'not found at the service' }, () =>
+      heldForAPerson(order, message),
+    );
+    return attention ? { attention } : {};
+  }
+  const message = `the service says it has this order, but its lookup does not list it yet${listedAs}: asking again later`;
   store.inTransaction(() => {
     store.attempts.record({ ...attempt, errorMessage: message });
     const delay = Math.max(ctx.tuning.reconcileDelayMs, retryDelayMs(Math.max(0, misses - 1), ctx.tuning, ctx.random));
@@ -276,6 +294,17 @@ export function pharmacyIdIn(records: readonly StatusRecord[], clinicOrderId: st
       .filter((id) => id > 0),
   );
   return unnamed.size === 1 ? [...unnamed][0]! : null;
+}
+
+/**
+ * A record naming this order's clinic order id but for case or spaces (a service that normalises them): not taken as
+ * this order (it could be another, and this one would then never be sent), but said, so a person can tell.
+ */
+function nearMatch(records: readonly StatusRecord[], order: OrderRecord): StatusRecord | undefined {
+  const loose = (id: string) => id.trim().toLowerCase();
+  return records.find(
+    (record) => record.clinicOrderId != null && loose(record.clinicOrderId) === loose(order.clinicOrderId),
+  );
 }
 
 /**
