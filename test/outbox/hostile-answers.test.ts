@@ -597,6 +597,30 @@ describe('status records spelled differently', () => {
     expect(fixture.proxy.received().filter((r) => r.url.includes('Order/cancel'))).toHaveLength(cancelsBefore + 1);
   });
 
+  it("a cancel answered 2xx with the order's record showing it dispatched is refused at once, not taken as sent", async () => {
+    const { t, outbox, attention } = fixture.setUp(fixture.proxy.url);
+    const [id] = enqueue(t, sampleOrders('DISPATCHED-CANCEL', 1));
+    await outbox.runUntilIdle(ENVIRONMENT_ID);
+    requestCancel(t.store, id!, 'no longer needed');
+    fixture.setProxyRule((req) =>
+      req.url.includes('Order/cancel')
+        ? { rewrite: (body) => body.replace(/"orderStatus":"[^"]*"/, '"orderStatus":"PRESCRIPTION DISPATCHED"') }
+        : 'forward',
+    );
+    outbox.notify(ENVIRONMENT_ID);
+    await outbox.runUntilIdle(ENVIRONMENT_ID);
+    await outbox.stop();
+
+    const order = t.store.orders.get(id!)!;
+    expect(order.state).toBe('cancel_refused');
+    expect(order.lastError?.message).toBe(
+      'the service took the cancel, but its answer shows the order "Prescription Dispatched": it was not cancelled',
+    );
+    expect(attention.filter((a) => a.kind === 'order').map((a) => a.kind === 'order' && a.reason)).toEqual([
+      'cancel-refused',
+    ]);
+  });
+
   it('a lookup naming the clinic order id as a number still finds the order', () => {
     const records = statusRecordListSchema.parse(
       parseWireJson('[{"clinicOrderId":12345,"pharmacyOrderId":"77","orderStatus":"waiting payment success"}]'),

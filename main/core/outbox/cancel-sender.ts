@@ -1,6 +1,6 @@
 import type { ServiceError } from '../../../shared/errors.js';
 import { mayHaveActed } from '../store/attempt-acted.js';
-import { namesAnotherClinic, type StatusRecord } from '../../../shared/status.js';
+import { canonicalStatus, DISPATCHED_STATUSES, namesAnotherClinic, type StatusRecord } from '../../../shared/status.js';
 import type { CallOutcome, CancellableOutcome } from '../service/client.js';
 import type { AttemptTransition, NewAttempt } from '../store/attempts-repo.js';
 import type { DueCancel } from '../store/outbox-queue-repo.js';
@@ -225,6 +225,19 @@ function settleCancel(
   const { store } = ctx;
   if (outcome.ok) {
     const attempt = attemptOf(command.orderId, 'cancel', startedAt, outcome, String(command.pharmacyOrderId));
+    const past = pastCancelling(outcome.value, command);
+    if (past) {
+      // Taken, says the 2xx, but the record it gives is of an order already dispatched: it was not cancelled. Said at
+      // once, where it waited as sent until the next status refresh said so.
+      const error = {
+        kind: 'rejected' as const,
+        status: outcome.meta.status ?? 200,
+        message: `the service took the cancel, but its answer shows the order "${past}": it was not cancelled`,
+        fields: [],
+      };
+      recordChange(ctx, command, attempt, refused(error));
+      return { attention: refusedAttention(ctx, command, error) };
+    }
     recordChange(ctx, command, attempt, sent(command));
     return {};
   }
@@ -239,6 +252,14 @@ function settleCancel(
     waitAndRetry(ctx, command, error);
   });
   return {};
+}
+
+/** The status of a cancel's answer about this order when it is past cancelling (dispatched or processed). */
+function pastCancelling(record: StatusRecord, command: DueCancel): string | undefined {
+  if (record.pharmacyOrderId != null && record.pharmacyOrderId !== String(command.pharmacyOrderId)) return undefined;
+  if (record.clinicOrderId != null && record.clinicOrderId !== command.clinicOrderId) return undefined;
+  const status = record.orderStatus == null ? '' : canonicalStatus(record.orderStatus);
+  return DISPATCHED_STATUSES.includes(status) ? status : undefined;
 }
 
 /** Two calls decided this one (the refused cancel, the status check): each is audited, and the change on its own. */
