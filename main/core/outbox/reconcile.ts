@@ -208,7 +208,7 @@ function waitForListing(
   const history = store.attempts.list(order.id);
   const since = history.findLastIndex((entry) => entry.operation === 'create');
   // This lookup's miss included: it is recorded below.
-  const misses = history.slice(since + 1).filter((entry) => entry.operation === 'lookup').length + 1;
+  const misses = lookupsSinceSend(history).length + 1;
   if (wasBareConflict(history[since]!) && misses >= ctx.tuning.maxAttempts) {
     const attention = recordDecision(ctx, { ...attempt, errorMessage: 'not found at the service' }, () =>
       heldAfterConflict(order, history[since]!, misses),
@@ -411,11 +411,13 @@ function keepInDoubt(ctx: StepContext, order: OrderRecord, error: ServiceError):
  */
 function refusedLookupsSinceSend(ctx: StepContext, order: OrderRecord): number {
   const history = ctx.store.attempts.list(order.id);
+  return lookupsSinceSend(history).filter((entry) => entry.outcome === 'rejected').length + 1;
+}
+
+/** The lookups recorded since the order's last create. */
+function lookupsSinceSend(history: readonly AttemptRecord[]): AttemptRecord[] {
   const since = history.findLastIndex((entry) => entry.operation === 'create');
-  const refused = history
-    .slice(since + 1)
-    .filter((entry) => entry.operation === 'lookup' && entry.outcome === 'rejected');
-  return refused.length + 1;
+  return history.slice(since + 1).filter((entry) => entry.operation === 'lookup');
 }
 
 function heldAfterRefusedLookups(order: OrderRecord, error: ServiceError, lookups: number): Decision {
