@@ -1,11 +1,9 @@
 import type { CallOutcome } from '../service/client.js';
 import type { AttemptRecord } from '../store/attempts-repo.js';
 import type { PharmacyIdHolder } from '../store/orders-repo.js';
-import type { OrderState } from '../store/order-state.js';
-import { orderAttention } from './attention.js';
 import {
   attemptOf,
-  clip,
+  heldForAPerson,
   inDoubtDecision,
   recordDecision,
   type Decision,
@@ -54,31 +52,15 @@ export function settleCreateClash(
     errorMessage: message,
   };
   const attention = recordDecision(ctx, attempt, () =>
-    again ? heldForClash(order, 'sending', message) : inDoubtDecision(ctx, { kind: 'in-doubt', message }, 0),
+    again ? heldForAPerson(order, message, 'sending') : inDoubtDecision(ctx, { kind: 'in-doubt', message }, 0),
   );
   return attention ? { attention } : {};
 }
 
 /** A lookup that lists this order under another order's pharmacy order id: held for a person. */
 export function lookupClashDecision(order: Order, pharmacyOrderId: number, holder: PharmacyIdHolder): Decision {
-  return heldForClash(
+  return heldForAPerson(
     order,
-    'in_doubt',
     `the service lists this order under pharmacy order id ${pharmacyOrderId}, which ${named(holder)} already has: it is not sent again; check both orders at the service`,
   );
-}
-
-function heldForClash(order: Order, from: OrderState, message: string): Decision {
-  return {
-    transition: {
-      from: [from],
-      to: 'held',
-      patch: { lastError: { kind: 'in-doubt', message }, nextAttemptAt: null },
-      action: 'order.held',
-      details: { errorKind: 'in-doubt', errorMessage: clip(message) },
-    },
-    attention: orderAttention(order, 'gave-up', message),
-    // Released by a person and sent again, a "duplicate" answer then means it is there: a send of it may have landed.
-    remembersInDoubt: true,
-  };
 }

@@ -13,6 +13,7 @@ import {
   attemptOf,
   clip,
   countsAgainst,
+  heldForAPerson,
   NONE,
   recordDecision,
   scheduleRetry,
@@ -253,23 +254,6 @@ function heldAfterConflict(order: OrderRecord, conflict: AttemptRecord, misses: 
     `the service answered ${answered} to a resend${said} and its lookup has not listed this order in ${misses} ` +
       'lookups: it is not sent again, as the service may have it; check at the service, then resend or cancel it',
   );
-}
-
-/**
- * An order in doubt that must not be sent again and that asking again cannot settle: held for a person, told why.
- * Held, not set aside "after repeated failures": nothing failed.
- */
-function heldForAPerson(order: OrderRecord, message: string): Decision {
-  return {
-    transition: {
-      from: ['in_doubt'],
-      to: 'held',
-      patch: { lastError: { kind: 'in-doubt', message }, nextAttemptAt: null },
-      action: 'order.held',
-      details: { errorKind: 'in-doubt', errorMessage: clip(message) },
-    },
-    attention: orderAttention(order, 'gave-up', message),
-  };
 }
 
 /**

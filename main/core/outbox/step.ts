@@ -10,7 +10,7 @@ import type {
 import type { AttemptRecord, AttemptTransition, NewAttempt } from '../store/attempts-repo.js';
 import type { AttemptOperation } from '../store/order-state.js';
 import type { Store } from '../store/store.js';
-import type { OrderAttention } from './attention.js';
+import { orderAttention, type OrderAttention } from './attention.js';
 import { retryDelayMs } from './backoff.js';
 import type { OutboxTuning } from './tuning.js';
 
@@ -186,6 +186,29 @@ export function inDoubtDecision(
       details: { errorKind: lastError.kind, errorMessage: clip(lastError.message) },
     },
     remembersInDoubt: true,
+  };
+}
+
+/**
+ * An order that must not be sent again and that asking again cannot settle: held for a person, told why. Held, not
+ * set aside "after repeated failures": nothing failed. From `sending` (a create's answer decided it) it is remembered
+ * as once in doubt, as from `in_doubt` it already is: a send of it may have landed.
+ */
+export function heldForAPerson(
+  order: { environmentId: string; id: number; clinicCode: string; clinicOrderId: string },
+  message: string,
+  from: 'in_doubt' | 'sending' = 'in_doubt',
+): Decision {
+  return {
+    transition: {
+      from: [from],
+      to: 'held',
+      patch: { lastError: { kind: 'in-doubt', message }, nextAttemptAt: null },
+      action: 'order.held',
+      details: { errorKind: 'in-doubt', errorMessage: clip(message) },
+    },
+    attention: orderAttention(order, 'gave-up', message),
+    ...(from === 'sending' ? { remembersInDoubt: true } : {}),
   };
 }
 
