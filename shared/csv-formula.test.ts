@@ -8,7 +8,7 @@ import {
   neutraliseCell,
   quoteField,
   restoreCell,
-  startsWithFormula,
+  hasFormulaStart,
 } from './csv-formula.js';
 
 /** Texts dense in what matters here: formula starts, apostrophes, quotes, delimiters, line breaks, any Unicode. */
@@ -55,7 +55,7 @@ describe('neutraliseCell and restoreCell', () => {
       fc.property(cellText, (text) => {
         const written = neutraliseCell(text);
         expect(restoreCell(written)).toBe(text);
-        expect(startsWithFormula(written)).toBe(false);
+        expect(hasFormulaStart(written)).toBe(false);
         // Texts that are left alone are exactly those a reader leaves alone.
         if (written === text) expect(restoreCell(text)).toBe(text);
       }),
@@ -96,7 +96,7 @@ describe('csvField and csvRecord', () => {
           const text = rows.map((row) => csvRecord(['row', ...row], delimiter)).join('\r\n');
           const parsed = Papa.parse<string[]>(text, { delimiter, newline: '\r\n', quoteChar: '"' });
           expect(parsed.errors).toEqual([]);
-          expect(parsed.data.flat().filter(startsWithFormula)).toEqual([]);
+          expect(parsed.data.flat().filter(hasFormulaStart)).toEqual([]);
           expect(parsed.data.map((row) => row.slice(1).map(restoreCell))).toEqual(rows);
         },
       ),

@@ -63,7 +63,7 @@ const NEUTRALISED_AT = new RegExp(`${CELL_START}'(?='*${FORMULA_CLASS})`, 'g');
  * Whether a spreadsheet could run some of this text as a formula: it starts with one of FORMULA_STARTS, or one
  * follows a separator (see CELL_START).
  */
-export function startsWithFormula(text: string): boolean {
+export function hasFormulaStart(text: string): boolean {
   return FORMULA_AT.test(text);
 }
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startsWithFormula } from '../../shared/csv-formula.js';
+import { hasFormulaStart } from '../../shared/csv-formula.js';
 import { LOCAL_SANDBOX_ID } from '../core/environments/presets.js';
 import { uniqueOrder, withField } from '../core/staging/testing/staging-fixtures.js';
 import { runCliCaptured } from './testing/run-cli-captured.js';
@@ -23,7 +23,7 @@ describe('rx-batch exports: safe CSV, audited, file names masked', () => {
     expect(text.startsWith('\ufeff')).toBe(true); // written "for Excel"
     const parsed = Papa.parse<string[]>(text.slice(1), { skipEmptyLines: true });
     expect(parsed.errors).toEqual([]);
-    return parsed.data.flat().filter(startsWithFormula);
+    return parsed.data.flat().filter(hasFormulaStart);
   }
 
   /** A JSON batch of one valid order in the test folder; returns its path. */
@@ -83,7 +83,7 @@ describe('rx-batch exports: safe CSV, audited, file names masked', () => {
     expect(row('batch.template.exported')?.[column('rowCount')]).toBe('2');
     expect(row('batch.errors.exported')?.[column('orderCount')]).toBe('1');
     expect(row('batch.errors.exported')?.[column('rowCount')]).toBe('1');
-    expect(rows.flat().filter(startsWithFormula)).toEqual([]);
+    expect(rows.flat().filter(hasFormulaStart)).toEqual([]);
     // Masked by default: the imported file's name too, its extension kept.
     expect(logText).not.toContain('Wollstonecraft');
     expect(row('batch.imported')?.[column('fileName')]).toBe(`${'*'.repeat('Wollstonecraft Mariana'.length)}.json`);

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import iconv from 'iconv-lite';
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startsWithFormula } from '../../../shared/csv-formula.js';
+import { hasFormulaStart } from '../../../shared/csv-formula.js';
 import { DEFAULT_CODE_LISTS } from '../../../shared/environment.js';
 import type { CreateWithClinicV1Input } from '../../../shared/orders.js';
 import { verhoeffCheckDigit } from '../../../shared/snomed.js';
@@ -220,7 +220,7 @@ describe('round trips', () => {
           const csv = writeTemplateCsv(orders);
           // As a spreadsheet reads it: no cell starts with a formula character.
           const cells = Papa.parse<string[]>(csv, { skipEmptyLines: true }).data.flat();
-          expect(cells.filter(startsWithFormula)).toEqual([]);
+          expect(cells.filter(hasFormulaStart)).toEqual([]);
           const bytes =
             encoding === 'utf-8-bom'
               ? Buffer.from(`\ufeff${csv}`, 'utf8')

@@ -1,4 +1,4 @@
-import { csvRecord, neutraliseCell, quoteField, restoreCell, startsWithFormula } from '../../../shared/csv-formula.js';
+import { csvRecord, neutraliseCell, quoteField, restoreCell, hasFormulaStart } from '../../../shared/csv-formula.js';
 import type { CreateWithClinicV1Input } from '../../../shared/orders.js';
 import { parseBatch } from '../importing/csv-records.js';
 import { FIELDS, TEMPLATE_COLUMNS } from '../model/field-catalogue.js';
@@ -88,10 +88,10 @@ interface StoredHeader {
 function safeRecord(record: string, delimiter: string): string {
   const { rows, badQuotes } = parseBatch({ records: [record], lines: [1], text: record, newline: '\n' }, delimiter);
   const cells = rows[0] ?? [record];
-  if (!badQuotes.has(0) && !cells.some(startsWithFormula)) return record;
+  if (!badQuotes.has(0) && !cells.some(hasFormulaStart)) return record;
   return cells
     .map((cell) =>
-      startsWithFormula(cell)
+      hasFormulaStart(cell)
         ? quoteField(neutraliseCell(restoreCell(cell.trim())), delimiter, true)
         : quoteField(cell, delimiter),
     )

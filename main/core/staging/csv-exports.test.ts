@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RxBatchApi } from '../../../shared/contract.js';
-import { startsWithFormula } from '../../../shared/csv-formula.js';
+import { hasFormulaStart } from '../../../shared/csv-formula.js';
 import type { CreateWithClinicV1Input } from '../../../shared/orders.js';
 import { LOCAL_SANDBOX_ID } from '../environments/presets.js';
 import { TEMPLATE_COLUMNS } from '../model/field-catalogue.js';
@@ -46,7 +46,7 @@ describe('batch CSV exports: formula cells neutralised, bodies kept, each export
   function formulaCells(text: string, delimiter = ','): string[] {
     const parsed = Papa.parse<string[]>(text.replace(/^\ufeff/, ''), { delimiter, skipEmptyLines: true });
     expect(parsed.errors).toEqual([]);
-    return parsed.data.flat().filter(startsWithFormula);
+    return parsed.data.flat().filter(hasFormulaStart);
   }
 
   /**
