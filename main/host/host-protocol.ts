@@ -74,6 +74,7 @@ export const hostStartOptionsSchema = z
         breakerThreshold: positive,
         breakerCooldownMs: nonNegative,
         reconcileDelayMs: nonNegative,
+        listingGraceMs: nonNegative,
       })
       .partial()
       .strict()

@@ -27,6 +27,7 @@ const TUNING = {
   breakerThreshold: 6,
   breakerCooldownMs: 100,
   reconcileDelayMs: 10,
+  listingGraceMs: 50,
 };
 const ORDERS = 300;
 const OUTAGE_MS = 1_500;

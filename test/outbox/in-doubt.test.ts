@@ -17,6 +17,8 @@ const FAST = {
   baseDelayMs: 10,
   maxDelayMs: 100,
   reconcileDelayMs: 10,
+  // A miss is believed at once here: the grace for a lagging listing has its own tests (listing-grace.test.ts).
+  listingGraceMs: 0,
   breakerCooldownMs: 50,
 };
 

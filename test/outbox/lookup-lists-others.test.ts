@@ -17,6 +17,8 @@ const fixture = proxiedSandbox({
   breakerThreshold: 8,
   breakerCooldownMs: 50,
   reconcileDelayMs: 10,
+  // A miss is believed at once here: the grace for a lagging listing has its own tests (listing-grace.test.ts).
+  listingGraceMs: 0,
 });
 
 /** Stops a run that would otherwise look orders up for ever, after far more lookups than these tests need. */

@@ -23,6 +23,8 @@ const fixture = proxiedSandbox({
   breakerThreshold: 3,
   breakerCooldownMs: 50,
   reconcileDelayMs: 10,
+  // A miss is believed at once here: the grace for a lagging listing has its own tests (listing-grace.test.ts).
+  listingGraceMs: 0,
 });
 
 /** ASP.NET Core's answer for a path it has no route for. */

@@ -15,6 +15,8 @@ const fixture = proxiedSandbox({
   maxDelayMs: 100,
   maxAttempts: 8,
   reconcileDelayMs: 10,
+  // A miss is believed at once here: the grace for a lagging listing has its own tests (listing-grace.test.ts).
+  listingGraceMs: 0,
   breakerCooldownMs: 50,
 });
 

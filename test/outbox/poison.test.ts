@@ -29,6 +29,8 @@ const TUNING = {
   breakerThreshold: 3,
   breakerCooldownMs: 50,
   reconcileDelayMs: 5,
+  // A miss is believed at once here: the grace for a lagging listing has its own tests (listing-grace.test.ts).
+  listingGraceMs: 0,
 };
 
 let sandbox: RunningSandbox;

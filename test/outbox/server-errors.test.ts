@@ -29,6 +29,8 @@ const TUNING = {
   breakerThreshold: 8,
   breakerCooldownMs: 100,
   reconcileDelayMs: 10,
+  // A miss is believed at once here: the grace for a lagging listing has its own tests (listing-grace.test.ts).
+  listingGraceMs: 0,
 };
 
 const fixture = proxiedSandbox(TUNING);

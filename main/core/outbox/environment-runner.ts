@@ -167,6 +167,7 @@ export class EnvironmentRunner {
       logger: deps.logger,
       othersAnsweredSince: (orderId, sinceMs) => this.#health.othersAnsweredSince(orderId, sinceMs, this.#nowMs()),
       signal: this.#abort.signal,
+      recoveredAtMs: null,
     };
   }
 
@@ -190,6 +191,7 @@ export class EnvironmentRunner {
     const lookUpAt = new Date(this.#nowMs() + this.#deps.tuning.reconcileDelayMs);
     const recovered = recoverInterrupted(this.#deps.store, this.environmentId, lookUpAt);
     if (recovered > 0) {
+      this.#ctx.recoveredAtMs = this.#nowMs();
       this.#deps.logger.warn('orders interrupted while sending are in doubt until looked up', {
         environmentId: this.environmentId,
         count: recovered,

@@ -29,9 +29,10 @@ import {
  * Settles one order in doubt (a send got no clear answer: none, an unreadable one, or a 5xx) by asking the service,
  * never by sending again: `status-with-clinic-code` with clinicCode + clinicOrderId.
  * - found → `created` with its pharmacy order id;
- * - not found (empty list, 404, or a 400 saying the order is not found) → back to `queued`, due now, still remembered as once in doubt (so a later
- *   "duplicate clinicOrderId" is read as "created"); counted towards giving up like a failed send; but after the
- *   service answered "duplicate" (it has it) a miss is a lookup lagging the write: stays `in_doubt`, asked again;
+ * - not found (empty list, 404, or a 400 saying the order is not found) → back to `queued`, due now, still
+ *   remembered as once in doubt (so a later "duplicate clinicOrderId" is read as "created"); counted towards giving
+ *   up like a failed send; but a miss within `listingGraceMs` of the send, or after the service answered
+ *   "duplicate" (it has it), may be a lookup lagging the write: stays `in_doubt`, asked again;
  * - the lookup failed → stays `in_doubt`, looked up again after a backoff. An order in doubt is never set aside
  *   unless the service says it does not have it: giving up on it could mean sending it twice.
  * - cut short by the outbox's stop → stays `in_doubt`, nothing recorded (the next start looks it up).
@@ -127,6 +128,8 @@ function settleLookup(
     if (serviceSaidItHasIt(ctx, order)) {
       return waitForListing(ctx, order, attemptOf(order.id, 'lookup', startedAt, outcome), nearMatch(listed, order));
     }
+    const early = askAgainIfSoonAfterSend(ctx, order, attemptOf(order.id, 'lookup', startedAt, outcome));
+    if (early) return early;
     const attention = recordDecision(
       ctx,
       { ...attemptOf(order.id, 'lookup', startedAt, outcome), errorMessage: 'not found at the service' },
@@ -140,6 +143,8 @@ function settleLookup(
     if (serviceSaidItHasIt(ctx, order)) {
       return waitForListing(ctx, order, attemptOf(order.id, 'lookup', startedAt, outcome));
     }
+    const early = askAgainIfSoonAfterSend(ctx, order, attemptOf(order.id, 'lookup', startedAt, outcome));
+    if (early) return early;
     const attention = recordDecision(ctx, attemptOf(order.id, 'lookup', startedAt, outcome), () =>
       notFound(ctx, order),
     );
@@ -237,6 +242,36 @@ function waitForListing(
       kind: 'in-doubt',
       message,
     });
+  });
+  return {};
+}
+
+/**
+ * A miss sooner than `listingGraceMs` after the order's last send may be a lookup lagging the write: sending again
+ * then would create the order twice at a service that does not refuse a clinic order id it already has. So the
+ * order stays in doubt and is asked about again once the grace is over; a miss after that is believed. The send
+ * ended when its create's record says (its start plus its latency), or, for a send a stopped process cut off (it
+ * has no record), by the time this outbox recovered it. Before, one miss two seconds after a lost answer had the
+ * order sent again.
+ */
+function askAgainIfSoonAfterSend(
+  ctx: StepContext,
+  order: OrderRecord,
+  attempt: ReturnType<typeof attemptOf>,
+): Recorded | undefined {
+  const { store } = ctx;
+  const lastCreate = store.attempts.list(order.id).findLast((entry) => entry.operation === 'create');
+  const sentBy = Math.max(
+    lastCreate ? Date.parse(lastCreate.startedAt) + (lastCreate.latencyMs ?? 0) : 0,
+    ctx.recoveredAtMs ?? 0,
+  );
+  const believedFrom = sentBy + ctx.tuning.listingGraceMs;
+  if (attempt.startedAt.getTime() >= believedFrom) return undefined;
+  const message = 'not listed by the service yet, soon after it was sent (a lookup may lag the write): asking again';
+  store.inTransaction(() => {
+    store.attempts.record({ ...attempt, errorMessage: message });
+    const at = new Date(Math.max(believedFrom, ctx.now().getTime()));
+    store.outboxQueue.reschedule(order.id, 'in_doubt', at, { kind: 'in-doubt', message });
   });
   return {};
 }

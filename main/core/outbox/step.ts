@@ -35,6 +35,11 @@ export interface StepContext {
    * arrived is recorded as in doubt) so that nothing waits on the service, or writes, after the store closes.
    */
   signal: AbortSignal;
+  /**
+   * When this outbox last found orders a stopped process left `sending` (null: none): their last send has no
+   * record, and may have reached the service up to then.
+   */
+  recoveredAtMs: number | null;
 }
 
 /** What the call said about the service, for the breaker, the Retry-After gate and the sign-in pause. */

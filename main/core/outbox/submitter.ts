@@ -38,7 +38,7 @@ import {
  * | 2xx with an order id                           | created, with the pharmacy order id                           |
  * | retryable (network before sending, 429)        | queued again at backoff (Retry-After as a floor); held after maxAttempts counted failures |
  * | in doubt: 5xx or 408                           | in_doubt, looked up at that backoff before anything is sent again |
- * | in doubt: timeout, reset, unreadable 2xx       | in_doubt, looked up at the backoff, never before reconcileDelayMs |
+ * | in doubt: timeout, reset, unreadable 2xx       | in_doubt, looked up at the backoff, never before reconcileDelayMs; sent again only on a miss listingGraceMs after it |
  * | 401 after a refresh                            | queued, due now (not counted); the environment pauses for sign-in |
  * | 403 that a renewed token draws too             | held: the patient is locked out, a person must act            |
  * | 400 duplicate clinicOrderId after an attempt that may have acted | in_doubt, looked up now: it landed          |

@@ -18,12 +18,17 @@ export interface OutboxTuning {
   breakerCooldownMs: number;
   /** Wait after an unanswered send before looking the order up, so a slow commit has landed. */
   reconcileDelayMs: number;
+  /**
+   * How long after a send its order may still be missing from the service's lookup (a status read lagging the
+   * write): a miss sooner than this is asked about again, not believed, so the order is not sent twice.
+   */
+  listingGraceMs: number;
 }
 
 /**
  * Defaults for a real service: a first retry within a second, never more than five minutes apart, a poison order
- * set aside after eight failures, five failures in a row to call an outage, and a two-second grace before
- * asking whether an unanswered create landed. Concurrency and rate come from the environment's stored pace.
+ * set aside after eight failures, five failures in a row to call an outage, a two-second grace before
+ * asking whether an unanswered create landed, and half a minute before a lookup's "not there" is believed. Concurrency and rate come from the environment's stored pace.
  */
 export const DEFAULT_TUNING: Omit<OutboxTuning, keyof Omit<SendingPace, 'pollIntervalMs'>> = {
   baseDelayMs: 1_000,
@@ -32,6 +37,7 @@ export const DEFAULT_TUNING: Omit<OutboxTuning, keyof Omit<SendingPace, 'pollInt
   breakerThreshold: 5,
   breakerCooldownMs: 5_000,
   reconcileDelayMs: 2_000,
+  listingGraceMs: 30_000,
 };
 
 /** Explicit settings win, then the environment's stored pace, then the defaults. */
@@ -46,7 +52,7 @@ export function resolveTuning(overrides: Partial<OutboxTuning>, pace: SendingPac
   for (const key of positive) {
     if (!(tuning[key] > 0)) throw new RangeError(`outbox tuning ${key} must be positive`);
   }
-  const nonNegative = ['baseDelayMs', 'maxDelayMs', 'breakerCooldownMs', 'reconcileDelayMs'] as const;
+  const nonNegative = ['baseDelayMs', 'maxDelayMs', 'breakerCooldownMs', 'reconcileDelayMs', 'listingGraceMs'] as const;
   for (const key of nonNegative) {
     if (!(tuning[key] >= 0)) throw new RangeError(`outbox tuning ${key} must not be negative`);
   }
