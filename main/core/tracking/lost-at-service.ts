@@ -1,5 +1,4 @@
 import { notFoundReason } from '../../../shared/not-found-at-service.js';
-import type { ServiceError } from '../../../shared/errors.js';
 import type { NotFoundRun, OrderRecord } from '../store/orders-repo.js';
 import type { Store } from '../store/store.js';
 
@@ -23,11 +22,6 @@ export const NOT_FOUND_FOR_MS = 60 * 60_000;
 
 export const LOST_AT_SERVICE_ACTION = 'order.lost-at-service';
 export const FOUND_AT_SERVICE_ACTION = 'order.found-at-service';
-
-/** A refused lookup that means "no such order": 404 (not in the clinic's scope) or 400 (unknown order id). */
-export function saysNoSuchOrder(error: ServiceError): boolean {
-  return error.kind === 'rejected' && (error.status === 404 || error.status === 400);
-}
 
 export function meetsNotFoundRule(run: Pick<NotFoundRun, 'lookups' | 'since'>, now: Date): boolean {
   return run.lookups >= NOT_FOUND_LOOKUPS && now.getTime() - Date.parse(run.since) >= NOT_FOUND_FOR_MS;

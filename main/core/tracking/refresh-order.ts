@@ -1,7 +1,8 @@
 import type { OrderServiceClient } from '../service/client.js';
+import { saysNoSuchOrder } from '../service/no-such-order.js';
 import type { Store } from '../store/store.js';
 import { applyStatusRecord, describes } from './apply-status.js';
-import { noteFound, noteNotFound, saysNoSuchOrder } from './lost-at-service.js';
+import { noteFound, noteNotFound } from './lost-at-service.js';
 import { isTracked } from './tracked-orders.js';
 
 export interface OrderRefresh {

@@ -1,11 +1,12 @@
 import { silentLogger, type Logger } from '../platform/logger.js';
 import type { OrderServiceClient } from '../service/client.js';
+import { saysNoSuchOrder } from '../service/no-such-order.js';
 import type { OrderRecord, PolledOrder } from '../store/orders-repo.js';
 import type { Store } from '../store/store.js';
 import { AdaptiveSchedule, type AdaptiveIntervals } from './adaptive-schedule.js';
 import { applyStatusRecord, describes } from './apply-status.js';
 import { addDays, dateWindows, utcDate } from './date-windows.js';
-import { noteFound, noteNotFound, saysNoSuchOrder } from './lost-at-service.js';
+import { noteFound, noteNotFound } from './lost-at-service.js';
 import { isDispatched, isTracked } from './tracked-orders.js';
 
 export interface PollerTuning {
@@ -346,7 +347,7 @@ export class StatusPoller {
         status: outcome.error.status,
       });
       tracker.schedule.observed(orderId, false);
-      // A 404/400 is the service saying it has no such order; another refusal (403…) says nothing either way.
+      // Only the service's own "no such order" counts (no-such-order.ts): a proxy's 404 page or a 403 says nothing.
       return saysNoSuchOrder(outcome.error) ? this.#notFound(order) : 'failed';
     }
     const pharmacyId = String(order.pharmacyOrderId);
