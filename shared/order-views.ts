@@ -61,6 +61,12 @@ export const orderSummarySchema = z.object({
    * the lookups in a row that did not find it, since the first of them, flagged at. Its state is unchanged by it.
    */
   notFoundAtService: z.object({ lookups: z.number().int().positive(), since: isoTime, flaggedAt: isoTime }).optional(),
+  /**
+   * Present only while the service's lookup lists the order under ids that may not be its own
+   * (main/core/tracking/listed-differently.ts): the record's ids, and when it was first listed so. Never with
+   * notFoundAtService; its state is unchanged by it.
+   */
+  listedDifferently: z.object({ clinicOrderId: z.string(), pharmacyOrderId: nullableText(40), at: isoTime }).optional(),
   createdAt: isoTime,
   updatedAt: isoTime,
 });

@@ -46,6 +46,7 @@ export function toOrderSummary(order: OrderRecord, codeLists?: CodeLists): Order
           },
         }
       : {}),
+    ...(order.listedDifferently ? { listedDifferently: order.listedDifferently } : {}),
     createdAt: order.createdAt,
     updatedAt: order.updatedAt,
   };

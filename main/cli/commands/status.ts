@@ -1,5 +1,6 @@
 import type { CliContext } from '../cli-context.js';
 import { EXIT } from '../cli-errors.js';
+import { listedDifferentlyNote } from '../../core/tracking/listed-differently.js';
 import { lostAtServiceReason } from '../../core/tracking/lost-at-service.js';
 import { ATTENTION_STATES } from './attention-states.js';
 
@@ -7,7 +8,8 @@ const PAGE = 1000;
 
 /**
  * Every order (of one environment with --env): clinic, clinic order id, local state, pharmacy order id and
- * the service's status, with why when it needs a person (refused, held, or no longer found at the service: exit 1).
+ * the service's status, with why when it needs a person (refused, held, no longer found at the service, or listed
+ * there under other ids: exit 1).
  * `--refresh` first asks the service (one lookup per open order, plus the date-range
  * endpoint for dispatch information). JSON output is one array, written as it is read.
  */
@@ -49,9 +51,10 @@ export async function status(ctx: CliContext, options: { refresh: boolean; envir
       limit: PAGE,
     });
     for (const order of page) {
-      // An order the service no longer finds needs a person as much as a refused one, whatever its state says.
-      const lost = lostAtServiceReason(order);
-      if (ATTENTION_STATES.includes(order.state) || lost) attention += 1;
+      // An order the service no longer finds, or lists under other ids, needs a person as much as a refused one,
+      // whatever its state says.
+      const serviceNote = lostAtServiceReason(order) ?? listedDifferentlyNote(order);
+      if (ATTENTION_STATES.includes(order.state) || serviceNote) attention += 1;
       if (ctx.options.json) {
         const row = {
           id: order.id,
@@ -65,7 +68,8 @@ export async function status(ctx: CliContext, options: { refresh: boolean; envir
           dispatchDate: order.dispatchDate,
           trackingId: order.trackingId,
           lastError: order.lastError,
-          notFoundAtService: order.notFound?.flaggedAt ? { ...order.notFound, reason: lost } : null,
+          notFoundAtService: order.notFound?.flaggedAt ? { ...order.notFound, reason: serviceNote } : null,
+          listedDifferently: order.listedDifferently ? { ...order.listedDifferently, reason: serviceNote } : null,
         };
         ctx.jsonText(`${first ? '' : ','}\n${JSON.stringify(row)}`);
       } else {
@@ -81,7 +85,7 @@ export async function status(ctx: CliContext, options: { refresh: boolean; envir
             order.lastError && ATTENTION_STATES.includes(order.state)
               ? `: ${order.lastError.message}${order.lastError.field ? ` (field ${order.lastError.field})` : ''}`
               : '',
-            lost ? `: ${lost}` : '',
+            serviceNote ? `: ${serviceNote}` : '',
           ]
             .filter((part) => part !== '')
             .join(' '),

@@ -1,6 +1,7 @@
 import type { ServiceError } from '../../../shared/errors.js';
 import { namesAnotherClinic, type StatusRecord } from '../../../shared/status.js';
 import type { CallOutcome } from '../service/client.js';
+import { saysNoSuchOrder } from '../service/no-such-order.js';
 import type { AttemptRecord } from '../store/attempts-repo.js';
 import type { OrderRecord } from '../store/orders-repo.js';
 import { orderAttention } from './attention.js';
@@ -139,7 +140,7 @@ function settleLookup(
   }
 
   const { error } = outcome;
-  if (saysNotFound(error)) {
+  if (saysNoSuchOrder(error)) {
     if (serviceSaidItHasIt(ctx, order)) {
       return waitForListing(ctx, order, attemptOf(order.id, 'lookup', startedAt, outcome));
     }
@@ -164,26 +165,6 @@ function settleLookup(
     keepInDoubt(ctx, order, error);
   });
   return {};
-}
-
-/**
- * A lookup refused as "no such order": a 404 (not in the clinic's scope), or a 400 that says the order is not
- * found or unknown, since the contract's status pages answer an unknown order with 400 ("accept both"). Any other
- * 400 (a bad clinic code, say) says nothing about the order and leaves it in doubt. Before, such a 400 kept an order
- * whose create never arrived in doubt for good, looked up every few minutes and never sent.
- */
-const NO_SUCH_ORDER =
-  /(\border\b|clinic\s*order\s*id|\borderid)[^.;]*\b(not found|does not exist|doesn't exist)\b|\b(no such|unknown|no) order\b/i;
-
-function saysNotFound(error: ServiceError): boolean {
-  if (error.kind !== 'rejected') return false;
-  const text = [error.message, ...error.fields.map((field) => field.message)].join(' ');
-  // A 404 the service wrote (its envelope, a field, or words about the order), not a proxy's page or a bare "Not
-  // Found" from something in front of it: each of those had the order sent again at once, and a second time at a
-  // service that does not refuse a clinic order id twice.
-  if (error.status === 404) return error.envelope !== undefined || error.fields.length > 0 || NO_SUCH_ORDER.test(text);
-  if (error.status !== 400) return false;
-  return NO_SUCH_ORDER.test(text);
 }
 
 /**

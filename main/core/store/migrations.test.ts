@@ -344,6 +344,31 @@ describe('migrations', () => {
     ).toThrow(/CHECK constraint failed/);
   });
 
+  it('carry created orders across migration 27 with nothing listed differently, and keep a note whole', () => {
+    const dataDir = tempDataDir();
+    dirs.push(dataDir);
+    writeVersionOneFile(dataDir);
+    const db = openDatabase(join(dataDir, STORE_FILE));
+    migrate(db, { target: 26 });
+    db.close();
+
+    const store = openStore({ dataDir });
+    stores.push(store);
+    expect(store.schemaVersion).toBe(LATEST_SCHEMA_VERSION);
+    expect(store.orders.get(11)).toMatchObject({ state: 'created', notFound: null, listedDifferently: null });
+    const listed = { clinicOrderId: 'old-0001', pharmacyOrderId: '100001' };
+    const audit = { actor: 'system' as const, action: 'order.listed-differently', details: { operation: 'status' } };
+    expect(store.orders.noteListedDifferently(11, listed, audit)).toBe(true);
+    expect(store.orders.get(11)!.listedDifferently).toMatchObject(listed);
+    // A note without its time, or a pharmacy id without the clinic order id it was listed under, cannot be stored.
+    expect(() => store.db.prepare('UPDATE orders SET listed_differently_at = NULL WHERE id = 11').run()).toThrow(
+      /CHECK constraint failed/,
+    );
+    expect(() => store.db.prepare(`UPDATE orders SET listed_pharmacy_order_id = '7' WHERE id = 12`).run()).toThrow(
+      /CHECK constraint failed/,
+    );
+  });
+
   it('add the free-text index (migrations 17 and 21) at once, filled afterwards in batches, finding the same throughout', () => {
     const dataDir = tempDataDir();
     dirs.push(dataDir);

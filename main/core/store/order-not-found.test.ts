@@ -57,4 +57,45 @@ describe("an order's run of not-found lookups", () => {
     expect(s.audit.forOrder(id!)).toHaveLength(3);
     expect(verifyAuditChain(s)).toMatchObject({ ok: true });
   });
+
+  it('notes a listing under other ids once, ending a run of misses; the flag and a find each clear it', () => {
+    const clock = manualClock();
+    const world = storeWithBatch(clock.now);
+    ({ store, dataDir } = world);
+    const s = store;
+    const [id] = enqueueOrders(s, world.batchId, [sampleOrder()]);
+    s.orders.transition(id!, ['queued'], 'created', { pharmacyOrderId: 42 }, { actor: 'submitter', action: 'x.y' });
+    const listed = { clinicOrderId: 'other-case', pharmacyOrderId: null };
+    s.orders.recordNotFound(id!, clock.now());
+
+    clock.advance(60_000);
+    const at = clock.now().toISOString();
+    expect(s.orders.noteListedDifferently(id!, listed, audit('order.listed'))).toBe(true);
+    expect(s.orders.get(id!)).toMatchObject({ state: 'created', notFound: null, listedDifferently: { ...listed, at } });
+    // The same listing again is no news; it still ends a run of misses made since.
+    s.orders.recordNotFound(id!, clock.now());
+    clock.advance(60_000);
+    expect(s.orders.noteListedDifferently(id!, listed, audit('order.listed'))).toBe(false);
+    expect(s.orders.get(id!)).toMatchObject({ notFound: null, listedDifferently: { at }, updatedAt: at });
+    // Another listing is.
+    expect(s.orders.noteListedDifferently(id!, { ...listed, pharmacyOrderId: '43' }, audit('order.listed'))).toBe(true);
+
+    // A flag replaces the note; a find clears either, with its entry.
+    s.orders.recordNotFound(id!, clock.now());
+    expect(s.orders.flagNotFound(id!, audit('order.flag'))).toBe(true);
+    expect(s.orders.get(id!)).toMatchObject({ notFound: { lookups: 1 }, listedDifferently: null });
+    expect(s.orders.noteListedDifferently(id!, listed, audit('order.listed'))).toBe(true);
+    expect(s.orders.get(id!)).toMatchObject({ notFound: null, listedDifferently: listed });
+    expect(s.orders.clearNotFound(id!, audit('order.clear'))).toBe(true);
+    expect(s.orders.get(id!)).toMatchObject({ notFound: null, listedDifferently: null });
+    expect(s.audit.forOrder(id!).map((e) => e.action)).toEqual([
+      'x.y',
+      'order.listed',
+      'order.listed',
+      'order.flag',
+      'order.listed',
+      'order.clear',
+    ]);
+    expect(verifyAuditChain(s)).toMatchObject({ ok: true });
+  });
 });

@@ -31,6 +31,16 @@ export interface NotFoundRun {
   flaggedAt: string | null;
 }
 
+/**
+ * A record a lookup listed for an order that may be it but is not taken as it (migration 027;
+ * main/core/tracking/listed-differently.ts): its ids as the service gave them, and when it first listed them so.
+ */
+export interface ListedDifferently {
+  clinicOrderId: string;
+  pharmacyOrderId: string | null;
+  at: string;
+}
+
 export interface OrderRecord {
   id: number;
   batchId: number;
@@ -52,6 +62,8 @@ export interface OrderRecord {
   nextAttemptAt: string | null;
   /** The service's "no such order" answers in a row, null when the last lookup found it (or none was made). */
   notFound: NotFoundRun | null;
+  /** The last lookup listed a record that may be this order under other ids (not taken as it); null otherwise. */
+  listedDifferently: ListedDifferently | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -60,7 +72,7 @@ export interface OrderRecord {
  * A row as ORDER_COLUMNS reads it: the last error in three columns, and the body packed (retention, migration 020)
  * or as text.
  */
-export interface OrderRow extends Omit<OrderRecord, 'lastError' | 'notFound'> {
+export interface OrderRow extends Omit<OrderRecord, 'lastError' | 'notFound' | 'listedDifferently'> {
   requestBodyPacked: Uint8Array | null;
   lastErrorKind: ServiceErrorKind | null;
   lastErrorMessage: string | null;
@@ -68,6 +80,9 @@ export interface OrderRow extends Omit<OrderRecord, 'lastError' | 'notFound'> {
   notFoundLookups: number;
   notFoundSince: string | null;
   notFoundFlaggedAt: string | null;
+  listedClinicOrderId: string | null;
+  listedPharmacyOrderId: string | null;
+  listedDifferentlyAt: string | null;
 }
 
 export const ORDER_COLUMNS = `id, batch_id AS batchId, environment_id AS environmentId, clinic_code AS clinicCode,
@@ -75,8 +90,9 @@ export const ORDER_COLUMNS = `id, batch_id AS batchId, environment_id AS environ
   remote_status AS remoteStatus, remote_status_at AS remoteStatusAt, dispatch_date AS dispatchDate,
   tracking_id AS trackingId, last_error_kind AS lastErrorKind, last_error_message AS lastErrorMessage,
   last_error_field AS lastErrorField, attempts, next_attempt_at AS nextAttemptAt, not_found_lookups AS notFoundLookups,
-  not_found_since AS notFoundSince, not_found_flagged_at AS notFoundFlaggedAt, created_at AS createdAt,
-  updated_at AS updatedAt`;
+  not_found_since AS notFoundSince, not_found_flagged_at AS notFoundFlaggedAt,
+  listed_clinic_order_id AS listedClinicOrderId, listed_pharmacy_order_id AS listedPharmacyOrderId,
+  listed_differently_at AS listedDifferentlyAt, created_at AS createdAt, updated_at AS updatedAt`;
 
 /** The request body exactly as it was stored: unpacked when retention packed it (`PackedBodyError` if damaged). */
 export function requestBodyOf(row: { id: number; requestBody: string; requestBodyPacked: Uint8Array | null }): string {
@@ -91,6 +107,9 @@ export function toRecord(row: OrderRow): OrderRecord {
     notFoundLookups,
     notFoundSince,
     notFoundFlaggedAt,
+    listedClinicOrderId,
+    listedPharmacyOrderId,
+    listedDifferentlyAt,
     requestBodyPacked: _packed,
     ...rest
   } = row;
@@ -101,5 +120,9 @@ export function toRecord(row: OrderRow): OrderRecord {
       lastErrorKind === null ? null : { kind: lastErrorKind, message: lastErrorMessage ?? '', field: lastErrorField },
     notFound:
       notFoundSince === null ? null : { lookups: notFoundLookups, since: notFoundSince, flaggedAt: notFoundFlaggedAt },
+    listedDifferently:
+      listedClinicOrderId === null || listedDifferentlyAt === null
+        ? null
+        : { clinicOrderId: listedClinicOrderId, pharmacyOrderId: listedPharmacyOrderId, at: listedDifferentlyAt },
   };
 }

@@ -2,7 +2,7 @@ import type { AuditInput } from '../model/audit-entry.js';
 import type { OrderClaims, ClaimedOrder } from './order-claims.js';
 import type { OrderNotFound } from './order-not-found.js';
 import type { OrderFilter, OrderQueries, PharmacyIdHolder, PolledOrder } from './order-queries.js';
-import type { NotFoundRun, OrderItem, OrderRecord } from './order-records.js';
+import type { ListedDifferently, NotFoundRun, OrderItem, OrderRecord } from './order-records.js';
 import type { OrderState } from './order-state.js';
 import type { OrderOrigin, OrderSourceText, OrderViews } from './order-views.js';
 import type { NewOrder, OrderPatch, OrderWrites, TransitionAudit } from './order-writes.js';
@@ -20,7 +20,7 @@ import type { NewOrder, OrderPatch, OrderWrites, TransitionAudit } from './order
 
 export type { ClaimedOrder } from './order-claims.js';
 export type { OrderFilter, PharmacyIdHolder, PolledOrder } from './order-queries.js';
-export type { NotFoundRun, OrderError, OrderItem, OrderRecord } from './order-records.js';
+export type { ListedDifferently, NotFoundRun, OrderError, OrderItem, OrderRecord } from './order-records.js';
 export type { OrderOrigin, OrderSourceText } from './order-views.js';
 export { DuplicateOrderError, type NewOrder, type OrderPatch, type TransitionAudit } from './order-writes.js';
 
@@ -80,6 +80,11 @@ export class OrdersRepo {
   /** See OrderNotFound.clear. */
   clearNotFound(orderId: number, audit: TransitionAudit): boolean {
     return this.#notFound.clear(orderId, audit);
+  }
+
+  /** See OrderNotFound.noteListed. */
+  noteListedDifferently(orderId: number, listed: Omit<ListedDifferently, 'at'>, audit: TransitionAudit): boolean {
+    return this.#notFound.noteListed(orderId, listed, audit);
   }
 
   /** See OrderClaims.claimDue. */

@@ -36,6 +36,22 @@ export function describes(
   return record.pharmacyOrderId == null || record.pharmacyOrderId === String(order.pharmacyOrderId);
 }
 
+/**
+ * This order's record in a lookup's answer (the poller's and the detail view's, one rule): one that `describes` it
+ * with its pharmacy id, else one with no pharmacy id under its clinic order id. A record naming another order or
+ * clinic ahead of ours must not hide it.
+ */
+export function ownRecord(
+  records: readonly StatusRecord[],
+  order: { clinicCode: string; clinicOrderId: string; pharmacyOrderId: number | null },
+): StatusRecord | undefined {
+  const about = records.filter((record) => describes(record, order));
+  return (
+    about.find((record) => record.pharmacyOrderId === String(order.pharmacyOrderId)) ??
+    about.find((record) => record.pharmacyOrderId === null && record.clinicOrderId === order.clinicOrderId)
+  );
+}
+
 /** Statuses before dispatch: none follows a dispatch or a cancel. */
 const BEFORE_DISPATCH: readonly string[] = [
   'Waiting Payment Success',

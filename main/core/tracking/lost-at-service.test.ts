@@ -18,7 +18,10 @@ import { StatusPoller } from './status-poller.js';
 const MINUTE = 60_000;
 const PHARMACY_ID = 9001;
 
-type Answer = 'empty' | 'not-found' | 'unknown-id' | 'forbidden' | 'server-error' | 'found';
+type Answer = 'empty' | 'not-found' | 'unknown-id' | 'proxy-page' | 'forbidden' | 'server-error' | 'found';
+
+const NGINX_404 =
+  '<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n<center><h1>404 Not Found</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
 
 let server: HostileServer | undefined;
 let store: Store | undefined;
@@ -56,7 +59,9 @@ async function world() {
     });
     if (request.target.startsWith('/api/v2/Order/status-date-range'))
       return answerWith(200, '[]', json)(socket, request);
-    const answers: Record<Answer, [number, string]> = {
+    if (service.answer === 'proxy-page')
+      return answerWith(404, NGINX_404, { 'content-type': 'text/html' })(socket, request);
+    const answers: Record<Exclude<Answer, 'proxy-page'>, [number, string]> = {
       empty: [200, '[]'],
       'not-found': [404, envelope(404, 'Order not found')],
       'unknown-id': [400, envelope(400, 'Unknown order id')],
@@ -202,6 +207,30 @@ describe('an order the service no longer finds', () => {
       await poller!.refresh(LOCAL.id);
     }
     expect(store!.orders.get(w.id)!.notFound).toBeNull();
+  });
+
+  it("counts no proxy's 404 page, through the poller or the detail view; the service's own 404 still counts", async () => {
+    const w = await world();
+    w.service.answer = 'proxy-page';
+    for (let lookup = 0; lookup < 4; lookup += 1) {
+      w.clock.advance(NOT_FOUND_FOR_MS);
+      await poller!.refresh(LOCAL.id);
+      await refreshOrder(store!, w.client, w.id, w.clock.now);
+    }
+    // Asked every time, and answered with the page: a refusal, but nobody's word on this order.
+    expect(server!.requests.filter((r) => r.target.includes('status-with-clinic-code'))).toHaveLength(8);
+    expect(store!.orders.get(w.id)!.notFound).toBeNull();
+    expect(entries(store!, w.id, LOST_AT_SERVICE_ACTION)).toEqual([]);
+
+    w.service.answer = 'not-found';
+    await poller!.refresh(LOCAL.id);
+    w.clock.advance(NOT_FOUND_FOR_MS);
+    await refreshOrder(store!, w.client, w.id, w.clock.now);
+    w.clock.advance(MINUTE);
+    await poller!.refresh(LOCAL.id);
+    expect(store!.orders.get(w.id)!.notFound).toMatchObject({ lookups: 3, flaggedAt: expect.any(String) as unknown });
+    expect(entries(store!, w.id, LOST_AT_SERVICE_ACTION)).toHaveLength(1);
+    expect(w.flagged).toEqual([w.id]);
   });
 
   it("counts and clears through the detail view's lookup as through the poller's", async () => {

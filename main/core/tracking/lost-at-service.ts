@@ -1,5 +1,4 @@
 import { notFoundReason } from '../../../shared/not-found-at-service.js';
-import type { ServiceError } from '../../../shared/errors.js';
 import type { NotFoundRun, OrderRecord } from '../store/orders-repo.js';
 import type { Store } from '../store/store.js';
 
@@ -12,7 +11,8 @@ import type { Store } from '../store/store.js';
  * within a replica that lags a fresh order or a short outage answering empty lists); a time alone comes on too little
  * evidence (two lookups an hour apart, say a laptop that slept between them). An hour is longer than the poller's
  * longest interval (16 min), so by default the flag comes at the first miss past the hour, about the 6th. Any lookup
- * that finds the order ends the run, so the misses must be in a row.
+ * that finds the order ends the run, so the misses must be in a row; so does one that lists it under other ids
+ * (listed-differently.ts), which is no miss: the service listed something.
  *
  * The flag is additive (migration 026): the order's state and status stay as they were, and polling goes on at its
  * backed-off pace; the first lookup that finds it clears the flag. One audit entry when it is raised and one when it
@@ -23,11 +23,6 @@ export const NOT_FOUND_FOR_MS = 60 * 60_000;
 
 export const LOST_AT_SERVICE_ACTION = 'order.lost-at-service';
 export const FOUND_AT_SERVICE_ACTION = 'order.found-at-service';
-
-/** A refused lookup that means "no such order": 404 (not in the clinic's scope) or 400 (unknown order id). */
-export function saysNoSuchOrder(error: ServiceError): boolean {
-  return error.kind === 'rejected' && (error.status === 404 || error.status === 400);
-}
 
 export function meetsNotFoundRule(run: Pick<NotFoundRun, 'lookups' | 'since'>, now: Date): boolean {
   return run.lookups >= NOT_FOUND_LOOKUPS && now.getTime() - Date.parse(run.since) >= NOT_FOUND_FOR_MS;
@@ -62,11 +57,15 @@ export function noteNotFound(store: Store, order: OrderRecord, now: Date): boole
 }
 
 /**
- * The service found the order: a run of misses ends, and a flag clears with its audit entry. True when a flag was
- * cleared. Writes nothing for an order with no misses (the usual case), so a found lookup costs what it did.
+ * The service found the order: a run of misses ends, and a flag (or a note that it was listed under other ids,
+ * listed-differently.ts) clears with its audit entry. True when one was cleared. Writes nothing for an order with
+ * neither misses nor a note (the usual case), so a found lookup costs what it did.
  */
-export function noteFound(store: Store, order: Pick<OrderRecord, 'id' | 'pharmacyOrderId' | 'notFound'>): boolean {
-  if (!order.notFound) return false;
+export function noteFound(
+  store: Store,
+  order: Pick<OrderRecord, 'id' | 'pharmacyOrderId' | 'notFound' | 'listedDifferently'>,
+): boolean {
+  if (!order.notFound && !order.listedDifferently) return false;
   return store.orders.clearNotFound(order.id, {
     actor: 'system',
     action: FOUND_AT_SERVICE_ACTION,

@@ -1,7 +1,9 @@
 import type { OrderServiceClient } from '../service/client.js';
+import { saysNoSuchOrder } from '../service/no-such-order.js';
 import type { Store } from '../store/store.js';
-import { applyStatusRecord, describes } from './apply-status.js';
-import { noteFound, noteNotFound, saysNoSuchOrder } from './lost-at-service.js';
+import { applyStatusRecord, ownRecord } from './apply-status.js';
+import { listedDifferently, noteListedDifferently } from './listed-differently.js';
+import { noteFound, noteNotFound } from './lost-at-service.js';
 import { isTracked } from './tracked-orders.js';
 
 export interface OrderRefresh {
@@ -35,11 +37,13 @@ export async function refreshOrder(
     }
     return { checked: 0, changed: [], stoppedBy: 'service-unavailable' };
   }
-  const pharmacyId = String(order.pharmacyOrderId);
-  const record = outcome.value.find(
-    (candidate) => candidate.pharmacyOrderId === pharmacyId && describes(candidate, order),
-  );
-  if (!record) return { checked: 1, changed: missed() ? [orderId] : [], stoppedBy: null };
+  const record = ownRecord(outcome.value, order);
+  if (!record) {
+    // Listed under ids that may not be its own: not taken, and no miss either (listed-differently.ts).
+    const listed = isTracked(order) ? listedDifferently(outcome.value, order) : undefined;
+    const noted = listed ? noteListedDifferently(store, order, listed) : missed();
+    return { checked: 1, changed: noted ? [orderId] : [], stoppedBy: null };
+  }
   const cleared = noteFound(store, order);
   const applied = applyStatusRecord(store, orderId, record, now());
   return {

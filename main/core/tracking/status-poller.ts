@@ -1,11 +1,13 @@
 import { silentLogger, type Logger } from '../platform/logger.js';
 import type { OrderServiceClient } from '../service/client.js';
+import { saysNoSuchOrder } from '../service/no-such-order.js';
 import type { OrderRecord, PolledOrder } from '../store/orders-repo.js';
 import type { Store } from '../store/store.js';
 import { AdaptiveSchedule, type AdaptiveIntervals } from './adaptive-schedule.js';
-import { applyStatusRecord, describes } from './apply-status.js';
+import { applyStatusRecord, describes, ownRecord } from './apply-status.js';
 import { addDays, dateWindows, utcDate } from './date-windows.js';
-import { noteFound, noteNotFound, saysNoSuchOrder } from './lost-at-service.js';
+import { listedDifferently, noteListedDifferently } from './listed-differently.js';
+import { noteFound, noteNotFound } from './lost-at-service.js';
 import { isDispatched, isTracked } from './tracked-orders.js';
 
 export interface PollerTuning {
@@ -89,7 +91,8 @@ const MIN_TICK_MS = 10;
  * endpoint (`status-with-clinic-code`) on an adaptive schedule, and the date-range endpoint refreshes dispatch
  * information in bulk. Every change lands in status history, on the order and in the audit log together (see
  * apply-status.ts). Polls that find nothing new write nothing, so the audit log does not fill with them; one that
- * finds no such order counts it on the order, and repeated ones flag it for a person (lost-at-service.ts).
+ * finds no such order counts it on the order, and repeated ones flag it for a person (lost-at-service.ts); one that
+ * lists it under other ids is noted instead (listed-differently.ts).
  *
  * Failures: a 401 stops the environment's polling until `start()` is called again (after sign-in); a network
  * or 5xx failure ends the round and backs the whole environment off (doubling up to maxIntervalMs), so an
@@ -346,18 +349,22 @@ export class StatusPoller {
         status: outcome.error.status,
       });
       tracker.schedule.observed(orderId, false);
-      // A 404/400 is the service saying it has no such order; another refusal (403…) says nothing either way.
+      // Only the service's own "no such order" counts (no-such-order.ts): a proxy's 404 page or a 403 says nothing.
       return saysNoSuchOrder(outcome.error) ? this.#notFound(order) : 'failed';
     }
-    const pharmacyId = String(order.pharmacyOrderId);
-    // Only records that can be this order's: one naming another order or clinic ahead of ours must not hide it.
-    const about = outcome.value.filter((r) => describes(r, order));
-    const record =
-      about.find((r) => r.pharmacyOrderId === pharmacyId) ??
-      about.find((r) => r.pharmacyOrderId === null && r.clinicOrderId === order.clinicOrderId);
+    const record = ownRecord(outcome.value, order);
     if (!record) {
-      this.#log.warn('status lookup found no such order', { environmentId: tracker.environmentId, orderId });
       tracker.schedule.observed(orderId, false);
+      const listed = listedDifferently(outcome.value, order);
+      if (listed) {
+        // Not a miss: the service listed it, under ids this order cannot be sure are its own (listed-differently.ts).
+        this.#log.warn('status lookup lists the order under other ids', {
+          environmentId: tracker.environmentId,
+          orderId,
+        });
+        return noteListedDifferently(this.#deps.store, order, listed) ? 'changed' : 'unchanged';
+      }
+      this.#log.warn('status lookup found no such order', { environmentId: tracker.environmentId, orderId });
       return this.#notFound(order);
     }
     const cleared = noteFound(this.#deps.store, order);

@@ -42,6 +42,7 @@ const ACTION_LABELS: Record<string, string> = {
   'order.status-changed': 'Status changed',
   'order.lost-at-service': 'Order not found at the service on repeated lookups',
   'order.found-at-service': 'Order found at the service again',
+  'order.listed-differently': 'Order listed by the service under other ids',
   'order.source.viewed': 'Order source viewed',
   'outbox.paused': 'Sending paused',
   'outbox.resumed': 'Sending resumed',

@@ -250,8 +250,9 @@ describe('an order’s timeline', () => {
     ]);
   });
 
-  it('shows when the service stopped finding the order, why, and when it found it again', () => {
+  it('shows when the service stopped finding the order, why, when it found it again, and when it listed it otherwise', () => {
     const reason = 'the service has not found order ORD-1 (pharmacy id 5001) on 3 lookups since 2025-03-03 09:00 UTC';
+    const listed = 'the service lists order ORD-1 (pharmacy id 5001) as clinic order id "ord-1", pharmacy id 5001';
     const entry = (seq: number, at: string, action: string, details: Record<string, string>) => ({
       seq,
       at,
@@ -274,12 +275,14 @@ describe('an order’s timeline', () => {
         audit: [
           entry(4, t(20), 'order.lost-at-service', { outcome: 'not-found', errorMessage: reason }),
           entry(5, t(30), 'order.found-at-service', { outcome: 'found' }),
+          entry(6, t(40), 'order.listed-differently', { outcome: 'listed-differently', errorMessage: listed }),
         ],
       }),
     );
     expect(events.slice(2).map((event) => [event.title, event.details, event.tone])).toEqual([
       ['Not found at the service on repeated lookups', [reason], 'attention'],
       ['Found at the service again', [], 'good'],
+      ['Listed by the service under other ids (not taken)', [listed], 'attention'],
     ]);
   });
 

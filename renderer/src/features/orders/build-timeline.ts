@@ -175,6 +175,7 @@ const AUDIT_TITLES: Record<string, { title: string; tone: Tone }> = {
   'order.interrupted': { title: 'Interrupted while sending (app stopped); in doubt until looked up', tone: 'waiting' },
   'order.lost-at-service': { title: 'Not found at the service on repeated lookups', tone: 'attention' },
   'order.found-at-service': { title: 'Found at the service again', tone: 'good' },
+  'order.listed-differently': { title: 'Listed by the service under other ids (not taken)', tone: 'attention' },
 };
 
 /** Order of events at the same instant: the way they happen. */

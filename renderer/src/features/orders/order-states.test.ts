@@ -68,6 +68,32 @@ describe('order states as the admin reads them', () => {
     expect(text?.button).toBeNull();
   });
 
+  it('says what the service listed for a created order instead of its own record, and that it is still looked up', () => {
+    const text = explainOrder({
+      ...ids,
+      state: 'created',
+      attempts: 1,
+      lastError: null,
+      listedDifferently: { clinicOrderId: 'RX-2025-000123', pharmacyOrderId: '100999', at: '2025-03-03T09:00:00.000Z' },
+    });
+    expect(text?.explanation).toBe(
+      `The service lists order RX-2025-000123 (pharmacy id 100234) as clinic order id "RX-2025-000123", pharmacy id 100999: its pharmacy id is not the one the create returned, so the record is not taken as this order (it may be another) and the order's status is not updated from it.`,
+    );
+    expect(text?.action).toMatch(/clears by itself once the service lists the order under its own ids/);
+    expect(text?.button).toBeNull();
+    expect(
+      explainOrder({
+        ...ids,
+        state: 'created',
+        attempts: 1,
+        lastError: null,
+        listedDifferently: { clinicOrderId: 'rx-2025-000123', pharmacyOrderId: null, at: '2025-03-03T09:00:00.000Z' },
+      })?.explanation,
+    ).toMatch(
+      /as clinic order id "rx-2025-000123", pharmacy id none: its clinic order id differs only in case or spaces/,
+    );
+  });
+
   it('gives the state its own reason first when an order flagged as not found also has one', () => {
     const text = explainOrder({
       ...ids,

@@ -1,5 +1,5 @@
 import type { OrderStateName, OrderSummary } from '../../../../shared/order-views.js';
-import { notFoundReason } from '../../../../shared/not-found-at-service.js';
+import { listedDifferentlyReason, notFoundReason } from '../../../../shared/not-found-at-service.js';
 import { formatDateTime } from '../format/format-date.js';
 import { fieldOfPath } from '../preview/order-fields.js';
 import { plainCancelRefusal } from './cancel-words.js';
@@ -93,17 +93,38 @@ export function lostAtServiceText(
   };
 }
 
+/** The short mark of an order the service's lookup lists under other ids, beside its state in lists. */
+export const LISTED_DIFFERENTLY_LABEL = 'Listed differently at the service';
+
+/**
+ * What the service's lookup listed instead of a created order's own record (main/core/tracking/listed-differently.ts);
+ * null while it lists it as it is, or not at all.
+ */
+export function listedDifferentlyText(
+  order: Pick<OrderSummary, 'clinicOrderId' | 'pharmacyOrderId' | 'listedDifferently'>,
+): ProblemText | null {
+  const listed = order.listedDifferently;
+  if (!listed) return null;
+  const reason = listedDifferentlyReason({ ...order, listed });
+  return {
+    explanation: `${reason.charAt(0).toUpperCase()}${reason.slice(1)}.`,
+    action:
+      'Check at the service (or with the pharmacy) whether that record is this order. It is still looked up: the note clears by itself once the service lists the order under its own ids.',
+    button: null,
+  };
+}
+
 /**
  * Why an order needs a person (or is waiting on its own) and what to do about it: its state's reason first (a
- * rejection, a hold, a refused cancel), else the service's not finding it.
+ * rejection, a hold, a refused cancel), else the service's not finding it, or listing it under other ids.
  */
 export function explainOrder(
   order: Pick<
     OrderSummary,
-    'state' | 'lastError' | 'attempts' | 'clinicOrderId' | 'pharmacyOrderId' | 'notFoundAtService'
+    'state' | 'lastError' | 'attempts' | 'clinicOrderId' | 'pharmacyOrderId' | 'notFoundAtService' | 'listedDifferently'
   >,
 ): ProblemText | null {
-  return explainState(order) ?? lostAtServiceText(order);
+  return explainState(order) ?? lostAtServiceText(order) ?? listedDifferentlyText(order);
 }
 
 function explainState(order: Pick<OrderSummary, 'state' | 'lastError' | 'attempts'>): ProblemText | null {

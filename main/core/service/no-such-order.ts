@@ -1,0 +1,27 @@
+import type { ServiceError } from '../../../shared/errors.js';
+
+/**
+ * Words of a service saying it has no such order: "order … not found", "clinicOrderId … does not exist", "unknown
+ * order", "no such order".
+ */
+const NO_SUCH_ORDER =
+  /(\border\b|clinic\s*order\s*id|\borderid)[^.;]*\b(not found|does not exist|doesn't exist)\b|\b(no such|unknown|no) order\b/i;
+
+/**
+ * A refused lookup that is the service saying it has no such order, for every reader of a lookup (the outbox's
+ * reconcile, the status poller, the detail view's refresh):
+ * - a 404 the service wrote (its envelope, a field, or words about the order; the contract's 404 is "not found in
+ *   the clinic's scope"), not a proxy's page or a bare "Not Found" from something in front of it: those say nothing
+ *   about the order. Taken as a miss, each had an in-doubt order sent again at once (a second time at a service that
+ *   does not refuse a clinic order id twice), and counted a created order towards "not found at the service";
+ * - a 400 worded as not found or unknown order (the contract's status pages answer an unknown order id with 400:
+ *   "accept both"); any other 400 (a bad clinic code, say) says nothing about the order.
+ * Nothing else is: not a 403, a 5xx or a failure to reach the service.
+ */
+export function saysNoSuchOrder(error: ServiceError): boolean {
+  if (error.kind !== 'rejected') return false;
+  const text = [error.message, ...error.fields.map((field) => field.message)].join(' ');
+  if (error.status === 404) return error.envelope !== undefined || error.fields.length > 0 || NO_SUCH_ORDER.test(text);
+  if (error.status !== 400) return false;
+  return NO_SUCH_ORDER.test(text);
+}
