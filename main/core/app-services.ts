@@ -248,6 +248,19 @@ export class AppServices {
     return results;
   }
 
+  /**
+   * "Retry now" of the app's call and the CLI's `retry` (Outbox.retryNow: the state rules and the audit entry);
+   * returns how many orders it made due. Held or rejected orders went back to the queue: said at once, with fresh
+   * counts, so a list of the orders that need a person drops them now and, counts having moved, reads again when
+   * the service refuses one anew (the outbox's own reports come at most every 250 ms and may never show the count
+   * between).
+   */
+  retryNow(orderIds: readonly number[]): number {
+    const count = this.outbox.retryNow([...orderIds]);
+    this.ordersChangedById(orderIds);
+    return count;
+  }
+
   /** ordersChanged for orders known by id only, once per environment they belong to; those environments. */
   ordersChangedById(orderIds: readonly number[]): string[] {
     const byEnvironment = new Map<string, number[]>();
