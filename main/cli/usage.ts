@@ -16,8 +16,9 @@ Commands:
                      starting with "-" is written --client-secret=S. The secret is saved only once the identity
                      server accepted it (a token request, which also signs in); refused, it is not saved (exit
                      1); if the server cannot be reached it is not saved either, unless --unverified, which
-                     saves it unchecked and says so. local-sandbox may be pointed at a running sandbox (npm run
-                     sandbox) this way
+                     saves it unchecked and says so; an answer that cannot be used (no access token, not
+                     Bearer) saves nothing, the environment neither (exit 1). local-sandbox may be pointed at a
+                     running sandbox (npm run sandbox) this way
   env list           the environments and whether each is signed in
   login ENV          sign in: device sign-in prints a code and a URL and waits; client credentials uses the
                      saved secret
