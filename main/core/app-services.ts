@@ -140,7 +140,7 @@ export class AppServices {
           now: this.#now,
           logger: this.#log,
           onOrdersChanged: (environmentId, orderIds) => this.ordersChanged(environmentId, orderIds),
-          onLostAtService: (_environmentId, orderId) => this.#lostAtService(orderId),
+          onLostAtService: (_environmentId, orderId) => this.lostAtService(orderId),
           onSignInRequired: (environmentId) =>
             this.#raise({
               environmentId,
@@ -295,6 +295,16 @@ export class AppServices {
     });
   }
 
+  /**
+   * An order was flagged as no longer found at the service, by the poller or by the detail view's lookup
+   * (refresh-order.ts): one notification per flag, as for a rejection.
+   */
+  lostAtService(orderId: number): void {
+    const order = this.store.orders.get(orderId);
+    const reason = order && lostAtServiceReason(order);
+    if (order && reason) this.#attention(orderAttention(order, 'not-found', reason));
+  }
+
   /** Runs `stop` when the services close, before the store does (it should end the caller's work on the store). */
   onClose(stop: () => Promise<void>): void {
     this.#beforeClose.push(stop);
@@ -341,13 +351,6 @@ export class AppServices {
   #progressed(progress: OutboxProgress): void {
     if (progress.state !== 'service-unavailable') this.#raised.delete(`${progress.environmentId}:service-unavailable`);
     this.#emit('outbox.progress', toProgressView(progress));
-  }
-
-  /** The poller flagged an order the service no longer finds: one notification per flag, as for a rejection. */
-  #lostAtService(orderId: number): void {
-    const order = this.store.orders.get(orderId);
-    const reason = order && lostAtServiceReason(order);
-    if (order && reason) this.#attention(orderAttention(order, 'not-found', reason));
   }
 
   #attention(event: AttentionEvent): void {

@@ -94,7 +94,13 @@ export function buildOrdersHandlers(
             message: `there is no order ${orderId} in ${environmentId}`,
           });
         }
-        const one = await refreshOrder(store, registry.client(environmentId, 'secured'), orderId, () => new Date());
+        const one = await refreshOrder(
+          store,
+          registry.client(environmentId, 'secured'),
+          orderId,
+          () => new Date(),
+          (_environmentId, flagged) => services.lostAtService(flagged),
+        );
         if (one.changed.length > 0) services.ordersChanged(environmentId, one.changed);
         return {
           checked: one.checked,
