@@ -149,6 +149,11 @@ export const calls = {
       .object({
         environmentId: environmentIdSchema.optional(),
         states: z.array(orderStateSchema).min(1).max(12).optional(),
+        /**
+         * Only the orders a person must look at: rejected, held or refused a cancel, or flagged as not found at the
+         * service whatever their state (the Submissions screen's list). With `environmentId`, not with `states`.
+         */
+        needsAttention: z.literal(true).optional(),
         clinicCode: z.string().min(1).max(64).optional(),
         clinicOrderId: z.string().min(1).max(64).optional(),
         /** The service's status text, exactly. */

@@ -5,6 +5,12 @@ import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
+import {
+  startHostileIdentity,
+  tokenAnswer,
+  type HostileIdentity,
+  type IdentityAnswer,
+} from '../core/auth/testing/hostile-identity.js';
 import { CLI_SECRETS_FILE } from './cli-context.js';
 import { CLIENT_SECRET_ON_COMMAND_LINE, runCli as runCliInProcess } from './run.js';
 import { runCliCaptured } from './testing/run-cli-captured.js';
@@ -52,6 +58,13 @@ function secretsFile(): { keys: string[]; text: string } {
 }
 
 const clientSecretKey = (environmentId: string) => `auth/${environmentId}/client-secret`;
+
+/** The environment's saved sign-in (client secret and tokens) as the secrets file holds it (the file's audit head moves with every entry). */
+function signInOf(environmentId: string): Record<string, string> {
+  const { text } = secretsFile();
+  const { entries } = JSON.parse(text) as { entries: Record<string, string> };
+  return Object.fromEntries(Object.entries(entries).filter(([key]) => key.startsWith(`auth/${environmentId}/`)));
+}
 
 /** A loopback port nothing listens on: an identity server that cannot be reached. */
 async function closedPort(): Promise<number> {
@@ -198,6 +211,86 @@ describe('env add checks a client secret before keeping it', () => {
     const log = await run(['log', 'export', '--format', 'jsonl']);
     expect(log.stdout).toContain('environment.client-secret-unverified');
   }, 90_000);
+});
+
+describe('env add when the identity server answers the token request with nothing usable', () => {
+  let idp: HostileIdentity;
+  const secret = 'unusable-answer-secret-4b7e';
+  const accessToken = 'AT-NEVER-PRINTED-91c3';
+
+  beforeAll(async () => {
+    idp = await startHostileIdentity();
+  });
+  afterAll(async () => {
+    await idp?.close();
+  });
+
+  const addArgs = (name: string) => [
+    'env',
+    'add',
+    name,
+    '--api',
+    sandbox.apiUrl,
+    '--issuer',
+    idp.issuer,
+    '--client-id',
+    'rx-batch-service',
+    '--client-secret-stdin',
+  ];
+
+  async function environments(): Promise<Array<{ id: string; apiBaseUrl: string; signedIn: boolean }>> {
+    return JSON.parse((await run(['env', 'list', '--json'])).stdout) as Array<{
+      id: string;
+      apiBaseUrl: string;
+      signedIn: boolean;
+    }>;
+  }
+
+  it.each<[string, IdentityAnswer, RegExp]>([
+    [
+      'a 200 without an access token',
+      { status: 200, body: { token_type: 'Bearer', expires_in: 300 } },
+      /gave an unusable answer to the token request: .*"access_token"/,
+    ],
+    ['a 200 that is not JSON', { status: 200, body: '<html>Welcome</html>' }, /unusable answer .*JSON/],
+    [
+      'a token that is not Bearer',
+      tokenAnswer({ token_type: 'DPoP', access_token: accessToken }),
+      /issued a dpop token; Rx Batch sends Bearer tokens only/,
+    ],
+  ])(
+    '%s: nothing is saved, not even with --unverified; no "added" line; the error on stderr; exit 1',
+    async (_, answer, why) => {
+      freshDataDir();
+      idp.onToken(() => answer);
+      for (const extra of [[], ['--unverified'], ['--json']]) {
+        const added = await run([...addArgs('unusable'), ...extra], { stdin: secret });
+        expect({ extra, code: added.code }).toEqual({ extra, code: 1 });
+        expect(added.stdout).toBe('');
+        expect(added.stderr).toMatch(why);
+        expect(added.stderr).toContain('Nothing was saved: unusable is not added');
+        expect(added.stdout + added.stderr).not.toContain(secret);
+        expect(added.stdout + added.stderr).not.toContain(accessToken);
+      }
+      expect((await environments()).map((row) => row.id)).not.toContain('unusable');
+      expect(secretsFile().keys.filter((key) => key.startsWith('auth/unusable/'))).toEqual([]);
+    },
+  );
+
+  it('an environment already signed in keeps its settings and sign-in when the new server answers unusably', async () => {
+    freshDataDir();
+    expect(await run(envAddArgs('kept', sandbox))).toMatchObject({ code: 0 });
+    const before = signInOf('kept');
+    expect(Object.keys(before)).toEqual([clientSecretKey('kept'), 'auth/kept/tokens']);
+    idp.onToken(() => ({ status: 200, body: { token_type: 'Bearer' } }));
+    const updated = await run(addArgs('kept'), { stdin: secret });
+    expect(updated.code).toBe(1);
+    expect(updated.stdout).toBe('');
+    expect(updated.stderr).toContain('Nothing was saved: kept is not updated');
+    expect(signInOf('kept')).toEqual(before);
+    expect((await environments()).find((row) => row.id === 'kept')).toMatchObject({ signedIn: true });
+    expect(await run(['login', 'kept'])).toMatchObject({ code: 0, stdout: 'Signed in to kept.\n' });
+  }, 60_000);
 });
 
 describe('a mistyped command line never echoes a client secret', () => {

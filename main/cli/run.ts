@@ -18,6 +18,7 @@ import { submit } from './commands/submit.js';
 import { profileExport, profileImport } from './commands/profile-file.js';
 import { profileAddHl7, profileList, profileRemove } from './commands/profile.js';
 import { retention } from './commands/retention.js';
+import { retry } from './commands/retry.js';
 import { serve } from './commands/serve.js';
 import { terminalLine, terminalText } from './terminal-text.js';
 import { usageText } from './usage.js';
@@ -63,6 +64,7 @@ const COMMAND_OPTIONS: Record<string, Options> = {
   submit: { env: { type: 'string' }, 'until-idle': { type: 'boolean', default: false } },
   status: { refresh: { type: 'boolean', default: false }, env: { type: 'string' } },
   cancel: { reason: { type: 'string' }, env: { type: 'string' }, clinic: { type: 'string' } },
+  retry: { held: { type: 'boolean', default: false }, env: { type: 'string' }, clinic: { type: 'string' } },
   'log export': { format: { type: 'string' }, unmask: { type: 'boolean', default: false }, out: { type: 'string' } },
   'log verify': {},
   retention: {
@@ -123,6 +125,9 @@ const POSITIONALS: Record<string, string[]> = {
   'profile export': ['NAME', 'FILE'],
   'profile import': ['FILE'],
 };
+
+/** Commands that take any number of their one positional (the command says when it needs some). */
+const REPEATED_POSITIONAL = new Set(['retry']);
 
 /** Commands with an option that carries a secret. */
 const TAKES_SECRET = new Set(['env add']);
@@ -305,7 +310,7 @@ export async function runCli(given: string[], io: CliIo): Promise<number> {
   }
   const positionals = parsed.positionals.slice(command.split(' ').length);
   const expected = POSITIONALS[command] ?? [];
-  if (positionals.length !== expected.length) {
+  if (!REPEATED_POSITIONAL.has(command) && positionals.length !== expected.length) {
     const extra = positionals.slice(expected.length);
     // A stray argument of a command that takes a secret may be the secret (`--client-secret-stdin S`): counted only.
     const shown = TAKES_SECRET.has(command) ? `${extra.length} more` : `"${terminalLine(extra.join(' '))}"`;
@@ -453,6 +458,12 @@ async function dispatch(
       return cancel(ctx, first, required(values, 'reason'), {
         ...(optional(values, 'env') ? { environmentId: optional(values, 'env')! } : {}),
         ...(optional(values, 'clinic') ? { clinicCode: optional(values, 'clinic')! } : {}),
+      });
+    case 'retry':
+      return retry(ctx, {
+        clinicOrderIds: positionals,
+        held: values.held === true,
+        ...optionalArgs(values, { environmentId: 'env', clinicCode: 'clinic' }),
       });
     case 'log export':
       return logExport(ctx, {

@@ -16,8 +16,9 @@ Commands:
                      starting with "-" is written --client-secret=S. The secret is saved only once the identity
                      server accepted it (a token request, which also signs in); refused, it is not saved (exit
                      1); if the server cannot be reached it is not saved either, unless --unverified, which
-                     saves it unchecked and says so. local-sandbox may be pointed at a running sandbox (npm run
-                     sandbox) this way
+                     saves it unchecked and says so; an answer that cannot be used (no access token, not
+                     Bearer) saves nothing, the environment neither (exit 1). local-sandbox may be pointed at a
+                     running sandbox (npm run sandbox) this way
   env list           the environments and whether each is signed in
   login ENV          sign in: device sign-in prints a code and a URL and waits; client credentials uses the
                      saved secret
@@ -91,6 +92,11 @@ Commands:
                      --refresh asks the service for the latest statuses first
   cancel CLINIC_ORDER_ID --reason TEXT [--env ENV] [--clinic CODE]
                      withdraw an unsent order, or queue a cancel for one the service has (sent by submit)
+  retry CLINIC_ORDER_ID... [--env ENV] [--clinic CODE] | retry --held --env ENV [--clinic CODE]
+                     release held orders (a 403 from a firewall, set aside after repeated failures) back to the
+                     queue, as the app's "Send again now" does (a rejected order named here too); --held every
+                     held order of ENV; says per order released or not held (its state). Nothing is sent: submit
+                     or serve sends them (exit 1 when a named order was not released)
   log export --format csv|jsonl [--unmask] [--out FILE]
                      the audit log; clinic order ids masked unless --unmask
   log verify         check the audit log's keyed chain and the head recorded outside the database; names the

@@ -140,7 +140,7 @@ export class AppServices {
           now: this.#now,
           logger: this.#log,
           onOrdersChanged: (environmentId, orderIds) => this.ordersChanged(environmentId, orderIds),
-          onLostAtService: (_environmentId, orderId) => this.#lostAtService(orderId),
+          onLostAtService: (_environmentId, orderId) => this.lostAtService(orderId),
           onSignInRequired: (environmentId) =>
             this.#raise({
               environmentId,
@@ -248,6 +248,19 @@ export class AppServices {
     return results;
   }
 
+  /**
+   * "Retry now" of the app's call and the CLI's `retry` (Outbox.retryNow: the state rules and the audit entry);
+   * returns how many orders it made due. Held or rejected orders went back to the queue: said at once, with fresh
+   * counts, so a list of the orders that need a person drops them now and, counts having moved, reads again when
+   * the service refuses one anew (the outbox's own reports come at most every 250 ms and may never show the count
+   * between).
+   */
+  retryNow(orderIds: readonly number[]): number {
+    const count = this.outbox.retryNow([...orderIds]);
+    this.ordersChangedById(orderIds);
+    return count;
+  }
+
   /** ordersChanged for orders known by id only, once per environment they belong to; those environments. */
   ordersChangedById(orderIds: readonly number[]): string[] {
     const byEnvironment = new Map<string, number[]>();
@@ -280,6 +293,16 @@ export class AppServices {
         });
       }
     });
+  }
+
+  /**
+   * An order was flagged as no longer found at the service, by the poller or by the detail view's lookup
+   * (refresh-order.ts): one notification per flag, as for a rejection.
+   */
+  lostAtService(orderId: number): void {
+    const order = this.store.orders.get(orderId);
+    const reason = order && lostAtServiceReason(order);
+    if (order && reason) this.#attention(orderAttention(order, 'not-found', reason));
   }
 
   /** Runs `stop` when the services close, before the store does (it should end the caller's work on the store). */
@@ -328,13 +351,6 @@ export class AppServices {
   #progressed(progress: OutboxProgress): void {
     if (progress.state !== 'service-unavailable') this.#raised.delete(`${progress.environmentId}:service-unavailable`);
     this.#emit('outbox.progress', toProgressView(progress));
-  }
-
-  /** The poller flagged an order the service no longer finds: one notification per flag, as for a rejection. */
-  #lostAtService(orderId: number): void {
-    const order = this.store.orders.get(orderId);
-    const reason = order && lostAtServiceReason(order);
-    if (order && reason) this.#attention(orderAttention(order, 'not-found', reason));
   }
 
   #attention(event: AttentionEvent): void {

@@ -1,10 +1,10 @@
-import type { OrderState } from '../../core/store/order-state.js';
+import { ATTENTION_STATES } from '../../core/store/order-state.js';
 import type { Store } from '../../core/store/store.js';
 
 /** Orders a person has to look at: refused by the service, held (locked out, set aside), or a refused cancel. */
-export const ATTENTION_STATES: readonly OrderState[] = ['rejected', 'held', 'cancel_refused'];
+export { ATTENTION_STATES };
 
-export function ordersNeedingAttention(store: Store, environmentId?: string): number {
-  const counts = store.orders.countByState(environmentId);
-  return ATTENTION_STATES.reduce((sum, state) => sum + counts[state], 0);
+/** Those and the orders flagged as not found at the service, whatever their state (as `status` counts them). */
+export function ordersNeedingAttention(store: Store, environmentId: string): number {
+  return store.orders.countNeedingAttention(environmentId);
 }

@@ -2,7 +2,7 @@ import { environmentSchema, grantSchema, type Environment } from '../../../share
 import { presetEnvironments } from '../../core/environments/presets.js';
 import type { CliContext } from '../cli-context.js';
 import { EXIT, InputError, UsageError } from '../cli-errors.js';
-import { checkAndKeepClientSecret, notKeptMessage } from './env-secret.js';
+import { keepClientSecret, notKeptMessage, unusableMessage, withoutSecret } from './env-secret.js';
 
 export interface EnvAddArgs {
   name: string;
@@ -20,7 +20,9 @@ export interface EnvAddArgs {
  * lists, timeouts, pace); a new one starts from the CloudRx defaults. A client secret is kept (in the CLI's
  * secret store, never printed) only once a client-credentials token request with it succeeded, which also signs
  * the environment in; or, with `--unverified`, when the identity server could not be reached, said so. A refused
- * secret is not kept and the command exits 1 (the profile itself is saved).
+ * secret is not kept and the command exits 1 (the profile itself is saved). An answer that cannot be used (not
+ * JSON, no access token, not Bearer) saves nothing, the profile neither, and exits 1: the token request is made
+ * before anything is saved.
  */
 export async function envAdd(ctx: CliContext, args: EnvAddArgs): Promise<number> {
   const grant = args.grant ?? (args.clientSecret ? 'client_credentials' : 'device');
@@ -29,7 +31,7 @@ export async function envAdd(ctx: CliContext, args: EnvAddArgs): Promise<number>
     throw new UsageError('--client-secret is for --grant client_credentials; device sign-in has no secret');
   }
   if (args.unverified && !args.clientSecret) throw new UsageError('--unverified is for a client secret given here');
-  const { registry, store } = ctx.services;
+  const { registry, store, signin } = ctx.services;
   const existing = registry.find(args.name);
   const template: Environment = existing ?? { ...presetEnvironments()[1]!, kind: 'remote' };
   const candidate = {
@@ -49,6 +51,13 @@ export async function envAdd(ctx: CliContext, args: EnvAddArgs): Promise<number>
     ];
     throw new InputError(`${option ?? String(issue.path[0])}: ${issue.message}`);
   }
+  const signIn = args.clientSecret ? await signin.checkClientCredentials(checked.data, args.clientSecret) : null;
+  if (signIn && !signIn.ok && signIn.code === 'unusable-answer') {
+    ctx.warn(
+      unusableMessage(checked.data.id, existing !== undefined, withoutSecret(signIn.message, args.clientSecret!)),
+    );
+    return EXIT.attention;
+  }
   const saved = await registry.update(checked.data);
   store.audit.append({
     actor: 'user',
@@ -56,9 +65,10 @@ export async function envAdd(ctx: CliContext, args: EnvAddArgs): Promise<number>
     environmentId: saved.id,
     details: { grant: saved.grant },
   });
-  const secret = args.clientSecret
-    ? await checkAndKeepClientSecret(ctx, saved.id, args.clientSecret, { unverified: args.unverified === true })
-    : null;
+  const secret =
+    signIn && args.clientSecret
+      ? await keepClientSecret(ctx, saved.id, args.clientSecret, signIn, { unverified: args.unverified === true })
+      : null;
   if (secret?.kept === 'unverified') {
     store.audit.append({
       actor: 'user',

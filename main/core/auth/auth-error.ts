@@ -8,7 +8,9 @@
  * - `wrong-grant`: the call does not match the environment's grant;
  * - `insecure-verification-uri`: the device sign-in page the server named is not https (nor on this computer);
  * - `foreign-endpoint`: the discovery document sends the token (or device, revocation) requests to another origin
- *   than the issuer's, or over plain http: nothing is sent there.
+ *   than the issuer's, or over plain http: nothing is sent there;
+ * - `unusable-answer`: the identity server answered a sign-in's token request with nothing usable (not JSON, no
+ *   access token, a token type other than Bearer): not an acceptance, and not an outage; its settings are to fix.
  */
 export type AuthErrorCode =
   | 'invalid-issuer'
@@ -19,7 +21,8 @@ export type AuthErrorCode =
   | 'no-secret'
   | 'wrong-grant'
   | 'insecure-verification-uri'
-  | 'foreign-endpoint';
+  | 'foreign-endpoint'
+  | 'unusable-answer';
 
 export class AuthError extends Error {
   readonly code: AuthErrorCode;

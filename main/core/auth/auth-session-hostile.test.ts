@@ -116,6 +116,25 @@ describe('token answers out of the ordinary', () => {
     expect(await secrets.get(authSecretKeys('env').clientSecret)).toBeNull();
   });
 
+  it.each([
+    [
+      'a 200 without an access token',
+      'unusable-answer',
+      { status: 200, body: { token_type: 'Bearer', expires_in: 300 } },
+    ],
+    ['a 200 that is not JSON', 'unusable-answer', { status: 200, body: '<html>Welcome</html>' }],
+    ['a DPoP token', 'unusable-answer', tokenAnswer({ token_type: 'DPoP' })],
+    // A gateway's fault page is an outage, to wait out, not the server's answer.
+    ['a 502 page', 'unreachable', { status: 502, body: '<html>Bad gateway</html>' }],
+  ])('a sign-in answered with %s fails as %s, keeping nothing', async (_, code, answer) => {
+    idp.onToken(() => answer);
+    const secrets = new MemorySecretStore();
+    const s = session('client_credentials', secrets);
+    await expect(s.signInWithClientCredentials('the-secret')).rejects.toMatchObject({ code });
+    expect(await secrets.get(authSecretKeys('env').clientSecret)).toBeNull();
+    expect(await secrets.get(authSecretKeys('env').tokens)).toBeNull();
+  });
+
   it('a refresh answered with a DPoP token signs out (nothing usable), rather than sending it as Bearer', async () => {
     const s = await signedIn({});
     idp.onToken(() => tokenAnswer({ token_type: 'DPoP' }));

@@ -4,7 +4,7 @@ import { silentLogger, type Logger } from '../platform/logger.js';
 import { AuthError } from './auth-error.js';
 import { pollDeviceGrant, type PollReply } from './device-polling.js';
 import { DEVICE_CODE_GRANT, IdentityServer } from './identity-server.js';
-import { classifyOAuthError, toAuthError } from './oauth-errors.js';
+import { classifyOAuthError, toAuthError, unusableTokenAnswer } from './oauth-errors.js';
 import type { SecretStore } from '../platform/secret-store.js';
 import {
   authSecretKeys,
@@ -228,7 +228,7 @@ export class AuthSession {
       );
     } catch (err) {
       this.#log.warn('client credentials sign-in failed', { environmentId: this.#config.environmentId });
-      throw toAuthError(err);
+      throw unusableTokenAnswer(err) ?? toAuthError(err);
     }
     if (generation !== this.#generation)
       throw new AuthError('rejected', 'Sign-in was interrupted by another sign-in or sign-out.');

@@ -64,6 +64,27 @@ export function classifyOAuthError(err: unknown): ClassifiedError {
   return { definitive: false, message: 'Could not reach the identity server.' };
 }
 
+/**
+ * openid-client's codes for an answer it could not use although it came as one (a 2xx): not JSON, or without what
+ * a token answer must hold. A 5xx or a refused connection has codes of its own: those are outages.
+ */
+const UNUSABLE_ANSWER_CODES = new Set(['OAUTH_PARSE_ERROR', 'OAUTH_INVALID_RESPONSE']);
+
+/**
+ * A sign-in's token request answered with nothing usable, as an `unusable-answer` AuthError; undefined for anything
+ * else. Only the sign-in asks: a refresh keeps treating such an answer as a passing fault (classifyOAuthError).
+ */
+export function unusableTokenAnswer(err: unknown): AuthError | undefined {
+  if (!(err instanceof ClientError) || !UNUSABLE_ANSWER_CODES.has(err.code ?? '')) return undefined;
+  // The library's words say which field was wrong, never its value.
+  const cause = err.cause instanceof Error ? ` (${err.cause.message})` : '';
+  return new AuthError(
+    'unusable-answer',
+    `The identity server gave an unusable answer to the token request: ${err.message}${cause}.`,
+    { cause: err },
+  );
+}
+
 export function toAuthError(err: unknown): AuthError {
   if (err instanceof AuthError) return err;
   const c = classifyOAuthError(err);

@@ -84,7 +84,7 @@ export function tokensFromResponse(
   // A DPoP-bound token only works with a proof this client never makes: sent as Bearer, every request is a 401.
   if (response.token_type !== undefined && response.token_type.toLowerCase() !== 'bearer') {
     throw new AuthError(
-      'rejected',
+      'unusable-answer',
       `The identity server issued a ${response.token_type.slice(0, 20)} token; Rx Batch sends Bearer tokens only. Check the client's settings at the identity server.`,
     );
   }

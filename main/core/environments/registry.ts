@@ -7,6 +7,7 @@ import {
 import type { EnvironmentRemoval } from '../../../shared/environment-removal.js';
 import { ContractError } from '../../../shared/errors.js';
 import { AuthSession } from '../auth/auth-session.js';
+import { authSecretKeys } from '../auth/token-record.js';
 import type { SecretStore } from '../platform/secret-store.js';
 import type { Logger } from '../platform/logger.js';
 import { createOrderServiceClient, type OrderServiceClient } from '../service/client.js';
@@ -196,6 +197,35 @@ export class EnvironmentRegistry {
       this.#sessions.set(id, session);
     }
     return session;
+  }
+
+  /**
+   * A session for a profile that is not saved (yet), keeping its secret and tokens in `secrets`: a sign-in can be
+   * checked before anything is stored (`env add`), and `keepSignIn` makes it the environment's own once it is.
+   */
+  candidateSession(profile: EnvironmentProfileInput, secrets: SecretStore): AuthSession {
+    const { id, issuer, apiBaseUrl, clientId, grant, scopes } = environmentSchema.parse(profile);
+    return new AuthSession(
+      { environmentId: id, issuer, apiBaseUrl, clientId, grant, scopes },
+      { secrets, logger: this.#deps.logger },
+    );
+  }
+
+  /**
+   * Stores what a candidate session signed in with (its client secret and tokens in `from`) as the saved
+   * environment's own. The records stay bound to the issuer, API and client they were made for, so a profile saved
+   * with other ones deletes them unread.
+   */
+  async keepSignIn(id: string, from: SecretStore): Promise<void> {
+    this.get(id);
+    const keys = authSecretKeys(id);
+    for (const key of [keys.clientSecret, keys.tokens]) {
+      const value = await from.get(key);
+      if (value !== null) await this.#deps.secrets.set(key, value);
+    }
+    // Built before these were stored: the next one reads them.
+    this.#sessions.delete(id);
+    this.#clients.delete(id);
   }
 
   /**

@@ -24,13 +24,6 @@ export function buildOutboxHandlers(services: AppServices): Pick<CallHandlers, O
       outbox.resume(environmentId);
       return Promise.resolve(toProgressView(outbox.progress(environmentId)));
     },
-    'outbox.retryNow': ({ orderIds }) => {
-      const count = outbox.retryNow(orderIds);
-      // Held or rejected orders went back to the queue: said at once, with fresh counts, so a list of the orders
-      // that need a person drops them now and, counts having moved, reads again when the service refuses one anew
-      // (the outbox's own reports come at most every 250 ms and may never show the count between).
-      services.ordersChangedById(orderIds);
-      return Promise.resolve({ count });
-    },
+    'outbox.retryNow': ({ orderIds }) => Promise.resolve({ count: services.retryNow(orderIds) }),
   };
 }

@@ -41,8 +41,8 @@ const STOP_GRACE_MS = 1_000;
 
 /** States `retryNow` makes due now without changing them. */
 const RESCHEDULABLE: readonly OrderState[] = ['queued', 'in_doubt', 'cancel_requested'];
-/** States `retryNow` moves back to `queued`: a person decided to try again. */
-const REQUEUEABLE: readonly OrderState[] = ['held', 'rejected'];
+/** States `retryNow` moves back to `queued`: a person decided to try again (the CLI's `retry` releases these). */
+export const REQUEUEABLE: readonly OrderState[] = ['held', 'rejected'];
 
 /**
  * The outbox: sends queued orders, settles orders in doubt, sends cancel commands, per environment, with a

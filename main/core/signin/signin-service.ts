@@ -2,6 +2,8 @@ import { AuthError } from '../auth/auth-error.js';
 import type { DeviceLogin, DeviceLoginResult } from '../auth/auth-session.js';
 import type { EnvironmentRegistry } from '../environments/registry.js';
 import { silentLogger, type Logger } from '../platform/logger.js';
+import { MemorySecretStore } from '../platform/secret-store.js';
+import type { EnvironmentProfileInput } from '../store/environments-repo.js';
 import type { Store } from '../store/store.js';
 
 /** What a device sign-in is doing, as the UI shows it. */
@@ -39,6 +41,14 @@ export interface SignInStatus {
 
 export type SignInFailure = { ok: false; code: AuthError['code'] | 'failed'; message: string };
 export type SignInAttempt = { ok: true } | SignInFailure;
+/** A sign-in checked before its profile is saved: accepted, `keep()` stores it once the profile is. */
+export type CheckedSignIn = { ok: true; keep(): Promise<void> } | SignInFailure;
+
+function failureOf(error: unknown): SignInFailure {
+  return error instanceof AuthError
+    ? { ok: false, code: error.code, message: error.message }
+    : { ok: false, code: 'failed', message: 'Sign-in failed inside the app.' };
+}
 
 export interface SignInDeps {
   registry: EnvironmentRegistry;
@@ -167,15 +177,36 @@ export class SignInService {
     try {
       await this.#deps.registry.session(environmentId).signInWithClientCredentials(clientSecret);
     } catch (error) {
-      const failure: SignInFailure =
-        error instanceof AuthError
-          ? { ok: false, code: error.code, message: error.message }
-          : { ok: false, code: 'failed', message: 'Sign-in failed inside the app.' };
+      const failure = failureOf(error);
       this.#audit(environmentId, 'signin.failed', 'client_credentials', failure.code, actor);
       return failure;
     }
     this.#ended(environmentId, 'client_credentials', { outcome: 'signed-in' }, actor);
     return { ok: true };
+  }
+
+  /**
+   * A client-credentials sign-in for a profile before it is saved (`env add`): the token request goes through a
+   * session of its own that keeps the secret and tokens in memory, so a refusal or an unusable answer stores
+   * nothing. Accepted, `keep()` (once the profile is saved) stores that sign-in as `clientCredentials` would have.
+   * Audited as `clientCredentials` is.
+   */
+  async checkClientCredentials(profile: EnvironmentProfileInput, clientSecret: string): Promise<CheckedSignIn> {
+    const memory = new MemorySecretStore();
+    try {
+      await this.#deps.registry.candidateSession(profile, memory).signInWithClientCredentials(clientSecret);
+    } catch (error) {
+      const failure = failureOf(error);
+      this.#audit(profile.id, 'signin.failed', 'client_credentials', failure.code);
+      return failure;
+    }
+    return {
+      ok: true,
+      keep: async () => {
+        await this.#deps.registry.keepSignIn(profile.id, memory);
+        this.#ended(profile.id, 'client_credentials', { outcome: 'signed-in' });
+      },
+    };
   }
 
   async signOut(environmentId: string): Promise<void> {

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { surnameSearchKey } from '../../../shared/patient-surname.js';
 import { POLLED_ORDERS_WHERE } from './migrations/014-scale-indexes.js';
 import { ORDER_COLUMNS, toRecord, type OrderItem, type OrderRecord, type OrderRow } from './order-records.js';
-import { ORDER_STATES, type OrderState } from './order-state.js';
+import { ATTENTION_STATES, ORDER_STATES, type OrderState } from './order-state.js';
 
 /**
  * Reads of orders (part of `store.orders`): one order and its items, the look-ups reconciliation and tracking make,
@@ -45,6 +45,13 @@ export interface OrderFilter {
    * data: never logged, audited or echoed in an error.
    */
   patientSurname?: string;
+  /** Only orders flagged as not found at the service (migration 026), whatever their state. */
+  notFoundAtService?: boolean;
+  /**
+   * The orders a person must look at: in ATTENTION_STATES, or flagged as not found at the service. Not with
+   * `states` (it is a set of states of its own) nor `notFoundAtService`.
+   */
+  needsAttention?: boolean;
   /** Keyset paging, oldest first (the default): orders with a larger id. */
   afterId?: number;
   /** Newest first (the Orders screen): orders with a smaller id than `beforeId` (none: from the newest). */
@@ -65,6 +72,7 @@ export class OrderQueries {
   readonly #lists = new Map<string, Database.Statement<[Record<string, string | number>], OrderRow>>();
   readonly #polled: Database.Statement<[string, number, number], PolledOrder>;
   readonly #count: Database.Statement<[{ environmentId: string | null }], { state: OrderState; count: number }>;
+  readonly #flaggedOutsideAttention: Database.Statement<[string], number>;
   readonly #surnameMatches: Database.Statement<[string, string, number], number>;
   readonly #batchSpan: Database.Statement<[number], { lo: number | null; hi: number | null; count: number }>;
   readonly #countInSpan: Database.Statement<
@@ -106,6 +114,14 @@ export class OrderQueries {
       `SELECT state, sum(count) AS count FROM order_state_counts
        WHERE @environmentId IS NULL OR environment_id = @environmentId GROUP BY state`,
     );
+    // Through migration 28's index of flagged orders alone; those in an attention state are counted by state already.
+    this.#flaggedOutsideAttention = db
+      .prepare<[string], number>(
+        `SELECT count(*) FROM orders
+         WHERE environment_id = ? AND not_found_flagged_at IS NOT NULL
+           AND state NOT IN (${ATTENTION_STATES.map((state) => `'${state}'`).join(', ')})`,
+      )
+      .pluck();
     // A batch's orders per state without reading its rows: its id span from orders_by_batch (index only), then
     // each state's count inside the span from orders_by_state (index only). Exact when nothing else lies in the
     // span (its size is the batch's count: an accept is one transaction, so a batch accepted at once is one span);
@@ -156,6 +172,7 @@ export class OrderQueries {
   list(filter: OrderFilter = {}): OrderRecord[] {
     const limit = filter.limit ?? 100;
     const newest = filter.newestFirst === true;
+    if (filter.needsAttention) return this.#needingAttention(filter, limit, newest);
     let surname: { from: string; to: string } | null = null;
     if (filter.patientSurname !== undefined) {
       const prefix = surnameSearchKey(filter.patientSurname);
@@ -172,6 +189,21 @@ export class OrderQueries {
     const rows = states.flatMap((state) => this.#listPage(filter, state, surname, newest, limit));
     rows.sort((a, b) => (newest ? b.id - a.id : a.id - b.id));
     return rows.slice(0, limit).map(toRecord);
+  }
+
+  /** The attention states' pages and the flagged orders' page, merged: an order both is listed once. */
+  #needingAttention(filter: OrderFilter, limit: number, newest: boolean): OrderRecord[] {
+    if (filter.states !== undefined || filter.notFoundAtService !== undefined) {
+      throw new RangeError('needsAttention is a set of orders of its own: give it without states or notFoundAtService');
+    }
+    const rest = { ...filter, needsAttention: false };
+    const byId = new Map<number, OrderRecord>();
+    for (const order of [
+      ...this.list({ ...rest, states: ATTENTION_STATES }),
+      ...this.list({ ...rest, notFoundAtService: true }),
+    ])
+      byId.set(order.id, order);
+    return [...byId.values()].sort((a, b) => (newest ? b.id - a.id : a.id - b.id)).slice(0, limit);
   }
 
   #listPage(
@@ -194,6 +226,7 @@ export class OrderQueries {
     // environment being sorted by id.
     const paired =
       state !== null ||
+      filter.notFoundAtService === true ||
       filter.clinicCode !== undefined ||
       filter.remoteStatus !== undefined ||
       filter.createdFrom !== undefined ||
@@ -203,6 +236,7 @@ export class OrderQueries {
     add('environmentId', filter.environmentId, `${paired ? '' : '+'}environment_id = @environmentId`);
     add('batchId', filter.batchId, 'batch_id = @batchId');
     add('state', state, 'state = @state');
+    if (filter.notFoundAtService) where.push('not_found_flagged_at IS NOT NULL');
     add('dmdCode', filter.dmdCode, 'id IN (SELECT order_id FROM order_items WHERE dmd_code = @dmdCode)');
     add('clinicCode', filter.clinicCode, 'clinic_code = @clinicCode');
     add('clinicOrderId', filter.clinicOrderId, 'clinic_order_id = @clinicOrderId');
@@ -277,6 +311,13 @@ export class OrderQueries {
     const counts = Object.fromEntries(ORDER_STATES.map((state) => [state, 0])) as Record<OrderState, number>;
     for (const { state, count } of this.#count.all({ environmentId: environmentId ?? null })) counts[state] = count;
     return counts;
+  }
+
+  /** The environment's orders a person must look at (see OrderFilter.needsAttention). */
+  countNeedingAttention(environmentId: string): number {
+    const counts = this.countByState(environmentId);
+    const inStates = ATTENTION_STATES.reduce((sum, state) => sum + counts[state], 0);
+    return inStates + this.#flaggedOutsideAttention.get(environmentId)!;
   }
 
   /** One batch's orders per state (every state present), for its own progress line. */

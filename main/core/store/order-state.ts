@@ -15,6 +15,13 @@ export type OrderState = (typeof ORDER_STATES)[number];
 export const ENQUEUE_STATES = ['ready', 'queued', 'held'] as const;
 export type EnqueueState = (typeof ENQUEUE_STATES)[number];
 
+/**
+ * States in which an order waits for a person: refused by the service, held (locked out, set aside after failures),
+ * or a cancel the pharmacy refused. An order flagged as not found at the service needs one too, whatever its state
+ * (OrderFilter.needsAttention, OrderQueries.countNeedingAttention).
+ */
+export const ATTENTION_STATES: readonly OrderState[] = ['rejected', 'held', 'cancel_refused'];
+
 /** States whose (environment, clinic, clinicOrderId) need not be unique: nothing exists at the service for them. */
 export const NOT_ACCEPTED_STATES = ['ready', 'rejected', 'withdrawn'] as const satisfies readonly OrderState[];
 

@@ -137,6 +137,11 @@ export class OrdersRepo {
     return this.#queries.countByState(environmentId);
   }
 
+  /** See OrderQueries.countNeedingAttention. */
+  countNeedingAttention(environmentId: string): number {
+    return this.#queries.countNeedingAttention(environmentId);
+  }
+
   /** See OrderQueries.countByStateInBatch. */
   countByStateInBatch(environmentId: string, batchId: number): Record<OrderState, number> {
     return this.#queries.countByStateInBatch(environmentId, batchId);

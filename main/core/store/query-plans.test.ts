@@ -137,6 +137,8 @@ describe('the Orders screen (newest first)', () => {
     ['a surname many share', { patientSurname: 'w' }, /SEARCH s (EXISTS )?USING INTEGER PRIMARY KEY \(rowid=\?\)/],
     ['a surname and a state', { patientSurname: 'smi', states: ['created'] }, /order_surnames_by_key/],
     ['a batch', { batchId: 2 }, /orders_by_batch/],
+    // The Submissions screen's "Orders that need attention": the attention states and the flagged orders.
+    ['needing attention', { needsAttention: true }, /orders_not_found_flagged/],
     ['a page after the first', { beforeId: 2500 }],
   ])('%s', (_name, filter, index) => {
     expectIndexed(() => store.orders.list({ ...page, ...filter }), index, { sorts: 'createdFrom' in filter });
@@ -198,6 +200,10 @@ describe('the Orders screen (newest first)', () => {
 });
 
 describe('counts and progress', () => {
+  it("the count of orders needing attention (submit's) reads the kept counts and the flagged orders' index", () => {
+    expectIndexed(() => store.orders.countNeedingAttention(env), /orders_not_found_flagged/);
+  });
+
   it('countByState reads the kept counts, which match a count of the rows', () => {
     const plans = plansOf(() => store.orders.countByState(env));
     expect(plans.map((p) => p.sql).join('\n')).not.toMatch(/\bFROM orders\b/);

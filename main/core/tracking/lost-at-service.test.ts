@@ -236,13 +236,18 @@ describe('an order the service no longer finds', () => {
   it("counts and clears through the detail view's lookup as through the poller's", async () => {
     const w = await world();
     const client: OrderServiceClient = w.client;
-    for (const afterMs of [0, 30 * MINUTE, 31 * MINUTE]) {
+    // Told as the poller tells its flags (AppServices turns both into the same notification): once per flag.
+    const told: Array<[string, number]> = [];
+    const tell = (environmentId: string, orderId: number) => told.push([environmentId, orderId]);
+    for (const afterMs of [0, 30 * MINUTE, 31 * MINUTE, 5 * MINUTE]) {
       w.clock.advance(afterMs);
-      await refreshOrder(store!, client, w.id, w.clock.now);
+      await refreshOrder(store!, client, w.id, w.clock.now, tell);
     }
-    expect(store!.orders.get(w.id)!.notFound).toMatchObject({ lookups: 3, flaggedAt: expect.any(String) as unknown });
+    expect(store!.orders.get(w.id)!.notFound).toMatchObject({ lookups: 4, flaggedAt: expect.any(String) as unknown });
+    expect(told).toEqual([[LOCAL.id, w.id]]);
     w.service.answer = 'found';
-    expect((await refreshOrder(store!, client, w.id, w.clock.now)).changed).toEqual([w.id]);
+    expect((await refreshOrder(store!, client, w.id, w.clock.now, tell)).changed).toEqual([w.id]);
+    expect(told).toHaveLength(1);
     expect(store!.orders.get(w.id)!.notFound).toBeNull();
     expect(entries(store!, w.id, LOST_AT_SERVICE_ACTION)).toHaveLength(1);
     expect(entries(store!, w.id, FOUND_AT_SERVICE_ACTION)).toHaveLength(1);

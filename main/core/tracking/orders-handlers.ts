@@ -21,6 +21,7 @@ export function buildOrdersHandlers(
     'orders.list': ({
       environmentId,
       states,
+      needsAttention,
       clinicCode,
       clinicOrderId,
       remoteStatus,
@@ -33,9 +34,16 @@ export function buildOrdersHandlers(
       limit,
     }) => {
       const pageSize = limit ?? 100;
+      if (needsAttention && (states !== undefined || environmentId === undefined)) {
+        throw new ContractError({
+          code: 'invalid-input',
+          message: 'needsAttention is a set of states of its own: give it with environmentId and without states',
+        });
+      }
       const orders = store.orders.list({
         ...(environmentId !== undefined ? { environmentId } : {}),
         ...(states !== undefined ? { states } : {}),
+        ...(needsAttention ? { needsAttention } : {}),
         ...(clinicCode !== undefined ? { clinicCode } : {}),
         ...(clinicOrderId !== undefined ? { clinicOrderId } : {}),
         ...(remoteStatus !== undefined ? { remoteStatus } : {}),
@@ -94,7 +102,13 @@ export function buildOrdersHandlers(
             message: `there is no order ${orderId} in ${environmentId}`,
           });
         }
-        const one = await refreshOrder(store, registry.client(environmentId, 'secured'), orderId, () => new Date());
+        const one = await refreshOrder(
+          store,
+          registry.client(environmentId, 'secured'),
+          orderId,
+          () => new Date(),
+          (_environmentId, flagged) => services.lostAtService(flagged),
+        );
         if (one.changed.length > 0) services.ordersChanged(environmentId, one.changed);
         return {
           checked: one.checked,

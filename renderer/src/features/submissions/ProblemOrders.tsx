@@ -1,15 +1,18 @@
 import { useCallback, useState } from 'react';
 import type { EnvironmentView } from '../../../../shared/environment.js';
-import type { OrderStateName, OrderSummary } from '../../../../shared/order-views.js';
+import type { OrderSummary } from '../../../../shared/order-views.js';
 import { useApi } from '../../api/api-context.js';
 import { useEvent } from '../../api/use-event.js';
 import { useLoad } from '../../api/use-load.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { plural } from '../format/format-time.js';
-import { explainOrder, ORDER_STATE_TEXT, TONE_SYMBOL } from '../orders/order-states.js';
+import { explainOrder, TONE_SYMBOL } from '../orders/order-states.js';
+import { StateMark } from '../orders/StateMark.js';
 
-/** Orders a person must look at, listed one by one. Orders in doubt settle by themselves: they get one line. */
-const PROBLEM_STATES: OrderStateName[] = ['rejected', 'held', 'cancel_refused'];
+/**
+ * Orders a person must look at (rejected, held, a cancel refused, or flagged as not found at the service: the core's
+ * `needsAttention`), listed one by one. Orders in doubt settle by themselves: they get one line.
+ */
 const SHOWN = 200;
 
 /**
@@ -29,7 +32,7 @@ export function ProblemOrders({
   const load = useCallback(
     () =>
       api
-        .call('orders.list', { environmentId: environment.id, states: PROBLEM_STATES, limit: SHOWN })
+        .call('orders.list', { environmentId: environment.id, needsAttention: true, limit: SHOWN })
         // countsKey is part of the request's identity: new counts, new list.
         .then((page) => ({ ...page, countsKey })),
     [api, environment.id, countsKey],
@@ -90,18 +93,16 @@ export function ProblemOrders({
           </button>
         </div>
       ) : null}
-      {value && orders.length === 0 ? <p>None: nothing is rejected, held or refused.</p> : null}
+      {value && orders.length === 0 ? <p>None: nothing is rejected, held, refused or missing at the service.</p> : null}
       {orders.length > 0 ? (
         <ul className="problem-list">
           {orders.map((order) => {
+            // A flagged order's state (created, say) is marked beside it, and its reason is the explanation.
             const text = explainOrder(order);
-            const state = ORDER_STATE_TEXT[order.state];
             return (
               <li key={order.id} className="problem" aria-label={`Order ${order.clinicOrderId}`}>
                 <p className="problem-head">
-                  <span className={`tone tone-${state.tone}`}>
-                    <span aria-hidden="true">{TONE_SYMBOL[state.tone]}</span> {state.label}
-                  </span>{' '}
+                  <StateMark order={order} />{' '}
                   <a href={`#/orders/${order.id}`}>
                     {order.clinicOrderId} <span className="hint">({order.clinicCode})</span>
                   </a>
