@@ -1,5 +1,6 @@
 import * as oidc from 'openid-client';
 import { AuthError } from './auth-error.js';
+import { boundedFetch } from './bounded-fetch.js';
 import { checkIssuerUrl } from './issuer-url.js';
 
 /** Per request to the identity server; a dead server must not hang sign-in or the connection check. */
@@ -53,6 +54,7 @@ export class IdentityServer {
     const config = await oidc.discovery(url, clientId, undefined, oidc.None(), {
       execute: insecure ? [oidc.allowInsecureRequests] : [],
       timeout: REQUEST_TIMEOUT_SECONDS,
+      [oidc.customFetch]: boundedFetch,
     });
     const metadata = config.serverMetadata();
     checkEndpoints(metadata, url);
@@ -87,6 +89,8 @@ export class IdentityServer {
   #configure(config: oidc.Configuration): oidc.Configuration {
     if (this.#insecure) oidc.allowInsecureRequests(config);
     config.timeout = REQUEST_TIMEOUT_SECONDS;
+    // Every answer read with a size limit (bounded-fetch.ts): openid-client's own reading has none.
+    config[oidc.customFetch] = boundedFetch;
     return config;
   }
 }

@@ -77,6 +77,9 @@ export const storedClientSecretSchema = z.object({
 });
 export type StoredClientSecret = z.infer<typeof storedClientSecretSchema>;
 
+/** Visible ASCII only: what a Bearer credential is made of (RFC 6750 b64token is narrower still). */
+const HEADER_SAFE_TOKEN = /^[\x21-\x7e]+$/;
+
 export function tokensFromResponse(
   response: TokenResponseLike,
   o: CredentialBinding & { grant: StoredTokens['grant']; now: number; previous?: StoredTokens | null },
@@ -86,6 +89,14 @@ export function tokensFromResponse(
     throw new AuthError(
       'unusable-answer',
       `The identity server issued a ${response.token_type.slice(0, 20)} token; Rx Batch sends Bearer tokens only. Check the client's settings at the identity server.`,
+    );
+  }
+  // Sent as `Authorization: Bearer <token>`: a character a header cannot carry (a line break, one past U+00FF) made
+  // Node throw on every request, and the outbox set each order aside in doubt, unsent (docs/security.md, finding 59).
+  if (!HEADER_SAFE_TOKEN.test(response.access_token)) {
+    throw new AuthError(
+      'rejected',
+      'The identity server issued an access token with characters an HTTP header cannot carry (spaces, line breaks or letters outside ASCII): it cannot be sent. Check the identity server.',
     );
   }
   const given = response.expires_in;

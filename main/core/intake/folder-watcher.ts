@@ -267,10 +267,12 @@ export class FolderWatcher {
     }
     await opened.source.close();
     if (earlier) {
-      const movedTo = await this.#moveBeside(path, this.done);
-      await this.#note(notePath(movedTo, '.duplicate.txt'), [
-        `This file has the same content as one imported before${earlier.batchId !== null ? ` (batch ${earlier.batchId})` : ''}; it was not imported again.\n`,
-      ]);
+      const movedTo = await this.#moveHandled(path, this.done);
+      if (movedTo !== path) {
+        await this.#note(notePath(movedTo, '.duplicate.txt'), [
+          `This file has the same content as one imported before${earlier.batchId !== null ? ` (batch ${earlier.batchId})` : ''}; it was not imported again.\n`,
+        ]);
+      }
       store.audit.append({
         actor: 'system',
         action: 'intake.file.duplicate',
@@ -300,9 +302,11 @@ export class FolderWatcher {
       outcome: allValid ? 'imported' : 'failed',
       batchId,
     });
-    const movedTo = await this.#moveBeside(path, allValid ? this.done : this.failed);
+    const movedTo = await this.#moveHandled(path, allValid ? this.done : this.failed);
     const problemsNote = notePath(movedTo, '.problems.txt');
-    if (outcome.status === 'refused') {
+    if (movedTo === path) {
+      // Removed meanwhile: no note beside a file that is not there; the preview has the batch.
+    } else if (outcome.status === 'refused') {
       const lines = outcome.problems.map((p) => `${p.row !== undefined ? `row ${p.row}: ` : ''}${p.text}`);
       const hint = layoutProfileHint(outcome.problems);
       await this.#note(problemsNote, [`${[...lines, ...(hint ? [hint] : [])].join('\n')}\n`]);
@@ -389,9 +393,9 @@ export class FolderWatcher {
    */
   async #refusedUnread(name: string, path: string, problem: Problem): Promise<void> {
     const { environmentId, store, logger } = this.#options;
-    const movedTo = await this.#moveBeside(path, this.failed);
+    const movedTo = await this.#moveHandled(path, this.failed);
     const note = notePath(movedTo, '.problems.txt');
-    await this.#note(note, [`${problem.text}\n`]);
+    if (movedTo !== path) await this.#note(note, [`${problem.text}\n`]);
     store.audit.append({
       actor: 'system',
       action: 'intake.file.failed',
@@ -410,6 +414,25 @@ export class FolderWatcher {
       movedTo,
       refused: { codes: [problem.code], note },
     });
+  }
+
+  /**
+   * `#moveBeside` for a file already handled, whose audit entry and outcome come after the move: anyone who can write
+   * in the folder can remove the file while it is read, and the move's ENOENT threw past them, so its orders were
+   * staged (under `send`, sent) with no `intake.file.*` entry (docs/security.md, finding 60). A file gone is logged
+   * and its path returned unchanged; any other failure still throws (a file still there would be handled, and
+   * audited, again at every poll).
+   */
+  async #moveHandled(path: string, toDir: string): Promise<string> {
+    try {
+      return await this.#moveBeside(path, toDir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || (await lstat(path).catch(() => undefined))) throw error;
+      this.#options.logger?.warn('intake: a handled file was removed before it could be moved', {
+        file: basename(path),
+      });
+      return path;
+    }
   }
 
   /**

@@ -222,10 +222,16 @@ export function exchange(request: ExchangeRequest): Promise<ExchangeResult> {
         onResponse,
       );
     } catch (error) {
-      // Refused before any request existed (a malformed header, say): no deadline to keep, no connection to use.
+      // Refused before any request existed (a header Node will not write, say): no deadline to keep, no connection
+      // to use, and nothing sent. An answer, never a throw: thrown, it reached the outbox as a bug, and each create
+      // was set aside in doubt and looked up for good (docs/security.md, finding 59).
+      settled = true;
       clearTimeout(timer);
       warm?.destroy();
-      throw error;
+      const code = (error as NodeJS.ErrnoException | undefined)?.code;
+      const message = error instanceof Error ? error.message : 'the request could not be made';
+      resolve({ kind: 'failure', sent: false, timedOut: false, code, message });
+      return;
     }
     req.on('socket', (socket) => {
       socket.once(secure ? 'secureConnect' : 'connect', () => {

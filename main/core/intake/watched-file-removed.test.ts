@@ -1,0 +1,100 @@
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../platform/logger.js';
+import {
+  stagingFixture,
+  templateCsv,
+  uniqueOrder,
+  withField,
+  type StagingFixture,
+} from '../staging/testing/staging-fixtures.js';
+import { IntakeRepo } from '../store/intake-repo.js';
+import { LOCAL } from '../store/testing/store-fixtures.js';
+import { FolderWatcher, type WatchedFileResult } from './folder-watcher.js';
+
+/**
+ * Anyone who can write in a watched folder can remove a file of theirs while it is being imported (docs/security.md,
+ * finding 60). Its move to done/ or failed/ then failed with ENOENT, which ended the file's handling after its orders
+ * were staged, and under `send` queued to be sent, but before its audit entry: orders sent with no
+ * `intake.file.*` entry, and nothing on the Intake screen.
+ */
+
+let fixture: StagingFixture | undefined;
+afterEach(() => {
+  fixture?.close();
+  fixture = undefined;
+});
+
+function setUp(removeWhileRead = true) {
+  const f = (fixture = stagingFixture());
+  const dir = join(f.dataDir, 'inbox');
+  mkdirSync(dir);
+  const results: WatchedFileResult[] = [];
+  const lines: string[] = [];
+  const watcher = new FolderWatcher({
+    dir,
+    environmentId: LOCAL.id,
+    store: f.store,
+    staging: f.staging,
+    repo: new IntakeRepo(f.store.db, f.store.now),
+    rules: { mode: 'send' },
+    logger: createLogger('intake', (line) => lines.push(line)),
+    onFile: (result) => results.push(result),
+  });
+  // The writer removes the file while the watcher reads it (the open handle reads on; the name is gone).
+  const importFile = f.staging.importFile.bind(f.staging);
+  f.staging.importFile = async (request) => {
+    if (!removeWhileRead) return importFile(request);
+    for (const name of readdirSync(dir)) if (name.endsWith('.csv')) rmSync(join(dir, name));
+    return importFile(request);
+  };
+  return { f, dir, watcher, results, lines };
+}
+
+const queued = (f: StagingFixture) => f.store.orders.countByState(LOCAL.id).queued;
+
+describe('a watched file removed while it is imported', () => {
+  it('all valid: its orders are queued, and the file is audited and reported all the same', async () => {
+    const { f, dir, watcher, results, lines } = setUp();
+    writeFileSync(join(dir, 'orders.csv'), templateCsv([uniqueOrder(), uniqueOrder()]));
+    await watcher.pollOnce();
+    await watcher.pollOnce();
+    expect(queued(f)).toBe(2);
+    expect(f.store.audit.search({ action: 'intake.file.imported' })).toMatchObject([
+      { details: { fileName: 'orders.csv', operation: 'send' } },
+    ]);
+    expect(results).toMatchObject([{ name: 'orders.csv', outcome: 'done' }]);
+    expect(lines.some((line) => line.includes('removed before it could be moved'))).toBe(true);
+    expect(readdirSync(join(dir, 'done'))).toEqual([]);
+  });
+
+  it('some invalid: audited as failed, with no note left for a file that is not there', async () => {
+    const { f, dir, watcher, results } = setUp();
+    const bad = withField(uniqueOrder(), 'homeAddress.postCode', 'NOT A POSTCODE');
+    writeFileSync(join(dir, 'mixed.csv'), templateCsv([uniqueOrder(), bad]));
+    await watcher.pollOnce();
+    await watcher.pollOnce();
+    expect(queued(f)).toBe(1);
+    expect(f.store.audit.search({ action: 'intake.file.failed' })).toHaveLength(1);
+    expect(results).toMatchObject([{ name: 'mixed.csv', outcome: 'failed' }]);
+    expect(readdirSync(join(dir, 'failed'))).toEqual([]);
+    expect(existsSync(join(dir, 'mixed.csv.errors.csv'))).toBe(false);
+  });
+
+  it('a file still there that cannot be moved still stops its handling (not audited at every poll)', async () => {
+    const { f, dir, watcher } = setUp(false);
+    const importFile = f.staging.importFile.bind(f.staging);
+    f.staging.importFile = async (request) => {
+      // done/ replaced by a plain file: the move cannot happen, and the file stays where it is.
+      rmSync(join(dir, 'done'), { recursive: true });
+      writeFileSync(join(dir, 'done'), '');
+      return importFile(request);
+    };
+    writeFileSync(join(dir, 'kept.csv'), templateCsv([uniqueOrder()]));
+    await watcher.pollOnce();
+    await expect(watcher.pollOnce()).rejects.toThrow(/not the folder the watcher made/);
+    expect(existsSync(join(dir, 'kept.csv'))).toBe(true);
+    expect(f.store.audit.search({ action: 'intake.file.imported' })).toHaveLength(0);
+  });
+});
