@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MemorySecretStore } from '../platform/secret-store.js';
-import { AuthSession, MIN_POLL_INTERVAL_SECONDS, type AuthConfig } from './auth-session.js';
+import {
+  AuthSession,
+  MAX_DEVICE_CODE_LIFETIME_SECONDS,
+  MAX_POLL_INTERVAL_SECONDS,
+  MIN_POLL_INTERVAL_SECONDS,
+  type AuthConfig,
+} from './auth-session.js';
 import { oauthError, startHostileIdentity, tokenAnswer, type HostileIdentity } from './testing/hostile-identity.js';
 import { ASSUMED_LIFETIME_SECONDS, authSecretKeys, MAX_LIFETIME_SECONDS } from './token-record.js';
 
@@ -25,6 +31,7 @@ beforeEach(() => {
   idp.requests.length = 0;
   elsewhere.requests.length = 0;
   idp.onToken(() => tokenAnswer());
+  idp.onDevice();
   idp.metadata({
     token_endpoint: `${idp.issuer}/token`,
     device_authorization_endpoint: `${idp.issuer}/device/auth`,
@@ -164,6 +171,26 @@ describe('device sign-in against odd answers', () => {
     const at = idp.requests.filter((request) => request.path === '/token').map((request) => request.at);
     expect(at).toHaveLength(3);
     for (let i = 1; i < at.length; i += 1) expect(at[i]! - at[i - 1]!).toBeGreaterThan(900);
+  });
+
+  it('a code said to live for 10^9 s, polled every 10^9 s: waited on for an hour at most, polled every minute', async () => {
+    idp.onDevice(() => ({
+      status: 200,
+      body: {
+        device_code: 'dc',
+        user_code: 'WXYZ-1234',
+        verification_uri: `${idp.issuer}/device`,
+        expires_in: 1e9,
+        interval: 1e9,
+      },
+    }));
+    const before = Date.now();
+    const login = await session('device').startDeviceLogin();
+    login.cancel();
+    expect(login.interval).toBe(MAX_POLL_INTERVAL_SECONDS);
+    expect(login.expiresAt - before).toBeLessThanOrEqual(MAX_DEVICE_CODE_LIFETIME_SECONDS * 1000 + 1_000);
+    expect(login.expiresAt - before).toBeGreaterThan(MAX_DEVICE_CODE_LIFETIME_SECONDS * 1000 - 1_000);
+    expect(await login.result).toEqual({ outcome: 'cancelled' });
   });
 
   it('a refused poll (expired_token, access_denied) ends the sign-in as such (no further polls)', async () => {

@@ -76,6 +76,13 @@ const DEFAULT_POLL_INTERVAL_SECONDS = 5;
  * "interval": 0.001 made the sign-in ask for its token a thousand times a second until the code expired.
  */
 export const MIN_POLL_INTERVAL_SECONDS = 1;
+/**
+ * A device code is waited on at most this long, and polled at least this often, whatever the server says: an
+ * `expires_in` of 10^9 kept a sign-in polling (and the Sign-in screen waiting) until someone cancelled it, and an
+ * `interval` past the code's life never polled at all. RFC 8628's example lifetime is 30 minutes.
+ */
+export const MAX_DEVICE_CODE_LIFETIME_SECONDS = 3_600;
+export const MAX_POLL_INTERVAL_SECONDS = 60;
 
 type TokenResponse = Awaited<ReturnType<typeof oidc.refreshTokenGrant>>;
 
@@ -168,12 +175,13 @@ export class AuthSession {
     this.#deviceLogin?.cancel();
     const generation = ++this.#generation;
     const controller = new AbortController();
-    const interval = Math.max(MIN_POLL_INTERVAL_SECONDS, response.interval ?? DEFAULT_POLL_INTERVAL_SECONDS);
-    const expiresAt = this.#now() + response.expires_in * 1000;
-    this.#log.info('device sign-in started', {
-      environmentId: this.#config.environmentId,
-      expiresInS: response.expires_in,
-    });
+    const interval = Math.min(
+      MAX_POLL_INTERVAL_SECONDS,
+      Math.max(MIN_POLL_INTERVAL_SECONDS, response.interval ?? DEFAULT_POLL_INTERVAL_SECONDS),
+    );
+    const lifetimeS = Math.min(MAX_DEVICE_CODE_LIFETIME_SECONDS, response.expires_in);
+    const expiresAt = this.#now() + lifetimeS * 1000;
+    this.#log.info('device sign-in started', { environmentId: this.#config.environmentId, expiresInS: lifetimeS });
 
     const result = pollDeviceGrant<TokenResponse>({
       poll: async () => {

@@ -30,7 +30,8 @@ export interface HostileIdentity {
   /** What the token endpoint answers next (called per request). */
   onToken(answer: (request: IdentityRequest) => IdentityAnswer | Promise<IdentityAnswer>): void;
   /** What the device authorization endpoint answers. */
-  onDevice(answer: (request: IdentityRequest) => IdentityAnswer): void;
+  /** The device authorization endpoint's answer from now on; none: the usual one. */
+  onDevice(answer?: (request: IdentityRequest) => IdentityAnswer): void;
   close(): Promise<void>;
 }
 
@@ -60,7 +61,7 @@ export async function startHostileIdentity(): Promise<HostileIdentity> {
   const requests: IdentityRequest[] = [];
   let overrides: Record<string, unknown> = {};
   let token: (request: IdentityRequest) => IdentityAnswer | Promise<IdentityAnswer> = () => tokenAnswer();
-  let device: (request: IdentityRequest) => IdentityAnswer = () => ({
+  const usualDevice = (): IdentityAnswer => ({
     status: 200,
     body: {
       device_code: 'device-code-1',
@@ -70,6 +71,7 @@ export async function startHostileIdentity(): Promise<HostileIdentity> {
       interval: 1,
     },
   });
+  let device: (request: IdentityRequest) => IdentityAnswer = usualDevice;
   let issuer = '';
 
   const send = (res: ServerResponse, answer: IdentityAnswer) => {
@@ -115,7 +117,7 @@ export async function startHostileIdentity(): Promise<HostileIdentity> {
       token = answer;
     },
     onDevice: (answer) => {
-      device = answer;
+      device = answer ?? usualDevice;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
