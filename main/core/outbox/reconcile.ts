@@ -1,6 +1,7 @@
 import type { ServiceError } from '../../../shared/errors.js';
 import { namesAnotherClinic, type StatusRecord } from '../../../shared/status.js';
 import type { CallOutcome } from '../service/client.js';
+import { writtenByTheService } from '../service/error-mapping.js';
 import type { AttemptRecord } from '../store/attempts-repo.js';
 import type { OrderRecord } from '../store/orders-repo.js';
 import { orderAttention } from './attention.js';
@@ -176,7 +177,7 @@ function saysNotFound(error: ServiceError): boolean {
   // A 404 the service wrote (its envelope, a field, or words about the order), not a proxy's page or a bare "Not
   // Found" from something in front of it: each of those had the order sent again at once, and a second time at a
   // service that does not refuse a clinic order id twice.
-  if (error.status === 404) return error.envelope !== undefined || error.fields.length > 0 || NO_SUCH_ORDER.test(text);
+  if (error.status === 404) return writtenByTheService(error) || NO_SUCH_ORDER.test(text);
   if (error.status !== 400) return false;
   return NO_SUCH_ORDER.test(text);
 }
