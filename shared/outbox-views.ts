@@ -23,6 +23,11 @@ export const outboxProgressSchema = z.object({
    */
   needsSettings: z.literal(true).optional(),
   /**
+   * With `service-unavailable`: the service (or something in front of it) refuses every request with 403, rather
+   * than not answering (`message` says so). Absent otherwise, and from cores before it.
+   */
+  accessRefused: z.literal(true).optional(),
+  /**
    * The batches last sent from, newest first: each one's orders per state and its own rate (issue #13: "this
    * batch's N of M" beside the environment's whole history). Absent from cores before it.
    */

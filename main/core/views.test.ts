@@ -71,4 +71,18 @@ describe('what the contract shows of the core', () => {
       expect(view.message).toMatch(/^[A-Z].*\.$/);
     },
   );
+
+  it('says a refusal of every request (403) as such, not as a service that does not answer', () => {
+    const view = toAttentionView(
+      {
+        kind: 'service-unavailable',
+        environmentId: 'prod',
+        message: 'refuses every request with 403',
+        accessRefused: true,
+      },
+      new Date('2025-03-03T09:00:00Z'),
+    );
+    expect(view.message).toMatch(/refuses this computer/);
+    expect(view.message).not.toMatch(/not answering/);
+  });
 });

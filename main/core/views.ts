@@ -149,6 +149,7 @@ export function toProgressView(progress: OutboxProgress): OutboxProgressView {
     ordersPerSecond: progress.ordersPerSecond,
     message: progress.message,
     ...(progress.needsSettings ? { needsSettings: true } : {}),
+    ...(progress.accessRefused ? { accessRefused: true } : {}),
     nextAttemptAt: progress.nextAttemptAt,
     batches: progress.batches,
     slow: progress.slow,
@@ -169,6 +170,17 @@ const ENVIRONMENT_NOTICES: Record<Exclude<AttentionEvent['kind'], 'order'>, stri
 const SETTINGS_NOTICE =
   'The Order Service cannot be used as this environment is set up: check its settings (the cause is in Submissions). Orders wait safely.';
 
+/** Every request is refused with 403 (a firewall, an IP allow-list, a gateway): not an outage to wait out blindly. */
+const ACCESS_REFUSED_NOTICE =
+  'The Order Service (or something in front of it) refuses this computer: access may be blocked. Orders wait safely and go out by themselves once it lets requests through.';
+
+/** What a notification says of an environment-wide condition. */
+function environmentNotice(event: Exclude<AttentionEvent, { kind: 'order' }>): string {
+  if (event.kind === 'service-unavailable' && event.needsSettings) return SETTINGS_NOTICE;
+  if (event.kind === 'service-unavailable' && event.accessRefused) return ACCESS_REFUSED_NOTICE;
+  return ENVIRONMENT_NOTICES[event.kind];
+}
+
 /**
  * The outbox's conditions as notifications: the kind says what to do, the message says it in words. An order is
  * named as the screens name it, "<clinic order id> (<clinic code>)", its id masked in `message` as in exports (an
@@ -179,8 +191,7 @@ export function toAttentionView(event: AttentionEvent, at: Date): AttentionView 
     return {
       environmentId: event.environmentId,
       kind: event.kind,
-      message:
-        event.kind === 'service-unavailable' && event.needsSettings ? SETTINGS_NOTICE : ENVIRONMENT_NOTICES[event.kind],
+      message: environmentNotice(event),
       orderIds: [],
       at: at.toISOString(),
     };

@@ -138,7 +138,7 @@ describe('lookups the service answers with a refusal, after an unanswered create
       },
     ],
     ['a plain 404', { status: 404, body: 'Not Found', headers: { 'content-type': 'text/plain' } }],
-    ["a firewall's 403", { status: 403, body: 'Forbidden', headers: { 'content-type': 'text/plain' } }],
+    ["the service's own 403", { status: 403, body: { error: 'Forbidden', status: 403 } }],
   ] as const) {
     it(`${what}: never taken for "no such order", so it is not sent again, and held for a person after ${TUNING.maxAttempts}`, async () => {
       const { t, outbox, attention } = fixture.setUp(fixture.proxy.url);
@@ -168,6 +168,41 @@ describe('lookups the service answers with a refusal, after an unanswered create
       expect(attention.filter((a) => a.kind === 'order')).toHaveLength(1);
     });
   }
+});
+
+describe("a firewall's 403 to every lookup, after an unanswered create", () => {
+  it('refuses the environment, not the order: it stays in doubt, never sent again, never held', async () => {
+    const { t, outbox, attention, progress } = fixture.setUp(fixture.proxy.url);
+    const [id] = enqueue(t, sampleOrders('FIREWALLED-LOOKUP', 1));
+    const creates = () => fixture.proxy.received().filter((r) => r.url.includes('create-with-clinic')).length;
+    const before = creates();
+    fixture.setProxyRule((req) => {
+      if (req.url.includes('create-with-clinic')) return 'forward-then-drop';
+      if (req.url.includes('status-with-clinic-code')) {
+        return { status: 403, body: 'Forbidden', headers: { 'content-type': 'text/plain' } };
+      }
+      return 'forward';
+    });
+    const result = await outbox.runUntilIdle(ENVIRONMENT_ID, { stopWhenBlocked: true });
+    // A few probes, each a lookup the firewall refuses too.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await outbox.stop();
+
+    expect(result).toMatchObject({ outcome: 'blocked', state: 'service-unavailable', accessRefused: true });
+    expect(result.message).toMatch(/^the service \(or something in front of it\) refuses every request with 403/);
+    expect(progress.some((p) => p.accessRefused)).toBe(true);
+    expect(creates() - before).toBe(1);
+    const order = t.store.orders.get(id!)!;
+    expect(order.state).toBe('in_doubt');
+    const lookups = t.store.attempts.list(id!).filter((a) => a.operation === 'lookup');
+    expect(lookups.length).toBeGreaterThan(1);
+    // Recorded as waits, not refusals: none counts towards holding the order for refused lookups.
+    expect(lookups.every((a) => a.httpStatus === 403 && a.outcome === 'retryable')).toBe(true);
+    expect(attention.filter((a) => a.kind === 'order')).toEqual([]);
+    expect(attention.filter((a) => a.kind === 'service-unavailable')).toEqual([
+      expect.objectContaining({ accessRefused: true }),
+    ]);
+  });
 });
 
 describe('a service that lists the order under its clinic order id in other case', () => {

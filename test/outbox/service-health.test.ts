@@ -40,3 +40,66 @@ describe('service health: the outage it reports', () => {
     expect([h.outageMessage, h.outageNeedsSettings]).toEqual([null, false]);
   });
 });
+
+describe('service health: 403s', () => {
+  const page = {
+    service: 'forbidden',
+    message: 'the service answered with a web page instead of its own error',
+  } as const;
+  const envelope = {
+    service: 'forbidden',
+    message: 'Forbidden: the patient is locked out',
+    serviceWritten: true,
+  } as const;
+  const up = { service: 'up' } as const;
+
+  it("a firewall's page refuses the environment at once; a request that gets through ends it", () => {
+    const h = health();
+    h.takeIn({ id: 1, kind: 'create' }, page, 0);
+    expect(h.breaker.state(0)).toBe('open');
+    expect(h.outageAccessRefused).toBe(true);
+    expect(h.outageMessage).toMatch(/^the service \(or something in front of it\) refuses every request with 403/);
+    expect(h.forbiddenByEnvironment(1)).toBe(true);
+    expect(h.takeEvents()).toEqual([
+      expect.objectContaining({
+        action: 'outbox.access-refused',
+        attention: expect.objectContaining({ kind: 'service-unavailable', accessRefused: true }) as unknown,
+      }),
+    ]);
+    // A request lost on its way, answered after, does not turn the refusal into "not answering".
+    h.takeIn({ id: 2, kind: 'create' }, unavailable, 1);
+    expect(h.outageAccessRefused).toBe(true);
+    h.takeIn({ id: 3, kind: 'create' }, up, 2);
+    expect([h.breaker.state(2), h.outageAccessRefused]).toEqual(['closed', false]);
+  });
+
+  it("the service's own 403 holds its order, until a streak of the threshold's different orders says otherwise", () => {
+    const h = health();
+    h.takeIn({ id: 1, kind: 'create' }, envelope, 0);
+    expect([h.breaker.state(0), h.forbiddenByEnvironment(1)]).toEqual(['closed', false]);
+    h.takeIn({ id: 2, kind: 'create' }, envelope, 1);
+    expect(h.breaker.state(1)).toBe('open');
+    expect([h.forbiddenByEnvironment(1), h.forbiddenByEnvironment(2)]).toEqual([true, true]);
+    expect(h.takeRequeue()).toEqual([1]);
+    // A success in between ends the streak: one refusal is the order's again.
+    const other = health();
+    other.takeIn({ id: 1, kind: 'create' }, envelope, 0);
+    other.takeIn({ id: 9, kind: 'create' }, up, 1);
+    other.takeIn({ id: 2, kind: 'create' }, envelope, 2);
+    expect(other.breaker.state(2)).toBe('closed');
+    expect(other.takeRequeue()).toEqual([]);
+  });
+
+  it('after a refusal ends, an order refused again on its own is its own; a second order refused with it is not', () => {
+    const h = health();
+    h.takeIn({ id: 1, kind: 'create' }, page, 0);
+    h.takeIn({ id: 2, kind: 'create' }, page, 1);
+    h.takeIn({ id: 3, kind: 'create' }, up, 2);
+    // A firewall rule on its body: refused again while others get through.
+    h.takeIn({ id: 1, kind: 'create' }, page, 3);
+    expect([h.breaker.state(3), h.forbiddenByEnvironment(1)]).toEqual(['closed', false]);
+    // The firewall back for everyone: the next one refused with it refuses the environment again.
+    h.takeIn({ id: 2, kind: 'create' }, page, 4);
+    expect([h.breaker.state(4), h.forbiddenByEnvironment(2)]).toEqual(['open', true]);
+  });
+});

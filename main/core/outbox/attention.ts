@@ -4,8 +4,17 @@
  * one per order set aside, rejected or refused.
  */
 export type AttentionEvent =
-  /** `needsSettings`: waiting will not end it (progress.ts). */
-  | { kind: 'service-unavailable'; environmentId: string; message: string; needsSettings?: boolean }
+  /**
+   * `needsSettings`: waiting will not end it (progress.ts). `accessRefused`: the service (or something in front of
+   * it) refuses every request with 403, rather than not answering.
+   */
+  | {
+      kind: 'service-unavailable';
+      environmentId: string;
+      message: string;
+      needsSettings?: boolean;
+      accessRefused?: boolean;
+    }
   | { kind: 'sign-in-required'; environmentId: string; message: string }
   | {
       kind: 'order';

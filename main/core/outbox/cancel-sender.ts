@@ -4,6 +4,7 @@ import { canonicalStatus, DISPATCHED_STATUSES, namesAnotherClinic, type StatusRe
 import type { CallOutcome, CancellableOutcome } from '../service/client.js';
 import type { AttemptTransition, NewAttempt } from '../store/attempts-repo.js';
 import type { DueCancel } from '../store/outbox-queue-repo.js';
+import { asAccessRefused } from './access-refusal.js';
 import type { OrderAttention } from './attention.js';
 import { retryDelayMs } from './backoff.js';
 import { outcomeWithoutPatientEcho } from './patient-echo.js';
@@ -33,7 +34,8 @@ export const CANCELLED_STATUS = 'Cancelled';
  * - 2xx → order `cancel_sent`, cancellation `sent`; the status poller confirms `cancelled`.
  * - 400/403/404 → the order's status is checked first: already `Cancelled` (our earlier unanswered cancel, or
  *   the pharmacy) → `cancel_sent` as above; otherwise → `cancel_refused` with the service's reason, and the
- *   cancellation ends `refused`. If the status check itself fails, the command waits and is sent again.
+ *   cancellation ends `refused`. If the status check itself fails, or both drew a 403 refusing every request
+ *   (access-refusal.ts), the command waits and is sent again.
  * - in doubt (no answer, an unreadable one, a 5xx: it may have taken effect) → the next turn checks the order's
  *   status before sending it again: already `Cancelled` → done as above; else the cancel goes again.
  * - retryable (not sent, 429) → sent again later. It is never given up on (no attempt limit): a dropped cancel
@@ -91,8 +93,11 @@ async function send(ctx: StepContext, command: DueCancel): Promise<Answer> {
       // Refused, and the check cut short: the refusal is on record, and the next start asks again.
       return { verdict: UP, settle: () => recordOnly(ctx, command, startedAt, outcome) };
     }
+    // The check decides what the service said: it answered (even refusing, but with a plain 403, which may refuse
+    // every request: access-refusal.ts), or it is down.
+    const checkAnswered = check.ok || (check.error.kind === 'rejected' && check.error.status !== 403);
     return {
-      verdict: check.ok || check.error.kind === 'rejected' ? UP : verdictFrom(check.error),
+      verdict: checkAnswered ? UP : verdictFrom(check.error),
       settle: () => settleRefusal(ctx, command, { startedAt, outcome, error: refusal }, { checkStartedAt, check }),
     };
   }
@@ -270,6 +275,17 @@ function settleRefusal(
   status: { checkStartedAt: Date; check: CallOutcome<StatusRecord[]> },
 ): Recorded {
   const { store } = ctx;
+  const blocked = asAccessRefused(ctx, command.orderId, status.check);
+  if (blocked) {
+    // Both refused by a refusal of every request: nothing was said about the order, and the cancel was not acted on.
+    return store.inTransaction((): Recorded => {
+      const said = asAccessRefused(ctx, command.orderId, cancel.outcome) ?? cancel.outcome;
+      store.attempts.record(attemptOf(command.orderId, 'cancel', cancel.startedAt, said));
+      store.attempts.record(attemptOf(command.orderId, 'status', status.checkStartedAt, blocked));
+      waitAndRetry(ctx, command, blocked.error);
+      return {};
+    });
+  }
   const { check } = status;
   return store.inTransaction((): Recorded => {
     store.attempts.record(attemptOf(command.orderId, 'cancel', cancel.startedAt, cancel.outcome));

@@ -80,11 +80,14 @@ export class CircuitBreaker {
     return 'closed';
   }
 
-  /** A failure that says "no service"; `key` names the order, so its repeats do not add up to an outage. */
-  failure(nowMs: number, key: number | string = `anonymous-${(this.#anonymous += 1)}`): BreakerChange {
+  /**
+   * A failure that says "no service"; `key` names the order, so its repeats do not add up to an outage. `atOnce`: one
+   * is enough (an answer that speaks for every request, such as a firewall's 403), so it opens without a streak.
+   */
+  failure(nowMs: number, key: number | string = `anonymous-${(this.#anonymous += 1)}`, atOnce = false): BreakerChange {
     if (this.#openUntil === null) {
       this.#streak.add(key);
-      if (this.#streak.size < this.#settings.threshold) return null;
+      if (!atOnce && this.#streak.size < this.#settings.threshold) return null;
       this.#streak.clear();
       this.#openUntil = nowMs + this.#cooldownMs;
       return 'opened';

@@ -1,6 +1,7 @@
 import type { Logger } from '../platform/logger.js';
 import type { OrderServiceClient } from '../service/client.js';
 import type { Store } from '../store/store.js';
+import { requeueHeld } from './access-refusal.js';
 import type { AttentionEvent } from './attention.js';
 import { CommitPipeline } from './commit-pipeline.js';
 import type { OutboxProgress, OutboxRunResult } from './progress.js';
@@ -166,6 +167,7 @@ export class EnvironmentRunner {
       random: deps.random,
       logger: deps.logger,
       othersAnsweredSince: (orderId, sinceMs) => this.#health.othersAnsweredSince(orderId, sinceMs, this.#nowMs()),
+      forbiddenByEnvironment: (orderId) => this.#health.forbiddenByEnvironment(orderId),
       signal: this.#abort.signal,
       recoveredAtMs: null,
     };
@@ -396,6 +398,7 @@ export class EnvironmentRunner {
     const attention: AttentionEvent[] = [];
     const poolBefore = [...this.#pool];
     const envEvents = this.#health.takeEvents();
+    const requeue = this.#health.takeRequeue();
     try {
       const { value: claimed, commit } = this.#commits.commit(() => {
         for (const event of envEvents) {
@@ -407,6 +410,7 @@ export class EnvironmentRunner {
           });
           if (event.attention) attention.push(event.attention);
         }
+        requeueHeld(this.#ctx, requeue);
         for (const item of answered) this.#settle(item, attention);
         if (this.#running && !this.#blocked()) return this.#refill();
         this.#releasePool();
@@ -422,6 +426,16 @@ export class EnvironmentRunner {
       this.#pool = poolBefore;
       attention.length = 0;
       for (const event of envEvents) if (event.attention) attention.push(event.attention);
+      try {
+        this.#deps.store.inTransaction(() => requeueHeld(this.#ctx, requeue));
+      } catch (second) {
+        // They stay held, with the 403 they were held for: "Retry now" sends them again.
+        this.#deps.logger.error('outbox could not put held orders back', {
+          environmentId: this.environmentId,
+          count: requeue.length,
+          reason: reasonOf(second),
+        });
+      }
       for (const item of answered) {
         try {
           this.#deps.store.inTransaction(() => this.#settle(item, attention));

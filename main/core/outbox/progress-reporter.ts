@@ -99,6 +99,7 @@ export class ProgressReporter {
       state,
       message: this.#messageFor(state),
       needsSettings: state === 'service-unavailable' && this.#health.outageNeedsSettings,
+      accessRefused: state === 'service-unavailable' && this.#health.outageAccessRefused,
       counts,
       openCancels: work.cancels,
       inFlight: this.#loop.inFlight(),

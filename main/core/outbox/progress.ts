@@ -6,7 +6,8 @@ import type { BatchProgress } from './batch-progress.js';
  * - sending: work is open (in flight, due, or waiting for its retry time).
  * - paused: the admin paused this environment.
  * - sign-in-required: the service refused the sign-in and it could not be refreshed; resumes after sign-in.
- * - service-unavailable: the circuit breaker is open; the outbox probes and resumes by itself.
+ * - service-unavailable: the circuit breaker is open (no answer, or every request refused with 403); the outbox
+ *   probes and resumes by itself.
  */
 export type OutboxState = 'idle' | 'sending' | 'paused' | 'sign-in-required' | 'service-unavailable';
 
@@ -17,6 +18,11 @@ export interface OutboxProgress {
   message: string | null;
   /** service-unavailable only: the environment's settings or the service's certificate must change to end it. */
   needsSettings: boolean;
+  /**
+   * service-unavailable only: the service (or something in front of it: a firewall, an IP allow-list, a gateway)
+   * refuses every request with 403, rather than not answering; `message` says so.
+   */
+  accessRefused: boolean;
   /** Orders per local state (every state present). */
   counts: Record<OrderState, number>;
   /** Cancel commands waiting to be sent. */

@@ -4,6 +4,7 @@ import type { CallOutcome } from '../service/client.js';
 import { saysNoSuchOrder } from '../service/no-such-order.js';
 import type { AttemptRecord } from '../store/attempts-repo.js';
 import type { OrderRecord } from '../store/orders-repo.js';
+import { asAccessRefused } from './access-refusal.js';
 import { orderAttention } from './attention.js';
 import { retryDelayMs } from './backoff.js';
 import { wasBareConflict } from './duplicate-order.js';
@@ -139,29 +140,29 @@ function settleLookup(
     return attention ? { attention } : {};
   }
 
-  const { error } = outcome;
+  // A 403 refusing every request says nothing about the order: it stays in doubt, not counted as a refused lookup.
+  const failed = asAccessRefused(ctx, order.id, outcome) ?? outcome;
+  const { error } = failed;
   if (saysNoSuchOrder(error)) {
     if (serviceSaidItHasIt(ctx, order)) {
-      return waitForListing(ctx, order, attemptOf(order.id, 'lookup', startedAt, outcome));
+      return waitForListing(ctx, order, attemptOf(order.id, 'lookup', startedAt, failed));
     }
-    const early = askAgainIfSoonAfterSend(ctx, order, attemptOf(order.id, 'lookup', startedAt, outcome));
+    const early = askAgainIfSoonAfterSend(ctx, order, attemptOf(order.id, 'lookup', startedAt, failed));
     if (early) return early;
-    const attention = recordDecision(ctx, attemptOf(order.id, 'lookup', startedAt, outcome), () =>
-      notFound(ctx, order),
-    );
+    const attention = recordDecision(ctx, attemptOf(order.id, 'lookup', startedAt, failed), () => notFound(ctx, order));
     return attention ? { attention } : {};
   }
   if (error.kind === 'rejected') {
     const lookups = refusedLookupsSinceSend(ctx, order);
     if (lookups >= ctx.tuning.maxAttempts) {
-      const attention = recordDecision(ctx, attemptOf(order.id, 'lookup', startedAt, outcome), () =>
+      const attention = recordDecision(ctx, attemptOf(order.id, 'lookup', startedAt, failed), () =>
         heldAfterRefusedLookups(order, error, lookups),
       );
       return attention ? { attention } : {};
     }
   }
   store.inTransaction(() => {
-    store.attempts.record(attemptOf(order.id, 'lookup', startedAt, outcome));
+    store.attempts.record(attemptOf(order.id, 'lookup', startedAt, failed));
     keepInDoubt(ctx, order, error);
   });
   return {};

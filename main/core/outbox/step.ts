@@ -1,5 +1,6 @@
 import type { ServiceError } from '../../../shared/errors.js';
 import type { Logger } from '../platform/logger.js';
+import { writtenByTheService } from '../service/error-mapping.js';
 import type {
   CallCancelled,
   CallMeta,
@@ -31,6 +32,11 @@ export interface StepContext {
    */
   othersAnsweredSince: (orderId: number, sinceMs: number) => boolean;
   /**
+   * Whether the order's latest plain 403 was taken as the environment refusing every request, not this order
+   * (access-refusal.ts): the order then waits, neither held nor counted.
+   */
+  forbiddenByEnvironment: (orderId: number) => boolean;
+  /**
    * Aborted by the outbox's stop: requests still in flight then are abandoned (a create or cancel that may have
    * arrived is recorded as in doubt) so that nothing waits on the service, or writes, after the store closes.
    */
@@ -44,7 +50,7 @@ export interface StepContext {
 
 /** What the call said about the service, for the breaker, the Retry-After gate and the sign-in pause. */
 export type ServiceVerdict =
-  /** It answered (success, 4xx, or a 2xx we could not read). */
+  /** It answered (success, a 4xx but a plain 403, or a 2xx we could not read). */
   | 'up'
   /** No service: connection failure, timeout, reset, 5xx. */
   | 'down'
@@ -52,6 +58,8 @@ export type ServiceVerdict =
   | 'rate-limited'
   /** 401 that a refresh could not cure. */
   | 'auth'
+  /** A 403 with no Bearer challenge: this order refused, or every request (judged by ServiceHealth). */
+  | 'forbidden'
   /** Nothing was sent (the body was refused locally). */
   | 'none';
 
@@ -66,6 +74,8 @@ export interface Verdict {
   settings?: true;
   /** Refused before anything was sent (connection refused, DNS, a certificate): never the order's own fault. */
   unsent?: true;
+  /** A 403 in the service's own envelope (or naming a field), not something in front of it. */
+  serviceWritten?: true;
 }
 
 /** What recording an answer produced, for the loop. */
@@ -108,7 +118,8 @@ export function verdictOf(error: ServiceError): ServiceVerdict {
     case 'auth':
       return 'auth';
     case 'rejected':
-      return error.status === 0 ? 'none' : 'up';
+      if (error.status === 0) return 'none';
+      return error.status === 403 ? 'forbidden' : 'up';
     case 'in-doubt':
     case 'retryable':
       if (error.reason === 'rate-limited') return 'rate-limited';
@@ -124,6 +135,9 @@ export function verdictFrom(error: ServiceError): Verdict {
     message: error.message,
     ...(error.kind === 'retryable' && error.settings ? { settings: true as const } : {}),
     ...(error.kind === 'retryable' && error.reason === 'network' ? { unsent: true as const } : {}),
+    ...(error.kind === 'rejected' && error.status === 403 && writtenByTheService(error)
+      ? { serviceWritten: true as const }
+      : {}),
     ...('retryAfterMs' in error && error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
   };
 }

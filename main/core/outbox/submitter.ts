@@ -1,4 +1,5 @@
 import type { ServiceError } from '../../../shared/errors.js';
+import { asAccessRefused } from './access-refusal.js';
 import { outcomeWithoutPatientEcho } from './patient-echo.js';
 import { otherHolder, settleCreateClash } from './pharmacy-id-clash.js';
 import { mayHaveActed } from '../store/attempt-acted.js';
@@ -40,7 +41,8 @@ import {
  * | in doubt: 5xx or 408                           | in_doubt, looked up at that backoff before anything is sent again |
  * | in doubt: timeout, reset, unreadable 2xx       | in_doubt, looked up at the backoff, never before reconcileDelayMs; sent again only on a miss listingGraceMs after it |
  * | 401 after a refresh                            | queued, due now (not counted); the environment pauses for sign-in |
- * | 403 that a renewed token draws too             | held: the patient is locked out, a person must act            |
+ * | 403 a renewed token draws too, the order's own | held: the patient is locked out, a person must act            |
+ * | 403 refusing every request (access-refusal.ts) | queued, due now (not counted); the environment stops as refused |
  * | 400 duplicate clinicOrderId after an attempt that may have acted | in_doubt, looked up now: it landed          |
  * | other 400 / 404 (or refused locally)           | rejected, with the message and field                          |
  * | abandoned by the outbox's stop                 | in_doubt if it may have arrived, else queued (unsent)         |
@@ -51,9 +53,12 @@ export async function sendOrder(ctx: StepContext, order: ClaimedOrder): Promise<
     signal: ctx.signal,
   });
   if (abandoned(outcome)) return { verdict: NONE, settle: () => settleAbandoned(ctx, order, startedAt, outcome) };
+  // Stored, audited and shown (an environment's refusal quotes it too): without the patient values a service may
+  // quote back (patient-echo.ts).
+  const answered = outcomeWithoutPatientEcho(outcome, order.requestBody);
   return {
-    verdict: outcome.ok ? UP : verdictFrom(outcome.error),
-    settle: () => settleCreate(ctx, order, startedAt, outcome),
+    verdict: answered.ok ? UP : verdictFrom(answered.error),
+    settle: () => settleCreate(ctx, order, startedAt, answered),
   };
 }
 
@@ -105,16 +110,21 @@ function settleCreate(
     return { reached: true };
   }
 
-  // Stored, audited and shown: without the patient values a service may quote back (patient-echo.ts).
-  const failed = outcomeWithoutPatientEcho(outcome, order.requestBody);
+  // A 403 refusing every request is recorded as what it is for this order: a wait, not a refusal.
+  const refused = asAccessRefused(ctx, order.id, outcome);
+  const failed = refused ?? outcome;
   const attention = recordDecision(ctx, attemptOf(order.id, 'create', startedAt, failed), () =>
-    decideFailure(ctx, order, failed.error),
+    decideFailure(ctx, order, failed.error, refused !== undefined),
   );
   return attention ? { attention } : {};
 }
 
-/** Where a failed create goes (its attempt is stored already, so the retry history includes it). */
-function decideFailure(ctx: StepContext, order: ClaimedOrder, error: ServiceError): Decision {
+/**
+ * Where a failed create goes (its attempt is stored already, so the retry history includes it). `accessRefused`:
+ * the environment refuses every request (access-refusal.ts), so it waits for that to end, due now, not counted: it
+ * goes out once a request gets through, behind orders not yet tried.
+ */
+function decideFailure(ctx: StepContext, order: ClaimedOrder, error: ServiceError, accessRefused: boolean): Decision {
   const lastError = { kind: error.kind, message: error.message, field: fieldOf(error) };
   const move = (
     to: OrderRecord['state'],
@@ -137,6 +147,7 @@ function decideFailure(ctx: StepContext, order: ClaimedOrder, error: ServiceErro
   });
   const attention = (reason: OrderAttention['reason'], message = error.message): OrderAttention =>
     orderAttention(order, reason, message, lastError.field);
+  if (accessRefused) return move('queued', { lastError, nextAttemptAt: ctx.now() }, 'order.awaiting-access');
 
   switch (error.kind) {
     case 'retryable': {
@@ -161,6 +172,7 @@ function decideFailure(ctx: StepContext, order: ClaimedOrder, error: ServiceErro
       // Nothing reached the service; the order waits for sign-in, which pauses the environment.
       return move('queued', { lastError, nextAttemptAt: null }, 'order.awaiting-sign-in');
     case 'rejected': {
+      // A 403 that is this order's own (one refusing every request does not get here: accessRefused).
       if (error.status === 403) {
         return move('held', { lastError, nextAttemptAt: null }, 'order.held', attention('locked-out'));
       }

@@ -183,6 +183,15 @@ export function isPlainForbidden(status: number, headers: IncomingHttpHeaders): 
 }
 
 /**
+ * Whether the service itself wrote this error answer: its envelope (`{ error, status, details }`), or a field it
+ * names. A web page, a bare "Not Found" or "Forbidden", or an empty body may come from anything in front of it (a
+ * proxy, a firewall, a gateway).
+ */
+export function writtenByTheService(answer: { envelope?: unknown; fields: readonly FieldError[] }): boolean {
+  return answer.envelope !== undefined || answer.fields.length > 0;
+}
+
+/**
  * A non-2xx answer. `unsafe` (creates, cancel): a 5xx, or a 408, does not say the request was not acted on — a
  * gateway or load balancer answers 502/503/504 when its backend did the work but the answer was lost, a service can
  * fail (500) after its write, and a proxy's 408 can come after it forwarded the request — so for these it is
@@ -310,6 +319,6 @@ function noSuchEndpoint(
 ): boolean {
   if (response.status === 405) return true;
   if (response.status !== 404 && response.status !== 410) return false;
-  if (described.envelope || described.fields.length > 0) return false;
+  if (writtenByTheService(described)) return false;
   return /^\s*</.test(response.text) || ROUTE_NOT_THERE.test(described.message.trim());
 }

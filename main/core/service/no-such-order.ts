@@ -1,4 +1,5 @@
 import type { ServiceError } from '../../../shared/errors.js';
+import { writtenByTheService } from './error-mapping.js';
 
 /**
  * Words of a service saying it has no such order: "order … not found", "clinicOrderId … does not exist", "unknown
@@ -21,7 +22,7 @@ const NO_SUCH_ORDER =
 export function saysNoSuchOrder(error: ServiceError): boolean {
   if (error.kind !== 'rejected') return false;
   const text = [error.message, ...error.fields.map((field) => field.message)].join(' ');
-  if (error.status === 404) return error.envelope !== undefined || error.fields.length > 0 || NO_SUCH_ORDER.test(text);
+  if (error.status === 404) return writtenByTheService(error) || NO_SUCH_ORDER.test(text);
   if (error.status !== 400) return false;
   return NO_SUCH_ORDER.test(text);
 }

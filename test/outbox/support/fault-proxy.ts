@@ -21,6 +21,8 @@ export type ProxyDecision =
   | 'forward'
   | 'forward-then-drop'
   | { status: number; body: unknown; headers?: Record<string, string> }
+  /** Answered here with this text as it is, not as JSON (a firewall's web page, an empty body). */
+  | { status: number; text: string; headers?: Record<string, string> }
   /** The sandbox acts on it, then this answer replaces the sandbox's (a gateway's 303, a 409 after the write). */
   | { forwardThen: { status: number; body: unknown; headers?: Record<string, string> } }
   /** The sandbox answers, and its body is rewritten on the way back (another service's spelling of the same answer). */
@@ -72,7 +74,7 @@ export async function startFaultProxy(
         !('rewrite' in decision)
       ) {
         intercepted += 1;
-        const text = JSON.stringify(decision.body);
+        const text = 'text' in decision ? decision.text : JSON.stringify(decision.body);
         res.writeHead(decision.status, { 'content-type': 'application/json', ...decision.headers });
         res.end(text);
         return;

@@ -171,6 +171,10 @@ const AUDIT_TITLES: Record<string, { title: string; tone: Tone }> = {
   'order.retry-now': { title: 'Sent again on request', tone: 'neutral' },
   'order.held': { title: 'Held: set aside for a person to decide', tone: 'attention' },
   'order.set-aside': { title: 'Set aside after repeated failures', tone: 'attention' },
+  'order.awaiting-access': {
+    title: 'Waiting: the service refused every request (403), not this order',
+    tone: 'waiting',
+  },
   'order.cancel-declined': { title: 'Cancel not possible', tone: 'attention' },
   'order.interrupted': { title: 'Interrupted while sending (app stopped); in doubt until looked up', tone: 'waiting' },
   'order.lost-at-service': { title: 'Not found at the service on repeated lookups', tone: 'attention' },

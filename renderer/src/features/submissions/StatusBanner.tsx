@@ -48,6 +48,22 @@ export function StatusBanner({
       </div>
     );
   }
+  if (progress?.state === 'service-unavailable' && progress.accessRefused) {
+    // It answers, refusing every request (403): "not answering" would hide that access needs putting right.
+    return (
+      <div role="alert" className="banner banner-bad">
+        <p className="banner-title">
+          ! {environment.name} refuses this computer&apos;s requests, so sending has stopped.
+        </p>
+        <p className="banner-cause">{sentence(progress.message)}</p>
+        <p>
+          No order was refused for itself: they wait here safely and go out by themselves once requests get through (ask
+          whoever runs the service, its firewall or its allow-list). Nothing is lost or sent twice.
+        </p>
+        <TryAgain environment={environment} progress={progress} />
+      </div>
+    );
+  }
   if (progress?.state === 'service-unavailable') {
     return (
       <div role="alert" className="banner banner-bad">
