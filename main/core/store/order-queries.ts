@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { surnameSearchKey } from '../../../shared/patient-surname.js';
 import { POLLED_ORDERS_WHERE } from './migrations/014-scale-indexes.js';
+import { SERVICE_NOTED_WHERE as SERVICE_NOTED } from './migrations/028-service-noted-index.js';
 import { ORDER_COLUMNS, toRecord, type OrderItem, type OrderRecord, type OrderRow } from './order-records.js';
 import { ATTENTION_STATES, ORDER_STATES, type OrderState } from './order-state.js';
 
@@ -45,11 +46,14 @@ export interface OrderFilter {
    * data: never logged, audited or echoed in an error.
    */
   patientSurname?: string;
-  /** Only orders flagged as not found at the service (migration 026), whatever their state. */
-  notFoundAtService?: boolean;
   /**
-   * The orders a person must look at: in ATTENTION_STATES, or flagged as not found at the service. Not with
-   * `states` (it is a set of states of its own) nor `notFoundAtService`.
+   * Only orders whose lookups a person must look at, whatever their state: flagged as not found at the service
+   * (migration 026) or listed there under other ids (027).
+   */
+  serviceNoted?: boolean;
+  /**
+   * The orders a person must look at: in ATTENTION_STATES, or `serviceNoted`. Not with `states` (it is a set of
+   * states of its own) nor `serviceNoted`.
    */
   needsAttention?: boolean;
   /** Keyset paging, oldest first (the default): orders with a larger id. */
@@ -72,7 +76,7 @@ export class OrderQueries {
   readonly #lists = new Map<string, Database.Statement<[Record<string, string | number>], OrderRow>>();
   readonly #polled: Database.Statement<[string, number, number], PolledOrder>;
   readonly #count: Database.Statement<[{ environmentId: string | null }], { state: OrderState; count: number }>;
-  readonly #flaggedOutsideAttention: Database.Statement<[string], number>;
+  readonly #notedOutsideAttention: Database.Statement<[string], number>;
   readonly #surnameMatches: Database.Statement<[string, string, number], number>;
   readonly #batchSpan: Database.Statement<[number], { lo: number | null; hi: number | null; count: number }>;
   readonly #countInSpan: Database.Statement<
@@ -114,11 +118,11 @@ export class OrderQueries {
       `SELECT state, sum(count) AS count FROM order_state_counts
        WHERE @environmentId IS NULL OR environment_id = @environmentId GROUP BY state`,
     );
-    // Through migration 28's index of flagged orders alone; those in an attention state are counted by state already.
-    this.#flaggedOutsideAttention = db
+    // Through migration 28's index of noted orders alone; those in an attention state are counted by state already.
+    this.#notedOutsideAttention = db
       .prepare<[string], number>(
         `SELECT count(*) FROM orders
-         WHERE environment_id = ? AND not_found_flagged_at IS NOT NULL
+         WHERE environment_id = ? AND ${SERVICE_NOTED}
            AND state NOT IN (${ATTENTION_STATES.map((state) => `'${state}'`).join(', ')})`,
       )
       .pluck();
@@ -191,16 +195,16 @@ export class OrderQueries {
     return rows.slice(0, limit).map(toRecord);
   }
 
-  /** The attention states' pages and the flagged orders' page, merged: an order both is listed once. */
+  /** The attention states' pages and the noted orders' page, merged: an order both is listed once. */
   #needingAttention(filter: OrderFilter, limit: number, newest: boolean): OrderRecord[] {
-    if (filter.states !== undefined || filter.notFoundAtService !== undefined) {
-      throw new RangeError('needsAttention is a set of orders of its own: give it without states or notFoundAtService');
+    if (filter.states !== undefined || filter.serviceNoted !== undefined) {
+      throw new RangeError('needsAttention is a set of orders of its own: give it without states or serviceNoted');
     }
     const rest = { ...filter, needsAttention: false };
     const byId = new Map<number, OrderRecord>();
     for (const order of [
       ...this.list({ ...rest, states: ATTENTION_STATES }),
-      ...this.list({ ...rest, notFoundAtService: true }),
+      ...this.list({ ...rest, serviceNoted: true }),
     ])
       byId.set(order.id, order);
     return [...byId.values()].sort((a, b) => (newest ? b.id - a.id : a.id - b.id)).slice(0, limit);
@@ -226,7 +230,7 @@ export class OrderQueries {
     // environment being sorted by id.
     const paired =
       state !== null ||
-      filter.notFoundAtService === true ||
+      filter.serviceNoted === true ||
       filter.clinicCode !== undefined ||
       filter.remoteStatus !== undefined ||
       filter.createdFrom !== undefined ||
@@ -236,7 +240,7 @@ export class OrderQueries {
     add('environmentId', filter.environmentId, `${paired ? '' : '+'}environment_id = @environmentId`);
     add('batchId', filter.batchId, 'batch_id = @batchId');
     add('state', state, 'state = @state');
-    if (filter.notFoundAtService) where.push('not_found_flagged_at IS NOT NULL');
+    if (filter.serviceNoted) where.push(SERVICE_NOTED);
     add('dmdCode', filter.dmdCode, 'id IN (SELECT order_id FROM order_items WHERE dmd_code = @dmdCode)');
     add('clinicCode', filter.clinicCode, 'clinic_code = @clinicCode');
     add('clinicOrderId', filter.clinicOrderId, 'clinic_order_id = @clinicOrderId');
@@ -317,7 +321,7 @@ export class OrderQueries {
   countNeedingAttention(environmentId: string): number {
     const counts = this.countByState(environmentId);
     const inStates = ATTENTION_STATES.reduce((sum, state) => sum + counts[state], 0);
-    return inStates + this.#flaggedOutsideAttention.get(environmentId)!;
+    return inStates + this.#notedOutsideAttention.get(environmentId)!;
   }
 
   /** One batch's orders per state (every state present), for its own progress line. */

@@ -17,7 +17,7 @@ export type EnqueueState = (typeof ENQUEUE_STATES)[number];
 
 /**
  * States in which an order waits for a person: refused by the service, held (locked out, set aside after failures),
- * or a cancel the pharmacy refused. An order flagged as not found at the service needs one too, whatever its state
+ * or a cancel the pharmacy refused. So does an order whose lookups need one (not found at the service, or listed there under other ids), whatever its state
  * (OrderFilter.needsAttention, OrderQueries.countNeedingAttention).
  */
 export const ATTENTION_STATES: readonly OrderState[] = ['rejected', 'held', 'cancel_refused'];

@@ -4,7 +4,8 @@ import { LOCAL, manualClock, removeDir, sampleOrder, storeWithBatch } from './te
 
 /**
  * The orders a person must look at (store.orders.list's `needsAttention`, `countNeedingAttention`): rejected, held or
- * refused a cancel, and those flagged as not found at the service whatever their state, each once, per environment.
+ * refused a cancel, and those flagged as not found at the service or listed there under other ids whatever their
+ * state, each once, per environment.
  */
 
 let store: Store | undefined;
@@ -17,7 +18,7 @@ afterEach(() => {
 
 const OTHER = 'other-env';
 
-it('lists and counts the orders in an attention state and the flagged ones, once each, of the environment only', () => {
+it('lists and counts the orders in an attention state and the noted ones, once each, of the environment only', () => {
   const clock = manualClock();
   const world = storeWithBatch(clock.now);
   ({ store, dataDir } = world);
@@ -42,6 +43,14 @@ it('lists and counts the orders in an attention state and the flagged ones, once
     expect(s.orders.flagNotFound(id, { actor: 'system', action: 'order.lost-at-service' })).toBe(true);
   };
 
+  const listedElsewhere = order('created');
+  expect(
+    s.orders.noteListedDifferently(
+      listedElsewhere,
+      { clinicOrderId: 'OTHER-CASE', pharmacyOrderId: '9' },
+      { actor: 'system', action: 'order.listed-differently' },
+    ),
+  ).toBe(true);
   const flaggedCreated = order('created');
   const held = order('held');
   const missedOnce = order('created');
@@ -55,13 +64,13 @@ it('lists and counts the orders in an attention state and the flagged ones, once
 
   const ids = (filter: Parameters<Store['orders']['list']>[0]) =>
     s.orders.list({ environmentId: LOCAL.id, needsAttention: true, ...filter }).map((o) => o.id);
-  expect(ids({ newestFirst: true })).toEqual([rejected, refusedAndFlagged, held, flaggedCreated]);
-  expect(ids({})).toEqual([flaggedCreated, held, refusedAndFlagged, rejected]);
+  expect(ids({ newestFirst: true })).toEqual([rejected, refusedAndFlagged, held, flaggedCreated, listedElsewhere]);
+  expect(ids({})).toEqual([listedElsewhere, flaggedCreated, held, refusedAndFlagged, rejected]);
   expect(ids({ newestFirst: true, limit: 2 })).toEqual([rejected, refusedAndFlagged]);
-  expect(ids({ newestFirst: true, beforeId: refusedAndFlagged })).toEqual([held, flaggedCreated]);
+  expect(ids({ newestFirst: true, beforeId: refusedAndFlagged })).toEqual([held, flaggedCreated, listedElsewhere]);
   expect(s.orders.get(flaggedCreated)).toMatchObject({ state: 'created' });
 
-  expect(s.orders.countNeedingAttention(LOCAL.id)).toBe(4);
+  expect(s.orders.countNeedingAttention(LOCAL.id)).toBe(5);
   expect(s.orders.countNeedingAttention(OTHER)).toBe(1);
   expect(() => s.orders.list({ needsAttention: true, states: ['held'] })).toThrow(/without states/);
 });

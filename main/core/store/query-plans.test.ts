@@ -138,7 +138,7 @@ describe('the Orders screen (newest first)', () => {
     ['a surname and a state', { patientSurname: 'smi', states: ['created'] }, /order_surnames_by_key/],
     ['a batch', { batchId: 2 }, /orders_by_batch/],
     // The Submissions screen's "Orders that need attention": the attention states and the flagged orders.
-    ['needing attention', { needsAttention: true }, /orders_not_found_flagged/],
+    ['needing attention', { needsAttention: true }, /orders_service_noted/],
     ['a page after the first', { beforeId: 2500 }],
   ])('%s', (_name, filter, index) => {
     expectIndexed(() => store.orders.list({ ...page, ...filter }), index, { sorts: 'createdFrom' in filter });
@@ -201,7 +201,7 @@ describe('the Orders screen (newest first)', () => {
 
 describe('counts and progress', () => {
   it("the count of orders needing attention (submit's) reads the kept counts and the flagged orders' index", () => {
-    expectIndexed(() => store.orders.countNeedingAttention(env), /orders_not_found_flagged/);
+    expectIndexed(() => store.orders.countNeedingAttention(env), /orders_service_noted/);
   });
 
   it('countByState reads the kept counts, which match a count of the rows', () => {

@@ -26,7 +26,7 @@ import * as intakeStagedThrough from './024-intake-staged-through.js';
 import * as notAnOrderIndex from './025-not-an-order-index.js';
 import * as notFoundAtService from './026-not-found-at-service.js';
 import * as listedDifferently from './027-listed-differently.js';
-import * as notFoundFlaggedIndex from './028-not-found-flagged-index.js';
+import * as serviceNotedIndex from './028-service-noted-index.js';
 
 /**
  * Numbered migrations, applied in order, each in its own transaction with `PRAGMA user_version` set to its
@@ -67,7 +67,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 25, name: 'not-an-order-index', up: notAnOrderIndex.up },
   { version: 26, name: 'not-found-at-service', up: notFoundAtService.up },
   { version: 27, name: 'listed-differently', up: listedDifferently.up },
-  { version: 28, name: 'not-found-flagged-index', up: notFoundFlaggedIndex.up },
+  { version: 28, name: 'service-noted-index', up: serviceNotedIndex.up },
 ];
 
 /** The last migration's number (numbers are handed out ahead: one may land before the one below it). */
