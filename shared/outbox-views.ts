@@ -13,6 +13,11 @@ export const outboxProgressSchema = z.object({
   state: outboxStateSchema,
   /** Orders per local state (every state present). */
   counts: z.record(orderStateSchema, z.number().int().nonnegative()),
+  /**
+   * Orders in no attention state whose lookups need a person (not found at the service, or listed there under other
+   * ids): they need a person too. Absent from cores before it.
+   */
+  notedOutsideAttention: z.number().int().nonnegative().optional(),
   /** Creates per second over the last few seconds. */
   ordersPerSecond: z.number().nonnegative(),
   /** Why the outbox is paused or blocked, in a sentence. */

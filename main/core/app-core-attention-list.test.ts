@@ -69,6 +69,9 @@ it('lists a created order flagged as not found at the service among the orders t
     [held, 'held', false],
   ]);
   expect(page.orders[0]!.notFoundAtService).toMatchObject({ lookups: 3 });
+  // The progress line's "need a person" counts it too: the held one by its state, the flagged one beside.
+  const progress = await api.call('outbox.progress', { environmentId: LOCAL_SANDBOX_ID });
+  expect([progress.counts.held, progress.notedOutsideAttention]).toEqual([1, 1]);
 
   for (const input of [
     { needsAttention: true as const },

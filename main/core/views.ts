@@ -146,6 +146,7 @@ export function toProgressView(progress: OutboxProgress): OutboxProgressView {
     environmentId: progress.environmentId,
     state: progress.state,
     counts: progress.counts,
+    notedOutsideAttention: progress.notedOutsideAttention,
     ordersPerSecond: progress.ordersPerSecond,
     message: progress.message,
     ...(progress.needsSettings ? { needsSettings: true } : {}),

@@ -101,6 +101,7 @@ export class ProgressReporter {
       needsSettings: state === 'service-unavailable' && this.#health.outageNeedsSettings,
       accessRefused: state === 'service-unavailable' && this.#health.outageAccessRefused,
       counts,
+      notedOutsideAttention: store.orders.countNotedOutsideAttention(this.#environmentId),
       openCancels: work.cancels,
       inFlight: this.#loop.inFlight(),
       ordersPerSecond: this.#rate.perSecond(nowMs),

@@ -25,6 +25,11 @@ export interface OutboxProgress {
   accessRefused: boolean;
   /** Orders per local state (every state present). */
   counts: Record<OrderState, number>;
+  /**
+   * Orders in no attention state (created, say) whose lookups need a person: not found at the service, or listed
+   * there under other ids. With the attention states' counts, the orders that need a person.
+   */
+  notedOutsideAttention: number;
   /** Cancel commands waiting to be sent. */
   openCancels: number;
   /** Requests in flight now. */

@@ -321,7 +321,12 @@ export class OrderQueries {
   countNeedingAttention(environmentId: string): number {
     const counts = this.countByState(environmentId);
     const inStates = ATTENTION_STATES.reduce((sum, state) => sum + counts[state], 0);
-    return inStates + this.#notedOutsideAttention.get(environmentId)!;
+    return inStates + this.countNotedOutsideAttention(environmentId);
+  }
+
+  /** The environment's orders outside the attention states whose lookups need a person (`serviceNoted`). */
+  countNotedOutsideAttention(environmentId: string): number {
+    return this.#notedOutsideAttention.get(environmentId)!;
   }
 
   /** One batch's orders per state (every state present), for its own progress line. */

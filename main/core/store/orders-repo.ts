@@ -142,6 +142,11 @@ export class OrdersRepo {
     return this.#queries.countNeedingAttention(environmentId);
   }
 
+  /** See OrderQueries.countNotedOutsideAttention. */
+  countNotedOutsideAttention(environmentId: string): number {
+    return this.#queries.countNotedOutsideAttention(environmentId);
+  }
+
   /** See OrderQueries.countByStateInBatch. */
   countByStateInBatch(environmentId: string, batchId: number): Record<OrderState, number> {
     return this.#queries.countByStateInBatch(environmentId, batchId);

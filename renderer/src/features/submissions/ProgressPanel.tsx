@@ -50,7 +50,7 @@ export function ProgressPanel({
   // Disabled while the outbox answers, the button keeps the keyboard as it turns into Resume (or Pause).
   const toggleRef = useRef<HTMLButtonElement>(null);
   useFocusWhenLost(busy, () => toggleRef.current);
-  const summary = summarizeProgress(progress.counts);
+  const summary = summarizeProgress(progress.counts, progress.notedOutsideAttention ?? 0);
   const paused = progress.state === 'paused';
   const percent = Math.floor(summary.fraction * 100);
   const slow = slowServiceSentence(progress.slow);

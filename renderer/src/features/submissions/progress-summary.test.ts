@@ -42,6 +42,8 @@ describe('submission progress', () => {
       '1 needs a person (below)',
     );
     expect(needPerson(1234)).toBe('1,234 need a person (below)');
+    // Created orders whose lookups need a person (not found at the service) are among those listed below.
+    expect(summarizeProgress(counts({ created: 88, held: 1 }), 2).needsAttention).toBe(3);
   });
 
   it('shows the rate readably', () => {

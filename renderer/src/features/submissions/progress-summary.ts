@@ -11,7 +11,7 @@ export interface ProgressSummary {
   waiting: number;
   /** Settled as created (or cancelled afterwards). */
   succeeded: number;
-  /** Need a person: rejected, held, cancel refused. */
+  /** Need a person: rejected, held, cancel refused, and `noted` others (their lookups need one). */
   needsAttention: number;
   /** 0 to 1; 1 when there is nothing to do. */
   fraction: number;
@@ -31,7 +31,7 @@ const OUTSIDE: readonly OrderStateName[] = ['ready', 'withdrawn'];
 const sum = (counts: OutboxProgressView['counts'], states: readonly OrderStateName[]) =>
   states.reduce((total, state) => total + (counts[state] ?? 0), 0);
 
-export function summarizeProgress(counts: OutboxProgressView['counts']): ProgressSummary {
+export function summarizeProgress(counts: OutboxProgressView['counts'], noted = 0): ProgressSummary {
   const all = Object.values(counts).reduce((total, n) => total + (n ?? 0), 0);
   const total = all - sum(counts, OUTSIDE);
   const waiting = sum(counts, WAITING);
@@ -41,12 +41,12 @@ export function summarizeProgress(counts: OutboxProgressView['counts']): Progres
     settled,
     waiting,
     succeeded: sum(counts, SUCCEEDED),
-    needsAttention: sum(counts, ATTENTION),
+    needsAttention: sum(counts, ATTENTION) + noted,
     fraction: total === 0 ? 1 : settled / total,
   };
 }
 
-/** The orders that wait for a person (rejected, held, cancel refused), as the progress line says them. */
+/** The orders that wait for a person (as the list below the progress line shows them), as that line says them. */
 export function needPerson(count: number): string {
   return `${formatCount(count)} ${count === 1 ? 'needs' : 'need'} a person (below)`;
 }
