@@ -254,6 +254,11 @@ describe('env add when the identity server answers the token request with nothin
     ],
     ['a 200 that is not JSON', { status: 200, body: '<html>Welcome</html>' }, /unusable answer .*JSON/],
     [
+      'a 200 larger than the 1 MiB read',
+      tokenAnswer({ access_token: accessToken, padding: 'x'.repeat(2 * 1024 * 1024) }),
+      /larger than 1 MiB: it was not read/,
+    ],
+    [
       'a token that is not Bearer',
       tokenAnswer({ token_type: 'DPoP', access_token: accessToken }),
       /issued a dpop token; Rx Batch sends Bearer tokens only/,

@@ -10,11 +10,22 @@ export const MAX_IDENTITY_RESPONSE_BYTES = 1024 * 1024;
 /** Bodies the Fetch standard forbids (a Response built with one throws). */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
+/**
+ * `unreachable` where a passing fault is what matters (a refresh keeps the sign-in and tries again later); a sign-in
+ * takes it as an unusable answer (`unusableTokenAnswer`): the server did answer, so `env add --unverified` must not
+ * take it for an outage and keep the secret unchecked.
+ */
+export class IdentityAnswerTooLarge extends AuthError {
+  constructor() {
+    super(
+      'unreachable',
+      `The identity server's answer was larger than ${MAX_IDENTITY_RESPONSE_BYTES / 1024 / 1024} MiB: it was not read. Check the issuer address.`,
+    );
+  }
+}
+
 function tooLarge(): AuthError {
-  return new AuthError(
-    'unreachable',
-    `The identity server's answer was larger than ${MAX_IDENTITY_RESPONSE_BYTES / 1024 / 1024} MiB: it was not read. Check the issuer address.`,
-  );
+  return new IdentityAnswerTooLarge();
 }
 
 /**

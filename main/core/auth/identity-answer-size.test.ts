@@ -109,8 +109,9 @@ describe('an identity server answer larger than the limit', () => {
     tokenAnswer = 'endless';
     const secrets = new MemorySecretStore();
     const s = session(secrets);
+    // The server answered: not an outage (which `env add --unverified` would take as leave to keep the secret).
     await expect(s.signInWithClientCredentials('the-secret')).rejects.toMatchObject({
-      code: 'unreachable',
+      code: 'unusable-answer',
       message: expect.stringMatching(TOO_LARGE) as unknown,
     });
     // What the client read, plus what the sockets' buffers took before it stopped reading.

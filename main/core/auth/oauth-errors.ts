@@ -1,6 +1,7 @@
 import { ClientError, ResponseBodyError } from 'openid-client';
 import { describeTlsProblem } from '../platform/tls-problems.js';
 import { AuthError } from './auth-error.js';
+import { IdentityAnswerTooLarge } from './bounded-fetch.js';
 
 /**
  * A failed TLS handshake in fetch's cause chain, in the admin's words (as the Order Service client words its own),
@@ -75,6 +76,11 @@ const UNUSABLE_ANSWER_CODES = new Set(['OAUTH_PARSE_ERROR', 'OAUTH_INVALID_RESPO
  * else. Only the sign-in asks: a refresh keeps treating such an answer as a passing fault (classifyOAuthError).
  */
 export function unusableTokenAnswer(err: unknown): AuthError | undefined {
+  // Thrown by the bounded fetch, it may reach here as the cause of openid-client's own error.
+  const tooLarge = err instanceof Error && err.cause instanceof IdentityAnswerTooLarge ? err.cause : err;
+  if (tooLarge instanceof IdentityAnswerTooLarge) {
+    return new AuthError('unusable-answer', tooLarge.message, { cause: err });
+  }
   if (!(err instanceof ClientError) || !UNUSABLE_ANSWER_CODES.has(err.code ?? '')) return undefined;
   // The library's words say which field was wrong, never its value.
   const cause = err.cause instanceof Error ? ` (${err.cause.message})` : '';
