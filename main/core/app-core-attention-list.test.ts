@@ -1,15 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RxBatchApi } from '../../shared/contract.js';
-import { createDirectApi } from '../transport/direct-api.js';
-import { createCore, type Core } from './app-core.js';
+import type { Core } from './app-core.js';
 import { LOCAL_SANDBOX_ID } from './environments/presets.js';
-import { silentLogger } from './platform/logger.js';
-import { MemorySecretStore } from './platform/secret-store.js';
 import { enqueueOrders } from './store/store.js';
 import { sampleOrder } from './store/testing/store-fixtures.js';
+import { openTestCore, type TestCore } from './testing/test-core.js';
 import { NOT_FOUND_FOR_MS, noteNotFound } from './tracking/lost-at-service.js';
 
 /**
@@ -18,27 +13,17 @@ import { NOT_FOUND_FOR_MS, noteNotFound } from './tracking/lost-at-service.js';
  * it is.
  */
 
-let dir: string;
+let t: TestCore;
 let core: Core;
 let api: RxBatchApi;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'rxbatch-attention-list-'));
-  core = await createCore({
-    dataDir: dir,
-    appVersion: '9.9.9',
-    transport: 'direct',
-    secrets: new MemorySecretStore(),
-    logger: silentLogger,
-    startLocalSandbox: false,
-    startOutbox: false,
-  });
-  api = createDirectApi(core.handlers, core.events);
+  t = await openTestCore('attention-list');
+  ({ core, api } = t);
 });
 
 afterAll(async () => {
-  await core?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await t?.close();
 });
 
 it('lists a created order flagged as not found at the service among the orders that need attention', async () => {

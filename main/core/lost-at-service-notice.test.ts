@@ -1,17 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { EventPayload, RxBatchApi } from '../../shared/contract.js';
-import { createDirectApi } from '../transport/direct-api.js';
-import { createCore, type Core } from './app-core.js';
+import type { Core } from './app-core.js';
 import { startHostileIdentity, type HostileIdentity } from './auth/testing/hostile-identity.js';
 import { presetEnvironments } from './environments/presets.js';
-import { silentLogger } from './platform/logger.js';
-import { MemorySecretStore } from './platform/secret-store.js';
 import { answerWith, startHostileServer, type HostileServer } from './service/testing/hostile-server.js';
 import { enqueueOrders } from './store/store.js';
 import { sampleOrder } from './store/testing/store-fixtures.js';
+import { openTestCore, type TestCore } from './testing/test-core.js';
 import { NOT_FOUND_FOR_MS, noteNotFound } from './tracking/lost-at-service.js';
 
 /**
@@ -21,7 +16,7 @@ import { NOT_FOUND_FOR_MS, noteNotFound } from './tracking/lost-at-service.js';
  */
 
 const ENV = 'svc';
-let dir: string;
+let t: TestCore;
 let core: Core;
 let api: RxBatchApi;
 let service: HostileServer;
@@ -30,17 +25,8 @@ const attention: Array<EventPayload<'attention'>> = [];
 
 beforeAll(async () => {
   [service, idp] = await Promise.all([startHostileServer(answerWith(200, '[]')), startHostileIdentity()]);
-  dir = mkdtempSync(join(tmpdir(), 'rxbatch-lost-notice-'));
-  core = await createCore({
-    dataDir: dir,
-    appVersion: '9.9.9',
-    transport: 'direct',
-    secrets: new MemorySecretStore(),
-    logger: silentLogger,
-    startLocalSandbox: false,
-    startOutbox: false,
-  });
-  api = createDirectApi(core.handlers, core.events);
+  t = await openTestCore('lost-notice');
+  ({ core, api } = t);
   core.events.subscribe('attention', (payload) => attention.push(payload));
   const { registry } = core.services;
   await registry.update({
@@ -58,9 +44,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await core?.close();
+  await t?.close();
   await Promise.all([service?.close(), idp?.close()]);
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 /** A created order the service has already missed twice, over more than the hour: the next miss flags it. */
