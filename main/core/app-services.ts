@@ -17,6 +17,7 @@ import type { RetentionScheduleOptions } from './store/retention-runner.js';
 import { AuditSearchIndexer } from './audit/search-indexer.js';
 import { openStore, type Store } from './store/store.js';
 import { requestCancel, type CancelResult } from './tracking/cancel-request.js';
+import { listedDifferentlyNote } from './tracking/listed-differently.js';
 import { lostAtServiceReason } from './tracking/lost-at-service.js';
 import { StatusPoller, type PollerTuning } from './tracking/status-poller.js';
 import { toAttentionView, toProgressView } from './views.js';
@@ -140,7 +141,7 @@ export class AppServices {
           now: this.#now,
           logger: this.#log,
           onOrdersChanged: (environmentId, orderIds) => this.ordersChanged(environmentId, orderIds),
-          onLostAtService: (_environmentId, orderId) => this.lostAtService(orderId),
+          onServiceNote: (_environmentId, orderId) => this.serviceNoted(orderId),
           onSignInRequired: (environmentId) =>
             this.#raise({
               environmentId,
@@ -296,13 +297,17 @@ export class AppServices {
   }
 
   /**
-   * An order was flagged as no longer found at the service, by the poller or by the detail view's lookup
-   * (refresh-order.ts): one notification per flag, as for a rejection.
+   * An order's lookups now need a person, found by the poller or by the detail view's lookup (refresh-order.ts):
+   * flagged as no longer found at the service, or listed there under other ids (which may be a second order made
+   * there). One notification per note, as for a rejection.
    */
-  lostAtService(orderId: number): void {
+  serviceNoted(orderId: number): void {
     const order = this.store.orders.get(orderId);
-    const reason = order && lostAtServiceReason(order);
-    if (order && reason) this.#attention(orderAttention(order, 'not-found', reason));
+    if (!order) return;
+    const lost = lostAtServiceReason(order);
+    if (lost) return this.#attention(orderAttention(order, 'not-found', lost));
+    const listed = listedDifferentlyNote(order);
+    if (listed) this.#attention(orderAttention(order, 'listed-differently', listed));
   }
 
   /** Runs `stop` when the services close, before the store does (it should end the caller's work on the store). */

@@ -21,9 +21,10 @@ export type AttentionEvent =
       environmentId: string;
       /**
        * rejected: 400/404; locked-out: 403 (held); gave-up: a poison order set aside (held); cancel-refused;
-       * not-found: a created order the service no longer finds (the status poller's flag, tracking/lost-at-service.ts).
+       * not-found: a created order the service no longer finds (the status poller's flag, tracking/lost-at-service.ts);
+       * listed-differently: a created order the service lists under other ids (tracking/listed-differently.ts).
        */
-      reason: 'rejected' | 'locked-out' | 'gave-up' | 'cancel-refused' | 'not-found';
+      reason: 'rejected' | 'locked-out' | 'gave-up' | 'cancel-refused' | 'not-found' | 'listed-differently';
       orderId: number;
       clinicCode: string;
       clinicOrderId: string;

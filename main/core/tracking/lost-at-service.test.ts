@@ -82,7 +82,7 @@ async function world() {
   const flagged: number[] = [];
   const startPoller = (on: Store) =>
     new StatusPoller(
-      { store: on, clientFor: () => client, now: clock.now, onLostAtService: (_env, orderId) => flagged.push(orderId) },
+      { store: on, clientFor: () => client, now: clock.now, onServiceNote: (_env, orderId) => flagged.push(orderId) },
       { minIntervalMs: 30, ratePerSecond: 100 },
     );
   poller = startPoller(made.store);

@@ -107,7 +107,7 @@ export function buildOrdersHandlers(
           registry.client(environmentId, 'secured'),
           orderId,
           () => new Date(),
-          (_environmentId, flagged) => services.lostAtService(flagged),
+          (_environmentId, noted) => services.serviceNoted(noted),
         );
         if (one.changed.length > 0) services.ordersChanged(environmentId, one.changed);
         return {

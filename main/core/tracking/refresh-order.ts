@@ -16,14 +16,15 @@ export interface OrderRefresh {
 /**
  * Looks one order up now (the detail view's "check statuses now"), the way the poller would, without waiting
  * for the environment's whole round: one `status-with-clinic-code` call, recorded like any poll. A miss that raises
- * the "not found at the service" flag is told to `onLostAtService`, as the poller tells its own.
+ * the "not found at the service" flag and a "listed differently" note are told to `onServiceNote`, as the poller
+ * tells its own.
  */
 export async function refreshOrder(
   store: Store,
   client: OrderServiceClient,
   orderId: number,
   now: () => Date,
-  onLostAtService?: (environmentId: string, orderId: number) => void,
+  onServiceNote?: (environmentId: string, orderId: number) => void,
 ): Promise<OrderRefresh> {
   const order = store.orders.get(orderId);
   if (!order || order.pharmacyOrderId === null) return { checked: 0, changed: [], stoppedBy: null };
@@ -32,7 +33,7 @@ export async function refreshOrder(
   // service's word. A settled order the service no longer lists (its own retention) is no one's concern.
   const missed = () => {
     const flagged = isTracked(order) && noteNotFound(store, order, now());
-    if (flagged) onLostAtService?.(order.environmentId, order.id);
+    if (flagged) onServiceNote?.(order.environmentId, order.id);
     return flagged;
   };
   if (!outcome.ok) {
@@ -48,6 +49,7 @@ export async function refreshOrder(
     // Listed under ids that may not be its own: not taken, and no miss either (listed-differently.ts).
     const listed = isTracked(order) ? listedDifferently(outcome.value, order) : undefined;
     const noted = listed ? noteListedDifferently(store, order, listed) : missed();
+    if (listed && noted) onServiceNote?.(order.environmentId, order.id);
     return { checked: 1, changed: noted ? [orderId] : [], stoppedBy: null };
   }
   const cleared = noteFound(store, order);

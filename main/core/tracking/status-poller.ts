@@ -46,8 +46,11 @@ export interface PollerDeps {
   onOrdersChanged?(environmentId: string, orderIds: number[]): void;
   /** A status call came back 401 after the client's refresh: polling waits for `start()` after sign-in. */
   onSignInRequired?(environmentId: string): void;
-  /** An order the service has not found on repeated lookups was flagged (lost-at-service.ts): once per flag. */
-  onLostAtService?(environmentId: string, orderId: number): void;
+  /**
+   * An order's lookups now need a person (once per note): flagged as not found on repeated lookups
+   * (lost-at-service.ts), or listed under other ids (listed-differently.ts).
+   */
+  onServiceNote?(environmentId: string, orderId: number): void;
   /** The environment's own poll interval (its stored pace), used instead of `minIntervalMs` when given. */
   minIntervalFor?(environmentId: string): number | undefined;
 }
@@ -362,7 +365,9 @@ export class StatusPoller {
           environmentId: tracker.environmentId,
           orderId,
         });
-        return noteListedDifferently(this.#deps.store, order, listed) ? 'changed' : 'unchanged';
+        if (!noteListedDifferently(this.#deps.store, order, listed)) return 'unchanged';
+        this.#deps.onServiceNote?.(order.environmentId, order.id);
+        return 'changed';
       }
       this.#log.warn('status lookup found no such order', { environmentId: tracker.environmentId, orderId });
       return this.#notFound(order);
@@ -382,7 +387,7 @@ export class StatusPoller {
       environmentId: order.environmentId,
       orderId: order.id,
     });
-    this.#deps.onLostAtService?.(order.environmentId, order.id);
+    this.#deps.onServiceNote?.(order.environmentId, order.id);
     return 'flagged';
   }
 
