@@ -79,6 +79,23 @@ describe('a failed lookup that says nothing about the order', () => {
       envelope(400, 'Invalid clinic', { field: 'clinicCode', message: 'unknown clinic code' }),
       { kind: 'rejected', status: 400 },
     ],
+    // "Order … not found" only when the two are put together: the envelope's words and a field's are read apart,
+    // and another thing named between them (the clinic code) is what was not found.
+    [
+      'a 400 about the request, its field the clinic code "not found"',
+      envelope(400, 'Order status request invalid', { field: 'clinicCode', message: 'Clinic not found' }),
+      { kind: 'rejected', status: 400 },
+    ],
+    [
+      'a 400 in words about the clinic code',
+      answerWith(400, 'Order status lookup failed: clinicCode CLINIC-A not found', { 'content-type': 'text/plain' }),
+      { kind: 'rejected', status: 400 },
+    ],
+    [
+      'a 400 "order lookup: clinic not found"',
+      envelope(400, 'Order lookup: clinic not found'),
+      { kind: 'rejected', status: 400 },
+    ],
     [
       'a 403 in words about the order',
       envelope(403, 'Order not found for this user'),

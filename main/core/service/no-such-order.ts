@@ -6,7 +6,7 @@ import { writtenByTheService } from './error-mapping.js';
  * order", "no such order".
  */
 const NO_SUCH_ORDER =
-  /(\border\b|clinic\s*order\s*id|\borderid)[^.;]*\b(not found|does not exist|doesn't exist)\b|\b(no such|unknown|no) order\b/i;
+  /(\border\b|clinic\s*order\s*id|\borderid)(?:(?!clinic(?!\s*order))[^.;])*\b(not found|does not exist|doesn't exist)\b|\b(no such|unknown|no) order\b/i;
 
 /**
  * A refused lookup that is the service saying it has no such order, for every reader of a lookup (the outbox's
@@ -21,8 +21,10 @@ const NO_SUCH_ORDER =
  */
 export function saysNoSuchOrder(error: ServiceError): boolean {
   if (error.kind !== 'rejected') return false;
-  const text = [error.message, ...error.fields.map((field) => field.message)].join(' ');
-  if (error.status === 404) return writtenByTheService(error) || NO_SUCH_ORDER.test(text);
+  // Each text on its own: joined, an envelope's "Order status request invalid" and a field's "Clinic not found" read
+  // as "order … not found", and a lookup refused for its clinic code had the order sent again.
+  const said = [error.message, ...error.fields.map((field) => field.message)].some((text) => NO_SUCH_ORDER.test(text));
+  if (error.status === 404) return writtenByTheService(error) || said;
   if (error.status !== 400) return false;
-  return NO_SUCH_ORDER.test(text);
+  return said;
 }
