@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toWireJson } from '../../shared/wire-json.js';
 import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 import { sampleCreateWithClinic } from '../../test/support/orders.js';
+import { openStore } from '../core/store/store.js';
 import { runCliCaptured } from './testing/run-cli-captured.js';
 import { envAddArgs } from './testing/run-cli-process.js';
 
@@ -126,12 +127,18 @@ describe('rx-batch retry', () => {
   });
 
   it('releases the named held and rejected orders as the app does, says which were not held, and exits 1', async () => {
+    // LOCK-A's send once got no clear answer (as the outbox remembers it), between CLI runs: the service may have it.
+    const store = openStore({ dataDir });
+    const lockA = store.orders.list({ clinicOrderId: 'LOCK-A' })[0]!;
+    store.outboxQueue.markWasInDoubt(lockA.id);
+    store.close();
     const run = await cli('retry', 'LOCK-A', 'OK-1', 'REJ-1', '--env', 'sbx');
     expect(run.code).toBe(1);
     const lines = run.stdout.trim().split('\n');
     expect(lines[0]).toMatch(new RegExp(`^LOCK-A \\(order \\d+, sbx / ${CLINIC}\\): released \\(it was held\\)`));
+    expect(lines[0]).toContain('the service may have it already: check there before it is sent');
     expect(lines[1]).toMatch(/^OK-1 \(order \d+, sbx \/ RETRY-CLINIC\): not held: it is created$/);
-    expect(lines[2]).toMatch(/^REJ-1 \(order \d+, sbx \/ RETRY-CLINIC\): released \(it was rejected\)/);
+    expect(lines[2]).toMatch(/^REJ-1 \(order \d+, sbx \/ RETRY-CLINIC\): released \(it was rejected\): queued again$/);
     expect(lines[3]).toBe(
       '2 orders released: queued, not sent; rx-batch submit --env sbx --until-idle (or serve --env sbx) sends them.',
     );

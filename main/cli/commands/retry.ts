@@ -29,6 +29,12 @@ interface RetryResult {
   /** Its state now. */
   state: OrderState;
   reason?: string;
+  /**
+   * Released, though a send of it once got no clear answer: the service may have it already. A service that keeps
+   * clinic order ids unique answers the resend "duplicate" (and it is taken as created); one that does not makes a
+   * second order. Said, so the admin checks at the service first.
+   */
+  mayBeAtService?: true;
 }
 
 /**
@@ -120,7 +126,10 @@ function release(ctx: CliContext, order: OrderRecord): RetryResult {
   if (!REQUEUEABLE.includes(order.state)) return { ...base, outcome: 'not-held', state: order.state };
   const released = ctx.services.retryNow([order.id]) === 1;
   const state = ctx.services.store.orders.get(order.id)?.state ?? order.state;
-  if (released) return { ...base, outcome: 'released', state };
+  if (released) {
+    const once = ctx.services.store.outboxQueue.retryMemory(order.id)?.wasInDoubt === true;
+    return { ...base, outcome: 'released', state, ...(once ? { mayBeAtService: true as const } : {}) };
+  }
   // The core skips a rejected order whose clinic order id was accepted again meanwhile (the newer one goes).
   return {
     ...base,
@@ -132,6 +141,9 @@ function release(ctx: CliContext, order: OrderRecord): RetryResult {
         : `it became ${state} meanwhile`,
   };
 }
+
+const MAY_BE_AT_SERVICE =
+  '; an earlier send got no clear answer, so the service may have it already: check there before it is sent';
 
 function report(ctx: CliContext, results: RetryResult[], args: RetryArgs): void {
   const released = results.filter((result) => result.outcome === 'released');
@@ -148,7 +160,7 @@ function report(ctx: CliContext, results: RetryResult[], args: RetryArgs): void 
   for (const result of results) {
     const text =
       result.outcome === 'released'
-        ? `released (it was ${result.from}): queued again`
+        ? `released (it was ${result.from}): queued again${result.mayBeAtService ? MAY_BE_AT_SERVICE : ''}`
         : result.outcome === 'not-held'
           ? `not held: it is ${result.state}`
           : `not released: ${result.reason ?? ''}`;
