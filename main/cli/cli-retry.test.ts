@@ -127,24 +127,33 @@ describe('rx-batch retry', () => {
   });
 
   it('releases the named held and rejected orders as the app does, says which were not held, and exits 1', async () => {
-    // LOCK-A's send once got no clear answer (as the outbox remembers it), between CLI runs: the service may have it.
+    // LOCK-A's send once got no clear answer (as the outbox remembers it), between CLI runs: the service may have it,
+    // so it is released to be looked up first.
     const store = openStore({ dataDir });
     const lockA = store.orders.list({ clinicOrderId: 'LOCK-A' })[0]!;
     store.outboxQueue.markWasInDoubt(lockA.id);
+    // Sent a minute ago: past the listing grace, so the lookup's miss is believed when submit runs.
+    store.db
+      .prepare(
+        "UPDATE attempts SET started_at = strftime('%Y-%m-%dT%H:%M:%fZ', started_at, '-60 seconds') WHERE order_id = ?",
+      )
+      .run(lockA.id);
     store.close();
     const run = await cli('retry', 'LOCK-A', 'OK-1', 'REJ-1', '--env', 'sbx');
     expect(run.code).toBe(1);
     const lines = run.stdout.trim().split('\n');
     expect(lines[0]).toMatch(new RegExp(`^LOCK-A \\(order \\d+, sbx / ${CLINIC}\\): released \\(it was held\\)`));
-    expect(lines[0]).toContain('the service may have it already: check there before it is sent');
+    expect(lines[0]).toContain(
+      'to be looked up first (a send of it once got no clear answer), and sent again only if the service does not have it',
+    );
     expect(lines[1]).toMatch(/^OK-1 \(order \d+, sbx \/ RETRY-CLINIC\): not held: it is created$/);
     expect(lines[2]).toMatch(/^REJ-1 \(order \d+, sbx \/ RETRY-CLINIC\): released \(it was rejected\): queued again$/);
     expect(lines[3]).toBe(
-      '2 orders released: queued, not sent; rx-batch submit --env sbx --until-idle (or serve --env sbx) sends them.',
+      '2 orders released, not sent; rx-batch submit --env sbx --until-idle (or serve --env sbx) sends them.',
     );
     expect(await states()).toEqual(
       new Map([
-        ['LOCK-A', 'queued'],
+        ['LOCK-A', 'in_doubt'],
         ['LOCK-B', 'held'],
         ['OK-1', 'created'],
         ['REJ-1', 'queued'],

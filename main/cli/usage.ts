@@ -95,9 +95,9 @@ Commands:
   retry CLINIC_ORDER_ID... [--env ENV] [--clinic CODE] | retry --held --env ENV [--clinic CODE]
                      release held orders (a 403 from a firewall, set aside after repeated failures) back to the
                      queue, as the app's "Send again now" does (a rejected order named here too); --held every
-                     held order of ENV; says per order released or not held (its state), and warns of one whose
-                     earlier send got no clear answer (the service may have it: check there first). Nothing is
-                     sent: submit or serve sends them (exit 1 when a named order was not released)
+                     held order of ENV; says per order released or not held (its state); one whose earlier send
+                     got no clear answer is looked up first and sent again only if the service does not have it.
+                     Nothing is sent: submit or serve sends them (exit 1 when a named order was not released)
   log export --format csv|jsonl [--unmask] [--out FILE]
                      the audit log; clinic order ids masked unless --unmask
   log verify         check the audit log's keyed chain and the head recorded outside the database; names the

@@ -29,16 +29,11 @@ interface RetryResult {
   /** Its state now. */
   state: OrderState;
   reason?: string;
-  /**
-   * Released, though a send of it once got no clear answer: the service may have it already. A service that keeps
-   * clinic order ids unique answers the resend "duplicate" (and it is taken as created); one that does not makes a
-   * second order. Said, so the admin checks at the service first.
-   */
-  mayBeAtService?: true;
 }
 
 /**
- * Releases held orders (and rejected ones named by clinic order id) back to the queue: the app's "Send again now",
+ * Releases held orders (and rejected ones named by clinic order id) back to the queue, or to be looked up first when
+ * a send of one once got no clear answer: the app's "Send again now",
  * through the same core call (AppServices.retryNow: its state rules and its `order.retry-now` audit entry, the
  * admin as actor). Nothing is sent here: `submit` or `serve` sends them.
  */
@@ -126,10 +121,7 @@ function release(ctx: CliContext, order: OrderRecord): RetryResult {
   if (!REQUEUEABLE.includes(order.state)) return { ...base, outcome: 'not-held', state: order.state };
   const released = ctx.services.retryNow([order.id]) === 1;
   const state = ctx.services.store.orders.get(order.id)?.state ?? order.state;
-  if (released) {
-    const once = ctx.services.store.outboxQueue.retryMemory(order.id)?.wasInDoubt === true;
-    return { ...base, outcome: 'released', state, ...(once ? { mayBeAtService: true as const } : {}) };
-  }
+  if (released) return { ...base, outcome: 'released', state };
   // The core skips a rejected order whose clinic order id was accepted again meanwhile (the newer one goes).
   return {
     ...base,
@@ -142,8 +134,12 @@ function release(ctx: CliContext, order: OrderRecord): RetryResult {
   };
 }
 
-const MAY_BE_AT_SERVICE =
-  '; an earlier send got no clear answer, so the service may have it already: check there before it is sent';
+/** What a released order waits for: its state after the release (outbox.ts `retryNow`). */
+function releasedTo(state: OrderState): string {
+  return state === 'in_doubt'
+    ? 'to be looked up first (a send of it once got no clear answer), and sent again only if the service does not have it'
+    : 'queued again';
+}
 
 function report(ctx: CliContext, results: RetryResult[], args: RetryArgs): void {
   const released = results.filter((result) => result.outcome === 'released');
@@ -160,7 +156,7 @@ function report(ctx: CliContext, results: RetryResult[], args: RetryArgs): void 
   for (const result of results) {
     const text =
       result.outcome === 'released'
-        ? `released (it was ${result.from}): queued again${result.mayBeAtService ? MAY_BE_AT_SERVICE : ''}`
+        ? `released (it was ${result.from}): ${releasedTo(result.state)}`
         : result.outcome === 'not-held'
           ? `not held: it is ${result.state}`
           : `not released: ${result.reason ?? ''}`;
@@ -171,6 +167,6 @@ function report(ctx: CliContext, results: RetryResult[], args: RetryArgs): void 
   if (released.length === 0) ctx.line('Nothing released.');
   else
     ctx.line(
-      `${plural(released.length, 'order')} released: queued, not sent; ${sentBy.join('; ')} sends ${released.length === 1 ? 'it' : 'them'}.`,
+      `${plural(released.length, 'order')} released, not sent; ${sentBy.join('; ')} sends ${released.length === 1 ? 'it' : 'them'}.`,
     );
 }

@@ -41,8 +41,17 @@ const STOP_GRACE_MS = 1_000;
 
 /** States `retryNow` makes due now without changing them. */
 const RESCHEDULABLE: readonly OrderState[] = ['queued', 'in_doubt', 'cancel_requested'];
-/** States `retryNow` moves back to `queued`: a person decided to try again (the CLI's `retry` releases these). */
+/**
+ * States `retryNow` releases: a person decided to try again (the CLI's `retry` releases these). Back to `queued`, or
+ * to `in_doubt` (looked up first) when a send of the order once went unanswered.
+ */
 export const REQUEUEABLE: readonly OrderState[] = ['held', 'rejected'];
+
+/** The last error of an order released to be looked up first. */
+export const RELEASED_TO_LOOK_UP = {
+  kind: 'in-doubt',
+  message: 'released by a person: looked up at the service first, and sent again only if the service does not have it',
+} as const;
 
 /**
  * The outbox: sends queued orders, settles orders in doubt, sends cancel commands, per environment, with a
@@ -106,14 +115,17 @@ export class Outbox {
             );
           }
           if (!REQUEUEABLE.includes(order.state)) return false;
+          // A send of it once went unanswered: the service may have it, so it is looked up before it is sent again
+          // (queued, a service that does not keep clinic order ids unique would make a second order).
+          const lookUpFirst = store.outboxQueue.retryMemory(orderId)?.wasInDoubt === true;
           const done = store.orders.transition(
             orderId,
             [order.state],
-            'queued',
-            { nextAttemptAt: null, lastError: null },
+            lookUpFirst ? 'in_doubt' : 'queued',
+            { nextAttemptAt: null, lastError: lookUpFirst ? RELEASED_TO_LOOK_UP : null },
             { actor: 'user', action: 'order.retry-now' },
           );
-          if (done) store.outboxQueue.resetFailures(orderId);
+          if (done) store.outboxQueue.release(orderId, lookUpFirst ? this.#now() : null);
           return done;
         });
       } catch (error) {
@@ -175,6 +187,10 @@ export class Outbox {
     if (!runner) return;
     this.#runners.delete(environmentId);
     await runner.stop(STOP_GRACE_MS);
+  }
+
+  #now(): Date {
+    return (this.#deps.now ?? this.#deps.store.now)();
   }
 
   #runner(environmentId: string): EnvironmentRunner {

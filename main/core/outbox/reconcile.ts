@@ -171,11 +171,14 @@ function settleLookup(
 /**
  * Whether the service's last answer to a create of this order said it has it already: an order in doubt whose
  * latest create was refused got there only by the duplicate rule ("duplicate clinicOrderId" after a send that may
- * have acted; any other refusal ends `rejected` or `held`).
+ * have acted; any other refusal ends `rejected` or `held`), unless a person released it since (a held order's
+ * refusal, a 403 for a locked-out patient among them, says nothing of the kind).
  */
 function serviceSaidItHasIt(ctx: StepContext, order: OrderRecord): boolean {
   const lastCreate = ctx.store.attempts.list(order.id).findLast((attempt) => attempt.operation === 'create');
-  return lastCreate?.outcome === 'rejected';
+  if (lastCreate?.outcome !== 'rejected') return false;
+  const releasedAt = ctx.store.outboxQueue.retryMemory(order.id)?.releasedAt;
+  return !releasedAt || Date.parse(releasedAt) < Date.parse(lastCreate.startedAt);
 }
 
 /**
@@ -196,7 +199,7 @@ function waitForListing(
   const history = store.attempts.list(order.id);
   const since = history.findLastIndex((entry) => entry.operation === 'create');
   // This lookup's miss included: it is recorded below.
-  const misses = lookupsSinceSend(history).length + 1;
+  const misses = lookupsSinceSend(ctx, order, history).length + 1;
   if (wasBareConflict(history[since]!) && misses >= ctx.tuning.maxAttempts) {
     const attention = recordDecision(ctx, { ...attempt, errorMessage: 'not found at the service' }, () =>
       heldAfterConflict(order, history[since]!, misses),
@@ -412,13 +415,20 @@ function keepInDoubt(ctx: StepContext, order: OrderRecord, error: ServiceError):
  */
 function refusedLookupsSinceSend(ctx: StepContext, order: OrderRecord): number {
   const history = ctx.store.attempts.list(order.id);
-  return lookupsSinceSend(history).filter((entry) => entry.outcome === 'rejected').length + 1;
+  return lookupsSinceSend(ctx, order, history).filter((entry) => entry.outcome === 'rejected').length + 1;
 }
 
-/** The lookups recorded since the order's last create. */
-function lookupsSinceSend(history: readonly AttemptRecord[]): AttemptRecord[] {
+/**
+ * The lookups recorded since the order's last create, or since a person released it to be looked up first if that
+ * came later: the lookups that held it must not hold it again at once (outbox.ts `retryNow`).
+ */
+function lookupsSinceSend(ctx: StepContext, order: OrderRecord, history: readonly AttemptRecord[]): AttemptRecord[] {
   const since = history.findLastIndex((entry) => entry.operation === 'create');
-  return history.slice(since + 1).filter((entry) => entry.operation === 'lookup');
+  const releasedAt = ctx.store.outboxQueue.retryMemory(order.id)?.releasedAt;
+  const fromMs = releasedAt ? Date.parse(releasedAt) : -Infinity;
+  return history
+    .slice(since + 1)
+    .filter((entry) => entry.operation === 'lookup' && Date.parse(entry.startedAt) >= fromMs);
 }
 
 function heldAfterRefusedLookups(order: OrderRecord, error: ServiceError, lookups: number): Decision {

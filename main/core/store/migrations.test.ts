@@ -83,7 +83,7 @@ describe('migrations', () => {
 
   it('are numbered 1, 2, 3… without gaps (but for numbers handed out and not landed yet)', () => {
     // Numbers are handed out ahead to work in progress; each may be missing only until it lands.
-    const handedOut: number[] = [];
+    const handedOut: number[] = [29, 30, 31];
     const versions = MIGRATIONS.map((migration) => migration.version);
     expect(versions).toEqual(
       Array.from({ length: LATEST_SCHEMA_VERSION }, (_, index) => index + 1).filter(

@@ -34,6 +34,8 @@ export interface RetryMemory {
   wasInDoubt: boolean;
   /** Retryable failures counted towards giving up on it. */
   failures: number;
+  /** When a person last released it from held or rejected to be looked up first (ISO), null if never. */
+  releasedAt: string | null;
 }
 
 interface DueQuery {
@@ -51,10 +53,10 @@ export class OutboxQueueRepo {
   readonly #dueCancels: Database.Statement<[DueQuery], DueCancel>;
   readonly #nextDue: Database.Statement<[Omit<DueQuery, 'limit'>], { at: string | null }>;
   readonly #openWork: Database.Statement<[{ environmentId: string }], OpenWork>;
-  readonly #memory: Database.Statement<[number], { wasInDoubt: number; failures: number }>;
+  readonly #memory: Database.Statement<[number], { wasInDoubt: number; failures: number; releasedAt: string | null }>;
   readonly #markWasInDoubt: Database.Statement<[number]>;
   readonly #countFailure: Database.Statement<[number], { failures: number }>;
-  readonly #resetFailures: Database.Statement<[number]>;
+  readonly #release: Database.Statement<{ id: number; releasedAt: string | null }>;
   readonly #reschedule: Database.Statement;
   readonly #unclaim: Database.Statement<[{ ids: string; now: string }]>;
   readonly #queuedAfterUnclearAnswer: Database.Statement<[{ environmentId: string; limit: number }], { id: number }>;
@@ -98,12 +100,16 @@ export class OutboxQueueRepo {
           AS inDoubt,
         (SELECT count(*) FROM orders o
           WHERE environment_id = @environmentId AND state = 'cancel_requested' AND ${OPEN_CANCEL}) AS cancels`);
-    this.#memory = db.prepare('SELECT was_in_doubt AS wasInDoubt, retry_failures AS failures FROM orders WHERE id = ?');
+    this.#memory = db.prepare(
+      'SELECT was_in_doubt AS wasInDoubt, retry_failures AS failures, released_at AS releasedAt FROM orders WHERE id = ?',
+    );
     this.#markWasInDoubt = db.prepare('UPDATE orders SET was_in_doubt = 1 WHERE id = ?');
     this.#countFailure = db.prepare(
       'UPDATE orders SET retry_failures = retry_failures + 1 WHERE id = ? RETURNING retry_failures AS failures',
     );
-    this.#resetFailures = db.prepare('UPDATE orders SET retry_failures = 0 WHERE id = ?');
+    this.#release = db.prepare(
+      'UPDATE orders SET retry_failures = 0, released_at = coalesce(@releasedAt, released_at) WHERE id = @id',
+    );
     this.#reschedule = db.prepare(`
       UPDATE orders SET
         next_attempt_at = @nextAttemptAt,
@@ -167,7 +173,7 @@ export class OutboxQueueRepo {
 
   retryMemory(orderId: number): RetryMemory | undefined {
     const row = this.#memory.get(orderId);
-    return row && { wasInDoubt: row.wasInDoubt === 1, failures: row.failures };
+    return row && { wasInDoubt: row.wasInDoubt === 1, failures: row.failures, releasedAt: row.releasedAt };
   }
 
   markWasInDoubt(orderId: number): void {
@@ -179,8 +185,12 @@ export class OutboxQueueRepo {
     return this.#countFailure.get(orderId)?.failures ?? 0;
   }
 
-  resetFailures(orderId: number): void {
-    this.#resetFailures.run(orderId);
+  /**
+   * A person released the order: its failures start again from zero. `releasedAt` (an order released to be looked
+   * up first) is where its lookups are counted from, not its last send.
+   */
+  release(orderId: number, releasedAt: Date | null): void {
+    this.#release.run({ id: orderId, releasedAt: releasedAt?.toISOString() ?? null });
   }
 
   /**

@@ -27,6 +27,7 @@ import * as notAnOrderIndex from './025-not-an-order-index.js';
 import * as notFoundAtService from './026-not-found-at-service.js';
 import * as listedDifferently from './027-listed-differently.js';
 import * as serviceNotedIndex from './028-service-noted-index.js';
+import * as releasedAt from './032-released-at.js';
 
 /**
  * Numbered migrations, applied in order, each in its own transaction with `PRAGMA user_version` set to its
@@ -68,6 +69,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 26, name: 'not-found-at-service', up: notFoundAtService.up },
   { version: 27, name: 'listed-differently', up: listedDifferently.up },
   { version: 28, name: 'service-noted-index', up: serviceNotedIndex.up },
+  { version: 32, name: 'released-at', up: releasedAt.up },
 ];
 
 /** The last migration's number (numbers are handed out ahead: one may land before the one below it). */
