@@ -28,6 +28,13 @@ export const ORDER_STATE_NAMES = [
   'cancel_refused',
 ] as const;
 export const orderStateSchema = z.enum(ORDER_STATE_NAMES);
+
+/**
+ * The last error of a held or rejected order a person released whose send once went unanswered: it is `in_doubt`,
+ * looked up at the service before it is sent again (main/core/outbox/outbox.ts `retryNow`).
+ */
+export const RELEASED_TO_LOOK_UP_MESSAGE =
+  'released by a person: looked up at the service first, and sent again only if the service does not have it';
 export type OrderStateName = z.infer<typeof orderStateSchema>;
 
 export const orderSummarySchema = z.object({

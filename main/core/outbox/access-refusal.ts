@@ -87,6 +87,11 @@ export class ForbiddenAnswers {
     return { environment: true, requeue };
   }
 
+  /** A read made to judge an order's 403 got through (readSameOrder): the streak ends; the order's 403 is judged next. */
+  readGotThrough(): void {
+    this.#streak.clear();
+  }
+
   /** A request got through (any answer but a plain 403): the streak ends, and that order is not refused now. */
   gotThrough(orderId: number): void {
     this.#streak.clear();
@@ -97,6 +102,29 @@ export class ForbiddenAnswers {
   byEnvironment(orderId: number): boolean {
     return this.#latest.get(orderId)?.environment === true;
   }
+}
+
+/**
+ * A create's 403 in the service's own envelope, with no other order answered since it was sent: one read of the
+ * same order (its lookup, which no patient rule refuses) tells the environment's refusal from the order's. Without
+ * it, a queue smaller than `breakerThreshold` (a small clinic's one to four orders) under a service refusing this
+ * client had each order held as a locked-out patient, and a run of locked-out patients stopped sending. `refused`:
+ * the read drew a 403 too; `through`: any other answer (listed, not found, a 400); `unknown`: no answer (an outage,
+ * the stop), and the 403 is judged as before. The read changes nothing and is not an attempt of the order's.
+ */
+export async function readSameOrder(
+  ctx: StepContext,
+  order: { id: number; clinicCode: string; clinicOrderId: string },
+  sentAtMs: number,
+): Promise<'refused' | 'through' | 'unknown' | 'not-needed'> {
+  if (ctx.othersAnsweredSince(order.id, sentAtMs)) return 'not-needed';
+  const read = await ctx.client.statusWithClinicCode(
+    { clinicCode: order.clinicCode, clinicOrderId: order.clinicOrderId },
+    { signal: ctx.signal },
+  );
+  if (read.ok) return 'through';
+  if (read.error.kind !== 'rejected') return 'unknown';
+  return read.error.status === 403 ? 'refused' : 'through';
 }
 
 type Failed<T> = Extract<CallOutcome<T>, { ok: false }>;

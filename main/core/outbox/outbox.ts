@@ -1,3 +1,4 @@
+import { RELEASED_TO_LOOK_UP_MESSAGE } from '../../../shared/order-views.js';
 import { silentLogger, type Logger } from '../platform/logger.js';
 import type { OrderServiceClient } from '../service/client.js';
 import { DuplicateOrderError } from '../store/orders-repo.js';
@@ -48,10 +49,7 @@ const RESCHEDULABLE: readonly OrderState[] = ['queued', 'in_doubt', 'cancel_requ
 export const REQUEUEABLE: readonly OrderState[] = ['held', 'rejected'];
 
 /** The last error of an order released to be looked up first. */
-export const RELEASED_TO_LOOK_UP = {
-  kind: 'in-doubt',
-  message: 'released by a person: looked up at the service first, and sent again only if the service does not have it',
-} as const;
+const RELEASED_TO_LOOK_UP = { kind: 'in-doubt', message: RELEASED_TO_LOOK_UP_MESSAGE } as const;
 
 /**
  * The outbox: sends queued orders, settles orders in doubt, sends cancel commands, per environment, with a

@@ -161,9 +161,12 @@ export class ServiceHealth {
    * when a request gets through. Creates this run held for 403s the streak now explains are put back.
    */
   #forbiddenAnswer(work: { id: number; kind: 'create' | 'lookup' | 'cancel' }, verdict: Verdict, nowMs: number): void {
+    // A read of the same order got through: requests do, whatever this run judged before.
+    if (verdict.readGotThrough) this.#forbidden.readGotThrough();
+    const refusedNow = this.outageAccessRefused && verdict.readGotThrough !== true;
     const taken = this.#forbidden.judge(
       work,
-      { serviceWritten: verdict.serviceWritten === true, refusedNow: this.outageAccessRefused, nowMs },
+      { serviceWritten: verdict.serviceWritten === true, refusedNow, nowMs },
       (orderId, sinceMs) => this.othersAnsweredSince(orderId, sinceMs, nowMs),
     );
     this.#requeue.push(...taken.requeue);

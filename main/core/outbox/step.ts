@@ -76,6 +76,8 @@ export interface Verdict {
   unsent?: true;
   /** A 403 in the service's own envelope (or naming a field), not something in front of it. */
   serviceWritten?: true;
+  /** A read of the same order, made to judge that 403, got through (access-refusal.ts readSameOrder). */
+  readGotThrough?: true;
 }
 
 /** What recording an answer produced, for the loop. */

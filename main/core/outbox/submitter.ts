@@ -1,5 +1,5 @@
 import type { ServiceError } from '../../../shared/errors.js';
-import { asAccessRefused } from './access-refusal.js';
+import { asAccessRefused, readSameOrder } from './access-refusal.js';
 import { outcomeWithoutPatientEcho } from './patient-echo.js';
 import { otherHolder, settleCreateClash } from './pharmacy-id-clash.js';
 import { mayHaveActed } from '../store/attempt-acted.js';
@@ -56,10 +56,14 @@ export async function sendOrder(ctx: StepContext, order: ClaimedOrder): Promise<
   // Stored, audited and shown (an environment's refusal quotes it too): without the patient values a service may
   // quote back (patient-echo.ts).
   const answered = outcomeWithoutPatientEcho(outcome, order.requestBody);
-  return {
-    verdict: answered.ok ? UP : verdictFrom(answered.error),
-    settle: () => settleCreate(ctx, order, startedAt, answered),
-  };
+  const verdict = answered.ok ? UP : verdictFrom(answered.error);
+  if (verdict.serviceWritten) {
+    const read = await readSameOrder(ctx, order, startedAt.getTime());
+    // Its lookup drew a 403 too: judged as the environment's refusal, as a 403 not in the service's envelope is.
+    if (read === 'refused') delete verdict.serviceWritten;
+    if (read === 'through') verdict.readGotThrough = true;
+  }
+  return { verdict, settle: () => settleCreate(ctx, order, startedAt, answered) };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ORDER_STATE_NAMES } from '../../../../shared/order-views.js';
+import { ORDER_STATE_NAMES, RELEASED_TO_LOOK_UP_MESSAGE } from '../../../../shared/order-views.js';
 import { formatDateTime } from '../format/format-date.js';
 import { explainOrder, ORDER_STATE_TEXT } from './order-states.js';
 
@@ -43,6 +43,13 @@ describe('order states as the admin reads them', () => {
   it('says an order in doubt is looked up, never resent blindly', () => {
     const text = explainOrder({ ...ids, state: 'in_doubt', attempts: 1, lastError: null });
     expect(text?.explanation).toMatch(/looks it up first/);
+    expect(text?.button).toBe('look-up');
+  });
+
+  it('says a released order whose send once went unanswered is looked up before it is sent again', () => {
+    const lastError = { kind: 'in-doubt' as const, message: RELEASED_TO_LOOK_UP_MESSAGE, field: null };
+    const text = explainOrder({ ...ids, state: 'in_doubt', attempts: 2, lastError });
+    expect(text?.explanation).toMatch(/^Released to be sent again\. .*looks it up first and sends it again only if/);
     expect(text?.button).toBe('look-up');
   });
 

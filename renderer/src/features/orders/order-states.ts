@@ -1,4 +1,4 @@
-import type { OrderStateName, OrderSummary } from '../../../../shared/order-views.js';
+import { RELEASED_TO_LOOK_UP_MESSAGE, type OrderStateName, type OrderSummary } from '../../../../shared/order-views.js';
 import { listedDifferentlyReason, notFoundReason } from '../../../../shared/not-found-at-service.js';
 import { formatDateTime } from '../format/format-date.js';
 import { fieldOfPath } from '../preview/order-fields.js';
@@ -147,6 +147,14 @@ function explainState(order: Pick<OrderSummary, 'state' | 'lastError' | 'attempt
         button: 'retry',
       };
     case 'in_doubt':
+      if (order.lastError?.message === RELEASED_TO_LOOK_UP_MESSAGE) {
+        return {
+          explanation:
+            'Released to be sent again. A send of it once got no clear answer, so the service may have it already: the app looks it up first and sends it again only if the service does not have it.',
+          action: 'Nothing to do; look it up now to settle it sooner.',
+          button: 'look-up',
+        };
+      }
       return {
         explanation:
           'It was sent but no answer came back, so the service may or may not have it. It is never sent again blindly: the app looks it up first and creates it only if the service does not have it.',
