@@ -143,6 +143,39 @@ describe('releasing an order held for a refusal after an unanswered send', () =>
   });
 });
 
+describe('a lookup that lists the order only in another case', () => {
+  it('holds it for a person instead of sending it again; released, it is sent', async () => {
+    const { t, outbox, attention } = fixture.setUp(fixture.proxy.url);
+    const [order] = sampleOrders('REL-CASE', 1);
+    const [id] = enqueue(t, [order!]);
+    let creates = 0;
+    // The create reached a service that keeps clinic order ids in lower case, and its answer was lost.
+    const listed = { clinicOrderId: order!.clinicOrderId.toLowerCase(), pharmacyOrderId: '777', orderStatus: 'New' };
+    fixture.setProxyRule((req) => {
+      if (req.url.includes('create-with-clinic')) {
+        creates += 1;
+        return creates === 1 ? { status: 504, body: { error: 'Gateway Timeout', status: 504 } } : 'forward';
+      }
+      if (req.url.includes('status-with-clinic-code')) return { status: 200, body: creates === 1 ? [listed] : [] };
+      return 'forward';
+    });
+    await outbox.runUntilIdle(ENVIRONMENT_ID);
+
+    const held = t.store.orders.get(id!)!;
+    expect(held.state).toBe('held');
+    expect(held.lastError?.message).toContain(`lists "${listed.clinicOrderId}" (pharmacy order id 777)`);
+    expect(creates).toBe(1);
+    expect(attention).toEqual([expect.objectContaining({ kind: 'order', orderId: id })]);
+
+    // A person checked: that is another order. Released, the lookup's near match no longer holds it.
+    outbox.retryNow([id!]);
+    await outbox.runUntilIdle(ENVIRONMENT_ID);
+    await outbox.stop();
+    expect(t.store.orders.get(id!)!.state).toBe('created');
+    expect(creates).toBe(2);
+  });
+});
+
 describe('releasing an order whose sends were all answered', () => {
   it('queues it and sends it at once, with no lookup', async () => {
     const { t, outbox } = fixture.setUp(fixture.proxy.url);

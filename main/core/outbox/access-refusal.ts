@@ -110,7 +110,8 @@ export class ForbiddenAnswers {
  * it, a queue smaller than `breakerThreshold` (a small clinic's one to four orders) under a service refusing this
  * client had each order held as a locked-out patient, and a run of locked-out patients stopped sending. `refused`:
  * the read drew a 403 too; `through`: any other answer (listed, not found, a 400); `unknown`: no answer (an outage,
- * the stop), and the 403 is judged as before. The read changes nothing and is not an attempt of the order's.
+ * the stop) or `not-needed` (another order was answered since: requests get through), and the 403 is judged as
+ * before. The read changes nothing and is not an attempt of the order's.
  */
 export async function readSameOrder(
   ctx: StepContext,

@@ -132,11 +132,18 @@ function settleLookup(
     }
     const early = askAgainIfSoonAfterSend(ctx, order, attemptOf(order.id, 'lookup', startedAt, outcome));
     if (early) return early;
-    const attention = recordDecision(
-      ctx,
-      { ...attemptOf(order.id, 'lookup', startedAt, outcome), errorMessage: 'not found at the service' },
-      () => notFound(ctx, order),
-    );
+    const near = releasedSinceSend(ctx, order) ? undefined : nearMatch(listed, order);
+    const attention = near
+      ? recordDecision(
+          ctx,
+          { ...attemptOf(order.id, 'lookup', startedAt, outcome), errorMessage: 'not found at the service as it is' },
+          () => heldForNearMatch(order, near),
+        )
+      : recordDecision(
+          ctx,
+          { ...attemptOf(order.id, 'lookup', startedAt, outcome), errorMessage: 'not found at the service' },
+          () => notFound(ctx, order),
+        );
     return attention ? { attention } : {};
   }
 
@@ -176,9 +183,7 @@ function settleLookup(
  */
 function serviceSaidItHasIt(ctx: StepContext, order: OrderRecord): boolean {
   const lastCreate = ctx.store.attempts.list(order.id).findLast((attempt) => attempt.operation === 'create');
-  if (lastCreate?.outcome !== 'rejected') return false;
-  const releasedAt = ctx.store.outboxQueue.retryMemory(order.id)?.releasedAt;
-  return !releasedAt || Date.parse(releasedAt) < Date.parse(lastCreate.startedAt);
+  return lastCreate?.outcome === 'rejected' && !releasedSinceSend(ctx, order);
 }
 
 /**
@@ -309,6 +314,29 @@ function nearMatch(records: readonly StatusRecord[], order: OrderRecord): Status
   return records.find(
     (record) => record.clinicOrderId != null && loose(record.clinicOrderId) === loose(order.clinicOrderId),
   );
+}
+
+/**
+ * The lookup lists this order's clinic order id only in another case or spacing, after the grace: the service may
+ * have it under an id it normalised (sending it again would make a second order at a service that does not refuse
+ * it), or that is another order. Before, the miss was believed and the order sent again; now a person decides, and
+ * a release ("Send again now": not this order) has it sent (releasedSinceSend).
+ */
+function heldForNearMatch(order: OrderRecord, near: StatusRecord): Decision {
+  return heldForAPerson(
+    order,
+    `the service does not list this order as it is, but lists "${clip(near.clinicOrderId ?? '', 64)}" (pharmacy ` +
+      `order id ${clip(near.pharmacyOrderId ?? 'none', 32)}), which differs only in case or spaces: it may be this ` +
+      'order. It is not sent again; check at the service, then cancel it, or send it again if that is another order',
+  );
+}
+
+/** Whether a person released the order since its last send (outbox.ts `retryNow`): their decision stands. */
+function releasedSinceSend(ctx: StepContext, order: OrderRecord): boolean {
+  const releasedAt = ctx.store.outboxQueue.retryMemory(order.id)?.releasedAt;
+  if (!releasedAt) return false;
+  const lastCreate = ctx.store.attempts.list(order.id).findLast((attempt) => attempt.operation === 'create');
+  return !lastCreate || Date.parse(releasedAt) >= Date.parse(lastCreate.startedAt);
 }
 
 /**
