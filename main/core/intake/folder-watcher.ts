@@ -253,6 +253,7 @@ export class FolderWatcher {
       await this.#refusedUnread(name, path, opened.problem);
       return;
     }
+    const file = { dev: opened.source.dev, ino: opened.source.ino };
     let hash: string;
     let outcome: ImportOutcome | undefined;
     let earlier: ReturnType<IntakeRepo['fileSeen']>;
@@ -267,7 +268,7 @@ export class FolderWatcher {
     }
     await opened.source.close();
     if (earlier) {
-      const movedTo = await this.#moveHandled(path, this.done);
+      const movedTo = await this.#moveHandled(path, this.done, file);
       if (movedTo !== path) {
         await this.#note(notePath(movedTo, '.duplicate.txt'), [
           `This file has the same content as one imported before${earlier.batchId !== null ? ` (batch ${earlier.batchId})` : ''}; it was not imported again.\n`,
@@ -302,7 +303,7 @@ export class FolderWatcher {
       outcome: allValid ? 'imported' : 'failed',
       batchId,
     });
-    const movedTo = await this.#moveHandled(path, allValid ? this.done : this.failed);
+    const movedTo = await this.#moveHandled(path, allValid ? this.done : this.failed, file);
     const problemsNote = notePath(movedTo, '.problems.txt');
     if (movedTo === path) {
       // Removed meanwhile: no note beside a file that is not there; the preview has the batch.
@@ -423,7 +424,22 @@ export class FolderWatcher {
    * and its path returned unchanged; any other failure still throws (a file still there would be handled, and
    * audited, again at every poll).
    */
-  async #moveHandled(path: string, toDir: string): Promise<string> {
+  async #moveHandled(path: string, toDir: string, file?: { dev: bigint; ino: bigint }): Promise<string> {
+    if (file) {
+      // Replaced since it was opened (a writer that saves by writing a new file and renaming it over the old one):
+      // the file there now was never read, and moving it would take its orders away unimported. Left in place, it is
+      // handled as a new file at a later poll (its content hash tells whether it is new).
+      const now = await lstat(path, { bigint: true }).catch(() => undefined);
+      if (now && (now.dev !== file.dev || now.ino !== file.ino)) {
+        this.#options.logger?.warn(
+          'intake: a handled file was replaced before it could be moved: left for the next poll',
+          {
+            file: basename(path),
+          },
+        );
+        return path;
+      }
+    }
     try {
       return await this.#moveBeside(path, toDir);
     } catch (error) {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../platform/logger.js';
@@ -80,6 +80,34 @@ describe('a watched file removed while it is imported', () => {
     expect(results).toMatchObject([{ name: 'mixed.csv', outcome: 'failed' }]);
     expect(readdirSync(join(dir, 'failed'))).toEqual([]);
     expect(existsSync(join(dir, 'mixed.csv.errors.csv'))).toBe(false);
+  });
+
+  it('replaced while it was imported (saved by renaming a new file over it): the new file is left, then imported too', async () => {
+    const { f, dir, watcher, results, lines } = setUp(false);
+    const importFile = f.staging.importFile.bind(f.staging);
+    let replaced = false;
+    f.staging.importFile = async (request) => {
+      if (!replaced) {
+        // The clinic system saves again: a new file renamed over the name the watcher is reading.
+        replaced = true;
+        writeFileSync(join(dir, '.orders.csv.tmp'), templateCsv([uniqueOrder(), uniqueOrder(), uniqueOrder()]));
+        renameSync(join(dir, '.orders.csv.tmp'), join(dir, 'orders.csv'));
+      }
+      return importFile(request);
+    };
+    writeFileSync(join(dir, 'orders.csv'), templateCsv([uniqueOrder(), uniqueOrder()]));
+    await watcher.pollOnce();
+    await watcher.pollOnce();
+    // The first content imported; the file there now was never read, so it stays where it is.
+    expect(queued(f)).toBe(2);
+    expect(existsSync(join(dir, 'orders.csv'))).toBe(true);
+    expect(readdirSync(join(dir, 'done'))).toEqual([]);
+    expect(lines.some((line) => line.includes('replaced before it could be moved'))).toBe(true);
+    for (let poll = 0; poll < 3; poll += 1) await watcher.pollOnce();
+    expect(queued(f)).toBe(5);
+    expect(readdirSync(join(dir, 'done'))).toEqual(['orders.csv']);
+    expect(results.map((r) => r.outcome)).toEqual(['done', 'done']);
+    expect(f.store.audit.search({ action: 'intake.file.imported' })).toHaveLength(2);
   });
 
   it('a file still there that cannot be moved still stops its handling (not audited at every poll)', async () => {
