@@ -169,12 +169,14 @@ describe('the core: outbox, orders, sign-in and the log through the contract', (
     const signedOut = await api.call('signin.signOut', { environmentId: LOCAL_SANDBOX_ID });
     expect(signedOut.signedIn).toBe(false);
     const ids = queueOrders(2);
+    // The state turns as the 401 comes in; the orders go back to the queue at the next commit, a moment later.
     await vi.waitFor(
-      async () =>
-        expect((await api.call('outbox.progress', { environmentId: LOCAL_SANDBOX_ID })).state).toBe('sign-in-required'),
+      async () => {
+        expect((await api.call('outbox.progress', { environmentId: LOCAL_SANDBOX_ID })).state).toBe('sign-in-required');
+        for (const id of ids) expect((await api.call('orders.get', { orderId: id })).order.state).toBe('queued');
+      },
       { timeout: 10_000 },
     );
-    for (const id of ids) expect((await api.call('orders.get', { orderId: id })).order.state).toBe('queued');
     expect(eventsOf('attention').filter((a) => a.kind === 'sign-in-required')).toHaveLength(1);
 
     // The service account's secret is still saved (sign-out forgets tokens only), so no secret is needed here.
