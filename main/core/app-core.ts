@@ -69,7 +69,7 @@ export function guardImportPaths(handlers: CallHandlers, policy: ImportPathPolic
     ...handlers,
     'import.file': async (input) => {
       if (input.path === undefined) return importFile(input);
-      const path = await policy.allow(input.path);
+      const path = await policy.allow(input.path, 'import');
       if (path === undefined) throw new ContractError({ code: 'forbidden', message: PATH_REFUSED });
       return importFile({ ...input, path });
     },

@@ -1,6 +1,13 @@
 import { once } from 'node:events';
+import type { WriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { newExportDownload, privateWriteStream, type ExportFormat } from './platform/export-files.js';
+import { ContractError } from '../../shared/errors.js';
+import {
+  ExportFileRefused,
+  newExportDownload,
+  privateWriteStream,
+  type ExportFormat,
+} from './platform/export-files.js';
 import type { DesktopIntegration } from './desktop-handlers.js';
 
 /** What an export needs to know about where it may go. */
@@ -57,11 +64,10 @@ export async function writeExport(
   chunks: Iterable<string>,
   options: { bom?: boolean } = {},
 ): Promise<void> {
-  const out = privateWriteStream(target.path, { exclusive: target.downloadId !== undefined });
+  const out = await openExportStream(target);
   const failed = new Promise<never>((_, reject) => out.once('error', reject));
   failed.catch(() => undefined);
   try {
-    await Promise.race([once(out, 'open'), failed]);
     if (options.bom) out.write('\ufeff');
     for (const chunk of chunks) {
       if (!out.write(chunk)) await Promise.race([once(out, 'drain'), failed]);
@@ -71,8 +77,22 @@ export async function writeExport(
     await Promise.race([once(out, 'finish'), failed]);
   } catch (error) {
     out.destroy();
-    // What the export wrote goes (a file it may not remove, another user's, keeps its name and says why).
+    // What the export wrote goes (it was opened as this user's own file with no other name).
     await rm(target.path, { force: true }).catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * The target's file, open and private (platform/export-files.ts openExportFile). A link, FIFO, second name or file of
+ * another user's planted at the name chosen in the save dialog is refused with a sentence, before anything in it
+ * changes, as the CLI's exports are (docs/security.md, finding 63).
+ */
+export async function openExportStream(target: ExportTarget): Promise<WriteStream> {
+  try {
+    return await privateWriteStream(target.path, { exclusive: target.downloadId !== undefined });
+  } catch (error) {
+    if (error instanceof ExportFileRefused) throw new ContractError({ code: 'forbidden', message: error.message });
     throw error;
   }
 }

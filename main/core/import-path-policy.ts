@@ -7,6 +7,13 @@ import { resolveOwnPath } from './importing/import-source.js';
  * well-formed call (script in the page, whoever holds the browser bridge) must still not name `/etc/passwd` or
  * `~/.ssh/id_rsa` and read it back through a mapping profile and the error export (docs/security.md, finding 2).
  */
+/**
+ * What a path is wanted for: `import` reads it (`import.file`); `watch` has the intake watch it as a folder and
+ * move its files into `done/` and `failed/` (`intake.start`). A policy may allow a path for one and not the other.
+ */
+export const PATH_PURPOSES = ['import', 'watch'] as const;
+export type PathPurpose = (typeof PATH_PURPOSES)[number];
+
 export interface ImportPathPolicy {
   /**
    * The path to read when `path` may be imported, with every link on it resolved; undefined when it may not. The
@@ -14,7 +21,7 @@ export interface ImportPathPolicy {
    * The importer opens the answer once without following a link and refuses a file that is not the one at that
    * path by then (importing/import-source.ts), so a link or FIFO swapped in after the answer is never read.
    */
-  allow(path: string): Promise<string | undefined>;
+  allow(path: string, purpose: PathPurpose): Promise<string | undefined>;
   /** The folders files may be imported from, when the policy is a list of folders (shown on the Import screen). */
   readonly folders?: readonly string[];
 }

@@ -36,8 +36,8 @@ beforeAll(async () => {
   const policy = await importFolders([allowed]);
   const swapping: ImportPathPolicy = {
     folders: policy.folders!,
-    async allow(path) {
-      const answer = await policy.allow(path);
+    async allow(path, purpose) {
+      const answer = await policy.allow(path, purpose);
       await swap?.();
       swap = undefined;
       return answer;

@@ -4,7 +4,7 @@ import type { OrderDetail, OrderOrigin, OrderSource, OrderSummary } from '../../
 import type { AttentionView, OutboxProgressView } from '../../shared/outbox-views.js';
 import type { AuditDetails } from './model/audit-details.js';
 import type { AuditEntry } from './model/audit-entry.js';
-import { maskIdentifier } from './audit/mask-identifier.js';
+import { maskIdentifier, maskIdentifierIn } from './audit/mask-identifier.js';
 import type { AttentionEvent } from './outbox/attention.js';
 import type { OutboxProgress } from './outbox/progress.js';
 import type { OrderRecord } from './store/orders-repo.js';
@@ -201,7 +201,7 @@ export function toAttentionView(event: AttentionEvent, at: Date): AttentionView 
   return {
     environmentId: event.environmentId,
     kind,
-    message: `Order ${maskIdentifier(event.clinicOrderId)} (${event.clinicCode}): ${event.message.replaceAll(event.clinicOrderId, maskIdentifier(event.clinicOrderId))}`,
+    message: `Order ${maskIdentifier(event.clinicOrderId)} (${event.clinicCode}): ${maskIdentifierIn(event.message, event.clinicOrderId)}`,
     orderIds: [event.orderId],
     at: at.toISOString(),
     order: {

@@ -1,7 +1,6 @@
 import { isAbsolute, join } from 'node:path';
 import { app, dialog, Menu, screen, session, shell, type BrowserWindow } from 'electron';
 import { dataDirHolder, openingServeText, serveWithoutUiText } from '../bridge/serve-handoff.js';
-import { resolveOwnPath } from '../core/importing/import-source.js';
 import { ensurePrivateDir } from '../core/platform/private-files.js';
 import { CoreClient } from '../host/core-client.js';
 import { coreHostEntry } from '../host/host-entry.js';
@@ -21,7 +20,7 @@ import { utilityProcessSpawner } from './core-host-process.js';
 import { bindIpc } from './ipc.js';
 import { filesFromSecondInstance, importFilesFromArgv, LaunchFiles, type SecondInstanceData } from './launch-files.js';
 import { electronNotifier, notifyFromCoreEvents } from './notifications.js';
-import { PathGrants } from './path-grants.js';
+import { grantedPaths, PathGrants } from './path-grants.js';
 import { chooseSecretStore } from './secret-store-choice.js';
 import { createShellLogger } from './shell-log.js';
 import { hardenSession, hardenWebContents } from './web-contents-hardening.js';
@@ -165,8 +164,7 @@ async function start(): Promise<void> {
     services: {
       secrets: secrets.store,
       desktop,
-      // The admin's own choice: their links are followed here, once; the core opens the answer without following any.
-      importPaths: { allow: (path) => (grants.has(path) ? resolveOwnPath(path) : Promise.resolve(undefined)) },
+      importPaths: grantedPaths(grants),
     },
     logger,
   });

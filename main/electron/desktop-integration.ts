@@ -51,12 +51,12 @@ export class DesktopShell implements DesktopIntegration {
     const chosen = await this.#deps.showOpenDialog(purpose);
     if (purpose === 'intake-folder') return this.#intakeFolder(chosen);
     const files = await importFilesAt(chosen);
-    this.#deps.grants.add(files.paths);
+    this.#deps.grants.add(files.paths, 'import');
     if (chosen.length > 0) this.#log('files chosen for import', files);
     return files;
   }
 
-  /** A folder to watch: itself granted (for `intake.start`), its files not (the intake reads them as they come). */
+  /** A folder to watch: itself granted for `intake.start` only, its files not (the intake reads them as they come). */
   async #intakeFolder(chosen: string[]): Promise<ImportFiles> {
     const [folder] = chosen;
     if (folder === undefined) return { paths: [], skipped: [] };
@@ -65,7 +65,7 @@ export class DesktopShell implements DesktopIntegration {
       () => false,
     );
     if (!isFolder) return { paths: [], skipped: [{ name: basename(folder), reason: 'It is not a folder.' }] };
-    this.#deps.grants.add([folder]);
+    this.#deps.grants.add([folder], 'watch');
     this.#deps.logger.info('folder chosen for intake', { folders: 1 });
     return { paths: [folder], skipped: [] };
   }
@@ -103,7 +103,7 @@ export class DesktopShell implements DesktopIntegration {
   async requestImport(paths: readonly string[]): Promise<void> {
     const files = await importFilesAt(paths);
     if (files.paths.length + files.skipped.length === 0) return;
-    this.#deps.grants.add(files.paths);
+    this.#deps.grants.add(files.paths, 'import');
     this.#log('files handed over for import', files);
     const room = (list: readonly unknown[]) => Math.max(0, MAX_WAITING - list.length);
     const accepted = files.paths.slice(0, room(this.#waiting.paths));

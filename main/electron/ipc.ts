@@ -53,14 +53,14 @@ export function bindIpc(core: CoreConnection, window: BrowserWindow, grants: Pat
       return refused('invalid-input', `the call input is too large (${size} bytes, at most ${MAX_MESSAGE_BYTES})`);
     }
     const path = importPath(name, input);
-    if (path !== undefined && !grants.has(path)) return refused('forbidden', NOT_HANDED_OVER);
+    if (path !== undefined && !grants.has(path, 'import')) return refused('forbidden', NOT_HANDED_OVER);
     return core.call(name, input);
   });
   // Only the preload sends here, with the path Electron gave it for a File the admin dropped or picked: page
   // script cannot reach ipcRenderer, and cannot make a File that has a path.
   const onDroppedPath = (event: IpcMainEvent, path: unknown) => {
     if (!isTrustedSender(event.senderFrame, window)) return;
-    if (typeof path === 'string' && path.length <= 4096 && isAbsolute(path)) grants.add([path]);
+    if (typeof path === 'string' && path.length <= 4096 && isAbsolute(path)) grants.add([path], 'import');
   };
   ipcMain.on(DROPPED_PATH_CHANNEL, onDroppedPath);
   const unsubscribe = core.subscribeAll((event, payload) => {

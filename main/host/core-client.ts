@@ -398,7 +398,7 @@ export class CoreClient implements CoreConnection {
         return desktop.chooseSavePath(request.args.request);
       case 'importPaths.allow':
         if (!importPaths) throw missing();
-        return (await importPaths.allow(request.args.path)) ?? null;
+        return (await importPaths.allow(request.args.path, request.args.purpose)) ?? null;
     }
   }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { choosePurposeSchema, importFilesSchema } from '../../shared/desktop-contract.js';
 import { contractErrorSchema } from '../../shared/errors.js';
 import { confirmQuestionSchema } from '../core/confirm-question.js';
+import { PATH_PURPOSES } from '../core/import-path-policy.js';
 
 /**
  * The messages between the UI side (the "shell": Electron's main process, browser mode's bridge host, a test) and
@@ -124,7 +125,7 @@ const hostRequestSchema = z.discriminatedUnion('service', [
       })
       .strict(),
   ),
-  request('importPaths.allow', z.object({ path: pathSchema }).strict()),
+  request('importPaths.allow', z.object({ path: pathSchema, purpose: z.enum(PATH_PURPOSES) }).strict()),
 ]);
 export type HostRequest = z.infer<typeof hostRequestSchema>;
 export type HostService = HostRequest['service'];

@@ -197,7 +197,9 @@ async function importPathPolicy(
     case 'folders':
       return importFolders(choice.folders);
     case 'shell':
-      return { allow: async (path) => (await requests.ask('importPaths.allow', { path })) ?? undefined };
+      return {
+        allow: async (path, purpose) => (await requests.ask('importPaths.allow', { path, purpose })) ?? undefined,
+      };
   }
 }
 

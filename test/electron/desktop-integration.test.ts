@@ -81,8 +81,9 @@ describe('files.choose', () => {
         skipped: [{ name: 'photo.jpg', reason: 'not a CSV or HL7 file' }],
       },
     });
-    expect(grants.has(join(root, 'single.csv'))).toBe(true);
-    expect(grants.has(join(root, 'monday', 'photo.jpg'))).toBe(false);
+    expect(grants.has(join(root, 'single.csv'), 'import')).toBe(true);
+    expect(grants.has(join(root, 'single.csv'), 'watch')).toBe(false);
+    expect(grants.has(join(root, 'monday', 'photo.jpg'), 'import')).toBe(false);
     expect(logLines).toEqual([{ message: 'files chosen for import', fields: { files: 1, skipped: 1 } }]);
   });
 
@@ -104,8 +105,10 @@ describe('files.choose', () => {
       ok: true,
       value: { ok: true, paths: [folder], skipped: [] },
     });
-    expect(grants.has(folder)).toBe(true);
-    expect(grants.has(join(folder, 'a.csv'))).toBe(false);
+    // For watching only: the intake's own dialog is the one way a folder gets moved out of (finding 61).
+    expect(grants.has(folder, 'watch')).toBe(true);
+    expect(grants.has(folder, 'import')).toBe(false);
+    expect(grants.has(join(folder, 'a.csv'), 'watch')).toBe(false);
     const file = desktopShell({ showOpenDialog: () => Promise.resolve([join(root, 'single.csv')]) });
     expect(await file.call('files.choose', { purpose: 'intake-folder' })).toEqual({
       ok: true,
@@ -148,7 +151,8 @@ describe('files handed over by the OS (command line, second launch, open-file, F
         ],
       },
     });
-    expect(grants.has(join(root, 'monday', 'b.hl7'))).toBe(true);
+    expect(grants.has(join(root, 'monday', 'b.hl7'), 'import')).toBe(true);
+    expect(grants.has(join(root, 'monday'), 'watch')).toBe(false);
     expect(await call('import.takeRequested', {})).toEqual({ ok: true, value: { paths: [], skipped: [] } });
     // Counts only: no file or folder name reaches the log.
     expect(JSON.stringify(logLines)).not.toMatch(/monday|single|missing/);

@@ -173,7 +173,7 @@ describe('import.file by path over IPC', () => {
   });
 
   it('lets a granted path through to the core, exactly that string', async () => {
-    grants.add([chosen]);
+    grants.add([chosen], 'import');
     handlers['import.file'].mockResolvedValueOnce(staged);
     expect(await send('import.file', importing(chosen))).toEqual({ ok: true, value: staged });
     expect(handlers['import.file']).toHaveBeenCalledWith(importing(chosen));
@@ -198,7 +198,9 @@ describe('import.file by path over IPC', () => {
     report('relative.csv');
     report({ path: '/drops/object.csv' });
     report(`/${'x'.repeat(5000)}.csv`);
-    expect(grants.has('/drops/tuesday.csv')).toBe(true);
+    expect(grants.has('/drops/tuesday.csv', 'import')).toBe(true);
+    // A drop is for reading: it never lets intake.start watch (and move files out of) a dropped folder.
+    expect(grants.has('/drops/tuesday.csv', 'watch')).toBe(false);
     expect(grants.size).toBe(1);
     unbind();
     report('/drops/after-unbind.csv');

@@ -62,7 +62,7 @@ export async function importBatch(ctx: CliContext, args: ImportArgs): Promise<nu
   ctx.environment(args.environmentId);
   const staging = stagingFor(services);
   // The user's own path: ANY_PATH resolves its links, then staging opens the answer once, as for every caller.
-  const path = (await ANY_PATH.allow(resolve(args.file))) ?? resolve(args.file);
+  const path = (await ANY_PATH.allow(resolve(args.file), 'import')) ?? resolve(args.file);
   let outcome;
   try {
     outcome = await staging.importFile({

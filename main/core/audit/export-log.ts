@@ -5,7 +5,7 @@ import type { Store } from '../store/store.js';
 import { AUDIT_DETAIL_KEYS } from '../model/audit-details.js';
 import { toAuditEntry, type AuditEntry } from '../model/audit-entry.js';
 import { csvRow } from './csv-cell.js';
-import { maskFileName, maskIdentifier } from './mask-identifier.js';
+import { maskFileName, maskIdentifier, maskIdentifierIn } from './mask-identifier.js';
 
 export interface AuditExportOptions {
   format: 'csv' | 'jsonl';
@@ -99,7 +99,7 @@ function masked(entry: AuditEntry): AuditEntry {
     else if (key === 'fileName') details[key] = maskFileName(value);
     else {
       let text = fileName && key === 'errorMessage' ? value.replaceAll(fileName, maskFileName(fileName)) : value;
-      if (id) text = text.replaceAll(id, maskIdentifier(id));
+      if (id) text = maskIdentifierIn(text, id);
       details[key] = text;
     }
   }

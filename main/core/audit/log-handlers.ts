@@ -5,8 +5,8 @@ import type { LogFilter } from '../../../shared/log-contract.js';
 import type { AppServices } from '../app-services.js';
 import { toAuditView } from '../views.js';
 import { exportAuditLog } from './export-log.js';
-import { chooseExportTarget, type ExportDeps } from '../export-target.js';
-import { clearExportDownloads, privateWriteStream, type ExportFormat } from '../platform/export-files.js';
+import { chooseExportTarget, openExportStream, type ExportDeps } from '../export-target.js';
+import { clearExportDownloads, type ExportFormat } from '../platform/export-files.js';
 import { LogOperations, wasCancelled } from './log-operations.js';
 
 type LogCallName = 'log.list' | 'log.verify' | 'log.export' | 'log.cancel';
@@ -92,9 +92,9 @@ export function buildLogHandlers(services: AppServices, deps: LogHandlerDeps): P
       let opened = false;
       let count: number;
       try {
-        ({ count } = await operations.run('export', total, ({ signal, progress }) => {
+        ({ count } = await operations.run('export', total, async ({ signal, progress }) => {
+          const out = await openExportStream(target);
           opened = true;
-          const out = privateWriteStream(target.path, { exclusive: target.downloadId !== undefined });
           return exportAuditLog(store, out, {
             format,
             unmask: !masked,

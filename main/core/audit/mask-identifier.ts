@@ -22,3 +22,14 @@ export function maskFileName(name: string): string {
   if (stem === '') return '*'.repeat(name.length);
   return `${'*'.repeat(stem.length)}${extension}`;
 }
+
+/**
+ * `text` with every quote of clinic order id `id` masked, in any case: a service that normalises case lists ours as
+ * "rx-2025-000417", and the "listed differently" note quotes both spellings (tracking/listed-differently.ts); an
+ * exact match left that one in full in masked exports and in notifications on a locked screen.
+ */
+export function maskIdentifierIn(text: string, id: string): string {
+  if (id === '') return text;
+  const quoted = new RegExp(id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'giu');
+  return text.replace(quoted, (match) => maskIdentifier(match));
+}

@@ -7,6 +7,12 @@ import { AuthError } from './auth-error.js';
  */
 export const MAX_IDENTITY_RESPONSE_BYTES = 1024 * 1024;
 
+/**
+ * A reason phrase a Response may carry (HTAB, SP, visible ASCII, obs-text). Node's parser passes others (a control
+ * character, DEL), and a Response built with one throws: every answer of that server read as "unreachable".
+ */
+const REASON_PHRASE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
 /** Bodies the Fetch standard forbids (a Response built with one throws). */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
@@ -61,5 +67,7 @@ export const boundedFetch: CustomFetch = async (url, options) => {
   const headers = new Headers(response.headers);
   headers.delete('content-encoding');
   headers.delete('content-length');
-  return new Response(body, { status: response.status, statusText: response.statusText, headers });
+  // Nothing reads the reason phrase: one a Response cannot hold is dropped, not thrown on (finding 64).
+  const statusText = REASON_PHRASE.test(response.statusText) ? response.statusText : '';
+  return new Response(body, { status: response.status, statusText, headers });
 };

@@ -123,7 +123,9 @@ describe('intake through the contract', () => {
     mkdirSync(other);
     // As the desktop shell answers: only what the admin handed over (main/electron/path-grants.ts).
     t = await openTestCore('app-intake-desktop', {
-      importPaths: { allow: (path) => Promise.resolve(path === chosen ? path : undefined) },
+      importPaths: {
+        allow: (path, purpose) => Promise.resolve(path === chosen && purpose === 'watch' ? path : undefined),
+      },
     });
     expect((await t.api.call('intake.status', {})).allowedFolders).toEqual([]);
     const start = (folder: string) =>

@@ -41,7 +41,7 @@ async function allowedIntakeFolder(
   if (policy === ANY_PATH) return found(await directory(resolve(folder)));
   const roots = policy.folders;
   if (!roots) {
-    const allowed = await policy.allow(folder);
+    const allowed = await policy.allow(folder, 'watch');
     if (allowed === undefined) {
       return {
         refused: `${quoted(folder)} was not chosen in this app: choose it with "Choose folder…", ${OR_SERVE}`,
