@@ -5,7 +5,8 @@ import { chooseBatchFile, openWorkspace, uniqueSuffix } from './support/workspac
 
 /**
  * An edit typed into a preview cell is kept when the admin leaves the cell without Enter, as a spreadsheet keeps
- * it: a click on another cell or another screen saves it (and re-validates); Escape alone drops it.
+ * it: a click on another cell or another screen saves it (and re-validates), Tab saves and moves right; Escape
+ * alone drops it.
  */
 
 function gridCell(page: Page, text: string | RegExp) {
@@ -47,12 +48,27 @@ test('a cell edited and left without Enter is saved: a click on another cell, an
   await expect(gridCell(page, /^LS2 7EY$/)).toBeVisible();
   await expect(counts).toContainText('2 valid');
 
-  // Escape still leaves the cell as it was.
+  // Tab saves and goes to the next cell to the right, as in a spreadsheet; Shift+Tab saves and goes left.
   await gridCell(page, /^LS2 7EY$/).click();
+  await page.keyboard.press('Enter');
+  await page.getByRole('textbox', { name: /Home postcode, order 2/ }).fill('LS2 7EZ');
+  await page.keyboard.press('Tab');
+  await expect(gridCell(page, /^LS2 7EZ$/)).toBeVisible();
+  const homeCountry = page.getByRole('grid').getByRole('row').nth(2).getByRole('gridcell', { name: 'GBR' }).first();
+  await expect(homeCountry).toBeFocused();
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Shift+Tab');
+  await expect(gridCell(page, /^LS2 7EZ$/)).toBeFocused();
+  // Tabbing through a cell without typing is no edit: nothing in the order's history.
+  const details = page.getByRole('complementary', { name: /Order 2/ });
+  await expect(details).toContainText('LS2 7EY → LS2 7EZ');
+  await expect(details).not.toContainText('GBR → GBR');
+
+  // Escape still leaves the cell as it was.
   await page.keyboard.press('Enter');
   await page.getByRole('textbox', { name: /Home postcode, order 2/ }).fill('typo');
   await page.keyboard.press('Escape');
   await gridCell(page, new RegExp(`EK-${run}-1`)).click();
-  await expect(gridCell(page, /^LS2 7EY$/)).toBeVisible();
+  await expect(gridCell(page, /^LS2 7EZ$/)).toBeVisible();
   await expect(gridCell(page, /typo/)).toHaveCount(0);
 });

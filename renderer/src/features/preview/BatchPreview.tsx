@@ -594,8 +594,8 @@ export function BatchPreview({
         </div>
         <p className="hint preview-keys">
           F8 / Shift+F8: next / previous problem · Ctrl+Z / Ctrl+Shift+Z (⌘ on a Mac): undo / redo · Enter edits a cell,
-          Enter or leaving the cell saves, Escape cancels · ✕ error, ⚠ warning, ⚑ service warning, explained on focus or
-          hover
+          Enter, Tab or leaving the cell saves, Escape cancels · ✕ error, ⚠ warning, ⚑ service warning, explained on
+          focus or hover
         </p>
         {filter === 'warnings' && filteredTotal !== undefined ? (
           <p role="status" className="hint">

@@ -132,7 +132,7 @@ const cellElement = (target: EventTarget | null): HTMLElement | null =>
  * The staged orders of a batch as a virtualised grid: one line per prescribed item, the order's own fields on its
  * first line. Only the rows in view (plus a margin) exist in the DOM and only their pages are fetched, so 100,000
  * rows scroll like 100. A problem marks its exact cell with an icon and text (never colour alone), its message
- * shows on hover and focus and is the cell's accessible description. Arrows move, Enter edits, Enter or leaving the cell saves, Escape cancels.
+ * shows on hover and focus and is the cell's accessible description. Arrows move, Enter edits, Enter or leaving the cell saves (Tab: and moves right), Escape cancels.
  * Service warnings (out of stock, unknown code or courier) get their own mark, ⚑, and say they are the service's.
  * An order's lines re-render only when that order, its marks, the focus within it or its edit change (not at each
  * scroll frame or page arrival), and clicks are handled once for the grid, not by a handler per cell.
@@ -365,21 +365,23 @@ export function PreviewGrid({
    * Saves the edit. `refocus`: the cell takes the focus back (Enter); not when the admin has moved on (a click
    * elsewhere, another screen), whose focus stays where they put it.
    */
-  async function commitEdit(refocus = true) {
+  async function commitEdit(refocus = true, move?: 'ArrowRight' | 'ArrowLeft') {
     const editing = editingNow.current;
     if (!editing || editing.saving) return;
     const field = columnField(columns, editing.cell.col);
     const order = pages.get(editing.cell.index);
     if (!field || !order) return setEditing(undefined);
-    setEditing({ ...editing, saving: true });
-    const saved = await onEdit(
-      order,
-      concretePath(field, field.level === 'item' ? editing.cell.line : 0),
-      editing.value,
-    );
+    // Nothing typed (Tab through a cell): no edit in the order's history or the undo list.
+    const unchanged = editing.value === editing.original;
+    if (!unchanged) setEditing({ ...editing, saving: true });
+    const saved =
+      unchanged ||
+      (await onEdit(order, concretePath(field, field.level === 'item' ? editing.cell.line : 0), editing.value));
     if (saved) {
       setEditing(undefined);
-      if (refocus) wantFocus.current = editing.cell;
+      // Tab and Shift+Tab save and go to the next cell sideways, as in a spreadsheet (not out of the grid).
+      if (move) go(moveFocus(editing.cell, move, shape) ?? editing.cell);
+      else if (refocus) wantFocus.current = editing.cell;
     } else {
       setEditing((current) => (current ? { ...current, saving: false } : current));
     }
@@ -497,7 +499,7 @@ export function PreviewGrid({
                             value: editing.value,
                             saving: editing.saving,
                             onChange: (value) => setEditing((current) => (current ? { ...current, value } : current)),
-                            onCommit: () => void commitEdit(),
+                            onCommit: (move) => void commitEdit(true, move),
                             onCancel: () => {
                               setEditing(undefined);
                               wantFocus.current = editing.cell;
@@ -507,8 +509,7 @@ export function PreviewGrid({
                               // vanish because the admin clicked elsewhere or opened another screen.
                               const now = editingNow.current;
                               if (!now || now.saving) return;
-                              if (now.value === now.original) setEditing(undefined);
-                              else void commitEdit(false);
+                              void commitEdit(false);
                             },
                           }
                         : undefined
@@ -546,7 +547,8 @@ interface Editor {
   value: string;
   saving: boolean;
   onChange: (value: string) => void;
-  onCommit: () => void;
+  /** Saves; `move`: then to the next cell that way (Tab, Shift+Tab). */
+  onCommit: (move?: 'ArrowRight' | 'ArrowLeft') => void;
   onCancel: () => void;
   /** The focus left the input (not the window): save what was typed. */
   onLeave: () => void;
@@ -647,6 +649,9 @@ const OrderLines = memo(function OrderLines({
                 } else if (event.key === 'Escape') {
                   event.preventDefault();
                   editor.onCancel();
+                } else if (event.key === 'Tab') {
+                  event.preventDefault();
+                  editor.onCommit(event.shiftKey ? 'ArrowLeft' : 'ArrowRight');
                 }
               }}
               onBlur={() => {
