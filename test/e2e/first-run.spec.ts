@@ -97,6 +97,12 @@ test('a file imported and not accepted: Orders points at its batch, not at impor
   );
   await expect(page.getByRole('status').filter({ hasText: 'Imported 2 orders' })).toBeVisible();
 
+  // Submissions lists the batch under "Not accepted yet", and its next steps point there.
+  await openSection(page, 'Submissions');
+  const sendSteps = await nextSteps(page, 'Nothing sent from Local sandbox yet');
+  await expect(sendSteps).toContainText('Open one under “Not accepted yet” below');
+  await expect(sendSteps.getByRole('link', { name: 'Import the file' })).toHaveCount(0);
+
   await openSection(page, 'Orders');
   const steps = await nextSteps(page, 'No orders in Local sandbox yet');
   await expect(steps).toContainText('2 orders in 1 batch are imported and not accepted');

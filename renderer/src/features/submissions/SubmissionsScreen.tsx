@@ -24,8 +24,7 @@ export function SubmissionsScreen({ environment }: { environment: EnvironmentVie
           environment={environment}
           title={`Nothing sent from ${environment.name} yet`}
           why="Orders you accept in Preview are sent from here, and this screen shows how they go."
-          // "Not accepted yet" below lists the batches waiting.
-          waiting={false}
+          waitingListedBelow
         />
       ) : null}
       {progress ? (

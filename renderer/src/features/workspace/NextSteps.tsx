@@ -13,19 +13,19 @@ import { routeHref } from './route.js';
  * What a screen with nothing on it yet says (issue #13): why it is empty, then what to do next, in order: sign in
  * (or say it is done), download the template, import a file and review it in Preview. Nothing is sent before the
  * admin accepts, and the screen says so. Once a file is imported and left in Preview, the last step is that batch
- * (a newcomer who imported and never accepted would otherwise be told to import again). `waiting`: false where the
- * screen lists those batches itself (Submissions).
+ * (a newcomer who imported and never accepted would otherwise be told to import again). `waitingListedBelow`: the
+ * screen lists those batches itself (Submissions), so the step points there instead of repeating the links.
  */
 export function NextSteps({
   environment,
   title,
   why,
-  waiting = true,
+  waitingListedBelow = false,
 }: {
   environment: EnvironmentView;
   title: string;
   why: string;
-  waiting?: boolean;
+  waitingListedBelow?: boolean;
 }) {
   const headingId = useId();
   const api = useApi();
@@ -40,7 +40,7 @@ export function NextSteps({
   useEvent('batches.changed', (change) => {
     if (change.environmentId === environment.id) batches.reload();
   });
-  const left = waiting && batches.value ? leftInPreview(batches.value) : undefined;
+  const left = batches.value ? leftInPreview(batches.value) : undefined;
 
   async function downloadTemplate() {
     try {
@@ -79,7 +79,9 @@ export function NextSteps({
           and fill in one row per prescribed item (the Import screen&apos;s “Column guide” explains each column), or use
           your clinic system&apos;s own CSV or HL7 export.
         </li>
-        {left ? (
+        {left && waitingListedBelow ? (
+          <li>{left.sentence} Open one under “Not accepted yet” below to fix what is wrong and accept.</li>
+        ) : left ? (
           <li>
             {left.sentence} Open the batch to fix what is wrong and accept:
             <ul>
