@@ -72,3 +72,44 @@ test('a cell edited and left without Enter is saved: a click on another cell, an
   await expect(gridCell(page, /^LS2 7EZ$/)).toBeVisible();
   await expect(gridCell(page, /typo/)).toHaveCount(0);
 });
+
+test('a field the grid has no column for, typed in the details and left, is saved too', async ({ app, page }) => {
+  const run = uniqueSuffix();
+  const header = await templateHeader(app);
+  const csv = csvFromTemplate(header, [
+    { ...TEMPLATE_ROW, clinicOrderId: `EF-${run}-1`, currencyCode: '' },
+    { ...TEMPLATE_ROW, clinicOrderId: `EF-${run}-2`, currencyCode: '' },
+    { ...TEMPLATE_ROW, clinicOrderId: `EF-${run}-3`, currencyCode: '' },
+  ]);
+  await openWorkspace(page, app, 'Import');
+  await chooseBatchFile(page, `edit-field-${run}.csv`, csv);
+  const counts = page.getByRole('status', { name: 'Batch counts' });
+  await expect(counts).toContainText('0 valid');
+
+  // Typed, then another order in the grid: saved, and the details follow the order clicked.
+  await gridCell(page, new RegExp(`EF-${run}-1`)).click();
+  await page
+    .getByRole('complementary', { name: /Order 1/ })
+    .getByLabel('Currency')
+    .fill('GBP');
+  await gridCell(page, new RegExp(`EF-${run}-2`)).click();
+  await expect(counts).toContainText('1 valid');
+  await expect(page.getByRole('complementary', { name: /Order 2/ })).toBeVisible();
+
+  // Its own Save button, by keyboard, still saves (Tab to it is not leaving the field).
+  const order2 = page.getByRole('complementary', { name: /Order 2/ });
+  await order2.getByLabel('Currency').fill('GBP');
+  await page.keyboard.press('Tab');
+  await expect(order2.getByRole('button', { name: 'Save Currency' })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(counts).toContainText('2 valid');
+
+  // Typed, then another screen.
+  await gridCell(page, new RegExp(`EF-${run}-3`)).click();
+  const order3 = page.getByRole('complementary', { name: /Order 3/ });
+  await order3.getByLabel('Currency').fill('GBP');
+  await page.getByRole('navigation', { name: 'Workspace' }).getByRole('link', { name: 'Log' }).click();
+  await page.getByRole('heading', { level: 2, name: 'Log', exact: true }).waitFor();
+  await page.goBack();
+  await expect(counts).toContainText('3 valid');
+});
