@@ -8,7 +8,15 @@ import { addDeviceEnvironment } from './support/device-environment.js';
 import { finishDeviceSignIn } from './support/device-signin.js';
 import { saveScreenshot } from './support/screenshots.js';
 import { seedOrders } from './support/seed-orders.js';
-import { chooseEnvironment, localSandbox, openSection, openWorkspace, uniqueSuffix } from './support/workspace.js';
+import { csvFromTemplate, TEMPLATE_ROW, templateHeader } from './support/template-csv.js';
+import {
+  chooseBatchFile,
+  chooseEnvironment,
+  localSandbox,
+  openSection,
+  openWorkspace,
+  uniqueSuffix,
+} from './support/workspace.js';
 
 // Issue #13: a first run says what to do next on every screen with nothing yet; environments stay put across
 // restarts (the chosen one, the sandbox's addresses); an environment can be removed, with what that does said first
@@ -72,6 +80,36 @@ test('first run: Submissions, Orders, Import and the Log say what to do next', a
   await expect(remote.getByRole('link', { name: 'Settings' })).toHaveAttribute('href', '#/settings');
   await page.emulateMedia({ colorScheme: 'dark' });
   await saveScreenshot(page, 'first-run-submissions-remote-dark');
+});
+
+test('a file imported and not accepted: Orders points at its batch, not at importing again', async ({ page }) => {
+  const running = await start();
+  await openWorkspace(page, running, 'Import');
+  const run = uniqueSuffix();
+  const header = await templateHeader(running);
+  await chooseBatchFile(
+    page,
+    `waiting-${run}.csv`,
+    csvFromTemplate(header, [
+      { ...TEMPLATE_ROW, clinicOrderId: `W-${run}-1` },
+      { ...TEMPLATE_ROW, clinicOrderId: `W-${run}-2`, homePostCode: 'NOT A POSTCODE' },
+    ]),
+  );
+  await expect(page.getByRole('status').filter({ hasText: 'Imported 2 orders' })).toBeVisible();
+
+  // Submissions lists the batch under "Not accepted yet", and its next steps point there.
+  await openSection(page, 'Submissions');
+  const sendSteps = await nextSteps(page, 'Nothing sent from Local sandbox yet');
+  await expect(sendSteps).toContainText('Open one under “Not accepted yet” below');
+  await expect(sendSteps.getByRole('link', { name: 'Import the file' })).toHaveCount(0);
+
+  await openSection(page, 'Orders');
+  const steps = await nextSteps(page, 'No orders in Local sandbox yet');
+  await expect(steps).toContainText('2 orders in 1 batch are imported and not accepted');
+  await expect(steps.getByRole('link', { name: 'Import the file' })).toHaveCount(0);
+  const batch = steps.getByRole('link', { name: `Batch 1: waiting-${run}.csv (2 orders, 1 with errors)` });
+  await batch.click();
+  await expect(page.getByRole('heading', { name: `Preview: waiting-${run}.csv` })).toBeVisible();
 });
 
 test('the chosen environment and the sandbox addresses stay put across a restart', async ({

@@ -63,12 +63,17 @@ test('a product search that finds nothing says what to try instead', async ({ ap
   await search.getByRole('button', { name: 'Search', exact: true }).click();
   await expect(search.getByRole('row', { name: /Paracetamol/ }).first()).toBeVisible();
 
-  // Part of a code finds nothing: the hint says a code is found only whole.
+  // Part of a code finds nothing: the hint says why it cannot be whole, and that a code is found only whole.
   const code = PRODUCTS[0]!.dmdCode;
   await run(code.slice(0, 8));
-  await expect(status).toContainText('A dm+d code is found only whole');
+  await expect(status).toContainText('This is not a whole dm+d code');
+  await expect(status).toContainText('a code is found only whole');
   await run(code);
   await expect(status).toContainText('1 product matches');
+  // A whole, well-formed code the service does not list (the template's example): no hunt for a typo.
+  await run('42109611000001109');
+  await expect(status).toContainText("this service's catalogue does not list it");
+  await expect(status).not.toContainText('check its digits');
 
   await run('paracetamol tablets');
   await expect(status).toContainText('try one word, such as “paracetamol”');

@@ -60,6 +60,10 @@ test('orders: find one, follow its timeline to dispatched with a tracking id; ca
   await expect(timeline).toContainText(`Accepted into the outbox from batch ${batch.batchId}`);
   await expect(timeline).toContainText(/Created at the service, pharmacy order id \d+/);
   await expect(detail).toContainText('readable offline');
+  // Before any check by hand, it says when the app checks by itself (the sandbox's interval: 1 minute).
+  await expect(detail).toContainText(
+    'Statuses are checked with the service automatically: within 1 minute of a change, less often while nothing changes.',
+  );
 
   // Statuses move at the sandbox every few seconds; "Check statuses now" brings them in.
   await expect(async () => {
@@ -68,6 +72,7 @@ test('orders: find one, follow its timeline to dispatched with a tracking id; ca
     // Dispatched, or already processed (which comes after dispatch and keeps its date and tracking id).
     await expect(timeline).toContainText(/Status: Prescription (Dispatched|Processed)/, { timeout: 1_000 });
   }).toPass({ timeout: 45_000, intervals: [1_000] });
+  await expect(detail).toContainText('Statuses last checked with the service:');
   const atService = (await sandboxOrders(local)).find((order) => order.clinicOrderId === tracked);
   expect(atService?.trackingId).toBeTruthy();
   await expect(timeline).toContainText(`Tracking id ${atService!.trackingId!}`);

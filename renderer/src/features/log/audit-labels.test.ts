@@ -47,4 +47,17 @@ describe('detailsLine', () => {
     expect(detailsLine({ masked: true, format: 'csv' })).toBe('masked: yes · format: csv');
     expect(detailsLine({ outcome: 'kept for ever', toState: 'someday' })).toBe('outcome: kept for ever · to: someday');
   });
+
+  it('names what a batch check, an accept and an edit wrote in words, not stored keys', () => {
+    expect(detailsLine({ codeCount: 1, orderCount: 3, uncheckedCount: 0, warningCount: 2 })).toBe(
+      'dm+d codes asked about: 1 · orders: 3 · items not checked: 0 · service warnings: 2',
+    );
+    expect(detailsLine({ orderCount: 2, route: 'v2' })).toBe(
+      'orders: 2 · sent as: Orders for clinics the service already knows',
+    );
+    expect(detailsLine({ fieldPath: 'homeAddress.postCode' })).toBe('field changed: Home postcode');
+    expect(detailsLine({ fieldPath: 'prescribedItems.1.quantity' })).toBe('field changed: Quantity (item 2)');
+    // A path this version does not know shows as it is stored.
+    expect(detailsLine({ fieldPath: 'customer.shoeSize' })).toBe('field changed: customer.shoeSize');
+  });
 });

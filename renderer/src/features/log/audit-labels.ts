@@ -1,5 +1,7 @@
 import type { OrderStateName } from '../../../../shared/order-views.js';
 import { ORDER_STATE_TEXT } from '../orders/order-states.js';
+import { fieldOfPath } from '../preview/order-fields.js';
+import { ROUTE_TEXT } from '../preview/route-text.js';
 
 /**
  * Plain words for the audit log's actions. Every action the app writes has one (test/lint/audit-action-labels.test.ts
@@ -118,7 +120,8 @@ const DETAIL_LABELS: Record<string, string> = {
   rowCount: 'rows',
   invalidCount: 'invalid',
   fileName: 'file',
-  grant: 'grant',
+  grant: 'sign-in method',
+  previousGrant: 'sign-in method before',
   format: 'format',
   masked: 'masked',
   fileKind: 'file type',
@@ -130,7 +133,24 @@ const DETAIL_LABELS: Record<string, string> = {
   binding: 'binding',
   previousBinding: 'binding before',
   reason: 'why',
+  fieldPath: 'field changed',
+  route: 'sent as',
+  codeCount: 'dm+d codes asked about',
+  warningCount: 'service warnings',
+  uncheckedCount: 'items not checked',
+  apiOrigin: 'API address',
+  previousApiOrigin: 'API address before',
+  issuer: 'sign-in server',
+  previousIssuer: 'sign-in server before',
+  clientId: 'client id',
+  previousClientId: 'client id before',
+  controlId: 'message id (MSH-10)',
 };
+
+/** A detail key's name on the Log screen; one from a newer version shows as it is stored. */
+export function detailLabel(key: string): string {
+  return DETAIL_LABELS[key] ?? key;
+}
 
 /** How a call to the service ended (an attempt's outcome, its error kind), as the Submissions screen says it. */
 const CALL_OUTCOMES: Record<string, string> = {
@@ -165,6 +185,12 @@ function detailValue(key: string, value: string | number | boolean): string {
   if (STATE_KEYS.has(key) && value in ORDER_STATE_TEXT) return ORDER_STATE_TEXT[value as OrderStateName].label;
   if ((key === 'outcome' || key === 'errorKind') && value in CALL_OUTCOMES) return CALL_OUTCOMES[value]!;
   if (key === 'reason' && Object.hasOwn(REFUSAL_REASONS, value)) return REFUSAL_REASONS[value]!;
+  if (key === 'route' && Object.hasOwn(ROUTE_TEXT, value)) return ROUTE_TEXT[value as keyof typeof ROUTE_TEXT].label;
+  if (key === 'fieldPath') {
+    const field = fieldOfPath(value);
+    const item = /^prescribedItems\.(\d+)\./.exec(value)?.[1];
+    if (field) return item === undefined ? field.label : `${field.label} (item ${Number(item) + 1})`;
+  }
   return value;
 }
 
@@ -182,7 +208,7 @@ export function detailsLine(details: Record<string, string | number | boolean>):
     .map(([key, value]) => {
       const phrase = DETAIL_PHRASES[key];
       if (phrase && typeof value === 'number') return phrase(value);
-      return `${DETAIL_LABELS[key] ?? key}: ${detailValue(key, value)}`;
+      return `${detailLabel(key)}: ${detailValue(key, value)}`;
     })
     .join(' · ');
 }

@@ -6,6 +6,7 @@ import { useEvent } from '../../api/use-event.js';
 import { useLoad } from '../../api/use-load.js';
 import { ErrorMessage } from '../errors/ErrorMessage.js';
 import { formatDate, formatDateTime } from '../format/format-date.js';
+import { formatRemaining } from '../format/format-time.js';
 import { useNow } from '../format/use-now.js';
 import { canCancel } from './cancellable.js';
 import { nextAttemptText } from './next-attempt.js';
@@ -22,6 +23,8 @@ interface Props {
   refreshing: boolean;
   onRefresh: () => void;
   onCancel: (detail: OrderDetail) => void;
+  /** The environment's status interval: how soon the poller reads a new or changed order. */
+  pollIntervalMs: number;
   /** Escape, or the Close link: back to the list. */
   onClose: () => void;
 }
@@ -38,7 +41,15 @@ function refreshText(round: RefreshRound): string {
  * One order from this computer's records (so it reads the same offline): what it is now, why, what can be done,
  * its items and its whole timeline.
  */
-export function OrderDetailView({ orderId, lastRefresh, refreshing, onRefresh, onCancel, onClose }: Props) {
+export function OrderDetailView({
+  orderId,
+  lastRefresh,
+  refreshing,
+  onRefresh,
+  onCancel,
+  pollIntervalMs,
+  onClose,
+}: Props) {
   const api = useApi();
   const load = useCallback(() => api.call('orders.get', { orderId }), [api, orderId]);
   const { value: detail, error, reload } = useLoad(load);
@@ -135,7 +146,9 @@ export function OrderDetailView({ orderId, lastRefresh, refreshing, onRefresh, o
         {/* Created but not yet read back: said, so a blank is not taken for "nothing has happened to it". */}
         <dd>
           {order.remoteStatus ??
-            (order.pharmacyOrderId !== null ? 'Not read from the service yet: “Check statuses now” reads it' : '—')}
+            (order.pharmacyOrderId !== null
+              ? `Not read from the service yet: read within ${formatRemaining(pollIntervalMs).words}, or now with “Check statuses now”`
+              : '—')}
         </dd>
         <dt>Dispatch date</dt>
         <dd>{formatDate(order.dispatchDate)}</dd>
@@ -151,8 +164,11 @@ export function OrderDetailView({ orderId, lastRefresh, refreshing, onRefresh, o
       </dl>
       <p className="hint">
         From this computer&apos;s records, readable offline. Last status change seen:{' '}
-        {formatDateTime(order.remoteStatusAt)}. Statuses last checked with the service:{' '}
-        {lastRefresh ? formatDateTime(lastRefresh.at) : 'automatically in the background'}.
+        {formatDateTime(order.remoteStatusAt)}.{' '}
+        {lastRefresh
+          ? `Statuses last checked with the service: ${formatDateTime(lastRefresh.at)}.`
+          : // When, in numbers: "in the background" alone read as never to an admin watching "Not read yet".
+            `Statuses are checked with the service automatically: within ${formatRemaining(pollIntervalMs).words} of a change, less often while nothing changes.`}
       </p>
       <div className="button-row">
         <button type="button" className="secondary" onClick={onRefresh} disabled={refreshing}>

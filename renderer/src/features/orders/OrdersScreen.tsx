@@ -134,6 +134,7 @@ export function OrdersScreen({ environment, openOrderId }: { environment: Enviro
               key={openOrderId}
               orderId={openOrderId}
               lastRefresh={refresh.round}
+              pollIntervalMs={environment.pollIntervalMs}
               refreshing={refresh.busy}
               onRefresh={() => void refreshStatuses(openOrderId)}
               onCancel={(detail) => setCancelling([detail.order])}

@@ -593,8 +593,8 @@ export function BatchPreview({
           {!discarded ? <EnrichmentBar environment={environment} control={enrichment} /> : null}
         </div>
         <p className="hint preview-keys">
-          F8 / Shift+F8: next / previous problem · Ctrl+Z / Ctrl+Shift+Z (⌘ on a Mac): undo / redo · Enter edits a cell,
-          Escape cancels · ✕ error, ⚠ warning, ⚑ service warning, explained on focus or hover
+          F8 / Shift+F8: next / previous problem · Ctrl+Z / Ctrl+Shift+Z (⌘ on a Mac): undo / redo · Enter edits and
+          saves a cell, Escape cancels · ✕ error, ⚠ warning, ⚑ service warning, explained on focus or hover
         </p>
         {filter === 'warnings' && filteredTotal !== undefined ? (
           <p role="status" className="hint">

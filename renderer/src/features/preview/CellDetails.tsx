@@ -30,22 +30,39 @@ function ProblemLine({ problem }: { problem: ProblemView }) {
 /** A field the grid has no column for, edited here (a problem can sit on one). */
 function FieldEditor({ order, path, onEdit }: { order: StagedOrderView; path: string; onEdit: Props['onEdit'] }) {
   const field = fieldOfPath(path);
-  const [value, setValue] = useState(() => displayValue(valueAt(order.body, path)));
+  const [original] = useState(() => displayValue(valueAt(order.body, path)));
+  const [value, setValue] = useState(original);
   const [saving, setSaving] = useState(false);
+  const saveButton = useRef<HTMLButtonElement>(null);
   const label = field?.label ?? path;
+  const save = () => {
+    setSaving(true);
+    void onEdit(order, path, value).finally(() => setSaving(false));
+  };
   return (
     <form
       className="inline-form"
       onSubmit={(event) => {
         event.preventDefault();
-        setSaving(true);
-        void onEdit(order, path, value).finally(() => setSaving(false));
+        save();
       }}
     >
       <label>
-        {label} <input name={path} value={value} onChange={(event) => setValue(event.target.value)} disabled={saving} />
+        {label}{' '}
+        <input
+          name={path}
+          value={value}
+          onChange={(event) => setValue(event.target.value)}
+          disabled={saving}
+          onBlur={(event) => {
+            // Typed and left (another order, another screen) is saved, as in the grid; not on the way to its own
+            // Save button, nor when another window takes the focus.
+            if (event.relatedTarget === saveButton.current || !document.hasFocus()) return;
+            if (value !== original && !saving) save();
+          }}
+        />
       </label>
-      <button type="submit" disabled={saving}>
+      <button type="submit" ref={saveButton} disabled={saving}>
         {saving ? 'Saving…' : `Save ${label}`}
       </button>
     </form>

@@ -132,7 +132,7 @@ const cellElement = (target: EventTarget | null): HTMLElement | null =>
  * The staged orders of a batch as a virtualised grid: one line per prescribed item, the order's own fields on its
  * first line. Only the rows in view (plus a margin) exist in the DOM and only their pages are fetched, so 100,000
  * rows scroll like 100. A problem marks its exact cell with an icon and text (never colour alone), its message
- * shows on hover and focus and is the cell's accessible description. Arrows move, Enter edits, Escape cancels.
+ * shows on hover and focus and is the cell's accessible description. Arrows move, Enter edits, Enter or leaving the cell saves (Tab: and moves right), Escape cancels.
  * Service warnings (out of stock, unknown code or courier) get their own mark, ⚑, and say they are the service's.
  * An order's lines re-render only when that order, its marks, the focus within it or its edit change (not at each
  * scroll frame or page arrival), and clicks are handled once for the grid, not by a handler per cell.
@@ -167,7 +167,16 @@ export function PreviewGrid({
   /** Column widths, measured for this set of columns (the problems filter can change them). */
   const [sizing, setSizing] = useState<{ columns: readonly GridColumn[]; widths: number[] }>();
   const widths = sizing?.columns === columns ? sizing.widths : undefined;
-  const [editing, setEditing] = useState<{ cell: GridCell; value: string; saving: boolean } | undefined>();
+  const [editing, setEditingState] = useState<Editing | undefined>();
+  /**
+   * The edit as of the last change, read by the editor's blur: a blur can come while React removes or disables the
+   * input (Escape, Enter), before a render would have shown the handler the new state.
+   */
+  const editingNow = useRef<Editing | undefined>(undefined);
+  const setEditing = (next: Editing | undefined | ((current: Editing | undefined) => Editing | undefined)) => {
+    editingNow.current = typeof next === 'function' ? next(editingNow.current) : next;
+    setEditingState(editingNow.current);
+  };
   const averageLines = useRef(1);
 
   const linesOf = (index: number) => {
@@ -348,23 +357,31 @@ export function PreviewGrid({
     if (readOnly || !field || !order || order.state !== 'staged' || order.orderControl !== 'NW') return;
     const itemIndex = field.level === 'item' ? cell.line : 0;
     if (field.level === 'item' && itemIndex >= itemCount(order.body)) return;
-    setEditing({ cell, value: displayValue(valueAt(order.body, concretePath(field, itemIndex))), saving: false });
+    const value = displayValue(valueAt(order.body, concretePath(field, itemIndex)));
+    setEditing({ cell, value, original: value, saving: false });
   }
 
-  async function commitEdit() {
+  /**
+   * Saves the edit. `refocus`: the cell takes the focus back (Enter); not when the admin has moved on (a click
+   * elsewhere, another screen), whose focus stays where they put it.
+   */
+  async function commitEdit(refocus = true, move?: 'ArrowRight' | 'ArrowLeft') {
+    const editing = editingNow.current;
     if (!editing || editing.saving) return;
     const field = columnField(columns, editing.cell.col);
     const order = pages.get(editing.cell.index);
     if (!field || !order) return setEditing(undefined);
-    setEditing({ ...editing, saving: true });
-    const saved = await onEdit(
-      order,
-      concretePath(field, field.level === 'item' ? editing.cell.line : 0),
-      editing.value,
-    );
+    // Nothing typed (Tab through a cell): no edit in the order's history or the undo list.
+    const unchanged = editing.value === editing.original;
+    if (!unchanged) setEditing({ ...editing, saving: true });
+    const saved =
+      unchanged ||
+      (await onEdit(order, concretePath(field, field.level === 'item' ? editing.cell.line : 0), editing.value));
     if (saved) {
       setEditing(undefined);
-      wantFocus.current = editing.cell;
+      // Tab and Shift+Tab save and go to the next cell sideways, as in a spreadsheet (not out of the grid).
+      if (move) go(moveFocus(editing.cell, move, shape) ?? editing.cell);
+      else if (refocus) wantFocus.current = editing.cell;
     } else {
       setEditing((current) => (current ? { ...current, saving: false } : current));
     }
@@ -482,10 +499,17 @@ export function PreviewGrid({
                             value: editing.value,
                             saving: editing.saving,
                             onChange: (value) => setEditing((current) => (current ? { ...current, value } : current)),
-                            onCommit: () => void commitEdit(),
+                            onCommit: (move) => void commitEdit(true, move),
                             onCancel: () => {
                               setEditing(undefined);
                               wantFocus.current = editing.cell;
+                            },
+                            onLeave: () => {
+                              // Leaving the cell keeps what was typed, as a spreadsheet does: an edit must not
+                              // vanish because the admin clicked elsewhere or opened another screen.
+                              const now = editingNow.current;
+                              if (!now || now.saving) return;
+                              void commitEdit(false);
                             },
                           }
                         : undefined
@@ -508,6 +532,14 @@ export function PreviewGrid({
   );
 }
 
+/** The cell being edited, what it held when the edit began, and whether it is being saved. */
+interface Editing {
+  cell: GridCell;
+  value: string;
+  original: string;
+  saving: boolean;
+}
+
 /** The cell being edited, only for the order it is in (so no other order's lines re-render as it is typed). */
 interface Editor {
   line: number;
@@ -515,8 +547,11 @@ interface Editor {
   value: string;
   saving: boolean;
   onChange: (value: string) => void;
-  onCommit: () => void;
+  /** Saves; `move`: then to the next cell that way (Tab, Shift+Tab). */
+  onCommit: (move?: 'ArrowRight' | 'ArrowLeft') => void;
   onCancel: () => void;
+  /** The focus left the input (not the window): save what was typed. */
+  onLeave: () => void;
 }
 
 interface LinesProps {
@@ -614,7 +649,14 @@ const OrderLines = memo(function OrderLines({
                 } else if (event.key === 'Escape') {
                   event.preventDefault();
                   editor.onCancel();
+                } else if (event.key === 'Tab') {
+                  event.preventDefault();
+                  editor.onCommit(event.shiftKey ? 'ArrowLeft' : 'ArrowRight');
                 }
+              }}
+              onBlur={() => {
+                // Switching to another window is not leaving the cell.
+                if (document.hasFocus()) editor.onLeave();
               }}
               // A click in the input is for the caret, not for moving the grid's focus.
               onClick={(event) => event.stopPropagation()}

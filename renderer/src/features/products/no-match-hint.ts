@@ -1,3 +1,5 @@
+import { checkSnomedConceptId } from '../../../../shared/snomed.js';
+
 /**
  * What to try when a product search finds nothing. The service matches part of a name, or a dm+d code only whole,
  * so the hint depends on what was typed.
@@ -5,7 +7,12 @@
 export function noMatchHint(searchTerm: string): string {
   const term = searchTerm.trim();
   if (/^\d+$/.test(term)) {
-    return `A dm+d code is found only whole: check all ${term.length} digits (codes have 6 to 18), or search by the product's name.`;
+    const check = checkSnomedConceptId(term);
+    // A well-formed code was typed whole: asking to check its digits would send the admin hunting for a typo.
+    if (check.ok) {
+      return "The code is a well-formed dm+d code, so this service's catalogue does not list it: search by the product's name to find what it does list.";
+    }
+    return `This is not a whole dm+d code (${check.message}), and a code is found only whole: check its digits, or search by the product's name.`;
   }
   const words = term.split(/\s+/);
   if (words.length > 1) {

@@ -24,6 +24,7 @@ export function SubmissionsScreen({ environment }: { environment: EnvironmentVie
           environment={environment}
           title={`Nothing sent from ${environment.name} yet`}
           why="Orders you accept in Preview are sent from here, and this screen shows how they go."
+          waitingListedBelow
         />
       ) : null}
       {progress ? (
