@@ -75,14 +75,15 @@ function joinedSegment(segments: readonly string[], field: string): string | und
  * order. One holding the field separator right after a segment, or starting with it, is the rest of a segment broken
  * onto its own line, so that segment's later fields are missing or cut: an error, never an order sent without them.
  */
-function strayLineProblems(file: string, split: SplitMessage): Problem[] {
+function splitProblems(file: string, split: SplitMessage): Problem[] {
   const stray = split.stray;
-  if (!stray || stray.length === 0) return [];
+  const frame = split.unclosedFrame ? [unclosedFrameProblem(file, split)] : [];
+  if (!stray || stray.length === 0) return frame;
   const separator = split.segments[0]?.charAt(3) || '|';
   const wrapped = (s: StrayLine) => s.tail === true || s.text.startsWith(separator);
   const cut = stray.filter(wrapped);
   const other = stray.filter((s) => !wrapped(s));
-  const problems: Problem[] = [];
+  const problems: Problem[] = frame;
   if (cut.length > 0) {
     const one = cut.length === 1;
     problems.push(
@@ -109,6 +110,20 @@ function strayLineProblems(file: string, split: SplitMessage): Problem[] {
     );
   }
   return problems;
+}
+
+/**
+ * The file ends inside the MLLP frame that holds this message (its 0x0B start byte and no 0x1C end byte): what was
+ * sent was cut off, perhaps inside a value (RXE-10 `3` of `32`), and nothing in the message shows it. Never sent.
+ */
+function unclosedFrameProblem(file: string, split: SplitMessage): Problem {
+  return problem(
+    'error',
+    file,
+    { message: split.index },
+    'hl7.frameUnclosed',
+    `Message ${split.index} (line ${split.line}) starts an MLLP frame (byte 0x0B) that the file ends inside, with no end byte (0x1C): the transfer or copy stopped part way, so its last segment may be cut short (a quantity or dosage read incomplete). Ask the sender for the file again; if the file is still being written, import it once it is complete.`,
+  );
 }
 
 /**
@@ -209,7 +224,7 @@ export async function importHl7(
       if (!(error instanceof Hl7ParseError)) throw error;
       if (!chosen) choose(undefined);
       const entry = unusable(source, 'hl7.unreadable', `Message ${split.index} cannot be read: ${error.message}.`);
-      entry.problems.push(...strayLineProblems(file, split));
+      entry.problems.push(...splitProblems(file, split));
       await emit(entry);
       return;
     }
@@ -219,7 +234,7 @@ export async function importHl7(
     messageTypes.add(message.messageType || '(none)');
     if (!isAcceptedMessageType(message.messageType)) {
       const entry = unusable(source, 'hl7.messageType', messageTypeRefusal(split.index, message.messageType));
-      entry.problems.push(...strayLineProblems(file, split));
+      entry.problems.push(...splitProblems(file, split));
       await emit(entry);
       return;
     }
@@ -240,7 +255,7 @@ export async function importHl7(
             'hl7.headerOnly',
             `Message ${split.index} (line ${split.line}) holds only ${names}: no patient (PID), order (ORC) or item (RXE, RXO), so it is no order. The file may be cut short; ask the sender for the whole message.`,
           );
-      entry.problems.push(...strayLineProblems(file, split));
+      entry.problems.push(...splitProblems(file, split));
       await emit(entry);
       return;
     }
@@ -249,7 +264,7 @@ export async function importHl7(
       // A lab or other department's order (ORM^O01 with OBR, no RXO/RXE): its one problem is the answer, not each
       // pharmacy field it never fills, nor its ORC-1 or MSH-11. The live intake answers AE for it.
       const entry = unusable(source, 'hl7.noItems', otherOrder);
-      entry.problems.push(...strayLineProblems(file, split));
+      entry.problems.push(...splitProblems(file, split));
       await emit(entry);
       return;
     }
@@ -273,7 +288,7 @@ export async function importHl7(
       ...compoundProblems(message, file, split.index),
       ...escapeProblems(message, file, split.index),
       ...patients,
-      ...strayLineProblems(file, split),
+      ...splitProblems(file, split),
     ];
     let orderControl: 'NW' | 'CA' = 'NW';
     if (extraction.orderControl === 'CA') orderControl = 'CA';
