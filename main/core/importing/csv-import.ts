@@ -36,6 +36,7 @@ import { decodedChunks, type Inspection } from './file-source.js';
 import type { ImportSource } from './import-source.js';
 import { finishOrder, type OrderSink } from './finish-order.js';
 import { NOT_TEXT } from './validate-order.js';
+import { otherFormatProblem } from './other-formats.js';
 import { problem, quote } from './problems.js';
 import { UnusualSpaces, holdsUnusualSpace, plainSpaces } from './unusual-spaces.js';
 import type { ImportReport, Problem, Provenance } from '../model/imported-order.js';
@@ -81,6 +82,9 @@ export async function importCsv(
     options.profiles ?? [],
   );
   if (!header) {
+    // XML, JSON, HL7 without its MSH: said as what it is, not as a CSV wanting a mapping profile.
+    const other = otherFormatProblem(file, inspection.sample);
+    if (other) return failed(other, other.code === 'hl7.noMessageHeader' ? { format: 'hl7' } : {});
     return failed(
       problem(
         'error',

@@ -104,7 +104,7 @@ export function declaresSeparators(line: string): boolean {
  * one of these names in lower or mixed case is that segment. Other names are not guessed at (`Re |`, `Tom|` in a
  * note), except Z-segments, which a profile may read.
  */
-const KNOWN_SEGMENTS = new Set(
+export const KNOWN_SEGMENTS: ReadonlySet<string> = new Set(
   'MSH FHS BHS BTS FTS SFT UAC EVN PID PD1 PV1 PV2 NK1 NTE AL1 IAM DG1 OBX OBR ORC RXE RXO RXR RXC RXD RXG RXA TQ1 TQ2 IN1 IN2 IN3 GT1 PRT CTI BLG FT1'.split(
     ' ',
   ),
