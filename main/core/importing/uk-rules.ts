@@ -29,15 +29,33 @@ export function postcodeReason(value: string): string | undefined {
 }
 
 // A local part, then a domain of dot-separated labels: no part can match what its neighbour matches, so a long
-// value is read in one pass (a pattern whose parts overlap takes time in the square of its length).
-const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
+// value is read in one pass (a pattern whose parts overlap takes time in the square of its length). Neither part
+// holds what only surrounds an address (< > ( ) [ ] \ , ; : "): a link's `mailto:`, a mail program's brackets.
+const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@.<>()[\]\\,;:"]+(?:\.[^\s@.<>()[\]\\,;:"]+)+$/;
 /** The longest address mail can carry (RFC 5321's path limit). */
 const EMAIL_MAX = 254;
 
+/**
+ * An address as web pages, mail programs and spreadsheets' hyperlinks write it (`mailto:alex@…`, `<alex@…>`,
+ * `alex@…;` copied from a list) was read as valid and would have been sent with that text: said, never mended.
+ */
 export function emailReason(value: string): string | undefined {
   if (value.length > EMAIL_MAX) return `is longer than an email address can be (${EMAIL_MAX} characters)`;
-  return EMAIL.test(value) ? undefined : 'is not an email address';
+  if (EMAIL.test(value)) return undefined;
+  const bare = value
+    .replace(/^mailto:/i, '')
+    .replace(/^<([^<>]*)>$/, '$1')
+    .replace(/[;,]+$/, '');
+  const alone = bare !== value && EMAIL.test(bare) ? ` (${bare})` : '';
+  if (/^mailto:/i.test(value)) return `is written as a link (mailto:): write the address alone${alone}`;
+  if (/[<>]/.test(value))
+    return `holds angle brackets (< >), as a mail program writes an address beside a name: write the address alone${alone}`;
+  if (/[;,]\s*$/.test(value))
+    return `ends in ${quoteEnd(value)}, as a list of addresses does: write one address alone${alone}`;
+  return 'is not an email address';
 }
+
+const quoteEnd = (value: string) => `'${value.trimEnd().slice(-1)}'`;
 
 // What a spreadsheet shows for a long number it has already rounded, e.g. 4.47701E+11.
 const ROUNDED = /^\d(?:[.,]\d+)?[eE]\+?\d+$/;
