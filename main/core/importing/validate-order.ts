@@ -216,6 +216,9 @@ function reportUnreadable(value: unknown, path: string, out: Report): void {
   for (const key in value) reportUnreadable((value as Obj)[key], path ? `${path}.${key}` : key, out);
 }
 
+/** What a spreadsheet shows of a long number it has rounded: 1.23457E+11. */
+const SPREADSHEET_ROUNDED = /^\d(?:[.,]\d+)?[eE]\+?\d+$/;
+
 export function validateOrder(body: unknown, ctx: ValidationContext): Problem[] {
   const today = ctx.today ?? new Date();
   const out = new Report(ctx);
@@ -282,6 +285,15 @@ export function validateOrder(body: unknown, ctx: ValidationContext): Problem[] 
       registration,
       'registrationNumber.format',
       registrationNumberReason(registration),
+    );
+  }
+  const orderId = str(prescription.clinicOrderId);
+  if (orderId && SPREADSHEET_ROUNDED.test(orderId)) {
+    // A long numeric id a spreadsheet rounded: other orders' ids round to it too, so their rows were joined as one.
+    out.add(
+      'prescription.clinicOrderId',
+      'orderId.excelMangled',
+      `${quote(orderId)} looks like a spreadsheet turned the order id into a rounded number, losing its last digits, so other orders may have been read under the same id (their rows joined into this order): format the column as text and export again`,
     );
   }
   for (const [container, key, list, what] of ENUMS) {

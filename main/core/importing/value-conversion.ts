@@ -16,6 +16,8 @@ const WHOLE_ZERO_DECIMALS = /^([-+]?\d+)\.0+$/;
 const DECIMAL = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)$/;
 // What Excel shows for a long number it has already rounded, e.g. 4.21096E+16.
 const SCIENTIFIC = /^\d+(?:[.,]\d+)?[eE][+]?\d+$/;
+const ROUNDED_REASON =
+  'looks like a spreadsheet turned the number into a rounded one, losing digits; format the column as text and export again';
 
 /**
  * Numbers written with a comma, as a spreadsheet in a comma-decimal locale (most of Europe) writes them. Where the
@@ -109,6 +111,7 @@ export function convertValue(
         return { ok: false, code: 'value.tooLarge', reason: 'is too large' };
       }
       if (DECIMAL.test(text)) return { ok: false, code: 'value.notWholeNumber', reason: 'is not a whole number' };
+      if (SCIENTIFIC.test(text)) return { ok: false, code: 'value.excelMangled', reason: ROUNDED_REASON };
       const comma = commaReason(text, true);
       if (comma) return { ok: false, code: 'value.comma', reason: comma };
       return { ok: false, code: 'value.notNumber', reason: unitReason(text) ?? 'is not a number' };
@@ -117,6 +120,7 @@ export function convertValue(
       if (DECIMAL.test(text) && Number.isFinite(Number(text))) return { ok: true, value: Number(text) };
       const decimal = options.decimalComma ? DECIMAL_COMMA.exec(text) : null;
       if (decimal) return { ok: true, value: Number(`${decimal[1]}.${decimal[2]}`) };
+      if (SCIENTIFIC.test(text)) return { ok: false, code: 'value.excelMangled', reason: ROUNDED_REASON };
       const comma = commaReason(text, false);
       if (comma) return { ok: false, code: 'value.comma', reason: comma };
       return { ok: false, code: 'value.notNumber', reason: unitReason(text) ?? 'is not a number' };
