@@ -15,7 +15,14 @@ import { compoundProblems } from './hl7-compound.js';
 import { otherOrderText } from './hl7-other-orders.js';
 import { sayWhereRequired } from './hl7-required.js';
 import { NOT_TEXT } from './validate-order.js';
-import { Hl7Splitter, Hl7StreamAbort, listLines, type SplitMessage, type StrayLine } from './hl7-stream.js';
+import {
+  Hl7Splitter,
+  Hl7StreamAbort,
+  KNOWN_SEGMENTS,
+  listLines,
+  type SplitMessage,
+  type StrayLine,
+} from './hl7-stream.js';
 import { problem, quote } from './problems.js';
 import { UnusualSpaces, holdsUnusualSpace } from './unusual-spaces.js';
 import type { ImportReport, ImportedOrder, Problem } from '../model/imported-order.js';
@@ -92,7 +99,7 @@ function splitProblems(file: string, split: SplitMessage): Problem[] {
         file,
         { message: split.index },
         'hl7.wrappedSegment',
-        `${listLines(cut.map((s) => s.line))} of message ${split.index} ${one ? 'is' : 'are'} no segment but ${one ? 'holds' : 'hold'} the field separator ${quote(separator)}: the rest of the segment before, broken onto a line of its own, so that segment's later fields were not read or were cut short; line ${cut[0]!.line} reads ${quote(cut[0]!.text)}. Join the line back to its segment, or ask for the file as it was sent.`,
+        `${listLines(cut.map((s) => s.line))} of message ${split.index} ${one ? 'is' : 'are'} no segment but ${one ? 'holds' : 'hold'} the field separator ${quote(separator)}: the rest of the segment before, broken onto a line of its own, so that segment's later fields were not read or were cut short; line ${cut[0]!.line} reads ${quote(cut[0]!.text)}. Join the line back to its segment, or ask for the file as it was sent.${misnamedSegment(cut[0]!.text, separator)}`,
       ),
     );
   }
@@ -110,6 +117,18 @@ function splitProblems(file: string, split: SplitMessage): Problem[] {
     );
   }
   return problems;
+}
+
+/**
+ * A line that starts like a segment whose name is not three characters (`PIDX|…`, `RX|…`): perhaps a segment with a
+ * misspelt name rather than a wrapped tail, which the problem then says too (the line is left out either way).
+ */
+function misnamedSegment(text: string, separator: string): string {
+  const at = text.indexOf(separator);
+  const name = at > 0 ? text.slice(0, at) : '';
+  if (!/^[A-Z][A-Z0-9]{0,5}$/.test(name) || name.length === 3) return '';
+  const near = name.length > 3 && KNOWN_SEGMENTS.has(name.slice(0, 3)) ? ` (${quote(name.slice(0, 3))}?)` : '';
+  return ` It may instead be a segment whose name is misspelt: it starts ${quote(name + separator)}, and segment names have three characters${near}; if so, ask the sender to correct it.`;
 }
 
 /**
