@@ -9,6 +9,9 @@ export const MAX_PACKS = 1_000;
 export const MAX_REPEATS = 52;
 export const MAX_AGE_YEARS = 130;
 
+/** A dosage that is digits alone (`30`, `2.5`): a label would tell the patient only that. */
+export const DOSAGE_NUMBER_ONLY = /^\d+(?:[.,]\d+)?$/;
+
 // The Royal Mail postcode shapes (outward code A9, A99, AA9, AA99, A9A, AA9A; inward 9AA), with or without the
 // space, plus the Girobank special case.
 const UK_POSTCODE =

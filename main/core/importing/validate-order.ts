@@ -6,6 +6,7 @@ import { describePath, verbFor } from '../model/field-catalogue.js';
 import { capitalise, describeSource, locationOf, problem, quote, type Location } from './problems.js';
 import type { Problem, Provenance } from '../model/imported-order.js';
 import {
+  DOSAGE_NUMBER_ONLY,
   MAX_PACKS,
   MAX_QUANTITY,
   MAX_REPEATS,
@@ -247,6 +248,14 @@ export function validateOrder(body: unknown, ctx: ValidationContext): Problem[] 
           `${quote(code)} is not a valid dm+d code: ${check.message}${ndc}`,
         );
       }
+    }
+    const dosage = str(item.dosageInstructions);
+    if (dosage && DOSAGE_NUMBER_ONLY.test(dosage)) {
+      out.add(
+        `${base}.dosageInstructions`,
+        'dosage.numberOnly',
+        `${quote(dosage)} is only a number, which is no instruction for the patient (a quantity or a code in the dosage's place, or the sender's fields moved by one?): write the instructions in the preview, or ask the sender to send them`,
+      );
     }
     const quantity = wholeNumberReason(item.quantity, 1, MAX_QUANTITY);
     if (quantity) out.add(`${base}.quantity`, 'quantity.range', `${quote(item.quantity)} ${quantity}`);
