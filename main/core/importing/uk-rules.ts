@@ -72,6 +72,13 @@ export function ukPhoneReason(value: string): string | undefined {
   if (ROUNDED.test(value)) {
     return 'looks like a spreadsheet turned the phone number into a rounded number, losing digits; format the column as text and export again';
   }
+  // A number column of a database or spreadsheet export (`7700900123.0`): its point is no separator, its 0 is lost.
+  const decimal = /^(\d{9,13})\.0+$/.exec(value);
+  if (decimal) {
+    const n = decimal[1]!;
+    const meant = /^[1-9]\d{8,9}$/.test(n) ? `0${n}` : /^44[1-9]\d{8,9}$/.test(n) ? `+${n}` : undefined;
+    return `was written as a decimal number ('.0' after it), as an export writes a column of numbers, which also drops a phone number's leading 0 or +${meant ? `: if it is ${meant}, write that` : ''}; export the column as text`;
+  }
   if (!/^[\d\s()+.-]+$/.test(value)) return 'is not a phone number';
   // "+44 (0)20 ..." is a common way to write it: the (0) is not dialled from abroad.
   const digits = value.replace('(0)', '').replace(/[\s().-]/g, '');

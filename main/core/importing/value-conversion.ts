@@ -101,6 +101,15 @@ export function convertValue(
             'looks like a spreadsheet turned the code into a rounded number; format the column as text and export again',
         };
       }
+      if (WHOLE_ZERO_DECIMALS.test(text)) {
+        // A number column of a database export (`42109611000001109.0`): 17 digits do not survive a decimal type.
+        return {
+          ok: false,
+          code: 'dmd.excelMangled',
+          reason:
+            "was written as a decimal number ('.0' after it), as an export writes a column of numbers, which may have rounded its last digits (a number column keeps about 15); export the column as text",
+        };
+      }
       return { ok: true, value: text };
     case 'int': {
       const zeros = WHOLE_ZERO_DECIMALS.exec(text);
