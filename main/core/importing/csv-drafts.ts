@@ -310,6 +310,38 @@ export interface OrderDraft {
   dosageParts?: { line: number; parts: { header: string; value: string }[] }[];
   /** Values holding a line break (a quoted cell that runs onto the next line): field index, row and the value. */
   lineBreaks?: { field: number; line: number; value: string }[];
+  /**
+   * The file's last row, short of cells with no line break after it (the file may be cut short inside it): the row,
+   * its cells, and the field read from its last cell (or the first field of a missing column), with the value.
+   */
+  cutShort?: { line: number; cells: number; of: number; field: number; value?: string };
+}
+
+/**
+ * The file stops inside its last row: a short row with no line break after it, where no row before was short (an
+ * export that leaves out trailing empty cells does so on many rows). Its last value may be cut (quantity `1` of
+ * `16`), and the fields of its missing columns lost, so the field is named: nothing was said but a file warning.
+ */
+export function noteCutShort(
+  draft: OrderDraft,
+  columns: ColumnMap,
+  cells: string[],
+  line: number,
+  headerCells: number,
+): void {
+  const last = cells.length - 1;
+  const lastField = columns.cellOf.findIndex((cell) => cell === last);
+  const value = lastField >= 0 ? cellText(cells, last) : undefined;
+  if (value !== undefined) {
+    draft.cutShort = { line, cells: cells.length, of: headerCells, field: lastField, value };
+    return;
+  }
+  // The last cell is empty or read by no field: a field of a missing column is what may have been lost.
+  let missing = -1;
+  columns.cellOf.forEach((cell, field) => {
+    if (cell > last && (missing < 0 || cell < columns.cellOf[missing]!)) missing = field;
+  });
+  if (missing >= 0) draft.cutShort = { line, cells: cells.length, of: headerCells, field: missing };
 }
 
 /** Adds one row to a draft (a new one when `draft` is undefined) and returns the draft. */
@@ -581,6 +613,30 @@ function dosagePartProblems(
   });
 }
 
+function cutShortProblem(
+  draft: OrderDraft,
+  cut: NonNullable<OrderDraft['cutShort']>,
+  file: string,
+  provenanceAt: (index: number, line: number) => Provenance,
+): Problem {
+  const spec = FIELDS[cut.field]!;
+  const item = spec.level === 'item' ? draft.items.findIndex((entry) => entry.line === cut.line) : -1;
+  const path = item >= 0 ? itemPath(cut.field, item) : spec.path;
+  const from = describeSource(provenanceAt(cut.field, cut.line));
+  const what =
+    cut.value !== undefined
+      ? `its last value, ${describePath(path)} ${quote(cut.value)}${from ? ` (${from})` : ''}, may be incomplete`
+      : `${describePath(path)}${from ? ` (${from})` : ''} and the columns after it are missing`;
+  return problem(
+    'error',
+    file,
+    { row: cut.line },
+    'csv.lastRowCut',
+    `Row ${cut.line} is the file's last and stops after ${cut.cells} of the header's ${cut.of} columns, with no line break after it: the file may have been cut short in the middle of this row (a copy or transfer that stopped), so ${what}. Check the row against the clinic system and correct it in the preview, or import the whole file again.`,
+    path,
+  );
+}
+
 /** Problems found while collecting rows: unreadable quoting, and order fields on which rows disagree. */
 export function draftProblems(
   draft: OrderDraft,
@@ -632,6 +688,7 @@ export function draftProblems(
       ),
     );
   }
+  if (draft.cutShort) problems.push(cutShortProblem(draft, draft.cutShort, file, provenanceAt));
   if (draft.lineBreaks) problems.push(...lineBreakProblems(draft, file, provenanceAt));
   if (draft.dosageParts) problems.push(...dosagePartProblems(draft, file, provenanceAt));
   if (draft.records.length > 1) problems.push(...repeatedRows(draft, file));

@@ -10,6 +10,7 @@ import {
   draftProblems,
   listRows,
   mapColumns,
+  noteCutShort,
   type OrderDraft,
 } from './csv-drafts.js';
 import {
@@ -35,6 +36,7 @@ import { decodedChunks, type Inspection } from './file-source.js';
 import type { ImportSource } from './import-source.js';
 import { finishOrder, type OrderSink } from './finish-order.js';
 import { NOT_TEXT } from './validate-order.js';
+import { otherFormatProblem } from './other-formats.js';
 import { problem, quote } from './problems.js';
 import { UnusualSpaces, holdsUnusualSpace, plainSpaces } from './unusual-spaces.js';
 import type { ImportReport, Problem, Provenance } from '../model/imported-order.js';
@@ -80,6 +82,9 @@ export async function importCsv(
     options.profiles ?? [],
   );
   if (!header) {
+    // XML, JSON, HL7 without its MSH: said as what it is, not as a CSV wanting a mapping profile.
+    const other = otherFormatProblem(file, inspection.sample);
+    if (other) return failed(other, other.code === 'hl7.noMessageHeader' ? { format: 'hl7' } : {});
     return failed(
       problem(
         'error',
@@ -172,7 +177,9 @@ export async function importCsv(
    * still waiting for rows stay alive.
    */
   const eachRow =
-    (onRow: (cells: string[], line: number, record: string, badQuotes: boolean) => void | Promise<void>) =>
+    (
+      onRow: (cells: string[], line: number, record: string, badQuotes: boolean, last: boolean) => void | Promise<void>,
+    ) =>
     async (batch: RecordBatch) => {
       const parsed = batch.text.includes('"') ? parseBatch(batch, delimiter) : undefined;
       if (parsed?.spacedQuote !== undefined) {
@@ -186,7 +193,8 @@ export async function importCsv(
         let cells = parsed ? parsed.rows[i]! : record.split(delimiter);
         if (unusualSpaces) cells = cells.map((cell) => spaces.read(cell, { row: line }));
         if (cells.every((cell) => cell.trim() === '')) continue; // blank and trailing lines
-        const pending = onRow(cells, line, record, parsed?.badQuotes.has(i) ?? false);
+        const last = batch.unterminated === true && i === batch.records.length - 1;
+        const pending = onRow(cells, line, record, parsed?.badQuotes.has(i) ?? false, last);
         if (pending) await pending;
       }
     };
@@ -305,7 +313,7 @@ export async function importCsv(
   const summaryCells = summaryCheckCells(columns);
   const summaryMax = maxSummaryCells(headerCells);
   await eachBatch(
-    eachRow((cells, line, record, badQuotes) => {
+    eachRow((cells, line, record, badQuotes, last) => {
       rowsDone += 1;
       const key = keyOf(cells, line);
       const rows = rowCounts.get(key);
@@ -328,9 +336,11 @@ export async function importCsv(
       }
       // Fewer cells than the header (a row cut short, or split by a line break in an unquoted cell): its last
       // columns were read as empty, which the order's errors alone do not say.
-      if (!badQuotes && cells.length > 1 && cells.length < headerCells.length && short.length <= MAX_LISTED_ROWS)
-        short.push(line);
+      const isShort = !badQuotes && cells.length > 1 && cells.length < headerCells.length;
+      const cut = isShort && last && short.length === 0;
+      if (isShort && short.length <= MAX_LISTED_ROWS) short.push(line);
       const draft = addRow(drafts.get(key), columns, cells, line, record, badQuotes, extra);
+      if (cut) noteCutShort(draft, columns, cells, line, headerCells.length);
       // An order is finished (and handed on) as soon as its last row is in.
       if (draft.rows.length !== rows) {
         drafts.set(key, draft);

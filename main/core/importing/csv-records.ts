@@ -27,6 +27,8 @@ export interface RecordBatch {
   /** The records as one papaparse input, and the line terminator it uses. */
   text: string;
   newline: string;
+  /** The file's last record, with no line break after it (the last record of this batch). */
+  unterminated?: boolean;
 }
 
 function countLineBreaks(text: string): number {
@@ -145,9 +147,11 @@ export class CsvRecordSplitter {
       }
       emit(nl, nl === cr && buf.charCodeAt(nl + 1) === 10 ? 2 : 1);
     }
+    let unterminated = false;
     if (final && this.recStart < len) {
       this.pos = len;
       emit(len, 0);
+      unterminated = true;
     }
     if (!final && len - this.recStart > this.maxRecordChars) throw new RecordTooLargeError(this.line);
     if (records.length === 0) return undefined;
@@ -160,6 +164,7 @@ export class CsvRecordSplitter {
       newline: uniform ? newline : '\n',
       // The common case is one slice of the buffer; mixed line endings are joined with one terminator instead.
       text: uniform ? buf.slice(batchStart, batchEnd) : records.join('\n'),
+      ...(unterminated ? { unterminated } : {}),
     };
   }
 }

@@ -6,7 +6,7 @@ import type { Problem } from '../model/imported-order.js';
 import { messageDay, nameCandidates } from '../model/hl7-patient-name.js';
 import type { UnusualSpaces } from './unusual-spaces.js';
 import { otherOrderKind, segmentsHeld } from './hl7-other-orders.js';
-import { registrationNumberReason } from './uk-rules.js';
+import { DOSAGE_NUMBER_ONLY, registrationNumberReason } from './uk-rules.js';
 import { itemTiming } from './hl7-timing.js';
 import { isPlacerGroup, placerNumbers, type PlacerNumbers } from './hl7-placer-group.js';
 
@@ -1021,7 +1021,8 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
           const text = r.read(segment, spec.dosage, 2, rep, 1, dosagePath);
           if (text) return text;
           const code = r.read(segment, spec.dosage, 1, rep, 1, dosagePath);
-          if (code && !/\s/.test(code.value)) {
+          // A number alone is refused by validation (dosage.numberOnly), which says what it is.
+          if (code && !/\s/.test(code.value) && !DOSAGE_NUMBER_ONLY.test(code.value)) {
             const system = segment.value(spec.dosage, 3, 1, rep);
             codesOnly.push(`${quote(code.value)}${system ? ` (coded in ${quote(system)})` : ''}`);
           }

@@ -15,7 +15,14 @@ import { compoundProblems } from './hl7-compound.js';
 import { otherOrderText } from './hl7-other-orders.js';
 import { sayWhereRequired } from './hl7-required.js';
 import { NOT_TEXT } from './validate-order.js';
-import { Hl7Splitter, Hl7StreamAbort, listLines, type SplitMessage, type StrayLine } from './hl7-stream.js';
+import {
+  Hl7Splitter,
+  Hl7StreamAbort,
+  KNOWN_SEGMENTS,
+  listLines,
+  type SplitMessage,
+  type StrayLine,
+} from './hl7-stream.js';
 import { problem, quote } from './problems.js';
 import { UnusualSpaces, holdsUnusualSpace } from './unusual-spaces.js';
 import type { ImportReport, ImportedOrder, Problem } from '../model/imported-order.js';
@@ -75,14 +82,15 @@ function joinedSegment(segments: readonly string[], field: string): string | und
  * order. One holding the field separator right after a segment, or starting with it, is the rest of a segment broken
  * onto its own line, so that segment's later fields are missing or cut: an error, never an order sent without them.
  */
-function strayLineProblems(file: string, split: SplitMessage): Problem[] {
+function splitProblems(file: string, split: SplitMessage): Problem[] {
   const stray = split.stray;
-  if (!stray || stray.length === 0) return [];
+  const frame = split.unclosedFrame ? [unclosedFrameProblem(file, split)] : [];
+  if (!stray || stray.length === 0) return frame;
   const separator = split.segments[0]?.charAt(3) || '|';
   const wrapped = (s: StrayLine) => s.tail === true || s.text.startsWith(separator);
   const cut = stray.filter(wrapped);
   const other = stray.filter((s) => !wrapped(s));
-  const problems: Problem[] = [];
+  const problems: Problem[] = frame;
   if (cut.length > 0) {
     const one = cut.length === 1;
     problems.push(
@@ -91,7 +99,7 @@ function strayLineProblems(file: string, split: SplitMessage): Problem[] {
         file,
         { message: split.index },
         'hl7.wrappedSegment',
-        `${listLines(cut.map((s) => s.line))} of message ${split.index} ${one ? 'is' : 'are'} no segment but ${one ? 'holds' : 'hold'} the field separator ${quote(separator)}: the rest of the segment before, broken onto a line of its own, so that segment's later fields were not read or were cut short; line ${cut[0]!.line} reads ${quote(cut[0]!.text)}. Join the line back to its segment, or ask for the file as it was sent.`,
+        `${listLines(cut.map((s) => s.line))} of message ${split.index} ${one ? 'is' : 'are'} no segment but ${one ? 'holds' : 'hold'} the field separator ${quote(separator)}: the rest of the segment before, broken onto a line of its own, so that segment's later fields were not read or were cut short; line ${cut[0]!.line} reads ${quote(cut[0]!.text)}. Join the line back to its segment, or ask for the file as it was sent.${misnamedSegment(cut[0]!.text, separator)}`,
       ),
     );
   }
@@ -109,6 +117,32 @@ function strayLineProblems(file: string, split: SplitMessage): Problem[] {
     );
   }
   return problems;
+}
+
+/**
+ * A line that starts like a segment whose name is not three characters (`PIDX|…`, `RX|…`): perhaps a segment with a
+ * misspelt name rather than a wrapped tail, which the problem then says too (the line is left out either way).
+ */
+function misnamedSegment(text: string, separator: string): string {
+  const at = text.indexOf(separator);
+  const name = at > 0 ? text.slice(0, at) : '';
+  if (!/^[A-Z][A-Z0-9]{0,5}$/.test(name) || name.length === 3) return '';
+  const near = name.length > 3 && KNOWN_SEGMENTS.has(name.slice(0, 3)) ? ` (${quote(name.slice(0, 3))}?)` : '';
+  return ` It may instead be a segment whose name is misspelt: it starts ${quote(name + separator)}, and segment names have three characters${near}; if so, ask the sender to correct it.`;
+}
+
+/**
+ * The file ends inside the MLLP frame that holds this message (its 0x0B start byte and no 0x1C end byte): what was
+ * sent was cut off, perhaps inside a value (RXE-10 `3` of `32`), and nothing in the message shows it. Never sent.
+ */
+function unclosedFrameProblem(file: string, split: SplitMessage): Problem {
+  return problem(
+    'error',
+    file,
+    { message: split.index },
+    'hl7.frameUnclosed',
+    `Message ${split.index} (line ${split.line}) starts an MLLP frame (byte 0x0B) that the file ends inside, with no end byte (0x1C): the transfer or copy stopped part way, so its last segment may be cut short (a quantity or dosage read incomplete). Ask the sender for the file again; if the file is still being written, import it once it is complete.`,
+  );
 }
 
 /**
@@ -209,7 +243,7 @@ export async function importHl7(
       if (!(error instanceof Hl7ParseError)) throw error;
       if (!chosen) choose(undefined);
       const entry = unusable(source, 'hl7.unreadable', `Message ${split.index} cannot be read: ${error.message}.`);
-      entry.problems.push(...strayLineProblems(file, split));
+      entry.problems.push(...splitProblems(file, split));
       await emit(entry);
       return;
     }
@@ -219,7 +253,7 @@ export async function importHl7(
     messageTypes.add(message.messageType || '(none)');
     if (!isAcceptedMessageType(message.messageType)) {
       const entry = unusable(source, 'hl7.messageType', messageTypeRefusal(split.index, message.messageType));
-      entry.problems.push(...strayLineProblems(file, split));
+      entry.problems.push(...splitProblems(file, split));
       await emit(entry);
       return;
     }
@@ -240,7 +274,7 @@ export async function importHl7(
             'hl7.headerOnly',
             `Message ${split.index} (line ${split.line}) holds only ${names}: no patient (PID), order (ORC) or item (RXE, RXO), so it is no order. The file may be cut short; ask the sender for the whole message.`,
           );
-      entry.problems.push(...strayLineProblems(file, split));
+      entry.problems.push(...splitProblems(file, split));
       await emit(entry);
       return;
     }
@@ -249,7 +283,7 @@ export async function importHl7(
       // A lab or other department's order (ORM^O01 with OBR, no RXO/RXE): its one problem is the answer, not each
       // pharmacy field it never fills, nor its ORC-1 or MSH-11. The live intake answers AE for it.
       const entry = unusable(source, 'hl7.noItems', otherOrder);
-      entry.problems.push(...strayLineProblems(file, split));
+      entry.problems.push(...splitProblems(file, split));
       await emit(entry);
       return;
     }
@@ -273,7 +307,7 @@ export async function importHl7(
       ...compoundProblems(message, file, split.index),
       ...escapeProblems(message, file, split.index),
       ...patients,
-      ...strayLineProblems(file, split),
+      ...splitProblems(file, split),
     ];
     let orderControl: 'NW' | 'CA' = 'NW';
     if (extraction.orderControl === 'CA') orderControl = 'CA';

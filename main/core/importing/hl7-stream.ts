@@ -25,6 +25,8 @@ export interface SplitMessage {
    * field separator right after one of its segments (a wrapped tail, `tail`): left out.
    */
   stray?: StrayLine[];
+  /** An MLLP frame opened before its MSH (0x0B) that the file ends inside (no 0x1C): the transfer was cut short. */
+  unclosedFrame?: boolean;
 }
 
 export interface StrayLine {
@@ -53,7 +55,7 @@ const LINE_BREAK = /\r\n|\r|\n/;
 // MLLP's start (0x0B) and end (0x1C) bytes: matching control characters is the point here. Inside a line they end
 // one piece and start the next (a frame with no CR after its last segment or after its end byte).
 // eslint-disable-next-line no-control-regex
-const FRAMING = /[\x0b\x1c]+/;
+const FRAMING_GLOBAL = /[\x0b\x1c]+/g;
 /**
  * A line break written as text, `\r`, `\n` or `\r\n` (a message copied from source code, JSON or a log), where it
  * ends a segment: before another segment's name and a separator, or at the end of the line. Inside HL7 text a
@@ -102,7 +104,7 @@ export function declaresSeparators(line: string): boolean {
  * one of these names in lower or mixed case is that segment. Other names are not guessed at (`Re |`, `Tom|` in a
  * note), except Z-segments, which a profile may read.
  */
-const KNOWN_SEGMENTS = new Set(
+export const KNOWN_SEGMENTS: ReadonlySet<string> = new Set(
   'MSH FHS BHS BTS FTS SFT UAC EVN PID PD1 PV1 PV2 NK1 NTE AL1 IAM DG1 OBX OBR ORC RXE RXO RXR RXC RXD RXG RXA TQ1 TQ2 IN1 IN2 IN3 GT1 PRT CTI BLG FT1'.split(
     ' ',
   ),
@@ -183,6 +185,10 @@ export class Hl7Splitter {
   private caseFirst: string | undefined;
   private segmentNumber = 0;
   private lineNumber = 0;
+  /** The segment count when an MLLP start byte (0x0B) opened a frame no end byte (0x1C) has closed yet. */
+  private frameOpenedAt: number | undefined;
+  /** The segment number of the current message's MSH. */
+  private currentAt = 0;
 
   constructor(
     private readonly file: string,
@@ -213,6 +219,10 @@ export class Hl7Splitter {
     const last = this.pending.endsWith('\r') ? this.pending.slice(0, -1) : this.pending;
     if (this.pending) this.line(last, out);
     this.pending = '';
+    // A frame still open holding the last message: the file stops inside it (a transfer or a copy cut short), so
+    // that message may have lost segments or the end of a value.
+    if (this.current && this.frameOpenedAt !== undefined && this.currentAt > this.frameOpenedAt)
+      this.current.unclosedFrame = true;
     this.flush(out);
     if (this.batch && !this.batch.implicit) {
       this.fileProblem(
@@ -334,7 +344,17 @@ export class Hl7Splitter {
   private line(rawLine: string, out: SplitMessage[]): void {
     this.lineNumber += 1;
     if (rawLine.includes('\x0b') || rawLine.includes('\x1c')) {
-      for (const piece of rawLine.split(FRAMING)) this.piece(piece, out);
+      // Pieces and the framing bytes between them, in order: each 0x0B opens a frame, each 0x1C closes it.
+      let at = 0;
+      for (const match of rawLine.matchAll(FRAMING_GLOBAL)) {
+        this.piece(rawLine.slice(at, match.index), out);
+        const bytes = match[0];
+        const lastStart = bytes.lastIndexOf('\x0b');
+        if (lastStart > bytes.lastIndexOf('\x1c')) this.frameOpenedAt = this.segmentNumber;
+        else this.frameOpenedAt = undefined;
+        at = match.index + bytes.length;
+      }
+      this.piece(rawLine.slice(at), out);
     } else this.piece(rawLine, out);
   }
 
@@ -414,6 +434,7 @@ export class Hl7Splitter {
         this.flush(out);
         this.fieldSeparator = line.charAt(3) || '|';
         this.current = { index: 0, line: this.lineNumber, segments: [line] };
+        this.currentAt = this.segmentNumber;
         this.adjacent = true;
         if (!this.batch) {
           // Messages outside a BHS form a batch of their own: one for the FTS count.

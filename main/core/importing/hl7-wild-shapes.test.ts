@@ -210,20 +210,31 @@ describe('MSH-2 with three encoding characters', () => {
 
 describe('RXE-7 with only its identifier', () => {
   // hapi-hl7v2's and nHapi's Terser RDE^O11 sends RXE-7 '111^': a code of the sender's, no text.
-  it.each([
-    ['111^', "'111'"],
-    ['BID^^LOCAL', "'BID' (coded in 'LOCAL')"],
-  ])('%s is read as written with a warning naming the code', async (raw, named) => {
-    const order = await importSegments(withField(BASE, 'RXE', 7, raw));
-    expect(order.valid).toBe(true);
-    expect(order.problems).toHaveLength(1);
-    expect(order.problems[0]).toMatchObject({
-      severity: 'warning',
-      code: 'hl7.dosageCode',
-      field: 'prescribedItems.0.dosageInstructions',
-      message: 1,
-    });
-    expect(order.problems[0]!.text).toContain(`are ${named} from RXE-7.1, with no text (RXE-7.2)`);
+  it.each([['BID^^LOCAL', "'BID' (coded in 'LOCAL')"]])(
+    '%s is read as written with a warning naming the code',
+    async (raw, named) => {
+      const order = await importSegments(withField(BASE, 'RXE', 7, raw));
+      expect(order.valid).toBe(true);
+      expect(order.problems).toHaveLength(1);
+      expect(order.problems[0]).toMatchObject({
+        severity: 'warning',
+        code: 'hl7.dosageCode',
+        field: 'prescribedItems.0.dosageInstructions',
+        message: 1,
+      });
+      expect(order.problems[0]!.text).toContain(`are ${named} from RXE-7.1, with no text (RXE-7.2)`);
+    },
+  );
+
+  it('111^, a number alone, is no instruction: an error on the dosage, not the code warning', async () => {
+    const order = await importSegments(withField(BASE, 'RXE', 7, '111^'));
+    expect(order.valid).toBe(false);
+    expect(order.problems.map((p) => `${p.severity}:${p.code}:${p.field}`)).toEqual([
+      'error:dosage.numberOnly:prescribedItems.0.dosageInstructions',
+    ]);
+    expect(order.problems[0]!.text).toBe(
+      "Item 1 dosage instructions '111' is only a number, which is no instruction for the patient (a quantity or a code in the dosage's place, or the sender's fields moved by one?): write the instructions in the preview, or ask the sender to send them (RXE-7.1).",
+    );
   });
 
   it("says nothing when the profile reads the dosage from elsewhere (it is then the profile's field)", async () => {

@@ -86,4 +86,34 @@ describe('a segment wrapped onto a second line', () => {
     expect(report.fileProblems.map((p) => p.code)).toContain('hl7.strayContent');
     expect(report.orders[0]!.valid).toBe(true);
   });
+
+  it.each([
+    [
+      'PIDX',
+      " It may instead be a segment whose name is misspelt: it starts 'PIDX|', and segment names have three characters ('PID'?); if so, ask the sender to correct it.",
+    ],
+    [
+      'PV',
+      " It may instead be a segment whose name is misspelt: it starts 'PV|', and segment names have three characters; if so, ask the sender to correct it.",
+    ],
+  ])('a line starting like a segment named %s says it may be a misspelt segment name too', async (name, said) => {
+    const path = join(dir, 'misnamed.hl7');
+    const pid = SEGMENTS.findIndex((s) => s.startsWith('PID|'));
+    const lines = SEGMENTS.map((s, i) => (i === pid ? `${name}${s.slice(3)}` : s));
+    await writeFile(path, lines.join('\r') + '\r');
+    const report = await importFile(path, {
+      codeLists: DEFAULT_CODE_LISTS,
+      profile: PROFILE,
+      today: new Date('2025-06-01T00:00:00Z'),
+    });
+    const wrapped = report.orders[0]!.problems.filter((p) => p.code === 'hl7.wrappedSegment');
+    expect(wrapped).toHaveLength(1);
+    expect(wrapped[0]!.text.endsWith(said)).toBe(true);
+  });
+
+  it('a wrapped tail that does not start like a segment name says nothing of names', async () => {
+    const report = await importWrapped(beforeField(7), false);
+    const wrapped = report.orders[0]!.problems.find((p) => p.code === 'hl7.wrappedSegment');
+    expect(wrapped!.text).not.toContain('misspelt');
+  });
 });

@@ -9,6 +9,7 @@ import { hasFormulaStart } from '../../../shared/csv-formula.js';
 import { DEFAULT_CODE_LISTS } from '../../../shared/environment.js';
 import type { CreateWithClinicV1Input } from '../../../shared/orders.js';
 import { verhoeffCheckDigit } from '../../../shared/snomed.js';
+import { DOSAGE_NUMBER_ONLY } from './uk-rules.js';
 import { importFile, writeRde011, writeTemplateCsv } from './index.js';
 
 /**
@@ -159,7 +160,8 @@ function orderArb(
           dmdCode: anyDmdCode,
           pack: extra(fc.integer({ min: 1, max: 1000 })),
           medication: free(60),
-          dosageInstructions: free(80),
+          // A number alone is no instruction (dosage.numberOnly).
+          dosageInstructions: free(80).filter((d) => !DOSAGE_NUMBER_ONLY.test(d.trim())),
           quantity: fc.integer({ min: 1, max: 10_000 }),
         }),
         { minLength: 1, maxLength: 4, selector: (item) => JSON.stringify(item) },

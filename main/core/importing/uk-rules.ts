@@ -9,6 +9,9 @@ export const MAX_PACKS = 1_000;
 export const MAX_REPEATS = 52;
 export const MAX_AGE_YEARS = 130;
 
+/** A dosage that is digits alone (`30`, `2.5`): a label would tell the patient only that. */
+export const DOSAGE_NUMBER_ONLY = /^\d+(?:[.,]\d+)?$/;
+
 // The Royal Mail postcode shapes (outward code A9, A99, AA9, AA99, A9A, AA9A; inward 9AA), with or without the
 // space, plus the Girobank special case.
 const UK_POSTCODE =
@@ -29,15 +32,33 @@ export function postcodeReason(value: string): string | undefined {
 }
 
 // A local part, then a domain of dot-separated labels: no part can match what its neighbour matches, so a long
-// value is read in one pass (a pattern whose parts overlap takes time in the square of its length).
-const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
+// value is read in one pass (a pattern whose parts overlap takes time in the square of its length). Neither part
+// holds what only surrounds an address (< > ( ) [ ] \ , ; : "): a link's `mailto:`, a mail program's brackets.
+const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@.<>()[\]\\,;:"]+(?:\.[^\s@.<>()[\]\\,;:"]+)+$/;
 /** The longest address mail can carry (RFC 5321's path limit). */
 const EMAIL_MAX = 254;
 
+/**
+ * An address as web pages, mail programs and spreadsheets' hyperlinks write it (`mailto:alex@…`, `<alex@…>`,
+ * `alex@…;` copied from a list) was read as valid and would have been sent with that text: said, never mended.
+ */
 export function emailReason(value: string): string | undefined {
   if (value.length > EMAIL_MAX) return `is longer than an email address can be (${EMAIL_MAX} characters)`;
-  return EMAIL.test(value) ? undefined : 'is not an email address';
+  if (EMAIL.test(value)) return undefined;
+  const bare = value
+    .replace(/^mailto:/i, '')
+    .replace(/^<([^<>]*)>$/, '$1')
+    .replace(/[;,]+$/, '');
+  const alone = bare !== value && EMAIL.test(bare) ? ` (${bare})` : '';
+  if (/^mailto:/i.test(value)) return `is written as a link (mailto:): write the address alone${alone}`;
+  if (/[<>]/.test(value))
+    return `holds angle brackets (< >), as a mail program writes an address beside a name: write the address alone${alone}`;
+  if (/[;,]\s*$/.test(value))
+    return `ends in ${quoteEnd(value)}, as a list of addresses does: write one address alone${alone}`;
+  return 'is not an email address';
 }
+
+const quoteEnd = (value: string) => `'${value.trimEnd().slice(-1)}'`;
 
 // What a spreadsheet shows for a long number it has already rounded, e.g. 4.47701E+11.
 const ROUNDED = /^\d(?:[.,]\d+)?[eE]\+?\d+$/;
@@ -50,6 +71,13 @@ const ROUNDED = /^\d(?:[.,]\d+)?[eE]\+?\d+$/;
 export function ukPhoneReason(value: string): string | undefined {
   if (ROUNDED.test(value)) {
     return 'looks like a spreadsheet turned the phone number into a rounded number, losing digits; format the column as text and export again';
+  }
+  // A number column of a database or spreadsheet export (`7700900123.0`): its point is no separator, its 0 is lost.
+  const decimal = /^(\d{9,13})\.0+$/.exec(value);
+  if (decimal) {
+    const n = decimal[1]!;
+    const meant = /^[1-9]\d{8,9}$/.test(n) ? `0${n}` : /^44[1-9]\d{8,9}$/.test(n) ? `+${n}` : undefined;
+    return `was written as a decimal number ('.0' after it), as an export writes a column of numbers, which also drops a phone number's leading 0 or +${meant ? `: if it is ${meant}, write that` : ''}; export the column as text`;
   }
   if (!/^[\d\s()+.-]+$/.test(value)) return 'is not a phone number';
   // "+44 (0)20 ..." is a common way to write it: the (0) is not dialled from abroad.

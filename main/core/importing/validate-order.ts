@@ -6,6 +6,7 @@ import { describePath, verbFor } from '../model/field-catalogue.js';
 import { capitalise, describeSource, locationOf, problem, quote, type Location } from './problems.js';
 import type { Problem, Provenance } from '../model/imported-order.js';
 import {
+  DOSAGE_NUMBER_ONLY,
   MAX_PACKS,
   MAX_QUANTITY,
   MAX_REPEATS,
@@ -216,6 +217,9 @@ function reportUnreadable(value: unknown, path: string, out: Report): void {
   for (const key in value) reportUnreadable((value as Obj)[key], path ? `${path}.${key}` : key, out);
 }
 
+/** What a spreadsheet shows of a long number it has rounded: 1.23457E+11. */
+const SPREADSHEET_ROUNDED = /^\d(?:[.,]\d+)?[eE]\+?\d+$/;
+
 export function validateOrder(body: unknown, ctx: ValidationContext): Problem[] {
   const today = ctx.today ?? new Date();
   const out = new Report(ctx);
@@ -244,6 +248,14 @@ export function validateOrder(body: unknown, ctx: ValidationContext): Problem[] 
           `${quote(code)} is not a valid dm+d code: ${check.message}${ndc}`,
         );
       }
+    }
+    const dosage = str(item.dosageInstructions);
+    if (dosage && DOSAGE_NUMBER_ONLY.test(dosage)) {
+      out.add(
+        `${base}.dosageInstructions`,
+        'dosage.numberOnly',
+        `${quote(dosage)} is only a number, which is no instruction for the patient (a quantity or a code in the dosage's place, or the sender's fields moved by one?): write the instructions in the preview, or ask the sender to send them`,
+      );
     }
     const quantity = wholeNumberReason(item.quantity, 1, MAX_QUANTITY);
     if (quantity) out.add(`${base}.quantity`, 'quantity.range', `${quote(item.quantity)} ${quantity}`);
@@ -282,6 +294,15 @@ export function validateOrder(body: unknown, ctx: ValidationContext): Problem[] 
       registration,
       'registrationNumber.format',
       registrationNumberReason(registration),
+    );
+  }
+  const orderId = str(prescription.clinicOrderId);
+  if (orderId && SPREADSHEET_ROUNDED.test(orderId)) {
+    // A long numeric id a spreadsheet rounded: other orders' ids round to it too, so their rows were joined as one.
+    out.add(
+      'prescription.clinicOrderId',
+      'orderId.excelMangled',
+      `${quote(orderId)} looks like a spreadsheet turned the order id into a rounded number, losing its last digits, so other orders may have been read under the same id (their rows joined into this order): format the column as text and export again`,
     );
   }
   for (const [container, key, list, what] of ENUMS) {

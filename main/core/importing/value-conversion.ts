@@ -16,6 +16,8 @@ const WHOLE_ZERO_DECIMALS = /^([-+]?\d+)\.0+$/;
 const DECIMAL = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)$/;
 // What Excel shows for a long number it has already rounded, e.g. 4.21096E+16.
 const SCIENTIFIC = /^\d+(?:[.,]\d+)?[eE][+]?\d+$/;
+const ROUNDED_REASON =
+  'looks like a spreadsheet turned the number into a rounded one, losing digits; format the column as text and export again';
 
 /**
  * Numbers written with a comma, as a spreadsheet in a comma-decimal locale (most of Europe) writes them. Where the
@@ -99,6 +101,15 @@ export function convertValue(
             'looks like a spreadsheet turned the code into a rounded number; format the column as text and export again',
         };
       }
+      if (WHOLE_ZERO_DECIMALS.test(text)) {
+        // A number column of a database export (`42109611000001109.0`): 17 digits do not survive a decimal type.
+        return {
+          ok: false,
+          code: 'dmd.excelMangled',
+          reason:
+            "was written as a decimal number ('.0' after it), as an export writes a column of numbers, which may have rounded its last digits (a number column keeps about 15); export the column as text",
+        };
+      }
       return { ok: true, value: text };
     case 'int': {
       const zeros = WHOLE_ZERO_DECIMALS.exec(text);
@@ -109,6 +120,7 @@ export function convertValue(
         return { ok: false, code: 'value.tooLarge', reason: 'is too large' };
       }
       if (DECIMAL.test(text)) return { ok: false, code: 'value.notWholeNumber', reason: 'is not a whole number' };
+      if (SCIENTIFIC.test(text)) return { ok: false, code: 'value.excelMangled', reason: ROUNDED_REASON };
       const comma = commaReason(text, true);
       if (comma) return { ok: false, code: 'value.comma', reason: comma };
       return { ok: false, code: 'value.notNumber', reason: unitReason(text) ?? 'is not a number' };
@@ -117,6 +129,7 @@ export function convertValue(
       if (DECIMAL.test(text) && Number.isFinite(Number(text))) return { ok: true, value: Number(text) };
       const decimal = options.decimalComma ? DECIMAL_COMMA.exec(text) : null;
       if (decimal) return { ok: true, value: Number(`${decimal[1]}.${decimal[2]}`) };
+      if (SCIENTIFIC.test(text)) return { ok: false, code: 'value.excelMangled', reason: ROUNDED_REASON };
       const comma = commaReason(text, false);
       if (comma) return { ok: false, code: 'value.comma', reason: comma };
       return { ok: false, code: 'value.notNumber', reason: unitReason(text) ?? 'is not a number' };

@@ -170,7 +170,18 @@ describe('a watched file on the Intake screen', () => {
       movedTo: '/in/failed/odd.csv',
       refused: { codes: ['csv.somethingNew'], note: '/in/failed/odd.csv.problems.txt' },
     });
-    const [odd, layout] = activity.problems();
+    noteFile(activity, {} as Store, {
+      name: 'orders.xml',
+      outcome: 'failed',
+      batchId: null,
+      movedTo: '/in/failed/orders.xml',
+      refused: { codes: ['file.otherFormat'], note: '/in/failed/orders.xml.problems.txt' },
+    });
+    const [xml, odd, layout] = activity.problems();
+    expect(xml!.reason).toBe(
+      'The file was refused because it is neither CSV nor HL7 v2 as Rx Batch reads them (HL7 XML, XML, JSON or a web ' +
+        'page?). Every reason is in /in/failed/orders.xml.problems.txt.',
+    );
     expect(layout!.reason).toBe(
       'The file was refused because no header row names the fields of an order: it needs a mapping profile for its ' +
         'layout. Every reason is in /in/failed/layout.csv.problems.txt.',

@@ -175,6 +175,8 @@ const REFUSED_BECAUSE: Record<string, string> = {
   'file.unsupportedEncoding': 'its text encoding cannot be read',
   'file.notRegular': 'it is not a regular file (a link, a FIFO or a device)',
   'csv.noHeader': 'no header row names the fields of an order: it needs a mapping profile for its layout',
+  'file.otherFormat': 'it is neither CSV nor HL7 v2 as Rx Batch reads them (HL7 XML, XML, JSON or a web page?)',
+  'hl7.noMessageHeader': 'its HL7 segments have no MSH header (the file lost its start?)',
   'csv.profileHeaderNotFound': 'the header its mapping profile expects is not in it',
   'csv.duplicateHeader': 'its header has the same column more than once',
   'hl7.fileUnclosed': 'its HL7 batch is not closed (cut short?)',
