@@ -260,6 +260,37 @@ describe('informational and unusual success answers', () => {
     expect(errorOf(await create()).message).toBe('the answer is not JSON: the outcome is unknown');
   });
 
+  it("the service's error envelope in a 200 is read as the status it names, with the token scrubbed", async () => {
+    server.answer(
+      json(200, { error: 'Invalid courier', status: 400, details: { field: 'courierCode', message: 'x' } }),
+    );
+    expect(errorOf(await create())).toMatchObject({
+      kind: 'rejected',
+      status: 400,
+      message: 'Invalid courier: x (written into a 200 answer)',
+      fields: [{ field: 'courierCode', message: 'x' }],
+    });
+    server.answer(json(200, { error: `Order not found for ${TOKEN}`, status: 404 }));
+    expect(errorOf(await client().statusWithClinicCode({ clinicCode: 'C', clinicOrderId: 'A' }))).toMatchObject({
+      kind: 'rejected',
+      status: 404,
+      message: 'Order not found for [token] (written into a 200 answer)',
+    });
+    // A failure it names leaves a create in doubt, as the status line would.
+    server.answer(json(200, { error: 'Internal error', status: 500 }));
+    expect(errorOf(await create())).toMatchObject({ kind: 'in-doubt', reason: 'server', status: 500 });
+    // A token matter is the status line's (it decides the renewal); an order id beside it says the order may exist.
+    for (const body of [
+      { error: 'Unauthorized', status: 401 },
+      { error: 'Forbidden', status: 403 },
+      { orderId: 7, error: 'Duplicate', status: 400 },
+    ]) {
+      server.answer(json(200, body));
+      const outcome = await create();
+      expect(outcome.ok ? 'ok' : outcome.error.kind, JSON.stringify(body)).not.toBe('rejected');
+    }
+  });
+
   it.each([
     ['204 with no body', answerWith(204, '')],
     ['200 with an empty body', answerWith(200, '')],

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { courierListSchema, type CourierOption } from '../../../shared/couriers.js';
-import type { FieldError, ServiceError, ServiceResult } from '../../../shared/errors.js';
+import { errorEnvelopeSchema, type FieldError, type ServiceError, type ServiceResult } from '../../../shared/errors.js';
 import {
   cancelRequestSchema,
   createResponseSchema,
@@ -474,7 +474,7 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
       const answer = sentTokens ? withoutTokens(result, sentTokens) : result;
       return finish(op, started, attempts, result.status, { ok: false, error: statusToError(answer, op.unsafe) });
     }
-    const value = readValue(op, result);
+    const value = readValue(op, result, sentTokens);
     return finish(op, started, attempts, result.status, value);
   }
 
@@ -507,8 +507,28 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     return typeof raw === 'object' && raw !== null && 'orderId' in raw && raw.orderId != null;
   }
 
+  /**
+   * The status of the service's own error envelope written into a 2xx (`200 {"error": "Order not found", "status":
+   * 404}`, from a gateway or framework that answers 200 to everything), when the answer gives no order id. Read as
+   * that status, it takes the same rules as if it had been the status line. Before, a create so refused was in doubt,
+   * looked up and sent again for good, its reason never shown, and a lookup so answered "not found" kept an order
+   * that never arrived in doubt for good, never sent. 401 and 403 are left to the status line, which decides the
+   * token's renewal.
+   */
+  function errorStatusIn(raw: unknown): number | undefined {
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw) || hasOrderId(raw)) return undefined;
+    const envelope = errorEnvelopeSchema.safeParse(raw);
+    if (!envelope.success) return undefined;
+    const { status } = envelope.data;
+    return status >= 400 && status < 600 && status !== 401 && status !== 403 && status !== 407 ? status : undefined;
+  }
+
   /** A 2xx whose body is not what the contract says: for a create the order may exist, so that is in doubt. */
-  function readValue<T>(op: Operation<T>, response: Extract<ExchangeResult, { kind: 'response' }>): ServiceResult<T> {
+  function readValue<T>(
+    op: Operation<T>,
+    response: Extract<ExchangeResult, { kind: 'response' }>,
+    sentTokens: readonly string[] | undefined,
+  ): ServiceResult<T> {
     // A create's usual answer is read without the full parse (see create-response.ts); any other text takes it.
     if ((op.schema as unknown) === createResponseSchema) {
       const created = plainCreateResponse(response.text);
@@ -528,6 +548,12 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     } catch (err) {
       parsed = undefined;
       notJson = notJsonReason(response.text, err);
+    }
+    const errorStatus = errorStatusIn(raw);
+    if (errorStatus !== undefined) {
+      const answer = { ...response, status: errorStatus };
+      const error = statusToError(sentTokens ? withoutTokens(answer, sentTokens) : answer, op.unsafe);
+      return { ok: false, error: { ...error, message: `${error.message} (written into a ${response.status} answer)` } };
     }
     const refusal = op.unsafe ? refusalIn(raw) : undefined;
     // `{"success": false, "orderId": 12}` to a create says two things, and the order may exist: in doubt, looked up.
