@@ -291,6 +291,20 @@ describe('informational and unusual success answers', () => {
     }
   });
 
+  it("keys in another case are read as the contract's; two spellings of one key are not guessed between", async () => {
+    server.answer(json(201, { OrderId: 45 }));
+    expect(valueOf(await create())).toEqual({ orderId: 45 });
+    server.answer(json(200, [{ ClinicOrderId: 'A-1', PharmacyOrderId: '45', OrderStatus: 'CANCELLED' }]));
+    expect(valueOf(await client().statusWithClinicCode({ clinicCode: 'C', clinicOrderId: 'A-1' }))).toEqual([
+      expect.objectContaining({ clinicOrderId: 'A-1', pharmacyOrderId: '45', orderStatus: 'Cancelled' }),
+    ]);
+    // A success about another order is still seen as one, in whatever case it names it.
+    server.answer(json(201, { OrderId: 46, ClinicOrderId: 'SOMEONE-ELSE' }));
+    expect(errorOf(await create())).toMatchObject({ kind: 'in-doubt', reason: 'unreadable-response' });
+    server.answer(json(201, { OrderId: 47, ORDERID: 48 }));
+    expect(errorOf(await create())).toMatchObject({ kind: 'in-doubt', reason: 'unreadable-response' });
+  });
+
   it.each([
     ['204 with no body', answerWith(204, '')],
     ['200 with an empty body', answerWith(200, '')],

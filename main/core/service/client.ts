@@ -26,6 +26,7 @@ import { parseWireJson, toWireJson } from '../../../shared/wire-json.js';
 import { silentLogger, type Logger } from '../platform/logger.js';
 import { failureToError, isPlainForbidden, statusToError, wantsFreshToken } from './error-mapping.js';
 import { plainCreateResponse } from './create-response.js';
+import { withContractKeys } from './answer-keys.js';
 import { WarmConnections } from './warm-connections.js';
 import { ACCEPT_ENCODING, exchange, type ExchangeResult } from './http-exchange.js';
 import {
@@ -543,7 +544,8 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     let raw: unknown;
     let notJson = 'the answer is not JSON';
     try {
-      raw = parseWireJson(response.text);
+      // Keys in another case (`OrderId`) read as the contract's: every check below sees the same answer.
+      raw = withContractKeys(parseWireJson(response.text));
       parsed = op.schema.safeParse(raw);
     } catch (err) {
       parsed = undefined;
