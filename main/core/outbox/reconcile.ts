@@ -385,8 +385,13 @@ function notFound(ctx: StepContext, order: OrderRecord): Decision {
   const history = store.attempts.list(order.id);
   const lastCreate = history.findLast((attempt) => attempt.operation === 'create');
   const answered5xx = (lastCreate?.httpStatus ?? 0) >= 500;
+  // A 2xx that was no create's answer (a firewall's 200 block page, a gateway's own body) and then not found: the
+  // service answers and fails only this order, as with a 5xx. Before, a lone order so answered was sent again every
+  // half minute for good, no one told.
+  const answeredUnread =
+    lastCreate?.outcome === 'in-doubt' && (lastCreate.httpStatus ?? 0) >= 200 && (lastCreate.httpStatus ?? 0) < 300;
   const failures =
-    answered5xx || countsAgainst(ctx, order.id, history)
+    answered5xx || answeredUnread || countsAgainst(ctx, order.id, history)
       ? store.outboxQueue.countFailure(order.id)
       : (store.outboxQueue.retryMemory(order.id)?.failures ?? 0);
   if (failures >= ctx.tuning.maxAttempts) {
@@ -395,7 +400,12 @@ function notFound(ctx: StepContext, order: OrderRecord): Decision {
           'retryable',
           `gave up after ${failures} attempts: ${lastCreate?.errorMessage ?? 'the service failed'}`,
         ] as const)
-      : (['in-doubt', `gave up after ${failures} attempts: sent, unanswered, and not found at the service`] as const);
+      : answeredUnread
+        ? ([
+            'in-doubt',
+            `gave up after ${failures} attempts, each answered without an order id and then not found at the service (the last: ${clip(lastCreate.errorMessage ?? 'an unreadable answer', 300)})`,
+          ] as const)
+        : (['in-doubt', `gave up after ${failures} attempts: sent, unanswered, and not found at the service`] as const);
     return {
       transition: {
         from: ['in_doubt'],
@@ -409,7 +419,9 @@ function notFound(ctx: StepContext, order: OrderRecord): Decision {
   }
   const message = answered5xx
     ? 'not found at the service after a failed send: sending it again'
-    : 'not found at the service after an unanswered send: sending it again';
+    : answeredUnread
+      ? 'not found at the service after a send answered without an order id: sending it again'
+      : 'not found at the service after an unanswered send: sending it again';
   return {
     transition: {
       from: ['in_doubt'],

@@ -257,6 +257,15 @@ describe('informational and unusual success answers', () => {
       message: 'the answer gives "orderId" twice, so which one holds is not known: the outcome is unknown',
     });
     server.answer(answerWith(200, '<html><body>Welcome</body></html>', { 'content-type': 'text/html' }));
+    expect(errorOf(await create()).message).toBe(
+      'the service answered with a web page instead of its answer: the outcome is unknown',
+    );
+    // A firewall's 200 block page says what stopped the request.
+    server.answer(answerWith(200, '<html><head><title>Request Rejected</title></head></html>'));
+    expect(errorOf(await create()).message).toBe(
+      'the service answered with a web page instead of its answer: "Request Rejected": the outcome is unknown',
+    );
+    server.answer(answerWith(200, 'Welcome', { 'content-type': 'text/plain' }));
     expect(errorOf(await create()).message).toBe('the answer is not JSON: the outcome is unknown');
   });
 

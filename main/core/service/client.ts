@@ -27,6 +27,7 @@ import { silentLogger, type Logger } from '../platform/logger.js';
 import { failureToError, isPlainForbidden, statusToError, wantsFreshToken } from './error-mapping.js';
 import { plainCreateResponse } from './create-response.js';
 import { withContractKeys } from './answer-keys.js';
+import { webPageAnswer } from './web-page-answer.js';
 import { WarmConnections } from './warm-connections.js';
 import { ACCEPT_ENCODING, exchange, type ExchangeResult } from './http-exchange.js';
 import {
@@ -623,7 +624,8 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
             ? response.unreadable
             : parsed
               ? `the answer has an unexpected shape (${firstIssue(parsed.error)})`
-              : notJson;
+              : // A firewall's block page comes with a 200 (F5's does): its title says what stopped the request.
+                (webPageAnswer(response.text, response.headers['content-type'], 'its answer') ?? notJson);
     const error: ServiceError = op.unsafe
       ? {
           kind: 'in-doubt',
