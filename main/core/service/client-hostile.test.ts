@@ -288,6 +288,11 @@ describe('informational and unusual success answers', () => {
     // A failure it names leaves a create in doubt, as the status line would.
     server.answer(json(200, { error: 'Internal error', status: 500 }));
     expect(errorOf(await create())).toMatchObject({ kind: 'in-doubt', reason: 'server', status: 500 });
+    // A status record with an error note of its own is still the record.
+    server.answer(
+      json(200, { pharmacyOrderId: '7', orderStatus: 'Payment Failed', error: 'Card declined', status: 402 }),
+    );
+    expect(valueOf(await client().status(7))).toMatchObject({ pharmacyOrderId: '7', orderStatus: 'Payment Failed' });
     // A token matter is the status line's (it decides the renewal); an order id beside it says the order may exist.
     for (const body of [
       { error: 'Unauthorized', status: 401 },

@@ -531,10 +531,13 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
    * that status, it takes the same rules as if it had been the status line. Before, a create so refused was in doubt,
    * looked up and sent again for good, its reason never shown, and a lookup so answered "not found" kept an order
    * that never arrived in doubt for good, never sent. 401 and 403 are left to the status line, which decides the
-   * token's renewal.
+   * token's renewal. An answer naming an order (an id or a status) is not read so.
    */
   function errorStatusIn(raw: unknown): number | undefined {
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw) || hasOrderId(raw)) return undefined;
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+    // A record that names an order (a status record with an `error` note of its own) is that record, not a refusal.
+    const names = (key: string) => (raw as Record<string, unknown>)[key] != null;
+    if (['orderId', 'pharmacyOrderId', 'clinicOrderId', 'orderStatus'].some(names)) return undefined;
     const envelope = errorEnvelopeSchema.safeParse(raw);
     if (!envelope.success) return undefined;
     const { status } = envelope.data;
