@@ -61,6 +61,24 @@ describe('an HL7 create answered with an HL7 acknowledgement', () => {
     });
   });
 
+  it('AE with a 400 is rejected with its reason, not the raw acknowledgement', async () => {
+    const { t, outbox } = fixture.setUp(fixture.proxy.url);
+    const hl7 = sampleHl7({ clinicCode: 'CLINIC-H', clinicOrderId: 'ACK-AE-1' });
+    const [id] = enqueue(t, [hl7Order(hl7.message, 'CLINIC-H', 'ACK-AE-1')]);
+    fixture.setProxyRule((req) =>
+      req.url.includes('create-with-hl7message')
+        ? { status: 400, text: ack('AE', 'RXE-2 dm+d code not recognised') }
+        : 'forward',
+    );
+
+    await runFor(outbox);
+
+    expect(t.store.orders.get(id!)).toMatchObject({
+      state: 'rejected',
+      lastError: { message: 'the service refused the HL7 message (AE): RXE-2 dm+d code not recognised' },
+    });
+  });
+
   it('AA names no order id: looked up, saying so, and created once', async () => {
     const { t, outbox } = fixture.setUp(fixture.proxy.url);
     const hl7 = sampleHl7({ clinicCode: 'CLINIC-H', clinicOrderId: 'ACK-AA-1' });

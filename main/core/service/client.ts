@@ -28,6 +28,7 @@ import { failureToError, isPlainForbidden, statusToError, wantsFreshToken } from
 import { plainCreateResponse } from './create-response.js';
 import { withContractKeys } from './answer-keys.js';
 import { webPageAnswer } from './web-page-answer.js';
+import { hl7AckIn, isHl7Refusal } from './hl7-ack.js';
 import { WarmConnections } from './warm-connections.js';
 import { ACCEPT_ENCODING, exchange, type ExchangeResult } from './http-exchange.js';
 import {
@@ -510,22 +511,6 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
   }
 
   /**
-   * An HL7 acknowledgement answering an HL7 create (`MSH|…` then `MSA|AR|<control id>|<text>`), as an HL7 endpoint
-   * may answer instead of the chosen `{ "orderId" }`: its MSA-1 code and MSA-3 text (else ERR-8's), or undefined.
-   */
-  function hl7AckIn(text: string): { code: string; text: string } | undefined {
-    const message = text.trimStart();
-    if (!message.startsWith('MSH') || message.length < 4) return undefined;
-    const separator = message[3]!;
-    const segments = message.split(/\r\n|\r|\n/).map((segment) => segment.split(separator));
-    const msa = segments.find((fields) => fields[0] === 'MSA');
-    if (!msa) return undefined;
-    const err = segments.find((fields) => fields[0] === 'ERR');
-    const said = (msa[3] ?? '').trim() || (err?.[8] ?? '').trim();
-    return { code: (msa[1] ?? '').trim().toUpperCase(), text: said.slice(0, 200) };
-  }
-
-  /**
    * The status of the service's own error envelope written into a 2xx (`200 {"error": "Order not found", "status":
    * 404}`, from a gateway or framework that answers 200 to everything), when the answer gives no order id. Read as
    * that status, it takes the same rules as if it had been the status line. Before, a create so refused was in doubt,
@@ -558,7 +543,7 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     // An HL7 acknowledgement: an application reject or error (AR, AE, CR, CE) says the message was not taken, with
     // its reason. Read as "not JSON", the order was in doubt, looked up and sent again for good, its reason never shown.
     const ack = op.name === 'createWithHl7' ? hl7AckIn(response.text) : undefined;
-    if (ack && /^[AC][ER]$/.test(ack.code)) {
+    if (ack && isHl7Refusal(ack)) {
       const said = sentTokens ? withoutTokens({ ...response, text: ack.text }, sentTokens).text : ack.text;
       return {
         ok: false,

@@ -4,6 +4,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { ExchangeResult } from './http-exchange.js';
 import { describeTlsProblem, type TlsPeer } from '../platform/tls-problems.js';
 import { webPageAnswer } from './web-page-answer.js';
+import { hl7AckIn, hl7AckWords } from './hl7-ack.js';
 
 /**
  * Turns what happened on the wire into a ServiceError the caller can act on. `unsafe` marks creates and cancel:
@@ -136,6 +137,9 @@ export function describeResponse(response: Response): {
   if (response.truncated) return { message: 'the answer was too large to read', fields: [] };
   const page = webPageAnswer(response.text, response.headers['content-type']);
   if (page !== undefined) return { message: page, fields: [] };
+  // An HL7 endpoint's refusal: its reason, where the raw acknowledgement was the message.
+  const ack = hl7AckIn(response.text);
+  if (ack) return { message: hl7AckWords(ack), fields: [] };
   return describeErrorBody(bodyOf(response.text), response.text);
 }
 
