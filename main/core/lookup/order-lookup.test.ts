@@ -106,3 +106,42 @@ describe('a lookup by clinic order id within a clinic', () => {
     expect(result.records.map((record) => record.pharmacyOrderId)).toEqual(['6', '7']);
   });
 });
+
+describe('a lookup of one order the service refused', () => {
+  async function lookUpById(status: number, body: string, contentType = 'application/json') {
+    server = await startHostileServer();
+    server.answer(answerWith(status, body, { 'content-type': contentType }));
+    dir = tempDataDir('rx-lookup-');
+    store = openStore({ dataDir: join(dir, 'data') });
+    store.environments.upsert(LOCAL);
+    const client = createOrderServiceClient({
+      apiBaseUrl: server.url,
+      tokens: { getAccessToken: () => Promise.resolve('token'), refresh: () => Promise.resolve(false) },
+      timeoutMs: 5_000,
+      userAgent: 'RxBatch/lookup-test',
+      createWithClinicVersion: 'v1',
+    });
+    return lookUpOrders(store, LOCAL.id, client, { by: 'pharmacyOrderId', pharmacyOrderId: 4711 });
+  }
+
+  it('finds nothing when the service says it has no such order', async () => {
+    const result = await lookUpById(404, JSON.stringify({ error: 'Order not found', status: 404 }));
+    expect(result).toMatchObject({ records: [], error: null });
+  });
+
+  it.each([
+    [
+      "a proxy's 404 page",
+      404,
+      '<html><head><title>404 Not Found</title></head><body>nginx</body></html>',
+      'text/html',
+    ],
+    ['a bare "Not Found"', 404, 'Not Found', 'text/plain'],
+    ['a 400 about the clinic code', 400, JSON.stringify({ error: 'Invalid clinic code', status: 400 }), undefined],
+  ])('shows %s as a failure, not as "no order"', async (_, status, body, contentType) => {
+    const result = await lookUpById(status, body, contentType);
+    expect(result.records).toEqual([]);
+    // Before, `error` was null and the screen said "No order with pharmacy order id 4711".
+    expect(result.error).toMatchObject({ kind: 'rejected', status });
+  });
+});

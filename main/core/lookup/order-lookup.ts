@@ -8,6 +8,7 @@ import {
 } from '../../../shared/service-lookup.js';
 import { namesAnotherClinic, type StatusRecord } from '../../../shared/status.js';
 import type { CallOutcome, OrderServiceClient } from '../service/client.js';
+import { saysNoSuchOrder } from '../service/no-such-order.js';
 import type { Store } from '../store/store.js';
 import { addDays, dateWindows, type DateWindow } from '../tracking/date-windows.js';
 import { courierCodeOf } from '../tracking/order-courier.js';
@@ -19,12 +20,14 @@ import { courierCodeOf } from '../tracking/order-courier.js';
 
 type Found = { records: StatusRecord[]; error: ServiceError | null };
 
-/** A single-order lookup that found nothing is an answer ("no such order"), not a failure. */
+/**
+ * A single-order lookup the service answered "no such order" (`saysNoSuchOrder`) found nothing: an answer, not a
+ * failure. Any other refusal is shown as one: a proxy's 404 page, a bare "Not Found" (a moved API) or a 400 about
+ * the clinic code said nothing about the order, yet before, every 400 and 404 showed "No order with …".
+ */
 function single(outcome: CallOutcome<StatusRecord>): Found {
   if (outcome.ok) return { records: [outcome.value], error: null };
-  if (outcome.error.kind === 'rejected' && (outcome.error.status === 404 || outcome.error.status === 400)) {
-    return { records: [], error: null };
-  }
+  if (saysNoSuchOrder(outcome.error)) return { records: [], error: null };
   return { records: [], error: outcome.error };
 }
 

@@ -114,18 +114,7 @@ function settleLookup(
     if (mayBeThis.length > 0) {
       // Listed, but without a usable id, or without saying which record is this order: the service may have it;
       // ask again later rather than send it twice.
-      const message =
-        'the service lists orders without saying which (or with no pharmacy order id); asking again later';
-      store.inTransaction(() => {
-        store.attempts.record({ ...attemptOf(order.id, 'lookup', startedAt, outcome), errorMessage: message });
-        const retry = scheduleRetry(ctx, order.id, 'lookup', {
-          kind: 'in-doubt',
-          reason: 'unreadable-response',
-          message,
-        });
-        store.outboxQueue.reschedule(order.id, 'in_doubt', retry.at, { kind: 'in-doubt', message });
-      });
-      return {};
+      return listedUnsaid(ctx, order, attemptOf(order.id, 'lookup', startedAt, outcome));
     }
     if (serviceSaidItHasIt(ctx, order)) {
       return waitForListing(ctx, order, attemptOf(order.id, 'lookup', startedAt, outcome), nearMatch(listed, order));
@@ -231,6 +220,41 @@ function waitForListing(
     store.outboxQueue.reschedule(order.id, 'in_doubt', new Date(ctx.now().getTime() + delay), {
       kind: 'in-doubt',
       message,
+    });
+  });
+  return {};
+}
+
+const LISTED_UNSAID =
+  'the service lists orders without saying which (or with no pharmacy order id); asking again later';
+
+/**
+ * The lookup lists records that may be this order but gives no usable pharmacy id or does not say which is it: the
+ * service may have the order, so it is not sent again. Asked again at a backoff over such lookups since the send
+ * (never under `reconcileDelayMs`); after twice `maxAttempts` of them, held for a person. Before, each lookup was
+ * recorded as answered, so the backoff never grew: the order was asked about about once a second for good, and
+ * no one was told (a service writing its records' keys in another case lists them with every field empty).
+ */
+function listedUnsaid(ctx: StepContext, order: OrderRecord, attempt: ReturnType<typeof attemptOf>): Recorded {
+  const { store } = ctx;
+  // This lookup included: it is recorded below.
+  const listings =
+    lookupsSinceSend(store.attempts.list(order.id)).filter((entry) => entry.errorMessage === LISTED_UNSAID).length + 1;
+  if (listings >= 2 * ctx.tuning.maxAttempts) {
+    const message =
+      `the service listed orders under this clinic order id without a pharmacy order id, or without saying which is ` +
+      `this one, in ${listings} lookups: it may have it, so it is not sent again; check at the service, then resend or cancel it`;
+    const attention = recordDecision(ctx, { ...attempt, errorMessage: LISTED_UNSAID }, () =>
+      heldForAPerson(order, message),
+    );
+    return attention ? { attention } : {};
+  }
+  store.inTransaction(() => {
+    store.attempts.record({ ...attempt, errorMessage: LISTED_UNSAID });
+    const delay = Math.max(ctx.tuning.reconcileDelayMs, retryDelayMs(listings - 1, ctx.tuning, ctx.random));
+    store.outboxQueue.reschedule(order.id, 'in_doubt', new Date(ctx.now().getTime() + delay), {
+      kind: 'in-doubt',
+      message: LISTED_UNSAID,
     });
   });
   return {};
@@ -392,8 +416,13 @@ function notFound(ctx: StepContext, order: OrderRecord): Decision {
   const history = store.attempts.list(order.id);
   const lastCreate = history.findLast((attempt) => attempt.operation === 'create');
   const answered5xx = (lastCreate?.httpStatus ?? 0) >= 500;
+  // A 2xx that was no create's answer (a firewall's 200 block page, a gateway's own body) and then not found: the
+  // service answers and fails only this order, as with a 5xx. Before, a lone order so answered was sent again every
+  // half minute for good, no one told.
+  const answeredUnread =
+    lastCreate?.outcome === 'in-doubt' && (lastCreate.httpStatus ?? 0) >= 200 && (lastCreate.httpStatus ?? 0) < 300;
   const failures =
-    answered5xx || countsAgainst(ctx, order.id, history)
+    answered5xx || answeredUnread || countsAgainst(ctx, order.id, history)
       ? store.outboxQueue.countFailure(order.id)
       : (store.outboxQueue.retryMemory(order.id)?.failures ?? 0);
   if (failures >= ctx.tuning.maxAttempts) {
@@ -402,7 +431,12 @@ function notFound(ctx: StepContext, order: OrderRecord): Decision {
           'retryable',
           `gave up after ${failures} attempts: ${lastCreate?.errorMessage ?? 'the service failed'}`,
         ] as const)
-      : (['in-doubt', `gave up after ${failures} attempts: sent, unanswered, and not found at the service`] as const);
+      : answeredUnread
+        ? ([
+            'in-doubt',
+            `gave up after ${failures} attempts, each answered without an order id and then not found at the service (the last: ${clip(lastCreate.errorMessage ?? 'an unreadable answer', 300)})`,
+          ] as const)
+        : (['in-doubt', `gave up after ${failures} attempts: sent, unanswered, and not found at the service`] as const);
     return {
       transition: {
         from: ['in_doubt'],
@@ -416,7 +450,9 @@ function notFound(ctx: StepContext, order: OrderRecord): Decision {
   }
   const message = answered5xx
     ? 'not found at the service after a failed send: sending it again'
-    : 'not found at the service after an unanswered send: sending it again';
+    : answeredUnread
+      ? 'not found at the service after a send answered without an order id: sending it again'
+      : 'not found at the service after an unanswered send: sending it again';
   return {
     transition: {
       from: ['in_doubt'],

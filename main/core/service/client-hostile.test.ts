@@ -257,7 +257,66 @@ describe('informational and unusual success answers', () => {
       message: 'the answer gives "orderId" twice, so which one holds is not known: the outcome is unknown',
     });
     server.answer(answerWith(200, '<html><body>Welcome</body></html>', { 'content-type': 'text/html' }));
+    expect(errorOf(await create()).message).toBe(
+      'the service answered with a web page instead of its answer: the outcome is unknown',
+    );
+    // A firewall's 200 block page says what stopped the request.
+    server.answer(answerWith(200, '<html><head><title>Request Rejected</title></head></html>'));
+    expect(errorOf(await create()).message).toBe(
+      'the service answered with a web page instead of its answer: "Request Rejected": the outcome is unknown',
+    );
+    server.answer(answerWith(200, 'Welcome', { 'content-type': 'text/plain' }));
     expect(errorOf(await create()).message).toBe('the answer is not JSON: the outcome is unknown');
+  });
+
+  it("the service's error envelope in a 200 is read as the status it names, with the token scrubbed", async () => {
+    server.answer(
+      json(200, { error: 'Invalid courier', status: 400, details: { field: 'courierCode', message: 'x' } }),
+    );
+    expect(errorOf(await create())).toMatchObject({
+      kind: 'rejected',
+      status: 400,
+      message: 'Invalid courier: x (written into a 200 answer)',
+      fields: [{ field: 'courierCode', message: 'x' }],
+    });
+    server.answer(json(200, { error: `Order not found for ${TOKEN}`, status: 404 }));
+    expect(errorOf(await client().statusWithClinicCode({ clinicCode: 'C', clinicOrderId: 'A' }))).toMatchObject({
+      kind: 'rejected',
+      status: 404,
+      message: 'Order not found for [token] (written into a 200 answer)',
+    });
+    // A failure it names leaves a create in doubt, as the status line would.
+    server.answer(json(200, { error: 'Internal error', status: 500 }));
+    expect(errorOf(await create())).toMatchObject({ kind: 'in-doubt', reason: 'server', status: 500 });
+    // A status record with an error note of its own is still the record.
+    server.answer(
+      json(200, { pharmacyOrderId: '7', orderStatus: 'Payment Failed', error: 'Card declined', status: 402 }),
+    );
+    expect(valueOf(await client().status(7))).toMatchObject({ pharmacyOrderId: '7', orderStatus: 'Payment Failed' });
+    // A token matter is the status line's (it decides the renewal); an order id beside it says the order may exist.
+    for (const body of [
+      { error: 'Unauthorized', status: 401 },
+      { error: 'Forbidden', status: 403 },
+      { orderId: 7, error: 'Duplicate', status: 400 },
+    ]) {
+      server.answer(json(200, body));
+      const outcome = await create();
+      expect(outcome.ok ? 'ok' : outcome.error.kind, JSON.stringify(body)).not.toBe('rejected');
+    }
+  });
+
+  it("keys in another case are read as the contract's; two spellings of one key are not guessed between", async () => {
+    server.answer(json(201, { OrderId: 45 }));
+    expect(valueOf(await create())).toEqual({ orderId: 45 });
+    server.answer(json(200, [{ ClinicOrderId: 'A-1', PharmacyOrderId: '45', OrderStatus: 'CANCELLED' }]));
+    expect(valueOf(await client().statusWithClinicCode({ clinicCode: 'C', clinicOrderId: 'A-1' }))).toEqual([
+      expect.objectContaining({ clinicOrderId: 'A-1', pharmacyOrderId: '45', orderStatus: 'Cancelled' }),
+    ]);
+    // A success about another order is still seen as one, in whatever case it names it.
+    server.answer(json(201, { OrderId: 46, ClinicOrderId: 'SOMEONE-ELSE' }));
+    expect(errorOf(await create())).toMatchObject({ kind: 'in-doubt', reason: 'unreadable-response' });
+    server.answer(json(201, { OrderId: 47, ORDERID: 48 }));
+    expect(errorOf(await create())).toMatchObject({ kind: 'in-doubt', reason: 'unreadable-response' });
   });
 
   it.each([

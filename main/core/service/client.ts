@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { courierListSchema, type CourierOption } from '../../../shared/couriers.js';
-import type { FieldError, ServiceError, ServiceResult } from '../../../shared/errors.js';
+import { errorEnvelopeSchema, type FieldError, type ServiceError, type ServiceResult } from '../../../shared/errors.js';
 import {
   cancelRequestSchema,
   createResponseSchema,
@@ -26,6 +26,9 @@ import { parseWireJson, toWireJson } from '../../../shared/wire-json.js';
 import { silentLogger, type Logger } from '../platform/logger.js';
 import { failureToError, isPlainForbidden, statusToError, wantsFreshToken } from './error-mapping.js';
 import { plainCreateResponse } from './create-response.js';
+import { withContractKeys } from './answer-keys.js';
+import { webPageAnswer } from './web-page-answer.js';
+import { hl7AckIn, isHl7Refusal } from './hl7-ack.js';
 import { WarmConnections } from './warm-connections.js';
 import { ACCEPT_ENCODING, exchange, type ExchangeResult } from './http-exchange.js';
 import {
@@ -474,7 +477,7 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
       const answer = sentTokens ? withoutTokens(result, sentTokens) : result;
       return finish(op, started, attempts, result.status, { ok: false, error: statusToError(answer, op.unsafe) });
     }
-    const value = readValue(op, result);
+    const value = readValue(op, result, sentTokens);
     return finish(op, started, attempts, result.status, value);
   }
 
@@ -507,12 +510,58 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     return typeof raw === 'object' && raw !== null && 'orderId' in raw && raw.orderId != null;
   }
 
+  /**
+   * The status of the service's own error envelope written into a 2xx (`200 {"error": "Order not found", "status":
+   * 404}`, from a gateway or framework that answers 200 to everything), when the answer gives no order id. Read as
+   * that status, it takes the same rules as if it had been the status line. Before, a create so refused was in doubt,
+   * looked up and sent again for good, its reason never shown, and a lookup so answered "not found" kept an order
+   * that never arrived in doubt for good, never sent. 401 and 403 are left to the status line, which decides the
+   * token's renewal. An answer naming an order (an id or a status) is not read so.
+   */
+  function errorStatusIn(raw: unknown): number | undefined {
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+    // A record that names an order (a status record with an `error` note of its own) is that record, not a refusal.
+    const names = (key: string) => (raw as Record<string, unknown>)[key] != null;
+    if (['orderId', 'pharmacyOrderId', 'clinicOrderId', 'orderStatus'].some(names)) return undefined;
+    const envelope = errorEnvelopeSchema.safeParse(raw);
+    if (!envelope.success) return undefined;
+    const { status } = envelope.data;
+    return status >= 400 && status < 600 && status !== 401 && status !== 403 && status !== 407 ? status : undefined;
+  }
+
   /** A 2xx whose body is not what the contract says: for a create the order may exist, so that is in doubt. */
-  function readValue<T>(op: Operation<T>, response: Extract<ExchangeResult, { kind: 'response' }>): ServiceResult<T> {
+  function readValue<T>(
+    op: Operation<T>,
+    response: Extract<ExchangeResult, { kind: 'response' }>,
+    sentTokens: readonly string[] | undefined,
+  ): ServiceResult<T> {
     // A create's usual answer is read without the full parse (see create-response.ts); any other text takes it.
     if ((op.schema as unknown) === createResponseSchema) {
       const created = plainCreateResponse(response.text);
       if (created) return { ok: true, value: created as T };
+    }
+    // An HL7 acknowledgement: an application reject or error (AR, AE, CR, CE) says the message was not taken, with
+    // its reason. Read as "not JSON", the order was in doubt, looked up and sent again for good, its reason never shown.
+    const ack = op.name === 'createWithHl7' ? hl7AckIn(response.text) : undefined;
+    if (ack && isHl7Refusal(ack)) {
+      const said = sentTokens ? withoutTokens({ ...response, text: ack.text }, sentTokens).text : ack.text;
+      return {
+        ok: false,
+        error: {
+          kind: 'rejected',
+          status: response.status,
+          message: `the service refused the HL7 message (${ack.code})${said ? `: ${said}` : ''}`,
+          fields: [],
+        },
+      };
+    }
+    if (ack) {
+      // Taken (AA, CA), but an acknowledgement names no order id: looked up for it.
+      const message = `the service acknowledged the HL7 message (${ack.code || 'no code'}) without an order id: the outcome is unknown`;
+      return {
+        ok: false,
+        error: { kind: 'in-doubt', reason: 'unreadable-response', status: response.status, message },
+      };
     }
     // A cancel answered 202 Accepted or 204 No Content, or 200 with no body: taken, to be confirmed by its status.
     // Read as unreadable, it was in doubt, checked and sent again every few seconds until the service had done it.
@@ -523,11 +572,18 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     let raw: unknown;
     let notJson = 'the answer is not JSON';
     try {
-      raw = parseWireJson(response.text);
+      // Keys in another case (`OrderId`) read as the contract's: every check below sees the same answer.
+      raw = withContractKeys(parseWireJson(response.text));
       parsed = op.schema.safeParse(raw);
     } catch (err) {
       parsed = undefined;
       notJson = notJsonReason(response.text, err);
+    }
+    const errorStatus = errorStatusIn(raw);
+    if (errorStatus !== undefined) {
+      const answer = { ...response, status: errorStatus };
+      const error = statusToError(sentTokens ? withoutTokens(answer, sentTokens) : answer, op.unsafe);
+      return { ok: false, error: { ...error, message: `${error.message} (written into a ${response.status} answer)` } };
     }
     const refusal = op.unsafe ? refusalIn(raw) : undefined;
     // `{"success": false, "orderId": 12}` to a create says two things, and the order may exist: in doubt, looked up.
@@ -556,7 +612,8 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
             ? response.unreadable
             : parsed
               ? `the answer has an unexpected shape (${firstIssue(parsed.error)})`
-              : notJson;
+              : // A firewall's block page comes with a 200 (F5's does): its title says what stopped the request.
+                (webPageAnswer(response.text, response.headers['content-type'], 'its answer') ?? notJson);
     const error: ServiceError = op.unsafe
       ? {
           kind: 'in-doubt',

@@ -4,6 +4,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { ExchangeResult } from './http-exchange.js';
 import { describeTlsProblem, type TlsPeer } from '../platform/tls-problems.js';
 import { webPageAnswer } from './web-page-answer.js';
+import { hl7AckIn, hl7AckWords } from './hl7-ack.js';
 
 /**
  * Turns what happened on the wire into a ServiceError the caller can act on. `unsafe` marks creates and cancel:
@@ -136,6 +137,9 @@ export function describeResponse(response: Response): {
   if (response.truncated) return { message: 'the answer was too large to read', fields: [] };
   const page = webPageAnswer(response.text, response.headers['content-type']);
   if (page !== undefined) return { message: page, fields: [] };
+  // An HL7 endpoint's refusal: its reason, where the raw acknowledgement was the message.
+  const ack = hl7AckIn(response.text);
+  if (ack) return { message: hl7AckWords(ack), fields: [] };
   return describeErrorBody(bodyOf(response.text), response.text);
 }
 
@@ -284,6 +288,18 @@ export function statusToError(response: Response, unsafe = false): ServiceError 
       message: `the service redirected${location}: check the API base URL`,
     };
   }
+  if (unsafe && headersTooLarge(response, described)) {
+    // Refused before any handler read the request, and for what every request carries (the token, mostly): not this
+    // order's fault, and nothing was done. Rejected, each order of a batch was turned down one by one; it waits as in
+    // an outage instead (the breaker stops the rest) until the sign-in or the proxy is put right.
+    return {
+      kind: 'retryable',
+      reason: 'server',
+      status,
+      message: `the service, or a proxy in front of it, refused the request's headers as too large (${status}: ${described.message}): a sign-in token too large for it is the usual cause; nothing was done, and it is tried again later`,
+      settings: true,
+    };
+  }
   if (unsafe && noSuchEndpoint(response, described)) {
     // The call never reached a handler, so nothing was done, and nothing about this order was refused: sending waits
     // (as in an outage, so the breaker stops the rest) until the address or the API version is put right.
@@ -302,6 +318,21 @@ export function statusToError(response: Response, unsafe = false): ServiceError 
     fields: described.fields,
     ...(described.envelope ? { envelope: described.envelope } : {}),
   };
+}
+
+/** What web servers and proxies say when the request's headers are over their limit (nginx's 400, IIS, Kestrel). */
+const HEADERS_TOO_LARGE = /\b(?:request )?header(?:s| fields?)?(?: or cookie)? (?:is |are )?too (?:large|long)\b/i;
+
+/**
+ * A 431, or a 400 whose words (not the service's envelope) say the headers are too large: nginx answers
+ * "400 Request Header Or Cookie Too Large" for a header over its buffer, which a long bearer token crosses.
+ */
+function headersTooLarge(
+  response: Response,
+  described: { message: string; fields: FieldError[]; envelope?: unknown },
+): boolean {
+  if (response.status === 431) return true;
+  return response.status === 400 && !writtenByTheService(described) && HEADERS_TOO_LARGE.test(described.message);
 }
 
 /** What web servers and frameworks say for a path or method they do not serve (and nothing about the request). */

@@ -21,8 +21,15 @@ function plainText(markup: string): string {
     .trim();
 }
 
-/** The page's title (else its first h1), at most 200 characters; undefined when the body is not a web page. */
-export function webPageAnswer(text: string, contentType: string | undefined): string | undefined {
+/**
+ * The page's title (else its first h1), at most 200 characters; undefined when the body is not a web page.
+ * `instead`: what the page stands in for (a 2xx's page stands in for the answer itself).
+ */
+export function webPageAnswer(
+  text: string,
+  contentType: string | undefined,
+  instead = 'its own error',
+): string | undefined {
   // Markup, by its start or by its type; JSON labelled text/html is still read as JSON.
   const html = PAGE_START.test(text) || (/\bhtml\b/i.test(contentType ?? '') && /^\s*</.test(text));
   if (!html) return undefined;
@@ -30,7 +37,7 @@ export function webPageAnswer(text: string, contentType: string | undefined): st
   const said = [/<title[^>]*>([\s\S]*?)<\/title>/i, /<h1[^>]*>([\s\S]*?)<\/h1>/i]
     .map((pattern) => plainText(pattern.exec(head)?.[1] ?? ''))
     .find((words) => words !== '');
-  if (!said) return 'the service answered with a web page instead of its own error';
+  if (!said) return `the service answered with a web page instead of ${instead}`;
   const words = said.length > 200 ? `${said.slice(0, 200)}…` : said;
-  return `the service answered with a web page instead of its own error: "${words}"`;
+  return `the service answered with a web page instead of ${instead}: "${words}"`;
 }

@@ -406,7 +406,9 @@ export class StatusPoller {
     const earliestAllowed = addDays(today, -this.#tuning.lookbackDays);
     let start = today;
     for (const order of orders) {
-      const from = isDispatched(order.remoteStatus) && order.dispatchDate ? order.dispatchDate : order.createdAt;
+      // A dispatch date not written YYYY-MM-DD (a service's own format) counts from the creation, which came before.
+      const dispatched = isDispatched(order.remoteStatus) && /^\d{4}-\d{2}-\d{2}/.test(order.dispatchDate ?? '');
+      const from = dispatched ? order.dispatchDate! : order.createdAt;
       const day = from.slice(0, 10);
       if (/^\d{4}-\d{2}-\d{2}$/.test(day) && day < start) start = day;
     }
