@@ -239,7 +239,8 @@ function listedUnsaid(ctx: StepContext, order: OrderRecord, attempt: ReturnType<
   const { store } = ctx;
   // This lookup included: it is recorded below.
   const listings =
-    lookupsSinceSend(store.attempts.list(order.id)).filter((entry) => entry.errorMessage === LISTED_UNSAID).length + 1;
+    lookupsSinceSend(ctx, order, store.attempts.list(order.id)).filter((entry) => entry.errorMessage === LISTED_UNSAID)
+      .length + 1;
   if (listings >= 2 * ctx.tuning.maxAttempts) {
     const message =
       `the service listed orders under this clinic order id without a pharmacy order id, or without saying which is ` +
