@@ -19,10 +19,15 @@ export interface ImportSource {
   read(buffer: Buffer, offset: number, length: number, position: number): Promise<number>;
 }
 
-/** An ImportSource its opener closes (once: later calls wait for the same close). */
+/**
+ * An ImportSource its opener closes (once: later calls wait for the same close). Its reads stop at the size it had
+ * when opened, so every pass (and a watched file's hash) reads the same bytes of a file still being appended to.
+ */
 export interface OpenImportSource extends ImportSource {
   readonly dev: bigint;
   readonly ino: bigint;
+  /** Whether the file's size or modification time is not what it was when opened: it was written meanwhile. */
+  changedSinceOpen(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -47,14 +52,24 @@ class OpenedFile implements OpenImportSource {
     this.size = Number(info.size);
     this.dev = info.dev;
     this.ino = info.ino;
+    this.#opened = info;
   }
+
+  readonly #opened: BigIntStats;
 
   readonly size: number;
   readonly dev: bigint;
   readonly ino: bigint;
 
   async read(buffer: Buffer, offset: number, length: number, position: number): Promise<number> {
-    return (await this.#handle.read(buffer, offset, length, position)).bytesRead;
+    const upTo = Math.min(length, this.size - position);
+    if (upTo <= 0) return 0;
+    return (await this.#handle.read(buffer, offset, upTo, position)).bytesRead;
+  }
+
+  async changedSinceOpen(): Promise<boolean> {
+    const now = await this.#handle.stat({ bigint: true });
+    return now.size !== this.#opened.size || now.mtimeNs !== this.#opened.mtimeNs;
   }
 
   close(): Promise<void> {

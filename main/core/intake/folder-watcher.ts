@@ -257,16 +257,23 @@ export class FolderWatcher {
     let hash: string;
     let outcome: ImportOutcome | undefined;
     let earlier: ReturnType<IntakeRepo['fileSeen']>;
+    let changed: boolean;
     try {
       hash = await sha256Of(opened.source);
       earlier = repo.fileSeen(environmentId, hash);
-      if (!earlier) outcome = await staging.importFile({ environmentId, source: opened.source });
+      changed = await opened.source.changedSinceOpen();
+      if (!earlier && !changed) outcome = await staging.importFile({ environmentId, source: opened.source });
+      changed ||= await opened.source.changedSinceOpen();
     } catch (error) {
       await opened.source.close();
       await this.#setAside(name, path, error instanceof Error ? error.message : String(error));
       return;
     }
     await opened.source.close();
+    if (changed) {
+      this.#stillBeingWritten(name, outcome);
+      return;
+    }
     if (earlier) {
       const movedTo = await this.#moveHandled(path, this.done, file);
       if (movedTo !== path) {
@@ -355,6 +362,29 @@ export class FolderWatcher {
         : {}),
     });
   }
+  /**
+   * Written to after it looked complete (a writer that paused longer than a poll, or rewrote it in place): what was
+   * read is not the file, so its batch is discarded before anything of it is accepted, nothing is recorded as seen,
+   * and the file stays where it is, to be read again once it has stopped changing.
+   */
+  #stillBeingWritten(name: string, outcome: ImportOutcome | undefined): void {
+    const { environmentId, staging, store, logger } = this.#options;
+    const batchId = outcome?.status === 'staged' ? outcome.batchId : null;
+    if (batchId !== null) staging.discard(batchId);
+    store.audit.append({
+      actor: 'system',
+      action: 'intake.file.changed',
+      environmentId,
+      batchId,
+      details: { fileName: name, outcome: 'waiting' },
+    });
+    logger?.warn('intake: a watched file changed while it was read; it is read again once it stops changing', {
+      file: name,
+      ...(batchId !== null ? { batch: batchId, discarded: true } : {}),
+    });
+    this.#options.onFile?.({ name, outcome: 'waiting', batchId, movedTo: join(this.#options.dir, name) });
+  }
+
   /**
    * The accept's check of the file's cancels: each acts only on an order its own message's sender sent over the
    * intake (a message naming no sender, and a CSV or JSON file, sent none); any other stays staged, audited.

@@ -75,6 +75,7 @@ const ACTION_LABELS: Record<string, string> = {
   'intake.file.imported': 'Watched file imported',
   'intake.file.duplicate': 'Watched file already imported',
   'intake.file.failed': 'Watched file not imported',
+  'intake.file.changed': 'Watched file changed while read: read again later',
   'intake.rules.changed': 'Live intake rules changed',
   'intake.binding.changed': 'Live intake: who may send as a sender changed',
   'intake.cancel.held': 'Cancel from another sender held for review',
