@@ -36,7 +36,8 @@ import {
  *   up like a failed send; but a miss within `listingGraceMs` of the send, or after the service answered
  *   "duplicate" (it has it), may be a lookup lagging the write: stays `in_doubt`, asked again;
  * - the lookup failed → stays `in_doubt`, looked up again after a backoff. An order in doubt is never set aside
- *   unless the service says it does not have it: giving up on it could mean sending it twice.
+ *   unless the service says it does not have it: giving up on it could mean sending it twice. Lookups the service
+ *   answers but refuses, or answers with a 2xx that cannot be read, are held for a person after `maxAttempts`.
  * - cut short by the outbox's stop → stays `in_doubt`, nothing recorded (the next start looks it up).
  */
 export async function lookUpInDoubt(ctx: StepContext, order: OrderRecord): Promise<Answer> {
@@ -148,7 +149,7 @@ function settleLookup(
     const attention = recordDecision(ctx, attemptOf(order.id, 'lookup', startedAt, failed), () => notFound(ctx, order));
     return attention ? { attention } : {};
   }
-  if (error.kind === 'rejected') {
+  if (error.kind === 'rejected' || unreadable2xx(error)) {
     const lookups = refusedLookupsSinceSend(ctx, order);
     if (lookups >= ctx.tuning.maxAttempts) {
       const attention = recordDecision(ctx, attemptOf(order.id, 'lookup', startedAt, failed), () =>
@@ -473,14 +474,25 @@ function keepInDoubt(ctx: StepContext, order: OrderRecord, error: ServiceError):
 }
 
 /**
+ * A lookup answered with a 2xx that could not be read (a gateway's sign-in page with a 200, a listing cut off): the
+ * service, or something in front of it, answers, so it is no outage, and asking again is answered the same way.
+ */
+function unreadable2xx(error: ServiceError): boolean {
+  return error.kind === 'retryable' && error.reason === 'unreadable-response';
+}
+
+/**
  * Lookups since the order's last send that the service answered and refused (a 403, a proxy's 404 page, a 400 about
- * something else), this one included: asking again goes on through an outage (no answer, a 5xx), but a service
- * that answers every lookup with a refusal kept the order in doubt for good, asked about every five minutes, with
- * no one told. After `maxAttempts` of them it is held for a person.
+ * something else) or answered with a 2xx it could not read, this one included: asking again goes on through an
+ * outage (no answer, a 5xx), but a service that answers every lookup so kept the order in doubt for good, asked
+ * about every five minutes, with no one told. After `maxAttempts` of them it is held for a person.
  */
 function refusedLookupsSinceSend(ctx: StepContext, order: OrderRecord): number {
   const history = ctx.store.attempts.list(order.id);
-  return lookupsSinceSend(ctx, order, history).filter((entry) => entry.outcome === 'rejected').length + 1;
+  const unusable = (entry: AttemptRecord) =>
+    entry.outcome === 'rejected' ||
+    (entry.outcome === 'retryable' && (entry.httpStatus ?? 0) >= 200 && (entry.httpStatus ?? 0) < 300);
+  return lookupsSinceSend(ctx, order, history).filter(unusable).length + 1;
 }
 
 /**
@@ -497,9 +509,13 @@ function lookupsSinceSend(ctx: StepContext, order: OrderRecord, history: readonl
 }
 
 function heldAfterRefusedLookups(order: OrderRecord, error: ServiceError, lookups: number): Decision {
+  const answered =
+    error.kind === 'rejected'
+      ? `refused ${lookups} lookups of this order since it was sent`
+      : `answered ${lookups} lookups of this order since it was sent with answers that could not be read, or refused them`;
   return heldForAPerson(
     order,
-    `the service refused ${lookups} lookups of this order since it was sent (the last: ${clip(error.message, 200)}): ` +
+    `the service ${answered} (the last: ${clip(error.message, 200)}): ` +
       'it is not sent again, as the service may have it; check at the service, then resend or cancel it',
   );
 }

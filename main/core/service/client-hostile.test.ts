@@ -336,6 +336,15 @@ describe('informational and unusual success answers', () => {
       reason: 'unreadable-response',
     });
   });
+
+  it('204 No Content to a lookup of status records lists nothing; an empty 200 is still unreadable', async () => {
+    const lookup = () => client().statusWithClinicCode({ clinicCode: 'C', clinicOrderId: 'A-1' });
+    server.answer(answerWith(204, ''));
+    expect(valueOf(await lookup())).toEqual([]);
+    expect(valueOf(await client().statusByDateRange({ startDate: '2026-01-01', endDate: '2026-01-03' }))).toEqual([]);
+    server.answer(answerWith(200, ''));
+    expect(errorOf(await lookup())).toMatchObject({ kind: 'retryable', reason: 'unreadable-response' });
+  });
 });
 
 describe('a success about another order', () => {

@@ -175,6 +175,8 @@ interface Operation<T> {
   schema: z.ZodType<T>;
   /** What a success must not contradict (the order the request was about); worked out only when needed. */
   about?: () => AnswerAbout;
+  /** A list read: what a `204 No Content` lists (nothing). Left out, a 204 is an answer that could not be read. */
+  noContent?: () => T;
 }
 
 /**
@@ -568,6 +570,12 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     if (op.name === 'cancel' && response.text.trim() === '' && !response.truncated) {
       return { ok: true, value: op.schema.parse({}) };
     }
+    // A list read answered 204 (ASP.NET Core's answer when an action returns null): it lists nothing. Read as "the
+    // answer was empty", every lookup of an order the service does not have failed, and the order stayed in doubt for
+    // good, never sent.
+    if (response.status === 204 && op.noContent && response.text.trim() === '' && !response.truncated) {
+      return { ok: true, value: op.noContent() };
+    }
     let parsed: z.ZodSafeParseResult<T> | undefined;
     let raw: unknown;
     let notJson = 'the answer is not JSON';
@@ -716,6 +724,7 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     schema: z.ZodType<T>,
     signal?: AbortSignal,
     about?: AnswerAbout,
+    noContent?: () => T,
   ): Promise<CancellableOutcome<T>> =>
     send(
       {
@@ -727,6 +736,7 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
         unsafe: false,
         schema,
         ...(about ? { about: () => about } : {}),
+        ...(noContent ? { noContent } : {}),
       },
       signal,
     );
@@ -788,6 +798,8 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
       { clinicCode: q.clinicCode, orderId: q.orderId, clinicOrderId: q.clinicOrderId },
       statusRecordListSchema,
       options?.signal,
+      undefined,
+      () => [],
     );
   }
 
@@ -922,6 +934,7 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
         secured: true,
         unsafe: false,
         schema: statusRecordListSchema,
+        noContent: () => [],
       }),
     cancel,
     stockCheck,
