@@ -108,5 +108,13 @@ describe('reading the service error body', () => {
       }),
     );
     expect(listed.fields).toHaveLength(50);
+    const long = read(
+      JSON.stringify({
+        error: 'bad',
+        status: 400,
+        details: { field: 'f'.repeat(1_000), message: 'm'.repeat(1_000_000) },
+      }),
+    );
+    expect(long.fields.map((field) => [field.field.length, field.message.length])).toEqual([[200, 500]]);
   });
 });

@@ -188,7 +188,12 @@ export function describeErrorBody(
       detailMessage && detailMessage !== parsed.data.error
         ? `${parsed.data.error}: ${detailMessage}`
         : parsed.data.error;
-    return { message: message.slice(0, MAX_MESSAGE), fields: fields.slice(0, MAX_FIELDS), envelope: parsed.data };
+    // Each field cut as fieldsIn cuts them: kept whole, a service's megabytes went to every pattern read over them.
+    const cut = fields.slice(0, MAX_FIELDS).map((field) => ({
+      field: field.field.slice(0, 200),
+      message: field.message.slice(0, MAX_MESSAGE),
+    }));
+    return { message: message.slice(0, MAX_MESSAGE), fields: cut, envelope: parsed.data };
   }
   if (Array.isArray(body)) {
     // A bare list of errors.

@@ -65,3 +65,20 @@ describe('an error answered with a web page', () => {
     expect(errorOf(await client().createWithClinic(sampleV1())).message).toBe('invalid courier');
   });
 });
+
+describe('a web page built to make the title search backtrack', () => {
+  // Under the 200,000 characters read for a title, markup no real page has: every `<title` with no `>` after it,
+  // or a title of `<` with no `>`, had each start tried to the end (quadratic): 7 s and 40 s of the core's loop
+  // for one answer, which a service, or an address script in the page saved and had checked, sends for every call.
+  it.each<[string, string, string]>([
+    ['a run of `<title` with no `>`', `<html>${'<title'.repeat(33_000)}`, ''],
+    ['a title of `<` with no `>`', `<html><title>${'<'.repeat(190_000)}</title>`, `: "${'<'.repeat(200)}…"`],
+    ['a run of `<title>` with no end tag', `<html>${'<title>'.repeat(28_000)}<h1>Busy</h1>`, ': "Busy"'],
+  ])('%s is read at once', async (_name, page, said) => {
+    server.answer(answerWith(400, page, { 'content-type': 'text/html' }));
+    const started = performance.now();
+    const error = errorOf(await client().createWithClinic(sampleV1()));
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(error.message).toBe(`the service answered with a web page instead of its own error${said}`);
+  });
+});

@@ -126,3 +126,20 @@ describe('a failed lookup that says nothing about the order', () => {
     expect(!outcome.ok && saysNoSuchOrder(outcome.error)).toBe(false);
   });
 });
+
+describe('a refusal built to make the "no such order" words backtrack', () => {
+  // The envelope's field messages were kept whole (the rest is cut to 500 characters): "order " repeated in one,
+  // which the words' pattern tries from every "order" to the end, held the core's loop 258 s for 600 KB, on every
+  // lookup (the outbox's reconcile, the poller, a refresh) of a service answering so.
+  it('reads a field message of "order" repeated at once, as a cut message', async () => {
+    const error = await lookupError(
+      envelope(400, 'Bad Request', { field: 'orderId', message: 'order '.repeat(100_000) }),
+    );
+    if (error.kind !== 'rejected') throw new Error(`expected a refusal, got ${error.kind}`);
+    expect(error).toMatchObject({ status: 400, fields: [{ field: 'orderId' }] });
+    expect(error.fields[0]?.message).toHaveLength(500);
+    const started = performance.now();
+    expect(saysNoSuchOrder(error)).toBe(false);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+});
