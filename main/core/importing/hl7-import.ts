@@ -11,6 +11,7 @@ import { isPlacerGroup } from './hl7-placer-group.js';
 import { escapeProblems } from './hl7-escape-problems.js';
 import { isAcceptedMessageType, messageTypeRefusal } from './hl7-message-types.js';
 import { deceasedProblem } from './hl7-deceased.js';
+import { orderStatusProblem } from './hl7-order-status.js';
 import { processingIdProblem } from './hl7-processing-id.js';
 import { compoundProblems } from './hl7-compound.js';
 import { otherOrderText } from './hl7-other-orders.js';
@@ -303,9 +304,11 @@ export async function importHl7(
     });
     const notLive = processingIdProblem(message, file, split.index, options.sandbox);
     const deceased = deceasedProblem(message, file, split.index);
+    const stopped = orderStatusProblem(message, file, split.index);
     const extra = [
       ...(notLive ? [notLive] : []),
       ...(deceased ? [deceased] : []),
+      ...(stopped ? [stopped] : []),
       ...extraction.problems,
       ...compoundProblems(message, file, split.index),
       ...escapeProblems(message, file, split.index),
