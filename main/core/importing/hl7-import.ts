@@ -10,6 +10,8 @@ import { extractHl7Order, listSome } from './hl7-field-map.js';
 import { isPlacerGroup } from './hl7-placer-group.js';
 import { escapeProblems } from './hl7-escape-problems.js';
 import { isAcceptedMessageType, messageTypeRefusal } from './hl7-message-types.js';
+import { deceasedProblem } from './hl7-deceased.js';
+import { orderStatusProblem } from './hl7-order-status.js';
 import { processingIdProblem } from './hl7-processing-id.js';
 import { compoundProblems } from './hl7-compound.js';
 import { otherOrderText } from './hl7-other-orders.js';
@@ -301,8 +303,12 @@ export async function importHl7(
       ...(plain ? { spaces } : {}),
     });
     const notLive = processingIdProblem(message, file, split.index, options.sandbox);
+    const deceased = deceasedProblem(message, file, split.index);
+    const stopped = orderStatusProblem(message, file, split.index);
     const extra = [
       ...(notLive ? [notLive] : []),
+      ...(deceased ? [deceased] : []),
+      ...(stopped ? [stopped] : []),
       ...extraction.problems,
       ...compoundProblems(message, file, split.index),
       ...escapeProblems(message, file, split.index),
