@@ -122,6 +122,9 @@ const NEVER_AN_ORDER = new Set([
   // an order to dispense as sent.
   'hl7.notLive',
   'hl7.compound',
+  // A patient the sender records as deceased, a new order its sender has stopped: neither field is part of the order.
+  'hl7.patientDeceased',
+  'hl7.orderStopped',
 ]);
 
 /** How long an answered message may wait to be staged with those that follow it, and how many may wait. */
