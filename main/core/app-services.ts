@@ -142,6 +142,17 @@ export class AppServices {
           logger: this.#log,
           onOrdersChanged: (environmentId, orderIds) => this.ordersChanged(environmentId, orderIds),
           onServiceNote: (_environmentId, orderId) => this.serviceNoted(orderId),
+          // Told once per spell by the poller: a new spell is announced again.
+          onServiceUnreadable: (environmentId, message) => {
+            this.#raised.delete(`${environmentId}:service-unreadable`);
+            this.#raise({
+              environmentId,
+              kind: 'service-unreadable',
+              message,
+              orderIds: [],
+              at: this.#now().toISOString(),
+            });
+          },
           onSignInRequired: (environmentId) =>
             this.#raise({
               environmentId,
@@ -234,6 +245,7 @@ export class AppServices {
     await this.outbox.stopEnvironment(environmentId);
     this.#raised.delete(`${environmentId}:sign-in-required`);
     this.#raised.delete(`${environmentId}:service-unavailable`);
+    this.#raised.delete(`${environmentId}:service-unreadable`);
   }
 
   /** Every environment that has a client id. */

@@ -27,6 +27,7 @@ const MAX_BODY = 240;
 const TITLES: Record<string, string> = {
   'sign-in-required': 'Sign-in needed',
   'service-unavailable': 'Order Service unavailable',
+  'service-unreadable': 'Order Service answers unreadable',
   order: 'An order needs attention',
 };
 

@@ -1,5 +1,6 @@
 import { silentLogger, type Logger } from '../platform/logger.js';
 import type { OrderServiceClient } from '../service/client.js';
+import type { ServiceError } from '../../../shared/errors.js';
 import { saysNoSuchOrder } from '../service/no-such-order.js';
 import type { OrderRecord, PolledOrder } from '../store/orders-repo.js';
 import type { Store } from '../store/store.js';
@@ -25,6 +26,8 @@ export interface PollerTuning {
   dispatchRefreshMs: number;
   /** How far back the bulk refresh looks, in days. */
   lookbackDays: number;
+  /** Rounds in a row ended by a 2xx that could not be read before the environment is reported (once per spell). */
+  unreadableRounds: number;
 }
 
 export const DEFAULT_POLLER_TUNING: PollerTuning = {
@@ -35,6 +38,7 @@ export const DEFAULT_POLLER_TUNING: PollerTuning = {
   ratePerSecond: 2,
   dispatchRefreshMs: 15 * 60_000,
   lookbackDays: 14,
+  unreadableRounds: 3,
 };
 
 export interface PollerDeps {
@@ -51,6 +55,11 @@ export interface PollerDeps {
    * (lost-at-service.ts), or listed under other ids (listed-differently.ts).
    */
   onServiceNote?(environmentId: string, orderId: number): void;
+  /**
+   * Status lookups keep being answered with a 2xx that cannot be read (a gateway's sign-in page with a 200, a listing
+   * cut off): told once per spell, after `unreadableRounds` rounds in a row; polling goes on at its backed-off pace.
+   */
+  onServiceUnreadable?(environmentId: string, message: string): void;
   /** The environment's own poll interval (its stored pace), used instead of `minIntervalMs` when given. */
   minIntervalFor?(environmentId: string): number | undefined;
 }
@@ -80,6 +89,8 @@ interface Tracker {
   signInRequired: boolean;
   /** Environment-wide wait after the service could not be reached; 0 when it answers. */
   backoffMs: number;
+  /** The spell of answers that could not be read: rounds and lookups so far, the last one's reason, whether told. */
+  unreadable: { rounds: number; lookups: number; last: string | undefined; told: boolean; inRound: boolean };
   nextDispatchRefreshAt: number;
   lastRequestAt: number;
   /** Aborted by stop(): a status lookup in flight ends at once instead of holding stop() up to its timeout. */
@@ -199,6 +210,7 @@ export class StatusPoller {
         active: false,
         signInRequired: false,
         backoffMs: 0,
+        unreadable: { rounds: 0, lookups: 0, last: undefined, told: false, inRound: false },
         nextDispatchRefreshAt: 0,
         lastRequestAt: 0,
         lookups: new AbortController(),
@@ -260,6 +272,7 @@ export class StatusPoller {
 
   async #round(tracker: Tracker, all: boolean): Promise<PollRound> {
     const round: PollRound = { checked: 0, changed: [], dateRangeCalls: 0 };
+    tracker.unreadable.inRound = false;
     const { tracked, awaitingProcessed } = await this.#scan(tracker.environmentId);
     tracker.schedule.sync(tracked.keys());
     if (all) tracker.schedule.makeAllDue();
@@ -297,8 +310,12 @@ export class StatusPoller {
       const { minIntervalMs } = tracker;
       const maxIntervalMs = Math.max(minIntervalMs, this.#tuning.maxIntervalMs);
       tracker.backoffMs = Math.min(maxIntervalMs, tracker.backoffMs > 0 ? tracker.backoffMs * 2 : minIntervalMs);
+      if (tracker.unreadable.inRound) this.#unreadableRound(tracker);
     } else {
       tracker.backoffMs = 0;
+      // Answers were read again: a later spell is told again.
+      if (stop === undefined)
+        tracker.unreadable = { rounds: 0, lookups: 0, last: undefined, told: false, inRound: false };
     }
     if (stop) round.stoppedBy = stop;
     if (round.changed.length > 0) this.#deps.onOrdersChanged?.(tracker.environmentId, round.changed);
@@ -345,7 +362,10 @@ export class StatusPoller {
       // Stopped meanwhile: nothing was learnt about the order, and nothing is recorded.
       if (outcome.error.kind === 'cancelled') return 'failed';
       if (outcome.error.kind === 'auth') return 'sign-in-required';
-      if (outcome.error.kind === 'retryable' || outcome.error.kind === 'in-doubt') return 'service-unavailable';
+      if (outcome.error.kind === 'retryable' || outcome.error.kind === 'in-doubt') {
+        this.#noteUnreadable(tracker, outcome.error);
+        return 'service-unavailable';
+      }
       this.#log.warn('status lookup refused', {
         environmentId: tracker.environmentId,
         orderId,
@@ -378,6 +398,29 @@ export class StatusPoller {
     // The pace follows the status alone: a cleared flag is news for the screens, not a reason to look sooner.
     tracker.schedule.observed(orderId, changed);
     return changed || cleared ? 'changed' : 'unchanged';
+  }
+
+  /**
+   * A 2xx that could not be read is no outage: something answers, and answers the same way when asked again. Backed
+   * off like one, but counted, so that a spell of them is told instead of freezing every status with no one told.
+   */
+  #noteUnreadable(tracker: Tracker, error: ServiceError): void {
+    if (error.kind !== 'retryable' || error.reason !== 'unreadable-response') return;
+    tracker.unreadable.lookups += 1;
+    tracker.unreadable.last = error.message;
+    tracker.unreadable.inRound = true;
+  }
+
+  #unreadableRound(tracker: Tracker): void {
+    const spell = tracker.unreadable;
+    spell.rounds += 1;
+    if (spell.told || spell.rounds < this.#tuning.unreadableRounds) return;
+    spell.told = true;
+    const message =
+      `The Order Service's answers to ${spell.lookups} status lookups in a row could not be read ` +
+      `(the last: ${(spell.last ?? 'unreadable').slice(0, 300)}): statuses are as last seen, and lookups go on.`;
+    this.#log.warn('status lookups answered unreadably: told', { environmentId: tracker.environmentId });
+    this.#deps.onServiceUnreadable?.(tracker.environmentId, message);
   }
 
   /** A lookup that did not find the order: counted, and the order flagged when that meets the rule. */
@@ -428,7 +471,10 @@ export class StatusPoller {
             status: outcome.error.status,
           });
           continue;
-        } else result.stoppedBy = 'service-unavailable';
+        } else {
+          this.#noteUnreadable(tracker, outcome.error);
+          result.stoppedBy = 'service-unavailable';
+        }
         return result;
       }
       for (const record of outcome.value) {
