@@ -151,6 +151,33 @@ describe('403 to every request', () => {
     expect(attention.filter((a) => a.kind === 'service-unavailable')).toHaveLength(1);
   });
 
+  it("lifted between a create's 403 and its lookup: that order is sent once more and created, not held", async () => {
+    const { t, outbox, attention } = fixture.setUp(fixture.proxy.url);
+    const [id] = enqueue(t, sampleOrders('LIFTED-BETWEEN', 1));
+    // The service refuses this client's creates (the client's renewed token too) until the lookup that judges the
+    // 403 arrives: from then on, requests get through.
+    let lifted = false;
+    fixture.setProxyRule((req) => {
+      if (req.url.includes('status-with-clinic-code')) lifted = true;
+      return !lifted && req.url.includes('create-with-clinic') ? ENVELOPE_403 : 'forward';
+    });
+
+    const result = await outbox.runUntilIdle(ENVIRONMENT_ID);
+    await outbox.stop();
+
+    expect(result).toMatchObject({ outcome: 'idle', counts: { created: 1, held: 0 } });
+    expect(attention).toEqual([]);
+    // Both creates are on record: the refused one as a wait that says why it went again, then the one that landed.
+    const creates = t.store.attempts.list(id!).filter((a) => a.operation === 'create');
+    expect(creates.map((a) => [a.httpStatus, a.outcome])).toEqual([
+      [403, 'retryable'],
+      [200, 'ok'],
+    ]);
+    expect(creates[0]!.errorMessage).toMatch(/a read of the same order got through just after.*sent once more/);
+    expect(t.store.outboxQueue.retryMemory(id!)?.failures ?? 0).toBe(0);
+    expectEachCreatedOnce(fixture.sandbox, t.store, [allOrders(t.store)[0]!.clinicOrderId]);
+  });
+
   it('an order in doubt when it began is looked up, never sent again, and created once when requests get through', async () => {
     const { t, outbox } = fixture.setUp(fixture.proxy.url);
     enqueue(t, sampleOrders('WAF-IN-DOUBT', 3));
@@ -224,6 +251,8 @@ describe("the service's own 403 for one order", () => {
     });
     expect(attention).toEqual([expect.objectContaining({ kind: 'order', reason: 'locked-out', orderId: lockedId })]);
     expect(progress.some((p) => p.state === 'service-unavailable')).toBe(false);
+    // Other orders were answered since it was sent: no lookup judged it, and it went once.
+    expect(t.store.attempts.list(lockedId).map((a) => [a.operation, a.httpStatus])).toEqual([['create', 403]]);
   });
 
   it("the service's own envelope to every request, for fewer orders than the threshold: none held, sending stops as refused", async () => {

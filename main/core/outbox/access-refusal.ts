@@ -117,7 +117,7 @@ export async function readSameOrder(
   ctx: StepContext,
   order: { id: number; clinicCode: string; clinicOrderId: string },
   sentAtMs: number,
-): Promise<'refused' | 'through' | 'unknown' | 'not-needed'> {
+): Promise<SameOrderRead> {
   if (ctx.othersAnsweredSince(order.id, sentAtMs)) return 'not-needed';
   const read = await ctx.client.statusWithClinicCode(
     { clinicCode: order.clinicCode, clinicOrderId: order.clinicOrderId },
@@ -128,7 +128,26 @@ export async function readSameOrder(
   return read.error.status === 403 ? 'refused' : 'through';
 }
 
+type SameOrderRead = 'refused' | 'through' | 'unknown' | 'not-needed';
+
 type Failed<T> = Extract<CallOutcome<T>, { ok: false }>;
+
+/**
+ * A create's 403 whose read of the same order got through, as it is recorded once the create has gone again
+ * (submitter.ts): a wait, since nothing was refused for the order yet, and the next answer decides.
+ */
+export function sentAgain<T>(outcome: CallOutcome<T>): CallOutcome<T> {
+  if (outcome.ok) return outcome;
+  const error: ServiceError = {
+    kind: 'retryable',
+    reason: 'server',
+    status: 403,
+    message:
+      'refused with 403, yet a read of the same order got through just after (what refused it may have let ' +
+      `requests through since): sent once more, as a 403 is not acted on (it said: ${clip(outcome.error.message, 300)})`,
+  };
+  return { ...outcome, error };
+}
 
 /**
  * A plain 403 that the environment's refusal explains, as it is recorded: retryable, saying so, since nothing was

@@ -1,5 +1,5 @@
 import type { ServiceError } from '../../../shared/errors.js';
-import { asAccessRefused, readSameOrder } from './access-refusal.js';
+import { asAccessRefused, readSameOrder, sentAgain } from './access-refusal.js';
 import { outcomeWithoutPatientEcho } from './patient-echo.js';
 import { otherHolder, settleCreateClash } from './pharmacy-id-clash.js';
 import { mayHaveActed } from '../store/attempt-acted.js';
@@ -42,28 +42,59 @@ import {
  * | in doubt: timeout, reset, unreadable 2xx       | in_doubt, looked up at the backoff, never before reconcileDelayMs; sent again only on a miss listingGraceMs after it |
  * | 401 after a refresh                            | queued, due now (not counted); the environment pauses for sign-in |
  * | 403 a renewed token draws too, the order's own | held: the patient is locked out, a person must act            |
+ * | 403 in the service's words, its read got through | sent once more at once: that answer decides (a 403: held)  |
  * | 403 refusing every request (access-refusal.ts) | queued, due now (not counted); the environment stops as refused |
  * | 400 duplicate clinicOrderId after an attempt that may have acted | in_doubt, looked up now: it landed          |
  * | other 400 / 404 (or refused locally)           | rejected, with the message and field                          |
  * | abandoned by the outbox's stop                 | in_doubt if it may have arrived, else queued (unsent)         |
  */
 export async function sendOrder(ctx: StepContext, order: ClaimedOrder): Promise<Answer> {
+  const first = await createOnce(ctx, order);
+  const { through } = first;
+  if (!through) return first.answer;
+  // Its 403 was in the service's own words, yet a read of the same order got through just after: the patient is
+  // locked out, or what refused every request let requests through between the two (a firewall lifted). A 403 is
+  // not acted on, so the create goes once more and its answer decides; a 403 again is the order's own.
+  const again = await createOnce(ctx, order, false);
+  const { verdict } = again.answer;
+  return {
+    verdict: verdict.serviceWritten ? { ...verdict, readGotThrough: true } : verdict,
+    settle: () => {
+      const attempt = attemptOf(order.id, 'create', through.startedAt, sentAgain(through.outcome));
+      ctx.store.attempts.recordWithTransitionWithin(attempt, () => null);
+      return again.answer.settle();
+    },
+  };
+}
+
+/**
+ * One create, and for its 403 in the service's own words (`judge`) the read of the same order that judges it.
+ * `through`: that read got through (the 403 and when it was sent).
+ */
+async function createOnce(
+  ctx: StepContext,
+  order: ClaimedOrder,
+  judge = true,
+): Promise<{ answer: Answer; through?: { startedAt: Date; outcome: CallOutcome<CreateResponse> } }> {
   const startedAt = ctx.now();
   const outcome = await ctx.client.sendCreate(order.route, order.requestBody, order.bodyChecked, {
     signal: ctx.signal,
   });
-  if (abandoned(outcome)) return { verdict: NONE, settle: () => settleAbandoned(ctx, order, startedAt, outcome) };
+  if (abandoned(outcome)) {
+    return { answer: { verdict: NONE, settle: () => settleAbandoned(ctx, order, startedAt, outcome) } };
+  }
   // Stored, audited and shown (an environment's refusal quotes it too): without the patient values a service may
   // quote back (patient-echo.ts).
   const answered = outcomeWithoutPatientEcho(outcome, order.requestBody);
   const verdict = answered.ok ? UP : verdictFrom(answered.error);
-  if (verdict.serviceWritten) {
-    const read = await readSameOrder(ctx, order, startedAt.getTime());
-    // Its lookup drew a 403 too: judged as the environment's refusal, as a 403 not in the service's envelope is.
-    if (read === 'refused') delete verdict.serviceWritten;
-    if (read === 'through') verdict.readGotThrough = true;
-  }
-  return { verdict, settle: () => settleCreate(ctx, order, startedAt, answered) };
+  const settle = () => settleCreate(ctx, order, startedAt, answered);
+  if (!judge || !verdict.serviceWritten) return { answer: { verdict, settle } };
+  const read = await readSameOrder(ctx, order, startedAt.getTime());
+  // Its lookup drew a 403 too: judged as the environment's refusal, as a 403 not in the service's envelope is.
+  if (read === 'refused') delete verdict.serviceWritten;
+  if (read !== 'through') return { answer: { verdict, settle } };
+  verdict.readGotThrough = true;
+  return { answer: { verdict, settle }, through: { startedAt, outcome: answered } };
 }
 
 /**

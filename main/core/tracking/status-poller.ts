@@ -77,6 +77,19 @@ export interface PollRound {
 
 type Stop = NonNullable<PollRound['stoppedBy']>;
 
+/** A run of rounds in a row whose answers could not be read: counted, and told once per spell. */
+interface UnreadableSpell {
+  rounds: number;
+  lookups: number;
+  last: string | undefined;
+  told: boolean;
+  inRound: boolean;
+}
+
+function noUnreadableSpell(): UnreadableSpell {
+  return { rounds: 0, lookups: 0, last: undefined, told: false, inRound: false };
+}
+
 interface Tracker {
   environmentId: string;
   /** This environment's shortest wait (its own poll interval, else the tuning's). */
@@ -90,7 +103,7 @@ interface Tracker {
   /** Environment-wide wait after the service could not be reached; 0 when it answers. */
   backoffMs: number;
   /** The spell of answers that could not be read: rounds and lookups so far, the last one's reason, whether told. */
-  unreadable: { rounds: number; lookups: number; last: string | undefined; told: boolean; inRound: boolean };
+  unreadable: UnreadableSpell;
   nextDispatchRefreshAt: number;
   lastRequestAt: number;
   /** Aborted by stop(): a status lookup in flight ends at once instead of holding stop() up to its timeout. */
@@ -210,7 +223,7 @@ export class StatusPoller {
         active: false,
         signInRequired: false,
         backoffMs: 0,
-        unreadable: { rounds: 0, lookups: 0, last: undefined, told: false, inRound: false },
+        unreadable: noUnreadableSpell(),
         nextDispatchRefreshAt: 0,
         lastRequestAt: 0,
         lookups: new AbortController(),
@@ -314,8 +327,7 @@ export class StatusPoller {
     } else {
       tracker.backoffMs = 0;
       // Answers were read again: a later spell is told again.
-      if (stop === undefined)
-        tracker.unreadable = { rounds: 0, lookups: 0, last: undefined, told: false, inRound: false };
+      if (stop === undefined) tracker.unreadable = noUnreadableSpell();
     }
     if (stop) round.stoppedBy = stop;
     if (round.changed.length > 0) this.#deps.onOrdersChanged?.(tracker.environmentId, round.changed);
