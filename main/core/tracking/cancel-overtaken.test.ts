@@ -1,12 +1,12 @@
 import { afterEach, expect, it } from 'vitest';
 import { verifyAuditChain } from '../audit/verify-chain.js';
 import { Outbox } from '../outbox/outbox.js';
-import { createOrderServiceClient } from '../service/client.js';
 import { answerWith, startHostileServer, type HostileServer } from '../service/testing/hostile-server.js';
-import { enqueueOrders, type Store } from '../store/store.js';
-import { LOCAL, removeDir, sampleOrder, storeWithBatch } from '../store/testing/store-fixtures.js';
+import type { Store } from '../store/store.js';
+import { LOCAL, removeDir } from '../store/testing/store-fixtures.js';
 import { requestCancel } from './cancel-request.js';
 import { StatusPoller } from './status-poller.js';
+import { rawServerClient, storeWithCreatedOrder } from './testing/tracking-fixtures.js';
 
 /**
  * A service that takes a cancel (200, the order still "Waiting Clinical Check") and dispatches the order anyway:
@@ -28,19 +28,10 @@ afterEach(async () => {
 });
 
 it('a cancel answered 200 that the service then dispatches anyway ends cancel_refused, saying so, and is no longer watched', async () => {
-  const world = storeWithBatch();
+  const world = storeWithCreatedOrder();
   ({ store, dataDir } = world);
-  const s = store;
-  const order = sampleOrder();
-  const [id] = enqueueOrders(s, world.batchId, [order]);
-  s.orders.transition(
-    id!,
-    ['queued'],
-    'created',
-    { pharmacyOrderId: 9001 },
-    { actor: 'submitter', action: 'order.created' },
-  );
-  expect(requestCancel(s, [id!], 'Prescriber withdrew it')[0]).toMatchObject({ outcome: 'cancel-requested' });
+  const { store: s, id, order } = world;
+  expect(requestCancel(s, [id], 'Prescriber withdrew it')[0]).toMatchObject({ outcome: 'cancel-requested' });
 
   const record = (orderStatus: string, extra: Record<string, string> = {}) =>
     JSON.stringify({ clinicOrderId: order.clinicOrderId, pharmacyOrderId: '9001', orderStatus, ...extra });
@@ -53,38 +44,32 @@ it('a cancel answered 200 that the service then dispatches anyway ends cancel_re
         : `[${record(dispatched ? 'Prescription Dispatched' : 'Waiting Clinical Check', dispatched ? { trackingId: 'RM123456785GB' } : {})}]`;
     answerWith(200, answer, { 'content-type': 'application/json' })(socket, request);
   });
-  const client = createOrderServiceClient({
-    apiBaseUrl: server.url,
-    tokens: { getAccessToken: () => Promise.resolve('token'), refresh: () => Promise.resolve(false) },
-    timeoutMs: 5_000,
-    userAgent: 'RxBatch/test',
-    createWithClinicVersion: 'v1',
-  });
+  const client = rawServerClient(server.url);
 
   outbox = new Outbox(
     { store: s, clientFor: () => client },
     { baseDelayMs: 10, maxDelayMs: 100, reconcileDelayMs: 10 },
   );
   expect((await outbox.runUntilIdle(LOCAL.id)).outcome).toBe('idle');
-  expect(s.orders.get(id!)?.state).toBe('cancel_sent');
+  expect(s.orders.get(id)?.state).toBe('cancel_sent');
 
   poller = new StatusPoller({ store: s, clientFor: () => client }, { minIntervalMs: 30, ratePerSecond: 100 });
   const environmentId = LOCAL.id;
   // Still waiting: the cancel may yet land, so the order stays cancel_sent and watched.
   await poller.refresh(environmentId);
-  expect(s.orders.get(id!)).toMatchObject({ state: 'cancel_sent', remoteStatus: 'Waiting Clinical Check' });
+  expect(s.orders.get(id)).toMatchObject({ state: 'cancel_sent', remoteStatus: 'Waiting Clinical Check' });
 
   dispatched = true;
   await poller.refresh(environmentId);
-  const after = s.orders.get(id!)!;
+  const after = s.orders.get(id)!;
   expect(after).toMatchObject({ state: 'cancel_refused', remoteStatus: 'Prescription Dispatched' });
   expect(after.lastError?.message).toBe(
     'the service took the cancel, but the order went on to "Prescription Dispatched": it was not cancelled',
   );
-  expect(s.cancellations.list(id!)).toEqual([
+  expect(s.cancellations.list(id)).toEqual([
     expect.objectContaining({ state: 'refused', resultMessage: after.lastError?.message }),
   ]);
-  expect(s.audit.forOrder(id!).map((entry) => entry.action)).toEqual(
+  expect(s.audit.forOrder(id).map((entry) => entry.action)).toEqual(
     expect.arrayContaining(['order.cancel-sent', 'order.cancel-refused']),
   );
 

@@ -1,9 +1,9 @@
 import { afterEach, expect, it } from 'vitest';
-import { createOrderServiceClient } from '../service/client.js';
 import { answerWith, startHostileServer, type HostileServer } from '../service/testing/hostile-server.js';
-import { enqueueOrders, type Store } from '../store/store.js';
-import { LOCAL, removeDir, sampleOrder, storeWithBatch } from '../store/testing/store-fixtures.js';
+import type { Store } from '../store/store.js';
+import { LOCAL, removeDir } from '../store/testing/store-fixtures.js';
 import { StatusPoller } from './status-poller.js';
+import { rawServerClient, storeWithCreatedOrder } from './testing/tracking-fixtures.js';
 
 /**
  * A service writing dispatch dates in its own format (`05/12/2026`, .NET's en-GB default) rather than YYYY-MM-DD.
@@ -30,13 +30,10 @@ const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const ukDay = (ms: number) => isoDay(ms).split('-').reverse().join('/');
 
 it('an order dispatched on an earlier day, its dispatch date not YYYY-MM-DD, gets "Processed" from the refresh', async () => {
-  const world = storeWithBatch();
+  const world = storeWithCreatedOrder({ pharmacyOrderId: 9101 });
   ({ store, dataDir } = world);
-  const s = store;
-  const order = sampleOrder();
-  const [id] = enqueueOrders(s, world.batchId, [order]);
-  s.orders.transition(id!, ['queued'], 'created', { pharmacyOrderId: 9101 }, { actor: 'submitter', action: 'x' });
-  const createdAt = Date.parse(s.orders.get(id!)!.createdAt);
+  const { store: s, id, order } = world;
+  const createdAt = Date.parse(s.orders.get(id)!.createdAt);
   const dispatchedAt = createdAt + DAY_MS;
   // Three days on: the refresh's "today" is two days after the dispatch.
   const now = () => new Date(createdAt + 3 * DAY_MS);
@@ -61,20 +58,14 @@ it('an order dispatched on an earlier day, its dispatch date not YYYY-MM-DD, get
     }
     answerWith(200, JSON.stringify(body), { 'content-type': 'application/json' })(socket, request);
   });
-  const client = createOrderServiceClient({
-    apiBaseUrl: server.url,
-    tokens: { getAccessToken: () => Promise.resolve('token'), refresh: () => Promise.resolve(false) },
-    timeoutMs: 5_000,
-    userAgent: 'RxBatch/test',
-    createWithClinicVersion: 'v1',
-  });
+  const client = rawServerClient(server.url);
   poller = new StatusPoller(
     { store: s, clientFor: () => client, now },
     { minIntervalMs: 30, ratePerSecond: 100, dispatchRefreshMs: 0 },
   );
 
   await poller.refresh(LOCAL.id);
-  expect(s.orders.get(id!)).toMatchObject({
+  expect(s.orders.get(id)).toMatchObject({
     remoteStatus: 'Prescription Dispatched',
     dispatchDate: ukDay(dispatchedAt),
   });
@@ -84,5 +75,5 @@ it('an order dispatched on an earlier day, its dispatch date not YYYY-MM-DD, get
   await poller.refresh(LOCAL.id);
   // Asked from the order's creation, so the dispatch day is in a window, where before only "today" was asked.
   expect(asked[0]?.startsWith(isoDay(createdAt))).toBe(true);
-  expect(s.orders.get(id!)).toMatchObject({ remoteStatus: 'Prescription Processed' });
+  expect(s.orders.get(id)).toMatchObject({ remoteStatus: 'Prescription Processed' });
 });

@@ -1,14 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyAuditChain } from '../audit/verify-chain.js';
-import { createOrderServiceClient } from '../service/client.js';
 import { answerWith, startHostileServer, type HostileServer } from '../service/testing/hostile-server.js';
-import { enqueueOrders, type Store } from '../store/store.js';
-import { LOCAL, manualClock, removeDir, sampleOrder, storeWithBatch } from '../store/testing/store-fixtures.js';
+import type { Store } from '../store/store.js';
+import { LOCAL, manualClock, removeDir } from '../store/testing/store-fixtures.js';
 import { toOrderSummary } from '../views.js';
 import { LISTED_DIFFERENTLY_ACTION } from './listed-differently.js';
 import { FOUND_AT_SERVICE_ACTION, LOST_AT_SERVICE_ACTION } from './lost-at-service.js';
 import { refreshOrder } from './refresh-order.js';
 import { StatusPoller } from './status-poller.js';
+import { rawServerClient, storeWithCreatedOrder } from './testing/tracking-fixtures.js';
 
 /**
  * A service whose lookup lists a created order under other ids (its clinic order id in another case, or another
@@ -35,28 +35,18 @@ afterEach(async () => {
 
 async function world() {
   const clock = manualClock();
-  const made = storeWithBatch(clock.now);
+  const made = storeWithCreatedOrder({
+    now: clock.now,
+    order: { clinicOrderId: CLINIC_ORDER_ID },
+    pharmacyOrderId: PHARMACY_ID,
+  });
   ({ store, dataDir } = made);
-  const [id] = enqueueOrders(made.store, made.batchId, [sampleOrder({ clinicOrderId: CLINIC_ORDER_ID })]);
-  made.store.orders.transition(
-    id!,
-    ['queued'],
-    'created',
-    { pharmacyOrderId: PHARMACY_ID },
-    { actor: 'submitter', action: 'order.created' },
-  );
   const service = { records: [] as object[] };
   server = await startHostileServer((socket, request) => {
     const body = request.target.startsWith('/api/v2/Order/status-date-range') ? [] : service.records;
     answerWith(200, JSON.stringify(body), { 'content-type': 'application/json' })(socket, request);
   });
-  const client = createOrderServiceClient({
-    apiBaseUrl: server.url,
-    tokens: { getAccessToken: () => Promise.resolve('token'), refresh: () => Promise.resolve(false) },
-    timeoutMs: 5_000,
-    userAgent: 'RxBatch/test',
-    createWithClinicVersion: 'v1',
-  });
+  const client = rawServerClient(server.url);
   const noted: number[] = [];
   poller = new StatusPoller(
     {
@@ -67,7 +57,7 @@ async function world() {
     },
     { minIntervalMs: 30, ratePerSecond: 100 },
   );
-  return { clock, id: id!, service, client, noted };
+  return { clock, id: made.id, service, client, noted };
 }
 
 const entries = (s: Store, id: number, action: string) => s.audit.forOrder(id).filter((e) => e.action === action);

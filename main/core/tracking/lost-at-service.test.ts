@@ -1,13 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyAuditChain } from '../audit/verify-chain.js';
-import { createOrderServiceClient, type OrderServiceClient } from '../service/client.js';
+import type { OrderServiceClient } from '../service/client.js';
 import { answerWith, startHostileServer, type HostileServer } from '../service/testing/hostile-server.js';
-import { enqueueOrders, openStore, type Store } from '../store/store.js';
-import { LOCAL, manualClock, removeDir, sampleOrder, storeWithBatch } from '../store/testing/store-fixtures.js';
+import { openStore, type Store } from '../store/store.js';
+import { LOCAL, manualClock, removeDir } from '../store/testing/store-fixtures.js';
 import { toOrderSummary } from '../views.js';
 import { FOUND_AT_SERVICE_ACTION, LOST_AT_SERVICE_ACTION, NOT_FOUND_FOR_MS } from './lost-at-service.js';
 import { refreshOrder } from './refresh-order.js';
 import { StatusPoller } from './status-poller.js';
+import { rawServerClient, storeWithCreatedOrder } from './testing/tracking-fixtures.js';
 
 /**
  * A created order the service stops finding (the real poller, a real store file, a raw loopback service whose
@@ -37,17 +38,9 @@ afterEach(async () => {
 
 async function world() {
   const clock = manualClock();
-  const made = storeWithBatch(clock.now);
+  const made = storeWithCreatedOrder({ now: clock.now, pharmacyOrderId: PHARMACY_ID });
   ({ store, dataDir } = made);
-  const order = sampleOrder();
-  const [id] = enqueueOrders(made.store, made.batchId, [order]);
-  made.store.orders.transition(
-    id!,
-    ['queued'],
-    'created',
-    { pharmacyOrderId: PHARMACY_ID },
-    { actor: 'submitter', action: 'order.created' },
-  );
+  const { order } = made;
   const service = { answer: 'empty' as Answer };
   const envelope = (status: number, error: string) => JSON.stringify({ error, status, details: { message: error } });
   server = await startHostileServer((socket, request) => {
@@ -72,13 +65,7 @@ async function world() {
     const [status, body] = answers[service.answer];
     answerWith(status, body, json)(socket, request);
   });
-  const client = createOrderServiceClient({
-    apiBaseUrl: server.url,
-    tokens: { getAccessToken: () => Promise.resolve('token'), refresh: () => Promise.resolve(false) },
-    timeoutMs: 5_000,
-    userAgent: 'RxBatch/test',
-    createWithClinicVersion: 'v1',
-  });
+  const client = rawServerClient(server.url);
   const flagged: number[] = [];
   const startPoller = (on: Store) =>
     new StatusPoller(
@@ -86,7 +73,7 @@ async function world() {
       { minIntervalMs: 30, ratePerSecond: 100 },
     );
   poller = startPoller(made.store);
-  return { clock, id: id!, clinicOrderId: order.clinicOrderId, service, client, flagged, startPoller };
+  return { clock, id: made.id, clinicOrderId: order.clinicOrderId, service, client, flagged, startPoller };
 }
 
 const entries = (s: Store, id: number, action: string) => s.audit.forOrder(id).filter((e) => e.action === action);

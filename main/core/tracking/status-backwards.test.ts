@@ -1,9 +1,9 @@
 import { afterEach, expect, it } from 'vitest';
-import { createOrderServiceClient } from '../service/client.js';
 import { answerWith, startHostileServer, type HostileServer } from '../service/testing/hostile-server.js';
-import { enqueueOrders, type Store } from '../store/store.js';
-import { removeDir, sampleOrder, storeWithBatch } from '../store/testing/store-fixtures.js';
+import type { Store } from '../store/store.js';
+import { removeDir } from '../store/testing/store-fixtures.js';
 import { refreshOrder } from './refresh-order.js';
+import { rawServerClient, storeWithCreatedOrder } from './testing/tracking-fixtures.js';
 
 /**
  * A service whose reads lag (a replica or cache behind the primary) answers an older status after a newer one: the
@@ -21,18 +21,9 @@ afterEach(async () => {
 });
 
 it('a status before dispatch after the dispatch, or dispatched after processed, is not taken; forward moves are', async () => {
-  const world = storeWithBatch();
+  const world = storeWithCreatedOrder({ pharmacyOrderId: 9003 });
   ({ store, dataDir } = world);
-  const s = store;
-  const order = sampleOrder();
-  const [id] = enqueueOrders(s, world.batchId, [order]);
-  s.orders.transition(
-    id!,
-    ['queued'],
-    'created',
-    { pharmacyOrderId: 9003 },
-    { actor: 'submitter', action: 'order.created' },
-  );
+  const { store: s, id, order } = world;
 
   let status = 'Prescription Dispatched';
   server = await startHostileServer((socket, request) => {
@@ -44,17 +35,11 @@ it('a status before dispatch after the dispatch, or dispatched after processed, 
     };
     answerWith(200, JSON.stringify([record]), { 'content-type': 'application/json' })(socket, request);
   });
-  const client = createOrderServiceClient({
-    apiBaseUrl: server.url,
-    tokens: { getAccessToken: () => Promise.resolve('token'), refresh: () => Promise.resolve(false) },
-    timeoutMs: 5_000,
-    userAgent: 'RxBatch/test',
-    createWithClinicVersion: 'v1',
-  });
+  const client = rawServerClient(server.url);
   const refresh = async (next: string) => {
     status = next;
-    await refreshOrder(s, client, id!, () => new Date());
-    return s.orders.get(id!)!.remoteStatus;
+    await refreshOrder(s, client, id, () => new Date());
+    return s.orders.get(id)!.remoteStatus;
   };
 
   expect(await refresh('Prescription Dispatched')).toBe('Prescription Dispatched');
@@ -64,7 +49,7 @@ it('a status before dispatch after the dispatch, or dispatched after processed, 
   expect(await refresh('Prescription Dispatched')).toBe('Prescription Processed');
   // A text the contract does not know is never judged: shown as it came.
   expect(await refresh('On Hold')).toBe('On Hold');
-  expect(s.statusHistory.list(id!).map((entry) => entry.status)).toEqual([
+  expect(s.statusHistory.list(id).map((entry) => entry.status)).toEqual([
     'Prescription Dispatched',
     'Prescription Processed',
     'On Hold',

@@ -1,9 +1,9 @@
 import { afterEach, expect, it, vi } from 'vitest';
-import { createOrderServiceClient } from '../service/client.js';
 import { answerWith, startHostileServer, type HostileServer } from '../service/testing/hostile-server.js';
-import { enqueueOrders, type Store } from '../store/store.js';
-import { LOCAL, removeDir, sampleOrder, storeWithBatch } from '../store/testing/store-fixtures.js';
+import type { Store } from '../store/store.js';
+import { LOCAL, removeDir } from '../store/testing/store-fixtures.js';
 import { StatusPoller } from './status-poller.js';
+import { rawServerClient, storeWithCreatedOrder } from './testing/tracking-fixtures.js';
 
 /**
  * Status lookups answered with a 2xx that cannot be read (a single sign-on gateway's sign-in page with a 200, a
@@ -35,18 +35,9 @@ for (const [what, body, contentType] of [
   ['JSON cut off on the way', '[{"clinicOrderId":"UNREAD', 'application/json'],
 ] as const) {
   it(`${what}: told once after ${ROUNDS} rounds in a row, and again after the answers were readable`, async () => {
-    const world = storeWithBatch();
+    const world = storeWithCreatedOrder();
     ({ store, dataDir } = world);
-    const s = store;
-    const order = sampleOrder();
-    const [id] = enqueueOrders(s, world.batchId, [order]);
-    s.orders.transition(
-      id!,
-      ['queued'],
-      'created',
-      { pharmacyOrderId: 9001 },
-      { actor: 'submitter', action: 'order.created' },
-    );
+    const { store: s, id, order } = world;
 
     let readable = false;
     const record = JSON.stringify({
@@ -61,13 +52,7 @@ for (const [what, body, contentType] of [
       }
       answerWith(200, body, { 'content-type': contentType })(socket, request);
     });
-    const client = createOrderServiceClient({
-      apiBaseUrl: server.url,
-      tokens: { getAccessToken: () => Promise.resolve('token'), refresh: () => Promise.resolve(false) },
-      timeoutMs: 5_000,
-      userAgent: 'RxBatch/test',
-      createWithClinicVersion: 'v1',
-    });
+    const client = rawServerClient(server.url);
     const told = vi.fn();
     poller = new StatusPoller(
       { store: s, clientFor: () => client, onServiceUnreadable: told },
@@ -85,11 +70,11 @@ for (const [what, body, contentType] of [
     // Once per spell, not once per round.
     await poller.refresh(LOCAL.id);
     expect(told).toHaveBeenCalledTimes(1);
-    expect(s.orders.get(id!)).toMatchObject({ state: 'created', remoteStatus: null });
+    expect(s.orders.get(id)).toMatchObject({ state: 'created', remoteStatus: null });
 
     readable = true;
     expect((await poller.refresh(LOCAL.id)).stoppedBy).toBeUndefined();
-    expect(s.orders.get(id!)?.remoteStatus).toBe('Waiting Clinical Check');
+    expect(s.orders.get(id)?.remoteStatus).toBe('Waiting Clinical Check');
     readable = false;
     for (let round = 0; round < ROUNDS; round += 1) await poller.refresh(LOCAL.id);
     expect(told).toHaveBeenCalledTimes(2);
@@ -97,25 +82,11 @@ for (const [what, body, contentType] of [
 }
 
 it('an outage (the connection dropped, no answer) is not told as unreadable answers', async () => {
-  const world = storeWithBatch();
+  const world = storeWithCreatedOrder();
   ({ store, dataDir } = world);
-  const s = store;
-  const [id] = enqueueOrders(s, world.batchId, [sampleOrder()]);
-  s.orders.transition(
-    id!,
-    ['queued'],
-    'created',
-    { pharmacyOrderId: 9001 },
-    { actor: 'submitter', action: 'order.created' },
-  );
+  const s = world.store;
   server = await startHostileServer((socket) => socket.destroy());
-  const client = createOrderServiceClient({
-    apiBaseUrl: server.url,
-    tokens: { getAccessToken: () => Promise.resolve('token'), refresh: () => Promise.resolve(false) },
-    timeoutMs: 5_000,
-    userAgent: 'RxBatch/test',
-    createWithClinicVersion: 'v1',
-  });
+  const client = rawServerClient(server.url);
   const told = vi.fn();
   poller = new StatusPoller(
     { store: s, clientFor: () => client, onServiceUnreadable: told },

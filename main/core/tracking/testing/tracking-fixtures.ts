@@ -4,8 +4,9 @@ import { parseWireJson } from '../../../../shared/wire-json.js';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../../../sandbox/index.js';
 import { clientCredentialsTokenSource } from '../../../../test/support/client-credentials.js';
 import { createOrderServiceClient, type OrderServiceClient } from '../../service/client.js';
+import type { NewOrder } from '../../store/orders-repo.js';
 import { enqueueOrders, openStore, type Store } from '../../store/store.js';
-import { LOCAL, sampleOrder, tempDataDir } from '../../store/testing/store-fixtures.js';
+import { LOCAL, sampleOrder, storeWithBatch, tempDataDir } from '../../store/testing/store-fixtures.js';
 
 /**
  * Set-up for the tracking tests: a real sandbox, a real store whose local-sandbox profile points at it, a
@@ -85,4 +86,35 @@ export async function createdOrders(world: TrackingWorld, count: number): Promis
     );
   }
   return ids;
+}
+
+/**
+ * A store (`storeWithBatch`) with one order created at the service as the submitter leaves it: state `created`
+ * with `pharmacyOrderId` (9001 unless given). For the tests that answer its lookups from a raw server.
+ */
+export function storeWithCreatedOrder(
+  options: { pharmacyOrderId?: number; order?: Parameters<typeof sampleOrder>[0]; now?: () => Date } = {},
+): { store: Store; dataDir: string; batchId: number; id: number; order: NewOrder } {
+  const world = storeWithBatch(options.now);
+  const order = sampleOrder(options.order);
+  const [id] = enqueueOrders(world.store, world.batchId, [order]);
+  world.store.orders.transition(
+    id!,
+    ['queued'],
+    'created',
+    { pharmacyOrderId: options.pharmacyOrderId ?? 9001 },
+    { actor: 'submitter', action: 'order.created' },
+  );
+  return { ...world, id: id!, order };
+}
+
+/** A client of the Order Service at `url` (a raw server's) with a fixed token that is never refreshed. */
+export function rawServerClient(url: string): OrderServiceClient {
+  return createOrderServiceClient({
+    apiBaseUrl: url,
+    tokens: { getAccessToken: () => Promise.resolve('token'), refresh: () => Promise.resolve(false) },
+    timeoutMs: 5_000,
+    userAgent: 'RxBatch/test',
+    createWithClinicVersion: 'v1',
+  });
 }
