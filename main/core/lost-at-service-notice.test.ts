@@ -1,12 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { EventPayload, RxBatchApi } from '../../shared/contract.js';
+import type { RxBatchApi } from '../../shared/contract.js';
 import type { Core } from './app-core.js';
-import { startHostileIdentity, type HostileIdentity } from './auth/testing/hostile-identity.js';
-import { presetEnvironments } from './environments/presets.js';
-import { answerWith, startHostileServer, type HostileServer } from './service/testing/hostile-server.js';
-import { enqueueOrders } from './store/store.js';
-import { sampleOrder } from './store/testing/store-fixtures.js';
-import { openTestCore, type TestCore } from './testing/test-core.js';
+import { answerWith } from './service/testing/hostile-server.js';
+import { startRemoteCore, type RemoteCore } from './testing/remote-core.js';
 import { NOT_FOUND_FOR_MS, noteNotFound } from './tracking/lost-at-service.js';
 
 /**
@@ -16,61 +12,29 @@ import { NOT_FOUND_FOR_MS, noteNotFound } from './tracking/lost-at-service.js';
  */
 
 const ENV = 'svc';
-let t: TestCore;
+let remote: RemoteCore;
 let core: Core;
 let api: RxBatchApi;
-let service: HostileServer;
-let idp: HostileIdentity;
-const attention: Array<EventPayload<'attention'>> = [];
+let attention: RemoteCore['attention'];
 
 beforeAll(async () => {
-  [service, idp] = await Promise.all([startHostileServer(answerWith(200, '[]')), startHostileIdentity()]);
-  t = await openTestCore('lost-notice');
-  ({ core, api } = t);
-  core.events.subscribe('attention', (payload) => attention.push(payload));
-  const { registry } = core.services;
-  await registry.update({
-    ...presetEnvironments()[1]!,
-    kind: 'remote',
-    id: ENV,
-    name: ENV,
-    apiBaseUrl: service.url,
-    issuer: idp.issuer,
-    clientId: 'client',
-    grant: 'client_credentials',
-  });
-  // Signed in through the session alone: a sign-in through the service would start the poller on its own.
-  await registry.session(ENV).signInWithClientCredentials('secret');
+  remote = await startRemoteCore('lost-notice', ENV, answerWith(200, '[]'));
+  ({ core, api, attention } = remote);
 });
 
 afterAll(async () => {
-  await t?.close();
-  await Promise.all([service?.close(), idp?.close()]);
+  await remote?.close();
 });
 
 /** A created order the service has already missed twice, over more than the hour: the next miss flags it. */
 function createdOrderMissedTwice(clinicOrderId: string, pharmacyOrderId: number): number {
   const { store } = core.services;
-  const batch = store.batches.create({
-    environmentId: ENV,
-    sourceFileName: 'orders.json',
-    kind: 'json',
-    rowCount: 1,
-    invalidCount: 0,
-  });
-  const [id] = enqueueOrders(store, batch.id, [sampleOrder({ clinicOrderId })]);
-  store.orders.transition(
-    id!,
-    ['queued'],
-    'created',
-    { pharmacyOrderId },
-    { actor: 'submitter', action: 'order.created' },
-  );
+  const id = remote.createdOrder(clinicOrderId, pharmacyOrderId);
   const now = Date.now();
   for (const ago of [NOT_FOUND_FOR_MS + 60_000, NOT_FOUND_FOR_MS / 2]) {
-    expect(noteNotFound(store, store.orders.get(id!)!, new Date(now - ago))).toBe(false);
+    expect(noteNotFound(store, store.orders.get(id)!, new Date(now - ago))).toBe(false);
   }
-  return id!;
+  return id;
 }
 
 it("announces a flag raised by the detail view's lookup as it announces the poller's", async () => {

@@ -1,12 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { EventPayload, RxBatchApi } from '../../shared/contract.js';
+import type { RxBatchApi } from '../../shared/contract.js';
 import type { Core } from './app-core.js';
-import { startHostileIdentity, type HostileIdentity } from './auth/testing/hostile-identity.js';
-import { presetEnvironments } from './environments/presets.js';
-import { answerWith, startHostileServer, type HostileServer } from './service/testing/hostile-server.js';
-import { enqueueOrders } from './store/store.js';
-import { sampleOrder } from './store/testing/store-fixtures.js';
-import { openTestCore, type TestCore } from './testing/test-core.js';
+import { answerWith } from './service/testing/hostile-server.js';
+import { startRemoteCore, type RemoteCore } from './testing/remote-core.js';
 
 /**
  * Status lookups that a single sign-on gateway answers with its sign-in page and a 200 reach the admin as one
@@ -17,58 +13,27 @@ import { openTestCore, type TestCore } from './testing/test-core.js';
 const ENV = 'sso';
 const SIGN_IN_PAGE =
   '<!DOCTYPE html><html><head><title>Sign in to your account</title></head><body><form></form></body></html>';
-let t: TestCore;
+let remote: RemoteCore;
 let core: Core;
 let api: RxBatchApi;
-let service: HostileServer;
-let idp: HostileIdentity;
-const attention: Array<EventPayload<'attention'>> = [];
+let attention: RemoteCore['attention'];
 
 beforeAll(async () => {
-  [service, idp] = await Promise.all([
-    startHostileServer(answerWith(200, SIGN_IN_PAGE, { 'content-type': 'text/html' })),
-    startHostileIdentity(),
-  ]);
-  t = await openTestCore('unreadable-notice');
-  ({ core, api } = t);
-  core.events.subscribe('attention', (payload) => attention.push(payload));
-  const { registry } = core.services;
-  await registry.update({
-    ...presetEnvironments()[1]!,
-    kind: 'remote',
-    id: ENV,
-    name: ENV,
-    apiBaseUrl: service.url,
-    issuer: idp.issuer,
-    clientId: 'client',
-    grant: 'client_credentials',
-  });
-  // Signed in through the session alone: a sign-in through the service would start the poller on its own.
-  await registry.session(ENV).signInWithClientCredentials('secret');
+  remote = await startRemoteCore(
+    'unreadable-notice',
+    ENV,
+    answerWith(200, SIGN_IN_PAGE, { 'content-type': 'text/html' }),
+  );
+  ({ core, api, attention } = remote);
 });
 
 afterAll(async () => {
-  await t?.close();
-  await Promise.all([service?.close(), idp?.close()]);
+  await remote?.close();
 });
 
 it('announces status lookups answered with a sign-in page once, after three rounds', async () => {
   const { store } = core.services;
-  const batch = store.batches.create({
-    environmentId: ENV,
-    sourceFileName: 'orders.json',
-    kind: 'json',
-    rowCount: 1,
-    invalidCount: 0,
-  });
-  const [id] = enqueueOrders(store, batch.id, [sampleOrder({ clinicOrderId: 'SSO-PAGE' })]);
-  store.orders.transition(
-    id!,
-    ['queued'],
-    'created',
-    { pharmacyOrderId: 8001 },
-    { actor: 'submitter', action: 'order.created' },
-  );
+  const id = remote.createdOrder('SSO-PAGE', 8001);
 
   for (let round = 0; round < 4; round += 1) {
     expect(await api.call('orders.refresh', { environmentId: ENV })).toMatchObject({
@@ -81,5 +46,5 @@ it('announces status lookups answered with a sign-in page once, after three roun
   expect(attention[0]!.message).toMatch(
     /^The Order Service's answers to 3 status lookups in a row could not be read \(the last: .*Sign in to your account/,
   );
-  expect(store.orders.get(id!)).toMatchObject({ state: 'created', remoteStatus: null });
+  expect(store.orders.get(id)).toMatchObject({ state: 'created', remoteStatus: null });
 });

@@ -97,15 +97,21 @@ export function storeWithCreatedOrder(
 ): { store: Store; dataDir: string; batchId: number; id: number; order: NewOrder } {
   const world = storeWithBatch(options.now);
   const order = sampleOrder(options.order);
-  const [id] = enqueueOrders(world.store, world.batchId, [order]);
-  world.store.orders.transition(
+  const id = createdOrderIn(world.store, world.batchId, order, options.pharmacyOrderId ?? 9001);
+  return { ...world, id, order };
+}
+
+/** Queues `order` in batch `batchId` and marks it created at the service with `pharmacyOrderId`, as the submitter does. */
+export function createdOrderIn(store: Store, batchId: number, order: NewOrder, pharmacyOrderId: number): number {
+  const [id] = enqueueOrders(store, batchId, [order]);
+  store.orders.transition(
     id!,
     ['queued'],
     'created',
-    { pharmacyOrderId: options.pharmacyOrderId ?? 9001 },
+    { pharmacyOrderId },
     { actor: 'submitter', action: 'order.created' },
   );
-  return { ...world, id: id!, order };
+  return id!;
 }
 
 /** A client of the Order Service at `url` (a raw server's) with a fixed token that is never refreshed. */
