@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ENVIRONMENT_ID, enqueue, sampleOrders } from './support/outbox-fixture.js';
-import { proxiedSandbox } from './support/proxied-sandbox.js';
+import { enqueue, sampleOrders } from './support/outbox-fixture.js';
+import { proxiedSandbox, runFor } from './support/proxied-sandbox.js';
 
 /**
  * A firewall in front of the service that blocks one order's body with a 200 and its web page (F5's default block
@@ -38,12 +38,7 @@ describe('a 200 block page to one order, lookups getting through', () => {
       return { status: 200, text: BLOCK_PAGE, headers: { 'content-type': 'text/html; charset=utf-8' } };
     });
 
-    let result;
-    try {
-      result = await outbox.runUntilIdle(ENVIRONMENT_ID, { signal: AbortSignal.timeout(5_000) });
-    } finally {
-      await outbox.stop();
-    }
+    const result = await runFor(outbox, 5_000);
 
     expect(result.outcome).toBe('idle');
     expect(creates).toBe(MAX_ATTEMPTS);

@@ -6,7 +6,7 @@ import {
   requestCancel,
   sampleOrders,
 } from './support/outbox-fixture.js';
-import { proxiedSandbox } from './support/proxied-sandbox.js';
+import { proxiedSandbox, runFor } from './support/proxied-sandbox.js';
 
 /**
  * A service (or the gateway in front of it) that answers 200 to everything and writes its error envelope into the
@@ -27,17 +27,6 @@ const fixture = proxiedSandbox({
   reconcileDelayMs: 10,
   listingGraceMs: 0,
 });
-
-type Outbox = ReturnType<typeof fixture.setUp>['outbox'];
-
-/** Runs to idle, cut off after `ms` (the faults this file guards against went on for good), and stops the outbox. */
-async function runFor(outbox: Outbox, ms = 4_000) {
-  try {
-    return await outbox.runUntilIdle(ENVIRONMENT_ID, { signal: AbortSignal.timeout(ms) });
-  } finally {
-    await outbox.stop();
-  }
-}
 
 describe('an error envelope in a 200', () => {
   it("to a create is the service's refusal: rejected with its words and field, sent once, never looked up", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ENVIRONMENT_ID, enqueue, expectEachCreatedOnce, sampleOrders } from './support/outbox-fixture.js';
-import { proxiedSandbox } from './support/proxied-sandbox.js';
+import { enqueue, expectEachCreatedOnce, sampleOrders } from './support/outbox-fixture.js';
+import { proxiedSandbox, runFor } from './support/proxied-sandbox.js';
 
 /**
  * A proxy in front of the service refusing the request's headers as too large (a 431, or nginx's "400 Request Header
@@ -41,12 +41,7 @@ describe("a proxy refusing the request's headers as too large", () => {
       return refusal;
     });
 
-    let result;
-    try {
-      result = await outbox.runUntilIdle(ENVIRONMENT_ID, { signal: AbortSignal.timeout(8_000) });
-    } finally {
-      await outbox.stop();
-    }
+    const result = await runFor(outbox, 8_000);
 
     expect(refused).toBe(5);
     expect(result.counts).toMatchObject({ created: 3, rejected: 0, held: 0 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sampleHl7 } from '../support/sample-orders.js';
-import { ENVIRONMENT_ID, enqueue, expectEachCreatedOnce, hl7Order } from './support/outbox-fixture.js';
-import { proxiedSandbox } from './support/proxied-sandbox.js';
+import { enqueue, expectEachCreatedOnce, hl7Order } from './support/outbox-fixture.js';
+import { proxiedSandbox, runFor } from './support/proxied-sandbox.js';
 
 /**
  * An HL7 create answered with an HL7 acknowledgement (`MSH|…` `MSA|AR|…`), as an HL7 endpoint may answer instead of
@@ -24,15 +24,6 @@ const fixture = proxiedSandbox({
 
 const ack = (code: string, text: string) =>
   `MSH|^~\\&|CLOUDRX|PHARMACY|RXBATCH||20261207120000||ACK^O11^ACK|A1|P|2.5\rMSA|${code}|MSG-1|${text}\r`;
-
-type Outbox = ReturnType<typeof fixture.setUp>['outbox'];
-async function runFor(outbox: Outbox, ms = 4_000) {
-  try {
-    return await outbox.runUntilIdle(ENVIRONMENT_ID, { signal: AbortSignal.timeout(ms) });
-  } finally {
-    await outbox.stop();
-  }
-}
 
 describe('an HL7 create answered with an HL7 acknowledgement', () => {
   it('AR is a refusal with its reason: rejected, sent once, never looked up', async () => {

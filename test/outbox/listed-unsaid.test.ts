@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ENVIRONMENT_ID, enqueue, sampleOrders } from './support/outbox-fixture.js';
-import { proxiedSandbox } from './support/proxied-sandbox.js';
+import { enqueue, sampleOrders } from './support/outbox-fixture.js';
+import { proxiedSandbox, runFor } from './support/proxied-sandbox.js';
 
 /**
  * A lookup that lists a record which may be the order but gives no pharmacy order id and no clinic order id (what a
@@ -43,12 +43,7 @@ describe('a lookup listing a record without ids', () => {
       return 'forward';
     });
 
-    let result;
-    try {
-      result = await outbox.runUntilIdle(ENVIRONMENT_ID, { signal: AbortSignal.timeout(8_000) });
-    } finally {
-      await outbox.stop();
-    }
+    const result = await runFor(outbox, 8_000);
 
     expect(result.outcome).toBe('idle');
     expect(creates).toBe(1);

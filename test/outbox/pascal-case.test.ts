@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ENVIRONMENT_ID, enqueue, expectEachCreatedOnce, sampleOrders } from './support/outbox-fixture.js';
-import { proxiedSandbox } from './support/proxied-sandbox.js';
+import { enqueue, expectEachCreatedOnce, sampleOrders } from './support/outbox-fixture.js';
+import { proxiedSandbox, runFor } from './support/proxied-sandbox.js';
 
 /**
  * A service that writes its answers' keys in PascalCase (`{"OrderId": 5001}`, as .NET's Newtonsoft and a naming
@@ -28,15 +28,6 @@ function pascal(value: unknown): unknown {
   return Object.fromEntries(Object.entries(value).map(([key, inner]) => [upper(key), pascal(inner)]));
 }
 const inPascalCase = { rewrite: (body: string) => JSON.stringify(pascal(JSON.parse(body))) };
-
-type Outbox = ReturnType<typeof fixture.setUp>['outbox'];
-async function runFor(outbox: Outbox, ms = 4_000) {
-  try {
-    return await outbox.runUntilIdle(ENVIRONMENT_ID, { signal: AbortSignal.timeout(ms) });
-  } finally {
-    await outbox.stop();
-  }
-}
 
 describe('answers with their keys in PascalCase', () => {
   it('a create answered {"OrderId": n} is created with that id, never looked up', async () => {

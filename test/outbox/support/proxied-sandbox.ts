@@ -6,7 +6,7 @@ import type { OutboxTuning } from '../../../main/core/outbox/tuning.js';
 import { NO_FAULTS } from '../../../sandbox/faults.js';
 import { startSandbox, type RunningSandbox } from '../../../sandbox/index.js';
 import { startFaultProxy, type ProxyDecision, type ProxiedRequest, type RunningProxy } from './fault-proxy.js';
-import { sandboxClient, storeForSandbox, type OutboxTestStore } from './outbox-fixture.js';
+import { ENVIRONMENT_ID, sandboxClient, storeForSandbox, type OutboxTestStore } from './outbox-fixture.js';
 
 function started<T>(value: T | undefined, what: string): T {
   if (value === undefined) throw new Error(`the ${what} has not started (use it inside a test)`);
@@ -68,4 +68,16 @@ export function proxiedSandbox(tuning: Partial<OutboxTuning>) {
       return { t, outbox, attention, progress };
     },
   };
+}
+
+/**
+ * Runs the outbox to idle, cut off after `ms` (the faults a test guards against may go on for good: the run then
+ * throws), and stops it either way.
+ */
+export async function runFor(outbox: Outbox, ms = 4_000) {
+  try {
+    return await outbox.runUntilIdle(ENVIRONMENT_ID, { signal: AbortSignal.timeout(ms) });
+  } finally {
+    await outbox.stop();
+  }
 }
