@@ -1,16 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { AttentionEvent } from '../../main/core/outbox/attention.js';
-import { Outbox } from '../../main/core/outbox/outbox.js';
-import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
-import {
-  ENVIRONMENT_ID,
-  enqueue,
-  expectEachCreatedOnce,
-  sampleOrders,
-  sandboxClient,
-  storeForSandbox,
-  type OutboxTestStore,
-} from './support/outbox-fixture.js';
+import { describe, expect, it, vi } from 'vitest';
+import { ENVIRONMENT_ID, enqueue, expectEachCreatedOnce, sampleOrders } from './support/outbox-fixture.js';
+import { proxiedSandbox } from './support/proxied-sandbox.js';
 
 /**
  * Fault soak: 5xx, 429 with Retry-After, connection resets, then a full outage in the middle of the batch.
@@ -32,29 +22,16 @@ const TUNING = {
 const ORDERS = 300;
 const OUTAGE_MS = 1_500;
 
-let sandbox: RunningSandbox;
-let t: OutboxTestStore | undefined;
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ statusStepMs: 3_600_000 });
-});
-
-afterAll(async () => {
-  t?.close();
-  await sandbox?.close();
-});
+// Straight to the sandbox (its own faults), not through the proxy.
+const fixture = proxiedSandbox(TUNING);
 
 describe('fault soak', () => {
   it('creates every order once through 5xx, 429, resets and an outage, without a storm of retries', async () => {
-    t = storeForSandbox(sandbox);
+    const { t, outbox, attention } = fixture.setUp();
+    const { sandbox } = fixture;
     const { store } = t;
     const orders = sampleOrders('SOAK', ORDERS);
     enqueue(t, orders);
-    const attention: AttentionEvent[] = [];
-    const outbox = new Outbox(
-      { store, clientFor: () => sandboxClient(sandbox), onAttention: (e) => attention.push(e) },
-      TUNING,
-    );
 
     // First every request is told to slow down (Retry-After: 1 s), then a mix of faults.
     sandbox.setFaults({ rateLimitRate: 1, retryAfterSeconds: 1, latencyMs: 2 });

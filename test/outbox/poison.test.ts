@@ -1,18 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { AttentionEvent } from '../../main/core/outbox/attention.js';
-import { Outbox } from '../../main/core/outbox/outbox.js';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { NO_FAULTS } from '../../sandbox/faults.js';
-import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
-import { startFaultProxy, type RunningProxy } from './support/fault-proxy.js';
-import {
-  ENVIRONMENT_ID,
-  enqueue,
-  expectEachCreatedOnce,
-  sampleOrders,
-  sandboxClient,
-  storeForSandbox,
-  type OutboxTestStore,
-} from './support/outbox-fixture.js';
+import { ENVIRONMENT_ID, enqueue, expectEachCreatedOnce, sampleOrders } from './support/outbox-fixture.js';
+import { proxiedSandbox } from './support/proxied-sandbox.js';
 
 /**
  * A poison order: the service fails it (503) every time while it takes the others, or while it answers lookups
@@ -33,43 +22,22 @@ const TUNING = {
   listingGraceMs: 0,
 };
 
-let sandbox: RunningSandbox;
-let proxy: RunningProxy;
+const fixture = proxiedSandbox(TUNING);
 /** Creates of these clinic order ids fail with 503; lookups pass. */
 const poisoned = new Set<string>();
 /** Every request about these clinic order ids fails with 503: an outage as far as they can tell. */
 const down = new Set<string>();
-const opened: OutboxTestStore[] = [];
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ statusStepMs: 3_600_000 });
-  proxy = await startFaultProxy(sandbox.apiUrl, (req) => {
+beforeEach(() => {
+  fixture.setProxyRule((req) => {
     const poison = [...poisoned].some((id) => req.method === 'PUT' && req.body.includes(`"clinicOrderId":"${id}"`));
     const outage = [...down].some((id) => req.url.includes(id) || req.body.includes(id));
     return poison || outage ? { status: 503, body: { error: 'Service Unavailable', status: 503 } } : 'forward';
   });
 });
 
-afterAll(async () => {
-  for (const t of opened) t.close();
-  await proxy?.close();
-  await sandbox?.close();
-});
-
-function setUp() {
-  const t = storeForSandbox(sandbox);
-  opened.push(t);
-  const attention: AttentionEvent[] = [];
-  const outbox = new Outbox(
-    {
-      store: t.store,
-      clientFor: () => sandboxClient(sandbox, { apiBaseUrl: proxy.url }),
-      onAttention: (e) => attention.push(e),
-    },
-    TUNING,
-  );
-  return { t, outbox, attention };
-}
+/** A fresh store and an outbox sending through the proxy. */
+const setUp = () => fixture.setUp(fixture.proxy.url);
 
 describe('a poison order', () => {
   it('is set aside once after maxAttempts failures while others keep being created', async () => {
@@ -93,7 +61,7 @@ describe('a poison order', () => {
     await outbox.stop();
 
     expect(result.outcome).toBe('idle');
-    expectEachCreatedOnce(sandbox, t.store, others);
+    expectEachCreatedOnce(fixture.sandbox, t.store, others);
     expect(t.store.orders.get(poisonId!)).toMatchObject({
       state: 'held',
       lastError: {
@@ -171,13 +139,13 @@ describe('a poison order', () => {
     const { t, outbox, attention } = setUp();
     const [offline] = sampleOrders('OFFLINE', 1);
     const [id] = enqueue(t, [offline!]);
-    sandbox.setFaults({ outage: true });
+    fixture.sandbox.setFaults({ outage: true });
     try {
       const blocked = await outbox.runUntilIdle(ENVIRONMENT_ID, { stopWhenBlocked: true });
       expect(blocked).toMatchObject({ outcome: 'blocked', state: 'service-unavailable' });
     } finally {
       await outbox.stop();
-      sandbox.setFaults(NO_FAULTS);
+      fixture.sandbox.setFaults(NO_FAULTS);
     }
     // A reset after sending leaves it in doubt (to be looked up); either way it is kept, not set aside.
     expect(['queued', 'in_doubt']).toContain(t.store.orders.get(id!)?.state);
