@@ -122,6 +122,18 @@ describe('HL7 MSH-18', () => {
     expect(readMsh18('MSH#@*$%#A#B#C#D#E##T@Y#1#P#2.5######8859/1')).toEqual(['8859/1']);
   });
 
+  it('starts a line: after white space and start bytes, not after other text (finding 67)', () => {
+    const msh = 'MSH|^~\\&|EPR|CLINIC|RX|PH|20250101||RDE^O11|1|P|2.5||||||8859/1';
+    expect(readMsh18(`\x0b \t\r\n \x0b${msh}`)).toEqual(['8859/1']);
+    expect(readMsh18(`PID|1\r \t${msh}`)).toEqual(['8859/1']);
+    expect(readMsh18(`PID|1 ${msh}`)).toBeUndefined();
+    expect(readMsh18(`xMSH|\r${msh}`)).toEqual(['8859/1']);
+    expect(readMsh18(`MSH1|\rMSH \r${msh}`)).toEqual(['8859/1']);
+    // Past the 64 KB looked at: none, found at once (it took seconds).
+    expect(readMsh18(`${'\n'.repeat(70_000)}${msh}`)).toBeUndefined();
+    expect(readMsh18(`${' \n'.repeat(30_000)}${msh}`)).toEqual(['8859/1']);
+  });
+
   it('maps every character set of HL7 table 0211 to one Rx Batch reads, or names it as one it does not', () => {
     const read: Record<string, string> = {
       ASCII: 'ascii',

@@ -299,20 +299,37 @@ export function namedEncoding(value: string): KnownEncoding | UnreadEncoding | u
 
 export const isRead = (encoding: KnownEncoding | UnreadEncoding): encoding is KnownEncoding => 'encoding' in encoding;
 
+const isBlank = (char: string) => char === '\x0b' || /\s/.test(char);
+const isLineBreak = (char: string) => char === '\r' || char === '\n';
+const isSeparator = (char: string) => char !== '' && !/[A-Za-z0-9\s]/.test(char);
+
+/**
+ * Where the first `MSH` that starts a line (white space and MLLP start bytes before it allowed) and is followed by a
+ * field separator begins. A scan, not `/(?:^|[\r\n])[\s\x0b]*MSH/`: that pattern, finding no MSH, was tried again
+ * from every line break of a run of them to the run's end, so a message or file opening with 64 KB of line breaks
+ * held the loop for seconds (finding 67). Each run of white space is walked once, back from the MSH after it.
+ */
+function firstMshAtLineStart(text: string): number | undefined {
+  for (let at = text.indexOf('MSH'); at !== -1; at = text.indexOf('MSH', at + 3)) {
+    if (!isSeparator(text.charAt(at + 3))) continue;
+    let before = at - 1;
+    while (before >= 0 && isBlank(text.charAt(before)) && !isLineBreak(text.charAt(before))) before -= 1;
+    if (before < 0 || isLineBreak(text.charAt(before))) return at;
+  }
+  return undefined;
+}
+
 /**
  * MSH-18 of the first MSH segment in `text` (the sample read byte for byte as Latin-1: the segment structure of
  * every ASCII-compatible encoding is ASCII): its repetitions, the first being the message's default character set
  * and the others those that escape sequences switch to. Undefined when there is no MSH or it has no MSH-18.
  */
 export function readMsh18(text: string): string[] | undefined {
-  // 0x0B is MLLP's start byte: matching that control character is the point.
-  // eslint-disable-next-line no-control-regex
-  const match = /(?:^|[\r\n])[\s\x0b]*MSH([^A-Za-z0-9\s])/.exec(text.slice(0, 64 * 1024));
-  if (!match) return undefined;
-  const start = match.index + match[0].length - 4;
+  const start = firstMshAtLineStart(text.slice(0, 64 * 1024));
+  if (start === undefined) return undefined;
   const end = text.slice(start).search(/[\r\n]/);
   const segment = end === -1 ? text.slice(start) : text.slice(start, start + end);
-  const fields = segment.split(match[1]!);
+  const fields = segment.split(segment.charAt(3));
   const msh18 = fields[17];
   if (msh18 === undefined || msh18.trim() === '') return undefined;
   const repetition = segment.charAt(5) || '~';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { auditEntryViewSchema } from './log-views.js';
+import { STATUS_TEXT_MAX } from './status.js';
 
 /**
  * What the UI sees of orders: plain records with identifiers and operational fields, never request bodies
@@ -47,10 +48,10 @@ export const orderSummarySchema = z.object({
   state: orderStateSchema,
   pharmacyOrderId: z.number().int().positive().nullable(),
   /** The service's status text as it came (unknown texts included). */
-  remoteStatus: nullableText(200),
+  remoteStatus: nullableText(STATUS_TEXT_MAX.orderStatus),
   remoteStatusAt: isoTime.nullable(),
-  dispatchDate: nullableText(40),
-  trackingId: nullableText(100),
+  dispatchDate: nullableText(STATUS_TEXT_MAX.dispatchDate),
+  trackingId: nullableText(STATUS_TEXT_MAX.trackingId),
   /** The courier the order was sent with (code lists' v1 text), when its body says: for a tracking link. */
   courierCode: nullableText(20).optional(),
   lastError: z

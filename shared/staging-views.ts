@@ -49,14 +49,17 @@ export type ProvenanceView = z.infer<typeof provenanceViewSchema>;
  * Who sent an HL7 file (envelope fields only, never patient data): kept with an HL7 mapping profile saved from an
  * import, so the next file from the same sender is read with that profile.
  */
+/** The most of each part of an HL7 sender kept and shown (longer ones are cut where they are read, finding 69). */
+export const HL7_SENDER_MAX = { application: 200, facility: 200, messageType: 40 } as const;
+
 export const hl7SenderSchema = z
   .object({
     /** MSH-3 (FHS-3/BHS-3 when the file or batch header gives it): its namespace id, else its universal id. */
-    application: z.string().max(200),
+    application: z.string().max(HL7_SENDER_MAX.application),
     /** MSH-4 (FHS-4/BHS-4 when given), read the same way. */
-    facility: z.string().max(200),
+    facility: z.string().max(HL7_SENDER_MAX.facility),
     /** MSH-9.1^MSH-9.2 of the first message, e.g. `RDE^O11`. */
-    messageType: z.string().max(40),
+    messageType: z.string().max(HL7_SENDER_MAX.messageType),
   })
   .strict();
 export type Hl7Sender = z.infer<typeof hl7SenderSchema>;

@@ -40,11 +40,34 @@ const textOrNumber = z
   .nullable()
   .transform((value) => (typeof value === 'number' ? String(value) : value));
 
-/** A field nothing depends on: anything but text or a number is taken as absent rather than failing the record. */
-const looseText = z
-  .unknown()
-  .transform((value) => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null))
-  .optional();
+/**
+ * The most kept of each text of a record (finding 68): the store keeps them and the order views carry them, whose
+ * contract allows no more (`orderSummarySchema`). A service's answer may be 10 MB; kept whole, a status one
+ * character past the view's bound made every `orders.list` page holding that order an answer outside the contract,
+ * and one that sent a new megabyte of status, date or tracking id each poll wrote it into a history row each time,
+ * for good (88 MB of store in 20 answers for one order). Real ones are a few dozen characters: a longer one is kept
+ * cut, not refused, so one odd field never makes every status of the service unreadable.
+ */
+export const STATUS_TEXT_MAX = { orderStatus: 200, dispatchDate: 40, trackingId: 100, cancelReason: 500 } as const;
+
+/** At most `max` characters, not ending in half of a surrogate pair. */
+export function cutStatusText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 1)) ? max - 1 : max;
+  return text.slice(0, end);
+}
+
+/**
+ * A field nothing depends on: anything but text or a number is taken as absent rather than failing the record; text
+ * cut to `max` characters.
+ */
+const looseText = (max = Infinity) =>
+  z
+    .unknown()
+    .transform((value) =>
+      typeof value === 'string' ? cutStatusText(value, max) : typeof value === 'number' ? String(value) : null,
+    )
+    .optional();
 
 /**
  * Every field is nullable; pharmacyOrderId arrives as a string (or a number from some deployments). The fields a
@@ -59,16 +82,19 @@ export const statusRecordSchema = z.object({
     .nullish()
     .transform((id) => (id === null || id === undefined ? null : String(id).trim())),
   orderStatus: textOrNumber
-    .transform((status) => (typeof status === 'string' ? canonicalStatus(status) : status))
+    .transform((status) =>
+      typeof status === 'string' ? cutStatusText(canonicalStatus(status), STATUS_TEXT_MAX.orderStatus) : status,
+    )
     .optional(),
-  dispatchDate: looseText,
-  trackingId: looseText,
-  cancelReason: looseText,
+  dispatchDate: looseText(STATUS_TEXT_MAX.dispatchDate),
+  trackingId: looseText(STATUS_TEXT_MAX.trackingId),
+  cancelReason: looseText(STATUS_TEXT_MAX.cancelReason),
   /**
    * Not in the contract's record, but a service may say whose order it is; kept only so that a record naming
    * another clinic is never read as this clinic's order (clinic order ids are unique per clinic, not overall).
    */
-  clinicCode: looseText,
+  // Compared with ours only, never kept: a cut one could equal ours where the whole did not.
+  clinicCode: looseText(),
 });
 export type StatusRecord = z.output<typeof statusRecordSchema>;
 

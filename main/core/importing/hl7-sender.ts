@@ -1,4 +1,4 @@
-import type { Hl7Sender } from '../../../shared/staging-views.js';
+import { HL7_SENDER_MAX, type Hl7Sender } from '../../../shared/staging-views.js';
 import { Hl7ParseError, parseHl7Message, type Hl7Message, type Hl7Segment } from '../model/hl7-adapter.js';
 import type { MappingProfile } from '../model/mapping-profile.js';
 import { quote } from './problems.js';
@@ -40,8 +40,24 @@ export function readHl7Sender(envelope: readonly string[], first: Hl7Message | u
   ].map(envelopeSegment);
   const msh = first?.segments[0];
   const pick = (field: number) => [...headers, msh].map((segment) => hd(segment, field)).find(Boolean) ?? '';
-  const sender = { application: pick(3), facility: pick(4), messageType: first?.messageType ?? '' };
+  const sender = withinBounds({ application: pick(3), facility: pick(4), messageType: first?.messageType ?? '' });
   return sender.application || sender.facility ? sender : undefined;
+}
+
+/**
+ * Each part cut to what the batch views and profiles allow: kept whole, one file or message with a longer MSH-3
+ * made `import.file` and then `batches.list` answers outside the contract for as long as its batch was kept.
+ */
+export function withinBounds(sender: Hl7Sender): Hl7Sender {
+  const fits = (Object.keys(HL7_SENDER_MAX) as Array<keyof Hl7Sender>).every(
+    (part) => sender[part].length <= HL7_SENDER_MAX[part],
+  );
+  if (fits) return sender;
+  return {
+    application: sender.application.slice(0, HL7_SENDER_MAX.application),
+    facility: sender.facility.slice(0, HL7_SENDER_MAX.facility),
+    messageType: sender.messageType.slice(0, HL7_SENDER_MAX.messageType),
+  };
 }
 
 /** RDE^O01 is HL7 v2.3's name of RDE^O11 (the same order, renamed in 2.4): one kind of message for a profile. */

@@ -95,6 +95,9 @@ export function readMessageHeader(text: string): MessageHeader | undefined {
   return new ReadHeader(fieldSeparator, segment.split(fieldSeparator), delimiters);
 }
 
+/** The most of a message's sender and control id kept (audit details take 200 characters of each). */
+export const IDENTITY_MAX = 200;
+
 /** A header read by `readMessageHeader`: its methods on the prototype, so reading one makes no closures. */
 class ReadHeader implements MessageHeader {
   readonly encodingCharacters: string;
@@ -113,8 +116,10 @@ class ReadHeader implements MessageHeader {
     const facility = this.component(4);
     const type = this.component(9, 0);
     const trigger = this.component(9, 1);
-    this.sender = facility ? `${app}^${facility}` : app;
-    this.controlId = this.component(10);
+    // Both are named in the message's audit entries, which take 200 characters of each: longer, the message was
+    // answered AA and then failed to stage at every try, lost (finding 69). HL7 allows 199 for MSH-10.
+    this.sender = (facility ? `${app}^${facility}` : app).slice(0, IDENTITY_MAX);
+    this.controlId = this.component(10).slice(0, IDENTITY_MAX);
     this.messageType = trigger ? `${type}^${trigger}` : type;
     this.version = this.component(12);
   }

@@ -4,6 +4,7 @@ import type { BatchView, ImportSummary, StagedOrderView } from '../../../shared/
 import type { BatchRecord } from '../store/batches-repo.js';
 import type { StagedOrder } from '../store/staged-orders-repo.js';
 import type { Store } from '../store/store.js';
+import { withinBounds } from '../importing/hl7-sender.js';
 import { compactedBody } from './compacted-body.js';
 import { wireRequest } from './route-request.js';
 import type { UndoState } from './edit-history.js';
@@ -15,7 +16,8 @@ export function toBatchView(store: Store, batch: BatchRecord, undo: UndoState): 
   let summary: ImportSummary | null = null;
   if (batch.report && typeof batch.report === 'object') {
     const { headerText: _headerText, ...rest } = batch.report as StoredReport;
-    summary = rest;
+    // A sender an earlier version kept whole (finding 69) is cut here too: it made every list holding it fail.
+    summary = rest.hl7Sender ? { ...rest, hl7Sender: withinBounds(rest.hl7Sender) } : rest;
   }
   return {
     id: batch.id,
