@@ -15,6 +15,7 @@ import { logExport, logVerify } from './commands/log.js';
 import { login, logout } from './commands/login.js';
 import { status } from './commands/status.js';
 import { submit } from './commands/submit.js';
+import { template } from './commands/template.js';
 import { profileExport, profileImport } from './commands/profile-file.js';
 import { profileAddHl7, profileList, profileRemove } from './commands/profile.js';
 import { retention } from './commands/retention.js';
@@ -47,6 +48,7 @@ const COMMAND_OPTIONS: Record<string, Options> = {
   'env list': {},
   login: {},
   logout: {},
+  template: { guide: { type: 'string' } },
   import: {
     env: { type: 'string' },
     profile: { type: 'string' },
@@ -113,6 +115,7 @@ const POSITIONALS: Record<string, string[]> = {
   'env add': ['NAME'],
   login: ['ENV'],
   logout: ['ENV'],
+  template: ['FILE'],
   import: ['FILE'],
   accept: ['BATCH'],
   'batch show': ['BATCH'],
@@ -374,6 +377,8 @@ async function dispatch(
       return login(ctx, first);
     case 'logout':
       return logout(ctx, first);
+    case 'template':
+      return template(ctx, first, optional(values, 'guide'));
     case 'import':
       return importBatch(ctx, {
         file: first,

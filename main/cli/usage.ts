@@ -23,6 +23,9 @@ Commands:
   login ENV          sign in: device sign-in prints a code and a URL and waits; client credentials uses the
                      saved secret
   logout ENV         forget the sign-in
+  template FILE [--guide FILE]
+                     write our CSV template with one example order (the Import screen's "Download template"),
+                     and with --guide the column guide: what each column takes, the coded ones their values
   import FILE --env ENV [--profile NAME | --no-profile] [--encoding E] [--route v1|v2|hl7] [--problem-text]
                      stage a CSV (our template or a mapped layout), HL7 v2 or JSON-array file as a batch for
                      review; problems are listed with their row or message and field (exit 1 when some orders
