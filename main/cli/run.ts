@@ -67,7 +67,15 @@ const COMMAND_OPTIONS: Record<string, Options> = {
   status: { refresh: { type: 'boolean', default: false }, env: { type: 'string' } },
   cancel: { reason: { type: 'string' }, env: { type: 'string' }, clinic: { type: 'string' } },
   retry: { held: { type: 'boolean', default: false }, env: { type: 'string' }, clinic: { type: 'string' } },
-  'log export': { format: { type: 'string' }, unmask: { type: 'boolean', default: false }, out: { type: 'string' } },
+  'log export': {
+    format: { type: 'string' },
+    unmask: { type: 'boolean', default: false },
+    out: { type: 'string' },
+    env: { type: 'string' },
+    'clinic-order-id': { type: 'string' },
+    action: { type: 'string' },
+    search: { type: 'string' },
+  },
   'log verify': {},
   retention: {
     'staged-days': { type: 'string' },
@@ -475,6 +483,12 @@ async function dispatch(
         format: required(values, 'format'),
         unmask: values.unmask === true,
         ...(optional(values, 'out') ? { out: optional(values, 'out')! } : {}),
+        filter: optionalArgs(values, {
+          environmentId: 'env',
+          clinicOrderId: 'clinic-order-id',
+          action: 'action',
+          search: 'search',
+        }),
       });
     case 'log verify':
       return logVerify(ctx);
