@@ -195,7 +195,9 @@ describe('rx-batch import, batch show / export / errors, accept', () => {
     expect(both.code).toBe(1);
     expect(both.stdout).toContain('2 orders, 0 valid, 2 invalid (1 of them no order at all).');
     expect(both.stdout).toContain('1 message cannot become an order, and no fix in Rx Batch changes that');
-    expect(both.stdout).toMatch(/Fix: rx-batch batch errors \d+ errors\.csv/);
+    // The order lacks only what a profile gives: the profile command, not the errors file, fixes it.
+    expect(both.stdout).toContain('rx-batch profile add-hl7 NAME --sender');
+    expect(both.stdout).not.toMatch(/Fix: rx-batch batch errors/);
     const batch = /Staged batch (\d+)/.exec(both.stdout)![1]!;
     const shown = await cli('batch', 'show', batch);
     expect(shown.stdout).toContain('2 orders: 0 valid, 2 invalid (1 of them no order at all), 0 accepted.');

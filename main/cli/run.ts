@@ -15,6 +15,7 @@ import { logExport, logVerify } from './commands/log.js';
 import { login, logout } from './commands/login.js';
 import { status } from './commands/status.js';
 import { submit } from './commands/submit.js';
+import { template } from './commands/template.js';
 import { profileExport, profileImport } from './commands/profile-file.js';
 import { profileAddHl7, profileList, profileRemove } from './commands/profile.js';
 import { retention } from './commands/retention.js';
@@ -47,6 +48,7 @@ const COMMAND_OPTIONS: Record<string, Options> = {
   'env list': {},
   login: {},
   logout: {},
+  template: { guide: { type: 'string' } },
   import: {
     env: { type: 'string' },
     profile: { type: 'string' },
@@ -65,7 +67,15 @@ const COMMAND_OPTIONS: Record<string, Options> = {
   status: { refresh: { type: 'boolean', default: false }, env: { type: 'string' } },
   cancel: { reason: { type: 'string' }, env: { type: 'string' }, clinic: { type: 'string' } },
   retry: { held: { type: 'boolean', default: false }, env: { type: 'string' }, clinic: { type: 'string' } },
-  'log export': { format: { type: 'string' }, unmask: { type: 'boolean', default: false }, out: { type: 'string' } },
+  'log export': {
+    format: { type: 'string' },
+    unmask: { type: 'boolean', default: false },
+    out: { type: 'string' },
+    env: { type: 'string' },
+    'clinic-order-id': { type: 'string' },
+    action: { type: 'string' },
+    search: { type: 'string' },
+  },
   'log verify': {},
   retention: {
     'staged-days': { type: 'string' },
@@ -113,6 +123,7 @@ const POSITIONALS: Record<string, string[]> = {
   'env add': ['NAME'],
   login: ['ENV'],
   logout: ['ENV'],
+  template: ['FILE'],
   import: ['FILE'],
   accept: ['BATCH'],
   'batch show': ['BATCH'],
@@ -374,6 +385,8 @@ async function dispatch(
       return login(ctx, first);
     case 'logout':
       return logout(ctx, first);
+    case 'template':
+      return template(ctx, first, optional(values, 'guide'));
     case 'import':
       return importBatch(ctx, {
         file: first,
@@ -470,6 +483,12 @@ async function dispatch(
         format: required(values, 'format'),
         unmask: values.unmask === true,
         ...(optional(values, 'out') ? { out: optional(values, 'out')! } : {}),
+        filter: optionalArgs(values, {
+          environmentId: 'env',
+          clinicOrderId: 'clinic-order-id',
+          action: 'action',
+          search: 'search',
+        }),
       });
     case 'log verify':
       return logVerify(ctx);

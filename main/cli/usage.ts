@@ -23,6 +23,9 @@ Commands:
   login ENV          sign in: device sign-in prints a code and a URL and waits; client credentials uses the
                      saved secret
   logout ENV         forget the sign-in
+  template FILE [--guide FILE]
+                     write our CSV template with one example order (the Import screen's "Download template"),
+                     and with --guide the column guide: what each column takes, the coded ones their values
   import FILE --env ENV [--profile NAME | --no-profile] [--encoding E] [--route v1|v2|hl7] [--problem-text]
                      stage a CSV (our template or a mapped layout), HL7 v2 or JSON-array file as a batch for
                      review; problems are listed with their row or message and field (exit 1 when some orders
@@ -98,8 +101,12 @@ Commands:
                      held order of ENV; says per order released or not held (its state); one whose earlier send
                      got no clear answer is looked up first and sent again only if the service does not have it.
                      Nothing is sent: submit or serve sends them (exit 1 when a named order was not released)
-  log export --format csv|jsonl [--unmask] [--out FILE]
-                     the audit log; clinic order ids masked unless --unmask
+  log export --format csv|jsonl [--unmask] [--out FILE] [--env ENV] [--clinic-order-id ID]
+            [--action ACTION] [--search TEXT]
+                     the audit log; clinic order ids masked unless --unmask; the filters are the Log
+                     screen's: one environment, the entries of the orders with exactly that clinic order id,
+                     an action or its prefix (order. for every order action), text in the clinic code,
+                     clinic order id or details (case-insensitive); nothing is written when none matches
   log verify         check the audit log's keyed chain and the head recorded outside the database; names the
                      first entry rewritten, missing or cut off (exit 1)
   retention [--staged-days N|never] [--run] [--vacuum]

@@ -11,6 +11,7 @@ import type { StagingService } from '../../core/staging/staging-service.js';
 import type { CliContext } from '../cli-context.js';
 import { EXIT, InputError } from '../cli-errors.js';
 import { openExportFile } from '../export-file.js';
+import { cliProblemText } from './hl7-profile-hint.js';
 import { plural } from '../../../shared/count-words.js';
 import { invalidInWords, notOrdersSentence } from '../../../shared/hl7-message-types.js';
 
@@ -137,7 +138,7 @@ export function batchShow(ctx: CliContext, batchId: number): number {
           `#${order.position} ${order.clinicCode ?? '?'} ${order.clinicOrderId ?? '?'}${order.orderControl === 'CA' ? ' (cancel)' : ''} ${status}${from ? ` (${from})` : ''}`,
         );
         for (const problem of order.problems) {
-          ctx.line(`    ${problem.severity}: ${problem.field ? `${problem.field}: ` : ''}${problem.text}`);
+          ctx.line(`    ${problem.severity}: ${problem.field ? `${problem.field}: ` : ''}${cliProblemText(problem)}`);
         }
       }
     }

@@ -8,6 +8,7 @@ import { StagingError } from '../../core/staging/staging-deps.js';
 import type { CliContext } from '../cli-context.js';
 import { EXIT, InputError, UsageError } from '../cli-errors.js';
 import { plural } from '../../../shared/count-words.js';
+import { cliProblemText, hl7ProfileHint, noteProfileFields } from './hl7-profile-hint.js';
 
 /** Profile choices made without --profile: by the CSV header, by the HL7 sender, or several fitting the sender. */
 const AUTOMATIC_CHOICES = new Set(['header', 'sender', 'several']);
@@ -34,7 +35,7 @@ function where(problem: ProblemView, position?: number): string {
 }
 
 const line = (file: string, problem: ProblemView, position?: number) =>
-  `${file}: ${where(problem, position)}${problem.field ? `${problem.field}: ` : ''}${problem.text}`;
+  `${file}: ${where(problem, position)}${problem.field ? `${problem.field}: ` : ''}${cliProblemText(problem)}`;
 
 /**
  * An order's problem without its text, which quotes the patient values it is about (a name, a date of birth): what
@@ -59,7 +60,7 @@ export async function importBatch(ctx: CliContext, args: ImportArgs): Promise<nu
     );
   }
   const services = ctx.services;
-  ctx.environment(args.environmentId);
+  const environment = ctx.environment(args.environmentId);
   const staging = stagingFor(services);
   // The user's own path: ANY_PATH resolves its links, then staging opens the answer once, as for every caller.
   const path = (await ANY_PATH.allow(resolve(args.file), 'import')) ?? resolve(args.file);
@@ -101,6 +102,9 @@ export async function importBatch(ctx: CliContext, args: ImportArgs): Promise<nu
   const withText = args.problemText === true || (ctx.io.stderr as { isTTY?: boolean }).isTTY === true;
   let printed = 0;
   let more = false;
+  /** HL7: the fields only a mapping profile can give that some order lacks (said once, as the CLI gives them). */
+  const profileFields = new Set<string>();
+  let otherErrors = false;
   for (let offset = 0; !more; offset += 500) {
     const { orders } = services.store.stagedOrders.page({
       batchId: outcome.batchId,
@@ -110,6 +114,8 @@ export async function importBatch(ctx: CliContext, args: ImportArgs): Promise<nu
     });
     if (orders.length === 0) break;
     for (const order of orders) {
+      if (outcome.summary.format !== 'hl7') otherErrors = true;
+      else if (noteProfileFields(order.problems, profileFields)) otherErrors = true;
       for (const problem of order.problems) {
         if (printed === MAX_PROBLEM_LINES) more = true;
         else {
@@ -154,7 +160,15 @@ export async function importBatch(ctx: CliContext, args: ImportArgs): Promise<nu
       `Staged batch ${outcome.batchId}: ${plural(outcome.orders, 'order')}, ${outcome.valid} valid, ${invalidInWords(outcome.invalid, notOrders)}.`,
     );
     if (notOrders > 0) ctx.line(`${notOrdersSentence(notOrders)} The problems above say why.`);
-    if (outcome.invalid > notOrders) {
+    const hint = hl7ProfileHint({
+      fields: profileFields,
+      sender: report.hl7Sender,
+      codeLists: environment.codeLists,
+      file: args.file,
+      environmentId: args.environmentId,
+    });
+    for (const text of hint) ctx.line(text);
+    if (outcome.invalid > notOrders && (hint.length === 0 || otherErrors)) {
       ctx.line(`Fix: rx-batch batch errors ${outcome.batchId} errors.csv, then import it again`);
     }
     if (outcome.valid > 0) ctx.line(`Next: rx-batch accept ${outcome.batchId}`);

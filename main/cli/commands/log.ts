@@ -1,5 +1,6 @@
 import { createWriteStream, rmSync } from 'node:fs';
 import { Writable } from 'node:stream';
+import { logFilterSchema, type LogFilter } from '../../../shared/log-contract.js';
 import { exportAuditLog } from '../../core/audit/export-log.js';
 import type { CliContext } from '../cli-context.js';
 import { EXIT, UsageError } from '../cli-errors.js';
@@ -31,13 +32,46 @@ async function privateFileStream(path: string) {
   return createWriteStream(path, { fd: await openExportFile(path) });
 }
 
-export async function logExport(
-  ctx: CliContext,
-  options: { format: string; unmask: boolean; out?: string },
-): Promise<number> {
+/** The Log screen's filters as the CLI names them. */
+const FILTER_OPTIONS: Record<keyof LogFilter, string | undefined> = {
+  environmentId: '--env',
+  clinicOrderId: '--clinic-order-id',
+  action: '--action',
+  search: '--search',
+  orderId: undefined,
+};
+
+/** The filters given, checked as the app checks the Log screen's (a usage error naming the option). */
+function filterOf(given: Partial<Record<keyof LogFilter, string>>): LogFilter | undefined {
+  if (Object.keys(given).length === 0) return undefined;
+  const parsed = logFilterSchema.safeParse(given);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const option = FILTER_OPTIONS[issue.path[0] as keyof LogFilter] ?? String(issue.path[0]);
+  throw new UsageError(`${option}: ${issue.code === 'too_big' ? 'too long' : 'needs a value'}`);
+}
+
+export interface LogExportOptions {
+  format: string;
+  unmask: boolean;
+  out?: string;
+  /** The Log screen's filters (`--env`, `--clinic-order-id`, `--action`, `--search`): only the entries it shows. */
+  filter?: Partial<Record<'environmentId' | 'clinicOrderId' | 'action' | 'search', string>>;
+}
+
+export async function logExport(ctx: CliContext, options: LogExportOptions): Promise<number> {
   if (options.format !== 'csv' && options.format !== 'jsonl') throw new UsageError('--format must be csv or jsonl');
   const format = options.format;
+  const filter = filterOf(options.filter ?? {});
   const { store } = ctx.services;
+  if (filter?.environmentId !== undefined) ctx.environment(filter.environmentId);
+  // As the Log screen's export: filters that match nothing write nothing (a file of column names reads as an
+  // export) and record nothing.
+  if (filter && store.audit.filteredPage(filter, 0, 1).length === 0) {
+    if (ctx.options.json) ctx.json({ format, masked: !options.unmask, count: 0, filtered: true });
+    else ctx.warn('No audit entry matches these filters; nothing was written.');
+    return EXIT.ok;
+  }
   // The export holds patient-linked identifiers (masked or not): readable by its owner only.
   const onTerminal = (ctx.io.stdout as { isTTY?: boolean }).isTTY === true;
   const out = options.out
@@ -45,7 +79,8 @@ export async function logExport(
     : keepOpen(ctx.io.stdout, format === 'jsonl' || onTerminal);
   // Progress on stderr about once a second (a file export only: stdout may be the export itself); SIGINT/SIGTERM
   // stops it between pages, and a half-written file is removed.
-  const total = store.audit.lastSeq();
+  // A filtered export's count is not known before it ends.
+  const total = filter ? undefined : store.audit.lastSeq();
   let lastLine = -Infinity;
   const controller = new AbortController();
   const stop = () => controller.abort(new Error('interrupted'));
@@ -56,13 +91,16 @@ export async function logExport(
     ({ count } = await exportAuditLog(store, out, {
       format,
       unmask: options.unmask,
+      ...(filter ? { filter } : {}),
       signal: controller.signal,
       onProgress: (written) => {
         const now = Date.now();
         if (!options.out || ctx.options.json || now - lastLine < PROGRESS_LINE_MS) return;
         lastLine = now;
         ctx.warn(
-          `Exporting the audit log: ${written} of ${total} entries (${Math.floor((written / Math.max(total, 1)) * 100)}%)`,
+          total === undefined
+            ? `Exporting the audit log: ${written} matching entries so far`
+            : `Exporting the audit log: ${written} of ${total} entries (${Math.floor((written / Math.max(total, 1)) * 100)}%)`,
         );
       },
     }));
@@ -78,13 +116,14 @@ export async function logExport(
   store.audit.append({
     actor: 'user',
     action: 'log.exported',
-    details: { format, masked: !options.unmask, rowCount: count },
+    details: { format, masked: !options.unmask, rowCount: count, ...(filter ? { outcome: 'filtered' } : {}) },
   });
   if (options.out) {
-    if (ctx.options.json) ctx.json({ file: options.out, format, masked: !options.unmask, count });
+    const filtered = filter !== undefined;
+    if (ctx.options.json) ctx.json({ file: options.out, format, masked: !options.unmask, count, filtered });
     else
       ctx.line(
-        `Exported ${count} audit entries to ${options.out}${options.unmask ? '' : ' (clinic order ids masked)'}.`,
+        `Exported ${count} ${filtered ? 'matching ' : ''}audit entries to ${options.out}${options.unmask ? '' : ' (clinic order ids masked)'}.`,
       );
   }
   return EXIT.ok;

@@ -36,6 +36,7 @@ import { decodedChunks, type Inspection } from './file-source.js';
 import type { ImportSource } from './import-source.js';
 import { finishOrder, type OrderSink } from './finish-order.js';
 import { NOT_TEXT } from './validate-order.js';
+import { missingRequiredColumns } from './missing-columns.js';
 import { otherFormatProblem } from './other-formats.js';
 import { problem, quote } from './problems.js';
 import { UnusualSpaces, holdsUnusualSpace, plainSpaces } from './unusual-spaces.js';
@@ -120,6 +121,11 @@ export async function importCsv(
     suggested: header.via === 'suggested',
   });
   const fileProblems: Problem[] = [...compiled.problems, ...columns.problems];
+  const missing =
+    header.via === 'template'
+      ? missingRequiredColumns(columns.cellOf, compiled.constants, file, headerLine)
+      : undefined;
+  if (missing) fileProblems.push(missing);
   const fullName = header.via === 'suggested' ? fullNameColumn(profile, headerCells) : undefined;
   if (fullName) {
     fileProblems.push(

@@ -217,16 +217,18 @@ export async function inspectFile(
 
   if (totalBytes === 0) return fail('file.empty', 'The file is empty.');
   if (textBytes === 0) return fail('file.empty', 'The file holds only zero bytes (0x00) or 0x1A marks, no text.');
-  // Eight zero bytes in a row are no text in any encoding (UTF-32 has three at most): refused before the encoding
-  // is looked for, which may read the whole file.
-  if (sample.includes(ZERO_RUN)) {
-    return fail('file.binary', 'The file holds binary data, not CSV or HL7 text (is it the right file?).');
-  }
+  // What the file is, first: a real workbook holds runs of zero bytes (an .xls header, a ZIP's directory), and the
+  // admin who saved one needs "save it as CSV UTF-8", not "binary data".
   for (const signature of SIGNATURES) {
     if (startsWith(sample, signature.bytes)) {
       const advice = signature.advice ? `: ${signature.advice}` : '';
       return fail('file.binary', `The file is ${signature.what}, not a CSV or HL7 text file${advice}.`);
     }
+  }
+  // Eight zero bytes in a row are no text in any encoding (UTF-32 has three at most): refused before the encoding
+  // is looked for, which may read the whole file.
+  if (sample.includes(ZERO_RUN)) {
+    return fail('file.binary', 'The file holds binary data, not CSV or HL7 text (is it the right file?).');
   }
 
   let encoding: string;
