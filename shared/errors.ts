@@ -56,6 +56,8 @@ export const serviceErrorSchema = z.discriminatedUnion('kind', [
     message: z.string(),
     fields: z.array(fieldErrorSchema),
     envelope: errorEnvelopeSchema.optional(),
+    /** A lookup of one order answered with nothing (`204`, an empty body, `null`): the service has no such order. */
+    noSuchOrder: z.literal(true).optional(),
   }),
 ]);
 export type ServiceError = z.infer<typeof serviceErrorSchema>;

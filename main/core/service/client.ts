@@ -177,6 +177,8 @@ interface Operation<T> {
   about?: () => AnswerAbout;
   /** A list read: what a `204 No Content` lists (nothing). Left out, a 204 is an answer that could not be read. */
   noContent?: () => T;
+  /** A read of one order: an answer of nothing (204, an empty body, `null`) says the service has no such order. */
+  oneOrder?: true;
 }
 
 /**
@@ -508,6 +510,18 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     return typeof message === 'string' ? message.slice(0, 200) : '';
   }
 
+  /**
+   * A 2xx that says nothing at all, in words for the message: a 204, an empty body, or `null` (ASP.NET Core's answers
+   * for an action that returned null, with and without its no-content formatter). Undefined for anything else.
+   */
+  function nothingSaid(response: Response): string | undefined {
+    if (response.truncated || response.unreadable) return undefined;
+    const text = response.text.trim();
+    if (response.status === 204 && text === '') return '204 No Content';
+    if (text === '') return `${response.status} with an empty body`;
+    return text === 'null' ? `${response.status} with null` : undefined;
+  }
+
   function hasOrderId(raw: unknown): boolean {
     return typeof raw === 'object' && raw !== null && 'orderId' in raw && raw.orderId != null;
   }
@@ -575,6 +589,19 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     // good, never sent.
     if (response.status === 204 && op.noContent && response.text.trim() === '' && !response.truncated) {
       return { ok: true, value: op.noContent() };
+    }
+    const nothing = nothingSaid(response);
+    if (op.oneOrder && nothing) {
+      return {
+        ok: false,
+        error: {
+          kind: 'rejected',
+          status: response.status,
+          message: `no such order: the service answered ${nothing} to a lookup of one order (it names none)`,
+          fields: [],
+          noSuchOrder: true,
+        },
+      };
     }
     let parsed: z.ZodSafeParseResult<T> | undefined;
     let raw: unknown;
@@ -736,7 +763,7 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
         unsafe: false,
         schema,
         ...(about ? { about: () => about } : {}),
-        ...(noContent ? { noContent } : {}),
+        ...(noContent ? { noContent } : { oneOrder: true }),
       },
       signal,
     );
@@ -924,6 +951,7 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
         unsafe: false,
         schema: statusRecordSchema,
         about: () => ({ clinicOrderId }),
+        oneOrder: true,
       }),
     statusByDateRange: (q) =>
       run({
