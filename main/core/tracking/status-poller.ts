@@ -73,6 +73,11 @@ export interface PollRound {
   dateRangeCalls: number;
   /** Set when the round ended early. */
   stoppedBy?: 'sign-in-required' | 'service-unavailable';
+  /**
+   * With `service-unavailable`: why the round's last answer that came back could not be read, when one did (else
+   * nothing answered). "The service did not answer" was said either way.
+   */
+  unreadable?: string;
 }
 
 type Stop = NonNullable<PollRound['stoppedBy']>;
@@ -323,7 +328,10 @@ export class StatusPoller {
       const { minIntervalMs } = tracker;
       const maxIntervalMs = Math.max(minIntervalMs, this.#tuning.maxIntervalMs);
       tracker.backoffMs = Math.min(maxIntervalMs, tracker.backoffMs > 0 ? tracker.backoffMs * 2 : minIntervalMs);
-      if (tracker.unreadable.inRound) this.#unreadableRound(tracker);
+      if (tracker.unreadable.inRound) {
+        this.#unreadableRound(tracker);
+        round.unreadable = (tracker.unreadable.last ?? 'unreadable').slice(0, 300);
+      }
     } else {
       tracker.backoffMs = 0;
       // Answers were read again: a later spell is told again.
