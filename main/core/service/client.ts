@@ -28,6 +28,7 @@ import { failureToError, isPlainForbidden, statusToError, wantsFreshToken } from
 import { plainCreateResponse } from './create-response.js';
 import { withContractKeys } from './answer-keys.js';
 import { webPageAnswer } from './web-page-answer.js';
+import { detachedError } from './own-strings.js';
 import { hl7AckIn, isHl7Refusal } from './hl7-ack.js';
 import { WarmConnections } from './warm-connections.js';
 import { ACCEPT_ENCODING, exchange, type ExchangeResult } from './http-exchange.js';
@@ -317,6 +318,10 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     status: number | undefined,
     result: { ok: true; value: T } | { ok: false; error: E },
   ): ({ ok: true; value: T } | { ok: false; error: E }) & { meta: CallMeta } {
+    // An error outlives its call (kept with the order): its words, not the answer they were cut from (own-strings.ts).
+    if (!result.ok && result.error.kind !== 'cancelled') {
+      result = { ok: false, error: detachedError(result.error) as E };
+    }
     const meta: CallMeta = {
       operation: name,
       latencyMs: Math.round(performance.now() - started),
