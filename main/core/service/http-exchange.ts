@@ -1,7 +1,7 @@
 import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Duplex, Readable } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { createBrotliDecompress, createGunzip, createInflate, gunzip } from 'node:zlib';
 import type { WarmConnections } from './warm-connections.js';
 import { answerText } from './answer-text.js';
 
@@ -151,16 +151,31 @@ export function exchange(request: ExchangeRequest): Promise<ExchangeResult> {
       let truncated = false;
       let unreadable: string | undefined;
       const decoded = decoding(res);
-      const finish = () =>
+      const answer = (body: Buffer | undefined) =>
         settle({
           kind: 'response',
           status: res.statusCode ?? 0,
           headers: res.headers,
           // A UTF-8 byte order mark is dropped, a UTF-16 body or another charset read as such (answer-text.ts).
-          text: truncated || unreadable ? '' : answerText(bodyOf(chunks), res.headers['content-type']),
+          text: truncated || unreadable || !body ? '' : answerText(body, res.headers['content-type']),
           truncated,
           ...(unreadable ? { unreadable } : {}),
         });
+      const finish = () => {
+        const body = truncated || unreadable ? undefined : bodyOf(chunks);
+        // gzip that no Content-Encoding names (a server compressing on its own): its magic bytes start no text, so it
+        // is inflated, to the same limit. Read as text it was "not JSON", a create in doubt.
+        if (body && decoded.stream === res && body[0] === 0x1f && body[1] === 0x8b && body[2] === 0x08) {
+          gunzip(body, { maxOutputLength: MAX_RESPONSE_BYTES }, (error, inflated) => {
+            if (error && 'code' in error && error.code === 'ERR_BUFFER_TOO_LARGE') truncated = true;
+            else if (error)
+              unreadable = 'the answer is gzip-compressed without saying so (no Content-Encoding), and corrupt';
+            answer(inflated);
+          });
+          return;
+        }
+        answer(body);
+      };
       const giveUp = () => {
         finish();
         req.destroy();
