@@ -29,6 +29,7 @@ import { plainCreateResponse } from './create-response.js';
 import { withContractKeys } from './answer-keys.js';
 import { webPageAnswer } from './web-page-answer.js';
 import { detachedError } from './own-strings.js';
+import { jsonInString } from './json-in-string.js';
 import { hl7AckIn, isHl7Refusal } from './hl7-ack.js';
 import { WarmConnections } from './warm-connections.js';
 import { ACCEPT_ENCODING, exchange, type ExchangeResult } from './http-exchange.js';
@@ -613,7 +614,7 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     let notJson = 'the answer is not JSON';
     try {
       // Keys in another case (`OrderId`) read as the contract's: every check below sees the same answer.
-      raw = withContractKeys(parseWireJson(response.text));
+      raw = withContractKeys(jsonInString(parseWireJson(response.text)));
       parsed = op.schema.safeParse(raw);
     } catch (err) {
       parsed = undefined;

@@ -5,6 +5,7 @@ import type { ExchangeResult } from './http-exchange.js';
 import { describeTlsProblem, type TlsPeer } from '../platform/tls-problems.js';
 import { webPageAnswer } from './web-page-answer.js';
 import { hl7AckIn, hl7AckWords } from './hl7-ack.js';
+import { jsonInString } from './json-in-string.js';
 
 /**
  * Turns what happened on the wire into a ServiceError the caller can act on. `unsafe` marks creates and cancel:
@@ -122,7 +123,7 @@ export function parseRetryAfter(
 /** The body as JSON when it is JSON, else the text (describeErrorBody copes with both). */
 function bodyOf(text: string): unknown {
   try {
-    return parseWireJson(text);
+    return jsonInString(parseWireJson(text));
   } catch {
     return text;
   }
