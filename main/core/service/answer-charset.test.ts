@@ -39,6 +39,9 @@ describe('a create answered in UTF-16 is read, not left in doubt', () => {
     ['charset=utf-16, big-endian, no mark', utf16be(CREATED), 'application/json; charset="UTF-16"'],
     ['charset=utf-16be, no mark', utf16be(CREATED), 'application/json; charset=utf-16be'],
     ['charset=utf-16le, no mark', Buffer.from(CREATED, 'utf16le'), 'application/json;charset=utf-16le'],
+    // RFC 4627's detection: JSON starts with an ASCII character, so one of UTF-16's first two bytes is zero.
+    ['UTF-16LE, no mark, labelled utf-8', Buffer.from(CREATED, 'utf16le'), 'application/json; charset=utf-8'],
+    ['UTF-16BE, no mark, no charset', utf16be(CREATED), 'application/json'],
   ])('%s', async (_name, body, contentType) => {
     server.answer(answerWith(200, body, { 'content-type': contentType }));
     expect(await client().createWithClinic(sampleV1())).toMatchObject({ ok: true, value: { orderId: 4711 } });
