@@ -40,11 +40,22 @@ const textOrNumber = z
   .nullable()
   .transform((value) => (typeof value === 'number' ? String(value) : value));
 
+/**
+ * A text the record keeps (stored with the order and in its history on every change, shown, audited) at most `max`
+ * characters, marked "…" when cut: a service's megabyte tracking id, new on each poll, added a megabyte row a poll.
+ */
+function bounded(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
 /** A field nothing depends on: anything but text or a number is taken as absent rather than failing the record. */
-const looseText = z
-  .unknown()
-  .transform((value) => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null))
-  .optional();
+const looseText = (max: number) =>
+  z
+    .unknown()
+    .transform((value) =>
+      typeof value === 'string' ? bounded(value, max) : typeof value === 'number' ? String(value) : null,
+    )
+    .optional();
 
 /**
  * Every field is nullable; pharmacyOrderId arrives as a string (or a number from some deployments). The fields a
@@ -59,16 +70,16 @@ export const statusRecordSchema = z.object({
     .nullish()
     .transform((id) => (id === null || id === undefined ? null : String(id).trim())),
   orderStatus: textOrNumber
-    .transform((status) => (typeof status === 'string' ? canonicalStatus(status) : status))
+    .transform((status) => (typeof status === 'string' ? bounded(canonicalStatus(status), 200) : status))
     .optional(),
-  dispatchDate: looseText,
-  trackingId: looseText,
-  cancelReason: looseText,
+  dispatchDate: looseText(64),
+  trackingId: looseText(200),
+  cancelReason: looseText(500),
   /**
    * Not in the contract's record, but a service may say whose order it is; kept only so that a record naming
    * another clinic is never read as this clinic's order (clinic order ids are unique per clinic, not overall).
    */
-  clinicCode: looseText,
+  clinicCode: looseText(200),
 });
 export type StatusRecord = z.output<typeof statusRecordSchema>;
 
