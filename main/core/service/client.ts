@@ -596,25 +596,37 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     if (response.status === 204 && op.noContent && response.text.trim() === '' && !response.truncated) {
       return { ok: true, value: op.noContent() };
     }
+    const noSuchOrder = (nothing: string): ServiceResult<T> => ({
+      ok: false,
+      error: {
+        kind: 'rejected',
+        status: response.status,
+        message: `no such order: the service answered ${nothing} to a lookup of one order (it names none)`,
+        fields: [],
+        noSuchOrder: true,
+      },
+    });
     const nothing = nothingSaid(response);
-    if (op.oneOrder && nothing) {
-      return {
-        ok: false,
-        error: {
-          kind: 'rejected',
-          status: response.status,
-          message: `no such order: the service answered ${nothing} to a lookup of one order (it names none)`,
-          fields: [],
-          noSuchOrder: true,
-        },
-      };
-    }
+    if (op.oneOrder && nothing) return noSuchOrder(nothing);
     let parsed: z.ZodSafeParseResult<T> | undefined;
     let raw: unknown;
     let notJson = 'the answer is not JSON';
     try {
       // Keys in another case (`OrderId`) read as the contract's: every check below sees the same answer.
       raw = withContractKeys(jsonInString(parseWireJson(response.text)));
+      // A read of one order answered with a list (as status-with-clinic-code answers): none, or the one it lists.
+      // Before, "an unexpected shape" either way; a longer list still is, saying how long.
+      if (op.oneOrder && Array.isArray(raw)) {
+        if (raw.length === 0) return noSuchOrder(`${response.status} with an empty list`);
+        if (raw.length === 1) raw = raw[0];
+        else {
+          const why = `the answer lists ${raw.length} records for one order`;
+          return {
+            ok: false,
+            error: { kind: 'retryable', reason: 'unreadable-response', status: response.status, message: why },
+          };
+        }
+      }
       parsed = op.schema.safeParse(raw);
     } catch (err) {
       parsed = undefined;

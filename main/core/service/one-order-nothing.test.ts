@@ -58,6 +58,29 @@ describe('a lookup of one order answered with nothing', () => {
     expect(!outcome.ok && saysNoSuchOrder(outcome.error)).toBe(true);
   });
 
+  it('a list of none is none, a list of one its record, a longer list says so', async () => {
+    server.answer(answerWith(200, '[]', JSON_TYPE));
+    expect(await client().status(9001)).toMatchObject({
+      ok: false,
+      error: {
+        kind: 'rejected',
+        noSuchOrder: true,
+        message: 'no such order: the service answered 200 with an empty list to a lookup of one order (it names none)',
+      },
+    });
+    const record = { clinicOrderId: 'CLINIC-ORDER-1', pharmacyOrderId: '9001', orderStatus: 'Cancelled' };
+    server.answer(answerWith(200, JSON.stringify([record]), JSON_TYPE));
+    expect(await client().statusByClinicOrderNumber('CLINIC-ORDER-1')).toMatchObject({ ok: true, value: record });
+    // The one it lists is still checked against the order asked for.
+    server.answer(answerWith(200, JSON.stringify([{ ...record, pharmacyOrderId: '9002' }]), JSON_TYPE));
+    expect(await client().status(9001)).toMatchObject({ ok: false, error: { kind: 'retryable' } });
+    server.answer(answerWith(200, JSON.stringify([record, record]), JSON_TYPE));
+    expect(await client().status(9001)).toMatchObject({
+      ok: false,
+      error: { kind: 'retryable', reason: 'unreadable-response', message: 'the answer lists 2 records for one order' },
+    });
+  });
+
   it('a record is still a record', async () => {
     server.answer(answerWith(200, JSON.stringify({ pharmacyOrderId: '9001', orderStatus: 'Cancelled' }), JSON_TYPE));
     const outcome = await client().status(9001);
