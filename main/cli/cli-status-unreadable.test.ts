@@ -62,11 +62,26 @@ it('says the answers could not be read, naming the last reason', async () => {
   );
 });
 
-it('still says the service did not answer when nothing came back', async () => {
-  const round = await refreshAgainst((socket) => socket.destroy());
-  expect(round).toMatchObject({ stoppedBy: 'service-unavailable' });
-  expect(round.unreadable).toBeUndefined();
-  expect(refreshStoppedWords(LOCAL.id, round)).toBe(
-    `${LOCAL.id}: the service did not answer; statuses are as last seen`,
+it('names the failure when the service failed or did not answer', async () => {
+  const failed = await refreshAgainst(
+    answerWith(503, JSON.stringify({ error: 'Service Unavailable', status: 503 }), {
+      'content-type': 'application/json',
+    }),
   );
+  expect(failed.unreadable).toBeUndefined();
+  expect(refreshStoppedWords(LOCAL.id, failed)).toBe(
+    `${LOCAL.id}: statuses could not be refreshed (the service failed (503): Service Unavailable); they are as last seen`,
+  );
+  await poller?.close();
+  store?.close();
+  if (dataDir) removeDir(dataDir);
+  await server?.close();
+  const silent = await refreshAgainst((socket) => socket.destroy());
+  expect(silent).toMatchObject({
+    stoppedBy: 'service-unavailable',
+    failure: expect.stringMatching(/^the connection failed/) as unknown,
+  });
+  expect(
+    refreshStoppedWords(LOCAL.id, { checked: 0, changed: [], dateRangeCalls: 0, stoppedBy: 'service-unavailable' }),
+  ).toBe(`${LOCAL.id}: the service did not answer; statuses are as last seen`);
 });

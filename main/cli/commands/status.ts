@@ -12,8 +12,12 @@ const PAGE = 1000;
  * sign-in page, a cut listing), and the last one's reason is what the admin needs to find what stands in the way.
  */
 export function refreshStoppedWords(environmentId: string, round: PollRound): string {
-  return round.unreadable !== undefined
-    ? `${environmentId}: the service's answers could not be read (the last: ${round.unreadable}); statuses are as last seen`
+  if (round.unreadable !== undefined) {
+    return `${environmentId}: the service's answers could not be read (the last: ${round.unreadable}); statuses are as last seen`;
+  }
+  // A 5xx is an answer too: "did not answer" only for silence, and the reason either way.
+  return round.failure !== undefined
+    ? `${environmentId}: statuses could not be refreshed (${round.failure}); they are as last seen`
     : `${environmentId}: the service did not answer; statuses are as last seen`;
 }
 

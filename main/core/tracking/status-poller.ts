@@ -78,6 +78,8 @@ export interface PollRound {
    * nothing answered). "The service did not answer" was said either way.
    */
   unreadable?: string;
+  /** With `service-unavailable`: why the round's last lookup failed (no answer, a 5xx, unreadable), when one did. */
+  failure?: string;
 }
 
 type Stop = NonNullable<PollRound['stoppedBy']>;
@@ -109,6 +111,8 @@ interface Tracker {
   backoffMs: number;
   /** The spell of answers that could not be read: rounds and lookups so far, the last one's reason, whether told. */
   unreadable: UnreadableSpell;
+  /** This round's last failed lookup's reason (PollRound.failure). */
+  failure: string | undefined;
   nextDispatchRefreshAt: number;
   lastRequestAt: number;
   /** Aborted by stop(): a status lookup in flight ends at once instead of holding stop() up to its timeout. */
@@ -229,6 +233,7 @@ export class StatusPoller {
         signInRequired: false,
         backoffMs: 0,
         unreadable: noUnreadableSpell(),
+        failure: undefined,
         nextDispatchRefreshAt: 0,
         lastRequestAt: 0,
         lookups: new AbortController(),
@@ -291,6 +296,7 @@ export class StatusPoller {
   async #round(tracker: Tracker, all: boolean): Promise<PollRound> {
     const round: PollRound = { checked: 0, changed: [], dateRangeCalls: 0 };
     tracker.unreadable.inRound = false;
+    tracker.failure = undefined;
     const { tracked, awaitingProcessed } = await this.#scan(tracker.environmentId);
     tracker.schedule.sync(tracked.keys());
     if (all) tracker.schedule.makeAllDue();
@@ -338,6 +344,7 @@ export class StatusPoller {
       if (stop === undefined) tracker.unreadable = noUnreadableSpell();
     }
     if (stop) round.stoppedBy = stop;
+    if (stop === 'service-unavailable' && tracker.failure !== undefined) round.failure = tracker.failure;
     if (round.changed.length > 0) this.#deps.onOrdersChanged?.(tracker.environmentId, round.changed);
     return round;
   }
@@ -425,6 +432,7 @@ export class StatusPoller {
    * off like one, but counted, so that a spell of them is told instead of freezing every status with no one told.
    */
   #noteUnreadable(tracker: Tracker, error: ServiceError): void {
+    tracker.failure = error.message.slice(0, 300);
     if (error.kind !== 'retryable' || error.reason !== 'unreadable-response') return;
     tracker.unreadable.lookups += 1;
     tracker.unreadable.last = error.message;
