@@ -590,10 +590,12 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     if (op.name === 'cancel' && response.text.trim() === '' && !response.truncated) {
       return { ok: true, value: op.schema.parse({}) };
     }
-    // A list read answered 204 (ASP.NET Core's answer when an action returns null): it lists nothing. Read as "the
-    // answer was empty", every lookup of an order the service does not have failed, and the order stayed in doubt for
-    // good, never sent.
-    if (response.status === 204 && op.noContent && response.text.trim() === '' && !response.truncated) {
+    // A list read answered 204 or `null` (ASP.NET Core's answers when an action returns null, with and without its
+    // no-content formatter): it lists nothing. Read as "the answer was empty" or a wrong shape, every lookup of an
+    // order the service does not have failed, and the order stayed in doubt for good, never sent. An empty 200 is
+    // not taken so (the framework writes none for a null).
+    const listsNothing = response.status === 204 ? response.text.trim() === '' : response.text.trim() === 'null';
+    if (op.noContent && listsNothing && !response.truncated && !response.unreadable) {
       return { ok: true, value: op.noContent() };
     }
     const noSuchOrder = (nothing: string): ServiceResult<T> => ({

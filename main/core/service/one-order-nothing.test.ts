@@ -8,7 +8,7 @@ import { answerWith, startHostileServer, type HostileServer } from './testing/ho
  * that returned null, or a 200 with an empty body or `null` when its no-content formatter is off. The contract says
  * 404 or 400 for an order it does not have; this is the same answer in the framework's words. Before, each read as
  * "the answer was empty", retryable, and the admin's lookup showed a failure where the service had said "none".
- * Lists (what the outbox's reconcile reads) are unchanged: a 204 lists nothing, an empty 200 is unreadable.
+ * Lists (what the outbox's reconcile reads): a 204 or a 200 `null` lists nothing, an empty 200 is unreadable.
  */
 
 let server: HostileServer;
@@ -88,11 +88,22 @@ describe('a lookup of one order answered with nothing', () => {
   });
 });
 
-describe('a list read answered with nothing (what the outbox reconciles with) is as before', () => {
+describe('a list read answered with nothing (what the outbox reconciles with)', () => {
   it('204 lists nothing', async () => {
     server.answer(answerWith(204));
     const outcome = await client().statusWithClinicCode({ clinicCode: 'CLINIC-A', clinicOrderId: 'C-1' });
     expect(outcome).toMatchObject({ ok: true, value: [] });
+  });
+
+  it('a 200 with null lists nothing, as a 204 does (the same framework answer, its formatter off)', async () => {
+    server.answer(answerWith(200, 'null', JSON_TYPE));
+    const outcome = await client().statusWithClinicCode({ clinicCode: 'CLINIC-A', clinicOrderId: 'C-1' });
+    expect(outcome).toMatchObject({ ok: true, value: [] });
+    server.answer(answerWith(200, ' null\n', JSON_TYPE));
+    expect(await client().statusByDateRange({ startDate: '2026-12-01', endDate: '2026-12-03' })).toMatchObject({
+      ok: true,
+      value: [],
+    });
   });
 
   it('an empty 200 is unreadable, not "none"', async () => {
