@@ -30,6 +30,7 @@ import { withContractKeys } from './answer-keys.js';
 import { webPageAnswer } from './web-page-answer.js';
 import { detachedError } from './own-strings.js';
 import { jsonInString } from './json-in-string.js';
+import { nothingSaid, noSuchOrder, oneOfList } from './one-order.js';
 import { hl7AckIn, isHl7Refusal } from './hl7-ack.js';
 import { WarmConnections } from './warm-connections.js';
 import { ACCEPT_ENCODING, exchange, type ExchangeResult } from './http-exchange.js';
@@ -516,18 +517,6 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     return typeof message === 'string' ? message.slice(0, 200) : '';
   }
 
-  /**
-   * A 2xx that says nothing at all, in words for the message: a 204, an empty body, or `null` (ASP.NET Core's answers
-   * for an action that returned null, with and without its no-content formatter). Undefined for anything else.
-   */
-  function nothingSaid(response: Response): string | undefined {
-    if (response.truncated || response.unreadable) return undefined;
-    const text = response.text.trim();
-    if (response.status === 204 && text === '') return '204 No Content';
-    if (text === '') return `${response.status} with an empty body`;
-    return text === 'null' ? `${response.status} with null` : undefined;
-  }
-
   function hasOrderId(raw: unknown): boolean {
     return typeof raw === 'object' && raw !== null && 'orderId' in raw && raw.orderId != null;
   }
@@ -598,18 +587,9 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     if (op.noContent && listsNothing && !response.truncated && !response.unreadable) {
       return { ok: true, value: op.noContent() };
     }
-    const noSuchOrder = (nothing: string): ServiceResult<T> => ({
-      ok: false,
-      error: {
-        kind: 'rejected',
-        status: response.status,
-        message: `no such order: the service answered ${nothing} to a lookup of one order (it names none)`,
-        fields: [],
-        noSuchOrder: true,
-      },
-    });
-    const nothing = nothingSaid(response);
-    if (op.oneOrder && nothing) return noSuchOrder(nothing);
+    // A read of one order answered with nothing: the service's "none" (one-order.ts).
+    const nothing = op.oneOrder ? nothingSaid(response) : undefined;
+    if (nothing) return { ok: false, error: noSuchOrder(response.status, nothing) };
     let parsed: z.ZodSafeParseResult<T> | undefined;
     let raw: unknown;
     let notJson = 'the answer is not JSON';
@@ -617,17 +597,10 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
       // Keys in another case (`OrderId`) read as the contract's: every check below sees the same answer.
       raw = withContractKeys(jsonInString(parseWireJson(response.text)));
       // A read of one order answered with a list (as status-with-clinic-code answers): none, or the one it lists.
-      // Before, "an unexpected shape" either way; a longer list still is, saying how long.
-      if (op.oneOrder && Array.isArray(raw)) {
-        if (raw.length === 0) return noSuchOrder(`${response.status} with an empty list`);
-        if (raw.length === 1) raw = raw[0];
-        else {
-          const why = `the answer lists ${raw.length} records for one order`;
-          return {
-            ok: false,
-            error: { kind: 'retryable', reason: 'unreadable-response', status: response.status, message: why },
-          };
-        }
+      if (op.oneOrder) {
+        const one = oneOfList(raw, response.status);
+        if ('error' in one) return { ok: false, error: one.error };
+        raw = one.raw;
       }
       parsed = op.schema.safeParse(raw);
     } catch (err) {
