@@ -496,8 +496,12 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
    * Why a 2xx's text could not be read, where every case said "not JSON": an empty body (a 200 or 204 with nothing)
    * and a key given twice (which lossless-json refuses: JSON.parse would keep the last) are JSON problems of their own.
    */
-  function notJsonReason(text: string, err: unknown): string {
+  function notJsonReason(text: string, err: unknown, contentType: string | undefined): string {
     if (text.trim() === '') return 'the answer was empty';
+    // Web API answers XML to a client it takes to want it (a service ignoring our Accept): say which, not just "not".
+    if (/^\s*<\?xml\b/i.test(text) || (/\bxml\b/i.test(contentType ?? '') && /^\s*</.test(text))) {
+      return "the answer is XML, not JSON (the service ignored the request's Accept: application/json)";
+    }
     const duplicate = err instanceof Error ? /^Duplicate key '([^']{1,40})'/.exec(err.message) : null;
     if (duplicate) return `the answer gives "${duplicate[1]}" twice, so which one holds is not known`;
     return 'the answer is not JSON';
@@ -605,7 +609,7 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
       parsed = op.schema.safeParse(raw);
     } catch (err) {
       parsed = undefined;
-      notJson = notJsonReason(response.text, err);
+      notJson = notJsonReason(response.text, err, response.headers['content-type']);
     }
     const errorStatus = errorStatusIn(raw);
     if (errorStatus !== undefined) {
