@@ -31,6 +31,7 @@ import { webPageAnswer } from './web-page-answer.js';
 import { detachedError } from './own-strings.js';
 import { jsonInString } from './json-in-string.js';
 import { nothingSaid, noSuchOrder, oneOfList } from './one-order.js';
+import { isXmlAnswer } from './xml-error.js';
 import { hl7AckIn, isHl7Refusal } from './hl7-ack.js';
 import { WarmConnections } from './warm-connections.js';
 import { ACCEPT_ENCODING, exchange, type ExchangeResult } from './http-exchange.js';
@@ -499,7 +500,7 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
   function notJsonReason(text: string, err: unknown, contentType: string | undefined): string {
     if (text.trim() === '') return 'the answer was empty';
     // Web API answers XML to a client it takes to want it (a service ignoring our Accept): say which, not just "not".
-    if (/^\s*<\?xml\b/i.test(text) || (/\bxml\b/i.test(contentType ?? '') && /^\s*</.test(text))) {
+    if (isXmlAnswer(text, contentType)) {
       return "the answer is XML, not JSON (the service ignored the request's Accept: application/json)";
     }
     const duplicate = err instanceof Error ? /^Duplicate key '([^']{1,40})'/.exec(err.message) : null;

@@ -58,3 +58,30 @@ it('an XHTML page is still read as a web page', async () => {
     },
   });
 });
+
+it.each([
+  [
+    "Web API's error",
+    '<?xml version="1.0"?><Error><Message>The request is invalid.</Message><MessageDetail>x</MessageDetail></Error>',
+    'application/xml',
+    'the service answered in XML: "The request is invalid."',
+  ],
+  [
+    'a SOAP fault',
+    '<soap:Envelope xmlns:soap="x"><soap:Body><soap:Fault><faultcode>soap:Client</faultcode><faultstring>Invalid clinic</faultstring></soap:Fault></soap:Body></soap:Envelope>',
+    'text/xml; charset=utf-8',
+    'the service answered in XML: "Invalid clinic"',
+  ],
+  [
+    'XML saying nothing',
+    '<?xml version="1.0"?><x/>',
+    'application/xml',
+    'the service answered in XML, which says nothing the client can read',
+  ],
+])('a refusal in XML (%s) gives its words, not its markup', async (_name, body, contentType, message) => {
+  server.answer(answerWith(400, body, { 'content-type': contentType }));
+  expect(await client().createWithClinic(sampleV1())).toMatchObject({
+    ok: false,
+    error: { kind: 'rejected', message },
+  });
+});
