@@ -20,6 +20,14 @@ export const errorEnvelopeSchema = z.object({
 export type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
 
 /**
+ * What an error keeps of the service's envelope: that the service wrote it (not a proxy in front of it), and the
+ * status it named. Never the body: kept whole, each refused order held up to 10 MB of whatever a hostile service wrote
+ * in `error` or `details`, when the message and fields (already cut) are all anything reads.
+ */
+export const envelopeMarkSchema = z.object({ status: z.number().int() });
+export type EnvelopeMark = z.infer<typeof envelopeMarkSchema>;
+
+/**
  * What the caller can do about a failure:
  * - `retryable`: safe to send again later: nothing reached the service (network error before sending), the service
  *   said it did not act (429), or the call is a read (a 5xx or a lost answer to a GET changes nothing).
@@ -55,7 +63,9 @@ export const serviceErrorSchema = z.discriminatedUnion('kind', [
     status: z.number().int(),
     message: z.string(),
     fields: z.array(fieldErrorSchema),
-    envelope: errorEnvelopeSchema.optional(),
+    envelope: envelopeMarkSchema.optional(),
+    /** A lookup of one order answered with nothing (`204`, an empty body, `null`): the service has no such order. */
+    noSuchOrder: z.literal(true).optional(),
   }),
 ]);
 export type ServiceError = z.infer<typeof serviceErrorSchema>;
@@ -177,7 +187,7 @@ export function describeErrorBody(
 ): {
   message: string;
   fields: FieldError[];
-  envelope?: ErrorEnvelope;
+  envelope?: EnvelopeMark;
 } {
   const parsed = errorEnvelopeSchema.safeParse(body);
   if (parsed.success) {
@@ -193,7 +203,7 @@ export function describeErrorBody(
       field: field.field.slice(0, 200),
       message: field.message.slice(0, MAX_MESSAGE),
     }));
-    return { message: message.slice(0, MAX_MESSAGE), fields: cut, envelope: parsed.data };
+    return { message: message.slice(0, MAX_MESSAGE), fields: cut, envelope: { status: parsed.data.status } };
   }
   if (Array.isArray(body)) {
     // A bare list of errors.

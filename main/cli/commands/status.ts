@@ -2,9 +2,24 @@ import type { CliContext } from '../cli-context.js';
 import { EXIT } from '../cli-errors.js';
 import { listedDifferentlyNote } from '../../core/tracking/listed-differently.js';
 import { lostAtServiceReason } from '../../core/tracking/lost-at-service.js';
+import type { PollRound } from '../../core/tracking/status-poller.js';
 import { ATTENTION_STATES } from './attention-states.js';
 
 const PAGE = 1000;
+
+/**
+ * Why a refresh stopped with the service unavailable: answers that came back unreadable are not silence (a gateway's
+ * sign-in page, a cut listing), and the last one's reason is what the admin needs to find what stands in the way.
+ */
+export function refreshStoppedWords(environmentId: string, round: PollRound): string {
+  if (round.unreadable !== undefined) {
+    return `${environmentId}: the service's answers could not be read (the last: ${round.unreadable}); statuses are as last seen`;
+  }
+  // A 5xx is an answer too: "did not answer" only for silence, and the reason either way.
+  return round.failure !== undefined
+    ? `${environmentId}: statuses could not be refreshed (${round.failure}); they are as last seen`
+    : `${environmentId}: the service did not answer; statuses are as last seen`;
+}
 
 /**
  * Every order (of one environment with --env): clinic, clinic order id, local state, pharmacy order id and
@@ -36,7 +51,7 @@ export async function status(ctx: CliContext, options: { refresh: boolean; envir
         ctx.warn(`${environmentId}: sign-in required to refresh statuses (rx-batch login ${environmentId})`);
       } else if (round.stoppedBy === 'service-unavailable') {
         blocked = true;
-        ctx.warn(`${environmentId}: the service did not answer; statuses are as last seen`);
+        ctx.warn(refreshStoppedWords(environmentId, round));
       }
     }
   }

@@ -129,6 +129,12 @@ describe('a lookup of one order the service refused', () => {
     expect(result).toMatchObject({ records: [], error: null });
   });
 
+  it('finds nothing when the service answers 204 No Content (ASP.NET Core’s answer for none)', async () => {
+    // Before, the screen showed the failure "the answer was empty".
+    const result = await lookUpById(204, '');
+    expect(result).toMatchObject({ records: [], error: null });
+  });
+
   it.each([
     [
       "a proxy's 404 page",

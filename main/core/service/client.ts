@@ -28,6 +28,10 @@ import { failureToError, isPlainForbidden, statusToError, wantsFreshToken } from
 import { plainCreateResponse } from './create-response.js';
 import { withContractKeys } from './answer-keys.js';
 import { webPageAnswer } from './web-page-answer.js';
+import { detachedError } from './own-strings.js';
+import { jsonInString } from './json-in-string.js';
+import { nothingSaid, noSuchOrder, oneOfList } from './one-order.js';
+import { isXmlAnswer } from './xml-error.js';
 import { hl7AckIn, isHl7Refusal } from './hl7-ack.js';
 import { WarmConnections } from './warm-connections.js';
 import { ACCEPT_ENCODING, exchange, type ExchangeResult } from './http-exchange.js';
@@ -177,6 +181,8 @@ interface Operation<T> {
   about?: () => AnswerAbout;
   /** A list read: what a `204 No Content` lists (nothing). Left out, a 204 is an answer that could not be read. */
   noContent?: () => T;
+  /** A read of one order: an answer of nothing (204, an empty body, `null`) says the service has no such order. */
+  oneOrder?: true;
 }
 
 /**
@@ -315,6 +321,10 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     status: number | undefined,
     result: { ok: true; value: T } | { ok: false; error: E },
   ): ({ ok: true; value: T } | { ok: false; error: E }) & { meta: CallMeta } {
+    // An error outlives its call (kept with the order): its words, not the answer they were cut from (own-strings.ts).
+    if (!result.ok && result.error.kind !== 'cancelled') {
+      result = { ok: false, error: detachedError(result.error) as E };
+    }
     const meta: CallMeta = {
       operation: name,
       latencyMs: Math.round(performance.now() - started),
@@ -487,8 +497,12 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
    * Why a 2xx's text could not be read, where every case said "not JSON": an empty body (a 200 or 204 with nothing)
    * and a key given twice (which lossless-json refuses: JSON.parse would keep the last) are JSON problems of their own.
    */
-  function notJsonReason(text: string, err: unknown): string {
+  function notJsonReason(text: string, err: unknown, contentType: string | undefined): string {
     if (text.trim() === '') return 'the answer was empty';
+    // Web API answers XML to a client it takes to want it (a service ignoring our Accept): say which, not just "not".
+    if (isXmlAnswer(text, contentType)) {
+      return "the answer is XML, not JSON (the service ignored the request's Accept: application/json)";
+    }
     const duplicate = err instanceof Error ? /^Duplicate key '([^']{1,40})'/.exec(err.message) : null;
     if (duplicate) return `the answer gives "${duplicate[1]}" twice, so which one holds is not known`;
     return 'the answer is not JSON';
@@ -570,22 +584,33 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
     if (op.name === 'cancel' && response.text.trim() === '' && !response.truncated) {
       return { ok: true, value: op.schema.parse({}) };
     }
-    // A list read answered 204 (ASP.NET Core's answer when an action returns null): it lists nothing. Read as "the
-    // answer was empty", every lookup of an order the service does not have failed, and the order stayed in doubt for
-    // good, never sent.
-    if (response.status === 204 && op.noContent && response.text.trim() === '' && !response.truncated) {
+    // A list read answered 204 or `null` (ASP.NET Core's answers when an action returns null, with and without its
+    // no-content formatter): it lists nothing. Read as "the answer was empty" or a wrong shape, every lookup of an
+    // order the service does not have failed, and the order stayed in doubt for good, never sent. An empty 200 is
+    // not taken so (the framework writes none for a null).
+    const listsNothing = response.status === 204 ? response.text.trim() === '' : response.text.trim() === 'null';
+    if (op.noContent && listsNothing && !response.truncated && !response.unreadable) {
       return { ok: true, value: op.noContent() };
     }
+    // A read of one order answered with nothing: the service's "none" (one-order.ts).
+    const nothing = op.oneOrder ? nothingSaid(response) : undefined;
+    if (nothing) return { ok: false, error: noSuchOrder(response.status, nothing) };
     let parsed: z.ZodSafeParseResult<T> | undefined;
     let raw: unknown;
     let notJson = 'the answer is not JSON';
     try {
       // Keys in another case (`OrderId`) read as the contract's: every check below sees the same answer.
-      raw = withContractKeys(parseWireJson(response.text));
+      raw = withContractKeys(jsonInString(parseWireJson(response.text)));
+      // A read of one order answered with a list (as status-with-clinic-code answers): none, or the one it lists.
+      if (op.oneOrder) {
+        const one = oneOfList(raw, response.status);
+        if ('error' in one) return { ok: false, error: one.error };
+        raw = one.raw;
+      }
       parsed = op.schema.safeParse(raw);
     } catch (err) {
       parsed = undefined;
-      notJson = notJsonReason(response.text, err);
+      notJson = notJsonReason(response.text, err, response.headers['content-type']);
     }
     const errorStatus = errorStatusIn(raw);
     if (errorStatus !== undefined) {
@@ -736,7 +761,7 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
         unsafe: false,
         schema,
         ...(about ? { about: () => about } : {}),
-        ...(noContent ? { noContent } : {}),
+        ...(noContent ? { noContent } : { oneOrder: true }),
       },
       signal,
     );
@@ -924,6 +949,7 @@ export function createOrderServiceClient(o: OrderServiceClientOptions): OrderSer
         unsafe: false,
         schema: statusRecordSchema,
         about: () => ({ clinicOrderId }),
+        oneOrder: true,
       }),
     statusByDateRange: (q) =>
       run({

@@ -5,6 +5,8 @@ import type { ExchangeResult } from './http-exchange.js';
 import { describeTlsProblem, type TlsPeer } from '../platform/tls-problems.js';
 import { webPageAnswer } from './web-page-answer.js';
 import { hl7AckIn, hl7AckWords } from './hl7-ack.js';
+import { jsonInString } from './json-in-string.js';
+import { xmlErrorWords } from './xml-error.js';
 
 /**
  * Turns what happened on the wire into a ServiceError the caller can act on. `unsafe` marks creates and cancel:
@@ -122,7 +124,7 @@ export function parseRetryAfter(
 /** The body as JSON when it is JSON, else the text (describeErrorBody copes with both). */
 function bodyOf(text: string): unknown {
   try {
-    return parseWireJson(text);
+    return jsonInString(parseWireJson(text));
   } catch {
     return text;
   }
@@ -137,6 +139,8 @@ export function describeResponse(response: Response): {
   if (response.truncated) return { message: 'the answer was too large to read', fields: [] };
   const page = webPageAnswer(response.text, response.headers['content-type']);
   if (page !== undefined) return { message: page, fields: [] };
+  const xml = xmlErrorWords(response.text, response.headers['content-type']);
+  if (xml !== undefined) return { message: xml, fields: [] };
   // An HL7 endpoint's refusal: its reason, where the raw acknowledgement was the message.
   const ack = hl7AckIn(response.text);
   if (ack) return { message: hl7AckWords(ack), fields: [] };

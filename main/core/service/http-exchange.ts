@@ -1,8 +1,9 @@
 import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Duplex, Readable } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { createBrotliDecompress, createGunzip, createInflate, gunzip } from 'node:zlib';
 import type { WarmConnections } from './warm-connections.js';
+import { answerText } from './answer-text.js';
 
 /**
  * One HTTP request/response over a fresh connection, reporting *whether the request could have reached the
@@ -57,14 +58,8 @@ export type ExchangeResult =
 /** Far above any real answer (a product search is a few KB); a larger body is treated as unreadable. */
 export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
-/**
- * The body as text. A UTF-8 byte order mark is dropped (RFC 8259 lets a reader ignore it, and .NET's default
- * UTF8Encoding writes one): kept, it made every answer "not JSON", every create in doubt and every read fail.
- */
-function textOf(chunks: Buffer[]): string {
-  const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-  const bom = body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
-  return body.toString('utf8', bom ? 3 : 0);
+function bodyOf(chunks: Buffer[]): Buffer {
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 
 /** What the client decodes, and so says it accepts (without the header any coding would be acceptable). */
@@ -156,15 +151,31 @@ export function exchange(request: ExchangeRequest): Promise<ExchangeResult> {
       let truncated = false;
       let unreadable: string | undefined;
       const decoded = decoding(res);
-      const finish = () =>
+      const answer = (body: Buffer | undefined) =>
         settle({
           kind: 'response',
           status: res.statusCode ?? 0,
           headers: res.headers,
-          text: truncated || unreadable ? '' : textOf(chunks),
+          // A UTF-8 byte order mark is dropped, a UTF-16 body or another charset read as such (answer-text.ts).
+          text: truncated || unreadable || !body ? '' : answerText(body, res.headers['content-type']),
           truncated,
           ...(unreadable ? { unreadable } : {}),
         });
+      const finish = () => {
+        const body = truncated || unreadable ? undefined : bodyOf(chunks);
+        // gzip that no Content-Encoding names (a server compressing on its own): its magic bytes start no text, so it
+        // is inflated, to the same limit. Read as text it was "not JSON", a create in doubt.
+        if (body && decoded.stream === res && body[0] === 0x1f && body[1] === 0x8b && body[2] === 0x08) {
+          gunzip(body, { maxOutputLength: MAX_RESPONSE_BYTES }, (error, inflated) => {
+            if (error && 'code' in error && error.code === 'ERR_BUFFER_TOO_LARGE') truncated = true;
+            else if (error)
+              unreadable = 'the answer is gzip-compressed without saying so (no Content-Encoding), and corrupt';
+            answer(inflated);
+          });
+          return;
+        }
+        answer(body);
+      };
       const giveUp = () => {
         finish();
         req.destroy();

@@ -17,10 +17,13 @@ const NO_SUCH_ORDER =
  *   does not refuse a clinic order id twice), and counted a created order towards "not found at the service";
  * - a 400 worded as not found or unknown order (the contract's status pages answer an unknown order id with 400:
  *   "accept both"); any other 400 (a bad clinic code, say) says nothing about the order.
+ * - a lookup of one order answered with nothing (the client's `noSuchOrder`: ASP.NET Core's 204 for an action that
+ *   returned null, a 200 with an empty body or `null`).
  * Nothing else is: not a 403, a 5xx or a failure to reach the service.
  */
 export function saysNoSuchOrder(error: ServiceError): boolean {
   if (error.kind !== 'rejected') return false;
+  if (error.noSuchOrder) return true;
   // Each text on its own: joined, an envelope's "Order status request invalid" and a field's "Clinic not found" read
   // as "order … not found", and a lookup refused for its clinic code had the order sent again.
   const said = [error.message, ...error.fields.map((field) => field.message)].some((text) => NO_SUCH_ORDER.test(text));

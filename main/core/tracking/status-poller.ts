@@ -73,6 +73,13 @@ export interface PollRound {
   dateRangeCalls: number;
   /** Set when the round ended early. */
   stoppedBy?: 'sign-in-required' | 'service-unavailable';
+  /**
+   * With `service-unavailable`: why the round's last answer that came back could not be read, when one did (else
+   * nothing answered). "The service did not answer" was said either way.
+   */
+  unreadable?: string;
+  /** With `service-unavailable`: why the round's last lookup failed (no answer, a 5xx, unreadable), when one did. */
+  failure?: string;
 }
 
 type Stop = NonNullable<PollRound['stoppedBy']>;
@@ -104,6 +111,10 @@ interface Tracker {
   backoffMs: number;
   /** The spell of answers that could not be read: rounds and lookups so far, the last one's reason, whether told. */
   unreadable: UnreadableSpell;
+  /** This round's last failed lookup's reason (PollRound.failure). */
+  failure: string | undefined;
+  /** The longest `Retry-After` this round's failed lookups asked for (a 429's, a 503's). */
+  retryAfterMs: number | undefined;
   nextDispatchRefreshAt: number;
   lastRequestAt: number;
   /** Aborted by stop(): a status lookup in flight ends at once instead of holding stop() up to its timeout. */
@@ -224,6 +235,8 @@ export class StatusPoller {
         signInRequired: false,
         backoffMs: 0,
         unreadable: noUnreadableSpell(),
+        failure: undefined,
+        retryAfterMs: undefined,
         nextDispatchRefreshAt: 0,
         lastRequestAt: 0,
         lookups: new AbortController(),
@@ -286,6 +299,8 @@ export class StatusPoller {
   async #round(tracker: Tracker, all: boolean): Promise<PollRound> {
     const round: PollRound = { checked: 0, changed: [], dateRangeCalls: 0 };
     tracker.unreadable.inRound = false;
+    tracker.failure = undefined;
+    tracker.retryAfterMs = undefined;
     const { tracked, awaitingProcessed } = await this.#scan(tracker.environmentId);
     tracker.schedule.sync(tracked.keys());
     if (all) tracker.schedule.makeAllDue();
@@ -322,14 +337,21 @@ export class StatusPoller {
     } else if (stop === 'service-unavailable') {
       const { minIntervalMs } = tracker;
       const maxIntervalMs = Math.max(minIntervalMs, this.#tuning.maxIntervalMs);
-      tracker.backoffMs = Math.min(maxIntervalMs, tracker.backoffMs > 0 ? tracker.backoffMs * 2 : minIntervalMs);
-      if (tracker.unreadable.inRound) this.#unreadableRound(tracker);
+      const backoffMs = Math.min(maxIntervalMs, tracker.backoffMs > 0 ? tracker.backoffMs * 2 : minIntervalMs);
+      // Never sooner than the service asked (a 429's or 503's Retry-After, which the client caps at an hour): before,
+      // the poller came back at its own backoff, from the base interval up, however long it was asked to wait.
+      tracker.backoffMs = Math.max(backoffMs, tracker.retryAfterMs ?? 0);
+      if (tracker.unreadable.inRound) {
+        this.#unreadableRound(tracker);
+        round.unreadable = (tracker.unreadable.last ?? 'unreadable').slice(0, 300);
+      }
     } else {
       tracker.backoffMs = 0;
       // Answers were read again: a later spell is told again.
       if (stop === undefined) tracker.unreadable = noUnreadableSpell();
     }
     if (stop) round.stoppedBy = stop;
+    if (stop === 'service-unavailable' && tracker.failure !== undefined) round.failure = tracker.failure;
     if (round.changed.length > 0) this.#deps.onOrdersChanged?.(tracker.environmentId, round.changed);
     return round;
   }
@@ -375,7 +397,7 @@ export class StatusPoller {
       if (outcome.error.kind === 'cancelled') return 'failed';
       if (outcome.error.kind === 'auth') return 'sign-in-required';
       if (outcome.error.kind === 'retryable' || outcome.error.kind === 'in-doubt') {
-        this.#noteUnreadable(tracker, outcome.error);
+        this.#noteFailure(tracker, outcome.error);
         return 'service-unavailable';
       }
       this.#log.warn('status lookup refused', {
@@ -413,10 +435,14 @@ export class StatusPoller {
   }
 
   /**
-   * A 2xx that could not be read is no outage: something answers, and answers the same way when asked again. Backed
-   * off like one, but counted, so that a spell of them is told instead of freezing every status with no one told.
+   * A lookup that failed: its reason and any Retry-After kept for the round. A 2xx that could not be read is no
+   * outage: something answers, and answers the same way when asked again. Backed off like one, but counted, so that
+   * a spell of them is told instead of freezing every status with no one told.
    */
-  #noteUnreadable(tracker: Tracker, error: ServiceError): void {
+  #noteFailure(tracker: Tracker, error: ServiceError): void {
+    tracker.failure = error.message.slice(0, 300);
+    const asked = 'retryAfterMs' in error ? error.retryAfterMs : undefined;
+    if (asked !== undefined) tracker.retryAfterMs = Math.max(tracker.retryAfterMs ?? 0, asked);
     if (error.kind !== 'retryable' || error.reason !== 'unreadable-response') return;
     tracker.unreadable.lookups += 1;
     tracker.unreadable.last = error.message;
@@ -484,7 +510,7 @@ export class StatusPoller {
           });
           continue;
         } else {
-          this.#noteUnreadable(tracker, outcome.error);
+          this.#noteFailure(tracker, outcome.error);
           result.stoppedBy = 'service-unavailable';
         }
         return result;

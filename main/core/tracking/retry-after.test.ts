@@ -1,0 +1,58 @@
+import { afterEach, expect, it } from 'vitest';
+import { createOrderServiceClient } from '../service/client.js';
+import { answerWith, startHostileServer, type HostileServer } from '../service/testing/hostile-server.js';
+import { enqueueOrders, type Store } from '../store/store.js';
+import { LOCAL, removeDir, sampleOrder, storeWithBatch } from '../store/testing/store-fixtures.js';
+import { StatusPoller } from './status-poller.js';
+
+/**
+ * A service that answers the poller's lookups 429 with `Retry-After: 1`. Before, the poller came back at its own
+ * backoff, from its base interval up (30 ms, 60 ms, 120 ms…), however long it was asked to wait; now never sooner
+ * than asked. Real store, real client and poller (timer-driven), over loopback from a raw server.
+ */
+
+let server: HostileServer | undefined;
+let store: Store | undefined;
+let dataDir: string | undefined;
+let poller: StatusPoller | undefined;
+afterEach(async () => {
+  await poller?.close();
+  store?.close();
+  if (dataDir) removeDir(dataDir);
+  await server?.close();
+  server = store = dataDir = poller = undefined;
+});
+
+it("waits as long as a 429's Retry-After asks before looking again", async () => {
+  const world = storeWithBatch();
+  ({ store, dataDir } = world);
+  const [id] = enqueueOrders(store, world.batchId, [sampleOrder()]);
+  store.orders.transition(
+    id!,
+    ['queued'],
+    'created',
+    { pharmacyOrderId: 9001 },
+    { actor: 'submitter', action: 'order.created' },
+  );
+  const asked: number[] = [];
+  server = await startHostileServer((socket, request) => {
+    asked.push(performance.now());
+    const body = JSON.stringify({ error: 'Too Many Requests', status: 429 });
+    answerWith(429, body, { 'content-type': 'application/json', 'retry-after': '1' })(socket, request);
+  });
+  const client = createOrderServiceClient({
+    apiBaseUrl: server.url,
+    tokens: { getAccessToken: () => Promise.resolve('token'), refresh: () => Promise.resolve(false) },
+    timeoutMs: 5_000,
+    userAgent: 'RxBatch/test',
+    createWithClinicVersion: 'v1',
+  });
+  poller = new StatusPoller({ store, clientFor: () => client }, { minIntervalMs: 30, ratePerSecond: 100 });
+  poller.start(LOCAL.id);
+
+  await new Promise((resolve) => setTimeout(resolve, 2_300));
+  // Before: a dozen or more in that time.
+  expect(asked.length).toBeGreaterThanOrEqual(2);
+  expect(asked.length).toBeLessThanOrEqual(3);
+  for (let i = 1; i < asked.length; i += 1) expect(asked[i]! - asked[i - 1]!).toBeGreaterThanOrEqual(990);
+});
