@@ -7,7 +7,7 @@ import { exampleOrder } from './testing/write-fixtures.js';
 
 /**
  * RXE-10 (dispense amount) is an HL7 NM: a leading + or -, any leading zeros, at most one decimal point, with or
- * without digits on either side of it (`32.`, `.5`). A whole number written so is the number; a fraction is refused.
+ * without digits on either side of it (`32.`, `.5`). A whole number written so is the number; a fraction is refused. An exponent (`1e3`), which NM has not, is refused in words that fit an HL7 file.
  */
 
 const PROFILE: MappingProfile = {
@@ -68,5 +68,36 @@ describe('RXE-10 written as HL7 NM allows', () => {
     expect(order.problems.filter((p) => p.field === 'prescribedItems.0.quantity')).toMatchObject([
       { code: 'value.notNumber' },
     ]);
+  });
+});
+describe('RXE-10 with an exponent', () => {
+  it('is refused in words for an HL7 file, not a spreadsheet, saying what to send', async () => {
+    const order = await importQuantity('1e3');
+    const [found] = order.problems.filter((p) => p.field === 'prescribedItems.0.quantity');
+    expect(found).toMatchObject({ code: 'value.excelMangled', file: 'nm.hl7', message: 1, severity: 'error' });
+    expect(found!.text).not.toMatch(/spreadsheet|column|export/i);
+    expect(found!.text).toContain("'1e3' (RXE-10.1)");
+    expect(found!.text).toContain('HL7 number (NM)');
+    expect(found!.text).toContain('1000');
+  });
+});
+
+describe('RXE-2 (the dm+d code) with an exponent', () => {
+  it('is refused in words for an HL7 file', async () => {
+    const text = BASE.map((segment) => {
+      if (!segment.startsWith('RXE|')) return segment;
+      const parts = segment.split('|');
+      parts[2] = `4.21096E+16^${parts[2]!.split('^').slice(1).join('^')}`;
+      return parts.join('|');
+    }).join('\r');
+    const { orders } = await importHl7Message(Buffer.from(text), 'nm.hl7', {
+      codeLists: DEFAULT_CODE_LISTS,
+      profile: PROFILE,
+      today: new Date('2025-06-01T00:00:00Z'),
+    });
+    const [found] = orders[0]!.order.problems.filter((p) => p.code === 'dmd.excelMangled');
+    expect(found).toMatchObject({ file: 'nm.hl7', message: 1, field: 'prescribedItems.0.dmdCode' });
+    expect(found!.text).not.toMatch(/spreadsheet|column|export/i);
+    expect(found!.text).toContain('ask the sender');
   });
 });

@@ -22,6 +22,18 @@ const ROUNDED_REASON =
   'looks like a spreadsheet turned the number into a rounded one, losing digits; format the column as text and export again';
 
 /**
+ * The same text in an HL7 field is no spreadsheet's doing: the sending system wrote a floating-point number, which
+ * NM cannot hold. What it reads as is said only as a reading, since a float may have dropped digits.
+ */
+function exponentReason(text: string, whole: boolean): string {
+  const value = text.includes(',') ? NaN : Number(text);
+  const read = Number.isFinite(value) && (!whole || Number.isSafeInteger(value)) && !/e/i.test(String(value));
+  return `is written with an exponent, which an HL7 number (NM) cannot have, and digits may have been lost in writing it so: ask the sender to send the number as digits alone${read ? ` (it reads as ${String(value)}, if none were lost)` : ''}`;
+}
+const HL7_ROUNDED_CODE_REASON =
+  "is written as a number with an exponent, which has lost the code's digits: ask the sender to send the code as its digits, as text";
+
+/**
  * Numbers written with a comma, as a spreadsheet in a comma-decimal locale (most of Europe) writes them. Where the
  * file is semicolon-delimited (what such a spreadsheet writes, its comma being taken) a comma followed by one or two
  * digits can only be a decimal comma (thousands come in threes): `24,50` is read as 24.50. Anything else with a comma
@@ -77,6 +89,8 @@ const quote = (text: string) => `'${text.length > 20 ? `${text.slice(0, 17)}...`
 export interface ConvertOptions {
   /** The file is semicolon-delimited: a decimal comma (`24,50`) is read as one, and `1.000` is refused. */
   decimalComma?: boolean;
+  /** The text is an HL7 field's: reasons speak of the sender, not of a spreadsheet. */
+  hl7?: boolean;
 }
 
 export function convertValue(
@@ -99,8 +113,9 @@ export function convertValue(
         return {
           ok: false,
           code: 'dmd.excelMangled',
-          reason:
-            'looks like a spreadsheet turned the code into a rounded number; format the column as text and export again',
+          reason: options.hl7
+            ? HL7_ROUNDED_CODE_REASON
+            : 'looks like a spreadsheet turned the code into a rounded number; format the column as text and export again',
         };
       }
       if (WHOLE_ZERO_DECIMALS.test(text)) {
@@ -122,7 +137,13 @@ export function convertValue(
         return { ok: false, code: 'value.tooLarge', reason: 'is too large' };
       }
       if (DECIMAL.test(text)) return { ok: false, code: 'value.notWholeNumber', reason: 'is not a whole number' };
-      if (SCIENTIFIC.test(text)) return { ok: false, code: 'value.excelMangled', reason: ROUNDED_REASON };
+      if (SCIENTIFIC.test(text)) {
+        return {
+          ok: false,
+          code: 'value.excelMangled',
+          reason: options.hl7 ? exponentReason(text, true) : ROUNDED_REASON,
+        };
+      }
       const comma = commaReason(text, true);
       if (comma) return { ok: false, code: 'value.comma', reason: comma };
       return { ok: false, code: 'value.notNumber', reason: unitReason(text) ?? 'is not a number' };
@@ -131,7 +152,13 @@ export function convertValue(
       if (DECIMAL.test(text) && Number.isFinite(Number(text))) return { ok: true, value: Number(text) };
       const decimal = options.decimalComma ? DECIMAL_COMMA.exec(text) : null;
       if (decimal) return { ok: true, value: Number(`${decimal[1]}.${decimal[2]}`) };
-      if (SCIENTIFIC.test(text)) return { ok: false, code: 'value.excelMangled', reason: ROUNDED_REASON };
+      if (SCIENTIFIC.test(text)) {
+        return {
+          ok: false,
+          code: 'value.excelMangled',
+          reason: options.hl7 ? exponentReason(text, false) : ROUNDED_REASON,
+        };
+      }
       const comma = commaReason(text, false);
       if (comma) return { ok: false, code: 'value.comma', reason: comma };
       return { ok: false, code: 'value.notNumber', reason: unitReason(text) ?? 'is not a number' };
