@@ -31,6 +31,31 @@ export function postcodeReason(value: string): string | undefined {
   return 'is not a UK postcode (e.g. LS1 1AA)';
 }
 
+// The United Kingdom as senders write it where a three-letter ISO 3166 code (GBR) is wanted: its two-letter code,
+// `UK` (reserved, no ISO code), its names and its nations (ISO 3166-2 GB-ENG...). Compared upper-cased, dots dropped.
+const UK_NAMES = new Set([
+  'GB',
+  'UK',
+  'UNITED KINGDOM',
+  'GREAT BRITAIN',
+  'BRITAIN',
+  'ENGLAND',
+  'SCOTLAND',
+  'WALES',
+  'NORTHERN IRELAND',
+  'GB-ENG',
+  'GB-SCT',
+  'GB-WLS',
+  'GB-NIR',
+]);
+
+/** What to write instead of a country value that is the United Kingdom but not GBR; undefined for any other. */
+export function ukCountryReason(value: string): string | undefined {
+  const key = value.trim().toUpperCase().replaceAll('.', '').replace(/\s+/g, ' ');
+  if (!UK_NAMES.has(key)) return undefined;
+  return 'is not valid: the country code has three letters (ISO 3166), and the United Kingdom is GBR: write GBR';
+}
+
 // A local part, then a domain of dot-separated labels: no part can match what its neighbour matches, so a long
 // value is read in one pass (a pattern whose parts overlap takes time in the square of its length). Neither part
 // holds what only surrounds an address (< > ( ) [ ] \ , ; : "): a link's `mailto:`, a mail program's brackets.

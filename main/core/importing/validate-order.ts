@@ -14,6 +14,7 @@ import {
   emailReason,
   postcodeReason,
   registrationNumberReason,
+  ukCountryReason,
   ukPhoneReason,
   wholeNumberReason,
 } from './uk-rules.js';
@@ -345,7 +346,8 @@ export function validateOrder(body: unknown, ctx: ValidationContext): Problem[] 
         code === 'field.tooLong'
           ? issue.message.replace(/^Too big: expected string to have /, 'must have ')
           : issue.message;
-      out.add(path, code, `${quote(input)} is not valid: ${detail}`);
+      const uk = code === 'country.format' && typeof input === 'string' ? ukCountryReason(input) : undefined;
+      out.add(path, code, `${quote(input)} ${uk ?? `is not valid: ${detail}`}`);
     }
   }
   out.sayHomeOnce(obj(root.homeAddress), obj(root.deliveryAddress));
