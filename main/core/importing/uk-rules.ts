@@ -31,6 +31,17 @@ export function postcodeReason(value: string): string | undefined {
   return 'is not a UK postcode (e.g. LS1 1AA)';
 }
 
+/**
+ * A UK postcode as Royal Mail writes it (`ls14ap` → `LS1 4AP`): upper case, one space before the three-character
+ * inward code. Undefined when the value is no UK postcode the check above accepts (kept exactly, and refused there).
+ */
+export function ukPostcodeNormalForm(value: string): string | undefined {
+  const trimmed = value.trim();
+  if (!UK_POSTCODE.test(trimmed)) return undefined;
+  const compact = trimmed.replace(' ', '').toUpperCase();
+  return `${compact.slice(0, -3)} ${compact.slice(-3)}`;
+}
+
 // The United Kingdom as senders write it where a three-letter ISO 3166 code (GBR) is wanted: its two-letter code,
 // `UK` (reserved, no ISO code), its names and its nations (ISO 3166-2 GB-ENG...). Compared upper-cased, dots dropped.
 const UK_NAMES = new Set([
