@@ -101,3 +101,23 @@ describe('RXE-2 (the dm+d code) with an exponent', () => {
     expect(found!.text).toContain('ask the sender');
   });
 });
+
+describe('an NM zero with no digit before its point', () => {
+  it("RXE-12 (repeats) '.0' is 0 repeats, and RXE-10 '.0' is refused as too small, not as a fraction", async () => {
+    const text = BASE.map((segment) => {
+      if (!segment.startsWith('RXE|')) return segment;
+      const parts = segment.split('|');
+      parts[10] = '+.0';
+      parts[12] = '.0';
+      return parts.join('|');
+    }).join('\r');
+    const { orders } = await importHl7Message(Buffer.from(text), 'nm.hl7', {
+      codeLists: DEFAULT_CODE_LISTS,
+      profile: PROFILE,
+      today: new Date('2025-06-01T00:00:00Z'),
+    });
+    const order = orders[0]!.order;
+    expect(order.body).toMatchObject({ prescription: { repeatsAllowed: 0 } });
+    expect(order.problems.map((p) => `${p.code} ${p.field}`)).toEqual(['quantity.range prescribedItems.0.quantity']);
+  });
+});

@@ -11,8 +11,9 @@ export type Converted = { ok: true; value: string | number } | { ok: false; code
 const WHOLE = /^[-+]?\d+$/;
 // A whole number written with zero decimals: HL7 NM values (RXE-10 `30.000`) and database exports write them so.
 const WHOLE_ZERO_DECIMALS = /^([-+]?\d+)\.0+$/;
-// HL7 NM also lets the point end the number (`32.`), as some senders' decimal formatting writes a whole one.
+// HL7 NM also lets the point end the number (`32.`) or start it (`.0`), as senders' decimal formatting writes them.
 const WHOLE_TRAILING_POINT = /^([-+]?\d+)\.$/;
+const ZERO_NO_INTEGER = /^[-+]?\.0+$/;
 // Digits, then the decimals only after a point: `\d+\.?\d*` let the two runs of digits share a long number, which
 // took time in the square of its length.
 const DECIMAL = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)$/;
@@ -129,6 +130,7 @@ export function convertValue(
       }
       return { ok: true, value: text };
     case 'int': {
+      if (ZERO_NO_INTEGER.test(text)) return { ok: true, value: 0 };
       const zeros = WHOLE_ZERO_DECIMALS.exec(text) ?? WHOLE_TRAILING_POINT.exec(text);
       const digits = zeros ? zeros[1]! : text;
       if (zeros || WHOLE.test(text)) {
