@@ -115,6 +115,10 @@ export function ukPhoneReason(value: string): string | undefined {
     const meant = /^[1-9]\d{8,9}$/.test(n) ? `0${n}` : /^44[1-9]\d{8,9}$/.test(n) ? `+${n}` : undefined;
     return `was written as a decimal number ('.0' after it), as an export writes a column of numbers, which also drops a phone number's leading 0 or +${meant ? `: if it is ${meant}, write that` : ''}; export the column as text`;
   }
+  // `'07700900123`: an export made for Excel keeps the 0 with an apostrophe, which is in the CSV cell itself.
+  if (value.startsWith("'") && value.length > 1 && ukPhoneReason(value.slice(1)) === undefined) {
+    return `starts with an apostrophe ('), which a spreadsheet uses to keep digits as text and which is no part of the number: write ${value.slice(1)}`;
+  }
   if (!/^[\d\s()+.-]+$/.test(value)) return 'is not a phone number';
   // "+44 (0)20 ..." is a common way to write it: the (0) is not dialled from abroad.
   const digits = value.replace('(0)', '').replace(/[\s().-]/g, '');
