@@ -131,6 +131,15 @@ export function convertValue(
       return { ok: true, value: text };
     case 'int': {
       if (ZERO_NO_INTEGER.test(text)) return { ok: true, value: 0 };
+      // A semicolon file's `32,00` is its `32.00`: the whole number; `32,50` is a fraction.
+      const comma = options.decimalComma ? DECIMAL_COMMA.exec(text) : null;
+      if (comma && /^0+$/.test(comma[2]!)) {
+        const value = Number(comma[1]) + 0;
+        return Number.isSafeInteger(value)
+          ? { ok: true, value }
+          : { ok: false, code: 'value.tooLarge', reason: 'is too large' };
+      }
+      if (comma) return { ok: false, code: 'value.notWholeNumber', reason: 'is not a whole number' };
       const zeros = WHOLE_ZERO_DECIMALS.exec(text) ?? WHOLE_TRAILING_POINT.exec(text);
       const digits = zeros ? zeros[1]! : text;
       if (zeros || WHOLE.test(text)) {
@@ -146,8 +155,8 @@ export function convertValue(
           reason: options.hl7 ? exponentReason(text, true) : ROUNDED_REASON,
         };
       }
-      const comma = commaReason(text, true);
-      if (comma) return { ok: false, code: 'value.comma', reason: comma };
+      const commaText = commaReason(text, true);
+      if (commaText) return { ok: false, code: 'value.comma', reason: commaText };
       return { ok: false, code: 'value.notNumber', reason: unitReason(text) ?? 'is not a number' };
     }
     case 'number': {
