@@ -51,3 +51,16 @@ describe('message files joined with no line break between them', () => {
     expect(splitter.problems).toEqual([]);
   });
 });
+
+describe('a byte order mark inside the file, on a line of its own message', () => {
+  it('is said as the mark of a joined file, not as an indent', async () => {
+    const report = await importHl7Message(Buffer.from(`\ufeff${M1}\r\n\ufeff${M2}\r\n`), 'joined.hl7', {
+      codeLists: DEFAULT_CODE_LISTS,
+      profile: PROFILE,
+      today: new Date('2025-06-01T00:00:00Z'),
+    });
+    expect(report.orders.map((o) => o.order.valid)).toEqual([true, true]);
+    expect(report.report.fileProblems.map((p) => p.code)).toEqual(['hl7.byteOrderMark']);
+    expect(report.report.fileProblems[0]!.text).toContain('Line 5');
+  });
+});

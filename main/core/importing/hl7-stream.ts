@@ -176,6 +176,8 @@ export class Hl7Splitter {
   private outsideCount = 0;
   private indentedAt: number | undefined;
   private indentedCount = 0;
+  /** The first line starting with a byte order mark (a file joined on after another). */
+  private markAt: number | undefined;
   private textBreaksAt: number | undefined;
   private textBreakLines = 0;
   /** Whether a text break was written with its backslash doubled (`\\r`). */
@@ -269,6 +271,17 @@ export class Hl7Splitter {
           {},
           'hl7.segmentNameCase',
           `${many ? `${this.caseCount} segment names are` : 'A segment name is'} not in capitals (first on line ${this.caseAt}: '${this.caseFirst}'); HL7 names segments in capitals, so ${many ? 'they were' : 'it was'} read as ${many ? 'those segments' : `'${this.caseFirst!.toUpperCase()}'`}. Ask the sender to write segment names in capitals.`,
+        ),
+      );
+    }
+    if (this.markAt !== undefined) {
+      this.problems.push(
+        problem(
+          'warning',
+          this.file,
+          {},
+          'hl7.byteOrderMark',
+          `Line ${this.markAt} starts with a byte order mark (U+FEFF), the mark a text file begins with, as where message files were joined into one; it was ignored.`,
         ),
       );
     }
@@ -437,9 +450,14 @@ export class Hl7Splitter {
         this.adjacent = false;
         return;
       }
+      // Byte order marks alone before it: the mark a file begins with, here where another file was joined on.
+      const marks = first === 0xfeff && /^\ufeff+$/.test(line.slice(0, line.length - trimmed.length));
       if (isSegmentLine(trimmed, this.fieldSeparator)) {
-        this.indentedAt ??= this.lineNumber;
-        this.indentedCount += 1;
+        if (marks) this.markAt ??= this.lineNumber;
+        else {
+          this.indentedAt ??= this.lineNumber;
+          this.indentedCount += 1;
+        }
       }
       line = trimmed;
     }
