@@ -121,3 +121,22 @@ describe('an NM zero with no digit before its point', () => {
     expect(order.problems.map((p) => `${p.code} ${p.field}`)).toEqual(['quantity.range prescribedItems.0.quantity']);
   });
 });
+
+describe("RXE-2 (the dm+d code) written as a decimal number ('.0')", () => {
+  it('is refused in words for an HL7 file', async () => {
+    const text = BASE.map((segment) => {
+      if (!segment.startsWith('RXE|')) return segment;
+      return segment.replace('42109611000001109^', '42109611000001109.0^');
+    }).join('\r');
+    const { orders } = await importHl7Message(Buffer.from(text), 'nm.hl7', {
+      codeLists: DEFAULT_CODE_LISTS,
+      profile: PROFILE,
+      today: new Date('2025-06-01T00:00:00Z'),
+    });
+    const [found] = orders[0]!.order.problems.filter((p) => p.code === 'dmd.excelMangled');
+    expect(found).toMatchObject({ file: 'nm.hl7', message: 1, field: 'prescribedItems.0.dmdCode' });
+    expect(found!.text).toContain("'.0' after it");
+    expect(found!.text).not.toMatch(/spreadsheet|column|export/i);
+    expect(found!.text).toContain('ask the sender');
+  });
+});

@@ -124,8 +124,9 @@ export function convertValue(
         return {
           ok: false,
           code: 'dmd.excelMangled',
-          reason:
-            "was written as a decimal number ('.0' after it), as an export writes a column of numbers, which may have rounded its last digits (a number column keeps about 15); export the column as text",
+          reason: options.hl7
+            ? "was written as a decimal number ('.0' after it), as a sending system writes a number it holds as a decimal, which may have rounded its last digits (a decimal keeps about 15): ask the sender to send the code as its digits, as text"
+            : "was written as a decimal number ('.0' after it), as an export writes a column of numbers, which may have rounded its last digits (a number column keeps about 15); export the column as text",
         };
       }
       return { ok: true, value: text };
