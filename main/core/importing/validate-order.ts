@@ -286,7 +286,7 @@ export function validateOrder(body: unknown, ctx: ValidationContext): Problem[] 
     const text = str(obj(root[container])[key]);
     if (!text) continue;
     if (kind === 'email') out.withValue(path, text, 'email.format', emailReason(text));
-    else out.withValue(path, text, 'telephone.format', ukPhoneReason(text));
+    else out.withValue(path, text, 'telephone.format', ukPhoneReason(text, out.provenanceOf(path)?.kind === 'hl7'));
   }
   const registration = str(obj(root.prescribingDoctor).registrationNumber);
   if (registration) {
