@@ -39,3 +39,22 @@ describe('PID-13 phone numbers a sending system stored as numbers', () => {
     expect(found[0]!.text).toContain('sender');
   });
 });
+
+describe('ORC-2 order id sent as a rounded number', () => {
+  it('is refused in words for an HL7 file', async () => {
+    const { orders } = await importHl7Message(
+      Buffer.from(BASE.replace('ORC|NW|T-1|', 'ORC|NW|1.23457E+11|')),
+      'p.hl7',
+      {
+        codeLists: DEFAULT_CODE_LISTS,
+        profile: PROFILE,
+        today: new Date('2025-06-01T00:00:00Z'),
+      },
+    );
+    const found = orders[0]!.order.problems.filter((p) => p.code === 'orderId.excelMangled');
+    expect(found).toMatchObject([{ file: 'p.hl7', message: 1, field: 'prescription.clinicOrderId' }]);
+    expect(found[0]!.text).toContain('ORC-2');
+    expect(found[0]!.text).not.toMatch(/spreadsheet|column|export|rows/i);
+    expect(found[0]!.text).toContain('sender');
+  });
+});
