@@ -302,6 +302,8 @@ export interface OrderDraft {
   records: string[];
   disagreements?: Disagreement[];
   badQuotes?: number[];
+  /** A bad-quote row whose record ran on over later lines (a quote left open): its row and the last line taken in. */
+  badQuoteEnds?: Map<number, number>;
   /** Cells holding a database's NULL, read as blank: field index, row and the text. */
   nullTexts?: { field: number; line: number; text: string }[];
   /** Rows with more filled cells than the header (its cells may have moved): the row and the extra cells. */
@@ -367,8 +369,11 @@ export function addRow(
       rows: [],
       records: [],
     };
-    if (quotesBroken) (draft.badQuotes ??= []).push(line);
-    else (draft.extraCells ??= []).push({ line, texts: extra! });
+    if (quotesBroken) {
+      (draft.badQuotes ??= []).push(line);
+      const end = line + lineBreaksIn(record.replace(/[\r\n]+$/, ''));
+      if (end > line) (draft.badQuoteEnds ??= new Map()).set(line, end);
+    } else (draft.extraCells ??= []).push({ line, texts: extra! });
   } else if (!draft) {
     const values = new Array<string | undefined>(FIELDS.length);
     draft = { values, firstLine: line, items: [], rows: [], records: [] };
@@ -637,6 +642,21 @@ function cutShortProblem(
   );
 }
 
+const lineBreaksIn = (text: string): number => text.split(/\r\n|\r|\n/).length - 1;
+
+/**
+ * A malformed quoted cell. One whose quote ran on over later lines took them in: the orders on them were never read
+ * as rows, so they are named, or they would go missing with nothing said about them.
+ */
+function badQuoteText(line: number, end: number | undefined): string {
+  if (end === undefined) {
+    return `Row ${line} has a malformed quoted cell (a quote that is not closed, or text after a closing quote), so its cells cannot be read; fix the row and import again.`;
+  }
+  const one = end === line + 1;
+  const taken = one ? `row ${end} was` : `rows ${line + 1} to ${end} were`;
+  return `Row ${line} has a quoted cell that runs on past its row to row ${end} (a quote left open, or text after a closing quote), so ${taken} read into that cell, not as ${one ? 'a row of its own' : 'rows of their own'}: no order on ${one ? 'it' : 'them'} was read, and row ${line}'s cells cannot be read. Fix the quote in row ${line} and import again.`;
+}
+
 /** Problems found while collecting rows: unreadable quoting, and order fields on which rows disagree. */
 export function draftProblems(
   draft: OrderDraft,
@@ -644,13 +664,7 @@ export function draftProblems(
   provenanceAt: (index: number, line: number) => Provenance,
 ): Problem[] {
   const problems = (draft.badQuotes ?? []).map((line) =>
-    problem(
-      'error',
-      file,
-      { row: line },
-      'csv.quotes',
-      `Row ${line} has a malformed quoted cell (a quote that is not closed, or text after a closing quote), so its cells cannot be read; fix the row and import again.`,
-    ),
+    problem('error', file, { row: line }, 'csv.quotes', badQuoteText(line, draft.badQuoteEnds?.get(line))),
   );
   for (const { field, line, text } of draft.nullTexts ?? []) {
     const spec = FIELDS[field]!;

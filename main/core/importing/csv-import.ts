@@ -35,6 +35,7 @@ import { FIELDS, ORDER_FIELD_INDEXES, fieldIndex } from '../model/field-catalogu
 import { decodedChunks, type Inspection } from './file-source.js';
 import type { ImportSource } from './import-source.js';
 import { finishOrder, type OrderSink } from './finish-order.js';
+import { LeadingApostrophes } from './csv-apostrophes.js';
 import { NOT_TEXT } from './validate-order.js';
 import { missingRequiredColumns } from './missing-columns.js';
 import { otherFormatProblem } from './other-formats.js';
@@ -316,6 +317,7 @@ export async function importCsv(
     return sink(order, { provenance });
   };
 
+  const apostrophes = new LeadingApostrophes();
   const summaryCells = summaryCheckCells(columns);
   const summaryMax = maxSummaryCells(headerCells);
   await eachBatch(
@@ -345,6 +347,7 @@ export async function importCsv(
       const isShort = !badQuotes && cells.length > 1 && cells.length < headerCells.length;
       const cut = isShort && last && short.length === 0;
       if (isShort && short.length <= MAX_LISTED_ROWS) short.push(line);
+      if (!badQuotes) apostrophes.note(cells, line, columns, headerCells);
       const draft = addRow(drafts.get(key), columns, cells, line, record, badQuotes, extra);
       if (cut) noteCutShort(draft, columns, cells, line, headerCells.length);
       // An order is finished (and handed on) as soon as its last row is in.
@@ -362,6 +365,8 @@ export async function importCsv(
 
   const spaced = spaces.problem(file);
   if (spaced) fileProblems.push(spaced);
+  const apostrophe = apostrophes.problem(file);
+  if (apostrophe) fileProblems.push(apostrophe);
   if (spacedQuoteLine !== undefined) {
     fileProblems.push(
       problem(

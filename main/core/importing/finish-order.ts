@@ -3,6 +3,7 @@ import type { CompiledProfile } from './compiled-profile.js';
 import { buildOrder, type OrderCells } from './order-builder.js';
 import { capitalise, describeSource, locationOf, problem, quote, type Location } from './problems.js';
 import { codeKey, readSexCode } from './sex-codes.js';
+import { ukPostcodeNormalForm } from './uk-rules.js';
 import { importedOrder, type OrderExtras, type ProvenanceTable } from '../model/provenance-table.js';
 import type { ImportedOrder, OrderControl, Problem } from '../model/imported-order.js';
 import { validateOrder } from './validate-order.js';
@@ -65,6 +66,26 @@ function matchListCase(body: Obj, codeLists: CodeLists): void {
         ? codeLists[list].find((entry) => codeKey(entry) === TITLE_WORDS[wanted])
         : undefined);
     if (match) target[key] = match;
+  }
+}
+
+const POSTCODE_KEYS = [
+  ['homeAddress', 'postCode'],
+  ['deliveryAddress', 'postCode'],
+  ['clinicInformation', 'postcode'],
+] as const;
+
+/**
+ * A UK postcode in another case or without its space (`ls14ap`) is the same postcode, and validation takes it so: it
+ * is sent as Royal Mail writes it (`LS1 4AP`). Only where validation checks it as a UK one (country GBR, or none).
+ */
+function normaliseUkPostcodes(body: Obj): void {
+  for (const [container, key] of POSTCODE_KEYS) {
+    const target = body[container] as Obj;
+    const value = target[key];
+    if (typeof value !== 'string' || (target.countryCode !== 'GBR' && target.countryCode !== undefined)) continue;
+    const normal = ukPostcodeNormalForm(value);
+    if (normal !== undefined) target[key] = normal;
   }
 }
 
@@ -160,6 +181,7 @@ export function finishOrder(input: FinishInput): { order: ImportedOrder; provena
     decimalComma: input.decimalComma === true,
   });
   matchListCase(built.body, input.codeLists);
+  normaliseUkPostcodes(built.body);
   const clinicCode = text((built.body.clinicInformation as Obj).clinicCode);
   let clinicOrderId = text((built.body.prescription as Obj).clinicOrderId);
   const problems: Problem[] = [...input.extraProblems, ...built.problems];

@@ -8,6 +8,7 @@ import type { UnusualSpaces } from './unusual-spaces.js';
 import { otherOrderKind, segmentsHeld } from './hl7-other-orders.js';
 import { DOSAGE_NUMBER_ONLY, registrationNumberReason } from './uk-rules.js';
 import { itemTiming } from './hl7-timing.js';
+import { hl7LineBreakProblems } from './hl7-line-breaks.js';
 import { isPlacerGroup, placerNumbers, type PlacerNumbers } from './hl7-placer-group.js';
 
 /**
@@ -1099,6 +1100,7 @@ export function extractHl7Order(message: Hl7Message, ctx: Hl7MapContext): Hl7Ext
   if (itemSegments.length === 0) noItems(message, ctx, r, reported);
 
   applyOverrides(message, ctx, order, items, itemSegments, r);
+  problems.push(...hl7LineBreakProblems(order, items, ctx.file, ctx.messageIndex));
   return {
     cells: { order: cellSet(order), items: items.map(cellSet) },
     orderControl,

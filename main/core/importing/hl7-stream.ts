@@ -176,6 +176,8 @@ export class Hl7Splitter {
   private outsideCount = 0;
   private indentedAt: number | undefined;
   private indentedCount = 0;
+  /** The first line starting with a byte order mark (a file joined on after another). */
+  private markAt: number | undefined;
   private textBreaksAt: number | undefined;
   private textBreakLines = 0;
   /** Whether a text break was written with its backslash doubled (`\\r`). */
@@ -183,6 +185,8 @@ export class Hl7Splitter {
   private caseAt: number | undefined;
   private caseCount = 0;
   private caseFirst: string | undefined;
+  /** A line holding the next message's MSH after a segment of the last (message files joined): line, value before. */
+  private joined: { line: number; before: string; count: number } | undefined;
   private segmentNumber = 0;
   private lineNumber = 0;
   /** The segment count when an MLLP start byte (0x0B) opened a frame no end byte (0x1C) has closed yet. */
@@ -267,6 +271,29 @@ export class Hl7Splitter {
           {},
           'hl7.segmentNameCase',
           `${many ? `${this.caseCount} segment names are` : 'A segment name is'} not in capitals (first on line ${this.caseAt}: '${this.caseFirst}'); HL7 names segments in capitals, so ${many ? 'they were' : 'it was'} read as ${many ? 'those segments' : `'${this.caseFirst!.toUpperCase()}'`}. Ask the sender to write segment names in capitals.`,
+        ),
+      );
+    }
+    if (this.markAt !== undefined) {
+      this.problems.push(
+        problem(
+          'warning',
+          this.file,
+          {},
+          'hl7.byteOrderMark',
+          `Line ${this.markAt} starts with a byte order mark (U+FEFF), the mark a text file begins with, as where message files were joined into one; it was ignored.`,
+        ),
+      );
+    }
+    if (this.joined) {
+      const { line, before, count } = this.joined;
+      this.problems.push(
+        problem(
+          'warning',
+          this.file,
+          {},
+          'hl7.messagesJoined',
+          `Line ${line} holds the end of one message and the MSH of the next with no line break between them${count > 1 ? ` (and ${count - 1} more such ${count === 2 ? 'line' : 'lines'})` : ''}, as when message files are joined and one does not end in a line break; they were read as separate messages, the value before the join as ${excerpt(before)}. Check that value in the preview.`,
         ),
       );
     }
@@ -387,6 +414,27 @@ export class Hl7Splitter {
     return fixed;
   }
 
+  /**
+   * Message files joined (`cat a.hl7 b.hl7`) where the first does not end in a line break, as many systems write a
+   * message: the next MSH runs on from the last segment (`RXE|…|0MSH|^~\&|…`, a byte order mark between them when the
+   * second file has one). Its header, written as the current message's own (MSH, field separator, MSH-2 and the
+   * separator after it), cannot be a value: unescaped separators would have split it. Split there, said once.
+   */
+  private splitJoinedHeader(line: string, out: SplitMessage[], broken: boolean): boolean {
+    const header = this.current!.segments[0]!;
+    const end = header.indexOf(this.fieldSeparator, 4);
+    if (end === -1) return false;
+    const at = line.indexOf(header.slice(0, end + 1), 1);
+    if (at === -1) return false;
+    const head = line.slice(0, at).replace(/\ufeff+$/, '');
+    if (this.joined) this.joined.count += 1;
+    else this.joined = { line: this.lineNumber, before: head.split(this.fieldSeparator).at(-1) ?? '', count: 1 };
+    this.piece(head, out, broken);
+    this.adjacent = false;
+    this.piece(line.slice(at), out, broken);
+    return true;
+  }
+
   /** One line, or a piece of one between MLLP framing bytes or text breaks. */
   private piece(text: string, out: SplitMessage[], broken = false): void {
     let line = text;
@@ -402,13 +450,19 @@ export class Hl7Splitter {
         this.adjacent = false;
         return;
       }
+      // Byte order marks alone before it: the mark a file begins with, here where another file was joined on.
+      const marks = first === 0xfeff && /^\ufeff+$/.test(line.slice(0, line.length - trimmed.length));
       if (isSegmentLine(trimmed, this.fieldSeparator)) {
-        this.indentedAt ??= this.lineNumber;
-        this.indentedCount += 1;
+        if (marks) this.markAt ??= this.lineNumber;
+        else {
+          this.indentedAt ??= this.lineNumber;
+          this.indentedCount += 1;
+        }
       }
       line = trimmed;
     }
     if (!broken && line.includes('\\') && TEXT_BREAK.test(line) && this.textBroken(line, out)) return;
+    if (this.current && !line.startsWith('MSH') && this.splitJoinedHeader(line, out, broken)) return;
     if (!isUpper(line.charCodeAt(0)) || !isUpperOrDigit(line.charCodeAt(1)) || !isUpperOrDigit(line.charCodeAt(2))) {
       const named = this.upperCased(line);
       if (named !== undefined) line = named;

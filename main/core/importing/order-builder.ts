@@ -139,6 +139,9 @@ function orderCurrency(order: CellSet, profile: CompiledProfile): string | undef
   return (profile.valueMaps[CURRENCY] ? mapValue(profile, CURRENCY, value) : value).trim().toUpperCase();
 }
 
+// An HL7 field's text is converted with reasons that speak of its sender (value-conversion.ts).
+const HL7_CONVERT = { hl7: true } as const;
+
 /** One order being built (methods rather than closures: nothing is allocated per field, or per order for them). */
 class BuildRun {
   readonly body: Record<string, unknown> = {
@@ -207,7 +210,13 @@ class BuildRun {
     const conflict = money && currencyConflict(money, this.currency);
     const converted = conflict
       ? ({ ok: false, code: 'value.currency', reason: conflict } as const)
-      : convertValue(money ? money.number : mapped, kind, profile.dateFormat, ctx.today, ctx);
+      : convertValue(
+          money ? money.number : mapped,
+          kind,
+          profile.dateFormat,
+          ctx.today,
+          typeof origin !== 'number' && origin.kind === 'hl7' ? HL7_CONVERT : ctx,
+        );
     if (converted.ok) {
       target[LEAVES[index]!] = converted.value;
       return;

@@ -31,6 +31,42 @@ export function postcodeReason(value: string): string | undefined {
   return 'is not a UK postcode (e.g. LS1 1AA)';
 }
 
+/**
+ * A UK postcode as Royal Mail writes it (`ls14ap` → `LS1 4AP`): upper case, one space before the three-character
+ * inward code. Undefined when the value is no UK postcode the check above accepts (kept exactly, and refused there).
+ */
+export function ukPostcodeNormalForm(value: string): string | undefined {
+  const trimmed = value.trim();
+  if (!UK_POSTCODE.test(trimmed)) return undefined;
+  const compact = trimmed.replace(' ', '').toUpperCase();
+  return `${compact.slice(0, -3)} ${compact.slice(-3)}`;
+}
+
+// The United Kingdom as senders write it where a three-letter ISO 3166 code (GBR) is wanted: its two-letter code,
+// `UK` (reserved, no ISO code), its names and its nations (ISO 3166-2 GB-ENG...). Compared upper-cased, dots dropped.
+const UK_NAMES = new Set([
+  'GB',
+  'UK',
+  'UNITED KINGDOM',
+  'GREAT BRITAIN',
+  'BRITAIN',
+  'ENGLAND',
+  'SCOTLAND',
+  'WALES',
+  'NORTHERN IRELAND',
+  'GB-ENG',
+  'GB-SCT',
+  'GB-WLS',
+  'GB-NIR',
+]);
+
+/** What to write instead of a country value that is the United Kingdom but not GBR; undefined for any other. */
+export function ukCountryReason(value: string): string | undefined {
+  const key = value.trim().toUpperCase().replaceAll('.', '').replace(/\s+/g, ' ');
+  if (!UK_NAMES.has(key)) return undefined;
+  return 'is not valid: the country code has three letters (ISO 3166), and the United Kingdom is GBR: write GBR';
+}
+
 // A local part, then a domain of dot-separated labels: no part can match what its neighbour matches, so a long
 // value is read in one pass (a pattern whose parts overlap takes time in the square of its length). Neither part
 // holds what only surrounds an address (< > ( ) [ ] \ , ; : "): a link's `mailto:`, a mail program's brackets.
@@ -66,18 +102,28 @@ const ROUNDED = /^\d(?:[.,]\d+)?[eE]\+?\d+$/;
 /**
  * UK numbers: 0 then 9 or 10 digits, or +44 / 0044 instead of the 0; spaces, dashes, dots and brackets allowed. What
  * a spreadsheet makes of a phone number stored as a number (the leading 0 dropped, a long one rounded) is said as
- * such, with what to write: the importer never adds the 0 itself.
+ * such, with what to write: the importer never adds the 0 itself. `hl7`: the value is an HL7 field's (it has no
+ * column), so the sentence names the sending system instead.
  */
-export function ukPhoneReason(value: string): string | undefined {
+export function ukPhoneReason(value: string, hl7 = false): string | undefined {
   if (ROUNDED.test(value)) {
-    return 'looks like a spreadsheet turned the phone number into a rounded number, losing digits; format the column as text and export again';
+    return hl7
+      ? 'was sent as a rounded number, its digits lost (the sending system holds it as a number): ask the sender for the phone number as its digits, as text'
+      : 'looks like a spreadsheet turned the phone number into a rounded number, losing digits; format the column as text and export again';
   }
   // A number column of a database or spreadsheet export (`7700900123.0`): its point is no separator, its 0 is lost.
   const decimal = /^(\d{9,13})\.0+$/.exec(value);
   if (decimal) {
     const n = decimal[1]!;
     const meant = /^[1-9]\d{8,9}$/.test(n) ? `0${n}` : /^44[1-9]\d{8,9}$/.test(n) ? `+${n}` : undefined;
+    if (hl7) {
+      return `was sent as a decimal number ('.0' after it), as a sending system that holds it as a number writes it, which also drops a phone number's leading 0 or +${meant ? `: if it is ${meant}, write that in the preview` : ''}; ask the sender to send it as text`;
+    }
     return `was written as a decimal number ('.0' after it), as an export writes a column of numbers, which also drops a phone number's leading 0 or +${meant ? `: if it is ${meant}, write that` : ''}; export the column as text`;
+  }
+  // `'07700900123`: an export made for Excel keeps the 0 with an apostrophe, which is in the CSV cell itself.
+  if (value.startsWith("'") && value.length > 1 && ukPhoneReason(value.slice(1), hl7) === undefined) {
+    return `starts with an apostrophe ('), which a spreadsheet uses to keep digits as text and which is no part of the number: write ${value.slice(1)}`;
   }
   if (!/^[\d\s()+.-]+$/.test(value)) return 'is not a phone number';
   // "+44 (0)20 ..." is a common way to write it: the (0) is not dialled from abroad.
@@ -86,7 +132,11 @@ export function ukPhoneReason(value: string): string | undefined {
   // Digits alone are what a spreadsheet writes of a number; one written with brackets or dashes ((847) 234-5600, as
   // US systems and their HL7 samples write them) was typed so, and is another country's number, not a lost 0.
   if (/^[1-9]\d{8,9}$/.test(digits) && /^\d+$/.test(value)) {
-    return `has no leading 0, as a spreadsheet drops it from a number: if it is 0${digits}, write that and keep the column as text`;
+    // In HL7 no spreadsheet is involved: a sending system holding the number as a number dropped the 0, or it is
+    // another country's number written without a country code.
+    return hl7
+      ? `has no leading 0 or +44: if it is 0${digits} (a UK number whose 0 the sending system dropped), write that in the preview and ask the sender to send it whole; a number of another country cannot be used`
+      : `has no leading 0, as a spreadsheet drops it from a number: if it is 0${digits}, write that and keep the column as text`;
   }
   if (/^[1-9]\d{8,9}$/.test(digits)) {
     return 'is not a UK phone number: it has no leading 0 or +44 (a number of another country, such as a US one?); write a UK number, or leave the field empty';

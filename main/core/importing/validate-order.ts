@@ -14,6 +14,7 @@ import {
   emailReason,
   postcodeReason,
   registrationNumberReason,
+  ukCountryReason,
   ukPhoneReason,
   wholeNumberReason,
 } from './uk-rules.js';
@@ -285,7 +286,7 @@ export function validateOrder(body: unknown, ctx: ValidationContext): Problem[] 
     const text = str(obj(root[container])[key]);
     if (!text) continue;
     if (kind === 'email') out.withValue(path, text, 'email.format', emailReason(text));
-    else out.withValue(path, text, 'telephone.format', ukPhoneReason(text));
+    else out.withValue(path, text, 'telephone.format', ukPhoneReason(text, out.provenanceOf(path)?.kind === 'hl7'));
   }
   const registration = str(obj(root.prescribingDoctor).registrationNumber);
   if (registration) {
@@ -299,10 +300,14 @@ export function validateOrder(body: unknown, ctx: ValidationContext): Problem[] 
   const orderId = str(prescription.clinicOrderId);
   if (orderId && SPREADSHEET_ROUNDED.test(orderId)) {
     // A long numeric id a spreadsheet rounded: other orders' ids round to it too, so their rows were joined as one.
+    // An HL7 message is one order, so none was joined to it; its sending system wrote the id as a number.
+    const hl7 = out.provenanceOf('prescription.clinicOrderId')?.kind === 'hl7';
     out.add(
       'prescription.clinicOrderId',
       'orderId.excelMangled',
-      `${quote(orderId)} looks like a spreadsheet turned the order id into a rounded number, losing its last digits, so other orders may have been read under the same id (their rows joined into this order): format the column as text and export again`,
+      hl7
+        ? `${quote(orderId)} was sent as a rounded number, losing the order id's last digits (the sending system holds it as a number): ask the sender for the id as its digits, as text`
+        : `${quote(orderId)} looks like a spreadsheet turned the order id into a rounded number, losing its last digits, so other orders may have been read under the same id (their rows joined into this order): format the column as text and export again`,
     );
   }
   for (const [container, key, list, what] of ENUMS) {
@@ -345,7 +350,8 @@ export function validateOrder(body: unknown, ctx: ValidationContext): Problem[] 
         code === 'field.tooLong'
           ? issue.message.replace(/^Too big: expected string to have /, 'must have ')
           : issue.message;
-      out.add(path, code, `${quote(input)} is not valid: ${detail}`);
+      const uk = code === 'country.format' && typeof input === 'string' ? ukCountryReason(input) : undefined;
+      out.add(path, code, `${quote(input)} ${uk ?? `is not valid: ${detail}`}`);
     }
   }
   out.sayHomeOnce(obj(root.homeAddress), obj(root.deliveryAddress));

@@ -11,6 +11,9 @@ export type Converted = { ok: true; value: string | number } | { ok: false; code
 const WHOLE = /^[-+]?\d+$/;
 // A whole number written with zero decimals: HL7 NM values (RXE-10 `30.000`) and database exports write them so.
 const WHOLE_ZERO_DECIMALS = /^([-+]?\d+)\.0+$/;
+// HL7 NM also lets the point end the number (`32.`) or start it (`.0`), as senders' decimal formatting writes them.
+const WHOLE_TRAILING_POINT = /^([-+]?\d+)\.$/;
+const ZERO_NO_INTEGER = /^[-+]?\.0+$/;
 // Digits, then the decimals only after a point: `\d+\.?\d*` let the two runs of digits share a long number, which
 // took time in the square of its length.
 const DECIMAL = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)$/;
@@ -18,6 +21,18 @@ const DECIMAL = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)$/;
 const SCIENTIFIC = /^\d+(?:[.,]\d+)?[eE][+]?\d+$/;
 const ROUNDED_REASON =
   'looks like a spreadsheet turned the number into a rounded one, losing digits; format the column as text and export again';
+
+/**
+ * The same text in an HL7 field is no spreadsheet's doing: the sending system wrote a floating-point number, which
+ * NM cannot hold. What it reads as is said only as a reading, since a float may have dropped digits.
+ */
+function exponentReason(text: string, whole: boolean): string {
+  const value = text.includes(',') ? NaN : Number(text);
+  const read = Number.isFinite(value) && (!whole || Number.isSafeInteger(value)) && !/e/i.test(String(value));
+  return `is written with an exponent, which an HL7 number (NM) cannot have, and digits may have been lost in writing it so: ask the sender to send the number as digits alone${read ? ` (it reads as ${String(value)}, if none were lost)` : ''}`;
+}
+const HL7_ROUNDED_CODE_REASON =
+  "is written as a number with an exponent, which has lost the code's digits: ask the sender to send the code as its digits, as text";
 
 /**
  * Numbers written with a comma, as a spreadsheet in a comma-decimal locale (most of Europe) writes them. Where the
@@ -75,6 +90,8 @@ const quote = (text: string) => `'${text.length > 20 ? `${text.slice(0, 17)}...`
 export interface ConvertOptions {
   /** The file is semicolon-delimited: a decimal comma (`24,50`) is read as one, and `1.000` is refused. */
   decimalComma?: boolean;
+  /** The text is an HL7 field's: reasons speak of the sender, not of a spreadsheet. */
+  hl7?: boolean;
 }
 
 export function convertValue(
@@ -97,8 +114,9 @@ export function convertValue(
         return {
           ok: false,
           code: 'dmd.excelMangled',
-          reason:
-            'looks like a spreadsheet turned the code into a rounded number; format the column as text and export again',
+          reason: options.hl7
+            ? HL7_ROUNDED_CODE_REASON
+            : 'looks like a spreadsheet turned the code into a rounded number; format the column as text and export again',
         };
       }
       if (WHOLE_ZERO_DECIMALS.test(text)) {
@@ -106,13 +124,24 @@ export function convertValue(
         return {
           ok: false,
           code: 'dmd.excelMangled',
-          reason:
-            "was written as a decimal number ('.0' after it), as an export writes a column of numbers, which may have rounded its last digits (a number column keeps about 15); export the column as text",
+          reason: options.hl7
+            ? "was written as a decimal number ('.0' after it), as a sending system writes a number it holds as a decimal, which may have rounded its last digits (a decimal keeps about 15): ask the sender to send the code as its digits, as text"
+            : "was written as a decimal number ('.0' after it), as an export writes a column of numbers, which may have rounded its last digits (a number column keeps about 15); export the column as text",
         };
       }
       return { ok: true, value: text };
     case 'int': {
-      const zeros = WHOLE_ZERO_DECIMALS.exec(text);
+      if (ZERO_NO_INTEGER.test(text)) return { ok: true, value: 0 };
+      // A semicolon file's `32,00` is its `32.00`: the whole number; `32,50` is a fraction.
+      const comma = options.decimalComma ? DECIMAL_COMMA.exec(text) : null;
+      if (comma && /^0+$/.test(comma[2]!)) {
+        const value = Number(comma[1]) + 0;
+        return Number.isSafeInteger(value)
+          ? { ok: true, value }
+          : { ok: false, code: 'value.tooLarge', reason: 'is too large' };
+      }
+      if (comma) return { ok: false, code: 'value.notWholeNumber', reason: 'is not a whole number' };
+      const zeros = WHOLE_ZERO_DECIMALS.exec(text) ?? WHOLE_TRAILING_POINT.exec(text);
       const digits = zeros ? zeros[1]! : text;
       if (zeros || WHOLE.test(text)) {
         const value = Number(digits);
@@ -120,16 +149,28 @@ export function convertValue(
         return { ok: false, code: 'value.tooLarge', reason: 'is too large' };
       }
       if (DECIMAL.test(text)) return { ok: false, code: 'value.notWholeNumber', reason: 'is not a whole number' };
-      if (SCIENTIFIC.test(text)) return { ok: false, code: 'value.excelMangled', reason: ROUNDED_REASON };
-      const comma = commaReason(text, true);
-      if (comma) return { ok: false, code: 'value.comma', reason: comma };
+      if (SCIENTIFIC.test(text)) {
+        return {
+          ok: false,
+          code: 'value.excelMangled',
+          reason: options.hl7 ? exponentReason(text, true) : ROUNDED_REASON,
+        };
+      }
+      const commaText = commaReason(text, true);
+      if (commaText) return { ok: false, code: 'value.comma', reason: commaText };
       return { ok: false, code: 'value.notNumber', reason: unitReason(text) ?? 'is not a number' };
     }
     case 'number': {
       if (DECIMAL.test(text) && Number.isFinite(Number(text))) return { ok: true, value: Number(text) };
       const decimal = options.decimalComma ? DECIMAL_COMMA.exec(text) : null;
       if (decimal) return { ok: true, value: Number(`${decimal[1]}.${decimal[2]}`) };
-      if (SCIENTIFIC.test(text)) return { ok: false, code: 'value.excelMangled', reason: ROUNDED_REASON };
+      if (SCIENTIFIC.test(text)) {
+        return {
+          ok: false,
+          code: 'value.excelMangled',
+          reason: options.hl7 ? exponentReason(text, false) : ROUNDED_REASON,
+        };
+      }
       const comma = commaReason(text, false);
       if (comma) return { ok: false, code: 'value.comma', reason: comma };
       return { ok: false, code: 'value.notNumber', reason: unitReason(text) ?? 'is not a number' };
