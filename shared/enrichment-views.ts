@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { COURIER_CODE_MAX, DELIVERY_OPTION_MAX, MAX_COURIER_OPTIONS } from './couriers.js';
+import { CURRENCY_CODE_MAX, MAX_PRODUCTS_PER_CODE, PRODUCT_TEXT_MAX } from './products.js';
 
 /**
  * What checking a staged batch with the Order Service found out (issue #4, "when online"): for each prescribed
@@ -54,18 +56,23 @@ const recheckFailedSchema = z.object({ reason: lookupFailureSchema, message: z.s
 
 const answered = { checkedAt: isoInstant, recheckFailed: recheckFailedSchema };
 
+/** Kept cut where the answer is read and stored (main/core/enrichment/answer-values.ts; finding 70). */
 export const productInfoSchema = z.object({
   productId: z.number().int().nonnegative(),
-  name: z.string(),
+  name: z.string().max(PRODUCT_TEXT_MAX.name),
   packSize: z.number().nullable(),
-  form: z.string().nullable(),
-  strength: z.string().nullable(),
+  form: z.string().max(PRODUCT_TEXT_MAX.form).nullable(),
+  strength: z.string().max(PRODUCT_TEXT_MAX.strength).nullable(),
 });
 export type ProductInfo = z.infer<typeof productInfoSchema>;
 
 export const productStateSchema = z.discriminatedUnion('state', [
   /** The service lists the code (usually one product; a code with several packs lists several). */
-  z.object({ state: z.literal('found'), products: z.array(productInfoSchema).min(1), ...answered }),
+  z.object({
+    state: z.literal('found'),
+    products: z.array(productInfoSchema).min(1).max(MAX_PRODUCTS_PER_CODE),
+    ...answered,
+  }),
   /** Product search found nothing for the code: a warning. */
   z.object({ state: z.literal('unknown'), ...answered }),
   notCheckedSchema,
@@ -88,7 +95,7 @@ export const priceStateSchema = z.discriminatedUnion('state', [
     packsFrom: z.enum(['pack', 'quantity']),
     unitPrice: z.number().nonnegative(),
     totalPrice: z.number().nonnegative(),
-    currencyCode: z.string(),
+    currencyCode: z.string().max(CURRENCY_CODE_MAX),
     ...answered,
   }),
   notCheckedSchema,
@@ -99,13 +106,18 @@ export const courierStateSchema = z.discriminatedUnion('state', [
   z.object({
     state: z.literal('listed'),
     courierCode: z.string(),
-    deliveryOption: z.string(),
+    deliveryOption: z.string().max(DELIVERY_OPTION_MAX),
     price: z.number().nonnegative(),
-    currencyCode: z.string(),
+    currencyCode: z.string().max(CURRENCY_CODE_MAX),
     ...answered,
   }),
   /** A warning: the code is not on the service's courier list (the codes it does list come along). */
-  z.object({ state: z.literal('not-listed'), courierCode: z.string(), listed: z.array(z.string()), ...answered }),
+  z.object({
+    state: z.literal('not-listed'),
+    courierCode: z.string(),
+    listed: z.array(z.string().max(COURIER_CODE_MAX)).max(MAX_COURIER_OPTIONS),
+    ...answered,
+  }),
   notCheckedSchema,
 ]);
 export type CourierState = z.infer<typeof courierStateSchema>;

@@ -26,8 +26,11 @@ export const signInChangeSchema = z.object({
 const SAFE_LINK = 'a sign-in page must be https (plain http only on this computer)';
 const isSafeLink = (text: string) => insecureUrlProblem(text, 'sign-in page') === undefined;
 
+/** The longest user code shown: a longer one is refused where the identity server's answer is read (finding 71). */
+export const USER_CODE_MAX = 40;
+
 export const deviceSignInStartSchema = z.object({
-  userCode: z.string().min(1).max(40),
+  userCode: z.string().min(1).max(USER_CODE_MAX),
   /** Shown to the admin as a link: https, or plain http to this computer only (the local sandbox). */
   verificationUri: z.url({ protocol: /^https?$/ }).refine(isSafeLink, SAFE_LINK),
   verificationUriComplete: z

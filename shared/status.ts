@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cutText } from './cut-text.js';
 
 /** Remote status texts in their usual order. The service may send others: they are kept and shown as they are. */
 export const KNOWN_ORDER_STATUSES = [
@@ -51,11 +52,7 @@ const textOrNumber = z
 export const STATUS_TEXT_MAX = { orderStatus: 200, dispatchDate: 40, trackingId: 100, cancelReason: 500 } as const;
 
 /** At most `max` characters, not ending in half of a surrogate pair. */
-export function cutStatusText(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 1)) ? max - 1 : max;
-  return text.slice(0, end);
-}
+export const cutStatusText = cutText;
 
 /**
  * A field nothing depends on: anything but text or a number is taken as absent rather than failing the record; text

@@ -1,5 +1,6 @@
 import * as oidc from 'openid-client';
 import { insecureUrlProblem } from '../../../shared/loopback.js';
+import { USER_CODE_MAX } from '../../../shared/signin-views.js';
 import { silentLogger, type Logger } from '../platform/logger.js';
 import { AuthError } from './auth-error.js';
 import { pollDeviceGrant, type PollReply } from './device-polling.js';
@@ -171,6 +172,14 @@ export class AuthSession {
     for (const uri of [response.verification_uri, response.verification_uri_complete]) {
       const problem = uri === undefined ? undefined : insecureUrlProblem(uri, 'sign-in page');
       if (problem) throw new AuthError('insecure-verification-uri', `The identity server's ${problem.slice(4)}`);
+    }
+    // Refused before any polling starts: an answer the contract cannot carry failed the call while the sign-in went on
+    // polling unseen, its code never shown (docs/security.md, finding 71). RFC 8628's codes are 8 or 9 characters.
+    if (response.user_code.length === 0 || response.user_code.length > USER_CODE_MAX) {
+      throw new AuthError(
+        'unusable-answer',
+        `The identity server gave a user code of ${response.user_code.length} characters (at most ${USER_CODE_MAX} can be shown to type): check the identity server.`,
+      );
     }
     this.#deviceLogin?.cancel();
     const generation = ++this.#generation;

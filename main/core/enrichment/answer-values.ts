@@ -1,14 +1,32 @@
 import { z } from 'zod';
-import { courierOptionSchema } from '../../../shared/couriers.js';
-import { productInfoSchema } from '../../../shared/enrichment-views.js';
+import { courierOptionSchema, keptCourierOptions } from '../../../shared/couriers.js';
+import { cutTextSchema } from '../../../shared/cut-text.js';
+import type { ProductInfo } from '../../../shared/enrichment-views.js';
+import { CURRENCY_CODE_MAX, MAX_PRODUCTS_PER_CODE, PRODUCT_TEXT_MAX } from '../../../shared/products.js';
 
 /**
  * What is stored of each kind of answer (`service_answers.value`), parsed again on the way out: a row written by
  * an older release or damaged on disk reads as "not checked", never as a wrong answer.
  */
 
+/**
+ * Texts cut and lists shortened to the views' bounds (shared/products.ts, finding 70) both as an answer is stored
+ * (lookup-run.ts parses it with these) and as a row is read, so one kept whole by an earlier version reads cut too.
+ */
+const storedProductSchema = z.object({
+  productId: z.number().int().nonnegative(),
+  name: cutTextSchema(PRODUCT_TEXT_MAX.name),
+  packSize: z.number().nullable(),
+  form: cutTextSchema(PRODUCT_TEXT_MAX.form).nullable(),
+  strength: cutTextSchema(PRODUCT_TEXT_MAX.strength).nullable(),
+}) satisfies z.ZodType<ProductInfo>;
+
+/** The first `max` entries of a list, before each is parsed (an old row may hold 100,000). */
+const firstOf = <T extends z.ZodType>(element: T, max: number) =>
+  z.preprocess((list) => (Array.isArray(list) ? list.slice(0, max) : list), z.array(element));
+
 /** Product search for one dm+d code, kept to the products whose code is exactly that one (empty: unknown code). */
-export const productAnswerSchema = z.object({ products: z.array(productInfoSchema) });
+export const productAnswerSchema = z.object({ products: firstOf(storedProductSchema, MAX_PRODUCTS_PER_CODE) });
 export type ProductAnswer = z.infer<typeof productAnswerSchema>;
 
 export const stockAnswerSchema = z.object({ inStock: z.boolean() });
@@ -18,11 +36,11 @@ export const priceAnswerSchema = z.object({
   totalPacks: z.number().int().positive(),
   unitPrice: z.number().nonnegative(),
   totalPrice: z.number().nonnegative(),
-  currencyCode: z.string(),
+  currencyCode: cutTextSchema(CURRENCY_CODE_MAX),
 });
 export type PriceAnswer = z.infer<typeof priceAnswerSchema>;
 
-export const couriersAnswerSchema = z.object({ options: z.array(courierOptionSchema) });
+export const couriersAnswerSchema = z.object({ options: z.array(courierOptionSchema).transform(keptCourierOptions) });
 export type CouriersAnswer = z.infer<typeof couriersAnswerSchema>;
 
 /** The one courier-list answer per environment is stored under this key. */

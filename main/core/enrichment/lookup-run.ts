@@ -2,7 +2,7 @@ import type { LookupFailure, ProductInfo } from '../../../shared/enrichment-view
 import type { ProductRef } from '../../../shared/products.js';
 import type { CallOptions, CancellableOutcome, OrderServiceClient } from '../service/client.js';
 import type { AnswerKind, AnswerWrite, EnrichmentRepo, StoredAnswer } from '../store/enrichment-repo.js';
-import { COURIERS_KEY, priceKey, productAnswerSchema } from './answer-values.js';
+import { COURIERS_KEY, couriersAnswerSchema, priceKey, productAnswerSchema } from './answer-values.js';
 import { packsNeeded, type BatchPlan, type CodeNeeds } from './batch-plan.js';
 import { CallPacer, pause } from './call-pacer.js';
 
@@ -196,8 +196,11 @@ export async function runLookups(o: LookupRunOptions): Promise<LookupRunResult> 
       const found = await ask('anonymous', () => o.clients.anonymous.searchProducts(code, callOptions));
       if (!found.ok) return fail('product', code, found);
       // Search matches names too; only products with exactly this code are this code's.
-      products = found.value.filter((product) => product.dmdCode === code).map(toProductInfo);
-      answer('product', code, { products });
+      const answered = productAnswerSchema.parse({
+        products: found.value.filter((product) => product.dmdCode === code).map(toProductInfo),
+      });
+      products = answered.products;
+      answer('product', code, answered);
     }
     const [first] = products;
     if (!first) return;
@@ -237,7 +240,7 @@ export async function runLookups(o: LookupRunOptions): Promise<LookupRunResult> 
       return;
     }
     const list = await ask('secured', () => o.clients.secured.courierPriceList(callOptions));
-    if (list.ok) answer('couriers', COURIERS_KEY, { options: list.value });
+    if (list.ok) answer('couriers', COURIERS_KEY, couriersAnswerSchema.parse({ options: list.value }));
     else fail('couriers', COURIERS_KEY, list);
   }
 
