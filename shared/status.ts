@@ -51,9 +51,6 @@ const textOrNumber = z
  */
 export const STATUS_TEXT_MAX = { orderStatus: 200, dispatchDate: 40, trackingId: 100, cancelReason: 500 } as const;
 
-/** At most `max` characters, not ending in half of a surrogate pair. */
-export const cutStatusText = cutText;
-
 /**
  * A field nothing depends on: anything but text or a number is taken as absent rather than failing the record; text
  * cut to `max` characters.
@@ -62,7 +59,7 @@ const looseText = (max = Infinity) =>
   z
     .unknown()
     .transform((value) =>
-      typeof value === 'string' ? cutStatusText(value, max) : typeof value === 'number' ? String(value) : null,
+      typeof value === 'string' ? cutText(value, max) : typeof value === 'number' ? String(value) : null,
     )
     .optional();
 
@@ -80,7 +77,7 @@ export const statusRecordSchema = z.object({
     .transform((id) => (id === null || id === undefined ? null : String(id).trim())),
   orderStatus: textOrNumber
     .transform((status) =>
-      typeof status === 'string' ? cutStatusText(canonicalStatus(status), STATUS_TEXT_MAX.orderStatus) : status,
+      typeof status === 'string' ? cutText(canonicalStatus(status), STATUS_TEXT_MAX.orderStatus) : status,
     )
     .optional(),
   dispatchDate: looseText(STATUS_TEXT_MAX.dispatchDate),

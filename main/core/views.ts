@@ -2,7 +2,8 @@ import type { CodeLists } from '../../shared/environment.js';
 import type { AuditEntryView } from '../../shared/log-views.js';
 import type { OrderDetail, OrderOrigin, OrderSource, OrderSummary } from '../../shared/order-views.js';
 import type { AttentionView, OutboxProgressView } from '../../shared/outbox-views.js';
-import { STATUS_TEXT_MAX, cutStatusText } from '../../shared/status.js';
+import { cutText } from '../../shared/cut-text.js';
+import { STATUS_TEXT_MAX } from '../../shared/status.js';
 import type { AuditDetails } from './model/audit-details.js';
 import type { AuditEntry } from './model/audit-entry.js';
 import { maskIdentifier, maskIdentifierIn } from './audit/mask-identifier.js';
@@ -31,10 +32,10 @@ export function toOrderSummary(order: OrderRecord, codeLists?: CodeLists): Order
     state: order.state,
     pharmacyOrderId: order.pharmacyOrderId,
     // Cut again for rows a version before finding 68 kept whole: one of them made every page holding it fail.
-    remoteStatus: order.remoteStatus && cutStatusText(order.remoteStatus, STATUS_TEXT_MAX.orderStatus),
+    remoteStatus: order.remoteStatus && cutText(order.remoteStatus, STATUS_TEXT_MAX.orderStatus),
     remoteStatusAt: order.remoteStatusAt,
-    dispatchDate: order.dispatchDate && cutStatusText(order.dispatchDate, STATUS_TEXT_MAX.dispatchDate),
-    trackingId: order.trackingId && cutStatusText(order.trackingId, STATUS_TEXT_MAX.trackingId),
+    dispatchDate: order.dispatchDate && cutText(order.dispatchDate, STATUS_TEXT_MAX.dispatchDate),
+    trackingId: order.trackingId && cutText(order.trackingId, STATUS_TEXT_MAX.trackingId),
     courierCode: courierCodeOf(order.route, order.requestBody, codeLists),
     lastError: order.lastError,
     attempts: order.attempts,
