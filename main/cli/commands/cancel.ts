@@ -16,15 +16,20 @@ export function cancel(
   filter: { environmentId?: string; clinicCode?: string },
 ): number {
   const services = ctx.services;
-  const matches: OrderRecord[] = services.store.orders
-    .list({
-      clinicOrderId,
-      ...(filter.environmentId ? { environmentId: filter.environmentId } : {}),
-      ...(filter.clinicCode ? { clinicCode: filter.clinicCode } : {}),
-      limit: 100,
-    })
-    .filter((order) => !FINISHED.includes(order.state));
-  if (matches.length === 0) throw new InputError(`no open order has clinic order id ${clinicOrderId}`);
+  const all: OrderRecord[] = services.store.orders.list({
+    clinicOrderId,
+    ...(filter.environmentId ? { environmentId: filter.environmentId } : {}),
+    ...(filter.clinicCode ? { clinicCode: filter.clinicCode } : {}),
+    limit: 100,
+  });
+  if (all.length === 0) {
+    throw new InputError(
+      `no open order has clinic order id ${clinicOrderId}: none was accepted with that id (rx-batch status lists them)`,
+    );
+  }
+  // Only finished ones: the core refuses each, naming its state (already cancelled, withdrawn), as the app does.
+  const open = all.filter((order) => !FINISHED.includes(order.state));
+  const matches = open.length > 0 ? open : all;
   const places = new Set(matches.map((o) => `${o.environmentId} / ${o.clinicCode}`));
   if (places.size > 1) {
     throw new InputError(
