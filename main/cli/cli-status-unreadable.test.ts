@@ -1,13 +1,14 @@
 import { afterEach, expect, it } from 'vitest';
-import { createOrderServiceClient } from '../core/service/client.js';
 import {
   answerWith,
   startHostileServer,
   type HostileServer,
   type Script,
+  rawServerClient,
 } from '../core/service/testing/hostile-server.js';
-import { enqueueOrders, type Store } from '../core/store/store.js';
-import { LOCAL, removeDir, sampleOrder, storeWithBatch } from '../core/store/testing/store-fixtures.js';
+import type { Store } from '../core/store/store.js';
+import { LOCAL, removeDir } from '../core/store/testing/store-fixtures.js';
+import { storeWithCreatedOrder } from '../core/tracking/testing/tracking-fixtures.js';
 import { StatusPoller } from '../core/tracking/status-poller.js';
 import { refreshStoppedWords } from './commands/status.js';
 
@@ -31,24 +32,9 @@ afterEach(async () => {
 });
 
 async function refreshAgainst(script: Script) {
-  const world = storeWithBatch();
-  ({ store, dataDir } = world);
-  const [id] = enqueueOrders(store, world.batchId, [sampleOrder()]);
-  store.orders.transition(
-    id!,
-    ['queued'],
-    'created',
-    { pharmacyOrderId: 9001 },
-    { actor: 'submitter', action: 'order.created' },
-  );
+  ({ store, dataDir } = storeWithCreatedOrder());
   server = await startHostileServer(script);
-  const client = createOrderServiceClient({
-    apiBaseUrl: server.url,
-    tokens: { getAccessToken: () => Promise.resolve('token'), refresh: () => Promise.resolve(false) },
-    timeoutMs: 5_000,
-    userAgent: 'RxBatch/test',
-    createWithClinicVersion: 'v1',
-  });
+  const client = rawServerClient(server.url);
   poller = new StatusPoller({ store, clientFor: () => client }, { minIntervalMs: 30, ratePerSecond: 100 });
   return poller.refresh(LOCAL.id);
 }

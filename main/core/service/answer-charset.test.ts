@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleV1 } from '../../../test/support/sample-orders.js';
-import { createOrderServiceClient } from './client.js';
-import { answerWith, startHostileServer, type HostileServer } from './testing/hostile-server.js';
+import { answerWith, startHostileServer, type HostileServer, rawServerClient } from './testing/hostile-server.js';
 
 /**
  * Answers in UTF-16 (a .NET service writing with Encoding.Unicode) or in a charset other than UTF-8. Before, every
@@ -17,14 +16,7 @@ afterAll(async () => {
   await server.close();
 });
 
-const client = () =>
-  createOrderServiceClient({
-    apiBaseUrl: server.url,
-    tokens: { getAccessToken: () => Promise.resolve('token'), refresh: () => Promise.resolve(false) },
-    timeoutMs: 5_000,
-    userAgent: 'RxBatch/answer-charset-test',
-    createWithClinicVersion: 'v1',
-  });
+const client = () => rawServerClient(server.url);
 
 const CREATED = '{"orderId": 4711}';
 const utf16be = (text: string) => Buffer.from(text, 'utf16le').swap16();

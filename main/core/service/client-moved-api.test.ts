@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceError } from '../../../shared/errors.js';
 import { sampleV1 } from '../../../test/support/sample-orders.js';
-import { createOrderServiceClient, type CallOutcome } from './client.js';
-import { answerWith, startHostileServer, type HostileServer } from './testing/hostile-server.js';
+import { type CallOutcome } from './client.js';
+import { answerWith, startHostileServer, type HostileServer, rawServerClient } from './testing/hostile-server.js';
 
 /**
  * A service that answers on another path (a new API version, a base URL that lost its prefix): the old path gets
@@ -18,14 +18,7 @@ afterAll(async () => {
   await server.close();
 });
 
-const client = () =>
-  createOrderServiceClient({
-    apiBaseUrl: server.url,
-    tokens: { getAccessToken: () => Promise.resolve('token'), refresh: () => Promise.resolve(false) },
-    timeoutMs: 5_000,
-    userAgent: 'RxBatch/moved-api-test',
-    createWithClinicVersion: 'v1',
-  });
+const client = () => rawServerClient(server.url);
 
 function errorOf(outcome: CallOutcome<unknown>): ServiceError {
   if (outcome.ok) throw new Error(`expected a failure, got ${JSON.stringify(outcome.value)}`);

@@ -2,8 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ServiceError } from '../../../shared/errors.js';
-import { createOrderServiceClient } from './client.js';
-import { answerWith, startHostileServer, type HostileServer } from './testing/hostile-server.js';
+import { answerWith, startHostileServer, type HostileServer, rawServerClient } from './testing/hostile-server.js';
 
 /**
  * A service whose refusals are megabytes (its envelope's `error` and a field's message, 3 MB a body). The error a call
@@ -29,14 +28,7 @@ afterAll(async () => {
   await server.close();
 });
 
-const client = () =>
-  createOrderServiceClient({
-    apiBaseUrl: server.url,
-    tokens: { getAccessToken: () => Promise.resolve('token'), refresh: () => Promise.resolve(false) },
-    timeoutMs: 5_000,
-    userAgent: 'RxBatch/error-retention-test',
-    createWithClinicVersion: 'v1',
-  });
+const client = () => rawServerClient(server.url);
 
 async function refusal(): Promise<ServiceError> {
   const outcome = await client().status(4711);

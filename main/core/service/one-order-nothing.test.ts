@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrderServiceClient } from './client.js';
 import { saysNoSuchOrder } from './no-such-order.js';
-import { answerWith, startHostileServer, type HostileServer } from './testing/hostile-server.js';
+import { answerWith, startHostileServer, type HostileServer, rawServerClient } from './testing/hostile-server.js';
 
 /**
  * A lookup of one order (`status`, `status-clinic-ordernumber`) answered with nothing: ASP.NET Core's 204 for an action
@@ -19,14 +18,7 @@ afterAll(async () => {
   await server.close();
 });
 
-const client = () =>
-  createOrderServiceClient({
-    apiBaseUrl: server.url,
-    tokens: { getAccessToken: () => Promise.resolve('token'), refresh: () => Promise.resolve(false) },
-    timeoutMs: 5_000,
-    userAgent: 'RxBatch/one-order-nothing-test',
-    createWithClinicVersion: 'v1',
-  });
+const client = () => rawServerClient(server.url);
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 

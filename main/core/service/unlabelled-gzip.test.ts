@@ -1,9 +1,8 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleV1 } from '../../../test/support/sample-orders.js';
-import { createOrderServiceClient } from './client.js';
 import { MAX_RESPONSE_BYTES } from './http-exchange.js';
-import { answerWith, startHostileServer, type HostileServer } from './testing/hostile-server.js';
+import { answerWith, startHostileServer, type HostileServer, rawServerClient } from './testing/hostile-server.js';
 
 /**
  * A body gzip-compressed with no Content-Encoding to say so (a server or proxy compressing on its own). Before, it was
@@ -18,14 +17,7 @@ afterAll(async () => {
   await server.close();
 });
 
-const client = () =>
-  createOrderServiceClient({
-    apiBaseUrl: server.url,
-    tokens: { getAccessToken: () => Promise.resolve('token'), refresh: () => Promise.resolve(false) },
-    timeoutMs: 5_000,
-    userAgent: 'RxBatch/unlabelled-gzip-test',
-    createWithClinicVersion: 'v1',
-  });
+const client = () => rawServerClient(server.url);
 
 const CREATED = '{"orderId": 4711}';
 

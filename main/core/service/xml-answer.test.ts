@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sampleV1 } from '../../../test/support/sample-orders.js';
-import { createOrderServiceClient } from './client.js';
-import { answerWith, startHostileServer, type HostileServer } from './testing/hostile-server.js';
+import { answerWith, startHostileServer, type HostileServer, rawServerClient } from './testing/hostile-server.js';
 
 /**
  * A service that answers XML though asked for JSON (ASP.NET Web API's content negotiation, a service ignoring
@@ -17,14 +16,7 @@ afterAll(async () => {
   await server.close();
 });
 
-const client = () =>
-  createOrderServiceClient({
-    apiBaseUrl: server.url,
-    tokens: { getAccessToken: () => Promise.resolve('token'), refresh: () => Promise.resolve(false) },
-    timeoutMs: 5_000,
-    userAgent: 'RxBatch/xml-answer-test',
-    createWithClinicVersion: 'v1',
-  });
+const client = () => rawServerClient(server.url);
 
 const XML_SAID = "the answer is XML, not JSON (the service ignored the request's Accept: application/json)";
 

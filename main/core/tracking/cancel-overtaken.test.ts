@@ -1,12 +1,17 @@
 import { afterEach, expect, it } from 'vitest';
 import { verifyAuditChain } from '../audit/verify-chain.js';
 import { Outbox } from '../outbox/outbox.js';
-import { answerWith, startHostileServer, type HostileServer } from '../service/testing/hostile-server.js';
+import {
+  answerWith,
+  startHostileServer,
+  type HostileServer,
+  rawServerClient,
+} from '../service/testing/hostile-server.js';
 import type { Store } from '../store/store.js';
 import { LOCAL, removeDir } from '../store/testing/store-fixtures.js';
 import { requestCancel } from './cancel-request.js';
 import { StatusPoller } from './status-poller.js';
-import { rawServerClient, storeWithCreatedOrder } from './testing/tracking-fixtures.js';
+import { storeWithCreatedOrder } from './testing/tracking-fixtures.js';
 
 /**
  * A service that takes a cancel (200, the order still "Waiting Clinical Check") and dispatches the order anyway:

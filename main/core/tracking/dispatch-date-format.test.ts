@@ -1,9 +1,14 @@
 import { afterEach, expect, it } from 'vitest';
-import { answerWith, startHostileServer, type HostileServer } from '../service/testing/hostile-server.js';
+import {
+  answerWith,
+  startHostileServer,
+  type HostileServer,
+  rawServerClient,
+} from '../service/testing/hostile-server.js';
 import type { Store } from '../store/store.js';
 import { LOCAL, removeDir } from '../store/testing/store-fixtures.js';
 import { StatusPoller } from './status-poller.js';
-import { rawServerClient, storeWithCreatedOrder } from './testing/tracking-fixtures.js';
+import { storeWithCreatedOrder } from './testing/tracking-fixtures.js';
 
 /**
  * A service writing dispatch dates in its own format (`05/12/2026`, .NET's en-GB default) rather than YYYY-MM-DD.

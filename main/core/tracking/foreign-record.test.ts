@@ -1,10 +1,15 @@
 import { afterEach, expect, it } from 'vitest';
-import { answerWith, startHostileServer, type HostileServer } from '../service/testing/hostile-server.js';
+import {
+  answerWith,
+  startHostileServer,
+  type HostileServer,
+  rawServerClient,
+} from '../service/testing/hostile-server.js';
 import type { Store } from '../store/store.js';
 import { LOCAL, removeDir } from '../store/testing/store-fixtures.js';
 import { refreshOrder } from './refresh-order.js';
 import { StatusPoller } from './status-poller.js';
-import { rawServerClient, storeWithCreatedOrder } from './testing/tracking-fixtures.js';
+import { storeWithCreatedOrder } from './testing/tracking-fixtures.js';
 
 /**
  * A service that answers a status lookup with another order's record under this order's pharmacy id: the

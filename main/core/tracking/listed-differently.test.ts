@@ -1,6 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyAuditChain } from '../audit/verify-chain.js';
-import { answerWith, startHostileServer, type HostileServer } from '../service/testing/hostile-server.js';
+import {
+  answerWith,
+  startHostileServer,
+  type HostileServer,
+  rawServerClient,
+} from '../service/testing/hostile-server.js';
 import type { Store } from '../store/store.js';
 import { LOCAL, manualClock, removeDir } from '../store/testing/store-fixtures.js';
 import { toOrderSummary } from '../views.js';
@@ -8,7 +13,7 @@ import { LISTED_DIFFERENTLY_ACTION } from './listed-differently.js';
 import { FOUND_AT_SERVICE_ACTION, LOST_AT_SERVICE_ACTION } from './lost-at-service.js';
 import { refreshOrder } from './refresh-order.js';
 import { StatusPoller } from './status-poller.js';
-import { rawServerClient, storeWithCreatedOrder } from './testing/tracking-fixtures.js';
+import { storeWithCreatedOrder } from './testing/tracking-fixtures.js';
 
 /**
  * A service whose lookup lists a created order under other ids (its clinic order id in another case, or another

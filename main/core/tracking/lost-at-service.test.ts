@@ -1,14 +1,19 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyAuditChain } from '../audit/verify-chain.js';
 import type { OrderServiceClient } from '../service/client.js';
-import { answerWith, startHostileServer, type HostileServer } from '../service/testing/hostile-server.js';
+import {
+  answerWith,
+  startHostileServer,
+  type HostileServer,
+  rawServerClient,
+} from '../service/testing/hostile-server.js';
 import { openStore, type Store } from '../store/store.js';
 import { LOCAL, manualClock, removeDir } from '../store/testing/store-fixtures.js';
 import { toOrderSummary } from '../views.js';
 import { FOUND_AT_SERVICE_ACTION, LOST_AT_SERVICE_ACTION, NOT_FOUND_FOR_MS } from './lost-at-service.js';
 import { refreshOrder } from './refresh-order.js';
 import { StatusPoller } from './status-poller.js';
-import { rawServerClient, storeWithCreatedOrder } from './testing/tracking-fixtures.js';
+import { storeWithCreatedOrder } from './testing/tracking-fixtures.js';
 
 /**
  * A created order the service stops finding (the real poller, a real store file, a raw loopback service whose

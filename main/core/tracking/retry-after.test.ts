@@ -1,8 +1,13 @@
 import { afterEach, expect, it } from 'vitest';
-import { createOrderServiceClient } from '../service/client.js';
-import { answerWith, startHostileServer, type HostileServer } from '../service/testing/hostile-server.js';
-import { enqueueOrders, type Store } from '../store/store.js';
-import { LOCAL, removeDir, sampleOrder, storeWithBatch } from '../store/testing/store-fixtures.js';
+import {
+  answerWith,
+  startHostileServer,
+  type HostileServer,
+  rawServerClient,
+} from '../service/testing/hostile-server.js';
+import type { Store } from '../store/store.js';
+import { LOCAL, removeDir } from '../store/testing/store-fixtures.js';
+import { storeWithCreatedOrder } from './testing/tracking-fixtures.js';
 import { StatusPoller } from './status-poller.js';
 
 /**
@@ -24,29 +29,14 @@ afterEach(async () => {
 });
 
 it("waits as long as a 429's Retry-After asks before looking again", async () => {
-  const world = storeWithBatch();
-  ({ store, dataDir } = world);
-  const [id] = enqueueOrders(store, world.batchId, [sampleOrder()]);
-  store.orders.transition(
-    id!,
-    ['queued'],
-    'created',
-    { pharmacyOrderId: 9001 },
-    { actor: 'submitter', action: 'order.created' },
-  );
+  ({ store, dataDir } = storeWithCreatedOrder());
   const asked: number[] = [];
   server = await startHostileServer((socket, request) => {
     asked.push(performance.now());
     const body = JSON.stringify({ error: 'Too Many Requests', status: 429 });
     answerWith(429, body, { 'content-type': 'application/json', 'retry-after': '1' })(socket, request);
   });
-  const client = createOrderServiceClient({
-    apiBaseUrl: server.url,
-    tokens: { getAccessToken: () => Promise.resolve('token'), refresh: () => Promise.resolve(false) },
-    timeoutMs: 5_000,
-    userAgent: 'RxBatch/test',
-    createWithClinicVersion: 'v1',
-  });
+  const client = rawServerClient(server.url);
   poller = new StatusPoller({ store, clientFor: () => client }, { minIntervalMs: 30, ratePerSecond: 100 });
   poller.start(LOCAL.id);
 

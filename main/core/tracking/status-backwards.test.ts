@@ -1,9 +1,14 @@
 import { afterEach, expect, it } from 'vitest';
-import { answerWith, startHostileServer, type HostileServer } from '../service/testing/hostile-server.js';
+import {
+  answerWith,
+  startHostileServer,
+  type HostileServer,
+  rawServerClient,
+} from '../service/testing/hostile-server.js';
 import type { Store } from '../store/store.js';
 import { removeDir } from '../store/testing/store-fixtures.js';
 import { refreshOrder } from './refresh-order.js';
-import { rawServerClient, storeWithCreatedOrder } from './testing/tracking-fixtures.js';
+import { storeWithCreatedOrder } from './testing/tracking-fixtures.js';
 
 /**
  * A service whose reads lag (a replica or cache behind the primary) answers an older status after a newer one: the

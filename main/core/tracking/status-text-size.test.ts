@@ -1,9 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { STATUS_TEXT_MAX, statusRecordSchema } from '../../../shared/status.js';
-import { createOrderServiceClient } from '../service/client.js';
-import { answerWith, startHostileServer, type HostileServer } from '../service/testing/hostile-server.js';
+import {
+  answerWith,
+  startHostileServer,
+  type HostileServer,
+  rawServerClient,
+} from '../service/testing/hostile-server.js';
 import { enqueueOrders, type Store } from '../store/store.js';
-import { LOCAL, removeDir, sampleOrder, storeWithBatch } from '../store/testing/store-fixtures.js';
+import { LOCAL, removeDir, sampleOrder } from '../store/testing/store-fixtures.js';
+import { storeWithCreatedOrder } from './testing/tracking-fixtures.js';
 import { LOCAL_SANDBOX_ID } from '../environments/presets.js';
 import { openTestCore } from '../testing/test-core.js';
 import { applyStatusRecord } from './apply-status.js';
@@ -34,12 +39,9 @@ const MB = 1 << 20;
 
 describe('a status record with texts of any length', () => {
   it('a new megabyte of each text every poll: each kept cut, the store grows by little', async () => {
-    const world = storeWithBatch();
+    const world = storeWithCreatedOrder({ pharmacyOrderId: 9101 });
     ({ store, dataDir } = world);
-    const s = store;
-    const order = sampleOrder();
-    const [id] = enqueueOrders(s, world.batchId, [order]);
-    s.orders.transition(id!, ['queued'], 'created', { pharmacyOrderId: 9101 }, { actor: 'submitter', action: 'x' });
+    const { store: s, id, order } = world;
     let answers = 0;
     server = await startHostileServer((socket, request) => {
       answers += 1;
@@ -52,13 +54,7 @@ describe('a status record with texts of any length', () => {
       };
       answerWith(200, JSON.stringify([record]), { 'content-type': 'application/json' })(socket, request);
     });
-    const client = createOrderServiceClient({
-      apiBaseUrl: server.url,
-      tokens: { getAccessToken: () => Promise.resolve('token'), refresh: () => Promise.resolve(false) },
-      timeoutMs: 5_000,
-      userAgent: 'RxBatch/test',
-      createWithClinicVersion: 'v1',
-    });
+    const client = rawServerClient(server.url);
     poller = new StatusPoller(
       { store: s, clientFor: () => client },
       { minIntervalMs: 30, ratePerSecond: 100, dispatchRefreshMs: 0 },
@@ -69,7 +65,7 @@ describe('a status record with texts of any length', () => {
     const grown = pages() * (s.db.pragma('page_size', { simple: true }) as number) - before;
 
     expect(answers).toBeGreaterThanOrEqual(10);
-    const history = s.statusHistory.list(id!);
+    const history = s.statusHistory.list(id);
     expect(history.length).toBeGreaterThanOrEqual(10);
     for (const row of history) {
       expect(row.status.length).toBeLessThanOrEqual(STATUS_TEXT_MAX.orderStatus);
@@ -77,7 +73,7 @@ describe('a status record with texts of any length', () => {
       expect(row.trackingId!.length).toBeLessThanOrEqual(STATUS_TEXT_MAX.trackingId);
     }
     const latest = `Prescription at Pharmacy ${answers} ${'s'.repeat(MB)}`;
-    expect(s.orders.get(id!)!.remoteStatus).toBe(latest.slice(0, STATUS_TEXT_MAX.orderStatus));
+    expect(s.orders.get(id)!.remoteStatus).toBe(latest.slice(0, STATUS_TEXT_MAX.orderStatus));
     // Before: 88 MB.
     expect(grown).toBeLessThan(1 * MB);
   }, 60_000);

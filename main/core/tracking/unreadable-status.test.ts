@@ -1,9 +1,14 @@
 import { afterEach, expect, it, vi } from 'vitest';
-import { answerWith, startHostileServer, type HostileServer } from '../service/testing/hostile-server.js';
+import {
+  answerWith,
+  startHostileServer,
+  type HostileServer,
+  rawServerClient,
+} from '../service/testing/hostile-server.js';
 import type { Store } from '../store/store.js';
 import { LOCAL, removeDir } from '../store/testing/store-fixtures.js';
 import { StatusPoller } from './status-poller.js';
-import { rawServerClient, storeWithCreatedOrder } from './testing/tracking-fixtures.js';
+import { storeWithCreatedOrder } from './testing/tracking-fixtures.js';
 
 /**
  * Status lookups answered with a 2xx that cannot be read (a single sign-on gateway's sign-in page with a 200, a

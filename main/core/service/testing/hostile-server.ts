@@ -1,5 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { createOrderServiceClient, type OrderServiceClient } from '../client.js';
 
 /**
  * A loopback "Order Service" that answers with raw bytes, for the faults a well-behaved HTTP server cannot make:
@@ -106,4 +107,15 @@ export async function startHostileServer(initial: Script = answerWith(200, '{}')
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A client of the Order Service at `url` (a raw server's) with a fixed token that is never refreshed. */
+export function rawServerClient(url: string): OrderServiceClient {
+  return createOrderServiceClient({
+    apiBaseUrl: url,
+    tokens: { getAccessToken: () => Promise.resolve('token'), refresh: () => Promise.resolve(false) },
+    timeoutMs: 5_000,
+    userAgent: 'RxBatch/test',
+    createWithClinicVersion: 'v1',
+  });
 }

@@ -113,14 +113,3 @@ export function createdOrderIn(store: Store, batchId: number, order: NewOrder, p
   );
   return id!;
 }
-
-/** A client of the Order Service at `url` (a raw server's) with a fixed token that is never refreshed. */
-export function rawServerClient(url: string): OrderServiceClient {
-  return createOrderServiceClient({
-    apiBaseUrl: url,
-    tokens: { getAccessToken: () => Promise.resolve('token'), refresh: () => Promise.resolve(false) },
-    timeoutMs: 5_000,
-    userAgent: 'RxBatch/test',
-    createWithClinicVersion: 'v1',
-  });
-}
