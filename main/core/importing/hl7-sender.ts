@@ -1,3 +1,4 @@
+import { cutText } from '../../../shared/cut-text.js';
 import { HL7_SENDER_MAX, type Hl7Sender } from '../../../shared/staging-views.js';
 import { Hl7ParseError, parseHl7Message, type Hl7Message, type Hl7Segment } from '../model/hl7-adapter.js';
 import type { MappingProfile } from '../model/mapping-profile.js';
@@ -54,9 +55,9 @@ export function withinBounds(sender: Hl7Sender): Hl7Sender {
   );
   if (fits) return sender;
   return {
-    application: sender.application.slice(0, HL7_SENDER_MAX.application),
-    facility: sender.facility.slice(0, HL7_SENDER_MAX.facility),
-    messageType: sender.messageType.slice(0, HL7_SENDER_MAX.messageType),
+    application: cutText(sender.application, HL7_SENDER_MAX.application),
+    facility: cutText(sender.facility, HL7_SENDER_MAX.facility),
+    messageType: cutText(sender.messageType, HL7_SENDER_MAX.messageType),
   };
 }
 

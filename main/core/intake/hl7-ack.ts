@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { cutText } from '../../../shared/cut-text.js';
 import { Hl7ParseError, readDelimiters, type Hl7Delimiters } from '../model/hl7-adapter.js';
 
 /**
@@ -118,8 +119,8 @@ class ReadHeader implements MessageHeader {
     const trigger = this.component(9, 1);
     // Both are named in the message's audit entries, which take 200 characters of each: longer, the message was
     // answered AA and then failed to stage at every try, lost (finding 69). HL7 allows 199 for MSH-10.
-    this.sender = (facility ? `${app}^${facility}` : app).slice(0, IDENTITY_MAX);
-    this.controlId = this.component(10).slice(0, IDENTITY_MAX);
+    this.sender = cutText(facility ? `${app}^${facility}` : app, IDENTITY_MAX);
+    this.controlId = cutText(this.component(10), IDENTITY_MAX);
     this.messageType = trigger ? `${type}^${trigger}` : type;
     this.version = this.component(12);
   }
